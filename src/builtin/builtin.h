@@ -1,0 +1,13 @@
+/* One file per subcommand (as git's builtin/). Each returns the process exit status:
+ * 0 success (audit: no fail), 1 audit found a fail, 2 could not run (bad usage or input). */
+#ifndef GPUVET_BUILTIN_BUILTIN_H
+#define GPUVET_BUILTIN_BUILTIN_H
+
+#define EXIT_VERDICT_FAIL 1
+#define EXIT_CANNOT_RUN 2
+
+int cmd_audit(int argc, char **argv);
+int cmd_explain(int argc, char **argv);
+int cmd_snapshot(int argc, char **argv);
+
+#endif

@@ -1,0 +1,123 @@
+#include "model/machine.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/parse.h"
+
+void machine_init(struct machine *m)
+{
+    memset(m, 0, sizeof *m);
+    m->cpu.family = m->cpu.model_number = -1;
+    m->kernel.swap_total_bytes = -1;
+    m->kernel.swappiness = -1;
+    m->kernel.numa_balancing = -1;
+}
+
+static void cpu_free(struct cpu_info *c)
+{
+    free(c->vendor);
+    free(c->model);
+    free(c->arch);
+    free(c->usable_cpus);
+}
+
+static void kernel_free(struct kernel_info *k)
+{
+    free(k->release);
+    free(k->thp_enabled);
+    free(k->thp_defrag);
+    free(k->isolated_cpus);
+    free(k->nohz_full);
+    free(k->governor);
+    free(k->cmdline);
+}
+
+void machine_free(struct machine *m)
+{
+    free(m->hostname);
+    free(m->source);
+    cpu_free(&m->cpu);
+    for (int i = 0; i < m->nnodes; i++) {
+        hwloc_bitmap_free(m->nodes[i].cpus);
+        free(m->nodes[i].distances);
+    }
+    free(m->nodes);
+    for (int i = 0; i < m->npci; i++) {
+        struct pci_device *d = &m->pci[i];
+        free(d->vendor_name);
+        free(d->device_name);
+        free(d->driver);
+        hwloc_bitmap_free(d->local_cpus);
+        free(d->path);
+    }
+    free(m->pci);
+    kernel_free(&m->kernel);
+    free(m->virt.hypervisor);
+    free(m->virt.container_kind);
+    free(m->virt.evidence);
+    for (int i = 0; i < m->nproblems; i++) {
+        free(m->problems[i].path);
+        free(m->problems[i].message);
+    }
+    free(m->problems);
+    if (m->topology)
+        hwloc_topology_destroy(m->topology);
+    memset(m, 0, sizeof *m);
+}
+
+void machine_problem(struct machine *m, const char *path, const char *fmt, ...)
+{
+    struct input_problem *grown = realloc(m->problems, (size_t)(m->nproblems + 1) * sizeof *grown);
+    if (!grown)
+        return;
+    m->problems = grown;
+    char *msg = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    if (vasprintf(&msg, fmt, ap) < 0)
+        msg = NULL;
+    va_end(ap);
+    m->problems[m->nproblems].path = strdup(path);
+    m->problems[m->nproblems].message = msg;
+    m->nproblems++;
+}
+
+const struct numa_node *machine_node(const struct machine *m, int id)
+{
+    for (int i = 0; i < m->nnodes; i++)
+        if (m->nodes[i].id == id)
+            return &m->nodes[i];
+    return NULL;
+}
+
+int machine_cpu_node_count(const struct machine *m)
+{
+    int n = 0;
+    for (int i = 0; i < m->nnodes; i++)
+        if (!hwloc_bitmap_iszero(m->nodes[i].cpus))
+            n++;
+    return n;
+}
+
+const char *pci_role_name(enum pci_role role)
+{
+    switch (role) {
+    case PCI_ROLE_ACCELERATOR: return "accelerator";
+    case PCI_ROLE_NIC: return "nic";
+    case PCI_ROLE_NVME: return "nvme";
+    }
+    return "?";
+}
+
+bool pci_class_is_accelerator(unsigned class_id)
+{
+    unsigned base = class_id >> 16, sub = (class_id >> 8) & 0xff;
+    return base == 0x03 || base == 0x12 || (base == 0x0b && sub == 0x40);
+}
+
+bool pci_class_is_bridge(unsigned class_id) { return (class_id >> 8) == 0x0604 || (class_id >> 8) == 0x0609; }
+
+double pci_link_gb_s(double gt_s, int width) { return pcie_lane_gb_s(gt_s) * width; }

@@ -1,0 +1,123 @@
+/* The machine model: every probe fills a part of it, rules only read it.
+ * A value that could not be seen stays at its "unknown" marker (NULL, -1 or 0 as documented per
+ * field), and the reason goes into `problems` or into the field's *_unknown string. */
+#ifndef GPUVET_MODEL_MACHINE_H
+#define GPUVET_MODEL_MACHINE_H
+
+#include <hwloc.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct input_problem {
+    char *path;    /* the file (or source) that was missing or malformed */
+    char *message; /* what was wrong with it */
+};
+
+struct cpu_info {
+    char *vendor;       /* "GenuineIntel", "AuthenticAMD", ARM implementer...; NULL unknown */
+    char *model;        /* model name; NULL unknown (ARM and engineering samples may have none) */
+    char *arch;         /* "x86_64", "aarch64", ... from the model source */
+    int family, model_number; /* CPUID family/model (x86), -1 unknown */
+    int sockets, cores, threads; /* physical packages, physical cores, logical CPUs; 0 unknown */
+    int usable_threads; /* logical CPUs this process may run on (cgroup, affinity) */
+    char *usable_cpus;  /* cpulist of those */
+    double base_mhz, max_mhz; /* 0 unknown */
+    bool flags_known;
+    bool avx2, avx512f, amx;
+    bool hypervisor_flag; /* the CPU says it runs under a hypervisor */
+};
+
+struct numa_node {
+    int id;               /* OS index */
+    hwloc_bitmap_t cpus;  /* may be empty (memory-only nodes, e.g. GPU memory on Grace) */
+    bool memory_known;
+    uint64_t memory_bytes;
+    int *distances;       /* row of the kernel's distance table, nnodes entries; NULL unknown */
+};
+
+struct pci_link {
+    bool known;           /* false when the kernel exposes no link attributes */
+    double cur_gt_s, max_gt_s;
+    int cur_width, max_width;
+};
+
+struct pci_hop {
+    char bus_id[32];
+    unsigned class_id;    /* 24-bit class code */
+    struct pci_link link;
+};
+
+enum pci_role { PCI_ROLE_ACCELERATOR, PCI_ROLE_NIC, PCI_ROLE_NVME };
+
+struct pci_device {
+    char bus_id[32];      /* "0000:3b:00.0" */
+    unsigned class_id;    /* 24-bit class code, e.g. 0x030200 */
+    unsigned vendor_id, device_id, subsystem_vendor_id, subsystem_device_id;
+    char *vendor_name, *device_name; /* from pci.ids; NULL when not installed or not listed */
+    char *driver;         /* bound kernel driver; NULL none */
+    enum pci_role role;
+    int numa_node;        /* -1 unknown */
+    bool numa_derived;    /* numa_node derived from local_cpulist, the kernel said -1 */
+    hwloc_bitmap_t local_cpus; /* empty when unknown */
+    struct pci_link link;
+    struct pci_hop *path; /* upstream bridges: path[0] is the port the device hangs off, the last is the root port */
+    int npath;
+};
+
+struct kernel_info {
+    char *release;
+    char *thp_enabled, *thp_defrag; /* selected choice, NULL unknown */
+    int64_t swap_total_bytes;       /* -1 unknown */
+    int swappiness;                 /* -1 unknown */
+    int numa_balancing;             /* -1 unknown, 0 off, 1+ on */
+    char *isolated_cpus;            /* cpulist; "" none; NULL unknown */
+    char *nohz_full;                /* cpulist; "" none; NULL unknown */
+    bool cpufreq_present;
+    char *governor;                 /* the governor of most CPUs; NULL when no cpufreq */
+    int governor_cpus, governor_other; /* CPUs on `governor`, CPUs on another one */
+    char *cmdline;
+};
+
+struct virt_info {
+    bool known;
+    bool vm;
+    char *hypervisor;     /* "kvm", "vmware", "microsoft", "xen", "qemu", ... NULL unknown */
+    bool container;
+    char *container_kind; /* "docker", "podman", "kubernetes", "lxc", ... */
+    char *evidence;       /* what the verdict rests on */
+};
+
+struct machine {
+    char *hostname;
+    char *source;         /* "live" or "sysroot:DIR" */
+    struct cpu_info cpu;
+    struct numa_node *nodes;
+    int nnodes;
+    struct pci_device *pci; /* accelerators, NICs and NVMe (bridges are in their paths) */
+    int npci;
+    struct kernel_info kernel;
+    struct virt_info virt;
+    struct input_problem *problems;
+    int nproblems;
+    hwloc_topology_t topology; /* kept for binding advice and benchmarks; NULL when not loaded */
+};
+
+void machine_init(struct machine *m);
+void machine_free(struct machine *m);
+
+/* Records that a file was missing or malformed; the report shows it and no fact is guessed. */
+void machine_problem(struct machine *m, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+const struct numa_node *machine_node(const struct machine *m, int id);
+/* NUMA nodes that hold CPUs (GPU memory exposed as a CPU-less node is not host memory). */
+int machine_cpu_node_count(const struct machine *m);
+
+const char *pci_role_name(enum pci_role role);
+/* Accelerators are PCI class 0x03xx, 0x12xx and 0x0b40 (SPEC). */
+bool pci_class_is_accelerator(unsigned class_id);
+bool pci_class_is_bridge(unsigned class_id);
+/* GB/s per direction of a link at a rate and width (after encoding). */
+double pci_link_gb_s(double gt_s, int width);
+
+#endif

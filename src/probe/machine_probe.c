@@ -1,0 +1,47 @@
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "probe/probe.h"
+#include "util/fsroot.h"
+
+const char *probe_missing_reason(void)
+{
+    return fsroot_is_live() ? "not exposed by this kernel or not readable" : "not in the recorded tree";
+}
+
+static char *read_hostname(void)
+{
+    char *name = fs_read("/proc/sys/kernel/hostname");
+    if (!name && fsroot_is_live()) {
+        char buf[HOST_NAME_MAX + 1];
+        if (gethostname(buf, sizeof buf) == 0) {
+            buf[HOST_NAME_MAX] = '\0';
+            name = strdup(buf);
+        }
+    }
+    return name;
+}
+
+int probe_machine(struct machine *m)
+{
+    if (!fs_is_dir("/sys") || !fs_is_dir("/proc")) {
+        machine_problem(m, fsroot_get(), "holds no sys/ and proc/ folders: not a machine root");
+        return -1;
+    }
+    if (fsroot_is_live()) {
+        m->source = strdup("live");
+    } else if (asprintf(&m->source, "sysroot:%s", fsroot_get()) < 0) {
+        m->source = NULL;
+    }
+    m->hostname = read_hostname();
+    probe_topology(m);
+    probe_cpu(m);
+    probe_numa(m);
+    probe_pci(m);
+    probe_kernel(m);
+    probe_virt(m);
+    return 0;
+}

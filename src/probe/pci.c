@@ -1,0 +1,221 @@
+/* PCI devices from /sys/bus/pci/devices: the accelerators, NICs and NVMe drives, with current and
+ * maximum link of the device and of every bridge up to its root port. Our own walker has no
+ * 16-bit domain limit (hwloc 2.9 drops VMD's 10000: devices). */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probe/probe.h"
+#include "util/fsroot.h"
+#include "util/parse.h"
+#include "util/pciids.h"
+
+#define PCI_DIR "/sys/bus/pci/devices"
+
+static bool is_bus_id(const char *s)
+{
+    /* dddd:bb:dd.f, with a domain of 4 or more hex digits (VMD uses 10000:). */
+    const char *colon = strchr(s, ':');
+    if (!colon || colon - s < 4)
+        return false;
+    for (const char *p = s; p < colon; p++)
+        if (!isxdigit((unsigned char)*p))
+            return false;
+    return strlen(colon) == 8 && isxdigit((unsigned char)colon[1]) && isxdigit((unsigned char)colon[2]) &&
+           colon[3] == ':' && isxdigit((unsigned char)colon[4]) && isxdigit((unsigned char)colon[5]) &&
+           colon[6] == '.' && isdigit((unsigned char)colon[7]);
+}
+
+static bool read_hex(struct machine *m, const char *dir, const char *attr, unsigned *out)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, attr);
+    long v;
+    if (fs_read_long(path, &v) && v >= 0) {
+        *out = (unsigned)v;
+        return true;
+    }
+    if (fs_exists(path))
+        machine_problem(m, path, "is not a number");
+    return false;
+}
+
+static void read_link(struct machine *m, const char *dir, struct pci_link *link)
+{
+    static const char *const attrs[] = {"current_link_speed", "current_link_width", "max_link_speed",
+                                        "max_link_width"};
+    char *text[4];
+    char path[512];
+    bool any = false;
+    for (int i = 0; i < 4; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, attrs[i]);
+        text[i] = fs_read(path);
+        any |= text[i] != NULL;
+    }
+    link->known = parse_link_speed(text[0], &link->cur_gt_s) && parse_link_width(text[1], &link->cur_width) &&
+                  parse_link_speed(text[2], &link->max_gt_s) && parse_link_width(text[3], &link->max_width);
+    /* "Unknown speed" and width 0 are the kernel's words for "no link info" (VMs, some root
+     * complex integrated devices); anything else unparsable is worth a problem report. */
+    for (int i = 0; any && !link->known && i < 4; i++) {
+        if (!text[i] || !strncmp(text[i], "Unknown", 7) || !strcmp(text[i], "0"))
+            continue;
+        double d;
+        int w;
+        bool ok = (i % 2 == 0) ? parse_link_speed(text[i], &d) : parse_link_width(text[i], &w);
+        if (!ok) {
+            snprintf(path, sizeof path, "%s/%s", dir, attrs[i]);
+            machine_problem(m, path, "holds \"%.40s\", not a PCIe link %s", text[i], i % 2 ? "width" : "speed");
+        }
+    }
+    for (int i = 0; i < 4; i++)
+        free(text[i]);
+    if (!link->known)
+        memset(link, 0, sizeof *link);
+}
+
+/* Server boards' BMC display chips are class 0x03 but compute nothing: ASPEED, Matrox G200,
+ * Huawei iBMC. */
+static bool is_bmc_display(unsigned vendor_id, unsigned device_id)
+{
+    return vendor_id == 0x1a03 || (vendor_id == 0x102b && (device_id & 0xff00) == 0x0500) ||
+           (vendor_id == 0x19e5 && device_id == 0x1711);
+}
+
+static bool role_of(unsigned class_id, unsigned vendor_id, unsigned device_id, enum pci_role *role)
+{
+    if (pci_class_is_accelerator(class_id) && (class_id >> 16) == 0x03 && is_bmc_display(vendor_id, device_id))
+        return false;
+    if (pci_class_is_accelerator(class_id))
+        *role = PCI_ROLE_ACCELERATOR;
+    else if ((class_id >> 16) == 0x02)
+        *role = PCI_ROLE_NIC;
+    else if ((class_id >> 8) == 0x0108)
+        *role = PCI_ROLE_NVME;
+    else
+        return false;
+    return true;
+}
+
+/* The bridges from the device up to its root port, from its resolved sysfs path
+ * /sys/devices/pci0000:17/0000:17:00.0/0000:18:00.0/.../<device>. */
+static void read_path(struct machine *m, struct pci_device *d, const char *real)
+{
+    char copy[1024];
+    snprintf(copy, sizeof copy, "%s", real);
+    char *slash = strrchr(copy, '/');
+    while (slash && slash > copy) {
+        *slash = '\0';
+        const char *name = strrchr(copy, '/') + 1;
+        if (!is_bus_id(name))
+            break;
+        struct pci_hop *grown = realloc(d->path, (size_t)(d->npath + 1) * sizeof *grown);
+        if (!grown)
+            break;
+        d->path = grown;
+        struct pci_hop *hop = &d->path[d->npath++];
+        memset(hop, 0, sizeof *hop);
+        snprintf(hop->bus_id, sizeof hop->bus_id, "%s", name);
+        read_hex(m, copy, "class", &hop->class_id);
+        read_link(m, copy, &hop->link);
+        slash = strrchr(copy, '/');
+    }
+}
+
+/* The kernel says -1 in VMs and on single-node boxes; a local_cpulist that is exactly one
+ * node's CPUs still tells where the device is. */
+static void derive_numa_node(const struct machine *m, struct pci_device *d)
+{
+    if (d->numa_node >= 0 || machine_cpu_node_count(m) < 2 || hwloc_bitmap_iszero(d->local_cpus))
+        return;
+    for (int i = 0; i < m->nnodes; i++)
+        if (hwloc_bitmap_isequal(m->nodes[i].cpus, d->local_cpus)) {
+            d->numa_node = m->nodes[i].id;
+            d->numa_derived = true;
+        }
+}
+
+static void read_device(struct machine *m, const char *name)
+{
+    char link_path[512];
+    snprintf(link_path, sizeof link_path, PCI_DIR "/%s", name);
+    char *real = fs_resolve(link_path);
+    if (!real) {
+        machine_problem(m, link_path, "cannot be resolved");
+        return;
+    }
+    unsigned class_id, vendor_id = 0, device_id = 0;
+    enum pci_role role;
+    char vf_path[600];
+    snprintf(vf_path, sizeof vf_path, "%s/physfn", real);
+    /* SR-IOV virtual functions share their parent's link; listing them would repeat it. */
+    if (!read_hex(m, real, "class", &class_id) || !read_hex(m, real, "vendor", &vendor_id) ||
+        !read_hex(m, real, "device", &device_id) || !role_of(class_id, vendor_id, device_id, &role) ||
+        fs_exists(vf_path)) {
+        free(real);
+        return;
+    }
+    struct pci_device *grown = realloc(m->pci, (size_t)(m->npci + 1) * sizeof *grown);
+    if (!grown) {
+        free(real);
+        return;
+    }
+    m->pci = grown;
+    struct pci_device *d = &m->pci[m->npci++];
+    memset(d, 0, sizeof *d);
+    snprintf(d->bus_id, sizeof d->bus_id, "%s", name);
+    d->class_id = class_id;
+    d->role = role;
+    d->vendor_id = vendor_id;
+    d->device_id = device_id;
+    read_hex(m, real, "subsystem_vendor", &d->subsystem_vendor_id);
+    read_hex(m, real, "subsystem_device", &d->subsystem_device_id);
+
+    char path[600];
+    long node;
+    snprintf(path, sizeof path, "%s/numa_node", real);
+    d->numa_node = -1;
+    if (fs_read_long(path, &node))
+        d->numa_node = node >= 0 ? (int)node : -1;
+    else if (fs_exists(path))
+        machine_problem(m, path, "is not a number: the device's NUMA node is unknown");
+
+    d->local_cpus = hwloc_bitmap_alloc();
+    snprintf(path, sizeof path, "%s/local_cpulist", real);
+    char *text = fs_read(path);
+    if (text && !parse_cpulist(text, d->local_cpus))
+        machine_problem(m, path, "is not a cpulist (\"%.40s\")", text);
+    if (!text) {
+        snprintf(path, sizeof path, "%s/local_cpus", real);
+        text = fs_read(path);
+        if (text && !parse_cpumask(text, d->local_cpus))
+            machine_problem(m, path, "is not a cpumask (\"%.40s\")", text);
+    }
+    free(text);
+    derive_numa_node(m, d);
+
+    snprintf(path, sizeof path, "%s/driver", real);
+    char *driver = fs_resolve(path);
+    if (driver && strcmp(driver, path) != 0)
+        d->driver = strdup(strrchr(driver, '/') + 1);
+    free(driver);
+
+    read_link(m, real, &d->link);
+    read_path(m, d, real);
+    free(real);
+}
+
+void probe_pci(struct machine *m)
+{
+    char **names;
+    int count = fs_list(PCI_DIR, &names);
+    if (count < 0) {
+        machine_problem(m, PCI_DIR, "%s: PCI devices unknown", probe_missing_reason());
+        return;
+    }
+    for (int i = 0; i < count; i++)
+        if (is_bus_id(names[i]))
+            read_device(m, names[i]);
+    fs_list_free(names, count);
+    pciids_name_devices(m->pci, m->npci);
+}

@@ -1,0 +1,29 @@
+/* Probes fill the machine model from one source each. They read only through util/fsroot, so
+ * the same code audits the live machine and a recorded tree. */
+#ifndef GPUVET_PROBE_PROBE_H
+#define GPUVET_PROBE_PROBE_H
+
+#include "model/machine.h"
+
+/* Runs every probe of the foundation in dependency order. Returns 0, or -1 when the machine
+ * cannot be read at all (the reason is in m->problems). */
+int probe_machine(struct machine *m);
+
+/* hwloc: packages, cores, threads, usable CPUs, CPU model and frequencies. */
+void probe_topology(struct machine *m);
+/* /proc/cpuinfo and cpufreq: model (when hwloc had none), flags, clocks, hypervisor flag. */
+void probe_cpu(struct machine *m);
+/* /sys/devices/system/node: CPUs, memory and distances per NUMA node. */
+void probe_numa(struct machine *m);
+/* /sys/bus/pci/devices: accelerators, NICs, NVMe, their links and the bridges above them. */
+void probe_pci(struct machine *m);
+/* THP, swap, NUMA balancing, isolated CPUs, cpufreq governors. */
+void probe_kernel(struct machine *m);
+/* VM and container detection. Needs probe_cpu first (hypervisor flag). */
+void probe_virt(struct machine *m);
+
+/* Why a file is absent, in words that fit the source ("not in the recorded tree" or "not
+ * exposed by this kernel"). Returns a static string. */
+const char *probe_missing_reason(void);
+
+#endif

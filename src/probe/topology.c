@@ -1,0 +1,107 @@
+/* hwloc gives the CPU topology: packages, cores, threads, what this process may use, and the
+ * CPU model and clocks it read from cpuinfo/cpufreq. PCI is walked in probe/pci.c instead,
+ * because hwloc only knows the current link (research/inventory.md §1.2). */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "probe/probe.h"
+#include "util/fsroot.h"
+#include "util/parse.h"
+
+/* A snapshot stores hwloc's own export beside the files gpuvet read. */
+#define SNAPSHOT_TOPOLOGY_XML "/gpuvet-hwloc.xml"
+
+static bool configure_source(hwloc_topology_t topo)
+{
+    /* PCI is ours; OpenCL/GL would initialise GPU drivers just to name devices. */
+    hwloc_topology_set_components(topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "pci");
+    hwloc_topology_set_components(topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "opencl");
+    hwloc_topology_set_components(topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "gl");
+    if (fsroot_is_live()) {
+        unsetenv("HWLOC_FSROOT");
+        return true;
+    }
+    char xml[PATH_MAX];
+    snprintf(xml, sizeof xml, "%s" SNAPSHOT_TOPOLOGY_XML, fsroot_get());
+    if (access(xml, R_OK) == 0)
+        return hwloc_topology_set_xml(topo, xml) == 0;
+    /* Replaying a tree: the x86 backend would describe the host's CPU instead (inventory §1.4). */
+    hwloc_topology_set_components(topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "x86");
+    setenv("HWLOC_FSROOT", fsroot_get(), 1);
+    return true;
+}
+
+static double cpukind_mhz(hwloc_topology_t topo, const char *key)
+{
+    double best = 0;
+    int nr = hwloc_cpukinds_get_nr(topo, 0);
+    for (int i = 0; i < nr; i++) {
+        struct hwloc_info_s *infos;
+        unsigned ninfos;
+        if (hwloc_cpukinds_get_info(topo, (unsigned)i, NULL, NULL, &ninfos, &infos, 0) != 0)
+            continue;
+        for (unsigned k = 0; k < ninfos; k++)
+            if (!strcmp(infos[k].name, key) && atof(infos[k].value) > best)
+                best = atof(infos[k].value);
+    }
+    return best;
+}
+
+static char *package_info(hwloc_topology_t topo, const char *key)
+{
+    hwloc_obj_t pkg = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PACKAGE, 0);
+    const char *v = pkg ? hwloc_obj_get_info_by_name(pkg, key) : NULL;
+    if (!v)
+        v = hwloc_obj_get_info_by_name(hwloc_get_root_obj(topo), key);
+    if (!v || !*v)
+        return NULL;
+    /* CPUID brand strings are padded with spaces. */
+    size_t n = strlen(v);
+    while (n > 0 && v[n - 1] == ' ')
+        n--;
+    return strndup(v, n);
+}
+
+void probe_topology(struct machine *m)
+{
+    if (!getenv("HWLOC_HIDE_ERRORS"))
+        setenv("HWLOC_HIDE_ERRORS", "2", 1);
+    hwloc_topology_t topo;
+    if (hwloc_topology_init(&topo) != 0)
+        return;
+    hwloc_topology_set_flags(topo, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
+    hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
+    if (!configure_source(topo) || hwloc_topology_load(topo) != 0) {
+        machine_problem(m, fsroot_get(), "hwloc could not load the CPU topology");
+        hwloc_topology_destroy(topo);
+        unsetenv("HWLOC_FSROOT");
+        return;
+    }
+    unsetenv("HWLOC_FSROOT");
+    m->topology = topo;
+
+    struct cpu_info *c = &m->cpu;
+    c->sockets = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE);
+    c->cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+    c->threads = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
+    hwloc_bitmap_t usable = hwloc_bitmap_dup(hwloc_topology_get_allowed_cpuset(topo));
+    hwloc_bitmap_and(usable, usable, hwloc_topology_get_complete_cpuset(topo));
+    c->usable_threads = hwloc_bitmap_weight(usable);
+    c->usable_cpus = format_cpulist(usable);
+    hwloc_bitmap_free(usable);
+    c->model = package_info(topo, "CPUModel");
+    c->vendor = package_info(topo, "CPUVendor");
+    char *fam = package_info(topo, "CPUFamilyNumber"), *mod = package_info(topo, "CPUModelNumber");
+    if (fam)
+        c->family = atoi(fam);
+    if (mod)
+        c->model_number = atoi(mod);
+    free(fam);
+    free(mod);
+    c->arch = package_info(topo, "Architecture");
+    c->max_mhz = cpukind_mhz(topo, "FrequencyMaxMHz");
+    c->base_mhz = cpukind_mhz(topo, "FrequencyBaseMHz");
+}

@@ -1,0 +1,141 @@
+/* Is this a VM or a container, and which? The answer decides which facts can be trusted:
+ * a VM's PCIe ports, NUMA layout and ECC claims come from the hypervisor (SPEC: VIRT_LIMITS). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+#include "probe/probe.h"
+#include "util/fsroot.h"
+
+struct signature {
+    const char *needle;
+    const char *name;
+};
+
+/* DMI vendor/product strings of hypervisors (as systemd-detect-virt matches them). */
+static const struct signature dmi_vms[] = {
+    {"KVM", "kvm"},           {"OpenStack", "kvm"},    {"QEMU", "qemu"},       {"VMware", "vmware"},
+    {"VMW", "vmware"},        {"innotek GmbH", "oracle"}, {"VirtualBox", "oracle"}, {"Xen", "xen"},
+    {"Bochs", "bochs"},       {"Parallels", "parallels"}, {"BHYVE", "bhyve"},    {"Amazon EC2", "amazon"},
+    {"Google Compute Engine", "google"}, {"Alibaba Cloud ECS", "alibaba"}, {"Virtual Machine", "microsoft"},
+};
+
+static void add_evidence(struct virt_info *v, const char *fmt, const char *arg)
+{
+    char piece[256];
+    snprintf(piece, sizeof piece, fmt, arg);
+    size_t old = v->evidence ? strlen(v->evidence) : 0;
+    char *grown = realloc(v->evidence, old + strlen(piece) + 3);
+    if (!grown)
+        return;
+    if (old)
+        strcpy(grown + old, "; ");
+    else
+        grown[0] = '\0';
+    strcat(grown, piece);
+    v->evidence = grown;
+}
+
+static void detect_dmi(struct virt_info *v)
+{
+    static const char *const files[] = {"/sys/class/dmi/id/sys_vendor", "/sys/class/dmi/id/product_name",
+                                        "/sys/class/dmi/id/board_vendor", "/sys/class/dmi/id/bios_vendor"};
+    for (size_t f = 0; f < sizeof files / sizeof files[0] && !v->hypervisor; f++) {
+        char *text = fs_read(files[f]);
+        for (size_t i = 0; text && i < sizeof dmi_vms / sizeof dmi_vms[0]; i++)
+            if (strstr(text, dmi_vms[i].needle)) {
+                v->vm = true;
+                v->hypervisor = strdup(dmi_vms[i].name);
+                add_evidence(v, "DMI says \"%s\"", text);
+                break;
+            }
+        free(text);
+    }
+}
+
+/* The hypervisor's CPUID leaf. Only on the live machine: in a replay it would describe the host. */
+static void detect_cpuid(struct virt_info *v)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    static const struct signature ids[] = {
+        {"KVMKVMKVM", "kvm"}, {"Microsoft Hv", "microsoft"}, {"VMwareVMware", "vmware"},
+        {"XenVMMXenVMM", "xen"}, {"TCGTCGTCGTCG", "qemu"}, {"ACRNACRNACRN", "acrn"},
+        {"bhyve bhyve ", "bhyve"}, {" lrpepyh  vr", "parallels"}, {"QNXQVMBSQG", "qnx"},
+    };
+    unsigned a, b, c, d;
+    __cpuid(0x40000000, a, b, c, d);
+    char sig[13];
+    memcpy(sig, &b, 4);
+    memcpy(sig + 4, &c, 4);
+    memcpy(sig + 8, &d, 4);
+    sig[12] = '\0';
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
+        if (!strncmp(sig, ids[i].needle, strlen(ids[i].needle))) {
+            v->hypervisor = strdup(ids[i].name);
+            add_evidence(v, "CPUID hypervisor leaf \"%s\"", sig);
+            return;
+        }
+#else
+    (void)v;
+#endif
+}
+
+static void detect_container(struct virt_info *v)
+{
+    static const struct signature cgroup_marks[] = {
+        {"/kubepods", "kubernetes"}, {"/docker", "docker"}, {"/libpod", "podman"}, {"/lxc", "lxc"},
+        {"/machine.slice/", "systemd-nspawn"},
+    };
+    char *kind = fs_read("/run/systemd/container");
+    if (kind) {
+        v->container_kind = kind;
+        add_evidence(v, "/run/systemd/container says %s", kind);
+    } else if (fs_exists("/run/.containerenv")) {
+        v->container_kind = strdup("podman");
+        add_evidence(v, "%s exists", "/run/.containerenv");
+    } else if (fs_exists("/.dockerenv")) {
+        v->container_kind = strdup("docker");
+        add_evidence(v, "%s exists", "/.dockerenv");
+    } else {
+        char *cgroup = fs_read("/proc/1/cgroup");
+        for (size_t i = 0; cgroup && i < sizeof cgroup_marks / sizeof cgroup_marks[0]; i++)
+            if (strstr(cgroup, cgroup_marks[i].needle)) {
+                v->container_kind = strdup(cgroup_marks[i].name);
+                add_evidence(v, "/proc/1/cgroup names %s", cgroup_marks[i].needle);
+                break;
+            }
+        free(cgroup);
+    }
+    v->container = v->container_kind != NULL;
+}
+
+void probe_virt(struct machine *m)
+{
+    struct virt_info *v = &m->virt;
+    bool x86 = m->cpu.flags_known && m->cpu.arch && !strncmp(m->cpu.arch, "x86", 3);
+    if (m->cpu.hypervisor_flag) {
+        v->vm = true;
+        add_evidence(v, "the CPU flags include \"%s\"", "hypervisor");
+    }
+    char *xen = fs_read("/sys/hypervisor/type");
+    if (xen) {
+        v->vm = true;
+        v->hypervisor = xen;
+        add_evidence(v, "/sys/hypervisor/type says %s", xen);
+    }
+    if (!v->hypervisor)
+        detect_dmi(v);
+    if (v->vm && !v->hypervisor && fsroot_is_live())
+        detect_cpuid(v);
+    detect_container(v);
+    /* Bare metal is a conclusion only where the CPU would say otherwise (x86's flag); elsewhere
+     * it rests on DMI alone, and the evidence says so. */
+    v->known = v->vm || x86 || fs_exists("/sys/class/dmi/id/sys_vendor");
+    if (!v->vm && x86)
+        add_evidence(v, "%s", "no hypervisor flag in /proc/cpuinfo, no hypervisor in DMI");
+    else if (!v->vm && !x86)
+        add_evidence(v, "%s", "no hypervisor named by DMI or /sys/hypervisor (this CPU has no hypervisor flag)");
+}

@@ -1,0 +1,156 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+#include "util/parse.h"
+
+static json_t *str_or_null(const char *s) { return s ? json_string(s) : json_null(); }
+static json_t *positive_or_null(double v) { return v > 0 ? json_real(v) : json_null(); }
+static json_t *int_or_null(long v) { return v >= 0 ? json_integer(v) : json_null(); }
+
+static json_t *cpulist_json(hwloc_const_bitmap_t set)
+{
+    char *s = format_cpulist(set);
+    json_t *j = json_string(s ? s : "");
+    free(s);
+    return j;
+}
+
+static json_t *cpu_json(const struct cpu_info *c)
+{
+    json_t *flags = json_null();
+    if (c->flags_known)
+        flags = json_pack("{s:b, s:b, s:b}", "avx2", c->avx2, "avx512f", c->avx512f, "amx", c->amx);
+    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "model", str_or_null(c->model),
+                     "vendor", str_or_null(c->vendor), "arch", str_or_null(c->arch), "family", int_or_null(c->family),
+                     "model_number", int_or_null(c->model_number), "sockets", int_or_null(c->sockets ? c->sockets : -1),
+                     "cores", int_or_null(c->cores ? c->cores : -1), "threads", int_or_null(c->threads ? c->threads : -1),
+                     "usable_threads", int_or_null(c->usable_threads ? c->usable_threads : -1), "usable_cpus",
+                     str_or_null(c->usable_cpus), "base_mhz", positive_or_null(c->base_mhz), "max_mhz",
+                     positive_or_null(c->max_mhz), "flags", flags);
+}
+
+static json_t *numa_json(const struct machine *m)
+{
+    json_t *arr = json_array();
+    for (int i = 0; i < m->nnodes; i++) {
+        const struct numa_node *n = &m->nodes[i];
+        json_t *dist = json_null();
+        if (n->distances) {
+            dist = json_array();
+            for (int k = 0; k < m->nnodes; k++)
+                json_array_append_new(dist, json_integer(n->distances[k]));
+        }
+        json_array_append_new(arr, json_pack("{s:i, s:o, s:o, s:o}", "id", n->id, "cpus", cpulist_json(n->cpus),
+                                             "memory_bytes",
+                                             n->memory_known ? json_integer((json_int_t)n->memory_bytes) : json_null(),
+                                             "distances", dist));
+    }
+    return arr;
+}
+
+static json_t *link_json(const struct pci_link *l)
+{
+    if (!l->known)
+        return json_null();
+    return json_pack("{s:f, s:i, s:f, s:i, s:i, s:i}", "current_gt_s", l->cur_gt_s, "current_width", l->cur_width,
+                     "max_gt_s", l->max_gt_s, "max_width", l->max_width, "current_gen",
+                     pcie_generation(l->cur_gt_s), "max_gen", pcie_generation(l->max_gt_s));
+}
+
+static json_t *hex_id(unsigned v, int digits)
+{
+    char buf[16];
+    snprintf(buf, sizeof buf, "0x%0*x", digits, v);
+    return json_string(buf);
+}
+
+static json_t *pci_json(const struct pci_device *d)
+{
+    json_t *path = json_array();
+    for (int k = 0; k < d->npath; k++)
+        json_array_append_new(path, json_pack("{s:s, s:o, s:o}", "bus_id", d->path[k].bus_id, "class",
+                                              hex_id(d->path[k].class_id, 6), "link", link_json(&d->path[k].link)));
+    return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:b, s:o, s:o, s:o}", "bus_id", d->bus_id,
+                     "role", pci_role_name(d->role), "class", hex_id(d->class_id, 6), "vendor_id",
+                     hex_id(d->vendor_id, 4), "device_id", hex_id(d->device_id, 4), "vendor",
+                     str_or_null(d->vendor_name), "device", str_or_null(d->device_name), "driver",
+                     str_or_null(d->driver), "numa_node", int_or_null(d->numa_node), "numa_node_raw",
+                     d->numa_derived ? -1 : d->numa_node, "numa_node_derived", d->numa_derived, "local_cpus",
+                     cpulist_json(d->local_cpus), "link", link_json(&d->link), "path", path);
+}
+
+static json_t *kernel_json(const struct kernel_info *k)
+{
+    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "release", str_or_null(k->release),
+                     "thp_enabled", str_or_null(k->thp_enabled), "thp_defrag", str_or_null(k->thp_defrag),
+                     "swap_total_bytes", k->swap_total_bytes >= 0 ? json_integer(k->swap_total_bytes) : json_null(),
+                     "swappiness", int_or_null(k->swappiness), "numa_balancing", int_or_null(k->numa_balancing),
+                     "isolated_cpus", str_or_null(k->isolated_cpus), "nohz_full", str_or_null(k->nohz_full),
+                     "cpufreq_governor", str_or_null(k->governor), "cmdline", str_or_null(k->cmdline));
+}
+
+static json_t *virt_json(const struct virt_info *v)
+{
+    if (!v->known)
+        return json_pack("{s:n, s:n, s:b, s:o, s:o}", "vm", "hypervisor", "container", v->container,
+                         "container_kind", str_or_null(v->container_kind), "evidence", str_or_null(v->evidence));
+    return json_pack("{s:b, s:o, s:b, s:o, s:o}", "vm", v->vm, "hypervisor", str_or_null(v->hypervisor), "container",
+                     v->container, "container_kind", str_or_null(v->container_kind), "evidence",
+                     str_or_null(v->evidence));
+}
+
+json_t *machine_to_json(const struct machine *m)
+{
+    json_t *accel = json_array(), *nics = json_array(), *nvme = json_array(), *problems = json_array();
+    for (int i = 0; i < m->npci; i++) {
+        json_t *arr = m->pci[i].role == PCI_ROLE_ACCELERATOR ? accel : m->pci[i].role == PCI_ROLE_NIC ? nics : nvme;
+        json_array_append_new(arr, pci_json(&m->pci[i]));
+    }
+    for (int i = 0; i < m->nproblems; i++)
+        json_array_append_new(problems, json_pack("{s:s, s:s}", "path", m->problems[i].path, "message",
+                                                  m->problems[i].message ? m->problems[i].message : ""));
+    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "source", str_or_null(m->source),
+                     "hostname", str_or_null(m->hostname), "cpu", cpu_json(&m->cpu), "numa_nodes", numa_json(m),
+                     "accelerators", accel, "nics", nics, "nvme", nvme, "kernel", kernel_json(&m->kernel),
+                     "virtualization", virt_json(&m->virt), "problems", problems);
+}
+
+json_t *findings_to_json(const struct findings *f)
+{
+    json_t *arr = json_array();
+    for (int i = 0; i < f->count; i++) {
+        const struct finding *it = &f->items[i];
+        json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:s, s:O, s:o}", "id", it->rule->id, "area",
+                                             it->rule->area, "severity", severity_name(it->severity), "subject",
+                                             it->subject, "message", it->message, "evidence", it->evidence, "fix",
+                                             str_or_null(it->fix)));
+    }
+    return arr;
+}
+
+enum severity report_verdict(const struct findings *f)
+{
+    enum severity worst = SEV_PASS;
+    for (int i = 0; i < f->count; i++)
+        if (f->items[i].severity > worst && f->items[i].severity >= SEV_WARN)
+            worst = f->items[i].severity;
+    return worst;
+}
+
+int report_json(FILE *out, const struct audit_report *r)
+{
+    json_t *counts = json_object();
+    for (enum severity s = SEV_PASS; s <= SEV_FAIL; s++)
+        json_object_set_new(counts, severity_name(s), json_integer(findings_count(r->findings, s)));
+    json_t *root = json_pack("{s:s, s:s, s:s, s:o, s:o, s:{s:s, s:o}}", "schema", AUDIT_SCHEMA, "gpuvet_version",
+                             GPUVET_VERSION, "workload", workload_name(r->workload), "machine",
+                             machine_to_json(r->machine), "findings", findings_to_json(r->findings), "summary",
+                             "verdict", severity_name(report_verdict(r->findings)), "counts", counts);
+    if (!root)
+        return -1;
+    int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    fputc('\n', out);
+    json_decref(root);
+    return rc;
+}

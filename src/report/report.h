@@ -1,0 +1,32 @@
+/* Report formats, one file each (as lstopo's outputs). */
+#ifndef GPUVET_REPORT_REPORT_H
+#define GPUVET_REPORT_REPORT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "model/machine.h"
+#include "rules/rule.h"
+
+#define AUDIT_SCHEMA "gpuvet.audit/1"
+
+struct audit_report {
+    const struct machine *machine;
+    const struct findings *findings;
+    enum workload workload;
+    double elapsed_ms;
+};
+
+/* The machine model as the documented JSON object (docs/audit-json.md). */
+json_t *machine_to_json(const struct machine *m);
+json_t *findings_to_json(const struct findings *f);
+
+int report_json(FILE *out, const struct audit_report *r);
+/* colour: ANSI colours (caller decides: TTY and no NO_COLOR). */
+int report_text(FILE *out, const struct audit_report *r, bool colour, bool verbose);
+
+/* "pass" when no finding is worse than info/unknown/pass, else the worst severity. */
+enum severity report_verdict(const struct findings *f);
+
+#endif

@@ -1,0 +1,202 @@
+/* The report for people: the machine first, then findings grouped by area (worst area first,
+ * worst finding first), then one verdict line. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+#include "util/parse.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+struct style {
+    const char *bold, *dim, *reset;
+    const char *sev[SEV_FAIL + 1];
+};
+
+static struct style make_style(bool colour)
+{
+    struct style s = {"", "", "", {"", "", "", "", ""}};
+    if (colour) {
+        s = (struct style){"\033[1m", "\033[2m", "\033[0m",
+                           {"\033[32m", "\033[36m", "\033[35m", "\033[33m", "\033[1;31m"}};
+    }
+    return s;
+}
+
+static void upper(char *dst, const char *src, size_t n)
+{
+    size_t i = 0;
+    for (; src[i] && i + 1 < n; i++)
+        dst[i] = (char)(src[i] >= 'a' && src[i] <= 'z' ? src[i] - 32 : src[i]);
+    dst[i] = '\0';
+}
+
+static const char *or_unknown(const char *s) { return s ? s : "unknown"; }
+
+static void link_text(char *buf, size_t n, const struct pci_link *l)
+{
+    if (!l->known) {
+        snprintf(buf, n, "link unknown");
+        return;
+    }
+    int cg = pcie_generation(l->cur_gt_s), mg = pcie_generation(l->max_gt_s);
+    snprintf(buf, n, "Gen%d x%d (max Gen%d x%d)", cg, l->cur_width, mg, l->max_width);
+}
+
+static void print_cpu(FILE *o, const struct machine *m, const struct style *st)
+{
+    const struct cpu_info *c = &m->cpu;
+    fprintf(o, "%sCPU%s     %s\n", st->bold, st->reset, or_unknown(c->model));
+    fprintf(o, "        %d socket%s, %d cores, %d threads (%d usable)", c->sockets, c->sockets == 1 ? "" : "s",
+            c->cores, c->threads, c->usable_threads);
+    if (c->base_mhz > 0)
+        fprintf(o, "; base %.0f MHz", c->base_mhz);
+    if (c->max_mhz > 0)
+        fprintf(o, "; max %.0f MHz", c->max_mhz);
+    if (c->flags_known)
+        fprintf(o, "; avx2 %s, avx512f %s, amx %s", c->avx2 ? "yes" : "no", c->avx512f ? "yes" : "no",
+                c->amx ? "yes" : "no");
+    fputc('\n', o);
+}
+
+static void print_numa(FILE *o, const struct machine *m, const struct style *st)
+{
+    fprintf(o, "%sNUMA%s   ", st->bold, st->reset);
+    if (m->nnodes == 0)
+        fprintf(o, " unknown\n");
+    for (int i = 0; i < m->nnodes; i++) {
+        const struct numa_node *n = &m->nodes[i];
+        char *cpus = format_cpulist(n->cpus);
+        fprintf(o, "%s node %d: CPUs %s, ", i ? "       " : "", n->id, cpus && *cpus ? cpus : "none");
+        if (n->memory_known)
+            fprintf(o, "%.1f GiB", n->memory_bytes / GIB);
+        else
+            fprintf(o, "memory unknown");
+        if (n->distances) {
+            fprintf(o, "; distances");
+            for (int k = 0; k < m->nnodes; k++)
+                fprintf(o, " %d", n->distances[k]);
+        }
+        fputc('\n', o);
+        free(cpus);
+    }
+}
+
+static void print_pci(FILE *o, const struct machine *m, const struct style *st)
+{
+    static const char *const titles[] = {"accelerators", "NICs", "NVMe"};
+    fprintf(o, "%sPCI%s\n", st->bold, st->reset);
+    for (int role = PCI_ROLE_ACCELERATOR; role <= PCI_ROLE_NVME; role++) {
+        int n = 0;
+        for (int i = 0; i < m->npci; i++)
+            n += m->pci[i].role == (enum pci_role)role;
+        fprintf(o, "        %s: %d\n", titles[role], n);
+        for (int i = 0; i < m->npci; i++) {
+            const struct pci_device *d = &m->pci[i];
+            if (d->role != (enum pci_role)role)
+                continue;
+            char link[96];
+            link_text(link, sizeof link, &d->link);
+            fprintf(o, "          %s  %s %s [%04x:%04x]  node %d%s  %s\n", d->bus_id, or_unknown(d->vendor_name),
+                    d->device_name ? d->device_name : "", d->vendor_id, d->device_id, d->numa_node,
+                    d->numa_derived ? " (from local CPUs)" : "", link);
+            if (d->npath > 0) {
+                fprintf(o, "          %s  path:", st->dim);
+                for (int k = 0; k < d->npath; k++) {
+                    link_text(link, sizeof link, &d->path[k].link);
+                    fprintf(o, "%s %s %s", k ? " <-" : "", d->path[k].bus_id, link);
+                }
+                fprintf(o, "%s\n", st->reset);
+            }
+        }
+    }
+}
+
+static void print_kernel(FILE *o, const struct machine *m, const struct style *st)
+{
+    const struct kernel_info *k = &m->kernel;
+    fprintf(o, "%sKernel%s  %s; THP %s; swap ", st->bold, st->reset, or_unknown(k->release), or_unknown(k->thp_enabled));
+    if (k->swap_total_bytes < 0)
+        fprintf(o, "unknown");
+    else
+        fprintf(o, "%.1f GiB", k->swap_total_bytes / GIB);
+    char swappiness[16] = "unknown";
+    if (k->swappiness >= 0)
+        snprintf(swappiness, sizeof swappiness, "%d", k->swappiness);
+    fprintf(o, " (swappiness %s); NUMA balancing %s; isolated CPUs %s; governor %s\n", swappiness,
+            k->numa_balancing < 0 ? "unknown" : k->numa_balancing ? "on" : "off",
+            k->isolated_cpus ? (*k->isolated_cpus ? k->isolated_cpus : "none") : "unknown",
+            k->cpufreq_present ? k->governor : "none (no cpufreq)");
+    const struct virt_info *v = &m->virt;
+    fprintf(o, "%sVirt%s    %s", st->bold, st->reset, !v->known ? "unknown" : v->vm ? "virtual machine" : "bare metal");
+    if (v->vm && v->hypervisor)
+        fprintf(o, " (%s)", v->hypervisor);
+    if (v->container)
+        fprintf(o, ", container (%s)", v->container_kind);
+    fputc('\n', o);
+}
+
+static void print_findings(FILE *o, const struct audit_report *r, const struct style *st, bool verbose)
+{
+    const struct findings *f = r->findings;
+    /* Areas in order of their worst finding: findings are sorted worst first already. */
+    const char *areas[32];
+    int nareas = 0;
+    for (int i = 0; i < f->count; i++) {
+        bool seen = false;
+        for (int a = 0; a < nareas; a++)
+            seen |= !strcmp(areas[a], f->items[i].rule->area);
+        if (!seen && nareas < 32)
+            areas[nareas++] = f->items[i].rule->area;
+    }
+    fprintf(o, "\n%sFindings%s (workload %s)\n", st->bold, st->reset, workload_name(r->workload));
+    for (int a = 0; a < nareas; a++) {
+        char area[32];
+        upper(area, areas[a], sizeof area);
+        fprintf(o, "  %s%s%s\n", st->bold, area, st->reset);
+        int passed = 0;
+        for (int i = 0; i < f->count; i++) {
+            const struct finding *it = &f->items[i];
+            if (strcmp(it->rule->area, areas[a]) != 0)
+                continue;
+            if (it->severity == SEV_PASS && !verbose) {
+                passed++;
+                continue;
+            }
+            char sev[16];
+            upper(sev, severity_name(it->severity), sizeof sev);
+            fprintf(o, "    %s%-7s%s %s %s%s%s: %s\n", st->sev[it->severity], sev, st->reset, it->rule->id, st->dim,
+                    it->subject, st->reset, it->message);
+            if (it->fix && it->severity != SEV_PASS)
+                fprintf(o, "            fix: %s\n", it->fix);
+        }
+        if (passed)
+            fprintf(o, "    %s%-7s%s %d check%s passed\n", st->sev[SEV_PASS], "PASS", st->reset, passed,
+                    passed == 1 ? "" : "s");
+    }
+}
+
+int report_text(FILE *o, const struct audit_report *r, bool colour, bool verbose)
+{
+    struct style st = make_style(colour);
+    const struct machine *m = r->machine;
+    fprintf(o, "%sgpuvet audit%s of %s (%s)\n\n", st.bold, st.reset, or_unknown(m->hostname), or_unknown(m->source));
+    print_cpu(o, m, &st);
+    print_numa(o, m, &st);
+    print_pci(o, m, &st);
+    print_kernel(o, m, &st);
+    print_findings(o, r, &st, verbose);
+    if (m->nproblems) {
+        fprintf(o, "\n%sInput problems%s (facts from these files are reported as unknown)\n", st.bold, st.reset);
+        for (int i = 0; i < m->nproblems; i++)
+            fprintf(o, "    %s: %s\n", m->problems[i].path, m->problems[i].message ? m->problems[i].message : "");
+    }
+    enum severity verdict = report_verdict(r->findings);
+    char v[16];
+    upper(v, severity_name(verdict), sizeof v);
+    fprintf(o, "\n%sVerdict: %s%s%s — %d fail, %d warn, %d unknown, %d info, %d pass (%.0f ms)\n", st.bold,
+            st.sev[verdict], v, st.reset, findings_count(r->findings, SEV_FAIL), findings_count(r->findings, SEV_WARN),
+            findings_count(r->findings, SEV_UNKNOWN), findings_count(r->findings, SEV_INFO),
+            findings_count(r->findings, SEV_PASS), r->elapsed_ms);
+    return 0;
+}

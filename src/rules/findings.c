@@ -1,0 +1,82 @@
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules/rule.h"
+
+const char *severity_name(enum severity s)
+{
+    switch (s) {
+    case SEV_PASS: return "pass";
+    case SEV_INFO: return "info";
+    case SEV_UNKNOWN: return "unknown";
+    case SEV_WARN: return "warn";
+    case SEV_FAIL: return "fail";
+    }
+    return "?";
+}
+
+enum severity ctx_severity(const struct audit_ctx *ctx) { return ctx->rule->severity[ctx->workload]; }
+
+void finding_add(struct audit_ctx *ctx, enum severity severity, const char *subject, json_t *evidence,
+                 const char *fix, const char *fmt, ...)
+{
+    struct findings *f = ctx->out;
+    struct finding *grown = realloc(f->items, (size_t)(f->count + 1) * sizeof *grown);
+    if (!grown) {
+        json_decref(evidence);
+        return;
+    }
+    f->items = grown;
+    struct finding *it = &f->items[f->count++];
+    it->rule = ctx->rule;
+    it->severity = severity;
+    it->subject = strdup(subject ? subject : "machine");
+    it->evidence = evidence ? evidence : json_object();
+    it->fix = fix ? strdup(fix) : NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    if (vasprintf(&it->message, fmt, ap) < 0)
+        it->message = strdup("");
+    va_end(ap);
+}
+
+static int rule_index(const struct rule *r) { return (int)(r - rules_table); }
+
+static int compare(const void *a, const void *b)
+{
+    const struct finding *x = a, *y = b;
+    if (x->severity != y->severity)
+        return (int)y->severity - (int)x->severity;
+    if (x->rule != y->rule)
+        return rule_index(x->rule) - rule_index(y->rule);
+    return strcmp(x->subject, y->subject);
+}
+
+void findings_sort(struct findings *f)
+{
+    if (f->count > 1)
+        qsort(f->items, (size_t)f->count, sizeof *f->items, compare);
+}
+
+void findings_free(struct findings *f)
+{
+    for (int i = 0; i < f->count; i++) {
+        free(f->items[i].subject);
+        free(f->items[i].message);
+        free(f->items[i].fix);
+        json_decref(f->items[i].evidence);
+    }
+    free(f->items);
+    f->items = NULL;
+    f->count = 0;
+}
+
+int findings_count(const struct findings *f, enum severity severity)
+{
+    int n = 0;
+    for (int i = 0; i < f->count; i++)
+        n += f->items[i].severity == severity;
+    return n;
+}

@@ -1,0 +1,68 @@
+/* Rules: a table of stable IDs (SPEC's catalogue), each with the workloads' severities, a check
+ * and a rationale. A check reads the machine model and adds findings; it never reads files. */
+#ifndef GPUVET_RULES_RULE_H
+#define GPUVET_RULES_RULE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "model/machine.h"
+#include "rules/workload.h"
+
+/* Ordered from best to worst; reports sort worst first. */
+enum severity { SEV_PASS, SEV_INFO, SEV_UNKNOWN, SEV_WARN, SEV_FAIL };
+
+struct audit_ctx;
+
+struct rule {
+    const char *id;        /* public and stable */
+    const char *area;      /* report group: "pcie", "numa", "kernel", "cpu", "virt", ... */
+    const char *title;
+    enum severity severity[WORKLOAD_COUNT]; /* what a failed check weighs, per workload */
+    void (*check)(struct audit_ctx *ctx);
+    const char *rationale; /* printed by `gpuvet explain ID` */
+};
+
+struct finding {
+    const struct rule *rule;
+    enum severity severity;
+    char *subject;         /* "machine", a bus id, a NUMA node, ... */
+    char *message;
+    json_t *evidence;      /* object: the values the verdict rests on */
+    char *fix;             /* a command or action; NULL when nothing to do */
+};
+
+struct findings {
+    struct finding *items;
+    int count;
+};
+
+struct audit_ctx {
+    const struct machine *machine;
+    enum workload workload;
+    const struct thresholds *thresholds;
+    const struct rule *rule; /* the rule being checked */
+    struct findings *out;
+};
+
+/* The table, in report order. */
+extern const struct rule rules_table[];
+extern const int rules_count;
+const struct rule *rule_find(const char *id);
+
+/* Runs every rule on the machine; findings are sorted worst first, then by area. */
+void rules_run(const struct machine *m, enum workload workload, struct findings *out);
+
+/* The current rule's severity for the current workload. */
+enum severity ctx_severity(const struct audit_ctx *ctx);
+/* Adds a finding for ctx->rule. evidence is taken over (may be NULL); fix may be NULL. */
+void finding_add(struct audit_ctx *ctx, enum severity severity, const char *subject, json_t *evidence,
+                 const char *fix, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+void findings_sort(struct findings *f);
+void findings_free(struct findings *f);
+int findings_count(const struct findings *f, enum severity severity);
+
+const char *severity_name(enum severity s);
+
+#endif

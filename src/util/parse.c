@@ -1,0 +1,199 @@
+#include "util/parse.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool parse_link_speed(const char *text, double *gt_s)
+{
+    if (!text)
+        return false;
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (end == text || errno || v <= 0 || v > 1024)
+        return false;
+    while (*end == ' ')
+        end++;
+    if (strncmp(end, "GT/s", 4) != 0)
+        return false;
+    *gt_s = v;
+    return true;
+}
+
+bool parse_link_width(const char *text, int *width)
+{
+    if (!text)
+        return false;
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    while (*end == ' ' || *end == '\n')
+        end++;
+    if (end == text || *end || errno || v <= 0 || v > 64)
+        return false;
+    *width = (int)v;
+    return true;
+}
+
+double pcie_lane_gb_s(double gt_s)
+{
+    if (gt_s <= 0)
+        return 0;
+    if (gt_s <= 5.0)
+        return gt_s * 0.8 / 8.0; /* Gen1/2: 8b/10b */
+    if (gt_s <= 32.0)
+        return gt_s * 128.0 / 130.0 / 8.0; /* Gen3-5: 128b/130b */
+    return gt_s * 242.0 / 256.0 / 8.0; /* Gen6+: FLIT mode */
+}
+
+int pcie_generation(double gt_s)
+{
+    static const double rates[] = {2.5, 5.0, 8.0, 16.0, 32.0, 64.0, 128.0};
+    for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++)
+        if (gt_s > rates[i] * 0.95 && gt_s < rates[i] * 1.05)
+            return (int)i + 1;
+    return 0;
+}
+
+bool parse_cpulist(const char *text, hwloc_bitmap_t set)
+{
+    hwloc_bitmap_zero(set);
+    if (!text)
+        return false;
+    const char *p = text;
+    while (*p == ' ')
+        p++;
+    if (*p == '\0' || *p == '\n')
+        return true;
+    for (;;) {
+        if (!isdigit((unsigned char)*p))
+            return false;
+        char *end;
+        unsigned long a = strtoul(p, &end, 10), b = a;
+        p = end;
+        if (*p == '-') {
+            p++;
+            if (!isdigit((unsigned char)*p))
+                return false;
+            b = strtoul(p, &end, 10);
+            p = end;
+            /* "0-31:2/8" stride syntax is kernel command-line only; sysfs never prints it. */
+        }
+        if (b < a || b > 1u << 20)
+            return false;
+        hwloc_bitmap_set_range(set, (unsigned)a, (int)b);
+        if (*p == ',') {
+            p++;
+            continue;
+        }
+        while (*p == ' ' || *p == '\n')
+            p++;
+        return *p == '\0';
+    }
+}
+
+bool parse_cpumask(const char *text, hwloc_bitmap_t set)
+{
+    hwloc_bitmap_zero(set);
+    if (!text)
+        return false;
+    size_t n = strlen(text);
+    while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == ' '))
+        n--;
+    if (n == 0)
+        return false;
+    unsigned bit = 0;
+    for (size_t i = n; i-- > 0;) {
+        char c = text[i];
+        if (c == ',')
+            continue;
+        int v;
+        if (c >= '0' && c <= '9')
+            v = c - '0';
+        else if (c >= 'a' && c <= 'f')
+            v = c - 'a' + 10;
+        else if (c >= 'A' && c <= 'F')
+            v = c - 'A' + 10;
+        else
+            return false;
+        for (int k = 0; k < 4; k++)
+            if (v & (1 << k))
+                hwloc_bitmap_set(set, bit + (unsigned)k);
+        bit += 4;
+    }
+    return true;
+}
+
+char *format_cpulist(hwloc_const_bitmap_t set)
+{
+    char *s = NULL;
+    if (hwloc_bitmap_list_asprintf(&s, set) < 0)
+        return strdup("");
+    return s;
+}
+
+bool parse_meminfo_bytes(const char *text, const char *key, uint64_t *bytes)
+{
+    if (!text)
+        return false;
+    size_t klen = strlen(key);
+    for (const char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        const char *p = line;
+        if (!strncmp(p, "Node ", 5)) {
+            p += 5;
+            while (isdigit((unsigned char)*p))
+                p++;
+            while (*p == ' ')
+                p++;
+        }
+        if (strncmp(p, key, klen) != 0 || p[klen] != ':')
+            continue;
+        p += klen + 1;
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(p, &end, 10);
+        if (end == p || errno)
+            return false;
+        while (*end == ' ')
+            end++;
+        if (!strncmp(end, "kB", 2))
+            v *= 1024;
+        *bytes = v;
+        return true;
+    }
+    return false;
+}
+
+char *parse_bracketed_choice(const char *text)
+{
+    if (!text)
+        return NULL;
+    const char *a = strchr(text, '[');
+    const char *b = a ? strchr(a, ']') : NULL;
+    if (!a || !b || b == a + 1)
+        return NULL;
+    return strndup(a + 1, (size_t)(b - a - 1));
+}
+
+int parse_int_row(const char *text, int *out, int max)
+{
+    if (!text)
+        return -1;
+    int n = 0;
+    const char *p = text;
+    for (;;) {
+        while (*p == ' ' || *p == '\t' || *p == '\n')
+            p++;
+        if (!*p)
+            return n;
+        char *end;
+        errno = 0;
+        long v = strtol(p, &end, 10);
+        if (end == p || errno || n >= max)
+            return -1;
+        out[n++] = (int)v;
+        p = end;
+    }
+}

@@ -1,0 +1,34 @@
+/* Parsers for the text formats of sysfs and procfs. Each rejects garbage instead of guessing. */
+#ifndef GPUVET_UTIL_PARSE_H
+#define GPUVET_UTIL_PARSE_H
+
+#include <hwloc.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* "8 GT/s", "8.0 GT/s PCIe", "2.5 GT/s" -> 8.0; "Unknown speed" or garbage -> false. */
+bool parse_link_speed(const char *text, double *gt_s);
+/* A link width: "16" -> 16; "0" (no link) and garbage -> false. */
+bool parse_link_width(const char *text, int *width);
+/* PCIe lane payload rate in GB/s per direction, after line encoding (8b/10b, 128b/130b, FLIT). */
+double pcie_lane_gb_s(double gt_s);
+/* PCIe generation number for a transfer rate (2.5 -> 1, 8 -> 3, 64 -> 6); 0 when unknown. */
+int pcie_generation(double gt_s);
+
+/* A Linux cpulist ("0-7,16-23", "", "3") into set; false on garbage. */
+bool parse_cpulist(const char *text, hwloc_bitmap_t set);
+/* A Linux cpumask ("ff,00000000ffffffff") into set; false on garbage. */
+bool parse_cpumask(const char *text, hwloc_bitmap_t set);
+/* Formats a set as a cpulist into a malloc'd string. */
+char *format_cpulist(hwloc_const_bitmap_t set);
+
+/* Finds "Key: value kB" in /proc/meminfo or "Node N Key: value kB" in node meminfo text. */
+bool parse_meminfo_bytes(const char *text, const char *key, uint64_t *bytes);
+
+/* "always [madvise] never" -> "madvise" (malloc'd); NULL when no bracketed choice. */
+char *parse_bracketed_choice(const char *text);
+
+/* A row of a NUMA distance file ("10 21 31") into out[]; returns count, -1 on garbage. */
+int parse_int_row(const char *text, int *out, int max);
+
+#endif

@@ -1,0 +1,137 @@
+#include "testutil.h"
+
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char *slurp_fd(int fd)
+{
+    size_t cap = 65536, len = 0;
+    char *buf = malloc(cap);
+    ssize_t n;
+    while ((n = read(fd, buf + len, cap - len - 1)) > 0) {
+        len += (size_t)n;
+        if (len + 1 == cap)
+            buf = realloc(buf, cap *= 2);
+    }
+    buf[len] = '\0';
+    return buf;
+}
+
+struct run_result run_gpuvet(const char *arg, ...)
+{
+    const char *argv[64] = {GPUVET_BIN};
+    int argc = 1;
+    va_list ap;
+    va_start(ap, arg);
+    for (const char *a = arg; a && argc < 63; a = va_arg(ap, const char *))
+        argv[argc++] = a;
+    va_end(ap);
+    argv[argc] = NULL;
+
+    char out_path[] = "/tmp/gpuvet-test-outXXXXXX", err_path[] = "/tmp/gpuvet-test-errXXXXXX";
+    int out = mkstemp(out_path), err = mkstemp(err_path);
+    cr_assert(out >= 0 && err >= 0);
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        dup2(out, 1);
+        dup2(err, 2);
+        int devnull = open("/dev/null", O_RDONLY);
+        dup2(devnull, 0);
+        execv(GPUVET_BIN, (char *const *)argv);
+        _exit(127);
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    struct run_result r = {WIFEXITED(status) ? WEXITSTATUS(status) : -1, NULL, NULL};
+    lseek(out, 0, SEEK_SET);
+    lseek(err, 0, SEEK_SET);
+    r.out = slurp_fd(out);
+    r.err = slurp_fd(err);
+    close(out);
+    close(err);
+    unlink(out_path);
+    unlink(err_path);
+    return r;
+}
+
+void run_result_free(struct run_result *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+json_t *run_json(const struct run_result *r)
+{
+    json_error_t error;
+    json_t *doc = json_loads(r->out, 0, &error);
+    cr_assert_not_null(doc, "output is not JSON (%s, line %d); stderr: %s", error.text, error.line, r->err);
+    return doc;
+}
+
+const char *fixture(const char *rel)
+{
+    static char path[4096];
+    snprintf(path, sizeof path, "%s/%s", GPUVET_FIXTURES, rel);
+    return path;
+}
+
+char *fixture_copy(const char *rel)
+{
+    char tmpl[] = "/tmp/gpuvet-tree-XXXXXX";
+    cr_assert_not_null(mkdtemp(tmpl));
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "cp -a '%s/.' '%s/'", fixture(rel), tmpl);
+    cr_assert_eq(system(cmd), 0, "cannot copy %s", rel);
+    return strdup(tmpl);
+}
+
+void tree_remove(const char *path)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", path);
+    cr_assert_eq(system(cmd), 0);
+}
+
+void tree_write(const char *root, const char *rel, const char *text)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    unlink(path); /* the fixture's files are read-only copies */
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f, "cannot write %s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+json_t *findings_of(json_t *doc, const char *id, const char *subject)
+{
+    json_t *out = json_array(), *f;
+    size_t i;
+    json_array_foreach(json_object_get(doc, "findings"), i, f)
+    {
+        if (strcmp(json_string_value(json_object_get(f, "id")), id) != 0)
+            continue;
+        if (subject && strcmp(json_string_value(json_object_get(f, "subject")), subject) != 0)
+            continue;
+        json_array_append(out, f);
+    }
+    return out;
+}
+
+int count_findings(json_t *doc, const char *id, const char *severity)
+{
+    json_t *all = findings_of(doc, id, NULL), *f;
+    size_t i;
+    int n = 0;
+    json_array_foreach(all, i, f)
+        n += !strcmp(json_string_value(json_object_get(f, "severity")), severity);
+    json_decref(all);
+    return n;
+}

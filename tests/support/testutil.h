@@ -1,0 +1,34 @@
+/* Helpers for tests that run the built gpuvet binary as a user would. */
+#ifndef GPUVET_TESTUTIL_H
+#define GPUVET_TESTUTIL_H
+
+#include <jansson.h>
+
+struct run_result {
+    int status;   /* exit status, or -1 when it did not exit normally */
+    char *out;    /* stdout */
+    char *err;    /* stderr */
+};
+
+/* Runs GPUVET_BIN with the arguments (NULL-terminated) and collects its output. */
+struct run_result run_gpuvet(const char *arg, ...);
+void run_result_free(struct run_result *r);
+
+/* Parses r->out as JSON; fails the test when it is not. */
+json_t *run_json(const struct run_result *r);
+
+/* Path of an unpacked fixture tree, e.g. fixture("sysroot/32intel64-2p8co2t+8ve"). Static buffer. */
+const char *fixture(const char *rel);
+
+/* Copies a fixture tree to a fresh temporary folder (for mutations); returns its malloc'd path. */
+char *fixture_copy(const char *rel);
+void tree_remove(const char *path);
+/* Writes text to path (relative to root), replacing the file. */
+void tree_write(const char *root, const char *rel, const char *text);
+
+/* Findings of id (and subject, when not NULL) in an audit JSON document, as a new array. */
+json_t *findings_of(json_t *doc, const char *id, const char *subject);
+/* Count of findings of id with that severity. */
+int count_findings(json_t *doc, const char *id, const char *severity);
+
+#endif
