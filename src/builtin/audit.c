@@ -84,7 +84,7 @@ int cmd_audit(int argc, char **argv)
     fsroot_set(sysroot);
     struct machine m;
     machine_init(&m);
-    if (probe_machine(&m) != 0) {
+    if (probe_machine(&m, true) != 0) {
         for (int i = 0; i < m.nproblems; i++)
             fprintf(stderr, "gpuvet audit: %s: %s\n", m.problems[i].path, m.problems[i].message);
         machine_free(&m);

@@ -66,7 +66,7 @@ int cmd_snapshot(int argc, char **argv)
     struct machine m;
     machine_init(&m);
     int status = 0;
-    if (probe_machine(&m) != 0) {
+    if (probe_machine(&m, true) != 0) {
         fprintf(stderr, "gpuvet snapshot: %s: nothing to record\n", fsroot_get());
         status = EXIT_CANNOT_RUN;
     } else {

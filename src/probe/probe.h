@@ -5,9 +5,10 @@
 
 #include "model/machine.h"
 
-/* Runs every probe of the foundation in dependency order. Returns 0, or -1 when the machine
- * cannot be read at all (the reason is in m->problems). */
-int probe_machine(struct machine *m);
+/* Runs every probe of the system (live or --sysroot) in dependency order. With read_system false
+ * (an audit of evidence files alone) it reads nothing and marks the source "evidence".
+ * Returns 0, or -1 when the machine cannot be read at all (the reason is in m->problems). */
+int probe_machine(struct machine *m, bool read_system);
 
 /* hwloc: packages, cores, threads, usable CPUs, CPU model and frequencies. */
 void probe_topology(struct machine *m);

@@ -110,10 +110,19 @@ json_t *machine_to_json(const struct machine *m)
     for (int i = 0; i < m->nproblems; i++)
         json_array_append_new(problems, json_pack("{s:s, s:s}", "path", m->problems[i].path, "message",
                                                   m->problems[i].message ? m->problems[i].message : ""));
-    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "source", str_or_null(m->source),
-                     "hostname", str_or_null(m->hostname), "cpu", cpu_json(&m->cpu), "numa_nodes", numa_json(m),
-                     "accelerators", accel, "nics", nics, "nvme", nvme, "kernel", kernel_json(&m->kernel),
-                     "virtualization", virt_json(&m->virt), "problems", problems);
+    /* One key per line: each part of the model adds its own. */
+    json_t *o = json_object();
+    json_object_set_new(o, "source", str_or_null(m->source));
+    json_object_set_new(o, "hostname", str_or_null(m->hostname));
+    json_object_set_new(o, "cpu", cpu_json(&m->cpu));
+    json_object_set_new(o, "numa_nodes", numa_json(m));
+    json_object_set_new(o, "accelerators", accel);
+    json_object_set_new(o, "nics", nics);
+    json_object_set_new(o, "nvme", nvme);
+    json_object_set_new(o, "kernel", kernel_json(&m->kernel));
+    json_object_set_new(o, "virtualization", virt_json(&m->virt));
+    json_object_set_new(o, "problems", problems);
+    return o;
 }
 
 json_t *findings_to_json(const struct findings *f)
