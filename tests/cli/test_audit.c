@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -349,4 +351,26 @@ Test(snapshot, live_machine_replays_to_the_same_audit)
     cr_assert_eq(r.status, 2, "an existing folder is refused");
     run_result_free(&r);
     tree_remove(dir);
+}
+
+/* Everything works as non-root: run the live audit as nobody when the tests run as root. */
+Test(audit_live, works_without_root)
+{
+    if (geteuid() != 0 || system("command -v setpriv >/dev/null") != 0)
+        cr_skip_test("needs root to drop to nobody (and util-linux's setpriv)");
+    char out[] = "/tmp/gpuvet-nonroot-XXXXXX";
+    int fd = mkstemp(out);
+    cr_assert(fd >= 0);
+    close(fd);
+    chmod(out, 0666);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "setpriv --reuid=65534 --regid=65534 --clear-groups %s audit --json > %s", GPUVET_BIN, out);
+    int status = system(cmd);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) <= 1, "status %d", status);
+    json_error_t error;
+    json_t *doc = json_load_file(out, 0, &error);
+    cr_assert_not_null(doc, "%s", error.text);
+    cr_assert(json_array_size(json_object_get(doc, "findings")) > 0);
+    json_decref(doc);
+    unlink(out);
 }
