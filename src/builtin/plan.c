@@ -674,11 +674,13 @@ static void print_text(json_t *plan)
             if (json_is_string(nv))
                 snprintf(need, sizeof need, "%s", json_string_value(nv));
             else if (json_is_number(nv))
-                snprintf(need, sizeof need, "%.4g", json_number_value(nv));
+                snprintf(need, sizeof need, json_number_value(nv) >= 1e8 ? "%.1f GB" : "%.4g",
+                         json_number_value(nv) >= 1e8 ? json_number_value(nv) / 1e9 : json_number_value(nv));
             if (json_is_string(hv))
                 snprintf(have, sizeof have, "%s", json_string_value(hv));
             else if (json_is_number(hv))
-                snprintf(have, sizeof have, "%.4g", json_number_value(hv));
+                snprintf(have, sizeof have, json_number_value(hv) >= 1e8 ? "%.1f GB" : "%.4g",
+                         json_number_value(hv) >= 1e8 ? json_number_value(hv) / 1e9 : json_number_value(hv));
             printf("  %-7s %-24s need %-14s have %-28s %s\n", json_string_value(json_object_get(v, "status")),
                    json_string_value(json_object_get(v, "what")), *need ? need : "-", *have ? have : "-",
                    json_string_value(json_object_get(v, "why")));

@@ -88,15 +88,22 @@ static void check_links(json_t *out, json_t *machine, const struct gpu_spec *gpu
         long max_w = (long)json_integer_value(json_object_get(link, "max_width"));
         long cur_gen = (long)json_integer_value(json_object_get(link, "current_gen"));
         long max_gen = (long)json_integer_value(json_object_get(link, "max_gen"));
+        /* path[0] is the port the device hangs off: its maximum is the slot's. */
+        json_t *port_link = json_object_get(json_array_get(json_object_get(a, "path"), 0), "link");
+        long slot_gen = (long)json_integer_value(json_object_get(port_link, "max_gen"));
         snprintf(need, sizeof need, "x%ld", max_w);
         snprintf(have, sizeof have, "Gen%ld x%ld (max Gen%ld x%ld)", cur_gen, cur_w, max_gen, max_w);
         if (cur_w < max_w) {
             (*shortfalls)++;
             add(out, what, json_string(need), json_string(have), "short",
                 "negotiated narrower than the device supports: host-GPU bandwidth is cut");
+        } else if (gpu && gpu->pcie_gen > 0 && slot_gen > 0 && slot_gen < gpu->pcie_gen) {
+            snprintf(why, sizeof why, "the planned %s is a PCIe Gen%g part; the port above this one tops out at Gen%ld",
+                     gpu->id, gpu->pcie_gen, slot_gen);
+            add(out, what, json_string(need), json_string(have), "note", why);
         } else if (gpu && gpu->pcie_gen > 0 && max_gen > 0 && max_gen < gpu->pcie_gen) {
-            snprintf(why, sizeof why, "the planned %s is a PCIe Gen%g part; this slot tops out at Gen%ld", gpu->id,
-                     gpu->pcie_gen, max_gen);
+            snprintf(why, sizeof why, "the device here is a PCIe Gen%ld part; the planned %s is Gen%g", max_gen,
+                     gpu->id, gpu->pcie_gen);
             add(out, what, json_string(need), json_string(have), "note", why);
         } else if (cur_gen < max_gen) {
             add(out, what, json_string(need), json_string(have), "note",
@@ -134,7 +141,7 @@ json_t *plan_check(json_t *machine, json_t *requirements, const struct gpu_spec 
     }
     if (known)
         ram = json_integer((json_int_t)host_bytes);
-    check_count(out, "host RAM (bytes)", requirement(requirements, "host_ram_bytes_per_node"), ram,
+    check_count(out, "host RAM", requirement(requirements, "host_ram_bytes_per_node"), ram,
                 "the audit has no memory size for every NUMA node", "memory of the NUMA nodes that hold CPUs",
                 shortfalls);
     json_decref(ram);
