@@ -11,9 +11,10 @@
 #include "sizing/csv.h"
 #include "sizing/gputable.h"
 #include "sizing/units.h"
+#include "sizing/utilisation.h"
 
 static const char usage[] =
-    "usage: gpuvet cost OFFERS.csv|OFFERS.json [--precision P] [--util U]\n"
+    "usage: gpuvet cost OFFERS.csv|OFFERS.json [--precision P] [--util U | --util-from DMON.log]\n"
     "                   [--job-flops F | --params P --tokens T] [--json]\n"
     "\n"
     "Ranks GPU offers by effective price: price per hour / (GPUs x dense TFLOPS x utilisation).\n"
@@ -24,6 +25,7 @@ static const char usage[] =
     "\n"
     "  --precision P   bf16 (default), fp16, tf32, fp32, fp64, fp8, int8\n"
     "  --util U        utilisation for offers without a util field (0.68 or 68%); default 1 = peak\n"
+    "  --util-from LOG the mean SM utilisation of an `nvidia-smi dmon -s u` log, used as --util\n"
     "  --job-flops F   a job's FLOPs (1e21, 3.2e22): hours and cost per offer\n"
     "  --params P --tokens T   the job is LLM training: 6 x P x T FLOPs (7B, 2T)\n"
     "  --json          write the gpuvet.cost/1 JSON document\n"
@@ -225,7 +227,7 @@ static void evaluate(struct offer *it, enum precision prec, double cli_util, dou
 {
     const struct gpu_spec *g = it->gpu;
     it->applied_util = it->util > 0 ? it->util : cli_util > 0 ? cli_util : 1.0;
-    it->util_source = it->util > 0 ? "offer" : cli_util > 0 ? "--util" : "none given: peak (1.0)";
+    it->util_source = it->util > 0 ? "offer" : cli_util > 0 ? "--util or --util-from" : "none given: peak (1.0)";
     double dense = g->dense[prec], sparse = g->sparse[prec];
     it->per_gpu_memory_gb_hour = it->price_per_hour / (it->count * g->memory_gb);
     if (dense > 0) {
@@ -252,7 +254,7 @@ static void evaluate(struct offer *it, enum precision prec, double cli_util, dou
                                                       sparse > 0 ? " (and a sparse figure)" : "", precision_name(prec)));
     if (it->util <= 0 && cli_util <= 0)
         json_array_append_new(it->flags, json_string("no utilisation given: priced at peak; measure it "
-                                                     "(nvidia-smi dmon -s u) and pass --util or a util field"));
+                                                     "(nvidia-smi dmon -s u) and pass --util-from, --util or a util field"));
 }
 
 static int by_currency_then_price(const void *a, const void *b)
@@ -332,15 +334,17 @@ int cmd_cost(int argc, char **argv)
     static const struct option options[] = {
         {"precision", required_argument, NULL, 'p'}, {"util", required_argument, NULL, 'u'},
         {"job-flops", required_argument, NULL, 'f'}, {"params", required_argument, NULL, 'P'},
-        {"tokens", required_argument, NULL, 'T'},    {"json", no_argument, NULL, 'j'},
+        {"tokens", required_argument, NULL, 'T'},    {"util-from", required_argument, NULL, 'U'},
+        {"json", no_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
     };
     enum precision prec = PREC_BF16;
     double util = 0, job_flops = 0, params = 0, tokens = 0;
+    const char *util_from = NULL;
     bool json = false;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "p:u:f:P:T:jh", options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "p:u:f:P:T:U:jh", options, NULL)) != -1) {
         bool ok = true;
         switch (c) {
         case 'p': ok = precision_parse(optarg, &prec); break;
@@ -348,6 +352,7 @@ int cmd_cost(int argc, char **argv)
         case 'f': ok = parse_quantity(optarg, &job_flops); break;
         case 'P': ok = parse_quantity(optarg, &params); break;
         case 'T': ok = parse_quantity(optarg, &tokens); break;
+        case 'U': util_from = optarg; break;
         case 'j': json = true; break;
         case 'h': fputs(usage, stdout); return 0;
         default: fputs(usage, stderr); return EXIT_CANNOT_RUN;
@@ -365,12 +370,25 @@ int cmd_cost(int argc, char **argv)
         fprintf(stderr, "gpuvet cost: give --job-flops, or --params with --tokens\n");
         return EXIT_CANNOT_RUN;
     }
+    if (util_from && util > 0) {
+        fprintf(stderr, "gpuvet cost: give --util or --util-from, not both\n");
+        return EXIT_CANNOT_RUN;
+    }
+    char err[2048];
+    int samples = 0;
+    if (util_from && dmon_mean_sm_utilisation(util_from, &util, &samples, err, sizeof err) != 0) {
+        fprintf(stderr, "gpuvet cost: %s\n", err);
+        return EXIT_CANNOT_RUN;
+    }
+    if (util_from && util <= 0) {
+        fprintf(stderr, "gpuvet cost: %s: mean SM utilisation is 0: record it while the job runs\n", util_from);
+        return EXIT_CANNOT_RUN;
+    }
     if (params > 0)
         job_flops = 6 * params * tokens; /* training: forward 2PT + backward 4PT (Kaplan et al.) */
     const char *path = argv[optind];
     struct gpu_table table;
     struct offers offers = {0};
-    char err[2048];
     int status = 0;
     if (gpu_table_load_default(&table, err, sizeof err) != 0) {
         status = EXIT_CANNOT_RUN;
@@ -396,13 +414,18 @@ int cmd_cost(int argc, char **argv)
             json_t *job = job_flops > 0 ? json_pack("{s:f, s:o, s:o}", "flops", job_flops, "params",
                                                     positive_or_null(params), "tokens", positive_or_null(tokens))
                                         : json_null();
-            json_t *doc = json_pack("{s:s, s:{s:s, s:s, s:o, s:o, s:o}}", "schema", "gpuvet.cost/1", "cost",
+            json_t *measured = util_from ? json_pack("{s:s, s:f, s:i}", "file", util_from, "mean_sm", util,
+                                                     "samples", samples)
+                                         : json_null();
+            json_t *doc = json_pack("{s:s, s:{s:s, s:s, s:o, s:o, s:o, s:o}}", "schema", "gpuvet.cost/1", "cost",
                                     "precision", precision_name(prec), "offers_file", path, "currencies", currencies,
-                                    "job", job, "offers", list);
+                                    "utilisation_measured", measured, "job", job, "offers", list);
             json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
             fputc('\n', stdout);
             json_decref(doc);
         } else {
+            if (util_from)
+                printf("Utilisation from %s: mean SM %.1f%% over %d samples\n\n", util_from, util * 100, samples);
             print_text(&offers, prec, job_flops);
         }
     }

@@ -74,20 +74,20 @@ static const char *dense_sparse(const struct gpu_spec *g, enum precision p, char
 
 static void print_row(const struct gpu_spec *g)
 {
-    char f16[32], tf32[32], fp8[32], pcie[16];
+    char f16[32], tf32[32], fp8[32], fp64[16], pcie[16];
     if (g->pcie_gen > 0)
         snprintf(pcie, sizeof pcie, "Gen%gx%g", g->pcie_gen, g->pcie_lanes);
     else
         snprintf(pcie, sizeof pcie, "-");
-    printf("%-18s %5.0f %6.0f %-15s %-13s %-11s %6g %-8s %-30s %5.0f\n", g->id, g->memory_gb, g->mem_bw_gbs,
-           dense_sparse(g, PREC_BF16, f16, sizeof f16)[0] != '-' ? f16 : dense_sparse(g, PREC_FP16, f16, sizeof f16),
-           dense_sparse(g, PREC_TF32, tf32, sizeof tf32), dense_sparse(g, PREC_FP8, fp8, sizeof fp8),
-           g->dense[PREC_FP64], pcie, g->scaleup_link, g->tdp_w);
+    printf("%-18s %5.0f %6.0f %-15s %-13s %-11s %6s %-8s %-30s %5.0f\n", g->id, g->memory_gb, g->mem_bw_gbs,
+           dense_sparse(g, PREC_FP16, f16, sizeof f16), dense_sparse(g, PREC_TF32, tf32, sizeof tf32),
+           dense_sparse(g, PREC_FP8, fp8, sizeof fp8), dense_sparse(g, PREC_FP64, fp64, sizeof fp64), pcie,
+           g->scaleup_link, g->tdp_w);
 }
 
 static void print_header(void)
 {
-    printf("%-18s %5s %6s %-15s %-13s %-11s %6s %-8s %-30s %5s\n", "ID", "MEM", "BW", "BF16/FP16", "TF32", "FP8",
+    printf("%-18s %5s %6s %-15s %-13s %-11s %6s %-8s %-30s %5s\n", "ID", "MEM", "BW", "FP16", "TF32", "FP8",
            "FP64", "PCIE", "SCALE-UP", "TDP");
     printf("%-18s %5s %6s %-15s %-13s %-11s %6s %-8s %-30s %5s\n", "", "GB", "GB/s", "dense/sparse", "dense/sparse",
            "dense/sp.", "TFLOPS", "", "", "W");

@@ -123,3 +123,44 @@ Test(cost, malformed_offers_name_file_and_line)
     cr_expect_eq(r.status, 2, "a JSON document that is not a list of offers");
     run_result_free(&r);
 }
+
+/* --util-from: the mean SM utilisation of an `nvidia-smi dmon -s u` log (the measurement seed 000
+ * §4.3 prescribes) replaces --util for offers without their own util. */
+Test(cost, utilisation_from_dmon_log)
+{
+    FILE *f = fopen(PLAN_FIXTURE("dmon-sm.log"), "r");
+    cr_assert_not_null(f);
+    char line[256];
+    double sum = 0;
+    int n = 0;
+    while (fgets(line, sizeof line, f)) {
+        int gpu, sm;
+        if (line[0] != '#' && sscanf(line, "%d %d", &gpu, &sm) == 2) {
+            sum += sm;
+            n++;
+        }
+    }
+    fclose(f);
+    struct run_result r = run_gpuvet("cost", PLAN_FIXTURE("offers-no-util.csv"), "--util-from",
+                                     PLAN_FIXTURE("dmon-sm.log"), "--json", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *doc = run_json(&r), *measured = json_object_get(json_object_get(doc, "cost"), "utilisation_measured");
+    double mean = sum / n / 100;
+    cr_expect_eq(json_integer_value(json_object_get(measured, "samples")), n);
+    cr_expect_float_eq(json_number_value(json_object_get(measured, "mean_sm")), mean, 1e-12);
+    json_t *h100 = offer_named(offers_of(doc), "8x H100");
+    cr_expect_float_eq(json_number_value(json_object_get(h100, "utilisation")), mean, 1e-12);
+    cr_expect_float_eq(json_number_value(json_object_get(h100, "usd_per_dense_tflops_hour")),
+                       24.0 / (8 * dense_tflops("h100-sxm5-80gb", "bf16") * mean), 1e-12);
+    json_decref(doc);
+    run_result_free(&r);
+
+    r = run_gpuvet("cost", PLAN_FIXTURE("offers-seed.csv"), "--util-from", PLAN_FIXTURE("dmon-bad.log"), NULL);
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "dmon-bad.log:4: sm 'busy' is not a percentage"), "%s", r.err);
+    run_result_free(&r);
+    r = run_gpuvet("cost", PLAN_FIXTURE("offers-seed.csv"), "--util-from", PLAN_FIXTURE("offers-seed.csv"), NULL);
+    cr_expect_eq(r.status, 2, "a file that is not a dmon log");
+    cr_expect(strstr(r.err, "offers-seed.csv:1:"), "%s", r.err);
+    run_result_free(&r);
+}
