@@ -1,5 +1,4 @@
 #include <getopt.h>
-#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -309,14 +308,14 @@ static void plan_network(struct plan *p, bool llm_train)
                 "RoCE) at >= %.0f Gb/s per node; below %.0f Gb/s it stalls (NET_MULTINODE)",
                 NET_MULTINODE_LLM_TRAIN_RDMA_GBIT_S, NET_MULTINODE_MIN_GBIT_S);
         json_object_set_new(p->requirements, "rdma",
-                            json_pack("{s:b, s:s}", "value", 1, "why", "GPUDirect RDMA keeps NCCL off the CPU path"));
+                            json_pack("{s:b, s:s}", "value", 1, "why", "GPUDirect RDMA lets the NIC read and write GPU memory, without a copy through host memory"));
     } else {
         require(p, "network_gbit_s", json_real(NET_MULTINODE_MIN_GBIT_S),
                 "multi-node job: at least %.0f Gb/s between nodes (NET_MULTINODE)", NET_MULTINODE_MIN_GBIT_S);
     }
 }
 
-static void plan_train(struct plan *p)
+static int plan_train(struct plan *p)
 {
     struct zero_config *cfg = &p->opt.zero;
     const struct llm_shape *m = &p->model;
@@ -324,11 +323,8 @@ static void plan_train(struct plan *p)
     char label[64], label2[64];
     struct train_fit f = train_fit(p, cfg, p->opt.recompute);
     step(p, "model", "%s: %.3g B parameters (%s)", m->id, m->params / 1e9, m->source);
-    if (!f.valid) {
-        step(p, "model states", "%s: %s", zero_label(cfg, label, sizeof label), f.why_invalid);
-        json_object_set_new(p->doc, "zero", json_null());
-        return;
-    }
+    if (!f.valid)
+        return fail("%s: %s", zero_label(cfg, label, sizeof label), f.why_invalid);
     json_object_set_new(p->doc, "zero", zero_json(cfg, &f));
     step(p, "model states", "%s on %d GPU(s) x %d node(s): %.1f GB per GPU (%s)",
          zero_label(cfg, label, sizeof label), n, p->opt.nodes, gb(f.states.gpu_bytes_per_gpu), f.states.method);
@@ -446,20 +442,19 @@ static void plan_train(struct plan *p)
         correction(p, "ZeRO-2 keeps every fp16 parameter on every GPU (%.0f GB here): the seed's 70B-on-ZeRO-2 plan "
                       "cannot fit; ZeRO-3 partitions them.",
                    gb(2.0 * m->params));
+    return 0;
 }
 
 /* ---- llm-infer ---------------------------------------------------------------------------- */
 
-static void plan_infer(struct plan *p)
+static int plan_infer(struct plan *p)
 {
     const struct llm_shape *m = &p->model;
     int n = p->gpus_per_node;
     step(p, "model", "%s: %.3g B parameters (%s)", m->id, m->params / 1e9, m->source);
-    if (!m->has_shape) {
-        json_object_set_new(p->doc, "kv_cache", json_null());
-        step(p, "kv cache", "unknown: --params gives no layers or KV heads; use --model or --model-config");
-        return;
-    }
+    if (!m->has_shape)
+        return fail("llm-infer needs the layers and KV heads for the KV cache: --model or --model-config, not "
+                    "--params");
     double weights = (double)m->params * p->opt.weight_bytes;
     int64_t per_token = kv_bytes_per_token(m, p->opt.kv_bytes);
     int tokens_per_seq = m->sliding_window && p->opt.context > m->sliding_window ? m->sliding_window : p->opt.context;
@@ -516,6 +511,7 @@ static void plan_infer(struct plan *p)
                gb(seed_rule * p->opt.batch * tokens_per_seq));
     correction(p, "Seed 000 §3.3 asks for single-core turbo >= 4.5 GHz: no datacenter CPU has it; measure "
                   "scheduling jitter instead (gpuvet bench jitter).");
+    return 0;
 }
 
 /* ---- cv-train ----------------------------------------------------------------------------- */
@@ -810,9 +806,9 @@ int cmd_plan(int argc, char **argv)
     if (p.opt.workload != WL_CV_TRAIN)
         json_object_set_new(p.doc, "model", model_json(&p.model));
     if (p.opt.workload == WL_LLM_TRAIN)
-        plan_train(&p);
+        rc = plan_train(&p);
     else if (p.opt.workload == WL_LLM_INFER)
-        plan_infer(&p);
+        rc = plan_infer(&p);
     else
         rc = plan_cv(&p);
     json_object_set_new(p.doc, "steps", p.steps);

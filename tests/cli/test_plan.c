@@ -337,8 +337,13 @@ Test(plan, bad_input_is_named)
 
     r = run_gpuvet("plan", "--workload", "llm-train", "--model", "llama-2-7b", "--gpus", "h100-sxm5-80gb", "--zero",
                    "1", "--offload", "nvme", NULL);
-    cr_expect_eq(r.status, 0, "the plan says why instead of failing: %s", r.err);
-    cr_expect(strstr(r.out, "stage 3"), "%s", r.out);
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "only with ZeRO stage 3"), "%s", r.err);
+    run_result_free(&r);
+
+    r = run_gpuvet("plan", "--workload", "llm-infer", "--params", "7B", "--gpus", "h100-sxm5-80gb", NULL);
+    cr_expect_eq(r.status, 2, "no KV cache without a shape");
+    cr_expect(strstr(r.err, "--model-config"), "%s", r.err);
     run_result_free(&r);
 
     r = run_gpuvet("plan", "--workload", "render", "--gpus", "h100-sxm5-80gb", NULL);
