@@ -38,16 +38,16 @@ static const char usage[] =
 #define QUOTE_TOLERANCE 0.02
 
 struct offer {
-    char where[512];       /* FILE:LINE (CSV) or FILE: offers[i] (JSON), for messages */
+    char where[512]; /* FILE:LINE (CSV) or FILE: offers[i] (JSON), for messages */
     char *name, *gpu_query, *currency;
     const struct gpu_spec *gpu;
     char gpu_note[512];
     int count;
     double price_per_hour;
     bool monthly;
-    double util;           /* 0 = not given in the offer */
-    double quoted_tflops;  /* 0 = not given */
-    double cpu, ram_gb;    /* 0 = not given */
+    double util;          /* 0 = not given in the offer */
+    double quoted_tflops; /* 0 = not given */
+    double cpu, ram_gb;   /* 0 = not given */
     /* results */
     double applied_util;
     const char *util_source;
@@ -186,14 +186,15 @@ static int load_json_offers(const char *path, const struct gpu_table *table, str
         return -1;
     }
     json_t *list = json_is_array(doc) ? doc : json_object_get(doc, "offers");
-    int rc = 0;
     if (!json_is_array(list) || json_array_size(list) == 0) {
         snprintf(err, errlen, "%s: expected a non-empty array of offers, or {\"offers\": [...]}", path);
-        rc = -1;
+        json_decref(doc);
+        return -1;
     }
+    int rc = 0;
     size_t i;
     json_t *o;
-    json_array_foreach(rc == 0 ? list : NULL, i, o) {
+    json_array_foreach (list, i, o) {
         struct offer *it = offer_add(out);
         snprintf(it->where, sizeof it->where, "%s: offers[%zu]", path, i);
         if (!json_is_object(o)) {
@@ -246,15 +247,18 @@ static void evaluate(struct offer *it, enum precision prec, double cli_util, dou
         json_array_append_new(it->flags, json_string(it->gpu_note));
     double q = it->quoted_tflops;
     if (q > 0 && (near(q, sparse) || near(q, sparse * it->count)) && !near(q, dense) && !near(q, dense * it->count))
-        json_array_append_new(it->flags, json_sprintf("quotes %g TFLOPS: the %s 2:4-sparsity figure; dense is %g per GPU "
-                                                      "and is what training gets",
-                                                      q, precision_name(prec), dense));
+        json_array_append_new(it->flags,
+                              json_sprintf("quotes %g TFLOPS: the %s 2:4-sparsity figure; dense is %g per GPU "
+                                           "and is what training gets",
+                                           q, precision_name(prec), dense));
     else if (q > 0 && !near(q, dense) && !near(q, dense * it->count))
-        json_array_append_new(it->flags, json_sprintf("quotes %g TFLOPS; the table has %g dense%s per GPU at %s", q, dense,
-                                                      sparse > 0 ? " (and a sparse figure)" : "", precision_name(prec)));
+        json_array_append_new(it->flags,
+                              json_sprintf("quotes %g TFLOPS; the table has %g dense%s per GPU at %s", q, dense,
+                                           sparse > 0 ? " (and a sparse figure)" : "", precision_name(prec)));
     if (it->util <= 0 && cli_util <= 0)
-        json_array_append_new(it->flags, json_string("no utilisation given: priced at peak; measure it "
-                                                     "(nvidia-smi dmon -s u) and pass --util-from, --util or a util field"));
+        json_array_append_new(it->flags,
+                              json_string("no utilisation given: priced at peak; measure it "
+                                          "(nvidia-smi dmon -s u) and pass --util-from, --util or a util field"));
 }
 
 static int by_currency_then_price(const void *a, const void *b)
@@ -265,7 +269,8 @@ static int by_currency_then_price(const void *a, const void *b)
         return c;
     if ((x->per_dense_tflops_hour > 0) != (y->per_dense_tflops_hour > 0))
         return x->per_dense_tflops_hour > 0 ? -1 : 1;
-    return (x->per_dense_tflops_hour > y->per_dense_tflops_hour) - (x->per_dense_tflops_hour < y->per_dense_tflops_hour);
+    return (x->per_dense_tflops_hour > y->per_dense_tflops_hour) -
+           (x->per_dense_tflops_hour < y->per_dense_tflops_hour);
 }
 
 static json_t *positive_or_null(double v) { return v > 0 ? json_real(v) : json_null(); }
@@ -319,7 +324,8 @@ static void print_text(const struct offers *offers, enum precision prec, double 
         putchar('\n');
         size_t k;
         json_t *flag;
-        json_array_foreach(it->flags, k, flag) printf("      ! %s\n", json_string_value(flag));
+        json_array_foreach (it->flags, k, flag)
+            printf("      ! %s\n", json_string_value(flag));
     }
     if (job_flops > 0)
         printf("\nJob: %.3g FLOPs; hours = FLOPs / (GPUs x dense TFLOPS x 1e12 x utilisation x 3600).\n", job_flops);
@@ -332,11 +338,15 @@ static void print_text(const struct offers *offers, enum precision prec, double 
 int cmd_cost(int argc, char **argv)
 {
     static const struct option options[] = {
-        {"precision", required_argument, NULL, 'p'}, {"util", required_argument, NULL, 'u'},
-        {"job-flops", required_argument, NULL, 'f'}, {"params", required_argument, NULL, 'P'},
-        {"tokens", required_argument, NULL, 'T'},    {"util-from", required_argument, NULL, 'U'},
+        {"precision", required_argument, NULL, 'p'},
+        {"util", required_argument, NULL, 'u'},
+        {"job-flops", required_argument, NULL, 'f'},
+        {"params", required_argument, NULL, 'P'},
+        {"tokens", required_argument, NULL, 'T'},
+        {"util-from", required_argument, NULL, 'U'},
         {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     enum precision prec = PREC_BF16;
     double util = 0, job_flops = 0, params = 0, tokens = 0;
@@ -347,15 +357,33 @@ int cmd_cost(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "p:u:f:P:T:U:jh", options, NULL)) != -1) {
         bool ok = true;
         switch (c) {
-        case 'p': ok = precision_parse(optarg, &prec); break;
-        case 'u': ok = parse_fraction(optarg, &util); break;
-        case 'f': ok = parse_quantity(optarg, &job_flops); break;
-        case 'P': ok = parse_quantity(optarg, &params); break;
-        case 'T': ok = parse_quantity(optarg, &tokens); break;
-        case 'U': util_from = optarg; break;
-        case 'j': json = true; break;
-        case 'h': fputs(usage, stdout); return 0;
-        default: fputs(usage, stderr); return EXIT_CANNOT_RUN;
+        case 'p':
+            ok = precision_parse(optarg, &prec);
+            break;
+        case 'u':
+            ok = parse_fraction(optarg, &util);
+            break;
+        case 'f':
+            ok = parse_quantity(optarg, &job_flops);
+            break;
+        case 'P':
+            ok = parse_quantity(optarg, &params);
+            break;
+        case 'T':
+            ok = parse_quantity(optarg, &tokens);
+            break;
+        case 'U':
+            util_from = optarg;
+            break;
+        case 'j':
+            json = true;
+            break;
+        case 'h':
+            fputs(usage, stdout);
+            return 0;
+        default:
+            fputs(usage, stderr);
+            return EXIT_CANNOT_RUN;
         }
         if (!ok) {
             fprintf(stderr, "gpuvet cost: bad value '%s' for an option\n%s", optarg, usage);
@@ -414,9 +442,9 @@ int cmd_cost(int argc, char **argv)
             json_t *job = job_flops > 0 ? json_pack("{s:f, s:o, s:o}", "flops", job_flops, "params",
                                                     positive_or_null(params), "tokens", positive_or_null(tokens))
                                         : json_null();
-            json_t *measured = util_from ? json_pack("{s:s, s:f, s:i}", "file", util_from, "mean_sm", util,
-                                                     "samples", samples)
-                                         : json_null();
+            json_t *measured =
+                util_from ? json_pack("{s:s, s:f, s:i}", "file", util_from, "mean_sm", util, "samples", samples)
+                          : json_null();
             json_t *doc = json_pack("{s:s, s:{s:s, s:s, s:o, s:o, s:o, s:o}}", "schema", "gpuvet.cost/1", "cost",
                                     "precision", precision_name(prec), "offers_file", path, "currencies", currencies,
                                     "utilisation_measured", measured, "job", job, "offers", list);

@@ -25,9 +25,9 @@ static json_t *gpu_json(const struct gpu_spec *g, const char *query, const char 
 {
     json_t *tflops = json_object();
     for (int p = 0; p < PRECISION_COUNT; p++)
-        json_object_set_new(tflops, precision_name((enum precision)p),
-                            json_pack("{s:o, s:o}", "dense", num_or_null(g->dense[p]), "sparse",
-                                      num_or_null(g->sparse[p])));
+        json_object_set_new(
+            tflops, precision_name((enum precision)p),
+            json_pack("{s:o, s:o}", "dense", num_or_null(g->dense[p]), "sparse", num_or_null(g->sparse[p])));
     json_t *aliases = json_array();
     for (int i = 0; i < g->naliases; i++)
         json_array_append_new(aliases, json_string(g->aliases[i]));
@@ -46,10 +46,11 @@ static json_t *gpu_json(const struct gpu_spec *g, const char *query, const char 
     json_object_set_new(o, "memory_type", json_string(g->memory_type));
     json_object_set_new(o, "memory_bandwidth_gb_s", json_real(g->mem_bw_gbs));
     json_object_set_new(o, "tflops", tflops);
-    json_object_set_new(o, "pcie", json_pack("{s:o, s:o}", "gen", num_or_null(g->pcie_gen), "lanes",
-                                             num_or_null(g->pcie_lanes)));
-    json_object_set_new(o, "scaleup", json_pack("{s:s, s:o}", "link", g->scaleup_link, "gb_s_bidirectional",
-                                                num_or_null(g->scaleup_gbs_bidir)));
+    json_object_set_new(o, "pcie",
+                        json_pack("{s:o, s:o}", "gen", num_or_null(g->pcie_gen), "lanes", num_or_null(g->pcie_lanes)));
+    json_object_set_new(
+        o, "scaleup",
+        json_pack("{s:s, s:o}", "link", g->scaleup_link, "gb_s_bidirectional", num_or_null(g->scaleup_gbs_bidir)));
     json_object_set_new(o, "tdp_w", num_or_null(g->tdp_w));
     json_object_set_new(o, "ecc", json_string(g->ecc));
     json_object_set_new(o, "resnet50_images_s", num_or_null(g->resnet50_img_s));
@@ -87,8 +88,8 @@ static void print_row(const struct gpu_spec *g)
 
 static void print_header(void)
 {
-    printf("%-18s %5s %6s %-15s %-13s %-11s %6s %-8s %-30s %5s\n", "ID", "MEM", "BW", "FP16", "TF32", "FP8",
-           "FP64", "PCIE", "SCALE-UP", "TDP");
+    printf("%-18s %5s %6s %-15s %-13s %-11s %6s %-8s %-30s %5s\n", "ID", "MEM", "BW", "FP16", "TF32", "FP8", "FP64",
+           "PCIE", "SCALE-UP", "TDP");
     printf("%-18s %5s %6s %-15s %-13s %-11s %6s %-8s %-30s %5s\n", "", "GB", "GB/s", "dense/sparse", "dense/sparse",
            "dense/sp.", "TFLOPS", "", "", "W");
 }
@@ -101,11 +102,14 @@ static void print_detail(const struct gpu_spec *g, const char *note)
     printf("  memory      %g GB %s, %g GB/s\n", g->memory_gb, g->memory_type, g->mem_bw_gbs);
     for (int p = 0; p < PRECISION_COUNT; p++) {
         char buf[32];
-        printf("  %-5s       %s %s\n", precision_name((enum precision)p), dense_sparse(g, (enum precision)p, buf, sizeof buf),
-               g->dense[p] <= 0 ? "(no such mode or not listed)" : g->sparse[p] > 0 ? "TFLOPS dense/sparse" : "TFLOPS dense");
+        printf("  %-5s       %s %s\n", precision_name((enum precision)p),
+               dense_sparse(g, (enum precision)p, buf, sizeof buf),
+               g->dense[p] <= 0   ? "(no such mode or not listed)"
+               : g->sparse[p] > 0 ? "TFLOPS dense/sparse"
+                                  : "TFLOPS dense");
     }
-    printf("  pcie        Gen%g x%g; scale-up %s %g GB/s bidirectional; TDP %g W; ECC %s\n", g->pcie_gen,
-           g->pcie_lanes, g->scaleup_link, g->scaleup_gbs_bidir, g->tdp_w, g->ecc);
+    printf("  pcie        Gen%g x%g; scale-up %s %g GB/s bidirectional; TDP %g W; ECC %s\n", g->pcie_gen, g->pcie_lanes,
+           g->scaleup_link, g->scaleup_gbs_bidir, g->tdp_w, g->ecc);
     if (g->resnet50_img_s > 0)
         printf("  resnet-50   %g images/s per GPU (%s)\n", g->resnet50_img_s, g->resnet50_source);
     printf("  confidence  %s%s%s\n  source      %s\n", g->confidence, *g->notes ? "; " : "", g->notes, g->source);
@@ -120,9 +124,15 @@ int cmd_gpus(int argc, char **argv)
     optind = 1;
     while ((c = getopt_long(argc, argv, "jh", options, NULL)) != -1) {
         switch (c) {
-        case 'j': json = true; break;
-        case 'h': fputs(usage, stdout); return 0;
-        default: fputs(usage, stderr); return EXIT_CANNOT_RUN;
+        case 'j':
+            json = true;
+            break;
+        case 'h':
+            fputs(usage, stdout);
+            return 0;
+        default:
+            fputs(usage, stderr);
+            return EXIT_CANNOT_RUN;
         }
     }
     struct gpu_table table;

@@ -251,8 +251,8 @@ static bool train_advice(const struct plan *p, enum recompute r, struct zero_con
     static const struct {
         int stage;
         enum offload offload;
-    } ladder[] = {{0, OFFLOAD_NONE}, {1, OFFLOAD_NONE},      {2, OFFLOAD_NONE}, {3, OFFLOAD_NONE},
-                  {2, OFFLOAD_OPTIMIZER}, {3, OFFLOAD_OPTIMIZER}, {3, OFFLOAD_CPU}, {3, OFFLOAD_NVME}};
+    } ladder[] = {{0, OFFLOAD_NONE},      {1, OFFLOAD_NONE},      {2, OFFLOAD_NONE}, {3, OFFLOAD_NONE},
+                  {2, OFFLOAD_OPTIMIZER}, {3, OFFLOAD_OPTIMIZER}, {3, OFFLOAD_CPU},  {3, OFFLOAD_NVME}};
     for (size_t i = 0; i < sizeof ladder / sizeof ladder[0]; i++) {
         struct zero_config cfg = p->opt.zero;
         cfg.stage = ladder[i].stage;
@@ -308,7 +308,9 @@ static void plan_network(struct plan *p, bool llm_train)
                 "RoCE) at >= %.0f Gb/s per node; below %.0f Gb/s it stalls (NET_MULTINODE)",
                 NET_MULTINODE_LLM_TRAIN_RDMA_GBIT_S, NET_MULTINODE_MIN_GBIT_S);
         json_object_set_new(p->requirements, "rdma",
-                            json_pack("{s:b, s:s}", "value", 1, "why", "GPUDirect RDMA lets the NIC read and write GPU memory, without a copy through host memory"));
+                            json_pack("{s:b, s:s}", "value", 1, "why",
+                                      "GPUDirect RDMA: the NIC reads and writes GPU memory without a copy through host "
+                                      "memory"));
     } else {
         require(p, "network_gbit_s", json_real(NET_MULTINODE_MIN_GBIT_S),
                 "multi-node job: at least %.0f Gb/s between nodes (NET_MULTINODE)", NET_MULTINODE_MIN_GBIT_S);
@@ -326,8 +328,8 @@ static int plan_train(struct plan *p)
     if (!f.valid)
         return fail("%s: %s", zero_label(cfg, label, sizeof label), f.why_invalid);
     json_object_set_new(p->doc, "zero", zero_json(cfg, &f));
-    step(p, "model states", "%s on %d GPU(s) x %d node(s): %.1f GB per GPU (%s)",
-         zero_label(cfg, label, sizeof label), n, p->opt.nodes, gb(f.states.gpu_bytes_per_gpu), f.states.method);
+    step(p, "model states", "%s on %d GPU(s) x %d node(s): %.1f GB per GPU (%s)", zero_label(cfg, label, sizeof label),
+         n, p->opt.nodes, gb(f.states.gpu_bytes_per_gpu), f.states.method);
     if (m->has_shape) {
         double layer = activation_bytes_per_layer(m, p->opt.seq, p->opt.micro_batch, p->opt.recompute, p->opt.flash);
         double logits = logits_bytes(m, p->opt.seq, p->opt.micro_batch);
@@ -351,37 +353,38 @@ static int plan_train(struct plan *p)
     }
     json_object_set_new(p->doc, "gpu_memory",
                         json_pack("{s:I, s:f, s:I, s:f, s:f, s:b}", "model_states",
-                                  (json_int_t)f.states.gpu_bytes_per_gpu, "activations", f.activations,
-                                  "cuda_context", (json_int_t)CUDA_CONTEXT_BYTES, "total", f.per_gpu, "available",
-                                  gpu_bytes(p), "fits", f.fits));
-    step(p, "gpu memory", "%.1f GB per GPU (states + activations + 1 GB CUDA context, which is GPU memory) of %g GB on "
-                          "%s: %s",
+                                  (json_int_t)f.states.gpu_bytes_per_gpu, "activations", f.activations, "cuda_context",
+                                  (json_int_t)CUDA_CONTEXT_BYTES, "total", f.per_gpu, "available", gpu_bytes(p), "fits",
+                                  f.fits));
+    step(p, "gpu memory",
+         "%.1f GB per GPU (states + activations + 1 GB CUDA context, which is GPU memory) of %g GB on "
+         "%s: %s",
          gb(f.per_gpu), p->gpu->memory_gb, p->gpu->id, f.fits ? "fits" : "does NOT fit");
     struct zero_config advice;
     struct train_fit af;
     if (f.fits) {
         json_object_set_new(p->doc, "advice", json_null());
     } else if (train_advice(p, p->opt.recompute, &advice, &af)) {
-        json_object_set_new(p->doc, "advice", json_pack("{s:i, s:s, s:s, s:f, s:I}", "stage", advice.stage, "offload",
-                                                        offload_name(advice.offload), "recompute",
-                                                        recompute_name(p->opt.recompute), "gpu_bytes_per_gpu",
-                                                        af.per_gpu, "cpu_bytes_per_node",
-                                                        (json_int_t)af.states.cpu_bytes_per_node));
+        json_object_set_new(p->doc, "advice",
+                            json_pack("{s:i, s:s, s:s, s:f, s:I}", "stage", advice.stage, "offload",
+                                      offload_name(advice.offload), "recompute", recompute_name(p->opt.recompute),
+                                      "gpu_bytes_per_gpu", af.per_gpu, "cpu_bytes_per_node",
+                                      (json_int_t)af.states.cpu_bytes_per_node));
         step(p, "advice", "%s fits: %.1f GB per GPU, %.0f GB host memory per node (DeepSpeed, with its 1.5 buffer)%s",
              zero_label(&advice, label2, sizeof label2), gb(af.per_gpu), gb(af.states.cpu_bytes_per_node),
              advice.offload == OFFLOAD_NVME ? "; states on NVMe" : "");
-    } else if (m->has_shape && p->opt.recompute != RECOMPUTE_FULL &&
-               train_advice(p, RECOMPUTE_FULL, &advice, &af)) {
-        json_object_set_new(p->doc, "advice", json_pack("{s:i, s:s, s:s, s:f, s:I}", "stage", advice.stage, "offload",
-                                                        offload_name(advice.offload), "recompute", "full",
-                                                        "gpu_bytes_per_gpu", af.per_gpu, "cpu_bytes_per_node",
-                                                        (json_int_t)af.states.cpu_bytes_per_node));
+    } else if (m->has_shape && p->opt.recompute != RECOMPUTE_FULL && train_advice(p, RECOMPUTE_FULL, &advice, &af)) {
+        json_object_set_new(p->doc, "advice",
+                            json_pack("{s:i, s:s, s:s, s:f, s:I}", "stage", advice.stage, "offload",
+                                      offload_name(advice.offload), "recompute", "full", "gpu_bytes_per_gpu",
+                                      af.per_gpu, "cpu_bytes_per_node", (json_int_t)af.states.cpu_bytes_per_node));
         step(p, "advice", "activations dominate: with --recompute full, %s fits (%.1f GB per GPU)",
              zero_label(&advice, label2, sizeof label2), gb(af.per_gpu));
     } else {
         json_object_set_new(p->doc, "advice", json_null());
-        step(p, "advice", "no ZeRO stage or offload fits %s with this sequence and micro-batch: shorten --seq, "
-                          "lower --micro-batch, add tensor parallelism or use LoRA",
+        step(p, "advice",
+             "no ZeRO stage or offload fits %s with this sequence and micro-batch: shorten --seq, "
+             "lower --micro-batch, add tensor parallelism or use LoRA",
              p->gpu->id);
     }
     int min_n = min_gpus_per_node(p, cfg);
@@ -391,8 +394,7 @@ static int plan_train(struct plan *p)
     else
         require(p, "gpus_per_node", json_integer(n), "%d x %s per node as asked; %s fits at no count up to 64 per node",
                 n, p->gpu->id, zero_label(cfg, label, sizeof label));
-    require(p, "gpu_memory_bytes_per_gpu", json_real(f.per_gpu),
-            "model states + activations + CUDA context per GPU");
+    require(p, "gpu_memory_bytes_per_gpu", json_real(f.per_gpu), "model states + activations + CUDA context per GPU");
     int cores = n * (CORES_PER_TRAINING_PROCESS + LLM_LOADER_WORKERS_PER_GPU) + CORES_FOR_OS;
     require(p, "cpu_cores_per_node", json_integer(cores),
             "%d GPUs x (1 training process + %d data-loader workers) + %d for the OS: n(workers+1)+4 "
@@ -412,8 +414,7 @@ static int plan_train(struct plan *p)
         require(p, "host_ram_bytes_per_node", json_real(host),
                 "DeepSpeed's estimate %.0f GB (%.0f GB + its 1.5 buffer) + %d x 2 GB training processes (PyTorch+CUDA "
                 "RSS); stas00 also advises at least the node's GPU memory, %.0f GB, for loading checkpoints",
-                gb(f.states.cpu_bytes_per_node), gb(f.states.cpu_bytes_unbuffered), n,
-                n * p->gpu->memory_gb);
+                gb(f.states.cpu_bytes_per_node), gb(f.states.cpu_bytes_unbuffered), n, n * p->gpu->memory_gb);
     }
     if (f.states.nvme_bytes_per_node > 0)
         require(p, "nvme_bytes_per_node", json_integer(f.states.nvme_bytes_per_node),
@@ -425,8 +426,8 @@ static int plan_train(struct plan *p)
             "across nodes; keep room for several",
             CHECKPOINT_BYTES_PER_PARAM, gb(checkpoint));
     plan_network(p, true);
-    step(p, "cpu", "%d cores per node: one process per GPU plus %d loader workers each; NCCL reduces on the GPU",
-         cores, LLM_LOADER_WORKERS_PER_GPU);
+    step(p, "cpu", "%d cores per node: one process per GPU plus %d loader workers each; NCCL reduces on the GPU", cores,
+         LLM_LOADER_WORKERS_PER_GPU);
     step(p, "host memory", "%.0f GB per node (%s)", gb(host),
          cfg->offload == OFFLOAD_NVME ? "pinned buffers only; states on NVMe" : "DeepSpeed's estimator");
     correction(p, "Seed 000 §3.2 says NCCL all-reduce runs on the CPU, 2 cores per GPU: NCCL runs on the GPU; "
@@ -435,12 +436,14 @@ static int plan_train(struct plan *p)
         correction(p, "Seed 000 §3.2 says PyTorch loses 20%% without AVX-512: GPU training does not depend on it; "
                       "only DeepSpeedCPUAdam (offload) uses AVX-512 when present.");
     if (cfg->stage == 2 && cfg->offload != OFFLOAD_NONE)
-        correction(p, "Seed 000 §3.2 says 7B ZeRO-2 offload needs >= 56 GB RAM (13B 112, 70B 512): about 8 B/param; "
-                      "DeepSpeed's estimator says %.0f GB per node here (168/312/1680 GB for 7/13/70B on one GPU).",
+        correction(p,
+                   "Seed 000 §3.2 says 7B ZeRO-2 offload needs >= 56 GB RAM (13B 112, 70B 512): about 8 B/param; "
+                   "DeepSpeed's estimator says %.0f GB per node here (168/312/1680 GB for 7/13/70B on one GPU).",
                    gb(f.states.cpu_bytes_per_node));
     if (cfg->stage == 2 && !f.fits && (double)f.states.gpu_bytes_per_gpu >= gpu_bytes(p))
-        correction(p, "ZeRO-2 keeps every fp16 parameter on every GPU (%.0f GB here): the seed's 70B-on-ZeRO-2 plan "
-                      "cannot fit; ZeRO-3 partitions them.",
+        correction(p,
+                   "ZeRO-2 keeps every fp16 parameter on every GPU (%.0f GB here): the seed's 70B-on-ZeRO-2 plan "
+                   "cannot fit; ZeRO-3 partitions them.",
                    gb(2.0 * m->params));
     return 0;
 }
@@ -492,8 +495,9 @@ static int plan_infer(struct plan *p)
     for (int k = 1; k <= 64 && !min_n; k *= 2)
         if ((weights + kv_total) / k <= usable)
             min_n = k;
-    require(p, "gpus_per_node", json_integer(n), "%d x %s as asked; the weights and this KV cache need %s%d (powers "
-                                                 "of two, for tensor parallelism)",
+    require(p, "gpus_per_node", json_integer(n),
+            "%d x %s as asked; the weights and this KV cache need %s%d (powers "
+            "of two, for tensor parallelism)",
             n, p->gpu->id, min_n ? "" : "more than ", min_n ? min_n : 64);
     require(p, "gpu_memory_bytes_per_gpu", json_real(per_gpu), "weights and KV cache per GPU");
     require(p, "cpu_cores_per_node", json_integer(n * CORES_PER_TRAINING_PROCESS + CORES_FOR_OS),
@@ -505,8 +509,9 @@ static int plan_infer(struct plan *p)
     require(p, "storage_bytes_per_node", json_real(weights), "the model files");
     plan_network(p, false);
     double seed_rule = 128.0 * 1024;
-    correction(p, "Seed 000 §3.3 says KV cache = batch x seq x 128 KB: true only for 32 layers x 8 KV heads in "
-                  "16 bits; %s needs %.0f KiB per token (%.2fx), %.2f GB for this batch instead of %.2f GB.",
+    correction(p,
+               "Seed 000 §3.3 says KV cache = batch x seq x 128 KB: true only for 32 layers x 8 KV heads in "
+               "16 bits; %s needs %.0f KiB per token (%.2fx), %.2f GB for this batch instead of %.2f GB.",
                m->id, per_token / 1024.0, per_token / seed_rule, gb(kv_total),
                gb(seed_rule * p->opt.batch * tokens_per_seq));
     correction(p, "Seed 000 §3.3 asks for single-core turbo >= 4.5 GHz: no datacenter CPU has it; measure "
@@ -553,15 +558,15 @@ static int plan_cv(struct plan *p)
     cv_pipeline_demand(rate, per_core, n, p->opt.image_bytes, &d);
     json_object_set_new(p->doc, "pipeline",
                         json_pack("{s:f, s:s, s:f, s:s, s:i, s:i, s:f, s:f}", "images_s_per_gpu", rate,
-                                  "images_s_source",
-                                  p->opt.img_rate > 0 ? "--img-rate" : p->gpu->resnet50_source, "images_s_per_core",
-                                  per_core, "images_s_per_core_source", decode_source, "cores_per_gpu",
-                                  d.cores_per_gpu, "cores_per_node", d.cores_per_node, "image_bytes",
+                                  "images_s_source", p->opt.img_rate > 0 ? "--img-rate" : p->gpu->resnet50_source,
+                                  "images_s_per_core", per_core, "images_s_per_core_source", decode_source,
+                                  "cores_per_gpu", d.cores_per_gpu, "cores_per_node", d.cores_per_node, "image_bytes",
                                   p->opt.image_bytes, "read_bytes_s_per_node", d.read_bytes_s_per_node));
     step(p, "gpus", "%d x %s consume %.0f images/s each (%s)", n, p->gpu->id, rate,
          p->opt.img_rate > 0 ? "--img-rate" : p->gpu->resnet50_source);
-    step(p, "cpu", "%.0f / %.0f images/s per core (%s) = %d decode cores + 1 training process per GPU; x %d GPUs + %d "
-                   "for the OS = %d cores",
+    step(p, "cpu",
+         "%.0f / %.0f images/s per core (%s) = %d decode cores + 1 training process per GPU; x %d GPUs + %d "
+         "for the OS = %d cores",
          rate, per_core, decode_source, d.cores_per_gpu - 1, n, CORES_FOR_OS, d.cores_per_node);
     step(p, "storage", "%.0f images/s x %.0f KB = %.2f GB/s read per node, sustained", rate * n,
          p->opt.image_bytes / 1e3, gb(d.read_bytes_s_per_node));
@@ -582,8 +587,9 @@ static int plan_cv(struct plan *p)
         step(p, "host memory", "unknown: pass --dataset-bytes to size it");
     }
     plan_network(p, false);
-    correction(p, "Seed 000 §3.1 says 12-24 cores are enough for CV training: at %.0f images/s per GPU and %.0f "
-                  "per core this node needs %d.",
+    correction(p,
+               "Seed 000 §3.1 says 12-24 cores are enough for CV training: at %.0f images/s per GPU and %.0f "
+               "per core this node needs %d.",
                rate, per_core, d.cores_per_node);
     return 0;
 }
@@ -627,19 +633,20 @@ static void print_text(json_t *plan)
 {
     json_t *gpu = json_object_get(plan, "gpu");
     printf("Plan for %s on %lld x %s per node, %lld node(s)\n", json_string_value(json_object_get(plan, "workload")),
-           json_integer_value(json_object_get(gpu, "count_per_node")),
-           json_string_value(json_object_get(gpu, "id")), json_integer_value(json_object_get(plan, "nodes")));
+           json_integer_value(json_object_get(gpu, "count_per_node")), json_string_value(json_object_get(gpu, "id")),
+           json_integer_value(json_object_get(plan, "nodes")));
     const char *note = json_string_value(json_object_get(gpu, "note"));
     if (note)
         printf("note: %s\n", note);
     size_t i;
     json_t *v;
     putchar('\n');
-    json_array_foreach(json_object_get(plan, "steps"), i, v)
-        printf("  %-13s %s\n", json_string_value(json_object_get(v, "step")), json_string_value(json_object_get(v, "text")));
+    json_array_foreach (json_object_get(plan, "steps"), i, v)
+        printf("  %-13s %s\n", json_string_value(json_object_get(v, "step")),
+               json_string_value(json_object_get(v, "text")));
     printf("\nRequirements per node:\n");
     const char *key;
-    json_object_foreach(json_object_get(plan, "requirements"), key, v) {
+    json_object_foreach (json_object_get(plan, "requirements"), key, v) {
         json_t *value = json_object_get(v, "value");
         char shown[64];
         if (json_is_null(value))
@@ -659,12 +666,13 @@ static void print_text(json_t *plan)
     json_t *corr = json_object_get(plan, "seed_corrections");
     if (json_array_size(corr)) {
         printf("\nWhere the seed's rule of thumb is wrong:\n");
-        json_array_foreach(corr, i, v) printf("  - %s\n", json_string_value(v));
+        json_array_foreach (corr, i, v)
+            printf("  - %s\n", json_string_value(v));
     }
     json_t *check = json_object_get(plan, "check");
     if (json_is_array(check)) {
         printf("\nCheck against %s:\n", json_string_value(json_object_get(plan, "checked_against")));
-        json_array_foreach(check, i, v) {
+        json_array_foreach (check, i, v) {
             char need[64] = "", have[64] = "";
             json_t *nv = json_object_get(v, "need"), *hv = json_object_get(v, "have");
             if (json_is_string(nv))
@@ -686,67 +694,159 @@ static void print_text(json_t *plan)
 
 static int parse_options(int argc, char **argv, struct plan_options *o)
 {
-    enum { O_MODEL = 256, O_CONFIG, O_PARAMS, O_NODES, O_ZERO, O_OFFLOAD, O_NO_INIT, O_SEQ, O_MB, O_RECOMPUTE,
-           O_ATTN, O_BATCH, O_CONTEXT, O_WEIGHTS, O_KV, O_IMG, O_DEC, O_DECFROM, O_IMGB, O_DATA, O_CHECK, O_SYSROOT };
+    enum {
+        O_MODEL = 256,
+        O_CONFIG,
+        O_PARAMS,
+        O_NODES,
+        O_ZERO,
+        O_OFFLOAD,
+        O_NO_INIT,
+        O_SEQ,
+        O_MB,
+        O_RECOMPUTE,
+        O_ATTN,
+        O_BATCH,
+        O_CONTEXT,
+        O_WEIGHTS,
+        O_KV,
+        O_IMG,
+        O_DEC,
+        O_DECFROM,
+        O_IMGB,
+        O_DATA,
+        O_CHECK,
+        O_SYSROOT
+    };
     static const struct option options[] = {
-        {"workload", required_argument, NULL, 'w'},    {"gpus", required_argument, NULL, 'g'},
-        {"model", required_argument, NULL, O_MODEL},   {"model-config", required_argument, NULL, O_CONFIG},
-        {"params", required_argument, NULL, O_PARAMS}, {"nodes", required_argument, NULL, O_NODES},
-        {"zero", required_argument, NULL, O_ZERO},     {"offload", required_argument, NULL, O_OFFLOAD},
-        {"no-zero-init", no_argument, NULL, O_NO_INIT}, {"seq", required_argument, NULL, O_SEQ},
-        {"micro-batch", required_argument, NULL, O_MB}, {"recompute", required_argument, NULL, O_RECOMPUTE},
-        {"attention", required_argument, NULL, O_ATTN}, {"batch", required_argument, NULL, O_BATCH},
-        {"context", required_argument, NULL, O_CONTEXT}, {"weights", required_argument, NULL, O_WEIGHTS},
-        {"kv", required_argument, NULL, O_KV},         {"img-rate", required_argument, NULL, O_IMG},
-        {"decode-rate", required_argument, NULL, O_DEC}, {"decode-from", required_argument, NULL, O_DECFROM},
-        {"image-bytes", required_argument, NULL, O_IMGB}, {"dataset-bytes", required_argument, NULL, O_DATA},
-        {"check", optional_argument, NULL, O_CHECK},   {"sysroot", required_argument, NULL, O_SYSROOT},
-        {"json", no_argument, NULL, 'j'},              {"help", no_argument, NULL, 'h'},
+        {"workload", required_argument, NULL, 'w'},
+        {"gpus", required_argument, NULL, 'g'},
+        {"model", required_argument, NULL, O_MODEL},
+        {"model-config", required_argument, NULL, O_CONFIG},
+        {"params", required_argument, NULL, O_PARAMS},
+        {"nodes", required_argument, NULL, O_NODES},
+        {"zero", required_argument, NULL, O_ZERO},
+        {"offload", required_argument, NULL, O_OFFLOAD},
+        {"no-zero-init", no_argument, NULL, O_NO_INIT},
+        {"seq", required_argument, NULL, O_SEQ},
+        {"micro-batch", required_argument, NULL, O_MB},
+        {"recompute", required_argument, NULL, O_RECOMPUTE},
+        {"attention", required_argument, NULL, O_ATTN},
+        {"batch", required_argument, NULL, O_BATCH},
+        {"context", required_argument, NULL, O_CONTEXT},
+        {"weights", required_argument, NULL, O_WEIGHTS},
+        {"kv", required_argument, NULL, O_KV},
+        {"img-rate", required_argument, NULL, O_IMG},
+        {"decode-rate", required_argument, NULL, O_DEC},
+        {"decode-from", required_argument, NULL, O_DECFROM},
+        {"image-bytes", required_argument, NULL, O_IMGB},
+        {"dataset-bytes", required_argument, NULL, O_DATA},
+        {"check", optional_argument, NULL, O_CHECK},
+        {"sysroot", required_argument, NULL, O_SYSROOT},
+        {"json", no_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     *o = (struct plan_options){
-        .nodes = 1, .seq = 4096, .micro_batch = 1, .batch = 1, .context = 4096, .flash = true,
+        .nodes = 1,
+        .seq = 4096,
+        .micro_batch = 1,
+        .batch = 1,
+        .context = 4096,
+        .flash = true,
         .zero = {.stage = 2, .offload = OFFLOAD_NONE, .zero_init = true},
-        .weight_bytes = 2, .kv_bytes = 2, .image_bytes = IMAGENET_MEAN_JPEG_BYTES,
+        .weight_bytes = 2,
+        .kv_bytes = 2,
+        .image_bytes = IMAGENET_MEAN_JPEG_BYTES,
     };
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "w:g:jh", options, NULL)) != -1) {
         bool ok = true;
         switch (c) {
-        case 'w': ok = o->workload_set = workload_parse(optarg, &o->workload); break;
-        case 'g': o->gpus = optarg; break;
-        case O_MODEL: o->model = optarg; break;
-        case O_CONFIG: o->model_config = optarg; break;
-        case O_PARAMS: ok = parse_quantity(optarg, &o->params) && o->params >= 1e6 && o->params < 1e14; break;
-        case O_NODES: ok = parse_int_option(optarg, 1, 100000, &o->nodes); break;
-        case O_ZERO: ok = parse_int_option(optarg, 0, 3, &o->zero.stage); break;
-        case O_OFFLOAD: ok = offload_parse(optarg, &o->zero.offload); break;
-        case O_NO_INIT: o->zero.zero_init = false; break;
-        case O_SEQ: ok = parse_int_option(optarg, 1, 10000000, &o->seq); break;
-        case O_MB: ok = parse_int_option(optarg, 1, 100000, &o->micro_batch); break;
-        case O_RECOMPUTE: ok = recompute_parse(optarg, &o->recompute); break;
+        case 'w':
+            ok = o->workload_set = workload_parse(optarg, &o->workload);
+            break;
+        case 'g':
+            o->gpus = optarg;
+            break;
+        case O_MODEL:
+            o->model = optarg;
+            break;
+        case O_CONFIG:
+            o->model_config = optarg;
+            break;
+        case O_PARAMS:
+            ok = parse_quantity(optarg, &o->params) && o->params >= 1e6 && o->params < 1e14;
+            break;
+        case O_NODES:
+            ok = parse_int_option(optarg, 1, 100000, &o->nodes);
+            break;
+        case O_ZERO:
+            ok = parse_int_option(optarg, 0, 3, &o->zero.stage);
+            break;
+        case O_OFFLOAD:
+            ok = offload_parse(optarg, &o->zero.offload);
+            break;
+        case O_NO_INIT:
+            o->zero.zero_init = false;
+            break;
+        case O_SEQ:
+            ok = parse_int_option(optarg, 1, 10000000, &o->seq);
+            break;
+        case O_MB:
+            ok = parse_int_option(optarg, 1, 100000, &o->micro_batch);
+            break;
+        case O_RECOMPUTE:
+            ok = recompute_parse(optarg, &o->recompute);
+            break;
         case O_ATTN:
             ok = !strcmp(optarg, "flash") || !strcmp(optarg, "eager");
             o->flash = !strcmp(optarg, "flash");
             break;
-        case O_BATCH: ok = parse_int_option(optarg, 1, 1000000, &o->batch); break;
-        case O_CONTEXT: ok = parse_int_option(optarg, 1, 100000000, &o->context); break;
-        case O_WEIGHTS: ok = parse_element_bytes(optarg, true, &o->weight_bytes); break;
-        case O_KV: ok = parse_element_bytes(optarg, false, &o->kv_bytes); break;
-        case O_IMG: ok = parse_quantity(optarg, &o->img_rate); break;
-        case O_DEC: ok = parse_quantity(optarg, &o->decode_rate); break;
-        case O_DECFROM: o->decode_from = optarg; break;
-        case O_IMGB: ok = parse_bytes(optarg, &o->image_bytes); break;
-        case O_DATA: ok = parse_bytes(optarg, &o->dataset_bytes); break;
+        case O_BATCH:
+            ok = parse_int_option(optarg, 1, 1000000, &o->batch);
+            break;
+        case O_CONTEXT:
+            ok = parse_int_option(optarg, 1, 100000000, &o->context);
+            break;
+        case O_WEIGHTS:
+            ok = parse_element_bytes(optarg, true, &o->weight_bytes);
+            break;
+        case O_KV:
+            ok = parse_element_bytes(optarg, false, &o->kv_bytes);
+            break;
+        case O_IMG:
+            ok = parse_quantity(optarg, &o->img_rate);
+            break;
+        case O_DEC:
+            ok = parse_quantity(optarg, &o->decode_rate);
+            break;
+        case O_DECFROM:
+            o->decode_from = optarg;
+            break;
+        case O_IMGB:
+            ok = parse_bytes(optarg, &o->image_bytes);
+            break;
+        case O_DATA:
+            ok = parse_bytes(optarg, &o->dataset_bytes);
+            break;
         case O_CHECK:
             o->check = true;
             o->check_file = optarg;
             break;
-        case O_SYSROOT: o->sysroot = optarg; break;
-        case 'j': o->json = true; break;
-        case 'h': fputs(usage, stdout); return -1;
-        default: fputs(usage, stderr); return EXIT_CANNOT_RUN;
+        case O_SYSROOT:
+            o->sysroot = optarg;
+            break;
+        case 'j':
+            o->json = true;
+            break;
+        case 'h':
+            fputs(usage, stdout);
+            return -1;
+        default:
+            fputs(usage, stderr);
+            return EXIT_CANNOT_RUN;
         }
         if (!ok) {
             const char *name = "?";
@@ -798,8 +898,8 @@ int cmd_plan(int argc, char **argv)
     p.corrections = json_array();
     json_object_set_new(p.doc, "workload", json_string(workload_name(p.opt.workload)));
     json_object_set_new(p.doc, "nodes", json_integer(p.opt.nodes));
-    json_t *gpu = json_pack("{s:s, s:i, s:f}", "id", p.gpu->id, "count_per_node", p.gpus_per_node, "memory_bytes",
-                            gpu_bytes(&p));
+    json_t *gpu =
+        json_pack("{s:s, s:i, s:f}", "id", p.gpu->id, "count_per_node", p.gpus_per_node, "memory_bytes", gpu_bytes(&p));
     if (*p.gpu_note)
         json_object_set_new(gpu, "note", json_string(p.gpu_note));
     json_object_set_new(p.doc, "gpu", gpu);

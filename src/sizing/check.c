@@ -34,12 +34,11 @@ static void check_gpus(json_t *out, json_t *machine, json_t *requirements, const
 {
     json_t *accelerators = json_object_get(machine, "accelerators"), *gpus = json_object_get(machine, "gpus");
     json_t *need = requirement(requirements, "gpus_per_node");
-    json_t *count = json_is_array(gpus) ? json_integer((json_int_t)json_array_size(gpus))
-                  : json_is_array(accelerators) ? json_integer((json_int_t)json_array_size(accelerators))
-                                                : NULL;
+    json_t *count = json_is_array(gpus)           ? json_integer((json_int_t)json_array_size(gpus))
+                    : json_is_array(accelerators) ? json_integer((json_int_t)json_array_size(accelerators))
+                                                  : NULL;
     check_count(out, "GPUs", need, count, "the audit lists no accelerators",
-                json_is_array(gpus) ? "GPUs the driver reports" : "PCI accelerators (any vendor or model)",
-                shortfalls);
+                json_is_array(gpus) ? "GPUs the driver reports" : "PCI accelerators (any vendor or model)", shortfalls);
     json_decref(count);
     if (!gpu)
         return;
@@ -50,7 +49,7 @@ static void check_gpus(json_t *out, json_t *machine, json_t *requirements, const
     }
     size_t i;
     json_t *g;
-    json_array_foreach(gpus, i, g) {
+    json_array_foreach (gpus, i, g) {
         const char *name = json_string_value(json_object_get(g, "name"));
         json_t *mem = json_object_get(g, "memory_bytes");
         char what[64], why[512], err[512];
@@ -75,7 +74,7 @@ static void check_links(json_t *out, json_t *machine, const struct gpu_spec *gpu
 {
     size_t i;
     json_t *a;
-    json_array_foreach(json_object_get(machine, "accelerators"), i, a) {
+    json_array_foreach (json_object_get(machine, "accelerators"), i, a) {
         const char *bus = json_string_value(json_object_get(a, "bus_id"));
         json_t *link = json_object_get(a, "link");
         char what[96], need[32], have[64], why[256];
@@ -132,7 +131,7 @@ json_t *plan_check(json_t *machine, json_t *requirements, const struct gpu_spec 
     bool known = json_is_array(nodes) && json_array_size(nodes) > 0;
     size_t i;
     json_t *n;
-    json_array_foreach(nodes, i, n) {
+    json_array_foreach (nodes, i, n) {
         if (json_string_length(json_object_get(n, "cpus")) == 0)
             continue;
         json_t *b = json_object_get(n, "memory_bytes");
