@@ -10,6 +10,7 @@
 #include "builtin/builtin.h"
 #include "sizing/csv.h"
 #include "sizing/gputable.h"
+#include "sizing/jsonfile.h"
 #include "sizing/units.h"
 #include "sizing/utilisation.h"
 
@@ -179,12 +180,9 @@ static char *json_string_field(json_t *obj, const char *key)
 static int load_json_offers(const char *path, const struct gpu_table *table, struct offers *out, char *err,
                             size_t errlen)
 {
-    json_error_t jerr;
-    json_t *doc = json_load_file(path, 0, &jerr);
-    if (!doc) {
-        snprintf(err, errlen, "%s:%d: not valid JSON: %s", path, jerr.line, jerr.text);
+    json_t *doc = json_load_named(path, err, errlen);
+    if (!doc)
         return -1;
-    }
     json_t *list = json_is_array(doc) ? doc : json_object_get(doc, "offers");
     if (!json_is_array(list) || json_array_size(list) == 0) {
         snprintf(err, errlen, "%s: expected a non-empty array of offers, or {\"offers\": [...]}", path);
@@ -386,7 +384,11 @@ int cmd_cost(int argc, char **argv)
             return EXIT_CANNOT_RUN;
         }
         if (!ok) {
-            fprintf(stderr, "gpuvet cost: bad value '%s' for an option\n%s", optarg, usage);
+            const char *name = "?";
+            for (const struct option *opt = options; opt->name; opt++)
+                if (opt->val == c)
+                    name = opt->name;
+            fprintf(stderr, "gpuvet cost: bad value '%s' for --%s (gpuvet cost --help)\n", optarg, name);
             return EXIT_CANNOT_RUN;
         }
     }

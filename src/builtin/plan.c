@@ -15,6 +15,7 @@
 #include "sizing/check.h"
 #include "sizing/demand.h"
 #include "sizing/gputable.h"
+#include "sizing/jsonfile.h"
 #include "sizing/models.h"
 #include "sizing/units.h"
 #include "sizing/zero.h"
@@ -523,10 +524,10 @@ static int plan_infer(struct plan *p)
 
 static int decode_rate_from_bench(const char *path, double *out)
 {
-    json_error_t jerr;
-    json_t *doc = json_load_file(path, 0, &jerr);
+    char err[1024];
+    json_t *doc = json_load_named(path, err, sizeof err);
     if (!doc)
-        return fail("%s:%d: not valid JSON: %s", path, jerr.line, jerr.text);
+        return fail("%s", err);
     json_t *v = json_object_get(json_object_get(json_object_get(doc, "benchmarks"), "decode"), "images_s_per_core");
     int rc = 0;
     if (!json_is_number(v) || json_number_value(v) <= 0)
@@ -599,10 +600,10 @@ static int plan_cv(struct plan *p)
 static json_t *load_machine(const struct plan_options *o)
 {
     if (o->check_file) {
-        json_error_t jerr;
-        json_t *doc = json_load_file(o->check_file, 0, &jerr);
+        char err[1024];
+        json_t *doc = json_load_named(o->check_file, err, sizeof err);
         if (!doc) {
-            fail("%s:%d: not valid JSON: %s", o->check_file, jerr.line, jerr.text);
+            fail("%s", err);
             return NULL;
         }
         const char *schema = json_string_value(json_object_get(doc, "schema"));

@@ -5,6 +5,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "sizing/jsonfile.h"
+
 /* Values of each model's published config.json on huggingface.co (research/sizing.md §2.4). */
 static const struct llm_shape builtin[] = {
     {"llama-2-7b", "huggingface.co/meta-llama/Llama-2-7b-hf config.json", true, 32, 4096, 32, 32, 128, 11008, 32000,
@@ -85,12 +87,9 @@ static int int_field(json_t *cfg, const char *path, const char *key, bool requir
 int llm_from_hf_config(const char *path, struct llm_shape *out, char *err, size_t errlen)
 {
     *out = (struct llm_shape){.has_shape = true};
-    json_error_t jerr;
-    json_t *cfg = json_load_file(path, 0, &jerr);
-    if (!cfg) {
-        snprintf(err, errlen, "%s:%d: not valid JSON: %s", path, jerr.line, jerr.text);
+    json_t *cfg = json_load_named(path, err, errlen);
+    if (!cfg)
         return -1;
-    }
     int rc = -1;
     if (!json_is_object(cfg)) {
         snprintf(err, errlen, "%s: expected a JSON object (a Hugging Face config.json)", path);

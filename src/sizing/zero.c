@@ -80,7 +80,7 @@ int zero_estimate(int64_t params, int64_t largest_layer_params, const struct zer
         return -1;
     }
     if (cfg->stage == 3 && largest_layer_params <= 0) {
-        *why = "ZeRO-3 needs the largest layer's size: give --model or --model-config, not --params";
+        *why = "needs the largest layer's size, unknown with --params: give --model or --model-config";
         return -1;
     }
     switch (cfg->stage) {
