@@ -118,7 +118,7 @@ int zero_estimate(int64_t params, int64_t largest_layer_params, const struct zer
             out->nvme_bytes_per_node = (int64_t)ceil((double)(params * 18) / cfg->nodes);
             out->cpu_bytes_per_node = 0;
             out->cpu_bytes_unbuffered = 0;
-            out->method = "DeepSpeed stage3.py estimator, states moved to NVMe (ZeRO-Infinity)";
+            out->method = "DeepSpeed stage3.py estimator; ZeRO-Infinity moves the states to NVMe";
         }
         break;
     }
