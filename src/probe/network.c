@@ -36,29 +36,31 @@ static struct nic_port *add_port(struct network_info *n)
     return p;
 }
 
-/* Driver and NUMA node of the port's PCI function, from the PCI probe when it listed it. */
-static void read_pci_side(struct machine *m, struct nic_port *p, const char *device_link)
+/* The driver of the port's parent device (virtio_net, not virtio-pci, for a virtio NIC) and the
+ * NUMA node of its PCI function. */
+static void read_device_side(struct machine *m, struct nic_port *p, const char *device_link)
 {
+    char path[1024];
+    char *device = fs_resolve(device_link);
+    if (device) {
+        snprintf(path, sizeof path, "%s/driver", device);
+        char *driver = fs_resolve(path);
+        if (driver && strcmp(driver, path) != 0)
+            p->driver = strdup(strrchr(driver, '/') + 1);
+        free(driver);
+        free(device);
+    }
     const struct pci_device *d = pci_lookup(m, p->pci_bus_id);
     if (d) {
         p->numa_node = d->numa_node;
-        p->driver = d->driver ? strdup(d->driver) : NULL;
+        if (!p->driver && d->driver)
+            p->driver = strdup(d->driver);
         return;
     }
-    char *device = fs_resolve(device_link);
-    if (!device)
-        return;
-    char path[1024];
-    snprintf(path, sizeof path, "%s/driver", device);
-    char *driver = fs_resolve(path);
-    if (driver && strcmp(driver, path) != 0)
-        p->driver = strdup(strrchr(driver, '/') + 1);
-    free(driver);
-    snprintf(path, sizeof path, "%s/numa_node", device);
     long node;
-    if (fs_read_long(path, &node))
+    snprintf(path, sizeof path, "/sys/bus/pci/devices/%s/numa_node", p->pci_bus_id ? p->pci_bus_id : "");
+    if (p->pci_bus_id && fs_read_long(path, &node))
         p->numa_node = node >= 0 ? (int)node : -1;
-    free(device);
 }
 
 static enum link_state read_state(const char *real)
@@ -91,7 +93,7 @@ static void read_netdev(struct machine *m, const char *name, const char *real, i
     p->pci_bus_id = pci_bus_id_of_path(real);
     char path[1024];
     snprintf(path, sizeof path, "%s/device", real);
-    read_pci_side(m, p, path);
+    read_device_side(m, p, path);
     p->state = read_state(real);
 
     snprintf(path, sizeof path, "%s/speed", real);
@@ -221,7 +223,7 @@ static void read_rdma_device(struct machine *m, const char *name, const int *por
             owner->name = strdup(port_name);
             owner->pci_bus_id = strdup(bus);
             snprintf(link, sizeof link, "%s/device", real);
-            read_pci_side(m, owner, link);
+            read_device_side(m, owner, link);
         }
         if (owner)
             join_rdma(owner, &r);

@@ -141,6 +141,11 @@ static void read_disk(struct machine *m, const char *name, const char *real)
     d->vendor = read_attr(device_dir, "vendor");
     d->model = read_attr(device_dir, "model");
     d->transport = transport_of(real, name, d->vendor);
+    /* virtio's "vendor" is the virtio vendor id (0x1af4), not a drive maker. */
+    if (d->transport == TRANSPORT_VIRTIO && d->vendor && !strncmp(d->vendor, "0x", 2)) {
+        free(d->vendor);
+        d->vendor = NULL;
+    }
     d->pci_bus_id = pci_bus_id_of_path(real);
     if (d->pci_bus_id)
         d->numa_node = pci_numa_node(m, d->pci_bus_id);

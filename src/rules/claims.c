@@ -228,11 +228,14 @@ static void eval_gpus_pcie_width(struct claim *c, const struct claim_eval *e) { 
 
 static const char *const STORAGE_TYPES[] = {"nvme", "ssd", "hdd", "sata", "sas", "virtio", NULL};
 
-/* 1 match, 0 no match, -1 unknown. */
-static int type_matches(const struct block_device *d, const char *type)
+/* 1 match, 0 no match, -1 unknown (a virtual disk's rotational flag is the hypervisor's choice). */
+static int type_matches(const struct machine *m, const struct block_device *d, const char *type)
 {
-    if (!strcasecmp(type, "ssd") || !strcasecmp(type, "hdd"))
-        return d->rotational < 0 ? -1 : d->rotational == (!strcasecmp(type, "hdd") ? 1 : 0);
+    if (!strcasecmp(type, "ssd") || !strcasecmp(type, "hdd")) {
+        if (d->rotational < 0 || d->transport == TRANSPORT_VIRTIO || m->virt.vm)
+            return -1;
+        return d->rotational == (!strcasecmp(type, "hdd") ? 1 : 0);
+    }
     if (d->transport == TRANSPORT_UNKNOWN)
         return -1;
     return !strcasecmp(type, storage_transport_name(d->transport));
@@ -268,7 +271,7 @@ static void match_storage(struct claim_eval *e)
         for (int d = 0; d < s->ndevices && d < 256; d++) {
             if (used[d])
                 continue;
-            int score = (type && type_matches(&s->devices[d], json_string_value(type->claimed)) == 1) * 2 +
+            int score = (type && type_matches(e->m, &s->devices[d], json_string_value(type->claimed)) == 1) * 2 +
                         (gb && size_matches(&s->devices[d], json_number_value(gb->claimed),
                                             e->t->claim_storage_size_tolerance));
             if (score > best_score) {
@@ -306,11 +309,15 @@ static void eval_storage_type(struct claim *c, const struct claim_eval *e)
         return;
     const char *claimed = json_string_value(c->claimed);
     char found[64];
+    bool flag_trusted = d->transport != TRANSPORT_VIRTIO && !e->m->virt.vm;
     snprintf(found, sizeof found, "%s%s", storage_transport_name(d->transport),
-             d->rotational == 1 ? " hdd" : d->rotational == 0 ? " ssd" : "");
-    int match = type_matches(d, claimed);
+             !flag_trusted ? "" : d->rotational == 1 ? " hdd" : d->rotational == 0 ? " ssd" : "");
+    int match = type_matches(e->m, d, claimed);
     if (match < 0)
-        set_verdict(c, CLAIM_UNKNOWN, json_string(found), "%s: whether it is %s is unknown", d->name, claimed);
+        set_verdict(c, CLAIM_UNKNOWN, json_string(found),
+                    flag_trusted ? "%s shows no rotational flag: whether it is %s is unknown"
+                                 : "%s is a virtual disk: whether the storage behind it is %s is unknown",
+                    d->name, claimed);
     else
         set_verdict(c, match ? CLAIM_PASS : CLAIM_MISMATCH, json_string(found), "%s is %s", d->name, found);
 }
@@ -351,10 +358,13 @@ static void eval_network_gbps(struct claim *c, const struct claim_eval *e)
     double found = best ? best->speed_mbps / 1000.0 : 0;
     if (found >= claimed)
         set_verdict(c, CLAIM_PASS, json_real(found), "%s links at %g Gb/s", best->name, found);
-    else if (unknown || !n->listed)
-        set_verdict(c, CLAIM_UNKNOWN, best ? json_real(found) : NULL,
-                    "the fastest known link is %g Gb/s; %d NIC%s show no speed", found, unknown,
-                    unknown == 1 ? "" : "s");
+    else if (unknown || !n->listed) {
+        char known[96] = "no NIC reports a speed";
+        if (best)
+            snprintf(known, sizeof known, "the fastest known link is %s at %g Gb/s", best->name, found);
+        set_verdict(c, CLAIM_UNKNOWN, best ? json_real(found) : NULL, "%s; %d %s no speed", known, unknown,
+                    unknown == 1 ? "NIC shows" : "NICs show");
+    }
     else if (best)
         set_verdict(c, CLAIM_MISMATCH, json_real(found), "the fastest NIC, %s, links at %g Gb/s", best->name, found);
     else

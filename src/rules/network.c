@@ -138,9 +138,9 @@ void check_net_multinode(struct audit_ctx *ctx)
             snprintf(fastest, sizeof fastest, "the fastest usable NIC is %s at %g Gb/s", best->name, best_gbps);
         if (unknown)
             finding_add(ctx, SEV_UNKNOWN, "network", ev, NULL,
-                        "%s; %d NIC%s show no link speed (%s): a %d-node job needs >= %g Gb/s, which only they "
-                        "could give", fastest, unknown, unknown == 1 ? "" : "s", unknown_names, nodes,
-                        t->net_multinode_fail_gbps);
+                        "%s; %d %s no link speed (%s): a %d-node job needs >= %g Gb/s, which only %s could "
+                        "give", fastest, unknown, unknown == 1 ? "NIC shows" : "NICs show", unknown_names, nodes,
+                        t->net_multinode_fail_gbps, unknown == 1 ? "it" : "they");
         else
             finding_add(ctx, SEV_FAIL, "network", ev, NET_FIX,
                         "%s, below %g Gb/s: a %d-node job would spend most of each step exchanging gradients",

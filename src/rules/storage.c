@@ -25,9 +25,21 @@ static json_t *location_json(const struct storage_location *loc)
     return e;
 }
 
+/* A virtual disk's rotational flag and transport are what the hypervisor chose to show. */
+static bool is_virtual_disk(const struct machine *m, const struct block_device *d)
+{
+    return d->transport == TRANSPORT_VIRTIO || m->virt.vm;
+}
+
 static bool is_slow(const struct block_device *d)
 {
     return d->rotational == 1 || d->transport == TRANSPORT_SATA;
+}
+
+/* Nothing to judge by: a virtual disk, or neither a rotational flag nor a transport. */
+static bool kind_unknown(const struct machine *m, const struct block_device *d)
+{
+    return !d || is_virtual_disk(m, d) || (d->rotational < 0 && d->transport == TRANSPORT_UNKNOWN);
 }
 
 static void describe(char *buf, size_t n, const struct block_device *d)
@@ -54,36 +66,42 @@ static bool judge_disk_kind(struct audit_ctx *ctx, const struct storage_location
                     loc->unknown_reason ? loc->unknown_reason : "no mount found");
         return false;
     }
-    int slow = 0, unknown = 0;
-    char slow_text[512] = "", fast_text[512] = "";
+    int slow = 0, unknown = 0, virtual_disks = 0;
+    bool spinning = false;
+    char slow_text[512] = "", other_text[512] = "";
     for (int i = 0; i < loc->ndisks; i++) {
         const struct block_device *d = storage_device(s, loc->disks[i]);
         char one[200];
-        if (!d || (d->rotational < 0 && d->transport == TRANSPORT_UNKNOWN)) {
-            unknown++;
-            snprintf(one, sizeof one, "%s", loc->disks[i]);
-        } else {
+        if (d)
             describe(one, sizeof one, d);
-        }
-        char *text = d && is_slow(d) ? slow_text : fast_text;
-        slow += d && is_slow(d);
+        else
+            snprintf(one, sizeof one, "%s", loc->disks[i]);
+        bool is_unknown = kind_unknown(ctx->machine, d), slow_disk = !is_unknown && is_slow(d);
+        unknown += is_unknown;
+        virtual_disks += d && is_virtual_disk(ctx->machine, d);
+        slow += slow_disk;
+        spinning |= slow_disk && d->rotational == 1;
+        char *text = slow_disk ? slow_text : other_text;
         size_t len = strlen(text);
         snprintf(text + len, 512 - len, "%s%s", len ? ", " : "", one);
     }
     if (slow) {
         finding_add(ctx, ctx_severity(ctx), dir, location_json(loc),
                     "put the dataset on NVMe (or cache it in host memory / on local NVMe before training)",
-                    "dataset on %s: a spinning disk seeks for every random read and SATA's 6 Gb/s link caps reads "
-                    "at ~550 MB/s, too slow to feed data loaders that read small files in random order",
-                    slow_text);
+                    "dataset on %s: %s, too slow to feed data loaders that read small files in random order",
+                    slow_text, spinning ? "a spinning disk seeks for every random read"
+                                        : "SATA's 6 Gb/s link caps reads at ~550 MB/s");
         return true;
     }
     if (unknown) {
-        finding_add(ctx, SEV_UNKNOWN, dir, location_json(loc), NULL,
-                    "what kind of disk %s is, is unknown (no rotational flag or transport)", fast_text);
+        finding_add(ctx, SEV_UNKNOWN, dir, location_json(loc), "measure the read rate: `gpuvet bench storage`",
+                    virtual_disks ? "dataset on %s, a virtual disk: its rotational flag is the hypervisor's choice "
+                                    "and the storage behind it is unknown"
+                                  : "dataset on %s, a disk of unknown kind (no rotational flag or transport)",
+                    other_text);
         return false;
     }
-    finding_add(ctx, SEV_PASS, dir, location_json(loc), NULL, "dataset on %s", fast_text);
+    finding_add(ctx, SEV_PASS, dir, location_json(loc), NULL, "dataset on %s", other_text);
     return true;
 }
 
