@@ -133,4 +133,6 @@ void check_storage_slow_data(struct audit_ctx *ctx)
     }
     if (judge_disk_kind(ctx, &s->data))
         judge_shared_with_system(ctx, &s->data);
+    /* The measured half of the rule belongs here: when `gpuvet bench storage` results reach
+     * struct audit_inputs, a read rate below the workload's data demand is a fail. */
 }

@@ -40,6 +40,7 @@ static json_t *first_finding(json_t *doc, const char *id, const char *subject)
     json_t *all = findings_of(doc, id, subject);
     json_t *f = json_array_get(all, 0);
     json_decref(all);
+    cr_assert_not_null(f, "no %s finding for %s", id, subject ? subject : "any subject");
     return f;
 }
 
@@ -369,4 +370,64 @@ Test(cpu_for_gpus, clock_thresholds_per_workload)
     run_result_free(&r);
     tree_remove(root);
     free(root);
+}
+
+Test(storage, virtio_disk_is_not_judged_by_its_rotational_flag)
+{
+    /* A virtio-blk disk laid out as the kernel does (/sys/devices/pci.../virtioN/block/vdX), with
+     * the rotational flag QEMU sets by default, added to a copy of the Dell tree. */
+    char *root = fixture_copy(DELL);
+    const char *dir = "sys/devices/pci0000:00/0000:00:05.0/virtio9/block/vda";
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "cd '%s' && mkdir -p %s/queue && ln -s ../../%s sys/class/block/vda", root, dir,
+             dir + strlen("sys/"));
+    cr_assert_eq(system(cmd), 0);
+    char path[512];
+    snprintf(path, sizeof path, "%s/size", dir);
+    tree_write(root, path, "209715200\n");
+    snprintf(path, sizeof path, "%s/dev", dir);
+    tree_write(root, path, "253:0\n");
+    snprintf(path, sizeof path, "%s/queue/rotational", dir);
+    tree_write(root, path, "1\n");
+    tree_write(root, "proc/mounts", "/dev/sda1 / ext3 rw 0 0\n/dev/vda /data ext4 rw 0 0\n");
+    struct run_result r;
+    json_t *doc = audit(&r, root, "cv-train", "--data-dir", "/data");
+    json_t *vda = entry_named(machine_key(doc, "storage"), "vda");
+    cr_assert_not_null(vda, "%s", r.err);
+    cr_expect_str_eq(str(vda, "transport"), "virtio");
+    cr_expect_str_eq(str(vda, "pci_bus_id"), "0000:00:05.0");
+    cr_expect(json_is_true(json_object_get(vda, "holds_data")));
+    json_t *f = first_finding(doc, "STORAGE_SLOW_DATA", "/data");
+    cr_expect_str_eq(str(f, "severity"), "unknown", "the hypervisor chose the flag");
+    cr_expect(strstr(str(f, "message"), "virtual disk") != NULL, "%s", str(f, "message"));
+    json_decref(doc);
+    run_result_free(&r);
+    tree_remove(root);
+    free(root);
+}
+
+/* What the storage and network probes read is what `gpuvet snapshot` records: a replay of this
+ * machine's snapshot shows the same disks and NICs (free space is live-only). */
+Test(storage, snapshot_replays_storage_and_network)
+{
+    char tmpl[] = "/tmp/gpuvet-snapXXXXXX";
+    cr_assert_not_null(mkdtemp(tmpl));
+    char snap[600];
+    snprintf(snap, sizeof snap, "%s/snap", tmpl);
+    struct run_result r = run_gpuvet("snapshot", snap, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_result_free(&r);
+    json_t *live = (r = run_gpuvet("audit", "--json", NULL), run_json(&r));
+    run_result_free(&r);
+    json_t *replay = (r = run_gpuvet("audit", "--sysroot", snap, "--json", NULL), run_json(&r));
+    run_result_free(&r);
+    cr_expect(json_equal(machine_key(live, "storage"), machine_key(replay, "storage")));
+    cr_expect(json_equal(machine_key(live, "network"), machine_key(replay, "network")));
+    json_t *live_root = json_object_get(machine_key(live, "storage_paths"), "root");
+    json_t *replay_root = json_object_get(machine_key(replay, "storage_paths"), "root");
+    cr_expect(json_equal(json_object_get(live_root, "disks"), json_object_get(replay_root, "disks")));
+    cr_expect(json_is_null(json_object_get(replay_root, "free_bytes")));
+    json_decref(live);
+    json_decref(replay);
+    tree_remove(tmpl);
 }
