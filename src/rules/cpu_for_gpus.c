@@ -99,7 +99,7 @@ void check_cpu_freq_low(struct audit_ctx *ctx)
             snprintf(base, sizeof base, "%.2f GHz", c->base_mhz / 1000);
         finding_add(ctx, SEV_UNKNOWN, "machine", ev, NULL, "boost clock unknown (%s); base %s, need %.1f GHz",
                     max_is_turbo_marker ? "acpi-cpufreq shows base + 1 MHz when turbo is on"
-                                        : "the kernel shows no maximum clock (no cpufreq)",
+                                        : "the kernel shows no maximum clock: no cpufreq",
                     base, need / 1000);
     }
 }
