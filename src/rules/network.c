@@ -32,13 +32,14 @@ static json_t *port_json(const struct nic_port *p)
     return e;
 }
 
-/* The fastest usable port; RDMA breaks ties (it is what NCCL picks). */
-static const struct nic_port *fastest_usable(const struct network_info *n)
+/* The fastest usable port (with an active RDMA port when rdma_only); RDMA breaks ties, as NCCL
+ * picks it. */
+static const struct nic_port *fastest_usable(const struct network_info *n, bool rdma_only)
 {
     const struct nic_port *best = NULL;
     for (int i = 0; i < n->nports; i++) {
         const struct nic_port *p = &n->ports[i];
-        if (!nic_port_usable(p))
+        if (!nic_port_usable(p) || (rdma_only && !rdma_active(p)))
             continue;
         if (!best || p->speed_mbps > best->speed_mbps ||
             (p->speed_mbps == best->speed_mbps && rdma_active(p) && !rdma_active(best)))
@@ -123,7 +124,7 @@ void check_net_multinode(struct audit_ctx *ctx)
     const struct thresholds *t = ctx->thresholds;
     char unknown_names[512];
     int unknown = unknown_ports(n, unknown_names, sizeof unknown_names);
-    const struct nic_port *best = fastest_usable(n);
+    const struct nic_port *best = fastest_usable(n, false), *rdma = fastest_usable(n, true);
     double best_gbps = best ? best->speed_mbps / 1000.0 : 0;
     json_t *ev = json_pack("{s:i, s:o, s:f, s:f, s:i}", "nodes", nodes, "fastest_usable",
                            best ? port_json(best) : json_null(), "fail_below_gbps", t->net_multinode_fail_gbps,
@@ -148,22 +149,23 @@ void check_net_multinode(struct audit_ctx *ctx)
         return;
     }
     bool warned = false;
-    if (!rdma_active(best)) {
-        finding_add(ctx, SEV_WARN, "network", ev ? json_deep_copy(ev) : NULL, NET_FIX,
-                    "%s (%g Gb/s) has no active RDMA port: NCCL falls back to TCP sockets, which cost CPU time and "
-                    "latency on every collective", best->name, best_gbps);
+    if (!rdma || rdma->speed_mbps / 1000.0 < t->net_multinode_fail_gbps) {
+        finding_add(ctx, SEV_WARN, "network", json_deep_copy(ev), NET_FIX,
+                    "no usable NIC of >= %g Gb/s has an active RDMA port (the fastest, %s, runs %g Gb/s without): "
+                    "NCCL falls back to TCP sockets, which cost CPU time and latency on every collective",
+                    t->net_multinode_fail_gbps, best->name, best_gbps);
         warned = true;
     }
     if (best_gbps < t->net_multinode_warn_gbps) {
-        finding_add(ctx, SEV_WARN, "network", ev ? json_deep_copy(ev) : NULL, NET_FIX,
+        finding_add(ctx, SEV_WARN, "network", json_deep_copy(ev), NET_FIX,
                     "the fastest usable NIC is %s at %g Gb/s; %s across %d nodes wants >= %g Gb/s per node",
                     best->name, best_gbps, workload_name(ctx->workload), nodes, t->net_multinode_warn_gbps);
         warned = true;
     }
     if (!warned)
         finding_add(ctx, SEV_PASS, "network", json_incref(ev), NULL, "%s: %g Gb/s with RDMA (%s port %d, %s)",
-                    best->name, best_gbps, best->rdma.device, best->rdma.port,
-                    best->rdma.link_layer ? best->rdma.link_layer : "link layer unknown");
+                    rdma->name, rdma->speed_mbps / 1000.0, rdma->rdma.device, rdma->rdma.port,
+                    rdma->rdma.link_layer ? rdma->rdma.link_layer : "link layer unknown");
     json_decref(ev);
-    judge_placement(ctx, best);
+    judge_placement(ctx, rdma ? rdma : best);
 }
