@@ -1,4 +1,6 @@
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,17 +8,22 @@
 #include <unistd.h>
 
 #include "builtin/builtin.h"
+#include "claims/claims.h"
 #include "probe/probe.h"
 #include "report/report.h"
 #include "util/fsroot.h"
 
 static const char usage[] =
-    "usage: gpuvet audit [--sysroot DIR] [--workload W] [--json] [--verbose]\n"
+    "usage: gpuvet audit [--sysroot DIR] [--workload W] [--data-dir DIR] [--nodes N] [--claim FILE]\n"
+    "                    [--json] [--verbose]\n"
     "       gpuvet audit --list-rules\n"
     "\n"
     "  --sysroot DIR   audit a recorded machine (DIR/sys, DIR/proc; a `gpuvet snapshot` or an\n"
     "                  hwloc-gather-topology tree) instead of this one\n"
     "  --workload W    general (default), cv-train, llm-train, llm-infer, render, hpc\n"
+    "  --data-dir DIR  where the dataset lives: its disk is judged (STORAGE_SLOW_DATA)\n"
+    "  --nodes N       the job spans N machines: judge the network for it (NET_MULTINODE)\n"
+    "  --claim FILE    the provider's claimed spec (JSON, docs/audit-json.md): label vs reality\n"
     "  --json          write the gpuvet.audit/1 JSON document (docs/audit-json.md)\n"
     "  --verbose       list passed checks too\n"
     "  --list-rules    list the rule IDs and exit (`gpuvet explain ID` for one)\n"
@@ -45,22 +52,69 @@ static bool use_colour(void)
     return isatty(STDOUT_FILENO) && !(no && *no);
 }
 
+static bool parse_nodes(const char *text, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (end == text || *end || errno || v < 1 || v > INT_MAX)
+        return false;
+    *out = (int)v;
+    return true;
+}
+
+/* On the live machine the data directory must exist (its mount is looked up by its real path);
+ * in a recorded tree it names a path of that machine, which must be absolute. */
+static int set_data_dir(struct machine *m, const char *dir)
+{
+    char *path = NULL;
+    if (fsroot_is_live()) {
+        path = realpath(dir, NULL);
+        if (!path) {
+            fprintf(stderr, "gpuvet audit: --data-dir %s: %s\n", dir, strerror(errno));
+            return -1;
+        }
+    } else if (dir[0] != '/') {
+        fprintf(stderr, "gpuvet audit: --data-dir %s: with --sysroot, give the absolute path on the recorded "
+                        "machine\n", dir);
+        return -1;
+    } else {
+        path = strdup(dir);
+        for (size_t n = strlen(path); n > 1 && path[n - 1] == '/'; n--)
+            path[n - 1] = '\0';
+    }
+    m->storage.has_data = true;
+    m->storage.data.path = path;
+    return 0;
+}
+
 int cmd_audit(int argc, char **argv)
 {
     static const struct option options[] = {
         {"sysroot", required_argument, NULL, 's'}, {"workload", required_argument, NULL, 'w'},
         {"json", no_argument, NULL, 'j'},          {"verbose", no_argument, NULL, 'v'},
         {"list-rules", no_argument, NULL, 'l'},    {"help", no_argument, NULL, 'h'},
+        {"data-dir", required_argument, NULL, 'd'}, {"nodes", required_argument, NULL, 'n'},
+        {"claim", required_argument, NULL, 'c'},
         {NULL, 0, NULL, 0},
     };
-    const char *sysroot = NULL;
+    const char *sysroot = NULL, *data_dir = NULL, *claim_file = NULL;
+    struct audit_inputs inputs = {.nodes = 1};
     enum workload workload = WL_GENERAL;
     bool json = false, verbose = false;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "s:w:jvlh", options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "s:w:jvlhd:n:c:", options, NULL)) != -1) {
         switch (c) {
         case 's': sysroot = optarg; break;
+        case 'd': data_dir = optarg; break;
+        case 'c': claim_file = optarg; break;
+        case 'n':
+            if (!parse_nodes(optarg, &inputs.nodes)) {
+                fprintf(stderr, "gpuvet audit: --nodes wants a whole number >= 1, not '%s'\n", optarg);
+                return EXIT_CANNOT_RUN;
+            }
+            break;
         case 'w':
             if (!workload_parse(optarg, &workload)) {
                 fprintf(stderr, "gpuvet audit: unknown workload '%s' (general, cv-train, llm-train, llm-infer, "
@@ -82,23 +136,42 @@ int cmd_audit(int argc, char **argv)
 
     double start = now_ms();
     fsroot_set(sysroot);
+    /* A bad claim file gets its error and no verdict at all, before anything is probed. */
+    struct claim_set claims = {0};
+    char *error = NULL;
+    if (claim_file && claim_file_load(claim_file, &claims, &error) != 0) {
+        fprintf(stderr, "gpuvet audit: %s\n", error ? error : claim_file);
+        free(error);
+        return EXIT_CANNOT_RUN;
+    }
     struct machine m;
     machine_init(&m);
+    if (data_dir && set_data_dir(&m, data_dir) != 0) {
+        machine_free(&m);
+        claim_set_free(&claims);
+        return EXIT_CANNOT_RUN;
+    }
     if (probe_machine(&m, true) != 0) {
         for (int i = 0; i < m.nproblems; i++)
             fprintf(stderr, "gpuvet audit: %s: %s\n", m.problems[i].path, m.problems[i].message);
         machine_free(&m);
+        claim_set_free(&claims);
         return EXIT_CANNOT_RUN;
     }
+    if (claim_file) {
+        claims_evaluate(&claims, &m, thresholds_for(workload));
+        inputs.claims = &claims;
+    }
     struct findings findings = {0};
-    rules_run(&m, workload, &findings);
+    rules_run(&m, workload, &inputs, &findings);
     for (int i = 0; i < m.nproblems; i++)
         fprintf(stderr, "gpuvet: warning: %s: %s\n", m.problems[i].path, m.problems[i].message);
 
-    struct audit_report report = {&m, &findings, workload, now_ms() - start};
+    struct audit_report report = {&m, &findings, workload, now_ms() - start, inputs.claims};
     int rc = json ? report_json(stdout, &report) : report_text(stdout, &report, use_colour(), verbose);
     int status = rc != 0 ? EXIT_CANNOT_RUN : findings_count(&findings, SEV_FAIL) ? EXIT_VERDICT_FAIL : 0;
     findings_free(&findings);
     machine_free(&m);
+    claim_set_free(&claims);
     return status;
 }

@@ -12,6 +12,7 @@ void machine_init(struct machine *m)
     memset(m, 0, sizeof *m);
     m->cpu.family = m->cpu.model_number = -1;
     m->kernel.swap_total_bytes = -1;
+    m->kernel.mem_total_bytes = -1;
     m->kernel.swappiness = -1;
     m->kernel.numa_balancing = -1;
 }
@@ -58,6 +59,8 @@ void machine_free(struct machine *m)
     free(m->virt.hypervisor);
     free(m->virt.container_kind);
     free(m->virt.evidence);
+    storage_free(&m->storage);
+    network_free(&m->network);
     for (int i = 0; i < m->nproblems; i++) {
         free(m->problems[i].path);
         free(m->problems[i].message);

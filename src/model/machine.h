@@ -8,6 +8,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "model/network.h"
+#include "model/storage.h"
+
 struct input_problem {
     char *path;    /* the file (or source) that was missing or malformed */
     char *message; /* what was wrong with it */
@@ -68,6 +71,7 @@ struct kernel_info {
     char *release;
     char *thp_enabled, *thp_defrag; /* selected choice, NULL unknown */
     int64_t swap_total_bytes;       /* -1 unknown */
+    int64_t mem_total_bytes;        /* /proc/meminfo MemTotal; -1 unknown */
     int swappiness;                 /* -1 unknown */
     int numa_balancing;             /* -1 unknown, 0 off, 1+ on */
     char *isolated_cpus;            /* cpulist; "" none; NULL unknown */
@@ -98,6 +102,8 @@ struct machine {
     int npci;
     struct kernel_info kernel;
     struct virt_info virt;
+    struct storage_info storage;
+    struct network_info network;
     struct input_problem *problems;
     int nproblems;
     hwloc_topology_t topology; /* kept for binding advice and benchmarks; NULL when not loaded */

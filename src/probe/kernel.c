@@ -119,6 +119,9 @@ void probe_kernel(struct machine *m)
         k->swap_total_bytes = (int64_t)swap;
     else if (meminfo)
         machine_problem(m, "/proc/meminfo", "has no SwapTotal line");
+    uint64_t total;
+    if (meminfo && parse_meminfo_bytes(meminfo, "MemTotal", &total))
+        k->mem_total_bytes = (int64_t)total;
     free(meminfo);
     k->swappiness = read_int(m, "/proc/sys/vm/swappiness");
     k->numa_balancing = read_int(m, "/proc/sys/kernel/numa_balancing");

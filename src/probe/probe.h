@@ -23,6 +23,18 @@ void probe_kernel(struct machine *m);
 /* VM and container detection. Needs probe_cpu first (hypervisor flag). */
 void probe_virt(struct machine *m);
 
+/* /sys/class/block and the mount table: disks, and the disks under `/` and the data directory
+ * (m->storage.data.path, set before probing). Needs probe_pci first (NVMe NUMA nodes). */
+void probe_storage(struct machine *m);
+/* /sys/class/net and /sys/class/infiniband: NICs, their links and RDMA ports. Needs probe_pci. */
+void probe_network(struct machine *m);
+
+/* "0000:3b:00.0", also with VMD's 5-digit domains. */
+bool pci_is_bus_id(const char *s);
+/* The last PCI function in a resolved sysfs device path (the controller or NIC a block or
+ * network device hangs off); malloc'd, NULL when the path holds none. */
+char *pci_bus_id_of_path(const char *sysfs_path);
+
 /* Why a file is absent, in words that fit the source ("not in the recorded tree" or "not
  * exposed by this kernel"). Returns a static string. */
 const char *probe_missing_reason(void);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "model/machine.h"
+#include "claims/claims.h"
 #include "rules/rule.h"
 
 #define AUDIT_SCHEMA "gpuvet.audit/1"
@@ -16,11 +17,14 @@ struct audit_report {
     const struct findings *findings;
     enum workload workload;
     double elapsed_ms;
+    const struct claim_set *claims; /* --claim, evaluated; NULL none */
 };
 
 /* The machine model as the documented JSON object (docs/audit-json.md). */
 json_t *machine_to_json(const struct machine *m);
 json_t *findings_to_json(const struct findings *f);
+/* claims[]: key, claimed, found, verdict, message; [] when no claim file was given. */
+json_t *claims_to_json(const struct claim_set *set);
 
 int report_json(FILE *out, const struct audit_report *r);
 /* colour: ANSI colours (caller decides: TTY and no NO_COLOR). */

@@ -112,6 +112,85 @@ static void print_pci(FILE *o, const struct machine *m, const struct style *st)
     }
 }
 
+/* Seed 000 §4.1's table: the provider's label next to what the machine is. */
+static void print_claims(FILE *o, const struct claim_set *set, const struct style *st)
+{
+    if (!set)
+        return;
+    fprintf(o, "%sLabel vs reality%s (%s)\n", st->bold, st->reset, set->file);
+    fprintf(o, "  %-28s %-22s %-22s %s\n", "claim", "claimed", "found", "verdict");
+    for (int i = 0; i < set->count; i++) {
+        const struct claim *c = &set->items[i];
+        char *claimed = json_dumps(c->claimed, JSON_ENCODE_ANY | JSON_REAL_PRECISION(15)),
+             *found = json_dumps(c->found, JSON_ENCODE_ANY | JSON_REAL_PRECISION(15));
+        enum severity sev = c->verdict == CLAIM_MISMATCH ? SEV_FAIL : c->verdict == CLAIM_PASS ? SEV_PASS : SEV_UNKNOWN;
+        char verdict[16];
+        upper(verdict, claim_verdict_name(c->verdict), sizeof verdict);
+        fprintf(o, "  %-28s %-22s %-22s %s%-8s%s %s%s%s\n", c->key, claimed ? claimed : "?",
+                c->found && !json_is_null(c->found) && found ? found : "unknown", st->sev[sev], verdict, st->reset,
+                st->dim, c->message ? c->message : "", st->reset);
+        free(claimed);
+        free(found);
+    }
+    fputc('\n', o);
+}
+
+static void print_location(FILE *o, const char *what, const struct storage_location *l)
+{
+    fprintf(o, "        %s %s: ", what, l->path);
+    if (l->network_fs)
+        fprintf(o, "network filesystem %s from %s", l->fstype, l->source);
+    else if (l->ndisks == 0)
+        fprintf(o, "disk unknown (%s)", l->unknown_reason ? l->unknown_reason : "no mount found");
+    for (int i = 0; i < l->ndisks; i++)
+        fprintf(o, "%s%s", i ? ", " : "on ", l->disks[i]);
+    if (l->mountpoint && !l->network_fs)
+        fprintf(o, " (%s mounted on %s, %s)", l->source, l->mountpoint, l->fstype);
+    if (l->free_bytes >= 0)
+        fprintf(o, "; %.1f GB free", l->free_bytes / 1e9);
+    fputc('\n', o);
+}
+
+static void print_storage(FILE *o, const struct machine *m, const struct style *st)
+{
+    const struct storage_info *s = &m->storage;
+    fprintf(o, "%sStorage%s %s\n", st->bold, st->reset, s->listed ? "" : "block devices unknown");
+    for (int i = 0; i < s->ndevices; i++) {
+        const struct block_device *d = &s->devices[i];
+        char size[32] = "size unknown";
+        if (d->size_bytes >= 0)
+            snprintf(size, sizeof size, "%.1f GB", d->size_bytes / 1e9);
+        fprintf(o, "        %-10s %-7s %-14s %-15s %s%s%s  node %d%s%s\n", d->name,
+                storage_transport_name(d->transport), size,
+                d->rotational == 1 ? "rotational" : d->rotational == 0 ? "solid state" : "rotation unknown",
+                d->vendor ? d->vendor : "", d->vendor ? " " : "", or_unknown(d->model), d->numa_node,
+                d->holds_root ? "  [/]" : "", d->holds_data ? "  [data]" : "");
+    }
+    if (s->root.path)
+        print_location(o, "system", &s->root);
+    if (s->has_data)
+        print_location(o, "data", &s->data);
+}
+
+static void print_network(FILE *o, const struct machine *m, const struct style *st)
+{
+    const struct network_info *n = &m->network;
+    fprintf(o, "%sNetwork%s %s\n", st->bold, st->reset, n->listed || n->nports ? "" : "interfaces unknown");
+    for (int i = 0; i < n->nports; i++) {
+        const struct nic_port *p = &n->ports[i];
+        char speed[32] = "speed unknown";
+        if (p->speed_mbps > 0)
+            snprintf(speed, sizeof speed, "%g Gb/s", p->speed_mbps / 1000.0);
+        fprintf(o, "        %-14s %-7s %-14s %-10s %-10s node %d", p->name, link_state_name(p->state), speed,
+                or_unknown(p->link_layer), or_unknown(p->driver), p->numa_node);
+        if (p->has_rdma)
+            fprintf(o, "  RDMA %s port %d %s", p->rdma.device, p->rdma.port, or_unknown(p->rdma.state));
+        if (p->unknown_reason)
+            fprintf(o, "  %s(%s)%s", st->dim, p->unknown_reason, st->reset);
+        fputc('\n', o);
+    }
+}
+
 static void print_kernel(FILE *o, const struct machine *m, const struct style *st)
 {
     const struct kernel_info *k = &m->kernel;
@@ -181,9 +260,12 @@ int report_text(FILE *o, const struct audit_report *r, bool colour, bool verbose
     struct style st = make_style(colour);
     const struct machine *m = r->machine;
     fprintf(o, "%sgpuvet audit%s of %s (%s)\n\n", st.bold, st.reset, or_unknown(m->hostname), or_unknown(m->source));
+    print_claims(o, r->claims, &st);
     print_cpu(o, m, &st);
     print_numa(o, m, &st);
     print_pci(o, m, &st);
+    print_storage(o, m, &st);
+    print_network(o, m, &st);
     print_kernel(o, m, &st);
     print_findings(o, r, &st, verbose);
     if (m->nproblems) {

@@ -16,6 +16,15 @@ void check_numa_memory_imbalance(struct audit_ctx *ctx);
 void check_numa_binding(struct audit_ctx *ctx);
 /* rules/cpu.c */
 void check_cpu_governor(struct audit_ctx *ctx);
+/* rules/cpu_for_gpus.c */
+void check_cpu_cores_per_gpu(struct audit_ctx *ctx);
+void check_cpu_freq_low(struct audit_ctx *ctx);
+/* rules/storage.c */
+void check_storage_slow_data(struct audit_ctx *ctx);
+/* rules/network.c */
+void check_net_multinode(struct audit_ctx *ctx);
+/* rules/claims.c */
+void check_claim_mismatch(struct audit_ctx *ctx);
 /* rules/kernel.c */
 void check_kernel_thp(struct audit_ctx *ctx);
 void check_kernel_swap(struct audit_ctx *ctx);

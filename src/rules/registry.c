@@ -67,6 +67,46 @@ const struct rule rules_table[] = {
      "data loading and adds latency to inference. 'performance' keeps clocks up. Where no cpufreq\n"
      "driver is loaded (most VMs, some BIOS settings) the firmware or hypervisor owns the clocks and\n"
      "gpuvet cannot tell."},
+    {"CPU_CORES_PER_GPU", "cpu", "too few physical cores per accelerator", ALL(SEV_WARN), check_cpu_cores_per_gpu,
+     "Every accelerator needs CPU cores beside it: the process that drives it and the data-loader\n"
+     "workers that read, decode and augment its batches. Physical cores count, not threads: two\n"
+     "hyperthreads share one core's decode units. CV training decodes JPEGs on the CPU: an A100 trains\n"
+     "ResNet-50 on ~2,470 img/s and one core decodes ~460-500, so ~5-8 cores per A100-class GPU\n"
+     "(gpuvet uses 6; faster GPUs need more, ~9-15 per H100). LLM training needs >= 4 per GPU (the\n"
+     "training process plus loader workers; NCCL runs on the GPU, not on CPU cores, whatever the\n"
+     "seed says), LLM inference >= 2 (the server and its tokenizer/batching thread)."},
+    {"CPU_FREQ_LOW", "cpu", "CPU clock below the workload's need", ALL(SEV_WARN), check_cpu_freq_low,
+     "Per-batch CPU work (JPEG decode, kernel launches, synchronisation) runs on few threads and\n"
+     "scales with the clock. The seeds' thresholds are kept where they hold: CV training wants a\n"
+     "boost clock >= 3.0 GHz, LLM training >= 2.6 GHz. For inference the seed asks for a 4.5 GHz\n"
+     "single-core turbo, which no datacenter CPU reaches: latency is judged by measured scheduling\n"
+     "jitter (`gpuvet bench jitter`) instead. acpi-cpufreq shows base + 1 MHz as the maximum when\n"
+     "turbo is on; gpuvet then reports the boost clock as unknown rather than guess."},
+    {"STORAGE_SLOW_DATA", "storage", "dataset on slow storage or on the system disk",
+     PER_WORKLOAD(SEV_INFO, SEV_WARN, SEV_INFO, SEV_INFO, SEV_INFO, SEV_INFO), check_storage_slow_data,
+     "CV training reads its dataset every epoch as many small files in random order. A spinning disk\n"
+     "seeks for each one and a SATA SSD's 6 Gb/s link caps reads at ~550 MB/s: the data loaders\n"
+     "starve the GPUs (warn for cv-train; info for workloads whose data is small). A dataset on the\n"
+     "system disk competes with logs, updates and swap (info: seed 002 keeps system and data\n"
+     "apart). Give the dataset with --data-dir DIR: gpuvet finds the mount and the disks below it\n"
+     "(partitions, LVM and RAID resolved). Network filesystems are judged by measurement only\n"
+     "(`gpuvet bench storage`)."},
+    {"NET_MULTINODE", "network", "network too slow for a multi-node job", ALL(SEV_FAIL), check_net_multinode,
+     "A job spread over several machines (--nodes N) exchanges gradients or activations every step.\n"
+     "Below 25 Gb/s on the fastest usable NIC the exchange dominates the step (fail). Without RDMA\n"
+     "(InfiniBand or RoCE) NCCL falls back to TCP sockets, costing CPU time and latency (warn). LLM\n"
+     "training moves the most data and wants >= 100 Gb/s per node (warn below). GPUDirect RDMA\n"
+     "moves data between NIC and GPU memory over PCIe: a NIC on another NUMA node than the GPUs, or\n"
+     "under no common PCIe switch, routes it through the CPU (info). NICs whose link is not visible\n"
+     "(no driver, another network namespace) make the verdict unknown rather than a fail."},
+    {"CLAIM_MISMATCH", "claims", "the provider's claimed spec differs from the machine", ALL(SEV_FAIL),
+     check_claim_mismatch,
+     "`--claim FILE` sets the offer's spec against what the audit finds, key by key (seed 000 §4.1:\n"
+     "label vs reality). Counting tricks are named: '32 cores' that are 16 cores with 2 threads each\n"
+     "says so. Memory is compared with MemTotal plus what the kernel keeps: the page map (64-byte\n"
+     "struct page per 4 KiB, 1.6 %) and ~2 GiB of firmware, kernel and crashkernel reservations; Linux\n"
+     "does not reserve '5 %' of RAM (that is ext4's reserved disk blocks). Keys whose facts this audit\n"
+     "does not observe are 'unknown', never 'pass'."},
     {"KERNEL_THP", "kernel", "transparent huge pages setting", ALL(SEV_INFO), check_kernel_thp,
      "THP 'always' lets khugepaged compact memory in the background, which causes latency spikes in\n"
      "latency-sensitive inference; 'madvise' keeps the benefit for programs that ask for it (PyTorch's\n"
@@ -103,9 +143,12 @@ const struct rule *rule_find(const char *id)
     return NULL;
 }
 
-void rules_run(const struct machine *m, enum workload workload, struct findings *out)
+void rules_run(const struct machine *m, enum workload workload, const struct audit_inputs *inputs,
+               struct findings *out)
 {
-    struct audit_ctx ctx = {.machine = m, .workload = workload, .thresholds = thresholds_for(workload), .out = out};
+    static const struct audit_inputs single_node = {.nodes = 1};
+    struct audit_ctx ctx = {.machine = m, .workload = workload, .thresholds = thresholds_for(workload),
+                            .inputs = inputs ? inputs : &single_node, .out = out};
     for (int i = 0; i < rules_count; i++) {
         ctx.rule = &rules_table[i];
         rules_table[i].check(&ctx);
