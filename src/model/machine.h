@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "model/gpu.h"
+
 struct input_problem {
     char *path;    /* the file (or source) that was missing or malformed */
     char *message; /* what was wrong with it */
@@ -97,6 +99,7 @@ struct machine {
     int npci;
     struct kernel_info kernel;
     struct virt_info virt;
+    struct gpu_set gpus;  /* NVIDIA GPUs from NVML or nvidia-smi evidence (model/gpu.h) */
     struct input_problem *problems;
     int nproblems;
     hwloc_topology_t topology; /* kept for binding advice and benchmarks; NULL when not loaded */

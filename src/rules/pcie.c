@@ -68,6 +68,9 @@ void check_pcie_link_degraded(struct audit_ctx *ctx)
     const struct machine *m = ctx->machine;
     for (int i = 0; i < m->npci; i++) {
         const struct pci_device *d = &m->pci[i];
+        const struct gpu *g = gpu_set_find(&m->gpus, d->bus_id);
+        if (g && gpu_link_known(g))
+            continue; /* judged by check_gpu_link_degraded, with the P-state and the load check */
         if (!d->link.known) {
             unknown_link(ctx, d);
             continue;
@@ -99,6 +102,7 @@ void check_pcie_link_degraded(struct audit_ctx *ctx)
         free(cur);
         free(max);
     }
+    check_gpu_link_degraded(ctx);
 }
 
 void check_pcie_slot_capped(struct audit_ctx *ctx)

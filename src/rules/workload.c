@@ -10,7 +10,7 @@ static const char *const names[WORKLOAD_COUNT] = {
 #define COMMON_THRESHOLDS                                                                          \
     .numa_imbalance_ratio = 0.25, .numa_min_memory_share = 0.10,                                   \
     .numa_min_memory_floor_bytes = 1024.0 * 1024 * 1024, .swappiness_max = 10,                     \
-    .uplink_oversubscription = 1.0
+    .uplink_oversubscription = 1.0, .gpu_retired_pages_max = 63, .gpu_remapped_uncorrectable_max = 512
 
 static const struct thresholds table[WORKLOAD_COUNT] = {
     [WL_GENERAL] = {COMMON_THRESHOLDS},
