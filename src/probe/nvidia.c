@@ -271,6 +271,23 @@ static void probe_nvml(struct machine *m)
 
 /* --- CUDA runtimes and PyTorch builds on the machine --------------------------------------------- */
 
+/* Folders reached twice (/usr/local/cuda -> cuda-12.4) list one runtime once: by the folder's
+ * real path. */
+static void add_runtime_once(struct machine *m, const char *path, const char *kind, int major, int minor)
+{
+    char *slash = strrchr(path, '/');
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    char *real_dir = fs_resolve(dir);
+    char real[4096];
+    snprintf(real, sizeof real, "%s%s", real_dir ? real_dir : dir, slash);
+    free(real_dir);
+    for (int i = 0; i < m->gpus.nruntimes; i++)
+        if (!strcmp(m->gpus.runtimes[i].path, real))
+            return;
+    gpu_set_add_runtime(&m->gpus, real, kind, major, minor);
+}
+
 /* "libcudart.so.12.2.140" -> 12, 2; "libcudart.so.12" -> 12, -1. */
 static bool cudart_version(const char *name, int *major, int *minor)
 {
@@ -302,7 +319,7 @@ static void scan_cudart_dir(struct machine *m, const char *dir)
     if (best >= 0) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir, names[best]);
-        gpu_set_add_runtime(&m->gpus, path, "libcudart", major, minor);
+        add_runtime_once(m, path, "libcudart", major, minor);
     }
     if (n >= 0)
         fs_list_free(names, n);
@@ -321,7 +338,7 @@ static void read_torch_version(struct machine *m, const char *site)
     if (!line && !strncmp(text, "cuda", 4))
         line = text - 1;
     if (line && sscanf(line + 1, "cuda = '%d.%d'", &a, &b) == 2)
-        gpu_set_add_runtime(&m->gpus, path, "torch", a, b);
+        add_runtime_once(m, path, "torch", a, b);
     free(text);
 }
 
@@ -362,8 +379,10 @@ static void scan_python_prefix(struct machine *m, const char *lib)
 
 static void scan_cuda_toolkit(struct machine *m, const char *root)
 {
+    char *real_root = fs_resolve(root);
     char lib[4096];
-    snprintf(lib, sizeof lib, "%s/lib64", root);
+    snprintf(lib, sizeof lib, "%s/lib64", real_root ? real_root : root);
+    free(real_root);
     scan_cudart_dir(m, lib);
 }
 
