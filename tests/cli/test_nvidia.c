@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -402,4 +403,44 @@ Test(sysroot, stored_nvidia_smi_malformed_is_an_input_problem)
     run_result_free(&r);
     tree_remove(root);
     free(root);
+}
+
+/* `gpuvet snapshot` stores `nvidia-smi -q -x` (here a stand-in nvidia-smi on PATH that prints a
+ * corpus file) and `audit --sysroot` of the snapshot uses it. */
+Test(snapshot, stores_nvidia_smi_output)
+{
+    char bin[] = "/tmp/gpuvet-bin-XXXXXX";
+    cr_assert_not_null(mkdtemp(bin));
+    char script[8192];
+    snprintf(script, sizeof script, "#!/bin/sh\n[ \"$1 $2\" = \"-q -x\" ] || exit 3\nexec cat '%s'\n", A100);
+    tree_write(bin, "nvidia-smi", script);
+    char tool[4096];
+    snprintf(tool, sizeof tool, "%s/nvidia-smi", bin);
+    cr_assert_eq(chmod(tool, 0755), 0);
+    char *old_path = strdup(getenv("PATH"));
+    char path[8192];
+    snprintf(path, sizeof path, "%s:%s", bin, old_path);
+    setenv("PATH", path, 1);
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/snap", bin);
+    struct run_result r = run_gpuvet("snapshot", dir, NULL);
+    setenv("PATH", old_path, 1);
+    free(old_path);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_result_free(&r);
+    r = run_gpuvet("audit", "--sysroot", dir, "--json", NULL);
+    json_t *doc = run_json(&r);
+    cr_assert_eq(json_array_size(gpus(doc)), 1);
+    cr_assert_str_eq(severity_of(doc, "GPU_MIG_ON", "0000:01:00.0"), "info");
+    json_decref(doc);
+    run_result_free(&r);
+    /* A snapshot of that snapshot carries the file along (it was read through the tree). */
+    char again[4096];
+    snprintf(again, sizeof again, "%s/again", bin);
+    r = run_gpuvet("snapshot", "--sysroot", dir, again, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_result_free(&r);
+    snprintf(path, sizeof path, "%s/nvidia-smi.xml", again);
+    cr_assert_eq(access(path, R_OK), 0);
+    tree_remove(bin);
 }
