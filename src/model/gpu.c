@@ -15,9 +15,9 @@ bool gpu_bus_id_normalise(const char *text, char out[32])
     int used = 0;
     if (!text)
         return false;
-    if (sscanf(text, "%lx:%x:%x.%x%n", &domain, &bus, &device, &function, &used) != 4) {
+    if (sscanf(text, "%lx:%x:%x.%1x%n", &domain, &bus, &device, &function, &used) != 4) {
         domain = 0;
-        if (sscanf(text, "%x:%x.%x%n", &bus, &device, &function, &used) != 3)
+        if (sscanf(text, "%x:%x.%1x%n", &bus, &device, &function, &used) != 3)
             return false;
     }
     if (text[used] != '\0' && !isspace((unsigned char)text[used]))
