@@ -444,3 +444,61 @@ Test(snapshot, stores_nvidia_smi_output)
     cr_assert_eq(access(path, R_OK), 0);
     tree_remove(bin);
 }
+
+/* --- --load-check through stand-in NVML + CUDA libraries (one .so: copies keep the GPU busy) ---- */
+
+static json_t *load_check(const char *cuda_library, const char *stuck_gen)
+{
+    setenv("GPUVET_NVML_LIBRARY", GPUVET_MOCK_NVML_CURRENT, 1);
+    setenv("GPUVET_CUDA_LIBRARY", cuda_library, 1);
+    setenv("GPUVET_MOCK_NVML_XML", A5000, 1);
+    if (stuck_gen)
+        setenv("GPUVET_MOCK_LOAD_GEN", stuck_gen, 1);
+    struct run_result r = run_gpuvet("audit", "--load-check", "--json", NULL);
+    unsetenv("GPUVET_NVML_LIBRARY");
+    unsetenv("GPUVET_CUDA_LIBRARY");
+    unsetenv("GPUVET_MOCK_NVML_XML");
+    unsetenv("GPUVET_MOCK_LOAD_GEN");
+    json_t *doc = run_json(&r);
+    run_result_free(&r);
+    return doc;
+}
+
+static const char *message_of(json_t *doc, const char *id, const char *subject)
+{
+    json_t *found = findings_of(doc, id, subject);
+    static char text[1024];
+    snprintf(text, sizeof text, "%s", json_string_value(json_object_get(json_array_get(found, 0), "message")));
+    json_decref(found);
+    return text;
+}
+
+Test(load_check, idle_gen1_reaching_gen4_under_load_is_power_saving)
+{
+    json_t *doc = load_check(GPUVET_MOCK_NVML_CURRENT, NULL);
+    cr_assert_str_eq(severity_of(doc, "PCIE_LINK_DEGRADED", "0000:81:00.0"), "pass");
+    cr_assert(contains(message_of(doc, "PCIE_LINK_DEGRADED", "0000:81:00.0"), "power saving"));
+    json_t *load = json_object_get(json_array_get(gpus(doc), 0), "load_check");
+    cr_assert_eq(json_integer_value(json_object_get(load, "gen")), 4);
+    cr_assert_eq(json_integer_value(json_object_get(load, "pstate")), 0);
+    cr_assert_gt(json_real_value(json_object_get(load, "h2d_bytes_s")), 1e9);
+    json_decref(doc);
+}
+
+Test(load_check, link_stuck_below_max_under_load_is_really_degraded)
+{
+    json_t *doc = load_check(GPUVET_MOCK_NVML_CURRENT, "2");
+    cr_assert_str_eq(severity_of(doc, "PCIE_LINK_DEGRADED", "0000:c1:00.0"), "fail");
+    cr_assert(contains(message_of(doc, "PCIE_LINK_DEGRADED", "0000:c1:00.0"), "really degraded"));
+    json_decref(doc);
+}
+
+Test(load_check, without_cuda_the_idle_verdict_stays_with_the_reason)
+{
+    json_t *doc = load_check("/nonexistent/libcuda.so.1", NULL);
+    cr_assert_eq(count_findings(doc, "PCIE_LINK_DEGRADED", "info"), 2);
+    cr_assert_eq(count_findings(doc, "PCIE_LINK_DEGRADED", "unknown") >= 2, 1);
+    json_t *load = json_object_get(json_array_get(gpus(doc), 0), "load_check");
+    cr_assert(contains(json_string_value(json_object_get(load, "error")), "/nonexistent/libcuda.so.1"));
+    json_decref(doc);
+}

@@ -3,12 +3,16 @@
  * NVML path of gpuvet can be checked against the --nvidia-smi path on the same data.
  * Built twice: the current driver's exports, and with MOCK_OLD_DRIVER an old driver's (no _v2/_v3
  * symbols, no clock *event* reasons, no remapped rows, no MIG, no GPU max link generation). */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>
+#include <time.h>
+
+#include "mock.h"
 
 #define OK 0
 #define NOT_INITIALIZED 1
@@ -26,6 +30,19 @@ struct pci_info {
     unsigned domain, bus, device, pci_device_id, pci_subsystem_id;
     char bus_id[32];
 };
+
+double mock_busy_until;
+
+double mock_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* While copies run the GPU is in P0 and its link at max_link_gen, or at $GPUVET_MOCK_LOAD_GEN
+ * (a link that cannot train higher). */
+static bool busy(void) { return mock_now() < mock_busy_until; }
 
 static xmlDoc *doc;
 static xmlNode *gpus[64];
@@ -197,6 +214,10 @@ nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, struct memory_v1 *m)
 nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t d, int *o) { return state_at(d, "persistence_mode", o); }
 nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t d, int *o)
 {
+    if (busy()) {
+        *o = 0;
+        return OK;
+    }
     char buf[16];
     const char *t = text((xmlNode *)d, "performance_state", buf, sizeof buf);
     if (!t || t[0] != 'P')
@@ -206,6 +227,13 @@ nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t d, int *o)
 }
 nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t d, unsigned *o)
 {
+    const char *stuck = getenv("GPUVET_MOCK_LOAD_GEN");
+    if (busy() && stuck && *stuck) {
+        *o = (unsigned)atoi(stuck);
+        return OK;
+    }
+    if (busy())
+        return uint_at(d, "pci/pci_gpu_link_info/pcie_gen/max_link_gen", o);
     return uint_at(d, "pci/pci_gpu_link_info/pcie_gen/current_link_gen", o);
 }
 nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t d, unsigned *o)
