@@ -21,7 +21,8 @@ static const char usage[] =
     "\n"
     "Records what `gpuvet audit` reads of this machine (or of the recorded tree SRC) into DIR, a new\n"
     "folder; then `gpuvet audit --sysroot DIR` audits it anywhere. Run as root to include what only\n"
-    "root may read.\n";
+    "root may read. When nvidia-smi is on PATH, its `-q -x` output is stored as DIR/nvidia-smi.xml\n"
+    "(the GPU facts of the snapshot).\n";
 
 static int write_metadata(const char *dir, const struct machine *m)
 {

@@ -11,9 +11,7 @@ typedef int nvml_return;
 typedef struct nvml_device_opaque *nvml_device;
 
 #define NVML_SUCCESS 0
-#define NVML_ERROR_NOT_SUPPORTED 3
 #define NVML_ERROR_INSUFFICIENT_SIZE 7
-#define NVML_ERROR_FUNCTION_NOT_FOUND 13
 
 /* Versioned structs carry sizeof | version << 24 in their first field (NVML_STRUCT_VERSION). */
 #define NVML_STRUCT_VERSION(type, ver) ((unsigned)(sizeof(type) | ((unsigned)(ver) << 24)))
