@@ -95,6 +95,7 @@ struct machine {
     struct cpu_info cpu;
     struct numa_node *nodes;
     int nnodes;
+    bool pci_scanned;     /* false when the PCI bus could not be read: no device is known */
     struct pci_device *pci; /* accelerators, NICs and NVMe (bridges are in their paths) */
     int npci;
     struct kernel_info kernel;

@@ -37,7 +37,7 @@ static char *read_cpulist(struct machine *m, const char *path)
     hwloc_bitmap_t set = hwloc_bitmap_alloc();
     char *out = NULL;
     /* nohz_full reads "(null)" when the feature is built in but unused. */
-    if (!strcmp(text, "(null)"))
+    if (strstr(text, "(null)"))
         out = strdup("");
     else if (parse_cpulist(text, set))
         out = format_cpulist(set);

@@ -213,6 +213,7 @@ void probe_pci(struct machine *m)
         machine_problem(m, PCI_DIR, "%s: PCI devices unknown", probe_missing_reason());
         return;
     }
+    m->pci_scanned = true;
     for (int i = 0; i < count; i++)
         if (is_bus_id(names[i]))
             read_device(m, names[i]);

@@ -114,6 +114,8 @@ static json_t *gpu_json(const struct machine *m, const struct gpu *g)
 
 json_t *gpus_to_json(const struct machine *m)
 {
+    if (!m->gpus.source)
+        return json_null(); /* no NVIDIA source described the GPUs: not "zero GPUs" */
     json_t *arr = json_array();
     for (int i = 0; i < m->gpus.count; i++)
         json_array_append_new(arr, gpu_json(m, &m->gpus.items[i]));

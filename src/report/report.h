@@ -22,7 +22,8 @@ struct audit_report {
 /* What --redact puts in place of an identifying value. */
 #define REDACTED "[redacted]"
 
-/* report/gpu.c: the "gpus" array and the "nvidia" object (null when no NVIDIA source was read). */
+/* report/gpu.c: the "gpus" array (null when no NVIDIA source described the GPUs) and the
+ * "nvidia" object (null when no NVIDIA source was tried). */
 json_t *gpus_to_json(const struct machine *m);
 json_t *nvidia_to_json(const struct machine *m);
 /* Replaces the string values of identifying keys (hostname, serial, uuid, mac...) everywhere. */

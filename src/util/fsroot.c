@@ -164,6 +164,23 @@ static void record(const char *path)
     }
 }
 
+void fs_record_text(const char *path, const char *text)
+{
+    if (!record_dir[0])
+        return;
+    char dst[PATH_MAX * 2];
+    snprintf(dst, sizeof dst, "%s%s", record_dir, path);
+    char parent[PATH_MAX * 2];
+    snprintf(parent, sizeof parent, "%s", dst);
+    *strrchr(parent, '/') = '\0';
+    mkdirs(parent);
+    FILE *f = fopen(dst, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
 char *fs_read(const char *path)
 {
     char full[PATH_MAX];

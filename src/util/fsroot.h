@@ -15,6 +15,10 @@ bool fsroot_is_live(void);
 /* When set, every path read or listed is also copied below this directory. */
 void fsroot_record_to(const char *dir);
 
+/* While recording, stores a fact that has no file of its own (a CPUID leaf, a tool's output)
+ * at `path` in the record, where fs_read finds it when the record is replayed. */
+void fs_record_text(const char *path, const char *text);
+
 /* Joins the root and an absolute machine path into buf; returns buf. */
 char *fsroot_path(char *buf, size_t size, const char *path);
 

@@ -306,6 +306,7 @@ Test(nvml, no_nvidia_device_no_nvidia_findings)
 {
     json_t *doc = audit_with_mock("", A5000);
     cr_assert(json_is_null(nvidia(doc)));
+    cr_assert(json_is_null(gpus(doc)), "no source: GPUs unknown, not an empty list");
     cr_assert_eq(json_array_size(findings_of(doc, "GPU_ECC_OFF", NULL)), 0);
     json_decref(doc);
 }
