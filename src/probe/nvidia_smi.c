@@ -312,8 +312,15 @@ static int parse_failed(struct machine *m, const char *file)
     return -1;
 }
 
+/* Real files are under 1 MB per GPU; anything this big is not nvidia-smi output. */
+#define NVIDIA_SMI_MAX_BYTES (64u << 20)
+
 static int read_buffer(struct machine *m, const char *file, const char *text, size_t len)
 {
+    if (len > NVIDIA_SMI_MAX_BYTES) {
+        machine_problem(m, file, "is %zu bytes: too large for `nvidia-smi -q -x` output", len);
+        return -1;
+    }
     xmlResetLastError();
     /* No network, no external DTD (the files name nvsmi_device_vN.dtd, which is not shipped). */
     xmlDoc *doc = xmlReadMemory(text, (int)len, file, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);

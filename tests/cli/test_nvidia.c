@@ -503,3 +503,71 @@ Test(load_check, without_cuda_the_idle_verdict_stays_with_the_reason)
     cr_assert(contains(json_string_value(json_object_get(load, "error")), "/nonexistent/libcuda.so.1"));
     json_decref(doc);
 }
+
+/* --- rule branches the four files do not reach, on edited copies of them ---------------------- */
+
+static json_t *audit_edited(const char *file, const char *const *edits, int expected_status)
+{
+    char *xml = read_text(file);
+    for (; *edits; edits += 2)
+        replace_all(&xml, edits[0], edits[1]);
+    char *path = temp_file(xml, strlen(xml));
+    json_t *doc = audit_file(path, expected_status);
+    unlink(path);
+    free(path);
+    free(xml);
+    return doc;
+}
+
+/* Gen1 of Gen4 while busy (P0, not idle) is no power saving. */
+Test(rules, busy_gpu_below_max_generation_fails)
+{
+    const char *edits[] = {"<performance_state>P8</performance_state>", "<performance_state>P0</performance_state>",
+                           "<clocks_event_reason_gpu_idle>Active</clocks_event_reason_gpu_idle>",
+                           "<clocks_event_reason_gpu_idle>Not Active</clocks_event_reason_gpu_idle>", NULL};
+    json_t *doc = audit_edited(A5000, edits, 1);
+    cr_assert_str_eq(severity_of(doc, "PCIE_LINK_DEGRADED", "0000:81:00.0"), "fail");
+    json_decref(doc);
+}
+
+Test(rules, pending_row_remap_and_hw_slowdown_fail)
+{
+    const char *edits[] = {"<remapped_row_pending>No</remapped_row_pending>",
+                           "<remapped_row_pending>Yes</remapped_row_pending>",
+                           "<clocks_event_reason_hw_slowdown>Not Active</clocks_event_reason_hw_slowdown>",
+                           "<clocks_event_reason_hw_slowdown>Active</clocks_event_reason_hw_slowdown>", NULL};
+    json_t *doc = audit_edited(A5000, edits, 1);
+    cr_assert_str_eq(severity_of(doc, "GPU_RETIRED_PAGES", "0000:81:00.0"), "fail");
+    cr_assert_str_eq(severity_of(doc, "GPU_THROTTLE", "0000:81:00.0"), "fail");
+    json_decref(doc);
+}
+
+/* DCGM's limit: 63 retired pages fail, 62 do not. */
+Test(rules, sixty_three_retired_pages_fail)
+{
+    const char *at_limit[] = {"<retired_count>N/A</retired_count>", "<retired_count>31</retired_count>",
+                              "<pending_retirement>N/A</pending_retirement>", "<pending_retirement>No</pending_retirement>",
+                              NULL};
+    json_t *doc = audit_edited(A5000, at_limit, 0);
+    cr_assert_str_eq(severity_of(doc, "GPU_RETIRED_PAGES", "0000:81:00.0"), "pass", "31 + 31 = 62 pages");
+    json_decref(doc);
+    const char *over[] = {"<multiple_single_bit_retirement>\n\t\t\t\t<retired_count>N/A",
+                          "<multiple_single_bit_retirement>\n\t\t\t\t<retired_count>32",
+                          "<retired_count>N/A</retired_count>", "<retired_count>31</retired_count>", NULL};
+    doc = audit_edited(A5000, over, 1);
+    json_t *f = findings_of(doc, "GPU_RETIRED_PAGES", "0000:81:00.0");
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(f, 0), "severity")), "fail");
+    cr_assert(contains(json_string_value(json_object_get(json_array_get(f, 0), "message")), "63 retired pages"));
+    json_decref(f);
+    json_decref(doc);
+}
+
+/* A datacenter GPU with ECC off: warn in general, fail for LLM training. */
+Test(rules, datacenter_ecc_off_weighs_by_workload)
+{
+    const char *edits[] = {"<current_ecc>Enabled</current_ecc>", "<current_ecc>Disabled</current_ecc>",
+                           "<pending_ecc>Enabled</pending_ecc>", "<pending_ecc>Disabled</pending_ecc>", NULL};
+    json_t *doc = audit_edited(A100, edits, 0);
+    cr_assert_str_eq(severity_of(doc, "GPU_ECC_OFF", "0000:01:00.0"), "warn");
+    json_decref(doc);
+}
