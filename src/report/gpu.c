@@ -243,7 +243,7 @@ void print_gpus(FILE *o, const struct machine *m, bool redact, const char *bold,
     for (int i = 0; i < s->count; i++) {
         const struct gpu *g = &s->items[i];
         char mem[16], node[16], pstate[8], cur[16], max[16];
-        num_text(mem, sizeof mem, g->memory_total_bytes < 0 ? -1 : g->memory_total_bytes >> 30, "", " GiB");
+        num_text(mem, sizeof mem, g->memory_total_bytes < 0 ? -1 : (g->memory_total_bytes + (1 << 29)) >> 30, "", " GiB");
         num_text(node, sizeof node, gpu_numa_node(m, g), "node ", "");
         num_text(pstate, sizeof pstate, g->pstate, "P", "");
         link_text(cur, sizeof cur, g->pcie_gen_current, g->pcie_width_current);
