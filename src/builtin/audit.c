@@ -14,12 +14,17 @@
 #include "util/fsroot.h"
 
 static const char usage[] =
-    "usage: gpuvet audit [--sysroot DIR] [--workload W] [--data-dir DIR] [--nodes N] [--claim FILE]\n"
-    "                    [--json] [--verbose]\n"
+    "usage: gpuvet audit [--sysroot DIR] [--nvidia-smi FILE] [--workload W] [--data-dir DIR] [--nodes N]\n"
+    "                    [--claim FILE] [--json] [--verbose] [--load-check] [--redact]\n"
     "       gpuvet audit --list-rules\n"
     "\n"
     "  --sysroot DIR   audit a recorded machine (DIR/sys, DIR/proc; a `gpuvet snapshot` or an\n"
     "                  hwloc-gather-topology tree) instead of this one\n"
+    "  --nvidia-smi FILE  read the GPUs from `nvidia-smi -q -x` output; without --sysroot the audit\n"
+    "                  is of the machine in the file alone (this one is not read)\n"
+    "  --load-check    NVIDIA GPUs whose link is below its max generation at idle: drive host-to-device\n"
+    "                  copies for about a second each and re-read the link under load\n"
+    "  --redact        hide host names, serial numbers, UUIDs and MAC addresses in the output\n"
     "  --workload W    general (default), cv-train, llm-train, llm-infer, render, hpc\n"
     "  --data-dir DIR  where the dataset lives: its disk is judged (STORAGE_SLOW_DATA)\n"
     "  --nodes N       the job spans N machines: judge the network for it (NET_MULTINODE)\n"
@@ -95,13 +100,14 @@ int cmd_audit(int argc, char **argv)
         {"json", no_argument, NULL, 'j'},          {"verbose", no_argument, NULL, 'v'},
         {"list-rules", no_argument, NULL, 'l'},    {"help", no_argument, NULL, 'h'},
         {"data-dir", required_argument, NULL, 'd'}, {"nodes", required_argument, NULL, 'n'},
-        {"claim", required_argument, NULL, 'c'},
+        {"claim", required_argument, NULL, 'c'},    {"nvidia-smi", required_argument, NULL, 'N'},
+        {"load-check", no_argument, NULL, 'L'},    {"redact", no_argument, NULL, 'R'},
         {NULL, 0, NULL, 0},
     };
-    const char *sysroot = NULL, *data_dir = NULL, *claim_file = NULL;
+    const char *sysroot = NULL, *data_dir = NULL, *claim_file = NULL, *nvidia_smi = NULL;
     struct audit_inputs inputs = {.nodes = 1};
     enum workload workload = WL_GENERAL;
-    bool json = false, verbose = false;
+    bool json = false, verbose = false, load_check = false, redact = false;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "s:w:jvlhd:n:c:", options, NULL)) != -1) {
@@ -125,12 +131,20 @@ int cmd_audit(int argc, char **argv)
         case 'j': json = true; break;
         case 'v': verbose = true; break;
         case 'l': return list_rules();
+        case 'N': nvidia_smi = optarg; break;
+        case 'L': load_check = true; break;
+        case 'R': redact = true; break;
         case 'h': fputs(usage, stdout); return 0;
         default: fputs(usage, stderr); return EXIT_CANNOT_RUN;
         }
     }
     if (optind < argc) {
         fprintf(stderr, "gpuvet audit: unexpected argument '%s'\n%s", argv[optind], usage);
+        return EXIT_CANNOT_RUN;
+    }
+
+    if (load_check && (sysroot || nvidia_smi)) {
+        fprintf(stderr, "gpuvet audit: --load-check drives this machine's GPUs: not with --sysroot or --nvidia-smi\n");
         return EXIT_CANNOT_RUN;
     }
 
@@ -151,13 +165,17 @@ int cmd_audit(int argc, char **argv)
         claim_set_free(&claims);
         return EXIT_CANNOT_RUN;
     }
-    if (probe_machine(&m, true) != 0) {
+    /* Evidence alone audits the machine it describes (SPEC): this one is not read. */
+    bool evidence_only = nvidia_smi && !sysroot;
+    if (probe_machine(&m, !evidence_only) != 0 || (nvidia_smi && probe_nvidia_smi_file(&m, nvidia_smi) != 0)) {
         for (int i = 0; i < m.nproblems; i++)
             fprintf(stderr, "gpuvet audit: %s: %s\n", m.problems[i].path, m.problems[i].message);
         machine_free(&m);
         claim_set_free(&claims);
         return EXIT_CANNOT_RUN;
     }
+    if (load_check)
+        probe_nvidia_load_check(&m);
     if (claim_file) {
         claims_evaluate(&claims, &m, thresholds_for(workload));
         inputs.claims = &claims;
@@ -167,7 +185,7 @@ int cmd_audit(int argc, char **argv)
     for (int i = 0; i < m.nproblems; i++)
         fprintf(stderr, "gpuvet: warning: %s: %s\n", m.problems[i].path, m.problems[i].message);
 
-    struct audit_report report = {&m, &findings, workload, now_ms() - start, inputs.claims};
+    struct audit_report report = {&m, &findings, workload, now_ms() - start, inputs.claims, redact};
     int rc = json ? report_json(stdout, &report) : report_text(stdout, &report, use_colour(), verbose);
     int status = rc != 0 ? EXIT_CANNOT_RUN : findings_count(&findings, SEV_FAIL) ? EXIT_VERDICT_FAIL : 0;
     findings_free(&findings);

@@ -15,6 +15,7 @@ void machine_init(struct machine *m)
     m->kernel.mem_total_bytes = -1;
     m->kernel.swappiness = -1;
     m->kernel.numa_balancing = -1;
+    gpu_set_init(&m->gpus);
 }
 
 static void cpu_free(struct cpu_info *c)
@@ -61,6 +62,7 @@ void machine_free(struct machine *m)
     free(m->virt.evidence);
     storage_free(&m->storage);
     network_free(&m->network);
+    gpu_set_free(&m->gpus);
     for (int i = 0; i < m->nproblems; i++) {
         free(m->problems[i].path);
         free(m->problems[i].message);

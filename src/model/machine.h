@@ -11,6 +11,8 @@
 #include "model/network.h"
 #include "model/storage.h"
 
+#include "model/gpu.h"
+
 struct input_problem {
     char *path;    /* the file (or source) that was missing or malformed */
     char *message; /* what was wrong with it */
@@ -104,6 +106,7 @@ struct machine {
     struct virt_info virt;
     struct storage_info storage;
     struct network_info network;
+    struct gpu_set gpus;  /* NVIDIA GPUs from NVML or nvidia-smi evidence (model/gpu.h) */
     struct input_problem *problems;
     int nproblems;
     hwloc_topology_t topology; /* kept for binding advice and benchmarks; NULL when not loaded */

@@ -49,5 +49,6 @@ int probe_machine(struct machine *m, bool read_system)
     probe_network(m);
     probe_kernel(m);
     probe_virt(m);
+    probe_nvidia(m);
     return 0;
 }

@@ -35,6 +35,22 @@ bool pci_is_bus_id(const char *s);
  * network device hangs off); malloc'd, NULL when the path holds none. */
 char *pci_bus_id_of_path(const char *sysfs_path);
 
+/* NVIDIA GPUs: NVML on the live machine (only when an NVIDIA device is there, or
+ * $GPUVET_NVML_LIBRARY names a library), the stored nvidia-smi.xml in a recorded tree; then the
+ * CUDA runtimes and PyTorch builds installed. Needs probe_pci first. */
+void probe_nvidia(struct machine *m);
+
+/* Where `gpuvet snapshot` stores `nvidia-smi -q -x` output inside its tree. */
+#define NVIDIA_SMI_SNAPSHOT_FILE "/nvidia-smi.xml"
+/* Reads `nvidia-smi -q -x` output from a file given by the user; replaces any GPU facts.
+ * Returns 0, or -1 with the reason in m->problems (naming the file). */
+int probe_nvidia_smi_file(struct machine *m, const char *path);
+/* Reads NVIDIA_SMI_SNAPSHOT_FILE under the root: 0 read, 1 absent, -1 malformed (in m->problems). */
+int probe_nvidia_smi_recorded(struct machine *m);
+/* `--load-check`: drives host-to-device copies on each GPU whose link generation is below its
+ * max and re-reads the link in NVML while they run (gpu.load). Live machine only. */
+void probe_nvidia_load_check(struct machine *m);
+
 /* Why a file is absent, in words that fit the source ("not in the recorded tree" or "not
  * exposed by this kernel"). Returns a static string. */
 const char *probe_missing_reason(void);

@@ -211,6 +211,8 @@ json_t *machine_to_json(const struct machine *m)
     json_object_set_new(o, "network", network_json(m));
     json_object_set_new(o, "kernel", kernel_json(&m->kernel));
     json_object_set_new(o, "virtualization", virt_json(&m->virt));
+    json_object_set_new(o, "gpus", gpus_to_json(m));
+    json_object_set_new(o, "nvidia", nvidia_to_json(m));
     json_object_set_new(o, "problems", problems);
     return o;
 }
@@ -248,6 +250,8 @@ int report_json(FILE *out, const struct audit_report *r)
                              "verdict", severity_name(report_verdict(r->findings)), "counts", counts);
     if (!root)
         return -1;
+    if (r->redact)
+        report_redact(root);
     int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
     fputc('\n', out);
     json_decref(root);

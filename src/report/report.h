@@ -18,7 +18,19 @@ struct audit_report {
     enum workload workload;
     double elapsed_ms;
     const struct claim_set *claims; /* --claim, evaluated; NULL none */
+    bool redact;          /* hide host names, serials, UUIDs and MACs */
 };
+
+/* What --redact puts in place of an identifying value. */
+#define REDACTED "[redacted]"
+
+/* report/gpu.c: the "gpus" array (null when no NVIDIA source described the GPUs) and the
+ * "nvidia" object (null when no NVIDIA source was tried). */
+json_t *gpus_to_json(const struct machine *m);
+json_t *nvidia_to_json(const struct machine *m);
+/* Replaces the string values of identifying keys (hostname, serial, uuid, mac...) everywhere. */
+void report_redact(json_t *value);
+void print_gpus(FILE *out, const struct machine *m, bool redact, const char *bold, const char *reset);
 
 /* The machine model as the documented JSON object (docs/audit-json.md). */
 json_t *machine_to_json(const struct machine *m);

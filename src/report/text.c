@@ -259,11 +259,13 @@ int report_text(FILE *o, const struct audit_report *r, bool colour, bool verbose
 {
     struct style st = make_style(colour);
     const struct machine *m = r->machine;
-    fprintf(o, "%sgpuvet audit%s of %s (%s)\n\n", st.bold, st.reset, or_unknown(m->hostname), or_unknown(m->source));
+    fprintf(o, "%sgpuvet audit%s of %s (%s)\n\n", st.bold, st.reset,
+            r->redact && m->hostname ? REDACTED : or_unknown(m->hostname), or_unknown(m->source));
     print_claims(o, r->claims, &st);
     print_cpu(o, m, &st);
     print_numa(o, m, &st);
     print_pci(o, m, &st);
+    print_gpus(o, m, r->redact, st.bold, st.reset);
     print_storage(o, m, &st);
     print_network(o, m, &st);
     print_kernel(o, m, &st);

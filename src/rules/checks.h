@@ -8,6 +8,16 @@
 void check_pcie_link_degraded(struct audit_ctx *ctx);
 void check_pcie_slot_capped(struct audit_ctx *ctx);
 void check_pcie_uplink_shared(struct audit_ctx *ctx);
+/* rules/gpu.c (check_gpu_link_degraded is PCIE_LINK_DEGRADED's judgement of NVIDIA GPUs) */
+void check_gpu_link_degraded(struct audit_ctx *ctx);
+void check_gpu_ecc_off(struct audit_ctx *ctx);
+void check_gpu_retired_pages(struct audit_ctx *ctx);
+void check_gpu_throttle(struct audit_ctx *ctx);
+void check_gpu_driver_cuda(struct audit_ctx *ctx);
+void check_gpu_persistence_off(struct audit_ctx *ctx);
+void check_gpu_mig_on(struct audit_ctx *ctx);
+void check_gpu_nvlink_down(struct audit_ctx *ctx);
+void check_gpu_p2p_cross_socket(struct audit_ctx *ctx);
 /* rules/numa.c */
 void check_numa_gpu_node_no_memory(struct audit_ctx *ctx);
 void check_numa_gpu_node_no_cpus(struct audit_ctx *ctx);

@@ -33,6 +33,51 @@ const struct rule rules_table[] = {
      "GPUs behind one x16 uplink get a quarter each when all load data at once. This matters most\n"
      "for CV training, which streams every batch from host memory (warn); for LLM training and\n"
      "inference the weights stay on the GPU and peer traffic can stay inside the switch (info)."},
+    {"GPU_ECC_OFF", "gpu", "datacenter GPU with ECC disabled",
+     PER_WORKLOAD(SEV_WARN, SEV_WARN, SEV_FAIL, SEV_WARN, SEV_WARN, SEV_FAIL), check_gpu_ecc_off,
+     "ECC on GPU memory detects and corrects bit flips; without it a flipped bit silently corrupts\n"
+     "weights, gradients or results. Datacenter GPUs ship with ECC on; a provider may turn it off to\n"
+     "gain a few percent of memory and bandwidth. For multi-day training and HPC, where one silent\n"
+     "error wastes the run, it must be on (fail); for other work it is a warning. GeForce cards have\n"
+     "no ECC, and workstation cards ship with it off (info)."},
+    {"GPU_RETIRED_PAGES", "gpu", "GPU memory retiring pages or out of spare rows", ALL(SEV_FAIL),
+     check_gpu_retired_pages,
+     "GPU memory with failing cells is repaired by retiring pages (up to Volta) or remapping rows (Ampere\n"
+     "and later), which takes effect at the next GPU reset. DCGM's limits are used: a pending retirement\n"
+     "or remap, 63 or more retired pages, a row-remap failure (no spare rows left) or 512 rows remapped\n"
+     "for uncorrectable errors fail: the GPU is about to, or already does, lose data. Reset it; if it\n"
+     "crosses the limit again, the GPU should be replaced."},
+    {"GPU_THROTTLE", "gpu", "GPU clocks slowed by hardware, heat or power brake", ALL(SEV_FAIL), check_gpu_throttle,
+     "The driver reports why clocks are below their maximum (clock-event or 'throttle' reasons). A HW\n"
+     "slowdown, thermal slowdown or power-brake means the server's cooling or power cannot sustain the\n"
+     "GPU: the card delivers a fraction of what is paid for. These are the reasons DCGM fails a stress\n"
+     "run on. The software power cap is different: a GPU at full load normally runs at its power\n"
+     "limit (info). Reasons are a snapshot: read them while a job runs for the full picture."},
+    {"GPU_DRIVER_CUDA", "gpu", "CUDA runtime newer than the driver supports", ALL(SEV_FAIL), check_gpu_driver_cuda,
+     "Each driver supports CUDA up to a version (nvidia-smi's 'CUDA Version'). A CUDA runtime\n"
+     "(libcudart) or a PyTorch build for a newer major version fails at start-up with 'CUDA driver\n"
+     "version is insufficient'. Within one major version, minor-version compatibility lets a newer\n"
+     "runtime run on an older driver, except for PTX that needs the newer compiler (info). gpuvet looks\n"
+     "for libcudart in the system library folders, /usr/local/cuda-*, and Python site-packages (pip's\n"
+     "nvidia/cuda_runtime wheels and torch/version.py)."},
+    {"GPU_PERSISTENCE_OFF", "gpu", "GPU persistence mode off", ALL(SEV_INFO), check_gpu_persistence_off,
+     "Without persistence mode (nvidia-persistenced), the driver de-initialises a GPU when the last\n"
+     "process using it exits, so every job start and every nvidia-smi call pays the initialisation\n"
+     "again (seconds on large machines) and ECC/clocks settings may be re-applied. DCGM can require it."},
+    {"GPU_MIG_ON", "gpu", "GPU split by Multi-Instance GPU", ALL(SEV_INFO), check_gpu_mig_on,
+     "With MIG on, an A100/H100 is partitioned into instances; a job sees one instance's memory and\n"
+     "SMs, not the whole GPU. That is what a provider sells as a fraction of a GPU; if you paid for\n"
+     "whole GPUs, MIG must be off."},
+    {"GPU_NVLINK_DOWN", "gpu", "NVLink-capable GPU with inactive links", ALL(SEV_FAIL), check_gpu_nvlink_down,
+     "SXM GPUs talk to each other over NVLink (and NVSwitch). A link that is down makes collective\n"
+     "operations fall back to slower paths or fail; on NVSwitch systems, a stopped fabric manager\n"
+     "leaves all links down. `nvidia-smi -q -x` does not report NVLink; NVML does."},
+    {"GPU_P2P_CROSS_SOCKET", "gpu", "GPU pairs that talk across the CPU interconnect",
+     PER_WORKLOAD(SEV_INFO, SEV_WARN, SEV_WARN, SEV_INFO, SEV_INFO, SEV_INFO), check_gpu_p2p_cross_socket,
+     "GPUs on different sockets without NVLink exchange data through both CPUs' PCIe roots and the\n"
+     "socket interconnect (UPI, Infinity Fabric): 'SYS' in `nvidia-smi topo -m`. Gradient all-reduce\n"
+     "between them is slower than within a socket, and P2P may be disabled altogether. It matters for\n"
+     "multi-GPU training (warn); single-GPU jobs do not care."},
     {"NUMA_GPU_NODE_NO_MEMORY", "numa", "accelerator's NUMA node has no host memory", ALL(SEV_FAIL),
      check_numa_gpu_node_no_memory,
      "An accelerator is attached to one CPU socket (its NUMA node). Pinned staging buffers should be\n"

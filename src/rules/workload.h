@@ -17,6 +17,9 @@ struct thresholds {
     int swappiness_max;
     /* PCIE_UPLINK_SHARED: demand behind a switch may exceed its uplink by this factor. */
     double uplink_oversubscription;
+    /* GPU_RETIRED_PAGES: DCGM's limits (common/DcgmGPUHardwareLimits.h). */
+    int gpu_retired_pages_max;
+    int gpu_remapped_uncorrectable_max;
     /* latency-sensitive: THP "always" and missing isolated CPUs are worth mentioning. */
     bool latency_sensitive;
     /* CPU_CORES_PER_GPU: physical cores each accelerator needs (its process and loader workers);
