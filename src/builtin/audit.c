@@ -6,16 +6,22 @@
 #include <unistd.h>
 
 #include "builtin/builtin.h"
+#include "probe/dmi.h"
 #include "probe/probe.h"
 #include "report/report.h"
 #include "util/fsroot.h"
 
 static const char usage[] =
-    "usage: gpuvet audit [--sysroot DIR] [--workload W] [--json] [--verbose]\n"
+    "usage: gpuvet audit [--sysroot DIR] [--dmidecode FILE | --dmi-table FILE] [--sample SECONDS]\n"
+    "                    [--workload W] [--json] [--verbose]\n"
     "       gpuvet audit --list-rules\n"
     "\n"
     "  --sysroot DIR   audit a recorded machine (DIR/sys, DIR/proc; a `gpuvet snapshot` or an\n"
     "                  hwloc-gather-topology tree) instead of this one\n"
+    "  --dmidecode FILE  `dmidecode` text output: DIMMs, ECC, slots, power supplies, processors\n"
+    "  --dmi-table FILE  a `dmidecode --dump-bin FILE` binary SMBIOS table (same facts)\n"
+    "                  Given without --sysroot, the audit is of the machine the file describes.\n"
+    "  --sample SECONDS  watch CPU use for this long (default 2; 0 skips): CPU_CONTENTION, CPU_STEAL\n"
     "  --workload W    general (default), cv-train, llm-train, llm-infer, render, hpc\n"
     "  --json          write the gpuvet.audit/1 JSON document (docs/audit-json.md)\n"
     "  --verbose       list passed checks too\n"
@@ -51,12 +57,17 @@ int cmd_audit(int argc, char **argv)
         {"sysroot", required_argument, NULL, 's'}, {"workload", required_argument, NULL, 'w'},
         {"json", no_argument, NULL, 'j'},          {"verbose", no_argument, NULL, 'v'},
         {"list-rules", no_argument, NULL, 'l'},    {"help", no_argument, NULL, 'h'},
+        {"dmidecode", required_argument, NULL, 'D'}, {"dmi-table", required_argument, NULL, 'T'},
+        {"sample", required_argument, NULL, 'S'},
         {NULL, 0, NULL, 0},
     };
     const char *sysroot = NULL;
     enum workload workload = WL_GENERAL;
+    const char *dmidecode_file = NULL, *dmi_table_file = NULL;
+    double sample_seconds = 2;
     bool json = false, verbose = false;
     int c;
+    char *end;
     optind = 1;
     while ((c = getopt_long(argc, argv, "s:w:jvlh", options, NULL)) != -1) {
         switch (c) {
@@ -65,6 +76,15 @@ int cmd_audit(int argc, char **argv)
             if (!workload_parse(optarg, &workload)) {
                 fprintf(stderr, "gpuvet audit: unknown workload '%s' (general, cv-train, llm-train, llm-infer, "
                                 "render, hpc)\n", optarg);
+                return EXIT_CANNOT_RUN;
+            }
+            break;
+        case 'D': dmidecode_file = optarg; break;
+        case 'T': dmi_table_file = optarg; break;
+        case 'S':
+            sample_seconds = strtod(optarg, &end);
+            if (end == optarg || *end || sample_seconds < 0 || sample_seconds > 3600) {
+                fprintf(stderr, "gpuvet audit: --sample '%s': give seconds between 0 and 3600\n", optarg);
                 return EXIT_CANNOT_RUN;
             }
             break;
@@ -80,11 +100,33 @@ int cmd_audit(int argc, char **argv)
         return EXIT_CANNOT_RUN;
     }
 
+    if (dmidecode_file && dmi_table_file) {
+        fprintf(stderr, "gpuvet audit: give --dmidecode or --dmi-table, not both\n");
+        return EXIT_CANNOT_RUN;
+    }
     double start = now_ms();
+    struct dmi_data dmi = {0};
+    char *dmi_error = NULL;
+    const char *dmi_file = dmidecode_file ? dmidecode_file : dmi_table_file;
+    if (dmi_file && (dmidecode_file ? dmidecode_load(dmi_file, &dmi, &dmi_error)
+                                    : smbios_load_dump(dmi_file, &dmi, &dmi_error)) != 0) {
+        fprintf(stderr, "gpuvet audit: %s\n", dmi_error ? dmi_error : dmi_file);
+        free(dmi_error);
+        dmi_data_free(&dmi);
+        return EXIT_CANNOT_RUN;
+    }
     fsroot_set(sysroot);
     struct machine m;
     machine_init(&m);
-    if (probe_machine(&m, true) != 0) {
+    /* SPEC: evidence files alone describe another machine; this one is not read. */
+    bool read_system = sysroot || !dmi_file;
+    int probed = probe_machine(&m, read_system);
+    if (probed == 0 && dmi_file)
+        probe_memory(&m, &dmi);
+    dmi_data_free(&dmi);
+    if (probed == 0)
+        probe_contention(&m, sample_seconds);
+    if (probed != 0) {
         for (int i = 0; i < m.nproblems; i++)
             fprintf(stderr, "gpuvet audit: %s: %s\n", m.problems[i].path, m.problems[i].message);
         machine_free(&m);

@@ -8,6 +8,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "model/contention.h"
+#include "model/memory.h"
+
 struct input_problem {
     char *path;    /* the file (or source) that was missing or malformed */
     char *message; /* what was wrong with it */
@@ -97,6 +100,9 @@ struct machine {
     int npci;
     struct kernel_info kernel;
     struct virt_info virt;
+    struct memory_info memory;
+    struct power_info power;
+    struct contention_info contention;
     struct input_problem *problems;
     int nproblems;
     hwloc_topology_t topology; /* kept for binding advice and benchmarks; NULL when not loaded */

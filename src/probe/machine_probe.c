@@ -47,5 +47,6 @@ int probe_machine(struct machine *m, bool read_system)
     probe_pci(m);
     probe_kernel(m);
     probe_virt(m);
+    probe_memory(m, NULL);
     return 0;
 }

@@ -21,6 +21,10 @@ struct audit_report {
 /* The machine model as the documented JSON object (docs/audit-json.md). */
 json_t *machine_to_json(const struct machine *m);
 json_t *findings_to_json(const struct findings *f);
+/* report/json_memory.c */
+json_t *memory_json(const struct memory_info *mem);
+json_t *power_json(const struct power_info *p);
+json_t *contention_json(const struct contention_info *c);
 
 int report_json(FILE *out, const struct audit_report *r);
 /* colour: ANSI colours (caller decides: TTY and no NO_COLOR). */

@@ -16,6 +16,18 @@ void check_numa_memory_imbalance(struct audit_ctx *ctx);
 void check_numa_binding(struct audit_ctx *ctx);
 /* rules/cpu.c */
 void check_cpu_governor(struct audit_ctx *ctx);
+/* rules/memory.c */
+void check_mem_channels_underpopulated(struct audit_ctx *ctx);
+void check_mem_dimms_mixed(struct audit_ctx *ctx);
+void check_mem_speed_downclocked(struct audit_ctx *ctx);
+void check_mem_ecc_disabled(struct audit_ctx *ctx);
+void check_mem_ecc_errors(struct audit_ctx *ctx);
+/* rules/contention.c */
+void check_cpu_contention(struct audit_ctx *ctx);
+void check_cpu_steal(struct audit_ctx *ctx);
+void check_cpu_throttle(struct audit_ctx *ctx);
+/* rules/power.c */
+void check_power_supply(struct audit_ctx *ctx);
 /* rules/kernel.c */
 void check_kernel_thp(struct audit_ctx *ctx);
 void check_kernel_swap(struct audit_ctx *ctx);

@@ -10,7 +10,8 @@ static const char *const names[WORKLOAD_COUNT] = {
 #define COMMON_THRESHOLDS                                                                          \
     .numa_imbalance_ratio = 0.25, .numa_min_memory_share = 0.10,                                   \
     .numa_min_memory_floor_bytes = 1024.0 * 1024 * 1024, .swappiness_max = 10,                     \
-    .uplink_oversubscription = 1.0
+    .uplink_oversubscription = 1.0, .contention_process_share = 0.05, .steal_warn = 0.02,             \
+    .steal_fail = 0.10, .power_headroom_ratio = 0.8
 
 static const struct thresholds table[WORKLOAD_COUNT] = {
     [WL_GENERAL] = {COMMON_THRESHOLDS},

@@ -17,6 +17,13 @@ struct thresholds {
     int swappiness_max;
     /* PCIE_UPLINK_SHARED: demand behind a switch may exceed its uplink by this factor. */
     double uplink_oversubscription;
+    /* CPU_CONTENTION: a process other than the job using more than this share of the machine. */
+    double contention_process_share;
+    /* CPU_STEAL: share of CPU time the hypervisor gave to others. */
+    double steal_warn, steal_fail;
+    /* POWER_SUPPLY: GPU power limits plus CPU TDP above this share of the supplies' capacity
+     * (with one supply lost, where there are several) leaves no headroom. */
+    double power_headroom_ratio;
     /* latency-sensitive: THP "always" and missing isolated CPUs are worth mentioning. */
     bool latency_sensitive;
 };
