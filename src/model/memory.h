@@ -11,7 +11,8 @@ enum ecc_state { ECC_UNKNOWN, ECC_OFF, ECC_ON };
 struct dimm {
     char *locator, *bank_locator;
     int socket;            /* 0-based; -1 unknown */
-    int channel;           /* index within the socket (controller folded in); -1 unknown */
+    int channel;           /* index within the socket (controller folded in), 0..n-1; -1 unknown */
+    int channel_index;     /* scratch for numbering channels */
     uint64_t size_bytes;
     char *type;            /* "DDR4", "DDR5", ...; NULL unknown */
     int speed_mts, configured_mts; /* 0 unknown */

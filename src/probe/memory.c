@@ -108,6 +108,28 @@ static int normalise_sockets(struct memory_info *mem)
     return nseen;
 }
 
+/* Channel keys (controller * 64 + channel) become 0..n-1 per socket, in locator order. */
+static void number_channels(struct memory_info *mem)
+{
+    for (int i = 0; i < mem->ndimms; i++) {
+        struct dimm *d = &mem->dimms[i];
+        if (d->channel < 0 || d->socket < 0)
+            continue;
+        int below = 0;
+        for (int k = 0; k < mem->ndimms; k++) {
+            const struct dimm *o = &mem->dimms[k];
+            bool counted = false; /* count each smaller key once */
+            for (int j = 0; j < k && !counted; j++)
+                counted = mem->dimms[j].socket == o->socket && mem->dimms[j].channel == o->channel;
+            below += !counted && o->socket == d->socket && o->channel >= 0 && o->channel < d->channel;
+        }
+        d->channel_index = below;
+    }
+    for (int i = 0; i < mem->ndimms; i++)
+        if (mem->dimms[i].channel >= 0 && mem->dimms[i].socket >= 0)
+            mem->dimms[i].channel = mem->dimms[i].channel_index;
+}
+
 static void map_channels(struct machine *m, const char *vendor)
 {
     struct memory_info *mem = &m->memory;
@@ -128,6 +150,7 @@ static void map_channels(struct machine *m, const char *vendor)
         sockets = 1;
     }
     mem->sockets = sockets > m->cpu.sockets ? sockets : m->cpu.sockets;
+    number_channels(mem);
     mem->channels_from_locators = all_channels;
     mem->locator_scheme = scheme ? strdup(scheme) : NULL;
 }
