@@ -267,3 +267,27 @@ Test(memory_cli, snapshot_records_the_dmi_entries)
     run_result_free(&r);
     tree_remove(dir);
 }
+
+/* EDAC counters as drivers/edac/edac_mc_sysfs.c lays them out, added to the Dell tree. */
+Test(memory_cli, edac_uncorrected_errors_fail)
+{
+    char *dir = fixture_copy(DELL);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/sys/devices/system/edac/mc/mc0/dimm0'", dir);
+    cr_assert_eq(system(cmd), 0);
+    tree_write(dir, "sys/devices/system/edac/mc/mc0/ce_count", "3\n");
+    tree_write(dir, "sys/devices/system/edac/mc/mc0/ue_count", "1\n");
+    tree_write(dir, "sys/devices/system/edac/mc/mc0/dimm0/size", "4096\n");
+    tree_write(dir, "sys/devices/system/edac/mc/mc0/dimm0/dimm_edac_mode", "SECDED\n");
+    struct run_result r = run_gpuvet("audit", "--sysroot", dir, "--json", NULL);
+    cr_assert_eq(r.status, 1, "an uncorrected error is a fail");
+    json_t *doc = run_json(&r);
+    cr_assert_eq(count_findings(doc, "MEM_ECC_ERRORS", "fail"), 1);
+    json_t *edac = json_object_get(memory_of(doc), "edac");
+    cr_assert_eq(json_integer_value(json_object_get(edac, "ce_count")), 3);
+    cr_assert_eq(json_array_size(json_object_get(memory_of(doc), "dimms")), 8, "SMBIOS stays the DIMM source");
+    json_decref(doc);
+    run_result_free(&r);
+    tree_remove(dir);
+    free(dir);
+}
