@@ -291,3 +291,19 @@ Test(memory_cli, edac_uncorrected_errors_fail)
     tree_remove(dir);
     free(dir);
 }
+
+/* The platform table is looked up in $GPUVET_DATA_DIR first; without it there is no channel count. */
+Test(memory_cli, data_dir_override)
+{
+    setenv("GPUVET_DATA_DIR", "/nonexistent-gpuvet-data", 1);
+    json_t *doc = audit_dmidecode(REPORT("supermicro-sys4029gp-trt2-2p-xeon-ddr4-4of24"), "general");
+    unsetenv("GPUVET_DATA_DIR");
+    cr_assert(json_is_null(json_object_get(memory_of(doc), "channels_per_socket")));
+    cr_assert_eq(count_findings(doc, "MEM_CHANNELS_UNDERPOPULATED", "unknown"), 1);
+    json_decref(doc);
+    setenv("GPUVET_DATA_DIR", GPUVET_TEST_SOURCE "/../data", 1);
+    doc = audit_dmidecode(REPORT("supermicro-sys4029gp-trt2-2p-xeon-ddr4-4of24"), "general");
+    unsetenv("GPUVET_DATA_DIR");
+    cr_assert_eq(json_integer_value(json_object_get(memory_of(doc), "channels_per_socket")), 6);
+    json_decref(doc);
+}
