@@ -354,6 +354,11 @@ int smbios_load_dump(const char *path, struct dmi_data *d, char **error)
     return rc;
 }
 
+static int compare_entry_names(const void *a, const void *b)
+{
+    return strverscmp(*(char *const *)a, *(char *const *)b); /* 17-2 before 17-10 */
+}
+
 /* Concatenates /sys/firmware/dmi/entries/T-N/raw (each a structure with its strings) into a table. */
 static uint8_t *load_entries(size_t *len)
 {
@@ -361,6 +366,8 @@ static uint8_t *load_entries(size_t *len)
     int n = fs_list("/sys/firmware/dmi/entries", &names);
     uint8_t *table = NULL;
     *len = 0;
+    if (n > 1)
+        qsort(names, (size_t)n, sizeof *names, compare_entry_names);
     for (int i = 0; i < n; i++) {
         char path[512];
         snprintf(path, sizeof path, "/sys/firmware/dmi/entries/%s/raw", names[i]);

@@ -171,10 +171,13 @@ static void print_memory(FILE *o, const struct machine *m, const struct style *s
                 d->size_bytes / GIB, or_unknown(d->type), d->speed_mts, d->configured_mts, d->rank, d->total_width,
                 d->data_width, st->reset);
     }
-    if (mem->slots_total >= 0 || mem->pcie_slots_total >= 0)
-        fprintf(o, "        free: %d of %d DIMM slots, %d of %d PCIe slots (room to grow)\n",
-                mem->slots_total >= 0 ? mem->slots_total - mem->ndimms : -1, mem->slots_total, mem->pcie_slots_free,
+    if (mem->slots_total >= 0)
+        fprintf(o, "        free: %d of %d DIMM slots", mem->slots_total - mem->ndimms, mem->slots_total);
+    if (mem->pcie_slots_total >= 0)
+        fprintf(o, "%s%d of %d PCIe slots", mem->slots_total >= 0 ? ", " : "        free: ", mem->pcie_slots_free,
                 mem->pcie_slots_total);
+    if (mem->slots_total >= 0 || mem->pcie_slots_total >= 0)
+        fputs(" (room to grow)\n", o);
     const struct power_info *p = &m->power;
     fprintf(o, "%sPower%s   ", st->bold, st->reset);
     if (p->nsupplies == 0)
