@@ -307,3 +307,66 @@ Test(memory_cli, data_dir_override)
     cr_assert_eq(json_integer_value(json_object_get(memory_of(doc), "channels_per_socket")), 6);
     json_decref(doc);
 }
+
+/* A real report with its locators rewritten (sed expression) into another vendor's scheme. */
+static json_t *audit_rewritten(const char *report, const char *sed)
+{
+    char dir[] = "/tmp/gpuvet-loc-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "sed -E '%s' '%s' > '%s/report.txt'", sed, report, dir);
+    cr_assert_eq(system(cmd), 0);
+    char path[600];
+    snprintf(path, sizeof path, "%s/report.txt", dir);
+    json_t *doc = audit_dmidecode(path, "general");
+    tree_remove(dir);
+    return doc;
+}
+
+#define SM4028 REPORT("supermicro-sys4028gr-tr2-2p-xeon-ddr4-8of24-nodimm-locators")
+
+Test(memory_cli, other_vendor_locator_schemes)
+{
+    static const struct {
+        const char *sed, *scheme;
+        int populated; /* per socket; -1 no channel map */
+    } cases[] = {
+        {"s/Bank Locator: P([12])_Node0_Channel([0-9])_Dimm1/Bank Locator: NODE \\1 CHANNEL \\2 DIMM 0/",
+         "NODE 0 CHANNEL 0 DIMM 0", 4},
+        {"s/Bank Locator: P([12])_Node0_Channel([0-9])_Dimm1/Bank Locator: SOCKET \\1 CHANNEL \\2 DIMM 0/",
+         "SOCKET 0 CHANNEL 0 DIMM 0", 4},
+        {"s/Bank Locator: P[12]_Node.*/Bank Locator: BANK 0/; s/Locator: P([12])_DIMM([A-D])1/Locator: CPU\\1_DIMM_\\21/",
+         "CPU1_DIMM_A0", 4},
+        {"s/Bank Locator: P([12])_Node.*/Bank Locator: CPU \\1/; s/Locator: P[12]_DIMM[A-D]1/Locator: DIMM 1/",
+         "DIMM 1 + CPU 1", -1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        json_t *doc = audit_rewritten(SM4028, cases[i].sed);
+        json_t *mem = memory_of(doc);
+        cr_assert_str_eq(json_string_value(json_object_get(mem, "locator_scheme")), cases[i].scheme);
+        cr_assert_eq(json_array_size(json_object_get(mem, "dimms")), 8);
+        for (int s = 0; s < 2; s++) {
+            json_t *populated = json_object_get(json_array_get(json_object_get(mem, "sockets"), (size_t)s),
+                                                "populated_channels");
+            if (cases[i].populated < 0)
+                cr_assert(json_is_null(populated), "%s", cases[i].scheme);
+            else
+                cr_assert_eq(json_integer_value(populated), cases[i].populated, "%s", cases[i].scheme);
+            cr_assert_str_eq(channel_verdict(doc, s), "pass", "%s socket %d", cases[i].scheme, s);
+        }
+        json_decref(doc);
+    }
+}
+
+/* Socket 0 keeps its 4 DIMMs, but two channels hold two each and two hold none. */
+Test(memory_cli, two_dimms_per_channel_is_not_full_population)
+{
+    json_t *doc = audit_rewritten(SM4028, "s/P1_Node0_Channel2_Dimm1/P1_Node0_Channel0_Dimm2/; "
+                                          "s/P1_Node0_Channel3_Dimm1/P1_Node0_Channel1_Dimm2/");
+    json_t *socket0 = json_array_get(json_object_get(memory_of(doc), "sockets"), 0);
+    cr_assert_eq(json_integer_value(json_object_get(socket0, "dimms")), 4);
+    cr_assert_eq(json_integer_value(json_object_get(socket0, "populated_channels")), 2);
+    cr_assert_str_eq(channel_verdict(doc, 0), "warn");
+    cr_assert_str_eq(channel_verdict(doc, 1), "pass");
+    json_decref(doc);
+}
