@@ -93,8 +93,8 @@ static void *grow(void *arr, size_t n, size_t size)
 
 static void decode_system(const struct structure *s, struct dmi_data *d)
 {
-    if (s->len < 0x08 || d->system_vendor)
-        return;
+    if (s->len < 0x08 || d->system_vendor || d->system_product)
+        return; /* the first type 1 describes the system; a second one (corrupt table) is ignored */
     d->system_vendor = string_at(s, 0x04);
     d->system_product = string_at(s, 0x05);
 }
