@@ -9,19 +9,25 @@
 
 #include "builtin/builtin.h"
 #include "claims/claims.h"
+#include "probe/dmi.h"
 #include "probe/probe.h"
 #include "report/report.h"
 #include "util/fsroot.h"
 
 static const char usage[] =
-    "usage: gpuvet audit [--sysroot DIR] [--nvidia-smi FILE] [--workload W] [--data-dir DIR] [--nodes N]\n"
-    "                    [--claim FILE] [--json] [--verbose] [--load-check] [--redact]\n"
+    "usage: gpuvet audit [--sysroot DIR] [--nvidia-smi FILE] [--dmidecode FILE | --dmi-table FILE]\n"
+    "                    [--workload W] [--data-dir DIR] [--nodes N] [--claim FILE] [--sample SECONDS]\n"
+    "                    [--json] [--verbose] [--load-check] [--redact]\n"
     "       gpuvet audit --list-rules\n"
     "\n"
     "  --sysroot DIR   audit a recorded machine (DIR/sys, DIR/proc; a `gpuvet snapshot` or an\n"
     "                  hwloc-gather-topology tree) instead of this one\n"
-    "  --nvidia-smi FILE  read the GPUs from `nvidia-smi -q -x` output; without --sysroot the audit\n"
-    "                  is of the machine in the file alone (this one is not read)\n"
+    "  --nvidia-smi FILE  read the GPUs from `nvidia-smi -q -x` output\n"
+    "  --dmidecode FILE  `dmidecode` text output: DIMMs, ECC, slots, power supplies, processors\n"
+    "  --dmi-table FILE  a `dmidecode --dump-bin FILE` binary SMBIOS table (same facts)\n"
+    "                  Evidence files given without --sysroot: the audit is of the machine they\n"
+    "                  describe, and this one is not read.\n"
+    "  --sample SECONDS  watch CPU use for this long (default 2; 0 skips): CPU_CONTENTION, CPU_STEAL\n"
     "  --load-check    NVIDIA GPUs whose link is below its max generation at idle: drive host-to-device\n"
     "                  copies for about a second each and re-read the link under load\n"
     "  --redact        hide host names, serial numbers, UUIDs and MAC addresses in the output\n"
@@ -102,13 +108,18 @@ int cmd_audit(int argc, char **argv)
         {"data-dir", required_argument, NULL, 'd'}, {"nodes", required_argument, NULL, 'n'},
         {"claim", required_argument, NULL, 'c'},    {"nvidia-smi", required_argument, NULL, 'N'},
         {"load-check", no_argument, NULL, 'L'},    {"redact", no_argument, NULL, 'R'},
+        {"dmidecode", required_argument, NULL, 'D'}, {"dmi-table", required_argument, NULL, 'T'},
+        {"sample", required_argument, NULL, 'S'},
         {NULL, 0, NULL, 0},
     };
     const char *sysroot = NULL, *data_dir = NULL, *claim_file = NULL, *nvidia_smi = NULL;
     struct audit_inputs inputs = {.nodes = 1};
     enum workload workload = WL_GENERAL;
+    const char *dmidecode_file = NULL, *dmi_table_file = NULL;
+    double sample_seconds = 2;
     bool json = false, verbose = false, load_check = false, redact = false;
     int c;
+    char *end;
     optind = 1;
     while ((c = getopt_long(argc, argv, "s:w:jvlhd:n:c:", options, NULL)) != -1) {
         switch (c) {
@@ -125,6 +136,15 @@ int cmd_audit(int argc, char **argv)
             if (!workload_parse(optarg, &workload)) {
                 fprintf(stderr, "gpuvet audit: unknown workload '%s' (general, cv-train, llm-train, llm-infer, "
                                 "render, hpc)\n", optarg);
+                return EXIT_CANNOT_RUN;
+            }
+            break;
+        case 'D': dmidecode_file = optarg; break;
+        case 'T': dmi_table_file = optarg; break;
+        case 'S':
+            sample_seconds = strtod(optarg, &end);
+            if (end == optarg || *end || sample_seconds < 0 || sample_seconds > 3600) {
+                fprintf(stderr, "gpuvet audit: --sample '%s': give seconds between 0 and 3600\n", optarg);
                 return EXIT_CANNOT_RUN;
             }
             break;
@@ -147,8 +167,22 @@ int cmd_audit(int argc, char **argv)
         fprintf(stderr, "gpuvet audit: --load-check drives this machine's GPUs: not with --sysroot or --nvidia-smi\n");
         return EXIT_CANNOT_RUN;
     }
+    if (dmidecode_file && dmi_table_file) {
+        fprintf(stderr, "gpuvet audit: give --dmidecode or --dmi-table, not both\n");
+        return EXIT_CANNOT_RUN;
+    }
 
     double start = now_ms();
+    struct dmi_data dmi = {0};
+    char *dmi_error = NULL;
+    const char *dmi_file = dmidecode_file ? dmidecode_file : dmi_table_file;
+    if (dmi_file && (dmidecode_file ? dmidecode_load(dmi_file, &dmi, &dmi_error)
+                                    : smbios_load_dump(dmi_file, &dmi, &dmi_error)) != 0) {
+        fprintf(stderr, "gpuvet audit: %s\n", dmi_error ? dmi_error : dmi_file);
+        free(dmi_error);
+        dmi_data_free(&dmi);
+        return EXIT_CANNOT_RUN;
+    }
     fsroot_set(sysroot);
     /* A bad claim file gets its error and no verdict at all, before anything is probed. */
     struct claim_set claims = {0};
@@ -156,6 +190,7 @@ int cmd_audit(int argc, char **argv)
     if (claim_file && claim_file_load(claim_file, &claims, &error) != 0) {
         fprintf(stderr, "gpuvet audit: %s\n", error ? error : claim_file);
         free(error);
+        dmi_data_free(&dmi);
         return EXIT_CANNOT_RUN;
     }
     struct machine m;
@@ -163,11 +198,20 @@ int cmd_audit(int argc, char **argv)
     if (data_dir && set_data_dir(&m, data_dir) != 0) {
         machine_free(&m);
         claim_set_free(&claims);
+        dmi_data_free(&dmi);
         return EXIT_CANNOT_RUN;
     }
-    /* Evidence alone audits the machine it describes (SPEC): this one is not read. */
-    bool evidence_only = nvidia_smi && !sysroot;
-    if (probe_machine(&m, !evidence_only) != 0 || (nvidia_smi && probe_nvidia_smi_file(&m, nvidia_smi) != 0)) {
+    /* SPEC: evidence files alone describe another machine; this one is not read. */
+    bool evidence_only = !sysroot && (nvidia_smi || dmi_file);
+    int probed = probe_machine(&m, !evidence_only);
+    if (probed == 0 && nvidia_smi && probe_nvidia_smi_file(&m, nvidia_smi) != 0)
+        probed = -1;
+    if (probed == 0 && dmi_file)
+        probe_memory(&m, &dmi);
+    dmi_data_free(&dmi);
+    if (probed == 0)
+        probe_contention(&m, sample_seconds);
+    if (probed != 0) {
         for (int i = 0; i < m.nproblems; i++)
             fprintf(stderr, "gpuvet audit: %s: %s\n", m.problems[i].path, m.problems[i].message);
         machine_free(&m);

@@ -16,6 +16,9 @@ void machine_init(struct machine *m)
     m->kernel.swappiness = -1;
     m->kernel.numa_balancing = -1;
     gpu_set_init(&m->gpus);
+
+    memory_info_init(&m->memory);
+    contention_info_init(&m->contention);
 }
 
 static void cpu_free(struct cpu_info *c)
@@ -63,6 +66,10 @@ void machine_free(struct machine *m)
     storage_free(&m->storage);
     network_free(&m->network);
     gpu_set_free(&m->gpus);
+
+    memory_info_free(&m->memory);
+    power_info_free(&m->power);
+    contention_info_free(&m->contention);
     for (int i = 0; i < m->nproblems; i++) {
         free(m->problems[i].path);
         free(m->problems[i].message);

@@ -13,6 +13,9 @@
 
 #include "model/gpu.h"
 
+#include "model/contention.h"
+#include "model/memory.h"
+
 struct input_problem {
     char *path;    /* the file (or source) that was missing or malformed */
     char *message; /* what was wrong with it */
@@ -107,6 +110,10 @@ struct machine {
     struct storage_info storage;
     struct network_info network;
     struct gpu_set gpus;  /* NVIDIA GPUs from NVML or nvidia-smi evidence (model/gpu.h) */
+
+    struct memory_info memory;
+    struct power_info power;
+    struct contention_info contention;
     struct input_problem *problems;
     int nproblems;
     hwloc_topology_t topology; /* kept for binding advice and benchmarks; NULL when not loaded */

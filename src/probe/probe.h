@@ -51,6 +51,22 @@ int probe_nvidia_smi_recorded(struct machine *m);
  * max and re-reads the link in NVML while they run (gpu.load). Live machine only. */
 void probe_nvidia_load_check(struct machine *m);
 
+/* The hypervisor a DMI vendor/product string names ("QEMU" -> "qemu"), or NULL. */
+const char *virt_hypervisor_named_by(const char *dmi_text);
+
+struct dmi_data;
+/* SMBIOS memory, slots, power supplies and (when the model has none) processors, from `evidence`
+ * (a --dmidecode/--dmi-table file) or, when NULL, from the machine's table; then EDAC, the CPU
+ * platform table and RAPL. Replaces what an earlier call found. */
+void probe_memory(struct machine *m, const struct dmi_data *evidence);
+/* EDAC memory controllers: ECC driver presence, error counters, DIMMs when SMBIOS had none. */
+void probe_edac(struct machine *m);
+/* Looks the CPU up in data/cpu-platforms.csv (model string, then CPUID family/model). */
+void probe_cpu_platform(struct machine *m);
+/* Samples /proc/stat, /proc/PID/stat, load average and thermal throttle counters for `seconds`
+ * on the live machine; a recorded tree or seconds <= 0 leaves the sample unknown with the reason. */
+void probe_contention(struct machine *m, double seconds);
+
 /* Why a file is absent, in words that fit the source ("not in the recorded tree" or "not
  * exposed by this kernel"). Returns a static string. */
 const char *probe_missing_reason(void);

@@ -23,6 +23,14 @@ static const struct signature dmi_vms[] = {
     {"Google Compute Engine", "google"}, {"Alibaba Cloud ECS", "alibaba"}, {"Virtual Machine", "microsoft"},
 };
 
+const char *virt_hypervisor_named_by(const char *dmi_text)
+{
+    for (size_t i = 0; dmi_text && i < sizeof dmi_vms / sizeof dmi_vms[0]; i++)
+        if (strstr(dmi_text, dmi_vms[i].needle))
+            return dmi_vms[i].name;
+    return NULL;
+}
+
 static void add_evidence(struct virt_info *v, const char *fmt, const char *arg)
 {
     char piece[256];

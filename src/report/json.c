@@ -202,6 +202,8 @@ json_t *machine_to_json(const struct machine *m)
     json_object_set_new(o, "source", str_or_null(m->source));
     json_object_set_new(o, "hostname", str_or_null(m->hostname));
     json_object_set_new(o, "cpu", cpu_json(&m->cpu));
+    json_object_set_new(json_object_get(o, "cpu"), "steal_ratio",
+                        m->contention.steal_ratio >= 0 ? json_real(m->contention.steal_ratio) : json_null());
     json_object_set_new(o, "numa_nodes", numa_json(m));
     json_object_set_new(o, "accelerators", accel);
     json_object_set_new(o, "nics", nics);
@@ -213,6 +215,10 @@ json_t *machine_to_json(const struct machine *m)
     json_object_set_new(o, "virtualization", virt_json(&m->virt));
     json_object_set_new(o, "gpus", gpus_to_json(m));
     json_object_set_new(o, "nvidia", nvidia_to_json(m));
+
+    json_object_set_new(o, "memory", memory_json(&m->memory));
+    json_object_set_new(o, "power", power_json(&m->power));
+    json_object_set_new(o, "contention", contention_json(&m->contention));
     json_object_set_new(o, "problems", problems);
     return o;
 }

@@ -38,6 +38,11 @@ json_t *findings_to_json(const struct findings *f);
 /* claims[]: key, claimed, found, verdict, message; [] when no claim file was given. */
 json_t *claims_to_json(const struct claim_set *set);
 
+/* report/json_memory.c */
+json_t *memory_json(const struct memory_info *mem);
+json_t *power_json(const struct power_info *p);
+json_t *contention_json(const struct contention_info *c);
+
 int report_json(FILE *out, const struct audit_report *r);
 /* colour: ANSI colours (caller decides: TTY and no NO_COLOR). */
 int report_text(FILE *out, const struct audit_report *r, bool colour, bool verbose);

@@ -215,6 +215,72 @@ static void print_kernel(FILE *o, const struct machine *m, const struct style *s
     fputc('\n', o);
 }
 
+static void print_memory(FILE *o, const struct machine *m, const struct style *st)
+{
+    const struct memory_info *mem = &m->memory;
+    fprintf(o, "%sMemory%s  ", st->bold, st->reset);
+    if (mem->installed_bytes >= 0)
+        fprintf(o, "%.1f GiB installed", mem->installed_bytes / GIB);
+    else
+        fprintf(o, "installed unknown");
+    if (mem->usable_bytes >= 0)
+        fprintf(o, ", %.1f GiB usable", mem->usable_bytes / GIB);
+    fprintf(o, "; ECC %s", mem->ecc == ECC_ON ? "on" : mem->ecc == ECC_OFF ? "off" : "unknown");
+    if (mem->edac_present)
+        fprintf(o, " (EDAC: %ld corrected, %ld uncorrected)", mem->edac_ce, mem->edac_ue);
+    if (mem->platform.name)
+        fprintf(o, "; platform %s: %d channels/socket, %s-%d", mem->platform.name, mem->platform.channels_per_socket,
+                mem->platform.ddr, mem->platform.mts);
+    fputc('\n', o);
+    if (mem->ndimms == 0 && mem->unknown_reason)
+        fprintf(o, "        DIMMs unknown: %s\n", mem->unknown_reason);
+    for (int s = 0; s < mem->sockets; s++) {
+        fprintf(o, "        socket %d: %d DIMMs", s, memory_socket_dimms(mem, s));
+        if (mem->channels_from_locators)
+            fprintf(o, " on %d channels", memory_socket_channels(mem, s));
+        double bw = memory_socket_bandwidth(mem, s);
+        if (bw > 0)
+            fprintf(o, ", %.1f GB/s theoretical", bw / 1e9);
+        fputc('\n', o);
+    }
+    for (int i = 0; i < mem->ndimms; i++) {
+        const struct dimm *d = &mem->dimms[i];
+        fprintf(o, "        %s%-14s %-24s socket %2d ch %2d  %4.0f GiB %-5s %4d/%4d MT/s rank %d width %d/%d%s\n",
+                st->dim, or_unknown(d->locator), d->bank_locator ? d->bank_locator : "", d->socket, d->channel,
+                d->size_bytes / GIB, or_unknown(d->type), d->speed_mts, d->configured_mts, d->rank, d->total_width,
+                d->data_width, st->reset);
+    }
+    if (mem->slots_total >= 0)
+        fprintf(o, "        free: %d of %d DIMM slots", mem->slots_total - mem->ndimms, mem->slots_total);
+    if (mem->pcie_slots_total >= 0)
+        fprintf(o, "%s%d of %d PCIe slots", mem->slots_total >= 0 ? ", " : "        free: ", mem->pcie_slots_free,
+                mem->pcie_slots_total);
+    if (mem->slots_total >= 0 || mem->pcie_slots_total >= 0)
+        fputs(" (room to grow)\n", o);
+    const struct power_info *p = &m->power;
+    fprintf(o, "%sPower%s   ", st->bold, st->reset);
+    if (p->nsupplies == 0)
+        fprintf(o, "supplies unknown");
+    for (int i = 0; i < p->nsupplies; i++)
+        fprintf(o, "%s%s %d W %s", i ? ", " : "", or_unknown(p->supplies[i].name), p->supplies[i].max_watts,
+                p->supplies[i].present ? or_unknown(p->supplies[i].status) : "absent");
+    if (p->cpu_tdp_watts > 0)
+        fprintf(o, "; CPU package limits %.0f W", p->cpu_tdp_watts);
+    fputc('\n', o);
+    const struct contention_info *c = &m->contention;
+    fprintf(o, "%sCPU use%s ", st->bold, st->reset);
+    if (!c->sampled) {
+        fprintf(o, "not sampled: %s\n", or_unknown(c->unknown_reason));
+        return;
+    }
+    fprintf(o, "%.1f s: user %.1f%%, system %.1f%%, iowait %.1f%%, irq %.1f%%, steal %.1f%%; load %.2f\n", c->seconds,
+            c->total.user * 100, c->total.system * 100, c->total.iowait * 100, c->total.irq * 100,
+            c->total.steal * 100, c->load1);
+    for (int i = 0; i < c->nprocs && i < 5; i++)
+        fprintf(o, "        %s%5.1f%%  %s (pid %d)%s%s\n", st->dim, c->procs[i].share * 100, c->procs[i].name,
+                c->procs[i].pid, c->procs[i].kernel_thread ? " [kernel thread]" : "", st->reset);
+}
+
 static void print_findings(FILE *o, const struct audit_report *r, const struct style *st, bool verbose)
 {
     const struct findings *f = r->findings;
@@ -269,6 +335,7 @@ int report_text(FILE *o, const struct audit_report *r, bool colour, bool verbose
     print_storage(o, m, &st);
     print_network(o, m, &st);
     print_kernel(o, m, &st);
+    print_memory(o, m, &st);
     print_findings(o, r, &st, verbose);
     if (m->nproblems) {
         fprintf(o, "\n%sInput problems%s (facts from these files are reported as unknown)\n", st.bold, st.reset);

@@ -35,6 +35,19 @@ void check_storage_slow_data(struct audit_ctx *ctx);
 void check_net_multinode(struct audit_ctx *ctx);
 /* rules/claims.c */
 void check_claim_mismatch(struct audit_ctx *ctx);
+
+/* rules/memory.c */
+void check_mem_channels_underpopulated(struct audit_ctx *ctx);
+void check_mem_dimms_mixed(struct audit_ctx *ctx);
+void check_mem_speed_downclocked(struct audit_ctx *ctx);
+void check_mem_ecc_disabled(struct audit_ctx *ctx);
+void check_mem_ecc_errors(struct audit_ctx *ctx);
+/* rules/contention.c */
+void check_cpu_contention(struct audit_ctx *ctx);
+void check_cpu_steal(struct audit_ctx *ctx);
+void check_cpu_throttle(struct audit_ctx *ctx);
+/* rules/power.c */
+void check_power_supply(struct audit_ctx *ctx);
 /* rules/kernel.c */
 void check_kernel_thp(struct audit_ctx *ctx);
 void check_kernel_swap(struct audit_ctx *ctx);

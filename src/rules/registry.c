@@ -152,6 +152,58 @@ const struct rule rules_table[] = {
      "struct page per 4 KiB, 1.6 %) and ~2 GiB of firmware, kernel and crashkernel reservations; Linux\n"
      "does not reserve '5 %' of RAM (that is ext4's reserved disk blocks). Keys whose facts this audit\n"
      "does not observe are 'unknown', never 'pass'."},
+
+    {"MEM_CHANNELS_UNDERPOPULATED", "memory", "memory channels left empty",
+     PER_WORKLOAD(SEV_WARN, SEV_FAIL, SEV_WARN, SEV_WARN, SEV_WARN, SEV_WARN), check_mem_channels_underpopulated,
+     "Memory bandwidth per socket is channels x MT/s x 8 bytes. A socket with DIMMs on 2 of its 6\n"
+     "channels has a third of the bandwidth the CPU was built for, however much memory is installed;\n"
+     "two DIMMs on some channels and none on others is just as bad even when the count looks right.\n"
+     "CV training streams every decoded batch through host memory, so it fails there; elsewhere it\n"
+     "warns. Channels come from the DIMM locators (13 vendor schemes: P0_Node0_Channel0_Dimm0,\n"
+     "DIMM_P0_A0, P0 CHANNEL A, SOCKET 0 CHANNEL 0 DIMM 0, Dell A1..A12, ...). Where the locators name\n"
+     "no channel (HPE 'PROC 1 DIMM 3'), the DIMM count per socket is judged and the evidence says so.\n"
+     "Channels per socket come from data/cpu-platforms.csv."},
+    {"MEM_DIMMS_MIXED", "memory", "DIMMs of different size, speed or rank", ALL(SEV_WARN), check_mem_dimms_mixed,
+     "Mixed DIMMs run at the slowest module's speed and timings, and unequal sizes break the even\n"
+     "interleave across channels: part of the memory is reached through fewer channels. Use\n"
+     "identical modules in every channel."},
+    {"MEM_SPEED_DOWNCLOCKED", "memory", "memory runs below what DIMMs and CPU allow", ALL(SEV_WARN),
+     check_mem_speed_downclocked,
+     "The configured speed (what the memory controller runs) below both the DIMMs' rating and the\n"
+     "platform's top speed costs bandwidth for nothing: a BIOS setting, a power profile, or two DIMMs\n"
+     "per channel. CPUs of lower tiers (Xeon Silver/Bronze) cap memory lower; the platform table has\n"
+     "rows for them, so a capped SKU is not reported."},
+    {"MEM_ECC_DISABLED", "memory", "memory without ECC",
+     PER_WORKLOAD(SEV_WARN, SEV_WARN, SEV_FAIL, SEV_WARN, SEV_WARN, SEV_FAIL), check_mem_ecc_disabled,
+     "Without ECC a flipped bit in host memory silently corrupts data: a gradient, a checkpoint, a\n"
+     "simulation step. Weeks-long training and HPC runs meet such flips (fail); other work risks\n"
+     "wrong results (warn). Evidence: SMBIOS type 16's error correction, the DIMMs' total vs data\n"
+     "width, an EDAC driver. Inside a VM the SMBIOS table is the hypervisor's (QEMU says Multi-bit\n"
+     "ECC on any host), so the verdict is unknown there."},
+    {"MEM_ECC_ERRORS", "memory", "memory errors counted by EDAC", ALL(SEV_FAIL), check_mem_ecc_errors,
+     "The kernel's EDAC driver counts corrected (ce) and uncorrected (ue) memory errors. Any\n"
+     "uncorrected error means data was lost (fail). Corrected errors are repaired, but a rising\n"
+     "count means a DIMM is failing; one reading cannot tell rising from old, so it warns."},
+    {"CPU_CONTENTION", "cpu", "other processes use the CPUs", ALL(SEV_WARN), check_cpu_contention,
+     "The data loader needs the cores the spec sheet promises. gpuvet watches the CPUs for\n"
+     "--sample seconds (default 2) and names every process that used more than 5% of the machine\n"
+     "(mining, backups, monitoring agents, a forgotten job), and warns when the load average exceeds\n"
+     "the CPU count. A recorded tree or an evidence file has nothing to sample: unknown."},
+    {"CPU_STEAL", "cpu", "the hypervisor takes CPU time", ALL(SEV_WARN), check_cpu_steal,
+     "Steal is time a vCPU was ready to run but the hypervisor ran something else: oversold hosts.\n"
+     "Above 2% of the CPU time data loading stutters (warn); above 10% the instance delivers far\n"
+     "less than its vCPU count (fail). Measured from /proc/stat over the sampling window."},
+    {"CPU_THROTTLE", "cpu", "CPUs thermally throttled", ALL(SEV_WARN), check_cpu_throttle,
+     "Intel CPUs count thermal throttle events per core and package. Counters that rise during the\n"
+     "sample mean the CPUs run hot now (fans, airflow, a dusty heat sink, a power-capped BIOS\n"
+     "profile) and slow the data pipeline. Counts from long ago are shown but not judged."},
+    {"POWER_SUPPLY", "power", "power supply redundancy and headroom", ALL(SEV_WARN), check_power_supply,
+     "Not in SPEC's catalogue: gpuvet names it POWER_SUPPLY. From SMBIOS type 39: one supply is no\n"
+     "redundancy (info); a supply whose status is not OK is a warning. Headroom: the GPUs' power\n"
+     "limits plus the CPUs' package power limit (RAPL PL1, about the TDP) should stay below 80% of\n"
+     "what the supplies give with one of them lost (N+1); undersized power throttles or trips under\n"
+     "load (seed 002). Without the GPUs' power limits (no driver, evidence file) headroom is unknown,\n"
+     "never guessed."},
     {"KERNEL_THP", "kernel", "transparent huge pages setting", ALL(SEV_INFO), check_kernel_thp,
      "THP 'always' lets khugepaged compact memory in the background, which causes latency spikes in\n"
      "latency-sensitive inference; 'madvise' keeps the benefit for programs that ask for it (PyTorch's\n"

@@ -12,7 +12,8 @@ static const char *const names[WORKLOAD_COUNT] = {
     .numa_min_memory_floor_bytes = 1024.0 * 1024 * 1024, .swappiness_max = 10,                     \
     .uplink_oversubscription = 1.0, .net_multinode_fail_gbps = 25.0,                               \
     .claim_memory_page_map_share = 0.016, .claim_memory_fixed_reserve_bytes = 2.0 * 1024 * 1024 * 1024, \
-    .claim_storage_size_tolerance = 0.07, .gpu_retired_pages_max = 63, .gpu_remapped_uncorrectable_max = 512
+    .claim_storage_size_tolerance = 0.07, .gpu_retired_pages_max = 63, .gpu_remapped_uncorrectable_max = 512, \
+    .contention_process_share = 0.05, .steal_warn = 0.02, .steal_fail = 0.10, .power_headroom_ratio = 0.8
 
 static const struct thresholds table[WORKLOAD_COUNT] = {
     [WL_GENERAL] = {COMMON_THRESHOLDS},

@@ -20,6 +20,14 @@ struct thresholds {
     /* GPU_RETIRED_PAGES: DCGM's limits (common/DcgmGPUHardwareLimits.h). */
     int gpu_retired_pages_max;
     int gpu_remapped_uncorrectable_max;
+
+    /* CPU_CONTENTION: a process other than the job using more than this share of the machine. */
+    double contention_process_share;
+    /* CPU_STEAL: share of CPU time the hypervisor gave to others. */
+    double steal_warn, steal_fail;
+    /* POWER_SUPPLY: GPU power limits plus CPU TDP above this share of the supplies' capacity
+     * (with one supply lost, where there are several) leaves no headroom. */
+    double power_headroom_ratio;
     /* latency-sensitive: THP "always" and missing isolated CPUs are worth mentioning. */
     bool latency_sensitive;
     /* CPU_CORES_PER_GPU: physical cores each accelerator needs (its process and loader workers);

@@ -229,6 +229,43 @@ char *fs_read(const char *path)
     return buf;
 }
 
+unsigned char *fs_read_bin(const char *path, size_t limit, size_t *len)
+{
+    char full[PATH_MAX];
+    fsroot_path(full, sizeof full, path);
+    int fd = open(full, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    unsigned char *buf = malloc(limit + 1);
+    size_t got = 0;
+    while (buf && got <= limit) {
+        ssize_t n = read(fd, buf + got, limit + 1 - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            int saved = errno;
+            free(buf);
+            close(fd);
+            errno = saved;
+            return NULL;
+        }
+        if (n == 0)
+            break;
+        got += (size_t)n;
+    }
+    close(fd);
+    if (buf && got > limit) {
+        free(buf);
+        errno = EFBIG;
+        return NULL;
+    }
+    if (buf) {
+        *len = got;
+        record(path);
+    }
+    return buf;
+}
+
 char *fs_readf(const char *fmt, ...)
 {
     char path[PATH_MAX];

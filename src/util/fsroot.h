@@ -25,6 +25,9 @@ char *fsroot_path(char *buf, size_t size, const char *path);
 /* Reads a whole (small) file; returns a malloc'd NUL-terminated string with trailing
  * whitespace trimmed, or NULL (errno set) when it is missing or unreadable. */
 char *fs_read(const char *path);
+/* Reads a whole binary file (SMBIOS tables, raw DMI entries) up to limit bytes; returns a malloc'd
+ * buffer and its length in *len, or NULL (errno set; EFBIG when larger than limit). */
+unsigned char *fs_read_bin(const char *path, size_t limit, size_t *len);
 /* printf-style path. */
 char *fs_readf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
