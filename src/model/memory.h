@@ -62,7 +62,6 @@ struct power_info {
     int nsupplies;
     double cpu_tdp_watts;  /* sum of package power limits (RAPL PL1); 0 unknown */
     char *cpu_tdp_source;
-    double gpu_power_watts; /* sum of the accelerators' power limits; 0 unknown (filled by the GPU probe) */
 };
 
 /* Populated channels of one socket: distinct channels holding a DIMM (needs channel mapping). */

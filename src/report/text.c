@@ -47,8 +47,9 @@ static void print_cpu(FILE *o, const struct machine *m, const struct style *st)
 {
     const struct cpu_info *c = &m->cpu;
     fprintf(o, "%sCPU%s     %s\n", st->bold, st->reset, or_unknown(c->model));
-    fprintf(o, "        %d socket%s, %d cores, %d threads (%d usable)", c->sockets, c->sockets == 1 ? "" : "s",
-            c->cores, c->threads, c->usable_threads);
+    fprintf(o, "        %d socket%s, %d cores, %d threads", c->sockets, c->sockets == 1 ? "" : "s", c->cores, c->threads);
+    if (c->usable_threads > 0)
+        fprintf(o, " (%d usable)", c->usable_threads);
     if (c->base_mhz > 0)
         fprintf(o, "; base %.0f MHz", c->base_mhz);
     if (c->max_mhz > 0)

@@ -39,12 +39,6 @@ static void set_verdict(struct claim *c, enum claim_verdict v, json_t *found, co
     va_end(ap);
 }
 
-static void eval_not_observed(struct claim *c, const struct claim_eval *e)
-{
-    (void)e;
-    set_verdict(c, CLAIM_UNKNOWN, NULL, "not observed by this audit");
-}
-
 /* ---- cpu ---- */
 
 /* Lower-case words of a CPU model, without trademarks, "CPU", "@" and clock figures, so that
@@ -140,6 +134,17 @@ static void eval_cpu_cores(struct claim *c, const struct claim_eval *e)
  * compares with MemTotal. */
 static void eval_memory_gb(struct claim *c, const struct claim_eval *e)
 {
+    /* Installed DIMMs (SMBIOS, EDAC) are what the label counts: module sizes are binary GB. */
+    int64_t installed = e->m->memory.installed_bytes;
+    if (installed > 0) {
+        double claimed_gb = json_number_value(c->claimed), found_gb = installed / GIB;
+        if (found_gb >= claimed_gb * 0.99 && found_gb <= claimed_gb * 1.01)
+            set_verdict(c, CLAIM_PASS, json_real(found_gb), "%d DIMMs hold %.0f GB", e->m->memory.ndimms, found_gb);
+        else
+            set_verdict(c, CLAIM_MISMATCH, json_real(found_gb), "%d DIMMs hold %.0f GB, %g GB claimed",
+                        e->m->memory.ndimms, found_gb, claimed_gb);
+        return;
+    }
     int64_t total = e->m->kernel.mem_total_bytes;
     if (total < 0) {
         set_verdict(c, CLAIM_UNKNOWN, NULL, "MemTotal unknown (/proc/meminfo not read)");
@@ -161,19 +166,145 @@ static void eval_memory_gb(struct claim *c, const struct claim_eval *e)
                                       "take %.1f GiB)", found, claimed, claimed - found);
 }
 
+static void eval_memory_type(struct claim *c, const struct claim_eval *e)
+{
+    const struct memory_info *mem = &e->m->memory;
+    const char *claimed = json_string_value(c->claimed);
+    if (mem->ndimms == 0 || !mem->dimms[0].type) {
+        set_verdict(c, CLAIM_UNKNOWN, NULL, "DIMM types unknown: %s",
+                    mem->unknown_reason ? mem->unknown_reason : "no DIMM source was readable");
+        return;
+    }
+    for (int i = 0; i < mem->ndimms; i++)
+        if (!mem->dimms[i].type || strcasecmp(mem->dimms[i].type, claimed)) {
+            set_verdict(c, CLAIM_MISMATCH, json_string(mem->dimms[i].type ? mem->dimms[i].type : "unknown"),
+                        "%s is %s, %s claimed", mem->dimms[i].locator ? mem->dimms[i].locator : "a DIMM",
+                        mem->dimms[i].type ? mem->dimms[i].type : "of unknown type", claimed);
+            return;
+        }
+    set_verdict(c, CLAIM_PASS, json_string(mem->dimms[0].type), "all %d DIMMs are %s", mem->ndimms, mem->dimms[0].type);
+}
+
+/* What the memory runs at, not what the modules are rated for: a BIOS may run 3200 MT/s DIMMs
+ * at 2933. */
+static void eval_memory_mts(struct claim *c, const struct claim_eval *e)
+{
+    const struct memory_info *mem = &e->m->memory;
+    int running = memory_effective_mts(mem);
+    json_int_t claimed = json_integer_value(c->claimed);
+    int rated = 0;
+    for (int i = 0; i < mem->ndimms; i++)
+        if (mem->dimms[i].speed_mts > 0 && (!rated || mem->dimms[i].speed_mts < rated))
+            rated = mem->dimms[i].speed_mts;
+    if (running <= 0)
+        set_verdict(c, CLAIM_UNKNOWN, NULL, "memory speed unknown: %s",
+                    mem->unknown_reason ? mem->unknown_reason : "the DIMMs give no speed");
+    else if (running < claimed)
+        set_verdict(c, CLAIM_MISMATCH, json_integer(running), "memory runs at %d MT/s (modules rated %d), %lld claimed",
+                    running, rated, (long long)claimed);
+    else
+        set_verdict(c, CLAIM_PASS, json_integer(running), "memory runs at %d MT/s", running);
+}
+
+/* "8-channel memory" on a label means every channel of every socket holds a DIMM. */
+static void eval_memory_channels(struct claim *c, const struct claim_eval *e)
+{
+    const struct memory_info *mem = &e->m->memory;
+    json_int_t claimed = json_integer_value(c->claimed);
+    if (mem->ndimms == 0 || !mem->channels_from_locators || mem->sockets <= 0) {
+        set_verdict(c, CLAIM_UNKNOWN, NULL, "populated channels unknown: %s",
+                    mem->ndimms == 0 ? (mem->unknown_reason ? mem->unknown_reason : "no DIMM source was readable")
+                                     : "the DIMM locators name no channel");
+        return;
+    }
+    int lowest = -1, which = 0;
+    for (int s = 0; s < mem->sockets; s++) {
+        int n = memory_socket_channels(mem, s);
+        if (lowest < 0 || n < lowest) {
+            lowest = n;
+            which = s;
+        }
+    }
+    if (lowest < claimed)
+        set_verdict(c, CLAIM_MISMATCH, json_integer(lowest), "socket %d has DIMMs in %d channels, %lld claimed%s", which,
+                    lowest, (long long)claimed,
+                    mem->platform.channels_per_socket ? " per socket" : "");
+    else
+        set_verdict(c, CLAIM_PASS, json_integer(lowest), "every socket has DIMMs in %d channels", lowest);
+}
+
 /* ---- gpus ---- */
+
+static void eval_gpus_model(struct claim *c, const struct claim_eval *e)
+{
+    const struct gpu_set *gpus = &e->m->gpus;
+    if (gpus->count == 0) {
+        set_verdict(c, CLAIM_UNKNOWN, NULL, "GPU models unknown: %s",
+                    gpus->unknown_reason ? gpus->unknown_reason : "no NVIDIA driver or nvidia-smi evidence was read");
+        return;
+    }
+    char claimed[16][32], actual[32][32];
+    int nc = model_words(json_string_value(c->claimed), claimed, 16);
+    for (int g = 0; g < gpus->count; g++) {
+        const char *name = gpus->items[g].name ? gpus->items[g].name : "";
+        int na = model_words(name, actual, 32);
+        for (int i = 0; i < nc; i++) {
+            bool seen = false;
+            for (int k = 0; k < na && !seen; k++)
+                seen = !strcmp(claimed[i], actual[k]);
+            if (!seen) {
+                set_verdict(c, CLAIM_MISMATCH, json_string(name), "GPU %d is \"%s\": \"%s\" is not in its name", g,
+                            name, claimed[i]);
+                return;
+            }
+        }
+    }
+    set_verdict(c, CLAIM_PASS, json_string(gpus->items[0].name ? gpus->items[0].name : ""),
+                "all %d GPUs match", gpus->count);
+}
+
+/* Drivers report a little less than the label (an "80 GB" H100 shows 79.6 GiB): 5 % slack. */
+static void eval_gpus_memory_gb(struct claim *c, const struct claim_eval *e)
+{
+    const struct gpu_set *gpus = &e->m->gpus;
+    double claimed = json_number_value(c->claimed), lowest = -1;
+    for (int g = 0; g < gpus->count; g++) {
+        double gb = gpus->items[g].memory_total_bytes > 0 ? gpus->items[g].memory_total_bytes / GIB : -1;
+        if (gb < 0) {
+            lowest = -1;
+            break;
+        }
+        if (lowest < 0 || gb < lowest)
+            lowest = gb;
+    }
+    if (lowest < 0)
+        set_verdict(c, CLAIM_UNKNOWN, NULL, "GPU memory unknown: %s",
+                    gpus->unknown_reason ? gpus->unknown_reason : "no NVIDIA driver or nvidia-smi evidence was read");
+    else if (lowest < claimed * 0.95)
+        set_verdict(c, CLAIM_MISMATCH, json_real(lowest), "a GPU has %.1f GB, %g GB claimed", lowest, claimed);
+    else
+        set_verdict(c, CLAIM_PASS, json_real(lowest), "each GPU has %.1f GB or more", lowest);
+}
 
 static void eval_gpus_count(struct claim *c, const struct claim_eval *e)
 {
     int n = 0;
     for (int i = 0; i < e->m->npci; i++)
         n += e->m->pci[i].role == PCI_ROLE_ACCELERATOR;
+    /* An audit of nvidia-smi evidence alone has no PCI bus: count the GPUs it lists. */
+    if (!e->m->pci_scanned) {
+        if (!e->m->gpus.probed || e->m->gpus.count == 0) {
+            set_verdict(c, CLAIM_UNKNOWN, NULL, "no PCI bus or GPU list was read");
+            return;
+        }
+        n = e->m->gpus.attached_gpus > 0 ? e->m->gpus.attached_gpus : e->m->gpus.count;
+    }
     json_int_t claimed = json_integer_value(c->claimed);
+    const char *where = e->m->pci_scanned ? "accelerators on PCI" : "GPUs in the nvidia-smi evidence";
     if (n == claimed)
-        set_verdict(c, CLAIM_PASS, json_integer(n), "%d accelerators on PCI", n);
+        set_verdict(c, CLAIM_PASS, json_integer(n), "%d %s", n, where);
     else
-        set_verdict(c, CLAIM_MISMATCH, json_integer(n), "%d accelerators on PCI, %lld claimed", n,
-                    (long long)claimed);
+        set_verdict(c, CLAIM_MISMATCH, json_integer(n), "%d %s, %lld claimed", n, where, (long long)claimed);
 }
 
 /* The generation an accelerator can run at: the lower of its own and its slot's maximum (GPUs
@@ -377,12 +508,12 @@ const struct claim_kind claim_kinds[] = {
     {"cpu.cores", CLAIM_INTEGER, NULL, eval_cpu_cores},
     {"cpu.threads", CLAIM_INTEGER, NULL, eval_cpu_threads},
     {"memory.gb", CLAIM_NUMBER, NULL, eval_memory_gb},
-    {"memory.type", CLAIM_STRING, NULL, eval_not_observed},               /* SMBIOS, wired by the lead */
-    {"memory.mts", CLAIM_INTEGER, NULL, eval_not_observed},               /* SMBIOS */
-    {"memory.channels_per_socket", CLAIM_INTEGER, NULL, eval_not_observed}, /* SMBIOS */
-    {"gpus.model", CLAIM_STRING, NULL, eval_not_observed},                /* NVML */
+    {"memory.type", CLAIM_STRING, NULL, eval_memory_type},
+    {"memory.mts", CLAIM_INTEGER, NULL, eval_memory_mts},
+    {"memory.channels_per_socket", CLAIM_INTEGER, NULL, eval_memory_channels},
+    {"gpus.model", CLAIM_STRING, NULL, eval_gpus_model},
     {"gpus.count", CLAIM_INTEGER, NULL, eval_gpus_count},
-    {"gpus.memory_gb", CLAIM_NUMBER, NULL, eval_not_observed},            /* NVML */
+    {"gpus.memory_gb", CLAIM_NUMBER, NULL, eval_gpus_memory_gb},
     {"gpus.pcie_gen", CLAIM_INTEGER, NULL, eval_gpus_pcie_gen},
     {"gpus.pcie_width", CLAIM_INTEGER, NULL, eval_gpus_pcie_width},
     {"storage[].type", CLAIM_STRING, STORAGE_TYPES, eval_storage_type},

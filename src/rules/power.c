@@ -4,6 +4,24 @@
 
 #include "rules/checks.h"
 
+/* Sum of the GPUs' power limits; 0 when any accelerator's limit is unknown (a GPU without NVIDIA
+ * facts, or no NVIDIA source at all): a partial sum would pass a box that has no headroom. */
+static double gpu_power_limits(const struct machine *m)
+{
+    int accelerators = 0;
+    for (int i = 0; i < m->npci; i++)
+        accelerators += m->pci[i].role == PCI_ROLE_ACCELERATOR;
+    if (m->gpus.count == 0 || m->gpus.count < accelerators)
+        return 0;
+    double sum = 0;
+    for (int i = 0; i < m->gpus.count; i++) {
+        if (m->gpus.items[i].power_limit_w <= 0)
+            return 0;
+        sum += m->gpus.items[i].power_limit_w;
+    }
+    return sum;
+}
+
 void check_power_supply(struct audit_ctx *ctx)
 {
     const struct power_info *p = &ctx->machine->power;
@@ -39,19 +57,20 @@ void check_power_supply(struct audit_ctx *ctx)
                     "%d power supply present: no redundancy, its failure stops the machine", present);
     /* With several supplies the load must fit with one of them lost (N+1). */
     int usable = present > 1 ? capacity - largest : capacity;
+    double gpu_watts = gpu_power_limits(ctx->machine);
     json_t *ev = json_pack("{s:o, s:i, s:i, s:o, s:s?, s:o}", "supplies", supplies, "capacity_watts", capacity,
                            "capacity_one_lost_watts", usable, "cpu_tdp_watts",
                            p->cpu_tdp_watts > 0 ? json_real(p->cpu_tdp_watts) : json_null(), "cpu_tdp_source",
                            p->cpu_tdp_source, "gpu_power_watts",
-                           p->gpu_power_watts > 0 ? json_real(p->gpu_power_watts) : json_null());
+                           gpu_watts > 0 ? json_real(gpu_watts) : json_null());
     if (!watts_known || usable <= 0) {
         finding_add(ctx, SEV_UNKNOWN, "machine", ev, NULL, "power headroom unknown: a supply does not give its capacity");
-    } else if (p->gpu_power_watts <= 0) {
+    } else if (gpu_watts <= 0) {
         finding_add(ctx, SEV_UNKNOWN, "machine", ev, "run on the machine with the NVIDIA driver loaded",
                     "power headroom unknown: the GPUs' power limits are not known (%d W of supplies%s)", capacity,
                     present > 1 ? ", redundant" : "");
     } else {
-        double demand = p->gpu_power_watts + (p->cpu_tdp_watts > 0 ? p->cpu_tdp_watts : 0);
+        double demand = gpu_watts + (p->cpu_tdp_watts > 0 ? p->cpu_tdp_watts : 0);
         double limit = usable * ctx->thresholds->power_headroom_ratio;
         if (demand > limit)
             finding_add(ctx, ctx_severity(ctx), "machine", ev,

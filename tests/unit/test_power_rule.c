@@ -1,5 +1,5 @@
-/* POWER_SUPPLY headroom on the supplies of a real report (HPE DL380 Gen11: 2 x 1000 W), with the
- * GPU power a GPU probe would add. */
+/* POWER_SUPPLY headroom on the supplies of a real report (HPE DL380 Gen11: 2 x 1000 W), with GPUs
+ * whose power limits a GPU probe would fill. */
 #include <criterion/criterion.h>
 #include <string.h>
 
@@ -9,7 +9,7 @@
 
 #define HPE GPUVET_TEST_SOURCE "/fixtures/dmidecode/hpe-dl380-gen11-2p-xeon-ddr5-8of32.dmidecode.txt"
 
-static int headroom_findings(double gpu_watts, const char *severity)
+static int headroom_findings(int gpus, double watts_each, const char *severity)
 {
     struct machine m;
     machine_init(&m);
@@ -19,7 +19,8 @@ static int headroom_findings(double gpu_watts, const char *severity)
     cr_assert_eq(dmidecode_load(HPE, &dmi, &err), 0, "%s", err);
     probe_memory(&m, &dmi);
     dmi_data_free(&dmi);
-    m.power.gpu_power_watts = gpu_watts;
+    for (int i = 0; i < gpus; i++)
+        gpu_set_add(&m.gpus)->power_limit_w = watts_each;
     struct findings f = {0};
     rules_run(&m, WL_GENERAL, NULL, &f);
     int n = 0;
@@ -34,16 +35,18 @@ static int headroom_findings(double gpu_watts, const char *severity)
 /* N+1: with one 1000 W supply lost, 80 % of 1000 W is the budget. */
 Test(power_rule, gpus_within_one_supply_pass)
 {
-    cr_assert_eq(headroom_findings(2 * 350, "pass"), 1);
+    cr_assert_eq(headroom_findings(2, 350, "pass"), 1);
 }
 
 Test(power_rule, gpus_beyond_one_supply_warn)
 {
-    cr_assert_eq(headroom_findings(4 * 300, "warn"), 1);
+    cr_assert_eq(headroom_findings(4, 300, "warn"), 1);
 }
 
 Test(power_rule, unknown_gpu_power_is_unknown_headroom)
 {
-    cr_assert_eq(headroom_findings(0, "unknown"), 1);
-    cr_assert_eq(headroom_findings(0, "pass"), 0);
+    cr_assert_eq(headroom_findings(0, 0, "unknown"), 1);
+    cr_assert_eq(headroom_findings(0, 0, "pass"), 0);
+    /* One GPU of two without a known limit: no partial sum. */
+    cr_assert_eq(headroom_findings(2, -1, "unknown"), 1);
 }
