@@ -206,6 +206,8 @@ int cmd_audit(int argc, char **argv)
     int probed = probe_machine(&m, !evidence_only);
     if (probed == 0 && nvidia_smi && probe_nvidia_smi_file(&m, nvidia_smi) != 0)
         probed = -1;
+    if (probed == 0 && nvidia_smi)
+        probe_gpu_specs(&m);
     if (probed == 0 && dmi_file)
         probe_memory(&m, &dmi);
     dmi_data_free(&dmi);

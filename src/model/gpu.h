@@ -59,6 +59,7 @@ struct gpu {
     int nnvlinks;
     struct gpu_nvlink nvlinks[GPU_MAX_NVLINKS];
     struct gpu_load_check load;
+    double resnet50_img_s;     /* ResNet-50 training rate of this part (data/gpus.csv); 0 unknown */
 };
 
 /* A CUDA runtime or framework build found on the machine, with the CUDA version it needs. */

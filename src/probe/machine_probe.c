@@ -50,6 +50,7 @@ int probe_machine(struct machine *m, bool read_system)
     probe_kernel(m);
     probe_virt(m);
     probe_nvidia(m);
+    probe_gpu_specs(m);
 
     probe_memory(m, NULL);
     return 0;

@@ -40,6 +40,10 @@ char *pci_bus_id_of_path(const char *sysfs_path);
  * CUDA runtimes and PyTorch builds installed. Needs probe_pci first. */
 void probe_nvidia(struct machine *m);
 
+/* Joins each GPU to its row of data/gpus.csv by product name (the ResNet-50 rate CV sizing uses).
+ * A GPU the table does not know keeps its unknowns. */
+void probe_gpu_specs(struct machine *m);
+
 /* Where `gpuvet snapshot` stores `nvidia-smi -q -x` output inside its tree. */
 #define NVIDIA_SMI_SNAPSHOT_FILE "/nvidia-smi.xml"
 /* Reads `nvidia-smi -q -x` output from a file given by the user; replaces any GPU facts.

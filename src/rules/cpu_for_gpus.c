@@ -1,25 +1,41 @@
 /* CPU_CORES_PER_GPU and CPU_FREQ_LOW: the CPU work each accelerator needs (its process, the data
  * loader workers that decode and augment) against the cores and clocks the box has. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "rules/checks.h"
 
+/* Accelerators on PCI; for an audit of evidence files alone (no PCI bus read), the GPUs listed. */
 static int accelerator_count(const struct machine *m)
 {
+    if (!m->pci_scanned)
+        return m->gpus.count;
     int n = 0;
     for (int i = 0; i < m->npci; i++)
         n += m->pci[i].role == PCI_ROLE_ACCELERATOR;
     return n;
 }
 
+/* The fastest GPU's ResNet-50 rate from the GPU table; 0 when no GPU's rate is known. */
+static double fastest_resnet50_rate(const struct machine *m)
+{
+    double best = 0;
+    for (int i = 0; i < m->gpus.count; i++)
+        if (m->gpus.items[i].resnet50_img_s > best)
+            best = m->gpus.items[i].resnet50_img_s;
+    return best;
+}
+
 /* Where each workload's need comes from, for the evidence. */
-static const char *cores_basis(enum workload w)
+static const char *cores_basis(enum workload w, bool scaled)
 {
     switch (w) {
     case WL_CV_TRAIN:
-        return "SPEC: ~6 physical cores per A100-class GPU (an A100 trains ResNet-50 on ~2,470 img/s, one core "
-               "decodes ~460-500 JPEGs/s); not scaled to this GPU's rate, and no bench decode rate was given";
+        return scaled ? "SPEC: 6 physical cores feed an A100's ~2,470 ResNet-50 img/s; scaled to this GPU's rate "
+                        "from data/gpus.csv"
+                      : "SPEC: ~6 physical cores per A100-class GPU (an A100 trains ResNet-50 on ~2,470 img/s, one "
+                        "core decodes ~460-500 JPEGs/s); this GPU's rate is not in data/gpus.csv, so not scaled";
     case WL_LLM_TRAIN:
         return "the training process plus data-loader workers per GPU (NCCL runs on the GPU, not on CPU cores)";
     case WL_LLM_INFER:
@@ -46,9 +62,13 @@ void check_cpu_cores_per_gpu(struct audit_ctx *ctx)
         cores = (double)c->cores * c->usable_threads / c->threads;
     double per = cores / accelerators;
     int need = ctx->thresholds->cores_per_accelerator_min;
+    double rate = fastest_resnet50_rate(m);
+    bool scaled = ctx->workload == WL_CV_TRAIN && rate > 0;
+    if (scaled)
+        need = (int)ceil(need * rate / ctx->thresholds->cv_reference_img_s);
     json_t *ev = json_pack("{s:i, s:f, s:i, s:f, s:i, s:s}", "physical_cores", c->cores, "usable_physical_cores",
                            cores, "accelerators", accelerators, "cores_per_accelerator", per, "need_per_accelerator",
-                           need, "basis", cores_basis(ctx->workload));
+                           need, "basis", cores_basis(ctx->workload, scaled));
     if (need == 0)
         finding_add(ctx, SEV_INFO, "machine", ev, NULL,
                     "%.1f physical cores per accelerator (%g cores, %d accelerators); workload %s sets no need",

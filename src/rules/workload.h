@@ -33,6 +33,9 @@ struct thresholds {
     /* CPU_CORES_PER_GPU: physical cores each accelerator needs (its process and loader workers);
      * 0 = the workload sets no need. */
     int cores_per_accelerator_min;
+    /* CPU_CORES_PER_GPU, cv-train: cores_per_accelerator_min feeds a GPU training ResNet-50 at this
+     * rate (SPEC: an A100, ~2,470 img/s); faster GPUs need proportionally more. */
+    double cv_reference_img_s;
     /* CPU_FREQ_LOW: the boost clock the workload needs, MHz; 0 = no clock rule. */
     double cpu_boost_min_mhz;
     /* NET_MULTINODE (and `gpuvet plan`): a multi-node job fails below fail_gbps on its fastest

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "sizing/csv.h"
+#include "util/datadir.h"
 
 static const char *const precision_names[PRECISION_COUNT] = {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8"};
 
@@ -22,20 +23,6 @@ bool precision_parse(const char *name, enum precision *out)
             return true;
         }
     return false;
-}
-
-const char *data_file_path(const char *name, char *buf, size_t len)
-{
-    const char *env = getenv("GPUVET_DATA_DIR");
-    if (env && *env) {
-        snprintf(buf, len, "%s/%s", env, name);
-        return buf;
-    }
-    snprintf(buf, len, "%s/%s", GPUVET_SOURCE_DATADIR, name);
-    if (access(buf, R_OK) == 0)
-        return buf;
-    snprintf(buf, len, "%s/%s", GPUVET_DATADIR, name);
-    return buf;
 }
 
 /* Column names in data/gpus.csv for each precision's dense and sparse figures. */
@@ -171,7 +158,7 @@ int gpu_table_load(const char *path, struct gpu_table *t, char *err, size_t errl
 int gpu_table_load_default(struct gpu_table *t, char *err, size_t errlen)
 {
     char path[PATH_MAX];
-    return gpu_table_load(data_file_path("gpus.csv", path, sizeof path), t, err, errlen);
+    return gpu_table_load(data_path("gpus.csv", path, sizeof path), t, err, errlen);
 }
 
 void gpu_table_free(struct gpu_table *t)

@@ -34,13 +34,9 @@ struct gpu_table {
     int count;
 };
 
-/* Path of a data file: $GPUVET_DATA_DIR, else the source tree's data/ (a build-tree binary),
- * else the installed share/gpuvet. Writes into buf and returns it. */
-const char *data_file_path(const char *name, char *buf, size_t len);
-
 /* Loads a GPU table; a malformed row gives "FILE:LINE: what is wrong" in err. 0 or -1. */
 int gpu_table_load(const char *path, struct gpu_table *t, char *err, size_t errlen);
-/* Loads data_file_path("gpus.csv"). */
+/* Loads data/gpus.csv (util/datadir.h says where it is found). */
 int gpu_table_load_default(struct gpu_table *t, char *err, size_t errlen);
 void gpu_table_free(struct gpu_table *t);
 
