@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmark, not a test: times `gpuvet audit` (no benchmarks, no sampling) against the commands the
+# Benchmark, not a test: times `gpuvet audit --sample 0` (no benchmarks, no CPU-use sampling) against the commands the
 # seed articles run by hand to see the same facts — lscpu, numactl -H, lspci -vv and
 # lstopo-no-graphics --whole-io — on this machine, and prints the ratio and peak memory.
 # Target (issue 2): gpuvet <= 0.5 x the sum of the four, peak RSS < 20 MB.
@@ -33,6 +33,6 @@ for cmd in "lscpu" "numactl -H" "lspci -vv" "lstopo-no-graphics --whole-io"; do
   sum=$(echo "$sum + $ms" | bc)
 done
 printf '%-34s %10s\n' "sum of the seed's commands" "$sum"
-ours=$(mean_ms "$gpuvet" audit --json)
-printf '%-34s %10s %12s\n' "gpuvet audit --json" "$ours" "$(peak_kb "$gpuvet" audit --json)"
+ours=$(mean_ms "$gpuvet" audit --json --sample 0)
+printf '%-34s %10s %12s\n' "gpuvet audit --json --sample 0" "$ours" "$(peak_kb "$gpuvet" audit --json --sample 0)"
 printf 'ratio gpuvet / sum: %s (target <= 0.5)\n' "$(echo "scale=3; $ours / $sum" | bc)"
