@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "model/bench.h"
+
 struct input_problem {
     char *path;    /* the file (or source) that was missing or malformed */
     char *message; /* what was wrong with it */
@@ -100,6 +102,7 @@ struct machine {
     struct input_problem *problems;
     int nproblems;
     hwloc_topology_t topology; /* kept for binding advice and benchmarks; NULL when not loaded */
+    struct bench_results bench; /* audit --bench / --bench-quick; zero when none */
 };
 
 void machine_init(struct machine *m);

@@ -17,9 +17,21 @@ struct thresholds {
     int swappiness_max;
     /* PCIE_UPLINK_SHARED: demand behind a switch may exceed its uplink by this factor. */
     double uplink_oversubscription;
+    /* MEM_BANDWIDTH_LOW: measured STREAM triad below this share of the populated DIMMs' theoretical
+     * bandwidth (STREAM reaches ~70-85% on a healthy machine, SPEC). */
+    double mem_bandwidth_min_fraction;
+    /* PCIE_BANDWIDTH_LOW: pinned copies below this share of what the negotiated link achieves, or
+     * this far below the median of the sibling GPUs. */
+    double pcie_min_fraction_of_achievable;
+    double pcie_sibling_max_shortfall;
     /* latency-sensitive: THP "always" and missing isolated CPUs are worth mentioning. */
     bool latency_sensitive;
 };
+
+/* Share of a PCIe link's theoretical per-direction rate that pinned cudaMemcpy reaches on a
+ * healthy machine, by generation (SPEC: Gen3 ~79%, Gen4 ~83%, Gen5 ~88%). Gen1/2 use Gen3's
+ * figure and Gen6 Gen5's: no published measurement, the nearest known one. */
+double pcie_pinned_achievable_fraction(int generation);
 
 const char *workload_name(enum workload w);
 bool workload_parse(const char *name, enum workload *out);
