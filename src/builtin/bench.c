@@ -244,17 +244,16 @@ int cmd_bench(int argc, char **argv)
         free(names);
         return EXIT_CANNOT_RUN;
     }
-    /* A benchmark named on the command line that cannot run here says so instead of measuring
-     * nothing. */
-    for (int i = 0; i < nnames; i++) {
-        const struct bench_info *b = bench_find(names[i]);
-        const char *why = b->unavailable_reason ? b->unavailable_reason(&m) : NULL;
-        if (why && nnames == 1) {
-            fprintf(stderr, "gpuvet bench: %s: %s\n", b->name, why);
-            machine_free(&m);
-            free(names);
-            return EXIT_CANNOT_RUN;
-        }
+    /* One benchmark named on the command line that cannot run here says so instead of writing a
+     * document that measured nothing. */
+    const char *why = NULL;
+    if (nnames == 1 && bench_find(names[0])->unavailable_reason)
+        why = bench_find(names[0])->unavailable_reason(&m);
+    if (why) {
+        fprintf(stderr, "gpuvet bench: %s: %s\n", names[0], why);
+        machine_free(&m);
+        free(names);
+        return EXIT_CANNOT_RUN;
     }
     json_t *doc = bench_run_document(&m, &opts, nnames ? names : NULL, nnames, isatty(STDERR_FILENO));
     free(names);
