@@ -265,6 +265,7 @@ static bool load_images(const char *dir, struct image_set *s, char *why, size_t 
     tjDestroy(dec);
     free_names(names, n);
     if (s->count == 0) {
+        image_set_free(s);
         snprintf(why, whylen, "%s holds no readable JPEG (.jpg/.jpeg) file%s", dir,
                  skipped ? " (some could not be parsed)" : "");
         return false;
