@@ -14,6 +14,9 @@ static const struct command commands[] = {
     {"bench", cmd_bench, "measure memory, NUMA latency, PCIe, storage, jitter and JPEG decode"},
     {"explain", cmd_explain, "print why a rule exists and what it checks"},
     {"snapshot", cmd_snapshot, "record this machine for an offline audit"},
+    {"gpus", cmd_gpus, "list the GPU table, or resolve GPU names"},
+    {"plan", cmd_plan, "size GPUs, host RAM, CPU cores, storage and network for a workload"},
+    {"cost", cmd_cost, "rank GPU offers by effective price per dense TFLOPS-hour"},
 };
 
 static void print_usage(FILE *out)

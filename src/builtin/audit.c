@@ -1,4 +1,6 @@
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,18 +9,34 @@
 
 #include "bench/bench.h"
 #include "builtin/builtin.h"
+#include "claims/claims.h"
+#include "probe/dmi.h"
 #include "probe/probe.h"
 #include "report/report.h"
 #include "util/fsroot.h"
 
 static const char usage[] =
-    "usage: gpuvet audit [--sysroot DIR] [--workload W] [--json] [--verbose]\n"
+    "usage: gpuvet audit [--sysroot DIR] [--nvidia-smi FILE] [--dmidecode FILE | --dmi-table FILE]\n"
+    "                    [--workload W] [--data-dir DIR] [--nodes N] [--claim FILE] [--sample SECONDS]\n"
+    "                    [--json] [--verbose] [--load-check] [--redact]\n"
     "                    [--bench FILE | --bench-quick]\n"
     "       gpuvet audit --list-rules\n"
     "\n"
     "  --sysroot DIR   audit a recorded machine (DIR/sys, DIR/proc; a `gpuvet snapshot` or an\n"
     "                  hwloc-gather-topology tree) instead of this one\n"
+    "  --nvidia-smi FILE  read the GPUs from `nvidia-smi -q -x` output\n"
+    "  --dmidecode FILE  `dmidecode` text output: DIMMs, ECC, slots, power supplies, processors\n"
+    "  --dmi-table FILE  a `dmidecode --dump-bin FILE` binary SMBIOS table (same facts)\n"
+    "                  Evidence files given without --sysroot: the audit is of the machine they\n"
+    "                  describe, and this one is not read.\n"
+    "  --sample SECONDS  watch CPU use for this long (default 2; 0 skips): CPU_CONTENTION, CPU_STEAL\n"
+    "  --load-check    NVIDIA GPUs whose link is below its max generation at idle: drive host-to-device\n"
+    "                  copies for about a second each and re-read the link under load\n"
+    "  --redact        hide host names, serial numbers, UUIDs and MAC addresses in the output\n"
     "  --workload W    general (default), cv-train, llm-train, llm-infer, render, hpc\n"
+    "  --data-dir DIR  where the dataset lives: its disk is judged (STORAGE_SLOW_DATA)\n"
+    "  --nodes N       the job spans N machines: judge the network for it (NET_MULTINODE)\n"
+    "  --claim FILE    the provider's claimed spec (JSON, docs/audit-json.md): label vs reality\n"
     "  --json          write the gpuvet.audit/1 JSON document (docs/audit-json.md)\n"
     "  --verbose       list passed checks too\n"
     "  --bench FILE    judge the measurements of a saved `gpuvet bench --json` document\n"
@@ -74,6 +92,42 @@ static int load_bench(struct machine *m, const char *file)
     return rc;
 }
 
+static bool parse_nodes(const char *text, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (end == text || *end || errno || v < 1 || v > INT_MAX)
+        return false;
+    *out = (int)v;
+    return true;
+}
+
+/* On the live machine the data directory must exist (its mount is looked up by its real path);
+ * in a recorded tree it names a path of that machine, which must be absolute. */
+static int set_data_dir(struct machine *m, const char *dir)
+{
+    char *path = NULL;
+    if (fsroot_is_live()) {
+        path = realpath(dir, NULL);
+        if (!path) {
+            fprintf(stderr, "gpuvet audit: --data-dir %s: %s\n", dir, strerror(errno));
+            return -1;
+        }
+    } else if (dir[0] != '/') {
+        fprintf(stderr, "gpuvet audit: --data-dir %s: with --sysroot, give the absolute path on the recorded "
+                        "machine\n", dir);
+        return -1;
+    } else {
+        path = strdup(dir);
+        for (size_t n = strlen(path); n > 1 && path[n - 1] == '/'; n--)
+            path[n - 1] = '\0';
+    }
+    m->storage.has_data = true;
+    m->storage.data.path = path;
+    return 0;
+}
+
 int cmd_audit(int argc, char **argv)
 {
     static const struct option options[] = {
@@ -81,21 +135,47 @@ int cmd_audit(int argc, char **argv)
         {"json", no_argument, NULL, 'j'},          {"verbose", no_argument, NULL, 'v'},
         {"list-rules", no_argument, NULL, 'l'},    {"help", no_argument, NULL, 'h'},
         {"bench", required_argument, NULL, 'b'},   {"bench-quick", no_argument, NULL, 'B'},
+        {"data-dir", required_argument, NULL, 'd'}, {"nodes", required_argument, NULL, 'n'},
+        {"claim", required_argument, NULL, 'c'},    {"nvidia-smi", required_argument, NULL, 'N'},
+        {"load-check", no_argument, NULL, 'L'},    {"redact", no_argument, NULL, 'R'},
+        {"dmidecode", required_argument, NULL, 'D'}, {"dmi-table", required_argument, NULL, 'T'},
+        {"sample", required_argument, NULL, 'S'},
         {NULL, 0, NULL, 0},
     };
-    const char *sysroot = NULL, *bench_file = NULL;
+    const char *sysroot = NULL, *bench_file = NULL, *data_dir = NULL, *claim_file = NULL, *nvidia_smi = NULL;
+    struct audit_inputs inputs = {.nodes = 1};
     bool bench_quick = false;
     enum workload workload = WL_GENERAL;
-    bool json = false, verbose = false;
+    const char *dmidecode_file = NULL, *dmi_table_file = NULL;
+    double sample_seconds = 2;
+    bool json = false, verbose = false, load_check = false, redact = false;
     int c;
+    char *end;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "s:w:jvlh", options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "s:w:jvlhd:n:c:", options, NULL)) != -1) {
         switch (c) {
         case 's': sysroot = optarg; break;
+        case 'd': data_dir = optarg; break;
+        case 'c': claim_file = optarg; break;
+        case 'n':
+            if (!parse_nodes(optarg, &inputs.nodes)) {
+                fprintf(stderr, "gpuvet audit: --nodes wants a whole number >= 1, not '%s'\n", optarg);
+                return EXIT_CANNOT_RUN;
+            }
+            break;
         case 'w':
             if (!workload_parse(optarg, &workload)) {
                 fprintf(stderr, "gpuvet audit: unknown workload '%s' (general, cv-train, llm-train, llm-infer, "
                                 "render, hpc)\n", optarg);
+                return EXIT_CANNOT_RUN;
+            }
+            break;
+        case 'D': dmidecode_file = optarg; break;
+        case 'T': dmi_table_file = optarg; break;
+        case 'S':
+            sample_seconds = strtod(optarg, &end);
+            if (end == optarg || *end || sample_seconds < 0 || sample_seconds > 3600) {
+                fprintf(stderr, "gpuvet audit: --sample '%s': give seconds between 0 and 3600\n", optarg);
                 return EXIT_CANNOT_RUN;
             }
             break;
@@ -104,6 +184,9 @@ int cmd_audit(int argc, char **argv)
         case 'b': bench_file = optarg; break;
         case 'B': bench_quick = true; break;
         case 'l': return list_rules();
+        case 'N': nvidia_smi = optarg; break;
+        case 'L': load_check = true; break;
+        case 'R': redact = true; break;
         case 'h': fputs(usage, stdout); return 0;
         default: fputs(usage, stderr); return EXIT_CANNOT_RUN;
         }
@@ -113,35 +196,87 @@ int cmd_audit(int argc, char **argv)
         return EXIT_CANNOT_RUN;
     }
 
-    if (bench_quick && (sysroot || bench_file)) {
-        fprintf(stderr, "gpuvet audit: --bench-quick measures this machine; it goes with neither --sysroot nor "
-                        "--bench\n");
+    if (bench_quick && (sysroot || bench_file || nvidia_smi || dmidecode_file || dmi_table_file)) {
+        fprintf(stderr, "gpuvet audit: --bench-quick measures this machine; it goes with neither --sysroot, "
+                        "evidence files nor --bench\n");
+        return EXIT_CANNOT_RUN;
+    }
+    if (load_check && (sysroot || nvidia_smi)) {
+        fprintf(stderr, "gpuvet audit: --load-check drives this machine's GPUs: not with --sysroot or --nvidia-smi\n");
+        return EXIT_CANNOT_RUN;
+    }
+    if (dmidecode_file && dmi_table_file) {
+        fprintf(stderr, "gpuvet audit: give --dmidecode or --dmi-table, not both\n");
         return EXIT_CANNOT_RUN;
     }
 
     double start = now_ms();
+    struct dmi_data dmi = {0};
+    char *dmi_error = NULL;
+    const char *dmi_file = dmidecode_file ? dmidecode_file : dmi_table_file;
+    if (dmi_file && (dmidecode_file ? dmidecode_load(dmi_file, &dmi, &dmi_error)
+                                    : smbios_load_dump(dmi_file, &dmi, &dmi_error)) != 0) {
+        fprintf(stderr, "gpuvet audit: %s\n", dmi_error ? dmi_error : dmi_file);
+        free(dmi_error);
+        dmi_data_free(&dmi);
+        return EXIT_CANNOT_RUN;
+    }
     fsroot_set(sysroot);
+    /* A bad claim file gets its error and no verdict at all, before anything is probed. */
+    struct claim_set claims = {0};
+    char *error = NULL;
+    if (claim_file && claim_file_load(claim_file, &claims, &error) != 0) {
+        fprintf(stderr, "gpuvet audit: %s\n", error ? error : claim_file);
+        free(error);
+        dmi_data_free(&dmi);
+        return EXIT_CANNOT_RUN;
+    }
     struct machine m;
     machine_init(&m);
-    if (probe_machine(&m, true) != 0) {
+    if (data_dir && set_data_dir(&m, data_dir) != 0) {
+        machine_free(&m);
+        claim_set_free(&claims);
+        dmi_data_free(&dmi);
+        return EXIT_CANNOT_RUN;
+    }
+    /* SPEC: evidence files alone describe another machine; this one is not read. */
+    bool evidence_only = !sysroot && (nvidia_smi || dmi_file);
+    int probed = probe_machine(&m, !evidence_only);
+    if (probed == 0 && nvidia_smi && probe_nvidia_smi_file(&m, nvidia_smi) != 0)
+        probed = -1;
+    if (probed == 0 && dmi_file)
+        probe_memory(&m, &dmi);
+    dmi_data_free(&dmi);
+    if (probed == 0)
+        probe_contention(&m, sample_seconds);
+    if (probed != 0) {
         for (int i = 0; i < m.nproblems; i++)
             fprintf(stderr, "gpuvet audit: %s: %s\n", m.problems[i].path, m.problems[i].message);
         machine_free(&m);
+        claim_set_free(&claims);
         return EXIT_CANNOT_RUN;
+    }
+    if (load_check)
+        probe_nvidia_load_check(&m);
+    if (claim_file) {
+        claims_evaluate(&claims, &m, thresholds_for(workload));
+        inputs.claims = &claims;
     }
     if ((bench_file || bench_quick) && load_bench(&m, bench_file) != 0) {
         machine_free(&m);
+        claim_set_free(&claims);
         return EXIT_CANNOT_RUN;
     }
     struct findings findings = {0};
-    rules_run(&m, workload, &findings);
+    rules_run(&m, workload, &inputs, &findings);
     for (int i = 0; i < m.nproblems; i++)
         fprintf(stderr, "gpuvet: warning: %s: %s\n", m.problems[i].path, m.problems[i].message);
 
-    struct audit_report report = {&m, &findings, workload, now_ms() - start};
+    struct audit_report report = {&m, &findings, workload, now_ms() - start, inputs.claims, redact};
     int rc = json ? report_json(stdout, &report) : report_text(stdout, &report, use_colour(), verbose);
     int status = rc != 0 ? EXIT_CANNOT_RUN : findings_count(&findings, SEV_FAIL) ? EXIT_VERDICT_FAIL : 0;
     findings_free(&findings);
     machine_free(&m);
+    claim_set_free(&claims);
     return status;
 }

@@ -10,5 +10,8 @@ int cmd_audit(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
+int cmd_gpus(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
+int cmd_cost(int argc, char **argv);
 
 #endif

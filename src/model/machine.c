@@ -12,8 +12,13 @@ void machine_init(struct machine *m)
     memset(m, 0, sizeof *m);
     m->cpu.family = m->cpu.model_number = -1;
     m->kernel.swap_total_bytes = -1;
+    m->kernel.mem_total_bytes = -1;
     m->kernel.swappiness = -1;
     m->kernel.numa_balancing = -1;
+    gpu_set_init(&m->gpus);
+
+    memory_info_init(&m->memory);
+    contention_info_init(&m->contention);
 }
 
 static void cpu_free(struct cpu_info *c)
@@ -58,6 +63,13 @@ void machine_free(struct machine *m)
     free(m->virt.hypervisor);
     free(m->virt.container_kind);
     free(m->virt.evidence);
+    storage_free(&m->storage);
+    network_free(&m->network);
+    gpu_set_free(&m->gpus);
+
+    memory_info_free(&m->memory);
+    power_info_free(&m->power);
+    contention_info_free(&m->contention);
     for (int i = 0; i < m->nproblems; i++) {
         free(m->problems[i].path);
         free(m->problems[i].message);

@@ -9,6 +9,13 @@
 #include <stdint.h>
 
 #include "model/bench.h"
+#include "model/network.h"
+#include "model/storage.h"
+
+#include "model/gpu.h"
+
+#include "model/contention.h"
+#include "model/memory.h"
 
 struct input_problem {
     char *path;    /* the file (or source) that was missing or malformed */
@@ -70,6 +77,7 @@ struct kernel_info {
     char *release;
     char *thp_enabled, *thp_defrag; /* selected choice, NULL unknown */
     int64_t swap_total_bytes;       /* -1 unknown */
+    int64_t mem_total_bytes;        /* /proc/meminfo MemTotal; -1 unknown */
     int swappiness;                 /* -1 unknown */
     int numa_balancing;             /* -1 unknown, 0 off, 1+ on */
     char *isolated_cpus;            /* cpulist; "" none; NULL unknown */
@@ -95,10 +103,18 @@ struct machine {
     struct cpu_info cpu;
     struct numa_node *nodes;
     int nnodes;
+    bool pci_scanned;     /* false when the PCI bus could not be read: no device is known */
     struct pci_device *pci; /* accelerators, NICs and NVMe (bridges are in their paths) */
     int npci;
     struct kernel_info kernel;
     struct virt_info virt;
+    struct storage_info storage;
+    struct network_info network;
+    struct gpu_set gpus;  /* NVIDIA GPUs from NVML or nvidia-smi evidence (model/gpu.h) */
+
+    struct memory_info memory;
+    struct power_info power;
+    struct contention_info contention;
     struct input_problem *problems;
     int nproblems;
     hwloc_topology_t topology; /* kept for binding advice and benchmarks; NULL when not loaded */

@@ -37,6 +37,38 @@ static bool has_word(const char *list, const char *word)
     return false;
 }
 
+/* ARM cores name themselves by implementer and part number only (arm64 cputype.h). */
+static const struct arm_part {
+    unsigned implementer, part;
+    const char *name;
+} arm_parts[] = {
+    {0x41, 0xd08, "ARM Cortex-A72"},  {0x41, 0xd0b, "ARM Cortex-A76"},   {0x41, 0xd0c, "ARM Neoverse-N1"},
+    {0x41, 0xd40, "ARM Neoverse-V1"}, {0x41, 0xd49, "ARM Neoverse-N2"},  {0x41, 0xd4f, "ARM Neoverse-V2"},
+    {0x41, 0xd84, "ARM Neoverse-V3"}, {0x41, 0xd8e, "ARM Neoverse-N3"},  {0x41, 0xd85, "ARM Cortex-X925"},
+    {0x41, 0xd87, "ARM Cortex-A725"}, {0x48, 0xd01, "HiSilicon Kunpeng-920"}, {0xc0, 0xac3, "AmpereOne"},
+    {0x46, 0x001, "Fujitsu A64FX"},
+};
+
+/* "ARM Cortex-X925 + ARM Cortex-A725" for the distinct parts listed in cpuinfo. */
+static char *arm_model_name(const char *info)
+{
+    char names[256] = "";
+    unsigned implementer = 0;
+    for (const char *line = info; line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+        unsigned v;
+        if (sscanf(line, "CPU implementer : %x", &v) == 1 || sscanf(line, "CPU implementer\t: %x", &v) == 1)
+            implementer = v;
+        if (sscanf(line, "CPU part\t: %x", &v) != 1 && sscanf(line, "CPU part : %x", &v) != 1)
+            continue;
+        for (size_t i = 0; i < sizeof arm_parts / sizeof arm_parts[0]; i++)
+            if (arm_parts[i].implementer == implementer && arm_parts[i].part == v && !strstr(names, arm_parts[i].name)) {
+                size_t n = strlen(names);
+                snprintf(names + n, sizeof names - n, "%s%s", n ? " + " : "", arm_parts[i].name);
+            }
+    }
+    return names[0] ? strdup(names) : NULL;
+}
+
 /* "Intel(R) Xeon(R) Silver 4108 CPU @ 1.80GHz" carries the nominal clock. */
 static double mhz_from_model_name(const char *model)
 {
@@ -97,6 +129,8 @@ void probe_cpu(struct machine *m)
             c->arch = strdup(has_word(features, "asimd") ? "aarch64" : "arm");
         if (!c->vendor)
             c->vendor = cpuinfo_value(info, "CPU implementer");
+        if (!c->model)
+            c->model = arm_model_name(info);
         free(features);
     }
     if (!c->flags_known)

@@ -37,7 +37,7 @@ static char *read_cpulist(struct machine *m, const char *path)
     hwloc_bitmap_t set = hwloc_bitmap_alloc();
     char *out = NULL;
     /* nohz_full reads "(null)" when the feature is built in but unused. */
-    if (!strcmp(text, "(null)"))
+    if (strstr(text, "(null)"))
         out = strdup("");
     else if (parse_cpulist(text, set))
         out = format_cpulist(set);
@@ -119,6 +119,9 @@ void probe_kernel(struct machine *m)
         k->swap_total_bytes = (int64_t)swap;
     else if (meminfo)
         machine_problem(m, "/proc/meminfo", "has no SwapTotal line");
+    uint64_t total;
+    if (meminfo && parse_meminfo_bytes(meminfo, "MemTotal", &total))
+        k->mem_total_bytes = (int64_t)total;
     free(meminfo);
     k->swappiness = read_int(m, "/proc/sys/vm/swappiness");
     k->numa_balancing = read_int(m, "/proc/sys/kernel/numa_balancing");

@@ -45,7 +45,12 @@ int probe_machine(struct machine *m, bool read_system)
     probe_cpu(m);
     probe_numa(m);
     probe_pci(m);
+    probe_storage(m);
+    probe_network(m);
     probe_kernel(m);
     probe_virt(m);
+    probe_nvidia(m);
+
+    probe_memory(m, NULL);
     return 0;
 }

@@ -13,7 +13,7 @@
 
 #define PCI_DIR "/sys/bus/pci/devices"
 
-static bool is_bus_id(const char *s)
+bool pci_is_bus_id(const char *s)
 {
     /* dddd:bb:dd.f, with a domain of 4 or more hex digits (VMD uses 10000:). */
     const char *colon = strchr(s, ':');
@@ -25,6 +25,17 @@ static bool is_bus_id(const char *s)
     return strlen(colon) == 8 && isxdigit((unsigned char)colon[1]) && isxdigit((unsigned char)colon[2]) &&
            colon[3] == ':' && isxdigit((unsigned char)colon[4]) && isxdigit((unsigned char)colon[5]) &&
            colon[6] == '.' && isdigit((unsigned char)colon[7]);
+}
+
+char *pci_bus_id_of_path(const char *sysfs_path)
+{
+    char copy[1024];
+    snprintf(copy, sizeof copy, "%s", sysfs_path);
+    char *last = NULL, *save = NULL;
+    for (char *comp = strtok_r(copy, "/", &save); comp; comp = strtok_r(NULL, "/", &save))
+        if (pci_is_bus_id(comp))
+            last = comp;
+    return last ? strdup(last) : NULL;
 }
 
 static bool read_hex(struct machine *m, const char *dir, const char *attr, unsigned *out)
@@ -107,7 +118,7 @@ static void read_path(struct machine *m, struct pci_device *d, const char *real)
     while (slash && slash > copy) {
         *slash = '\0';
         const char *name = strrchr(copy, '/') + 1;
-        if (!is_bus_id(name))
+        if (!pci_is_bus_id(name))
             break;
         struct pci_hop *grown = realloc(d->path, (size_t)(d->npath + 1) * sizeof *grown);
         if (!grown)
@@ -213,8 +224,9 @@ void probe_pci(struct machine *m)
         machine_problem(m, PCI_DIR, "%s: PCI devices unknown", probe_missing_reason());
         return;
     }
+    m->pci_scanned = true;
     for (int i = 0; i < count; i++)
-        if (is_bus_id(names[i]))
+        if (pci_is_bus_id(names[i]))
             read_device(m, names[i]);
     fs_list_free(names, count);
     pciids_name_devices(m->pci, m->npci);

@@ -23,6 +23,50 @@ void probe_kernel(struct machine *m);
 /* VM and container detection. Needs probe_cpu first (hypervisor flag). */
 void probe_virt(struct machine *m);
 
+/* /sys/class/block and the mount table: disks, and the disks under `/` and the data directory
+ * (m->storage.data.path, set before probing). Needs probe_pci first (NVMe NUMA nodes). */
+void probe_storage(struct machine *m);
+/* /sys/class/net and /sys/class/infiniband: NICs, their links and RDMA ports. Needs probe_pci. */
+void probe_network(struct machine *m);
+
+/* "0000:3b:00.0", also with VMD's 5-digit domains. */
+bool pci_is_bus_id(const char *s);
+/* The last PCI function in a resolved sysfs device path (the controller or NIC a block or
+ * network device hangs off); malloc'd, NULL when the path holds none. */
+char *pci_bus_id_of_path(const char *sysfs_path);
+
+/* NVIDIA GPUs: NVML on the live machine (only when an NVIDIA device is there, or
+ * $GPUVET_NVML_LIBRARY names a library), the stored nvidia-smi.xml in a recorded tree; then the
+ * CUDA runtimes and PyTorch builds installed. Needs probe_pci first. */
+void probe_nvidia(struct machine *m);
+
+/* Where `gpuvet snapshot` stores `nvidia-smi -q -x` output inside its tree. */
+#define NVIDIA_SMI_SNAPSHOT_FILE "/nvidia-smi.xml"
+/* Reads `nvidia-smi -q -x` output from a file given by the user; replaces any GPU facts.
+ * Returns 0, or -1 with the reason in m->problems (naming the file). */
+int probe_nvidia_smi_file(struct machine *m, const char *path);
+/* Reads NVIDIA_SMI_SNAPSHOT_FILE under the root: 0 read, 1 absent, -1 malformed (in m->problems). */
+int probe_nvidia_smi_recorded(struct machine *m);
+/* `--load-check`: drives host-to-device copies on each GPU whose link generation is below its
+ * max and re-reads the link in NVML while they run (gpu.load). Live machine only. */
+void probe_nvidia_load_check(struct machine *m);
+
+/* The hypervisor a DMI vendor/product string names ("QEMU" -> "qemu"), or NULL. */
+const char *virt_hypervisor_named_by(const char *dmi_text);
+
+struct dmi_data;
+/* SMBIOS memory, slots, power supplies and (when the model has none) processors, from `evidence`
+ * (a --dmidecode/--dmi-table file) or, when NULL, from the machine's table; then EDAC, the CPU
+ * platform table and RAPL. Replaces what an earlier call found. */
+void probe_memory(struct machine *m, const struct dmi_data *evidence);
+/* EDAC memory controllers: ECC driver presence, error counters, DIMMs when SMBIOS had none. */
+void probe_edac(struct machine *m);
+/* Looks the CPU up in data/cpu-platforms.csv (model string, then CPUID family/model). */
+void probe_cpu_platform(struct machine *m);
+/* Samples /proc/stat, /proc/PID/stat, load average and thermal throttle counters for `seconds`
+ * on the live machine; a recorded tree or seconds <= 0 leaves the sample unknown with the reason. */
+void probe_contention(struct machine *m, double seconds);
+
 /* Why a file is absent, in words that fit the source ("not in the recorded tree" or "not
  * exposed by this kernel"). Returns a static string. */
 const char *probe_missing_reason(void);

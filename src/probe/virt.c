@@ -23,6 +23,14 @@ static const struct signature dmi_vms[] = {
     {"Google Compute Engine", "google"}, {"Alibaba Cloud ECS", "alibaba"}, {"Virtual Machine", "microsoft"},
 };
 
+const char *virt_hypervisor_named_by(const char *dmi_text)
+{
+    for (size_t i = 0; dmi_text && i < sizeof dmi_vms / sizeof dmi_vms[0]; i++)
+        if (strstr(dmi_text, dmi_vms[i].needle))
+            return dmi_vms[i].name;
+    return NULL;
+}
+
 static void add_evidence(struct virt_info *v, const char *fmt, const char *arg)
 {
     char piece[256];
@@ -56,15 +64,16 @@ static void detect_dmi(struct virt_info *v)
     }
 }
 
-/* The hypervisor's CPUID leaf. Only on the live machine: in a replay it would describe the host. */
-static void detect_cpuid(struct virt_info *v)
+/* A snapshot keeps the CPUID leaf here, since it is no file of the recorded machine. */
+#define RECORDED_CPUID_SIGNATURE "/gpuvet/cpuid-hypervisor"
+
+/* The hypervisor's CPUID leaf 0x40000000 signature. Read live only: in a replay it would describe
+ * the host, so a replay reads what the snapshot recorded. */
+static char *cpuid_signature(void)
 {
+    if (!fsroot_is_live())
+        return fs_read(RECORDED_CPUID_SIGNATURE);
 #if defined(__x86_64__) || defined(__i386__)
-    static const struct signature ids[] = {
-        {"KVMKVMKVM", "kvm"}, {"Microsoft Hv", "microsoft"}, {"VMwareVMware", "vmware"},
-        {"XenVMMXenVMM", "xen"}, {"TCGTCGTCGTCG", "qemu"}, {"ACRNACRNACRN", "acrn"},
-        {"bhyve bhyve ", "bhyve"}, {" lrpepyh  vr", "parallels"}, {"QNXQVMBSQG", "qnx"},
-    };
     unsigned a, b, c, d;
     __cpuid(0x40000000, a, b, c, d);
     char sig[13];
@@ -72,15 +81,31 @@ static void detect_cpuid(struct virt_info *v)
     memcpy(sig + 4, &c, 4);
     memcpy(sig + 8, &d, 4);
     sig[12] = '\0';
-    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
-        if (!strncmp(sig, ids[i].needle, strlen(ids[i].needle))) {
+    for (int i = 11; i >= 0 && sig[i] == ' '; i--)
+        sig[i] = '\0';
+    fs_record_text(RECORDED_CPUID_SIGNATURE, sig);
+    return strdup(sig);
+#else
+    return NULL;
+#endif
+}
+
+static void detect_cpuid(struct virt_info *v)
+{
+    static const struct signature ids[] = {
+        {"KVMKVMKVM", "kvm"}, {"Microsoft Hv", "microsoft"}, {"VMwareVMware", "vmware"},
+        {"XenVMMXenVMM", "xen"}, {"TCGTCGTCGTCG", "qemu"}, {"ACRNACRNACRN", "acrn"},
+        {"bhyve bhyve", "bhyve"}, {"lrpepyh  vr", "parallels"}, {"QNXQVMBSQG", "qnx"},
+    };
+    char *sig = cpuid_signature();
+    for (size_t i = 0; sig && i < sizeof ids / sizeof ids[0]; i++)
+        if (!strncmp(sig, ids[i].needle, strlen(ids[i].needle)) ||
+            (sig[0] == ' ' && !strncmp(sig + 1, ids[i].needle, strlen(ids[i].needle)))) {
             v->hypervisor = strdup(ids[i].name);
             add_evidence(v, "CPUID hypervisor leaf \"%s\"", sig);
-            return;
+            break;
         }
-#else
-    (void)v;
-#endif
+    free(sig);
 }
 
 static void detect_container(struct virt_info *v)
@@ -128,7 +153,7 @@ void probe_virt(struct machine *m)
     }
     if (!v->hypervisor)
         detect_dmi(v);
-    if (v->vm && !v->hypervisor && fsroot_is_live())
+    if (v->vm && !v->hypervisor)
         detect_cpuid(v);
     detect_container(v);
     /* Bare metal is a conclusion only where the CPU would say otherwise (x86's flag); elsewhere

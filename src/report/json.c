@@ -80,11 +80,98 @@ static json_t *pci_json(const struct pci_device *d)
                      cpulist_json(d->local_cpus), "link", link_json(&d->link), "path", path);
 }
 
+static const struct pci_device *pci_by_bus_id(const struct machine *m, const char *bus_id)
+{
+    for (int i = 0; bus_id && i < m->npci; i++)
+        if (!strcmp(m->pci[i].bus_id, bus_id))
+            return &m->pci[i];
+    return NULL;
+}
+
+/* The PCIe link of a disk's or NIC's PCI function, when the PCI probe listed it (NVMe, NICs). */
+static json_t *pcie_link_of(const struct machine *m, const char *bus_id)
+{
+    const struct pci_device *d = pci_by_bus_id(m, bus_id);
+    return d ? link_json(&d->link) : json_null();
+}
+
+static json_t *storage_json(const struct machine *m)
+{
+    json_t *arr = json_array();
+    for (int i = 0; i < m->storage.ndevices; i++) {
+        const struct block_device *d = &m->storage.devices[i];
+        json_array_append_new(
+            arr, json_pack("{s:s, s:o, s:o, s:o, s:s, s:o, s:b, s:o, s:o, s:o, s:b, s:b}", "name", d->name, "vendor",
+                           str_or_null(d->vendor), "model", str_or_null(d->model), "size_bytes",
+                           d->size_bytes >= 0 ? json_integer(d->size_bytes) : json_null(), "transport",
+                           storage_transport_name(d->transport), "rotational",
+                           d->rotational < 0 ? json_null() : json_boolean(d->rotational), "removable", d->removable,
+                           "pci_bus_id", str_or_null(d->pci_bus_id), "numa_node", int_or_null(d->numa_node),
+                           "pcie_link", pcie_link_of(m, d->pci_bus_id), "holds_root", d->holds_root, "holds_data",
+                           d->holds_data));
+    }
+    return arr;
+}
+
+static json_t *location_json(const struct storage_location *l)
+{
+    json_t *disks = json_array();
+    for (int i = 0; i < l->ndisks; i++)
+        json_array_append_new(disks, json_string(l->disks[i]));
+    return json_pack("{s:s, s:o, s:o, s:o, s:b, s:o, s:o, s:o}", "path", l->path, "mountpoint",
+                     str_or_null(l->mountpoint), "fstype", str_or_null(l->fstype), "source", str_or_null(l->source),
+                     "network_fs", l->network_fs, "disks", disks, "free_bytes",
+                     l->free_bytes >= 0 ? json_integer(l->free_bytes) : json_null(), "unknown_reason",
+                     str_or_null(l->unknown_reason));
+}
+
+static json_t *storage_paths_json(const struct storage_info *s)
+{
+    return json_pack("{s:o, s:o}", "root", s->root.path ? location_json(&s->root) : json_null(), "data",
+                     s->has_data ? location_json(&s->data) : json_null());
+}
+
+static json_t *network_json(const struct machine *m)
+{
+    json_t *arr = json_array();
+    for (int i = 0; i < m->network.nports; i++) {
+        const struct nic_port *p = &m->network.ports[i];
+        json_t *rdma = json_null();
+        if (p->has_rdma)
+            rdma = json_pack("{s:s, s:i, s:o, s:o, s:o}", "device", p->rdma.device, "port", p->rdma.port, "state",
+                             str_or_null(p->rdma.state), "rate_gbps", positive_or_null(p->rdma.rate_gbps),
+                             "link_layer", str_or_null(p->rdma.link_layer));
+        json_array_append_new(
+            arr, json_pack("{s:s, s:o, s:o, s:s, s:o, s:o, s:b, s:o, s:o, s:o, s:o, s:o}", "name", p->name,
+                           "pci_bus_id", str_or_null(p->pci_bus_id), "driver", str_or_null(p->driver), "state",
+                           link_state_name(p->state), "speed_mbps",
+                           p->speed_mbps > 0 ? json_integer(p->speed_mbps) : json_null(), "speed_source",
+                           p->speed_mbps > 0 ? json_string(p->speed_from_rdma ? "rdma_rate" : "netdev") : json_null(),
+                           "rdma", p->has_rdma, "rdma_port", rdma, "link_layer", str_or_null(p->link_layer),
+                           "numa_node", int_or_null(p->numa_node), "pcie_link", pcie_link_of(m, p->pci_bus_id),
+                           "unknown_reason", str_or_null(p->unknown_reason)));
+    }
+    return arr;
+}
+
+json_t *claims_to_json(const struct claim_set *set)
+{
+    json_t *arr = json_array();
+    for (int i = 0; set && i < set->count; i++) {
+        const struct claim *c = &set->items[i];
+        json_array_append_new(arr, json_pack("{s:s, s:O, s:O, s:s, s:o}", "key", c->key, "claimed", c->claimed,
+                                             "found", c->found, "verdict", claim_verdict_name(c->verdict), "message",
+                                             str_or_null(c->message)));
+    }
+    return arr;
+}
+
 static json_t *kernel_json(const struct kernel_info *k)
 {
-    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "release", str_or_null(k->release),
+    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "release", str_or_null(k->release),
                      "thp_enabled", str_or_null(k->thp_enabled), "thp_defrag", str_or_null(k->thp_defrag),
                      "swap_total_bytes", k->swap_total_bytes >= 0 ? json_integer(k->swap_total_bytes) : json_null(),
+                     "mem_total_bytes", k->mem_total_bytes >= 0 ? json_integer(k->mem_total_bytes) : json_null(),
                      "swappiness", int_or_null(k->swappiness), "numa_balancing", int_or_null(k->numa_balancing),
                      "isolated_cpus", str_or_null(k->isolated_cpus), "nohz_full", str_or_null(k->nohz_full),
                      "cpufreq_governor", str_or_null(k->governor), "cmdline", str_or_null(k->cmdline));
@@ -115,13 +202,24 @@ json_t *machine_to_json(const struct machine *m)
     json_object_set_new(o, "source", str_or_null(m->source));
     json_object_set_new(o, "hostname", str_or_null(m->hostname));
     json_object_set_new(o, "cpu", cpu_json(&m->cpu));
+    json_object_set_new(json_object_get(o, "cpu"), "steal_ratio",
+                        m->contention.steal_ratio >= 0 ? json_real(m->contention.steal_ratio) : json_null());
     json_object_set_new(o, "numa_nodes", numa_json(m));
     json_object_set_new(o, "accelerators", accel);
     json_object_set_new(o, "nics", nics);
     json_object_set_new(o, "nvme", nvme);
+    json_object_set_new(o, "storage", storage_json(m));
+    json_object_set_new(o, "storage_paths", storage_paths_json(&m->storage));
+    json_object_set_new(o, "network", network_json(m));
     json_object_set_new(o, "kernel", kernel_json(&m->kernel));
     json_object_set_new(o, "virtualization", virt_json(&m->virt));
     json_object_set_new(o, "bench", bench_results_json(&m->bench));
+    json_object_set_new(o, "gpus", gpus_to_json(m));
+    json_object_set_new(o, "nvidia", nvidia_to_json(m));
+
+    json_object_set_new(o, "memory", memory_json(&m->memory));
+    json_object_set_new(o, "power", power_json(&m->power));
+    json_object_set_new(o, "contention", contention_json(&m->contention));
     json_object_set_new(o, "problems", problems);
     return o;
 }
@@ -153,13 +251,15 @@ int report_json(FILE *out, const struct audit_report *r)
     json_t *counts = json_object();
     for (enum severity s = SEV_PASS; s <= SEV_FAIL; s++)
         json_object_set_new(counts, severity_name(s), json_integer(findings_count(r->findings, s)));
-    json_t *root = json_pack("{s:s, s:s, s:s, s:o, s:o, s:{s:s, s:o}}", "schema", AUDIT_SCHEMA, "gpuvet_version",
+    json_t *root = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:{s:s, s:o}}", "schema", AUDIT_SCHEMA, "gpuvet_version",
                              GPUVET_VERSION, "workload", workload_name(r->workload), "machine",
-                             machine_to_json(r->machine), "findings", findings_to_json(r->findings), "summary",
+                             machine_to_json(r->machine), "claims", claims_to_json(r->claims), "findings", findings_to_json(r->findings), "summary",
                              "verdict", severity_name(report_verdict(r->findings)), "counts", counts);
     if (!root)
         return -1;
-    int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    if (r->redact)
+        report_redact(root);
+    int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
     fputc('\n', out);
     json_decref(root);
     return rc;

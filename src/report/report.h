@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "model/machine.h"
+#include "claims/claims.h"
 #include "rules/rule.h"
 
 #define AUDIT_SCHEMA "gpuvet.audit/1"
@@ -16,11 +17,31 @@ struct audit_report {
     const struct findings *findings;
     enum workload workload;
     double elapsed_ms;
+    const struct claim_set *claims; /* --claim, evaluated; NULL none */
+    bool redact;          /* hide host names, serials, UUIDs and MACs */
 };
+
+/* What --redact puts in place of an identifying value. */
+#define REDACTED "[redacted]"
+
+/* report/gpu.c: the "gpus" array (null when no NVIDIA source described the GPUs) and the
+ * "nvidia" object (null when no NVIDIA source was tried). */
+json_t *gpus_to_json(const struct machine *m);
+json_t *nvidia_to_json(const struct machine *m);
+/* Replaces the string values of identifying keys (hostname, serial, uuid, mac...) everywhere. */
+void report_redact(json_t *value);
+void print_gpus(FILE *out, const struct machine *m, bool redact, const char *bold, const char *reset);
 
 /* The machine model as the documented JSON object (docs/audit-json.md). */
 json_t *machine_to_json(const struct machine *m);
 json_t *findings_to_json(const struct findings *f);
+/* claims[]: key, claimed, found, verdict, message; [] when no claim file was given. */
+json_t *claims_to_json(const struct claim_set *set);
+
+/* report/json_memory.c */
+json_t *memory_json(const struct memory_info *mem);
+json_t *power_json(const struct power_info *p);
+json_t *contention_json(const struct contention_info *c);
 
 int report_json(FILE *out, const struct audit_report *r);
 /* colour: ANSI colours (caller decides: TTY and no NO_COLOR). */

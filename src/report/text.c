@@ -47,8 +47,9 @@ static void print_cpu(FILE *o, const struct machine *m, const struct style *st)
 {
     const struct cpu_info *c = &m->cpu;
     fprintf(o, "%sCPU%s     %s\n", st->bold, st->reset, or_unknown(c->model));
-    fprintf(o, "        %d socket%s, %d cores, %d threads (%d usable)", c->sockets, c->sockets == 1 ? "" : "s",
-            c->cores, c->threads, c->usable_threads);
+    fprintf(o, "        %d socket%s, %d cores, %d threads", c->sockets, c->sockets == 1 ? "" : "s", c->cores, c->threads);
+    if (c->usable_threads > 0)
+        fprintf(o, " (%d usable)", c->usable_threads);
     if (c->base_mhz > 0)
         fprintf(o, "; base %.0f MHz", c->base_mhz);
     if (c->max_mhz > 0)
@@ -112,6 +113,85 @@ static void print_pci(FILE *o, const struct machine *m, const struct style *st)
     }
 }
 
+/* Seed 000 §4.1's table: the provider's label next to what the machine is. */
+static void print_claims(FILE *o, const struct claim_set *set, const struct style *st)
+{
+    if (!set)
+        return;
+    fprintf(o, "%sLabel vs reality%s (%s)\n", st->bold, st->reset, set->file);
+    fprintf(o, "  %-28s %-22s %-22s %s\n", "claim", "claimed", "found", "verdict");
+    for (int i = 0; i < set->count; i++) {
+        const struct claim *c = &set->items[i];
+        char *claimed = json_dumps(c->claimed, JSON_ENCODE_ANY | JSON_REAL_PRECISION(15)),
+             *found = json_dumps(c->found, JSON_ENCODE_ANY | JSON_REAL_PRECISION(15));
+        enum severity sev = c->verdict == CLAIM_MISMATCH ? SEV_FAIL : c->verdict == CLAIM_PASS ? SEV_PASS : SEV_UNKNOWN;
+        char verdict[16];
+        upper(verdict, claim_verdict_name(c->verdict), sizeof verdict);
+        fprintf(o, "  %-28s %-22s %-22s %s%-8s%s %s%s%s\n", c->key, claimed ? claimed : "?",
+                c->found && !json_is_null(c->found) && found ? found : "unknown", st->sev[sev], verdict, st->reset,
+                st->dim, c->message ? c->message : "", st->reset);
+        free(claimed);
+        free(found);
+    }
+    fputc('\n', o);
+}
+
+static void print_location(FILE *o, const char *what, const struct storage_location *l)
+{
+    fprintf(o, "        %s %s: ", what, l->path);
+    if (l->network_fs)
+        fprintf(o, "network filesystem %s from %s", l->fstype, l->source);
+    else if (l->ndisks == 0)
+        fprintf(o, "disk unknown (%s)", l->unknown_reason ? l->unknown_reason : "no mount found");
+    for (int i = 0; i < l->ndisks; i++)
+        fprintf(o, "%s%s", i ? ", " : "on ", l->disks[i]);
+    if (l->mountpoint && !l->network_fs)
+        fprintf(o, " (%s mounted on %s, %s)", l->source, l->mountpoint, l->fstype);
+    if (l->free_bytes >= 0)
+        fprintf(o, "; %.1f GB free", l->free_bytes / 1e9);
+    fputc('\n', o);
+}
+
+static void print_storage(FILE *o, const struct machine *m, const struct style *st)
+{
+    const struct storage_info *s = &m->storage;
+    fprintf(o, "%sStorage%s %s\n", st->bold, st->reset, s->listed ? "" : "block devices unknown");
+    for (int i = 0; i < s->ndevices; i++) {
+        const struct block_device *d = &s->devices[i];
+        char size[32] = "size unknown";
+        if (d->size_bytes >= 0)
+            snprintf(size, sizeof size, "%.1f GB", d->size_bytes / 1e9);
+        fprintf(o, "        %-10s %-7s %-14s %-15s %s%s%s  node %d%s%s\n", d->name,
+                storage_transport_name(d->transport), size,
+                d->rotational == 1 ? "rotational" : d->rotational == 0 ? "solid state" : "rotation unknown",
+                d->vendor ? d->vendor : "", d->vendor ? " " : "", or_unknown(d->model), d->numa_node,
+                d->holds_root ? "  [/]" : "", d->holds_data ? "  [data]" : "");
+    }
+    if (s->root.path)
+        print_location(o, "system", &s->root);
+    if (s->has_data)
+        print_location(o, "data", &s->data);
+}
+
+static void print_network(FILE *o, const struct machine *m, const struct style *st)
+{
+    const struct network_info *n = &m->network;
+    fprintf(o, "%sNetwork%s %s\n", st->bold, st->reset, n->listed || n->nports ? "" : "interfaces unknown");
+    for (int i = 0; i < n->nports; i++) {
+        const struct nic_port *p = &n->ports[i];
+        char speed[32] = "speed unknown";
+        if (p->speed_mbps > 0)
+            snprintf(speed, sizeof speed, "%g Gb/s", p->speed_mbps / 1000.0);
+        fprintf(o, "        %-14s %-7s %-14s %-10s %-10s node %d", p->name, link_state_name(p->state), speed,
+                or_unknown(p->link_layer), or_unknown(p->driver), p->numa_node);
+        if (p->has_rdma)
+            fprintf(o, "  RDMA %s port %d %s", p->rdma.device, p->rdma.port, or_unknown(p->rdma.state));
+        if (p->unknown_reason)
+            fprintf(o, "  %s(%s)%s", st->dim, p->unknown_reason, st->reset);
+        fputc('\n', o);
+    }
+}
+
 static void print_kernel(FILE *o, const struct machine *m, const struct style *st)
 {
     const struct kernel_info *k = &m->kernel;
@@ -134,6 +214,72 @@ static void print_kernel(FILE *o, const struct machine *m, const struct style *s
     if (v->container)
         fprintf(o, ", container (%s)", v->container_kind);
     fputc('\n', o);
+}
+
+static void print_memory(FILE *o, const struct machine *m, const struct style *st)
+{
+    const struct memory_info *mem = &m->memory;
+    fprintf(o, "%sMemory%s  ", st->bold, st->reset);
+    if (mem->installed_bytes >= 0)
+        fprintf(o, "%.1f GiB installed", mem->installed_bytes / GIB);
+    else
+        fprintf(o, "installed unknown");
+    if (mem->usable_bytes >= 0)
+        fprintf(o, ", %.1f GiB usable", mem->usable_bytes / GIB);
+    fprintf(o, "; ECC %s", mem->ecc == ECC_ON ? "on" : mem->ecc == ECC_OFF ? "off" : "unknown");
+    if (mem->edac_present)
+        fprintf(o, " (EDAC: %ld corrected, %ld uncorrected)", mem->edac_ce, mem->edac_ue);
+    if (mem->platform.name)
+        fprintf(o, "; platform %s: %d channels/socket, %s-%d", mem->platform.name, mem->platform.channels_per_socket,
+                mem->platform.ddr, mem->platform.mts);
+    fputc('\n', o);
+    if (mem->ndimms == 0 && mem->unknown_reason)
+        fprintf(o, "        DIMMs unknown: %s\n", mem->unknown_reason);
+    for (int s = 0; s < mem->sockets; s++) {
+        fprintf(o, "        socket %d: %d DIMMs", s, memory_socket_dimms(mem, s));
+        if (mem->channels_from_locators)
+            fprintf(o, " on %d channels", memory_socket_channels(mem, s));
+        double bw = memory_socket_bandwidth(mem, s);
+        if (bw > 0)
+            fprintf(o, ", %.1f GB/s theoretical", bw / 1e9);
+        fputc('\n', o);
+    }
+    for (int i = 0; i < mem->ndimms; i++) {
+        const struct dimm *d = &mem->dimms[i];
+        fprintf(o, "        %s%-14s %-24s socket %2d ch %2d  %4.0f GiB %-5s %4d/%4d MT/s rank %d width %d/%d%s\n",
+                st->dim, or_unknown(d->locator), d->bank_locator ? d->bank_locator : "", d->socket, d->channel,
+                d->size_bytes / GIB, or_unknown(d->type), d->speed_mts, d->configured_mts, d->rank, d->total_width,
+                d->data_width, st->reset);
+    }
+    if (mem->slots_total >= 0)
+        fprintf(o, "        free: %d of %d DIMM slots", mem->slots_total - mem->ndimms, mem->slots_total);
+    if (mem->pcie_slots_total >= 0)
+        fprintf(o, "%s%d of %d PCIe slots", mem->slots_total >= 0 ? ", " : "        free: ", mem->pcie_slots_free,
+                mem->pcie_slots_total);
+    if (mem->slots_total >= 0 || mem->pcie_slots_total >= 0)
+        fputs(" (room to grow)\n", o);
+    const struct power_info *p = &m->power;
+    fprintf(o, "%sPower%s   ", st->bold, st->reset);
+    if (p->nsupplies == 0)
+        fprintf(o, "supplies unknown");
+    for (int i = 0; i < p->nsupplies; i++)
+        fprintf(o, "%s%s %d W %s", i ? ", " : "", or_unknown(p->supplies[i].name), p->supplies[i].max_watts,
+                p->supplies[i].present ? or_unknown(p->supplies[i].status) : "absent");
+    if (p->cpu_tdp_watts > 0)
+        fprintf(o, "; CPU package limits %.0f W", p->cpu_tdp_watts);
+    fputc('\n', o);
+    const struct contention_info *c = &m->contention;
+    fprintf(o, "%sCPU use%s ", st->bold, st->reset);
+    if (!c->sampled) {
+        fprintf(o, "not sampled: %s\n", or_unknown(c->unknown_reason));
+        return;
+    }
+    fprintf(o, "%.1f s: user %.1f%%, system %.1f%%, iowait %.1f%%, irq %.1f%%, steal %.1f%%; load %.2f\n", c->seconds,
+            c->total.user * 100, c->total.system * 100, c->total.iowait * 100, c->total.irq * 100,
+            c->total.steal * 100, c->load1);
+    for (int i = 0; i < c->nprocs && i < 5; i++)
+        fprintf(o, "        %s%5.1f%%  %s (pid %d)%s%s\n", st->dim, c->procs[i].share * 100, c->procs[i].name,
+                c->procs[i].pid, c->procs[i].kernel_thread ? " [kernel thread]" : "", st->reset);
 }
 
 static void print_findings(FILE *o, const struct audit_report *r, const struct style *st, bool verbose)
@@ -180,11 +326,17 @@ int report_text(FILE *o, const struct audit_report *r, bool colour, bool verbose
 {
     struct style st = make_style(colour);
     const struct machine *m = r->machine;
-    fprintf(o, "%sgpuvet audit%s of %s (%s)\n\n", st.bold, st.reset, or_unknown(m->hostname), or_unknown(m->source));
+    fprintf(o, "%sgpuvet audit%s of %s (%s)\n\n", st.bold, st.reset,
+            r->redact && m->hostname ? REDACTED : or_unknown(m->hostname), or_unknown(m->source));
+    print_claims(o, r->claims, &st);
     print_cpu(o, m, &st);
     print_numa(o, m, &st);
     print_pci(o, m, &st);
+    print_gpus(o, m, r->redact, st.bold, st.reset);
+    print_storage(o, m, &st);
+    print_network(o, m, &st);
     print_kernel(o, m, &st);
+    print_memory(o, m, &st);
     print_findings(o, r, &st, verbose);
     if (m->nproblems) {
         fprintf(o, "\n%sInput problems%s (facts from these files are reported as unknown)\n", st.bold, st.reset);

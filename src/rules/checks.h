@@ -8,6 +8,16 @@
 void check_pcie_link_degraded(struct audit_ctx *ctx);
 void check_pcie_slot_capped(struct audit_ctx *ctx);
 void check_pcie_uplink_shared(struct audit_ctx *ctx);
+/* rules/gpu.c (check_gpu_link_degraded is PCIE_LINK_DEGRADED's judgement of NVIDIA GPUs) */
+void check_gpu_link_degraded(struct audit_ctx *ctx);
+void check_gpu_ecc_off(struct audit_ctx *ctx);
+void check_gpu_retired_pages(struct audit_ctx *ctx);
+void check_gpu_throttle(struct audit_ctx *ctx);
+void check_gpu_driver_cuda(struct audit_ctx *ctx);
+void check_gpu_persistence_off(struct audit_ctx *ctx);
+void check_gpu_mig_on(struct audit_ctx *ctx);
+void check_gpu_nvlink_down(struct audit_ctx *ctx);
+void check_gpu_p2p_cross_socket(struct audit_ctx *ctx);
 /* rules/numa.c */
 void check_numa_gpu_node_no_memory(struct audit_ctx *ctx);
 void check_numa_gpu_node_no_cpus(struct audit_ctx *ctx);
@@ -16,6 +26,28 @@ void check_numa_memory_imbalance(struct audit_ctx *ctx);
 void check_numa_binding(struct audit_ctx *ctx);
 /* rules/cpu.c */
 void check_cpu_governor(struct audit_ctx *ctx);
+/* rules/cpu_for_gpus.c */
+void check_cpu_cores_per_gpu(struct audit_ctx *ctx);
+void check_cpu_freq_low(struct audit_ctx *ctx);
+/* rules/storage.c */
+void check_storage_slow_data(struct audit_ctx *ctx);
+/* rules/network.c */
+void check_net_multinode(struct audit_ctx *ctx);
+/* rules/claims.c */
+void check_claim_mismatch(struct audit_ctx *ctx);
+
+/* rules/memory.c */
+void check_mem_channels_underpopulated(struct audit_ctx *ctx);
+void check_mem_dimms_mixed(struct audit_ctx *ctx);
+void check_mem_speed_downclocked(struct audit_ctx *ctx);
+void check_mem_ecc_disabled(struct audit_ctx *ctx);
+void check_mem_ecc_errors(struct audit_ctx *ctx);
+/* rules/contention.c */
+void check_cpu_contention(struct audit_ctx *ctx);
+void check_cpu_steal(struct audit_ctx *ctx);
+void check_cpu_throttle(struct audit_ctx *ctx);
+/* rules/power.c */
+void check_power_supply(struct audit_ctx *ctx);
 /* rules/kernel.c */
 void check_kernel_thp(struct audit_ctx *ctx);
 void check_kernel_swap(struct audit_ctx *ctx);

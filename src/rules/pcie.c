@@ -66,8 +66,18 @@ static void unknown_link(struct audit_ctx *ctx, const struct pci_device *d)
 void check_pcie_link_degraded(struct audit_ctx *ctx)
 {
     const struct machine *m = ctx->machine;
+    if (!m->pci_scanned) {
+        finding_add(ctx, SEV_UNKNOWN, "machine", NULL, NULL, "PCI devices unknown: /sys/bus/pci/devices %s",
+                    m->source && !strcmp(m->source, "evidence") ? "was not read (evidence files only)"
+                                                                : "could not be read");
+        check_gpu_link_degraded(ctx); /* NVML/nvidia-smi still describe the GPUs' links */
+        return;
+    }
     for (int i = 0; i < m->npci; i++) {
         const struct pci_device *d = &m->pci[i];
+        const struct gpu *g = gpu_set_find(&m->gpus, d->bus_id);
+        if (g && gpu_link_known(g))
+            continue; /* judged by check_gpu_link_degraded, with the P-state and the load check */
         if (!d->link.known) {
             unknown_link(ctx, d);
             continue;
@@ -99,6 +109,7 @@ void check_pcie_link_degraded(struct audit_ctx *ctx)
         free(cur);
         free(max);
     }
+    check_gpu_link_degraded(ctx);
 }
 
 void check_pcie_slot_capped(struct audit_ctx *ctx)

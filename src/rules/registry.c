@@ -43,6 +43,51 @@ const struct rule rules_table[] = {
      "shared with busy devices, or IOMMU/ATS settings. The expected rate uses the link's width and\n"
      "the highest speed both the device and its port support, because idle GPUs read a lower speed.\n"
      "Without a bench (audit --bench FILE or --bench-quick) the verdict is unknown."},
+    {"GPU_ECC_OFF", "gpu", "datacenter GPU with ECC disabled",
+     PER_WORKLOAD(SEV_WARN, SEV_WARN, SEV_FAIL, SEV_WARN, SEV_WARN, SEV_FAIL), check_gpu_ecc_off,
+     "ECC on GPU memory detects and corrects bit flips; without it a flipped bit silently corrupts\n"
+     "weights, gradients or results. Datacenter GPUs ship with ECC on; a provider may turn it off to\n"
+     "gain a few percent of memory and bandwidth. For multi-day training and HPC, where one silent\n"
+     "error wastes the run, it must be on (fail); for other work it is a warning. GeForce cards have\n"
+     "no ECC, and workstation cards ship with it off (info)."},
+    {"GPU_RETIRED_PAGES", "gpu", "GPU memory retiring pages or out of spare rows", ALL(SEV_FAIL),
+     check_gpu_retired_pages,
+     "GPU memory with failing cells is repaired by retiring pages (up to Volta) or remapping rows (Ampere\n"
+     "and later), which takes effect at the next GPU reset. DCGM's limits are used: a pending retirement\n"
+     "or remap, 63 or more retired pages, a row-remap failure (no spare rows left) or 512 rows remapped\n"
+     "for uncorrectable errors fail: the GPU is about to, or already does, lose data. Reset it; if it\n"
+     "crosses the limit again, the GPU should be replaced."},
+    {"GPU_THROTTLE", "gpu", "GPU clocks slowed by hardware, heat or power brake", ALL(SEV_FAIL), check_gpu_throttle,
+     "The driver reports why clocks are below their maximum (clock-event or 'throttle' reasons). A HW\n"
+     "slowdown, thermal slowdown or power-brake means the server's cooling or power cannot sustain the\n"
+     "GPU: the card delivers a fraction of what is paid for. These are the reasons DCGM fails a stress\n"
+     "run on. The software power cap is different: a GPU at full load normally runs at its power\n"
+     "limit (info). Reasons are a snapshot: read them while a job runs for the full picture."},
+    {"GPU_DRIVER_CUDA", "gpu", "CUDA runtime newer than the driver supports", ALL(SEV_FAIL), check_gpu_driver_cuda,
+     "Each driver supports CUDA up to a version (nvidia-smi's 'CUDA Version'). A CUDA runtime\n"
+     "(libcudart) or a PyTorch build for a newer major version fails at start-up with 'CUDA driver\n"
+     "version is insufficient'. Within one major version, minor-version compatibility lets a newer\n"
+     "runtime run on an older driver, except for PTX that needs the newer compiler (info). gpuvet looks\n"
+     "for libcudart in the system library folders, /usr/local/cuda-*, and Python site-packages (pip's\n"
+     "nvidia/cuda_runtime wheels and torch/version.py)."},
+    {"GPU_PERSISTENCE_OFF", "gpu", "GPU persistence mode off", ALL(SEV_INFO), check_gpu_persistence_off,
+     "Without persistence mode (nvidia-persistenced), the driver de-initialises a GPU when the last\n"
+     "process using it exits, so every job start and every nvidia-smi call pays the initialisation\n"
+     "again (seconds on large machines) and ECC/clocks settings may be re-applied. DCGM can require it."},
+    {"GPU_MIG_ON", "gpu", "GPU split by Multi-Instance GPU", ALL(SEV_INFO), check_gpu_mig_on,
+     "With MIG on, an A100/H100 is partitioned into instances; a job sees one instance's memory and\n"
+     "SMs, not the whole GPU. That is what a provider sells as a fraction of a GPU; if you paid for\n"
+     "whole GPUs, MIG must be off."},
+    {"GPU_NVLINK_DOWN", "gpu", "NVLink-capable GPU with inactive links", ALL(SEV_FAIL), check_gpu_nvlink_down,
+     "SXM GPUs talk to each other over NVLink (and NVSwitch). A link that is down makes collective\n"
+     "operations fall back to slower paths or fail; on NVSwitch systems, a stopped fabric manager\n"
+     "leaves all links down. `nvidia-smi -q -x` does not report NVLink; NVML does."},
+    {"GPU_P2P_CROSS_SOCKET", "gpu", "GPU pairs that talk across the CPU interconnect",
+     PER_WORKLOAD(SEV_INFO, SEV_WARN, SEV_WARN, SEV_INFO, SEV_INFO, SEV_INFO), check_gpu_p2p_cross_socket,
+     "GPUs on different sockets without NVLink exchange data through both CPUs' PCIe roots and the\n"
+     "socket interconnect (UPI, Infinity Fabric): 'SYS' in `nvidia-smi topo -m`. Gradient all-reduce\n"
+     "between them is slower than within a socket, and P2P may be disabled altogether. It matters for\n"
+     "multi-GPU training (warn); single-GPU jobs do not care."},
     {"NUMA_GPU_NODE_NO_MEMORY", "numa", "accelerator's NUMA node has no host memory", ALL(SEV_FAIL),
      check_numa_gpu_node_no_memory,
      "An accelerator is attached to one CPU socket (its NUMA node). Pinned staging buffers should be\n"
@@ -72,6 +117,72 @@ const struct rule rules_table[] = {
      "allocated there: `numactl --cpunodebind=N --membind=N cmd`, or `taskset -c CPUS cmd` with the\n"
      "device's local CPUs. Frameworks do not do this by themselves (PyTorch DataLoader workers\n"
      "inherit the parent's affinity)."},
+    {"CPU_GOVERNOR", "cpu", "cpufreq governor is not 'performance'", ALL(SEV_INFO), check_cpu_governor,
+     "With 'powersave' or 'schedutil', cores ramp up only after load appears, which slows bursty\n"
+     "data loading and adds latency to inference. 'performance' keeps clocks up. Where no cpufreq\n"
+     "driver is loaded (most VMs, some BIOS settings) the firmware or hypervisor owns the clocks and\n"
+     "gpuvet cannot tell."},
+    {"CPU_CORES_PER_GPU", "cpu", "too few physical cores per accelerator", ALL(SEV_WARN), check_cpu_cores_per_gpu,
+     "Every accelerator needs CPU cores beside it: the process that drives it and the data-loader\n"
+     "workers that read, decode and augment its batches. Physical cores count, not threads: two\n"
+     "hyperthreads share one core's decode units. CV training decodes JPEGs on the CPU: an A100 trains\n"
+     "ResNet-50 on ~2,470 img/s and one core decodes ~460-500, so ~5-8 cores per A100-class GPU\n"
+     "(gpuvet uses 6; faster GPUs need more, ~9-15 per H100). LLM training needs >= 4 per GPU (the\n"
+     "training process plus loader workers; NCCL runs on the GPU, not on CPU cores, whatever the\n"
+     "seed says), LLM inference >= 2 (the server and its tokenizer/batching thread)."},
+    {"CPU_FREQ_LOW", "cpu", "CPU clock below the workload's need", ALL(SEV_WARN), check_cpu_freq_low,
+     "Per-batch CPU work (JPEG decode, kernel launches, synchronisation) runs on few threads and\n"
+     "scales with the clock. The seeds' thresholds are kept where they hold: CV training wants a\n"
+     "boost clock >= 3.0 GHz, LLM training >= 2.6 GHz. For inference the seed asks for a 4.5 GHz\n"
+     "single-core turbo, which no datacenter CPU reaches: latency is judged by measured scheduling\n"
+     "jitter (`gpuvet bench jitter`) instead. acpi-cpufreq shows base + 1 MHz as the maximum when\n"
+     "turbo is on; gpuvet then reports the boost clock as unknown rather than guess."},
+    {"STORAGE_SLOW_DATA", "storage", "dataset on slow storage or on the system disk",
+     PER_WORKLOAD(SEV_INFO, SEV_WARN, SEV_INFO, SEV_INFO, SEV_INFO, SEV_INFO), check_storage_slow_data,
+     "CV training reads its dataset every epoch as many small files in random order. A spinning disk\n"
+     "seeks for each one and a SATA SSD's 6 Gb/s link caps reads at ~550 MB/s: the data loaders\n"
+     "starve the GPUs (warn for cv-train; info for workloads whose data is small). A dataset on the\n"
+     "system disk competes with logs, updates and swap (info: seed 002 keeps system and data\n"
+     "apart). Give the dataset with --data-dir DIR: gpuvet finds the mount and the disks below it\n"
+     "(partitions, LVM and RAID resolved). Network filesystems are judged by measurement only\n"
+     "(`gpuvet bench storage`)."},
+    {"NET_MULTINODE", "network", "network too slow for a multi-node job", ALL(SEV_FAIL), check_net_multinode,
+     "A job spread over several machines (--nodes N) exchanges gradients or activations every step.\n"
+     "Below 25 Gb/s on the fastest usable NIC the exchange dominates the step (fail). Without RDMA\n"
+     "(InfiniBand or RoCE) NCCL falls back to TCP sockets, costing CPU time and latency (warn). LLM\n"
+     "training moves the most data and wants >= 100 Gb/s per node (warn below). GPUDirect RDMA\n"
+     "moves data between NIC and GPU memory over PCIe: a NIC on another NUMA node than the GPUs, or\n"
+     "under no common PCIe switch, routes it through the CPU (info). NICs whose link is not visible\n"
+     "(no driver, another network namespace) make the verdict unknown rather than a fail."},
+    {"CLAIM_MISMATCH", "claims", "the provider's claimed spec differs from the machine", ALL(SEV_FAIL),
+     check_claim_mismatch,
+     "`--claim FILE` sets the offer's spec against what the audit finds, key by key (seed 000 §4.1:\n"
+     "label vs reality). Counting tricks are named: '32 cores' that are 16 cores with 2 threads each\n"
+     "says so. Memory is compared with MemTotal plus what the kernel keeps: the page map (64-byte\n"
+     "struct page per 4 KiB, 1.6 %) and ~2 GiB of firmware, kernel and crashkernel reservations; Linux\n"
+     "does not reserve '5 %' of RAM (that is ext4's reserved disk blocks). Keys whose facts this audit\n"
+     "does not observe are 'unknown', never 'pass'."},
+
+    {"MEM_CHANNELS_UNDERPOPULATED", "memory", "memory channels left empty",
+     PER_WORKLOAD(SEV_WARN, SEV_FAIL, SEV_WARN, SEV_WARN, SEV_WARN, SEV_WARN), check_mem_channels_underpopulated,
+     "Memory bandwidth per socket is channels x MT/s x 8 bytes. A socket with DIMMs on 2 of its 6\n"
+     "channels has a third of the bandwidth the CPU was built for, however much memory is installed;\n"
+     "two DIMMs on some channels and none on others is just as bad even when the count looks right.\n"
+     "CV training streams every decoded batch through host memory, so it fails there; elsewhere it\n"
+     "warns. Channels come from the DIMM locators (13 vendor schemes: P0_Node0_Channel0_Dimm0,\n"
+     "DIMM_P0_A0, P0 CHANNEL A, SOCKET 0 CHANNEL 0 DIMM 0, Dell A1..A12, ...). Where the locators name\n"
+     "no channel (HPE 'PROC 1 DIMM 3'), the DIMM count per socket is judged and the evidence says so.\n"
+     "Channels per socket come from data/cpu-platforms.csv."},
+    {"MEM_DIMMS_MIXED", "memory", "DIMMs of different size, speed or rank", ALL(SEV_WARN), check_mem_dimms_mixed,
+     "Mixed DIMMs run at the slowest module's speed and timings, and unequal sizes break the even\n"
+     "interleave across channels: part of the memory is reached through fewer channels. Use\n"
+     "identical modules in every channel."},
+    {"MEM_SPEED_DOWNCLOCKED", "memory", "memory runs below what DIMMs and CPU allow", ALL(SEV_WARN),
+     check_mem_speed_downclocked,
+     "The configured speed (what the memory controller runs) below both the DIMMs' rating and the\n"
+     "platform's top speed costs bandwidth for nothing: a BIOS setting, a power profile, or two DIMMs\n"
+     "per channel. CPUs of lower tiers (Xeon Silver/Bronze) cap memory lower; the platform table has\n"
+     "rows for them, so a capped SKU is not reported."},
     {"MEM_BANDWIDTH_LOW", "memory", "measured memory bandwidth far below the DIMMs' theoretical", ALL(SEV_WARN),
      check_mem_bandwidth_low,
      "STREAM triad on a healthy machine reaches ~70-85% of the theoretical bandwidth of the populated\n"
@@ -80,11 +191,37 @@ const struct rule rules_table[] = {
      "throttles memory, or another job using the memory during the bench. `gpuvet bench memory`\n"
      "measures it with one pinned thread per core and arrays at least 4x the last-level cache.\n"
      "Without a bench (audit --bench FILE or --bench-quick) the verdict is unknown."},
-    {"CPU_GOVERNOR", "cpu", "cpufreq governor is not 'performance'", ALL(SEV_INFO), check_cpu_governor,
-     "With 'powersave' or 'schedutil', cores ramp up only after load appears, which slows bursty\n"
-     "data loading and adds latency to inference. 'performance' keeps clocks up. Where no cpufreq\n"
-     "driver is loaded (most VMs, some BIOS settings) the firmware or hypervisor owns the clocks and\n"
-     "gpuvet cannot tell."},
+    {"MEM_ECC_DISABLED", "memory", "memory without ECC",
+     PER_WORKLOAD(SEV_WARN, SEV_WARN, SEV_FAIL, SEV_WARN, SEV_WARN, SEV_FAIL), check_mem_ecc_disabled,
+     "Without ECC a flipped bit in host memory silently corrupts data: a gradient, a checkpoint, a\n"
+     "simulation step. Weeks-long training and HPC runs meet such flips (fail); other work risks\n"
+     "wrong results (warn). Evidence: SMBIOS type 16's error correction, the DIMMs' total vs data\n"
+     "width, an EDAC driver. Inside a VM the SMBIOS table is the hypervisor's (QEMU says Multi-bit\n"
+     "ECC on any host), so the verdict is unknown there."},
+    {"MEM_ECC_ERRORS", "memory", "memory errors counted by EDAC", ALL(SEV_FAIL), check_mem_ecc_errors,
+     "The kernel's EDAC driver counts corrected (ce) and uncorrected (ue) memory errors. Any\n"
+     "uncorrected error means data was lost (fail). Corrected errors are repaired, but a rising\n"
+     "count means a DIMM is failing; one reading cannot tell rising from old, so it warns."},
+    {"CPU_CONTENTION", "cpu", "other processes use the CPUs", ALL(SEV_WARN), check_cpu_contention,
+     "The data loader needs the cores the spec sheet promises. gpuvet watches the CPUs for\n"
+     "--sample seconds (default 2) and names every process that used more than 5% of the machine\n"
+     "(mining, backups, monitoring agents, a forgotten job), and warns when the load average exceeds\n"
+     "the CPU count. A recorded tree or an evidence file has nothing to sample: unknown."},
+    {"CPU_STEAL", "cpu", "the hypervisor takes CPU time", ALL(SEV_WARN), check_cpu_steal,
+     "Steal is time a vCPU was ready to run but the hypervisor ran something else: oversold hosts.\n"
+     "Above 2% of the CPU time data loading stutters (warn); above 10% the instance delivers far\n"
+     "less than its vCPU count (fail). Measured from /proc/stat over the sampling window."},
+    {"CPU_THROTTLE", "cpu", "CPUs thermally throttled", ALL(SEV_WARN), check_cpu_throttle,
+     "Intel CPUs count thermal throttle events per core and package. Counters that rise during the\n"
+     "sample mean the CPUs run hot now (fans, airflow, a dusty heat sink, a power-capped BIOS\n"
+     "profile) and slow the data pipeline. Counts from long ago are shown but not judged."},
+    {"POWER_SUPPLY", "power", "power supply redundancy and headroom", ALL(SEV_WARN), check_power_supply,
+     "Not in SPEC's catalogue: gpuvet names it POWER_SUPPLY. From SMBIOS type 39: one supply is no\n"
+     "redundancy (info); a supply whose status is not OK is a warning. Headroom: the GPUs' power\n"
+     "limits plus the CPUs' package power limit (RAPL PL1, about the TDP) should stay below 80% of\n"
+     "what the supplies give with one of them lost (N+1); undersized power throttles or trips under\n"
+     "load (seed 002). Without the GPUs' power limits (no driver, evidence file) headroom is unknown,\n"
+     "never guessed."},
     {"KERNEL_THP", "kernel", "transparent huge pages setting", ALL(SEV_INFO), check_kernel_thp,
      "THP 'always' lets khugepaged compact memory in the background, which causes latency spikes in\n"
      "latency-sensitive inference; 'madvise' keeps the benefit for programs that ask for it (PyTorch's\n"
@@ -121,9 +258,12 @@ const struct rule *rule_find(const char *id)
     return NULL;
 }
 
-void rules_run(const struct machine *m, enum workload workload, struct findings *out)
+void rules_run(const struct machine *m, enum workload workload, const struct audit_inputs *inputs,
+               struct findings *out)
 {
-    struct audit_ctx ctx = {.machine = m, .workload = workload, .thresholds = thresholds_for(workload), .out = out};
+    static const struct audit_inputs single_node = {.nodes = 1};
+    struct audit_ctx ctx = {.machine = m, .workload = workload, .thresholds = thresholds_for(workload),
+                            .inputs = inputs ? inputs : &single_node, .out = out};
     for (int i = 0; i < rules_count; i++) {
         ctx.rule = &rules_table[i];
         rules_table[i].check(&ctx);

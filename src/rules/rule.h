@@ -13,6 +13,13 @@
 enum severity { SEV_PASS, SEV_INFO, SEV_UNKNOWN, SEV_WARN, SEV_FAIL };
 
 struct audit_ctx;
+struct claim_set;
+
+/* What the audit was told besides the machine: the job's shape and the provider's claims. */
+struct audit_inputs {
+    int nodes;                /* --nodes: machines one job spans; 1 = a single-node job */
+    const struct claim_set *claims; /* --claim, already evaluated (claims_evaluate); NULL none */
+};
 
 struct rule {
     const char *id;        /* public and stable */
@@ -41,6 +48,7 @@ struct audit_ctx {
     const struct machine *machine;
     enum workload workload;
     const struct thresholds *thresholds;
+    const struct audit_inputs *inputs; /* never NULL */
     const struct rule *rule; /* the rule being checked */
     struct findings *out;
 };
@@ -50,8 +58,10 @@ extern const struct rule rules_table[];
 extern const int rules_count;
 const struct rule *rule_find(const char *id);
 
-/* Runs every rule on the machine; findings are sorted worst first, then by area. */
-void rules_run(const struct machine *m, enum workload workload, struct findings *out);
+/* Runs every rule on the machine; findings are sorted worst first, then by area. inputs may be
+ * NULL (a single-node job, no claims). */
+void rules_run(const struct machine *m, enum workload workload, const struct audit_inputs *inputs,
+               struct findings *out);
 
 /* The current rule's severity for the current workload. */
 enum severity ctx_severity(const struct audit_ctx *ctx);

@@ -24,8 +24,38 @@ struct thresholds {
      * this far below the median of the sibling GPUs. */
     double pcie_min_fraction_of_achievable;
     double pcie_sibling_max_shortfall;
+    /* GPU_RETIRED_PAGES: DCGM's limits (common/DcgmGPUHardwareLimits.h). */
+    int gpu_retired_pages_max;
+    int gpu_remapped_uncorrectable_max;
+
+    /* CPU_CONTENTION: a process other than the job using more than this share of the machine. */
+    double contention_process_share;
+    /* CPU_STEAL: share of CPU time the hypervisor gave to others. */
+    double steal_warn, steal_fail;
+    /* POWER_SUPPLY: GPU power limits plus CPU TDP above this share of the supplies' capacity
+     * (with one supply lost, where there are several) leaves no headroom. */
+    double power_headroom_ratio;
     /* latency-sensitive: THP "always" and missing isolated CPUs are worth mentioning. */
     bool latency_sensitive;
+    /* CPU_CORES_PER_GPU: physical cores each accelerator needs (its process and loader workers);
+     * 0 = the workload sets no need. */
+    int cores_per_accelerator_min;
+    /* CPU_FREQ_LOW: the boost clock the workload needs, MHz; 0 = no clock rule. */
+    double cpu_boost_min_mhz;
+    /* NET_MULTINODE (and `gpuvet plan`): a multi-node job fails below fail_gbps on its fastest
+     * usable NIC and warns below warn_gbps (0 = no warning level) or without RDMA. */
+    double net_multinode_fail_gbps;
+    double net_multinode_warn_gbps;
+    /* STORAGE_SLOW_DATA: the workload streams its dataset every epoch, so where it lives is
+     * worth asking about (no --data-dir is then an unknown, not silence). */
+    bool streams_dataset;
+    /* CLAIM_MISMATCH memory.gb: MemTotal falls short of the installed memory by the page map
+     * (64-byte struct page per 4 KiB page, 1.6 %) and a fixed amount for firmware reservations
+     * (the 32-bit PCI hole), the kernel image and crashkernel. */
+    double claim_memory_page_map_share;
+    double claim_memory_fixed_reserve_bytes;
+    /* CLAIM_MISMATCH storage[].gb: drives are sold in rounded decimal sizes (1.92 TB as "2 TB"). */
+    double claim_storage_size_tolerance;
 };
 
 /* Share of a PCIe link's theoretical per-direction rate that pinned cudaMemcpy reaches on a

@@ -164,6 +164,23 @@ static void record(const char *path)
     }
 }
 
+void fs_record_text(const char *path, const char *text)
+{
+    if (!record_dir[0])
+        return;
+    char dst[PATH_MAX * 2];
+    snprintf(dst, sizeof dst, "%s%s", record_dir, path);
+    char parent[PATH_MAX * 2];
+    snprintf(parent, sizeof parent, "%s", dst);
+    *strrchr(parent, '/') = '\0';
+    mkdirs(parent);
+    FILE *f = fopen(dst, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
 char *fs_read(const char *path)
 {
     char full[PATH_MAX];
@@ -209,6 +226,43 @@ char *fs_read(const char *path)
         len--;
     buf[len] = '\0';
     record(path);
+    return buf;
+}
+
+unsigned char *fs_read_bin(const char *path, size_t limit, size_t *len)
+{
+    char full[PATH_MAX];
+    fsroot_path(full, sizeof full, path);
+    int fd = open(full, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    unsigned char *buf = malloc(limit + 1);
+    size_t got = 0;
+    while (buf && got <= limit) {
+        ssize_t n = read(fd, buf + got, limit + 1 - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            int saved = errno;
+            free(buf);
+            close(fd);
+            errno = saved;
+            return NULL;
+        }
+        if (n == 0)
+            break;
+        got += (size_t)n;
+    }
+    close(fd);
+    if (buf && got > limit) {
+        free(buf);
+        errno = EFBIG;
+        return NULL;
+    }
+    if (buf) {
+        *len = got;
+        record(path);
+    }
     return buf;
 }
 

@@ -15,12 +15,19 @@ bool fsroot_is_live(void);
 /* When set, every path read or listed is also copied below this directory. */
 void fsroot_record_to(const char *dir);
 
+/* While recording, stores a fact that has no file of its own (a CPUID leaf, a tool's output)
+ * at `path` in the record, where fs_read finds it when the record is replayed. */
+void fs_record_text(const char *path, const char *text);
+
 /* Joins the root and an absolute machine path into buf; returns buf. */
 char *fsroot_path(char *buf, size_t size, const char *path);
 
 /* Reads a whole (small) file; returns a malloc'd NUL-terminated string with trailing
  * whitespace trimmed, or NULL (errno set) when it is missing or unreadable. */
 char *fs_read(const char *path);
+/* Reads a whole binary file (SMBIOS tables, raw DMI entries) up to limit bytes; returns a malloc'd
+ * buffer and its length in *len, or NULL (errno set; EFBIG when larger than limit). */
+unsigned char *fs_read_bin(const char *path, size_t limit, size_t *len);
 /* printf-style path. */
 char *fs_readf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -1,0 +1,947 @@
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <jansson.h>
+
+#include "builtin/builtin.h"
+#include "probe/probe.h"
+#include "report/report.h"
+#include "rules/workload.h"
+#include "sizing/check.h"
+#include "sizing/demand.h"
+#include "sizing/gputable.h"
+#include "sizing/jsonfile.h"
+#include "sizing/models.h"
+#include "sizing/units.h"
+#include "sizing/zero.h"
+#include "util/fsroot.h"
+
+static const char usage[] =
+    "usage: gpuvet plan --workload llm-train|llm-infer|cv-train --gpus [Nx]GPU [options]\n"
+    "\n"
+    "Sizes one node (of --nodes) for a workload, and says why at each step: GPUs by memory need,\n"
+    "CPU cores by GPUs, host memory by task, storage and network.\n"
+    "\n"
+    "  --gpus [Nx]GPU       GPUs per node, e.g. 8xA100-80GB, h100-sxm5-80gb (`gpuvet gpus` lists them)\n"
+    "  --nodes N            nodes (default 1)\n"
+    "  model (llm-*):       --model ID (llama-2-7b, llama-2-13b, llama-2-70b, llama-3-8b, llama-3-70b,\n"
+    "                       qwen2-7b, mistral-7b) | --model-config config.json | --params N (7B)\n"
+    "llm-train:\n"
+    "  --zero 0|1|2|3       DeepSpeed ZeRO stage (default 2)\n"
+    "  --offload none|optimizer|cpu|nvme   optimizer states to CPU; cpu = optimizer and (ZeRO-3)\n"
+    "                       parameters to CPU; nvme = ZeRO-Infinity (default none)\n"
+    "  --no-zero-init       the model is built whole on every rank (no deepspeed.zero.Init)\n"
+    "  --seq N --micro-batch N   sequence length (default 4096) and micro-batch per GPU (default 1)\n"
+    "  --recompute none|selective|full  activation checkpointing (default none)\n"
+    "  --attention flash|eager           FlashAttention/SDPA keeps no s x s scores (default flash)\n"
+    "llm-infer:\n"
+    "  --batch N --context N     concurrent sequences and tokens each (defaults 1, 4096)\n"
+    "  --weights bf16|fp16|fp8|int8|int4   weight precision (default bf16)\n"
+    "  --kv bf16|fp16|fp8   KV cache precision (default bf16)\n"
+    "cv-train:\n"
+    "  --img-rate N         images/s one GPU consumes (default: the table's ResNet-50 figure)\n"
+    "  --decode-rate N | --decode-from BENCH.json   images/s one core decodes and augments\n"
+    "                       (default 460; BENCH.json: `gpuvet bench decode --json`)\n"
+    "  --image-bytes SIZE   average image file size (default ImageNet's 115 KB)\n"
+    "  --dataset-bytes SIZE dataset size, to cache it in host memory (1.2TB, 150GB)\n"
+    "\n"
+    "  --check [AUDIT.json] compare with a saved `gpuvet audit --json` (or this machine, or --sysroot)\n"
+    "  --sysroot DIR        with --check and no file: a recorded machine tree\n"
+    "  --json               write the gpuvet.plan/1 JSON document\n"
+    "\n"
+    "exit status: 0 planned (and --check found nothing short), 1 --check found a shortfall,\n"
+    "2 could not plan (bad option, unknown GPU or model, malformed file)\n";
+
+struct plan_options {
+    enum workload workload;
+    bool workload_set;
+    const char *gpus, *model, *model_config, *decode_from, *check_file, *sysroot;
+    double params;
+    int nodes, seq, micro_batch, batch, context;
+    struct zero_config zero;
+    enum recompute recompute;
+    bool flash, check, json;
+    double weight_bytes, kv_bytes; /* per element */
+    double img_rate, decode_rate, image_bytes, dataset_bytes;
+};
+
+struct plan {
+    struct plan_options opt;
+    struct gpu_table table;
+    const struct gpu_spec *gpu;
+    char gpu_note[512];
+    int gpus_per_node;
+    struct llm_shape model;
+    json_t *doc, *steps, *requirements, *corrections;
+};
+
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("gpuvet plan: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return EXIT_CANNOT_RUN;
+}
+
+static double gb(double bytes) { return bytes / 1e9; }
+
+/* A step of the reasoning, in the order a person would take it. */
+static void step(struct plan *p, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void step(struct plan *p, const char *name, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *text = NULL;
+    if (vasprintf(&text, fmt, ap) < 0)
+        text = NULL;
+    va_end(ap);
+    json_array_append_new(p->steps, json_pack("{s:s, s:s}", "step", name, "text", text ? text : ""));
+    free(text);
+}
+
+static void correction(struct plan *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void correction(struct plan *p, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *text = NULL;
+    if (vasprintf(&text, fmt, ap) < 0)
+        text = NULL;
+    va_end(ap);
+    json_array_append_new(p->corrections, json_string(text ? text : ""));
+    free(text);
+}
+
+static void require(struct plan *p, const char *key, json_t *value, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void require(struct plan *p, const char *key, json_t *value, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *why = NULL;
+    if (vasprintf(&why, fmt, ap) < 0)
+        why = NULL;
+    va_end(ap);
+    json_object_set_new(p->requirements, key, json_pack("{s:o, s:s}", "value", value, "why", why ? why : ""));
+    free(why);
+}
+
+static bool parse_int_option(const char *s, int min, int max, int *out)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || v < min || v > max)
+        return false;
+    *out = (int)v;
+    return true;
+}
+
+static bool parse_element_bytes(const char *s, bool allow_int4, double *out)
+{
+    static const struct {
+        const char *name;
+        double bytes;
+    } types[] = {{"fp32", 4}, {"bf16", 2}, {"fp16", 2}, {"fp8", 1}, {"int8", 1}, {"int4", 0.5}};
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        if (!strcasecmp(s, types[i].name) && (allow_int4 || types[i].bytes >= 1)) {
+            *out = types[i].bytes;
+            return true;
+        }
+    return false;
+}
+
+/* "8xA100-80GB" -> 8 and "A100-80GB"; a bare name is one GPU. */
+static int resolve_gpus(struct plan *p)
+{
+    const char *spec = p->opt.gpus, *name = spec;
+    p->gpus_per_node = 1;
+    const char *x = strpbrk(spec, "xX*");
+    if (x && x > spec && strspn(spec, "0123456789") == (size_t)(x - spec)) {
+        char count[16];
+        snprintf(count, sizeof count, "%.*s", (int)(x - spec), spec);
+        if (!parse_int_option(count, 1, 1024, &p->gpus_per_node))
+            return fail("--gpus %s: the count must be 1 to 1024", spec);
+        name = x + 1;
+    }
+    char err[1024];
+    p->gpu = gpu_lookup(&p->table, name, p->gpu_note, sizeof p->gpu_note, err, sizeof err);
+    if (!p->gpu)
+        return fail("%s", err);
+    return 0;
+}
+
+static int resolve_model(struct plan *p)
+{
+    int given = (p->opt.model != NULL) + (p->opt.model_config != NULL) + (p->opt.params > 0);
+    if (given != 1)
+        return fail("name the model once: --model ID, --model-config FILE or --params N");
+    if (p->opt.model && !llm_builtin(p->opt.model, &p->model)) {
+        char list[256] = "";
+        for (int i = 0; llm_builtin_ids[i]; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", llm_builtin_ids[i]);
+        return fail("unknown model '%s' (built in: %s; or --model-config FILE)", p->opt.model, list);
+    }
+    char err[1024];
+    if (p->opt.model_config && llm_from_hf_config(p->opt.model_config, &p->model, err, sizeof err) != 0)
+        return fail("%s", err);
+    if (p->opt.params > 0)
+        llm_from_params((int64_t)p->opt.params, &p->model);
+    return 0;
+}
+
+static json_t *model_json(const struct llm_shape *m)
+{
+    json_t *o = json_pack("{s:s, s:s, s:I}", "id", m->id, "source", m->source, "params", (json_int_t)m->params);
+    if (m->has_shape) {
+        json_object_set_new(o, "layers", json_integer(m->layers));
+        json_object_set_new(o, "hidden", json_integer(m->hidden));
+        json_object_set_new(o, "heads", json_integer(m->heads));
+        json_object_set_new(o, "kv_heads", json_integer(m->kv_heads));
+        json_object_set_new(o, "head_dim", json_integer(m->head_dim));
+        json_object_set_new(o, "ffn", json_integer(m->ffn));
+        json_object_set_new(o, "vocab", json_integer(m->vocab));
+        json_object_set_new(o, "largest_layer_params", json_integer(m->largest_layer_params));
+        json_object_set_new(o, "sliding_window", m->sliding_window ? json_integer(m->sliding_window) : json_null());
+    }
+    return o;
+}
+
+static double gpu_bytes(const struct plan *p) { return p->gpu->memory_gb * 1e9; }
+
+/* ---- llm-train ---------------------------------------------------------------------------- */
+
+struct train_fit {
+    struct zero_estimate states;
+    double activations, per_gpu;
+    bool valid, fits;
+    const char *why_invalid;
+};
+
+static double train_activations(const struct plan *p, enum recompute r)
+{
+    if (!p->model.has_shape)
+        return 0;
+    return p->model.layers * activation_bytes_per_layer(&p->model, p->opt.seq, p->opt.micro_batch, r, p->opt.flash) +
+           logits_bytes(&p->model, p->opt.seq, p->opt.micro_batch);
+}
+
+static struct train_fit train_fit(const struct plan *p, const struct zero_config *cfg, enum recompute r)
+{
+    struct train_fit f = {0};
+    f.valid = zero_estimate(p->model.params, p->model.largest_layer_params, cfg, &f.states, &f.why_invalid) == 0;
+    if (!f.valid)
+        return f;
+    f.activations = train_activations(p, r);
+    f.per_gpu = (double)f.states.gpu_bytes_per_gpu + f.activations + CUDA_CONTEXT_BYTES;
+    f.fits = f.per_gpu <= gpu_bytes(p);
+    return f;
+}
+
+/* The first configuration, from least to most host involvement, whose GPU memory fits. */
+static bool train_advice(const struct plan *p, enum recompute r, struct zero_config *out, struct train_fit *fit)
+{
+    static const struct {
+        int stage;
+        enum offload offload;
+    } ladder[] = {{0, OFFLOAD_NONE},      {1, OFFLOAD_NONE},      {2, OFFLOAD_NONE}, {3, OFFLOAD_NONE},
+                  {2, OFFLOAD_OPTIMIZER}, {3, OFFLOAD_OPTIMIZER}, {3, OFFLOAD_CPU},  {3, OFFLOAD_NVME}};
+    for (size_t i = 0; i < sizeof ladder / sizeof ladder[0]; i++) {
+        struct zero_config cfg = p->opt.zero;
+        cfg.stage = ladder[i].stage;
+        cfg.offload = ladder[i].offload;
+        *fit = train_fit(p, &cfg, r);
+        if (fit->valid && fit->fits) {
+            *out = cfg;
+            return true;
+        }
+    }
+    return false;
+}
+
+static const char *zero_label(const struct zero_config *c, char *buf, size_t len)
+{
+    snprintf(buf, len, "ZeRO-%d%s%s", c->stage, c->offload == OFFLOAD_NONE ? "" : " + offload ",
+             c->offload == OFFLOAD_NONE ? "" : offload_name(c->offload));
+    return buf;
+}
+
+static json_t *zero_json(const struct zero_config *c, const struct train_fit *f)
+{
+    return json_pack("{s:i, s:s, s:b, s:s, s:I, s:I, s:I, s:f, s:I, s:I}", "stage", c->stage, "offload",
+                     offload_name(c->offload), "zero_init", c->zero_init, "method", f->states.method,
+                     "gpu_bytes_per_gpu", (json_int_t)f->states.gpu_bytes_per_gpu, "cpu_bytes_per_node",
+                     (json_int_t)f->states.cpu_bytes_per_node, "cpu_bytes_per_node_without_buffer",
+                     (json_int_t)f->states.cpu_bytes_unbuffered, "buffer_factor", DEEPSPEED_BUFFER_FACTOR,
+                     "largest_layer_bytes", (json_int_t)f->states.largest_layer_bytes, "nvme_bytes_per_node",
+                     (json_int_t)f->states.nvme_bytes_per_node);
+}
+
+static int min_gpus_per_node(const struct plan *p, const struct zero_config *base)
+{
+    for (int n = 1; n <= 64; n++) {
+        struct zero_config cfg = *base;
+        cfg.gpus_per_node = n;
+        struct train_fit f = train_fit(p, &cfg, p->opt.recompute);
+        if (f.valid && f.fits)
+            return n;
+    }
+    return 0;
+}
+
+static void plan_network(struct plan *p, bool llm_train)
+{
+    if (p->opt.nodes <= 1) {
+        require(p, "network_gbit_s", json_null(), "one node: no inter-node traffic for the job");
+        return;
+    }
+    if (llm_train) {
+        require(p, "network_gbit_s", json_real(NET_MULTINODE_LLM_TRAIN_RDMA_GBIT_S),
+                "multi-node data-parallel LLM training moves ~2x the gradients every step: RDMA (InfiniBand or "
+                "RoCE) at >= %.0f Gb/s per node; below %.0f Gb/s it stalls (NET_MULTINODE)",
+                NET_MULTINODE_LLM_TRAIN_RDMA_GBIT_S, NET_MULTINODE_MIN_GBIT_S);
+        json_object_set_new(p->requirements, "rdma",
+                            json_pack("{s:b, s:s}", "value", 1, "why",
+                                      "GPUDirect RDMA: the NIC reads and writes GPU memory without a copy through host "
+                                      "memory"));
+    } else {
+        require(p, "network_gbit_s", json_real(NET_MULTINODE_MIN_GBIT_S),
+                "multi-node job: at least %.0f Gb/s between nodes (NET_MULTINODE)", NET_MULTINODE_MIN_GBIT_S);
+    }
+}
+
+static int plan_train(struct plan *p)
+{
+    struct zero_config *cfg = &p->opt.zero;
+    const struct llm_shape *m = &p->model;
+    int n = p->gpus_per_node;
+    char label[64], label2[64];
+    struct train_fit f = train_fit(p, cfg, p->opt.recompute);
+    step(p, "model", "%s: %.3g B parameters (%s)", m->id, m->params / 1e9, m->source);
+    if (!f.valid)
+        return fail("%s: %s", zero_label(cfg, label, sizeof label), f.why_invalid);
+    json_object_set_new(p->doc, "zero", zero_json(cfg, &f));
+    step(p, "model states", "%s on %d GPU(s) x %d node(s): %.1f GB per GPU (%s)", zero_label(cfg, label, sizeof label),
+         n, p->opt.nodes, gb(f.states.gpu_bytes_per_gpu), f.states.method);
+    if (m->has_shape) {
+        double layer = activation_bytes_per_layer(m, p->opt.seq, p->opt.micro_batch, p->opt.recompute, p->opt.flash);
+        double logits = logits_bytes(m, p->opt.seq, p->opt.micro_batch);
+        json_object_set_new(p->doc, "activations",
+                            json_pack("{s:f, s:f, s:f, s:s, s:s, s:i, s:i}", "bytes_per_gpu", f.activations,
+                                      "per_layer_bytes", layer, "logits_bytes", logits, "recompute",
+                                      recompute_name(p->opt.recompute), "attention", p->opt.flash ? "flash" : "eager",
+                                      "seq", p->opt.seq, "micro_batch", p->opt.micro_batch));
+        step(p, "activations",
+             "%.1f GB per GPU: %d layers x %.2f GB (Korthikanti et al.: %s) + %.2f GB fp32 logits (b*s*V*4); "
+             "seq %d, micro-batch %d",
+             gb(f.activations), m->layers, gb(layer),
+             p->opt.recompute == RECOMPUTE_FULL ? "full recompute keeps 2sbh"
+             : p->opt.recompute == RECOMPUTE_SELECTIVE || p->opt.flash
+                 ? "34sbh: no s x s attention scores stored"
+                 : "sbh(34 + 5as/h), eager attention stores the scores",
+             gb(logits), p->opt.seq, p->opt.micro_batch);
+    } else {
+        json_object_set_new(p->doc, "activations", json_null());
+        step(p, "activations", "unknown: --params gives no layer shape; use --model or --model-config");
+    }
+    json_object_set_new(p->doc, "gpu_memory",
+                        json_pack("{s:I, s:f, s:I, s:f, s:f, s:b}", "model_states",
+                                  (json_int_t)f.states.gpu_bytes_per_gpu, "activations", f.activations, "cuda_context",
+                                  (json_int_t)CUDA_CONTEXT_BYTES, "total", f.per_gpu, "available", gpu_bytes(p), "fits",
+                                  f.fits));
+    step(p, "gpu memory",
+         "%.1f GB per GPU (states + activations + 1 GB CUDA context, which is GPU memory) of %g GB on "
+         "%s: %s",
+         gb(f.per_gpu), p->gpu->memory_gb, p->gpu->id, f.fits ? "fits" : "does NOT fit");
+    struct zero_config advice;
+    struct train_fit af;
+    if (f.fits) {
+        json_object_set_new(p->doc, "advice", json_null());
+    } else if (train_advice(p, p->opt.recompute, &advice, &af)) {
+        json_object_set_new(p->doc, "advice",
+                            json_pack("{s:i, s:s, s:s, s:f, s:I}", "stage", advice.stage, "offload",
+                                      offload_name(advice.offload), "recompute", recompute_name(p->opt.recompute),
+                                      "gpu_bytes_per_gpu", af.per_gpu, "cpu_bytes_per_node",
+                                      (json_int_t)af.states.cpu_bytes_per_node));
+        step(p, "advice", "%s fits: %.1f GB per GPU, %.0f GB host memory per node (DeepSpeed, with its 1.5 buffer)%s",
+             zero_label(&advice, label2, sizeof label2), gb(af.per_gpu), gb(af.states.cpu_bytes_per_node),
+             advice.offload == OFFLOAD_NVME ? "; states on NVMe" : "");
+    } else if (m->has_shape && p->opt.recompute != RECOMPUTE_FULL && train_advice(p, RECOMPUTE_FULL, &advice, &af)) {
+        json_object_set_new(p->doc, "advice",
+                            json_pack("{s:i, s:s, s:s, s:f, s:I}", "stage", advice.stage, "offload",
+                                      offload_name(advice.offload), "recompute", "full", "gpu_bytes_per_gpu",
+                                      af.per_gpu, "cpu_bytes_per_node", (json_int_t)af.states.cpu_bytes_per_node));
+        step(p, "advice", "activations dominate: with --recompute full, %s fits (%.1f GB per GPU)",
+             zero_label(&advice, label2, sizeof label2), gb(af.per_gpu));
+    } else {
+        json_object_set_new(p->doc, "advice", json_null());
+        step(p, "advice",
+             "no ZeRO stage or offload fits %s with this sequence and micro-batch: shorten --seq, "
+             "lower --micro-batch, add tensor parallelism or use LoRA",
+             p->gpu->id);
+    }
+    int min_n = min_gpus_per_node(p, cfg);
+    if (min_n)
+        require(p, "gpus_per_node", json_integer(n), "%d x %s per node as asked; %s fits from %d per node", n,
+                p->gpu->id, zero_label(cfg, label, sizeof label), min_n);
+    else
+        require(p, "gpus_per_node", json_integer(n), "%d x %s per node as asked; %s fits at no count up to 64 per node",
+                n, p->gpu->id, zero_label(cfg, label, sizeof label));
+    require(p, "gpu_memory_bytes_per_gpu", json_real(f.per_gpu), "model states + activations + CUDA context per GPU");
+    int cores = n * (CORES_PER_TRAINING_PROCESS + LLM_LOADER_WORKERS_PER_GPU) + CORES_FOR_OS;
+    require(p, "cpu_cores_per_node", json_integer(cores),
+            "%d GPUs x (1 training process + %d data-loader workers) + %d for the OS: n(workers+1)+4 "
+            "(stas00/ml-engineering)%s",
+            n, LLM_LOADER_WORKERS_PER_GPU, CORES_FOR_OS,
+            cfg->offload != OFFLOAD_NONE ? "; with offload DeepSpeedCPUAdam runs the optimizer step on these cores, "
+                                           "more cores shorten it"
+                                         : "");
+    double host = (double)f.states.cpu_bytes_per_node + (double)n * TRAINING_PROCESS_HOST_BYTES;
+    if (cfg->offload == OFFLOAD_NVME) {
+        host = (double)n * (1e9 + TRAINING_PROCESS_HOST_BYTES);
+        require(p, "host_ram_bytes_per_node", json_real(host),
+                "DeepSpeed has no host estimator for NVMe offload: its default pinned buffers (offload_param 5 x 1e8 "
+                "fp16 elements = 1 GB per GPU) + %d x 2 GB training processes",
+                n);
+    } else {
+        require(p, "host_ram_bytes_per_node", json_real(host),
+                "DeepSpeed's estimate %.0f GB (%.0f GB + its 1.5 buffer) + %d x 2 GB training processes (PyTorch+CUDA "
+                "RSS); stas00 also advises at least the node's GPU memory, %.0f GB, for loading checkpoints",
+                gb(f.states.cpu_bytes_per_node), gb(f.states.cpu_bytes_unbuffered), n, n * p->gpu->memory_gb);
+    }
+    if (f.states.nvme_bytes_per_node > 0)
+        require(p, "nvme_bytes_per_node", json_integer(f.states.nvme_bytes_per_node),
+                "ZeRO-Infinity keeps 18 B/parameter of states on NVMe, split across nodes; NVMe bandwidth sets the "
+                "step time");
+    double checkpoint = (double)m->params * CHECKPOINT_BYTES_PER_PARAM;
+    require(p, "storage_bytes_per_node", json_real(checkpoint / p->opt.nodes),
+            "one checkpoint: %d B/parameter (bf16 weights + fp32 master, momentum, variance) = %.0f GB, split "
+            "across nodes; keep room for several",
+            CHECKPOINT_BYTES_PER_PARAM, gb(checkpoint));
+    plan_network(p, true);
+    step(p, "cpu", "%d cores per node: one process per GPU plus %d loader workers each; NCCL reduces on the GPU", cores,
+         LLM_LOADER_WORKERS_PER_GPU);
+    step(p, "host memory", "%.0f GB per node (%s)", gb(host),
+         cfg->offload == OFFLOAD_NVME ? "pinned buffers only; states on NVMe" : "DeepSpeed's estimator");
+    correction(p, "Seed 000 §3.2 says NCCL all-reduce runs on the CPU, 2 cores per GPU: NCCL runs on the GPU; "
+                  "cores go to the training process and data-loader workers.");
+    if (cfg->offload != OFFLOAD_NONE)
+        correction(p, "Seed 000 §3.2 says PyTorch loses 20%% without AVX-512: GPU training does not depend on it; "
+                      "only DeepSpeedCPUAdam (offload) uses AVX-512 when present.");
+    if (cfg->stage == 2 && cfg->offload != OFFLOAD_NONE)
+        correction(p,
+                   "Seed 000 §3.2 says 7B ZeRO-2 offload needs >= 56 GB RAM (13B 112, 70B 512): about 8 B/param; "
+                   "DeepSpeed's estimator says %.0f GB per node here (168/312/1680 GB for 7/13/70B on one GPU).",
+                   gb(f.states.cpu_bytes_per_node));
+    if (cfg->stage == 2 && !f.fits && (double)f.states.gpu_bytes_per_gpu >= gpu_bytes(p))
+        correction(p,
+                   "ZeRO-2 keeps every fp16 parameter on every GPU (%.0f GB here): the seed's 70B-on-ZeRO-2 plan "
+                   "cannot fit; ZeRO-3 partitions them.",
+                   gb(2.0 * m->params));
+    return 0;
+}
+
+/* ---- llm-infer ---------------------------------------------------------------------------- */
+
+static int plan_infer(struct plan *p)
+{
+    const struct llm_shape *m = &p->model;
+    int n = p->gpus_per_node;
+    step(p, "model", "%s: %.3g B parameters (%s)", m->id, m->params / 1e9, m->source);
+    if (!m->has_shape)
+        return fail("llm-infer needs the layers and KV heads for the KV cache: --model or --model-config, not "
+                    "--params");
+    double weights = (double)m->params * p->opt.weight_bytes;
+    int64_t per_token = kv_bytes_per_token(m, p->opt.kv_bytes);
+    int tokens_per_seq = m->sliding_window && p->opt.context > m->sliding_window ? m->sliding_window : p->opt.context;
+    double per_request = (double)per_token * tokens_per_seq, kv_total = per_request * p->opt.batch;
+    double usable = gpu_bytes(p) * INFER_GPU_MEMORY_SHARE - CUDA_CONTEXT_BYTES;
+    double per_gpu = (weights + kv_total) / n;
+    bool fits = per_gpu <= usable;
+    double kv_room = usable * n - weights;
+    double max_tokens = kv_room > 0 ? floor(kv_room / per_token) : 0;
+    long max_batch = (long)(max_tokens / tokens_per_seq);
+    long max_context = (long)(max_tokens / p->opt.batch);
+    json_object_set_new(p->doc, "kv_cache",
+                        json_pack("{s:I, s:f, s:f, s:i, s:i, s:f, s:f, s:I, s:I}", "bytes_per_token",
+                                  (json_int_t)per_token, "bytes_per_element", p->opt.kv_bytes, "bytes_per_request",
+                                  per_request, "batch", p->opt.batch, "context", p->opt.context, "bytes_total",
+                                  kv_total, "max_tokens", max_tokens, "max_batch_at_context", (json_int_t)max_batch,
+                                  "max_context_at_batch", (json_int_t)max_context));
+    json_object_set_new(p->doc, "gpu_memory",
+                        json_pack("{s:f, s:f, s:I, s:f, s:f, s:b}", "weights", weights, "kv_cache", kv_total,
+                                  "cuda_context", (json_int_t)CUDA_CONTEXT_BYTES, "total_per_gpu", per_gpu,
+                                  "available_per_gpu", usable, "fits", fits));
+    step(p, "weights", "%.1f GB at %g B/parameter, split over %d GPU(s) by tensor parallelism", gb(weights),
+         p->opt.weight_bytes, n);
+    step(p, "kv cache",
+         "2 x %d layers x %d KV heads x %d head dim x %g B = %.0f KiB per token; %.2f GB per request of %d tokens%s; "
+         "%.1f GB for batch %d",
+         m->layers, m->kv_heads, m->head_dim, p->opt.kv_bytes, per_token / 1024.0, gb(per_request), tokens_per_seq,
+         tokens_per_seq < p->opt.context ? " (the sliding window caps it)" : "", gb(kv_total), p->opt.batch);
+    step(p, "gpu memory",
+         "%.1f GB per GPU of %.1f GB usable (%.0f%% of %g GB, as vLLM plans, less 1 GB CUDA context): %s; the "
+         "largest batch at %d tokens is %ld, the longest context at batch %d is %ld tokens",
+         gb(per_gpu), gb(usable), INFER_GPU_MEMORY_SHARE * 100, p->gpu->memory_gb, fits ? "fits" : "does NOT fit",
+         tokens_per_seq, max_batch, p->opt.batch, max_context);
+    int min_n = 0;
+    for (int k = 1; k <= 64 && !min_n; k *= 2)
+        if ((weights + kv_total) / k <= usable)
+            min_n = k;
+    require(p, "gpus_per_node", json_integer(n),
+            "%d x %s as asked; the weights and this KV cache need %s%d (powers "
+            "of two, for tensor parallelism)",
+            n, p->gpu->id, min_n ? "" : "more than ", min_n ? min_n : 64);
+    require(p, "gpu_memory_bytes_per_gpu", json_real(per_gpu), "weights and KV cache per GPU");
+    require(p, "cpu_cores_per_node", json_integer(n * CORES_PER_TRAINING_PROCESS + CORES_FOR_OS),
+            "one process per GPU + %d for the server, tokenizer and OS; judge latency by measured jitter, not clock "
+            "speed",
+            CORES_FOR_OS);
+    require(p, "host_ram_bytes_per_node", json_real(weights + n * (double)TRAINING_PROCESS_HOST_BYTES),
+            "the weights pass through host memory (page cache) when loading, + %d x 2 GB per GPU process", n);
+    require(p, "storage_bytes_per_node", json_real(weights), "the model files");
+    plan_network(p, false);
+    double seed_rule = 128.0 * 1024;
+    correction(p,
+               "Seed 000 §3.3 says KV cache = batch x seq x 128 KB: true only for 32 layers x 8 KV heads in "
+               "16 bits; %s needs %.0f KiB per token (%.2fx), %.2f GB for this batch instead of %.2f GB.",
+               m->id, per_token / 1024.0, per_token / seed_rule, gb(kv_total),
+               gb(seed_rule * p->opt.batch * tokens_per_seq));
+    correction(p, "Seed 000 §3.3 asks for single-core turbo >= 4.5 GHz: no datacenter CPU has it; measure "
+                  "scheduling jitter instead (gpuvet bench jitter).");
+    return 0;
+}
+
+/* ---- cv-train ----------------------------------------------------------------------------- */
+
+static int decode_rate_from_bench(const char *path, double *out)
+{
+    char err[1024];
+    json_t *doc = json_load_named(path, err, sizeof err);
+    if (!doc)
+        return fail("%s", err);
+    json_t *v = json_object_get(json_object_get(json_object_get(doc, "benchmarks"), "decode"), "images_s_per_core");
+    int rc = 0;
+    if (!json_is_number(v) || json_number_value(v) <= 0)
+        rc = fail("%s: no positive benchmarks.decode.images_s_per_core (a `gpuvet bench decode --json` file)", path);
+    else
+        *out = json_number_value(v);
+    json_decref(doc);
+    return rc;
+}
+
+static int plan_cv(struct plan *p)
+{
+    int n = p->gpus_per_node;
+    double rate = p->opt.img_rate > 0 ? p->opt.img_rate : p->gpu->resnet50_img_s;
+    if (rate <= 0)
+        return fail("the table has no measured ResNet-50 rate for %s: pass --img-rate N (images/s one GPU consumes)",
+                    p->gpu->id);
+    const char *decode_source = "SPEC: one core decodes and augments ~460-500 ImageNet JPEGs/s (Pillow)";
+    double per_core = DECODE_IMAGES_PER_CORE;
+    if (p->opt.decode_from) {
+        if (decode_rate_from_bench(p->opt.decode_from, &per_core) != 0)
+            return EXIT_CANNOT_RUN;
+        decode_source = "measured by gpuvet bench decode";
+    } else if (p->opt.decode_rate > 0) {
+        per_core = p->opt.decode_rate;
+        decode_source = "--decode-rate";
+    }
+    struct cv_demand d;
+    cv_pipeline_demand(rate, per_core, n, p->opt.image_bytes, &d);
+    json_object_set_new(p->doc, "pipeline",
+                        json_pack("{s:f, s:s, s:f, s:s, s:i, s:i, s:f, s:f}", "images_s_per_gpu", rate,
+                                  "images_s_source", p->opt.img_rate > 0 ? "--img-rate" : p->gpu->resnet50_source,
+                                  "images_s_per_core", per_core, "images_s_per_core_source", decode_source,
+                                  "cores_per_gpu", d.cores_per_gpu, "cores_per_node", d.cores_per_node, "image_bytes",
+                                  p->opt.image_bytes, "read_bytes_s_per_node", d.read_bytes_s_per_node));
+    step(p, "gpus", "%d x %s consume %.0f images/s each (%s)", n, p->gpu->id, rate,
+         p->opt.img_rate > 0 ? "--img-rate" : p->gpu->resnet50_source);
+    step(p, "cpu",
+         "%.0f / %.0f images/s per core (%s) = %d decode cores + 1 training process per GPU; x %d GPUs + %d "
+         "for the OS = %d cores",
+         rate, per_core, decode_source, d.cores_per_gpu - 1, n, CORES_FOR_OS, d.cores_per_node);
+    step(p, "storage", "%.0f images/s x %.0f KB = %.2f GB/s read per node, sustained", rate * n,
+         p->opt.image_bytes / 1e3, gb(d.read_bytes_s_per_node));
+    require(p, "gpus_per_node", json_integer(n), "%d x %s as asked", n, p->gpu->id);
+    require(p, "cpu_cores_per_node", json_integer(d.cores_per_node),
+            "images/s per GPU / images/s per core + 1 per GPU, + %d for the OS", CORES_FOR_OS);
+    require(p, "storage_read_bytes_s", json_real(d.read_bytes_s_per_node), "images/s x average image size");
+    if (p->opt.dataset_bytes > 0) {
+        double host = p->opt.dataset_bytes + n * (double)TRAINING_PROCESS_HOST_BYTES;
+        require(p, "host_ram_bytes_per_node", json_real(host),
+                "the dataset (%.0f GB) cached in the page cache so epochs after the first read no disk, + %d x 2 GB "
+                "training processes; data-loader workers' memory comes on top",
+                gb(p->opt.dataset_bytes), n);
+        require(p, "storage_bytes_per_node", json_real(p->opt.dataset_bytes), "the dataset");
+        step(p, "host memory", "%.0f GB: the dataset fits in the page cache", gb(host));
+    } else {
+        require(p, "host_ram_bytes_per_node", json_null(), "pass --dataset-bytes to size the cache for the dataset");
+        step(p, "host memory", "unknown: pass --dataset-bytes to size it");
+    }
+    plan_network(p, false);
+    correction(p,
+               "Seed 000 §3.1 says 12-24 cores are enough for CV training: at %.0f images/s per GPU and %.0f "
+               "per core this node needs %d.",
+               rate, per_core, d.cores_per_node);
+    return 0;
+}
+
+/* ---- check, output ------------------------------------------------------------------------ */
+
+static json_t *load_machine(const struct plan_options *o)
+{
+    if (o->check_file) {
+        char err[1024];
+        json_t *doc = json_load_named(o->check_file, err, sizeof err);
+        if (!doc) {
+            fail("%s", err);
+            return NULL;
+        }
+        const char *schema = json_string_value(json_object_get(doc, "schema"));
+        json_t *machine = json_object_get(doc, "machine");
+        if (!schema || strcmp(schema, AUDIT_SCHEMA) || !json_is_object(machine)) {
+            fail("%s: not a %s document (from `gpuvet audit --json`)", o->check_file, AUDIT_SCHEMA);
+            json_decref(doc);
+            return NULL;
+        }
+        json_incref(machine);
+        json_decref(doc);
+        return machine;
+    }
+    fsroot_set(o->sysroot);
+    struct machine m;
+    machine_init(&m);
+    json_t *machine = NULL;
+    if (probe_machine(&m, true) == 0)
+        machine = machine_to_json(&m);
+    for (int i = 0; i < m.nproblems; i++)
+        fprintf(stderr, "gpuvet plan: %s: %s: %s\n", machine ? "warning" : "error", m.problems[i].path,
+                m.problems[i].message);
+    machine_free(&m);
+    return machine;
+}
+
+static void print_text(json_t *plan)
+{
+    json_t *gpu = json_object_get(plan, "gpu");
+    printf("Plan for %s on %lld x %s per node, %lld node(s)\n", json_string_value(json_object_get(plan, "workload")),
+           json_integer_value(json_object_get(gpu, "count_per_node")), json_string_value(json_object_get(gpu, "id")),
+           json_integer_value(json_object_get(plan, "nodes")));
+    const char *note = json_string_value(json_object_get(gpu, "note"));
+    if (note)
+        printf("note: %s\n", note);
+    size_t i;
+    json_t *v;
+    putchar('\n');
+    json_array_foreach (json_object_get(plan, "steps"), i, v)
+        printf("  %-13s %s\n", json_string_value(json_object_get(v, "step")),
+               json_string_value(json_object_get(v, "text")));
+    printf("\nRequirements per node:\n");
+    const char *key;
+    json_object_foreach (json_object_get(plan, "requirements"), key, v) {
+        json_t *value = json_object_get(v, "value");
+        char shown[64];
+        if (json_is_null(value))
+            snprintf(shown, sizeof shown, "-");
+        else if (json_is_boolean(value))
+            snprintf(shown, sizeof shown, "%s", json_is_true(value) ? "yes" : "no");
+        else if (strstr(key, "bytes_s"))
+            snprintf(shown, sizeof shown, "%.2f GB/s", json_number_value(value) / 1e9);
+        else if (strstr(key, "bytes"))
+            snprintf(shown, sizeof shown, "%.1f GB", json_number_value(value) / 1e9);
+        else if (strstr(key, "gbit"))
+            snprintf(shown, sizeof shown, "%g Gb/s", json_number_value(value));
+        else
+            snprintf(shown, sizeof shown, "%g", json_number_value(value));
+        printf("  %-26s %-12s %s\n", key, shown, json_string_value(json_object_get(v, "why")));
+    }
+    json_t *corr = json_object_get(plan, "seed_corrections");
+    if (json_array_size(corr)) {
+        printf("\nWhere the seed's rule of thumb is wrong:\n");
+        json_array_foreach (corr, i, v)
+            printf("  - %s\n", json_string_value(v));
+    }
+    json_t *check = json_object_get(plan, "check");
+    if (json_is_array(check)) {
+        printf("\nCheck against %s:\n", json_string_value(json_object_get(plan, "checked_against")));
+        json_array_foreach (check, i, v) {
+            char need[64] = "", have[64] = "";
+            json_t *nv = json_object_get(v, "need"), *hv = json_object_get(v, "have");
+            if (json_is_string(nv))
+                snprintf(need, sizeof need, "%s", json_string_value(nv));
+            else if (json_is_number(nv))
+                snprintf(need, sizeof need, json_number_value(nv) >= 1e8 ? "%.1f GB" : "%.4g",
+                         json_number_value(nv) >= 1e8 ? json_number_value(nv) / 1e9 : json_number_value(nv));
+            if (json_is_string(hv))
+                snprintf(have, sizeof have, "%s", json_string_value(hv));
+            else if (json_is_number(hv))
+                snprintf(have, sizeof have, json_number_value(hv) >= 1e8 ? "%.1f GB" : "%.4g",
+                         json_number_value(hv) >= 1e8 ? json_number_value(hv) / 1e9 : json_number_value(hv));
+            printf("  %-7s %-24s need %-14s have %-28s %s\n", json_string_value(json_object_get(v, "status")),
+                   json_string_value(json_object_get(v, "what")), *need ? need : "-", *have ? have : "-",
+                   json_string_value(json_object_get(v, "why")));
+        }
+    }
+}
+
+static int parse_options(int argc, char **argv, struct plan_options *o)
+{
+    enum {
+        O_MODEL = 256,
+        O_CONFIG,
+        O_PARAMS,
+        O_NODES,
+        O_ZERO,
+        O_OFFLOAD,
+        O_NO_INIT,
+        O_SEQ,
+        O_MB,
+        O_RECOMPUTE,
+        O_ATTN,
+        O_BATCH,
+        O_CONTEXT,
+        O_WEIGHTS,
+        O_KV,
+        O_IMG,
+        O_DEC,
+        O_DECFROM,
+        O_IMGB,
+        O_DATA,
+        O_CHECK,
+        O_SYSROOT
+    };
+    static const struct option options[] = {
+        {"workload", required_argument, NULL, 'w'},
+        {"gpus", required_argument, NULL, 'g'},
+        {"model", required_argument, NULL, O_MODEL},
+        {"model-config", required_argument, NULL, O_CONFIG},
+        {"params", required_argument, NULL, O_PARAMS},
+        {"nodes", required_argument, NULL, O_NODES},
+        {"zero", required_argument, NULL, O_ZERO},
+        {"offload", required_argument, NULL, O_OFFLOAD},
+        {"no-zero-init", no_argument, NULL, O_NO_INIT},
+        {"seq", required_argument, NULL, O_SEQ},
+        {"micro-batch", required_argument, NULL, O_MB},
+        {"recompute", required_argument, NULL, O_RECOMPUTE},
+        {"attention", required_argument, NULL, O_ATTN},
+        {"batch", required_argument, NULL, O_BATCH},
+        {"context", required_argument, NULL, O_CONTEXT},
+        {"weights", required_argument, NULL, O_WEIGHTS},
+        {"kv", required_argument, NULL, O_KV},
+        {"img-rate", required_argument, NULL, O_IMG},
+        {"decode-rate", required_argument, NULL, O_DEC},
+        {"decode-from", required_argument, NULL, O_DECFROM},
+        {"image-bytes", required_argument, NULL, O_IMGB},
+        {"dataset-bytes", required_argument, NULL, O_DATA},
+        {"check", optional_argument, NULL, O_CHECK},
+        {"sysroot", required_argument, NULL, O_SYSROOT},
+        {"json", no_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    *o = (struct plan_options){
+        .nodes = 1,
+        .seq = 4096,
+        .micro_batch = 1,
+        .batch = 1,
+        .context = 4096,
+        .flash = true,
+        .zero = {.stage = 2, .offload = OFFLOAD_NONE, .zero_init = true},
+        .weight_bytes = 2,
+        .kv_bytes = 2,
+        .image_bytes = IMAGENET_MEAN_JPEG_BYTES,
+    };
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "w:g:jh", options, NULL)) != -1) {
+        bool ok = true;
+        switch (c) {
+        case 'w':
+            ok = o->workload_set = workload_parse(optarg, &o->workload);
+            break;
+        case 'g':
+            o->gpus = optarg;
+            break;
+        case O_MODEL:
+            o->model = optarg;
+            break;
+        case O_CONFIG:
+            o->model_config = optarg;
+            break;
+        case O_PARAMS:
+            ok = parse_quantity(optarg, &o->params) && o->params >= 1e6 && o->params < 1e14;
+            break;
+        case O_NODES:
+            ok = parse_int_option(optarg, 1, 100000, &o->nodes);
+            break;
+        case O_ZERO:
+            ok = parse_int_option(optarg, 0, 3, &o->zero.stage);
+            break;
+        case O_OFFLOAD:
+            ok = offload_parse(optarg, &o->zero.offload);
+            break;
+        case O_NO_INIT:
+            o->zero.zero_init = false;
+            break;
+        case O_SEQ:
+            ok = parse_int_option(optarg, 1, 10000000, &o->seq);
+            break;
+        case O_MB:
+            ok = parse_int_option(optarg, 1, 100000, &o->micro_batch);
+            break;
+        case O_RECOMPUTE:
+            ok = recompute_parse(optarg, &o->recompute);
+            break;
+        case O_ATTN:
+            ok = !strcmp(optarg, "flash") || !strcmp(optarg, "eager");
+            o->flash = !strcmp(optarg, "flash");
+            break;
+        case O_BATCH:
+            ok = parse_int_option(optarg, 1, 1000000, &o->batch);
+            break;
+        case O_CONTEXT:
+            ok = parse_int_option(optarg, 1, 100000000, &o->context);
+            break;
+        case O_WEIGHTS:
+            ok = parse_element_bytes(optarg, true, &o->weight_bytes);
+            break;
+        case O_KV:
+            ok = parse_element_bytes(optarg, false, &o->kv_bytes);
+            break;
+        case O_IMG:
+            ok = parse_quantity(optarg, &o->img_rate);
+            break;
+        case O_DEC:
+            ok = parse_quantity(optarg, &o->decode_rate);
+            break;
+        case O_DECFROM:
+            o->decode_from = optarg;
+            break;
+        case O_IMGB:
+            ok = parse_bytes(optarg, &o->image_bytes);
+            break;
+        case O_DATA:
+            ok = parse_bytes(optarg, &o->dataset_bytes);
+            break;
+        case O_CHECK:
+            o->check = true;
+            o->check_file = optarg;
+            break;
+        case O_SYSROOT:
+            o->sysroot = optarg;
+            break;
+        case 'j':
+            o->json = true;
+            break;
+        case 'h':
+            fputs(usage, stdout);
+            return -1;
+        default:
+            fputs(usage, stderr);
+            return EXIT_CANNOT_RUN;
+        }
+        if (!ok) {
+            const char *name = "?";
+            for (const struct option *opt = options; opt->name; opt++)
+                if (opt->val == c)
+                    name = opt->name;
+            return fail("bad value '%s' for --%s (gpuvet plan --help)", optarg, name);
+        }
+    }
+    /* `--check FILE` (with a space) leaves FILE as the one operand. */
+    if (o->check && !o->check_file && optind + 1 == argc)
+        o->check_file = argv[optind++];
+    if (optind < argc)
+        return fail("unexpected argument '%s'", argv[optind]);
+    if (!o->workload_set || !(o->workload == WL_LLM_TRAIN || o->workload == WL_LLM_INFER || o->workload == WL_CV_TRAIN))
+        return fail("--workload llm-train, llm-infer or cv-train is required");
+    if (!o->gpus)
+        return fail("--gpus [Nx]GPU is required (gpuvet gpus lists the names)");
+    if (o->sysroot && (!o->check || o->check_file))
+        return fail("--sysroot goes with --check and no audit file");
+    if (o->decode_from && o->decode_rate > 0)
+        return fail("give --decode-rate or --decode-from, not both");
+    return 0;
+}
+
+int cmd_plan(int argc, char **argv)
+{
+    struct plan p = {0};
+    int rc = parse_options(argc, argv, &p.opt);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    char err[1024];
+    if (gpu_table_load_default(&p.table, err, sizeof err) != 0) {
+        gpu_table_free(&p.table);
+        return fail("%s", err);
+    }
+    rc = resolve_gpus(&p);
+    if (rc == 0 && p.opt.workload != WL_CV_TRAIN)
+        rc = resolve_model(&p);
+    if (rc) {
+        gpu_table_free(&p.table);
+        return rc;
+    }
+    p.opt.zero.gpus_per_node = p.gpus_per_node;
+    p.opt.zero.nodes = p.opt.nodes;
+    p.doc = json_object();
+    p.steps = json_array();
+    p.requirements = json_object();
+    p.corrections = json_array();
+    json_object_set_new(p.doc, "workload", json_string(workload_name(p.opt.workload)));
+    json_object_set_new(p.doc, "nodes", json_integer(p.opt.nodes));
+    json_t *gpu =
+        json_pack("{s:s, s:i, s:f}", "id", p.gpu->id, "count_per_node", p.gpus_per_node, "memory_bytes", gpu_bytes(&p));
+    if (*p.gpu_note)
+        json_object_set_new(gpu, "note", json_string(p.gpu_note));
+    json_object_set_new(p.doc, "gpu", gpu);
+    if (p.opt.workload != WL_CV_TRAIN)
+        json_object_set_new(p.doc, "model", model_json(&p.model));
+    if (p.opt.workload == WL_LLM_TRAIN)
+        rc = plan_train(&p);
+    else if (p.opt.workload == WL_LLM_INFER)
+        rc = plan_infer(&p);
+    else
+        rc = plan_cv(&p);
+    json_object_set_new(p.doc, "steps", p.steps);
+    json_object_set_new(p.doc, "requirements", p.requirements);
+    json_object_set_new(p.doc, "seed_corrections", p.corrections);
+    if (rc == 0 && p.opt.check) {
+        json_t *machine = load_machine(&p.opt);
+        if (!machine) {
+            rc = EXIT_CANNOT_RUN;
+        } else {
+            int shortfalls;
+            json_object_set_new(p.doc, "checked_against",
+                                json_string(p.opt.check_file ? p.opt.check_file
+                                                             : json_string_value(json_object_get(machine, "source"))));
+            json_object_set_new(p.doc, "check", plan_check(machine, p.requirements, p.gpu, &p.table, &shortfalls));
+            json_object_set_new(p.doc, "shortfalls", json_integer(shortfalls));
+            rc = shortfalls ? EXIT_VERDICT_FAIL : 0;
+            json_decref(machine);
+        }
+    }
+    if (rc == 0 || rc == EXIT_VERDICT_FAIL) {
+        if (p.opt.json) {
+            json_t *root = json_pack("{s:s, s:s, s:O}", "schema", "gpuvet.plan/1", "gpuvet_version", GPUVET_VERSION,
+                                     "plan", p.doc);
+            json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+            fputc('\n', stdout);
+            json_decref(root);
+        } else {
+            print_text(p.doc);
+        }
+    }
+    json_decref(p.doc);
+    gpu_table_free(&p.table);
+    return rc;
+}

@@ -1,0 +1,54 @@
+/* The provider's claimed spec (`--claim FILE`, seed 000 §4.1's "label") and, per claim, what was
+ * found and the verdict. The keys, their JSON types and their evaluators are one table
+ * (claim_kinds, rules/claims.c); the file parser validates against it. */
+#ifndef GPUVET_CLAIMS_CLAIMS_H
+#define GPUVET_CLAIMS_CLAIMS_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "model/machine.h"
+#include "rules/workload.h"
+
+enum claim_type { CLAIM_STRING, CLAIM_INTEGER, CLAIM_NUMBER };
+enum claim_verdict { CLAIM_UNKNOWN, CLAIM_PASS, CLAIM_MISMATCH };
+
+struct claim {
+    char *key;         /* "cpu.cores", "storage[1].gb" */
+    int kind;          /* index into claim_kinds */
+    int index;         /* position in storage[]; -1 for the other keys */
+    json_t *claimed;   /* the value from the file */
+    json_t *found;     /* what the audit found to compare; JSON null when unknown */
+    enum claim_verdict verdict;
+    char *message;     /* why: the arithmetic behind the verdict, or why it is unknown */
+};
+
+struct claim_set {
+    char *file;
+    struct claim *items; /* in claim_kinds order, storage[] entries in file order */
+    int count;
+};
+
+struct claim_eval; /* rules/claims.c: the machine and thresholds an evaluator reads */
+
+struct claim_kind {
+    const char *key;              /* "cpu.cores"; array members as "storage[].gb" */
+    enum claim_type type;
+    const char *const *choices;   /* the strings a CLAIM_STRING may take; NULL any */
+    void (*evaluate)(struct claim *c, const struct claim_eval *e);
+};
+
+extern const struct claim_kind claim_kinds[];
+extern const int claim_kinds_count;
+
+/* Reads and validates FILE. On any error returns -1, sets *error to "FILE: key: what is wrong"
+ * (malloc'd) and leaves out empty: a bad claim file gets no partial verdict. */
+int claim_file_load(const char *path, struct claim_set *out, char **error);
+void claim_set_free(struct claim_set *set);
+
+/* Sets found, verdict and message of every claim from the machine model. */
+void claims_evaluate(struct claim_set *set, const struct machine *m, const struct thresholds *t);
+
+const char *claim_verdict_name(enum claim_verdict v);
+
+#endif

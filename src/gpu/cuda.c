@@ -1,0 +1,223 @@
+#include "gpu/cuda.h"
+
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void *first_symbol(void *lib, ...)
+{
+    va_list ap;
+    va_start(ap, lib);
+    void *found = NULL;
+    for (const char *name = va_arg(ap, const char *); name && !found; name = va_arg(ap, const char *))
+        found = dlsym(lib, name);
+    va_end(ap);
+    return found;
+}
+
+#define RESOLVE(field, ...)                                                                        \
+    do {                                                                                           \
+        void *sym_ = first_symbol(c->library, __VA_ARGS__, (const char *)NULL);                    \
+        memcpy(&c->field, &sym_, sizeof sym_);                                                     \
+    } while (0)
+
+int cuda_open(struct cuda *c, char *err, size_t errlen)
+{
+    memset(c, 0, sizeof *c);
+    const char *wanted = getenv("GPUVET_CUDA_LIBRARY");
+    const char *name = wanted && *wanted ? wanted : "libcuda.so.1";
+    c->library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (!c->library) {
+        const char *why = dlerror();
+        snprintf(err, errlen, "cannot load %s: %s", name, why ? why : "unknown error");
+        return -1;
+    }
+    RESOLVE(init, "cuInit");
+    RESOLVE(error_string, "cuGetErrorString");
+    RESOLVE(device_by_bus_id, "cuDeviceGetByPCIBusId");
+    RESOLVE(primary_ctx_retain, "cuDevicePrimaryCtxRetain");
+    RESOLVE(primary_ctx_release, "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease");
+    RESOLVE(ctx_set_current, "cuCtxSetCurrent");
+    RESOLVE(host_alloc, "cuMemHostAlloc");
+    RESOLVE(host_alloc_plain, "cuMemAllocHost_v2", "cuMemAllocHost");
+    RESOLVE(host_free, "cuMemFreeHost");
+    RESOLVE(mem_alloc, "cuMemAlloc_v2", "cuMemAlloc");
+    RESOLVE(mem_free, "cuMemFree_v2", "cuMemFree");
+    RESOLVE(htod, "cuMemcpyHtoD_v2", "cuMemcpyHtoD");
+    RESOLVE(dtoh, "cuMemcpyDtoH_v2", "cuMemcpyDtoH");
+    RESOLVE(htod_async, "cuMemcpyHtoDAsync_v2", "cuMemcpyHtoDAsync");
+    RESOLVE(dtoh_async, "cuMemcpyDtoHAsync_v2", "cuMemcpyDtoHAsync");
+    RESOLVE(stream_create, "cuStreamCreate");
+    RESOLVE(stream_query, "cuStreamQuery");
+    RESOLVE(stream_synchronize, "cuStreamSynchronize");
+    RESOLVE(stream_destroy, "cuStreamDestroy_v2", "cuStreamDestroy");
+    RESOLVE(event_create, "cuEventCreate");
+    RESOLVE(event_record, "cuEventRecord");
+    RESOLVE(event_synchronize, "cuEventSynchronize");
+    RESOLVE(event_elapsed, "cuEventElapsedTime_v2", "cuEventElapsedTime");
+    RESOLVE(event_destroy, "cuEventDestroy_v2", "cuEventDestroy");
+    bool complete = c->init && c->device_by_bus_id && c->primary_ctx_retain && c->primary_ctx_release &&
+                    c->ctx_set_current && (c->host_alloc || c->host_alloc_plain) && c->host_free && c->mem_alloc &&
+                    c->mem_free && c->htod && c->dtoh && c->htod_async && c->dtoh_async && c->stream_create &&
+                    c->stream_query && c->stream_synchronize && c->stream_destroy && c->event_create &&
+                    c->event_record && c->event_synchronize && c->event_elapsed && c->event_destroy;
+    if (!complete) {
+        snprintf(err, errlen, "%s lacks CUDA driver API calls gpuvet needs (a stub or a very old driver)", name);
+        cuda_close(c);
+        return -1;
+    }
+    cu_result rc = c->init(0);
+    if (rc != CUDA_SUCCESS) {
+        snprintf(err, errlen, "cuInit failed: %s (error %d)", cuda_error(c, rc), rc);
+        cuda_close(c);
+        return -1;
+    }
+    return 0;
+}
+
+void cuda_close(struct cuda *c)
+{
+    if (c->library)
+        dlclose(c->library);
+    c->library = NULL;
+}
+
+const char *cuda_error(const struct cuda *c, cu_result rc)
+{
+    const char *s = NULL;
+    if (c->error_string && c->error_string(rc, &s) == CUDA_SUCCESS && s)
+        return s;
+    switch (rc) {
+    case 34: return "CUDA stub library loaded instead of the driver's";
+    case 35: return "driver too old for this CUDA";
+    case 100: return "no CUDA device";
+    case 803: return "driver and kernel module versions differ";
+    default: return "unknown error";
+    }
+}
+
+#define CHECK(call)                                                                                \
+    do {                                                                                           \
+        cu_result rc_ = (call);                                                                    \
+        if (rc_ != CUDA_SUCCESS) {                                                                 \
+            snprintf(err, errlen, "%s: %s (error %d)", #call, cuda_error(g->api, rc_), rc_);       \
+            return -1;                                                                             \
+        }                                                                                          \
+    } while (0)
+
+static int alloc_pinned(struct cuda_gpu *g, char *err, size_t errlen)
+{
+    if (g->api->host_alloc)
+        CHECK(g->api->host_alloc(&g->pinned, g->bytes, 0));
+    else
+        CHECK(g->api->host_alloc_plain(&g->pinned, g->bytes));
+    /* Touch every page so the copies time the link, not first-touch faults. */
+    memset(g->pinned, 0x5a, g->bytes);
+    return 0;
+}
+
+int cuda_gpu_open(const struct cuda *c, const char *bus_id, size_t bytes, struct cuda_gpu *g, char *err, size_t errlen)
+{
+    memset(g, 0, sizeof *g);
+    g->api = c;
+    g->device = -1;
+    g->bytes = bytes;
+    int device = -1;
+    CHECK(c->device_by_bus_id(&device, bus_id));
+    CHECK(c->primary_ctx_retain(&g->context, device));
+    g->device = device; /* from here on cuda_gpu_close releases the context */
+    CHECK(c->ctx_set_current(g->context));
+    CHECK(c->stream_create(&g->stream, 1 /* CU_STREAM_NON_BLOCKING */));
+    CHECK(c->mem_alloc(&g->buffer, bytes));
+    return alloc_pinned(g, err, errlen);
+}
+
+int cuda_gpu_repin(struct cuda_gpu *g, char *err, size_t errlen)
+{
+    if (g->pinned)
+        g->api->host_free(g->pinned);
+    g->pinned = NULL;
+    return alloc_pinned(g, err, errlen);
+}
+
+void cuda_gpu_close(struct cuda_gpu *g)
+{
+    if (g->device < 0)
+        return;
+    if (g->stream)
+        g->api->stream_synchronize(g->stream);
+    if (g->pinned)
+        g->api->host_free(g->pinned);
+    if (g->buffer)
+        g->api->mem_free(g->buffer);
+    if (g->stream)
+        g->api->stream_destroy(g->stream);
+    g->api->primary_ctx_release(g->device);
+    g->device = -1;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int queue_copies(struct cuda_gpu *g, enum cuda_direction dir, int repeat, char *err, size_t errlen)
+{
+    for (int i = 0; i < repeat; i++) {
+        if (dir == CUDA_H2D)
+            CHECK(g->api->htod_async(g->buffer, g->pinned, g->bytes, g->stream));
+        else
+            CHECK(g->api->dtoh_async(g->pinned, g->buffer, g->bytes, g->stream));
+    }
+    return 0;
+}
+
+static double pinned_rate(struct cuda_gpu *g, enum cuda_direction dir, int repeat, char *err, size_t errlen)
+{
+    cu_event start = NULL, stop = NULL;
+    double rate = -1;
+    float ms = 0;
+    if (g->api->event_create(&start, 0) != CUDA_SUCCESS || g->api->event_create(&stop, 0) != CUDA_SUCCESS) {
+        snprintf(err, errlen, "cuEventCreate failed");
+    } else if (g->api->event_record(start, g->stream) == CUDA_SUCCESS && queue_copies(g, dir, repeat, err, errlen) == 0 &&
+               g->api->event_record(stop, g->stream) == CUDA_SUCCESS &&
+               g->api->event_synchronize(stop) == CUDA_SUCCESS &&
+               g->api->event_elapsed(&ms, start, stop) == CUDA_SUCCESS && ms > 0) {
+        rate = (double)g->bytes * repeat / (ms / 1e3);
+    } else if (!*err) {
+        snprintf(err, errlen, "timing the pinned copies failed");
+    }
+    if (start)
+        g->api->event_destroy(start);
+    if (stop)
+        g->api->event_destroy(stop);
+    return rate;
+}
+
+double cuda_copy_rate(struct cuda_gpu *g, enum cuda_direction dir, void *pageable, int repeat, char *err, size_t errlen)
+{
+    err[0] = '\0';
+    if (!pageable)
+        return pinned_rate(g, dir, repeat, err, errlen);
+    double start = now_s();
+    for (int i = 0; i < repeat; i++) {
+        if (dir == CUDA_H2D)
+            CHECK(g->api->htod(g->buffer, pageable, g->bytes));
+        else
+            CHECK(g->api->dtoh(pageable, g->buffer, g->bytes));
+    }
+    double seconds = now_s() - start;
+    return seconds > 0 ? (double)g->bytes * repeat / seconds : -1;
+}
+
+int cuda_copies_start(struct cuda_gpu *g, int repeat, char *err, size_t errlen)
+{
+    return queue_copies(g, CUDA_H2D, repeat, err, errlen);
+}
+
+bool cuda_copies_done(struct cuda_gpu *g) { return g->api->stream_query(g->stream) != CUDA_ERROR_NOT_READY; }

@@ -1,0 +1,153 @@
+/* Symbols are resolved newest version first (nvmlInit_v2 before nvmlInit, PciInfo_v3 before
+ * _v2 before the unversioned one), as nvml.h itself maps the plain names. The device count and
+ * handle-by-index calls are taken as a pair: v1 count skips devices this user may not open while
+ * v2 counts them, so mixing versions would map indices to the wrong GPUs. */
+#include "gpu/nvml.h"
+
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The first of the NULL-terminated names the library exports, or NULL. */
+static void *first_symbol(void *lib, ...)
+{
+    va_list ap;
+    va_start(ap, lib);
+    void *found = NULL;
+    for (const char *name = va_arg(ap, const char *); name && !found; name = va_arg(ap, const char *))
+        found = dlsym(lib, name);
+    va_end(ap);
+    return found;
+}
+
+/* Function pointers cannot be assigned from void * in ISO C; copying the bits is what dlsym's
+ * own documentation recommends. */
+#define RESOLVE(field, ...)                                                                        \
+    do {                                                                                           \
+        void *sym_ = first_symbol(n->library, __VA_ARGS__, (const char *)NULL);                    \
+        memcpy(&n->field, &sym_, sizeof sym_);                                                     \
+    } while (0)
+
+static void resolve_all(struct nvml *n)
+{
+    RESOLVE(shutdown, "nvmlShutdown");
+    RESOLVE(error_string, "nvmlErrorString");
+    RESOLVE(driver_version, "nvmlSystemGetDriverVersion");
+    RESOLVE(cuda_driver_version, "nvmlSystemGetCudaDriverVersion_v2", "nvmlSystemGetCudaDriverVersion");
+    RESOLVE(name, "nvmlDeviceGetName");
+    RESOLVE(uuid, "nvmlDeviceGetUUID");
+    RESOLVE(serial, "nvmlDeviceGetSerial");
+    RESOLVE(vbios, "nvmlDeviceGetVbiosVersion");
+    RESOLVE(pci_info, "nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetPciInfo_v2", "nvmlDeviceGetPciInfo");
+    RESOLVE(memory_v2, "nvmlDeviceGetMemoryInfo_v2");
+    RESOLVE(memory_v1, "nvmlDeviceGetMemoryInfo");
+    RESOLVE(persistence, "nvmlDeviceGetPersistenceMode");
+    RESOLVE(pstate, "nvmlDeviceGetPerformanceState");
+    RESOLVE(link_gen, "nvmlDeviceGetCurrPcieLinkGeneration");
+    RESOLVE(max_link_gen, "nvmlDeviceGetMaxPcieLinkGeneration");
+    RESOLVE(gpu_max_link_gen, "nvmlDeviceGetGpuMaxPcieLinkGeneration");
+    RESOLVE(link_width, "nvmlDeviceGetCurrPcieLinkWidth");
+    RESOLVE(max_link_width, "nvmlDeviceGetMaxPcieLinkWidth");
+    RESOLVE(replay_counter, "nvmlDeviceGetPcieReplayCounter");
+    RESOLVE(ecc_mode, "nvmlDeviceGetEccMode");
+    RESOLVE(ecc_errors, "nvmlDeviceGetTotalEccErrors");
+    RESOLVE(retired_pages, "nvmlDeviceGetRetiredPages");
+    RESOLVE(retired_pending, "nvmlDeviceGetRetiredPagesPendingStatus");
+    RESOLVE(remapped_rows, "nvmlDeviceGetRemappedRows");
+    RESOLVE(clock, "nvmlDeviceGetClockInfo");
+    RESOLVE(max_clock, "nvmlDeviceGetMaxClockInfo");
+    RESOLVE(clock_events, "nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons");
+    RESOLVE(power_usage, "nvmlDeviceGetPowerUsage");
+    RESOLVE(power_limit, "nvmlDeviceGetEnforcedPowerLimit");
+    RESOLVE(temperature_v, "nvmlDeviceGetTemperatureV");
+    RESOLVE(temperature, "nvmlDeviceGetTemperature");
+    RESOLVE(temperature_threshold, "nvmlDeviceGetTemperatureThreshold");
+    RESOLVE(utilization, "nvmlDeviceGetUtilizationRates");
+    RESOLVE(mig_mode, "nvmlDeviceGetMigMode");
+    RESOLVE(nvlink_state, "nvmlDeviceGetNvLinkState");
+    RESOLVE(nvlink_remote_pci, "nvmlDeviceGetNvLinkRemotePciInfo_v2", "nvmlDeviceGetNvLinkRemotePciInfo");
+    RESOLVE(cpu_affinity, "nvmlDeviceGetCpuAffinity");
+    RESOLVE(memory_affinity, "nvmlDeviceGetMemoryAffinity");
+}
+
+static bool resolve_device_pair(struct nvml *n)
+{
+    RESOLVE(device_count, "nvmlDeviceGetCount_v2");
+    RESOLVE(device_by_index, "nvmlDeviceGetHandleByIndex_v2");
+    n->count_symbol = "nvmlDeviceGetCount_v2";
+    if (n->device_count && n->device_by_index)
+        return true;
+    RESOLVE(device_count, "nvmlDeviceGetCount");
+    RESOLVE(device_by_index, "nvmlDeviceGetHandleByIndex");
+    n->count_symbol = "nvmlDeviceGetCount";
+    return n->device_count && n->device_by_index;
+}
+
+int nvml_open(struct nvml *n, char *err, size_t errlen)
+{
+    memset(n, 0, sizeof *n);
+    const char *wanted = getenv("GPUVET_NVML_LIBRARY");
+    const char *const candidates[] = {wanted && *wanted ? wanted : "libnvidia-ml.so.1", "libnvidia-ml.so"};
+    const char *why = "not found";
+    for (size_t i = 0; i < 2 && !n->library; i++) {
+        n->library = dlopen(candidates[i], RTLD_NOW | RTLD_LOCAL);
+        if (n->library)
+            snprintf(n->library_path, sizeof n->library_path, "%s", candidates[i]);
+        else if (i == 0)
+            why = dlerror();
+        if (wanted && *wanted)
+            break; /* an explicit library is the only one to try */
+    }
+    if (!n->library) {
+        snprintf(err, errlen, "cannot load %s: %s", candidates[0], why ? why : "unknown error");
+        return -1;
+    }
+    nvml_return (*init)(void) = NULL;
+    void *sym = first_symbol(n->library, "nvmlInit_v2", "nvmlInit", (const char *)NULL);
+    memcpy(&init, &sym, sizeof sym);
+    if (!init || !resolve_device_pair(n)) {
+        snprintf(err, errlen, "%s lacks nvmlInit or nvmlDeviceGetCount/HandleByIndex: not an NVML library",
+                 n->library_path);
+        dlclose(n->library);
+        n->library = NULL;
+        return -1;
+    }
+    resolve_all(n);
+    nvml_return rc = init();
+    if (rc != NVML_SUCCESS) {
+        snprintf(err, errlen, "nvmlInit failed: %s (error %d)", nvml_error(n, rc), rc);
+        dlclose(n->library);
+        n->library = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+void nvml_close(struct nvml *n)
+{
+    if (!n->library)
+        return;
+    if (n->shutdown)
+        n->shutdown();
+    dlclose(n->library);
+    n->library = NULL;
+}
+
+const char *nvml_error(const struct nvml *n, nvml_return rc)
+{
+    if (n->error_string)
+        return n->error_string(rc);
+    switch (rc) {
+    case 1: return "NVML was not initialised";
+    case 3: return "not supported";
+    case 4: return "no permission";
+    case 9: return "driver not loaded";
+    case 12: return "library not found";
+    case 15: return "GPU is lost";
+    case 18: return "driver/library version mismatch";
+    default: return "unknown error";
+    }
+}

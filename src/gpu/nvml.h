@@ -1,0 +1,106 @@
+/* NVML (libnvidia-ml.so.1) loaded at run time with our own minimal declarations: nothing of
+ * NVIDIA's is needed to build gpuvet, and a machine without the driver still runs it.
+ * Layouts and constants follow nvml.h 13.x; every function pointer may be NULL (an old driver
+ * without the call), which loses that one fact. */
+#ifndef GPUVET_GPU_NVML_H
+#define GPUVET_GPU_NVML_H
+
+#include <stddef.h>
+
+typedef int nvml_return;
+typedef struct nvml_device_opaque *nvml_device;
+
+#define NVML_SUCCESS 0
+#define NVML_ERROR_INSUFFICIENT_SIZE 7
+
+/* Versioned structs carry sizeof | version << 24 in their first field (NVML_STRUCT_VERSION). */
+#define NVML_STRUCT_VERSION(type, ver) ((unsigned)(sizeof(type) | ((unsigned)(ver) << 24)))
+
+/* nvmlPciInfo_t: v1 had a 16-byte busId and reserved words where v2/v3 have busId[32]; domain,
+ * bus and device sit at the same offsets in all three, so we read those. */
+struct nvml_pci_info {
+    char bus_id_legacy[16];
+    unsigned domain, bus, device, pci_device_id, pci_subsystem_id;
+    char bus_id[32];
+};
+
+struct nvml_memory_v1 {
+    unsigned long long total, free, used;
+};
+
+struct nvml_memory_v2 {
+    unsigned version;
+    unsigned long long total, reserved, free, used;
+};
+
+struct nvml_utilization {
+    unsigned gpu, memory;
+};
+
+struct nvml_temperature_v1 {
+    unsigned version;
+    int sensor;      /* NVML_TEMPERATURE_GPU = 0 */
+    int temperature;
+};
+
+enum { NVML_CLOCK_GRAPHICS = 0, NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2 };
+enum { NVML_ECC_CORRECTED = 0, NVML_ECC_UNCORRECTED = 1 };
+enum { NVML_ECC_VOLATILE = 0, NVML_ECC_AGGREGATE = 1 };
+enum { NVML_RETIRED_SBE = 0, NVML_RETIRED_DBE = 1 };
+enum { NVML_TEMPERATURE_THRESHOLD_SLOWDOWN = 1 };
+enum { NVML_AFFINITY_SCOPE_NODE = 0 };
+
+struct nvml {
+    void *library;
+    char library_path[256];
+    const char *count_symbol; /* which count/handle pair was resolved, for reports and tests */
+    nvml_return (*shutdown)(void);
+    const char *(*error_string)(nvml_return);
+    nvml_return (*driver_version)(char *, unsigned);
+    nvml_return (*cuda_driver_version)(int *);
+    nvml_return (*device_count)(unsigned *);
+    nvml_return (*device_by_index)(unsigned, nvml_device *);
+    nvml_return (*name)(nvml_device, char *, unsigned);
+    nvml_return (*uuid)(nvml_device, char *, unsigned);
+    nvml_return (*serial)(nvml_device, char *, unsigned);
+    nvml_return (*vbios)(nvml_device, char *, unsigned);
+    nvml_return (*pci_info)(nvml_device, struct nvml_pci_info *);
+    nvml_return (*memory_v2)(nvml_device, struct nvml_memory_v2 *);
+    nvml_return (*memory_v1)(nvml_device, struct nvml_memory_v1 *);
+    nvml_return (*persistence)(nvml_device, int *);
+    nvml_return (*pstate)(nvml_device, int *);
+    nvml_return (*link_gen)(nvml_device, unsigned *);
+    nvml_return (*max_link_gen)(nvml_device, unsigned *);
+    nvml_return (*gpu_max_link_gen)(nvml_device, unsigned *);
+    nvml_return (*link_width)(nvml_device, unsigned *);
+    nvml_return (*max_link_width)(nvml_device, unsigned *);
+    nvml_return (*replay_counter)(nvml_device, unsigned *);
+    nvml_return (*ecc_mode)(nvml_device, int *, int *);
+    nvml_return (*ecc_errors)(nvml_device, int, int, unsigned long long *);
+    nvml_return (*retired_pages)(nvml_device, int, unsigned *, unsigned long long *);
+    nvml_return (*retired_pending)(nvml_device, int *);
+    nvml_return (*remapped_rows)(nvml_device, unsigned *, unsigned *, unsigned *, unsigned *);
+    nvml_return (*clock)(nvml_device, int, unsigned *);
+    nvml_return (*max_clock)(nvml_device, int, unsigned *);
+    nvml_return (*clock_events)(nvml_device, unsigned long long *);
+    nvml_return (*power_usage)(nvml_device, unsigned *);
+    nvml_return (*power_limit)(nvml_device, unsigned *);
+    nvml_return (*temperature_v)(nvml_device, struct nvml_temperature_v1 *);
+    nvml_return (*temperature)(nvml_device, int, unsigned *);
+    nvml_return (*temperature_threshold)(nvml_device, int, unsigned *);
+    nvml_return (*utilization)(nvml_device, struct nvml_utilization *);
+    nvml_return (*mig_mode)(nvml_device, unsigned *, unsigned *);
+    nvml_return (*nvlink_state)(nvml_device, unsigned, int *);
+    nvml_return (*nvlink_remote_pci)(nvml_device, unsigned, struct nvml_pci_info *);
+    nvml_return (*cpu_affinity)(nvml_device, unsigned, unsigned long *);
+    nvml_return (*memory_affinity)(nvml_device, unsigned, unsigned long *, int);
+};
+
+/* Loads the library ($GPUVET_NVML_LIBRARY, else libnvidia-ml.so.1, else libnvidia-ml.so) and
+ * initialises NVML. Returns 0, or -1 with the reason in err. */
+int nvml_open(struct nvml *n, char *err, size_t errlen);
+void nvml_close(struct nvml *n);
+/* The library's words for an error code (our own when it has no nvmlErrorString). */
+const char *nvml_error(const struct nvml *n, nvml_return rc);
+
+#endif

@@ -1,0 +1,191 @@
+#include "model/gpu.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "model/machine.h"
+
+bool gpu_bus_id_normalise(const char *text, char out[32])
+{
+    unsigned long domain = 0;
+    unsigned bus, device, function;
+    int used = 0;
+    if (!text)
+        return false;
+    if (sscanf(text, "%lx:%x:%x.%1x%n", &domain, &bus, &device, &function, &used) != 4) {
+        domain = 0;
+        if (sscanf(text, "%x:%x.%1x%n", &bus, &device, &function, &used) != 3)
+            return false;
+    }
+    if (text[used] != '\0' && !isspace((unsigned char)text[used]))
+        return false;
+    if (domain > 0xffffffffUL || bus > 0xff || device > 0x1f || function > 7)
+        return false;
+    snprintf(out, 32, "%04lx:%02x:%02x.%x", domain, bus, device, function);
+    return true;
+}
+
+void gpu_init(struct gpu *g)
+{
+    memset(g, 0, sizeof *g);
+    g->memory_total_bytes = -1;
+    g->persistence = g->ecc_current = g->ecc_pending = g->mig_current = g->mig_pending = GPU_UNKNOWN;
+    g->pstate = -1;
+    g->pcie_gen_current = g->pcie_gen_max = g->pcie_gen_gpu_max = g->pcie_width_current = g->pcie_width_max = -1;
+    g->pcie_replays = -1;
+    g->ecc_corrected_volatile = g->ecc_uncorrected_volatile = -1;
+    g->ecc_corrected_aggregate = g->ecc_uncorrected_aggregate = -1;
+    g->retired_sbe = g->retired_dbe = g->retired_pending = -1;
+    g->remapped_correctable = g->remapped_uncorrectable = g->remap_pending = g->remap_failure = -1;
+    g->clock_graphics_mhz = g->clock_sm_mhz = g->clock_mem_mhz = -1;
+    g->max_graphics_mhz = g->max_sm_mhz = g->max_mem_mhz = -1;
+    g->power_draw_w = g->power_limit_w = -1;
+    g->temperature_c = g->slowdown_temperature_c = -1;
+    g->utilization_gpu = g->utilization_memory = -1;
+    g->numa_node = -1;
+    g->load.pstate = g->load.gen = g->load.width = -1;
+}
+
+struct gpu *gpu_set_add(struct gpu_set *s)
+{
+    struct gpu *grown = realloc(s->items, (size_t)(s->count + 1) * sizeof *grown);
+    if (!grown)
+        return NULL;
+    s->items = grown;
+    gpu_init(&s->items[s->count]);
+    return &s->items[s->count++];
+}
+
+const struct gpu *gpu_set_find(const struct gpu_set *s, const char *bus_id)
+{
+    char want[32];
+    if (!gpu_bus_id_normalise(bus_id, want))
+        return NULL;
+    for (int i = 0; i < s->count; i++)
+        if (!strcmp(s->items[i].bus_id, want))
+            return &s->items[i];
+    return NULL;
+}
+
+void gpu_set_add_runtime(struct gpu_set *s, const char *path, const char *kind, int major, int minor)
+{
+    struct cuda_runtime *grown = realloc(s->runtimes, (size_t)(s->nruntimes + 1) * sizeof *grown);
+    if (!grown)
+        return;
+    s->runtimes = grown;
+    s->runtimes[s->nruntimes++] = (struct cuda_runtime){strdup(path), strdup(kind), major, minor};
+}
+
+static void gpu_free(struct gpu *g)
+{
+    free(g->name);
+    free(g->brand);
+    free(g->uuid);
+    free(g->serial);
+    free(g->vbios);
+    free(g->cpu_affinity);
+    free(g->load.error);
+}
+
+void gpu_set_free(struct gpu_set *s)
+{
+    for (int i = 0; i < s->count; i++)
+        gpu_free(&s->items[i]);
+    free(s->items);
+    for (int i = 0; i < s->nruntimes; i++) {
+        free(s->runtimes[i].path);
+        free(s->runtimes[i].kind);
+    }
+    free(s->runtimes);
+    free(s->source);
+    free(s->unknown_reason);
+    free(s->driver_version);
+    gpu_set_init(s);
+}
+
+void gpu_set_init(struct gpu_set *s)
+{
+    memset(s, 0, sizeof *s);
+    s->cuda_major = s->cuda_minor = -1;
+    s->attached_gpus = -1;
+}
+
+bool gpu_is_datacenter(const struct gpu *g)
+{
+    static const char *const client[] = {"GeForce", "TITAN", "Quadro", "RTX"};
+    if (!g->name)
+        return false;
+    for (size_t i = 0; i < sizeof client / sizeof client[0]; i++)
+        if (strcasestr(g->name, client[i]))
+            return false;
+    return true;
+}
+
+bool gpu_link_known(const struct gpu *g)
+{
+    return (g->pcie_width_current > 0 && g->pcie_width_max > 0) || (g->pcie_gen_current > 0 && g->pcie_gen_max > 0);
+}
+
+
+const struct pci_device *gpu_pci_device(const struct machine *m, const struct gpu *g)
+{
+    for (int i = 0; i < m->npci; i++) {
+        char norm[32];
+        if (gpu_bus_id_normalise(m->pci[i].bus_id, norm) && !strcmp(norm, g->bus_id))
+            return &m->pci[i];
+    }
+    return NULL;
+}
+
+int gpu_numa_node(const struct machine *m, const struct gpu *g)
+{
+    const struct pci_device *d = gpu_pci_device(m, g);
+    return d && d->numa_node >= 0 ? d->numa_node : g->numa_node;
+}
+
+static int nvlinks_between(const struct gpu *a, const struct gpu *b)
+{
+    int n = 0;
+    for (int k = 0; k < a->nnvlinks; k++)
+        n += a->nvlinks[k].active == GPU_ON && !strcmp(a->nvlinks[k].remote_bus_id, b->bus_id);
+    return n;
+}
+
+/* "0000:3a" of a root port "0000:3a:00.0": the host bridge's bus. */
+static bool same_root_bus(const char *x, const char *y)
+{
+    const char *cx = strrchr(x, ':'), *cy = strrchr(y, ':');
+    return cx && cy && cx - x == cy - y && !strncmp(x, y, (size_t)(cx - x));
+}
+
+void gpu_link_level(const struct machine *m, const struct gpu *a, const struct gpu *b, char out[8])
+{
+    int nv = nvlinks_between(a, b);
+    if (nv > 0) {
+        snprintf(out, 8, "NV%d", nv > 99 ? 99 : nv);
+        return;
+    }
+    const struct pci_device *da = gpu_pci_device(m, a), *db = gpu_pci_device(m, b);
+    if (!da || !db || da->npath == 0 || db->npath == 0) {
+        int na = gpu_numa_node(m, a), nb = gpu_numa_node(m, b);
+        snprintf(out, 8, "%s", na >= 0 && nb >= 0 && na != nb ? "SYS" : "?");
+        return;
+    }
+    for (int ka = 0; ka < da->npath; ka++)
+        for (int kb = 0; kb < db->npath; kb++)
+            if (!strcmp(da->path[ka].bus_id, db->path[kb].bus_id)) {
+                snprintf(out, 8, "%s", ka <= 1 && kb <= 1 ? "PIX" : "PXB");
+                return;
+            }
+    const char *root_a = da->path[da->npath - 1].bus_id, *root_b = db->path[db->npath - 1].bus_id;
+    int na = gpu_numa_node(m, a), nb = gpu_numa_node(m, b);
+    if (same_root_bus(root_a, root_b))
+        snprintf(out, 8, "PHB");
+    else if (na >= 0 && nb >= 0)
+        snprintf(out, 8, "%s", na == nb ? "NODE" : "SYS");
+    else
+        snprintf(out, 8, "?");
+}

@@ -1,0 +1,116 @@
+/* NVIDIA GPUs as NVML or `nvidia-smi -q -x` describe them. Every number is -1 when the source did
+ * not report it ("N/A", an NVML error, an old driver without the call); tristates are GPU_UNKNOWN,
+ * GPU_OFF or GPU_ON. A GPU is joined to the PCI facts of sysfs by its normalised bus id. */
+#ifndef GPUVET_MODEL_GPU_H
+#define GPUVET_MODEL_GPU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define GPU_MAX_NVLINKS 18
+
+enum { GPU_UNKNOWN = -1, GPU_OFF = 0, GPU_ON = 1 };
+
+/* Clock-event ("throttle") reason bits, as NVML numbers them. */
+#define GPU_EVENT_GPU_IDLE 0x1ULL
+#define GPU_EVENT_APP_CLOCKS 0x2ULL
+#define GPU_EVENT_SW_POWER_CAP 0x4ULL
+#define GPU_EVENT_HW_SLOWDOWN 0x8ULL
+#define GPU_EVENT_SYNC_BOOST 0x10ULL
+#define GPU_EVENT_SW_THERMAL 0x20ULL
+#define GPU_EVENT_HW_THERMAL 0x40ULL
+#define GPU_EVENT_HW_POWER_BRAKE 0x80ULL
+#define GPU_EVENT_DISPLAY_CLOCKS 0x100ULL
+
+struct gpu_nvlink {
+    int link;
+    int active;                /* tristate */
+    char remote_bus_id[32];    /* normalised; "" unknown */
+};
+
+/* The link re-read while `--load-check` drives host-to-device copies. */
+struct gpu_load_check {
+    bool done;
+    int pstate, gen, width;    /* -1 unknown */
+    double h2d_bytes_s;        /* the copies' rate, 0 unknown */
+    char *error;               /* why it could not run; NULL when done */
+};
+
+struct gpu {
+    char bus_id[32];           /* sysfs form "0000:3b:00.0" */
+    char *name, *brand, *uuid, *serial, *vbios;
+    int64_t memory_total_bytes;
+    int persistence, ecc_current, ecc_pending, mig_current, mig_pending; /* tristates */
+    int pstate;                /* 0..15 for P0..P15 */
+    int pcie_gen_current, pcie_gen_max, pcie_gen_gpu_max, pcie_width_current, pcie_width_max;
+    int64_t pcie_replays;
+    int64_t ecc_corrected_volatile, ecc_uncorrected_volatile, ecc_corrected_aggregate, ecc_uncorrected_aggregate;
+    int retired_sbe, retired_dbe, retired_pending; /* pending is a tristate */
+    int remapped_correctable, remapped_uncorrectable, remap_pending, remap_failure; /* last two tristates */
+    int clock_graphics_mhz, clock_sm_mhz, clock_mem_mhz, max_graphics_mhz, max_sm_mhz, max_mem_mhz;
+    bool clock_events_known;
+    uint64_t clock_events;     /* GPU_EVENT_* bits active */
+    double power_draw_w, power_limit_w; /* < 0 unknown */
+    int temperature_c, slowdown_temperature_c;
+    int utilization_gpu, utilization_memory; /* percent */
+    int numa_node;             /* from NVML's memory affinity when sysfs has none; -1 unknown */
+    char *cpu_affinity;        /* cpulist from NVML; NULL unknown */
+    bool nvlink_known;         /* the source reports NVLink state (NVML does, -q -x does not) */
+    int nnvlinks;
+    struct gpu_nvlink nvlinks[GPU_MAX_NVLINKS];
+    struct gpu_load_check load;
+};
+
+/* A CUDA runtime or framework build found on the machine, with the CUDA version it needs. */
+struct cuda_runtime {
+    char *path;
+    char *kind;                /* "libcudart" or "torch" */
+    int major, minor;          /* minor -1 when only the soname's major is known */
+};
+
+struct gpu_set {
+    bool probed;               /* an NVIDIA source was read (or tried) */
+    char *source;              /* "nvml", or "nvidia-smi:FILE" */
+    char *unknown_reason;      /* an NVIDIA device is there but no source could describe it */
+    char *driver_version;
+    int cuda_major, cuda_minor; /* the CUDA version the driver supports; -1 unknown */
+    int attached_gpus;         /* what the source claims; may differ from count in trimmed files */
+    struct gpu *items;
+    int count;
+    bool runtimes_searched;
+    struct cuda_runtime *runtimes;
+    int nruntimes;
+};
+
+struct machine;
+struct pci_device;
+
+/* The sysfs PCI device of a GPU (same bus id); NULL when sysfs was not read or lacks it. */
+const struct pci_device *gpu_pci_device(const struct machine *m, const struct gpu *g);
+/* The GPU's NUMA node: sysfs first (it is the kernel's view), NVML's memory affinity second. */
+int gpu_numa_node(const struct machine *m, const struct gpu *g);
+/* How two GPUs reach each other, in `nvidia-smi topo -m` words: "NV<n>" (n NVLinks), "PIX" (one
+ * PCIe switch), "PXB" (several bridges), "PHB" (the same host bridge), "NODE" (the same NUMA
+ * node), "SYS" (across the CPU interconnect), or "?" when the PCI paths are unknown. */
+void gpu_link_level(const struct machine *m, const struct gpu *a, const struct gpu *b, char out[8]);
+
+/* Normalises "00000000:3B:00.0", "0000:3b:00.0" or "3b:00.0" into "0000:3b:00.0".
+ * false (out untouched) on garbage. */
+bool gpu_bus_id_normalise(const char *text, char out[32]);
+
+void gpu_init(struct gpu *g);
+void gpu_set_init(struct gpu_set *s);
+/* Appends a GPU (initialised to unknowns) and returns it; NULL when out of memory. */
+struct gpu *gpu_set_add(struct gpu_set *s);
+const struct gpu *gpu_set_find(const struct gpu_set *s, const char *bus_id);
+void gpu_set_add_runtime(struct gpu_set *s, const char *path, const char *kind, int major, int minor);
+/* Frees everything the set holds and leaves it empty. */
+void gpu_set_free(struct gpu_set *s);
+
+/* Datacenter parts (Tesla, A100, H100, L40...) as opposed to GeForce, TITAN, Quadro and RTX
+ * workstation cards, judged by the product name. */
+bool gpu_is_datacenter(const struct gpu *g);
+/* Link facts enough to judge the link (current and max width, or current and max generation). */
+bool gpu_link_known(const struct gpu *g);
+
+#endif

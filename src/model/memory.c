@@ -1,0 +1,90 @@
+#include "model/memory.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+
+void memory_info_init(struct memory_info *mem)
+{
+    memset(mem, 0, sizeof *mem);
+    mem->installed_bytes = mem->usable_bytes = -1;
+    mem->slots_total = -1;
+    mem->edac_ce = mem->edac_ue = -1;
+    mem->pcie_slots_total = mem->pcie_slots_free = -1;
+}
+
+int memory_socket_dimms(const struct memory_info *mem, int socket)
+{
+    int n = 0;
+    for (int i = 0; i < mem->ndimms; i++)
+        n += mem->dimms[i].socket == socket;
+    return n;
+}
+
+int memory_socket_channels(const struct memory_info *mem, int socket)
+{
+    int n = 0;
+    for (int i = 0; i < mem->ndimms; i++) {
+        const struct dimm *d = &mem->dimms[i];
+        if (d->socket != socket || d->channel < 0)
+            continue;
+        bool seen = false;
+        for (int k = 0; k < i && !seen; k++)
+            seen = mem->dimms[k].socket == socket && mem->dimms[k].channel == d->channel;
+        n += !seen;
+    }
+    return n;
+}
+
+int memory_effective_mts(const struct memory_info *mem)
+{
+    int mts = 0;
+    for (int i = 0; i < mem->ndimms; i++) {
+        int v = mem->dimms[i].configured_mts ? mem->dimms[i].configured_mts : mem->dimms[i].speed_mts;
+        if (v > 0 && (mts == 0 || v < mts))
+            mts = v;
+    }
+    return mts;
+}
+
+double memory_socket_bandwidth(const struct memory_info *mem, int socket)
+{
+    int mts = memory_effective_mts(mem);
+    int channels = mem->channels_from_locators ? memory_socket_channels(mem, socket) : memory_socket_dimms(mem, socket);
+    /* Without a channel map, more DIMMs than channels cannot add bandwidth. */
+    if (!mem->channels_from_locators && mem->platform.channels_per_socket > 0 &&
+        channels > mem->platform.channels_per_socket)
+        channels = mem->platform.channels_per_socket;
+    return mts > 0 ? (double)channels * mts * 1e6 * 8 : 0;
+}
+
+void memory_info_free(struct memory_info *mem)
+{
+    free(mem->source);
+    free(mem->unknown_reason);
+    free(mem->ecc_evidence);
+    for (int i = 0; i < mem->ndimms; i++) {
+        free(mem->dimms[i].locator);
+        free(mem->dimms[i].bank_locator);
+        free(mem->dimms[i].type);
+    }
+    free(mem->dimms);
+    free(mem->locator_scheme);
+    free(mem->platform.name);
+    free(mem->platform.ddr);
+    free(mem->platform.source);
+    free(mem->platform_unknown_reason);
+    memory_info_init(mem);
+}
+
+void power_info_free(struct power_info *p)
+{
+    free(p->unknown_reason);
+    for (int i = 0; i < p->nsupplies; i++) {
+        free(p->supplies[i].name);
+        free(p->supplies[i].status);
+    }
+    free(p->supplies);
+    free(p->cpu_tdp_source);
+    memset(p, 0, sizeof *p);
+}

@@ -1,0 +1,80 @@
+/* Host memory (DIMMs, channels, ECC), power supplies and CPU contention: the facts of issues 3
+ * and 7 (power). Unknown markers: -1 for counts and sizes, 0 for speeds, NULL for strings. */
+#ifndef GPUVET_MODEL_MEMORY_H
+#define GPUVET_MODEL_MEMORY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum ecc_state { ECC_UNKNOWN, ECC_OFF, ECC_ON };
+
+struct dimm {
+    char *locator, *bank_locator;
+    int socket;            /* 0-based; -1 unknown */
+    int channel;           /* index within the socket (controller folded in), 0..n-1; -1 unknown */
+    int channel_index;     /* scratch for numbering channels */
+    uint64_t size_bytes;
+    char *type;            /* "DDR4", "DDR5", ...; NULL unknown */
+    int speed_mts, configured_mts; /* 0 unknown */
+    int rank;              /* 0 unknown */
+    int total_width, data_width; /* bits; -1 unknown */
+    long ce_count, ue_count; /* EDAC per-DIMM counters; -1 unknown */
+};
+
+/* A CPU platform row of data/cpu-platforms.csv. */
+struct cpu_platform {
+    char *name, *ddr, *source;
+    int channels_per_socket;
+    int mts;
+};
+
+struct memory_info {
+    char *source;          /* where the DIMMs came from ("/sys/firmware/dmi/tables/DMI", a file, "edac"); NULL none */
+    char *unknown_reason;  /* why no DIMM source was readable, with the command to run */
+    int64_t installed_bytes; /* sum of DIMMs; -1 unknown */
+    int64_t usable_bytes;  /* MemTotal; -1 unknown */
+    enum ecc_state ecc;
+    char *ecc_evidence;    /* what the ECC verdict rests on */
+    struct dimm *dimms;    /* populated modules only */
+    int ndimms;
+    int slots_total;       /* DIMM slots of system-memory arrays; -1 unknown */
+    int sockets;           /* sockets the DIMMs are spread over (from locators, or the CPU count) */
+    bool channels_from_locators; /* false: locators name no channel, judged by counts per socket */
+    char *locator_scheme;  /* which pattern mapped the locators ("P0_Node0_Channel0_Dimm0", ...) */
+    struct cpu_platform platform; /* channels_per_socket 0 when the CPU is not in the table */
+    char *platform_unknown_reason;
+    bool edac_present;
+    long edac_ce, edac_ue; /* totals over the memory controllers; -1 unknown */
+    int pcie_slots_total, pcie_slots_free; /* SMBIOS type 9; -1 unknown */
+};
+
+struct power_supply {
+    char *name;
+    int max_watts;         /* -1 unknown */
+    bool present;
+    char *status;          /* "OK", "Non-critical", "Critical"; NULL unknown */
+};
+
+struct power_info {
+    bool known;            /* SMBIOS was read (supplies may still be 0: the table lists none) */
+    char *unknown_reason;
+    struct power_supply *supplies;
+    int nsupplies;
+    double cpu_tdp_watts;  /* sum of package power limits (RAPL PL1); 0 unknown */
+    char *cpu_tdp_source;
+};
+
+/* Populated channels of one socket: distinct channels holding a DIMM (needs channel mapping). */
+int memory_socket_channels(const struct memory_info *mem, int socket);
+/* DIMMs on one socket. */
+int memory_socket_dimms(const struct memory_info *mem, int socket);
+/* Lowest configured (else rated) MT/s of the DIMMs; 0 unknown. */
+int memory_effective_mts(const struct memory_info *mem);
+/* channels x MT/s x 8 bytes for one socket's populated channels (counts when unmapped); 0 unknown. */
+double memory_socket_bandwidth(const struct memory_info *mem, int socket);
+
+void memory_info_init(struct memory_info *mem);
+void memory_info_free(struct memory_info *mem);
+void power_info_free(struct power_info *p);
+
+#endif

@@ -1,0 +1,219 @@
+/* Who else uses the CPUs: two readings of /proc/stat and every /proc/PID/stat around a sampling
+ * window, the load average, and the thermal throttle counters before and after. Needs the live
+ * machine: a recorded tree has one frozen reading, nothing to subtract. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "probe/probe.h"
+#include "util/fsroot.h"
+
+#define PF_KTHREAD 0x00200000UL /* include/linux/sched.h */
+#define MAX_NAMED_PROCS 20
+#define MIN_NAMED_SHARE 0.001   /* below 0.1 % of the machine a process is noise */
+
+struct cpu_ticks {
+    unsigned long long user, nice, system, idle, iowait, irq, softirq, steal;
+};
+
+struct proc_ticks {
+    int pid;
+    unsigned long long ticks;
+    bool kernel_thread;
+    char name[64];
+};
+
+static unsigned long long ticks_total(const struct cpu_ticks *t)
+{
+    return t->user + t->nice + t->system + t->idle + t->iowait + t->irq + t->softirq + t->steal;
+}
+
+/* /proc/stat: the "cpu" line into all[0], "cpuN" lines into all[1..]. Returns the count of CPUs. */
+static int read_stat(struct cpu_ticks **all)
+{
+    char *text = fs_read("/proc/stat");
+    int n = 0, cap = 0;
+    *all = NULL;
+    for (char *line = text; line && *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        struct cpu_ticks t = {0};
+        char name[32];
+        if (!strncmp(line, "cpu", 3) &&
+            sscanf(line, "%31s %llu %llu %llu %llu %llu %llu %llu %llu", name, &t.user, &t.nice, &t.system, &t.idle,
+                   &t.iowait, &t.irq, &t.softirq, &t.steal) >= 5) {
+            if (n == cap) {
+                cap = cap ? cap * 2 : 64;
+                struct cpu_ticks *grown = realloc(*all, (size_t)cap * sizeof *grown);
+                if (!grown)
+                    break;
+                *all = grown;
+            }
+            (*all)[n++] = t;
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    free(text);
+    return n - 1;
+}
+
+static int compare_pid(const void *a, const void *b)
+{
+    return ((const struct proc_ticks *)a)->pid - ((const struct proc_ticks *)b)->pid;
+}
+
+/* utime+stime, comm and the kernel-thread flag of every process. */
+static int read_procs(struct proc_ticks **out)
+{
+    char **names;
+    int n = fs_list("/proc", &names), count = 0;
+    struct proc_ticks *list = calloc((size_t)(n > 0 ? n : 1), sizeof *list);
+    int self = (int)getpid();
+    for (int i = 0; list && i < n; i++) {
+        char *end;
+        long pid = strtol(names[i], &end, 10);
+        if (*end || pid <= 0 || pid == self)
+            continue;
+        char *stat = fs_readf("/proc/%ld/stat", pid);
+        char *open = stat ? strchr(stat, '(') : NULL, *close = stat ? strrchr(stat, ')') : NULL;
+        unsigned long flags;
+        unsigned long long utime, stime;
+        if (open && close > open &&
+            sscanf(close + 1, " %*c %*d %*d %*d %*d %*d %lu %*u %*u %*u %*u %llu %llu", &flags, &utime, &stime) == 3) {
+            struct proc_ticks *p = &list[count++];
+            p->pid = (int)pid;
+            p->ticks = utime + stime;
+            p->kernel_thread = flags & PF_KTHREAD;
+            snprintf(p->name, sizeof p->name, "%.*s", (int)(close - open - 1), open + 1);
+        }
+        free(stat);
+    }
+    fs_list_free(names, n > 0 ? n : 0);
+    if (list)
+        qsort(list, (size_t)count, sizeof *list, compare_pid);
+    *out = list;
+    return count;
+}
+
+static long read_throttle_events(void)
+{
+    char **names;
+    int n = fs_list("/sys/devices/system/cpu", &names);
+    long total = -1;
+    for (int i = 0; i < n; i++) {
+        int cpu;
+        char tail;
+        if (sscanf(names[i], "cpu%d%c", &cpu, &tail) != 1)
+            continue;
+        static const char *const counters[] = {"core_throttle_count", "package_throttle_count"};
+        for (int k = 0; k < 2; k++) {
+            char path[256];
+            long v;
+            snprintf(path, sizeof path, "/sys/devices/system/cpu/%s/thermal_throttle/%s", names[i], counters[k]);
+            if (fs_read_long(path, &v))
+                total = (total < 0 ? 0 : total) + v;
+        }
+    }
+    fs_list_free(names, n > 0 ? n : 0);
+    return total;
+}
+
+static struct cpu_time_shares shares(const struct cpu_ticks *a, const struct cpu_ticks *b)
+{
+    double total = (double)(ticks_total(b) - ticks_total(a));
+    struct cpu_time_shares s = {0};
+    if (total <= 0)
+        return s;
+    s.user = (double)((b->user + b->nice) - (a->user + a->nice)) / total;
+    s.system = (double)(b->system - a->system) / total;
+    s.iowait = (double)(b->iowait - a->iowait) / total;
+    s.irq = (double)((b->irq + b->softirq) - (a->irq + a->softirq)) / total;
+    s.steal = (double)(b->steal - a->steal) / total;
+    s.idle = (double)(b->idle - a->idle) / total;
+    return s;
+}
+
+static int compare_share(const void *a, const void *b)
+{
+    double x = ((const struct proc_cpu_use *)a)->share, y = ((const struct proc_cpu_use *)b)->share;
+    return (x < y) - (x > y);
+}
+
+static void name_processes(struct contention_info *c, const struct proc_ticks *before, int nbefore,
+                           const struct proc_ticks *after, int nafter, double window_ticks)
+{
+    c->procs = calloc((size_t)nafter + 1, sizeof *c->procs);
+    for (int i = 0; c->procs && i < nafter; i++) {
+        struct proc_ticks key = {.pid = after[i].pid};
+        const struct proc_ticks *old = bsearch(&key, before, (size_t)nbefore, sizeof *before, compare_pid);
+        /* A process born in the window counts from zero. */
+        unsigned long long used = after[i].ticks - (old && old->ticks <= after[i].ticks ? old->ticks : 0);
+        double share = window_ticks > 0 ? used / window_ticks : 0;
+        if (share < MIN_NAMED_SHARE)
+            continue;
+        struct proc_cpu_use *p = &c->procs[c->nprocs++];
+        p->pid = after[i].pid;
+        p->name = strdup(after[i].name);
+        p->share = share > 1 ? 1 : share;
+        p->kernel_thread = after[i].kernel_thread;
+    }
+    if (c->nprocs > 1)
+        qsort(c->procs, (size_t)c->nprocs, sizeof *c->procs, compare_share);
+    for (int i = MAX_NAMED_PROCS; i < c->nprocs; i++)
+        free(c->procs[i].name);
+    if (c->nprocs > MAX_NAMED_PROCS)
+        c->nprocs = MAX_NAMED_PROCS;
+}
+
+void probe_contention(struct machine *m, double seconds)
+{
+    struct contention_info *c = &m->contention;
+    contention_info_free(c);
+    const char *why = NULL;
+    if (m->source && !strcmp(m->source, "evidence"))
+        why = "an evidence file describes another machine: there is nothing of it to sample";
+    else if (!fsroot_is_live())
+        why = "a recorded tree has no CPU activity to sample (run gpuvet audit on the machine itself)";
+    else if (seconds <= 0)
+        why = "sampling skipped (--sample 0)";
+    if (why) {
+        c->unknown_reason = strdup(why);
+        return;
+    }
+    struct cpu_ticks *t0, *t1;
+    struct proc_ticks *p0, *p1;
+    c->throttle_before = read_throttle_events();
+    int ncpu0 = read_stat(&t0), np0 = read_procs(&p0);
+    struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+    int ncpu1 = read_stat(&t1), np1 = read_procs(&p1);
+    c->throttle_after = read_throttle_events();
+    if (ncpu0 < 1 || ncpu1 != ncpu0 || !p0 || !p1) {
+        c->unknown_reason = strdup("/proc/stat could not be read twice with the same CPUs (CPU hotplug?)");
+    } else {
+        c->sampled = true;
+        c->seconds = seconds;
+        c->ncpus = ncpu1;
+        c->total = shares(&t0[0], &t1[0]);
+        c->steal_ratio = c->total.steal;
+        c->per_cpu = calloc((size_t)ncpu1, sizeof *c->per_cpu);
+        for (int i = 0; c->per_cpu && i < ncpu1; i++)
+            c->per_cpu[i] = shares(&t0[i + 1], &t1[i + 1]);
+        name_processes(c, p0, np0, p1, np1, (double)(ticks_total(&t1[0]) - ticks_total(&t0[0])));
+    }
+    char *load = fs_read("/proc/loadavg");
+    if (!load || sscanf(load, "%lf %lf %lf", &c->load1, &c->load5, &c->load15) != 3) {
+        c->load1 = c->load5 = c->load15 = -1;
+        machine_problem(m, "/proc/loadavg", "missing or not three numbers");
+    }
+    free(load);
+    free(t0);
+    free(t1);
+    free(p0);
+    free(p1);
+}

@@ -1,0 +1,95 @@
+/* What gpuvet takes from SMBIOS, whichever form it came in (the binary table, per-entry raw
+ * files, or `dmidecode` text). smbios.c and dmidecode.c fill it; memory.c turns it into the model. */
+#ifndef GPUVET_PROBE_DMI_H
+#define GPUVET_PROBE_DMI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* SMBIOS codes (DSP0134) used by both parsers. */
+#define DMI_USE_SYSTEM_MEMORY 0x03
+#define DMI_ECC_UNKNOWN 0x02
+#define DMI_ECC_NONE 0x03
+#define DMI_ECC_PARITY 0x04
+#define DMI_ECC_SINGLE_BIT 0x05
+#define DMI_ECC_MULTI_BIT 0x06
+#define DMI_ECC_CRC 0x07
+
+struct dmi_processor {      /* type 4 */
+    char *socket, *manufacturer, *version;
+    int cpuid_family, cpuid_model; /* x86 signature; -1 unknown (ARM, or no ID) */
+    int cores, threads;     /* 0 unknown */
+    int max_mhz;            /* 0 unknown */
+    bool populated;
+    uint32_t cpuid_eax_text; /* dmidecode text: the ID's signature until the manufacturer is known */
+};
+
+struct dmi_array {          /* type 16 */
+    unsigned handle;
+    int use;                /* DMI_USE_*; 0 unknown */
+    int ecc;                /* DMI_ECC_*; 0 unknown */
+    int slots;              /* -1 unknown */
+};
+
+struct dmi_memdev {         /* type 17 */
+    unsigned handle, array_handle;
+    char *locator, *bank_locator, *type, *manufacturer, *part;
+    uint64_t size_bytes;    /* 0: no module installed */
+    int total_width, data_width; /* bits; -1 unknown */
+    int speed_mts, configured_mts; /* 0 unknown */
+    int rank;               /* 0 unknown */
+};
+
+struct dmi_slot {           /* type 9 */
+    char *designation;
+    int in_use;             /* 1 in use, 0 available, -1 unknown */
+};
+
+struct dmi_psu {            /* type 39 */
+    char *name;
+    int max_watts;          /* -1 unknown */
+    bool present;
+    char *status;           /* "OK", "Non-critical", ...; NULL unknown */
+};
+
+struct dmi_data {
+    char *source;           /* what it was read from (a path, "dmidecode FILE") */
+    int version_major, version_minor; /* 0 unknown */
+    char *system_vendor, *system_product; /* type 1 */
+    struct dmi_processor *cpus; int ncpus;
+    struct dmi_array *arrays; int narrays;
+    struct dmi_memdev *devices; int ndevices;
+    struct dmi_slot *slots; int nslots;
+    struct dmi_psu *psus; int npsus;
+};
+
+void dmi_data_free(struct dmi_data *d);
+
+/* Type 4's ID holds the CPUID signature only on x86 (Intel, AMD). */
+bool dmi_manufacturer_is_x86(const char *manufacturer);
+/* CPUID leaf-1 EAX -> display family and model (extended fields folded in); leaves them when eax is 0. */
+void dmi_cpuid_signature(uint32_t eax, int *family, int *model);
+
+/* Decodes an SMBIOS structure table (len bytes) into d, which must be zeroed. Every offset and
+ * string index is bounds-checked; structures that are cut short are skipped. Returns the number of
+ * structures decoded, or -1 when the table holds none (the reason in *error, static). */
+int smbios_decode_table(const uint8_t *table, size_t len, struct dmi_data *d, const char **error);
+
+/* Parses an entry point (`_SM_` 2.x or `_SM3_` 3.x). On success returns 0 and fills the version,
+ * the table's address and its (maximum) length. */
+int smbios_parse_entry_point(const uint8_t *ep, size_t len, int *major, int *minor, uint64_t *table_addr,
+                             uint32_t *table_len, const char **error);
+
+/* Reads a `dmidecode --dump-bin` file (entry point at 0, table at 32) into d. 0, or -1 with a
+ * message in *error (malloc'd). */
+int smbios_load_dump(const char *path, struct dmi_data *d, char **error);
+/* Reads the live (or recorded) table: /sys/firmware/dmi/tables, else /sys/firmware/dmi/entries.
+ * 0, or -1 with the reason in *error (malloc'd). */
+int smbios_load_sysfs(struct dmi_data *d, char **error);
+
+/* Parses `dmidecode` text output. 0, or -1 with a message in *error (malloc'd). */
+int dmidecode_parse(const char *text, struct dmi_data *d, char **error);
+int dmidecode_load(const char *path, struct dmi_data *d, char **error);
+
+#endif

@@ -1,0 +1,307 @@
+/* `dmidecode` text output (what providers hand out): the same structures as the binary table,
+ * read from "Handle 0x0031, DMI type 17, 40 bytes" blocks of "\tKey: Value" lines. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probe/dmi.h"
+
+#define DMIDECODE_FILE_LIMIT (16u << 20)
+
+/* dmidecode prints these where the table has no string (index 0) or a placeholder. */
+static char *value_or_null(const char *v)
+{
+    if (!*v || !strcmp(v, "Not Specified") || !strcmp(v, "Unknown") || !strcmp(v, "Not Provided"))
+        return NULL;
+    return strdup(v);
+}
+
+static void set_string(char **field, const char *v)
+{
+    free(*field);
+    *field = value_or_null(v);
+}
+
+/* "72 bits" -> 72; "Unknown" -> -1. */
+static int leading_int(const char *v, int unknown)
+{
+    char *end;
+    long n = strtol(v, &end, 10);
+    return end == v || n < 0 || n > 1000000000L ? unknown : (int)n;
+}
+
+/* "16384 MB", "32 GB", "1 TB", "512 kB" -> bytes; "No Module Installed" and garbage -> 0. */
+static uint64_t size_bytes(const char *v)
+{
+    char *end;
+    unsigned long long n = strtoull(v, &end, 10);
+    if (end == v || *end != ' ' || n > (1ull << 40))
+        return 0;
+    end++;
+    if (!strncmp(end, "kB", 2) || !strncmp(end, "KB", 2))
+        return n << 10;
+    if (!strncmp(end, "MB", 2))
+        return n << 20;
+    if (!strncmp(end, "GB", 2))
+        return n << 30;
+    if (!strncmp(end, "TB", 2))
+        return n << 40;
+    return 0;
+}
+
+static int ecc_code(const char *v)
+{
+    static const char *const names[] = {"Other", "Unknown", "None", "Parity", "Single-bit ECC", "Multi-bit ECC", "CRC"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(v, names[i]))
+            return (int)i + 1;
+    return 0;
+}
+
+/* "54 06 05 00 FF FB EB BF": the first four bytes, little-endian. */
+static uint32_t id_eax(const char *v)
+{
+    unsigned b[4];
+    if (sscanf(v, "%x %x %x %x", &b[0], &b[1], &b[2], &b[3]) != 4)
+        return 0;
+    return (uint32_t)(b[0] & 0xFF) | (uint32_t)(b[1] & 0xFF) << 8 | (uint32_t)(b[2] & 0xFF) << 16 |
+           (uint32_t)(b[3] & 0xFF) << 24;
+}
+
+static void *append(void *arr, int *count, size_t size)
+{
+    char *p = realloc(arr, (size_t)(*count + 1) * size);
+    if (!p)
+        return NULL;
+    memset(p + (size_t)*count * size, 0, size);
+    (*count)++;
+    return p;
+}
+
+static void processor_field(struct dmi_processor *c, const char *key, const char *v)
+{
+    if (!strcmp(key, "Socket Designation"))
+        set_string(&c->socket, v);
+    else if (!strcmp(key, "Manufacturer"))
+        set_string(&c->manufacturer, v);
+    else if (!strcmp(key, "Version"))
+        set_string(&c->version, v);
+    else if (!strcmp(key, "ID"))
+        c->cpuid_eax_text = id_eax(v);
+    else if (!strcmp(key, "Max Speed"))
+        c->max_mhz = leading_int(v, 0);
+    else if (!strcmp(key, "Status"))
+        c->populated = !strncmp(v, "Populated", 9);
+    else if (!strcmp(key, "Core Count"))
+        c->cores = leading_int(v, 0);
+    else if (!strcmp(key, "Thread Count"))
+        c->threads = leading_int(v, 0);
+}
+
+static void memdev_field(struct dmi_memdev *m, const char *key, const char *v)
+{
+    if (!strcmp(key, "Array Handle"))
+        m->array_handle = (unsigned)strtoul(v, NULL, 16);
+    else if (!strcmp(key, "Total Width"))
+        m->total_width = leading_int(v, -1);
+    else if (!strcmp(key, "Data Width"))
+        m->data_width = leading_int(v, -1);
+    else if (!strcmp(key, "Size"))
+        m->size_bytes = size_bytes(v);
+    else if (!strcmp(key, "Locator"))
+        set_string(&m->locator, v);
+    else if (!strcmp(key, "Bank Locator"))
+        set_string(&m->bank_locator, v);
+    else if (!strcmp(key, "Type"))
+        set_string(&m->type, v);
+    else if (!strcmp(key, "Speed"))
+        m->speed_mts = leading_int(v, 0);
+    else if (!strcmp(key, "Configured Memory Speed") || !strcmp(key, "Configured Clock Speed"))
+        m->configured_mts = leading_int(v, 0);
+    else if (!strcmp(key, "Rank"))
+        m->rank = leading_int(v, 0);
+    else if (!strcmp(key, "Manufacturer"))
+        set_string(&m->manufacturer, v);
+    else if (!strcmp(key, "Part Number"))
+        set_string(&m->part, v);
+}
+
+static void psu_field(struct dmi_psu *p, const char *key, const char *v)
+{
+    if (!strcmp(key, "Name") || (!strcmp(key, "Location") && !p->name))
+        set_string(&p->name, v);
+    else if (!strcmp(key, "Max Power Capacity"))
+        p->max_watts = leading_int(v, -1) > 0 ? leading_int(v, -1) : -1; /* "0 W" means not given */
+    else if (!strcmp(key, "Status")) {
+        p->present = !strncmp(v, "Present", 7);
+        const char *state = strchr(v, ',');
+        state = state ? state + 1 : "";
+        while (*state == ' ')
+            state++;
+        set_string(&p->status, state);
+    }
+}
+
+/* One "\tKey: Value" line of the structure of `type` that was opened last. */
+static void structure_field(struct dmi_data *d, int type, const char *key, const char *v)
+{
+    switch (type) {
+    case 1:
+        if (!strcmp(key, "Manufacturer"))
+            set_string(&d->system_vendor, v);
+        else if (!strcmp(key, "Product Name"))
+            set_string(&d->system_product, v);
+        break;
+    case 4: processor_field(&d->cpus[d->ncpus - 1], key, v); break;
+    case 9:
+        if (!strcmp(key, "Designation"))
+            set_string(&d->slots[d->nslots - 1].designation, v);
+        else if (!strcmp(key, "Current Usage"))
+            d->slots[d->nslots - 1].in_use = !strcmp(v, "In Use") ? 1 : !strcmp(v, "Available") ? 0 : -1;
+        break;
+    case 16: {
+        struct dmi_array *a = &d->arrays[d->narrays - 1];
+        if (!strcmp(key, "Use"))
+            a->use = !strcmp(v, "System Memory") ? DMI_USE_SYSTEM_MEMORY : 1;
+        else if (!strcmp(key, "Error Correction Type"))
+            a->ecc = ecc_code(v);
+        else if (!strcmp(key, "Number Of Devices"))
+            a->slots = leading_int(v, -1);
+        break;
+    }
+    case 17: memdev_field(&d->devices[d->ndevices - 1], key, v); break;
+    case 39: psu_field(&d->psus[d->npsus - 1], key, v); break;
+    default: break;
+    }
+}
+
+/* Opens a structure of a type we keep; returns false when memory ran out. */
+static bool open_structure(struct dmi_data *d, int type, unsigned handle)
+{
+    void *p = NULL;
+    switch (type) {
+    case 1: return true;
+    case 4:
+        if ((p = append(d->cpus, &d->ncpus, sizeof *d->cpus))) {
+            d->cpus = p;
+            d->cpus[d->ncpus - 1].cpuid_family = d->cpus[d->ncpus - 1].cpuid_model = -1;
+        }
+        break;
+    case 9:
+        if ((p = append(d->slots, &d->nslots, sizeof *d->slots))) {
+            d->slots = p;
+            d->slots[d->nslots - 1].in_use = -1;
+        }
+        break;
+    case 16:
+        if ((p = append(d->arrays, &d->narrays, sizeof *d->arrays))) {
+            d->arrays = p;
+            d->arrays[d->narrays - 1].handle = handle;
+            d->arrays[d->narrays - 1].slots = -1;
+        }
+        break;
+    case 17:
+        if ((p = append(d->devices, &d->ndevices, sizeof *d->devices))) {
+            d->devices = p;
+            d->devices[d->ndevices - 1].handle = handle;
+            d->devices[d->ndevices - 1].total_width = d->devices[d->ndevices - 1].data_width = -1;
+        }
+        break;
+    case 39:
+        if ((p = append(d->psus, &d->npsus, sizeof *d->psus))) {
+            d->psus = p;
+            d->psus[d->npsus - 1].max_watts = -1;
+        }
+        break;
+    default: return true;
+    }
+    return p != NULL;
+}
+
+static void finish_processors(struct dmi_data *d)
+{
+    for (int i = 0; i < d->ncpus; i++) {
+        struct dmi_processor *c = &d->cpus[i];
+        if (c->manufacturer && dmi_manufacturer_is_x86(c->manufacturer))
+            dmi_cpuid_signature(c->cpuid_eax_text, &c->cpuid_family, &c->cpuid_model);
+    }
+}
+
+int dmidecode_parse(const char *text, struct dmi_data *d, char **error)
+{
+    int type = -1, structures = 0;
+    char line[4096];
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line ? n : sizeof line - 1), p);
+        p += n + (nl != NULL);
+        size_t l = strlen(line);
+        while (l > 0 && (line[l - 1] == '\r' || line[l - 1] == ' '))
+            line[--l] = '\0';
+        unsigned handle, t;
+        int major, minor;
+        if (sscanf(line, "Handle 0x%x, DMI type %u,", &handle, &t) == 2) {
+            type = (int)t;
+            structures++;
+            if (!open_structure(d, type, handle)) {
+                *error = strdup("out of memory");
+                return -1;
+            }
+        } else if (sscanf(line, "SMBIOS %d.%d", &major, &minor) == 2 && strstr(line, "present")) {
+            d->version_major = major;
+            d->version_minor = minor;
+        } else if (type >= 0 && line[0] == '\t' && line[1] != '\t') {
+            char *colon = strstr(line, ": ");
+            if (!colon) {
+                colon = strchr(line, ':');
+                if (!colon || colon[1] != '\0')
+                    continue;
+            }
+            *colon = '\0';
+            const char *value = colon[1] ? colon + 2 : "";
+            structure_field(d, type, line + 1, value);
+        } else if (line[0] == '\0') {
+            type = -1;
+        }
+    }
+    if (structures == 0) {
+        *error = strdup("no \"Handle 0x..., DMI type N\" blocks: not dmidecode output");
+        return -1;
+    }
+    finish_processors(d);
+    return 0;
+}
+
+int dmidecode_load(const char *path, struct dmi_data *d, char **error)
+{
+    FILE *f = fopen(path, "r");
+    char *msg = NULL;
+    if (!f) {
+        if (asprintf(error, "%s: %s", path, strerror(errno)) < 0)
+            *error = NULL;
+        return -1;
+    }
+    char *text = malloc(DMIDECODE_FILE_LIMIT + 1);
+    size_t n = text ? fread(text, 1, DMIDECODE_FILE_LIMIT, f) : 0;
+    fclose(f);
+    if (!text) {
+        *error = strdup("out of memory");
+        return -1;
+    }
+    text[n] = '\0';
+    if (memchr(text, '\0', n)) {
+        msg = strdup("holds NUL bytes: a binary file (use --dmi-table for dmidecode --dump-bin files)");
+    } else if (dmidecode_parse(text, d, &msg) == 0) {
+        d->source = strdup(path);
+    }
+    free(text);
+    if (msg) {
+        if (asprintf(error, "%s: %s", path, msg) < 0)
+            *error = NULL;
+        free(msg);
+        return -1;
+    }
+    return 0;
+}

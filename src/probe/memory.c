@@ -1,0 +1,399 @@
+/* Host memory from SMBIOS (table, raw entries or dmidecode text), joined with EDAC and the CPU
+ * platform table; power supplies (type 39) and CPU package power limits (RAPL). */
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probe/dmi.h"
+#include "probe/probe.h"
+#include "util/fsroot.h"
+#include "util/parse.h"
+
+/* Locator schemes, most explicit first (research/inventory.md §3.6). Sub-match numbers say where
+ * the socket, the memory controller (die/node) and the channel are; 0 = not in this scheme. A
+ * letter channel ("A") counts from 'A'. */
+struct locator_scheme {
+    const char *name;
+    bool bank;            /* matched against the bank locator, else the locator */
+    const char *regex;
+    int socket, controller, channel;
+};
+
+static const struct locator_scheme schemes[] = {
+    {"P0_Node0_Channel0_Dimm0", true, "P([0-9]+)_Node([0-9]+)_Channel([0-9]+)_Dimm[0-9]+", 1, 2, 3},
+    {"NODE 0 CHANNEL 0 DIMM 0", true, "^NODE ([0-9]+) CHANNEL ([0-9]+) DIMM [0-9]+", 1, 0, 2},
+    {"SOCKET 0 CHANNEL 0 DIMM 0", true, "^SOCKET ([0-9]+) CHANNEL ([0-9]+) DIMM [0-9]+", 1, 0, 2},
+    {"P0 CHANNEL A", true, "^P([0-9]+) CHANNEL ([A-Z])$", 1, 0, 2},
+    {"P1-DIMMA1", false, "^P([0-9]+)[-_]DIMM([A-Z])[0-9]+$", 1, 0, 2},
+    {"DIMM_P0_A0", false, "^DIMM_P([0-9]+)_([A-Z])[0-9]+$", 1, 0, 2},
+    {"CPU1_DIMM_A0", false, "^CPU([0-9]+)[_ ]DIMM[_ ]?([A-Z])[0-9]+$", 1, 0, 2},
+    {"PROC 1 DIMM 3", false, "^PROC ([0-9]+) DIMM [0-9]+", 1, 0, 0},
+    {"DIMM 1 + CPU 1", true, "^CPU ?([0-9]+)$", 1, 0, 0},
+};
+
+static int submatch_int(const char *s, const regmatch_t *m)
+{
+    if (m->rm_so < 0)
+        return -1;
+    const char *p = s + m->rm_so;
+    if (*p >= 'A' && *p <= 'Z')
+        return *p - 'A';
+    return atoi(p);
+}
+
+/* Dell PowerEdge: locator A1..A12 / B1..B12 (or DIMM_A1): the letter is the socket, and slots 1..N
+ * of a socket with N channels hold the first DIMM of each channel (Dell's population order). */
+static bool map_dell(const char *locator, int channels, int *socket, int *channel)
+{
+    regex_t re;
+    regmatch_t mt[3];
+    if (regcomp(&re, "^(DIMM_)?([A-Z])([0-9]+)$", REG_EXTENDED) != 0)
+        return false;
+    bool ok = regexec(&re, locator, 3, mt, 0) == 0;
+    regfree(&re);
+    if (!ok)
+        return false;
+    int slot = atoi(locator + mt[2].rm_so + 1);
+    *socket = locator[mt[2].rm_so] - 'A';
+    *channel = channels > 0 && slot > 0 ? (slot - 1) % channels : -1;
+    return true;
+}
+
+/* Fills dimm->socket (raw, normalised later) and ->channel; returns the scheme's name or NULL. */
+static const char *map_locator(struct dimm *d, const char *vendor, int channels)
+{
+    for (size_t i = 0; i < sizeof schemes / sizeof schemes[0]; i++) {
+        const struct locator_scheme *s = &schemes[i];
+        const char *text = s->bank ? d->bank_locator : d->locator;
+        regex_t re;
+        regmatch_t mt[4];
+        if (!text || regcomp(&re, s->regex, REG_EXTENDED) != 0)
+            continue;
+        bool ok = regexec(&re, text, 4, mt, 0) == 0;
+        regfree(&re);
+        if (!ok)
+            continue;
+        d->socket = submatch_int(text, &mt[s->socket]);
+        if (s->channel) {
+            int controller = s->controller ? submatch_int(text, &mt[s->controller]) : 0;
+            d->channel = controller * 64 + submatch_int(text, &mt[s->channel]);
+        }
+        return s->name;
+    }
+    if (vendor && strstr(vendor, "Dell") && d->locator && map_dell(d->locator, channels, &d->socket, &d->channel))
+        return d->channel >= 0 ? "Dell A1/B1 (slot order)" : "Dell A1/B1 (socket only)";
+    return NULL;
+}
+
+/* Locators number sockets from 0 or from 1 depending on the vendor: renumber the ones seen 0..n-1. */
+static int normalise_sockets(struct memory_info *mem)
+{
+    int seen[64], nseen = 0;
+    for (int i = 0; i < mem->ndimms; i++) {
+        int s = mem->dimms[i].socket;
+        bool dup = false;
+        for (int k = 0; k < nseen && !dup; k++)
+            dup = seen[k] == s;
+        if (s >= 0 && !dup && nseen < 64)
+            seen[nseen++] = s;
+    }
+    for (int i = 0; i < mem->ndimms; i++) {
+        int rank = 0;
+        for (int k = 0; k < nseen; k++)
+            rank += seen[k] < mem->dimms[i].socket;
+        if (mem->dimms[i].socket >= 0)
+            mem->dimms[i].socket = rank;
+    }
+    return nseen;
+}
+
+/* Channel keys (controller * 64 + channel) become 0..n-1 per socket, in locator order. */
+static void number_channels(struct memory_info *mem)
+{
+    for (int i = 0; i < mem->ndimms; i++) {
+        struct dimm *d = &mem->dimms[i];
+        if (d->channel < 0 || d->socket < 0)
+            continue;
+        int below = 0;
+        for (int k = 0; k < mem->ndimms; k++) {
+            const struct dimm *o = &mem->dimms[k];
+            bool counted = false; /* count each smaller key once */
+            for (int j = 0; j < k && !counted; j++)
+                counted = mem->dimms[j].socket == o->socket && mem->dimms[j].channel == o->channel;
+            below += !counted && o->socket == d->socket && o->channel >= 0 && o->channel < d->channel;
+        }
+        d->channel_index = below;
+    }
+    for (int i = 0; i < mem->ndimms; i++)
+        if (mem->dimms[i].channel >= 0 && mem->dimms[i].socket >= 0)
+            mem->dimms[i].channel = mem->dimms[i].channel_index;
+}
+
+static void map_channels(struct machine *m, const char *vendor)
+{
+    struct memory_info *mem = &m->memory;
+    const char *scheme = NULL;
+    bool all_channels = mem->ndimms > 0;
+    for (int i = 0; i < mem->ndimms; i++) {
+        struct dimm *d = &mem->dimms[i];
+        const char *s = map_locator(d, vendor, mem->platform.channels_per_socket);
+        if (s && !scheme)
+            scheme = s;
+        all_channels = all_channels && d->channel >= 0;
+    }
+    int sockets = normalise_sockets(mem);
+    /* One socket and locators that name none: every DIMM is on it. */
+    if (sockets == 0 && m->cpu.sockets == 1) {
+        for (int i = 0; i < mem->ndimms; i++)
+            mem->dimms[i].socket = 0;
+        sockets = 1;
+    }
+    mem->sockets = sockets > m->cpu.sockets ? sockets : m->cpu.sockets;
+    number_channels(mem);
+    mem->channels_from_locators = all_channels;
+    mem->locator_scheme = scheme ? strdup(scheme) : NULL;
+}
+
+static bool is_system_memory(const struct dmi_data *dmi, unsigned array_handle)
+{
+    for (int i = 0; i < dmi->narrays; i++)
+        if (dmi->arrays[i].handle == array_handle)
+            return dmi->arrays[i].use == DMI_USE_SYSTEM_MEMORY;
+    return true; /* no array to join to (raw type-17 entries alone): keep it */
+}
+
+static void take_dimms(struct memory_info *mem, const struct dmi_data *dmi)
+{
+    mem->dimms = calloc((size_t)dmi->ndevices + 1, sizeof *mem->dimms);
+    if (!mem->dimms)
+        return;
+    int slots = 0;
+    uint64_t total = 0;
+    for (int i = 0; i < dmi->ndevices; i++) {
+        const struct dmi_memdev *dev = &dmi->devices[i];
+        if (!is_system_memory(dmi, dev->array_handle))
+            continue; /* Supermicro lists the BIOS ROM as a memory device of a Flash array */
+        slots++;
+        if (dev->size_bytes == 0)
+            continue;
+        struct dimm *d = &mem->dimms[mem->ndimms++];
+        d->locator = dev->locator ? strdup(dev->locator) : NULL;
+        d->bank_locator = dev->bank_locator ? strdup(dev->bank_locator) : NULL;
+        d->type = dev->type ? strdup(dev->type) : NULL;
+        d->size_bytes = dev->size_bytes;
+        d->speed_mts = dev->speed_mts;
+        d->configured_mts = dev->configured_mts;
+        d->rank = dev->rank;
+        d->total_width = dev->total_width;
+        d->data_width = dev->data_width;
+        d->socket = d->channel = -1;
+        d->ce_count = d->ue_count = -1;
+        total += dev->size_bytes;
+    }
+    mem->slots_total = slots;
+    mem->installed_bytes = (int64_t)total;
+}
+
+static void append_text(char **dst, const char *piece)
+{
+    char *s;
+    if (asprintf(&s, "%s%s%s", *dst ? *dst : "", *dst ? "; " : "", piece) < 0)
+        return;
+    free(*dst);
+    *dst = s;
+}
+
+static const char *ecc_name(int code)
+{
+    static const char *const names[] = {"unknown", "Other", "Unknown", "None", "Parity", "Single-bit ECC",
+                                        "Multi-bit ECC", "CRC"};
+    return code >= 0 && code < 8 ? names[code] : "unknown";
+}
+
+/* ECC from type 16 (the array's error correction) and, where no array says, the DIMMs' widths. */
+static void judge_ecc(struct memory_info *mem, const struct dmi_data *dmi)
+{
+    int on = 0, off = 0;
+    char piece[160];
+    for (int i = 0; i < dmi->narrays; i++) {
+        const struct dmi_array *a = &dmi->arrays[i];
+        if (a->use != DMI_USE_SYSTEM_MEMORY)
+            continue;
+        if (a->ecc == DMI_ECC_SINGLE_BIT || a->ecc == DMI_ECC_MULTI_BIT || a->ecc == DMI_ECC_CRC)
+            on++;
+        else if (a->ecc == DMI_ECC_NONE || a->ecc == DMI_ECC_PARITY)
+            off++;
+        snprintf(piece, sizeof piece, "SMBIOS type 16 array 0x%04x: %s", a->handle, ecc_name(a->ecc));
+        append_text(&mem->ecc_evidence, piece);
+    }
+    int wide = 0, narrow = 0;
+    for (int i = 0; i < mem->ndimms; i++) {
+        const struct dimm *d = &mem->dimms[i];
+        if (d->total_width > 0 && d->data_width > 0)
+            d->total_width > d->data_width ? wide++ : narrow++;
+    }
+    if (wide + narrow) {
+        snprintf(piece, sizeof piece, "%d DIMMs wider than their data (ECC bits), %d not", wide, narrow);
+        append_text(&mem->ecc_evidence, piece);
+    }
+    if (on && !off)
+        mem->ecc = ECC_ON;
+    else if (off && !on)
+        mem->ecc = ECC_OFF;
+    else if (!on && !off && wide && !narrow)
+        mem->ecc = ECC_ON;
+    else if (!on && !off && narrow && !wide)
+        mem->ecc = ECC_OFF;
+}
+
+static void take_power(struct power_info *p, const struct dmi_data *dmi)
+{
+    p->known = true;
+    p->supplies = calloc((size_t)dmi->npsus + 1, sizeof *p->supplies);
+    if (!p->supplies)
+        return;
+    for (int i = 0; i < dmi->npsus; i++) {
+        struct power_supply *s = &p->supplies[p->nsupplies++];
+        s->name = dmi->psus[i].name ? strdup(dmi->psus[i].name) : NULL;
+        s->max_watts = dmi->psus[i].max_watts;
+        s->present = dmi->psus[i].present;
+        s->status = dmi->psus[i].status ? strdup(dmi->psus[i].status) : NULL;
+    }
+}
+
+/* Processors from type 4 where the system was not read (evidence-only audits). */
+static void take_processors(struct cpu_info *c, const struct dmi_data *dmi)
+{
+    int sockets = 0, cores = 0, threads = 0;
+    const struct dmi_processor *first = NULL;
+    for (int i = 0; i < dmi->ncpus; i++) {
+        const struct dmi_processor *p = &dmi->cpus[i];
+        if (!p->populated)
+            continue;
+        first = first ? first : p;
+        sockets++;
+        cores += p->cores;
+        threads += p->threads;
+    }
+    if (!first)
+        return;
+    if (!c->model && first->version)
+        c->model = strdup(first->version);
+    if (!c->vendor && first->manufacturer)
+        c->vendor = strdup(first->manufacturer);
+    if (c->family < 0) {
+        c->family = first->cpuid_family;
+        c->model_number = first->cpuid_model;
+    }
+    if (!c->sockets)
+        c->sockets = sockets;
+    if (!c->cores)
+        c->cores = cores;
+    if (!c->threads)
+        c->threads = threads;
+    if (c->max_mhz <= 0 && first->max_mhz > 0)
+        c->max_mhz = first->max_mhz;
+}
+
+/* An evidence file of a VM says so in its system strings (QEMU's table claims ECC). */
+static void take_system(struct virt_info *v, const struct dmi_data *dmi)
+{
+    if (v->known)
+        return;
+    const char *hv = virt_hypervisor_named_by(dmi->system_vendor);
+    if (!hv)
+        hv = virt_hypervisor_named_by(dmi->system_product);
+    v->known = true;
+    v->vm = hv != NULL;
+    v->hypervisor = hv ? strdup(hv) : NULL;
+    if (asprintf(&v->evidence, "SMBIOS system: %s %s", dmi->system_vendor ? dmi->system_vendor : "unknown",
+                 dmi->system_product ? dmi->system_product : "") < 0)
+        v->evidence = NULL;
+}
+
+static void take_slots(struct memory_info *mem, const struct dmi_data *dmi)
+{
+    if (dmi->nslots == 0)
+        return;
+    mem->pcie_slots_total = dmi->nslots;
+    mem->pcie_slots_free = 0;
+    for (int i = 0; i < dmi->nslots; i++)
+        mem->pcie_slots_free += dmi->slots[i].in_use == 0;
+}
+
+/* CPU package power limits (RAPL PL1, about the TDP) from powercap; world-readable. */
+static void read_rapl(struct power_info *p)
+{
+    char **names;
+    int n = fs_list("/sys/class/powercap", &names);
+    double watts = 0;
+    int packages = 0;
+    for (int i = 0; i < n; i++) {
+        /* intel-rapl:0, intel-rapl:1 are packages; intel-rapl:0:0 are their sub-zones. */
+        if (strncmp(names[i], "intel-rapl:", 11) || strchr(names[i] + 11, ':'))
+            continue;
+        char path[256];
+        long uw;
+        snprintf(path, sizeof path, "/sys/class/powercap/%s/constraint_0_power_limit_uw", names[i]);
+        if (fs_read_long(path, &uw) && uw > 0) {
+            watts += uw / 1e6;
+            packages++;
+        }
+    }
+    fs_list_free(names, n > 0 ? n : 0);
+    if (packages) {
+        p->cpu_tdp_watts = watts;
+        if (asprintf(&p->cpu_tdp_source, "RAPL package power limit (PL1) of %d package%s", packages,
+                     packages == 1 ? "" : "s") < 0)
+            p->cpu_tdp_source = NULL;
+    }
+}
+
+void probe_memory(struct machine *m, const struct dmi_data *evidence)
+{
+    /* An evidence file alone describes another machine: nothing of this one is read. */
+    bool read_system = !(m->source && !strcmp(m->source, "evidence"));
+    memory_info_free(&m->memory);
+    power_info_free(&m->power);
+    struct memory_info *mem = &m->memory;
+    struct dmi_data local = {0};
+    const struct dmi_data *dmi = evidence;
+    char *error = NULL;
+    if (!dmi) {
+        if (smbios_load_sysfs(&local, &error) == 0) {
+            dmi = &local;
+        } else {
+            mem->unknown_reason = error;
+            m->power.unknown_reason = error ? strdup(error) : NULL;
+        }
+    }
+    if (dmi) {
+        take_processors(&m->cpu, dmi);
+        take_system(&m->virt, dmi);
+        mem->source = dmi->source ? strdup(dmi->source) : strdup("SMBIOS");
+        take_dimms(mem, dmi);
+        judge_ecc(mem, dmi);
+        take_slots(mem, dmi);
+        take_power(&m->power, dmi);
+    }
+    probe_cpu_platform(m);
+    if (read_system) {
+        probe_edac(m);
+        char *meminfo = fs_read("/proc/meminfo");
+        uint64_t total;
+        if (meminfo && parse_meminfo_bytes(meminfo, "MemTotal", &total))
+            mem->usable_bytes = (int64_t)total;
+        free(meminfo);
+        read_rapl(&m->power);
+    }
+    /* Raw type-17 entries come without type 1; the kernel's dmi/id names the vendor. */
+    char *vendor = dmi && dmi->system_vendor ? strdup(dmi->system_vendor)
+                   : read_system             ? fs_read("/sys/class/dmi/id/sys_vendor")
+                                             : NULL;
+    map_channels(m, vendor);
+    free(vendor);
+    if (!dmi && mem->ndimms == 0 && !mem->unknown_reason)
+        mem->unknown_reason = strdup("no SMBIOS table and no EDAC DIMMs");
+    dmi_data_free(&local);
+}

@@ -1,0 +1,372 @@
+/* `nvidia-smi -q -x` evidence (schemas v9 to v13): the same GPU facts NVML gives, read from the
+ * XML a provider sent or a snapshot stored. Element names drifted between schemas (throttle ->
+ * event reasons, single/double bit -> sram/dram ECC counters, power_readings -> gpu_power_readings),
+ * so each fact tries every name it has had. Files trimmed by hand have fewer <gpu> elements than
+ * attached_gpus says: both numbers are kept and neither is trusted to match. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+
+#include "probe/probe.h"
+#include "util/fsroot.h"
+
+static xmlNode *child(const xmlNode *node, const char *name)
+{
+    if (!node)
+        return NULL;
+    for (xmlNode *c = node->children; c; c = c->next)
+        if (c->type == XML_ELEMENT_NODE && !strcmp((const char *)c->name, name))
+            return c;
+    return NULL;
+}
+
+/* Follows "a/b/c" below node. */
+static xmlNode *at(const xmlNode *node, const char *path)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", path);
+    const xmlNode *cur = node;
+    char *save = NULL;
+    for (char *part = strtok_r(buf, "/", &save); part && cur; part = strtok_r(NULL, "/", &save))
+        cur = child(cur, part);
+    return (xmlNode *)cur;
+}
+
+/* The trimmed text of an element; NULL when missing, empty or "N/A" (not applicable or not
+ * readable: nvidia-smi does not tell them apart). Caller frees. */
+static char *text_at(const xmlNode *node, const char *path)
+{
+    xmlNode *n = at(node, path);
+    if (!n)
+        return NULL;
+    xmlChar *raw = xmlNodeGetContent(n);
+    if (!raw)
+        return NULL;
+    const char *s = (const char *)raw;
+    while (isspace((unsigned char)*s))
+        s++;
+    size_t len = strlen(s);
+    while (len && isspace((unsigned char)s[len - 1]))
+        len--;
+    char *out = NULL;
+    if (len && strncmp(s, "N/A", len) != 0)
+        out = strndup(s, len);
+    xmlFree(raw);
+    return out;
+}
+
+/* A number followed by an optional unit ("16x", "81920 MiB", "67.03 W", "27 C"). */
+static bool number_at(const xmlNode *node, const char *path, double *out)
+{
+    char *t = text_at(node, path);
+    if (!t)
+        return false;
+    char *end;
+    double v = strtod(t, &end);
+    bool ok = end != t && (*end == '\0' || *end == ' ' || *end == 'x');
+    if (ok)
+        *out = v;
+    free(t);
+    return ok;
+}
+
+static void set_int(const xmlNode *node, const char *path, int *out)
+{
+    double v;
+    if (number_at(node, path, &v) && v >= 0 && v < 2e9)
+        *out = (int)v;
+}
+
+static void set_int64(const xmlNode *node, const char *path, int64_t *out)
+{
+    double v;
+    if (number_at(node, path, &v) && v >= 0)
+        *out = (int64_t)v;
+}
+
+static void set_double(const xmlNode *node, const char *path, double *out)
+{
+    double v;
+    if (*out < 0 && number_at(node, path, &v) && v >= 0)
+        *out = v;
+}
+
+/* Enabled/Disabled, Yes/No, Active/Not Active. */
+static void set_tristate(const xmlNode *node, const char *path, int *out)
+{
+    char *t = text_at(node, path);
+    if (!t)
+        return;
+    if (!strcmp(t, "Enabled") || !strcmp(t, "Yes") || !strcmp(t, "Active"))
+        *out = GPU_ON;
+    else if (!strcmp(t, "Disabled") || !strcmp(t, "No") || !strcmp(t, "Not Active"))
+        *out = GPU_OFF;
+    free(t);
+}
+
+static void set_string(const xmlNode *node, const char *path, char **out)
+{
+    if (!*out)
+        *out = text_at(node, path);
+}
+
+/* Sums the counters that exist; -1 when none was reported. */
+static int64_t sum_counters(const xmlNode *node, const char *const *paths)
+{
+    int64_t total = -1;
+    for (; *paths; paths++) {
+        int64_t v = -1;
+        set_int64(node, *paths, &v);
+        if (v >= 0)
+            total = (total < 0 ? 0 : total) + v;
+    }
+    return total;
+}
+
+static void read_ecc(const xmlNode *g, struct gpu *gpu)
+{
+    static const char *const corrected[] = {"single_bit/total", "sram_correctable", "dram_correctable", NULL};
+    static const char *const uncorrected[] = {"double_bit/total", "sram_uncorrectable", "sram_uncorrectable_parity",
+                                              "sram_uncorrectable_secded", "dram_uncorrectable", NULL};
+    set_tristate(g, "ecc_mode/current_ecc", &gpu->ecc_current);
+    set_tristate(g, "ecc_mode/pending_ecc", &gpu->ecc_pending);
+    const xmlNode *vol = at(g, "ecc_errors/volatile"), *agg = at(g, "ecc_errors/aggregate");
+    gpu->ecc_corrected_volatile = sum_counters(vol, corrected);
+    gpu->ecc_uncorrected_volatile = sum_counters(vol, uncorrected);
+    gpu->ecc_corrected_aggregate = sum_counters(agg, corrected);
+    gpu->ecc_uncorrected_aggregate = sum_counters(agg, uncorrected);
+    set_int(g, "retired_pages/multiple_single_bit_retirement/retired_count", &gpu->retired_sbe);
+    set_int(g, "retired_pages/double_bit_retirement/retired_count", &gpu->retired_dbe);
+    set_tristate(g, "retired_pages/pending_retirement", &gpu->retired_pending);
+    set_int(g, "remapped_rows/remapped_row_corr", &gpu->remapped_correctable);
+    set_int(g, "remapped_rows/remapped_row_unc", &gpu->remapped_uncorrectable);
+    set_tristate(g, "remapped_rows/remapped_row_pending", &gpu->remap_pending);
+    set_tristate(g, "remapped_rows/remapped_row_failure", &gpu->remap_failure);
+}
+
+static void read_clock_events(const xmlNode *g, struct gpu *gpu)
+{
+    static const struct {
+        const char *name;
+        uint64_t bit;
+    } reasons[] = {
+        {"gpu_idle", GPU_EVENT_GPU_IDLE},
+        {"applications_clocks_setting", GPU_EVENT_APP_CLOCKS},
+        {"sw_power_cap", GPU_EVENT_SW_POWER_CAP},
+        {"hw_slowdown", GPU_EVENT_HW_SLOWDOWN},
+        {"sync_boost", GPU_EVENT_SYNC_BOOST},
+        {"sw_thermal_slowdown", GPU_EVENT_SW_THERMAL},
+        {"hw_thermal_slowdown", GPU_EVENT_HW_THERMAL},
+        {"hw_power_brake_slowdown", GPU_EVENT_HW_POWER_BRAKE},
+        {"display_clocks_setting", GPU_EVENT_DISPLAY_CLOCKS},
+    };
+    const char *group = "clocks_event_reasons", *prefix = "clocks_event_reason_";
+    if (!child(g, group)) {
+        group = "clocks_throttle_reasons";
+        prefix = "clocks_throttle_reason_";
+    }
+    const xmlNode *n = child(g, group);
+    if (!n)
+        return;
+    for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++) {
+        char name[96];
+        snprintf(name, sizeof name, "%s%s", prefix, reasons[i].name);
+        int state = GPU_UNKNOWN;
+        set_tristate(n, name, &state);
+        if (state != GPU_UNKNOWN)
+            gpu->clock_events_known = true;
+        if (state == GPU_ON)
+            gpu->clock_events |= reasons[i].bit;
+    }
+}
+
+static void read_power(const xmlNode *g, struct gpu *gpu)
+{
+    static const char *const groups[] = {"gpu_power_readings", "power_readings"};
+    for (size_t i = 0; i < 2; i++) {
+        const xmlNode *p = child(g, groups[i]);
+        set_double(p, "power_draw", &gpu->power_draw_w);
+        set_double(p, "instant_power_draw", &gpu->power_draw_w);
+        set_double(p, "average_power_draw", &gpu->power_draw_w);
+        set_double(p, "enforced_power_limit", &gpu->power_limit_w);
+        set_double(p, "current_power_limit", &gpu->power_limit_w);
+        set_double(p, "power_limit", &gpu->power_limit_w);
+    }
+}
+
+static int read_gpu(struct machine *m, const char *file, const xmlNode *g)
+{
+    char *bus = text_at(g, "pci/pci_bus_id");
+    if (!bus) {
+        xmlChar *id = xmlGetProp(g, (const xmlChar *)"id");
+        bus = id ? strdup((const char *)id) : NULL;
+        xmlFree(id);
+    }
+    char bus_id[32];
+    bool ok = gpu_bus_id_normalise(bus, bus_id);
+    if (!ok) {
+        machine_problem(m, file, "a <gpu> element has no valid PCI bus id ('%s')", bus ? bus : "");
+        free(bus);
+        return -1;
+    }
+    free(bus);
+    struct gpu *gpu = gpu_set_add(&m->gpus);
+    if (!gpu)
+        return -1;
+    snprintf(gpu->bus_id, sizeof gpu->bus_id, "%s", bus_id);
+    set_string(g, "product_name", &gpu->name);
+    set_string(g, "product_brand", &gpu->brand);
+    set_string(g, "uuid", &gpu->uuid);
+    set_string(g, "serial", &gpu->serial);
+    set_string(g, "vbios_version", &gpu->vbios);
+    double mib;
+    if (number_at(g, "fb_memory_usage/total", &mib))
+        gpu->memory_total_bytes = (int64_t)(mib * 1024 * 1024);
+    set_tristate(g, "persistence_mode", &gpu->persistence);
+    set_tristate(g, "mig_mode/current_mig", &gpu->mig_current);
+    set_tristate(g, "mig_mode/pending_mig", &gpu->mig_pending);
+    char *pstate = text_at(g, "performance_state");
+    if (pstate && pstate[0] == 'P' && isdigit((unsigned char)pstate[1]))
+        gpu->pstate = atoi(pstate + 1);
+    free(pstate);
+    set_int(g, "pci/pci_gpu_link_info/pcie_gen/current_link_gen", &gpu->pcie_gen_current);
+    set_int(g, "pci/pci_gpu_link_info/pcie_gen/max_link_gen", &gpu->pcie_gen_max);
+    set_int(g, "pci/pci_gpu_link_info/pcie_gen/max_device_link_gen", &gpu->pcie_gen_gpu_max);
+    set_int(g, "pci/pci_gpu_link_info/link_widths/current_link_width", &gpu->pcie_width_current);
+    set_int(g, "pci/pci_gpu_link_info/link_widths/max_link_width", &gpu->pcie_width_max);
+    set_int64(g, "pci/replay_counter", &gpu->pcie_replays);
+    read_ecc(g, gpu);
+    set_int(g, "clocks/graphics_clock", &gpu->clock_graphics_mhz);
+    set_int(g, "clocks/sm_clock", &gpu->clock_sm_mhz);
+    set_int(g, "clocks/mem_clock", &gpu->clock_mem_mhz);
+    set_int(g, "max_clocks/graphics_clock", &gpu->max_graphics_mhz);
+    set_int(g, "max_clocks/sm_clock", &gpu->max_sm_mhz);
+    set_int(g, "max_clocks/mem_clock", &gpu->max_mem_mhz);
+    read_clock_events(g, gpu);
+    read_power(g, gpu);
+    set_int(g, "temperature/gpu_temp", &gpu->temperature_c);
+    set_int(g, "temperature/gpu_temp_slow_threshold", &gpu->slowdown_temperature_c);
+    set_int(g, "utilization/gpu_util", &gpu->utilization_gpu);
+    set_int(g, "utilization/memory_util", &gpu->utilization_memory);
+    return 0;
+}
+
+/* "12.2" -> 12, 2. */
+static void parse_cuda_version(const char *text, int *major, int *minor)
+{
+    int a, b;
+    if (text && sscanf(text, "%d.%d", &a, &b) == 2 && a > 0 && b >= 0) {
+        *major = a;
+        *minor = b;
+    }
+}
+
+static int read_document(struct machine *m, const char *file, xmlDoc *doc)
+{
+    const xmlNode *root = xmlDocGetRootElement(doc);
+    if (!root || strcmp((const char *)root->name, "nvidia_smi_log") != 0) {
+        machine_problem(m, file, "not `nvidia-smi -q -x` output (root element <%s>, expected <nvidia_smi_log>)",
+                        root ? (const char *)root->name : "none");
+        return -1;
+    }
+    /* Evidence replaces what another source said of the GPUs; the runtimes found stay. */
+    struct cuda_runtime *runtimes = m->gpus.runtimes;
+    int nruntimes = m->gpus.nruntimes;
+    bool searched = m->gpus.runtimes_searched;
+    m->gpus.runtimes = NULL;
+    m->gpus.nruntimes = 0;
+    gpu_set_free(&m->gpus);
+    m->gpus.runtimes = runtimes;
+    m->gpus.nruntimes = nruntimes;
+    m->gpus.runtimes_searched = searched;
+    m->gpus.probed = true;
+    if (asprintf(&m->gpus.source, "nvidia-smi:%s", file) < 0)
+        m->gpus.source = NULL;
+    m->gpus.driver_version = text_at(root, "driver_version");
+    char *cuda = text_at(root, "cuda_version");
+    parse_cuda_version(cuda, &m->gpus.cuda_major, &m->gpus.cuda_minor);
+    free(cuda);
+    set_int(root, "attached_gpus", &m->gpus.attached_gpus);
+    int status = 0;
+    for (const xmlNode *c = root->children; c; c = c->next)
+        if (c->type == XML_ELEMENT_NODE && !strcmp((const char *)c->name, "gpu") && read_gpu(m, file, c) != 0)
+            status = -1;
+    return status;
+}
+
+static int parse_failed(struct machine *m, const char *file)
+{
+    const xmlError *e = xmlGetLastError();
+    char msg[512] = "could not be parsed";
+    if (e && e->message) {
+        snprintf(msg, sizeof msg, "malformed XML at line %d: %s", e->line, e->message);
+        size_t n = strlen(msg);
+        while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
+            msg[--n] = '\0';
+    }
+    machine_problem(m, file, "%s", msg);
+    return -1;
+}
+
+/* Real files are under 1 MB per GPU; anything this big is not nvidia-smi output. */
+#define NVIDIA_SMI_MAX_BYTES (64u << 20)
+
+static int read_buffer(struct machine *m, const char *file, const char *text, size_t len)
+{
+    if (len > NVIDIA_SMI_MAX_BYTES) {
+        machine_problem(m, file, "is %zu bytes: too large for `nvidia-smi -q -x` output", len);
+        return -1;
+    }
+    xmlResetLastError();
+    /* No network, no external DTD (the files name nvsmi_device_vN.dtd, which is not shipped). */
+    xmlDoc *doc = xmlReadMemory(text, (int)len, file, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+    if (!doc)
+        return parse_failed(m, file);
+    int rc = read_document(m, file, doc);
+    xmlFreeDoc(doc);
+    return rc;
+}
+
+int probe_nvidia_smi_file(struct machine *m, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        machine_problem(m, path, "cannot be read: %m");
+        return -1;
+    }
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    char buf[65536];
+    size_t n;
+    while (mem && (n = fread(buf, 1, sizeof buf, f)) > 0)
+        fwrite(buf, 1, n, mem);
+    bool read_error = ferror(f);
+    fclose(f);
+    if (mem)
+        fclose(mem);
+    if (!text || read_error) {
+        free(text);
+        machine_problem(m, path, "cannot be read");
+        return -1;
+    }
+    int rc = read_buffer(m, path, text, len);
+    free(text);
+    return rc;
+}
+
+int probe_nvidia_smi_recorded(struct machine *m)
+{
+    char *text = fs_read(NVIDIA_SMI_SNAPSHOT_FILE);
+    if (!text)
+        return 1;
+    char shown[4096];
+    fsroot_path(shown, sizeof shown, NVIDIA_SMI_SNAPSHOT_FILE);
+    int rc = read_buffer(m, shown, text, strlen(text));
+    free(text);
+    return rc;
+}

@@ -1,0 +1,297 @@
+/* The GPU part of the reports: per-GPU facts, the driver and CUDA versions, the `nvidia-smi topo
+ * -m`-like matrix (JSON and text), and --redact, which hides identifying values everywhere. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+#include "util/parse.h"
+
+static json_t *str_or_null(const char *s) { return s ? json_string(s) : json_null(); }
+static json_t *num_or_null(long long v) { return v >= 0 ? json_integer(v) : json_null(); }
+static json_t *real_or_null(double v) { return v >= 0 ? json_real(v) : json_null(); }
+static json_t *tristate(int v) { return v == GPU_UNKNOWN ? json_null() : json_boolean(v == GPU_ON); }
+
+static json_t *clock_events_json(const struct gpu *g)
+{
+    static const struct {
+        uint64_t bit;
+        const char *name;
+    } names[] = {{GPU_EVENT_GPU_IDLE, "gpu_idle"},
+                 {GPU_EVENT_APP_CLOCKS, "applications_clocks_setting"},
+                 {GPU_EVENT_SW_POWER_CAP, "sw_power_cap"},
+                 {GPU_EVENT_HW_SLOWDOWN, "hw_slowdown"},
+                 {GPU_EVENT_SYNC_BOOST, "sync_boost"},
+                 {GPU_EVENT_SW_THERMAL, "sw_thermal_slowdown"},
+                 {GPU_EVENT_HW_THERMAL, "hw_thermal_slowdown"},
+                 {GPU_EVENT_HW_POWER_BRAKE, "hw_power_brake_slowdown"},
+                 {GPU_EVENT_DISPLAY_CLOCKS, "display_clocks_setting"}};
+    if (!g->clock_events_known)
+        return json_null();
+    json_t *arr = json_array();
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (g->clock_events & names[i].bit)
+            json_array_append_new(arr, json_string(names[i].name));
+    return arr;
+}
+
+static json_t *nvlinks_json(const struct gpu *g)
+{
+    if (!g->nvlink_known)
+        return json_null();
+    json_t *arr = json_array();
+    for (int k = 0; k < g->nnvlinks; k++)
+        json_array_append_new(arr, json_pack("{s:i, s:o, s:o}", "link", g->nvlinks[k].link, "active",
+                                             tristate(g->nvlinks[k].active), "remote_bus_id",
+                                             str_or_null(*g->nvlinks[k].remote_bus_id ? g->nvlinks[k].remote_bus_id : NULL)));
+    return arr;
+}
+
+static json_t *load_json(const struct gpu *g)
+{
+    if (g->load.done)
+        return json_pack("{s:i, s:i, s:i, s:f, s:n}", "pstate", g->load.pstate, "gen", g->load.gen, "width",
+                         g->load.width, "h2d_bytes_s", g->load.h2d_bytes_s, "error");
+    if (g->load.error)
+        return json_pack("{s:n, s:n, s:n, s:n, s:s}", "pstate", "gen", "width", "h2d_bytes_s", "error", g->load.error);
+    return json_null();
+}
+
+static json_t *gpu_json(const struct machine *m, const struct gpu *g)
+{
+    const struct pci_device *d = gpu_pci_device(m, g);
+    json_t *o = json_object();
+    json_object_set_new(o, "bus_id", json_string(g->bus_id));
+    json_object_set_new(o, "name", str_or_null(g->name));
+    json_object_set_new(o, "brand", str_or_null(g->brand));
+    json_object_set_new(o, "uuid", str_or_null(g->uuid));
+    json_object_set_new(o, "serial", str_or_null(g->serial));
+    json_object_set_new(o, "vbios", str_or_null(g->vbios));
+    json_object_set_new(o, "memory_bytes", num_or_null(g->memory_total_bytes));
+    json_object_set_new(o, "pci_device_found", json_boolean(d != NULL));
+    json_object_set_new(o, "numa_node", num_or_null(gpu_numa_node(m, g)));
+    json_object_set_new(o, "cpu_affinity", str_or_null(g->cpu_affinity));
+    json_object_set_new(o, "persistence_mode", tristate(g->persistence));
+    json_object_set_new(o, "pstate", num_or_null(g->pstate));
+    json_object_set_new(o, "pcie", json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "current_gen",
+                                             num_or_null(g->pcie_gen_current), "max_gen", num_or_null(g->pcie_gen_max),
+                                             "gpu_max_gen", num_or_null(g->pcie_gen_gpu_max), "current_width",
+                                             num_or_null(g->pcie_width_current), "max_width",
+                                             num_or_null(g->pcie_width_max), "replay_counter",
+                                             num_or_null(g->pcie_replays)));
+    json_object_set_new(o, "ecc", json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "current", tristate(g->ecc_current),
+                                            "pending", tristate(g->ecc_pending), "corrected_volatile",
+                                            num_or_null(g->ecc_corrected_volatile), "uncorrected_volatile",
+                                            num_or_null(g->ecc_uncorrected_volatile), "corrected_aggregate",
+                                            num_or_null(g->ecc_corrected_aggregate), "uncorrected_aggregate",
+                                            num_or_null(g->ecc_uncorrected_aggregate)));
+    json_object_set_new(o, "retired_pages", json_pack("{s:o, s:o, s:o}", "single_bit", num_or_null(g->retired_sbe),
+                                                      "double_bit", num_or_null(g->retired_dbe), "pending",
+                                                      tristate(g->retired_pending)));
+    json_object_set_new(o, "remapped_rows", json_pack("{s:o, s:o, s:o, s:o}", "correctable",
+                                                      num_or_null(g->remapped_correctable), "uncorrectable",
+                                                      num_or_null(g->remapped_uncorrectable), "pending",
+                                                      tristate(g->remap_pending), "failure",
+                                                      tristate(g->remap_failure)));
+    json_object_set_new(o, "clocks_mhz", json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "graphics",
+                                                   num_or_null(g->clock_graphics_mhz), "sm", num_or_null(g->clock_sm_mhz),
+                                                   "memory", num_or_null(g->clock_mem_mhz), "max_graphics",
+                                                   num_or_null(g->max_graphics_mhz), "max_sm", num_or_null(g->max_sm_mhz),
+                                                   "max_memory", num_or_null(g->max_mem_mhz)));
+    json_object_set_new(o, "clock_events", clock_events_json(g));
+    json_object_set_new(o, "power_w", json_pack("{s:o, s:o}", "draw", real_or_null(g->power_draw_w), "limit",
+                                                real_or_null(g->power_limit_w)));
+    json_object_set_new(o, "temperature_c", json_pack("{s:o, s:o}", "gpu", num_or_null(g->temperature_c), "slowdown",
+                                                      num_or_null(g->slowdown_temperature_c)));
+    json_object_set_new(o, "utilization_percent", json_pack("{s:o, s:o}", "gpu", num_or_null(g->utilization_gpu),
+                                                            "memory", num_or_null(g->utilization_memory)));
+    json_object_set_new(o, "mig", json_pack("{s:o, s:o}", "current", tristate(g->mig_current), "pending",
+                                            tristate(g->mig_pending)));
+    json_object_set_new(o, "nvlinks", nvlinks_json(g));
+    json_object_set_new(o, "load_check", load_json(g));
+    return o;
+}
+
+json_t *gpus_to_json(const struct machine *m)
+{
+    if (!m->gpus.source)
+        return json_null(); /* no NVIDIA source described the GPUs: not "zero GPUs" */
+    json_t *arr = json_array();
+    for (int i = 0; i < m->gpus.count; i++)
+        json_array_append_new(arr, gpu_json(m, &m->gpus.items[i]));
+    return arr;
+}
+
+static json_t *topology_json(const struct machine *m)
+{
+    const struct gpu_set *s = &m->gpus;
+    json_t *ids = json_array(), *matrix = json_array(), *nodes = json_array(), *cpus = json_array();
+    for (int i = 0; i < s->count; i++) {
+        const struct gpu *a = &s->items[i];
+        json_array_append_new(ids, json_string(a->bus_id));
+        json_t *row = json_array();
+        for (int j = 0; j < s->count; j++) {
+            char level[8] = "X";
+            if (i != j)
+                gpu_link_level(m, a, &s->items[j], level);
+            json_array_append_new(row, json_string(level));
+        }
+        json_array_append_new(matrix, row);
+        json_array_append_new(nodes, num_or_null(gpu_numa_node(m, a)));
+        const struct pci_device *d = gpu_pci_device(m, a);
+        char *list = d && !hwloc_bitmap_iszero(d->local_cpus) ? format_cpulist(d->local_cpus) : NULL;
+        json_array_append_new(cpus, str_or_null(list ? list : a->cpu_affinity));
+        free(list);
+    }
+    return json_pack("{s:o, s:o, s:o, s:o}", "gpus", ids, "matrix", matrix, "numa_node", nodes, "cpu_affinity", cpus);
+}
+
+json_t *nvidia_to_json(const struct machine *m)
+{
+    const struct gpu_set *s = &m->gpus;
+    if (!s->probed)
+        return json_null();
+    json_t *cuda = json_null();
+    if (s->cuda_major >= 0) {
+        char v[16];
+        snprintf(v, sizeof v, "%d.%d", s->cuda_major, s->cuda_minor);
+        cuda = json_string(v);
+    }
+    json_t *runtimes = json_null();
+    if (s->runtimes_searched) {
+        runtimes = json_array();
+        for (int i = 0; i < s->nruntimes; i++) {
+            const struct cuda_runtime *r = &s->runtimes[i];
+            json_array_append_new(runtimes, json_pack("{s:s, s:s, s:i, s:o}", "path", r->path, "kind", r->kind,
+                                                      "major", r->major, "minor", num_or_null(r->minor)));
+        }
+    }
+    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "source", str_or_null(s->source), "unknown_reason",
+                     str_or_null(s->unknown_reason), "driver_version", str_or_null(s->driver_version),
+                     "cuda_version", cuda, "attached_gpus", num_or_null(s->attached_gpus), "cuda_runtimes", runtimes,
+                     "topology", topology_json(m));
+}
+
+static bool identifying_key(const char *key)
+{
+    static const char *const keys[] = {"hostname", "serial", "uuid", "mac", "mac_address", "permanent_address",
+                                       "serial_number", "asset_tag"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (!strcmp(key, keys[i]))
+            return true;
+    return false;
+}
+
+void report_redact(json_t *value)
+{
+    if (json_is_array(value)) {
+        size_t i;
+        json_t *item;
+        json_array_foreach(value, i, item) report_redact(item);
+    } else if (json_is_object(value)) {
+        const char *key;
+        json_t *item;
+        json_object_foreach(value, key, item)
+        {
+            if (identifying_key(key) && json_is_string(item))
+                json_object_set_new(value, key, json_string(REDACTED));
+            else
+                report_redact(item);
+        }
+    }
+}
+
+/* A number with a prefix and unit, or "?" when unknown (< 0). */
+static void num_text(char *buf, size_t n, long long v, const char *prefix, const char *unit)
+{
+    if (v < 0)
+        snprintf(buf, n, "%s?", prefix);
+    else
+        snprintf(buf, n, "%s%lld%s", prefix, v, unit);
+}
+
+static void link_text(char *buf, size_t n, int gen, int width)
+{
+    char g[8] = "?", w[8] = "?";
+    if (gen > 0)
+        snprintf(g, sizeof g, "%d", gen);
+    if (width > 0)
+        snprintf(w, sizeof w, "%d", width);
+    snprintf(buf, n, "Gen%s x%s", g, w);
+}
+
+static const char *onoff(int v) { return v == GPU_ON ? "on" : v == GPU_OFF ? "off" : "n/a"; }
+
+void print_gpus(FILE *o, const struct machine *m, bool redact, const char *bold, const char *reset)
+{
+    const struct gpu_set *s = &m->gpus;
+    if (!s->probed)
+        return;
+    fprintf(o, "%sGPUs%s    ", bold, reset);
+    if (s->count == 0) {
+        fprintf(o, "unknown: %s\n", s->unknown_reason ? s->unknown_reason : "no GPU reported");
+        return;
+    }
+    char cuda[16] = "unknown";
+    if (s->cuda_major >= 0)
+        snprintf(cuda, sizeof cuda, "%d.%d", s->cuda_major, s->cuda_minor);
+    fprintf(o, "%d NVIDIA (driver %s, CUDA %s; from %s", s->count, s->driver_version ? s->driver_version : "unknown",
+            cuda, s->source ? s->source : "?");
+    if (s->attached_gpus >= 0 && s->attached_gpus != s->count)
+        fprintf(o, "; the source says %d attached", s->attached_gpus);
+    fprintf(o, ")\n");
+    for (int i = 0; i < s->count; i++) {
+        const struct gpu *g = &s->items[i];
+        char mem[16], node[16], pstate[8], cur[16], max[16];
+        num_text(mem, sizeof mem, g->memory_total_bytes < 0 ? -1 : (g->memory_total_bytes + (1 << 29)) >> 30, "", " GiB");
+        num_text(node, sizeof node, gpu_numa_node(m, g), "node ", "");
+        num_text(pstate, sizeof pstate, g->pstate, "P", "");
+        link_text(cur, sizeof cur, g->pcie_gen_current, g->pcie_width_current);
+        link_text(max, sizeof max, g->pcie_gen_max, g->pcie_width_max);
+        fprintf(o, "        %s  %s, %s, %s, %s, %s (max %s), ECC %s, persistence %s, MIG %s\n", g->bus_id,
+                g->name ? g->name : "unknown", mem, node, pstate, cur, max, onoff(g->ecc_current),
+                onoff(g->persistence), onoff(g->mig_current));
+        char sm[16], memclk[16], maxsm[16], maxmem[16], draw[16], limit[16], temp[16], slow[16];
+        num_text(sm, sizeof sm, g->clock_sm_mhz, "", "");
+        num_text(memclk, sizeof memclk, g->clock_mem_mhz, "", "");
+        num_text(maxsm, sizeof maxsm, g->max_sm_mhz, "", "");
+        num_text(maxmem, sizeof maxmem, g->max_mem_mhz, "", "");
+        num_text(draw, sizeof draw, g->power_draw_w < 0 ? -1 : (long long)(g->power_draw_w + 0.5), "", " W");
+        num_text(limit, sizeof limit, g->power_limit_w < 0 ? -1 : (long long)(g->power_limit_w + 0.5), "", " W");
+        num_text(temp, sizeof temp, g->temperature_c, "", " C");
+        num_text(slow, sizeof slow, g->slowdown_temperature_c, "", " C");
+        fprintf(o, "          uuid %s, serial %s; SM/memory %s/%s MHz (max %s/%s); %s of %s; %s (slowdown %s)\n",
+                redact ? REDACTED : g->uuid ? g->uuid : "?", redact ? REDACTED : g->serial ? g->serial : "?", sm,
+                memclk, maxsm, maxmem, draw, limit, temp, slow);
+        if (g->load.done)
+            fprintf(o, "          under load: P%d, Gen%d x%d, %.1f GB/s host to device\n", g->load.pstate, g->load.gen,
+                    g->load.width, g->load.h2d_bytes_s / 1e9);
+        else if (g->load.error)
+            fprintf(o, "          load check: %s\n", g->load.error);
+    }
+    if (s->count < 2)
+        return;
+    /* The matrix as `nvidia-smi topo -m` prints it. */
+    fprintf(o, "        %-13s", "");
+    for (int j = 0; j < s->count; j++)
+        fprintf(o, " GPU%-4d", j);
+    fprintf(o, " NUMA  CPU affinity\n");
+    for (int i = 0; i < s->count; i++) {
+        fprintf(o, "        GPU%-2d %-8.8s", i, s->items[i].bus_id + 5);
+        for (int j = 0; j < s->count; j++) {
+            char level[8] = "X";
+            if (i != j)
+                gpu_link_level(m, &s->items[i], &s->items[j], level);
+            fprintf(o, " %-7s", level);
+        }
+        const struct pci_device *d = gpu_pci_device(m, &s->items[i]);
+        char *list = d && !hwloc_bitmap_iszero(d->local_cpus) ? format_cpulist(d->local_cpus) : NULL;
+        int node = gpu_numa_node(m, &s->items[i]);
+        const char *cpus = list ? list : s->items[i].cpu_affinity;
+        if (node >= 0)
+            fprintf(o, " %-5d %s\n", node, cpus ? cpus : "?");
+        else
+            fprintf(o, " %-5s %s\n", "?", cpus ? cpus : "?");
+        free(list);
+    }
+}

@@ -1,0 +1,105 @@
+/* CPU_CORES_PER_GPU and CPU_FREQ_LOW: the CPU work each accelerator needs (its process, the data
+ * loader workers that decode and augment) against the cores and clocks the box has. */
+#include <stdio.h>
+#include <string.h>
+
+#include "rules/checks.h"
+
+static int accelerator_count(const struct machine *m)
+{
+    int n = 0;
+    for (int i = 0; i < m->npci; i++)
+        n += m->pci[i].role == PCI_ROLE_ACCELERATOR;
+    return n;
+}
+
+/* Where each workload's need comes from, for the evidence. */
+static const char *cores_basis(enum workload w)
+{
+    switch (w) {
+    case WL_CV_TRAIN:
+        return "SPEC: ~6 physical cores per A100-class GPU (an A100 trains ResNet-50 on ~2,470 img/s, one core "
+               "decodes ~460-500 JPEGs/s); not scaled to this GPU's rate, and no bench decode rate was given";
+    case WL_LLM_TRAIN:
+        return "the training process plus data-loader workers per GPU (NCCL runs on the GPU, not on CPU cores)";
+    case WL_LLM_INFER:
+        return "the serving process plus its tokenizer/batching thread per GPU";
+    default:
+        return "this workload sets no per-accelerator need";
+    }
+}
+
+void check_cpu_cores_per_gpu(struct audit_ctx *ctx)
+{
+    const struct machine *m = ctx->machine;
+    const struct cpu_info *c = &m->cpu;
+    int accelerators = accelerator_count(m);
+    if (accelerators == 0)
+        return;
+    if (c->cores <= 0) {
+        finding_add(ctx, SEV_UNKNOWN, "machine", NULL, NULL, "the number of physical cores is unknown");
+        return;
+    }
+    /* A cpuset or cgroup that hides CPUs hides their cores too: count what this process may use. */
+    double cores = c->cores;
+    if (c->threads > 0 && c->usable_threads > 0 && c->usable_threads < c->threads)
+        cores = (double)c->cores * c->usable_threads / c->threads;
+    double per = cores / accelerators;
+    int need = ctx->thresholds->cores_per_accelerator_min;
+    json_t *ev = json_pack("{s:i, s:f, s:i, s:f, s:i, s:s}", "physical_cores", c->cores, "usable_physical_cores",
+                           cores, "accelerators", accelerators, "cores_per_accelerator", per, "need_per_accelerator",
+                           need, "basis", cores_basis(ctx->workload));
+    if (need == 0)
+        finding_add(ctx, SEV_INFO, "machine", ev, NULL,
+                    "%.1f physical cores per accelerator (%g cores, %d accelerators); workload %s sets no need",
+                    per, cores, accelerators, workload_name(ctx->workload));
+    else if (per < need) {
+        char fix[160];
+        snprintf(fix, sizeof fix, "rent a node with at least %d physical cores for %d accelerators, or use fewer "
+                                  "accelerators per node", need * accelerators, accelerators);
+        finding_add(ctx, ctx_severity(ctx), "machine", ev, fix,
+                    "%.1f physical cores per accelerator (%g cores, %d accelerators), below the %d that %s needs: "
+                    "the data loaders cannot keep the accelerators busy", per, cores, accelerators, need,
+                    workload_name(ctx->workload));
+    } else
+        finding_add(ctx, SEV_PASS, "machine", ev, NULL, "%.1f physical cores per accelerator (need %d)", per, need);
+}
+
+void check_cpu_freq_low(struct audit_ctx *ctx)
+{
+    const struct cpu_info *c = &ctx->machine->cpu;
+    const struct thresholds *t = ctx->thresholds;
+    double need = t->cpu_boost_min_mhz;
+    if (need <= 0) {
+        if (t->latency_sensitive)
+            finding_add(ctx, SEV_INFO, "machine", NULL, "gpuvet bench jitter",
+                        "no clock rule for %s: the seed's 4.5 GHz single-core turbo fits no datacenter CPU; judge "
+                        "latency by measured scheduling jitter instead", workload_name(ctx->workload));
+        return;
+    }
+    json_t *ev = json_pack("{s:o, s:o, s:f}", "base_mhz", c->base_mhz > 0 ? json_real(c->base_mhz) : json_null(),
+                           "max_mhz", c->max_mhz > 0 ? json_real(c->max_mhz) : json_null(), "need_boost_mhz", need);
+    /* acpi-cpufreq reports base + 1 MHz as the maximum when turbo is on: the real top is hidden. */
+    bool max_is_turbo_marker = c->max_mhz > 0 && c->base_mhz > 0 && c->max_mhz - c->base_mhz > 0 &&
+                               c->max_mhz - c->base_mhz <= 1.0;
+    double boost = max_is_turbo_marker ? 0 : c->max_mhz;
+    if (boost > 0 && boost < need)
+        finding_add(ctx, ctx_severity(ctx), "machine", ev, "rent a CPU with a higher boost clock",
+                    "boost clock %.2f GHz, below the %.1f GHz that %s wants: per-batch CPU work (decode, launch, "
+                    "sync) runs slower", boost / 1000, need / 1000, workload_name(ctx->workload));
+    else if (boost > 0)
+        finding_add(ctx, SEV_PASS, "machine", ev, NULL, "boost clock %.2f GHz (need %.1f GHz)", boost / 1000,
+                    need / 1000);
+    else if (c->base_mhz >= need)
+        finding_add(ctx, SEV_PASS, "machine", ev, NULL, "base clock %.2f GHz already meets %.1f GHz",
+                    c->base_mhz / 1000, need / 1000);
+    else {
+        char base[32] = "unknown";
+        if (c->base_mhz > 0)
+            snprintf(base, sizeof base, "%.2f GHz", c->base_mhz / 1000);
+        finding_add(ctx, SEV_UNKNOWN, "machine", ev, NULL, "boost clock unknown (%s); base %s, need %.1f GHz",
+                    max_is_turbo_marker ? "acpi-cpufreq shows base + 1 MHz when turbo is on"
+                                        : "the kernel shows no maximum clock: no cpufreq",
+                    base, need / 1000);
+    }
+}

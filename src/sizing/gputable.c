@@ -1,0 +1,331 @@
+#include "sizing/gputable.h"
+
+#include <ctype.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "sizing/csv.h"
+
+static const char *const precision_names[PRECISION_COUNT] = {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8"};
+
+const char *precision_name(enum precision p) { return precision_names[p]; }
+
+bool precision_parse(const char *name, enum precision *out)
+{
+    for (int p = 0; p < PRECISION_COUNT; p++)
+        if (!strcasecmp(name, precision_names[p])) {
+            *out = (enum precision)p;
+            return true;
+        }
+    return false;
+}
+
+const char *data_file_path(const char *name, char *buf, size_t len)
+{
+    const char *env = getenv("GPUVET_DATA_DIR");
+    if (env && *env) {
+        snprintf(buf, len, "%s/%s", env, name);
+        return buf;
+    }
+    snprintf(buf, len, "%s/%s", GPUVET_SOURCE_DATADIR, name);
+    if (access(buf, R_OK) == 0)
+        return buf;
+    snprintf(buf, len, "%s/%s", GPUVET_DATADIR, name);
+    return buf;
+}
+
+/* Column names in data/gpus.csv for each precision's dense and sparse figures. */
+static const char *const dense_columns[PRECISION_COUNT] = {
+    "fp64_tensor_tflops", "fp32_tflops", "tf32_tensor_dense", "fp16_tensor_dense",
+    "bf16_tensor_dense",  "fp8_tensor_dense", "int8_tops_dense"};
+static const char *const sparse_columns[PRECISION_COUNT] = {
+    NULL, NULL, "tf32_tensor_sparse", "fp16_tensor_sparse", "bf16_tensor_sparse", "fp8_tensor_sparse",
+    "int8_tops_sparse"};
+
+static char *field_dup(const struct csv_table *csv, const struct csv_row *row, const char *column)
+{
+    int c = csv_column(csv, column);
+    return strdup(c >= 0 ? row->fields[c] : "");
+}
+
+static void split_aliases(struct gpu_spec *g, const char *text)
+{
+    char *copy = strdup(text), *save = NULL;
+    for (char *tok = strtok_r(copy, ";", &save); tok; tok = strtok_r(NULL, ";", &save)) {
+        while (*tok == ' ')
+            tok++;
+        if (!*tok)
+            continue;
+        g->aliases = realloc(g->aliases, sizeof *g->aliases * (size_t)(g->naliases + 1));
+        g->aliases[g->naliases++] = strdup(tok);
+    }
+    free(copy);
+}
+
+static void gpu_spec_free(struct gpu_spec *g)
+{
+    for (int i = 0; i < g->naliases; i++)
+        free(g->aliases[i]);
+    free(g->aliases);
+    char **strings[] = {&g->id,   &g->name,         &g->variant, &g->vendor,     &g->arch,  &g->memory_type,
+                        &g->ecc,  &g->scaleup_link, &g->notes,   &g->confidence, &g->source, &g->resnet50_source};
+    for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++)
+        free(*strings[i]);
+}
+
+static int parse_row(const struct csv_table *csv, const struct csv_row *row, struct gpu_spec *g, char *err,
+                     size_t errlen)
+{
+    struct {
+        const char *column;
+        double *out;
+        bool required;
+    } numbers[] = {
+        {"memory_gb", &g->memory_gb, true},   {"mem_bw_gbs", &g->mem_bw_gbs, true},
+        {"pcie_gen", &g->pcie_gen, false},    {"pcie_lanes", &g->pcie_lanes, false},
+        {"scaleup_gbs_bidir", &g->scaleup_gbs_bidir, false}, {"tdp_w", &g->tdp_w, false},
+        {"resnet50_img_s", &g->resnet50_img_s, false},
+    };
+    for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++)
+        if (csv_number(csv, row, csv_column(csv, numbers[i].column), numbers[i].required, numbers[i].out, err,
+                       errlen) != 0)
+            return -1;
+    for (int p = 0; p < PRECISION_COUNT; p++) {
+        if (csv_number(csv, row, csv_column(csv, dense_columns[p]), false, &g->dense[p], err, errlen) != 0)
+            return -1;
+        if (sparse_columns[p] &&
+            csv_number(csv, row, csv_column(csv, sparse_columns[p]), false, &g->sparse[p], err, errlen) != 0)
+            return -1;
+    }
+    /* GPUs without FP64 tensor cores: the vector rate is what FP64 code gets. */
+    if (g->dense[PREC_FP64] == 0 &&
+        csv_number(csv, row, csv_column(csv, "fp64_tflops"), false, &g->dense[PREC_FP64], err, errlen) != 0)
+        return -1;
+    if (g->memory_gb <= 0) {
+        snprintf(err, errlen, "%s:%d: memory_gb must be positive", csv->path, row->line);
+        return -1;
+    }
+    return 0;
+}
+
+int gpu_table_load(const char *path, struct gpu_table *t, char *err, size_t errlen)
+{
+    *t = (struct gpu_table){.path = strdup(path)};
+    struct csv_table csv;
+    if (csv_load(path, &csv, err, errlen) != 0) {
+        csv_free(&csv);
+        return -1;
+    }
+    static const char *const required[] = {"id", "gpu", "variant", "memory_gb", "mem_bw_gbs", "source"};
+    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
+        if (csv_column(&csv, required[i]) < 0) {
+            snprintf(err, errlen, "%s:1: no '%s' column in the header", path, required[i]);
+            csv_free(&csv);
+            return -1;
+        }
+    int rc = 0;
+    t->gpus = calloc((size_t)csv.nrows + 1, sizeof *t->gpus);
+    for (int r = 0; r < csv.nrows && rc == 0; r++) {
+        const struct csv_row *row = &csv.rows[r];
+        struct gpu_spec *g = &t->gpus[t->count++];
+        g->id = field_dup(&csv, row, "id");
+        g->name = field_dup(&csv, row, "gpu");
+        g->variant = field_dup(&csv, row, "variant");
+        g->vendor = field_dup(&csv, row, "vendor");
+        g->arch = field_dup(&csv, row, "arch");
+        g->memory_type = field_dup(&csv, row, "memory_type");
+        g->ecc = field_dup(&csv, row, "ecc");
+        g->scaleup_link = field_dup(&csv, row, "scaleup_link");
+        g->notes = field_dup(&csv, row, "notes");
+        g->confidence = field_dup(&csv, row, "confidence");
+        g->source = field_dup(&csv, row, "source");
+        g->resnet50_source = field_dup(&csv, row, "resnet50_source");
+        int alias_col = csv_column(&csv, "aliases");
+        if (alias_col >= 0)
+            split_aliases(g, row->fields[alias_col]);
+        if (!*g->id || !*g->source) {
+            snprintf(err, errlen, "%s:%d: %s is empty (every row needs an id and a source)", path, row->line,
+                     *g->id ? "source" : "id");
+            rc = -1;
+        } else {
+            rc = parse_row(&csv, row, g, err, errlen);
+        }
+        for (int k = 0; k < t->count - 1 && rc == 0; k++)
+            if (!strcasecmp(t->gpus[k].id, g->id)) {
+                snprintf(err, errlen, "%s:%d: id '%s' appears twice", path, row->line, g->id);
+                rc = -1;
+            }
+    }
+    if (rc == 0 && t->count == 0) {
+        snprintf(err, errlen, "%s:2: no GPU rows", path);
+        rc = -1;
+    }
+    csv_free(&csv);
+    return rc;
+}
+
+int gpu_table_load_default(struct gpu_table *t, char *err, size_t errlen)
+{
+    char path[PATH_MAX];
+    return gpu_table_load(data_file_path("gpus.csv", path, sizeof path), t, err, errlen);
+}
+
+void gpu_table_free(struct gpu_table *t)
+{
+    for (int i = 0; i < t->count; i++)
+        gpu_spec_free(&t->gpus[i]);
+    free(t->gpus);
+    free(t->path);
+    *t = (struct gpu_table){0};
+}
+
+/* Lower-case letters and digits only, without the vendor/brand words nvidia-smi puts in front. */
+static void normalise(const char *in, char *out, size_t len)
+{
+    size_t n = 0;
+    for (; *in && n + 1 < len; in++)
+        if (isalnum((unsigned char)*in))
+            out[n++] = (char)tolower((unsigned char)*in);
+    out[n] = '\0';
+    static const char *const prefixes[] = {"nvidia", "tesla", "geforce", "amd", "instinct"};
+    for (bool again = true; again;) {
+        again = false;
+        for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
+            size_t pl = strlen(prefixes[i]);
+            if (!strncmp(out, prefixes[i], pl) && out[pl]) {
+                memmove(out, out + pl, strlen(out + pl) + 1);
+                again = true;
+            }
+        }
+    }
+}
+
+static bool same_name(const char *a, const char *b)
+{
+    char na[128], nb[128];
+    normalise(a, na, sizeof na);
+    normalise(b, nb, sizeof nb);
+    return !strcmp(na, nb);
+}
+
+/* Short forms: the GPU's name alone ("H100") or with its memory ("H100-80GB"). */
+static bool short_form_matches(const struct gpu_spec *g, const char *query)
+{
+    char with_memory[160];
+    snprintf(with_memory, sizeof with_memory, "%s %.0fGB", g->name, g->memory_gb);
+    return same_name(query, g->name) || same_name(query, with_memory);
+}
+
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    size_t *row = malloc(sizeof *row * (lb + 1));
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    size_t d = row[lb];
+    free(row);
+    return d;
+}
+
+static size_t name_distance(const struct gpu_spec *g, const char *query)
+{
+    char nq[128], nc[160];
+    normalise(query, nq, sizeof nq);
+    normalise(g->id, nc, sizeof nc);
+    size_t best = edit_distance(nq, nc);
+    snprintf(nc, sizeof nc, "%s %.0fGB", g->name, g->memory_gb);
+    char nshort[160];
+    normalise(nc, nshort, sizeof nshort);
+    size_t d = edit_distance(nq, nshort);
+    return d < best ? d : best;
+}
+
+static void list_closest(const struct gpu_table *t, const char *query, char *err, size_t errlen)
+{
+    enum { SHOWN = 4 };
+    int order[SHOWN];
+    size_t dist[SHOWN];
+    int n = 0;
+    for (int i = 0; i < t->count; i++) {
+        size_t d = name_distance(&t->gpus[i], query);
+        int pos = n < SHOWN ? n++ : SHOWN;
+        while (pos > 0 && dist[pos - 1] > d) {
+            if (pos < SHOWN) {
+                dist[pos] = dist[pos - 1];
+                order[pos] = order[pos - 1];
+            }
+            pos--;
+        }
+        if (pos < SHOWN) {
+            dist[pos] = d;
+            order[pos] = i;
+        }
+    }
+    size_t used = (size_t)snprintf(err, errlen, "unknown GPU '%s'; closest: ", query);
+    for (int k = 0; k < n && used < errlen; k++)
+        used += (size_t)snprintf(err + used, errlen - used, "%s%s", k ? ", " : "", t->gpus[order[k]].id);
+    if (used < errlen)
+        snprintf(err + used, errlen - used, " (`gpuvet gpus` lists all)");
+}
+
+const struct gpu_spec *gpu_lookup(const struct gpu_table *t, const char *name, char *note, size_t notelen,
+                                  char *err, size_t errlen)
+{
+    if (note && notelen)
+        note[0] = '\0';
+    for (int i = 0; i < t->count; i++) {
+        const struct gpu_spec *g = &t->gpus[i];
+        if (same_name(name, g->id))
+            return g;
+        for (int k = 0; k < g->naliases; k++)
+            if (same_name(name, g->aliases[k]))
+                return g;
+    }
+    const struct gpu_spec *only = NULL, *sxm = NULL;
+    int matches = 0, sxm_matches = 0;
+    char candidates[512] = "";
+    for (int i = 0; i < t->count; i++) {
+        const struct gpu_spec *g = &t->gpus[i];
+        if (!short_form_matches(g, name))
+            continue;
+        matches++;
+        only = g;
+        if (!strncasecmp(g->variant, "SXM", 3)) {
+            sxm_matches++;
+            sxm = g;
+        }
+        size_t used = strlen(candidates);
+        snprintf(candidates + used, sizeof candidates - used, "%s%s", used ? ", " : "", g->id);
+    }
+    if (matches == 1)
+        return only;
+    if (matches > 1 && sxm_matches == 1) {
+        if (note)
+            snprintf(note, notelen, "'%s' names %d parts (%s); picked the SXM part %s: name the id to choose another",
+                     name, matches, candidates, sxm->id);
+        return sxm;
+    }
+    if (matches > 1)
+        snprintf(err, errlen, "GPU '%s' is ambiguous: %s; name one of these ids", name, candidates);
+    else
+        list_closest(t, name, err, errlen);
+    return NULL;
+}

@@ -1,0 +1,54 @@
+/* The GPU table (data/gpus.csv): vendor peak figures with dense and sparse tensor throughput kept
+ * apart, and name resolution from canonical ids, short forms and nvidia-smi product names. */
+#ifndef GPUVET_SIZING_GPUTABLE_H
+#define GPUVET_SIZING_GPUTABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum precision { PREC_FP64, PREC_FP32, PREC_TF32, PREC_FP16, PREC_BF16, PREC_FP8, PREC_INT8, PRECISION_COUNT };
+
+const char *precision_name(enum precision p);
+bool precision_parse(const char *name, enum precision *out);
+
+struct gpu_spec {
+    char *id;            /* canonical id, "a100-sxm4-80gb" */
+    char **aliases;      /* nvidia-smi / rocm-smi product names */
+    int naliases;
+    char *name, *variant, *vendor, *arch, *memory_type, *scaleup_link, *ecc, *confidence, *notes, *source;
+    double memory_gb;    /* decimal GB as the vendor quotes it */
+    double mem_bw_gbs;
+    double pcie_gen, pcie_lanes, scaleup_gbs_bidir, tdp_w;
+    /* TFLOPS (TOPS for int8) per precision; 0 = the GPU has no such mode or the vendor lists none.
+     * fp64 is the FP64 tensor (matrix) rate where there is one, else the vector rate; fp32 is the
+     * vector rate; the others are tensor-core rates. */
+    double dense[PRECISION_COUNT];
+    double sparse[PRECISION_COUNT]; /* 2:4 structured-sparsity figures; 0 when none */
+    double resnet50_img_s;          /* measured ResNet-50 training images/s per GPU; 0 unknown */
+    char *resnet50_source;
+};
+
+struct gpu_table {
+    char *path;
+    struct gpu_spec *gpus;
+    int count;
+};
+
+/* Path of a data file: $GPUVET_DATA_DIR, else the source tree's data/ (a build-tree binary),
+ * else the installed share/gpuvet. Writes into buf and returns it. */
+const char *data_file_path(const char *name, char *buf, size_t len);
+
+/* Loads a GPU table; a malformed row gives "FILE:LINE: what is wrong" in err. 0 or -1. */
+int gpu_table_load(const char *path, struct gpu_table *t, char *err, size_t errlen);
+/* Loads data_file_path("gpus.csv"). */
+int gpu_table_load_default(struct gpu_table *t, char *err, size_t errlen);
+void gpu_table_free(struct gpu_table *t);
+
+/* Resolves a user's GPU name, case-insensitively: a canonical id, an nvidia-smi product name, or a
+ * short form ("A100-80GB", "H100"): when a short form matches several parts and exactly one is SXM,
+ * that one is picked and *note says so. NULL when not found or ambiguous; err then lists the
+ * closest names. */
+const struct gpu_spec *gpu_lookup(const struct gpu_table *t, const char *name, char *note, size_t notelen,
+                                  char *err, size_t errlen);
+
+#endif

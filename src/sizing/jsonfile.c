@@ -1,0 +1,19 @@
+#include "sizing/jsonfile.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+json_t *json_load_named(const char *path, char *err, size_t errlen)
+{
+    if (access(path, R_OK) != 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    json_error_t jerr;
+    json_t *doc = json_load_file(path, 0, &jerr);
+    if (!doc)
+        snprintf(err, errlen, "%s:%d: not valid JSON: %s", path, jerr.line > 0 ? jerr.line : 1, jerr.text);
+    return doc;
+}

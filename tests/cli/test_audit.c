@@ -1,0 +1,398 @@
+/* gpuvet audit as users run it: the built binary on recorded machines, checking its JSON. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#define INTEL "sysroot/32intel64-2p8co2t+8ve"
+#define DELL "sysroot/32em64t-2n8c+1mic"
+
+static const char *const trees[] = {INTEL, DELL, "sysroot/16amd64-8n2c", "sysroot/32amd64-4s2n4c-cgroup",
+                                    "sysroot/nvidia-dgx-gb10"};
+
+static json_t *audit_json(const char *root, const char *workload, int *status)
+{
+    struct run_result r = run_gpuvet("audit", "--json", "--sysroot", root, "--workload", workload, NULL);
+    cr_assert(r.status == 0 || r.status == 1, "exit %d on %s; stderr: %s", r.status, root, r.err);
+    json_t *doc = run_json(&r);
+    if (status)
+        *status = r.status;
+    run_result_free(&r);
+    return doc;
+}
+
+static const char *severity_of(json_t *doc, const char *id, const char *subject)
+{
+    json_t *list = findings_of(doc, id, subject);
+    cr_assert_eq(json_array_size(list), 1, "%zu findings %s for %s", json_array_size(list), id, subject);
+    const char *sev = json_string_value(json_object_get(json_array_get(list, 0), "severity"));
+    json_decref(list);
+    return sev;
+}
+
+Test(audit_sysroot, every_recorded_tree_gives_a_complete_document)
+{
+    for (size_t t = 0; t < sizeof trees / sizeof trees[0]; t++) {
+        json_t *doc = audit_json(fixture(trees[t]), "general", NULL);
+        cr_assert_str_eq(json_string_value(json_object_get(doc, "schema")), "gpuvet.audit/1");
+        json_t *m = json_object_get(doc, "machine");
+        for (const char *const *key = (const char *const[]){"cpu", "numa_nodes", "accelerators", "kernel",
+                                                             "virtualization", NULL};
+             *key; key++)
+            cr_assert_not_null(json_object_get(m, *key), "%s lacks machine.%s", trees[t], *key);
+        cr_assert(json_integer_value(json_object_get(json_object_get(m, "cpu"), "threads")) > 0, "%s", trees[t]);
+        cr_assert(json_array_size(json_object_get(m, "numa_nodes")) > 0, "%s", trees[t]);
+        json_t *f;
+        size_t i;
+        json_array_foreach(json_object_get(doc, "findings"), i, f)
+        {
+            for (const char *const *key = (const char *const[]){"id", "severity", "subject", "message", NULL}; *key;
+                 key++)
+                cr_assert(json_is_string(json_object_get(f, *key)), "%s: finding without %s", trees[t], *key);
+            cr_assert(json_is_object(json_object_get(f, "evidence")));
+            cr_assert_not_null(json_object_get(f, "fix"));
+        }
+        json_decref(doc);
+    }
+}
+
+Test(audit_sysroot, replay_reads_the_recorded_cpu_not_the_host)
+{
+    json_t *doc = audit_json(fixture(INTEL), "general", NULL);
+    json_t *cpu = json_object_get(json_object_get(doc, "machine"), "cpu");
+    cr_assert_str_eq(json_string_value(json_object_get(cpu, "model")), "Intel(R) Xeon(R) Silver 4108 CPU @ 1.80GHz");
+    cr_assert_eq(json_integer_value(json_object_get(cpu, "sockets")), 2);
+    cr_assert_eq(json_integer_value(json_object_get(cpu, "cores")), 16);
+    cr_assert_eq(json_integer_value(json_object_get(cpu, "threads")), 32);
+    cr_assert_eq(json_integer_value(json_object_get(cpu, "family")), 6);
+    cr_assert_eq(json_integer_value(json_object_get(cpu, "model_number")), 85);
+    json_t *nodes = json_object_get(json_object_get(doc, "machine"), "numa_nodes");
+    cr_assert_eq(json_array_size(nodes), 2);
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(nodes, 1), "cpus")), "8-15,24-31");
+    cr_assert_eq(json_integer_value(json_object_get(json_array_get(nodes, 0), "memory_bytes")), 47925628LL * 1024);
+    json_decref(doc);
+}
+
+Test(audit_sysroot, intel_tree_has_eight_gen3_x16_accelerators_and_shared_uplinks)
+{
+    int status;
+    json_t *doc = audit_json(fixture(INTEL), "general", &status);
+    json_t *acc = json_object_get(json_object_get(doc, "machine"), "accelerators"), *a;
+    size_t i;
+    cr_assert_eq(json_array_size(acc), 8);
+    json_array_foreach(acc, i, a)
+    {
+        cr_assert_str_eq(json_string_value(json_object_get(a, "class")), "0x0b4000");
+        json_t *link = json_object_get(a, "link");
+        cr_assert_float_eq(json_real_value(json_object_get(link, "current_gt_s")), 8.0, 1e-9);
+        cr_assert_eq(json_integer_value(json_object_get(link, "current_width")), 16);
+        cr_assert_eq(json_integer_value(json_object_get(link, "max_width")), 16);
+        cr_assert_eq(json_array_size(json_object_get(a, "path")), 3, "a switch below a root port");
+    }
+    json_t *path = json_object_get(json_array_get(acc, 0), "path");
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(acc, 0), "bus_id")), "0000:1b:00.0");
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(path, 0), "bus_id")), "0000:19:08.0");
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(path, 2), "bus_id")), "0000:17:00.0");
+
+    cr_assert_eq(count_findings(doc, "PCIE_LINK_DEGRADED", "fail"), 0);
+    cr_assert_str_eq(severity_of(doc, "PCIE_UPLINK_SHARED", "0000:18:00.0"), "info");
+    cr_assert_str_eq(severity_of(doc, "PCIE_UPLINK_SHARED", "0000:3b:00.0"), "info");
+    json_t *shared = findings_of(doc, "PCIE_UPLINK_SHARED", "0000:18:00.0");
+    json_t *ev = json_object_get(json_array_get(shared, 0), "evidence");
+    cr_assert_eq(json_array_size(json_object_get(ev, "devices")), 5, "4 accelerators and the Mellanox NIC");
+    cr_assert_float_eq(json_real_value(json_object_get(ev, "uplink_gb_s")), 15.75, 0.01);
+    json_decref(shared);
+    /* The Intel NIC runs at 2.5 GT/s because its port is capped there: capped, not degraded. */
+    cr_assert_str_eq(severity_of(doc, "PCIE_SLOT_CAPPED", "0000:60:00.0"), "warn");
+    cr_assert_str_eq(severity_of(doc, "PCIE_LINK_DEGRADED", "0000:60:00.0"), "pass");
+    cr_assert_eq(status, 0, "no fail on this tree");
+    json_decref(doc);
+}
+
+Test(audit_sysroot, workload_changes_uplink_severity)
+{
+    json_t *doc = audit_json(fixture(INTEL), "cv-train", NULL);
+    cr_assert_str_eq(severity_of(doc, "PCIE_UPLINK_SHARED", "0000:18:00.0"), "warn");
+    cr_assert_str_eq(json_string_value(json_object_get(doc, "workload")), "cv-train");
+    json_decref(doc);
+    struct run_result r = run_gpuvet("audit", "--workload", "crypto-mining", NULL);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "crypto-mining"));
+    run_result_free(&r);
+}
+
+Test(audit_mutated, a_narrowed_accelerator_is_the_only_degraded_link)
+{
+    char *root = fixture_copy(INTEL);
+    tree_write(root, "sys/devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0/0000:3c:04.0/0000:3d:00.0/current_link_width",
+               "8\n");
+    int status;
+    json_t *doc = audit_json(root, "general", &status);
+    cr_assert_eq(status, 1, "a fail sets exit status 1");
+    json_t *fails = json_array(), *f;
+    size_t i;
+    json_array_foreach(json_object_get(doc, "findings"), i, f)
+        if (!strcmp(json_string_value(json_object_get(f, "id")), "PCIE_LINK_DEGRADED") &&
+            !strcmp(json_string_value(json_object_get(f, "severity")), "fail"))
+            json_array_append(fails, f);
+    cr_assert_eq(json_array_size(fails), 1);
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(fails, 0), "subject")), "0000:3d:00.0");
+    cr_assert(strstr(json_string_value(json_object_get(json_array_get(fails, 0), "message")), "x8 of x16"));
+    json_decref(fails);
+    json_decref(doc);
+    tree_remove(root);
+    free(root);
+}
+
+Test(audit_mutated, accelerators_on_a_node_without_memory_fail)
+{
+    char *root = fixture_copy(INTEL);
+    tree_write(root, "sys/devices/system/node/node1/meminfo", "Node 1 MemTotal:       0 kB\nNode 1 MemFree: 0 kB\n");
+    tree_write(root, "sys/devices/pci0000:17/0000:17:00.0/0000:18:00.0/0000:19:08.0/0000:1b:00.0/numa_node", "1\n");
+    tree_write(root, "sys/devices/pci0000:17/0000:17:00.0/0000:18:00.0/0000:19:0c.0/0000:1c:00.0/numa_node", "1\n");
+    int status;
+    json_t *doc = audit_json(root, "general", &status);
+    cr_assert_eq(status, 1);
+    cr_assert_eq(count_findings(doc, "NUMA_GPU_NODE_NO_MEMORY", "fail"), 2);
+    cr_assert_str_eq(severity_of(doc, "NUMA_GPU_NODE_NO_MEMORY", "0000:1b:00.0"), "fail");
+    cr_assert_str_eq(severity_of(doc, "NUMA_GPU_NODE_NO_MEMORY", "0000:1c:00.0"), "fail");
+    cr_assert_str_eq(severity_of(doc, "NUMA_GPU_NODE_NO_MEMORY", "0000:1d:00.0"), "pass");
+    /* Node 1 still has its CPUs; the binding advice drops --membind for a node without memory. */
+    cr_assert_str_eq(severity_of(doc, "NUMA_GPU_NODE_NO_CPUS", "0000:1b:00.0"), "pass");
+    cr_assert_str_eq(severity_of(doc, "NUMA_MEMORY_IMBALANCE", "machine"), "warn");
+    json_decref(doc);
+    tree_remove(root);
+    free(root);
+}
+
+Test(audit_mutated, unknown_numa_node_on_a_two_node_host)
+{
+    char *root = fixture_copy(INTEL);
+    const char *dev = "sys/devices/pci0000:17/0000:17:00.0/0000:18:00.0/0000:19:08.0/0000:1b:00.0";
+    char path[512];
+    snprintf(path, sizeof path, "%s/numa_node", dev);
+    tree_write(root, path, "-1\n");
+    snprintf(path, sizeof path, "%s/local_cpulist", dev);
+    tree_write(root, path, "0-31\n");
+    snprintf(path, sizeof path, "%s/local_cpus", dev);
+    tree_write(root, path, "ffffffff\n");
+    json_t *doc = audit_json(root, "general", NULL);
+    cr_assert_str_eq(severity_of(doc, "NUMA_AFFINITY_UNKNOWN", "0000:1b:00.0"), "warn");
+    cr_assert_str_eq(severity_of(doc, "NUMA_AFFINITY_UNKNOWN", "0000:1c:00.0"), "pass");
+    cr_assert_str_eq(severity_of(doc, "NUMA_GPU_NODE_NO_MEMORY", "0000:1b:00.0"), "unknown");
+    json_decref(doc);
+    tree_remove(root);
+    free(root);
+}
+
+Test(audit_bad_input, garbage_and_missing_files_are_named_and_unknown)
+{
+    char *root = fixture_copy(INTEL);
+    const char *dev = "sys/devices/pci0000:17/0000:17:00.0/0000:18:00.0/0000:19:08.0/0000:1b:00.0";
+    char path[512];
+    snprintf(path, sizeof path, "%s/current_link_speed", dev);
+    tree_write(root, path, "banana\n");
+    tree_write(root, "sys/devices/system/node/node0/cpulist", "x-y\n");
+    tree_write(root, "sys/devices/system/node/node1/meminfo", "");
+    tree_write(root, "sys/devices/system/node/node1/distance", "21 ten\n");
+    snprintf(path, sizeof path, "%s/proc/cpuinfo", root);
+    cr_assert_eq(unlink(path), 0);
+
+    struct run_result r = run_gpuvet("audit", "--json", "--sysroot", root, NULL);
+    cr_assert(r.status == 0 || r.status == 1, "exit %d: %s", r.status, r.err);
+    cr_assert(strstr(r.err, "0000:1b:00.0/current_link_speed"), "stderr: %s", r.err);
+    cr_assert(strstr(r.err, "node0/cpulist"));
+    cr_assert(strstr(r.err, "node1/meminfo"));
+    cr_assert(strstr(r.err, "/proc/cpuinfo"));
+    json_t *doc = run_json(&r);
+    cr_assert_str_eq(severity_of(doc, "PCIE_LINK_DEGRADED", "0000:1b:00.0"), "unknown");
+    cr_assert_str_eq(severity_of(doc, "NUMA_MEMORY_IMBALANCE", "machine"), "unknown");
+    json_t *problems = json_object_get(json_object_get(doc, "machine"), "problems");
+    cr_assert(json_array_size(problems) >= 4);
+    json_t *nodes = json_object_get(json_object_get(doc, "machine"), "numa_nodes");
+    cr_assert(json_is_null(json_object_get(json_array_get(nodes, 1), "memory_bytes")));
+    cr_assert(json_is_null(json_object_get(json_array_get(nodes, 1), "distances")));
+    json_decref(doc);
+    run_result_free(&r);
+    tree_remove(root);
+    free(root);
+}
+
+Test(audit_bad_input, not_a_machine_root_cannot_run)
+{
+    struct run_result r = run_gpuvet("audit", "--sysroot", "/nonexistent/gpuvet-tree", NULL);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "/nonexistent/gpuvet-tree"), "stderr: %s", r.err);
+    run_result_free(&r);
+    r = run_gpuvet("audit", "--no-such-option", NULL);
+    cr_assert_eq(r.status, 2);
+    run_result_free(&r);
+}
+
+static bool host_has_hypervisor_flag(void)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[8192];
+    bool found = false;
+    while (f && !found && fgets(line, sizeof line, f))
+        found = !strncmp(line, "flags", 5) && strstr(line, " hypervisor");
+    if (f)
+        fclose(f);
+    return found;
+}
+
+Test(audit_live, runs_and_reports_virtualization)
+{
+    struct run_result r = run_gpuvet("audit", "--json", NULL);
+    cr_assert(r.status == 0 || r.status == 1, "exit %d: %s", r.status, r.err);
+    json_t *doc = run_json(&r);
+    cr_assert_str_eq(json_string_value(json_object_get(json_object_get(doc, "machine"), "source")), "live");
+    json_t *virt = findings_of(doc, "VIRT_LIMITS", "machine");
+    cr_assert_eq(json_array_size(virt), 1);
+    if (host_has_hypervisor_flag()) {
+        cr_assert_str_eq(json_string_value(json_object_get(json_array_get(virt, 0), "severity")), "info");
+        json_t *v = json_object_get(json_object_get(doc, "machine"), "virtualization");
+        cr_assert(json_is_true(json_object_get(v, "vm")));
+    }
+    json_decref(virt);
+    json_decref(doc);
+    run_result_free(&r);
+}
+
+Test(audit_text, verdict_line_and_no_colour_when_piped)
+{
+    struct run_result r = run_gpuvet("audit", "--sysroot", fixture(INTEL), NULL);
+    cr_assert_eq(r.status, 0);
+    cr_assert(strstr(r.out, "\nVerdict: WARN"), "%s", r.out);
+    cr_assert_null(strchr(r.out, '\033'), "colour codes in piped output");
+    /* Worst first: the WARN area (PCIE) comes before areas with only passes. */
+    cr_assert(strstr(r.out, "PCIE_SLOT_CAPPED") < strstr(r.out, "NUMA_BINDING"));
+    run_result_free(&r);
+}
+
+Test(rules, list_and_explain)
+{
+    struct run_result r = run_gpuvet("audit", "--list-rules", NULL);
+    cr_assert_eq(r.status, 0);
+    for (const char *const *id = (const char *const[]){"PCIE_LINK_DEGRADED", "PCIE_SLOT_CAPPED", "PCIE_UPLINK_SHARED",
+                                                        "NUMA_GPU_NODE_NO_MEMORY", "NUMA_GPU_NODE_NO_CPUS",
+                                                        "NUMA_AFFINITY_UNKNOWN", "NUMA_MEMORY_IMBALANCE",
+                                                        "NUMA_BINDING", "KERNEL_THP", "KERNEL_SWAP",
+                                                        "KERNEL_NUMA_BALANCING", "KERNEL_ISOLCPUS", "CPU_GOVERNOR",
+                                                        "VIRT_LIMITS", NULL};
+         *id; id++)
+        cr_assert(strstr(r.out, *id), "--list-rules lacks %s", *id);
+    run_result_free(&r);
+    r = run_gpuvet("explain", "PCIE_UPLINK_SHARED", NULL);
+    cr_assert_eq(r.status, 0);
+    cr_assert(strstr(r.out, "cv-train=warn"));
+    cr_assert(strstr(r.out, "uplink"));
+    run_result_free(&r);
+    r = run_gpuvet("explain", "NO_SUCH_RULE", NULL);
+    cr_assert_eq(r.status, 2);
+    run_result_free(&r);
+}
+
+/* `snapshot` records exactly what audit reads: replaying the snapshot gives the same audit. */
+Test(snapshot, replay_equals_the_original_audit)
+{
+    for (size_t t = 0; t < sizeof trees / sizeof trees[0]; t++) {
+        char dir[] = "/tmp/gpuvet-snap-XXXXXX";
+        cr_assert_not_null(mkdtemp(dir));
+        char snap[600];
+        snprintf(snap, sizeof snap, "%s/snap", dir);
+        struct run_result r = run_gpuvet("snapshot", "--sysroot", fixture(trees[t]), snap, NULL);
+        cr_assert_eq(r.status, 0, "%s: %s", trees[t], r.err);
+        run_result_free(&r);
+        json_t *orig = audit_json(fixture(trees[t]), "general", NULL);
+        json_t *replay = audit_json(snap, "general", NULL);
+        json_object_del(json_object_get(orig, "machine"), "source");
+        json_object_del(json_object_get(replay, "machine"), "source");
+        char *a = json_dumps(orig, JSON_SORT_KEYS), *b = json_dumps(replay, JSON_SORT_KEYS);
+        cr_assert_str_eq(a, b, "%s: the snapshot audits differently", trees[t]);
+        free(a);
+        free(b);
+        json_decref(orig);
+        json_decref(replay);
+        tree_remove(dir);
+    }
+}
+
+/* Removes the named keys at any depth. */
+static void drop_keys(json_t *v, const char *const *keys)
+{
+    if (json_is_object(v)) {
+        for (const char *const *k = keys; *k; k++)
+            json_object_del(v, *k);
+        const char *key;
+        json_t *child;
+        json_object_foreach(v, key, child)
+            drop_keys(child, keys);
+    } else if (json_is_array(v)) {
+        size_t i;
+        json_t *child;
+        json_array_foreach(v, i, child)
+            drop_keys(child, keys);
+    }
+}
+
+Test(snapshot, live_machine_replays_to_the_same_audit)
+{
+    char dir[] = "/tmp/gpuvet-snap-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char snap[600];
+    snprintf(snap, sizeof snap, "%s/live", dir);
+    struct run_result r = run_gpuvet("snapshot", snap, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_result_free(&r);
+    r = run_gpuvet("audit", "--json", NULL);
+    json_t *live = run_json(&r);
+    run_result_free(&r);
+    r = run_gpuvet("audit", "--json", "--sysroot", snap, NULL);
+    json_t *replay = run_json(&r);
+    run_result_free(&r);
+    /* What differs by nature: where the facts came from, the words for why something is unknown
+     * ("this system" vs "the recorded tree"), free disk space (it moves between the runs) and the
+     * CPU-use sample and steal ratio (a recording has no activity to sample). The facts must not differ. */
+    static const char *const volatile_keys[] = {"source", "unknown_reason", "free_bytes", "contention", "steal_ratio", NULL};
+    drop_keys(live, volatile_keys);
+    drop_keys(replay, volatile_keys);
+    char *a = json_dumps(json_object_get(live, "machine"), JSON_SORT_KEYS);
+    char *b = json_dumps(json_object_get(replay, "machine"), JSON_SORT_KEYS);
+    cr_assert_str_eq(a, b);
+    free(a);
+    free(b);
+    json_decref(live);
+    json_decref(replay);
+    r = run_gpuvet("snapshot", snap, NULL);
+    cr_assert_eq(r.status, 2, "an existing folder is refused");
+    run_result_free(&r);
+    tree_remove(dir);
+}
+
+/* Everything works as non-root: run the live audit as nobody when the tests run as root. */
+Test(audit_live, works_without_root)
+{
+    if (geteuid() != 0 || system("command -v setpriv >/dev/null") != 0)
+        cr_skip_test("needs root to drop to nobody (and util-linux's setpriv)");
+    char out[] = "/tmp/gpuvet-nonroot-XXXXXX";
+    int fd = mkstemp(out);
+    cr_assert(fd >= 0);
+    close(fd);
+    chmod(out, 0666);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "setpriv --reuid=65534 --regid=65534 --clear-groups %s audit --json > %s", GPUVET_BIN, out);
+    int status = system(cmd);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) <= 1, "status %d", status);
+    json_error_t error;
+    json_t *doc = json_load_file(out, 0, &error);
+    cr_assert_not_null(doc, "%s", error.text);
+    cr_assert(json_array_size(json_object_get(doc, "findings")) > 0);
+    json_decref(doc);
+    unlink(out);
+}

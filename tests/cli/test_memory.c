@@ -1,0 +1,372 @@
+/* gpuvet audit on real SMBIOS evidence: the corpus dmidecode reports with the verdicts the corpus
+ * README gives, a binary table built from real raw entries, and the replayed Dell tree. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dmitable.h"
+#include "testutil.h"
+
+#define REPORT(name) GPUVET_TEST_SOURCE "/fixtures/dmidecode/" name ".dmidecode.txt"
+#define DELL "sysroot/32em64t-2n8c+1mic"
+
+static json_t *audit_dmidecode(const char *path, const char *workload)
+{
+    struct run_result r = run_gpuvet("audit", "--dmidecode", path, "--workload", workload, "--json", NULL);
+    cr_assert(r.status == 0 || r.status == 1, "exit %d: %s", r.status, r.err);
+    json_t *doc = run_json(&r);
+    run_result_free(&r);
+    return doc;
+}
+
+static json_t *memory_of(json_t *doc) { return json_object_get(json_object_get(doc, "machine"), "memory"); }
+
+/* The MEM_CHANNELS_UNDERPOPULATED severity of socket N. */
+static const char *channel_verdict(json_t *doc, int socket)
+{
+    char subject[32];
+    snprintf(subject, sizeof subject, "socket %d", socket);
+    json_t *f = findings_of(doc, "MEM_CHANNELS_UNDERPOPULATED", subject);
+    cr_assert_eq(json_array_size(f), 1, "one finding for %s", subject);
+    static char sev[16];
+    snprintf(sev, sizeof sev, "%s", json_string_value(json_object_get(json_array_get(f, 0), "severity")));
+    json_decref(f);
+    return sev;
+}
+
+struct expectation {
+    const char *report;
+    int dimms, channels_per_socket;
+    int populated_per_socket; /* -1: the locators name no channel */
+    const char *verdict;      /* for general; cv-train turns warn into fail */
+};
+
+static const struct expectation corpus[] = {
+    {"supermicro-sys4029gp-trt2-2p-xeon-ddr4-4of24", 4, 6, 2, "warn"},
+    {"hpe-dl380-gen11-2p-xeon-ddr5-8of32", 8, 8, -1, "warn"},
+    {"supermicro-as4124gs-tnr-2p-epyc-ddr4-16of32", 16, 8, 8, "pass"},
+    {"gigabyte-g482-z54-2p-epyc-ddr4-16of32", 16, 8, 8, "pass"},
+    {"supermicro-sys4028gr-tr2-2p-xeon-ddr4-8of24-nodimm-locators", 8, 4, 4, "pass"},
+    {"huawei-taishan200-2p-kunpeng-ddr4-16of32", 16, 8, 8, "pass"},
+    {"amd-ethanolx-2p-epyc-ddr4-16of32-p0-channel-a", 16, 8, 8, "pass"},
+};
+
+Test(memory_cli, every_corpus_report_gets_its_verdict)
+{
+    for (size_t i = 0; i < sizeof corpus / sizeof corpus[0]; i++) {
+        const struct expectation *e = &corpus[i];
+        char path[512];
+        snprintf(path, sizeof path, REPORT("%s"), e->report);
+        json_t *doc = audit_dmidecode(path, "general");
+        json_t *mem = memory_of(doc);
+        cr_assert_eq(json_array_size(json_object_get(mem, "dimms")), (size_t)e->dimms, "%s", e->report);
+        cr_assert_eq(json_integer_value(json_object_get(mem, "channels_per_socket")), e->channels_per_socket, "%s",
+                     e->report);
+        json_t *sockets = json_object_get(mem, "sockets");
+        cr_assert_eq(json_array_size(sockets), 2, "%s: two sockets", e->report);
+        for (int s = 0; s < 2; s++) {
+            json_t *populated = json_object_get(json_array_get(sockets, (size_t)s), "populated_channels");
+            if (e->populated_per_socket < 0)
+                cr_assert(json_is_null(populated), "%s: no channel map", e->report);
+            else
+                cr_assert_eq(json_integer_value(populated), e->populated_per_socket, "%s socket %d", e->report, s);
+            cr_assert_str_eq(channel_verdict(doc, s), e->verdict, "%s socket %d", e->report, s);
+        }
+        cr_assert_str_eq(json_string_value(json_object_get(mem, "ecc")), "on", "%s", e->report);
+        cr_assert_eq(count_findings(doc, "MEM_ECC_DISABLED", "pass"), 1, "%s", e->report);
+        cr_assert_str_eq(json_string_value(json_object_get(json_object_get(doc, "machine"), "source")), "evidence");
+        json_decref(doc);
+    }
+}
+
+Test(memory_cli, underpopulated_fails_for_cv_training)
+{
+    json_t *doc = audit_dmidecode(REPORT("supermicro-sys4029gp-trt2-2p-xeon-ddr4-4of24"), "cv-train");
+    cr_assert_str_eq(channel_verdict(doc, 0), "fail");
+    json_t *f = findings_of(doc, "MEM_CHANNELS_UNDERPOPULATED", "socket 0");
+    json_t *ev = json_object_get(json_array_get(f, 0), "evidence");
+    cr_assert_str_eq(json_string_value(json_object_get(ev, "locator_scheme")), "P0_Node0_Channel0_Dimm0");
+    json_decref(f);
+    json_decref(doc);
+}
+
+Test(memory_cli, hpe_says_the_locators_name_no_channel_and_a_supply_is_critical)
+{
+    json_t *doc = audit_dmidecode(REPORT("hpe-dl380-gen11-2p-xeon-ddr5-8of32"), "general");
+    json_t *f = findings_of(doc, "MEM_CHANNELS_UNDERPOPULATED", "socket 1");
+    const char *basis = json_string_value(json_object_get(json_object_get(json_array_get(f, 0), "evidence"), "basis"));
+    cr_assert(strstr(basis, "locators name no channel"), "%s", basis);
+    json_decref(f);
+    /* Power Supply 2 reports "Present, Critical" in the report. */
+    cr_assert_eq(count_findings(doc, "POWER_SUPPLY", "warn"), 1);
+    json_t *psu = findings_of(doc, "POWER_SUPPLY", "power supply Power Supply 2");
+    cr_assert_eq(json_array_size(psu), 1);
+    json_decref(psu);
+    /* No GPU power known from a dmidecode file: headroom is unknown, not passed. */
+    cr_assert_eq(count_findings(doc, "POWER_SUPPLY", "unknown"), 1);
+    json_t *power = json_object_get(json_object_get(doc, "machine"), "power");
+    cr_assert_eq(json_array_size(power), 2);
+    cr_assert_eq(json_integer_value(json_object_get(json_array_get(power, 0), "max_watts")), 1000);
+    json_decref(doc);
+}
+
+Test(memory_cli, one_power_supply_is_no_redundancy)
+{
+    json_t *doc = audit_dmidecode(REPORT("gigabyte-g482-z54-2p-epyc-ddr4-16of32"), "general");
+    cr_assert_eq(count_findings(doc, "POWER_SUPPLY", "info"), 1);
+    json_decref(doc);
+}
+
+Test(memory_cli, a_vm_report_proves_nothing_about_ecc_or_dimms)
+{
+    json_t *doc = audit_dmidecode(REPORT("qemu-standard-pc-vm"), "llm-train");
+    cr_assert_eq(count_findings(doc, "MEM_ECC_DISABLED", "unknown"), 1);
+    cr_assert_eq(count_findings(doc, "MEM_ECC_DISABLED", "pass"), 0, "QEMU's Multi-bit ECC claim is not trusted");
+    cr_assert_eq(count_findings(doc, "MEM_CHANNELS_UNDERPOPULATED", "unknown"), 1);
+    cr_assert(json_is_true(json_object_get(json_object_get(json_object_get(doc, "machine"), "virtualization"), "vm")));
+    json_decref(doc);
+}
+
+Test(memory_cli, evidence_alone_describes_the_machine_in_the_file)
+{
+    json_t *doc = audit_dmidecode(REPORT("supermicro-sys4028gr-tr2-2p-xeon-ddr4-8of24-nodimm-locators"), "general");
+    json_t *cpu = json_object_get(json_object_get(doc, "machine"), "cpu");
+    cr_assert_str_eq(json_string_value(json_object_get(cpu, "model")), "Intel(R) Xeon(R) CPU E5-2699 v4 @ 2.20GHz");
+    cr_assert_eq(json_integer_value(json_object_get(cpu, "sockets")), 2);
+    cr_assert(json_is_null(json_object_get(cpu, "steal_ratio")));
+    cr_assert_eq(count_findings(doc, "CPU_CONTENTION", "unknown"), 1, "nothing of that machine to sample");
+    /* 4 channels x 2400 MT/s x 8 bytes per socket */
+    cr_assert_float_eq(json_real_value(json_object_get(memory_of(doc), "theoretical_bandwidth_bytes_s")),
+                       2 * 4 * 2400e6 * 8, 1);
+    json_decref(doc);
+}
+
+/* The Supermicro quirk: a BIOS ROM listed as a memory device of a Flash array is not a DIMM. */
+Test(memory_cli, devices_outside_system_memory_arrays_are_not_dimms)
+{
+    char dir[] = "/tmp/gpuvet-rom-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    FILE *in = fopen(REPORT("supermicro-sys4029gp-trt2-2p-xeon-ddr4-4of24"), "r");
+    cr_assert_not_null(in);
+    char path[512];
+    snprintf(path, sizeof path, "%s/with-rom.txt", dir);
+    FILE *out = fopen(path, "w");
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+        fwrite(buf, 1, n, out);
+    fclose(in);
+    fputs("\nHandle 0x7000, DMI type 16, 23 bytes\nPhysical Memory Array\n\tLocation: System Board Or Motherboard\n"
+          "\tUse: Flash Memory\n\tError Correction Type: None\n\tNumber Of Devices: 1\n\n"
+          "Handle 0x7001, DMI type 17, 40 bytes\nMemory Device\n\tArray Handle: 0x7000\n\tSize: 32 MB\n"
+          "\tLocator: BIOS\n\tBank Locator: ROM0\n\tType: Flash\n\n", out);
+    fclose(out);
+    json_t *doc = audit_dmidecode(path, "general");
+    cr_assert_eq(json_array_size(json_object_get(memory_of(doc), "dimms")), 4);
+    cr_assert_eq(json_integer_value(json_object_get(memory_of(doc), "installed_bytes")), 4ll * 8192 << 20);
+    cr_assert_str_eq(json_string_value(json_object_get(memory_of(doc), "ecc")), "on",
+                     "the Flash array's 'None' is not the system memory's ECC");
+    json_decref(doc);
+    tree_remove(dir);
+}
+
+Test(memory_cli, binary_table_from_the_raw_entries)
+{
+    size_t len;
+    uint8_t *table = dmi_table_from_raw_entries(&len);
+    const char *path = dmi_dump_file(table, len);
+    struct run_result r = run_gpuvet("audit", "--dmi-table", path, "--json", NULL);
+    cr_assert(r.status == 0 || r.status == 1, "%s", r.err);
+    json_t *doc = run_json(&r);
+    json_t *mem = memory_of(doc);
+    cr_assert_eq(json_array_size(json_object_get(mem, "dimms")), 8);
+    cr_assert_eq(json_integer_value(json_object_get(mem, "installed_bytes")), 8ll << 32);
+    cr_assert_eq(json_integer_value(json_object_get(mem, "dimm_slots")), 24);
+    cr_assert_eq(json_integer_value(json_object_get(mem, "dimm_slots_free")), 16);
+    json_t *dimm = json_array_get(json_object_get(mem, "dimms"), 0);
+    cr_assert_str_eq(json_string_value(json_object_get(dimm, "type")), "DDR3");
+    cr_assert_eq(json_integer_value(json_object_get(dimm, "configured_mts")), 1600);
+    /* The table alone has no processor: channels per socket cannot be known. */
+    cr_assert_eq(count_findings(doc, "MEM_CHANNELS_UNDERPOPULATED", "unknown"), 1);
+    json_decref(doc);
+    run_result_free(&r);
+    unlink(path);
+    free(table);
+}
+
+Test(memory_cli, truncated_or_foreign_tables_are_refused_with_the_file_name)
+{
+    size_t len;
+    uint8_t *table = dmi_table_from_raw_entries(&len);
+    const char *path = dmi_dump_file(table, 0); /* an entry point and no table */
+    struct run_result r = run_gpuvet("audit", "--dmi-table", path, "--json", NULL);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, path), "%s", r.err);
+    run_result_free(&r);
+    unlink(path);
+    r = run_gpuvet("audit", "--dmidecode", GPUVET_TEST_SOURCE "/fixtures/dmi-raw/17-0/raw", NULL);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "17-0/raw"), "%s", r.err);
+    run_result_free(&r);
+    free(table);
+}
+
+Test(memory_cli, dell_tree_replay_has_all_four_channels_per_socket)
+{
+    struct run_result r = run_gpuvet("audit", "--sysroot", fixture(DELL), "--json", NULL);
+    json_t *doc = run_json(&r);
+    json_t *mem = memory_of(doc);
+    cr_assert_str_eq(json_string_value(json_object_get(mem, "source")), "/sys/firmware/dmi/entries");
+    cr_assert_eq(json_array_size(json_object_get(mem, "dimms")), 8);
+    cr_assert_eq(json_integer_value(json_object_get(mem, "channels_per_socket")), 4);
+    cr_assert_str_eq(json_string_value(json_object_get(json_object_get(mem, "platform"), "name")), "Xeon E5 v1");
+    cr_assert_str_eq(channel_verdict(doc, 0), "pass");
+    cr_assert_str_eq(channel_verdict(doc, 1), "pass");
+    cr_assert_eq(count_findings(doc, "CPU_STEAL", "unknown"), 1, "a recorded tree has nothing to sample");
+    json_decref(doc);
+    run_result_free(&r);
+}
+
+/* Take DIMM_A3 out of the Dell tree: socket 0 keeps 3 of its 4 channels. */
+Test(memory_cli, dell_tree_without_one_dimm_is_underpopulated)
+{
+    char *dir = fixture_copy(DELL);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "cd '%s/sys/firmware/dmi/entries' && for e in 17-*; do "
+                              "grep -q 'DIMM_A3' $e/raw && chmod -R u+w $e && rm -rf $e; done; true", dir);
+    cr_assert_eq(system(cmd), 0);
+    struct run_result r = run_gpuvet("audit", "--sysroot", dir, "--json", NULL);
+    json_t *doc = run_json(&r);
+    cr_assert_eq(json_array_size(json_object_get(memory_of(doc), "dimms")), 7);
+    cr_assert_str_eq(channel_verdict(doc, 0), "warn");
+    cr_assert_str_eq(channel_verdict(doc, 1), "pass");
+    json_decref(doc);
+    run_result_free(&r);
+    tree_remove(dir);
+    free(dir);
+}
+
+Test(memory_cli, snapshot_records_the_dmi_entries)
+{
+    char dir[] = "/tmp/gpuvet-snap-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char snap[600];
+    snprintf(snap, sizeof snap, "%s/snap", dir);
+    struct run_result r = run_gpuvet("snapshot", "--sysroot", fixture(DELL), snap, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_result_free(&r);
+    char raw[700];
+    snprintf(raw, sizeof raw, "%s/sys/firmware/dmi/entries/17-0/raw", snap);
+    cr_assert_eq(access(raw, R_OK), 0, "%s recorded", raw);
+    r = run_gpuvet("audit", "--sysroot", snap, "--json", NULL);
+    json_t *doc = run_json(&r);
+    cr_assert_eq(json_array_size(json_object_get(memory_of(doc), "dimms")), 8);
+    json_decref(doc);
+    run_result_free(&r);
+    tree_remove(dir);
+}
+
+/* EDAC counters as drivers/edac/edac_mc_sysfs.c lays them out, added to the Dell tree. */
+Test(memory_cli, edac_uncorrected_errors_fail)
+{
+    char *dir = fixture_copy(DELL);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/sys/devices/system/edac/mc/mc0/dimm0'", dir);
+    cr_assert_eq(system(cmd), 0);
+    tree_write(dir, "sys/devices/system/edac/mc/mc0/ce_count", "3\n");
+    tree_write(dir, "sys/devices/system/edac/mc/mc0/ue_count", "1\n");
+    tree_write(dir, "sys/devices/system/edac/mc/mc0/dimm0/size", "4096\n");
+    tree_write(dir, "sys/devices/system/edac/mc/mc0/dimm0/dimm_edac_mode", "SECDED\n");
+    struct run_result r = run_gpuvet("audit", "--sysroot", dir, "--json", NULL);
+    cr_assert_eq(r.status, 1, "an uncorrected error is a fail");
+    json_t *doc = run_json(&r);
+    cr_assert_eq(count_findings(doc, "MEM_ECC_ERRORS", "fail"), 1);
+    json_t *edac = json_object_get(memory_of(doc), "edac");
+    cr_assert_eq(json_integer_value(json_object_get(edac, "ce_count")), 3);
+    cr_assert_eq(json_array_size(json_object_get(memory_of(doc), "dimms")), 8, "SMBIOS stays the DIMM source");
+    json_decref(doc);
+    run_result_free(&r);
+    tree_remove(dir);
+    free(dir);
+}
+
+/* The platform table is looked up in $GPUVET_DATA_DIR first; without it there is no channel count. */
+Test(memory_cli, data_dir_override)
+{
+    setenv("GPUVET_DATA_DIR", "/nonexistent-gpuvet-data", 1);
+    json_t *doc = audit_dmidecode(REPORT("supermicro-sys4029gp-trt2-2p-xeon-ddr4-4of24"), "general");
+    unsetenv("GPUVET_DATA_DIR");
+    cr_assert(json_is_null(json_object_get(memory_of(doc), "channels_per_socket")));
+    cr_assert_eq(count_findings(doc, "MEM_CHANNELS_UNDERPOPULATED", "unknown"), 1);
+    json_decref(doc);
+    setenv("GPUVET_DATA_DIR", GPUVET_TEST_SOURCE "/../data", 1);
+    doc = audit_dmidecode(REPORT("supermicro-sys4029gp-trt2-2p-xeon-ddr4-4of24"), "general");
+    unsetenv("GPUVET_DATA_DIR");
+    cr_assert_eq(json_integer_value(json_object_get(memory_of(doc), "channels_per_socket")), 6);
+    json_decref(doc);
+}
+
+/* A real report with its locators rewritten (sed expression) into another vendor's scheme. */
+static json_t *audit_rewritten(const char *report, const char *sed)
+{
+    char dir[] = "/tmp/gpuvet-loc-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "sed -E '%s' '%s' > '%s/report.txt'", sed, report, dir);
+    cr_assert_eq(system(cmd), 0);
+    char path[600];
+    snprintf(path, sizeof path, "%s/report.txt", dir);
+    json_t *doc = audit_dmidecode(path, "general");
+    tree_remove(dir);
+    return doc;
+}
+
+#define SM4028 REPORT("supermicro-sys4028gr-tr2-2p-xeon-ddr4-8of24-nodimm-locators")
+
+Test(memory_cli, other_vendor_locator_schemes)
+{
+    static const struct {
+        const char *sed, *scheme;
+        int populated; /* per socket; -1 no channel map */
+    } cases[] = {
+        {"s/Bank Locator: P([12])_Node0_Channel([0-9])_Dimm1/Bank Locator: NODE \\1 CHANNEL \\2 DIMM 0/",
+         "NODE 0 CHANNEL 0 DIMM 0", 4},
+        {"s/Bank Locator: P([12])_Node0_Channel([0-9])_Dimm1/Bank Locator: SOCKET \\1 CHANNEL \\2 DIMM 0/",
+         "SOCKET 0 CHANNEL 0 DIMM 0", 4},
+        {"s/Bank Locator: P[12]_Node.*/Bank Locator: BANK 0/; s/Locator: P([12])_DIMM([A-D])1/Locator: CPU\\1_DIMM_\\21/",
+         "CPU1_DIMM_A0", 4},
+        {"s/Bank Locator: P([12])_Node.*/Bank Locator: CPU \\1/; s/Locator: P[12]_DIMM[A-D]1/Locator: DIMM 1/",
+         "DIMM 1 + CPU 1", -1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        json_t *doc = audit_rewritten(SM4028, cases[i].sed);
+        json_t *mem = memory_of(doc);
+        cr_assert_str_eq(json_string_value(json_object_get(mem, "locator_scheme")), cases[i].scheme);
+        cr_assert_eq(json_array_size(json_object_get(mem, "dimms")), 8);
+        for (int s = 0; s < 2; s++) {
+            json_t *populated = json_object_get(json_array_get(json_object_get(mem, "sockets"), (size_t)s),
+                                                "populated_channels");
+            if (cases[i].populated < 0)
+                cr_assert(json_is_null(populated), "%s", cases[i].scheme);
+            else
+                cr_assert_eq(json_integer_value(populated), cases[i].populated, "%s", cases[i].scheme);
+            cr_assert_str_eq(channel_verdict(doc, s), "pass", "%s socket %d", cases[i].scheme, s);
+        }
+        json_decref(doc);
+    }
+}
+
+/* Socket 0 keeps its 4 DIMMs, but two channels hold two each and two hold none. */
+Test(memory_cli, two_dimms_per_channel_is_not_full_population)
+{
+    json_t *doc = audit_rewritten(SM4028, "s/P1_Node0_Channel2_Dimm1/P1_Node0_Channel0_Dimm2/; "
+                                          "s/P1_Node0_Channel3_Dimm1/P1_Node0_Channel1_Dimm2/");
+    json_t *socket0 = json_array_get(json_object_get(memory_of(doc), "sockets"), 0);
+    cr_assert_eq(json_integer_value(json_object_get(socket0, "dimms")), 4);
+    cr_assert_eq(json_integer_value(json_object_get(socket0, "populated_channels")), 2);
+    cr_assert_str_eq(channel_verdict(doc, 0), "warn");
+    cr_assert_str_eq(channel_verdict(doc, 1), "pass");
+    json_decref(doc);
+}

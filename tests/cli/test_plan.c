@@ -1,0 +1,352 @@
+/* gpuvet plan as users run it: the built binary, its JSON, against DeepSpeed's published numbers,
+ * real Hugging Face config.json files and audits of recorded machines. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#define PLAN_FIXTURE(name) GPUVET_TEST_SOURCE "/fixtures/plan/" name
+
+static json_t *plan_of(json_t *doc)
+{
+    cr_assert_str_eq(json_string_value(json_object_get(doc, "schema")), "gpuvet.plan/1");
+    json_t *plan = json_object_get(doc, "plan");
+    cr_assert(json_is_object(plan));
+    return plan;
+}
+
+static double number_at(json_t *obj, const char *a, const char *b)
+{
+    json_t *v = json_object_get(json_object_get(obj, a), b);
+    cr_assert(json_is_number(v), "%s.%s is not a number", a, b);
+    return json_number_value(v);
+}
+
+/* research/sizing.md §1 (DeepSpeed's estimator): 7B, ZeRO-2, optimizer offloaded to the CPU, one
+ * GPU: 168 GB of host memory (112 GB before the 1.5 buffer), 14 GB per GPU. */
+Test(plan, zero2_offload_7b_one_gpu_matches_deepspeed)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-train", "--params", "7B", "--gpus", "1xA100-80GB",
+                                     "--zero", "2", "--offload", "cpu", "--json", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *doc = run_json(&r), *plan = plan_of(doc);
+    cr_expect_eq(number_at(plan, "zero", "cpu_bytes_per_node"), 168e9);
+    cr_expect_eq(number_at(plan, "zero", "cpu_bytes_per_node_without_buffer"), 112e9);
+    cr_expect_eq(number_at(plan, "zero", "gpu_bytes_per_gpu"), 14e9);
+    cr_expect(json_is_true(json_object_get(json_object_get(plan, "gpu_memory"), "fits")));
+    /* The seed's 56 GB claim is corrected in the output. */
+    char *corrections = json_dumps(json_object_get(plan, "seed_corrections"), 0);
+    cr_expect(strstr(corrections, "56 GB"), "%s", corrections);
+    free(corrections);
+    json_decref(doc);
+    run_result_free(&r);
+}
+
+/* research/sizing.md §1: Llama-2-70B, ZeRO-3 with optimizer and parameter offload, 8 GPUs:
+ * 1862 GB of host memory per node. */
+Test(plan, zero3_offload_llama_2_70b_eight_gpus)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-train", "--model", "llama-2-70b", "--gpus",
+                                     "8xh100-sxm5-80gb", "--zero", "3", "--offload", "cpu", "--recompute", "full",
+                                     "--json", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *doc = run_json(&r), *plan = plan_of(doc);
+    cr_expect_eq(llround(number_at(plan, "zero", "cpu_bytes_per_node") / 1e9), 1862);
+    cr_expect_eq(number_at(plan, "zero", "largest_layer_bytes"), 4.0 * 32000 * 8192, "the embedding is the largest");
+    cr_expect(json_is_true(json_object_get(json_object_get(plan, "gpu_memory"), "fits")));
+    json_t *host = json_object_get(json_object_get(plan, "requirements"), "host_ram_bytes_per_node");
+    cr_expect_geq(json_number_value(json_object_get(host, "value")), 1862e9);
+    json_decref(doc);
+    run_result_free(&r);
+}
+
+/* 70B on ZeRO-2 keeps 140 GB of fp16 parameters per GPU: it cannot fit 80 GB, and the plan names
+ * a ZeRO-3 configuration that does. */
+Test(plan, zero2_70b_does_not_fit_and_advises_zero3)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-train", "--model", "llama-2-70b", "--gpus",
+                                     "8xA100-80GB", "--zero", "2", "--offload", "cpu", "--recompute", "full", "--json",
+                                     NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *doc = run_json(&r), *plan = plan_of(doc);
+    cr_expect(json_is_false(json_object_get(json_object_get(plan, "gpu_memory"), "fits")));
+    cr_expect_geq(number_at(plan, "zero", "gpu_bytes_per_gpu"), 2 * 68.9e9);
+    json_t *advice = json_object_get(plan, "advice");
+    cr_assert(json_is_object(advice));
+    cr_expect_eq(json_integer_value(json_object_get(advice, "stage")), 3);
+    cr_expect_leq(json_number_value(json_object_get(advice, "gpu_bytes_per_gpu")), 80e9);
+    json_decref(doc);
+    run_result_free(&r);
+}
+
+/* A real config.json gives the same shape and counts as the built-in entry of that model. */
+Test(plan, model_config_json_matches_builtin)
+{
+    struct run_result a = run_gpuvet("plan", "--workload", "llm-infer", "--model-config",
+                                     PLAN_FIXTURE("llama-2-7b-hf.config.json"), "--gpus", "a100-sxm4-80gb", "--json",
+                                     NULL);
+    struct run_result b = run_gpuvet("plan", "--workload", "llm-infer", "--model", "llama-2-7b", "--gpus",
+                                     "a100-sxm4-80gb", "--json", NULL);
+    cr_assert_eq(a.status, 0, "%s", a.err);
+    cr_assert_eq(b.status, 0, "%s", b.err);
+    json_t *da = run_json(&a), *db = run_json(&b);
+    json_t *pa = plan_of(da), *pb = plan_of(db);
+    cr_expect_eq(number_at(pa, "model", "params"), 6738415616.0, "Llama-2-7B's published 6.74B");
+    cr_expect_eq(number_at(pa, "model", "params"), number_at(pb, "model", "params"));
+    cr_expect_eq(number_at(pa, "kv_cache", "bytes_per_token"), 512 * 1024);
+    cr_expect_eq(number_at(pa, "kv_cache", "bytes_per_token"), number_at(pb, "kv_cache", "bytes_per_token"));
+    json_decref(da);
+    json_decref(db);
+    run_result_free(&a);
+    run_result_free(&b);
+}
+
+/* Qwen2.5-7B-Instruct's config: biases on q/k/v, 4 KV heads, sliding window switched off. */
+Test(plan, qwen_config_json)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-infer", "--model-config",
+                                     PLAN_FIXTURE("qwen2.5-7b-instruct.config.json"), "--gpus", "l40s-pcie-48gb",
+                                     "--context", "32768", "--json", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *doc = run_json(&r), *plan = plan_of(doc);
+    cr_expect_eq(number_at(plan, "model", "params"), 7615616512.0, "Qwen2.5-7B's published 7.62B");
+    cr_expect_eq(number_at(plan, "kv_cache", "bytes_per_token"), 56 * 1024);
+    cr_expect_eq(number_at(plan, "kv_cache", "bytes_per_request"), 56 * 1024 * 32768.0, "no window cap");
+    json_decref(doc);
+    run_result_free(&r);
+}
+
+/* KV bytes per token for the seven built-in models (research/sizing.md §2.4), and the formula
+ * against the shape the plan reports. */
+Test(plan, kv_cache_per_token_seven_models)
+{
+    struct {
+        const char *model;
+        int kib;
+    } cases[] = {{"llama-2-7b", 512}, {"llama-2-13b", 800}, {"llama-2-70b", 320}, {"llama-3-8b", 128},
+                 {"llama-3-70b", 320}, {"qwen2-7b", 56},    {"mistral-7b", 128}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct run_result r = run_gpuvet("plan", "--workload", "llm-infer", "--model", cases[i].model, "--gpus",
+                                         "8xh100-sxm5-80gb", "--json", NULL);
+        cr_assert_eq(r.status, 0, "%s: %s", cases[i].model, r.err);
+        json_t *doc = run_json(&r), *plan = plan_of(doc), *m = json_object_get(plan, "model");
+        double per_token = number_at(plan, "kv_cache", "bytes_per_token");
+        cr_expect_eq(per_token, cases[i].kib * 1024.0, "%s", cases[i].model);
+        double formula = 2.0 * json_integer_value(json_object_get(m, "layers")) *
+                         json_integer_value(json_object_get(m, "kv_heads")) *
+                         json_integer_value(json_object_get(m, "head_dim")) * 2;
+        cr_expect_eq(per_token, formula, "%s", cases[i].model);
+        json_decref(doc);
+        run_result_free(&r);
+    }
+}
+
+/* The largest batch that fits really fits, and one more does not. */
+Test(plan, infer_largest_batch_is_the_limit)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-infer", "--model", "llama-2-13b", "--gpus",
+                                     "1xa100-sxm4-80gb", "--context", "4096", "--json", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *doc = run_json(&r), *plan = plan_of(doc);
+    double max_batch = number_at(plan, "kv_cache", "max_batch_at_context");
+    cr_assert_gt(max_batch, 1);
+    json_decref(doc);
+    run_result_free(&r);
+    char at[32], over[32];
+    snprintf(at, sizeof at, "%.0f", max_batch);
+    snprintf(over, sizeof over, "%.0f", max_batch + 1);
+    struct run_result fit = run_gpuvet("plan", "--workload", "llm-infer", "--model", "llama-2-13b", "--gpus",
+                                       "1xa100-sxm4-80gb", "--context", "4096", "--batch", at, "--json", NULL);
+    struct run_result nofit = run_gpuvet("plan", "--workload", "llm-infer", "--model", "llama-2-13b", "--gpus",
+                                         "1xa100-sxm4-80gb", "--context", "4096", "--batch", over, "--json", NULL);
+    json_t *df = run_json(&fit), *dn = run_json(&nofit);
+    cr_expect(json_is_true(json_object_get(json_object_get(plan_of(df), "gpu_memory"), "fits")));
+    cr_expect(json_is_false(json_object_get(json_object_get(plan_of(dn), "gpu_memory"), "fits")));
+    json_decref(df);
+    json_decref(dn);
+    run_result_free(&fit);
+    run_result_free(&nofit);
+}
+
+/* CV: cores follow the decode rate; a measured rate from a bench JSON changes the answer. */
+Test(plan, cv_train_cores_follow_decode_rate)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "cv-train", "--gpus", "8xa100-sxm4-80gb", "--dataset-bytes",
+                                     "150GB", "--json", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *doc = run_json(&r), *plan = plan_of(doc);
+    double rate = number_at(plan, "pipeline", "images_s_per_gpu"), per_core = number_at(plan, "pipeline",
+                                                                                        "images_s_per_core");
+    cr_expect_eq(rate, 2470, "the table's DeepLearningExamples A100 figure");
+    cr_expect_eq(number_at(plan, "pipeline", "cores_per_gpu"), ceil(rate / per_core) + 1);
+    json_t *read = json_object_get(json_object_get(plan, "requirements"), "storage_read_bytes_s");
+    cr_expect_float_eq(json_number_value(json_object_get(read, "value")),
+                       rate * 8 * number_at(plan, "pipeline", "image_bytes"), 1);
+    json_decref(doc);
+    run_result_free(&r);
+
+    char bench[] = "/tmp/gpuvet-bench-XXXXXX.json";
+    int fd = mkstemps(bench, 5);
+    cr_assert_geq(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    fputs("{\"benchmarks\": {\"decode\": {\"images_s_per_core\": 247.0}}}\n", f);
+    fclose(f);
+    r = run_gpuvet("plan", "--workload", "cv-train", "--gpus", "8xa100-sxm4-80gb", "--decode-from", bench, "--json",
+                   NULL);
+    unlink(bench);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    doc = run_json(&r);
+    plan = plan_of(doc);
+    cr_expect_eq(number_at(plan, "pipeline", "cores_per_gpu"), 11, "2470 / 247 = 10 decode cores + 1");
+    cr_expect_eq(json_integer_value(json_object_get(
+                     json_object_get(json_object_get(plan, "requirements"), "cpu_cores_per_node"), "value")),
+                 8 * 11 + 4);
+    json_decref(doc);
+    run_result_free(&r);
+}
+
+static char *saved_audit(const char *tree)
+{
+    struct run_result r = run_gpuvet("audit", "--json", "--sysroot", fixture(tree), NULL);
+    cr_assert(r.status == 0 || r.status == 1, "%s", r.err);
+    char path[] = "/tmp/gpuvet-audit-XXXXXX.json";
+    int fd = mkstemps(path, 5);
+    cr_assert_geq(fd, 0);
+    cr_assert_eq(write(fd, r.out, strlen(r.out)), (ssize_t)strlen(r.out));
+    close(fd);
+    run_result_free(&r);
+    return strdup(path);
+}
+
+static json_t *check_item(json_t *plan, const char *what)
+{
+    size_t i;
+    json_t *it;
+    json_array_foreach(json_object_get(plan, "check"), i, it) {
+        if (!strcmp(json_string_value(json_object_get(it, "what")), what))
+            return it;
+    }
+    cr_assert_fail("no check item '%s'", what);
+    return NULL;
+}
+
+/* The recorded 2-socket box has 16 cores and 8 accelerators: 8-GPU LLM training wants 28 cores, so
+ * --check reports the cores short (exit 1) and the GPU model unknown (the audit has no driver data). */
+Test(plan, check_against_saved_audit)
+{
+    char *audit = saved_audit("sysroot/32intel64-2p8co2t+8ve");
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-train", "--model", "llama-2-7b", "--gpus",
+                                     "8xa100-sxm4-80gb", "--check", audit, "--json", NULL);
+    cr_assert_eq(r.status, 1, "%s", r.err);
+    json_t *doc = run_json(&r), *plan = plan_of(doc);
+    json_t *cores = check_item(plan, "CPU cores");
+    cr_expect_str_eq(json_string_value(json_object_get(cores, "status")), "short");
+    cr_expect_eq(json_integer_value(json_object_get(cores, "have")), 16);
+    cr_expect_str_eq(json_string_value(json_object_get(check_item(plan, "GPUs"), "status")), "ok");
+    cr_expect_str_eq(json_string_value(json_object_get(check_item(plan, "GPU model"), "status")), "unknown");
+    /* Host RAM: the sum over the NUMA nodes of the saved audit, 2 x ~48 GB, below 8-GPU ZeRO-2's need. */
+    json_error_t jerr;
+    json_t *saved = json_load_file(audit, 0, &jerr), *node;
+    cr_assert_not_null(saved, "%s", jerr.text);
+    double ram = 0;
+    size_t i;
+    json_array_foreach(json_object_get(json_object_get(saved, "machine"), "numa_nodes"), i, node)
+        ram += json_number_value(json_object_get(node, "memory_bytes"));
+    json_decref(saved);
+    json_t *host = check_item(plan, "host RAM");
+    cr_expect_eq(json_number_value(json_object_get(host, "have")), ram);
+    cr_expect_str_eq(json_string_value(json_object_get(host, "status")), "short");
+    cr_expect_geq(json_integer_value(json_object_get(plan, "shortfalls")), 2);
+    json_decref(doc);
+    run_result_free(&r);
+
+    /* A small inference job fits the same box: nothing short, exit 0. */
+    r = run_gpuvet("plan", "--workload", "llm-infer", "--model", "mistral-7b", "--gpus", "1xl4", "--check", audit,
+                   "--json", NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    doc = run_json(&r);
+    cr_expect_eq(json_integer_value(json_object_get(plan_of(doc), "shortfalls")), 0);
+    json_decref(doc);
+    run_result_free(&r);
+    unlink(audit);
+    free(audit);
+}
+
+/* Without a file, --check probes a machine: here a recorded tree through --sysroot. */
+Test(plan, check_probes_a_tree)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-train", "--model", "llama-2-7b", "--gpus",
+                                     "8xa100-sxm4-80gb", "--check", "--sysroot",
+                                     fixture("sysroot/32intel64-2p8co2t+8ve"), "--json", NULL);
+    cr_assert_eq(r.status, 1, "%s", r.err);
+    json_t *doc = run_json(&r), *plan = plan_of(doc);
+    cr_expect_eq(json_integer_value(json_object_get(check_item(plan, "CPU cores"), "have")), 16);
+    json_decref(doc);
+    run_result_free(&r);
+}
+
+/* GPU facts from the NVIDIA part of the audit (machine.gpus[]) are judged when present. */
+Test(plan, check_reads_gpu_models_when_present)
+{
+    char *audit = saved_audit("sysroot/32intel64-2p8co2t+8ve");
+    /* Adds two GPUs as the NVIDIA probe will report them (nvidia-smi product names). */
+    json_error_t jerr;
+    json_t *saved = json_load_file(audit, 0, &jerr);
+    cr_assert_not_null(saved, "%s", jerr.text);
+    json_object_set_new(json_object_get(saved, "machine"), "gpus",
+                        json_pack("[{s:s, s:I}, {s:s, s:I}]", "name", "NVIDIA A100-SXM4-80GB", "memory_bytes",
+                                  (json_int_t)85899345920, "name", "Tesla T4", "memory_bytes",
+                                  (json_int_t)16106127360));
+    cr_assert_eq(json_dump_file(saved, audit, 0), 0);
+    json_decref(saved);
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-infer", "--model", "llama-2-7b", "--gpus",
+                                     "2xa100-sxm4-80gb", "--check", audit, "--json", NULL);
+    cr_assert_eq(r.status, 1, "%s", r.err);
+    json_t *doc = run_json(&r), *plan = plan_of(doc);
+    cr_expect_str_eq(json_string_value(json_object_get(check_item(plan, "GPU 0"), "status")), "ok");
+    cr_expect_str_eq(json_string_value(json_object_get(check_item(plan, "GPU 1"), "status")), "short");
+    json_decref(doc);
+    run_result_free(&r);
+    unlink(audit);
+    free(audit);
+}
+
+Test(plan, bad_input_is_named)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-train", "--model", "llama-2-7b", "--gpus",
+                                     "8xH100-90GB", NULL);
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "closest") && strstr(r.err, "h100-sxm5-80gb"), "%s", r.err);
+    run_result_free(&r);
+
+    r = run_gpuvet("plan", "--workload", "llm-train", "--model-config", PLAN_FIXTURE("mixtral-8x7b.config.json"),
+                   "--gpus", "8xh100-sxm5-80gb", NULL);
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "mixtral-8x7b.config.json") && strstr(r.err, "mixture-of-experts"), "%s", r.err);
+    run_result_free(&r);
+
+    r = run_gpuvet("plan", "--workload", "llm-train", "--model-config", PLAN_FIXTURE("offers-seed.csv"), "--gpus",
+                   "h100-sxm5-80gb", NULL);
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "offers-seed.csv:1:"), "%s", r.err);
+    run_result_free(&r);
+
+    r = run_gpuvet("plan", "--workload", "llm-train", "--model", "llama-2-7b", "--gpus", "h100-sxm5-80gb", "--zero",
+                   "1", "--offload", "nvme", NULL);
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "only with ZeRO stage 3"), "%s", r.err);
+    run_result_free(&r);
+
+    r = run_gpuvet("plan", "--workload", "llm-infer", "--params", "7B", "--gpus", "h100-sxm5-80gb", NULL);
+    cr_expect_eq(r.status, 2, "no KV cache without a shape");
+    cr_expect(strstr(r.err, "--model-config"), "%s", r.err);
+    run_result_free(&r);
+
+    r = run_gpuvet("plan", "--workload", "render", "--gpus", "h100-sxm5-80gb", NULL);
+    cr_expect_eq(r.status, 2);
+    run_result_free(&r);
+}

@@ -1,0 +1,85 @@
+/* The dmidecode text parser on the corpus reports. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probe/dmi.h"
+
+#define REPORT(name) GPUVET_TEST_SOURCE "/fixtures/dmidecode/" name ".dmidecode.txt"
+
+Test(dmidecode, supermicro_processors_memory_and_supplies)
+{
+    struct dmi_data d = {0};
+    char *err = NULL;
+    cr_assert_eq(dmidecode_load(REPORT("supermicro-sys4029gp-trt2-2p-xeon-ddr4-4of24"), &d, &err), 0, "%s", err);
+    cr_assert_eq(d.narrays, 1);
+    cr_assert_eq(d.arrays[0].use, DMI_USE_SYSTEM_MEMORY);
+    cr_assert_eq(d.arrays[0].ecc, DMI_ECC_SINGLE_BIT);
+    cr_assert_eq(d.arrays[0].slots, 24);
+    int installed = 0;
+    for (int i = 0; i < d.ndevices; i++)
+        installed += d.devices[i].size_bytes > 0;
+    cr_assert_eq(d.ncpus, 2);
+    cr_assert_str_eq(d.cpus[0].version, "Intel(R) Xeon(R) Silver 4114 CPU @ 2.20GHz");
+    cr_assert_eq(d.cpus[0].cpuid_family, 6);
+    cr_assert_eq(d.cpus[0].cpuid_model, 85);
+    cr_assert_eq(d.cpus[0].cores, 10);
+    cr_assert_eq(d.npsus, 4);
+    cr_assert_eq(d.psus[0].max_watts, 2000);
+    cr_assert_eq(installed, 4);
+    dmi_data_free(&d);
+}
+
+Test(dmidecode, sizes_in_gb_and_mb_and_empty_slots)
+{
+    struct dmi_data d = {0};
+    char *err = NULL;
+    cr_assert_eq(dmidecode_load(REPORT("hpe-dl380-gen11-2p-xeon-ddr5-8of32"), &d, &err), 0, "%s", err);
+    int installed = 0;
+    for (int i = 0; i < d.ndevices; i++) {
+        if (d.devices[i].size_bytes == 0)
+            continue;
+        installed++;
+        cr_assert_eq(d.devices[i].size_bytes, 32ull << 30);
+        cr_assert_str_eq(d.devices[i].type, "DDR5");
+        cr_assert_eq(d.devices[i].total_width, 80);
+        cr_assert_eq(d.devices[i].configured_mts, 5200);
+        cr_assert_null(d.devices[i].bank_locator, "\"Not Specified\" is no bank locator");
+    }
+    cr_assert_eq(installed, 8);
+    cr_assert_eq(d.npsus, 2);
+    cr_assert_str_eq(d.psus[1].status, "Critical");
+    dmi_data_free(&d);
+}
+
+Test(dmidecode, amd_engineering_sample_has_a_cpuid_signature)
+{
+    struct dmi_data d = {0};
+    char *err = NULL;
+    cr_assert_eq(dmidecode_load(REPORT("amd-ethanolx-2p-epyc-ddr4-16of32-p0-channel-a"), &d, &err), 0, "%s", err);
+    cr_assert_eq(d.cpus[0].cpuid_family, 25);
+    cr_assert_eq(d.cpus[0].cpuid_model, 1);
+    dmi_data_free(&d);
+}
+
+Test(dmidecode, text_that_is_not_dmidecode_is_refused)
+{
+    struct dmi_data d = {0};
+    char *err = NULL;
+    cr_assert_eq(dmidecode_parse("Size: 16 GB\nLocator: DIMM 1\n", &d, &err), -1);
+    cr_assert(strstr(err, "not dmidecode output"), "%s", err);
+    free(err);
+    dmi_data_free(&d);
+}
+
+/* A report cut in the middle of a block keeps what came before. */
+Test(dmidecode, truncated_report)
+{
+    const char *text = "Handle 0x0030, DMI type 17, 40 bytes\nMemory Device\n\tArray Handle: 0x002F\n\tSize: 16";
+    struct dmi_data d = {0};
+    char *err = NULL;
+    cr_assert_eq(dmidecode_parse(text, &d, &err), 0);
+    cr_assert_eq(d.ndevices, 1);
+    cr_assert_eq(d.devices[0].size_bytes, 0, "\"16\" without a unit is no size");
+    dmi_data_free(&d);
+}

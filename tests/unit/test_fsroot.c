@@ -1,0 +1,88 @@
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/fsroot.h"
+
+static char root[64];
+
+static void make_tree(void)
+{
+    snprintf(root, sizeof root, "/tmp/gpuvet-fsroot-XXXXXX");
+    cr_assert_not_null(mkdtemp(root));
+    char cmd[512];
+    snprintf(cmd, sizeof cmd,
+             "cd %s && mkdir -p sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0 sys/bus/pci/devices && "
+             "printf '0x030200\\n' > sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/class && "
+             "printf '  17 \\n' > sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/number && "
+             "printf 'seventeen\\n' > sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/garbage && "
+             "ln -s ../../../devices/pci0000:00/0000:00:01.0/0000:01:00.0 sys/bus/pci/devices/0000:01:00.0",
+             root);
+    cr_assert_eq(system(cmd), 0);
+    fsroot_set(root);
+}
+
+static void drop_tree(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+    cr_assert_eq(system(cmd), 0);
+    fsroot_set(NULL);
+    fsroot_record_to(NULL);
+}
+
+TestSuite(fsroot, .init = make_tree, .fini = drop_tree);
+
+Test(fsroot, reads_under_the_root_and_trims)
+{
+    char *s = fs_read("/sys/bus/pci/devices/0000:01:00.0/class");
+    cr_assert_str_eq(s, "0x030200");
+    free(s);
+    long v;
+    cr_assert(fs_read_long("/sys/bus/pci/devices/0000:01:00.0/class", &v));
+    cr_assert_eq(v, 0x030200);
+    cr_assert(fs_read_long("/sys/bus/pci/devices/0000:01:00.0/number", &v));
+    cr_assert_eq(v, 17);
+    cr_assert_not(fs_read_long("/sys/bus/pci/devices/0000:01:00.0/garbage", &v));
+    cr_assert_null(fs_read("/sys/does/not/exist"));
+}
+
+Test(fsroot, resolves_relative_links_inside_the_root)
+{
+    char *real = fs_resolve("/sys/bus/pci/devices/0000:01:00.0");
+    cr_assert_str_eq(real, "/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0");
+    free(real);
+    char **names;
+    int n = fs_list("/sys/bus/pci/devices", &names);
+    cr_assert_eq(n, 1);
+    cr_assert_str_eq(names[0], "0000:01:00.0");
+    fs_list_free(names, n);
+}
+
+Test(fsroot, records_what_was_read_with_its_links)
+{
+    char rec[64];
+    snprintf(rec, sizeof rec, "/tmp/gpuvet-record-XXXXXX");
+    cr_assert_not_null(mkdtemp(rec));
+    fsroot_record_to(rec);
+    char *s = fs_read("/sys/bus/pci/devices/0000:01:00.0/class");
+    free(s);
+    fsroot_record_to(NULL);
+    char path[512], target[512];
+    snprintf(path, sizeof path, "%s/sys/bus/pci/devices/0000:01:00.0", rec);
+    ssize_t n = readlink(path, target, sizeof target - 1);
+    cr_assert(n > 0, "the link was not recorded");
+    target[n] = '\0';
+    cr_assert_str_eq(target, "../../../devices/pci0000:00/0000:00:01.0/0000:01:00.0");
+    snprintf(path, sizeof path, "%s/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/class", rec);
+    cr_assert_eq(access(path, R_OK), 0, "the file was not recorded");
+    /* What was not read is not recorded. */
+    snprintf(path, sizeof path, "%s/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/garbage", rec);
+    cr_assert_neq(access(path, F_OK), 0);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", rec);
+    cr_assert_eq(system(cmd), 0);
+}
