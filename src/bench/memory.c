@@ -364,8 +364,9 @@ static json_t *memory_run(const struct bench_ctx *ctx)
         json_array_append_new(per_node, entry);
     }
     json_object_set_new(result, "per_node", per_node);
-    /* The populated DIMMs' theoretical bandwidth comes from the memory model (its own issue). */
-    bench_memory_set_theoretical(result, -1, "the machine model does not know the populated DIMMs' bandwidth");
+    const char *why = NULL;
+    double theoretical = machine_memory_theoretical_bytes_s(m, &why);
+    bench_memory_set_theoretical(result, theoretical, why);
     return result;
 }
 

@@ -1,10 +1,25 @@
 #include "model/bench.h"
+#include "model/machine.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define BENCH_SCHEMA_NAME "gpuvet.bench/1"
+
+double machine_memory_theoretical_bytes_s(const struct machine *m, const char **unknown_reason)
+{
+    double total = 0;
+    for (int s = 0; s < m->memory.sockets; s++)
+        total += memory_socket_bandwidth(&m->memory, s);
+    if (total > 0)
+        return total;
+    *unknown_reason = m->memory.unknown_reason                 ? m->memory.unknown_reason
+                      : m->memory.ndimms == 0                  ? "no DIMM was seen"
+                      : memory_effective_mts(&m->memory) == 0 ? "the DIMMs report no speed"
+                                                               : "the populated channels are unknown";
+    return 0;
+}
 
 /* "00000000:3B:00.0" (CUDA, nvidia-smi) and "0000:3b:00.0" (sysfs) name the same function. */
 static bool normalise_bus_id(const char *in, char out[32])

@@ -28,6 +28,12 @@ struct bench_results {
     char *pcie_unmeasured;
 };
 
+struct machine;
+
+/* The populated DIMMs' theoretical bandwidth over all sockets (channels x MT/s x 8 bytes, from
+ * the memory model), or 0 with *unknown_reason saying why. */
+double machine_memory_theoretical_bytes_s(const struct machine *m, const char **unknown_reason);
+
 /* Fills b from a gpuvet.bench/1 document. Returns 0, or -1 with the reason in err (the caller
  * names the file). */
 int bench_results_from_json(struct bench_results *b, json_t *doc, const char *source, char *err, size_t errlen);

@@ -49,9 +49,9 @@ void judge_mem_bandwidth(struct audit_ctx *ctx, double measured_bytes_s, double 
 
 void check_mem_bandwidth_low(struct audit_ctx *ctx)
 {
-    /* The populated DIMMs' theoretical bandwidth belongs to the memory model (its own issue). */
-    judge_mem_bandwidth(ctx, ctx->machine->bench.mem_triad_bytes_s, 0,
-                        "the machine model does not know the populated DIMMs' bandwidth");
+    const char *why = NULL;
+    double theoretical = machine_memory_theoretical_bytes_s(ctx->machine, &why);
+    judge_mem_bandwidth(ctx, ctx->machine->bench.mem_triad_bytes_s, theoretical, why);
 }
 
 double pcie_achievable_bytes_s(double gt_s, int width)

@@ -62,6 +62,52 @@ Test(audit_bench, saved_bench_feeds_the_model_and_rules)
     run_result_free(&r);
 }
 
+/* The Dell tree has its SMBIOS entries: DIMMs, channels and speed give the theoretical bandwidth. */
+#define DELL_MACHINE "sysroot/32em64t-2n8c+1mic"
+
+static json_t *audit_with_triad(double triad, double *theoretical)
+{
+    json_t *bench = load_fixture();
+    if (triad > 0)
+        json_object_set_new(json_object_get(json_object_get(bench, "benchmarks"), "memory"), "triad_bytes_s",
+                            json_real(triad));
+    char *path = write_temp(bench);
+    struct run_result r = run_gpuvet("audit", "--sysroot", fixture(DELL_MACHINE), "--bench", path, "--json", NULL);
+    json_t *doc = run_json(&r);
+    json_t *bw = json_object_get(json_object_get(json_object_get(doc, "machine"), "memory"),
+                                 "theoretical_bandwidth_bytes_s");
+    cr_assert(json_is_number(bw), "the Dell tree should give a theoretical bandwidth");
+    *theoretical = json_number_value(bw);
+    unlink(path);
+    free(path);
+    json_decref(bench);
+    run_result_free(&r);
+    return doc;
+}
+
+Test(audit_bench, memory_bandwidth_judged_against_the_populated_dimms)
+{
+    /* The VM's own triad on the Dell's DIMMs: far below what they can give. */
+    double theoretical;
+    json_t *doc = audit_with_triad(0, &theoretical);
+    json_t *found = findings_of(doc, "MEM_BANDWIDTH_LOW", NULL);
+    json_t *f = json_array_get(found, 0);
+    cr_assert_str_eq(json_string_value(json_object_get(f, "severity")), "warn");
+    json_t *evidence = json_object_get(f, "evidence");
+    cr_assert_float_eq(json_number_value(json_object_get(evidence, "fraction")),
+                       json_number_value(json_object_get(evidence, "triad_bytes_s")) / theoretical, 1e-6);
+    cr_assert_lt(json_number_value(json_object_get(evidence, "fraction")), 0.6);
+    json_decref(found);
+    json_decref(doc);
+
+    /* SPEC: STREAM triad reaches ~70-85% of the theoretical on a healthy machine. */
+    doc = audit_with_triad(0.75 * theoretical, &theoretical);
+    cr_assert_eq(count_findings(doc, "MEM_BANDWIDTH_LOW", "pass"), 1);
+    cr_assert(strstr(message_of(doc, "MEM_BANDWIDTH_LOW", NULL), "75% of the theoretical"), "%s",
+              message_of(doc, "MEM_BANDWIDTH_LOW", NULL));
+    json_decref(doc);
+}
+
 Test(audit_bench, without_a_bench_the_measured_rules_are_unknown)
 {
     struct run_result r = run_gpuvet("audit", "--sysroot", fixture(VE_MACHINE), "--json", NULL);
