@@ -7,8 +7,14 @@ cd "$(dirname "$0")/.."
 # Build and test dependencies: the field's own libraries, from the distribution.
 required=(build-essential cmake pkg-config libhwloc-dev libjansson-dev libxml2-dev libturbojpeg0-dev
           libcriterion-dev)
-# Names for pci.ids (device names in reports); nice to have, not needed to build.
-optional=(pci.ids)
+# Nice to have, not needed to build: pci.ids names devices in reports; mate-backgrounds ships the
+# real photographs `gpuvet bench decode` makes its default ImageNet-sized JPEGs from (without it,
+# decode needs --images DIR).
+optional=(pci.ids mate-backgrounds)
+# `scripts/setup.sh --anchors`: the field's own tools that scripts/bench-vs-anchors.sh runs beside
+# `gpuvet bench` (likwid-bench, fio, tjbench, cyclictest) and jq to read the JSON.
+anchors=(likwid fio libjpeg-turbo-progs rt-tests jq)
+[ "${1:-}" = "--anchors" ] && optional+=("${anchors[@]}")
 
 missing=()
 for p in "${required[@]}" "${optional[@]}"; do

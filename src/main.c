@@ -11,6 +11,7 @@ struct command {
 
 static const struct command commands[] = {
     {"audit", cmd_audit, "find the traps of this server (or a recorded one)"},
+    {"bench", cmd_bench, "measure memory, NUMA latency, PCIe, storage, jitter and JPEG decode"},
     {"explain", cmd_explain, "print why a rule exists and what it checks"},
     {"snapshot", cmd_snapshot, "record this machine for an offline audit"},
     {"gpus", cmd_gpus, "list the GPU table, or resolve GPU names"},

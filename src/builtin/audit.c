@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/bench.h"
 #include "builtin/builtin.h"
 #include "claims/claims.h"
 #include "probe/dmi.h"
@@ -18,6 +19,7 @@ static const char usage[] =
     "usage: gpuvet audit [--sysroot DIR] [--nvidia-smi FILE] [--dmidecode FILE | --dmi-table FILE]\n"
     "                    [--workload W] [--data-dir DIR] [--nodes N] [--claim FILE] [--sample SECONDS]\n"
     "                    [--json] [--verbose] [--load-check] [--redact]\n"
+    "                    [--bench FILE | --bench-quick]\n"
     "       gpuvet audit --list-rules\n"
     "\n"
     "  --sysroot DIR   audit a recorded machine (DIR/sys, DIR/proc; a `gpuvet snapshot` or an\n"
@@ -37,6 +39,8 @@ static const char usage[] =
     "  --claim FILE    the provider's claimed spec (JSON, docs/audit-json.md): label vs reality\n"
     "  --json          write the gpuvet.audit/1 JSON document (docs/audit-json.md)\n"
     "  --verbose       list passed checks too\n"
+    "  --bench FILE    judge the measurements of a saved `gpuvet bench --json` document\n"
+    "  --bench-quick   measure first (`gpuvet bench memory pcie storage --quick` in .) and judge that\n"
     "  --list-rules    list the rule IDs and exit (`gpuvet explain ID` for one)\n"
     "\n"
     "exit status: 0 no fail, 1 at least one fail, 2 could not run\n";
@@ -61,6 +65,31 @@ static bool use_colour(void)
 {
     const char *no = getenv("NO_COLOR");
     return isatty(STDOUT_FILENO) && !(no && *no);
+}
+
+/* Fills m->bench from a saved document, or (file NULL) from a quick run of the benchmarks that
+ * rules judge. */
+static int load_bench(struct machine *m, const char *file)
+{
+    json_t *doc;
+    json_error_t error;
+    if (file) {
+        doc = json_load_file(file, 0, &error);
+        if (!doc) {
+            fprintf(stderr, "gpuvet audit: %s: not a JSON document (%s, line %d)\n", file, error.text, error.line);
+            return -1;
+        }
+    } else {
+        static const char *const judged[] = {"memory", "pcie", "storage"};
+        struct bench_opts opts = {.quick = true, .dir = ".", .cpu = -1};
+        doc = bench_run_document(m, &opts, judged, 3, isatty(STDERR_FILENO));
+    }
+    char why[512];
+    int rc = bench_results_from_json(&m->bench, doc, file ? file : "bench-quick", why, sizeof why);
+    if (rc != 0)
+        fprintf(stderr, "gpuvet audit: %s: %s\n", file ? file : "bench-quick", why);
+    json_decref(doc);
+    return rc;
 }
 
 static bool parse_nodes(const char *text, int *out)
@@ -105,6 +134,7 @@ int cmd_audit(int argc, char **argv)
         {"sysroot", required_argument, NULL, 's'}, {"workload", required_argument, NULL, 'w'},
         {"json", no_argument, NULL, 'j'},          {"verbose", no_argument, NULL, 'v'},
         {"list-rules", no_argument, NULL, 'l'},    {"help", no_argument, NULL, 'h'},
+        {"bench", required_argument, NULL, 'b'},   {"bench-quick", no_argument, NULL, 'B'},
         {"data-dir", required_argument, NULL, 'd'}, {"nodes", required_argument, NULL, 'n'},
         {"claim", required_argument, NULL, 'c'},    {"nvidia-smi", required_argument, NULL, 'N'},
         {"load-check", no_argument, NULL, 'L'},    {"redact", no_argument, NULL, 'R'},
@@ -112,8 +142,9 @@ int cmd_audit(int argc, char **argv)
         {"sample", required_argument, NULL, 'S'},
         {NULL, 0, NULL, 0},
     };
-    const char *sysroot = NULL, *data_dir = NULL, *claim_file = NULL, *nvidia_smi = NULL;
+    const char *sysroot = NULL, *bench_file = NULL, *data_dir = NULL, *claim_file = NULL, *nvidia_smi = NULL;
     struct audit_inputs inputs = {.nodes = 1};
+    bool bench_quick = false;
     enum workload workload = WL_GENERAL;
     const char *dmidecode_file = NULL, *dmi_table_file = NULL;
     double sample_seconds = 2;
@@ -150,6 +181,8 @@ int cmd_audit(int argc, char **argv)
             break;
         case 'j': json = true; break;
         case 'v': verbose = true; break;
+        case 'b': bench_file = optarg; break;
+        case 'B': bench_quick = true; break;
         case 'l': return list_rules();
         case 'N': nvidia_smi = optarg; break;
         case 'L': load_check = true; break;
@@ -163,6 +196,11 @@ int cmd_audit(int argc, char **argv)
         return EXIT_CANNOT_RUN;
     }
 
+    if (bench_quick && (sysroot || bench_file || nvidia_smi || dmidecode_file || dmi_table_file)) {
+        fprintf(stderr, "gpuvet audit: --bench-quick measures this machine; it goes with neither --sysroot, "
+                        "evidence files nor --bench\n");
+        return EXIT_CANNOT_RUN;
+    }
     if (load_check && (sysroot || nvidia_smi)) {
         fprintf(stderr, "gpuvet audit: --load-check drives this machine's GPUs: not with --sysroot or --nvidia-smi\n");
         return EXIT_CANNOT_RUN;
@@ -225,6 +263,11 @@ int cmd_audit(int argc, char **argv)
     if (claim_file) {
         claims_evaluate(&claims, &m, thresholds_for(workload));
         inputs.claims = &claims;
+    }
+    if ((bench_file || bench_quick) && load_bench(&m, bench_file) != 0) {
+        machine_free(&m);
+        claim_set_free(&claims);
+        return EXIT_CANNOT_RUN;
     }
     struct findings findings = {0};
     rules_run(&m, workload, &inputs, &findings);

@@ -7,6 +7,7 @@
 #define EXIT_CANNOT_RUN 2
 
 int cmd_audit(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
 int cmd_gpus(int argc, char **argv);

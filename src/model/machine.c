@@ -75,6 +75,7 @@ void machine_free(struct machine *m)
         free(m->problems[i].message);
     }
     free(m->problems);
+    bench_results_free(&m->bench);
     if (m->topology)
         hwloc_topology_destroy(m->topology);
     memset(m, 0, sizeof *m);

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "model/bench.h"
 #include "model/network.h"
 #include "model/storage.h"
 
@@ -117,6 +118,7 @@ struct machine {
     struct input_problem *problems;
     int nproblems;
     hwloc_topology_t topology; /* kept for binding advice and benchmarks; NULL when not loaded */
+    struct bench_results bench; /* audit --bench / --bench-quick; zero when none */
 };
 
 void machine_init(struct machine *m);

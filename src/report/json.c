@@ -213,6 +213,7 @@ json_t *machine_to_json(const struct machine *m)
     json_object_set_new(o, "network", network_json(m));
     json_object_set_new(o, "kernel", kernel_json(&m->kernel));
     json_object_set_new(o, "virtualization", virt_json(&m->virt));
+    json_object_set_new(o, "bench", bench_results_json(&m->bench));
     json_object_set_new(o, "gpus", gpus_to_json(m));
     json_object_set_new(o, "nvidia", nvidia_to_json(m));
 

@@ -33,6 +33,16 @@ const struct rule rules_table[] = {
      "GPUs behind one x16 uplink get a quarter each when all load data at once. This matters most\n"
      "for CV training, which streams every batch from host memory (warn); for LLM training and\n"
      "inference the weights stay on the GPU and peer traffic can stay inside the switch (info)."},
+    {"PCIE_BANDWIDTH_LOW", "pcie", "measured host<->GPU copy bandwidth too low", ALL(SEV_FAIL),
+     check_pcie_bandwidth_low,
+     "`gpuvet bench pcie` copies >=256 MiB between pinned host memory on the GPU's NUMA node and the\n"
+     "GPU. A healthy link gives pinned copies ~79% (Gen3), ~83% (Gen4) or ~88% (Gen5) of its\n"
+     "theoretical per-direction rate (x16: 15.75, 31.5, 63 GB/s). Below 80% of that, or more than\n"
+     "10% below the other GPUs of the box, something is wrong that the link state alone does not\n"
+     "show: a link that downtrains under load, a riser with errors and replays, a switch uplink\n"
+     "shared with busy devices, or IOMMU/ATS settings. The expected rate uses the link's width and\n"
+     "the highest speed both the device and its port support, because idle GPUs read a lower speed.\n"
+     "Without a bench (audit --bench FILE or --bench-quick) the verdict is unknown."},
     {"GPU_ECC_OFF", "gpu", "datacenter GPU with ECC disabled",
      PER_WORKLOAD(SEV_WARN, SEV_WARN, SEV_FAIL, SEV_WARN, SEV_WARN, SEV_FAIL), check_gpu_ecc_off,
      "ECC on GPU memory detects and corrects bit flips; without it a flipped bit silently corrupts\n"
@@ -173,6 +183,14 @@ const struct rule rules_table[] = {
      "platform's top speed costs bandwidth for nothing: a BIOS setting, a power profile, or two DIMMs\n"
      "per channel. CPUs of lower tiers (Xeon Silver/Bronze) cap memory lower; the platform table has\n"
      "rows for them, so a capped SKU is not reported."},
+    {"MEM_BANDWIDTH_LOW", "memory", "measured memory bandwidth far below the DIMMs' theoretical", ALL(SEV_WARN),
+     check_mem_bandwidth_low,
+     "STREAM triad on a healthy machine reaches ~70-85% of the theoretical bandwidth of the populated\n"
+     "DIMMs (channels x MT/s x 8 bytes per socket). Below 60% the spec sheet and the box disagree:\n"
+     "DIMMs running below their rated speed, channels without DIMMs, a BIOS power profile that\n"
+     "throttles memory, or another job using the memory during the bench. `gpuvet bench memory`\n"
+     "measures it with one pinned thread per core and arrays at least 4x the last-level cache.\n"
+     "Without a bench (audit --bench FILE or --bench-quick) the verdict is unknown."},
     {"MEM_ECC_DISABLED", "memory", "memory without ECC",
      PER_WORKLOAD(SEV_WARN, SEV_WARN, SEV_FAIL, SEV_WARN, SEV_WARN, SEV_FAIL), check_mem_ecc_disabled,
      "Without ECC a flipped bit in host memory silently corrupts data: a gradient, a checkpoint, a\n"

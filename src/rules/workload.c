@@ -10,6 +10,8 @@ static const char *const names[WORKLOAD_COUNT] = {
 #define COMMON_THRESHOLDS                                                                          \
     .numa_imbalance_ratio = 0.25, .numa_min_memory_share = 0.10,                                   \
     .numa_min_memory_floor_bytes = 1024.0 * 1024 * 1024, .swappiness_max = 10,                     \
+    .mem_bandwidth_min_fraction = 0.60, .pcie_min_fraction_of_achievable = 0.80,                   \
+    .pcie_sibling_max_shortfall = 0.10,                                                            \
     .uplink_oversubscription = 1.0, .net_multinode_fail_gbps = 25.0,                               \
     .claim_memory_page_map_share = 0.016, .claim_memory_fixed_reserve_bytes = 2.0 * 1024 * 1024 * 1024, \
     .claim_storage_size_tolerance = 0.07, .gpu_retired_pages_max = 63, .gpu_remapped_uncorrectable_max = 512, \
@@ -28,6 +30,15 @@ static const struct thresholds table[WORKLOAD_COUNT] = {
     [WL_RENDER] = {COMMON_THRESHOLDS},
     [WL_HPC] = {COMMON_THRESHOLDS, .latency_sensitive = true},
 };
+
+double pcie_pinned_achievable_fraction(int generation)
+{
+    if (generation >= 5)
+        return 0.88;
+    if (generation == 4)
+        return 0.83;
+    return 0.79;
+}
 
 const char *workload_name(enum workload w) { return w < WORKLOAD_COUNT ? names[w] : "?"; }
 

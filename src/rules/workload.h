@@ -17,6 +17,13 @@ struct thresholds {
     int swappiness_max;
     /* PCIE_UPLINK_SHARED: demand behind a switch may exceed its uplink by this factor. */
     double uplink_oversubscription;
+    /* MEM_BANDWIDTH_LOW: measured STREAM triad below this share of the populated DIMMs' theoretical
+     * bandwidth (STREAM reaches ~70-85% on a healthy machine, SPEC). */
+    double mem_bandwidth_min_fraction;
+    /* PCIE_BANDWIDTH_LOW: pinned copies below this share of what the negotiated link achieves, or
+     * this far below the median of the sibling GPUs. */
+    double pcie_min_fraction_of_achievable;
+    double pcie_sibling_max_shortfall;
     /* GPU_RETIRED_PAGES: DCGM's limits (common/DcgmGPUHardwareLimits.h). */
     int gpu_retired_pages_max;
     int gpu_remapped_uncorrectable_max;
@@ -53,6 +60,11 @@ struct thresholds {
     /* CLAIM_MISMATCH storage[].gb: drives are sold in rounded decimal sizes (1.92 TB as "2 TB"). */
     double claim_storage_size_tolerance;
 };
+
+/* Share of a PCIe link's theoretical per-direction rate that pinned cudaMemcpy reaches on a
+ * healthy machine, by generation (SPEC: Gen3 ~79%, Gen4 ~83%, Gen5 ~88%). Gen1/2 use Gen3's
+ * figure and Gen6 Gen5's: no published measurement, the nearest known one. */
+double pcie_pinned_achievable_fraction(int generation);
 
 const char *workload_name(enum workload w);
 bool workload_parse(const char *name, enum workload *out);

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Runs `gpuvet bench` beside the field's own tools (Debian packages) on this machine, in one go,
+# and prints each pair and their ratio. A benchmark script, not a test: the numbers depend on the
+# machine and on what else runs on it.
+#
+#   scripts/bench-vs-anchors.sh [DIR]      DIR: where the storage files go (default: .)
+#   GPUVET=build/gpuvet JITTER_SECONDS=20 ROUNDS=3 scripts/bench-vs-anchors.sh
+#
+# Each pair runs ROUNDS times, gpuvet and anchor alternating, and the best of each side is kept
+# (STREAM's own rule), so a neighbour's burst of load hits both sides alike.
+#
+# Anchors (scripts/setup.sh installs them with --anchors):
+#   memory   likwid-bench -t triad_avx -w N:1GB:<threads>              (likwid)
+#   storage  fio --rw=read --bs=1M --direct=1 --ioengine=libaio --iodepth=16   (fio)
+#   decode   tjbench FILE.jpg, one core                                 (libjpeg-turbo-progs)
+#   jitter   cyclictest -m -i 1000 -t 1 --laptop, same CPU and duration (rt-tests)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+GPUVET=${GPUVET:-build/gpuvet}
+DIR=${1:-.}
+JITTER_SECONDS=${JITTER_SECONDS:-20}
+ROUNDS=${ROUNDS:-3}
+for tool in "$GPUVET" likwid-bench fio tjbench cyclictest jq; do
+  command -v "$tool" >/dev/null || { echo "missing: $tool (scripts/setup.sh --anchors)" >&2; exit 2; }
+done
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+rows=()
+row() { rows+=("$(printf '%-8s %-34s %12s %12s %7s' "$@")"); }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+best() { awk -v a="${1:-}" -v b="$2" -v low="${3:-}" 'BEGIN { if (a == "" || (low ? b < a : b > a)) a = b; print a }'; }
+
+# memory: STREAM triad, one thread per core, against likwid's AVX triad on as many threads.
+echo "memory..." >&2
+ours="" likwid=""
+for _ in $(seq "$ROUNDS"); do
+  "$GPUVET" bench memory --json > "$work/memory.json"
+  threads=$(jq '.benchmarks.memory.threads' "$work/memory.json")
+  ours=$(best "$ours" "$(jq '.benchmarks.memory.triad_bytes_s / 1e9' "$work/memory.json")")
+  likwid=$(best "$likwid" "$(likwid-bench -t triad_avx -w "N:1GB:$threads" 2>/dev/null |
+                             awk '/^MByte\/s:/ { print $2 / 1000 }')")
+done
+row memory "triad GB/s ($threads threads)" "$(printf %.2f "$ours")" "$(printf %.2f "$likwid")" "$(ratio "$ours" "$likwid")"
+
+# storage: 1 MiB O_DIRECT sequential reads at QD16 in the same directory.
+echo "storage..." >&2
+ours="" fio_gb=""
+for _ in $(seq "$ROUNDS"); do
+  "$GPUVET" bench storage --json --dir "$DIR" > "$work/storage.json"
+  ours=$(best "$ours" "$(jq '.benchmarks.storage.seq_read_bytes_s / 1e9' "$work/storage.json")")
+  size=$(jq '.benchmarks.storage.file_bytes' "$work/storage.json")
+  fio --name=gpuvet-anchor --directory="$DIR" --rw=read --bs=1M --direct=1 --ioengine=libaio --iodepth=16 \
+      --size="$size" --runtime=6 --time_based --unlink=1 --output-format=json > "$work/fio.json"
+  fio_gb=$(best "$fio_gb" "$(jq '.jobs[0].read.bw_bytes / 1e9' "$work/fio.json")")
+done
+row storage "seq read GB/s (1 MiB, QD16)" "$(printf %.2f "$ours")" "$(printf %.2f "$fio_gb")" "$(ratio "$ours" "$fio_gb")"
+
+# decode: the same photo, one core, decode only. tjbench writes its output image next to the
+# input, so both get a private copy.
+echo "decode..." >&2
+"$GPUVET" bench decode --quick --json > "$work/decode-set.json"
+photo=$(ls "$(jq -r '.benchmarks.decode.images.dir' "$work/decode-set.json")"/*.jpg | head -1)
+mkdir "$work/photo"
+cp "$photo" "$work/photo/photo.jpg"
+ours="" tj=""
+for _ in $(seq "$ROUNDS"); do
+  "$GPUVET" bench decode --json --images "$work/photo" > "$work/decode.json"
+  ours=$(best "$ours" "$(jq '.benchmarks.decode.decode_only_mpix_s_per_core' "$work/decode.json")")
+  tj=$(best "$tj" "$(cd "$work" && taskset -c 0 tjbench photo/photo.jpg |
+                     awk '/Decompress/ { d = 1 } d && /Throughput/ { print $2; exit }')")
+done
+row decode "decode-only Mpix/s, one core" "$(printf %.1f "$ours")" "$(printf %.1f "$tj")" "$(ratio "$ours" "$tj")"
+
+# jitter: wake-up latency p99 of a 1 ms sleep loop, same CPU, same duration. cyclictest's
+# histogram (one bucket per microsecond) gives its p99. --laptop keeps cyclictest from writing
+# /dev/cpu_dma_latency (it holds C-states off while it runs): gpuvet changes no system setting,
+# so the anchor must measure the box as it is too.
+echo "jitter (${JITTER_SECONDS}s per run)..." >&2
+cpu=$(( $(nproc) - 1 ))
+ours="" ct=""
+for _ in $(seq "$ROUNDS"); do
+  "$GPUVET" bench jitter --json --cpu "$cpu" --seconds "$JITTER_SECONDS" > "$work/jitter.json"
+  ours=$(best "$ours" "$(jq '.benchmarks.jitter.p99_us' "$work/jitter.json")" low)
+  cyclictest -m -i 1000 -t 1 --laptop -a "$cpu" -D "$JITTER_SECONDS" -q -h 100000 > "$work/cyclictest.txt" 2>/dev/null
+  ct=$(best "$ct" "$(awk '/^[0-9]/ { n[$1 + 0] = $2; total += $2 }
+                          /Histogram Overflows/ { over = $4 + 0 }
+                          END { total += over; want = total * 0.99; sum = 0
+                                for (us = 0; us < 100000; us++) { sum += n[us]; if (sum >= want) { print us; exit } }
+                                print 100000 }' "$work/cyclictest.txt")" low)
+done
+row jitter "p99 wake-up latency us" "$(printf %.0f "$ours")" "$ct" "$(ratio "$ours" "$ct")"
+
+printf '%-8s %-34s %12s %12s %7s\n' bench metric gpuvet anchor ratio
+printf '%s\n' "${rows[@]}"

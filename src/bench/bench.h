@@ -1,0 +1,90 @@
+/* Benchmarks, in the style of stress-ng's stressor table: one file per benchmark in bench/,
+ * each exporting `const struct bench_info bench_<name>_info`, listed once in bench/registry.c.
+ * A benchmark returns its JSON object (the value of `benchmarks.<name>` in gpuvet.bench/1,
+ * docs/bench-json.md) or {"skipped": "reason"} when it cannot measure on this machine. */
+#ifndef GPUVET_BENCH_BENCH_H
+#define GPUVET_BENCH_BENCH_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "model/machine.h"
+
+#define BENCH_SCHEMA "gpuvet.bench/1"
+
+struct bench_opts {
+    bool quick;          /* --quick: fewer repetitions and shorter runs, same methods */
+    const char *dir;     /* --dir: where storage puts its file (default ".") */
+    double seconds;      /* --seconds: jitter duration; 0 = the benchmark's default */
+    const char *images;  /* --images: the user's JPEG sample; NULL = the cached default set */
+    int cpu;             /* --cpu: the CPU jitter runs on; -1 = the benchmark chooses */
+};
+
+/* What a running benchmark sees: the probed live machine, the options, and where to report
+ * progress (a fraction 0..1 of its own work; the command draws the bar). */
+struct bench_ctx {
+    const struct machine *machine;
+    const struct bench_opts *opts;
+    void (*progress)(const struct bench_ctx *ctx, double fraction);
+    void *progress_state;
+};
+
+struct bench_info {
+    const char *name;
+    /* Measures and returns the result object, never NULL. */
+    json_t *(*run)(const struct bench_ctx *ctx);
+    const char *help;
+    /* Why this benchmark cannot run in this binary or on this machine, or NULL when it can.
+     * NULL pointer = always available. */
+    const char *(*unavailable_reason)(const struct machine *m);
+};
+
+/* The table, in the order `all` runs it. */
+extern const struct bench_info *const bench_table[];
+extern const int bench_count;
+const struct bench_info *bench_find(const char *name);
+
+/* Runs the named benchmarks (all when names is NULL) and returns the gpuvet.bench/1 document.
+ * progress_bar draws one on stderr. */
+json_t *bench_run_document(const struct machine *m, const struct bench_opts *opts, const char *const *names,
+                           int nnames, bool progress_bar);
+
+/* {"skipped": reason} */
+json_t *bench_skipped(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static inline void bench_progress(const struct bench_ctx *ctx, double fraction)
+{
+    if (ctx->progress)
+        ctx->progress(ctx, fraction);
+}
+
+/* Seconds of CLOCK_MONOTONIC. */
+double bench_now(void);
+
+/* How many bytes a benchmark may allocate: a fraction of MemAvailable and of the headroom left
+ * under this process' cgroup memory limit, whichever is smaller. Fills why with the source
+ * (e.g. "50% of MemAvailable"). 0 when neither could be read. */
+uint64_t bench_memory_budget(char *why, size_t whylen);
+
+/* Bytes of the largest last-level cache any usable CPU sees (hwloc), 0 when unknown; *total_llc
+ * gets the sum of all distinct last-level caches over the usable CPUs. */
+uint64_t bench_llc_bytes(const struct machine *m, uint64_t *total_llc);
+
+/* One usable PU per physical core inside `cpus` (all usable CPUs when NULL), as a new bitmap. */
+hwloc_bitmap_t bench_core_pus(const struct machine *m, hwloc_const_bitmap_t cpus);
+
+/* Anonymous memory for large benchmark buffers, 2 MiB aligned, with transparent huge pages
+ * requested (page faults on 4 KiB pages would dominate setup time, and TLB misses the latency),
+ * bound to nodeset when it is not NULL. Pages are placed at first touch. NULL on failure. */
+void *bench_alloc(const struct machine *m, size_t bytes, hwloc_const_bitmap_t nodeset);
+void bench_free(void *p, size_t bytes);
+
+/* Pins the calling thread to one PU; false when hwloc refuses. */
+bool bench_pin_thread(const struct machine *m, unsigned pu);
+
+/* memory: adds theoretical_bytes_s and fraction_of_theoretical (triad / theoretical) to a memory
+ * result, or nulls and theoretical_unknown = unknown_reason when theoretical_bytes_s <= 0. */
+void bench_memory_set_theoretical(json_t *result, double theoretical_bytes_s, const char *unknown_reason);
+
+#endif

@@ -1,0 +1,126 @@
+/* The benchmark table and the driver that runs a selection of it into one document. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench/bench.h"
+
+extern const struct bench_info bench_memory_info, bench_latency_info, bench_storage_info, bench_jitter_info,
+    bench_decode_info;
+
+static const char *pcie_not_built(const struct machine *m)
+{
+    (void)m;
+    return "the pcie benchmark (bench/pcie.c, CUDA driver API via dlopen) is not built in this binary";
+}
+
+/* bench/pcie.c (its own issue) joins as one row: it defines
+ *     static json_t *run_pcie(const struct bench_ctx *ctx)
+ *     { return bench_pcie_run(ctx->machine, ctx->opts->quick); }
+ *     const struct bench_info bench_pcie_info = {"pcie", run_pcie, "<help>", NULL};
+ * and &bench_pcie_info takes the place of &pcie_placeholder (which goes, with pcie_not_built). */
+static const struct bench_info pcie_placeholder = {
+    "pcie", NULL, "host<->GPU copy bandwidth per NVIDIA GPU (pinned/pageable, near/far NUMA node)", pcie_not_built};
+
+const struct bench_info *const bench_table[] = {
+    &bench_memory_info, &bench_latency_info, &pcie_placeholder, &bench_storage_info, &bench_jitter_info,
+    &bench_decode_info,
+};
+const int bench_count = (int)(sizeof bench_table / sizeof bench_table[0]);
+
+const struct bench_info *bench_find(const char *name)
+{
+    for (int i = 0; i < bench_count; i++)
+        if (!strcmp(bench_table[i]->name, name))
+            return bench_table[i];
+    return NULL;
+}
+
+json_t *bench_skipped(const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    return json_pack("{s:s}", "skipped", buf);
+}
+
+double bench_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+struct bar_state {
+    int index, count;      /* benchmark being run, of how many */
+    const char *name;
+    double last_draw;
+};
+
+static void draw_bar(const struct bench_ctx *ctx, double fraction)
+{
+    struct bar_state *bar = ctx->progress_state;
+    double now = bench_now();
+    if (now - bar->last_draw < 0.1 && fraction < 1.0)
+        return;
+    bar->last_draw = now;
+    if (fraction < 0)
+        fraction = 0;
+    if (fraction > 1)
+        fraction = 1;
+    double overall = (bar->index + fraction) / bar->count;
+    enum { WIDTH = 30 };
+    char cells[WIDTH + 1];
+    int filled = (int)(overall * WIDTH + 0.5);
+    for (int i = 0; i < WIDTH; i++)
+        cells[i] = i < filled ? '#' : '.';
+    cells[WIDTH] = '\0';
+    fprintf(stderr, "\r[%s] %3d%%  %-8s", cells, (int)(overall * 100 + 0.5), bar->name);
+    fflush(stderr);
+}
+
+json_t *bench_run_document(const struct machine *m, const struct bench_opts *opts, const char *const *names,
+                           int nnames, bool progress_bar)
+{
+    const struct bench_info *selected[16];
+    int nselected = 0;
+    if (!names)
+        for (int i = 0; i < bench_count && nselected < 16; i++)
+            selected[nselected++] = bench_table[i];
+    for (int i = 0; names && i < nnames && nselected < 16; i++) {
+        const struct bench_info *b = bench_find(names[i]);
+        if (b)
+            selected[nselected++] = b;
+    }
+
+    char started[32];
+    time_t t = time(NULL);
+    strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+    json_t *benchmarks = json_object();
+    json_t *doc = json_pack("{s:s, s:s, s:s?, s:s, s:b, s:o}", "schema", BENCH_SCHEMA, "gpuvet_version", GPUVET_VERSION,
+                            "hostname", m->hostname, "started", started, "quick", opts->quick, "benchmarks",
+                            benchmarks);
+    struct bar_state bar = {0, nselected, NULL, 0};
+    for (int i = 0; i < nselected; i++) {
+        const struct bench_info *b = selected[i];
+        bar.index = i;
+        bar.name = b->name;
+        bar.last_draw = 0;
+        struct bench_ctx ctx = {m, opts, progress_bar ? draw_bar : NULL, &bar};
+        const char *why = b->unavailable_reason ? b->unavailable_reason(m) : NULL;
+        double start = bench_now();
+        bench_progress(&ctx, 0);
+        json_t *result = why ? bench_skipped("%s", why) : b->run(&ctx);
+        if (json_is_object(result) && !json_object_get(result, "skipped"))
+            json_object_set_new(result, "elapsed_s", json_real(bench_now() - start));
+        json_object_set_new(benchmarks, b->name, result);
+        bench_progress(&ctx, 1);
+    }
+    if (progress_bar)
+        fprintf(stderr, "\r%60s\r", "");
+    return doc;
+}

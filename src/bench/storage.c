@@ -1,0 +1,351 @@
+/* Storage read throughput as fio measures it: 1 MiB sequential reads and 4 KiB random reads with
+ * O_DIRECT (the page cache would measure memory instead), queue depth 16, through io_uring
+ * (raw syscalls, <linux/io_uring.h>) or, where io_uring is missing or forbidden (old kernels,
+ * container seccomp profiles), 16 threads doing pread. The file is bounded, lives in --dir, and is
+ * removed at the end and when SIGINT/SIGTERM/SIGHUP arrives. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/io_uring.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "bench/bench.h"
+
+#define QUEUE_DEPTH 16
+#define SEQ_BLOCK (1u << 20)
+#define RAND_BLOCK 4096u
+#define DIRECT_ALIGN 4096u
+/* The file takes at most this share of the free space. */
+#define MAX_SHARE_OF_FREE 0.10
+#define MIN_FILE (64ull << 20)
+
+/* The file to remove if a signal ends the process; written before the handler is installed. */
+static char cleanup_path[PATH_MAX];
+static struct sigaction previous[3];
+static const int cleanup_signals[3] = {SIGINT, SIGTERM, SIGHUP};
+
+static void remove_and_reraise(int sig)
+{
+    unlink(cleanup_path);
+    /* Die of the same signal, so the shell sees a Ctrl-C as one. */
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void guard_file(const char *path)
+{
+    snprintf(cleanup_path, sizeof cleanup_path, "%s", path);
+    struct sigaction sa = {0};
+    sa.sa_handler = remove_and_reraise;
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < 3; i++)
+        sigaction(cleanup_signals[i], &sa, &previous[i]);
+}
+
+static void unguard_and_remove(void)
+{
+    for (int i = 0; i < 3; i++)
+        sigaction(cleanup_signals[i], &previous[i], NULL);
+    unlink(cleanup_path);
+    cleanup_path[0] = '\0';
+}
+
+/* ---- io_uring, the minimum: one ring, read requests, completions. ---- */
+struct uring {
+    int fd;
+    unsigned *sq_head, *sq_tail, *sq_mask, *sq_array, *cq_head, *cq_tail, *cq_mask;
+    struct io_uring_sqe *sqes;
+    struct io_uring_cqe *cqes;
+    void *sq_ring, *cq_ring;
+    size_t sq_len, cq_len, sqes_len;
+};
+
+static int uring_open(struct uring *u, unsigned entries)
+{
+    struct io_uring_params p;
+    memset(&p, 0, sizeof p);
+    memset(u, 0, sizeof *u);
+    u->fd = (int)syscall(__NR_io_uring_setup, entries, &p);
+    if (u->fd < 0)
+        return -errno;
+    u->sq_len = p.sq_off.array + p.sq_entries * sizeof(unsigned);
+    u->cq_len = p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe);
+    bool single = p.features & IORING_FEAT_SINGLE_MMAP;
+    if (single)
+        u->sq_len = u->cq_len = u->sq_len > u->cq_len ? u->sq_len : u->cq_len;
+    u->sq_ring = mmap(NULL, u->sq_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, u->fd, IORING_OFF_SQ_RING);
+    u->cq_ring = single ? u->sq_ring
+                        : mmap(NULL, u->cq_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, u->fd,
+                               IORING_OFF_CQ_RING);
+    u->sqes_len = p.sq_entries * sizeof(struct io_uring_sqe);
+    u->sqes = mmap(NULL, u->sqes_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, u->fd, IORING_OFF_SQES);
+    if (u->sq_ring == MAP_FAILED || u->cq_ring == MAP_FAILED || u->sqes == MAP_FAILED) {
+        int err = errno;
+        close(u->fd);
+        return -err;
+    }
+    char *sq = u->sq_ring, *cq = u->cq_ring;
+    u->sq_head = (unsigned *)(sq + p.sq_off.head);
+    u->sq_tail = (unsigned *)(sq + p.sq_off.tail);
+    u->sq_mask = (unsigned *)(sq + p.sq_off.ring_mask);
+    u->sq_array = (unsigned *)(sq + p.sq_off.array);
+    u->cq_head = (unsigned *)(cq + p.cq_off.head);
+    u->cq_tail = (unsigned *)(cq + p.cq_off.tail);
+    u->cq_mask = (unsigned *)(cq + p.cq_off.ring_mask);
+    u->cqes = (struct io_uring_cqe *)(cq + p.cq_off.cqes);
+    return 0;
+}
+
+static void uring_close(struct uring *u)
+{
+    munmap(u->sqes, u->sqes_len);
+    if (u->cq_ring != u->sq_ring)
+        munmap(u->cq_ring, u->cq_len);
+    munmap(u->sq_ring, u->sq_len);
+    close(u->fd);
+}
+
+static void uring_queue_read(struct uring *u, int fd, void *buf, unsigned len, uint64_t offset, uint64_t tag)
+{
+    unsigned tail = *u->sq_tail, index = tail & *u->sq_mask;
+    struct io_uring_sqe *sqe = &u->sqes[index];
+    memset(sqe, 0, sizeof *sqe);
+    sqe->opcode = IORING_OP_READ;
+    sqe->fd = fd;
+    sqe->addr = (uint64_t)(uintptr_t)buf;
+    sqe->len = len;
+    sqe->off = offset;
+    sqe->user_data = tag;
+    u->sq_array[index] = index;
+    __atomic_store_n(u->sq_tail, tail + 1, __ATOMIC_RELEASE);
+}
+
+static int uring_enter(struct uring *u, unsigned submit, unsigned wait)
+{
+    long rc = syscall(__NR_io_uring_enter, u->fd, submit, wait, wait ? IORING_ENTER_GETEVENTS : 0, NULL, 0);
+    return rc < 0 ? -errno : (int)rc;
+}
+
+/* ---- the read pattern, shared by both engines ---- */
+struct pattern {
+    int fd;
+    uint64_t file_bytes;
+    unsigned block;
+    bool random;
+    uint64_t next;          /* sequential: next offset */
+    pthread_mutex_t lock;   /* pread threads share `next` */
+};
+
+static uint64_t pattern_offset(struct pattern *p, uint64_t *rng)
+{
+    if (p->random) {
+        *rng ^= *rng << 13;
+        *rng ^= *rng >> 7;
+        *rng ^= *rng << 17;
+        return (*rng % (p->file_bytes / p->block)) * p->block;
+    }
+    pthread_mutex_lock(&p->lock);
+    uint64_t off = p->next;
+    p->next = off + p->block >= p->file_bytes ? 0 : off + p->block;
+    pthread_mutex_unlock(&p->lock);
+    return off;
+}
+
+/* Keeps QUEUE_DEPTH reads in flight until the deadline; returns bytes read, -errno on failure. */
+static int64_t run_uring(struct uring *u, struct pattern *p, char *buffers, double seconds)
+{
+    uint64_t rng = 0x2545f4914f6cdd1dull, done = 0;
+    for (unsigned i = 0; i < QUEUE_DEPTH; i++)
+        uring_queue_read(u, p->fd, buffers + (size_t)i * SEQ_BLOCK, p->block, pattern_offset(p, &rng), i);
+    unsigned to_submit = QUEUE_DEPTH, inflight = QUEUE_DEPTH;
+    double deadline = bench_now() + seconds;
+    int error = 0;
+    while (inflight > 0) {
+        int rc = uring_enter(u, to_submit, 1);
+        if (rc < 0 && rc != -EINTR)
+            return rc;
+        to_submit = 0;
+        bool stop = error || bench_now() >= deadline;
+        unsigned head = *u->cq_head;
+        while (head != __atomic_load_n(u->cq_tail, __ATOMIC_ACQUIRE)) {
+            struct io_uring_cqe *cqe = &u->cqes[head & *u->cq_mask];
+            uint64_t slot = cqe->user_data;
+            if (cqe->res < 0)
+                error = cqe->res;
+            else
+                done += (uint64_t)cqe->res;
+            head++;
+            inflight--;
+            if (!stop && !error) {
+                uring_queue_read(u, p->fd, buffers + slot * SEQ_BLOCK, p->block, pattern_offset(p, &rng), slot);
+                to_submit++;
+                inflight++;
+            }
+        }
+        __atomic_store_n(u->cq_head, head, __ATOMIC_RELEASE);
+    }
+    return error ? error : (int64_t)done;
+}
+
+struct pread_worker {
+    struct pattern *pattern;
+    char *buffer;
+    double deadline;
+    uint64_t done;
+    int error;
+    uint64_t rng;
+};
+
+static void *pread_loop(void *arg)
+{
+    struct pread_worker *w = arg;
+    while (bench_now() < w->deadline) {
+        uint64_t off = pattern_offset(w->pattern, &w->rng);
+        ssize_t n = pread(w->pattern->fd, w->buffer, w->pattern->block, (off_t)off);
+        if (n < 0) {
+            w->error = -errno;
+            break;
+        }
+        w->done += (uint64_t)n;
+    }
+    return NULL;
+}
+
+static int64_t run_pread_threads(struct pattern *p, char *buffers, double seconds)
+{
+    struct pread_worker workers[QUEUE_DEPTH];
+    pthread_t ids[QUEUE_DEPTH];
+    double deadline = bench_now() + seconds;
+    int started = 0;
+    for (int i = 0; i < QUEUE_DEPTH; i++) {
+        workers[i] = (struct pread_worker){p, buffers + (size_t)i * SEQ_BLOCK, deadline, 0, 0, 0x9e3779b9u * (i + 1)};
+        if (pthread_create(&ids[i], NULL, pread_loop, &workers[i]) == 0)
+            started++;
+        else
+            break;
+    }
+    int64_t done = 0;
+    int error = 0;
+    for (int i = 0; i < started; i++) {
+        pthread_join(ids[i], NULL);
+        done += (int64_t)workers[i].done;
+        if (workers[i].error)
+            error = workers[i].error;
+    }
+    return error ? error : done;
+}
+
+/* Fills the file with incompressible bytes (thin-provisioned or compressing storage would
+ * otherwise serve zeros without reading). */
+static int write_file(int fd, char *buffer, uint64_t bytes, const struct bench_ctx *ctx)
+{
+    uint64_t rng = 0xda942042e4dd58b5ull;
+    uint64_t *words = (uint64_t *)buffer;
+    for (uint64_t off = 0; off < bytes; off += SEQ_BLOCK) {
+        for (size_t i = 0; i < SEQ_BLOCK / sizeof *words; i++) {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            words[i] = rng;
+        }
+        if (pwrite(fd, buffer, SEQ_BLOCK, (off_t)off) != (ssize_t)SEQ_BLOCK)
+            return errno ? -errno : -EIO;
+        bench_progress(ctx, 0.3 * (double)(off + SEQ_BLOCK) / (double)bytes);
+    }
+    return fsync(fd) == 0 ? 0 : -errno;
+}
+
+static json_t *storage_measure(const struct bench_ctx *ctx, const char *path, uint64_t file_bytes, char *buffers)
+{
+    int fd = open(path, O_RDWR | O_DIRECT);
+    if (fd < 0)
+        return bench_skipped("%s: cannot open with O_DIRECT (%s); tmpfs and some network filesystems do not "
+                             "support it: choose another --dir",
+                             path, strerror(errno));
+    int rc = write_file(fd, buffers, file_bytes, ctx);
+    if (rc < 0) {
+        close(fd);
+        return json_pack("{s:s}", "error", strerror(-rc));
+    }
+    double seconds = ctx->opts->quick ? 2.0 : 6.0;
+    struct uring ring;
+    int uring_rc = uring_open(&ring, QUEUE_DEPTH);
+    const char *engine = uring_rc == 0 ? "io_uring" : "pread-threads";
+    struct pattern seq = {fd, file_bytes, SEQ_BLOCK, false, 0, PTHREAD_MUTEX_INITIALIZER};
+    struct pattern rnd = {fd, file_bytes, RAND_BLOCK, true, 0, PTHREAD_MUTEX_INITIALIZER};
+    double t0 = bench_now();
+    int64_t seq_bytes = uring_rc == 0 ? run_uring(&ring, &seq, buffers, seconds) : run_pread_threads(&seq, buffers, seconds);
+    double seq_s = bench_now() - t0;
+    bench_progress(ctx, 0.65);
+    t0 = bench_now();
+    int64_t rnd_bytes = seq_bytes < 0 ? 0
+                        : uring_rc == 0 ? run_uring(&ring, &rnd, buffers, seconds)
+                                        : run_pread_threads(&rnd, buffers, seconds);
+    double rnd_s = bench_now() - t0;
+    if (uring_rc == 0)
+        uring_close(&ring);
+    close(fd);
+    if (seq_bytes < 0 || rnd_bytes < 0)
+        return json_pack("{s:s}", "error", strerror((int)-(seq_bytes < 0 ? seq_bytes : rnd_bytes)));
+    json_t *out = json_pack("{s:f, s:f, s:s, s:i, s:i, s:i, s:I, s:b}", "seq_read_bytes_s", (double)seq_bytes / seq_s,
+                            "rand_read_iops", (double)rnd_bytes / RAND_BLOCK / rnd_s, "engine", engine, "queue_depth",
+                            QUEUE_DEPTH, "seq_block_bytes", SEQ_BLOCK, "rand_block_bytes", RAND_BLOCK, "file_bytes",
+                            (json_int_t)file_bytes, "o_direct", true);
+    if (uring_rc != 0)
+        json_object_set_new(out, "engine_reason", json_sprintf("io_uring_setup failed: %s", strerror(-uring_rc)));
+    return out;
+}
+
+static json_t *storage_run(const struct bench_ctx *ctx)
+{
+    const char *dir = ctx->opts->dir ? ctx->opts->dir : ".";
+    struct statvfs fs;
+    if (statvfs(dir, &fs) != 0)
+        return bench_skipped("%s: %s", dir, strerror(errno));
+    uint64_t free_bytes = (uint64_t)fs.f_bavail * fs.f_frsize;
+    uint64_t file_bytes = ctx->opts->quick ? 256ull << 20 : 1024ull << 20;
+    if (file_bytes > free_bytes * MAX_SHARE_OF_FREE)
+        file_bytes = (uint64_t)(free_bytes * MAX_SHARE_OF_FREE) / SEQ_BLOCK * SEQ_BLOCK;
+    if (file_bytes < MIN_FILE)
+        return bench_skipped("%s: only %llu MiB free; the test file needs %llu MiB at most %d%% of it", dir,
+                             (unsigned long long)(free_bytes >> 20), (unsigned long long)(MIN_FILE >> 20),
+                             (int)(MAX_SHARE_OF_FREE * 100));
+    char *buffers = aligned_alloc(DIRECT_ALIGN, (size_t)QUEUE_DEPTH * SEQ_BLOCK);
+    if (!buffers)
+        return json_pack("{s:s}", "error", "out of memory for the I/O buffers");
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/.gpuvet-bench-XXXXXX", dir);
+    /* Block the signals while the file exists unguarded, so no window leaves it behind. */
+    sigset_t block, old;
+    sigemptyset(&block);
+    for (int i = 0; i < 3; i++)
+        sigaddset(&block, cleanup_signals[i]);
+    sigprocmask(SIG_BLOCK, &block, &old);
+    int fd = mkstemp(path);
+    if (fd >= 0)
+        guard_file(path);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    if (fd < 0) {
+        free(buffers);
+        return bench_skipped("%s: cannot create a file here (%s)", dir, strerror(errno));
+    }
+    close(fd);
+    json_t *out = storage_measure(ctx, path, file_bytes, buffers);
+    unguard_and_remove();
+    free(buffers);
+    if (!json_object_get(out, "skipped"))
+        json_object_set_new(out, "dir", json_string(dir));
+    return out;
+}
+
+const struct bench_info bench_storage_info = {
+    "storage", storage_run,
+    "O_DIRECT 1 MiB sequential read and 4 KiB random-read IOPS at queue depth 16 on a file in --dir", NULL};

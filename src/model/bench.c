@@ -1,0 +1,153 @@
+#include "model/bench.h"
+#include "model/machine.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BENCH_SCHEMA_NAME "gpuvet.bench/1"
+
+double machine_memory_theoretical_bytes_s(const struct machine *m, const char **unknown_reason)
+{
+    double total = 0;
+    for (int s = 0; s < m->memory.sockets; s++)
+        total += memory_socket_bandwidth(&m->memory, s);
+    if (total > 0)
+        return total;
+    *unknown_reason = m->memory.unknown_reason                 ? m->memory.unknown_reason
+                      : m->memory.ndimms == 0                  ? "no DIMM was seen"
+                      : memory_effective_mts(&m->memory) == 0 ? "the DIMMs report no speed"
+                                                               : "the populated channels are unknown";
+    return 0;
+}
+
+/* "00000000:3B:00.0" (CUDA, nvidia-smi) and "0000:3b:00.0" (sysfs) name the same function. */
+static bool normalise_bus_id(const char *in, char out[32])
+{
+    unsigned domain, bus, device, function;
+    char tail;
+    if (sscanf(in, "%x:%x:%x.%x%c", &domain, &bus, &device, &function, &tail) != 4 || bus > 0xff || device > 0x1f ||
+        function > 7 || domain > 0xffff)
+        return false;
+    snprintf(out, 32, "%04x:%02x:%02x.%x", domain, bus, device, function);
+    return true;
+}
+
+/* Why a benchmark result holds no measurement, or NULL when it does. */
+static char *unmeasured_reason(json_t *result, const char *name)
+{
+    char *why = NULL;
+    if (!result)
+        return asprintf(&why, "the bench did not run %s", name) < 0 ? NULL : why;
+    const char *skipped = json_string_value(json_object_get(result, "skipped"));
+    const char *error = json_string_value(json_object_get(result, "error"));
+    if (skipped)
+        return asprintf(&why, "%s was skipped: %s", name, skipped) < 0 ? NULL : why;
+    if (error)
+        return asprintf(&why, "%s failed: %s", name, error) < 0 ? NULL : why;
+    return NULL;
+}
+
+/* A measured value must be a positive number. */
+static int positive(json_t *result, const char *key, double *out, char *err, size_t errlen, const char *name)
+{
+    json_t *v = json_object_get(result, key);
+    if (!json_is_number(v) || json_number_value(v) <= 0) {
+        snprintf(err, errlen, "benchmarks.%s.%s is %s, not a positive number", name, key, v ? "wrong" : "missing");
+        return -1;
+    }
+    *out = json_number_value(v);
+    return 0;
+}
+
+static int load_pcie(struct bench_results *b, json_t *pcie, char *err, size_t errlen)
+{
+    if (!json_is_array(pcie)) {
+        b->pcie_unmeasured = unmeasured_reason(pcie, "pcie");
+        return 0;
+    }
+    b->pcie = calloc(json_array_size(pcie) + 1, sizeof *b->pcie);
+    size_t i;
+    json_t *gpu;
+    json_array_foreach(pcie, i, gpu) {
+        struct bench_gpu_copy *c = &b->pcie[b->npcie];
+        const char *bus = json_string_value(json_object_get(gpu, "bus_id"));
+        if (!bus || !normalise_bus_id(bus, c->bus_id)) {
+            snprintf(err, errlen, "benchmarks.pcie[%zu].bus_id is missing or not a PCI address", i);
+            return -1;
+        }
+        if (positive(gpu, "h2d_pinned_bytes_s", &c->h2d_pinned_bytes_s, err, errlen, "pcie[]") ||
+            positive(gpu, "d2h_pinned_bytes_s", &c->d2h_pinned_bytes_s, err, errlen, "pcie[]"))
+            return -1;
+        json_t *near = json_object_get(gpu, "near_node"), *far = json_object_get(gpu, "far_node");
+        c->near_node = json_is_integer(near) ? (int)json_integer_value(near) : -1;
+        c->far_node = json_is_integer(far) ? (int)json_integer_value(far) : -1;
+        b->npcie++;
+    }
+    return 0;
+}
+
+int bench_results_from_json(struct bench_results *b, json_t *doc, const char *source, char *err, size_t errlen)
+{
+    const char *schema = json_string_value(json_object_get(doc, "schema"));
+    if (!schema || strcmp(schema, BENCH_SCHEMA_NAME) != 0) {
+        snprintf(err, errlen, "not a gpuvet bench document (schema is %s%s%s, expected " BENCH_SCHEMA_NAME ")",
+                 schema ? "\"" : "", schema ? schema : "missing", schema ? "\"" : "");
+        return -1;
+    }
+    json_t *benchmarks = json_object_get(doc, "benchmarks");
+    if (!json_is_object(benchmarks)) {
+        snprintf(err, errlen, "\"benchmarks\" is missing or not an object");
+        return -1;
+    }
+    b->source = strdup(source);
+    json_t *memory = json_object_get(benchmarks, "memory"), *storage = json_object_get(benchmarks, "storage");
+    if (!(b->mem_unmeasured = unmeasured_reason(memory, "memory")) &&
+        positive(memory, "triad_bytes_s", &b->mem_triad_bytes_s, err, errlen, "memory"))
+        goto bad;
+    if (!(b->storage_unmeasured = unmeasured_reason(storage, "storage"))) {
+        if (positive(storage, "seq_read_bytes_s", &b->storage_seq_read_bytes_s, err, errlen, "storage") ||
+            positive(storage, "rand_read_iops", &b->storage_rand_read_iops, err, errlen, "storage"))
+            goto bad;
+        const char *dir = json_string_value(json_object_get(storage, "dir"));
+        b->storage_dir = dir ? strdup(dir) : NULL;
+    }
+    if (load_pcie(b, json_object_get(benchmarks, "pcie"), err, errlen))
+        goto bad;
+    b->loaded = true;
+    return 0;
+bad:
+    bench_results_free(b);
+    return -1;
+}
+
+void bench_results_free(struct bench_results *b)
+{
+    free(b->source);
+    free(b->mem_unmeasured);
+    free(b->storage_dir);
+    free(b->storage_unmeasured);
+    free(b->pcie);
+    free(b->pcie_unmeasured);
+    memset(b, 0, sizeof *b);
+}
+
+static json_t *measured(double v) { return v > 0 ? json_real(v) : json_null(); }
+
+json_t *bench_results_json(const struct bench_results *b)
+{
+    if (!b->loaded)
+        return json_null();
+    json_t *pcie = json_array();
+    for (int i = 0; i < b->npcie; i++)
+        json_array_append_new(pcie, json_pack("{s:s, s:f, s:f, s:i, s:i}", "bus_id", b->pcie[i].bus_id,
+                                              "h2d_pinned_bytes_s", b->pcie[i].h2d_pinned_bytes_s,
+                                              "d2h_pinned_bytes_s", b->pcie[i].d2h_pinned_bytes_s, "near_node",
+                                              b->pcie[i].near_node, "far_node", b->pcie[i].far_node));
+    return json_pack("{s:s, s:o, s:s?, s:o, s:o, s:s?, s:s?, s:o, s:s?}", "source", b->source, "memory_triad_bytes_s",
+                     measured(b->mem_triad_bytes_s), "memory_unmeasured", b->mem_unmeasured,
+                     "storage_seq_read_bytes_s", measured(b->storage_seq_read_bytes_s),
+                     "storage_rand_read_iops", measured(b->storage_rand_read_iops),
+                     "storage_dir", b->storage_dir, "storage_unmeasured", b->storage_unmeasured, "pcie", pcie,
+                     "pcie_unmeasured", b->pcie_unmeasured);
+}

@@ -1,0 +1,44 @@
+/* Measurements from `gpuvet bench` (a saved gpuvet.bench/1 file or `audit --bench-quick`) that
+ * rules judge. Zero-initialised means "no bench given"; a benchmark that was not run or was
+ * skipped keeps its value at 0 and says why in its *_unmeasured string. */
+#ifndef GPUVET_MODEL_BENCH_H
+#define GPUVET_MODEL_BENCH_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct bench_gpu_copy {
+    char bus_id[32];            /* normalised "dddd:bb:dd.f", lowercase */
+    double h2d_pinned_bytes_s;  /* host->device, pinned buffer on the near node; 0 unknown */
+    double d2h_pinned_bytes_s;
+    int near_node, far_node;    /* -1 unknown */
+};
+
+struct bench_results {
+    bool loaded;
+    char *source;               /* the file, or "bench-quick" */
+    double mem_triad_bytes_s;   /* whole machine, 0 not measured */
+    char *mem_unmeasured;
+    double storage_seq_read_bytes_s, storage_rand_read_iops; /* 0 not measured */
+    char *storage_dir;
+    char *storage_unmeasured;
+    struct bench_gpu_copy *pcie;
+    int npcie;
+    char *pcie_unmeasured;
+};
+
+struct machine;
+
+/* The populated DIMMs' theoretical bandwidth over all sockets (channels x MT/s x 8 bytes, from
+ * the memory model), or 0 with *unknown_reason saying why. */
+double machine_memory_theoretical_bytes_s(const struct machine *m, const char **unknown_reason);
+
+/* Fills b from a gpuvet.bench/1 document. Returns 0, or -1 with the reason in err (the caller
+ * names the file). */
+int bench_results_from_json(struct bench_results *b, json_t *doc, const char *source, char *err, size_t errlen);
+void bench_results_free(struct bench_results *b);
+/* The audit JSON's "bench" value (docs/audit-json.md). */
+json_t *bench_results_json(const struct bench_results *b);
+
+#endif

@@ -1,0 +1,299 @@
+/* gpuvet bench run as users run it, on this machine: the JSON's shape, the bounds it promises
+ * (memory budget, no file left behind, Ctrl-C/SIGTERM clean-up), and the usage errors. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <turbojpeg.h>
+#include <unistd.h>
+
+#include "testutil.h"
+#include "util/parse.h"
+
+static char *make_dir(void)
+{
+    char tmpl[] = "/tmp/gpuvet-bench-test-XXXXXX";
+    cr_assert_not_null(mkdtemp(tmpl));
+    return strdup(tmpl);
+}
+
+/* Entries of dir other than . and .. */
+static int entries(const char *dir, char *first, size_t len)
+{
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d, "%s vanished", dir);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+            if (n++ == 0 && first)
+                snprintf(first, len, "%s", e->d_name);
+        }
+    closedir(d);
+    return n;
+}
+
+static double number_at(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    cr_assert(json_is_number(v), "%s is not a number", key);
+    return json_number_value(v);
+}
+
+static uint64_t mem_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    cr_assert_not_null(f);
+    char text[8192];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    uint64_t bytes = 0;
+    cr_assert(parse_meminfo_bytes(text, "MemAvailable", &bytes));
+    return bytes;
+}
+
+Test(bench_cli, quick_all_measures_everything_within_its_bounds)
+{
+    char *dir = make_dir();
+    uint64_t available_before = mem_available();
+    struct run_result r = run_gpuvet("bench", "all", "--quick", "--json", "--dir", dir, "--seconds", "1", NULL);
+    struct rusage usage;
+    getrusage(RUSAGE_CHILDREN, &usage);
+    json_t *doc = run_json(&r);
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    cr_assert_str_eq(json_string_value(json_object_get(doc, "schema")), "gpuvet.bench/1");
+    cr_assert(json_is_true(json_object_get(doc, "quick")));
+    json_t *b = json_object_get(doc, "benchmarks");
+
+    /* memory: STREAM's four kernels, per node, and the budget it promised to stay within. */
+    json_t *mem = json_object_get(b, "memory");
+    cr_assert_gt(number_at(mem, "triad_bytes_s"), 1e8);
+    cr_assert_gt(number_at(mem, "copy_bytes_s"), 1e8);
+    cr_assert_not_null(json_string_value(json_object_get(mem, "kernel")));
+    cr_assert(json_is_boolean(json_object_get(mem, "nontemporal_stores")));
+    json_t *per_node = json_object_get(mem, "per_node");
+    cr_assert(json_array_size(per_node) >= 1);
+    size_t i;
+    json_t *node;
+    json_array_foreach(per_node, i, node) {
+        cr_assert(json_is_integer(json_object_get(node, "node")));
+        cr_assert_gt(number_at(node, "triad_bytes_s"), 1e8);
+    }
+    double budget = number_at(mem, "memory_budget_bytes"), allocated = number_at(mem, "allocated_bytes");
+    cr_assert_leq(allocated, budget);
+    /* A quarter of MemAvailable; the box's free memory moves a little between the two reads. */
+    cr_assert_leq(budget, 0.25 * (double)available_before * 1.2, "budget %.0f vs MemAvailable %" PRIu64, budget,
+                  available_before);
+    /* The process never held more than the budget plus its own code and small buffers (and, in
+     * the sanitizer build, AddressSanitizer's shadow: one byte per eight touched). */
+    double peak = (double)usage.ru_maxrss * 1024, overhead = 128.0 * 1024 * 1024;
+#if defined(__SANITIZE_ADDRESS__)
+    overhead += budget / 8;
+#endif
+    cr_assert_leq(peak, budget + overhead, "peak RSS %.0f MiB over the %.0f MiB budget", peak / 1048576,
+                  budget / 1048576);
+    json_t *fraction = json_object_get(mem, "fraction_of_theoretical");
+    cr_assert(json_is_null(fraction) ? json_is_string(json_object_get(mem, "theoretical_unknown"))
+                                     : json_is_number(fraction));
+
+    /* latency: a square CPU-node x memory-node matrix beside the kernel's distances. */
+    json_t *lat = json_object_get(b, "latency");
+    json_t *matrix = json_object_get(lat, "matrix_ns"), *dist = json_object_get(lat, "kernel_distances");
+    size_t ncpu = json_array_size(json_object_get(lat, "cpu_nodes")),
+           nmem = json_array_size(json_object_get(lat, "memory_nodes"));
+    cr_assert(ncpu >= 1 && json_array_size(matrix) == ncpu && json_array_size(dist) == ncpu);
+    json_t *row;
+    json_array_foreach(matrix, i, row) {
+        cr_assert_eq(json_array_size(row), nmem);
+        double ns = json_number_value(json_array_get(row, 0));
+        /* DRAM is slower than any cache hit and faster than a page fault. */
+        cr_assert(ns > 20 && ns < 10000, "latency %.1f ns", ns);
+    }
+
+    /* storage: measured, and its file is gone. */
+    json_t *st = json_object_get(b, "storage");
+    cr_assert_gt(number_at(st, "seq_read_bytes_s"), 1e6, "%s", json_dumps(st, 0));
+    cr_assert_gt(number_at(st, "rand_read_iops"), 10);
+    cr_assert_leq(number_at(st, "file_bytes"), 256.0 * 1024 * 1024);
+    const char *engine = json_string_value(json_object_get(st, "engine"));
+    cr_assert(engine && (!strcmp(engine, "io_uring") || !strcmp(engine, "pread-threads")));
+    cr_assert_eq(entries(dir, NULL, 0), 0, "bench left a file in %s", dir);
+
+    /* jitter: one wake-up per millisecond for the second asked for, ordered percentiles. */
+    json_t *jit = json_object_get(b, "jitter");
+    double samples = number_at(jit, "samples"), p50 = number_at(jit, "p50_us"), p99 = number_at(jit, "p99_us"),
+           max = number_at(jit, "max_us");
+    cr_assert_eq(samples, 1000);
+    cr_assert(0 <= p50 && p50 <= p99 && p99 <= max, "p50 %.1f p99 %.1f max %.1f", p50, p99, max);
+
+    /* decode: measured on the default images when mate-backgrounds is there, else says how to get them. */
+    json_t *dec = json_object_get(b, "decode");
+    if (access("/usr/share/backgrounds/mate/nature", R_OK) == 0 || !json_object_get(dec, "skipped")) {
+        double per_core = number_at(dec, "images_s_per_core"), all = number_at(dec, "images_s_all_cores");
+        cr_assert_gt(per_core, 1);
+        cr_assert_gt(number_at(dec, "decode_only_mpix_s_per_core"), 1);
+        json_t *feeds = json_object_get(dec, "feeds_gpus");
+        cr_assert_float_eq(number_at(feeds, "a100"), all / 2470.0, 1e-3);
+    } else {
+        cr_assert(strstr(json_string_value(json_object_get(dec, "skipped")), "mate-backgrounds"));
+    }
+
+    /* pcie: this binary has no pcie benchmark, and says so. */
+    const char *pcie_skip = json_string_value(json_object_get(json_object_get(b, "pcie"), "skipped"));
+    cr_assert(pcie_skip && strstr(pcie_skip, "not built"), "pcie: %s", pcie_skip);
+
+    json_decref(doc);
+    run_result_free(&r);
+    rmdir(dir);
+    free(dir);
+}
+
+/* Starts `gpuvet bench storage --dir dir`, waits until its file exists, sends sig. */
+static void interrupt_storage(int sig)
+{
+    char *dir = make_dir();
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        int devnull = open("/dev/null", 0);
+        dup2(devnull, 1);
+        dup2(devnull, 2);
+        execl(GPUVET_BIN, GPUVET_BIN, "bench", "storage", "--dir", dir, (char *)NULL);
+        _exit(127);
+    }
+    char name[256] = "";
+    struct timespec step = {0, 10 * 1000 * 1000};
+    for (int i = 0; i < 3000 && entries(dir, name, sizeof name) == 0; i++)
+        nanosleep(&step, NULL);
+    cr_assert(strncmp(name, ".gpuvet-bench-", 14) == 0, "no bench file appeared in %s (saw '%s')", dir, name);
+    /* Let it get into the writing or reading. */
+    struct timespec settle = {0, 300 * 1000 * 1000};
+    nanosleep(&settle, NULL);
+    cr_assert_eq(kill(pid, sig), 0);
+    int status;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == sig, "status %#x: should die of signal %d", status, sig);
+    cr_assert_eq(entries(dir, name, sizeof name), 0, "%s left behind in %s", name, dir);
+    rmdir(dir);
+    free(dir);
+}
+
+Test(bench_cli, ctrl_c_removes_the_storage_file) { interrupt_storage(SIGINT); }
+Test(bench_cli, sigterm_removes_the_storage_file) { interrupt_storage(SIGTERM); }
+
+Test(bench_cli, pcie_says_it_is_not_built)
+{
+    struct run_result r = run_gpuvet("bench", "pcie", NULL);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "not built in this binary"), "stderr: %s", r.err);
+    run_result_free(&r);
+}
+
+Test(bench_cli, usage_errors)
+{
+    struct run_result r = run_gpuvet("bench", "disk", NULL);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "unknown benchmark 'disk'"));
+    run_result_free(&r);
+    r = run_gpuvet("bench", "jitter", "--seconds", "-1", NULL);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "--seconds"));
+    run_result_free(&r);
+    r = run_gpuvet("bench", "jitter", "--cpu", "two", NULL);
+    cr_assert_eq(r.status, 2);
+    run_result_free(&r);
+}
+
+Test(bench_cli, jitter_on_a_cpu_this_process_cannot_use_is_skipped)
+{
+    struct run_result r = run_gpuvet("bench", "jitter", "--cpu", "100000", "--json", NULL);
+    json_t *doc = run_json(&r);
+    cr_assert_eq(r.status, 2);
+    const char *why = json_string_value(json_object_get(json_object_get(json_object_get(doc, "benchmarks"), "jitter"),
+                                                        "skipped"));
+    cr_assert(why && strstr(why, "CPU 100000"), "%s", r.out);
+    json_decref(doc);
+    run_result_free(&r);
+}
+
+Test(bench_cli, storage_in_a_missing_directory_is_skipped)
+{
+    struct run_result r = run_gpuvet("bench", "storage", "--quick", "--dir", "/nonexistent/gpuvet", NULL);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.out, "/nonexistent/gpuvet"), "%s", r.out);
+    run_result_free(&r);
+}
+
+Test(bench_cli, decode_on_a_folder_without_jpegs_says_so)
+{
+    char *dir = make_dir();
+    char path[4096];
+    snprintf(path, sizeof path, "%s/notes.jpg", dir);
+    FILE *f = fopen(path, "w");
+    fputs("not a JPEG", f);
+    fclose(f);
+    struct run_result r = run_gpuvet("bench", "decode", "--quick", "--images", dir, NULL);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.out, "no readable JPEG"), "%s", r.out);
+    run_result_free(&r);
+    unlink(path);
+    rmdir(dir);
+    free(dir);
+}
+
+Test(bench_cli, default_images_are_imagenet_sized_and_cached)
+{
+    if (access("/usr/share/backgrounds/mate/nature", R_OK) != 0)
+        cr_skip_test("mate-backgrounds is not installed");
+    char *cache = make_dir();
+    setenv("XDG_CACHE_HOME", cache, 1);
+    struct run_result r = run_gpuvet("bench", "decode", "--quick", "--json", NULL);
+    json_t *doc = run_json(&r);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *set = json_object_get(json_object_get(json_object_get(doc, "benchmarks"), "decode"), "images");
+    cr_assert_gt(number_at(set, "count"), 8);
+    /* Each cached image is a 500-pixel-wide 4:2:0 JPEG, as most of ImageNet is. */
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/gpuvet/imagenet-q90", cache);
+    cr_assert_str_eq(json_string_value(json_object_get(set, "dir")), dir);
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d);
+    tjhandle tj = tjInitDecompress();
+    struct dirent *e;
+    int checked = 0;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[8192];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        FILE *f = fopen(path, "rb");
+        unsigned char buf[1 << 16];
+        size_t n = fread(buf, 1, sizeof buf, f);
+        fclose(f);
+        int w, h, subsamp, cs;
+        cr_assert_eq(tjDecompressHeader3(tj, buf, n, &w, &h, &subsamp, &cs), 0, "%s", path);
+        cr_assert_eq(w, 500);
+        cr_assert(h >= 250 && h <= 400, "%s is %dx%d", path, w, h);
+        cr_assert_eq(subsamp, TJSAMP_420);
+        unlink(path);
+        checked++;
+    }
+    closedir(d);
+    tjDestroy(tj);
+    cr_assert_eq(checked, number_at(set, "count"));
+    rmdir(dir);
+    snprintf(dir, sizeof dir, "%s/gpuvet", cache);
+    rmdir(dir);
+    rmdir(cache);
+    json_decref(doc);
+    run_result_free(&r);
+}
