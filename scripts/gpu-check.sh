@@ -54,14 +54,10 @@ if [ -s "$OUT/nvidia-smi.xml" ]; then
   note "gpuvet audit --nvidia-smi: exit $?"
 fi
 
-if [ -x build-gpu/tests/bench_pcie_json ]; then
-  build-gpu/tests/bench_pcie_json $quick >"$OUT/bench-pcie.json" 2>"$OUT/bench-pcie.err"
-  note "bench_pcie_json $quick: exit $?"
-fi
-if "$gpuvet" bench --help >/dev/null 2>&1; then
-  "$gpuvet" bench --json $quick >"$OUT/gpuvet-bench.json" 2>"$OUT/gpuvet-bench.err"
-  note "gpuvet bench --json: exit $?"
-fi
+"$gpuvet" bench pcie --json $quick >"$OUT/bench-pcie.json" 2>"$OUT/bench-pcie.err"
+note "gpuvet bench pcie --json $quick: exit $?"
+"$gpuvet" audit --bench "$OUT/bench-pcie.json" --json >"$OUT/audit-with-bench.json" 2>"$OUT/audit-with-bench.err"
+note "gpuvet audit --bench (PCIE_BANDWIDTH_LOW): exit $?"
 
 # NVML's view (audit) against nvidia-smi's (the XML parsed by the same model), per GPU.
 python3 - "$OUT" >"$OUT/compare.txt" 2>&1 <<'PY'

@@ -2,6 +2,7 @@
  * one stream, timed by events on the GPU (pinned) or by the wall clock (pageable, synchronous).
  * The host buffers are bound to a NUMA node with hwloc before they are allocated, so "near" and
  * "far" mean where the memory really is. */
+#include "bench/bench.h"
 #include "bench/pcie.h"
 
 #include <stdio.h>
@@ -133,10 +134,9 @@ done:
     return out;
 }
 
-json_t *bench_pcie_run(const struct machine *m, bool quick)
+/* The GPUs NVML described, and NVIDIA display/3D devices sysfs shows that NVML missed. */
+static int pcie_targets(const struct machine *m, const char *targets[256])
 {
-    /* The GPUs NVML described, and NVIDIA display/3D devices sysfs shows that NVML missed. */
-    const char *targets[256];
     int n = 0;
     for (int i = 0; i < m->gpus.count && n < 256; i++)
         targets[n++] = m->gpus.items[i].bus_id;
@@ -144,8 +144,21 @@ json_t *bench_pcie_run(const struct machine *m, bool quick)
         if (m->pci[i].vendor_id == NVIDIA_VENDOR && m->pci[i].role == PCI_ROLE_ACCELERATOR &&
             !gpu_set_find(&m->gpus, m->pci[i].bus_id))
             targets[n++] = m->pci[i].bus_id;
+    return n;
+}
+
+static const char *no_nvidia_gpu(const struct machine *m)
+{
+    const char *targets[256];
+    return pcie_targets(m, targets) == 0 ? "no NVIDIA GPU on this machine" : NULL;
+}
+
+json_t *bench_pcie_run(const struct machine *m, bool quick)
+{
+    const char *targets[256];
+    int n = pcie_targets(m, targets);
     if (n == 0)
-        return json_pack("{s:s}", "skipped", "no NVIDIA GPU on this machine");
+        return json_pack("{s:s}", "skipped", no_nvidia_gpu(m));
     struct cuda c;
     char err[512];
     if (cuda_open(&c, err, sizeof err) != 0) {
@@ -161,3 +174,9 @@ json_t *bench_pcie_run(const struct machine *m, bool quick)
     cuda_close(&c);
     return results;
 }
+
+static json_t *run_pcie(const struct bench_ctx *ctx) { return bench_pcie_run(ctx->machine, ctx->opts->quick); }
+
+const struct bench_info bench_pcie_info = {
+    "pcie", run_pcie, "host<->GPU copy bandwidth per NVIDIA GPU (pinned/pageable, near/far NUMA node)",
+    no_nvidia_gpu};

@@ -7,25 +7,11 @@
 
 #include "bench/bench.h"
 
-extern const struct bench_info bench_memory_info, bench_latency_info, bench_storage_info, bench_jitter_info,
-    bench_decode_info;
-
-static const char *pcie_not_built(const struct machine *m)
-{
-    (void)m;
-    return "the pcie benchmark (bench/pcie.c, CUDA driver API via dlopen) is not built in this binary";
-}
-
-/* bench/pcie.c (its own issue) joins as one row: it defines
- *     static json_t *run_pcie(const struct bench_ctx *ctx)
- *     { return bench_pcie_run(ctx->machine, ctx->opts->quick); }
- *     const struct bench_info bench_pcie_info = {"pcie", run_pcie, "<help>", NULL};
- * and &bench_pcie_info takes the place of &pcie_placeholder (which goes, with pcie_not_built). */
-static const struct bench_info pcie_placeholder = {
-    "pcie", NULL, "host<->GPU copy bandwidth per NVIDIA GPU (pinned/pageable, near/far NUMA node)", pcie_not_built};
+extern const struct bench_info bench_memory_info, bench_latency_info, bench_pcie_info, bench_storage_info,
+    bench_jitter_info, bench_decode_info;
 
 const struct bench_info *const bench_table[] = {
-    &bench_memory_info, &bench_latency_info, &pcie_placeholder, &bench_storage_info, &bench_jitter_info,
+    &bench_memory_info, &bench_latency_info, &bench_pcie_info, &bench_storage_info, &bench_jitter_info,
     &bench_decode_info,
 };
 const int bench_count = (int)(sizeof bench_table / sizeof bench_table[0]);

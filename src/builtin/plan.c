@@ -297,24 +297,27 @@ static int min_gpus_per_node(const struct plan *p, const struct zero_config *bas
     return 0;
 }
 
+/* The same numbers the audit's NET_MULTINODE rule judges by (rules/workload.c). */
 static void plan_network(struct plan *p, bool llm_train)
 {
+    double min_gbit = thresholds_for(WL_GENERAL)->net_multinode_fail_gbps;
+    double llm_gbit = thresholds_for(WL_LLM_TRAIN)->net_multinode_warn_gbps;
     if (p->opt.nodes <= 1) {
         require(p, "network_gbit_s", json_null(), "one node: no inter-node traffic for the job");
         return;
     }
     if (llm_train) {
-        require(p, "network_gbit_s", json_real(NET_MULTINODE_LLM_TRAIN_RDMA_GBIT_S),
+        require(p, "network_gbit_s", json_real(llm_gbit),
                 "multi-node data-parallel LLM training moves ~2x the gradients every step: RDMA (InfiniBand or "
                 "RoCE) at >= %.0f Gb/s per node; below %.0f Gb/s it stalls (NET_MULTINODE)",
-                NET_MULTINODE_LLM_TRAIN_RDMA_GBIT_S, NET_MULTINODE_MIN_GBIT_S);
+                llm_gbit, min_gbit);
         json_object_set_new(p->requirements, "rdma",
                             json_pack("{s:b, s:s}", "value", 1, "why",
                                       "GPUDirect RDMA: the NIC reads and writes GPU memory without a copy through host "
                                       "memory"));
     } else {
-        require(p, "network_gbit_s", json_real(NET_MULTINODE_MIN_GBIT_S),
-                "multi-node job: at least %.0f Gb/s between nodes (NET_MULTINODE)", NET_MULTINODE_MIN_GBIT_S);
+        require(p, "network_gbit_s", json_real(min_gbit),
+                "multi-node job: at least %.0f Gb/s between nodes (NET_MULTINODE)", min_gbit);
     }
 }
 

@@ -1,12 +1,13 @@
-/* STORAGE_SLOW_DATA: where the dataset lives. This file judges the placement the machine model
- * shows (disk kind, shared with the system); a measured read rate (`gpuvet bench storage`) set
- * against the workload's data demand is the rule's other half and joins here once bench results
- * reach the audit. */
+/* STORAGE_SLOW_DATA: where the dataset lives (disk kind, shared with the system), and, when a
+ * `gpuvet bench storage` result reaches the audit (--bench), the measured read rate against what
+ * the accelerators consume. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rules/checks.h"
+
+#define MB (1000.0 * 1000.0)
 
 static json_t *location_json(const struct storage_location *loc)
 {
@@ -122,17 +123,60 @@ static void judge_shared_with_system(struct audit_ctx *ctx, const struct storage
     }
 }
 
+/* Images/s the accelerators consume: each GPU's ResNet-50 rate from the GPU table, else SPEC's
+ * A100 figure; times the average training JPEG. */
+static double data_demand_bytes_s(const struct machine *m, const struct thresholds *t, int *accelerators)
+{
+    double img_s = 0;
+    *accelerators = 0;
+    for (int i = 0; i < m->npci; i++) {
+        if (m->pci[i].role != PCI_ROLE_ACCELERATOR)
+            continue;
+        (*accelerators)++;
+        const struct gpu *g = gpu_set_find(&m->gpus, m->pci[i].bus_id);
+        img_s += g && g->resnet50_img_s > 0 ? g->resnet50_img_s : t->cv_reference_img_s;
+    }
+    return img_s * t->cv_image_bytes;
+}
+
+static void judge_measured_rate(struct audit_ctx *ctx, const char *subject)
+{
+    const struct machine *m = ctx->machine;
+    const struct bench_results *b = &m->bench;
+    if (!b->loaded || b->storage_seq_read_bytes_s <= 0)
+        return;
+    int accelerators;
+    double demand = data_demand_bytes_s(m, ctx->thresholds, &accelerators);
+    if (accelerators == 0)
+        return;
+    json_t *ev = json_pack("{s:f, s:f, s:i, s:f, s:s?, s:s?}", "measured_seq_read_bytes_s", b->storage_seq_read_bytes_s,
+                           "demand_bytes_s", demand, "accelerators", accelerators, "image_bytes",
+                           ctx->thresholds->cv_image_bytes, "measured_in", b->storage_dir, "bench", b->source);
+    if (b->storage_seq_read_bytes_s < demand)
+        finding_add(ctx, SEV_FAIL, subject, ev,
+                    "put the dataset on local NVMe, cache it in RAM, or pack it into large shards (WebDataset, TFRecord)",
+                    "measured sequential read %.0f MB/s is below the %.0f MB/s that %d accelerators consume at "
+                    "ResNet-50 rates: the loaders will wait for the disk", b->storage_seq_read_bytes_s / MB,
+                    demand / MB, accelerators);
+    else
+        finding_add(ctx, SEV_PASS, subject, ev, NULL,
+                    "measured sequential read %.0f MB/s covers the %.0f MB/s the accelerators consume",
+                    b->storage_seq_read_bytes_s / MB, demand / MB);
+}
+
 void check_storage_slow_data(struct audit_ctx *ctx)
 {
     const struct storage_info *s = &ctx->machine->storage;
     if (!s->has_data) {
-        if (ctx->thresholds->streams_dataset)
+        if (ctx->thresholds->streams_dataset) {
             finding_add(ctx, SEV_UNKNOWN, "dataset", NULL, "gpuvet audit --data-dir /path/to/dataset",
                         "where the dataset lives is unknown: pass --data-dir DIR");
+            judge_measured_rate(ctx, "dataset");
+        }
         return;
     }
     if (judge_disk_kind(ctx, &s->data))
         judge_shared_with_system(ctx, &s->data);
-    /* The measured half of the rule belongs here: when `gpuvet bench storage` results reach
-     * struct audit_inputs, a read rate below the workload's data demand is a fail. */
+    if (ctx->thresholds->streams_dataset)
+        judge_measured_rate(ctx, s->data.path);
 }

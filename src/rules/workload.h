@@ -43,6 +43,8 @@ struct thresholds {
     /* CPU_CORES_PER_GPU, cv-train: cores_per_accelerator_min feeds a GPU training ResNet-50 at this
      * rate (SPEC: an A100, ~2,470 img/s); faster GPUs need proportionally more. */
     double cv_reference_img_s;
+    /* STORAGE_SLOW_DATA: bytes read per training image (ImageNet-1k: ~140 GB / 1.28 M JPEGs). */
+    double cv_image_bytes;
     /* CPU_FREQ_LOW: the boost clock the workload needs, MHz; 0 = no clock rule. */
     double cpu_boost_min_mhz;
     /* NET_MULTINODE (and `gpuvet plan`): a multi-node job fails below fail_gbps on its fastest

@@ -8,11 +8,6 @@
 
 #include "sizing/models.h"
 
-/* NET_MULTINODE thresholds (SPEC rule catalogue). The audit rule of the same name judges a NIC by
- * the same numbers; they live here until both read them from one place. */
-#define NET_MULTINODE_MIN_GBIT_S 25.0
-#define NET_MULTINODE_LLM_TRAIN_RDMA_GBIT_S 100.0
-
 /* GPU memory of one process's CUDA context: 0.3-0.5 GB with lazy loading, 1 GB to be safe
  * (research §6f; pytorch/pytorch#86509, #109888). */
 #define CUDA_CONTEXT_BYTES 1000000000LL

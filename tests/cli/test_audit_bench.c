@@ -223,3 +223,34 @@ Test(audit_bench, bench_quick_measures_this_machine_only)
     cr_assert(strstr(r.err, "--bench-quick measures this machine"), "%s", r.err);
     run_result_free(&r);
 }
+
+/* STORAGE_SLOW_DATA's measured half: the VM's 515 MB/s sequential read against 8 accelerators that
+ * consume 8 x 2,470 img/s x 110 kB = 2,174 MB/s for CV training; the rate is judged only for workloads that stream a dataset. */
+Test(audit_bench, measured_storage_rate_against_the_data_demand)
+{
+    struct run_result r = run_gpuvet("audit", "--json", "--workload", "cv-train", "--sysroot", fixture(VE_MACHINE),
+                                     "--bench", BENCH_FIXTURE, NULL);
+    json_t *doc = run_json(&r);
+    json_t *found = findings_of(doc, "STORAGE_SLOW_DATA", NULL), *f;
+    size_t i;
+    int fails = 0;
+    json_array_foreach(found, i, f)
+        if (!strcmp(json_string_value(json_object_get(f, "severity")), "fail")) {
+            fails++;
+            json_t *ev = json_object_get(f, "evidence");
+            cr_assert_float_eq(json_real_value(json_object_get(ev, "demand_bytes_s")), 8 * 2470 * 110e3, 1);
+            cr_assert_float_eq(json_real_value(json_object_get(ev, "measured_seq_read_bytes_s")), 5.14789e8, 1);
+        }
+    cr_assert_eq(fails, 1);
+    cr_assert_eq(r.status, 1);
+    json_decref(found);
+    json_decref(doc);
+    run_result_free(&r);
+    /* Without the bench the rate is not judged; general workloads do not stream a dataset. */
+    r = run_gpuvet("audit", "--json", "--workload", "general", "--sysroot", fixture(VE_MACHINE), "--bench",
+                   BENCH_FIXTURE, NULL);
+    doc = run_json(&r);
+    cr_assert_eq(count_findings(doc, "STORAGE_SLOW_DATA", "fail"), 0);
+    json_decref(doc);
+    run_result_free(&r);
+}
