@@ -1,28 +1,13 @@
 #include "gpu/cuda.h"
+#include "gpu/dlsym.h"
 
 #include <dlfcn.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-static void *first_symbol(void *lib, ...)
-{
-    va_list ap;
-    va_start(ap, lib);
-    void *found = NULL;
-    for (const char *name = va_arg(ap, const char *); name && !found; name = va_arg(ap, const char *))
-        found = dlsym(lib, name);
-    va_end(ap);
-    return found;
-}
-
-#define RESOLVE(field, ...)                                                                        \
-    do {                                                                                           \
-        void *sym_ = first_symbol(c->library, __VA_ARGS__, (const char *)NULL);                    \
-        memcpy(&c->field, &sym_, sizeof sym_);                                                     \
-    } while (0)
+#define RESOLVE(field, ...) DL_RESOLVE(c->library, c->field, __VA_ARGS__)
 
 int cuda_open(struct cuda *c, char *err, size_t errlen)
 {

@@ -3,33 +3,15 @@
  * handle-by-index calls are taken as a pair: v1 count skips devices this user may not open while
  * v2 counts them, so mixing versions would map indices to the wrong GPUs. */
 #include "gpu/nvml.h"
+#include "gpu/dlsym.h"
 
 #include <dlfcn.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The first of the NULL-terminated names the library exports, or NULL. */
-static void *first_symbol(void *lib, ...)
-{
-    va_list ap;
-    va_start(ap, lib);
-    void *found = NULL;
-    for (const char *name = va_arg(ap, const char *); name && !found; name = va_arg(ap, const char *))
-        found = dlsym(lib, name);
-    va_end(ap);
-    return found;
-}
-
-/* Function pointers cannot be assigned from void * in ISO C; copying the bits is what dlsym's
- * own documentation recommends. */
-#define RESOLVE(field, ...)                                                                        \
-    do {                                                                                           \
-        void *sym_ = first_symbol(n->library, __VA_ARGS__, (const char *)NULL);                    \
-        memcpy(&n->field, &sym_, sizeof sym_);                                                     \
-    } while (0)
+#define RESOLVE(field, ...) DL_RESOLVE(n->library, n->field, __VA_ARGS__)
 
 static void resolve_all(struct nvml *n)
 {
@@ -106,7 +88,7 @@ int nvml_open(struct nvml *n, char *err, size_t errlen)
         return -1;
     }
     nvml_return (*init)(void) = NULL;
-    void *sym = first_symbol(n->library, "nvmlInit_v2", "nvmlInit", (const char *)NULL);
+    void *sym = dl_first_symbol(n->library, "nvmlInit_v2", "nvmlInit", (const char *)NULL);
     memcpy(&init, &sym, sizeof sym);
     if (!init || !resolve_device_pair(n)) {
         snprintf(err, errlen, "%s lacks nvmlInit or nvmlDeviceGetCount/HandleByIndex: not an NVML library",
