@@ -11,7 +11,7 @@ required=(build-essential cmake pkg-config libhwloc-dev libjansson-dev libxml2-d
 # real photographs `gpuvet bench decode` makes its default ImageNet-sized JPEGs from (without it,
 # decode needs --images DIR).
 optional=(pci.ids mate-backgrounds)
-# `scripts/setup.sh --anchors`: the field's own tools that scripts/bench-vs-anchors.sh runs beside
+# `scripts/setup.sh --anchors`: the field's own tools that bench/bench-vs-anchors.sh runs beside
 # `gpuvet bench` (likwid-bench, fio, tjbench, cyclictest) and jq to read the JSON.
 anchors=(likwid fio libjpeg-turbo-progs rt-tests jq)
 [ "${1:-}" = "--anchors" ] && optional+=("${anchors[@]}")

@@ -3,8 +3,8 @@
 # and prints each pair and their ratio. A benchmark script, not a test: the numbers depend on the
 # machine and on what else runs on it.
 #
-#   scripts/bench-vs-anchors.sh [DIR]      DIR: where the storage files go (default: .)
-#   GPUVET=build/gpuvet JITTER_SECONDS=20 ROUNDS=3 scripts/bench-vs-anchors.sh
+#   bench/bench-vs-anchors.sh [DIR]      DIR: where the storage files go (default: .)
+#   GPUVET=build/gpuvet JITTER_SECONDS=20 ROUNDS=3 bench/bench-vs-anchors.sh
 #
 # Each pair runs ROUNDS times, gpuvet and anchor alternating, and the best of each side is kept
 # (STREAM's own rule), so a neighbour's burst of load hits both sides alike.
