@@ -300,6 +300,7 @@ Test(bench_cli, default_images_are_imagenet_sized_and_cached)
     snprintf(dir, sizeof dir, "%s/gpuvet", cache);
     rmdir(dir);
     rmdir(cache);
+    free(cache);
     json_decref(doc);
     run_result_free(&r);
 }

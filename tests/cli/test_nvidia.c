@@ -307,7 +307,9 @@ Test(nvml, no_nvidia_device_no_nvidia_findings)
     json_t *doc = audit_with_mock("", A5000);
     cr_assert(json_is_null(nvidia(doc)));
     cr_assert(json_is_null(gpus(doc)), "no source: GPUs unknown, not an empty list");
-    cr_assert_eq(json_array_size(findings_of(doc, "GPU_ECC_OFF", NULL)), 0);
+    json_t *ecc = findings_of(doc, "GPU_ECC_OFF", NULL);
+    cr_assert_eq(json_array_size(ecc), 0);
+    json_decref(ecc);
     json_decref(doc);
 }
 
@@ -355,7 +357,9 @@ Test(sysroot, nvidia_device_without_evidence_is_unknown)
     cr_assert(contains(json_string_value(json_object_get(nvidia(doc), "unknown_reason")), "nvidia-smi.xml"));
     cr_assert_eq(count_findings(doc, "GPU_RETIRED_PAGES", "unknown"), 1);
     /* The sysfs view still judges the link of the device. */
-    cr_assert_eq(json_array_size(findings_of(doc, "PCIE_LINK_DEGRADED", "0000:1b:00.0")), 1);
+    json_t *link = findings_of(doc, "PCIE_LINK_DEGRADED", "0000:1b:00.0");
+    cr_assert_eq(json_array_size(link), 1);
+    json_decref(link);
     json_decref(doc);
     run_result_free(&r);
     tree_remove(root);
