@@ -3,6 +3,8 @@
 #ifndef GPUVET_BUILTIN_BUILTIN_H
 #define GPUVET_BUILTIN_BUILTIN_H
 
+#include <getopt.h>
+
 #define EXIT_VERDICT_FAIL 1
 #define EXIT_CANNOT_RUN 2
 
@@ -13,5 +15,8 @@ int cmd_snapshot(int argc, char **argv);
 int cmd_gpus(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_cost(int argc, char **argv);
+
+/* The long name of the option getopt_long returned as `val`, for error messages; "?" if none. */
+const char *option_name(const struct option *options, int val);
 
 #endif

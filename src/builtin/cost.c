@@ -384,11 +384,8 @@ int cmd_cost(int argc, char **argv)
             return EXIT_CANNOT_RUN;
         }
         if (!ok) {
-            const char *name = "?";
-            for (const struct option *opt = options; opt->name; opt++)
-                if (opt->val == c)
-                    name = opt->name;
-            fprintf(stderr, "gpuvet cost: bad value '%s' for --%s (gpuvet cost --help)\n", optarg, name);
+            fprintf(stderr, "gpuvet cost: bad value '%s' for --%s (gpuvet cost --help)\n", optarg,
+                    option_name(options, c));
             return EXIT_CANNOT_RUN;
         }
     }

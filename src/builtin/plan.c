@@ -853,11 +853,7 @@ static int parse_options(int argc, char **argv, struct plan_options *o)
             return EXIT_CANNOT_RUN;
         }
         if (!ok) {
-            const char *name = "?";
-            for (const struct option *opt = options; opt->name; opt++)
-                if (opt->val == c)
-                    name = opt->name;
-            return fail("bad value '%s' for --%s (gpuvet plan --help)", optarg, name);
+            return fail("bad value '%s' for --%s (gpuvet plan --help)", optarg, option_name(options, c));
         }
     }
     /* `--check FILE` (with a space) leaves FILE as the one operand. */
