@@ -98,6 +98,8 @@ void machine_problem(struct machine *m, const char *path, const char *fmt, ...)
     m->nproblems++;
 }
 
+bool machine_from_evidence(const struct machine *m) { return m->source && !strcmp(m->source, "evidence"); }
+
 const struct numa_node *machine_node(const struct machine *m, int id)
 {
     for (int i = 0; i < m->nnodes; i++)

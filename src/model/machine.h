@@ -128,6 +128,9 @@ void machine_free(struct machine *m);
 void machine_problem(struct machine *m, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Only evidence files (--dmidecode, --nvidia-smi...) describe this machine: nothing was read live. */
+bool machine_from_evidence(const struct machine *m);
+
 const struct numa_node *machine_node(const struct machine *m, int id);
 /* NUMA nodes that hold CPUs (GPU memory exposed as a CPU-less node is not host memory). */
 int machine_cpu_node_count(const struct machine *m);

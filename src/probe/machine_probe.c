@@ -7,8 +7,13 @@
 #include "probe/probe.h"
 #include "util/fsroot.h"
 
+/* Set when only evidence files describe the machine: then nothing was looked for on this one. */
+static bool evidence_only;
+
 const char *probe_missing_reason(void)
 {
+    if (evidence_only)
+        return "not in the evidence files (this machine is not read)";
     return fsroot_is_live() ? "not exposed by this kernel or not readable" : "not in the recorded tree";
 }
 
@@ -27,6 +32,7 @@ static char *read_hostname(void)
 
 int probe_machine(struct machine *m, bool read_system)
 {
+    evidence_only = !read_system;
     if (!read_system) {
         m->source = strdup("evidence");
         return 0;

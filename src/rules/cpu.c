@@ -8,7 +8,8 @@ void check_cpu_governor(struct audit_ctx *ctx)
     const struct kernel_info *k = &ctx->machine->kernel;
     if (!k->cpufreq_present) {
         finding_add(ctx, SEV_UNKNOWN, "machine", NULL, NULL,
-                    ctx->machine->virt.vm ? "no cpufreq in this VM: the hypervisor owns the CPU clocks"
+                    machine_from_evidence(ctx->machine) ? "cpufreq governor not in the evidence files"
+                    : ctx->machine->virt.vm ? "no cpufreq in this VM: the hypervisor owns the CPU clocks"
                                           : "no cpufreq driver: the firmware owns the CPU clocks (check the BIOS "
                                             "power profile)");
         return;

@@ -8,6 +8,10 @@ void check_virt_limits(struct audit_ctx *ctx)
 {
     const struct machine *m = ctx->machine;
     const struct virt_info *v = &m->virt;
+    if (!v->known && machine_from_evidence(m)) {
+        finding_add(ctx, SEV_UNKNOWN, "machine", NULL, NULL, "the evidence files do not say whether it is a VM");
+        return;
+    }
     if (!v->known) {
         finding_add(ctx, SEV_UNKNOWN, "machine", json_pack("{s:s?}", "evidence", v->evidence), NULL,
                     "cannot tell whether this is a VM: %s", v->evidence ? v->evidence : "no signals");
