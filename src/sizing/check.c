@@ -9,6 +9,8 @@ static void add(json_t *out, const char *what, json_t *need, json_t *have, const
                                          "have", have ? have : json_null(), "status", status, "why", why));
 }
 
+static const char *string_or_empty(json_t *v) { return json_is_string(v) ? json_string_value(v) : ""; }
+
 static json_t *requirement(json_t *requirements, const char *key)
 {
     json_t *v = json_object_get(json_object_get(requirements, key), "value");
@@ -27,6 +29,67 @@ static void check_count(json_t *out, const char *what, json_t *need, json_t *hav
     bool ok = json_number_value(have) >= json_number_value(need);
     *shortfalls += !ok;
     add(out, what, json_incref(need), json_incref(have), ok ? "ok" : "short", why);
+}
+
+/* The fastest NIC whose link is up (machine.network[], Mb/s) against the plan's Gb/s; RDMA when the
+ * plan asks for it. */
+static void check_network(json_t *out, json_t *machine, json_t *requirements, int *shortfalls)
+{
+    json_t *need = requirement(requirements, "network_gbit_s");
+    json_t *ports = json_object_get(machine, "network");
+    if (!need)
+        return;
+    if (!json_is_array(ports)) {
+        add(out, "network", json_incref(need), NULL, "unknown", "the audit lists no network ports");
+        return;
+    }
+    double fastest = 0;
+    bool rdma = false;
+    size_t i;
+    json_t *p;
+    json_array_foreach (ports, i, p) {
+        if (strcmp(string_or_empty(json_object_get(p, "state")), "up") != 0)
+            continue;
+        double gbit = json_number_value(json_object_get(p, "speed_mbps")) / 1000.0;
+        if (gbit > fastest)
+            fastest = gbit;
+        rdma = rdma || json_is_true(json_object_get(p, "rdma"));
+    }
+    json_t *have = fastest > 0 ? json_real(fastest) : NULL;
+    check_count(out, "network", need, have, "no port with its link up and a known speed",
+                "Gb/s of the fastest port whose link is up", shortfalls);
+    json_decref(have);
+    if (json_is_true(json_object_get(json_object_get(requirements, "rdma"), "value"))) {
+        *shortfalls += !rdma;
+        add(out, "RDMA", json_true(), json_boolean(rdma), rdma ? "ok" : "short",
+            "an InfiniBand or RoCE port whose link is up");
+    }
+}
+
+/* NVMe capacity (machine.storage[]) against the plan's ZeRO-Infinity space; read speed needs a
+ * measurement (`gpuvet bench storage`), which an audit does not hold. */
+static void check_storage(json_t *out, json_t *machine, json_t *requirements, int *shortfalls)
+{
+    json_t *need = requirement(requirements, "nvme_bytes_per_node");
+    json_t *disks = json_object_get(machine, "storage");
+    if (need) {
+        json_t *have = NULL;
+        if (json_is_array(disks)) {
+            double bytes = 0;
+            size_t i;
+            json_t *d;
+            json_array_foreach (disks, i, d)
+                if (!strcmp(string_or_empty(json_object_get(d, "transport")), "nvme"))
+                    bytes += json_number_value(json_object_get(d, "size_bytes"));
+            have = json_integer((json_int_t)bytes);
+        }
+        check_count(out, "NVMe space", need, have, "the audit lists no disks", "capacity of the NVMe drives",
+                    shortfalls);
+        json_decref(have);
+    }
+    if (requirement(requirements, "storage_read_bytes_s"))
+        add(out, "storage read rate", json_incref(requirement(requirements, "storage_read_bytes_s")), NULL, "unknown",
+            "a read rate is measured, not audited: gpuvet bench storage --dir DATA_DIR");
 }
 
 static void check_gpus(json_t *out, json_t *machine, json_t *requirements, const struct gpu_spec *gpu,
@@ -144,10 +207,7 @@ json_t *plan_check(json_t *machine, json_t *requirements, const struct gpu_spec 
                 "the audit has no memory size for every NUMA node", "memory of the NUMA nodes that hold CPUs",
                 shortfalls);
     json_decref(ram);
-    if (requirement(requirements, "network_gbit_s"))
-        add(out, "network", json_incref(requirement(requirements, "network_gbit_s")), NULL, "unknown",
-            "the audit does not record NIC speed or RDMA yet");
-    if (requirement(requirements, "storage_read_bytes_s") || requirement(requirements, "nvme_bytes_per_node"))
-        add(out, "storage", NULL, NULL, "unknown", "the audit does not record storage capacity or speed yet");
+    check_network(out, machine, requirements, shortfalls);
+    check_storage(out, machine, requirements, shortfalls);
     return out;
 }

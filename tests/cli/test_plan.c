@@ -350,3 +350,22 @@ Test(plan, bad_input_is_named)
     cr_expect_eq(r.status, 2);
     run_result_free(&r);
 }
+
+/* The network of the recorded Dell box (1 GbE and a 56 Gb/s FDR InfiniBand port, both up) against
+ * a 4-node LLM training plan: 100 Gb/s wanted, so short; its RDMA port is there. */
+Test(plan, check_judges_the_network_of_the_audit)
+{
+    char *audit = saved_audit("sysroot/32em64t-2n8c+1mic");
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-train", "--model", "llama-2-7b", "--gpus",
+                                     "8xa100-sxm4-80gb", "--nodes", "4", "--check", audit, "--json", NULL);
+    json_t *doc = run_json(&r), *plan = plan_of(doc);
+    json_t *net = check_item(plan, "network");
+    cr_expect_str_eq(json_string_value(json_object_get(net, "status")), "short");
+    cr_expect_float_eq(json_number_value(json_object_get(net, "have")), 56.0, 1e-9);
+    cr_expect_str_eq(json_string_value(json_object_get(check_item(plan, "RDMA"), "status")), "ok");
+    cr_expect_eq(r.status, 1);
+    json_decref(doc);
+    run_result_free(&r);
+    unlink(audit);
+    free(audit);
+}
