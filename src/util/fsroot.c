@@ -181,89 +181,65 @@ void fs_record_text(const char *path, const char *text)
     }
 }
 
-char *fs_read(const char *path)
+/* Reads a whole file under the root into a growing buffer with one spare byte past *len (for a
+ * NUL); NULL with errno set when missing, unreadable, or larger than limit (EFBIG). */
+static unsigned char *read_whole(const char *path, size_t limit, size_t *len)
 {
     char full[PATH_MAX];
-    fsroot_path(full, sizeof full, path);
-    int fd = open(full, O_RDONLY | O_CLOEXEC);
+    int fd = open(fsroot_path(full, sizeof full, path), O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return NULL;
-    size_t cap = 4096, len = 0;
-    char *buf = malloc(cap);
-    if (!buf) {
-        close(fd);
-        return NULL;
-    }
-    for (;;) {
-        if (len + 1 >= cap) {
-            if (cap >= FS_READ_LIMIT)
-                break;
-            char *grown = realloc(buf, cap * 2);
+    size_t cap = 4096, got = 0;
+    unsigned char *buf = malloc(cap);
+    int error = buf ? 0 : ENOMEM;
+    while (!error) {
+        if (got + 1 >= cap) {
+            unsigned char *grown = cap > limit ? NULL : realloc(buf, cap * 2);
             if (!grown) {
-                free(buf);
-                close(fd);
-                return NULL;
+                error = cap > limit ? EFBIG : ENOMEM;
+                break;
             }
             buf = grown;
             cap *= 2;
         }
-        ssize_t n = read(fd, buf + len, cap - 1 - len);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            int saved = errno;
-            free(buf);
-            close(fd);
-            errno = saved;
-            return NULL;
-        }
-        if (n == 0)
+        ssize_t n = read(fd, buf + got, cap - 1 - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            error = errno;
+        else if (n == 0)
             break;
-        len += (size_t)n;
+        else
+            got += (size_t)n;
     }
     close(fd);
+    if (!error && got > limit)
+        error = EFBIG;
+    if (error) {
+        free(buf);
+        errno = error;
+        return NULL;
+    }
+    *len = got;
+    record(path);
+    return buf;
+}
+
+char *fs_read(const char *path)
+{
+    size_t len;
+    char *buf = (char *)read_whole(path, FS_READ_LIMIT, &len);
+    if (!buf)
+        return NULL;
     while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' ' || buf[len - 1] == '\t'))
         len--;
     buf[len] = '\0';
-    record(path);
     return buf;
 }
 
 unsigned char *fs_read_bin(const char *path, size_t limit, size_t *len)
 {
-    char full[PATH_MAX];
-    fsroot_path(full, sizeof full, path);
-    int fd = open(full, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return NULL;
-    unsigned char *buf = malloc(limit + 1);
-    size_t got = 0;
-    while (buf && got <= limit) {
-        ssize_t n = read(fd, buf + got, limit + 1 - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            int saved = errno;
-            free(buf);
-            close(fd);
-            errno = saved;
-            return NULL;
-        }
-        if (n == 0)
-            break;
-        got += (size_t)n;
-    }
-    close(fd);
-    if (buf && got > limit) {
-        free(buf);
-        errno = EFBIG;
-        return NULL;
-    }
-    if (buf) {
-        *len = got;
-        record(path);
-    }
-    return buf;
+    return read_whole(path, limit, len);
 }
 
 char *fs_readf(const char *fmt, ...)
