@@ -117,6 +117,14 @@ int machine_cpu_node_count(const struct machine *m)
     return n;
 }
 
+int machine_accelerator_count(const struct machine *m)
+{
+    int n = 0;
+    for (int i = 0; i < m->npci; i++)
+        n += m->pci[i].role == PCI_ROLE_ACCELERATOR;
+    return n;
+}
+
 const char *pci_role_name(enum pci_role role)
 {
     switch (role) {

@@ -134,6 +134,8 @@ bool machine_from_evidence(const struct machine *m);
 const struct numa_node *machine_node(const struct machine *m, int id);
 /* NUMA nodes that hold CPUs (GPU memory exposed as a CPU-less node is not host memory). */
 int machine_cpu_node_count(const struct machine *m);
+/* Accelerators on the PCI bus. */
+int machine_accelerator_count(const struct machine *m);
 
 const char *pci_role_name(enum pci_role role);
 /* Accelerators are PCI class 0x03xx, 0x12xx and 0x0b40 (SPEC). */

@@ -288,9 +288,7 @@ static void eval_gpus_memory_gb(struct claim *c, const struct claim_eval *e)
 
 static void eval_gpus_count(struct claim *c, const struct claim_eval *e)
 {
-    int n = 0;
-    for (int i = 0; i < e->m->npci; i++)
-        n += e->m->pci[i].role == PCI_ROLE_ACCELERATOR;
+    int n = machine_accelerator_count(e->m);
     /* An audit of nvidia-smi evidence alone has no PCI bus: count the GPUs it lists. */
     if (!e->m->pci_scanned) {
         if (!e->m->gpus.probed || e->m->gpus.count == 0) {

@@ -9,12 +9,7 @@
 /* Accelerators on PCI; for an audit of evidence files alone (no PCI bus read), the GPUs listed. */
 static int accelerator_count(const struct machine *m)
 {
-    if (!m->pci_scanned)
-        return m->gpus.count;
-    int n = 0;
-    for (int i = 0; i < m->npci; i++)
-        n += m->pci[i].role == PCI_ROLE_ACCELERATOR;
-    return n;
+    return m->pci_scanned ? machine_accelerator_count(m) : m->gpus.count;
 }
 
 /* The fastest GPU's ResNet-50 rate from the GPU table; 0 when no GPU's rate is known. */

@@ -8,10 +8,7 @@
  * facts, or no NVIDIA source at all): a partial sum would pass a box that has no headroom. */
 static double gpu_power_limits(const struct machine *m)
 {
-    int accelerators = 0;
-    for (int i = 0; i < m->npci; i++)
-        accelerators += m->pci[i].role == PCI_ROLE_ACCELERATOR;
-    if (m->gpus.count == 0 || m->gpus.count < accelerators)
+    if (m->gpus.count == 0 || m->gpus.count < machine_accelerator_count(m))
         return 0;
     double sum = 0;
     for (int i = 0; i < m->gpus.count; i++) {
