@@ -16,6 +16,7 @@
 struct bench_opts {
     bool quick;          /* --quick: fewer repetitions and shorter runs, same methods */
     const char *dir;     /* --dir: where storage puts its file (default ".") */
+    const char *file;    /* --file: an existing file storage reads instead; NULL = write one in dir */
     double seconds;      /* --seconds: jitter duration; 0 = the benchmark's default */
     const char *images;  /* --images: the user's JPEG sample; NULL = the cached default set */
     int cpu;             /* --cpu: the CPU jitter runs on; -1 = the benchmark chooses */

@@ -2,7 +2,8 @@
  * O_DIRECT (the page cache would measure memory instead), queue depth 16, through io_uring
  * (raw syscalls, <linux/io_uring.h>) or, where io_uring is missing or forbidden (old kernels,
  * container seccomp profiles), 16 threads doing pread. The file is bounded, lives in --dir, and is
- * removed at the end and when SIGINT/SIGTERM/SIGHUP arrives. */
+ * removed at the end and when SIGINT/SIGTERM/SIGHUP arrives; or it is the user's own (--file), which
+ * is only read. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -243,38 +245,50 @@ static int64_t run_pread_threads(struct pattern *p, char *buffers, double second
     return error ? error : done;
 }
 
-/* Fills the file with incompressible bytes (thin-provisioned or compressing storage would
- * otherwise serve zeros without reading). */
-static int write_file(int fd, char *buffer, uint64_t bytes, const struct bench_ctx *ctx)
+/* Lays the file out as fio does before a read job: preallocated, then written through the page
+ * cache in 1 MiB pieces, flushed, and dropped from the cache. How the file was written decides
+ * where its blocks land (on a VM, in the host's image too), and that moves sequential reads by tens
+ * of percent, so the file is written the way the anchor writes its own. The bytes are
+ * incompressible: thin-provisioned or compressing storage would otherwise serve zeros without
+ * reading. The buffer is the writer's own, so the read buffers keep untouched pages until the
+ * reads fault them in, as fio's do. Returns 0 or -errno. */
+static int lay_out_file(const char *path, uint64_t bytes, const struct bench_ctx *ctx)
 {
+    int fd = open(path, O_WRONLY);
+    if (fd < 0)
+        return -errno;
+    uint64_t *words = malloc(SEQ_BLOCK);
+    int rc = words ? 0 : -ENOMEM;
+    /* Preallocation is a layout hint; filesystems without it still get the writes. */
+    if (rc == 0)
+        (void)posix_fallocate(fd, 0, (off_t)bytes);
     uint64_t rng = 0xda942042e4dd58b5ull;
-    uint64_t *words = (uint64_t *)buffer;
-    for (uint64_t off = 0; off < bytes; off += SEQ_BLOCK) {
+    for (uint64_t off = 0; off < bytes && rc == 0; off += SEQ_BLOCK) {
         for (size_t i = 0; i < SEQ_BLOCK / sizeof *words; i++) {
             rng ^= rng << 13;
             rng ^= rng >> 7;
             rng ^= rng << 17;
             words[i] = rng;
         }
-        if (pwrite(fd, buffer, SEQ_BLOCK, (off_t)off) != (ssize_t)SEQ_BLOCK)
-            return errno ? -errno : -EIO;
+        if (pwrite(fd, words, SEQ_BLOCK, (off_t)off) != (ssize_t)SEQ_BLOCK)
+            rc = errno ? -errno : -EIO;
         bench_progress(ctx, 0.3 * (double)(off + SEQ_BLOCK) / (double)bytes);
     }
-    return fsync(fd) == 0 ? 0 : -errno;
+    free(words);
+    if (rc == 0 && fsync(fd) != 0)
+        rc = -errno;
+    if (rc == 0)
+        (void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    close(fd);
+    return rc;
 }
 
-static json_t *storage_measure(const struct bench_ctx *ctx, const char *path, uint64_t file_bytes, char *buffers)
+/* Reads the file at fd (already laid out) and returns the result object. */
+static json_t *storage_measure(const struct bench_ctx *ctx, int fd, uint64_t file_bytes)
 {
-    int fd = open(path, O_RDWR | O_DIRECT);
-    if (fd < 0)
-        return bench_skipped("%s: cannot open with O_DIRECT (%s); tmpfs and some network filesystems do not "
-                             "support it: choose another --dir",
-                             path, strerror(errno));
-    int rc = write_file(fd, buffers, file_bytes, ctx);
-    if (rc < 0) {
-        close(fd);
-        return json_pack("{s:s}", "error", strerror(-rc));
-    }
+    char *buffers = aligned_alloc(DIRECT_ALIGN, (size_t)QUEUE_DEPTH * SEQ_BLOCK);
+    if (!buffers)
+        return json_pack("{s:s}", "error", "out of memory for the I/O buffers");
     double seconds = ctx->opts->quick ? 2.0 : 6.0;
     struct uring ring;
     int uring_rc = uring_open(&ring, QUEUE_DEPTH);
@@ -292,7 +306,7 @@ static json_t *storage_measure(const struct bench_ctx *ctx, const char *path, ui
     double rnd_s = bench_now() - t0;
     if (uring_rc == 0)
         uring_close(&ring);
-    close(fd);
+    free(buffers);
     if (seq_bytes < 0 || rnd_bytes < 0)
         return json_pack("{s:s}", "error", strerror((int)-(seq_bytes < 0 ? seq_bytes : rnd_bytes)));
     json_t *out = json_pack("{s:f, s:f, s:s, s:i, s:i, s:i, s:I, s:b}", "seq_read_bytes_s", (double)seq_bytes / seq_s,
@@ -304,8 +318,38 @@ static json_t *storage_measure(const struct bench_ctx *ctx, const char *path, ui
     return out;
 }
 
+static json_t *skipped_no_direct(const char *path, const char *remedy)
+{
+    return bench_skipped("%s: cannot open with O_DIRECT (%s); tmpfs and some network filesystems do not "
+                         "support it: %s", path, strerror(errno), remedy);
+}
+
+/* --file: the user's own file (a dataset shard, say), read and never written or removed. */
+static json_t *storage_run_on_file(const struct bench_ctx *ctx, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return bench_skipped("%s: %s", path, strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return bench_skipped("%s: not a regular file", path);
+    /* Smaller files would be served from the drive's own cache after the first pass. */
+    if ((uint64_t)st.st_size < MIN_FILE)
+        return bench_skipped("%s: %lld MiB; the reads need a file of at least %llu MiB", path,
+                             (long long)(st.st_size >> 20), (unsigned long long)(MIN_FILE >> 20));
+    int fd = open(path, O_RDONLY | O_DIRECT);
+    if (fd < 0)
+        return errno == EINVAL ? skipped_no_direct(path, "copy it to the disk under test") : bench_skipped("%s: %s", path, strerror(errno));
+    json_t *out = storage_measure(ctx, fd, (uint64_t)st.st_size / SEQ_BLOCK * SEQ_BLOCK);
+    close(fd);
+    if (!json_object_get(out, "skipped") && !json_object_get(out, "error"))
+        json_object_set_new(out, "file", json_string(path));
+    return out;
+}
+
 static json_t *storage_run(const struct bench_ctx *ctx)
 {
+    if (ctx->opts->file)
+        return storage_run_on_file(ctx, ctx->opts->file);
     const char *dir = ctx->opts->dir ? ctx->opts->dir : ".";
     struct statvfs fs;
     if (statvfs(dir, &fs) != 0)
@@ -318,9 +362,6 @@ static json_t *storage_run(const struct bench_ctx *ctx)
         return bench_skipped("%s: only %llu MiB free; the test file needs %llu MiB at most %d%% of it", dir,
                              (unsigned long long)(free_bytes >> 20), (unsigned long long)(MIN_FILE >> 20),
                              (int)(MAX_SHARE_OF_FREE * 100));
-    char *buffers = aligned_alloc(DIRECT_ALIGN, (size_t)QUEUE_DEPTH * SEQ_BLOCK);
-    if (!buffers)
-        return json_pack("{s:s}", "error", "out of memory for the I/O buffers");
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/.gpuvet-bench-XXXXXX", dir);
     /* Block the signals while the file exists unguarded, so no window leaves it behind. */
@@ -333,19 +374,26 @@ static json_t *storage_run(const struct bench_ctx *ctx)
     if (fd >= 0)
         guard_file(path);
     sigprocmask(SIG_SETMASK, &old, NULL);
-    if (fd < 0) {
-        free(buffers);
+    if (fd < 0)
         return bench_skipped("%s: cannot create a file here (%s)", dir, strerror(errno));
-    }
     close(fd);
-    json_t *out = storage_measure(ctx, path, file_bytes, buffers);
+    json_t *out;
+    int rc = lay_out_file(path, file_bytes, ctx);
+    if (rc < 0)
+        out = json_pack("{s:s}", "error", strerror(-rc));
+    else if ((fd = open(path, O_RDONLY | O_DIRECT)) < 0)
+        out = skipped_no_direct(path, "choose another --dir");
+    else {
+        out = storage_measure(ctx, fd, file_bytes);
+        close(fd);
+    }
     unguard_and_remove();
-    free(buffers);
-    if (!json_object_get(out, "skipped"))
+    if (!json_object_get(out, "skipped") && !json_object_get(out, "error"))
         json_object_set_new(out, "dir", json_string(dir));
     return out;
 }
 
 const struct bench_info bench_storage_info = {
     "storage", storage_run,
-    "O_DIRECT 1 MiB sequential read and 4 KiB random-read IOPS at queue depth 16 on a file in --dir", NULL};
+    "O_DIRECT 1 MiB sequential read and 4 KiB random-read IOPS at queue depth 16 on a file in --dir, or on --file",
+    NULL};

@@ -16,6 +16,8 @@ static const char usage[] =
     "  --json          write the gpuvet.bench/1 JSON document (docs/bench-json.md)\n"
     "  --dir DIR       where storage writes its test file (default: .); it is removed at the end\n"
     "                  and on Ctrl-C\n"
+    "  --file FILE     storage reads this existing file instead (a shard of your dataset, at least\n"
+    "                  64 MiB); it is only read, never written or removed\n"
     "  --seconds S     how long jitter runs (default 20, 3 with --quick)\n"
     "  --images DIR    JPEGs of your own dataset for decode (default: ImageNet-sized photographs\n"
     "                  made once from the mate-backgrounds package, cached in ~/.cache/gpuvet)\n"
@@ -90,8 +92,13 @@ static void print_storage(json_t *r)
            json_number_value(json_object_get(r, "seq_read_bytes_s")) / 1e9,
            json_integer_value(json_object_get(r, "queue_depth")), json_string_value(json_object_get(r, "engine")));
     printf("  random read      %8.0f IOPS  (4 KiB)\n", json_number_value(json_object_get(r, "rand_read_iops")));
-    printf("  in %s, a %lld MiB file (removed)\n", json_string_value(json_object_get(r, "dir")),
-           json_integer_value(json_object_get(r, "file_bytes")) >> 20);
+    const char *file = json_string_value(json_object_get(r, "file"));
+    if (file)
+        printf("  from %s, %lld MiB (only read)\n", file,
+               json_integer_value(json_object_get(r, "file_bytes")) >> 20);
+    else
+        printf("  in %s, a %lld MiB file written for the test (removed)\n", json_string_value(json_object_get(r, "dir")),
+               json_integer_value(json_object_get(r, "file_bytes")) >> 20);
 }
 
 static void print_jitter(json_t *r)
@@ -185,18 +192,20 @@ int cmd_bench(int argc, char **argv)
         {"quick", no_argument, NULL, 'q'},        {"json", no_argument, NULL, 'j'},
         {"dir", required_argument, NULL, 'd'},    {"seconds", required_argument, NULL, 's'},
         {"images", required_argument, NULL, 'i'}, {"cpu", required_argument, NULL, 'c'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+        {"file", required_argument, NULL, 'f'},   {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     struct bench_opts opts = {.dir = ".", .cpu = -1};
     bool json = false;
     char *end;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "qjd:s:i:c:h", options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "qjd:f:s:i:c:h", options, NULL)) != -1) {
         switch (c) {
         case 'q': opts.quick = true; break;
         case 'j': json = true; break;
         case 'd': opts.dir = optarg; break;
+        case 'f': opts.file = optarg; break;
         case 'i': opts.images = optarg; break;
         case 's':
             opts.seconds = strtod(optarg, &end);

@@ -110,7 +110,9 @@ int bench_results_from_json(struct bench_results *b, json_t *doc, const char *so
             positive(storage, "rand_read_iops", &b->storage_rand_read_iops, err, errlen, "storage"))
             goto bad;
         const char *dir = json_string_value(json_object_get(storage, "dir"));
+        const char *file = json_string_value(json_object_get(storage, "file"));
         b->storage_dir = dir ? strdup(dir) : NULL;
+        b->storage_file = file ? strdup(file) : NULL;
     }
     if (load_pcie(b, json_object_get(benchmarks, "pcie"), err, errlen))
         goto bad;
@@ -126,6 +128,7 @@ void bench_results_free(struct bench_results *b)
     free(b->source);
     free(b->mem_unmeasured);
     free(b->storage_dir);
+    free(b->storage_file);
     free(b->storage_unmeasured);
     free(b->pcie);
     free(b->pcie_unmeasured);
@@ -144,10 +147,10 @@ json_t *bench_results_json(const struct bench_results *b)
                                               "h2d_pinned_bytes_s", b->pcie[i].h2d_pinned_bytes_s,
                                               "d2h_pinned_bytes_s", b->pcie[i].d2h_pinned_bytes_s, "near_node",
                                               b->pcie[i].near_node, "far_node", b->pcie[i].far_node));
-    return json_pack("{s:s, s:o, s:s?, s:o, s:o, s:s?, s:s?, s:o, s:s?}", "source", b->source, "memory_triad_bytes_s",
-                     measured(b->mem_triad_bytes_s), "memory_unmeasured", b->mem_unmeasured,
+    return json_pack("{s:s, s:o, s:s?, s:o, s:o, s:s?, s:s?, s:s?, s:o, s:s?}", "source", b->source,
+                     "memory_triad_bytes_s", measured(b->mem_triad_bytes_s), "memory_unmeasured", b->mem_unmeasured,
                      "storage_seq_read_bytes_s", measured(b->storage_seq_read_bytes_s),
-                     "storage_rand_read_iops", measured(b->storage_rand_read_iops),
-                     "storage_dir", b->storage_dir, "storage_unmeasured", b->storage_unmeasured, "pcie", pcie,
+                     "storage_rand_read_iops", measured(b->storage_rand_read_iops), "storage_dir", b->storage_dir,
+                     "storage_file", b->storage_file, "storage_unmeasured", b->storage_unmeasured, "pcie", pcie,
                      "pcie_unmeasured", b->pcie_unmeasured);
 }

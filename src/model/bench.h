@@ -21,7 +21,8 @@ struct bench_results {
     double mem_triad_bytes_s;   /* whole machine, 0 not measured */
     char *mem_unmeasured;
     double storage_seq_read_bytes_s, storage_rand_read_iops; /* 0 not measured */
-    char *storage_dir;
+    char *storage_dir;          /* where the test file was written, or */
+    char *storage_file;         /* the user's own file it read (--file) */
     char *storage_unmeasured;
     struct bench_gpu_copy *pcie;
     int npcie;

@@ -151,7 +151,8 @@ static void judge_measured_rate(struct audit_ctx *ctx, const char *subject)
         return;
     json_t *ev = json_pack("{s:f, s:f, s:i, s:f, s:s?, s:s?}", "measured_seq_read_bytes_s", b->storage_seq_read_bytes_s,
                            "demand_bytes_s", demand, "accelerators", accelerators, "image_bytes",
-                           ctx->thresholds->cv_image_bytes, "measured_in", b->storage_dir, "bench", b->source);
+                           ctx->thresholds->cv_image_bytes, "measured_in",
+                           b->storage_dir ? b->storage_dir : b->storage_file, "bench", b->source);
     if (b->storage_seq_read_bytes_s < demand)
         finding_add(ctx, SEV_FAIL, subject, ev,
                     "put the dataset on local NVMe, cache it in RAM, or pack it into large shards (WebDataset, TFRecord)",

@@ -239,6 +239,83 @@ Test(bench_cli, storage_in_a_missing_directory_is_skipped)
     run_result_free(&r);
 }
 
+/* Writes bytes of a repeating counter to path; returns a checksum of them. */
+static uint64_t write_counter_file(const char *path, size_t bytes)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    uint64_t sum = 0;
+    for (size_t i = 0; i < bytes / sizeof(uint64_t); i++) {
+        uint64_t word = i * 0x9e3779b97f4a7c15ull;
+        sum += word;
+        cr_assert_eq(fwrite(&word, sizeof word, 1, f), 1);
+    }
+    fclose(f);
+    return sum;
+}
+
+static uint64_t checksum_file(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f);
+    uint64_t sum = 0, word;
+    while (fread(&word, sizeof word, 1, f) == 1)
+        sum += word;
+    fclose(f);
+    return sum;
+}
+
+/* --file reads the user's own file, and leaves it exactly as it was. */
+Test(bench_cli, storage_reads_an_existing_file_and_leaves_it, .timeout = 120)
+{
+    char *dir = make_dir();
+    char path[4096];
+    snprintf(path, sizeof path, "%s/shard-0000.tar", dir);
+    uint64_t sum = write_counter_file(path, 64u << 20);
+    struct stat before, after;
+    cr_assert_eq(stat(path, &before), 0);
+    struct run_result r = run_gpuvet("bench", "storage", "--quick", "--json", "--file", path, NULL);
+    json_t *doc = run_json(&r);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *st = json_object_get(json_object_get(doc, "benchmarks"), "storage");
+    cr_assert_str_eq(json_string_value(json_object_get(st, "file")), path);
+    cr_assert_null(json_object_get(st, "dir"));
+    cr_assert_eq(number_at(st, "file_bytes"), 64u << 20);
+    cr_assert_gt(number_at(st, "seq_read_bytes_s"), 1e6);
+    cr_assert_gt(number_at(st, "rand_read_iops"), 10);
+    cr_assert_eq(stat(path, &after), 0);
+    cr_assert_eq(after.st_size, before.st_size);
+    cr_assert_eq(after.st_mtim.tv_sec, before.st_mtim.tv_sec);
+    cr_assert_eq(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec);
+    cr_assert_eq(checksum_file(path), sum, "the file's bytes changed");
+    cr_assert_eq(entries(dir, NULL, 0), 1, "bench left a file beside the shard");
+    json_decref(doc);
+    run_result_free(&r);
+    unlink(path);
+    rmdir(dir);
+    free(dir);
+}
+
+/* A file too small to defeat the drive's cache, or not a file at all, is skipped with the reason. */
+Test(bench_cli, storage_file_that_cannot_be_measured_is_named)
+{
+    char *dir = make_dir();
+    char path[4096];
+    snprintf(path, sizeof path, "%s/small.bin", dir);
+    write_counter_file(path, 1u << 20);
+    struct run_result r = run_gpuvet("bench", "storage", "--quick", "--file", path, NULL);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.out, path) && strstr(r.out, "at least 64 MiB"), "%s", r.out);
+    run_result_free(&r);
+    r = run_gpuvet("bench", "storage", "--quick", "--file", dir, NULL);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.out, "not a regular file"), "%s", r.out);
+    run_result_free(&r);
+    unlink(path);
+    rmdir(dir);
+    free(dir);
+}
+
 Test(bench_cli, decode_on_a_folder_without_jpegs_says_so)
 {
     char *dir = make_dir();
