@@ -282,6 +282,36 @@ static void print_memory(FILE *o, const struct machine *m, const struct style *s
                 c->procs[i].pid, c->procs[i].kernel_thread ? " [kernel thread]" : "", st->reset);
 }
 
+/* What `--bench FILE` or `--bench-quick` measured: the numbers MEM_BANDWIDTH_LOW,
+ * PCIE_BANDWIDTH_LOW and STORAGE_SLOW_DATA judge, each with why when it is missing. */
+static void print_measured(FILE *o, const struct machine *m, const struct style *st)
+{
+    const struct bench_results *b = &m->bench;
+    if (!b->loaded)
+        return;
+    fprintf(o, "%sMeasured%s (%s)\n", st->bold, st->reset, b->source);
+    if (b->mem_triad_bytes_s > 0)
+        fprintf(o, "        memory: triad %.2f GB/s, whole machine\n", b->mem_triad_bytes_s / 1e9);
+    else
+        fprintf(o, "        memory: %s\n", or_unknown(b->mem_unmeasured));
+    if (b->storage_seq_read_bytes_s > 0)
+        fprintf(o, "        storage: sequential read %.2f GB/s, random read %.0f IOPS (%s %s)\n",
+                b->storage_seq_read_bytes_s / 1e9, b->storage_rand_read_iops, b->storage_file ? "file" : "in",
+                or_unknown(b->storage_file ? b->storage_file : b->storage_dir));
+    else
+        fprintf(o, "        storage: %s\n", or_unknown(b->storage_unmeasured));
+    for (int i = 0; i < b->npcie; i++) {
+        const struct bench_gpu_copy *c = &b->pcie[i];
+        fprintf(o, "        pcie %s: host to device %.1f GB/s, device to host %.1f GB/s (pinned", c->bus_id,
+                c->h2d_pinned_bytes_s / 1e9, c->d2h_pinned_bytes_s / 1e9);
+        if (c->near_node >= 0)
+            fprintf(o, ", host memory on node %d", c->near_node);
+        fprintf(o, ")\n");
+    }
+    if (b->npcie == 0)
+        fprintf(o, "        pcie: %s\n", or_unknown(b->pcie_unmeasured));
+}
+
 static void print_findings(FILE *o, const struct audit_report *r, const struct style *st, bool verbose)
 {
     const struct findings *f = r->findings;
@@ -337,6 +367,7 @@ int report_text(FILE *o, const struct audit_report *r, bool colour, bool verbose
     print_network(o, m, &st);
     print_kernel(o, m, &st);
     print_memory(o, m, &st);
+    print_measured(o, m, &st);
     print_findings(o, r, &st, verbose);
     if (m->nproblems) {
         fprintf(o, "\n%sInput problems%s (facts from these files are reported as unknown)\n", st.bold, st.reset);

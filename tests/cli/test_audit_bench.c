@@ -62,6 +62,22 @@ Test(audit_bench, saved_bench_feeds_the_model_and_rules)
     run_result_free(&r);
 }
 
+/* The text report shows what was measured, and says why where something was not. */
+Test(audit_bench, text_report_shows_the_measurements)
+{
+    struct run_result r = run_gpuvet("audit", "--sysroot", fixture(VE_MACHINE), "--bench", BENCH_FIXTURE, NULL);
+    cr_assert(r.status == 0 || r.status == 1, "%s", r.err);
+    const char *measured = strstr(r.out, "Measured (" BENCH_FIXTURE ")");
+    cr_assert_not_null(measured, "%s", r.out);
+    cr_assert(strstr(measured, "memory: triad 13.87 GB/s"), "%s", measured);
+    cr_assert(strstr(measured, "storage: sequential read 0.51 GB/s, random read 18594 IOPS (in /tmp)"), "%s", measured);
+    cr_assert(strstr(measured, "pcie: pcie was skipped: the pcie benchmark"), "%s", measured);
+    run_result_free(&r);
+    r = run_gpuvet("audit", "--sysroot", fixture(VE_MACHINE), NULL);
+    cr_assert_null(strstr(r.out, "Measured"), "no bench, no Measured section");
+    run_result_free(&r);
+}
+
 /* The Dell tree has its SMBIOS entries: DIMMs, channels and speed give the theoretical bandwidth. */
 #define DELL_MACHINE "sysroot/32em64t-2n8c+1mic"
 
