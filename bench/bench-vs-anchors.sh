@@ -10,7 +10,7 @@
 # (STREAM's own rule), so a neighbour's burst of load hits both sides alike.
 #
 # Anchors (scripts/setup.sh installs them with --anchors):
-#   memory   likwid-bench -t triad_avx -w N:1GB:<threads>              (likwid)
+#   memory   likwid-bench -t triad_avx (and stream_mem_avx) -w N:1GB:<threads>   (likwid)
 #   storage  fio --rw=read --bs=1M --direct=1 --ioengine=libaio --iodepth=16   (fio)
 #   decode   tjbench FILE.jpg, one core                                 (libjpeg-turbo-progs)
 #   jitter   cyclictest -m -i 1000 -t 1 --laptop, same CPU and duration (rt-tests)
@@ -30,17 +30,21 @@ row() { rows+=("$(printf '%-8s %-40s %12s %12s %7s' "$@")"); }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 best() { awk -v a="${1:-}" -v b="$2" -v low="${3:-}" 'BEGIN { if (a == "" || (low ? b < a : b > a)) a = b; print a }'; }
 
-# memory: STREAM triad, one thread per core, against likwid's AVX triad on as many threads.
+# memory: STREAM triad, one thread per core, against likwid's AVX triad on as many threads (the
+# issue's anchor: A = B*C + D, regular stores, likwid counting no write-allocate traffic) and
+# against likwid's STREAM triad with non-temporal stores, the kernel gpuvet runs.
 echo "memory..." >&2
-ours="" likwid=""
+ours="" likwid="" likwid_stream=""
+likwid_gb() { likwid-bench -t "$1" -w "N:1GB:$2" 2>/dev/null | awk '/^MByte\/s:/ { print $2 / 1000 }'; }
 for _ in $(seq "$ROUNDS"); do
   "$GPUVET" bench memory --json > "$work/memory.json"
   threads=$(jq '.benchmarks.memory.threads' "$work/memory.json")
   ours=$(best "$ours" "$(jq '.benchmarks.memory.triad_bytes_s / 1e9' "$work/memory.json")")
-  likwid=$(best "$likwid" "$(likwid-bench -t triad_avx -w "N:1GB:$threads" 2>/dev/null |
-                             awk '/^MByte\/s:/ { print $2 / 1000 }')")
+  likwid=$(best "$likwid" "$(likwid_gb triad_avx "$threads")")
+  likwid_stream=$(best "$likwid_stream" "$(likwid_gb stream_mem_avx "$threads")")
 done
-row memory "triad GB/s ($threads threads)" "$(printf %.2f "$ours")" "$(printf %.2f "$likwid")" "$(ratio "$ours" "$likwid")"
+row memory "triad GB/s ($threads threads) vs triad_avx" "$(printf %.2f "$ours")" "$(printf %.2f "$likwid")" "$(ratio "$ours" "$likwid")"
+row memory "triad GB/s vs stream_mem_avx" "$(printf %.2f "$ours")" "$(printf %.2f "$likwid_stream")" "$(ratio "$ours" "$likwid_stream")"
 
 # storage: 1 MiB O_DIRECT sequential reads at QD16. First both read one file that fio laid out
 # (gpuvet --file): the engines alone. Then each writes and reads its own file in DIR, as users run

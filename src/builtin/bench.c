@@ -125,7 +125,7 @@ static void print_decode(json_t *r)
     printf("  %3lld cores:  %7.0f images/s, decode alone %6.1f Mpix/s\n", json_integer_value(json_object_get(r, "cores")),
            json_number_value(json_object_get(r, "images_s_all_cores")),
            json_number_value(json_object_get(r, "decode_only_mpix_s_all_cores")));
-    printf("  this CPU feeds %.2f A100s or %.2f H100s at ResNet-50 training rates\n",
+    printf("  this CPU feeds %.2f A100s or %.2f H100s (estimated rate) at ResNet-50 training rates\n",
            json_number_value(json_object_get(feeds, "a100")), json_number_value(json_object_get(feeds, "h100")));
     json_t *set = json_object_get(r, "images");
     printf("  images: %lld from %s\n", json_integer_value(json_object_get(set, "count")),
