@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/io_uring.h>
+#include <linux/magic.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -315,6 +317,10 @@ static json_t *storage_measure(const struct bench_ctx *ctx, int fd, uint64_t fil
                             (json_int_t)file_bytes, "o_direct", true);
     if (uring_rc != 0)
         json_object_set_new(out, "engine_reason", json_sprintf("io_uring_setup failed: %s", strerror(-uring_rc)));
+    /* Linux 6.6 accepts O_DIRECT on tmpfs, where the "disk" is RAM. */
+    struct statfs fs;
+    if (fstatfs(fd, &fs) == 0 && (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC))
+        json_object_set_new(out, "note", json_string("the file is on tmpfs/ramfs: this measured memory, not a disk"));
     return out;
 }
 

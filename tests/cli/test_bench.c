@@ -316,6 +316,28 @@ Test(bench_cli, storage_file_that_cannot_be_measured_is_named)
     free(dir);
 }
 
+/* A directory on tmpfs is RAM: measured only where the kernel allows O_DIRECT there (6.6+), and
+ * then the result says it is not a disk. */
+Test(bench_cli, storage_on_tmpfs_is_not_called_a_disk)
+{
+    char dir[] = "/dev/shm/gpuvet-bench-test-XXXXXX";
+    if (!mkdtemp(dir))
+        cr_skip_test("no /dev/shm here");
+    struct run_result r = run_gpuvet("bench", "storage", "--quick", "--json", "--dir", dir, NULL);
+    json_t *doc = run_json(&r);
+    json_t *st = json_object_get(json_object_get(doc, "benchmarks"), "storage");
+    const char *skipped = json_string_value(json_object_get(st, "skipped"));
+    const char *note = json_string_value(json_object_get(st, "note"));
+    if (skipped)
+        cr_assert(strstr(skipped, "O_DIRECT"), "%s", skipped);
+    else
+        cr_assert(note && strstr(note, "not a disk"), "%s", r.out);
+    cr_assert_eq(entries(dir, NULL, 0), 0, "bench left a file in %s", dir);
+    json_decref(doc);
+    run_result_free(&r);
+    rmdir(dir);
+}
+
 Test(bench_cli, decode_on_a_folder_without_jpegs_says_so)
 {
     char *dir = make_dir();
