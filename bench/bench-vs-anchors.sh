@@ -6,10 +6,10 @@
 #   bench/bench-vs-anchors.sh [DIR]      DIR: where the storage files go (default: .)
 #   GPUVET=build/gpuvet JITTER_SECONDS=20 ROUNDS=3 bench/bench-vs-anchors.sh
 #
-# Each pair runs ROUNDS times (storage on one file 5 x ROUNDS), gpuvet and anchor alternating, and
-# the best of each side is kept (STREAM's own rule), so a neighbour's burst of load hits both sides
-# alike; storage, whose runs swing most, reports the medians of its pairs and of their ratios
-# instead. The ratio column is gpuvet / anchor.
+# Memory and decode run ROUNDS times, gpuvet and anchor alternating, and keep the best of each
+# side (STREAM's own rule), so a neighbour's burst of load hits both sides alike. Storage and jitter
+# run in pairs (storage on one file 5 x ROUNDS, jitter 3 x ROUNDS) and report medians. The ratio column is
+# gpuvet / anchor.
 #
 # Anchors (scripts/setup.sh installs them with --anchors):
 #   memory   likwid-bench -t triad_avx (and stream_mem_avx) -w N:1GB:<threads>   (likwid)
@@ -30,7 +30,7 @@ trap 'rm -rf "$work"' EXIT
 rows=()
 row() { rows+=("$(printf '%-8s %-40s %12s %12s %7s' "$@")"); }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
-best() { awk -v a="${1:-}" -v b="$2" -v low="${3:-}" 'BEGIN { if (a == "" || (low ? b < a : b > a)) a = b; print a }'; }
+best() { awk -v a="${1:-}" -v b="$2" 'BEGIN { if (a == "" || b > a) a = b; print a }'; }
 
 # memory: STREAM triad, one thread per core, against likwid's AVX triad on as many threads (the
 # issue's anchor: A = B*C + D, regular stores, likwid counting no write-allocate traffic) and
@@ -48,52 +48,50 @@ done
 row memory "triad GB/s ($threads threads) vs triad_avx" "$(printf %.2f "$ours")" "$(printf %.2f "$likwid")" "$(ratio "$ours" "$likwid")"
 row memory "triad GB/s vs stream_mem_avx" "$(printf %.2f "$ours")" "$(printf %.2f "$likwid_stream")" "$(ratio "$ours" "$likwid_stream")"
 
+# paired_medians BENCH LABEL PAIRS OURS_CMD ANCHOR_CMD FORMAT: PAIRS back-to-back pairs, who goes
+# first alternating, then one row: the median of each side and the median of the pair ratios.
+# Storage and jitter swing most between runs on shared or virtual machines (the host's load moves
+# them), so they use this: a best-of would pick one side's outlier.
+median() { sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+paired_medians() {
+  local bench=$1 label=$2 pairs=$3 ours_cmd=$4 anchor_cmd=$5 format=$6 ours anchor
+  : > "$work/pairs"
+  for pair in $(seq "$pairs"); do
+    if (( pair % 2 )); then ours=$($ours_cmd); anchor=$($anchor_cmd)
+    else anchor=$($anchor_cmd); ours=$($ours_cmd); fi
+    echo "$ours $anchor" >> "$work/pairs"
+  done
+  row "$bench" "$label" "$(cut -d' ' -f1 "$work/pairs" | median | xargs printf "$format")" \
+      "$(cut -d' ' -f2 "$work/pairs" | median | xargs printf "$format")" \
+      "$(awk '{ print $1 / $2 }' "$work/pairs" | median | xargs printf %.2f)"
+}
+
 # storage: 1 MiB O_DIRECT sequential reads at QD16. First both read one file that fio laid out
-# (gpuvet --file): the engines alone. Then each writes and reads its own file in DIR, as users run
-# them. On virtual or shared disks a run can be 2-3x faster than the one before it (the host's load,
-# and where the file's blocks and the buffers' pages land, decide how requests split and merge),
-# so storage runs in pairs, alternating who goes first, and reports medians: a best-of would pick
-# outliers.
+# (gpuvet --file): the engines alone, in short runs (2 s each side, gpuvet --quick) and many pairs
+# so that drift in the host's load falls on both alike. Then each writes and reads its own file in
+# DIR for 6 s, as users run them.
 echo "storage..." >&2
 shared_file="$DIR/.gpuvet-anchor-shared"
 trap 'rm -rf "$work" "$shared_file"' EXIT
-median() { sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 fio_read() {
   fio --name=gpuvet-anchor --rw=read --bs=1M --direct=1 --ioengine=libaio --iodepth=16 \
       --time_based --output-format=json "$@" | jq '.jobs[0].read.bw_bytes / 1e9'
 }
-# storage_pairs LABEL PAIRS OURS_CMD FIO_ARGS...: PAIRS pairs, then one row of medians.
-storage_pairs() {
-  local label=$1 pairs=$2 ours_cmd=$3 ours fio_gb
-  shift 3
-  : > "$work/pairs"
-  for pair in $(seq "$pairs"); do
-    if (( pair % 2 )); then ours=$($ours_cmd); fio_gb=$(fio_read "$@")
-    else fio_gb=$(fio_read "$@"); ours=$($ours_cmd); fi
-    echo "$ours $fio_gb" >> "$work/pairs"
-  done
-  row storage "$label" "$(cut -d' ' -f1 "$work/pairs" | median | xargs printf %.2f)" \
-      "$(cut -d' ' -f2 "$work/pairs" | median | xargs printf %.2f)" \
-      "$(awk '{ print $1 / $2 }' "$work/pairs" | median | xargs printf %.2f)"
-}
-# One file: short runs (2 s each side, gpuvet --quick) and many pairs, so drift in the host's load
-# falls on both sides alike.
 fio --name=gpuvet-anchor --filename="$shared_file" --size=1G --rw=read --create_only=1 > /dev/null
 ours_shared() {
   "$GPUVET" bench storage --quick --json --file "$shared_file" | jq '.benchmarks.storage.seq_read_bytes_s / 1e9'
 }
-storage_pairs "seq read GB/s, one file (median)" $((ROUNDS * 5)) ours_shared --filename="$shared_file" --size=1G \
-  --runtime=2
+fio_shared() { fio_read --filename="$shared_file" --size=1G --runtime=2; }
+paired_medians storage "seq read GB/s, one file (median)" $((ROUNDS * 5)) ours_shared fio_shared %.2f
 rm -f "$shared_file"
-# Own files: 6 s each side, as users run them. gpuvet writes 1 GiB, or 10% of the free space when
-# that is less (in whole MiB); fio gets the same.
+# gpuvet writes 1 GiB, or 10% of the free space when that is less (in whole MiB); fio gets the same.
+size=$(df --output=avail -B1 "$DIR" | awk 'NR == 2 { s = int($1 / 10 / 1048576) * 1048576
+                                                     print s < 1073741824 ? s : 1073741824 }')
 ours_own() {
   "$GPUVET" bench storage --json --dir "$DIR" | jq '.benchmarks.storage.seq_read_bytes_s / 1e9'
 }
-size=$(df --output=avail -B1 "$DIR" | awk 'NR == 2 { s = int($1 / 10 / 1048576) * 1048576
-                                                     print s < 1073741824 ? s : 1073741824 }')
-storage_pairs "seq read GB/s, own files (median)" "$ROUNDS" ours_own --directory="$DIR" --size="$size" \
-  --unlink=1 --runtime=6
+fio_own() { fio_read --directory="$DIR" --size="$size" --unlink=1 --runtime=6; }
+paired_medians storage "seq read GB/s, own files (median)" "$ROUNDS" ours_own fio_own %.2f
 
 # decode: the same photo, one core, decode only. tjbench writes its output image next to the
 # input, so both get a private copy.
@@ -117,18 +115,18 @@ row decode "decode-only Mpix/s, one core" "$(printf %.1f "$ours")" "$(printf %.1
 # so the anchor must measure the box as it is too.
 echo "jitter (${JITTER_SECONDS}s per run)..." >&2
 cpu=$(( $(nproc) - 1 ))
-ours="" ct=""
-for _ in $(seq "$ROUNDS"); do
-  "$GPUVET" bench jitter --json --cpu "$cpu" --seconds "$JITTER_SECONDS" > "$work/jitter.json"
-  ours=$(best "$ours" "$(jq '.benchmarks.jitter.p99_us' "$work/jitter.json")" low)
-  cyclictest -m -i 1000 -t 1 --laptop -a "$cpu" -D "$JITTER_SECONDS" -q -h 100000 > "$work/cyclictest.txt" 2>/dev/null
-  ct=$(best "$ct" "$(awk '/^[0-9]/ { n[$1 + 0] = $2; total += $2 }
-                          /Histogram Overflows/ { over = $4 + 0 }
-                          END { total += over; want = total * 0.99; sum = 0
-                                for (us = 0; us < 100000; us++) { sum += n[us]; if (sum >= want) { print us; exit } }
-                                print 100000 }' "$work/cyclictest.txt")" low)
-done
-row jitter "p99 wake-up latency us" "$(printf %.0f "$ours")" "$ct" "$(ratio "$ours" "$ct")"
+ours_jitter() {
+  "$GPUVET" bench jitter --json --cpu "$cpu" --seconds "$JITTER_SECONDS" | jq '.benchmarks.jitter.p99_us'
+}
+cyclictest_p99() {
+  cyclictest -m -i 1000 -t 1 --laptop -a "$cpu" -D "$JITTER_SECONDS" -q -h 100000 2>/dev/null |
+    awk '/^[0-9]/ { n[$1 + 0] = $2; total += $2 }
+         /Histogram Overflows/ { over = $4 + 0 }
+         END { total += over; want = total * 0.99; sum = 0
+               for (us = 0; us < 100000; us++) { sum += n[us]; if (sum >= want) { print us; exit } }
+               print 100000 }'
+}
+paired_medians jitter "p99 wake-up latency us (median)" $((ROUNDS * 3)) ours_jitter cyclictest_p99 %.0f
 
 printf '%-8s %-40s %12s %12s %7s\n' bench metric gpuvet anchor ratio
 printf '%s\n' "${rows[@]}"
