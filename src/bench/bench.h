@@ -63,6 +63,16 @@ static inline void bench_progress(const struct bench_ctx *ctx, double fraction)
 /* Seconds of CLOCK_MONOTONIC. */
 double bench_now(void);
 
+/* xorshift64*: reproducible and fast enough for shuffles of hundreds of millions of indices, random
+ * offsets per I/O and incompressible file bytes. The state must not start at 0. */
+static inline uint64_t bench_random(uint64_t *state)
+{
+    *state ^= *state >> 12;
+    *state ^= *state << 25;
+    *state ^= *state >> 27;
+    return *state * 2685821657736338717ull;
+}
+
 /* How many bytes a benchmark may allocate: a fraction of MemAvailable and of the headroom left
  * under this process' cgroup memory limit, whichever is smaller. Fills why with the source
  * (e.g. "50% of MemAvailable"). 0 when neither could be read. */

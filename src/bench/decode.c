@@ -291,18 +291,11 @@ struct decode_worker {
     bool failed;
 };
 
-static uint32_t next_random(uint32_t *state)
-{
-    *state ^= *state << 13;
-    *state ^= *state >> 17;
-    *state ^= *state << 5;
-    return *state;
-}
-
-static float uniform(uint32_t *state) { return (next_random(state) >> 8) / 16777216.0f; }
+/* 24 random bits as a float in [0, 1). */
+static float uniform(uint64_t *state) { return (bench_random(state) >> 40) / 16777216.0f; }
 
 /* torchvision's RandomResizedCrop.get_params: 10 tries, then a centre crop within the ratios. */
-static void random_crop(int w, int h, uint32_t *rng, int *cx, int *cy, int *cw, int *ch)
+static void random_crop(int w, int h, uint64_t *rng, int *cx, int *cy, int *cw, int *ch)
 {
     double area = (double)w * h, log_lo = log(3.0 / 4.0), log_hi = log(4.0 / 3.0);
     for (int attempt = 0; attempt < 10; attempt++) {
@@ -310,8 +303,8 @@ static void random_crop(int w, int h, uint32_t *rng, int *cx, int *cy, int *cw, 
         double ratio = exp(log_lo + uniform(rng) * (log_hi - log_lo));
         int tw = (int)lround(sqrt(target * ratio)), th = (int)lround(sqrt(target / ratio));
         if (tw > 0 && th > 0 && tw <= w && th <= h) {
-            *cx = (int)(next_random(rng) % (uint32_t)(w - tw + 1));
-            *cy = (int)(next_random(rng) % (uint32_t)(h - th + 1));
+            *cx = (int)(bench_random(rng) % (uint64_t)(w - tw + 1));
+            *cy = (int)(bench_random(rng) % (uint64_t)(h - th + 1));
             *cw = tw;
             *ch = th;
             return;
@@ -362,7 +355,7 @@ static void *decode_worker_run(void *arg)
     if (!dec || !rgb || !crop || !tensor) {
         w->failed = true;
     } else {
-        uint32_t rng = 0x12345678u ^ (w->pu * 2654435761u);
+        uint64_t rng = 0x9e3779b97f4a7c15ull * (w->pu + 1);
         int next = (int)(w->pu % (unsigned)s->images->count);
         double start = bench_now(), deadline = start + s->seconds;
         while (bench_now() < deadline) {
@@ -377,7 +370,7 @@ static void *decode_worker_run(void *arg)
                 int cx, cy, cw, ch;
                 random_crop(j->width, j->height, &rng, &cx, &cy, &cw, &ch);
                 resize_bilinear(rgb, j->width, cx, cy, cw, ch, crop, CROP, CROP);
-                if (next_random(&rng) & 1)
+                if (bench_random(&rng) >> 63)
                     flip_horizontal(crop, CROP, CROP);
                 to_normalized_chw(crop, tensor);
             }

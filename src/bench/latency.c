@@ -17,15 +17,6 @@ struct line {
     char pad[LINE - sizeof(struct line *)];
 };
 
-/* xorshift64*: reproducible and fast enough to shuffle hundreds of millions of indices. */
-static uint64_t next_random(uint64_t *state)
-{
-    *state ^= *state >> 12;
-    *state ^= *state << 25;
-    *state ^= *state >> 27;
-    return *state * 2685821657736338717ull;
-}
-
 /* Sattolo's algorithm gives a single cycle through every line, so the chase visits all of them. */
 static bool build_chase(struct line *lines, size_t count)
 {
@@ -36,7 +27,7 @@ static bool build_chase(struct line *lines, size_t count)
         order[i] = (uint32_t)i;
     uint64_t state = 0x9e3779b97f4a7c15ull;
     for (size_t i = count - 1; i > 0; i--) {
-        size_t j = next_random(&state) % i;
+        size_t j = bench_random(&state) % i;
         uint32_t t = order[i];
         order[i] = order[j];
         order[j] = t;

@@ -150,12 +150,8 @@ struct pattern {
 
 static uint64_t pattern_offset(struct pattern *p, uint64_t *rng)
 {
-    if (p->random) {
-        *rng ^= *rng << 13;
-        *rng ^= *rng >> 7;
-        *rng ^= *rng << 17;
-        return (*rng % (p->file_bytes / p->block)) * p->block;
-    }
+    if (p->random)
+        return (bench_random(rng) % (p->file_bytes / p->block)) * p->block;
     pthread_mutex_lock(&p->lock);
     uint64_t off = p->next;
     p->next = off + p->block >= p->file_bytes ? 0 : off + p->block;
@@ -266,12 +262,8 @@ static int lay_out_file(const char *path, uint64_t bytes, const struct bench_ctx
         (void)posix_fallocate(fd, 0, (off_t)bytes);
     uint64_t rng = 0xda942042e4dd58b5ull;
     for (uint64_t off = 0; off < bytes && rc == 0; off += SEQ_BLOCK) {
-        for (size_t i = 0; i < SEQ_BLOCK / sizeof *words; i++) {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            words[i] = rng;
-        }
+        for (size_t i = 0; i < SEQ_BLOCK / sizeof *words; i++)
+            words[i] = bench_random(&rng);
         if (pwrite(fd, words, SEQ_BLOCK, (off_t)off) != (ssize_t)SEQ_BLOCK)
             rc = errno ? -errno : -EIO;
         bench_progress(ctx, 0.3 * (double)(off + SEQ_BLOCK) / (double)bytes);
