@@ -14,32 +14,26 @@
 
 #include "bench/bench.h"
 #include "util/fsroot.h"
+#include "util/parse.h"
 
 #define INTERVAL_NS 1000000L
 
-/* Steal and total jiffies of one CPU from /proc/stat; false when the line is missing. */
+/* Steal and total jiffies of one CPU from /proc/stat; false when its line is missing. */
 static bool cpu_jiffies(int cpu, unsigned long long *steal, unsigned long long *total)
 {
-    char *stat = fs_read("/proc/stat");
-    if (!stat)
-        return false;
-    char prefix[32];
-    int len = snprintf(prefix, sizeof prefix, "cpu%d ", cpu);
+    char *text = fs_read("/proc/stat");
+    struct cpu_ticks *all = NULL;
+    int n = text ? parse_proc_stat(text, &all) : 0;
+    free(text);
     bool found = false;
-    for (char *line = strtok(stat, "\n"); line && !found; line = strtok(NULL, "\n")) {
-        if (strncmp(line, prefix, (size_t)len))
+    for (int i = 0; i < n && !found; i++) {
+        if (all[i].cpu != cpu)
             continue;
-        unsigned long long v[8] = {0};
-        if (sscanf(line + len, "%llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-                   &v[6], &v[7]) == 8) {
-            *steal = v[7];
-            *total = 0;
-            for (int i = 0; i < 8; i++)
-                *total += v[i];
-            found = true;
-        }
+        *steal = all[i].steal;
+        *total = cpu_ticks_total(&all[i]);
+        found = true;
     }
-    free(stat);
+    free(all);
     return found;
 }
 

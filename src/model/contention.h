@@ -5,6 +5,7 @@
 #include <stdbool.h>
 
 struct cpu_time_shares {   /* shares of the CPU time of the window, 0..1 */
+    int cpu;               /* the CPU number in per_cpu; -1 in total */
     double user, system, iowait, irq, steal, idle;
 };
 

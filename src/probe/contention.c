@@ -10,14 +10,11 @@
 
 #include "probe/probe.h"
 #include "util/fsroot.h"
+#include "util/parse.h"
 
 #define PF_KTHREAD 0x00200000UL /* include/linux/sched.h */
 #define MAX_NAMED_PROCS 20
 #define MIN_NAMED_SHARE 0.001   /* below 0.1 % of the machine a process is noise */
-
-struct cpu_ticks {
-    unsigned long long user, nice, system, idle, iowait, irq, softirq, steal;
-};
 
 struct proc_ticks {
     int pid;
@@ -26,39 +23,25 @@ struct proc_ticks {
     char name[64];
 };
 
-static unsigned long long ticks_total(const struct cpu_ticks *t)
-{
-    return t->user + t->nice + t->system + t->idle + t->iowait + t->irq + t->softirq + t->steal;
-}
-
-/* /proc/stat: the "cpu" line into all[0], "cpuN" lines into all[1..]. Returns the count of CPUs. */
+/* /proc/stat's cpu lines into *all: the all-CPU line first, then one per online CPU. Returns the
+ * count of CPUs, < 1 when unreadable. */
 static int read_stat(struct cpu_ticks **all)
 {
     char *text = fs_read("/proc/stat");
-    int n = 0, cap = 0;
-    *all = NULL;
-    for (char *line = text; line && *line;) {
-        char *nl = strchr(line, '\n');
-        if (nl)
-            *nl = '\0';
-        struct cpu_ticks t = {0};
-        char name[32];
-        if (!strncmp(line, "cpu", 3) &&
-            sscanf(line, "%31s %llu %llu %llu %llu %llu %llu %llu %llu", name, &t.user, &t.nice, &t.system, &t.idle,
-                   &t.iowait, &t.irq, &t.softirq, &t.steal) >= 5) {
-            if (n == cap) {
-                cap = cap ? cap * 2 : 64;
-                struct cpu_ticks *grown = realloc(*all, (size_t)cap * sizeof *grown);
-                if (!grown)
-                    break;
-                *all = grown;
-            }
-            (*all)[n++] = t;
-        }
-        line = nl ? nl + 1 : NULL;
-    }
+    int n = text ? parse_proc_stat(text, all) : 0;
     free(text);
+    if (n > 0 && (*all)[0].cpu != -1)
+        n = 0;
     return n - 1;
+}
+
+/* Both readings list the same CPUs in the same order. */
+static bool same_cpus(const struct cpu_ticks *a, const struct cpu_ticks *b, int ncpus)
+{
+    for (int i = 0; i <= ncpus; i++)
+        if (a[i].cpu != b[i].cpu)
+            return false;
+    return true;
 }
 
 static int compare_pid(const void *a, const void *b)
@@ -124,8 +107,8 @@ static long read_throttle_events(void)
 
 static struct cpu_time_shares shares(const struct cpu_ticks *a, const struct cpu_ticks *b)
 {
-    double total = (double)(ticks_total(b) - ticks_total(a));
-    struct cpu_time_shares s = {0};
+    double total = (double)(cpu_ticks_total(b) - cpu_ticks_total(a));
+    struct cpu_time_shares s = {.cpu = b->cpu};
     if (total <= 0)
         return s;
     s.user = (double)((b->user + b->nice) - (a->user + a->nice)) / total;
@@ -193,7 +176,7 @@ void probe_contention(struct machine *m, double seconds)
         ;
     int ncpu1 = read_stat(&t1), np1 = read_procs(&p1);
     c->throttle_after = read_throttle_events();
-    if (ncpu0 < 1 || ncpu1 != ncpu0 || !p0 || !p1) {
+    if (ncpu0 < 1 || ncpu1 != ncpu0 || !same_cpus(t0, t1, ncpu1) || !p0 || !p1) {
         c->unknown_reason = strdup("/proc/stat could not be read twice with the same CPUs (CPU hotplug?)");
     } else {
         c->sampled = true;
@@ -204,7 +187,7 @@ void probe_contention(struct machine *m, double seconds)
         c->per_cpu = calloc((size_t)ncpu1, sizeof *c->per_cpu);
         for (int i = 0; c->per_cpu && i < ncpu1; i++)
             c->per_cpu[i] = shares(&t0[i + 1], &t1[i + 1]);
-        name_processes(c, p0, np0, p1, np1, (double)(ticks_total(&t1[0]) - ticks_total(&t0[0])));
+        name_processes(c, p0, np0, p1, np1, (double)(cpu_ticks_total(&t1[0]) - cpu_ticks_total(&t0[0])));
     }
     char *load = fs_read("/proc/loadavg");
     if (!load || sscanf(load, "%lf %lf %lf", &c->load1, &c->load5, &c->load15) != 3) {

@@ -88,8 +88,11 @@ json_t *power_json(const struct power_info *p)
 
 static json_t *shares_json(const struct cpu_time_shares *s)
 {
-    return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f}", "user", s->user, "system", s->system, "iowait", s->iowait,
-                     "irq", s->irq, "steal", s->steal, "idle", s->idle);
+    json_t *o = json_pack("{s:f, s:f, s:f, s:f, s:f, s:f}", "user", s->user, "system", s->system, "iowait", s->iowait,
+                          "irq", s->irq, "steal", s->steal, "idle", s->idle);
+    if (s->cpu >= 0)
+        json_object_set_new(o, "cpu", json_integer(s->cpu));
+    return o;
 }
 
 json_t *contention_json(const struct contention_info *c)

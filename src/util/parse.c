@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -196,4 +197,40 @@ int parse_int_row(const char *text, int *out, int max)
         out[n++] = (int)v;
         p = end;
     }
+}
+
+int parse_proc_stat(const char *text, struct cpu_ticks **out)
+{
+    int n = 0, cap = 0;
+    *out = NULL;
+    for (const char *line = text; line && *line;) {
+        const char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line) : strlen(line);
+        char buf[512];
+        snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf ? len : sizeof buf - 1), line);
+        line = nl ? nl + 1 : NULL;
+        if (strncmp(buf, "cpu", 3) != 0)
+            continue;
+        struct cpu_ticks t = {.cpu = -1};
+        int used = 0;
+        if (buf[3] != ' ' && (sscanf(buf + 3, "%d%n", &t.cpu, &used) != 1 || t.cpu < 0))
+            continue;
+        if (sscanf(buf + 3 + used, "%llu %llu %llu %llu %llu %llu %llu %llu", &t.user, &t.nice, &t.system, &t.idle,
+                   &t.iowait, &t.irq, &t.softirq, &t.steal) < 4)
+            continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 64;
+            struct cpu_ticks *grown = realloc(*out, (size_t)cap * sizeof *grown);
+            if (!grown)
+                break;
+            *out = grown;
+        }
+        (*out)[n++] = t;
+    }
+    return n;
+}
+
+unsigned long long cpu_ticks_total(const struct cpu_ticks *t)
+{
+    return t->user + t->nice + t->system + t->idle + t->iowait + t->irq + t->softirq + t->steal;
 }

@@ -31,4 +31,15 @@ char *parse_bracketed_choice(const char *text);
 /* A row of a NUMA distance file ("10 21 31") into out[]; returns count, -1 on garbage. */
 int parse_int_row(const char *text, int *out, int max);
 
+/* One "cpu" line of /proc/stat, in clock ticks. */
+struct cpu_ticks {
+    int cpu; /* N of "cpuN"; -1 for the "cpu" line of all CPUs */
+    unsigned long long user, nice, system, idle, iowait, irq, softirq, steal;
+};
+/* The cpu lines of /proc/stat text in their order: the all-CPU line, then one per online CPU (an
+ * offline CPU has no line, so the index is not the CPU number). Returns the count and a malloc'd
+ * array in *out; lines with fewer than four counters are skipped. */
+int parse_proc_stat(const char *text, struct cpu_ticks **out);
+unsigned long long cpu_ticks_total(const struct cpu_ticks *t);
+
 #endif

@@ -126,3 +126,31 @@ Test(kernel_text, bracketed_choice_and_rows)
     cr_assert_eq(parse_int_row("10 x", row, 4), -1);
     cr_assert_eq(parse_int_row("1 2 3 4 5", row, 4), -1);
 }
+
+/* /proc/stat with CPU 1 offline: its line is missing, so entries carry their CPU numbers. */
+Test(parse, proc_stat_names_each_cpu)
+{
+    const char *text = "cpu  10 1 5 100 2 0 1 3 0 0\n"
+                       "cpu0 6 1 3 50 1 0 1 2 0 0\n"
+                       "cpu2 4 0 2 50 1 0 0 1 0 0\n"
+                       "cpuX 1 2 3 4\n"
+                       "cpu3 7 8\n"
+                       "intr 12345 0 0\n"
+                       "ctxt 999\n";
+    struct cpu_ticks *t;
+    int n = parse_proc_stat(text, &t);
+    cr_assert_eq(n, 3);
+    cr_assert_eq(t[0].cpu, -1);
+    cr_assert_eq(t[1].cpu, 0);
+    cr_assert_eq(t[2].cpu, 2);
+    cr_assert_eq(t[2].steal, 1);
+    cr_assert_eq(cpu_ticks_total(&t[0]), 10 + 1 + 5 + 100 + 2 + 0 + 1 + 3);
+    free(t);
+    /* A line cut short keeps its missing counters at 0 and takes none from the next line. */
+    n = parse_proc_stat("cpu0 1 2 3 4\n9 9 9 9\n", &t);
+    cr_assert_eq(n, 1);
+    cr_assert_eq(t[0].iowait, 0);
+    free(t);
+    cr_assert_eq(parse_proc_stat("", &t), 0);
+    free(t);
+}
