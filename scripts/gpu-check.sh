@@ -1,39 +1,68 @@
 #!/usr/bin/env bash
-# One run on a machine with NVIDIA GPUs (issue 4): builds gpuvet, then saves under $OUT
+# One run on a machine with NVIDIA GPUs: builds gpuvet (or uses a prebuilt tree), then saves
 #   nvidia-smi.xml / topo.txt / query.csv   what NVIDIA's tool says
 #   audit-load-check.json / .txt / .err     gpuvet audit --load-check (NVML + CUDA)
 #   audit-from-xml.json                     gpuvet audit --nvidia-smi nvidia-smi.xml (same facts via XML)
 #   bench-pcie.json                         host<->GPU copy rates (bench_pcie_run)
 #   compare.txt                             NVML view vs nvidia-smi view, field by field
+#   snapshot.tar.gz                         gpuvet snapshot of the machine (a recorded GPU server)
 #   ctest.log, build.log, summary.txt
-# Usage: OUT=/some/dir scripts/gpu-check.sh [--quick]
+# Everything lands in $OUT/gpu-check/ and, packed, in $OUT/gpu-check.tar.gz (the device tool
+# brings back at most 8 files), with summary.txt beside it.
+# Usage: OUT=/some/dir scripts/gpu-check.sh [--quick] [--prebuilt BUILD_DIR [--libs DIR]]
+#   --prebuilt: a build tree made elsewhere at the same absolute path (machines with no -dev
+#   packages); --libs: a folder of the shared libraries it needs (put on LD_LIBRARY_PATH).
 set -uo pipefail
 : "${OUT:?set OUT to the folder for the results}"
 cd "$(dirname "$0")/.."
+quick="" prebuilt="" libs=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) quick="--quick" ;;
+    --prebuilt) prebuilt="$2"; shift ;;
+    --libs) libs="$(cd "$2" && pwd)"; shift ;;
+    *) echo "gpu-check.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+# The carried libraries serve gpuvet and its tests only, not nvidia-smi or python3.
+with_libs() { if [ -n "$libs" ]; then LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$@"; else "$@"; fi; }
+final_out="$OUT"
+OUT="$final_out/gpu-check"
 mkdir -p "$OUT"
-quick=""
-[ "${1:-}" = "--quick" ] && quick="--quick"
+pack() {
+  cp "$OUT/summary.txt" "$final_out/summary.txt" 2>/dev/null
+  tar czf "$final_out/gpu-check.tar.gz" -C "$final_out" gpu-check && rm -rf "$OUT"
+}
+trap pack EXIT
 summary="$OUT/summary.txt"
 : >"$summary"
 note() { echo "$*" | tee -a "$summary"; }
 
 note "date: $(date -u +%FT%TZ)  host: $(uname -nr)"
-missing=""
-for mod in hwloc jansson libxml-2.0 criterion; do
-  pkg-config --exists "$mod" 2>/dev/null || missing="$missing $mod"
-done
-[ -z "$missing" ] || note "missing pkg-config modules:$missing (scripts/setup.sh installs them)"
-
-tests=ON
-pkg-config --exists criterion 2>/dev/null || tests=OFF
-if ! { cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUVET_TESTS=$tests &&
-       cmake --build build-gpu -j"$(nproc)"; } >"$OUT/build.log" 2>&1; then
-  note "build failed: see build.log"
-  tail -20 "$OUT/build.log"
-  exit 2
+build=build-gpu
+if [ -n "$prebuilt" ]; then
+  build="$prebuilt"
+  with_libs "$build/gpuvet" --version >"$OUT/build.log" 2>&1 || { note "prebuilt $build/gpuvet does not run:"; cat "$OUT/build.log"; exit 2; }
+  tests=OFF
+  [ -f "$build/CTestTestfile.cmake" ] && [ -d "$build/tests" ] && tests=ON
+else
+  missing=""
+  for mod in hwloc jansson libxml-2.0 criterion; do
+    pkg-config --exists "$mod" 2>/dev/null || missing="$missing $mod"
+  done
+  [ -z "$missing" ] || note "missing pkg-config modules:$missing (scripts/setup.sh installs them)"
+  tests=ON
+  pkg-config --exists criterion 2>/dev/null || tests=OFF
+  if ! { cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUVET_TESTS=$tests &&
+         cmake --build "$build" -j"$(nproc)"; } >"$OUT/build.log" 2>&1; then
+    note "build failed: see build.log"
+    tail -20 "$OUT/build.log"
+    exit 2
+  fi
 fi
-gpuvet=build-gpu/gpuvet
-readelf -d "$gpuvet" >"$OUT/readelf.txt" 2>&1
+gv() { with_libs "$build/gpuvet" "$@"; }
+readelf -d "$build/gpuvet" >"$OUT/readelf.txt" 2>&1
 grep -qi 'nvidia\|cuda' "$OUT/readelf.txt" && note "readelf: links NVIDIA libraries (must not)" || note "readelf: nothing NVIDIA"
 
 if command -v nvidia-smi >/dev/null; then
@@ -46,17 +75,17 @@ else
 fi
 
 start=$(date +%s.%N)
-"$gpuvet" audit --load-check --json >"$OUT/audit-load-check.json" 2>"$OUT/audit-load-check.err"
+gv audit --load-check --json >"$OUT/audit-load-check.json" 2>"$OUT/audit-load-check.err"
 note "gpuvet audit --load-check --json: exit $? ($(echo "$(date +%s.%N) - $start" | bc 2>/dev/null || echo ?) s)"
-"$gpuvet" audit --load-check --verbose >"$OUT/audit-load-check.txt" 2>&1
+gv audit --load-check --verbose >"$OUT/audit-load-check.txt" 2>&1
 if [ -s "$OUT/nvidia-smi.xml" ]; then
-  "$gpuvet" audit --nvidia-smi "$OUT/nvidia-smi.xml" --json >"$OUT/audit-from-xml.json" 2>"$OUT/audit-from-xml.err"
+  gv audit --nvidia-smi "$OUT/nvidia-smi.xml" --json >"$OUT/audit-from-xml.json" 2>"$OUT/audit-from-xml.err"
   note "gpuvet audit --nvidia-smi: exit $?"
 fi
 
-"$gpuvet" bench pcie --json $quick >"$OUT/bench-pcie.json" 2>"$OUT/bench-pcie.err"
+gv bench pcie --json $quick >"$OUT/bench-pcie.json" 2>"$OUT/bench-pcie.err"
 note "gpuvet bench pcie --json $quick: exit $?"
-"$gpuvet" audit --bench "$OUT/bench-pcie.json" --json >"$OUT/audit-with-bench.json" 2>"$OUT/audit-with-bench.err"
+gv audit --bench "$OUT/bench-pcie.json" --json >"$OUT/audit-with-bench.json" 2>"$OUT/audit-with-bench.err"
 note "gpuvet audit --bench (PCIE_BANDWIDTH_LOW): exit $?"
 
 # NVML's view (audit) against nvidia-smi's (the XML parsed by the same model), per GPU.
@@ -99,7 +128,20 @@ elif bench:
 PY
 cat "$OUT/compare.txt" >>"$summary"
 
+# The idle view, how long a plain audit takes, a recorded tree of this GPU server, and the host
+# benchmarks on a real server's cores.
+start=$(date +%s.%N)
+gv audit --verbose >"$OUT/audit-idle.txt" 2>&1
+note "gpuvet audit (idle): exit $? ($(echo "$(date +%s.%N) - $start" | bc 2>/dev/null || echo ?) s)"
+gv audit --sample 0 --json >"$OUT/audit-idle.json" 2>"$OUT/audit-idle.err"
+gv snapshot "$OUT/snapshot" >"$OUT/snapshot.log" 2>&1
+note "gpuvet snapshot: exit $?"
+gv audit --sysroot "$OUT/snapshot" --sample 0 --json >"$OUT/audit-replay.json" 2>"$OUT/audit-replay.err"
+note "gpuvet audit --sysroot snapshot: exit $?"
+gv bench memory latency --quick --json >"$OUT/bench-host.json" 2>"$OUT/bench-host.err"
+note "gpuvet bench memory latency --quick: exit $?"
+
 if [ "$tests" = ON ]; then
-  ctest --test-dir build-gpu --output-on-failure >"$OUT/ctest.log" 2>&1
+  with_libs ctest --test-dir "$build" --output-on-failure -j"$(nproc)" >"$OUT/ctest.log" 2>&1
   note "ctest: exit $? ($(grep -o '[0-9]*% tests passed.*' "$OUT/ctest.log"))"
 fi

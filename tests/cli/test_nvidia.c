@@ -15,6 +15,7 @@
 #define RTX2080 SMI("pai-2x-rtx2080ti-ecc-na.xml")
 #define A5000 SMI("telegraf-2x-rtx-a5000-schema-v13-drv590.xml")
 #define A100 SMI("telegraf-a100-sxm4-80gb-mig-v12.xml")
+#define H200 SMI("gpuvet-h200-passthrough-drv580.xml")
 
 static json_t *audit_file(const char *file, int expected_status)
 {
@@ -114,6 +115,37 @@ Test(nvidia_smi, a5000_schema_v13)
     /* Without a recorded tree nothing says how the two GPUs connect: unknown, not a pass. */
     cr_assert_eq(count_findings(doc, "GPU_P2P_CROSS_SOCKET", "unknown"), 1);
     cr_assert_eq(count_findings(doc, "GPU_DRIVER_CUDA", "unknown"), 1);
+    json_decref(doc);
+}
+
+/* A real H200 (driver 580, passed through to a Firecracker VM): its XML and the recorded tree of
+ * that VM, where the GPU's sysfs link and the stored XML must tell the same story. */
+Test(nvidia_smi, h200_passthrough_gen5)
+{
+    json_t *doc = audit_file(H200, 0);
+    json_t *g = json_array_get(gpus(doc), 0);
+    cr_assert_eq(json_array_size(gpus(doc)), 1);
+    cr_assert_str_eq(json_string_value(json_object_get(g, "name")), "NVIDIA H200");
+    cr_assert_eq(json_integer_value(json_object_get(g, "memory_bytes")), 143771LL * 1024 * 1024);
+    json_t *pcie = json_object_get(g, "pcie");
+    cr_assert_eq(json_integer_value(json_object_get(pcie, "current_gen")), 5);
+    cr_assert_eq(json_integer_value(json_object_get(pcie, "current_width")), 16);
+    cr_assert_str_eq(severity_of(doc, "GPU_ECC_OFF", "0000:00:06.0"), "pass");
+    cr_assert_str_eq(severity_of(doc, "PCIE_LINK_DEGRADED", "0000:00:06.0"), "pass");
+    cr_assert_str_eq(json_string_value(json_object_get(nvidia(doc), "driver_version")), "580.159.04");
+    json_decref(doc);
+
+    struct run_result r = run_gpuvet("audit", "--sysroot", fixture("sysroot/h200-firecracker-vm"), "--json", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    doc = run_json(&r);
+    run_result_free(&r);
+    json_t *machine = json_object_get(doc, "machine");
+    cr_assert(json_is_true(json_object_get(json_object_get(machine, "virtualization"), "vm")));
+    json_t *acc = json_array_get(json_object_get(machine, "accelerators"), 0);
+    cr_assert_str_eq(json_string_value(json_object_get(acc, "bus_id")), "0000:00:06.0");
+    cr_assert_eq(json_integer_value(json_object_get(json_object_get(acc, "link"), "current_gen")), 5);
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(gpus(doc), 0), "name")), "NVIDIA H200");
+    cr_assert_str_eq(severity_of(doc, "PCIE_LINK_DEGRADED", "0000:00:06.0"), "pass");
     json_decref(doc);
 }
 
@@ -301,9 +333,11 @@ Test(nvml, missing_library_is_unknown_with_reason)
     json_decref(doc);
 }
 
-/* A machine without NVIDIA devices (this one) says nothing about NVIDIA. */
+/* A machine without NVIDIA devices says nothing about NVIDIA. */
 Test(nvml, no_nvidia_device_no_nvidia_findings)
 {
+    if (host_has_nvidia_gpu())
+        cr_skip_test("this machine has an NVIDIA GPU");
     json_t *doc = audit_with_mock("", A5000);
     cr_assert(json_is_null(nvidia(doc)));
     cr_assert(json_is_null(gpus(doc)), "no source: GPUs unknown, not an empty list");

@@ -1,6 +1,7 @@
 #include "testutil.h"
 
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -134,4 +135,33 @@ int count_findings(json_t *doc, const char *id, const char *severity)
         n += !strcmp(json_string_value(json_object_get(f, "severity")), severity);
     json_decref(all);
     return n;
+}
+
+bool host_has_nvidia_gpu(void)
+{
+    DIR *dir = opendir("/sys/bus/pci/devices");
+    if (!dir)
+        return false;
+    bool found = false;
+    struct dirent *e;
+    while (!found && (e = readdir(dir))) {
+        char path[512], vendor[16] = "", class_id[16] = "";
+        snprintf(path, sizeof path, "/sys/bus/pci/devices/%s/vendor", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (f) {
+            if (!fgets(vendor, sizeof vendor, f))
+                vendor[0] = 0;
+            fclose(f);
+        }
+        snprintf(path, sizeof path, "/sys/bus/pci/devices/%s/class", e->d_name);
+        f = fopen(path, "r");
+        if (f) {
+            if (!fgets(class_id, sizeof class_id, f))
+                class_id[0] = 0;
+            fclose(f);
+        }
+        found = !strncmp(vendor, "0x10de", 6) && !strncmp(class_id, "0x03", 4);
+    }
+    closedir(dir);
+    return found;
 }

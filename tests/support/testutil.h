@@ -3,6 +3,7 @@
 #define GPUVET_TESTUTIL_H
 
 #include <jansson.h>
+#include <stdbool.h>
 
 struct run_result {
     int status;   /* exit status, or -1 when it did not exit normally */
@@ -30,5 +31,9 @@ void tree_write(const char *root, const char *rel, const char *text);
 json_t *findings_of(json_t *doc, const char *id, const char *subject);
 /* Count of findings of id with that severity. */
 int count_findings(json_t *doc, const char *id, const char *severity);
+
+/* True when this machine has an NVIDIA display or 3D controller (sysfs vendor 0x10de, class 0x03xx):
+ * tests that need a machine without one skip there (gpuvet is meant for GPU servers). */
+bool host_has_nvidia_gpu(void);
 
 #endif
