@@ -20,7 +20,7 @@ static const char usage[] =
     "\n"
     "Ranks GPU offers by effective price: price per hour / (GPUs x dense TFLOPS x utilisation).\n"
     "Offers: CSV with a header, or JSON (an array, or {\"offers\": [...]}), with the fields\n"
-    "  name, gpu, count, and price_per_hour or price_per_month (720 hours, as the seed counts);\n"
+    "  name, gpu, count, and price_per_hour or price_per_month (720 hours, a 30-day month);\n"
     "  optional: currency (USD), util (measured GPU utilisation of that server), tflops (the\n"
     "  per-GPU TFLOPS the offer quotes: a sparse figure is flagged), cpu, ram_gb.\n"
     "\n"
@@ -328,9 +328,8 @@ static void print_text(const struct offers *offers, enum precision prec, double 
     if (job_flops > 0)
         printf("\nJob: %.3g FLOPs; hours = FLOPs / (GPUs x dense TFLOPS x 1e12 x utilisation x 3600).\n", job_flops);
     printf("\nDense figures only: vendors' headline tensor TFLOPS (H100 SXM FP16 \"1979\") are with 2:4\n"
-           "sparsity, which training does not use. Seed 000 §4.3 divides by 1979, halving the H100's price\n"
-           "per TFLOPS-hour against an A100 quoted dense (312), and its printed results (0.00052, 0.00041)\n"
-           "are 20x and 10x below what its own formula gives.\n");
+           "sparsity, which training does not use (NVIDIA H100 datasheet, footnote: \"with sparsity\"). Dividing\n"
+           "by 1979 halves the H100's price per TFLOPS-hour against an A100 quoted dense (312).\n");
 }
 
 int cmd_cost(int argc, char **argv)

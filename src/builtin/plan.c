@@ -434,20 +434,20 @@ static int plan_train(struct plan *p)
          LLM_LOADER_WORKERS_PER_GPU);
     step(p, "host memory", "%.0f GB per node (%s)", gb(host),
          cfg->offload == OFFLOAD_NVME ? "pinned buffers only; states on NVMe" : "DeepSpeed's estimator");
-    correction(p, "Seed 000 §3.2 says NCCL all-reduce runs on the CPU, 2 cores per GPU: NCCL runs on the GPU; "
+    correction(p, "A common rule of thumb reserves 2 CPU cores per GPU for NCCL all-reduce: NCCL runs its kernels on the GPU; "
                   "cores go to the training process and data-loader workers.");
     if (cfg->offload != OFFLOAD_NONE)
-        correction(p, "Seed 000 §3.2 says PyTorch loses 20%% without AVX-512: GPU training does not depend on it; "
+        correction(p, "A common rule of thumb says PyTorch loses 20%% without AVX-512: GPU training does not depend on it; "
                       "only DeepSpeedCPUAdam (offload) uses AVX-512 when present.");
     if (cfg->stage == 2 && cfg->offload != OFFLOAD_NONE)
         correction(p,
-                   "Seed 000 §3.2 says 7B ZeRO-2 offload needs >= 56 GB RAM (13B 112, 70B 512): about 8 B/param; "
+                   "A common rule of thumb gives ZeRO-2 offload 8 B of RAM per parameter (56 GB for 7B, 512 GB for 70B); "
                    "DeepSpeed's estimator says %.0f GB per node here (168/312/1680 GB for 7/13/70B on one GPU).",
                    gb(f.states.cpu_bytes_per_node));
     if (cfg->stage == 2 && !f.fits && (double)f.states.gpu_bytes_per_gpu >= gpu_bytes(p))
         correction(p,
-                   "ZeRO-2 keeps every fp16 parameter on every GPU (%.0f GB here): the seed's 70B-on-ZeRO-2 plan "
-                   "cannot fit; ZeRO-3 partitions them.",
+                   "ZeRO-2 keeps every fp16 parameter on every GPU (%.0f GB here): a 70B model on ZeRO-2 "
+                   "cannot fit; ZeRO-3 partitions them (Rajbhandari et al., ZeRO, 2020).",
                    gb(2.0 * m->params));
     return 0;
 }
@@ -512,13 +512,13 @@ static int plan_infer(struct plan *p)
             "the weights pass through host memory (page cache) when loading, + %d x 2 GB per GPU process", n);
     require(p, "storage_bytes_per_node", json_real(weights), "the model files");
     plan_network(p, false);
-    double seed_rule = 128.0 * 1024;
+    double rule_of_thumb = 128.0 * 1024;
     correction(p,
-               "Seed 000 §3.3 says KV cache = batch x seq x 128 KB: true only for 32 layers x 8 KV heads in "
+               "A common rule of thumb sizes the KV cache as batch x seq x 128 KB: true only for 32 layers x 8 KV heads in "
                "16 bits; %s needs %.0f KiB per token (%.2fx), %.2f GB for this batch instead of %.2f GB.",
-               m->id, per_token / 1024.0, per_token / seed_rule, gb(kv_total),
-               gb(seed_rule * p->opt.batch * tokens_per_seq));
-    correction(p, "Seed 000 §3.3 asks for single-core turbo >= 4.5 GHz: no datacenter CPU has it; measure "
+               m->id, per_token / 1024.0, per_token / rule_of_thumb, gb(kv_total),
+               gb(rule_of_thumb * p->opt.batch * tokens_per_seq));
+    correction(p, "A common rule of thumb asks for a single-core turbo >= 4.5 GHz: no datacenter CPU has it; measure "
                   "scheduling jitter instead (gpuvet bench jitter).");
     return 0;
 }
@@ -548,7 +548,7 @@ static int plan_cv(struct plan *p)
     if (rate <= 0)
         return fail("the table has no measured ResNet-50 rate for %s: pass --img-rate N (images/s one GPU consumes)",
                     p->gpu->id);
-    const char *decode_source = "SPEC: one core decodes and augments ~460-500 ImageNet JPEGs/s (Pillow)";
+    const char *decode_source = "one core decodes and augments ~460-500 ImageNet JPEGs/s with Pillow (gpuvet bench decode measures this CPU)";
     double per_core = DECODE_IMAGES_PER_CORE;
     if (p->opt.decode_from) {
         if (decode_rate_from_bench(p->opt.decode_from, &per_core) != 0)
@@ -592,7 +592,7 @@ static int plan_cv(struct plan *p)
     }
     plan_network(p, false);
     correction(p,
-               "Seed 000 §3.1 says 12-24 cores are enough for CV training: at %.0f images/s per GPU and %.0f "
+               "A common rule of thumb says 12-24 cores are enough for CV training: at %.0f images/s per GPU and %.0f "
                "per core this node needs %d.",
                rate, per_core, d.cores_per_node);
     return 0;
@@ -667,9 +667,9 @@ static void print_text(json_t *plan)
             snprintf(shown, sizeof shown, "%g", json_number_value(value));
         printf("  %-26s %-12s %s\n", key, shown, json_string_value(json_object_get(v, "why")));
     }
-    json_t *corr = json_object_get(plan, "seed_corrections");
+    json_t *corr = json_object_get(plan, "rule_of_thumb_corrections");
     if (json_array_size(corr)) {
-        printf("\nWhere the seed's rule of thumb is wrong:\n");
+        printf("\nWhere common rules of thumb are wrong:\n");
         json_array_foreach (corr, i, v)
             printf("  - %s\n", json_string_value(v));
     }
@@ -913,7 +913,7 @@ int cmd_plan(int argc, char **argv)
         rc = plan_cv(&p);
     json_object_set_new(p.doc, "steps", p.steps);
     json_object_set_new(p.doc, "requirements", p.requirements);
-    json_object_set_new(p.doc, "seed_corrections", p.corrections);
+    json_object_set_new(p.doc, "rule_of_thumb_corrections", p.corrections);
     if (rc == 0 && p.opt.check) {
         json_t *machine = load_machine(&p.opt);
         if (!machine) {

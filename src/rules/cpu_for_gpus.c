@@ -27,9 +27,9 @@ static const char *cores_basis(enum workload w, bool scaled)
 {
     switch (w) {
     case WL_CV_TRAIN:
-        return scaled ? "SPEC: 6 physical cores feed an A100's ~2,470 ResNet-50 img/s; scaled to this GPU's rate "
-                        "from data/gpus.csv"
-                      : "SPEC: ~6 physical cores per A100-class GPU (an A100 trains ResNet-50 on ~2,470 img/s, one "
+        return scaled ? "6 physical cores feed an A100's ~2,470 ResNet-50 img/s (NVIDIA's published training "
+                        "rate); scaled to this GPU's rate from data/gpus.csv"
+                      : "~6 physical cores per A100-class GPU (an A100 trains ResNet-50 on ~2,470 img/s, one "
                         "core decodes ~460-500 JPEGs/s); this GPU's rate is not in data/gpus.csv, so not scaled";
     case WL_LLM_TRAIN:
         return "the training process plus data-loader workers per GPU (NCCL runs on the GPU, not on CPU cores)";
@@ -88,7 +88,7 @@ void check_cpu_freq_low(struct audit_ctx *ctx)
     if (need <= 0) {
         if (t->latency_sensitive)
             finding_add(ctx, SEV_INFO, "machine", NULL, "gpuvet bench jitter",
-                        "no clock rule for %s: the seed's 4.5 GHz single-core turbo fits no datacenter CPU; judge "
+                        "no clock rule for %s: a 4.5 GHz single-core turbo, as often asked for, fits no datacenter CPU; judge "
                         "latency by measured scheduling jitter instead", workload_name(ctx->workload));
         return;
     }

@@ -128,12 +128,12 @@ const struct rule rules_table[] = {
      "hyperthreads share one core's decode units. CV training decodes JPEGs on the CPU: an A100 trains\n"
      "ResNet-50 on ~2,470 img/s and one core decodes ~460-500, so ~5-8 cores per A100-class GPU\n"
      "(gpuvet uses 6; faster GPUs need more, ~9-15 per H100). LLM training needs >= 4 per GPU (the\n"
-     "training process plus loader workers; NCCL runs on the GPU, not on CPU cores, whatever the\n"
-     "seed says), LLM inference >= 2 (the server and its tokenizer/batching thread)."},
+     "training process plus loader workers; NCCL runs on the GPU, not on CPU cores, whatever rules\n"
+     "of thumb say), LLM inference >= 2 (the server and its tokenizer/batching thread)."},
     {"CPU_FREQ_LOW", "cpu", "CPU clock below the workload's need", ALL(SEV_WARN), check_cpu_freq_low,
      "Per-batch CPU work (JPEG decode, kernel launches, synchronisation) runs on few threads and\n"
-     "scales with the clock. The seeds' thresholds are kept where they hold: CV training wants a\n"
-     "boost clock >= 3.0 GHz, LLM training >= 2.6 GHz. For inference the seed asks for a 4.5 GHz\n"
+     "scales with the clock. Common rules of thumb are kept where they hold: CV training wants a\n"
+     "boost clock >= 3.0 GHz, LLM training >= 2.6 GHz. For inference they ask for a 4.5 GHz\n"
      "single-core turbo, which no datacenter CPU reaches: latency is judged by measured scheduling\n"
      "jitter (`gpuvet bench jitter`) instead. acpi-cpufreq shows base + 1 MHz as the maximum when\n"
      "turbo is on; gpuvet then reports the boost clock as unknown rather than guess."},
@@ -142,8 +142,8 @@ const struct rule rules_table[] = {
      "CV training reads its dataset every epoch as many small files in random order. A spinning disk\n"
      "seeks for each one and a SATA SSD's 6 Gb/s link caps reads at ~550 MB/s: the data loaders\n"
      "starve the GPUs (warn for cv-train; info for workloads whose data is small). A dataset on the\n"
-     "system disk competes with logs, updates and swap (info: seed 002 keeps system and data\n"
-     "apart). Give the dataset with --data-dir DIR: gpuvet finds the mount and the disks below it\n"
+     "system disk competes with logs, updates and swap (info: keep system and data on separate\n"
+     "disks). Give the dataset with --data-dir DIR: gpuvet finds the mount and the disks below it\n"
      "(partitions, LVM and RAID resolved). Network filesystems are judged by measurement only\n"
      "(`gpuvet bench storage`)."},
     {"NET_MULTINODE", "network", "network too slow for a multi-node job", ALL(SEV_FAIL), check_net_multinode,
@@ -156,8 +156,8 @@ const struct rule rules_table[] = {
      "(no driver, another network namespace) make the verdict unknown rather than a fail."},
     {"CLAIM_MISMATCH", "claims", "the provider's claimed spec differs from the machine", ALL(SEV_FAIL),
      check_claim_mismatch,
-     "`--claim FILE` sets the offer's spec against what the audit finds, key by key (seed 000 §4.1:\n"
-     "label vs reality). Counting tricks are named: '32 cores' that are 16 cores with 2 threads each\n"
+     "`--claim FILE` sets the offer's spec against what the audit finds, key by key (label vs\n"
+     "reality). Counting tricks are named: '32 cores' that are 16 cores with 2 threads each\n"
      "says so. Memory is compared with MemTotal plus what the kernel keeps: the page map (64-byte\n"
      "struct page per 4 KiB, 1.6 %) and ~2 GiB of firmware, kernel and crashkernel reservations; Linux\n"
      "does not reserve '5 %' of RAM (that is ext4's reserved disk blocks). Keys whose facts this audit\n"
@@ -216,11 +216,11 @@ const struct rule rules_table[] = {
      "sample mean the CPUs run hot now (fans, airflow, a dusty heat sink, a power-capped BIOS\n"
      "profile) and slow the data pipeline. Counts from long ago are shown but not judged."},
     {"POWER_SUPPLY", "power", "power supply redundancy and headroom", ALL(SEV_WARN), check_power_supply,
-     "Not in SPEC's catalogue: gpuvet names it POWER_SUPPLY. From SMBIOS type 39: one supply is no\n"
+     "From SMBIOS type 39 (DMTF DSP0134, System Power Supply): one supply is no\n"
      "redundancy (info); a supply whose status is not OK is a warning. Headroom: the GPUs' power\n"
      "limits plus the CPUs' package power limit (RAPL PL1, about the TDP) should stay below 80% of\n"
      "what the supplies give with one of them lost (N+1); undersized power throttles or trips under\n"
-     "load (seed 002). Without the GPUs' power limits (no driver, evidence file) headroom is unknown,\n"
+     "load. Without the GPUs' power limits (no driver, evidence file) headroom is unknown,\n"
      "never guessed."},
     {"KERNEL_THP", "kernel", "transparent huge pages setting", ALL(SEV_INFO), check_kernel_thp,
      "THP 'always' lets khugepaged compact memory in the background, which causes latency spikes in\n"

@@ -38,8 +38,8 @@ Test(plan, zero2_offload_7b_one_gpu_matches_deepspeed)
     cr_expect_eq(number_at(plan, "zero", "cpu_bytes_per_node_without_buffer"), 112e9);
     cr_expect_eq(number_at(plan, "zero", "gpu_bytes_per_gpu"), 14e9);
     cr_expect(json_is_true(json_object_get(json_object_get(plan, "gpu_memory"), "fits")));
-    /* The seed's 56 GB claim is corrected in the output. */
-    char *corrections = json_dumps(json_object_get(plan, "seed_corrections"), 0);
+    /* The 56 GB rule of thumb is corrected in the output. */
+    char *corrections = json_dumps(json_object_get(plan, "rule_of_thumb_corrections"), 0);
     cr_expect(strstr(corrections, "56 GB"), "%s", corrections);
     free(corrections);
     json_decref(doc);
