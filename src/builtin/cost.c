@@ -8,8 +8,8 @@
 #include <jansson.h>
 
 #include "builtin/builtin.h"
-#include "sizing/csv.h"
-#include "sizing/gputable.h"
+#include "util/csv.h"
+#include "util/gputable.h"
 #include "sizing/jsonfile.h"
 #include "sizing/units.h"
 #include "sizing/utilisation.h"

@@ -5,7 +5,7 @@
 #include <jansson.h>
 
 #include "builtin/builtin.h"
-#include "sizing/gputable.h"
+#include "util/gputable.h"
 
 static const char usage[] =
     "usage: gpuvet gpus [--json] [NAME...]\n"

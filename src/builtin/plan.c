@@ -14,7 +14,7 @@
 #include "rules/workload.h"
 #include "sizing/check.h"
 #include "sizing/demand.h"
-#include "sizing/gputable.h"
+#include "util/gputable.h"
 #include "sizing/jsonfile.h"
 #include "sizing/models.h"
 #include "sizing/units.h"

@@ -1,4 +1,4 @@
-/* The provider's claimed spec (`--claim FILE`, seed 000 §4.1's "label") and, per claim, what was
+/* The provider's claimed spec (`--claim FILE`, the offer's "label") and, per claim, what was
  * found and the verdict. The keys, their JSON types and their evaluators are one table
  * (claim_kinds, rules/claims.c); the file parser validates against it. */
 #ifndef GPUVET_CLAIMS_CLAIMS_H
@@ -7,8 +7,6 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "model/machine.h"
-#include "rules/workload.h"
 
 enum claim_type { CLAIM_STRING, CLAIM_INTEGER, CLAIM_NUMBER };
 enum claim_verdict { CLAIM_UNKNOWN, CLAIM_PASS, CLAIM_MISMATCH };
@@ -45,9 +43,6 @@ extern const int claim_kinds_count;
  * (malloc'd) and leaves out empty: a bad claim file gets no partial verdict. */
 int claim_file_load(const char *path, struct claim_set *out, char **error);
 void claim_set_free(struct claim_set *set);
-
-/* Sets found, verdict and message of every claim from the machine model. */
-void claims_evaluate(struct claim_set *set, const struct machine *m, const struct thresholds *t);
 
 const char *claim_verdict_name(enum claim_verdict v);
 

@@ -100,6 +100,8 @@ struct virt_info {
 struct machine {
     char *hostname;
     char *source;         /* "live" or "sysroot:DIR" */
+    const char *missing_reason; /* why a file the probes looked for is absent (live kernel, recorded tree,
+                                   evidence files only): a static string the probes set */
     struct cpu_info cpu;
     struct numa_node *nodes;
     int nnodes;

@@ -1,7 +1,7 @@
 /* The datasheet facts of the GPUs found: data/gpus.csv joined by the product name NVML or
  * nvidia-smi reports ("NVIDIA A100-SXM4-80GB"). */
 #include "probe/probe.h"
-#include "sizing/gputable.h"
+#include "util/gputable.h"
 
 void probe_gpu_specs(struct machine *m)
 {

@@ -33,6 +33,7 @@ static char *read_hostname(void)
 int probe_machine(struct machine *m, bool read_system)
 {
     evidence_only = !read_system;
+    m->missing_reason = probe_missing_reason();
     if (!read_system) {
         m->source = strdup("evidence");
         return 0;

@@ -133,6 +133,26 @@ static void read_path(struct machine *m, struct pci_device *d, const char *real)
     }
 }
 
+/* Vendor and device names from pci.ids, looked up for all devices in one pass. */
+static void name_devices(struct machine *m)
+{
+    if (m->npci == 0)
+        return;
+    struct pciids_name *names = calloc((size_t)m->npci, sizeof *names);
+    if (!names)
+        return;
+    for (int i = 0; i < m->npci; i++) {
+        names[i].vendor_id = m->pci[i].vendor_id;
+        names[i].device_id = m->pci[i].device_id;
+    }
+    pciids_lookup(names, m->npci);
+    for (int i = 0; i < m->npci; i++) {
+        m->pci[i].vendor_name = names[i].vendor_name;
+        m->pci[i].device_name = names[i].device_name;
+    }
+    free(names);
+}
+
 /* The kernel says -1 in VMs and on single-node boxes; a local_cpulist that is exactly one
  * node's CPUs still tells where the device is. */
 static void derive_numa_node(const struct machine *m, struct pci_device *d)
@@ -229,5 +249,5 @@ void probe_pci(struct machine *m)
         if (pci_is_bus_id(names[i]))
             read_device(m, names[i]);
     fs_list_free(names, count);
-    pciids_name_devices(m->pci, m->npci);
+    name_devices(m);
 }

@@ -2,13 +2,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "probe/probe.h"
 #include "rules/checks.h"
 
 static void unknown_setting(struct audit_ctx *ctx, const char *path)
 {
     finding_add(ctx, SEV_UNKNOWN, "machine", json_pack("{s:s}", "file", path), NULL, "%s: %s", path,
-                probe_missing_reason());
+                ctx->machine->missing_reason ? ctx->machine->missing_reason : "not read");
 }
 
 void check_kernel_thp(struct audit_ctx *ctx)

@@ -1,4 +1,4 @@
-/* Rules: a table of stable IDs (SPEC's catalogue), each with the workloads' severities, a check
+/* Rules: a table of stable, public IDs, each with the workloads' severities, a check
  * and a rationale. A check reads the machine model and adds findings; it never reads files. */
 #ifndef GPUVET_RULES_RULE_H
 #define GPUVET_RULES_RULE_H
@@ -52,6 +52,9 @@ struct audit_ctx {
     const struct rule *rule; /* the rule being checked */
     struct findings *out;
 };
+
+/* Sets found, verdict and message of every claim from the machine model (rules/claims.c). */
+void claims_evaluate(struct claim_set *set, const struct machine *m, const struct thresholds *t);
 
 /* The table, in report order. */
 extern const struct rule rules_table[];

@@ -6,7 +6,7 @@
 
 #include <jansson.h>
 
-#include "sizing/gputable.h"
+#include "util/gputable.h"
 
 /* requirements: the plan's "requirements" object; gpu: the planned GPU (NULL when none).
  * Returns an array of {"what", "need", "have", "status": ok|short|unknown|note, "why"}; *shortfalls

@@ -28,7 +28,7 @@ static char *trimmed_dup(const char *s)
     return strndup(s, n);
 }
 
-void pciids_name_devices(struct pci_device *devices, int count)
+void pciids_lookup(struct pciids_name *devices, int count)
 {
     if (count == 0)
         return;

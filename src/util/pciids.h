@@ -2,10 +2,14 @@
 #ifndef GPUVET_UTIL_PCIIDS_H
 #define GPUVET_UTIL_PCIIDS_H
 
-#include "model/machine.h"
+/* One device to name: the ids in, the malloc'd names out. */
+struct pciids_name {
+    unsigned vendor_id, device_id;
+    char *vendor_name, *device_name;
+};
 
-/* Fills vendor_name/device_name of each device in one pass over pci.ids; leaves them NULL
- * when the database is not installed (package pci.ids) or lacks the id. */
-void pciids_name_devices(struct pci_device *devices, int count);
+/* Fills vendor_name/device_name of each entry in one pass over pci.ids; leaves them NULL when
+ * the database is not installed (package pci.ids) or lacks the id. */
+void pciids_lookup(struct pciids_name *names, int count);
 
 #endif

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sizing/csv.h"
+#include "util/csv.h"
 
 static char *write_temp(const char *text)
 {

@@ -1,4 +1,4 @@
-#include "sizing/gputable.h"
+#include "util/gputable.h"
 
 #include <ctype.h>
 #include <limits.h>
@@ -8,7 +8,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "sizing/csv.h"
+#include "util/csv.h"
 #include "util/datadir.h"
 
 static const char *const precision_names[PRECISION_COUNT] = {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8"};

@@ -1,7 +1,7 @@
 /* A small RFC 4180 CSV reader for gpuvet's tables and users' offer files: quoted fields, CRLF,
  * a header row, and errors that name FILE:LINE. */
-#ifndef GPUVET_SIZING_CSV_H
-#define GPUVET_SIZING_CSV_H
+#ifndef GPUVET_UTIL_CSV_H
+#define GPUVET_UTIL_CSV_H
 
 #include <stdbool.h>
 #include <stddef.h>

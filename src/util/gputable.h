@@ -1,7 +1,7 @@
 /* The GPU table (data/gpus.csv): vendor peak figures with dense and sparse tensor throughput kept
  * apart, and name resolution from canonical ids, short forms and nvidia-smi product names. */
-#ifndef GPUVET_SIZING_GPUTABLE_H
-#define GPUVET_SIZING_GPUTABLE_H
+#ifndef GPUVET_UTIL_GPUTABLE_H
+#define GPUVET_UTIL_GPUTABLE_H
 
 #include <stdbool.h>
 #include <stddef.h>

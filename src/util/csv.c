@@ -1,4 +1,4 @@
-#include "sizing/csv.h"
+#include "util/csv.h"
 
 #include <errno.h>
 #include <math.h>
