@@ -216,6 +216,8 @@ static void print_kernel(FILE *o, const struct machine *m, const struct style *s
     fprintf(o, "%sVirt%s    %s", st->bold, st->reset, !v->known ? "unknown" : v->vm ? "virtual machine" : "bare metal");
     if (v->vm && v->hypervisor)
         fprintf(o, " (%s)", v->hypervisor);
+    else if (v->vm && v->evidence)
+        fprintf(o, " (hypervisor unknown; %s)", v->evidence);
     if (v->container)
         fprintf(o, ", container (%s)", v->container_kind);
     fputc('\n', o);
