@@ -91,40 +91,41 @@ static void read_link(struct machine *m, const char *dir, struct pci_link *link)
 #define ANY_DEVICE 0x10000u
 static const struct display_only {
     unsigned vendor_id, device_id;
-    const char *what;
 } display_only[] = {
-    {0x1a03, ANY_DEVICE, "ASPEED BMC (ASPEED Graphics Family)"},
-    {0x102b, 0x0522, "Matrox MGA G200e [Pilot] ServerEngines BMC"},
-    {0x102b, 0x0530, "Matrox MGA G200EV BMC"},
-    {0x102b, 0x0532, "Matrox MGA G200eW WPCM450 BMC"},
-    {0x102b, 0x0533, "Matrox MGA G200EH BMC (HPE iLO)"},
-    {0x102b, 0x0534, "Matrox G200eR2 BMC"},
-    {0x102b, 0x0536, "Integrated Matrox G200eW3 BMC"},
-    {0x102b, 0x0538, "Matrox MGA G200eH3 BMC (HPE iLO)"},
-    {0x19e5, 0x1711, "Huawei Hi171x iBMC with VGA"},
-    {0x1013, 0x00b8, "Cirrus GD 5446 (QEMU/Xen emulated)"},
-    {0x1234, 0x1111, "Bochs/QEMU standard VGA"},
-    {0x1af4, 0x1050, "Red Hat Virtio 1.0 GPU"},
-    {0x1b36, 0x0100, "Red Hat QXL paravirtual graphic card"},
-    {0x15ad, 0x0405, "VMware SVGA II Adapter"},
-    {0x15ad, 0x0710, "VMware SVGA Adapter"},
-    {0x1414, 0x5353, "Microsoft Hyper-V virtual VGA"},
-    {0x80ee, 0xbeef, "VirtualBox Graphics Adapter"},
-    {0x1d0f, 0x1111, "Amazon EC2 VGA"},
+    {0x1a03, ANY_DEVICE}, /* ASPEED BMC (ASPEED Graphics Family) */
+    {0x102b, 0x0522}, /* Matrox MGA G200e [Pilot] ServerEngines BMC */
+    {0x102b, 0x0530}, /* Matrox MGA G200EV BMC */
+    {0x102b, 0x0532}, /* Matrox MGA G200eW WPCM450 BMC */
+    {0x102b, 0x0533}, /* Matrox MGA G200EH BMC (HPE iLO) */
+    {0x102b, 0x0534}, /* Matrox G200eR2 BMC */
+    {0x102b, 0x0536}, /* Integrated Matrox G200eW3 BMC */
+    {0x102b, 0x0538}, /* Matrox MGA G200eH3 BMC (HPE iLO) */
+    {0x19e5, 0x1711}, /* Huawei Hi171x iBMC with VGA */
+    {0x101b, 0x0452}, /* Maxim VSC452 SuperBMC with video */
+    {0x1002, 0x515e}, /* ATI ES1000 (embedded server video) */
+    {0x1013, 0x00b8}, /* Cirrus GD 5446 (QEMU/Xen emulated) */
+    {0x1234, 0x1111}, /* Bochs/QEMU standard VGA */
+    {0x1af4, 0x1050}, /* Red Hat Virtio 1.0 GPU */
+    {0x1b36, 0x0100}, /* Red Hat QXL paravirtual graphic card */
+    {0x15ad, 0x0405}, /* VMware SVGA II Adapter */
+    {0x15ad, 0x0710}, /* VMware SVGA Adapter */
+    {0x1414, 0x5353}, /* Microsoft Hyper-V virtual VGA */
+    {0x80ee, 0xbeef}, /* VirtualBox Graphics Adapter */
+    {0x1d0f, 0x1111}, /* Amazon EC2 VGA */
 };
 
-static const struct display_only *display_only_adapter(unsigned vendor_id, unsigned device_id)
+static bool is_display_only(unsigned vendor_id, unsigned device_id)
 {
     for (size_t i = 0; i < sizeof display_only / sizeof display_only[0]; i++)
         if (display_only[i].vendor_id == vendor_id &&
             (display_only[i].device_id == ANY_DEVICE || display_only[i].device_id == device_id))
-            return &display_only[i];
-    return NULL;
+            return true;
+    return false;
 }
 
 static bool role_of(unsigned class_id, unsigned vendor_id, unsigned device_id, enum pci_role *role)
 {
-    if ((class_id >> 16) == 0x03 && display_only_adapter(vendor_id, device_id))
+    if ((class_id >> 16) == 0x03 && is_display_only(vendor_id, device_id))
         return false;
     if (pci_class_is_accelerator(class_id))
         *role = PCI_ROLE_ACCELERATOR;
@@ -226,8 +227,9 @@ static void read_device(struct machine *m, const char *name)
     if (*missing) {
         d->missing = strdup(missing);
         machine_problem(m, link_path, "has class 0x%06x but these ID files are missing or unreadable: %s; listed as %s %s "
-                        "of unknown vendor", class_id, missing, role == PCI_ROLE_ACCELERATOR ? "an" : "a",
-                        pci_role_name(role));
+                        "of unknown vendor%s", class_id, missing, role == PCI_ROLE_ACCELERATOR ? "an" : "a",
+                        pci_role_name(role),
+                        (class_id >> 16) == 0x03 ? " (without IDs a BMC or emulated display cannot be ruled out)" : "");
     }
     read_hex(m, real, "subsystem_vendor", &d->subsystem_vendor_id);
     read_hex(m, real, "subsystem_device", &d->subsystem_device_id);
