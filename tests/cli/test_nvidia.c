@@ -650,6 +650,25 @@ Test(rules, gen4_gpu_in_gen3_slot_is_slot_capped)
     json_decref(doc);
 }
 
+/* A vGPU slice is a guest's GPU too; a vGPU host (as a Tesla M10 reports it) is no VM for that. */
+Test(rules, vgpu_guest_is_a_vm_and_vgpu_host_is_not)
+{
+    const char *guest[] = {"<virtualization_mode>None</virtualization_mode>", "<virtualization_mode>VGPU</virtualization_mode>",
+                           NULL};
+    json_t *doc = audit_edited(A5000, guest, 0);
+    json_t *virt = json_object_get(json_object_get(doc, "machine"), "virtualization");
+    cr_assert(json_is_true(json_object_get(virt, "vm")));
+    cr_assert_str_eq(json_string_value(json_object_get(virt, "evidence")), "nvidia-smi: VGPU", "once for both GPUs");
+    json_decref(doc);
+    const char *host[] = {"<virtualization_mode>None</virtualization_mode>",
+                          "<virtualization_mode>Host VGPU</virtualization_mode>", NULL};
+    doc = audit_edited(A5000, host, 0);
+    virt = json_object_get(json_object_get(doc, "machine"), "virtualization");
+    cr_assert(json_is_null(json_object_get(virt, "vm")));
+    cr_assert(contains(json_string_value(json_object_get(virt, "evidence")), "nvidia-smi: Host VGPU"));
+    json_decref(doc);
+}
+
 /* A datacenter GPU with ECC off: warn in general, fail for LLM training. */
 Test(rules, datacenter_ecc_off_weighs_by_workload)
 {
