@@ -31,6 +31,7 @@ static void resolve_all(struct nvml *n)
     RESOLVE(link_gen, "nvmlDeviceGetCurrPcieLinkGeneration");
     RESOLVE(max_link_gen, "nvmlDeviceGetMaxPcieLinkGeneration");
     RESOLVE(gpu_max_link_gen, "nvmlDeviceGetGpuMaxPcieLinkGeneration");
+    RESOLVE(virtualization_mode, "nvmlDeviceGetVirtualizationMode");
     RESOLVE(link_width, "nvmlDeviceGetCurrPcieLinkWidth");
     RESOLVE(max_link_width, "nvmlDeviceGetMaxPcieLinkWidth");
     RESOLVE(replay_counter, "nvmlDeviceGetPcieReplayCounter");

@@ -72,6 +72,7 @@ struct nvml {
     nvml_return (*link_gen)(nvml_device, unsigned *);
     nvml_return (*max_link_gen)(nvml_device, unsigned *);
     nvml_return (*gpu_max_link_gen)(nvml_device, unsigned *);
+    nvml_return (*virtualization_mode)(nvml_device, unsigned *); /* nvmlGpuVirtualizationMode_t */
     nvml_return (*link_width)(nvml_device, unsigned *);
     nvml_return (*max_link_width)(nvml_device, unsigned *);
     nvml_return (*replay_counter)(nvml_device, unsigned *);

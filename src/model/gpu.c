@@ -87,6 +87,7 @@ static void gpu_free(struct gpu *g)
     free(g->serial);
     free(g->vbios);
     free(g->cpu_affinity);
+    free(g->virtualization_mode);
     free(g->load.error);
 }
 
@@ -129,6 +130,24 @@ bool gpu_link_known(const struct gpu *g)
     return (g->pcie_width_current > 0 && g->pcie_width_max > 0) || (g->pcie_gen_current > 0 && g->pcie_gen_max > 0);
 }
 
+/* nvmlGpuVirtualizationMode_t, in the order nvml.h numbers it, and nvidia-smi's words for it. */
+static const char *const virtualization_modes[] = {"None", "Pass-Through", "VGPU", "Host VGPU", "Host VSGA"};
+
+const char *gpu_virtualization_mode_name(unsigned nvml_mode)
+{
+    return nvml_mode < sizeof virtualization_modes / sizeof virtualization_modes[0] ? virtualization_modes[nvml_mode]
+                                                                                   : NULL;
+}
+
+bool gpu_virtualization_in_guest(const char *mode)
+{
+    return mode && (!strcasecmp(mode, "Pass-Through") || !strcasecmp(mode, "VGPU"));
+}
+
+bool gpu_virtualization_on_host(const char *mode)
+{
+    return mode && (!strcasecmp(mode, "Host VGPU") || !strcasecmp(mode, "Host VSGA"));
+}
 
 const struct pci_device *gpu_pci_device(const struct machine *m, const struct gpu *g)
 {

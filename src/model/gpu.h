@@ -42,7 +42,9 @@ struct gpu {
     int64_t memory_total_bytes;
     int persistence, ecc_current, ecc_pending, mig_current, mig_pending; /* tristates */
     int pstate;                /* 0..15 for P0..P15 */
+    /* pcie_gen_max is what the GPU and its slot allow together, pcie_gen_gpu_max the GPU's own. */
     int pcie_gen_current, pcie_gen_max, pcie_gen_gpu_max, pcie_width_current, pcie_width_max;
+    char *virtualization_mode; /* nvidia-smi's words: "None", "Pass-Through", "VGPU", "Host VGPU", "Host VSGA"; NULL unknown */
     int64_t pcie_replays;
     int64_t ecc_corrected_volatile, ecc_uncorrected_volatile, ecc_corrected_aggregate, ecc_uncorrected_aggregate;
     int retired_sbe, retired_dbe, retired_pending; /* pending is a tristate */
@@ -113,5 +115,12 @@ void gpu_set_free(struct gpu_set *s);
 bool gpu_is_datacenter(const struct gpu *g);
 /* Link facts enough to judge the link (current and max width, or current and max generation). */
 bool gpu_link_known(const struct gpu *g);
+
+/* NVML's nvmlGpuVirtualizationMode_t (0 None .. 4 Host VSGA) in nvidia-smi's words; NULL unknown. */
+const char *gpu_virtualization_mode_name(unsigned nvml_mode);
+/* The GPU is a guest's (passed through to a VM, or a vGPU slice): the machine seeing it is a VM. */
+bool gpu_virtualization_in_guest(const char *mode);
+/* The GPU serves guests from this machine (vGPU or vSGA host). */
+bool gpu_virtualization_on_host(const char *mode);
 
 #endif

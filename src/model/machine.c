@@ -55,6 +55,7 @@ void machine_free(struct machine *m)
         free(d->vendor_name);
         free(d->device_name);
         free(d->driver);
+        free(d->missing);
         hwloc_bitmap_free(d->local_cpus);
         free(d->path);
     }

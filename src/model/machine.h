@@ -58,10 +58,14 @@ struct pci_hop {
 
 enum pci_role { PCI_ROLE_ACCELERATOR, PCI_ROLE_NIC, PCI_ROLE_NVME };
 
+/* vendor_id/device_id when the tree has no such file: outside the 16-bit ID space. */
+#define PCI_ID_UNKNOWN 0x10000u
+
 struct pci_device {
     char bus_id[32];      /* "0000:3b:00.0" */
     unsigned class_id;    /* 24-bit class code, e.g. 0x030200 */
-    unsigned vendor_id, device_id, subsystem_vendor_id, subsystem_device_id;
+    unsigned vendor_id, device_id, subsystem_vendor_id, subsystem_device_id; /* PCI_ID_UNKNOWN: not read */
+    char *missing;        /* the ID files the tree lacks ("vendor, device"); NULL when both were read */
     char *vendor_name, *device_name; /* from pci.ids; NULL when not installed or not listed */
     char *driver;         /* bound kernel driver; NULL none */
     enum pci_role role;

@@ -16,10 +16,18 @@ static void read_node(struct machine *m, struct numa_node *n)
     n->cpus = hwloc_bitmap_alloc();
     snprintf(path, sizeof path, NODE_DIR "/node%d/cpulist", n->id);
     char *text = fs_read(path);
+    bool is_list = text != NULL;
+    /* Older kernels list a node's CPUs only as the hex mask `cpumap` (no `cpulist`). */
+    if (!text) {
+        snprintf(path, sizeof path, NODE_DIR "/node%d/cpumap", n->id);
+        text = fs_read(path);
+    }
     if (!text)
-        machine_problem(m, path, "%s: the node's CPUs are unknown", probe_missing_reason());
-    else if (!parse_cpulist(text, n->cpus))
-        machine_problem(m, path, "is not a cpulist (\"%.40s\"): the node's CPUs are unknown", text);
+        machine_problem(m, NODE_DIR, "node%d has neither cpulist nor cpumap (%s): the node's CPUs are unknown", n->id,
+                        probe_missing_reason());
+    else if (is_list ? !parse_cpulist(text, n->cpus) : !parse_cpumask(text, n->cpus))
+        machine_problem(m, path, "is not a %s (\"%.40s\"): the node's CPUs are unknown", is_list ? "cpulist" : "cpumask",
+                        text);
     free(text);
 
     snprintf(path, sizeof path, NODE_DIR "/node%d/meminfo", n->id);

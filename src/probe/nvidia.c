@@ -210,6 +210,9 @@ static void read_device(struct machine *m, const struct nvml *n, unsigned index)
     g->uuid = nvml_string(n->uuid, dev);
     g->serial = nvml_string(n->serial, dev);
     g->vbios = nvml_string(n->vbios, dev);
+    unsigned mode;
+    if (n->virtualization_mode && n->virtualization_mode(dev, &mode) == NVML_SUCCESS && gpu_virtualization_mode_name(mode))
+        g->virtualization_mode = strdup(gpu_virtualization_mode_name(mode));
     read_memory(n, dev, g);
     get_enable_state(n->persistence, dev, &g->persistence);
     int pstate;
@@ -265,6 +268,7 @@ static void probe_nvml(struct machine *m)
         m->gpus.attached_gpus = (int)count;
         for (unsigned i = 0; i < count; i++)
             read_device(m, &n, i);
+        virt_from_gpus(m, "NVML");
     }
     nvml_close(&n);
 }

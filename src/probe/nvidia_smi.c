@@ -223,6 +223,7 @@ static int read_gpu(struct machine *m, const char *file, const xmlNode *g)
     set_string(g, "uuid", &gpu->uuid);
     set_string(g, "serial", &gpu->serial);
     set_string(g, "vbios_version", &gpu->vbios);
+    set_string(g, "gpu_virtualization_mode/virtualization_mode", &gpu->virtualization_mode);
     double mib;
     if (number_at(g, "fb_memory_usage/total", &mib))
         gpu->memory_total_bytes = (int64_t)(mib * 1024 * 1024);
@@ -236,6 +237,12 @@ static int read_gpu(struct machine *m, const char *file, const xmlNode *g)
     set_int(g, "pci/pci_gpu_link_info/pcie_gen/current_link_gen", &gpu->pcie_gen_current);
     set_int(g, "pci/pci_gpu_link_info/pcie_gen/max_link_gen", &gpu->pcie_gen_max);
     set_int(g, "pci/pci_gpu_link_info/pcie_gen/max_device_link_gen", &gpu->pcie_gen_gpu_max);
+    /* Schema v12+ also names the slot's own top generation; max_link_gen is already the lower of
+     * the two in real files, but a lower host figure wins where they disagree (0 is no figure). */
+    int host_max = -1;
+    set_int(g, "pci/pci_gpu_link_info/pcie_gen/max_host_link_gen", &host_max);
+    if (host_max > 0 && (gpu->pcie_gen_max < 0 || host_max < gpu->pcie_gen_max))
+        gpu->pcie_gen_max = host_max;
     set_int(g, "pci/pci_gpu_link_info/link_widths/current_link_width", &gpu->pcie_width_current);
     set_int(g, "pci/pci_gpu_link_info/link_widths/max_link_width", &gpu->pcie_width_max);
     set_int64(g, "pci/replay_counter", &gpu->pcie_replays);
@@ -295,6 +302,7 @@ static int read_document(struct machine *m, const char *file, xmlDoc *doc)
     for (const xmlNode *c = root->children; c; c = c->next)
         if (c->type == XML_ELEMENT_NODE && !strcmp((const char *)c->name, "gpu") && read_gpu(m, file, c) != 0)
             status = -1;
+    virt_from_gpus(m, "nvidia-smi");
     return status;
 }
 

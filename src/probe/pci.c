@@ -85,17 +85,47 @@ static void read_link(struct machine *m, const char *dir, struct pci_link *link)
         memset(link, 0, sizeof *link);
 }
 
-/* Server boards' BMC display chips are class 0x03 but compute nothing: ASPEED, Matrox G200,
- * Huawei iBMC. */
-static bool is_bmc_display(unsigned vendor_id, unsigned device_id)
+/* Display adapters that compute nothing: BMC display chips on server boards and the adapters
+ * hypervisors emulate. Names as pci.ids gives them (QEMU's stdvga and EC2's VGA are not listed
+ * there: QEMU docs/specs/standard-vga.rst, and lspci on EC2 instances). */
+#define ANY_DEVICE 0x10000u
+static const struct display_only {
+    unsigned vendor_id, device_id;
+} display_only[] = {
+    {0x1a03, ANY_DEVICE}, /* ASPEED BMC (ASPEED Graphics Family) */
+    {0x102b, 0x0522}, /* Matrox MGA G200e [Pilot] ServerEngines BMC */
+    {0x102b, 0x0530}, /* Matrox MGA G200EV BMC */
+    {0x102b, 0x0532}, /* Matrox MGA G200eW WPCM450 BMC */
+    {0x102b, 0x0533}, /* Matrox MGA G200EH BMC (HPE iLO) */
+    {0x102b, 0x0534}, /* Matrox G200eR2 BMC */
+    {0x102b, 0x0536}, /* Integrated Matrox G200eW3 BMC */
+    {0x102b, 0x0538}, /* Matrox MGA G200eH3 BMC (HPE iLO) */
+    {0x19e5, 0x1711}, /* Huawei Hi171x iBMC with VGA */
+    {0x101b, 0x0452}, /* Maxim VSC452 SuperBMC with video */
+    {0x1002, 0x515e}, /* ATI ES1000 (embedded server video) */
+    {0x1013, 0x00b8}, /* Cirrus GD 5446 (QEMU/Xen emulated) */
+    {0x1234, 0x1111}, /* Bochs/QEMU standard VGA */
+    {0x1af4, 0x1050}, /* Red Hat Virtio 1.0 GPU */
+    {0x1b36, 0x0100}, /* Red Hat QXL paravirtual graphic card */
+    {0x15ad, 0x0405}, /* VMware SVGA II Adapter */
+    {0x15ad, 0x0710}, /* VMware SVGA Adapter */
+    {0x1414, 0x5353}, /* Microsoft Hyper-V virtual VGA */
+    {0x80ee, 0xbeef}, /* VirtualBox Graphics Adapter */
+    {0x1d0f, 0x1111}, /* Amazon EC2 VGA */
+};
+
+static bool is_display_only(unsigned vendor_id, unsigned device_id)
 {
-    return vendor_id == 0x1a03 || (vendor_id == 0x102b && (device_id & 0xff00) == 0x0500) ||
-           (vendor_id == 0x19e5 && device_id == 0x1711);
+    for (size_t i = 0; i < sizeof display_only / sizeof display_only[0]; i++)
+        if (display_only[i].vendor_id == vendor_id &&
+            (display_only[i].device_id == ANY_DEVICE || display_only[i].device_id == device_id))
+            return true;
+    return false;
 }
 
 static bool role_of(unsigned class_id, unsigned vendor_id, unsigned device_id, enum pci_role *role)
 {
-    if (pci_class_is_accelerator(class_id) && (class_id >> 16) == 0x03 && is_bmc_display(vendor_id, device_id))
+    if ((class_id >> 16) == 0x03 && is_display_only(vendor_id, device_id))
         return false;
     if (pci_class_is_accelerator(class_id))
         *role = PCI_ROLE_ACCELERATOR;
@@ -153,17 +183,23 @@ static void name_devices(struct machine *m)
     free(names);
 }
 
-/* The kernel says -1 in VMs and on single-node boxes; a local_cpulist that is exactly one
- * node's CPUs still tells where the device is. */
+/* The kernel says -1 in VMs and on single-node boxes, and old kernels have no numa_node file; a
+ * local_cpulist within one node's CPUs still tells where the device is (it can be smaller than
+ * the node's list when some of the node's CPUs are offline or not present). */
 static void derive_numa_node(const struct machine *m, struct pci_device *d)
 {
     if (d->numa_node >= 0 || machine_cpu_node_count(m) < 2 || hwloc_bitmap_iszero(d->local_cpus))
         return;
+    int found = -1, matches = 0;
     for (int i = 0; i < m->nnodes; i++)
-        if (hwloc_bitmap_isequal(m->nodes[i].cpus, d->local_cpus)) {
-            d->numa_node = m->nodes[i].id;
-            d->numa_derived = true;
+        if (!hwloc_bitmap_iszero(m->nodes[i].cpus) && hwloc_bitmap_isincluded(d->local_cpus, m->nodes[i].cpus)) {
+            found = m->nodes[i].id;
+            matches++;
         }
+    if (matches == 1) {
+        d->numa_node = found;
+        d->numa_derived = true;
+    }
 }
 
 static void read_device(struct machine *m, const char *name)
@@ -175,17 +211,26 @@ static void read_device(struct machine *m, const char *name)
         machine_problem(m, link_path, "cannot be resolved");
         return;
     }
-    unsigned class_id, vendor_id = 0, device_id = 0;
+    unsigned class_id, vendor_id = PCI_ID_UNKNOWN, device_id = PCI_ID_UNKNOWN;
     enum pci_role role;
     char vf_path[600];
     snprintf(vf_path, sizeof vf_path, "%s/physfn", real);
     /* SR-IOV virtual functions share their parent's link; listing them would repeat it. */
-    if (!read_hex(m, real, "class", &class_id) || !read_hex(m, real, "vendor", &vendor_id) ||
-        !read_hex(m, real, "device", &device_id) || !role_of(class_id, vendor_id, device_id, &role) ||
-        fs_exists(vf_path)) {
+    if (!read_hex(m, real, "class", &class_id) || fs_exists(vf_path)) {
         free(real);
         return;
     }
+    /* Some recorded trees keep only class and local_cpus of a function: it is still there, of an
+     * unknown vendor (and then no emulated or BMC display can be ruled out). */
+    bool have_vendor = read_hex(m, real, "vendor", &vendor_id), have_device = read_hex(m, real, "device", &device_id);
+    if (!role_of(class_id, vendor_id, device_id, &role)) {
+        free(real);
+        return;
+    }
+    char missing[32] = "";
+    if (!have_vendor || !have_device)
+        snprintf(missing, sizeof missing, "%s%s%s", have_vendor ? "" : "vendor", !have_vendor && !have_device ? ", " : "",
+                 have_device ? "" : "device");
     struct pci_device *grown = realloc(m->pci, (size_t)(m->npci + 1) * sizeof *grown);
     if (!grown) {
         free(real);
@@ -199,6 +244,13 @@ static void read_device(struct machine *m, const char *name)
     d->role = role;
     d->vendor_id = vendor_id;
     d->device_id = device_id;
+    if (*missing) {
+        d->missing = strdup(missing);
+        machine_problem(m, link_path, "has class 0x%06x but these ID files are missing or unreadable: %s; listed as %s %s "
+                        "of unknown vendor%s", class_id, missing, role == PCI_ROLE_ACCELERATOR ? "an" : "a",
+                        pci_role_name(role),
+                        (class_id >> 16) == 0x03 ? " (without IDs a BMC or emulated display cannot be ruled out)" : "");
+    }
     read_hex(m, real, "subsystem_vendor", &d->subsystem_vendor_id);
     read_hex(m, real, "subsystem_device", &d->subsystem_device_id);
 

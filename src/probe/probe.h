@@ -55,6 +55,11 @@ int probe_nvidia_smi_recorded(struct machine *m);
  * max and re-reads the link in NVML while they run (gpu.load). Live machine only. */
 void probe_nvidia_load_check(struct machine *m);
 
+/* What the GPUs' virtualization mode says of the machine (after the GPUs are read): a GPU passed
+ * through or a vGPU slice means a VM, with `source` ("nvidia-smi", "NVML") and the mode as the
+ * evidence; the hypervisor stays unknown unless something else named it. */
+void virt_from_gpus(struct machine *m, const char *source);
+
 /* The hypervisor a DMI vendor/product string names ("QEMU" -> "qemu"), or NULL. */
 const char *virt_hypervisor_named_by(const char *dmi_text);
 

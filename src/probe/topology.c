@@ -65,6 +65,76 @@ static char *package_info(hwloc_topology_t topo, const char *key)
     return strndup(v, n);
 }
 
+#define CPU_DIR "/sys/devices/system/cpu"
+
+/* The online CPUs: CPU_DIR/online, or (older kernels) every cpuN whose own `online` is not 0. */
+static hwloc_bitmap_t online_cpus(void)
+{
+    hwloc_bitmap_t set = hwloc_bitmap_alloc();
+    char *text = fs_read(CPU_DIR "/online");
+    if (text && parse_cpulist(text, set)) {
+        free(text);
+        return set;
+    }
+    free(text);
+    hwloc_bitmap_zero(set);
+    char **names;
+    int count = fs_list(CPU_DIR, &names);
+    for (int i = 0; i < count; i++) {
+        char *end, path[128];
+        long id = strncmp(names[i], "cpu", 3) ? -1 : strtol(names[i] + 3, &end, 10);
+        if (id < 0 || end == names[i] + 3 || *end)
+            continue;
+        long online = 1;
+        snprintf(path, sizeof path, CPU_DIR "/%s/online", names[i]);
+        if (!fs_read_long(path, &online) || online != 0)
+            hwloc_bitmap_set(set, (unsigned)id);
+    }
+    if (count >= 0)
+        fs_list_free(names, count);
+    return set;
+}
+
+/* Distinct physical_package_id values of the online CPUs; 0 when any is missing or -1 (s390,
+ * some ppc64: the kernel does not know the package), so no count is claimed. */
+static int sysfs_package_count(void)
+{
+    hwloc_bitmap_t online = online_cpus(), packages = hwloc_bitmap_alloc();
+    int count = 0;
+    unsigned cpu;
+    hwloc_bitmap_foreach_begin(cpu, online)
+    {
+        char path[128];
+        long id;
+        snprintf(path, sizeof path, CPU_DIR "/cpu%u/topology/physical_package_id", cpu);
+        if (!fs_read_long(path, &id) || id < 0 || id > 0x7fffffff) {
+            count = -1;
+            break;
+        }
+        hwloc_bitmap_set(packages, (unsigned)id);
+    }
+    hwloc_bitmap_foreach_end();
+    if (count == 0)
+        count = hwloc_bitmap_weight(packages);
+    hwloc_bitmap_free(online);
+    hwloc_bitmap_free(packages);
+    return count > 0 ? count : 0;
+}
+
+/* hwloc drops objects whose CPU sets conflict and says so only on stderr, which
+ * HWLOC_HIDE_ERRORS silences: a package it dropped would be a socket count reported as fact.
+ * The kernel's own package ids decide whether hwloc's count can be trusted. */
+static void cross_check_sockets(struct machine *m)
+{
+    int sysfs = sysfs_package_count();
+    if (sysfs == 0 || m->cpu.sockets == 0 || sysfs == m->cpu.sockets)
+        return;
+    machine_problem(m, CPU_DIR "/cpu*/topology/physical_package_id",
+                    "the online CPUs name %d packages where hwloc counts %d: the socket count is unknown", sysfs,
+                    m->cpu.sockets);
+    m->cpu.sockets = 0;
+}
+
 void probe_topology(struct machine *m)
 {
     if (!getenv("HWLOC_HIDE_ERRORS"))
@@ -85,6 +155,7 @@ void probe_topology(struct machine *m)
 
     struct cpu_info *c = &m->cpu;
     c->sockets = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE);
+    cross_check_sockets(m);
     c->cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
     c->threads = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
     hwloc_bitmap_t usable = hwloc_bitmap_dup(hwloc_topology_get_allowed_cpuset(topo));

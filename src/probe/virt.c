@@ -164,3 +164,28 @@ void probe_virt(struct machine *m)
     else if (!v->vm && !x86)
         add_evidence(v, "%s", "no hypervisor named by DMI or /sys/hypervisor (this CPU has no hypervisor flag)");
 }
+
+/* Each mode once, however many GPUs share it. */
+static void add_gpu_evidence(struct virt_info *v, const char *source, const char *mode, const char *meaning)
+{
+    char piece[128];
+    snprintf(piece, sizeof piece, "%s: %s%s", source, mode, meaning);
+    if (!v->evidence || !strstr(v->evidence, piece))
+        add_evidence(v, "%s", piece);
+}
+
+void virt_from_gpus(struct machine *m, const char *source)
+{
+    struct virt_info *v = &m->virt;
+    for (int i = 0; i < m->gpus.count; i++) {
+        const char *mode = m->gpus.items[i].virtualization_mode;
+        /* A guest's driver sees its GPU as passed through or as a vGPU slice, even where the
+         * hypervisor hides itself from the CPU flags (as it often does for passed-through GPUs). */
+        if (gpu_virtualization_in_guest(mode)) {
+            v->known = v->vm = true;
+            add_gpu_evidence(v, source, mode, "");
+        } else if (gpu_virtualization_on_host(mode)) {
+            add_gpu_evidence(v, source, mode, " (this machine hosts the GPU's guests)");
+        }
+    }
+}

@@ -73,6 +73,7 @@ static json_t *gpu_json(const struct machine *m, const struct gpu *g)
     json_object_set_new(o, "cpu_affinity", str_or_null(g->cpu_affinity));
     json_object_set_new(o, "persistence_mode", tristate(g->persistence));
     json_object_set_new(o, "pstate", num_or_null(g->pstate));
+    json_object_set_new(o, "virtualization_mode", str_or_null(g->virtualization_mode));
     json_object_set_new(o, "pcie", json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "current_gen",
                                              num_or_null(g->pcie_gen_current), "max_gen", num_or_null(g->pcie_gen_max),
                                              "gpu_max_gen", num_or_null(g->pcie_gen_gpu_max), "current_width",

@@ -71,9 +71,11 @@ static json_t *pci_json(const struct pci_device *d)
     for (int k = 0; k < d->npath; k++)
         json_array_append_new(path, json_pack("{s:s, s:o, s:o}", "bus_id", d->path[k].bus_id, "class",
                                               hex_id(d->path[k].class_id, 6), "link", link_json(&d->path[k].link)));
-    return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:b, s:o, s:o, s:o}", "bus_id", d->bus_id,
+    return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:b, s:o, s:o, s:o}", "bus_id", d->bus_id,
                      "role", pci_role_name(d->role), "class", hex_id(d->class_id, 6), "vendor_id",
-                     hex_id(d->vendor_id, 4), "device_id", hex_id(d->device_id, 4), "vendor",
+                     d->vendor_id == PCI_ID_UNKNOWN ? json_null() : hex_id(d->vendor_id, 4), "device_id",
+                     d->device_id == PCI_ID_UNKNOWN ? json_null() : hex_id(d->device_id, 4), "missing_files",
+                     str_or_null(d->missing), "vendor",
                      str_or_null(d->vendor_name), "device", str_or_null(d->device_name), "driver",
                      str_or_null(d->driver), "numa_node", int_or_null(d->numa_node), "numa_node_raw",
                      d->numa_derived ? -1 : d->numa_node, "numa_node_derived", d->numa_derived, "local_cpus",

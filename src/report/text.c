@@ -98,9 +98,14 @@ static void print_pci(FILE *o, const struct machine *m, const struct style *st)
                 continue;
             char link[96];
             link_text(link, sizeof link, &d->link);
-            fprintf(o, "          %s  %s %s [%04x:%04x]  node %d%s  %s\n", d->bus_id, or_unknown(d->vendor_name),
-                    d->device_name ? d->device_name : "", d->vendor_id, d->device_id, d->numa_node,
-                    d->numa_derived ? " (from local CPUs)" : "", link);
+            char ids[64];
+            if (d->missing)
+                snprintf(ids, sizeof ids, "[no %s file]", d->missing);
+            else
+                snprintf(ids, sizeof ids, "[%04x:%04x]", d->vendor_id, d->device_id);
+            fprintf(o, "          %s  %s %s %s  node %d%s  %s\n", d->bus_id, or_unknown(d->vendor_name),
+                    d->device_name ? d->device_name : "", ids, d->numa_node, d->numa_derived ? " (from local CPUs)" : "",
+                    link);
             if (d->npath > 0) {
                 fprintf(o, "          %s  path:", st->dim);
                 for (int k = 0; k < d->npath; k++) {
@@ -211,6 +216,8 @@ static void print_kernel(FILE *o, const struct machine *m, const struct style *s
     fprintf(o, "%sVirt%s    %s", st->bold, st->reset, !v->known ? "unknown" : v->vm ? "virtual machine" : "bare metal");
     if (v->vm && v->hypervisor)
         fprintf(o, " (%s)", v->hypervisor);
+    else if (v->vm && v->evidence)
+        fprintf(o, " (hypervisor unknown; %s)", v->evidence);
     if (v->container)
         fprintf(o, ", container (%s)", v->container_kind);
     fputc('\n', o);

@@ -112,13 +112,40 @@ void check_pcie_link_degraded(struct audit_ctx *ctx)
     check_gpu_link_degraded(ctx);
 }
 
+/* NVML and nvidia-smi name both the GPU's own top generation and the one GPU and slot allow
+ * together (nvmlDeviceGetGpuMaxPcieLinkGeneration, nvmlDeviceGetMaxPcieLinkGeneration). */
+static bool gpu_cap_known(const struct gpu *g) { return g && g->pcie_gen_gpu_max > 0 && g->pcie_gen_max > 0; }
+
+static void judge_gpu_slot(struct audit_ctx *ctx, const struct gpu *g)
+{
+    const struct machine *m = ctx->machine;
+    json_t *ev = json_pack("{s:s?, s:i, s:i, s:i}", "source", m->gpus.source, "gpu_max_gen", g->pcie_gen_gpu_max,
+                           "max_gen", g->pcie_gen_max, "max_width", g->pcie_width_max);
+    if (g->pcie_gen_max >= g->pcie_gen_gpu_max) {
+        finding_add(ctx, SEV_PASS, g->bus_id, ev, NULL, "the slot allows the GPU's Gen%d", g->pcie_gen_gpu_max);
+        return;
+    }
+    /* Same width on both sides: the share is the ratio of the generations' lane rates. */
+    double share = pcie_lane_gb_s(pcie_generation_gt_s(g->pcie_gen_max)) /
+                   pcie_lane_gb_s(pcie_generation_gt_s(g->pcie_gen_gpu_max));
+    bool virtual_port = m->virt.vm;
+    finding_add(ctx, virtual_port ? SEV_INFO : ctx_severity(ctx), g->bus_id, ev,
+                "use a slot (or riser) that matches the GPU, or accept the platform's limit",
+                "GPU can do Gen%d but its slot allows Gen%d: capped at %.0f%% of the GPU's bandwidth%s",
+                g->pcie_gen_gpu_max, g->pcie_gen_max, 100.0 * share,
+                virtual_port ? " (the port is the hypervisor's, not necessarily the physical slot)" : "");
+}
+
 void check_pcie_slot_capped(struct audit_ctx *ctx)
 {
     const struct machine *m = ctx->machine;
+    for (int i = 0; i < m->gpus.count; i++)
+        if (gpu_cap_known(&m->gpus.items[i]))
+            judge_gpu_slot(ctx, &m->gpus.items[i]);
     for (int i = 0; i < m->npci; i++) {
         const struct pci_device *d = &m->pci[i];
-        if (!d->link.known || d->npath == 0)
-            continue;
+        if (!d->link.known || d->npath == 0 || gpu_cap_known(gpu_set_find(&m->gpus, d->bus_id)))
+            continue; /* no link facts, or judged above from the GPU's own view */
         if (!d->path[0].link.known) {
             finding_add(ctx, SEV_UNKNOWN, d->bus_id, NULL, NULL,
                         "upstream port %s shows no link attributes: a slot cap cannot be judged", d->path[0].bus_id);

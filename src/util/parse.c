@@ -49,13 +49,20 @@ double pcie_lane_gb_s(double gt_s)
     return gt_s * 242.0 / 256.0 / 8.0; /* Gen6+: FLIT mode */
 }
 
+/* GT/s of PCIe generations 1, 2, 3... */
+static const double pcie_rates[] = {2.5, 5.0, 8.0, 16.0, 32.0, 64.0, 128.0};
+
 int pcie_generation(double gt_s)
 {
-    static const double rates[] = {2.5, 5.0, 8.0, 16.0, 32.0, 64.0, 128.0};
-    for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++)
-        if (gt_s > rates[i] * 0.95 && gt_s < rates[i] * 1.05)
+    for (size_t i = 0; i < sizeof pcie_rates / sizeof pcie_rates[0]; i++)
+        if (gt_s > pcie_rates[i] * 0.95 && gt_s < pcie_rates[i] * 1.05)
             return (int)i + 1;
     return 0;
+}
+
+double pcie_generation_gt_s(int gen)
+{
+    return gen > 0 && (size_t)gen <= sizeof pcie_rates / sizeof pcie_rates[0] ? pcie_rates[gen - 1] : 0;
 }
 
 bool parse_cpulist(const char *text, hwloc_bitmap_t set)

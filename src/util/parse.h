@@ -14,6 +14,8 @@ bool parse_link_width(const char *text, int *width);
 double pcie_lane_gb_s(double gt_s);
 /* PCIe generation number for a transfer rate (2.5 -> 1, 8 -> 3, 64 -> 6); 0 when unknown. */
 int pcie_generation(double gt_s);
+/* The transfer rate of a PCIe generation (3 -> 8.0 GT/s); 0 for an unknown generation. */
+double pcie_generation_gt_s(int gen);
 
 /* A Linux cpulist ("0-7,16-23", "", "3") into set; false on garbage. */
 bool parse_cpulist(const char *text, hwloc_bitmap_t set);

@@ -16,6 +16,7 @@
 #define A5000 SMI("telegraf-2x-rtx-a5000-schema-v13-drv590.xml")
 #define A100 SMI("telegraf-a100-sxm4-80gb-mig-v12.xml")
 #define H200 SMI("gpuvet-h200-passthrough-drv580.xml")
+#define V100_PASSTHROUGH SMI("datakit-v100-pcie-32gb-passthrough.xml")
 
 static json_t *audit_file(const char *file, int expected_status)
 {
@@ -169,6 +170,35 @@ Test(nvidia_smi, a100_mig_on)
     run_result_free(&r);
 }
 
+/* A V100 the driver sees as passed through: the audit runs in a VM whose hypervisor nothing names. */
+Test(nvidia_smi, passthrough_gpu_means_a_vm)
+{
+    json_t *doc = audit_file(V100_PASSTHROUGH, 0);
+    json_t *virt = json_object_get(json_object_get(doc, "machine"), "virtualization");
+    cr_assert(json_is_true(json_object_get(virt, "vm")), "%s", json_dumps(virt, JSON_COMPACT));
+    cr_assert(json_is_null(json_object_get(virt, "hypervisor")), "the hypervisor stays unknown");
+    cr_assert_str_eq(json_string_value(json_object_get(virt, "evidence")), "nvidia-smi: Pass-Through");
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(gpus(doc), 0), "virtualization_mode")),
+                     "Pass-Through");
+    /* VIRT_LIMITS lists what a VM cannot verify instead of "cannot tell". */
+    json_t *f = findings_of(doc, "VIRT_LIMITS", "machine");
+    cr_assert_eq(json_array_size(f), 1);
+    cr_assert_str_neq(json_string_value(json_object_get(json_array_get(f, 0), "severity")), "unknown");
+    cr_assert(strstr(json_string_value(json_object_get(json_array_get(f, 0), "message")), "running in a VM"));
+    json_decref(f);
+    /* The memory rules that read the VM fact say so too. */
+    f = findings_of(doc, "MEM_ECC_DISABLED", "machine");
+    cr_assert(strstr(json_string_value(json_object_get(json_array_get(f, 0), "message")), "virtual machine"));
+    json_decref(f);
+    json_decref(doc);
+    /* Bare-metal files ("None") say nothing either way. */
+    doc = audit_file(A5000, 0);
+    virt = json_object_get(json_object_get(doc, "machine"), "virtualization");
+    cr_assert(json_is_null(json_object_get(virt, "vm")));
+    cr_assert_str_eq(severity_of(doc, "VIRT_LIMITS", "machine"), "unknown");
+    json_decref(doc);
+}
+
 static char *temp_file(const char *text, size_t len)
 {
     char *path = strdup("/tmp/gpuvet-smi-XXXXXX");
@@ -278,8 +308,8 @@ static void assert_same(json_t *a, json_t *b, const char *key)
  * a real driver's does for GPUs without permission), so finding both proves the _v2 pair. */
 Test(nvml, current_driver_matches_nvidia_smi)
 {
-    const char *files[] = {A5000, RTX2080, GTX1070, A100};
-    for (size_t f = 0; f < 4; f++) {
+    const char *files[] = {A5000, RTX2080, GTX1070, A100, V100_PASSTHROUGH};
+    for (size_t f = 0; f < 5; f++) {
         json_t *nv = audit_with_mock(GPUVET_MOCK_NVML_CURRENT, files[f]);
         json_t *smi = audit_file(files[f], f == 2 ? 1 : 0);
         cr_assert(!strncmp(json_string_value(json_object_get(nvidia(nv), "source")), "nvml:", 5));
@@ -287,7 +317,8 @@ Test(nvml, current_driver_matches_nvidia_smi)
         for (size_t i = 0; i < json_array_size(gpus(nv)); i++) {
             json_t *a = json_array_get(gpus(nv), i), *b = json_array_get(gpus(smi), i);
             const char *keys[] = {"bus_id", "name", "uuid", "memory_bytes", "persistence_mode", "pstate", "pcie",
-                                  "clock_events", "power_w", "temperature_c", "utilization_percent"};
+                                  "clock_events", "power_w", "temperature_c", "utilization_percent",
+                                  "virtualization_mode"};
             for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
                 assert_same(a, b, keys[k]);
             assert_same(json_object_get(a, "ecc"), json_object_get(b, "ecc"), "current");
@@ -299,6 +330,18 @@ Test(nvml, current_driver_matches_nvidia_smi)
     }
     json_t *doc = audit_with_mock(GPUVET_MOCK_NVML_CURRENT, GTX1070);
     cr_assert_str_eq(severity_of(doc, "PCIE_LINK_DEGRADED", "0000:01:00.0"), "fail");
+    json_decref(doc);
+}
+
+/* nvmlDeviceGetVirtualizationMode says Pass-Through: a VM, on NVML's word, beside what the
+ * machine itself showed (this development machine is a KVM guest, so the hypervisor may be known). */
+Test(nvml, passthrough_gpu_means_a_vm)
+{
+    json_t *doc = audit_with_mock(GPUVET_MOCK_NVML_CURRENT, V100_PASSTHROUGH);
+    json_t *virt = json_object_get(json_object_get(doc, "machine"), "virtualization");
+    cr_assert(json_is_true(json_object_get(virt, "vm")));
+    cr_assert(contains(json_string_value(json_object_get(virt, "evidence")), "NVML: Pass-Through"), "%s",
+              json_string_value(json_object_get(virt, "evidence")));
     json_decref(doc);
 }
 
@@ -597,6 +640,66 @@ Test(rules, sixty_three_retired_pages_fail)
     cr_assert_str_eq(json_string_value(json_object_get(json_array_get(f, 0), "severity")), "fail");
     cr_assert(contains(json_string_value(json_object_get(json_array_get(f, 0), "message")), "63 retired pages"));
     json_decref(f);
+    json_decref(doc);
+}
+
+/* A Gen4 card in a Gen3 slot, as `nvidia-smi -q` shows it on real machines ("Max 3, Device Max 4,
+ * Host Max 3"): PCIE_SLOT_CAPPED, from the XML and from NVML alike. The idle Gen1 link stays info. */
+Test(rules, gen4_gpu_in_gen3_slot_is_slot_capped)
+{
+    const char *edits[] = {"<max_link_gen>4</max_link_gen>", "<max_link_gen>3</max_link_gen>",
+                           "<max_host_link_gen>4</max_host_link_gen>", "<max_host_link_gen>3</max_host_link_gen>", NULL};
+    char *xml = read_text(A5000);
+    for (const char *const *e = edits; *e; e += 2)
+        replace_all(&xml, e[0], e[1]);
+    char *path = temp_file(xml, strlen(xml));
+    json_t *docs[] = {audit_file(path, 0), audit_with_mock(GPUVET_MOCK_NVML_CURRENT, path)};
+    for (size_t i = 0; i < 2; i++) {
+        json_t *f = findings_of(docs[i], "PCIE_SLOT_CAPPED", "0000:81:00.0");
+        cr_assert_eq(json_array_size(f), 1, "%s: one judgement per GPU", i ? "NVML" : "XML");
+        json_t *one = json_array_get(f, 0);
+        /* NVML runs on this machine: inside a VM the port is the hypervisor's, which is info. */
+        bool vm = json_is_true(json_object_get(json_object_get(json_object_get(docs[i], "machine"), "virtualization"), "vm"));
+        cr_assert_str_eq(json_string_value(json_object_get(one, "severity")), vm ? "info" : "warn");
+        cr_assert(contains(json_string_value(json_object_get(one, "message")), "Gen4 but its slot allows Gen3: capped at 50%"),
+                  "%s", json_string_value(json_object_get(one, "message")));
+        json_t *ev = json_object_get(one, "evidence");
+        cr_assert_eq(json_integer_value(json_object_get(ev, "gpu_max_gen")), 4);
+        cr_assert_eq(json_integer_value(json_object_get(ev, "max_gen")), 3);
+        cr_assert_str_eq(severity_of(docs[i], "PCIE_LINK_DEGRADED", "0000:81:00.0"), "info");
+        json_decref(f);
+        json_decref(docs[i]);
+    }
+    unlink(path);
+    free(path);
+    free(xml);
+    /* Only max_host_link_gen below the device's: the XML's host figure alone caps it. */
+    const char *host_only[] = {"<max_host_link_gen>4</max_host_link_gen>", "<max_host_link_gen>3</max_host_link_gen>", NULL};
+    json_t *doc = audit_edited(A5000, host_only, 0);
+    cr_assert_str_eq(severity_of(doc, "PCIE_SLOT_CAPPED", "0000:c1:00.0"), "warn");
+    json_decref(doc);
+    /* The unedited file: the slot allows the GPU's Gen4. */
+    doc = audit_file(A5000, 0);
+    cr_assert_str_eq(severity_of(doc, "PCIE_SLOT_CAPPED", "0000:81:00.0"), "pass");
+    json_decref(doc);
+}
+
+/* A vGPU slice is a guest's GPU too; a vGPU host (as a Tesla M10 reports it) is no VM for that. */
+Test(rules, vgpu_guest_is_a_vm_and_vgpu_host_is_not)
+{
+    const char *guest[] = {"<virtualization_mode>None</virtualization_mode>", "<virtualization_mode>VGPU</virtualization_mode>",
+                           NULL};
+    json_t *doc = audit_edited(A5000, guest, 0);
+    json_t *virt = json_object_get(json_object_get(doc, "machine"), "virtualization");
+    cr_assert(json_is_true(json_object_get(virt, "vm")));
+    cr_assert_str_eq(json_string_value(json_object_get(virt, "evidence")), "nvidia-smi: VGPU", "once for both GPUs");
+    json_decref(doc);
+    const char *host[] = {"<virtualization_mode>None</virtualization_mode>",
+                          "<virtualization_mode>Host VGPU</virtualization_mode>", NULL};
+    doc = audit_edited(A5000, host, 0);
+    virt = json_object_get(json_object_get(doc, "machine"), "virtualization");
+    cr_assert(json_is_null(json_object_get(virt, "vm")));
+    cr_assert(contains(json_string_value(json_object_get(virt, "evidence")), "nvidia-smi: Host VGPU"));
     json_decref(doc);
 }
 

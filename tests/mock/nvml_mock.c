@@ -356,6 +356,19 @@ nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t d, struct utilization *u
     nvmlReturn_t rc = uint_at(d, "utilization/gpu_util", &u->gpu);
     return rc == OK ? uint_at(d, "utilization/memory_util", &u->memory) : rc;
 }
+/* nvmlGpuVirtualizationMode_t from nvidia-smi's words for it. */
+nvmlReturn_t nvmlDeviceGetVirtualizationMode(nvmlDevice_t d, unsigned *o)
+{
+    static const char *const modes[] = {"None", "Pass-Through", "VGPU", "Host VGPU", "Host VSGA"};
+    char buf[64];
+    const char *t = text((xmlNode *)d, "gpu_virtualization_mode/virtualization_mode", buf, sizeof buf);
+    for (unsigned i = 0; t && i < sizeof modes / sizeof modes[0]; i++)
+        if (!strcmp(t, modes[i])) {
+            *o = i;
+            return OK;
+        }
+    return NOT_SUPPORTED;
+}
 nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t d, unsigned link, int *o)
 {
     (void)d, (void)link, (void)o;
