@@ -49,7 +49,7 @@ static const struct fact_rule facts[] = {
      "tensor and pipeline parallel training lives on the GPU-to-GPU links"},
     {"GPU_P2P_CROSS_SOCKET", "GPU peer paths", FROM_MACHINE, 0, NULL},
     {"NUMA_GPU_NODE_NO_MEMORY", "GPU NUMA placement", FROM_MACHINE, GPU_WORKLOADS,
-     "every host<->device copy crosses the socket interconnect when the GPU's node has no memory"},
+     "a GPU whose node has no memory or CPUs is fed across the socket interconnect"},
     {"NUMA_GPU_NODE_NO_CPUS", "GPU NUMA placement", FROM_MACHINE, GPU_WORKLOADS,
      "the process feeding a GPU should run on the GPU's node"},
     {"NUMA_AFFINITY_UNKNOWN", "GPU NUMA placement", FROM_MACHINE, 0, NULL},
@@ -86,7 +86,7 @@ static const struct fact_rule facts[] = {
 /* Facts of the machine model that no single rule reports but every verdict of a workload needs. */
 static const char ACCELERATORS[] = "accelerators", CPU[] = "CPU";
 static const char ACCELERATORS_WHY[] = "a GPU workload judged without seeing a GPU has judged nothing that matters",
-                  CPU_WHY[] = "cores, clocks and sockets decide what the GPUs can be fed";
+                  CPU_WHY[] = "cores and clocks run the job and feed its GPUs";
 
 static const char *const names[] = {
     [VERDICT_PASS] = "pass", [VERDICT_INCONCLUSIVE] = "inconclusive", [VERDICT_WARN] = "warn", [VERDICT_FAIL] = "fail"};
@@ -252,8 +252,8 @@ void verdict_describe_key_facts(FILE *out, enum workload w)
     if (w >= WORKLOAD_COUNT)
         return;
     if (BIT(w) & GPU_WORKLOADS)
-        fprintf(out, "  %-20s %s\n", ACCELERATORS, ACCELERATORS_WHY);
-    fprintf(out, "  %-20s %s\n", CPU, CPU_WHY);
+        fprintf(out, "  %s (seen on the PCI bus or by the NVIDIA driver)\n      %s\n", ACCELERATORS, ACCELERATORS_WHY);
+    fprintf(out, "  %s (its cores known)\n      %s\n", CPU, CPU_WHY);
     for (size_t i = 0; i < sizeof facts / sizeof facts[0]; i++) {
         if (!(facts[i].key & BIT(w)))
             continue;
@@ -262,13 +262,13 @@ void verdict_describe_key_facts(FILE *out, enum workload w)
             shown |= (facts[k].key & BIT(w)) && !strcmp(facts[k].fact, facts[i].fact);
         if (shown)
             continue;
-        fprintf(out, "  %-20s %s (", facts[i].fact, facts[i].why);
+        fprintf(out, "  %s (", facts[i].fact);
         bool first = true;
         for (size_t k = i; k < sizeof facts / sizeof facts[0]; k++)
             if ((facts[k].key & BIT(w)) && !strcmp(facts[k].fact, facts[i].fact)) {
                 fprintf(out, "%s%s", first ? "" : ", ", facts[k].rule_id);
                 first = false;
             }
-        fprintf(out, ")\n");
+        fprintf(out, ")\n      %s\n", facts[i].why);
     }
 }
