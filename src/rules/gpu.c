@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "rules/checks.h"
+#include "rules/hints.h"
 
 static json_t *tristate_json(int v) { return v == GPU_UNKNOWN ? json_null() : json_boolean(v == GPU_ON); }
 static json_t *count_json(long long v) { return v >= 0 ? json_integer(v) : json_null(); }
@@ -65,8 +66,7 @@ static void judge_link_speed(struct audit_ctx *ctx, const struct gpu *g)
                     g->pcie_gen_max);
         return;
     }
-    finding_add(ctx, SEV_INFO, g->bus_id, link_evidence(g),
-                "re-read under load: `gpuvet audit --load-check`, or `nvidia-smi -q -d PCIE` while a job runs",
+    finding_add(ctx, SEV_INFO, g->bus_id, link_evidence(g), hint_load_check_fix(ctx->machine),
                 "link at Gen%d of Gen%d in %s: GPUs drop the link to save power when idle; not yet confirmed under load",
                 g->pcie_gen_current, g->pcie_gen_max, pstate_text(g->pstate, p));
     if (g->load.error)

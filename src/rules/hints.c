@@ -48,3 +48,13 @@ const char *hint_measure_fix(const struct machine *m)
                "bench.json)";
     return "on the machine: gpuvet bench --json > bench.json; then add --bench bench.json to this audit";
 }
+
+const char *hint_load_check_fix(const struct machine *m)
+{
+    if (machine_from_evidence(m))
+        return "ask for `nvidia-smi -q -x` taken while a job runs (idle GPUs drop their link speed)";
+    if (m->source && !strcmp(m->source, "live"))
+        return "re-read under load: `gpuvet audit --load-check` (NVIDIA), or `nvidia-smi -q -d PCIE` while a job runs";
+    return "re-read under load on the machine: `gpuvet audit --load-check` (NVIDIA), or `nvidia-smi -q -d PCIE` "
+           "while a job runs";
+}

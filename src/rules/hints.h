@@ -17,4 +17,7 @@ const char *hint_smbios_fix(const struct machine *m);
 /* How to get a measurement (`gpuvet bench`) into this audit. */
 const char *hint_measure_fix(const struct machine *m);
 
+/* How to re-read an idle GPU's link under load, from where this audit looks. */
+const char *hint_load_check_fix(const struct machine *m);
+
 #endif
