@@ -467,17 +467,12 @@ static void problem_rules(char *buf, size_t n, const struct findings *f)
     }
 }
 
-static void gap_list(char *buf, size_t n, const struct workload_verdict *v, bool key_only, bool reasons)
+/* The key facts a verdict lacks: "DIMMs, memory ECC". */
+static void key_gap_list(char *buf, size_t n, const struct workload_verdict *v)
 {
-    int shown = 0;
-    for (int i = 0; i < v->ngaps; i++) {
-        const struct coverage_gap *g = &v->gaps[i];
-        if (key_only && !g->key)
-            continue;
-        append(buf, n, "%s%s", shown++ ? ", " : "", g->fact);
-        if (reasons && g->reason)
-            append(buf, n, " (%s)", g->reason);
-    }
+    for (int i = 0, shown = 0; i < v->ngaps; i++)
+        if (v->gaps[i].key)
+            append(buf, n, "%s%s", shown++ ? ", " : "", v->gaps[i].fact);
 }
 
 /* The severity whose colour a verdict is printed in (INCONCLUSIVE in unknown's). */
@@ -501,9 +496,13 @@ static void summary_verdict_line(FILE *o, const struct audit_report *r, enum wor
             append(line, sizeof line, "%d warn", v->warns);
         append(line, sizeof line, ": ");
         problem_rules(line, sizeof line, &r->verdicts->findings[w]);
+        if (v->ngaps && v->gaps[0].key) {
+            append(line, sizeof line, "; unknown: ");
+            key_gap_list(line, sizeof line, v);
+        }
     } else if (v->verdict == VERDICT_INCONCLUSIVE) {
         append(line, sizeof line, "unknown: ");
-        gap_list(line, sizeof line, v, true, false);
+        key_gap_list(line, sizeof line, v);
     } else {
         append(line, sizeof line, "checked %d of %d checks", v->checked, v->applicable);
     }
@@ -536,7 +535,7 @@ static int print_summary(FILE *o, const struct audit_report *r, const struct sty
     summary_machine(o, r, st);
     fputc('\n', o);
     lines += 3;
-    fprintf(o, "%sVerdict%s per workload (%s asked; exit status follows it)\n", st->bold, st->reset,
+    fprintf(o, "%sVerdict%s per workload (asked: %s)\n", st->bold, st->reset,
             workload_name(r->workload));
     lines++;
     static const enum workload first_screen[] = {WL_GENERAL, WL_CV_TRAIN, WL_LLM_TRAIN, WL_LLM_INFER};
@@ -563,8 +562,16 @@ static int print_summary(FILE *o, const struct audit_report *r, const struct sty
     lines++;
     if (sel->ngaps) {
         line[0] = '\0';
-        append(line, sizeof line, "  unknown: ");
-        gap_list(line, sizeof line, sel, false, false);
+        bool key = sel->gaps[0].key; /* key gaps come first */
+        append(line, sizeof line, "  %s: ", key ? "unknown, needed" : "unknown, not needed for the verdict");
+        for (int i = 0, shown = 0; i < sel->ngaps; i++) {
+            if (key && !sel->gaps[i].key) {
+                append(line, sizeof line, "; not needed: ");
+                key = false;
+                shown = 0;
+            }
+            append(line, sizeof line, "%s%s", shown++ ? ", " : "", sel->gaps[i].fact);
+        }
         print_cut(o, line, REPORT_COLUMNS);
         lines++;
     }
