@@ -145,9 +145,11 @@ static void print_claims(FILE *o, const struct claim_set *set, const struct styl
         enum severity sev = c->verdict == CLAIM_MISMATCH ? SEV_FAIL : c->verdict == CLAIM_PASS ? SEV_PASS : SEV_UNKNOWN;
         char verdict[16];
         upper(verdict, claim_verdict_name(c->verdict), sizeof verdict);
-        fprintf(o, "  %-28s %-22s %-22s %s%-8s%s %s%s%s\n", c->key, claimed ? claimed : "?",
-                c->found && !json_is_null(c->found) && found ? found : "unknown", st->sev[sev], verdict, st->reset,
-                st->dim, c->message ? c->message : "", st->reset);
+        fprintf(o, "  %-28s %-22s %-22s %s%s%s\n", c->key, claimed ? claimed : "?",
+                c->found && !json_is_null(c->found) && found ? found : "unknown", st->sev[sev], verdict, st->reset);
+        /* The arithmetic on a line of its own, so the table keeps its columns within the width. */
+        if (c->message && *c->message)
+            fprintf(o, "      %s%s%s\n", st->dim, c->message, st->reset);
         free(claimed);
         free(found);
     }
