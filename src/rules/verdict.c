@@ -183,6 +183,20 @@ static void judge_model_facts(struct workload_verdict *v, const struct machine *
                 true, evidence && !(given & FROM_SMBIOS));
 }
 
+/* Whether an unknown finding leaves a key fact unknown. PCIe links are key for the accelerators'
+ * links: a virtual NIC without link attributes does not make a GPU verdict inconclusive. */
+static bool is_key(const struct fact_rule *fr, const struct finding *f, const struct machine *m, enum workload w)
+{
+    if (!(fr->key & BIT(w)))
+        return false;
+    if (strcmp(fr->rule_id, "PCIE_LINK_DEGRADED") != 0 || !strcmp(f->subject, "machine"))
+        return true;
+    for (int i = 0; i < m->npci; i++)
+        if (!strcmp(m->pci[i].bus_id, f->subject))
+            return m->pci[i].role == PCI_ROLE_ACCELERATOR;
+    return true; /* a subject the bus does not list: an NVIDIA GPU's own view */
+}
+
 static int gap_order(const void *a, const void *b)
 {
     const struct coverage_gap *x = a, *y = b;
@@ -205,7 +219,7 @@ void verdict_judge(struct workload_verdict *out, const struct machine *m, enum w
         const struct fact_rule *fr = fact_of(it->rule);
         bool outside = finding_outside_evidence(m, it);
         out->outside_evidence += outside;
-        add_gap(out, fr ? fr->fact : it->rule->id, it->message, fr && (fr->key & BIT(w)), outside);
+        add_gap(out, fr ? fr->fact : it->rule->id, it->message, fr && is_key(fr, it, m, w), outside);
     }
     /* Stable enough: qsort is not stable, so order by key only and keep table order otherwise. */
     for (int i = 1; i < out->ngaps; i++)
