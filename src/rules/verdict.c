@@ -184,13 +184,17 @@ static void judge_model_facts(struct workload_verdict *v, const struct machine *
 }
 
 /* Whether an unknown finding leaves a key fact unknown. PCIe links are key for the accelerators'
- * links: a virtual NIC without link attributes does not make a GPU verdict inconclusive. */
+ * links: a virtual NIC without link attributes, or NICs missing from an nvidia-smi file that reports
+ * every GPU's link, do not make a GPU verdict inconclusive. */
 static bool is_key(const struct fact_rule *fr, const struct finding *f, const struct machine *m, enum workload w)
 {
     if (!(fr->key & BIT(w)))
         return false;
-    if (strcmp(fr->rule_id, "PCIE_LINK_DEGRADED") != 0 || !strcmp(f->subject, "machine"))
+    if (strcmp(fr->rule_id, "PCIE_LINK_DEGRADED") != 0)
         return true;
+    /* The bus unread: the GPUs' links are still known when an NVIDIA source reported them. */
+    if (!strcmp(f->subject, "machine"))
+        return m->gpus.count == 0;
     for (int i = 0; i < m->npci; i++)
         if (!strcmp(m->pci[i].bus_id, f->subject))
             return m->pci[i].role == PCI_ROLE_ACCELERATOR;
