@@ -58,9 +58,8 @@ static void judge_link_speed(struct audit_ctx *ctx, const struct gpu *g)
     }
     bool busy = g->pstate == 0 && g->clock_events_known && !(g->clock_events & GPU_EVENT_GPU_IDLE);
     if (busy) {
-        snprintf(fix, sizeof fix,
-                 "reseat the card or riser and check the slot's link-speed setting in the BIOS; confirm with "
-                 "`gpuvet audit --load-check`");
+        snprintf(fix, sizeof fix, "reseat the card or riser and check the slot's link-speed setting in the BIOS; then %s",
+                 hint_load_check_fix(ctx->machine));
         finding_add(ctx, ctx_severity(ctx), g->bus_id, link_evidence(g), fix,
                     "link at Gen%d of Gen%d while the GPU is busy (P0, not idle): not power saving", g->pcie_gen_current,
                     g->pcie_gen_max);
