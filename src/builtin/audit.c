@@ -38,12 +38,13 @@ static const char usage[] =
     "  --nodes N       the job spans N machines: judge the network for it (NET_MULTINODE)\n"
     "  --claim FILE    the provider's claimed spec (JSON, docs/audit-json.md): label vs reality\n"
     "  --json          write the gpuvet.audit/1 JSON document (docs/audit-json.md)\n"
-    "  --verbose       list passed checks too\n"
+    "  --verbose       list passed checks too, and the checks evidence files cannot hold\n"
     "  --bench FILE    judge the measurements of a saved `gpuvet bench --json` document\n"
     "  --bench-quick   measure first (`gpuvet bench memory pcie storage --quick` in .) and judge that\n"
     "  --list-rules    list the rule IDs and exit (`gpuvet explain ID` for one)\n"
     "\n"
-    "exit status: 0 no fail, 1 at least one fail, 2 could not run\n";
+    "verdict per workload: FAIL, WARN, INCONCLUSIVE (a key fact unknown), PASS\n"
+    "exit status: 0 no fail (PASS, WARN or INCONCLUSIVE), 1 at least one fail, 2 could not run\n";
 
 static int list_rules(void)
 {
@@ -61,10 +62,11 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* Colour only on a terminal that can show it: not piped, not TERM=dumb, not NO_COLOR. */
 static bool use_colour(void)
 {
-    const char *no = getenv("NO_COLOR");
-    return isatty(STDOUT_FILENO) && !(no && *no);
+    const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
+    return isatty(STDOUT_FILENO) && !(no && *no) && !(term && !strcmp(term, "dumb"));
 }
 
 /* Fills m->bench from a saved document, or (file NULL) from a quick run of the benchmarks that
@@ -269,15 +271,17 @@ int cmd_audit(int argc, char **argv)
         claim_set_free(&claims);
         return EXIT_CANNOT_RUN;
     }
-    struct findings findings = {0};
-    rules_run(&m, workload, &inputs, &findings);
+    struct verdict_set verdicts;
+    verdict_set_build(&verdicts, &m, &inputs);
+    const struct findings *findings = &verdicts.findings[workload];
     for (int i = 0; i < m.nproblems; i++)
         fprintf(stderr, "gpuvet: warning: %s: %s\n", m.problems[i].path, m.problems[i].message);
 
-    struct audit_report report = {&m, &findings, workload, now_ms() - start, inputs.claims, redact};
+    struct audit_report report = {&m, findings, workload, now_ms() - start, inputs.claims, redact, &verdicts};
     int rc = json ? report_json(stdout, &report) : report_text(stdout, &report, use_colour(), verbose);
-    int status = rc != 0 ? EXIT_CANNOT_RUN : findings_count(&findings, SEV_FAIL) ? EXIT_VERDICT_FAIL : 0;
-    findings_free(&findings);
+    /* INCONCLUSIVE without a fail exits 0: the exit status says whether a fail was found. */
+    int status = rc != 0 ? EXIT_CANNOT_RUN : findings_count(findings, SEV_FAIL) ? EXIT_VERDICT_FAIL : 0;
+    verdict_set_free(&verdicts);
     machine_free(&m);
     claim_set_free(&claims);
     return status;

@@ -239,13 +239,18 @@ json_t *findings_to_json(const struct findings *f)
     return arr;
 }
 
-enum severity report_verdict(const struct findings *f)
+/* coverage: what the verdict rests on (docs/audit-json.md). */
+static json_t *coverage_json(const struct workload_verdict *v)
 {
-    enum severity worst = SEV_PASS;
-    for (int i = 0; i < f->count; i++)
-        if (f->items[i].severity > worst && f->items[i].severity >= SEV_WARN)
-            worst = f->items[i].severity;
-    return worst;
+    json_t *unknown = json_array();
+    for (int i = 0; i < v->ngaps; i++) {
+        const struct coverage_gap *g = &v->gaps[i];
+        json_array_append_new(unknown, json_pack("{s:s, s:s?, s:i, s:b, s:b}", "fact", g->fact, "reason", g->reason,
+                                                 "checks", g->checks, "key", g->key, "outside_evidence",
+                                                 g->outside_evidence));
+    }
+    return json_pack("{s:i, s:i, s:i, s:o}", "checked", v->checked, "applicable", v->applicable,
+                     "outside_evidence", v->outside_evidence, "unknown", unknown);
 }
 
 int report_json(FILE *out, const struct audit_report *r)
@@ -253,10 +258,23 @@ int report_json(FILE *out, const struct audit_report *r)
     json_t *counts = json_object();
     for (enum severity s = SEV_PASS; s <= SEV_FAIL; s++)
         json_object_set_new(counts, severity_name(s), json_integer(findings_count(r->findings, s)));
-    json_t *root = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:{s:s, s:o}}", "schema", AUDIT_SCHEMA, "gpuvet_version",
-                             GPUVET_VERSION, "workload", workload_name(r->workload), "machine",
-                             machine_to_json(r->machine), "claims", claims_to_json(r->claims), "findings", findings_to_json(r->findings), "summary",
-                             "verdict", severity_name(report_verdict(r->findings)), "counts", counts);
+    struct workload_verdict own = {0};
+    const struct workload_verdict *selected = r->verdicts ? &r->verdicts->verdicts[r->workload] : &own;
+    if (!r->verdicts)
+        verdict_judge(&own, r->machine, r->workload, r->findings);
+    json_t *workloads = json_array();
+    for (int w = 0; r->verdicts && w < WORKLOAD_COUNT; w++) {
+        const struct workload_verdict *v = &r->verdicts->verdicts[w];
+        json_array_append_new(workloads, json_pack("{s:s, s:s, s:i, s:i, s:o}", "workload",
+                                                   workload_name((enum workload)w), "verdict", verdict_name(v->verdict),
+                                                   "fail", v->fails, "warn", v->warns, "coverage", coverage_json(v)));
+    }
+    json_t *root = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:{s:s, s:o, s:o, s:o}}", "schema", AUDIT_SCHEMA,
+                             "gpuvet_version", GPUVET_VERSION, "workload", workload_name(r->workload), "machine",
+                             machine_to_json(r->machine), "claims", claims_to_json(r->claims), "findings",
+                             findings_to_json(r->findings), "summary", "verdict", verdict_name(selected->verdict),
+                             "counts", counts, "coverage", coverage_json(selected), "workloads", workloads);
+    workload_verdict_free(&own);
     if (!root)
         return -1;
     if (r->redact)

@@ -9,6 +9,7 @@
 #include "model/machine.h"
 #include "claims/claims.h"
 #include "rules/rule.h"
+#include "rules/verdict.h"
 
 #define AUDIT_SCHEMA "gpuvet.audit/1"
 
@@ -19,6 +20,8 @@ struct audit_report {
     double elapsed_ms;
     const struct claim_set *claims; /* --claim, evaluated; NULL none */
     bool redact;          /* hide host names, serials, UUIDs and MACs */
+    const struct verdict_set *verdicts; /* every workload judged (rules/verdict.h); findings is
+                                         * verdicts->findings[workload] */
 };
 
 /* What --redact puts in place of an identifying value. */
@@ -47,7 +50,5 @@ int report_json(FILE *out, const struct audit_report *r);
 /* colour: ANSI colours (caller decides: TTY and no NO_COLOR). */
 int report_text(FILE *out, const struct audit_report *r, bool colour, bool verbose);
 
-/* "pass" when no finding is worse than info/unknown/pass, else the worst severity. */
-enum severity report_verdict(const struct findings *f);
 
 #endif

@@ -1,5 +1,9 @@
-/* The report for people: the machine first, then findings grouped by area (worst area first,
- * worst finding first), then one verdict line. */
+/* The report for people. A first screen (<= SUMMARY_LINES lines) with the machine, the verdict
+ * per workload and the worst problems with their fix; then the details: the machine, findings
+ * grouped by area (worst area first, worst finding first, repeated findings of a rule once), and
+ * the verdict line again. No line is wider than REPORT_COLUMNS: long lines wrap at a space. */
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,6 +11,8 @@
 #include "util/parse.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
+#define REPORT_COLUMNS 100
+#define SUMMARY_LINES 25
 
 struct style {
     const char *bold, *dim, *reset;
@@ -40,13 +46,18 @@ static void link_text(char *buf, size_t n, const struct pci_link *l)
         return;
     }
     int cg = pcie_generation(l->cur_gt_s), mg = pcie_generation(l->max_gt_s);
-    snprintf(buf, n, "Gen%d x%d (max Gen%d x%d)", cg, l->cur_width, mg, l->max_width);
+    if (cg == mg && l->cur_width == l->max_width)
+        snprintf(buf, n, "Gen%d x%d", cg, l->cur_width);
+    else
+        snprintf(buf, n, "Gen%d x%d (max Gen%d x%d)", cg, l->cur_width, mg, l->max_width);
 }
 
 static void print_cpu(FILE *o, const struct machine *m, const struct style *st)
 {
     const struct cpu_info *c = &m->cpu;
     fprintf(o, "%sCPU%s     %s\n", st->bold, st->reset, or_unknown(c->model));
+    if (c->sockets <= 0 && c->cores <= 0 && c->threads <= 0)
+        return; /* not in the evidence, or unreadable: no "0 sockets, 0 cores" */
     fprintf(o, "        %d socket%s, %d cores, %d threads", c->sockets, c->sockets == 1 ? "" : "s", c->cores, c->threads);
     if (c->usable_threads > 0)
         fprintf(o, " (%d usable)", c->usable_threads);
@@ -86,6 +97,13 @@ static void print_numa(FILE *o, const struct machine *m, const struct style *st)
 static void print_pci(FILE *o, const struct machine *m, const struct style *st)
 {
     static const char *const titles[] = {"accelerators", "NICs", "NVMe"};
+    if (!m->pci_scanned) {
+        /* No bus was read: no "accelerators: 0" above GPUs that nvidia-smi lists. */
+        fprintf(o, "%sPCI%s     devices unknown (%s)%s\n", st->bold, st->reset,
+                machine_from_evidence(m) ? "not in the evidence files" : "the PCI bus could not be read",
+                m->gpus.count > 0 ? "; the GPUs below are from the NVIDIA source" : "");
+        return;
+    }
     fprintf(o, "%sPCI%s\n", st->bold, st->reset);
     for (int role = PCI_ROLE_ACCELERATOR; role <= PCI_ROLE_NVME; role++) {
         int n = 0;
@@ -132,9 +150,11 @@ static void print_claims(FILE *o, const struct claim_set *set, const struct styl
         enum severity sev = c->verdict == CLAIM_MISMATCH ? SEV_FAIL : c->verdict == CLAIM_PASS ? SEV_PASS : SEV_UNKNOWN;
         char verdict[16];
         upper(verdict, claim_verdict_name(c->verdict), sizeof verdict);
-        fprintf(o, "  %-28s %-22s %-22s %s%-8s%s %s%s%s\n", c->key, claimed ? claimed : "?",
-                c->found && !json_is_null(c->found) && found ? found : "unknown", st->sev[sev], verdict, st->reset,
-                st->dim, c->message ? c->message : "", st->reset);
+        fprintf(o, "  %-28s %-22s %-22s %s%s%s\n", c->key, claimed ? claimed : "?",
+                c->found && !json_is_null(c->found) && found ? found : "unknown", st->sev[sev], verdict, st->reset);
+        /* The arithmetic on a line of its own, so the table keeps its columns within the width. */
+        if (c->message && *c->message)
+            fprintf(o, "      %s%s%s\n", st->dim, c->message, st->reset);
         free(claimed);
         free(found);
     }
@@ -212,6 +232,10 @@ static void print_kernel(FILE *o, const struct machine *m, const struct style *s
             k->numa_balancing < 0 ? "unknown" : k->numa_balancing ? "on" : "off",
             k->isolated_cpus ? (*k->isolated_cpus ? k->isolated_cpus : "none") : "unknown",
             k->cpufreq_present ? k->governor : "none (no cpufreq)");
+}
+
+static void print_virt(FILE *o, const struct machine *m, const struct style *st)
+{
     const struct virt_info *v = &m->virt;
     fprintf(o, "%sVirt%s    %s", st->bold, st->reset, !v->known ? "unknown" : v->vm ? "virtual machine" : "bare metal");
     if (v->vm && v->hypervisor)
@@ -242,7 +266,7 @@ static void print_memory(FILE *o, const struct machine *m, const struct style *s
     fputc('\n', o);
     if (mem->ndimms == 0 && mem->unknown_reason)
         fprintf(o, "        DIMMs unknown: %s\n", mem->unknown_reason);
-    for (int s = 0; s < mem->sockets; s++) {
+    for (int s = 0; mem->ndimms > 0 && s < mem->sockets; s++) {
         fprintf(o, "        socket %d: %d DIMMs", s, memory_socket_dimms(mem, s));
         if (mem->channels_from_locators)
             fprintf(o, " on %d channels", memory_socket_channels(mem, s));
@@ -253,10 +277,14 @@ static void print_memory(FILE *o, const struct machine *m, const struct style *s
     }
     for (int i = 0; i < mem->ndimms; i++) {
         const struct dimm *d = &mem->dimms[i];
-        fprintf(o, "        %s%-14s %-24s socket %2d ch %2d  %4.0f GiB %-5s %4d/%4d MT/s rank %d width %d/%d%s\n",
-                st->dim, or_unknown(d->locator), d->bank_locator ? d->bank_locator : "", d->socket, d->channel,
-                d->size_bytes / GIB, or_unknown(d->type), d->speed_mts, d->configured_mts, d->rank, d->total_width,
-                d->data_width, st->reset);
+        char channel[16] = "?";
+        if (d->channel >= 0)
+            snprintf(channel, sizeof channel, "%d", d->channel);
+        fprintf(o, "        %s%-14s %s%ssocket %d ch %-2s %4.0f GiB %-5s %4d/%4d MT/s %dR %d/%d bit%s\n", st->dim,
+                or_unknown(d->locator), d->bank_locator && *d->bank_locator ? d->bank_locator : "",
+                d->bank_locator && *d->bank_locator ? " " : "", d->socket, channel, d->size_bytes / GIB,
+                or_unknown(d->type), d->speed_mts, d->configured_mts, d->rank, d->total_width, d->data_width,
+                st->reset);
     }
     if (mem->slots_total >= 0)
         fprintf(o, "        free: %d of %d DIMM slots", mem->slots_total - mem->ndimms, mem->slots_total);
@@ -276,6 +304,8 @@ static void print_memory(FILE *o, const struct machine *m, const struct style *s
         fprintf(o, "; CPU package limits %.0f W", p->cpu_tdp_watts);
     fputc('\n', o);
     const struct contention_info *c = &m->contention;
+    if (!c->sampled && machine_from_evidence(m))
+        return; /* "Not in the evidence files" says it */
     fprintf(o, "%sCPU use%s ", st->bold, st->reset);
     if (!c->sampled) {
         fprintf(o, "not sampled: %s\n", or_unknown(c->unknown_reason));
@@ -319,9 +349,310 @@ static void print_measured(FILE *o, const struct machine *m, const struct style 
         fprintf(o, "        pcie: %s\n", or_unknown(b->pcie_unmeasured));
 }
 
+/* Appends text to a fixed buffer, cut with "..." when it does not fit. */
+static void append(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void append(char *buf, size_t n, const char *fmt, ...)
+{
+    size_t used = strlen(buf);
+    if (used + 1 >= n)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(buf + used, n - used, fmt, ap);
+    va_end(ap);
+    if (w >= 0 && (size_t)w >= n - used && n > 4)
+        memcpy(buf + n - 4, "...", 4);
+}
+
+/* Visible columns of a UTF-8 string without escape sequences. */
+static size_t columns(const char *s, size_t len)
+{
+    size_t cols = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '\033') {
+            while (i < len && s[i] != 'm')
+                i++;
+            continue;
+        }
+        cols += ((unsigned char)s[i] & 0xC0) != 0x80;
+    }
+    return cols;
+}
+
+/* A line cut to `width` columns with "..." (for the first screen, which must not wrap). */
+static void print_cut(FILE *o, const char *line, size_t width)
+{
+    size_t len = strlen(line);
+    if (columns(line, len) <= width) {
+        fprintf(o, "%s\n", line);
+        return;
+    }
+    size_t cols = 0, i = 0;
+    for (; i < len && cols < width - 3; i++)
+        cols += ((unsigned char)line[i] & 0xC0) != 0x80;
+    while (i < len && ((unsigned char)line[i] & 0xC0) == 0x80)
+        i++;
+    fprintf(o, "%.*s...\n", (int)i, line);
+}
+
+/* "8x NEC Corporation Vector Engine 1.0, 1x ..." for the accelerators (GPUs by NVIDIA's name). */
+static void accelerator_summary(char *buf, size_t n, const struct machine *m)
+{
+    const char *names[16];
+    int counts[16], nnames = 0, total = 0;
+    int count = m->gpus.count > 0 ? m->gpus.count : m->npci;
+    for (int i = 0; i < count; i++) {
+        const char *name;
+        if (m->gpus.count > 0) {
+            name = m->gpus.items[i].name ? m->gpus.items[i].name : "NVIDIA GPU";
+        } else {
+            if (m->pci[i].role != PCI_ROLE_ACCELERATOR)
+                continue;
+            name = m->pci[i].device_name ? m->pci[i].device_name : "unnamed device";
+        }
+        total++;
+        int k = 0;
+        while (k < nnames && strcmp(names[k], name))
+            k++;
+        if (k == nnames && nnames < 16) {
+            names[nnames] = name;
+            counts[nnames++] = 0;
+        }
+        if (k < nnames)
+            counts[k]++;
+    }
+    if (total == 0) {
+        append(buf, n, "no accelerator seen");
+        return;
+    }
+    append(buf, n, "%d accelerator%s: ", total, total == 1 ? "" : "s");
+    for (int k = 0; k < nnames; k++)
+        append(buf, n, "%s%dx %s", k ? ", " : "", counts[k], names[k]);
+    if (m->gpus.count > 0 && m->gpus.source && !strncmp(m->gpus.source, "nvidia-smi", 10))
+        append(buf, n, " (from nvidia-smi)");
+}
+
+static void summary_machine(FILE *o, const struct audit_report *r, const struct style *st)
+{
+    const struct machine *m = r->machine;
+    const struct cpu_info *c = &m->cpu;
+    char line[512] = "";
+    append(line, sizeof line, "%sMachine%s  ", st->bold, st->reset);
+    if (c->cores > 0) {
+        if (c->sockets > 1)
+            append(line, sizeof line, "%dx ", c->sockets);
+        append(line, sizeof line, "%s, %d cores/%d threads", c->model ? c->model : "CPU model unknown", c->cores,
+               c->threads);
+    } else {
+        append(line, sizeof line, "CPU %s", machine_from_evidence(m) ? "not in the evidence" : "unknown");
+    }
+    const struct memory_info *mem = &m->memory;
+    if (mem->installed_bytes >= 0)
+        append(line, sizeof line, ", %.0f GiB", mem->installed_bytes / GIB);
+    else if (mem->usable_bytes >= 0)
+        append(line, sizeof line, ", %.0f GiB usable", mem->usable_bytes / GIB);
+    print_cut(o, line, REPORT_COLUMNS);
+    line[0] = '\0';
+    append(line, sizeof line, "         %s", !m->virt.known ? "" : m->virt.vm ? "VM; " : "bare metal; ");
+    accelerator_summary(line, sizeof line, m);
+    print_cut(o, line, REPORT_COLUMNS);
+}
+
+/* The rules behind a workload's fail and warn findings, worst first: "PCIE_SLOT_CAPPED, ...". */
+static void problem_rules(char *buf, size_t n, const struct findings *f)
+{
+    const struct rule *seen[64];
+    int nseen = 0;
+    for (int i = 0; i < f->count && nseen < 64; i++) {
+        if (f->items[i].severity < SEV_WARN)
+            continue;
+        bool dup = false;
+        for (int k = 0; k < nseen; k++)
+            dup |= seen[k] == f->items[i].rule;
+        if (!dup) {
+            append(buf, n, "%s%s", nseen ? ", " : "", f->items[i].rule->id);
+            seen[nseen++] = f->items[i].rule;
+        }
+    }
+}
+
+/* The key facts a verdict lacks: "DIMMs, memory ECC". */
+static void key_gap_list(char *buf, size_t n, const struct workload_verdict *v)
+{
+    for (int i = 0, shown = 0; i < v->ngaps; i++)
+        if (v->gaps[i].key)
+            append(buf, n, "%s%s", shown++ ? ", " : "", v->gaps[i].fact);
+}
+
+/* The severity whose colour a verdict is printed in (INCONCLUSIVE in unknown's). */
+static enum severity verdict_colour(enum verdict v)
+{
+    return v == VERDICT_FAIL ? SEV_FAIL : v == VERDICT_WARN ? SEV_WARN : v == VERDICT_PASS ? SEV_PASS : SEV_UNKNOWN;
+}
+
+static void summary_verdict_line(FILE *o, const struct audit_report *r, enum workload w, const struct style *st)
+{
+    const struct workload_verdict *v = &r->verdicts->verdicts[w];
+    char verdict[16], line[512] = "";
+    upper(verdict, verdict_name(v->verdict), sizeof verdict);
+    enum severity colour = verdict_colour(v->verdict);
+    append(line, sizeof line, "  %s%-10s%s %s%-12s%s ", w == r->workload ? st->bold : "", workload_name(w),
+           w == r->workload ? st->reset : "", st->sev[colour], verdict, st->reset);
+    if (v->verdict == VERDICT_FAIL || v->verdict == VERDICT_WARN) {
+        if (v->fails)
+            append(line, sizeof line, "%d fail%s", v->fails, v->warns ? ", " : "");
+        if (v->warns)
+            append(line, sizeof line, "%d warn", v->warns);
+        append(line, sizeof line, ": ");
+        problem_rules(line, sizeof line, &r->verdicts->findings[w]);
+        if (v->ngaps && v->gaps[0].key) {
+            append(line, sizeof line, "; unknown: ");
+            key_gap_list(line, sizeof line, v);
+        }
+    } else if (v->verdict == VERDICT_INCONCLUSIVE) {
+        append(line, sizeof line, "unknown: ");
+        key_gap_list(line, sizeof line, v);
+    } else {
+        append(line, sizeof line, "checked %d of %d checks", v->checked, v->applicable);
+    }
+    print_cut(o, line, REPORT_COLUMNS);
+}
+
+/* The groups worth a line on the first screen or in the details. */
+static bool group_shown(const struct finding_group *g, const struct machine *m, bool verbose)
+{
+    const struct finding *it = g->members[0];
+    if (verbose)
+        return true;
+    return it->severity != SEV_PASS && !finding_outside_evidence(m, it);
+}
+
+/* "0000:1b:00.0" or "0000:1b:00.0, 0000:1c:00.0 and 6 more". */
+static void group_subjects(char *buf, size_t n, const struct finding_group *g, int listed)
+{
+    for (int i = 0; i < g->count && i < listed; i++)
+        append(buf, n, "%s%s", i ? ", " : "", g->members[i]->subject);
+    if (g->count > listed)
+        append(buf, n, " and %d more", g->count - listed);
+}
+
+static int print_summary(FILE *o, const struct audit_report *r, const struct style *st, int budget)
+{
+    const struct machine *m = r->machine;
+    const struct workload_verdict *sel = &r->verdicts->verdicts[r->workload];
+    int lines = 0;
+    summary_machine(o, r, st);
+    fputc('\n', o);
+    lines += 3;
+    fprintf(o, "%sVerdict%s per workload (asked: %s)\n", st->bold, st->reset,
+            workload_name(r->workload));
+    lines++;
+    static const enum workload first_screen[] = {WL_GENERAL, WL_CV_TRAIN, WL_LLM_TRAIN, WL_LLM_INFER};
+    bool asked_shown = false;
+    for (size_t i = 0; i < sizeof first_screen / sizeof first_screen[0]; i++) {
+        summary_verdict_line(o, r, first_screen[i], st);
+        asked_shown |= first_screen[i] == r->workload;
+        lines++;
+    }
+    if (!asked_shown) {
+        summary_verdict_line(o, r, r->workload, st);
+        lines++;
+    }
+    char line[1024] = "";
+    if (machine_from_evidence(m)) {
+        append(line, sizeof line, "  Evidence files only: %d of %d checks judged", sel->checked, sel->applicable);
+        if (sel->outside_evidence)
+            append(line, sizeof line, "; %d need the machine itself (--verbose lists them)", sel->outside_evidence);
+    } else {
+        append(line, sizeof line, "  Checked %d of %d checks for %s", sel->checked, sel->applicable,
+               workload_name(r->workload));
+    }
+    print_cut(o, line, REPORT_COLUMNS);
+    lines++;
+    if (sel->ngaps) {
+        line[0] = '\0';
+        bool key = sel->gaps[0].key; /* key gaps come first */
+        append(line, sizeof line, "  %s: ", key ? "unknown, needed" : "unknown, not needed for the verdict");
+        for (int i = 0, shown = 0; i < sel->ngaps; i++) {
+            if (key && !sel->gaps[i].key) {
+                append(line, sizeof line, "; not needed: ");
+                key = false;
+                shown = 0;
+            }
+            append(line, sizeof line, "%s%s", shown++ ? ", " : "", sel->gaps[i].fact);
+        }
+        print_cut(o, line, REPORT_COLUMNS);
+        lines++;
+    }
+    struct finding_group *groups;
+    int ngroups = findings_group(r->findings, &groups);
+    int problems = 0;
+    for (int i = 0; i < ngroups; i++)
+        problems += groups[i].members[0]->severity >= SEV_WARN;
+    fputc('\n', o);
+    lines++;
+    if (problems == 0) {
+        fprintf(o, "%sNo problem found%s%s\n", st->bold, st->reset,
+                sel->verdict == VERDICT_INCONCLUSIVE ? " in what could be checked: the verdict is not a pass" : "");
+        lines++;
+    } else {
+        fprintf(o, "%sWorst problems%s (%s)\n", st->bold, st->reset, workload_name(r->workload));
+        lines++;
+        int shown = 0;
+        for (int i = 0; i < ngroups && lines + 2 <= budget - 1; i++) {
+            const struct finding_group *g = &groups[i];
+            const struct finding *it = g->members[0];
+            if (it->severity < SEV_WARN)
+                break;
+            char sev[16];
+            upper(sev, severity_name(it->severity), sizeof sev);
+            line[0] = '\0';
+            append(line, sizeof line, "  %s%-4s%s %s ", st->sev[it->severity], sev, st->reset, it->rule->id);
+            group_subjects(line, sizeof line, g, 1);
+            append(line, sizeof line, ": %s", g->message);
+            print_cut(o, line, REPORT_COLUMNS);
+            lines++;
+            if (it->fix) {
+                line[0] = '\0';
+                append(line, sizeof line, "       fix: %s", it->fix);
+                print_cut(o, line, REPORT_COLUMNS);
+                lines++;
+            }
+            shown++;
+        }
+        if (shown < problems) {
+            fprintf(o, "  ... %d more below\n", problems - shown);
+            lines++;
+        }
+    }
+    finding_groups_free(groups, ngroups);
+    return lines;
+}
+
+/* What the verdict could not see, and why: the key facts first. In an evidence-file audit the
+ * facts the files cannot hold are one line (--verbose lists them too). */
+static void print_coverage(FILE *o, const struct audit_report *r, const struct style *st, bool verbose)
+{
+    const struct workload_verdict *v = &r->verdicts->verdicts[r->workload];
+    if (v->ngaps == 0)
+        return;
+    fprintf(o, "\n%sNot checked%s (workload %s; key = the verdict needs it)\n", st->bold, st->reset,
+            workload_name(r->workload));
+    for (int i = 0; i < v->ngaps; i++) {
+        const struct coverage_gap *g = &v->gaps[i];
+        if (g->outside_evidence && !g->key && !verbose)
+            continue;
+        fprintf(o, "  %s%-4s%s %s: %s\n", st->sev[SEV_UNKNOWN], g->key ? "key" : "", st->reset, g->fact,
+                g->reason ? g->reason : "unknown");
+    }
+}
+
 static void print_findings(FILE *o, const struct audit_report *r, const struct style *st, bool verbose)
 {
     const struct findings *f = r->findings;
+    const struct machine *m = r->machine;
+    struct finding_group *groups;
+    int ngroups = findings_group(f, &groups);
     /* Areas in order of their worst finding: findings are sorted worst first already. */
     const char *areas[32];
     int nareas = 0;
@@ -333,60 +664,197 @@ static void print_findings(FILE *o, const struct audit_report *r, const struct s
             areas[nareas++] = f->items[i].rule->area;
     }
     fprintf(o, "\n%sFindings%s (workload %s)\n", st->bold, st->reset, workload_name(r->workload));
+    int outside = 0;
     for (int a = 0; a < nareas; a++) {
-        char area[32];
-        upper(area, areas[a], sizeof area);
-        fprintf(o, "  %s%s%s\n", st->bold, area, st->reset);
-        int passed = 0;
-        for (int i = 0; i < f->count; i++) {
-            const struct finding *it = &f->items[i];
+        int passed = 0, listed = 0;
+        for (int i = 0; i < ngroups; i++) {
+            const struct finding_group *g = &groups[i];
+            const struct finding *it = g->members[0];
             if (strcmp(it->rule->area, areas[a]) != 0)
                 continue;
-            if (it->severity == SEV_PASS && !verbose) {
-                passed++;
+            if (!group_shown(g, m, verbose)) {
+                if (it->severity == SEV_PASS)
+                    passed += g->count;
+                else
+                    outside += g->count;
                 continue;
             }
-            char sev[16];
+            if (listed++ == 0) {
+                char area[32];
+                upper(area, areas[a], sizeof area);
+                fprintf(o, "  %s%s%s\n", st->bold, area, st->reset);
+            }
+            char sev[16], subjects[512] = "";
             upper(sev, severity_name(it->severity), sizeof sev);
+            group_subjects(subjects, sizeof subjects, g, 3);
             fprintf(o, "    %s%-7s%s %s %s%s%s: %s\n", st->sev[it->severity], sev, st->reset, it->rule->id, st->dim,
-                    it->subject, st->reset, it->message);
+                    subjects, st->reset, g->message);
             if (it->fix && it->severity != SEV_PASS)
                 fprintf(o, "            fix: %s\n", it->fix);
         }
-        if (passed)
+        if (passed) {
+            if (listed == 0) {
+                char area[32];
+                upper(area, areas[a], sizeof area);
+                fprintf(o, "  %s%s%s\n", st->bold, area, st->reset);
+            }
             fprintf(o, "    %s%-7s%s %d check%s passed\n", st->sev[SEV_PASS], "PASS", st->reset, passed,
                     passed == 1 ? "" : "s");
+        }
+    }
+    if (outside) {
+        const struct workload_verdict *v = &r->verdicts->verdicts[r->workload];
+        char facts[512] = "";
+        int shown = 0;
+        for (int i = 0; i < v->ngaps; i++)
+            if (v->gaps[i].outside_evidence)
+                append(facts, sizeof facts, "%s%s", shown++ ? ", " : "", v->gaps[i].fact);
+        fprintf(o, "  %sNOT IN THE EVIDENCE%s\n    %d check%s need%s the machine itself or a `gpuvet snapshot` of it: "
+                   "%s (--verbose lists them)\n",
+                st->bold, st->reset, outside, outside == 1 ? "" : "s", outside == 1 ? "s" : "", facts);
+    }
+    finding_groups_free(groups, ngroups);
+}
+
+/* Writes buf to o, wrapping every line wider than width at its last space before the limit; a
+ * continuation is indented 8 columns deeper than the line (at most 40). */
+static void print_wrapped(FILE *o, const char *buf, size_t len, size_t width)
+{
+    const char *end = buf + len;
+    for (const char *line = buf; line < end;) {
+        const char *nl = memchr(line, '\n', (size_t)(end - line));
+        size_t n = nl ? (size_t)(nl - line) : (size_t)(end - line);
+        size_t indent = 0;
+        while (indent < n && line[indent] == ' ')
+            indent++;
+        /* "fix: ..." continues under its command, anything else 8 columns in. */
+        size_t hang = indent + (n > indent + 5 && !strncmp(line + indent, "fix: ", 5) ? 5 : 8);
+        if (hang > 40)
+            hang = 40;
+        const char *p = line, *stop = line + n;
+        bool first = true;
+        while (p < stop) {
+            size_t lead = first ? 0 : hang, room = width - lead;
+            /* Find the longest prefix that fits in room columns. */
+            const char *q = p, *cut = NULL;
+            size_t cols = 0;
+            while (q < stop) {
+                if (*q == '\033') {
+                    while (q < stop && *q != 'm')
+                        q++;
+                    if (q < stop)
+                        q++;
+                    continue;
+                }
+                if ((((unsigned char)*q) & 0xC0) != 0x80) {
+                    if (cols == room)
+                        break;
+                    cols++;
+                }
+                if (*q == ' ' && q > p)
+                    cut = q;
+                q++;
+            }
+            if (q >= stop) {
+                cut = stop;
+            } else if (!cut || cut - p <= (ptrdiff_t)(first ? indent : 0)) {
+                cut = q; /* one word wider than the line: break it */
+                while (cut > p && (((unsigned char)*cut) & 0xC0) == 0x80)
+                    cut--;
+            }
+            fprintf(o, "%*s%.*s\n", (int)lead, "", (int)(cut - p), p);
+            p = cut;
+            while (p < stop && *p == ' ')
+                p++;
+            first = false;
+        }
+        if (n == 0)
+            fputc('\n', o);
+        line += n + 1;
     }
 }
 
-int report_text(FILE *o, const struct audit_report *r, bool colour, bool verbose)
+struct section {
+    bool absent; /* not in the evidence files */
+    const char *name;
+    void (*print)(FILE *o, const struct machine *m, const struct style *st);
+};
+
+static void print_sections(FILE *o, const struct machine *m, const struct style *st, const struct section *sections,
+                           size_t count, char *absent, size_t n)
+{
+    for (size_t i = 0; i < count; i++) {
+        if (sections[i].absent)
+            append(absent, n, "%s%s", *absent ? ", " : "", sections[i].name);
+        else if (sections[i].print)
+            sections[i].print(o, m, st);
+    }
+}
+
+int report_text(FILE *out, const struct audit_report *r, bool colour, bool verbose)
 {
     struct style st = make_style(colour);
     const struct machine *m = r->machine;
-    fprintf(o, "%sgpuvet audit%s of %s (%s)\n\n", st.bold, st.reset,
+    struct verdict_set own;
+    struct audit_report with_verdicts;
+    if (!r->verdicts) {
+        verdict_set_build(&own, m, NULL);
+        with_verdicts = *r;
+        with_verdicts.verdicts = &own;
+        r = &with_verdicts;
+    }
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *o = open_memstream(&buf, &len);
+    if (!o)
+        return -1;
+    fprintf(o, "%sgpuvet audit%s of %s (%s)\n", st.bold, st.reset,
             r->redact && m->hostname ? REDACTED : or_unknown(m->hostname), or_unknown(m->source));
+    print_summary(o, r, &st, SUMMARY_LINES - 1);
+    fprintf(o, "\n%sDetails%s\n", st.bold, st.reset);
     print_claims(o, r->claims, &st);
-    print_cpu(o, m, &st);
-    print_numa(o, m, &st);
-    print_pci(o, m, &st);
+    bool evidence = machine_from_evidence(m);
+    /* In an evidence-file audit a part the files do not hold is named once, not printed empty. */
+    const struct section before_gpus[] = {
+        {evidence && !m->cpu.model && m->cpu.cores <= 0, "CPU", print_cpu},
+        {evidence && m->nnodes == 0, "NUMA nodes", print_numa},
+        {false, NULL, print_pci},
+    };
+    const struct section after_gpus[] = {
+        {evidence && !m->storage.listed && m->storage.ndevices == 0, "storage", print_storage},
+        {evidence && !m->network.listed && m->network.nports == 0, "network", print_network},
+        {evidence && !m->kernel.release, "kernel", print_kernel},
+        {evidence && !m->virt.known, "virtualization", print_virt},
+        {evidence && !m->memory.source, "memory, power supplies", print_memory},
+        {evidence, "CPU use", NULL},
+    };
+    char absent[256] = "";
+    print_sections(o, m, &st, before_gpus, sizeof before_gpus / sizeof before_gpus[0], absent, sizeof absent);
     print_gpus(o, m, r->redact, st.bold, st.reset);
-    print_storage(o, m, &st);
-    print_network(o, m, &st);
-    print_kernel(o, m, &st);
-    print_memory(o, m, &st);
+    print_sections(o, m, &st, after_gpus, sizeof after_gpus / sizeof after_gpus[0], absent, sizeof absent);
+    if (*absent)
+        fprintf(o, "%sNot in the evidence files%s: %s\n", st.bold, st.reset, absent);
     print_measured(o, m, &st);
+    print_coverage(o, r, &st, verbose);
     print_findings(o, r, &st, verbose);
     if (m->nproblems) {
         fprintf(o, "\n%sInput problems%s (facts from these files are reported as unknown)\n", st.bold, st.reset);
         for (int i = 0; i < m->nproblems; i++)
             fprintf(o, "    %s: %s\n", m->problems[i].path, m->problems[i].message ? m->problems[i].message : "");
     }
-    enum severity verdict = report_verdict(r->findings);
-    char v[16];
-    upper(v, severity_name(verdict), sizeof v);
-    fprintf(o, "\n%sVerdict: %s%s%s — %d fail, %d warn, %d unknown, %d info, %d pass (%.0f ms)\n", st.bold,
-            st.sev[verdict], v, st.reset, findings_count(r->findings, SEV_FAIL), findings_count(r->findings, SEV_WARN),
-            findings_count(r->findings, SEV_UNKNOWN), findings_count(r->findings, SEV_INFO),
-            findings_count(r->findings, SEV_PASS), r->elapsed_ms);
+    const struct workload_verdict *v = &r->verdicts->verdicts[r->workload];
+    enum severity sev = verdict_colour(v->verdict);
+    char name[16];
+    upper(name, verdict_name(v->verdict), sizeof name);
+    fprintf(o, "\n%sVerdict: %s%s%s (%s) — %d fail, %d warn, %d unknown, %d info, %d pass; checked %d of %d (%.0f ms)\n",
+            st.bold, st.sev[sev], name, st.reset, workload_name(r->workload), findings_count(r->findings, SEV_FAIL),
+            findings_count(r->findings, SEV_WARN), findings_count(r->findings, SEV_UNKNOWN),
+            findings_count(r->findings, SEV_INFO), findings_count(r->findings, SEV_PASS), v->checked, v->applicable,
+            r->elapsed_ms);
+    fclose(o);
+    print_wrapped(out, buf, len, REPORT_COLUMNS);
+    free(buf);
+    if (r == &with_verdicts)
+        verdict_set_free(&own);
     return 0;
 }

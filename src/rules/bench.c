@@ -6,21 +6,19 @@
 #include <strings.h>
 
 #include "rules/checks.h"
+#include "rules/hints.h"
 #include "util/parse.h"
-
-static const char *const MEASURE_FIX = "gpuvet audit --bench-quick (or gpuvet bench --json > bench.json, then "
-                                       "gpuvet audit --bench bench.json)";
 
 void judge_mem_bandwidth(struct audit_ctx *ctx, double measured_bytes_s, double theoretical_bytes_s,
                          const char *theoretical_unknown)
 {
     const struct bench_results *b = &ctx->machine->bench;
     if (!b->loaded) {
-        finding_add(ctx, SEV_UNKNOWN, "machine", NULL, MEASURE_FIX, "memory bandwidth not measured");
+        finding_add(ctx, SEV_UNKNOWN, "machine", NULL, hint_measure_fix(ctx->machine), "memory bandwidth not measured");
         return;
     }
     if (measured_bytes_s <= 0) {
-        finding_add(ctx, SEV_UNKNOWN, "machine", json_pack("{s:s}", "bench", b->source), MEASURE_FIX, "%s",
+        finding_add(ctx, SEV_UNKNOWN, "machine", json_pack("{s:s}", "bench", b->source), hint_measure_fix(ctx->machine), "%s",
                     b->mem_unmeasured ? b->mem_unmeasured : "memory bandwidth not measured");
         return;
     }
@@ -105,7 +103,7 @@ void check_pcie_bandwidth_low(struct audit_ctx *ctx)
     const struct bench_results *b = &m->bench;
     if (!b->loaded || b->pcie_unmeasured || b->npcie == 0) {
         finding_add(ctx, SEV_UNKNOWN, "machine", b->loaded ? json_pack("{s:s}", "bench", b->source) : NULL,
-                    MEASURE_FIX, "%s",
+                    hint_measure_fix(ctx->machine), "%s",
                     !b->loaded ? "host<->GPU bandwidth not measured"
                     : b->pcie_unmeasured ? b->pcie_unmeasured
                                          : "the bench measured no GPU");

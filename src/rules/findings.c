@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "rules/rule.h"
+#include "rules/verdict.h"
 
 const char *severity_name(enum severity s)
 {
@@ -79,4 +80,46 @@ int findings_count(const struct findings *f, enum severity severity)
     for (int i = 0; i < f->count; i++)
         n += f->items[i].severity == severity;
     return n;
+}
+
+static bool same_text(const char *a, const char *b) { return a == b || (a && b && !strcmp(a, b)); }
+
+int findings_group(const struct findings *f, struct finding_group **out)
+{
+    *out = NULL;
+    struct finding_group *groups = calloc((size_t)(f->count ? f->count : 1), sizeof *groups);
+    if (!groups)
+        return 0;
+    int n = 0;
+    for (int i = 0; i < f->count; i++) {
+        const struct finding *it = &f->items[i];
+        struct finding_group *g = NULL;
+        /* Findings are sorted by severity and rule, so a fellow is in the groups of this run. */
+        for (int k = n - 1; k >= 0 && groups[k].members[0]->rule == it->rule &&
+                            groups[k].members[0]->severity == it->severity; k--) {
+            const struct finding *first = groups[k].members[0];
+            if (same_text(first->message, it->message) && same_text(first->fix, it->fix)) {
+                g = &groups[k];
+                break;
+            }
+        }
+        if (!g) {
+            g = &groups[n];
+            g->members = calloc((size_t)f->count, sizeof *g->members);
+            if (!g->members)
+                continue;
+            g->message = it->message;
+            n++;
+        }
+        g->members[g->count++] = it;
+    }
+    *out = groups;
+    return n;
+}
+
+void finding_groups_free(struct finding_group *groups, int count)
+{
+    for (int i = 0; i < count; i++)
+        free(groups[i].members);
+    free(groups);
 }

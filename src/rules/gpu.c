@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "rules/checks.h"
+#include "rules/hints.h"
 
 static json_t *tristate_json(int v) { return v == GPU_UNKNOWN ? json_null() : json_boolean(v == GPU_ON); }
 static json_t *count_json(long long v) { return v >= 0 ? json_integer(v) : json_null(); }
@@ -57,16 +58,14 @@ static void judge_link_speed(struct audit_ctx *ctx, const struct gpu *g)
     }
     bool busy = g->pstate == 0 && g->clock_events_known && !(g->clock_events & GPU_EVENT_GPU_IDLE);
     if (busy) {
-        snprintf(fix, sizeof fix,
-                 "reseat the card or riser and check the slot's link-speed setting in the BIOS; confirm with "
-                 "`gpuvet audit --load-check`");
+        snprintf(fix, sizeof fix, "reseat the card or riser and check the slot's link-speed setting in the BIOS; then %s",
+                 hint_load_check_fix(ctx->machine));
         finding_add(ctx, ctx_severity(ctx), g->bus_id, link_evidence(g), fix,
                     "link at Gen%d of Gen%d while the GPU is busy (P0, not idle): not power saving", g->pcie_gen_current,
                     g->pcie_gen_max);
         return;
     }
-    finding_add(ctx, SEV_INFO, g->bus_id, link_evidence(g),
-                "re-read under load: `gpuvet audit --load-check`, or `nvidia-smi -q -d PCIE` while a job runs",
+    finding_add(ctx, SEV_INFO, g->bus_id, link_evidence(g), hint_load_check_fix(ctx->machine),
                 "link at Gen%d of Gen%d in %s: GPUs drop the link to save power when idle; not yet confirmed under load",
                 g->pcie_gen_current, g->pcie_gen_max, pstate_text(g->pstate, p));
     if (g->load.error)

@@ -4,9 +4,9 @@
 #include <string.h>
 
 #include "rules/checks.h"
+#include "rules/hints.h"
 
 #define GIB (1024.0 * 1024 * 1024)
-#define ROOT_FIX "sudo gpuvet audit (SMBIOS is readable by root only), or: sudo dmidecode > dmi.txt; gpuvet audit --dmidecode dmi.txt"
 
 /* No DIMM facts, or facts a VM made up: an unknown finding says why. Returns true when it did. */
 static bool memory_unknown(struct audit_ctx *ctx)
@@ -18,7 +18,7 @@ static bool memory_unknown(struct audit_ctx *ctx)
         return true;
     }
     if (mem->ndimms == 0) {
-        finding_add(ctx, SEV_UNKNOWN, "machine", json_pack("{s:s?}", "reason", mem->unknown_reason), ROOT_FIX,
+        finding_add(ctx, SEV_UNKNOWN, "machine", json_pack("{s:s?}", "reason", mem->unknown_reason), hint_smbios_fix(ctx->machine),
                     "no DIMM information: %s", mem->unknown_reason ? mem->unknown_reason : "no source");
         return true;
     }
@@ -176,7 +176,7 @@ void check_mem_ecc_disabled(struct audit_ctx *ctx)
                     "use ECC (R)DIMMs and enable ECC in the BIOS; silent bit flips corrupt long training runs",
                     "memory has no ECC");
     } else {
-        finding_add(ctx, SEV_UNKNOWN, "machine", ev, ROOT_FIX, "ECC state unknown: %s",
+        finding_add(ctx, SEV_UNKNOWN, "machine", ev, hint_smbios_fix(ctx->machine), "ECC state unknown: %s",
                     mem->unknown_reason ? mem->unknown_reason : "the SMBIOS table does not say");
     }
 }
@@ -190,7 +190,12 @@ void check_mem_ecc_errors(struct audit_ctx *ctx)
         return;
     }
     if (!mem->edac_present) {
-        finding_add(ctx, SEV_UNKNOWN, "machine", NULL, "load the EDAC driver of the platform (e.g. modprobe skx_edac)",
+        /* The platform's own driver; none to name on ARM/POWER (firmware reports) or in a VM. */
+        const char *module = ctx->machine->virt.vm ? NULL : hint_edac_module(&ctx->machine->cpu);
+        char fix[96];
+        if (module)
+            snprintf(fix, sizeof fix, "load the platform's EDAC driver: sudo modprobe %s", module);
+        finding_add(ctx, SEV_UNKNOWN, "machine", NULL, module ? fix : NULL,
                     "no EDAC memory controller: the kernel counts no memory errors here");
         return;
     }

@@ -214,7 +214,7 @@ void check_numa_binding(struct audit_ctx *ctx)
             snprintf(fix, sizeof fix, "taskset -c %s <cmd>", list);
         finding_add(ctx, SEV_INFO, d->bus_id,
                     json_pack("{s:i, s:s, s:s}", "numa_node", node->id, "cpus", list, "command", fix), fix,
-                    "bind the process feeding %s to NUMA node %d (CPUs %s)", d->bus_id, node->id, list);
+                    "bind its feeding process to NUMA node %d (CPUs %s)", node->id, list);
         free(list);
     }
 }

@@ -4,10 +4,9 @@
 #include <string.h>
 
 #include "rules/checks.h"
+#include "rules/hints.h"
 #include "util/parse.h"
 
-static const char *const RECHECK_FIX =
-    "re-read under load: `gpuvet audit --load-check` (NVIDIA), or `nvidia-smi -q -d PCIE` while a job runs";
 
 /* The most the link can do: the lower of the device's and its upstream port's maximum. */
 struct link_cap {
@@ -96,7 +95,7 @@ void check_pcie_link_degraded(struct audit_ctx *ctx)
         } else if (d->link.cur_gt_s < cap.gt_s * 0.99) {
             bool accelerator = d->role == PCI_ROLE_ACCELERATOR;
             finding_add(ctx, accelerator ? SEV_INFO : SEV_WARN, d->bus_id, device_evidence(d),
-                        accelerator ? RECHECK_FIX : "check the slot and BIOS link-speed setting",
+                        accelerator ? hint_load_check_fix(ctx->machine) : "check the slot and BIOS link-speed setting",
                         accelerator ? "link speed %s below its max %s: likely idle power saving, not yet "
                                       "confirmed under load"
                                     : "link speed %s below its max %s (NICs and NVMe drives do not slow "

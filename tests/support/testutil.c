@@ -126,6 +126,19 @@ json_t *findings_of(json_t *doc, const char *id, const char *subject)
     return out;
 }
 
+json_t *array_entry(json_t *array, const char *key, const char *value)
+{
+    size_t i;
+    json_t *entry;
+    json_array_foreach(array, i, entry)
+    {
+        const char *v = json_string_value(json_object_get(entry, key));
+        if (v && !strcmp(v, value))
+            return entry;
+    }
+    return NULL;
+}
+
 int count_findings(json_t *doc, const char *id, const char *severity)
 {
     json_t *all = findings_of(doc, id, NULL), *f;

@@ -29,6 +29,8 @@ void tree_write(const char *root, const char *rel, const char *text);
 
 /* Findings of id (and subject, when not NULL) in an audit JSON document, as a new array. */
 json_t *findings_of(json_t *doc, const char *id, const char *subject);
+/* The object of array whose string member key equals value (borrowed), or NULL. */
+json_t *array_entry(json_t *array, const char *key, const char *value);
 /* Count of findings of id with that severity. */
 int count_findings(json_t *doc, const char *id, const char *severity);
 
