@@ -103,6 +103,7 @@ void memory_info_free(struct memory_info *mem)
     free(mem->platform.source);
     free(mem->platform.source_label);
     free(mem->platform.dpc_source);
+    free(mem->platform.dpc_source_label);
     free(mem->platform_unknown_reason);
     memory_info_init(mem);
 }

@@ -35,6 +35,7 @@ struct cpu_platform {
     char *name, *ddr, *source;
     char *source_label;    /* "Intel ARK", "AMD", ... named after the source's site */
     char *dpc_source;      /* where the DIMMs-per-channel figures come from; NULL none */
+    char *dpc_source_label;
     int channels_per_socket;
     int mts;               /* top MT/s at one DIMM per channel */
     int mts_at_dpc[PLATFORM_MAX_DPC + 1]; /* [n]: top MT/s with n DIMMs in a channel; 0 unknown */

@@ -33,6 +33,10 @@ static const char *source_label(const char *url)
         const char *host_part, *label;
     } sites[] = {
         {"intel.com/content/www/us/en/products/sku/", "Intel ARK"},
+        {"s2600cw", "Intel Server Board S2600CW TPS"},
+        {"wwt.com", "WWT's Intel memory population guide"},
+        {"frankdenneman.nl", "Frank Denneman"},
+        {"hardwarealdia.com", "Intel's Cooper Lake launch figures"},
         {"ark.intel.com", "Intel ARK"},
         {"intel.com", "Intel"},
         {"amd.com", "AMD"},
@@ -143,6 +147,7 @@ void probe_cpu_platform(struct machine *m)
             p->source = strdup(f[F_SOURCE]);
             p->source_label = strdup(source_label(f[F_SOURCE]));
             p->dpc_source = *f[F_DPC_SOURCE] ? strdup(f[F_DPC_SOURCE]) : NULL;
+            p->dpc_source_label = p->dpc_source ? strdup(source_label(p->dpc_source)) : NULL;
             break;
         }
     }

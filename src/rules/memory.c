@@ -183,13 +183,22 @@ static void describe_top(char *buf, size_t len, const struct cpu_platform *p, in
     char per_channel[48] = "";
     if (dpc > 0)
         snprintf(per_channel, sizeof per_channel, " with %d DIMM%s per channel", dpc, dpc > 1 ? "s" : "");
+    /* Figures for 2 or 3 DIMMs per channel come from a second source: name both. */
+    char sources[160];
+    if (dpc > 1 && p->dpc_source_label)
+        snprintf(sources, sizeof sources, "%s; with %d per channel: %s", p->source_label, dpc, p->dpc_source_label);
+    else
+        snprintf(sources, sizeof sources, "%s", p->source_label);
     if (p->scope == PLATFORM_FAMILY)
         snprintf(buf, len, "the lowest top speed of any %s%s (%s; this model is not in the table)", p->name, per_channel,
-                 p->source_label);
+                 sources);
     else
         snprintf(buf, len, "the top speed of %s%s%s (%s)", p->scope == PLATFORM_MODEL ? "the " : "every ", p->name,
-                 per_channel, p->source_label);
+                 per_channel, sources);
 }
+
+/* Firmware rounds speed grades both ways (2933 or 2934, 1066 or 1067): within 1 % is the same grade. */
+static bool reaches(int mts, int limit) { return (long)mts * 100 >= (long)limit * 99; }
 
 #define SPEED_FIX "check the BIOS memory frequency and power profile settings, and that the DIMMs are the type the board runs at full speed"
 
@@ -222,8 +231,8 @@ void check_mem_speed_downclocked(struct audit_ctx *ctx)
                            have_platform ? platform_scope_name(p->scope) : NULL, "source", p->source, "dpc_source",
                            p->dpc_source);
     char top[256];
-    if (configured >= rated) {
-        if (l.best > rated) {
+    if (reaches(configured, rated)) {
+        if (l.best > 0 && !reaches(rated, l.best)) {
             describe_top(top, sizeof top, p, l.dpc);
             finding_add(ctx, SEV_INFO, "machine", ev, "DIMMs rated for the CPU's speed would add bandwidth",
                         "the DIMMs run at their rated %d MT/s, below the %d MT/s that is %s: slow DIMMs, not a "
@@ -241,6 +250,13 @@ void check_mem_speed_downclocked(struct audit_ctx *ctx)
         return;
     }
     if (l.best == 0) {
+        /* No figure for this population, but no population runs faster than one DIMM per channel. */
+        if (p->scope != PLATFORM_FAMILY && reaches(configured, p->mts)) {
+            describe_top(top, sizeof top, p, 0);
+            finding_add(ctx, SEV_PASS, "machine", ev, NULL, "%d MT/s is %s with any number of DIMMs per channel "
+                        "(DIMMs rated %d)", p->mts, top, rated);
+            return;
+        }
         finding_add(ctx, SEV_UNKNOWN, "machine", ev, NULL,
                     "memory runs at %d MT/s with %s%d DIMMs per channel, below the DIMMs' rated %d; the table gives "
                     "no top speed of %s at that population", configured, l.dpc ? "" : "at least ", l.dpc_low, rated,
@@ -249,7 +265,7 @@ void check_mem_speed_downclocked(struct audit_ctx *ctx)
     }
     /* Without a channel map, more DIMMs than channels proves at least dpc_low per channel. */
     describe_top(top, sizeof top, p, l.dpc ? l.dpc : l.dpc_low > 1 ? l.dpc_low : 0);
-    if (configured >= l.best) {
+    if (reaches(configured, l.best)) {
         if (p->scope == PLATFORM_FAMILY)
             finding_add(ctx, SEV_UNKNOWN, "machine", ev, NULL,
                         "memory runs at %d MT/s (DIMMs rated %d): at or above %d MT/s, %s; whether this model runs "
@@ -259,7 +275,7 @@ void check_mem_speed_downclocked(struct audit_ctx *ctx)
         return;
     }
     int worst_expected = l.worst > 0 && l.worst < rated ? l.worst : rated;
-    if (l.dpc > 0 || (l.worst > 0 && configured < worst_expected)) {
+    if (l.dpc > 0 || (l.worst > 0 && !reaches(configured, worst_expected))) {
         if (l.dpc > 0)
             finding_add(ctx, ctx_severity(ctx), "machine", ev, SPEED_FIX,
                         "memory runs at %d MT/s, below the %d MT/s that is %s, and the DIMMs' rated %d", configured,

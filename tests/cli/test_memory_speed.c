@@ -160,3 +160,17 @@ Test(memory_speed_cli, no_row_is_unknown_not_a_pass)
                      "s/CPU E5-2640 v4 @ 2.40GHz/CPU X5650 @ 2.67GHz/; s/ID: F1 06 04 00/ID: C2 06 02 00/", "unknown",
                      "the CPU's top speed is unknown: CPU \"Intel(R) Xeon(R) CPU X5650 @ 2.67GHz\"");
 }
+
+/* Two DIMMs per channel on a CPU whose 2DPC speed the table lacks (Xeon E5-2680 v3): at the 1DPC top
+ * speed it passes, since no population runs faster; below it, the limit is unknown. */
+Test(memory_speed_cli, no_figure_for_the_population_is_unknown_below_the_top)
+{
+    const char *x10 = REPORT("supermicro-x10dri-2p-xeon-e5-2680v4-2dpc-1866");
+    expect_rewritten(x10,
+                     "s/E5-2680 v4/E5-2680 v3/; s/Configured Memory Speed: 1866/Configured Memory Speed: 2133/; "
+                     "s/^\\tSpeed: 2133/\\tSpeed: 2400/",
+                     "pass", "2133 MT/s is the top speed of the Xeon E5-2680 v3 (Intel ARK) with any number of DIMMs");
+    expect_rewritten(x10, "s/E5-2680 v4/E5-2680 v3/", "unknown",
+                     "with 2 DIMMs per channel, below the DIMMs' rated 2133; the table gives no top speed of Xeon "
+                     "E5-2680 v3 at that population");
+}
