@@ -105,6 +105,21 @@ static const char *row_problem(char **f)
     return NULL;
 }
 
+static void platform_from_row(struct cpu_platform *p, char **f)
+{
+    p->name = strdup(f[F_NAME]);
+    p->channels_per_socket = atoi(f[F_CHANNELS]);
+    p->ddr = strdup(f[F_DDR]);
+    p->mts = p->mts_at_dpc[1] = atoi(f[F_MTS]);
+    p->mts_at_dpc[2] = atoi(f[F_MTS_2DPC]);
+    p->mts_at_dpc[3] = atoi(f[F_MTS_3DPC]);
+    p->scope = (enum platform_scope)scope_of(f[F_SCOPE]);
+    p->source = strdup(f[F_SOURCE]);
+    p->source_label = strdup(source_label(f[F_SOURCE]));
+    p->dpc_source = *f[F_DPC_SOURCE] ? strdup(f[F_DPC_SOURCE]) : NULL;
+    p->dpc_source_label = p->dpc_source ? strdup(source_label(p->dpc_source)) : NULL;
+}
+
 void probe_cpu_platform(struct machine *m)
 {
     struct memory_info *mem = &m->memory;
@@ -116,7 +131,8 @@ void probe_cpu_platform(struct machine *m)
         machine_problem(m, PLATFORM_FILE, "not found in the data folders (set GPUVET_DATA_DIR)");
         return;
     }
-    /* Two passes: every row by name first, so a named CPU never falls to a CPUID row of a sibling. */
+    /* Two passes: every row by name first, so a named CPU never falls to a CPUID row of a sibling. The
+     * first pass reads the whole table, so a broken row is reported whatever the CPU. */
     for (int pass = 0; pass < 2 && !mem->platform.name; pass++) {
         rewind(f);
         char line[1024];
@@ -126,29 +142,17 @@ void probe_cpu_platform(struct machine *m)
             line[strcspn(line, "\r\n")] = '\0';
             if (line[0] == '#' || line[0] == '\0')
                 continue;
-            char *f[PLATFORM_FIELDS];
-            const char *problem = split(line, f, PLATFORM_FIELDS) == PLATFORM_FIELDS ? row_problem(f) : "wrong field count";
+            char *fields[PLATFORM_FIELDS];
+            const char *problem =
+                split(line, fields, PLATFORM_FIELDS) == PLATFORM_FIELDS ? row_problem(fields) : "wrong field count";
             if (problem) {
                 if (pass == 0)
                     machine_problem(m, PLATFORM_FILE, "line %d: %s (expected %d fields, see the header)", lineno,
                                     problem, PLATFORM_FIELDS);
                 continue;
             }
-            if (!row_matches(f, &m->cpu, pass == 0))
-                continue;
-            struct cpu_platform *p = &mem->platform;
-            p->name = strdup(f[F_NAME]);
-            p->channels_per_socket = atoi(f[F_CHANNELS]);
-            p->ddr = strdup(f[F_DDR]);
-            p->mts = p->mts_at_dpc[1] = atoi(f[F_MTS]);
-            p->mts_at_dpc[2] = atoi(f[F_MTS_2DPC]);
-            p->mts_at_dpc[3] = atoi(f[F_MTS_3DPC]);
-            p->scope = (enum platform_scope)scope_of(f[F_SCOPE]);
-            p->source = strdup(f[F_SOURCE]);
-            p->source_label = strdup(source_label(f[F_SOURCE]));
-            p->dpc_source = *f[F_DPC_SOURCE] ? strdup(f[F_DPC_SOURCE]) : NULL;
-            p->dpc_source_label = p->dpc_source ? strdup(source_label(p->dpc_source)) : NULL;
-            break;
+            if (!mem->platform.name && row_matches(fields, &m->cpu, pass == 0))
+                platform_from_row(&mem->platform, fields);
         }
     }
     fclose(f);

@@ -161,7 +161,8 @@ static struct speed_limit speed_limit_of(const struct memory_info *mem)
         if (memory_socket_dimms(mem, s) > per_socket)
             per_socket = memory_socket_dimms(mem, s);
     /* With no channel named, any channel may hold up to its slot count (the board's slots per channel). */
-    int slots_per_channel = mem->slots_total > 0 ? ceil_div(mem->slots_total, sockets * channels) : PLATFORM_MAX_DPC;
+    int slots_per_channel =
+        mem->slots_total > 0 ? ceil_div(mem->slots_total, sockets * channels) : PLATFORM_MAX_DPC;
     l.per_socket = per_socket;
     l.dpc_low = ceil_div(per_socket, channels);
     l.dpc_high = per_socket < slots_per_channel ? per_socket : slots_per_channel;
@@ -190,8 +191,8 @@ static void describe_top(char *buf, size_t len, const struct cpu_platform *p, in
     else
         snprintf(sources, sizeof sources, "%s", p->source_label);
     if (p->scope == PLATFORM_FAMILY)
-        snprintf(buf, len, "the lowest top speed of any %s%s (%s; this model is not in the table)", p->name, per_channel,
-                 sources);
+        snprintf(buf, len, "the lowest top speed of any %s%s (%s; this model is not in the table)", p->name,
+                 per_channel, sources);
     else
         snprintf(buf, len, "the top speed of %s%s%s (%s)", p->scope == PLATFORM_MODEL ? "the " : "every ", p->name,
                  per_channel, sources);
@@ -200,7 +201,9 @@ static void describe_top(char *buf, size_t len, const struct cpu_platform *p, in
 /* Firmware rounds speed grades both ways (2933 or 2934, 1066 or 1067): within 1 % is the same grade. */
 static bool reaches(int mts, int limit) { return (long)mts * 100 >= (long)limit * 99; }
 
-#define SPEED_FIX "check the BIOS memory frequency and power profile settings, and that the DIMMs are the type the board runs at full speed"
+#define SPEED_FIX                                                                                                \
+    "check the BIOS memory frequency and power profile settings, and that the DIMMs are the type the board runs " \
+    "at full speed"
 
 void check_mem_speed_downclocked(struct audit_ctx *ctx)
 {
@@ -246,7 +249,8 @@ void check_mem_speed_downclocked(struct audit_ctx *ctx)
     if (!have_platform) {
         finding_add(ctx, SEV_UNKNOWN, "machine", ev, NULL,
                     "memory runs at %d MT/s, below the DIMMs' rated %d, and the CPU's top speed is unknown: %s",
-                    configured, rated, mem->platform_unknown_reason ? mem->platform_unknown_reason : "CPU not identified");
+                    configured, rated,
+                    mem->platform_unknown_reason ? mem->platform_unknown_reason : "CPU not identified");
         return;
     }
     if (l.best == 0) {
@@ -282,15 +286,16 @@ void check_mem_speed_downclocked(struct audit_ctx *ctx)
                         l.best, top, rated);
         else
             finding_add(ctx, ctx_severity(ctx), "machine", ev, SPEED_FIX,
-                        "memory runs at %d MT/s, below %d MT/s even with %d DIMMs per channel (the locators name no "
-                        "channel; %d MT/s is %s), and the DIMMs' rated %d", configured, worst_expected, l.dpc_high,
-                        l.best, top, rated);
+                        "memory runs at %d MT/s, below %d MT/s even with %d DIMM%s per channel (the locators name "
+                        "no channel; %d MT/s is %s), and the DIMMs' rated %d", configured, worst_expected, l.dpc_high,
+                        l.dpc_high > 1 ? "s" : "", l.best, top, rated);
         return;
     }
     char derated[256] = "the table has no figure for it";
     if (l.worst > 0)
         snprintf(derated, sizeof derated, "there the top speed is %d MT/s", l.worst);
-    finding_add(ctx, SEV_UNKNOWN, "machine", ev, "name the slots: sudo dmidecode -t 17 (Locator, Bank Locator) against the board manual",
+    finding_add(ctx, SEV_UNKNOWN, "machine", ev,
+                "name the slots: sudo dmidecode -t 17 (Locator, Bank Locator) against the board manual",
                 "memory runs at %d MT/s, below the %d MT/s that is %s; but the locators name no channel, and %d "
                 "DIMMs per socket may put %d DIMMs in one channel (%s)", configured, l.best, top, l.per_socket,
                 l.dpc_high, derated);

@@ -3,6 +3,7 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "model/machine.h"
 #include "probe/probe.h"
@@ -125,4 +126,33 @@ Test(cpu_platform, an_unknown_cpu_has_no_row_and_says_why)
     cr_assert_null(m.memory.platform.name);
     cr_assert(strstr(m.memory.platform_unknown_reason, "X5650"), "%s", m.memory.platform_unknown_reason);
     machine_free(&m);
+}
+
+/* A broken row is reported with its line even when the CPU matched a row above it. */
+Test(cpu_platform, a_broken_row_is_reported_whatever_the_cpu)
+{
+    char dir[] = "/tmp/gpuvet-platform-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char path[600];
+    snprintf(path, sizeof path, "%s/cpu-platforms.csv", dir);
+    FILE *out = fopen(path, "w");
+    cr_assert_not_null(out);
+    fputs("# name,model_regex,cpuid_family,cpuid_models,channels_per_socket,ddr,mts,mts_2dpc,mts_3dpc,scope,source,"
+          "dpc_source\n"
+          "Xeon E5-2640 v4,E5-2640 v4,,,4,DDR4,2133,2133,,model,https://ark.intel.com/,\n"
+          "Xeon E5-2680 v4,E5-2680 v4,,,4,DDR4,2400,2666,,model,https://ark.intel.com/,\n"
+          "Xeon Gold 6430,Gold 6430,,,8,DDR5,4400,4400,,modle,https://ark.intel.com/,\n",
+          out);
+    fclose(out);
+    setenv("GPUVET_DATA_DIR", dir, 1);
+    struct machine m;
+    look_up(&m, "Intel(R) Xeon(R) CPU E5-2640 v4 @ 2.40GHz", 6, 79);
+    unsetenv("GPUVET_DATA_DIR");
+    cr_assert_str_eq(m.memory.platform.name, "Xeon E5-2640 v4");
+    cr_assert_eq(m.nproblems, 2);
+    cr_assert(strstr(m.problems[0].message, "line 3: DIMMs-per-channel speeds"), "%s", m.problems[0].message);
+    cr_assert(strstr(m.problems[1].message, "line 4: scope"), "%s", m.problems[1].message);
+    machine_free(&m);
+    unlink(path);
+    rmdir(dir);
 }
