@@ -34,6 +34,7 @@ static const char *source_label(const char *url)
     } sites[] = {
         {"intel.com/content/www/us/en/products/sku/", "Intel ARK"},
         {"s2600cw", "Intel Server Board S2600CW TPS"},
+        {"lenovo/x3550-m5", "Lenovo System x3550 M5 manual"},
         {"wwt.com", "WWT's Intel memory population guide"},
         {"frankdenneman.nl", "Frank Denneman"},
         {"hardwarealdia.com", "Intel's Cooper Lake launch figures"},

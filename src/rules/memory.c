@@ -135,12 +135,23 @@ struct speed_limit {
     int dpc;              /* DIMMs per channel from the locators; 0 unknown */
     int per_socket;       /* most DIMMs on one socket */
     int dpc_low, dpc_high; /* without a channel map: the DIMMs per channel the count allows */
-    int best, worst;      /* top MT/s at dpc_low and the lowest over dpc_low..dpc_high; 0 unknown */
+    int best;             /* top MT/s at dpc_low; 0 no figure */
+    int worst;            /* lower bound of the top MT/s at dpc_high; 0 none */
 };
 
 static int top_at_dpc(const struct cpu_platform *p, int dpc)
 {
     return dpc >= 1 && dpc <= PLATFORM_MAX_DPC ? p->mts_at_dpc[dpc] : 0;
+}
+
+/* Speeds only drop as DIMMs are added: the first figure at dpc or more is a lower bound of the top
+ * speed at dpc (a 3DPC figure bounds a missing 2DPC one). 0: none. */
+static int floor_at_dpc(const struct cpu_platform *p, int dpc)
+{
+    for (int d = dpc > 1 ? dpc : 1; d <= PLATFORM_MAX_DPC; d++)
+        if (p->mts_at_dpc[d] > 0)
+            return p->mts_at_dpc[d];
+    return 0;
 }
 
 static int ceil_div(int a, int b) { return b > 0 ? (a + b - 1) / b : 0; }
@@ -152,7 +163,8 @@ static struct speed_limit speed_limit_of(const struct memory_info *mem)
     l.dpc = memory_max_dimms_per_channel(mem);
     if (l.dpc > 0) {
         l.dpc_low = l.dpc_high = l.dpc;
-        l.best = l.worst = top_at_dpc(p, l.dpc);
+        l.best = top_at_dpc(p, l.dpc);
+        l.worst = floor_at_dpc(p, l.dpc);
         return l;
     }
     int sockets = mem->sockets > 0 ? mem->sockets : 1, channels = p->channels_per_socket;
@@ -171,10 +183,7 @@ static struct speed_limit speed_limit_of(const struct memory_info *mem)
     if (l.dpc_high < l.dpc_low)
         l.dpc_high = l.dpc_low;
     l.best = top_at_dpc(p, l.dpc_low);
-    l.worst = l.best;
-    for (int d = l.dpc_low + 1; d <= l.dpc_high && l.worst > 0; d++)
-        if (top_at_dpc(p, d) < l.worst)
-            l.worst = top_at_dpc(p, d);
+    l.worst = floor_at_dpc(p, l.dpc_high);
     return l;
 }
 
@@ -259,6 +268,14 @@ void check_mem_speed_downclocked(struct audit_ctx *ctx)
             describe_top(top, sizeof top, p, 0);
             finding_add(ctx, SEV_PASS, "machine", ev, NULL, "%d MT/s is %s with any number of DIMMs per channel "
                         "(DIMMs rated %d)", p->mts, top, rated);
+            return;
+        }
+        int floor = l.worst > 0 && l.worst < rated ? l.worst : rated;
+        if (l.worst > 0 && !reaches(configured, floor)) {
+            finding_add(ctx, ctx_severity(ctx), "machine", ev, SPEED_FIX,
+                        "memory runs at %d MT/s, below %d MT/s, what %s runs with %d DIMMs per channel or more (%s), "
+                        "and the DIMMs' rated %d", configured, floor, p->name, l.dpc_high,
+                        p->dpc_source_label ? p->dpc_source_label : p->source_label, rated);
             return;
         }
         finding_add(ctx, SEV_UNKNOWN, "machine", ev, NULL,

@@ -161,16 +161,32 @@ Test(memory_speed_cli, no_row_is_unknown_not_a_pass)
                      "the CPU's top speed is unknown: CPU \"Intel(R) Xeon(R) CPU X5650 @ 2.67GHz\"");
 }
 
-/* Two DIMMs per channel on a CPU whose 2DPC speed the table lacks (Xeon E5-2680 v3): at the 1DPC top
- * speed it passes, since no population runs faster; below it, the limit is unknown. */
+/* Two DIMMs per channel on a CPU whose 2DPC speed the table lacks (Xeon Gold 62xx: boards run 2666 to
+ * 2933 there): at the 1DPC top speed it passes, since no population runs faster; below it, the limit
+ * is unknown. */
 Test(memory_speed_cli, no_figure_for_the_population_is_unknown_below_the_top)
 {
     const char *x10 = REPORT("supermicro-x10dri-2p-xeon-e5-2680v4-2dpc-1866");
     expect_rewritten(x10,
-                     "s/E5-2680 v4/E5-2680 v3/; s/Configured Memory Speed: 1866/Configured Memory Speed: 2133/; "
-                     "s/^\\tSpeed: 2133/\\tSpeed: 2400/",
-                     "pass", "2133 MT/s is the top speed of the Xeon E5-2680 v3 (Intel ARK) with any number of DIMMs");
+                     "s/CPU E5-2680 v4 @ 2.40GHz/Gold 6248 CPU @ 2.50GHz/; s/^\\tSpeed: 2133/\\tSpeed: 3200/; "
+                     "s/Configured Memory Speed: 1866/Configured Memory Speed: 2933/",
+                     "pass", "2933 MT/s is the top speed of every Xeon Gold 62xx (Cascade Lake) (Intel ARK) with any "
+                     "number of DIMMs per channel");
+    expect_rewritten(x10,
+                     "s/CPU E5-2680 v4 @ 2.40GHz/Gold 6248 CPU @ 2.50GHz/; s/^\\tSpeed: 2133/\\tSpeed: 3200/; "
+                     "s/Configured Memory Speed: 1866/Configured Memory Speed: 2666/",
+                     "unknown", "with 2 DIMMs per channel, below the DIMMs' rated 3200; the table gives no top speed of "
+                     "Xeon Gold 62xx (Cascade Lake) at that population");
+}
+
+/* Haswell-EP with two DIMMs per channel: boards run 1866 or 2133 there, so 1866 proves nothing; but no
+ * population runs below the 1600 of three DIMMs per channel, so 1333 is a downclock. */
+Test(memory_speed_cli, a_higher_population_figure_bounds_a_missing_one)
+{
+    const char *x10 = REPORT("supermicro-x10dri-2p-xeon-e5-2680v4-2dpc-1866");
     expect_rewritten(x10, "s/E5-2680 v4/E5-2680 v3/", "unknown",
-                     "with 2 DIMMs per channel, below the DIMMs' rated 2133; the table gives no top speed of Xeon "
-                     "E5-2680 v3 at that population");
+                     "the table gives no top speed of Xeon E5-2680 v3 at that population");
+    expect_rewritten(x10, "s/E5-2680 v4/E5-2680 v3/; s/Configured Memory Speed: 1866/Configured Memory Speed: 1333/",
+                     "warn", "below 1600 MT/s, what Xeon E5-2680 v3 runs with 2 DIMMs per channel or more (Lenovo "
+                     "System x3550 M5 manual)");
 }
