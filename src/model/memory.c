@@ -36,6 +36,34 @@ int memory_socket_channels(const struct memory_info *mem, int socket)
     return n;
 }
 
+const char *platform_scope_name(enum platform_scope scope)
+{
+    switch (scope) {
+    case PLATFORM_MODEL: return "model";
+    case PLATFORM_MODELS: return "models";
+    case PLATFORM_FAMILY: break;
+    }
+    return "family";
+}
+
+int memory_max_dimms_per_channel(const struct memory_info *mem)
+{
+    if (!mem->channels_from_locators)
+        return 0;
+    int most = 0;
+    for (int i = 0; i < mem->ndimms; i++) {
+        const struct dimm *d = &mem->dimms[i];
+        if (d->socket < 0 || d->channel < 0)
+            return 0;
+        int same = 0;
+        for (int k = 0; k < mem->ndimms; k++)
+            same += mem->dimms[k].socket == d->socket && mem->dimms[k].channel == d->channel;
+        if (same > most)
+            most = same;
+    }
+    return most;
+}
+
 int memory_effective_mts(const struct memory_info *mem)
 {
     int mts = 0;
@@ -73,6 +101,9 @@ void memory_info_free(struct memory_info *mem)
     free(mem->platform.name);
     free(mem->platform.ddr);
     free(mem->platform.source);
+    free(mem->platform.source_label);
+    free(mem->platform.dpc_source);
+    free(mem->platform.dpc_source_label);
     free(mem->platform_unknown_reason);
     memory_info_init(mem);
 }

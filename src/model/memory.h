@@ -21,11 +21,25 @@ struct dimm {
     long ce_count, ue_count; /* EDAC per-DIMM counters; -1 unknown */
 };
 
+/* How much of the CPU a platform row pins down: one SKU, a range whose every model runs the same
+ * speed, or a whole family whose speed is the lowest of its models (the model itself is unlisted). */
+enum platform_scope { PLATFORM_FAMILY, PLATFORM_MODELS, PLATFORM_MODEL };
+
+#define PLATFORM_MAX_DPC 3
+
+/* "family", "models", "model": the words of the table's scope column. */
+const char *platform_scope_name(enum platform_scope scope);
+
 /* A CPU platform row of data/cpu-platforms.csv. */
 struct cpu_platform {
     char *name, *ddr, *source;
+    char *source_label;    /* "Intel ARK", "AMD", ... named after the source's site */
+    char *dpc_source;      /* where the DIMMs-per-channel figures come from; NULL none */
+    char *dpc_source_label;
     int channels_per_socket;
-    int mts;
+    int mts;               /* top MT/s at one DIMM per channel */
+    int mts_at_dpc[PLATFORM_MAX_DPC + 1]; /* [n]: top MT/s with n DIMMs in a channel; 0 unknown */
+    enum platform_scope scope;
 };
 
 struct memory_info {
@@ -68,6 +82,8 @@ struct power_info {
 int memory_socket_channels(const struct memory_info *mem, int socket);
 /* DIMMs on one socket. */
 int memory_socket_dimms(const struct memory_info *mem, int socket);
+/* Most DIMMs in one channel over all sockets; 0 when a DIMM has no channel (locators name none). */
+int memory_max_dimms_per_channel(const struct memory_info *mem);
 /* Lowest configured (else rated) MT/s of the DIMMs; 0 unknown. */
 int memory_effective_mts(const struct memory_info *mem);
 /* channels x MT/s x 8 bytes for one socket's populated channels (counts when unmapped); 0 unknown. */

@@ -1,5 +1,6 @@
 /* The CPU platform table (data/cpu-platforms.csv): memory channels per socket, DDR generation and
- * MT/s, matched on the model string or, for engineering samples without a name, on CPUID. */
+ * the top MT/s per DIMMs-per-channel, per CPU model where the vendor publishes it, else per family;
+ * matched on the model string or, for engineering samples without a name, on CPUID. */
 #include <errno.h>
 #include <regex.h>
 #include <stdio.h>
@@ -10,7 +11,44 @@
 #include "util/datadir.h"
 
 #define PLATFORM_FILE "cpu-platforms.csv"
-#define PLATFORM_FIELDS 8
+#define PLATFORM_FIELDS 12
+
+enum platform_field {
+    F_NAME, F_REGEX, F_CPUID_FAMILY, F_CPUID_MODELS, F_CHANNELS, F_DDR, F_MTS, F_MTS_2DPC, F_MTS_3DPC, F_SCOPE,
+    F_SOURCE, F_DPC_SOURCE
+};
+
+static int scope_of(const char *word)
+{
+    for (int s = PLATFORM_FAMILY; s <= PLATFORM_MODEL; s++)
+        if (!strcmp(word, platform_scope_name((enum platform_scope)s)))
+            return s;
+    return -1;
+}
+
+/* Messages name the source by its publisher ("2133 MT/s is the top speed of ... (Intel ARK)"). */
+static const char *source_label(const char *url)
+{
+    static const struct {
+        const char *host_part, *label;
+    } sites[] = {
+        {"intel.com/content/www/us/en/products/sku/", "Intel ARK"},
+        {"s2600cw", "Intel Server Board S2600CW TPS"},
+        {"lenovo/x3550-m5", "Lenovo System x3550 M5 manual"},
+        {"wwt.com", "WWT's Intel memory population guide"},
+        {"frankdenneman.nl", "Frank Denneman"},
+        {"hardwarealdia.com", "Intel's Cooper Lake launch figures"},
+        {"ark.intel.com", "Intel ARK"},
+        {"intel.com", "Intel"},
+        {"amd.com", "AMD"},
+        {"hisilicon.com", "HiSilicon"},
+        {"amperecomputing.com", "Ampere"},
+    };
+    for (size_t i = 0; i < sizeof sites / sizeof sites[0]; i++)
+        if (strstr(url, sites[i].host_part))
+            return sites[i].label;
+    return url;
+}
 
 static bool cpuid_listed(const char *list, int model)
 {
@@ -41,13 +79,46 @@ static bool row_matches(char **f, const struct cpu_info *c, bool by_name)
 {
     if (by_name) {
         regex_t re;
-        if (!c->model || !*f[1] || regcomp(&re, f[1], REG_EXTENDED | REG_ICASE | REG_NOSUB) != 0)
+        if (!c->model || !*f[F_REGEX] || regcomp(&re, f[F_REGEX], REG_EXTENDED | REG_ICASE | REG_NOSUB) != 0)
             return false;
         bool ok = regexec(&re, c->model, 0, NULL, 0) == 0;
         regfree(&re);
         return ok;
     }
-    return *f[2] && *f[3] && c->family == atoi(f[2]) && cpuid_listed(f[3], c->model_number);
+    return *f[F_CPUID_FAMILY] && *f[F_CPUID_MODELS] && c->family == atoi(f[F_CPUID_FAMILY]) &&
+           cpuid_listed(f[F_CPUID_MODELS], c->model_number);
+}
+
+/* A row the loader can use: a channel count, a 1DPC speed, DPC speeds that do not exceed it, a scope. */
+static const char *row_problem(char **f)
+{
+    if (atoi(f[F_CHANNELS]) <= 0)
+        return "no channel count";
+    int mts = atoi(f[F_MTS]), dpc2 = atoi(f[F_MTS_2DPC]), dpc3 = atoi(f[F_MTS_3DPC]);
+    if (mts <= 0)
+        return "no MT/s";
+    if (dpc2 < 0 || dpc2 > mts || dpc3 < 0 || dpc3 > mts || (dpc3 && dpc2 && dpc3 > dpc2))
+        return "DIMMs-per-channel speeds must not exceed the 1DPC speed";
+    if (scope_of(f[F_SCOPE]) < 0)
+        return "scope must be model, models or family";
+    if (!*f[F_SOURCE])
+        return "no source";
+    return NULL;
+}
+
+static void platform_from_row(struct cpu_platform *p, char **f)
+{
+    p->name = strdup(f[F_NAME]);
+    p->channels_per_socket = atoi(f[F_CHANNELS]);
+    p->ddr = strdup(f[F_DDR]);
+    p->mts = p->mts_at_dpc[1] = atoi(f[F_MTS]);
+    p->mts_at_dpc[2] = atoi(f[F_MTS_2DPC]);
+    p->mts_at_dpc[3] = atoi(f[F_MTS_3DPC]);
+    p->scope = (enum platform_scope)scope_of(f[F_SCOPE]);
+    p->source = strdup(f[F_SOURCE]);
+    p->source_label = strdup(source_label(f[F_SOURCE]));
+    p->dpc_source = *f[F_DPC_SOURCE] ? strdup(f[F_DPC_SOURCE]) : NULL;
+    p->dpc_source_label = p->dpc_source ? strdup(source_label(p->dpc_source)) : NULL;
 }
 
 void probe_cpu_platform(struct machine *m)
@@ -61,7 +132,8 @@ void probe_cpu_platform(struct machine *m)
         machine_problem(m, PLATFORM_FILE, "not found in the data folders (set GPUVET_DATA_DIR)");
         return;
     }
-    /* Two passes: every row by name first, so a named CPU never falls to a CPUID row of a sibling. */
+    /* Two passes: every row by name first, so a named CPU never falls to a CPUID row of a sibling. The
+     * first pass reads the whole table, so a broken row is reported whatever the CPU. */
     for (int pass = 0; pass < 2 && !mem->platform.name; pass++) {
         rewind(f);
         char line[1024];
@@ -72,20 +144,16 @@ void probe_cpu_platform(struct machine *m)
             if (line[0] == '#' || line[0] == '\0')
                 continue;
             char *fields[PLATFORM_FIELDS];
-            if (split(line, fields, PLATFORM_FIELDS) != PLATFORM_FIELDS || atoi(fields[4]) <= 0) {
+            const char *problem =
+                split(line, fields, PLATFORM_FIELDS) == PLATFORM_FIELDS ? row_problem(fields) : "wrong field count";
+            if (problem) {
                 if (pass == 0)
-                    machine_problem(m, PLATFORM_FILE, "line %d: expected %d fields with a channel count", lineno,
-                                    PLATFORM_FIELDS);
+                    machine_problem(m, PLATFORM_FILE, "line %d: %s (expected %d fields, see the header)", lineno,
+                                    problem, PLATFORM_FIELDS);
                 continue;
             }
-            if (!row_matches(fields, &m->cpu, pass == 0))
-                continue;
-            mem->platform.name = strdup(fields[0]);
-            mem->platform.channels_per_socket = atoi(fields[4]);
-            mem->platform.ddr = strdup(fields[5]);
-            mem->platform.mts = atoi(fields[6]);
-            mem->platform.source = strdup(fields[7]);
-            break;
+            if (!mem->platform.name && row_matches(fields, &m->cpu, pass == 0))
+                platform_from_row(&mem->platform, fields);
         }
     }
     fclose(f);

@@ -60,9 +60,13 @@ json_t *memory_json(const struct memory_info *mem)
     json_object_set_new(o, "pcie_slots", int_or_null(mem->pcie_slots_total));
     json_object_set_new(o, "pcie_slots_free", int_or_null(mem->pcie_slots_free));
     json_object_set_new(o, "platform", mem->platform.name
-                                           ? json_pack("{s:s, s:s?, s:i, s:s?}", "name", mem->platform.name, "ddr",
-                                                       mem->platform.ddr, "mts", mem->platform.mts, "source",
-                                                       mem->platform.source)
+                                           ? json_pack("{s:s, s:s?, s:i, s:o, s:o, s:s, s:s?, s:s?}", "name",
+                                                       mem->platform.name, "ddr", mem->platform.ddr, "mts",
+                                                       mem->platform.mts, "mts_2dpc",
+                                                       positive_int_or_null(mem->platform.mts_at_dpc[2]), "mts_3dpc",
+                                                       positive_int_or_null(mem->platform.mts_at_dpc[3]), "scope",
+                                                       platform_scope_name(mem->platform.scope), "source",
+                                                       mem->platform.source, "dpc_source", mem->platform.dpc_source)
                                            : json_null());
     json_object_set_new(o, "platform_unknown_reason", str_or_null(mem->platform_unknown_reason));
     json_object_set_new(o, "channels_per_socket", positive_int_or_null(mem->platform.channels_per_socket));

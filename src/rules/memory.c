@@ -130,6 +130,90 @@ void check_mem_dimms_mixed(struct audit_ctx *ctx)
                     mem->dimms[0].size_bytes / GIB);
 }
 
+/* The CPU's top speed for the DIMMs per channel the machine has, or the range it may have. */
+struct speed_limit {
+    int dpc;              /* DIMMs per channel from the locators; 0 unknown */
+    int per_socket;       /* most DIMMs on one socket */
+    int dpc_low, dpc_high; /* without a channel map: the DIMMs per channel the count allows */
+    int best;             /* top MT/s at dpc_low; 0 no figure */
+    int worst;            /* lower bound of the top MT/s at dpc_high; 0 none */
+};
+
+static int top_at_dpc(const struct cpu_platform *p, int dpc)
+{
+    return dpc >= 1 && dpc <= PLATFORM_MAX_DPC ? p->mts_at_dpc[dpc] : 0;
+}
+
+/* Speeds only drop as DIMMs are added: the first figure at dpc or more is a lower bound of the top
+ * speed at dpc (a 3DPC figure bounds a missing 2DPC one). 0: none. */
+static int floor_at_dpc(const struct cpu_platform *p, int dpc)
+{
+    for (int d = dpc > 1 ? dpc : 1; d <= PLATFORM_MAX_DPC; d++)
+        if (p->mts_at_dpc[d] > 0)
+            return p->mts_at_dpc[d];
+    return 0;
+}
+
+static int ceil_div(int a, int b) { return b > 0 ? (a + b - 1) / b : 0; }
+
+static struct speed_limit speed_limit_of(const struct memory_info *mem)
+{
+    struct speed_limit l = {0};
+    const struct cpu_platform *p = &mem->platform;
+    l.dpc = memory_max_dimms_per_channel(mem);
+    if (l.dpc > 0) {
+        l.dpc_low = l.dpc_high = l.dpc;
+        l.best = top_at_dpc(p, l.dpc);
+        l.worst = floor_at_dpc(p, l.dpc);
+        return l;
+    }
+    int sockets = mem->sockets > 0 ? mem->sockets : 1, channels = p->channels_per_socket;
+    int per_socket = ceil_div(memory_socket_dimms(mem, -1), sockets);
+    for (int s = 0; s < mem->sockets; s++)
+        if (memory_socket_dimms(mem, s) > per_socket)
+            per_socket = memory_socket_dimms(mem, s);
+    /* With no channel named, any channel may hold up to its slot count (the board's slots per channel). */
+    int slots_per_channel =
+        mem->slots_total > 0 ? ceil_div(mem->slots_total, sockets * channels) : PLATFORM_MAX_DPC;
+    l.per_socket = per_socket;
+    l.dpc_low = ceil_div(per_socket, channels);
+    l.dpc_high = per_socket < slots_per_channel ? per_socket : slots_per_channel;
+    if (l.dpc_high > PLATFORM_MAX_DPC)
+        l.dpc_high = PLATFORM_MAX_DPC;
+    if (l.dpc_high < l.dpc_low)
+        l.dpc_high = l.dpc_low;
+    l.best = top_at_dpc(p, l.dpc_low);
+    l.worst = floor_at_dpc(p, l.dpc_high);
+    return l;
+}
+
+/* "the top speed of the Xeon E5-2640 v4 with 2 DIMMs per channel (Intel ARK)" and its variants. */
+static void describe_top(char *buf, size_t len, const struct cpu_platform *p, int dpc)
+{
+    char per_channel[48] = "";
+    if (dpc > 0)
+        snprintf(per_channel, sizeof per_channel, " with %d DIMM%s per channel", dpc, dpc > 1 ? "s" : "");
+    /* Figures for 2 or 3 DIMMs per channel come from a second source: name both. */
+    char sources[160];
+    if (dpc > 1 && p->dpc_source_label)
+        snprintf(sources, sizeof sources, "%s; with %d per channel: %s", p->source_label, dpc, p->dpc_source_label);
+    else
+        snprintf(sources, sizeof sources, "%s", p->source_label);
+    if (p->scope == PLATFORM_FAMILY)
+        snprintf(buf, len, "the lowest top speed of any %s%s (%s; this model is not in the table)", p->name,
+                 per_channel, sources);
+    else
+        snprintf(buf, len, "the top speed of %s%s%s (%s)", p->scope == PLATFORM_MODEL ? "the " : "every ", p->name,
+                 per_channel, sources);
+}
+
+/* Firmware rounds speed grades both ways (2933 or 2934, 1066 or 1067): within 1 % is the same grade. */
+static bool reaches(int mts, int limit) { return (long)mts * 100 >= (long)limit * 99; }
+
+#define SPEED_FIX                                                                                                \
+    "check the BIOS memory frequency and power profile settings, and that the DIMMs are the type the board runs " \
+    "at full speed"
+
 void check_mem_speed_downclocked(struct audit_ctx *ctx)
 {
     const struct memory_info *mem = &ctx->machine->memory;
@@ -147,19 +231,91 @@ void check_mem_speed_downclocked(struct audit_ctx *ctx)
         finding_add(ctx, SEV_UNKNOWN, "machine", NULL, NULL, "the DIMMs' rated or configured speed is not given");
         return;
     }
-    int expected = rated;
-    if (mem->platform.mts > 0 && mem->platform.mts < expected)
-        expected = mem->platform.mts;
-    json_t *ev = json_pack("{s:i, s:i, s:o, s:i}", "rated_mts", rated, "configured_mts", configured, "platform_mts",
-                           mem->platform.mts > 0 ? json_integer(mem->platform.mts) : json_null(), "expected_mts",
-                           expected);
-    if (configured < expected)
-        finding_add(ctx, ctx_severity(ctx), "machine", ev,
-                    "check the BIOS memory frequency setting and the population (two DIMMs per channel lower the speed)",
-                    "memory runs at %d MT/s, below the %d MT/s that both the DIMMs (%d) and the platform (%s) allow",
-                    configured, expected, rated, mem->platform.mts > 0 ? mem->platform.name : "unknown");
-    else
-        finding_add(ctx, SEV_PASS, "machine", ev, NULL, "memory runs at %d MT/s (DIMMs rated %d)", configured, rated);
+    const struct cpu_platform *p = &mem->platform;
+    bool have_platform = p->name && p->channels_per_socket > 0;
+    struct speed_limit l = have_platform ? speed_limit_of(mem) : (struct speed_limit){0};
+    json_t *possible = l.dpc == 0 && l.dpc_low > 0 ? json_pack("[i, i]", l.dpc_low, l.dpc_high) : json_null();
+    json_t *ev = json_pack("{s:i, s:i, s:o, s:o, s:o, s:o, s:s?, s:s?, s:s?, s:s?}", "rated_mts", rated,
+                           "configured_mts", configured, "cpu_top_mts", l.best > 0 ? json_integer(l.best) : json_null(),
+                           "cpu_top_mts_worst_case", l.worst > 0 ? json_integer(l.worst) : json_null(),
+                           "dimms_per_channel", l.dpc > 0 ? json_integer(l.dpc) : json_null(),
+                           "dimms_per_channel_possible", possible, "platform", p->name, "platform_scope",
+                           have_platform ? platform_scope_name(p->scope) : NULL, "source", p->source, "dpc_source",
+                           p->dpc_source);
+    char top[256];
+    if (reaches(configured, rated)) {
+        if (l.best > 0 && !reaches(rated, l.best)) {
+            describe_top(top, sizeof top, p, l.dpc);
+            finding_add(ctx, SEV_INFO, "machine", ev, "DIMMs rated for the CPU's speed would add bandwidth",
+                        "the DIMMs run at their rated %d MT/s, below the %d MT/s that is %s: slow DIMMs, not a "
+                        "downclock", configured, l.best, top);
+        } else {
+            finding_add(ctx, SEV_PASS, "machine", ev, NULL, "memory runs at its DIMMs' rated %d MT/s", configured);
+        }
+        return;
+    }
+    /* Below the DIMMs' rating: the CPU's top speed for this population decides. */
+    if (!have_platform) {
+        finding_add(ctx, SEV_UNKNOWN, "machine", ev, NULL,
+                    "memory runs at %d MT/s, below the DIMMs' rated %d, and the CPU's top speed is unknown: %s",
+                    configured, rated,
+                    mem->platform_unknown_reason ? mem->platform_unknown_reason : "CPU not identified");
+        return;
+    }
+    if (l.best == 0) {
+        /* No figure for this population, but no population runs faster than one DIMM per channel. */
+        if (p->scope != PLATFORM_FAMILY && reaches(configured, p->mts)) {
+            describe_top(top, sizeof top, p, 0);
+            finding_add(ctx, SEV_PASS, "machine", ev, NULL, "%d MT/s is %s with any number of DIMMs per channel "
+                        "(DIMMs rated %d)", p->mts, top, rated);
+            return;
+        }
+        int floor = l.worst > 0 && l.worst < rated ? l.worst : rated;
+        if (l.worst > 0 && !reaches(configured, floor)) {
+            finding_add(ctx, ctx_severity(ctx), "machine", ev, SPEED_FIX,
+                        "memory runs at %d MT/s, below %d MT/s, what %s runs with %d DIMMs per channel or more (%s), "
+                        "and the DIMMs' rated %d", configured, floor, p->name, l.dpc_high,
+                        p->dpc_source_label ? p->dpc_source_label : p->source_label, rated);
+            return;
+        }
+        finding_add(ctx, SEV_UNKNOWN, "machine", ev, NULL,
+                    "memory runs at %d MT/s with %s%d DIMMs per channel, below the DIMMs' rated %d; the table gives "
+                    "no top speed of %s at that population", configured, l.dpc ? "" : "at least ", l.dpc_low, rated,
+                    p->name);
+        return;
+    }
+    /* Without a channel map, more DIMMs than channels proves at least dpc_low per channel. */
+    describe_top(top, sizeof top, p, l.dpc ? l.dpc : l.dpc_low > 1 ? l.dpc_low : 0);
+    if (reaches(configured, l.best)) {
+        if (p->scope == PLATFORM_FAMILY)
+            finding_add(ctx, SEV_UNKNOWN, "machine", ev, NULL,
+                        "memory runs at %d MT/s (DIMMs rated %d): at or above %d MT/s, %s; whether this model runs "
+                        "faster is unknown", configured, rated, l.best, top);
+        else
+            finding_add(ctx, SEV_PASS, "machine", ev, NULL, "%d MT/s is %s (DIMMs rated %d)", l.best, top, rated);
+        return;
+    }
+    int worst_expected = l.worst > 0 && l.worst < rated ? l.worst : rated;
+    if (l.dpc > 0 || (l.worst > 0 && !reaches(configured, worst_expected))) {
+        if (l.dpc > 0)
+            finding_add(ctx, ctx_severity(ctx), "machine", ev, SPEED_FIX,
+                        "memory runs at %d MT/s, below the %d MT/s that is %s, and the DIMMs' rated %d", configured,
+                        l.best, top, rated);
+        else
+            finding_add(ctx, ctx_severity(ctx), "machine", ev, SPEED_FIX,
+                        "memory runs at %d MT/s, below %d MT/s even with %d DIMM%s per channel (the locators name "
+                        "no channel; %d MT/s is %s), and the DIMMs' rated %d", configured, worst_expected, l.dpc_high,
+                        l.dpc_high > 1 ? "s" : "", l.best, top, rated);
+        return;
+    }
+    char derated[256] = "the table has no figure for it";
+    if (l.worst > 0)
+        snprintf(derated, sizeof derated, "there the top speed is %d MT/s", l.worst);
+    finding_add(ctx, SEV_UNKNOWN, "machine", ev,
+                "name the slots: sudo dmidecode -t 17 (Locator, Bank Locator) against the board manual",
+                "memory runs at %d MT/s, below the %d MT/s that is %s; but the locators name no channel, and %d "
+                "DIMMs per socket may put %d DIMMs in one channel (%s)", configured, l.best, top, l.per_socket,
+                l.dpc_high, derated);
 }
 
 void check_mem_ecc_disabled(struct audit_ctx *ctx)

@@ -180,9 +180,13 @@ const struct rule rules_table[] = {
     {"MEM_SPEED_DOWNCLOCKED", "memory", "memory runs below what DIMMs and CPU allow", ALL(SEV_WARN),
      check_mem_speed_downclocked,
      "The configured speed (what the memory controller runs) below both the DIMMs' rating and the\n"
-     "platform's top speed costs bandwidth for nothing: a BIOS setting, a power profile, or two DIMMs\n"
-     "per channel. CPUs of lower tiers (Xeon Silver/Bronze) cap memory lower; the platform table has\n"
-     "rows for them, so a capped SKU is not reported."},
+     "CPU's top speed costs bandwidth for nothing: a BIOS frequency or power-profile setting. The limit\n"
+     "is per CPU model (data/cpu-platforms.csv, the vendor's spec page per row: E5-2640 v4 2133 MT/s,\n"
+     "E5-2680 v4 2400, Gold 6430 4400) and per DIMMs per channel (two DIMMs in a channel lower it on\n"
+     "most platforms). Running at that top speed passes; DIMMs rated below the CPU are `info` (slow\n"
+     "DIMMs, not a downclock). A model missing from the table is judged by its family's lowest speed,\n"
+     "and only a speed below it warns; where the locators name no channel and a second DIMM per channel\n"
+     "is possible, a speed the derated limit explains is `unknown`, not a warning."},
     {"MEM_BANDWIDTH_LOW", "memory", "measured memory bandwidth far below the DIMMs' theoretical", ALL(SEV_WARN),
      check_mem_bandwidth_low,
      "STREAM triad on a healthy machine reaches ~70-85% of the theoretical bandwidth of the populated\n"

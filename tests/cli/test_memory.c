@@ -221,7 +221,7 @@ Test(memory_cli, dell_tree_replay_has_all_four_channels_per_socket)
     cr_assert_str_eq(json_string_value(json_object_get(mem, "source")), "/sys/firmware/dmi/entries");
     cr_assert_eq(json_array_size(json_object_get(mem, "dimms")), 8);
     cr_assert_eq(json_integer_value(json_object_get(mem, "channels_per_socket")), 4);
-    cr_assert_str_eq(json_string_value(json_object_get(json_object_get(mem, "platform"), "name")), "Xeon E5 v1");
+    cr_assert_str_eq(json_string_value(json_object_get(json_object_get(mem, "platform"), "name")), "Xeon E5-2680");
     cr_assert_str_eq(channel_verdict(doc, 0), "pass");
     cr_assert_str_eq(channel_verdict(doc, 1), "pass");
     cr_assert_eq(count_findings(doc, "CPU_STEAL", "unknown"), 1, "a recorded tree has nothing to sample");

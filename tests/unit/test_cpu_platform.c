@@ -1,0 +1,158 @@
+/* The CPU platform table looked up with model strings as /proc/cpuinfo and SMBIOS type 4 write
+ * them: the per-model row wins over its range, the range over the family. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "model/machine.h"
+#include "probe/probe.h"
+
+struct expected_platform {
+    const char *model;  /* as the kernel or dmidecode prints it */
+    const char *name;   /* the row that must match */
+    int channels, mts, mts_2dpc;
+    enum platform_scope scope;
+};
+
+static const struct expected_platform cases[] = {
+    {"Intel(R) Xeon(R) CPU E5-2640 v4 @ 2.40GHz", "Xeon E5-2640 v4", 4, 2133, 2133, PLATFORM_MODEL},
+    {"Intel(R) Xeon(R) CPU E5-2603 v4 @ 1.70GHz", "Xeon E5-2603 v4", 4, 1866, 1866, PLATFORM_MODEL},
+    {"Intel(R) Xeon(R) CPU E5-2620 v4 @ 2.10GHz", "Xeon E5-2620 v4", 4, 2133, 2133, PLATFORM_MODEL},
+    {"Intel(R) Xeon(R) CPU E5-2680 v4 @ 2.40GHz", "Xeon E5-2680 v4", 4, 2400, 2133, PLATFORM_MODEL},
+    {"Intel(R) Xeon(R) CPU E5-2630L v4 @ 1.80GHz", "Xeon E5-2630L v4", 4, 2133, 2133, PLATFORM_MODEL},
+    {"Intel(R) Xeon(R) CPU E5-2630 v3 @ 2.40GHz", "Xeon E5-2630 v3", 4, 1866, 0, PLATFORM_MODEL},
+    {"Intel(R) Xeon(R) CPU E5-2680 0 @ 2.70GHz", "Xeon E5-2680", 4, 1600, 0, PLATFORM_MODEL},
+    {"Intel(R) Xeon(R) CPU E5-2420 0 @ 1.90GHz", "Xeon E5-2400", 3, 1066, 0, PLATFORM_FAMILY},
+    {"Intel(R) Xeon(R) CPU E5-4650 v4 @ 2.20GHz", "Xeon E5 v4", 4, 1866, 0, PLATFORM_FAMILY},
+    {"Intel(R) Xeon(R) Silver 4114 CPU @ 2.20GHz", "Xeon Silver 41xx (Skylake-SP)", 6, 2400, 2400, PLATFORM_MODELS},
+    {"Intel(R) Xeon(R) Gold 5118 CPU @ 2.30GHz", "Xeon Gold 51xx (Skylake-SP)", 6, 2400, 2400, PLATFORM_MODELS},
+    {"Intel(R) Xeon(R) Gold 5122 CPU @ 3.60GHz", "Xeon Gold 5122", 6, 2666, 2666, PLATFORM_MODEL},
+    {"Intel(R) Xeon(R) Gold 6130 CPU @ 2.10GHz", "Xeon Gold 61xx (Skylake-SP)", 6, 2666, 2666, PLATFORM_MODELS},
+    {"Intel(R) Xeon(R) Platinum 8180 CPU @ 2.50GHz", "Xeon Platinum 81xx (Skylake-SP)", 6, 2666, 2666, PLATFORM_MODELS},
+    {"Intel(R) Xeon(R) Gold 5218 CPU @ 2.30GHz", "Xeon Gold 52xx (Cascade Lake)", 6, 2666, 0, PLATFORM_MODELS},
+    {"Intel(R) Xeon(R) Gold 6248R CPU @ 3.00GHz", "Xeon Gold 62xx (Cascade Lake)", 6, 2933, 0, PLATFORM_MODELS},
+    {"Intel(R) Xeon(R) Gold 6222V CPU @ 1.80GHz", "Xeon Gold 6222V", 6, 2400, 0, PLATFORM_MODEL},
+    {"Intel(R) Xeon(R) Platinum 9282 CPU @ 2.60GHz", "Xeon Platinum 92xx (Cascade Lake-AP)", 12, 2933, 0, PLATFORM_MODELS},
+    {"Intel(R) Xeon(R) Gold 6348H CPU @ 2.30GHz", "Xeon Gold 6348H", 6, 3200, 2933, PLATFORM_MODEL},
+    {"Intel(R) Xeon(R) Platinum 8380HL CPU @ 2.90GHz", "Xeon Platinum 83xxH (Cooper Lake)", 6, 3200, 2933, PLATFORM_MODELS},
+    {"Intel(R) Xeon(R) Gold 5320H CPU @ 2.40GHz", "Xeon Gold 53xxH (Cooper Lake)", 6, 2933, 2933, PLATFORM_MODELS},
+    {"Intel(R) Xeon(R) Gold 6328H CPU @ 2.80GHz", "Xeon Scalable 3rd gen H (Cooper Lake)", 6, 2933, 2933, PLATFORM_FAMILY},
+    {"Intel(R) Xeon(R) Gold 6348 CPU @ 2.60GHz", "Xeon Gold 63xx (Ice Lake)", 8, 3200, 3200, PLATFORM_MODELS},
+    {"Intel(R) Xeon(R) Gold 6330 CPU @ 2.00GHz", "Xeon Gold 6330", 8, 2933, 2933, PLATFORM_MODEL},
+    {"Intel(R) Xeon(R) Gold 6330N CPU @ 2.20GHz", "Xeon Gold 6330N", 8, 2666, 2666, PLATFORM_MODEL},
+    {"Intel(R) Xeon(R) Gold 5318Y CPU @ 2.10GHz", "Xeon Gold 53xx (Ice Lake)", 8, 2933, 2933, PLATFORM_MODELS},
+    {"Intel(R) Xeon(R) Silver 4310 CPU @ 2.10GHz", "Xeon Silver 43xx (Ice Lake)", 8, 2666, 2666, PLATFORM_MODELS},
+    {"Intel(R) Xeon(R) Platinum 8380 CPU @ 2.30GHz", "Xeon Platinum 83xx (Ice Lake)", 8, 3200, 3200, PLATFORM_MODELS},
+    {"Intel(R) Xeon(R) Gold 6430", "Xeon Gold 6430", 8, 4400, 4400, PLATFORM_MODEL},
+    {"Intel(R) Xeon(R) Gold 6448Y", "Xeon Gold 64xx (Sapphire Rapids)", 8, 4800, 4400, PLATFORM_MODELS},
+    {"Intel(R) Xeon(R) Gold 5418Y", "Xeon Gold 54xx (Sapphire Rapids)", 8, 4400, 4400, PLATFORM_MODELS},
+    {"Intel(R) Xeon(R) Platinum 8480+", "Xeon Platinum 84xx (Sapphire Rapids)", 8, 4800, 4400, PLATFORM_MODELS},
+    {"Intel(R) Xeon(R) Gold 6438N", "Xeon Scalable 4th gen (Sapphire Rapids)", 8, 4000, 4000, PLATFORM_FAMILY},
+    {"INTEL(R) XEON(R) GOLD 6526Y", "Xeon Gold 6526Y", 8, 5200, 0, PLATFORM_MODEL},
+    {"INTEL(R) XEON(R) GOLD 6548Y+", "Xeon Scalable 5th gen (Emerald Rapids)", 8, 4400, 0, PLATFORM_FAMILY},
+    {"Intel(R) Xeon(R) 6980P", "Xeon 6 6900P (Granite Rapids-AP)", 12, 6400, 0, PLATFORM_MODELS},
+    {"AMD EPYC 7452 32-Core Processor", "EPYC 7002 (Rome)", 8, 3200, 0, PLATFORM_MODELS},
+    {"AMD EPYC 7763 64-Core Processor", "EPYC 7003 (Milan)", 8, 3200, 0, PLATFORM_MODELS},
+    {"AMD EPYC 7551P 32-Core Processor", "EPYC 7551P", 8, 2666, 0, PLATFORM_MODEL},
+    {"AMD EPYC 7251 8-Core Processor", "EPYC 7251", 8, 2400, 0, PLATFORM_MODEL},
+    {"AMD EPYC 7261 8-Core Processor", "EPYC 7001 (Naples)", 8, 2400, 0, PLATFORM_FAMILY},
+    {"AMD EPYC 9654 96-Core Processor", "EPYC 9004 (Genoa)", 12, 4800, 0, PLATFORM_MODELS},
+    {"AMD EPYC 8534P 64-Core Processor", "EPYC 8004 (Siena)", 6, 4800, 0, PLATFORM_MODELS},
+    {"AMD EPYC 9575F 64-Core Processor", "EPYC 9005 (Turin)", 12, 6000, 0, PLATFORM_MODELS},
+    {"Kunpeng 920-4826", "Kunpeng 920", 8, 2933, 0, PLATFORM_MODELS},
+};
+
+/* The platform row found for a CPU named `model` with CPUID family/model; free with machine_free. */
+static void look_up(struct machine *m, const char *model, int family, int model_number)
+{
+    machine_init(m);
+    m->cpu.model = strdup(model);
+    m->cpu.family = family;
+    m->cpu.model_number = model_number;
+    probe_cpu_platform(m);
+}
+
+Test(cpu_platform, real_model_strings_match_their_row)
+{
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const struct expected_platform *e = &cases[i];
+        struct machine m;
+        look_up(&m, e->model, -1, -1);
+        const struct cpu_platform *p = &m.memory.platform;
+        cr_assert_not_null(p->name, "%s: %s", e->model, m.memory.platform_unknown_reason);
+        cr_expect_str_eq(p->name, e->name, "%s", e->model);
+        cr_expect_eq(p->channels_per_socket, e->channels, "%s", e->model);
+        cr_expect_eq(p->mts, e->mts, "%s", e->model);
+        cr_expect_eq(p->mts_at_dpc[1], e->mts, "%s", e->model);
+        cr_expect_eq(p->mts_at_dpc[2], e->mts_2dpc, "%s", e->model);
+        cr_expect_eq(p->scope, e->scope, "%s", e->model);
+        cr_expect_not_null(p->source, "%s", e->model);
+        machine_free(&m);
+    }
+}
+
+Test(cpu_platform, sources_are_named_after_their_publisher)
+{
+    static const struct {
+        const char *model, *label;
+    } labels[] = {
+        {"Intel(R) Xeon(R) CPU E5-2640 v4 @ 2.40GHz", "Intel ARK"},
+        {"AMD EPYC 7452 32-Core Processor", "AMD"},
+        {"Kunpeng 920-4826", "HiSilicon"},
+    };
+    for (size_t i = 0; i < sizeof labels / sizeof labels[0]; i++) {
+        struct machine m;
+        look_up(&m, labels[i].model, -1, -1);
+        cr_assert_str_eq(m.memory.platform.source_label, labels[i].label);
+        machine_free(&m);
+    }
+}
+
+/* Engineering samples carry no model name: CPUID picks the family row, never a model row. */
+Test(cpu_platform, engineering_samples_get_the_family_row_by_cpuid)
+{
+    struct machine m;
+    look_up(&m, "Genuine Intel(R) CPU 0000%@", 6, 79);
+    cr_assert_str_eq(m.memory.platform.name, "Xeon E5 v4");
+    cr_assert_eq(m.memory.platform.scope, PLATFORM_FAMILY);
+    machine_free(&m);
+}
+
+Test(cpu_platform, an_unknown_cpu_has_no_row_and_says_why)
+{
+    struct machine m;
+    look_up(&m, "Intel(R) Xeon(R) CPU X5650 @ 2.67GHz", 6, 44);
+    cr_assert_null(m.memory.platform.name);
+    cr_assert(strstr(m.memory.platform_unknown_reason, "X5650"), "%s", m.memory.platform_unknown_reason);
+    machine_free(&m);
+}
+
+/* A broken row is reported with its line even when the CPU matched a row above it. */
+Test(cpu_platform, a_broken_row_is_reported_whatever_the_cpu)
+{
+    char dir[] = "/tmp/gpuvet-platform-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char path[600];
+    snprintf(path, sizeof path, "%s/cpu-platforms.csv", dir);
+    FILE *out = fopen(path, "w");
+    cr_assert_not_null(out);
+    fputs("# name,model_regex,cpuid_family,cpuid_models,channels_per_socket,ddr,mts,mts_2dpc,mts_3dpc,scope,source,"
+          "dpc_source\n"
+          "Xeon E5-2640 v4,E5-2640 v4,,,4,DDR4,2133,2133,,model,https://ark.intel.com/,\n"
+          "Xeon E5-2680 v4,E5-2680 v4,,,4,DDR4,2400,2666,,model,https://ark.intel.com/,\n"
+          "Xeon Gold 6430,Gold 6430,,,8,DDR5,4400,4400,,modle,https://ark.intel.com/,\n",
+          out);
+    fclose(out);
+    setenv("GPUVET_DATA_DIR", dir, 1);
+    struct machine m;
+    look_up(&m, "Intel(R) Xeon(R) CPU E5-2640 v4 @ 2.40GHz", 6, 79);
+    unsetenv("GPUVET_DATA_DIR");
+    cr_assert_str_eq(m.memory.platform.name, "Xeon E5-2640 v4");
+    cr_assert_eq(m.nproblems, 2);
+    cr_assert(strstr(m.problems[0].message, "line 3: DIMMs-per-channel speeds"), "%s", m.problems[0].message);
+    cr_assert(strstr(m.problems[1].message, "line 4: scope"), "%s", m.problems[1].message);
+    machine_free(&m);
+    unlink(path);
+    rmdir(dir);
+}
