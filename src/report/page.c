@@ -269,6 +269,8 @@ void topo_tree_build(const struct audit_report *r, struct topo_tree *t)
     }
     free(package_of_node);
     free(node_items);
+    if (b.count == 1 && !*b.nodes[0].item.detail)
+        snprintf(b.nodes[0].item.detail, sizeof b.nodes[0].item.detail, "no CPU, NUMA or PCI facts in the sources");
     t->items = calloc((size_t)b.count, sizeof *t->items);
     t->count = 0;
     flatten(&b, root, 0, t);
