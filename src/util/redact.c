@@ -55,7 +55,7 @@ static size_t uuid_at(const char *p, const char *start, const char *end)
  * "::" (IPv6). PCI addresses ("0000:3b:00.0") are none of these. */
 static size_t colon_address_at(const char *p, const char *start, const char *end)
 {
-    if (p > start && (isxdigit((unsigned char)p[-1]) || p[-1] == ':'))
+    if (p > start && (isalnum((unsigned char)p[-1]) || p[-1] == ':'))
         return 0;
     const char *q = p;
     int ngroups = 0, two = 0, four = 0;
@@ -91,8 +91,8 @@ static size_t colon_address_at(const char *p, const char *start, const char *end
             break;
         }
     }
-    if (last_end < end && (isxdigit((unsigned char)*last_end) || *last_end == '.'))
-        return 0; /* "0000:3b:00.0" and the like */
+    if (last_end < end && (isalnum((unsigned char)*last_end) || *last_end == '.'))
+        return 0; /* "0000:3b:00.0", "std::vector" and the like */
     bool hw = ngroups >= 6 && two == ngroups, guid = ngroups >= 4 && four == ngroups;
     bool ipv6 = ngroups == 8 || (double_colon && ngroups >= 1 && ngroups < 8);
     return hw || guid || ipv6 ? (size_t)(last_end - p) : 0;
