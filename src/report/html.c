@@ -28,7 +28,7 @@ static const char style[] =
     ":root{--fail:#c40000;--warn:#b35c00;--unknown:#6b4fa0;--info:#1f6f8b;--pass:#2d7a2d}"
     "*{box-sizing:border-box}"
     "body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:0 auto;max-width:960px;"
-    "padding:12px;color:#1b1b1b;line-height:1.4}"
+    "padding:12px;color:#1b1b1b;line-height:1.4;overflow-wrap:anywhere}"
     "h1{font-size:1.4em;margin:.2em 0}h2{font-size:1.15em;border-bottom:1px solid #ccc;margin-top:1.6em}"
     "code,pre{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.9em;overflow-wrap:anywhere}"
     "pre{white-space:pre-wrap;background:#f4f4f4;padding:6px;margin:4px 0}"
@@ -253,7 +253,10 @@ static void print_bench(FILE *o, const struct audit_report *r)
         const struct page_rate *rate = &rates[i];
         fputs("<tr><td>", o);
         html_text(o, rate->what);
-        fprintf(o, "</td><td class=\"num\">%.2f</td>", rate->measured_gb_s);
+        if (rate->measured_gb_s > 0)
+            fprintf(o, "</td><td class=\"num\">%.2f</td>", rate->measured_gb_s);
+        else
+            fputs("</td><td>-</td>", o);
         if (rate->theory_gb_s > 0) {
             double share = rate->measured_gb_s / rate->theory_gb_s;
             fprintf(o, "<td class=\"num\">%.2f</td><td><div class=\"bar%s\"><span style=\"width:%.0f%%\"></span>"
@@ -264,16 +267,6 @@ static void print_bench(FILE *o, const struct audit_report *r)
         }
         fputs("<td>", o);
         html_text(o, rate->theory_basis);
-        fputs("</td></tr>\n", o);
-    }
-    const struct {
-        const char *what, *why;
-    } unmeasured[] = {{"memory", b->mem_unmeasured}, {"storage", b->storage_unmeasured}, {"PCIe", b->pcie_unmeasured}};
-    for (size_t i = 0; i < sizeof unmeasured / sizeof unmeasured[0]; i++) {
-        if (!unmeasured[i].why)
-            continue;
-        fprintf(o, "<tr><td>%s</td><td colspan=\"4\">not measured: ", unmeasured[i].what);
-        html_text(o, unmeasured[i].why);
         fputs("</td></tr>\n", o);
     }
     fputs("</table></div></section>\n", o);

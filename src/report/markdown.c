@@ -189,7 +189,10 @@ static void print_bench(FILE *o, const struct audit_report *r)
     for (int i = 0; i < n; i++) {
         fputs("| ", o);
         md_text(o, rates[i].what);
-        fprintf(o, " | %.2f | ", rates[i].measured_gb_s);
+        if (rates[i].measured_gb_s > 0)
+            fprintf(o, " | %.2f | ", rates[i].measured_gb_s);
+        else
+            fputs(" | - | ", o);
         if (rates[i].theory_gb_s > 0)
             fprintf(o, "%.2f | %.0f%% | ", rates[i].theory_gb_s, 100 * rates[i].measured_gb_s / rates[i].theory_gb_s);
         else

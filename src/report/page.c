@@ -391,6 +391,7 @@ int page_bench_rates(const struct audit_report *r, struct page_rate *out, int ma
     int n = 0;
     if (!b->loaded)
         return 0;
+    memset(out, 0, (size_t)max * sizeof *out);
     if (b->mem_triad_bytes_s > 0 && n < max) {
         struct page_rate *rate = &out[n++];
         const char *why = NULL;
@@ -425,6 +426,16 @@ int page_bench_rates(const struct audit_report *r, struct page_rate *out, int ma
             else
                 snprintf(rate->theory_basis, sizeof rate->theory_basis, "unknown: the GPU's link is not known");
         }
+    }
+    const struct {
+        const char *what, *why;
+    } unmeasured[] = {{"memory", b->mem_unmeasured}, {"storage", b->storage_unmeasured}, {"PCIe", b->pcie_unmeasured}};
+    for (size_t i = 0; i < sizeof unmeasured / sizeof unmeasured[0] && n < max; i++) {
+        if (!unmeasured[i].why)
+            continue;
+        struct page_rate *rate = &out[n++];
+        snprintf(rate->what, sizeof rate->what, "%s", unmeasured[i].what);
+        snprintf(rate->theory_basis, sizeof rate->theory_basis, "not measured: %s", unmeasured[i].why);
     }
     if (b->storage_seq_read_bytes_s > 0 && n < max) {
         struct page_rate *rate = &out[n++];

@@ -61,7 +61,7 @@ void page_claim_texts(const struct claim *c, char **claimed, char **found);
 /* A measured rate against the theoretical one: what the bench section tabulates. */
 struct page_rate {
     char what[96];
-    double measured_gb_s;
+    double measured_gb_s;  /* 0: not measured, theory_basis says why */
     double theory_gb_s;    /* 0 when unknown */
     char theory_basis[128]; /* "8 channels DDR4-3200", "Gen4 x16", or why unknown */
 };

@@ -356,3 +356,27 @@ Test(html_report, text_from_files_is_escaped)
     tree_remove(tree);
     free(tree);
 }
+
+/* --bench: the measured rates stand in the page and the ticket, with why a theory is missing. */
+Test(html_report, bench_results_against_theory)
+{
+    char dir[] = "/tmp/gpuvet-html-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char html[256], md[256];
+    snprintf(html, sizeof html, "%s/report.html", dir);
+    snprintf(md, sizeof md, "%s/report.md", dir);
+    struct run_result r = run_gpuvet("audit", "--sample", "0", "--bench",
+                                     GPUVET_TEST_SOURCE "/fixtures/bench/vm-epyc-2vcpu-quick.json", "--html", html,
+                                     "--markdown", md, NULL);
+    cr_assert(r.status <= 1, "%s", r.err);
+    char *page = file_contents(html, NULL), *text = file_contents(md, NULL);
+    cr_assert_not_null(strstr(page, "<section id=\"bench\">"));
+    cr_assert_not_null(strstr(page, "13.87"), "the file's triad, 13.87 GB/s");
+    cr_assert_not_null(strstr(text, "| memory, STREAM triad (whole machine) | 13.87 |"), "%s", text);
+    cr_assert_not_null(strstr(text, "| PCIe | - | ? |  | not measured: "), "%s", text);
+    check_tables(text, "bench");
+    free(page);
+    free(text);
+    run_result_free(&r);
+    tree_remove(dir);
+}
