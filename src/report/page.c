@@ -228,7 +228,7 @@ void topo_tree_build(const struct audit_report *r, struct topo_tree *t)
     struct tree_builder b = {0};
     int root = tree_add(&b, -1, TOPO_MACHINE);
     struct topo_item *top = &b.nodes[root].item;
-    snprintf(top->label, sizeof top->label, "Machine %s", m->hostname ? m->hostname : "");
+    snprintf(top->label, sizeof top->label, "Machine%s%s", m->hostname ? " " : "", m->hostname ? m->hostname : "");
     if (m->kernel.mem_total_bytes >= 0)
         snprintf(top->detail, sizeof top->detail, "%.1f GiB usable memory", m->kernel.mem_total_bytes / GIB);
 

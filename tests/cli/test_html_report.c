@@ -380,3 +380,27 @@ Test(html_report, bench_results_against_theory)
     run_result_free(&r);
     tree_remove(dir);
 }
+
+/* One module of the Gigabyte's 16 made 32 GiB: that slot, and only it, is drawn mismatched. */
+Test(html_report, a_mismatched_dimm_is_marked)
+{
+    char dir[] = "/tmp/gpuvet-html-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char input[256], html[256], md[256], cmd[1024];
+    snprintf(input, sizeof input, "%s/dmi.txt", dir);
+    snprintf(html, sizeof html, "%s/report.html", dir);
+    snprintf(md, sizeof md, "%s/report.md", dir);
+    snprintf(cmd, sizeof cmd, "sed '0,/^\tSize: 16384 MB/s//\tSize: 32768 MB/' '%s' > '%s'",
+             GPUVET_TEST_SOURCE "/fixtures/dmidecode/gigabyte-g482-z54-2p-epyc-ddr4-16of32.dmidecode.txt", input);
+    cr_assert_eq(system(cmd), 0);
+    struct run_result r = run_gpuvet("audit", "--dmidecode", input, "--html", html, "--markdown", md, NULL);
+    cr_assert(r.status <= 1, "%s", r.err);
+    char *page = file_contents(html, NULL), *text = file_contents(md, NULL);
+    cr_assert_eq(count_of(page, "<td class=\"dimm mismatched\">"), 1);
+    cr_assert_eq(count_of(page, "<td class=\"dimm\">"), 15);
+    cr_assert_eq(count_of(text, "32 GiB DDR4 3200 MT/s **mismatched**"), 1, "%s", text);
+    free(page);
+    free(text);
+    run_result_free(&r);
+    tree_remove(dir);
+}
