@@ -138,7 +138,8 @@ static int add_tree(struct tar_out *t, const char *full, const char *name)
         names[count++] = strdup(d->d_name);
     }
     closedir(dir);
-    qsort(names, count, sizeof *names, compare_names);
+    if (count)
+        qsort(names, count, sizeof *names, compare_names);
     int rc = 0;
     for (size_t i = 0; i < count; i++) {
         char *child_full = NULL, *child_name = NULL;
