@@ -7,6 +7,9 @@ cd "$(dirname "$0")/.."
 # Build and test dependencies: the field's own libraries, from the distribution.
 required=(build-essential cmake pkg-config libhwloc-dev libjansson-dev libxml2-dev libturbojpeg0-dev
           libcriterion-dev)
+# Test dependency: tests/cli/test_html_report.c opens every `audit --html` page in headless
+# Chromium, screenshots it and fails on a console message or a network request the page makes.
+required+=(chromium)
 # Nice to have, not needed to build: pci.ids names devices in reports; mate-backgrounds ships the
 # real photographs `gpuvet bench decode` makes its default ImageNet-sized JPEGs from (without it,
 # decode needs --images DIR).

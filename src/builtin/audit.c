@@ -18,7 +18,7 @@
 static const char usage[] =
     "usage: gpuvet audit [--sysroot DIR] [--nvidia-smi FILE] [--dmidecode FILE | --dmi-table FILE]\n"
     "                    [--workload W] [--data-dir DIR] [--nodes N] [--claim FILE] [--sample SECONDS]\n"
-    "                    [--json] [--verbose] [--load-check] [--redact]\n"
+    "                    [--json] [--html FILE] [--markdown FILE] [--verbose] [--load-check] [--redact]\n"
     "                    [--bench FILE | --bench-quick]\n"
     "       gpuvet audit --list-rules\n"
     "\n"
@@ -32,12 +32,16 @@ static const char usage[] =
     "  --sample SECONDS  watch CPU use for this long (default 2; 0 skips): CPU_CONTENTION, CPU_STEAL\n"
     "  --load-check    NVIDIA GPUs whose link is below its max generation at idle: drive host-to-device\n"
     "                  copies for about a second each and re-read the link under load\n"
-    "  --redact        hide host names, serial numbers, UUIDs and MAC addresses in the output\n"
+    "  --redact        hide host names, serial numbers, UUIDs, MAC and IP addresses and the kernel\n"
+    "                  command line in every output\n"
     "  --workload W    general (default), cv-train, llm-train, llm-infer, render, hpc\n"
     "  --data-dir DIR  where the dataset lives: its disk is judged (STORAGE_SLOW_DATA)\n"
     "  --nodes N       the job spans N machines: judge the network for it (NET_MULTINODE)\n"
     "  --claim FILE    the provider's claimed spec (JSON, docs/audit-json.md): label vs reality\n"
     "  --json          write the gpuvet.audit/1 JSON document (docs/audit-json.md)\n"
+    "  --html FILE     also write one self-contained HTML page (topology picture, DIMMs, findings);\n"
+    "                  FILE - writes it to standard output instead of the text report\n"
+    "  --markdown FILE  also write the same content as GitHub-flavoured Markdown (- likewise)\n"
     "  --verbose       list passed checks too, and the checks evidence files cannot hold\n"
     "  --bench FILE    judge the measurements of a saved `gpuvet bench --json` document\n"
     "  --bench-quick   measure first (`gpuvet bench memory pcie storage --quick` in .) and judge that\n"
@@ -141,14 +145,15 @@ int cmd_audit(int argc, char **argv)
         {"claim", required_argument, NULL, 'c'},    {"nvidia-smi", required_argument, NULL, 'N'},
         {"load-check", no_argument, NULL, 'L'},    {"redact", no_argument, NULL, 'R'},
         {"dmidecode", required_argument, NULL, 'D'}, {"dmi-table", required_argument, NULL, 'T'},
-        {"sample", required_argument, NULL, 'S'},
+        {"sample", required_argument, NULL, 'S'},  {"html", required_argument, NULL, 'H'},
+        {"markdown", required_argument, NULL, 'M'},
         {NULL, 0, NULL, 0},
     };
     const char *sysroot = NULL, *bench_file = NULL, *data_dir = NULL, *claim_file = NULL, *nvidia_smi = NULL;
     struct audit_inputs inputs = {.nodes = 1};
     bool bench_quick = false;
     enum workload workload = WL_GENERAL;
-    const char *dmidecode_file = NULL, *dmi_table_file = NULL;
+    const char *dmidecode_file = NULL, *dmi_table_file = NULL, *html_file = NULL, *markdown_file = NULL;
     double sample_seconds = 2;
     bool json = false, verbose = false, load_check = false, redact = false;
     int c;
@@ -189,6 +194,8 @@ int cmd_audit(int argc, char **argv)
         case 'N': nvidia_smi = optarg; break;
         case 'L': load_check = true; break;
         case 'R': redact = true; break;
+        case 'H': html_file = optarg; break;
+        case 'M': markdown_file = optarg; break;
         case 'h': fputs(usage, stdout); return 0;
         default: fputs(usage, stderr); return EXIT_CANNOT_RUN;
         }
@@ -277,8 +284,22 @@ int cmd_audit(int argc, char **argv)
     for (int i = 0; i < m.nproblems; i++)
         fprintf(stderr, "gpuvet: warning: %s: %s\n", m.problems[i].path, m.problems[i].message);
 
+    if (redact)
+        for (int w = 0; w < WORKLOAD_COUNT; w++) {
+            /* The verdicts' gap reasons are copies of finding messages: judge again once scrubbed. */
+            report_redact_audit(&m, &verdicts.findings[w]);
+            workload_verdict_free(&verdicts.verdicts[w]);
+            verdict_judge(&verdicts.verdicts[w], &m, (enum workload)w, &verdicts.findings[w]);
+        }
     struct audit_report report = {&m, findings, workload, now_ms() - start, inputs.claims, redact, &verdicts};
-    int rc = json ? report_json(stdout, &report) : report_text(stdout, &report, use_colour(), verbose);
+    int rc = 0;
+    if (html_file && report_to_file(html_file, report_html, &report) != 0)
+        rc = -1;
+    if (markdown_file && report_to_file(markdown_file, report_markdown, &report) != 0)
+        rc = -1;
+    bool stdout_taken = (html_file && !strcmp(html_file, "-")) || (markdown_file && !strcmp(markdown_file, "-"));
+    if (rc == 0 && !stdout_taken)
+        rc = json ? report_json(stdout, &report) : report_text(stdout, &report, use_colour(), verbose);
     /* INCONCLUSIVE without a fail exits 0: the exit status says whether a fail was found. */
     int status = rc != 0 ? EXIT_CANNOT_RUN : findings_count(findings, SEV_FAIL) ? EXIT_VERDICT_FAIL : 0;
     verdict_set_free(&verdicts);

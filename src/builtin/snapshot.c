@@ -1,6 +1,7 @@
 /* Records every file an audit reads (plus hwloc's topology export) into a folder that
  * `gpuvet audit --sysroot DIR` replays on any machine. */
 #include <errno.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,14 +16,21 @@
 #include "probe/probe.h"
 #include "rules/rule.h"
 #include "util/fsroot.h"
+#include "util/redact_tree.h"
+#include "util/ustar.h"
 
 static const char usage[] =
-    "usage: gpuvet snapshot [--sysroot SRC] DIR\n"
+    "usage: gpuvet snapshot [--sysroot SRC] [--redact] DIR\n"
+    "       gpuvet snapshot [--sysroot SRC] [--redact] --tar FILE\n"
     "\n"
     "Records what `gpuvet audit` reads of this machine (or of the recorded tree SRC) into DIR, a new\n"
     "folder; then `gpuvet audit --sysroot DIR` audits it anywhere. Run as root to include what only\n"
     "root may read. When nvidia-smi is on PATH, its `-q -x` output is stored as DIR/nvidia-smi.xml\n"
-    "(the GPU facts of the snapshot).\n";
+    "(the GPU facts of the snapshot).\n"
+    "\n"
+    "  --tar FILE  write the recorded tree as one tar archive (its folder is FILE's name without .tar)\n"
+    "  --redact    remove host names, serial numbers, UUIDs, MAC and IP addresses and the kernel command\n"
+    "              line from the recorded files: safe to send to a provider\n";
 
 static int write_metadata(const char *dir, const struct machine *m)
 {
@@ -78,33 +86,29 @@ static void record_nvidia_smi(const char *dir)
     free(tool);
 }
 
-int cmd_snapshot(int argc, char **argv)
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
-    static const struct option options[] = {
-        {"sysroot", required_argument, NULL, 's'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-    const char *sysroot = NULL;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "s:h", options, NULL)) != -1) {
-        if (c == 's') {
-            sysroot = optarg;
-        } else {
-            fputs(usage, c == 'h' ? stdout : stderr);
-            return c == 'h' ? 0 : EXIT_CANNOT_RUN;
-        }
-    }
-    if (optind + 1 != argc) {
-        fputs(usage, stderr);
-        return EXIT_CANNOT_RUN;
-    }
-    const char *dir = argv[optind];
-    if (mkdir(dir, 0755) != 0) {
-        fprintf(stderr, "gpuvet snapshot: %s: %s (give a new folder)\n", dir, strerror(errno));
-        return EXIT_CANNOT_RUN;
-    }
-    char *abs_dir = realpath(dir, NULL);
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+/* The archive's top folder: FILE's base name without ".tar". */
+static void tar_top_name(const char *file, char *out, size_t n)
+{
+    const char *base = strrchr(file, '/');
+    snprintf(out, n, "%s", base ? base + 1 : file);
+    size_t len = strlen(out);
+    if (len > 4 && !strcmp(out + len - 4, ".tar"))
+        out[len - 4] = '\0';
+    if (!*out)
+        snprintf(out, n, "gpuvet-snapshot");
+}
+
+/* Records the machine into dir (an existing empty folder); 0 or EXIT_CANNOT_RUN. */
+static int record(const char *dir, const char *sysroot, bool redact)
+{
     fsroot_set(sysroot);
-    fsroot_record_to(abs_dir);
+    fsroot_record_to(dir);
     struct machine m;
     machine_init(&m);
     int status = 0;
@@ -113,20 +117,96 @@ int cmd_snapshot(int argc, char **argv)
         status = EXIT_CANNOT_RUN;
     } else {
         char xml[4096];
-        snprintf(xml, sizeof xml, "%s/gpuvet-hwloc.xml", abs_dir);
+        snprintf(xml, sizeof xml, "%s/gpuvet-hwloc.xml", dir);
         if (m.topology && hwloc_topology_export_xml(m.topology, xml, 0) != 0)
             fprintf(stderr, "gpuvet snapshot: could not write %s\n", xml);
         /* A recorded tree's nvidia-smi.xml was copied when the probe read it. */
         if (fsroot_is_live())
-            record_nvidia_smi(abs_dir);
-        if (write_metadata(abs_dir, &m) != 0)
+            record_nvidia_smi(dir);
+        if (write_metadata(dir, &m) != 0)
             status = EXIT_CANNOT_RUN;
-        else
-            printf("recorded %s into %s\nreplay with: gpuvet audit --sysroot %s\n", m.source ? m.source : "machine",
-                   dir, dir);
     }
     fsroot_record_to(NULL);
+    if (status == 0 && redact) {
+        /* What the probe saw is removed too, wherever a recorded file repeats it. */
+        const char **literals = calloc((size_t)(1 + 2 * m.gpus.count), sizeof *literals);
+        int n = 0;
+        literals[n++] = m.hostname;
+        for (int i = 0; i < m.gpus.count; i++) {
+            literals[n++] = m.gpus.items[i].serial;
+            literals[n++] = m.gpus.items[i].uuid;
+        }
+        char err[512];
+        if (redact_tree(dir, literals, n, err, sizeof err) != 0) {
+            fprintf(stderr, "gpuvet snapshot: --redact: %s\n", err);
+            status = EXIT_CANNOT_RUN;
+        }
+        free(literals);
+    }
+    if (status == 0)
+        printf("recorded %s%s\n", m.source ? m.source : "machine", redact ? ", redacted" : "");
     machine_free(&m);
+    return status;
+}
+
+int cmd_snapshot(int argc, char **argv)
+{
+    static const struct option options[] = {{"sysroot", required_argument, NULL, 's'},
+                                            {"tar", required_argument, NULL, 't'},
+                                            {"redact", no_argument, NULL, 'R'},
+                                            {"help", no_argument, NULL, 'h'},
+                                            {NULL, 0, NULL, 0}};
+    const char *sysroot = NULL, *tar = NULL;
+    bool redact = false;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "s:h", options, NULL)) != -1) {
+        if (c == 's') {
+            sysroot = optarg;
+        } else if (c == 't') {
+            tar = optarg;
+        } else if (c == 'R') {
+            redact = true;
+        } else {
+            fputs(usage, c == 'h' ? stdout : stderr);
+            return c == 'h' ? 0 : EXIT_CANNOT_RUN;
+        }
+    }
+    if (optind + (tar ? 0 : 1) != argc) {
+        fputs(usage, stderr);
+        return EXIT_CANNOT_RUN;
+    }
+    char *abs_dir = NULL;
+    if (tar) {
+        /* The tree is recorded into a private temporary folder, packed, then removed. */
+        const char *tmp = getenv("TMPDIR");
+        if (asprintf(&abs_dir, "%s/gpuvet-snapshot-XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0 || !mkdtemp(abs_dir)) {
+            fprintf(stderr, "gpuvet snapshot: temporary folder: %s\n", strerror(errno));
+            free(abs_dir);
+            return EXIT_CANNOT_RUN;
+        }
+    } else {
+        const char *dir = argv[optind];
+        if (mkdir(dir, 0755) != 0) {
+            fprintf(stderr, "gpuvet snapshot: %s: %s (give a new folder)\n", dir, strerror(errno));
+            return EXIT_CANNOT_RUN;
+        }
+        abs_dir = realpath(dir, NULL);
+    }
+    int status = record(abs_dir, sysroot, redact);
+    if (tar) {
+        char top[256], err[512];
+        tar_top_name(tar, top, sizeof top);
+        if (status == 0 && ustar_write_tree(abs_dir, top, tar, err, sizeof err) != 0) {
+            fprintf(stderr, "gpuvet snapshot: %s\n", err);
+            status = EXIT_CANNOT_RUN;
+        }
+        nftw(abs_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+        if (status == 0)
+            printf("wrote %s\nreplay with: tar -xf %s && gpuvet audit --sysroot %s\n", tar, tar, top);
+    } else if (status == 0) {
+        printf("into %s\nreplay with: gpuvet audit --sysroot %s\n", argv[optind], argv[optind]);
+    }
     free(abs_dir);
     return status;
 }

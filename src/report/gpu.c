@@ -211,7 +211,7 @@ static void num_text(char *buf, size_t n, long long v, const char *prefix, const
         snprintf(buf, n, "%s%lld%s", prefix, v, unit);
 }
 
-static void link_text(char *buf, size_t n, int gen, int width)
+void report_link_text(char *buf, size_t n, int gen, int width)
 {
     char g[8] = "?", w[8] = "?";
     if (gen > 0)
@@ -247,8 +247,8 @@ void print_gpus(FILE *o, const struct machine *m, bool redact, const char *bold,
         num_text(mem, sizeof mem, g->memory_total_bytes < 0 ? -1 : (g->memory_total_bytes + (1 << 29)) >> 30, "", " GiB");
         num_text(node, sizeof node, gpu_numa_node(m, g), "node ", "");
         num_text(pstate, sizeof pstate, g->pstate, "P", "");
-        link_text(cur, sizeof cur, g->pcie_gen_current, g->pcie_width_current);
-        link_text(max, sizeof max, g->pcie_gen_max, g->pcie_width_max);
+        report_link_text(cur, sizeof cur, g->pcie_gen_current, g->pcie_width_current);
+        report_link_text(max, sizeof max, g->pcie_gen_max, g->pcie_width_max);
         fprintf(o, "        %s  %s, %s, %s, %s, %s (max %s), ECC %s, persistence %s, MIG %s\n", g->bus_id,
                 g->name ? g->name : "unknown", mem, node, pstate, cur, max, onoff(g->ecc_current),
                 onoff(g->persistence), onoff(g->mig_current));

@@ -10,6 +10,7 @@
 #include "claims/claims.h"
 #include "rules/rule.h"
 #include "rules/verdict.h"
+#include "util/redact.h"
 
 #define AUDIT_SCHEMA "gpuvet.audit/1"
 
@@ -25,7 +26,7 @@ struct audit_report {
 };
 
 /* What --redact puts in place of an identifying value. */
-#define REDACTED "[redacted]"
+#define REDACTED REDACT_MARK
 
 /* report/gpu.c: the "gpus" array (null when no NVIDIA source described the GPUs) and the
  * "nvidia" object (null when no NVIDIA source was tried). */
@@ -33,6 +34,8 @@ json_t *gpus_to_json(const struct machine *m);
 json_t *nvidia_to_json(const struct machine *m);
 /* Replaces the string values of identifying keys (hostname, serial, uuid, mac...) everywhere. */
 void report_redact(json_t *value);
+/* "Gen4 x16", with "?" for an unknown generation or width. */
+void report_link_text(char *buf, size_t n, int gen, int width);
 void print_gpus(FILE *out, const struct machine *m, bool redact, const char *bold, const char *reset);
 
 /* The machine model as the documented JSON object (docs/audit-json.md). */
@@ -50,5 +53,12 @@ int report_json(FILE *out, const struct audit_report *r);
 /* colour: ANSI colours (caller decides: TTY and no NO_COLOR). */
 int report_text(FILE *out, const struct audit_report *r, bool colour, bool verbose);
 
+/* report/html.c: one self-contained page; report/markdown.c: the same for a ticket. */
+int report_html(FILE *out, const struct audit_report *r);
+int report_markdown(FILE *out, const struct audit_report *r);
+/* Writes the report through fn into path ("-" is stdout); errors name the file. 0 or -1. */
+int report_to_file(const char *path, int (*fn)(FILE *, const struct audit_report *), const struct audit_report *r);
+/* report/redact.c: --redact, applied to the model and findings before any format is written. */
+void report_redact_audit(struct machine *m, struct findings *f);
 
 #endif

@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char *slurp_fd(int fd)
+static char *slurp_fd(int fd, size_t *length)
 {
     size_t cap = 65536, len = 0;
     char *buf = malloc(cap);
@@ -21,7 +21,18 @@ static char *slurp_fd(int fd)
             buf = realloc(buf, cap *= 2);
     }
     buf[len] = '\0';
+    if (length)
+        *length = len;
     return buf;
+}
+
+char *file_contents(const char *path, size_t *len)
+{
+    int fd = open(path, O_RDONLY);
+    cr_assert(fd >= 0, "cannot read %s", path);
+    char *text = slurp_fd(fd, len);
+    close(fd);
+    return text;
 }
 
 struct run_result run_gpuvet(const char *arg, ...)
@@ -53,8 +64,8 @@ struct run_result run_gpuvet(const char *arg, ...)
     struct run_result r = {WIFEXITED(status) ? WEXITSTATUS(status) : -1, NULL, NULL};
     lseek(out, 0, SEEK_SET);
     lseek(err, 0, SEEK_SET);
-    r.out = slurp_fd(out);
-    r.err = slurp_fd(err);
+    r.out = slurp_fd(out, NULL);
+    r.err = slurp_fd(err, NULL);
     close(out);
     close(err);
     unlink(out_path);

@@ -18,6 +18,9 @@ void run_result_free(struct run_result *r);
 /* Parses r->out as JSON; fails the test when it is not. */
 json_t *run_json(const struct run_result *r);
 
+/* A whole file (NUL-terminated; len, when not NULL, counts the bytes: files may hold NULs). */
+char *file_contents(const char *path, size_t *len);
+
 /* Path of an unpacked fixture tree, e.g. fixture("sysroot/32intel64-2p8co2t+8ve"). Static buffer. */
 const char *fixture(const char *rel);
 

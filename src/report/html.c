@@ -1,0 +1,371 @@
+/* `gpuvet audit --html FILE`: one self-contained page (inline CSS and SVG, no script, and a
+ * Content-Security-Policy that forbids every fetch), readable on a phone and printable: the
+ * verdict, the problems with their fixes, the topology picture, the DIMM slots, the NUMA distance
+ * heat map, measured bandwidths against theory, and every finding with its evidence. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/html.h"
+#include "util/parse.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+void html_text(FILE *o, const char *s)
+{
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", o); break;
+        case '<': fputs("&lt;", o); break;
+        case '>': fputs("&gt;", o); break;
+        case '"': fputs("&quot;", o); break;
+        case '\'': fputs("&#39;", o); break;
+        default: fputc(*s, o);
+        }
+    }
+}
+
+static const char style[] =
+    ":root{--fail:#c40000;--warn:#b35c00;--unknown:#6b4fa0;--info:#1f6f8b;--pass:#2d7a2d}"
+    "*{box-sizing:border-box}"
+    "body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:0 auto;max-width:960px;"
+    "padding:12px;color:#1b1b1b;line-height:1.4;overflow-wrap:anywhere}"
+    "h1{font-size:1.4em;margin:.2em 0}h2{font-size:1.15em;border-bottom:1px solid #ccc;margin-top:1.6em}"
+    "code,pre{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.9em;overflow-wrap:anywhere}"
+    "pre{white-space:pre-wrap;background:#f4f4f4;padding:6px;margin:4px 0}"
+    ".verdict{display:inline-block;padding:4px 12px;border-radius:4px;color:#fff;font-weight:bold;font-size:1.2em}"
+    ".sev-fail{background:var(--fail)}.sev-warn{background:var(--warn)}.sev-unknown{background:var(--unknown)}"
+    ".sev-info{background:var(--info)}.sev-pass{background:var(--pass)}"
+    ".tag{display:inline-block;min-width:4.5em;text-align:center;padding:0 4px;border-radius:3px;color:#fff;"
+    "font-size:.8em;font-weight:bold}"
+    ".finding{border-left:5px solid #999;padding:4px 8px;margin:8px 0;background:#fafafa;break-inside:avoid}"
+    ".finding.fail{border-color:var(--fail)}.finding.warn{border-color:var(--warn)}"
+    ".finding.unknown{border-color:var(--unknown)}.finding.info{border-color:var(--info)}"
+    ".finding .msg{margin:2px 0}.evidence{color:#444;font-size:.9em}"
+    ".scroll{overflow-x:auto}table{border-collapse:collapse;margin:6px 0}"
+    "td,th{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top}"
+    "td.num{text-align:right}"
+    "svg.topology{width:100%;height:auto;max-width:760px;display:block}"
+    "svg .strong{font-weight:bold}"
+    ".dimm{background:#cfe8cf}.dimm.mismatched{background:#ffd0a0;outline:2px solid var(--warn)}"
+    ".dimm.empty{background:#fff;color:#888}"
+    ".bar{background:#eee;height:14px;min-width:120px;position:relative}"
+    ".bar span{display:block;height:14px;background:#4a7fb5}"
+    ".bar.low span{background:var(--fail)}"
+    ".muted{color:#666}nav a{margin-right:10px}"
+    "@media (max-width:600px){body{padding:6px;font-size:15px}td,th{padding:2px 4px}nav a{display:inline-block}}"
+    "@media print{nav{display:none}body{max-width:none;font-size:10pt}h2{break-after:avoid}"
+    ".finding,table,svg{break-inside:avoid}a{color:inherit;text-decoration:none}"
+    "*{-webkit-print-color-adjust:exact;print-color-adjust:exact}}";
+
+static const char *or_unknown(const char *s) { return s ? s : "unknown"; }
+
+static void tag(FILE *o, enum severity s)
+{
+    char upper[16];
+    page_severity_upper(upper, s);
+    fprintf(o, "<span class=\"tag sev-%s\">%s</span>", severity_name(s), upper);
+}
+
+static void print_header(FILE *o, const struct audit_report *r)
+{
+    const struct machine *m = r->machine;
+    const struct findings *f = r->findings;
+    enum verdict verdict = page_verdict(r);
+    fputs("<header><h1>gpuvet audit of ", o);
+    html_text(o, m->hostname ? m->hostname : "a machine whose host name is unknown");
+    fprintf(o, "</h1><p><span class=\"verdict sev-%s\" id=\"verdict\">", severity_name(page_verdict_colour(verdict)));
+    char upper[16];
+    page_verdict_upper(upper, verdict);
+    fprintf(o, "%s</span> for workload <b>%s</b>: %d fail, %d warn, %d unknown, %d info, %d pass</p>\n", upper,
+            workload_name(r->workload), findings_count(f, SEV_FAIL), findings_count(f, SEV_WARN),
+            findings_count(f, SEV_UNKNOWN), findings_count(f, SEV_INFO), findings_count(f, SEV_PASS));
+    if (r->verdicts) {
+        fputs("<ul class=\"workloads\">", o);
+        for (int w = 0; w < WORKLOAD_COUNT; w++) {
+            char line[1024];
+            page_workload_line(line, sizeof line, &r->verdicts->verdicts[w]);
+            fputs("<li>", o);
+            html_text(o, line);
+            fputs("</li>", o);
+        }
+        fputs("</ul>\n", o);
+    }
+    char summary[512];
+    page_machine_summary(summary, sizeof summary, m);
+    fputs("<p>", o);
+    html_text(o, summary);
+    fputs("<br><span class=\"muted\">source: ", o);
+    html_text(o, or_unknown(m->source));
+    fprintf(o, "; gpuvet %s</span></p></header>\n", GPUVET_VERSION);
+    fprintf(o, "<nav><a href=\"#problems\">Problems</a><a href=\"#topology\">Topology</a><a href=\"#memory\">Memory</a>"
+               "<a href=\"#numa\">NUMA</a>%s<a href=\"#findings\">All findings</a></nav>\n",
+            m->bench.loaded ? "<a href=\"#bench\">Measured</a>" : "");
+}
+
+static void print_evidence(FILE *o, const json_t *evidence)
+{
+    char *text = page_evidence_text(evidence);
+    if (!text)
+        return;
+    fputs("<div class=\"evidence\">evidence: ", o);
+    html_text(o, text);
+    fputs("</div>\n", o);
+    free(text);
+}
+
+static void print_finding(FILE *o, const struct finding *it)
+{
+    fprintf(o, "<div class=\"finding %s\">", severity_name(it->severity));
+    tag(o, it->severity);
+    fputs(" <b>", o);
+    html_text(o, it->rule->id);
+    fputs("</b> <code>", o);
+    html_text(o, it->subject);
+    fputs("</code><div class=\"msg\">", o);
+    html_text(o, it->message);
+    fputs("</div>", o);
+    print_evidence(o, it->evidence);
+    if (it->fix && it->severity != SEV_PASS) {
+        fputs("<div>fix: <code>", o);
+        html_text(o, it->fix);
+        fputs("</code></div>", o);
+    }
+    fputs("</div>\n", o);
+}
+
+static void print_problems(FILE *o, const struct audit_report *r)
+{
+    fputs("<section id=\"problems\"><h2>Problems to fix</h2>\n", o);
+    int shown = 0;
+    for (int i = 0; i < r->findings->count; i++) {
+        const struct finding *it = &r->findings->items[i];
+        if (it->severity >= SEV_WARN) {
+            print_finding(o, it);
+            shown++;
+        }
+    }
+    if (!shown)
+        fputs("<p>No failed or warned check.</p>\n", o);
+    fputs("</section>\n", o);
+}
+
+static void print_topology(FILE *o, const struct audit_report *r)
+{
+    fputs("<section id=\"topology\"><h2>Topology</h2>\n", o);
+    struct topo_tree t;
+    topo_tree_build(r, &t);
+    svg_topology(o, &t);
+    topo_tree_free(&t);
+    fputs("</section>\n", o);
+}
+
+static void dimm_cell(FILE *o, const struct memory_info *mem, const struct dimm *d)
+{
+    bool mismatched = page_dimm_mismatched(mem, d);
+    char text[256];
+    page_dimm_text(text, sizeof text, d);
+    fprintf(o, "<td class=\"dimm%s\">", mismatched ? " mismatched" : "");
+    html_text(o, text);
+    if (mismatched)
+        fputs("<br><b>mismatched</b>", o);
+    fputs("</td>", o);
+}
+
+static void print_memory(FILE *o, const struct machine *m)
+{
+    const struct memory_info *mem = &m->memory;
+    char summary[512];
+    page_memory_summary(summary, sizeof summary, mem);
+    fputs("<section id=\"memory\"><h2>Memory: DIMM slots per socket and channel</h2>\n<p>", o);
+    html_text(o, summary);
+    fputs("</p>\n", o);
+    if (mem->ndimms == 0) {
+        fputs("<p>DIMMs unknown: ", o);
+        html_text(o, mem->unknown_reason ? mem->unknown_reason : "no DIMM source was read");
+        fputs("</p></section>\n", o);
+        return;
+    }
+    for (int s = 0; s < mem->sockets; s++) {
+        double bw = memory_socket_bandwidth(mem, s);
+        fprintf(o, "<h3>Socket %d: %d DIMMs", s, memory_socket_dimms(mem, s));
+        if (bw > 0)
+            fprintf(o, ", %.1f GB/s theoretical", bw / 1e9);
+        fputs("</h3>\n<div class=\"scroll\"><table>", o);
+        if (!mem->channels_from_locators) {
+            fputs("<tr><th>DIMMs (the locators name no channel)</th>", o);
+            for (int i = 0; i < mem->ndimms; i++)
+                if (mem->dimms[i].socket == s)
+                    dimm_cell(o, mem, &mem->dimms[i]);
+            fputs("</tr></table></div>\n", o);
+            continue;
+        }
+        int channels = page_socket_channel_count(mem, s), slots = page_slots_per_channel(mem);
+        for (int ch = 0; ch < channels; ch++) {
+            fprintf(o, "<tr><th>channel %d</th>", ch);
+            int n = 0;
+            for (int i = 0; i < mem->ndimms; i++)
+                if (mem->dimms[i].socket == s && mem->dimms[i].channel == ch) {
+                    dimm_cell(o, mem, &mem->dimms[i]);
+                    n++;
+                }
+            for (int empty = n; empty < (slots ? slots : 1); empty++)
+                fputs("<td class=\"dimm empty\">empty</td>", o);
+            fputs("</tr>\n", o);
+        }
+        fputs("</table></div>\n", o);
+    }
+    fputs("</section>\n", o);
+}
+
+static void print_numa(FILE *o, const struct machine *m)
+{
+    fputs("<section id=\"numa\"><h2>NUMA distances</h2>\n", o);
+    int lo = 0, hi = 0;
+    if (!page_distance_range(m, &lo, &hi)) {
+        fputs("<p>The kernel's distance table is unknown.</p></section>\n", o);
+        return;
+    }
+    fputs("<p class=\"muted\">The kernel's relative distances (10 = local); darker is farther.</p>"
+          "<div class=\"scroll\"><table><tr><th>from \\ to</th>", o);
+    for (int k = 0; k < m->nnodes; k++)
+        fprintf(o, "<th>node %d</th>", m->nodes[k].id);
+    fputs("</tr>\n", o);
+    for (int i = 0; i < m->nnodes; i++) {
+        fprintf(o, "<tr><th>node %d</th>", m->nodes[i].id);
+        for (int k = 0; k < m->nnodes; k++) {
+            if (!m->nodes[i].distances) {
+                fputs("<td>?</td>", o);
+                continue;
+            }
+            int d = m->nodes[i].distances[k];
+            double t = hi > lo ? (double)(d - lo) / (hi - lo) : 0;
+            /* Green (near) to red (far), lightness kept readable under black text. */
+            fprintf(o, "<td class=\"num\" style=\"background:hsl(%.0f,70%%,%.0f%%)\">%d</td>", 120 * (1 - t),
+                    85 - 20 * t, d);
+        }
+        fputs("</tr>\n", o);
+    }
+    fputs("</table></div></section>\n", o);
+}
+
+static void print_bench(FILE *o, const struct audit_report *r)
+{
+    const struct bench_results *b = &r->machine->bench;
+    if (!b->loaded)
+        return;
+    struct page_rate rates[64];
+    int n = page_bench_rates(r, rates, 64);
+    fputs("<section id=\"bench\"><h2>Measured against theory</h2>\n<p class=\"muted\">from ", o);
+    html_text(o, b->source);
+    fputs("</p><div class=\"scroll\"><table><tr><th>what</th><th>measured GB/s</th><th>theory GB/s</th>"
+          "<th>share</th><th>basis</th></tr>\n",
+          o);
+    for (int i = 0; i < n; i++) {
+        const struct page_rate *rate = &rates[i];
+        fputs("<tr><td>", o);
+        html_text(o, rate->what);
+        if (rate->measured_gb_s > 0)
+            fprintf(o, "</td><td class=\"num\">%.2f</td>", rate->measured_gb_s);
+        else
+            fputs("</td><td>-</td>", o);
+        if (rate->theory_gb_s > 0) {
+            double share = rate->measured_gb_s / rate->theory_gb_s;
+            fprintf(o, "<td class=\"num\">%.2f</td><td><div class=\"bar%s\"><span style=\"width:%.0f%%\"></span>"
+                       "</div>%.0f%%</td>",
+                    rate->theory_gb_s, share < 0.5 ? " low" : "", share > 1 ? 100 : share * 100, share * 100);
+        } else {
+            fputs("<td>?</td><td></td>", o);
+        }
+        fputs("<td>", o);
+        html_text(o, rate->theory_basis);
+        fputs("</td></tr>\n", o);
+    }
+    fputs("</table></div></section>\n", o);
+}
+
+static void print_claims(FILE *o, const struct claim_set *set)
+{
+    if (!set)
+        return;
+    fputs("<section id=\"claims\"><h2>Label vs reality</h2><p class=\"muted\">", o);
+    html_text(o, set->file);
+    fputs("</p><div class=\"scroll\"><table><tr><th>claim</th><th>claimed</th><th>found</th><th>verdict</th>"
+          "<th>why</th></tr>\n",
+          o);
+    for (int i = 0; i < set->count; i++) {
+        const struct claim *c = &set->items[i];
+        char *claimed, *found;
+        page_claim_texts(c, &claimed, &found);
+        fputs("<tr><td>", o);
+        html_text(o, c->key);
+        fputs("</td><td>", o);
+        html_text(o, claimed ? claimed : "?");
+        fputs("</td><td>", o);
+        html_text(o, found ? found : "unknown");
+        fputs("</td><td>", o);
+        html_text(o, claim_verdict_name(c->verdict));
+        fputs("</td><td>", o);
+        html_text(o, c->message);
+        fputs("</td></tr>\n", o);
+        free(claimed);
+        free(found);
+    }
+    fputs("</table></div></section>\n", o);
+}
+
+static void print_all_findings(FILE *o, const struct audit_report *r)
+{
+    fprintf(o, "<section id=\"findings\"><h2>All findings (workload %s)</h2>\n", workload_name(r->workload));
+    int passed = 0;
+    for (int i = 0; i < r->findings->count; i++) {
+        const struct finding *it = &r->findings->items[i];
+        if (it->severity == SEV_PASS)
+            passed++;
+        else if (it->severity < SEV_WARN)
+            print_finding(o, it);
+    }
+    if (passed) {
+        fprintf(o, "<details><summary>%d check%s passed</summary>\n", passed, passed == 1 ? "" : "s");
+        for (int i = 0; i < r->findings->count; i++)
+            if (r->findings->items[i].severity == SEV_PASS)
+                print_finding(o, &r->findings->items[i]);
+        fputs("</details>\n", o);
+    }
+    const struct machine *m = r->machine;
+    if (m->nproblems) {
+        fputs("<h3>Input problems</h3><p class=\"muted\">Facts from these files are reported as unknown.</p><ul>", o);
+        for (int i = 0; i < m->nproblems; i++) {
+            fputs("<li><code>", o);
+            html_text(o, m->problems[i].path);
+            fputs("</code>: ", o);
+            html_text(o, m->problems[i].message);
+            fputs("</li>\n", o);
+        }
+        fputs("</ul>\n", o);
+    }
+    fputs("</section>\n", o);
+}
+
+int report_html(FILE *o, const struct audit_report *r)
+{
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+          /* The page may fetch nothing: no script, font, image or style from anywhere. */
+          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
+          "<title>gpuvet audit of ",
+          o);
+    html_text(o, or_unknown(r->machine->hostname));
+    fprintf(o, "</title>\n<style>%s</style></head>\n<body>\n", style);
+    print_header(o, r);
+    print_problems(o, r);
+    print_claims(o, r->claims);
+    print_topology(o, r);
+    print_memory(o, r->machine);
+    print_numa(o, r->machine);
+    print_bench(o, r);
+    print_all_findings(o, r);
+    fputs("<footer class=\"muted\"><p>Written by gpuvet; this page loads nothing from the network.</p></footer>\n"
+          "</body></html>\n",
+          o);
+    return ferror(o) ? -1 : 0;
+}

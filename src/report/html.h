@@ -1,0 +1,14 @@
+/* Helpers shared by the HTML page (html.c) and its topology picture (svg_topology.c). */
+#ifndef GPUVET_REPORT_HTML_H
+#define GPUVET_REPORT_HTML_H
+
+#include <stdio.h>
+
+#include "report/page.h"
+
+/* Writes s with & < > " ' escaped: every string from a file or the model goes through it. */
+void html_text(FILE *o, const char *s);
+/* The topology as an inline SVG drawing (no external reference). */
+void svg_topology(FILE *o, const struct topo_tree *t);
+
+#endif

@@ -1,0 +1,516 @@
+/* The facts the HTML page and the Markdown ticket share (report/page.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "report/page.h"
+#include "util/parse.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+enum verdict page_verdict(const struct audit_report *r)
+{
+    return r->verdicts ? r->verdicts->verdicts[r->workload].verdict : VERDICT_INCONCLUSIVE;
+}
+
+void page_verdict_upper(char out[16], enum verdict v)
+{
+    snprintf(out, 16, "%s", verdict_name(v));
+    for (char *p = out; *p; p++)
+        *p = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
+}
+
+enum severity page_verdict_colour(enum verdict v)
+{
+    static const enum severity colour[] = {[VERDICT_PASS] = SEV_PASS, [VERDICT_INCONCLUSIVE] = SEV_UNKNOWN,
+                                           [VERDICT_WARN] = SEV_WARN, [VERDICT_FAIL] = SEV_FAIL};
+    return colour[v];
+}
+
+void page_workload_line(char *buf, size_t n, const struct workload_verdict *v)
+{
+    char upper[16];
+    page_verdict_upper(upper, v->verdict);
+    size_t len = (size_t)snprintf(buf, n, "%s: %s, checked %d of %d checks", workload_name(v->workload), upper,
+                                  v->checked, v->applicable);
+    bool first = true;
+    for (int i = 0; i < v->ngaps && len < n; i++) {
+        if (!v->gaps[i].key)
+            continue;
+        len += (size_t)snprintf(buf + len, n - len, "%s%s%s%s%s", first ? "; unknown: " : ", ", v->gaps[i].fact,
+                                v->gaps[i].reason ? " (" : "", v->gaps[i].reason ? v->gaps[i].reason : "",
+                                v->gaps[i].reason ? ")" : "");
+        first = false;
+    }
+}
+
+void page_severity_upper(char out[16], enum severity s)
+{
+    snprintf(out, 16, "%s", severity_name(s));
+    for (char *p = out; *p; p++)
+        *p = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
+}
+
+void page_machine_summary(char *buf, size_t n, const struct machine *m)
+{
+    const struct cpu_info *c = &m->cpu;
+    size_t len = (size_t)snprintf(buf, n, "%s", c->model ? c->model : "CPU model unknown");
+#define APPEND(...) (len += len < n ? (size_t)snprintf(buf + len, n - len, __VA_ARGS__) : 0)
+    if (c->sockets > 0)
+        APPEND("; %d socket%s, %d cores, %d threads", c->sockets, c->sockets == 1 ? "" : "s", c->cores, c->threads);
+    if (m->memory.installed_bytes >= 0)
+        APPEND("; %.0f GiB installed", m->memory.installed_bytes / GIB);
+    else if (m->kernel.mem_total_bytes >= 0)
+        APPEND("; %.0f GiB usable", m->kernel.mem_total_bytes / GIB);
+    int accelerators = machine_accelerator_count(m);
+    if (m->gpus.count > accelerators)
+        accelerators = m->gpus.count;
+    APPEND("; %d accelerator%s", accelerators, accelerators == 1 ? "" : "s");
+    if (m->virt.known)
+        APPEND("; %s", m->virt.vm ? "virtual machine" : "bare metal");
+#undef APPEND
+}
+
+void page_link_text(char *buf, size_t n, int gen, int width)
+{
+    if (gen <= 0 && width <= 0) {
+        snprintf(buf, n, "link unknown");
+        return;
+    }
+    report_link_text(buf, n, gen, width);
+}
+
+/* ---- topology tree ---- */
+
+struct tree_node {
+    struct topo_item item;
+    int first_child, last_child, next_sibling;
+};
+
+struct tree_builder {
+    struct tree_node *nodes;
+    int count, cap;
+};
+
+static int tree_add(struct tree_builder *b, int parent, enum topo_kind kind)
+{
+    if (b->count == b->cap) {
+        b->cap = b->cap ? 2 * b->cap : 32;
+        b->nodes = realloc(b->nodes, (size_t)b->cap * sizeof *b->nodes);
+    }
+    int i = b->count++;
+    memset(&b->nodes[i], 0, sizeof b->nodes[i]);
+    b->nodes[i].item.kind = kind;
+    b->nodes[i].first_child = b->nodes[i].last_child = b->nodes[i].next_sibling = -1;
+    if (parent >= 0) {
+        struct tree_node *p = &b->nodes[parent];
+        if (p->last_child >= 0)
+            b->nodes[p->last_child].next_sibling = i;
+        else
+            p->first_child = i;
+        p->last_child = i;
+    }
+    return i;
+}
+
+static int tree_find_child(const struct tree_builder *b, int parent, enum topo_kind kind, const char *bus_id)
+{
+    for (int c = b->nodes[parent].first_child; c >= 0; c = b->nodes[c].next_sibling)
+        if (b->nodes[c].item.kind == kind && !strcmp(b->nodes[c].item.bus_id, bus_id))
+            return c;
+    return -1;
+}
+
+static void flatten(const struct tree_builder *b, int node, int depth, struct topo_tree *t)
+{
+    int at = t->count++;
+    t->items[at] = b->nodes[node].item;
+    t->items[at].depth = depth;
+    for (int c = b->nodes[node].first_child; c >= 0; c = b->nodes[c].next_sibling)
+        flatten(b, c, depth + 1, t);
+    t->items[at].last_descendant = t->count - 1;
+}
+
+/* The worst PCIE_LINK_DEGRADED finding of a device decides its colour, so the picture and the
+ * findings agree: warn/fail red, info (an idle GPU's lower speed) amber. */
+static enum link_state_mark link_mark(const struct findings *f, const char *bus_id, bool link_known)
+{
+    enum severity worst = SEV_PASS;
+    bool found = false;
+    for (int i = 0; i < f->count; i++) {
+        const struct finding *it = &f->items[i];
+        if (strcmp(it->rule->id, "PCIE_LINK_DEGRADED") != 0 || strcasecmp(it->subject, bus_id) != 0)
+            continue;
+        found = true;
+        if (it->severity > worst)
+            worst = it->severity;
+    }
+    if (worst >= SEV_WARN)
+        return LINK_MARK_DEGRADED;
+    if (worst == SEV_INFO)
+        return LINK_MARK_SLOW;
+    if (worst == SEV_UNKNOWN || (!found && !link_known))
+        return LINK_MARK_UNKNOWN;
+    return LINK_MARK_OK;
+}
+
+static void pci_link_detail(char *buf, size_t n, const struct pci_link *l)
+{
+    if (!l->known) {
+        snprintf(buf, n, "link unknown");
+        return;
+    }
+    char cur[32], max[32];
+    page_link_text(cur, sizeof cur, pcie_generation(l->cur_gt_s), l->cur_width);
+    page_link_text(max, sizeof max, pcie_generation(l->max_gt_s), l->max_width);
+    snprintf(buf, n, "%s (max %s)", cur, max);
+}
+
+static void gpu_link_detail(char *buf, size_t n, const struct gpu *g)
+{
+    char cur[32], max[32];
+    page_link_text(cur, sizeof cur, g->pcie_gen_current, g->pcie_width_current);
+    page_link_text(max, sizeof max, g->pcie_gen_max, g->pcie_width_max);
+    snprintf(buf, n, "%s (max %s)", cur, max);
+}
+
+static const char *device_kind(const struct pci_device *d)
+{
+    if (d->role == PCI_ROLE_NIC)
+        return "NIC";
+    if (d->role == PCI_ROLE_NVME)
+        return "NVMe";
+    return (d->class_id >> 16) == 0x03 ? "GPU" : "accelerator";
+}
+
+/* The NUMA node item of a node id, creating "NUMA node unknown" under the machine on demand. */
+static int node_item(struct tree_builder *b, const int *node_items, const struct machine *m, int node, int *unknown)
+{
+    for (int i = 0; i < m->nnodes; i++)
+        if (m->nodes[i].id == node)
+            return node_items[i];
+    if (*unknown < 0) {
+        *unknown = tree_add(b, 0, TOPO_NUMA);
+        snprintf(b->nodes[*unknown].item.label, sizeof b->nodes[*unknown].item.label, "NUMA node unknown");
+        snprintf(b->nodes[*unknown].item.detail, sizeof b->nodes[*unknown].item.detail,
+                 "devices whose node the source does not tell");
+    }
+    return *unknown;
+}
+
+static void add_packages(struct tree_builder *b, const struct machine *m, int *package_of_node)
+{
+    for (int i = 0; i < m->nnodes; i++)
+        package_of_node[i] = 0;
+    if (!m->topology)
+        return;
+    int npackages = hwloc_get_nbobjs_by_type(m->topology, HWLOC_OBJ_PACKAGE);
+    for (int p = 0; p < npackages; p++) {
+        hwloc_obj_t pkg = hwloc_get_obj_by_type(m->topology, HWLOC_OBJ_PACKAGE, p);
+        int item = tree_add(b, 0, TOPO_PACKAGE);
+        struct topo_item *it = &b->nodes[item].item;
+        snprintf(it->label, sizeof it->label, "Package %u", pkg->os_index);
+        int cores = hwloc_get_nbobjs_inside_cpuset_by_type(m->topology, pkg->cpuset, HWLOC_OBJ_CORE);
+        int threads = hwloc_get_nbobjs_inside_cpuset_by_type(m->topology, pkg->cpuset, HWLOC_OBJ_PU);
+        snprintf(it->detail, sizeof it->detail, "%d cores, %d threads", cores, threads);
+        for (int i = 0; i < m->nnodes; i++)
+            if (!package_of_node[i] && !hwloc_bitmap_iszero(m->nodes[i].cpus) &&
+                hwloc_bitmap_intersects(pkg->cpuset, m->nodes[i].cpus))
+                package_of_node[i] = item;
+    }
+}
+
+static void add_pci_device(struct tree_builder *b, const struct audit_report *r, const struct pci_device *d,
+                           int parent)
+{
+    const struct machine *m = r->machine;
+    for (int k = d->npath - 1; k >= 0; k--) {
+        const struct pci_hop *hop = &d->path[k];
+        int found = tree_find_child(b, parent, TOPO_BRIDGE, hop->bus_id);
+        if (found < 0) {
+            found = tree_add(b, parent, TOPO_BRIDGE);
+            struct topo_item *it = &b->nodes[found].item;
+            snprintf(it->bus_id, sizeof it->bus_id, "%s", hop->bus_id);
+            snprintf(it->label, sizeof it->label, "%s %s", k == d->npath - 1 ? "root port" : "bridge", hop->bus_id);
+            pci_link_detail(it->detail, sizeof it->detail, &hop->link);
+            it->mark = hop->link.known ? LINK_MARK_OK : LINK_MARK_UNKNOWN;
+        }
+        parent = found;
+    }
+    int item = tree_add(b, parent, TOPO_DEVICE);
+    struct topo_item *it = &b->nodes[item].item;
+    const struct gpu *g = gpu_set_find(&m->gpus, d->bus_id);
+    snprintf(it->bus_id, sizeof it->bus_id, "%s", d->bus_id);
+    it->role = d->role;
+    if (g && g->name)
+        snprintf(it->label, sizeof it->label, "%s %s %s", device_kind(d), d->bus_id, g->name);
+    else
+        snprintf(it->label, sizeof it->label, "%s %s %s%s%s", device_kind(d), d->bus_id,
+                 d->vendor_name ? d->vendor_name : "", d->vendor_name ? " " : "",
+                 d->device_name ? d->device_name : "");
+    if (g && gpu_link_known(g))
+        gpu_link_detail(it->detail, sizeof it->detail, g);
+    else
+        pci_link_detail(it->detail, sizeof it->detail, &d->link);
+    it->mark = link_mark(r->findings, d->bus_id, d->link.known || (g && gpu_link_known(g)));
+}
+
+void topo_tree_build(const struct audit_report *r, struct topo_tree *t)
+{
+    const struct machine *m = r->machine;
+    struct tree_builder b = {0};
+    int root = tree_add(&b, -1, TOPO_MACHINE);
+    struct topo_item *top = &b.nodes[root].item;
+    snprintf(top->label, sizeof top->label, "Machine%s%s", m->hostname ? " " : "", m->hostname ? m->hostname : "");
+    if (m->kernel.mem_total_bytes >= 0)
+        snprintf(top->detail, sizeof top->detail, "%.1f GiB usable memory", m->kernel.mem_total_bytes / GIB);
+
+    int *package_of_node = calloc((size_t)m->nnodes + 1, sizeof *package_of_node);
+    int *node_items = calloc((size_t)m->nnodes + 1, sizeof *node_items);
+    add_packages(&b, m, package_of_node);
+    for (int i = 0; i < m->nnodes; i++) {
+        const struct numa_node *n = &m->nodes[i];
+        node_items[i] = tree_add(&b, package_of_node[i], TOPO_NUMA);
+        struct topo_item *it = &b.nodes[node_items[i]].item;
+        snprintf(it->label, sizeof it->label, "NUMA node %d", n->id);
+        char *cpus = format_cpulist(n->cpus);
+        char memory[32] = "memory unknown";
+        if (n->memory_known)
+            snprintf(memory, sizeof memory, "%.1f GiB", n->memory_bytes / GIB);
+        snprintf(it->detail, sizeof it->detail, "%s, CPUs %s", memory, cpus && *cpus ? cpus : "none");
+        free(cpus);
+    }
+    int unknown_node = -1;
+    for (int i = 0; i < m->npci; i++) {
+        const struct pci_device *d = &m->pci[i];
+        const struct gpu *g = gpu_set_find(&m->gpus, d->bus_id);
+        int node = g ? gpu_numa_node(m, g) : d->numa_node;
+        add_pci_device(&b, r, d, node_item(&b, node_items, m, node, &unknown_node));
+    }
+    /* GPUs an NVIDIA source describes that sysfs did not list (an nvidia-smi file alone). */
+    for (int i = 0; i < m->gpus.count; i++) {
+        const struct gpu *g = &m->gpus.items[i];
+        if (gpu_pci_device(m, g))
+            continue;
+        int item = tree_add(&b, node_item(&b, node_items, m, gpu_numa_node(m, g), &unknown_node), TOPO_DEVICE);
+        struct topo_item *it = &b.nodes[item].item;
+        snprintf(it->bus_id, sizeof it->bus_id, "%s", g->bus_id);
+        it->role = PCI_ROLE_ACCELERATOR;
+        snprintf(it->label, sizeof it->label, "GPU %s %s", g->bus_id, g->name ? g->name : "");
+        gpu_link_detail(it->detail, sizeof it->detail, g);
+        it->mark = link_mark(r->findings, g->bus_id, gpu_link_known(g));
+    }
+    free(package_of_node);
+    free(node_items);
+    if (b.count == 1 && !*b.nodes[0].item.detail)
+        snprintf(b.nodes[0].item.detail, sizeof b.nodes[0].item.detail, "no CPU, NUMA or PCI facts in the sources");
+    t->items = calloc((size_t)b.count, sizeof *t->items);
+    t->count = 0;
+    flatten(&b, root, 0, t);
+    free(b.nodes);
+}
+
+void topo_tree_free(struct topo_tree *t)
+{
+    free(t->items);
+    t->items = NULL;
+    t->count = 0;
+}
+
+/* ---- DIMMs ---- */
+
+static bool same_module(const struct dimm *a, const struct dimm *b)
+{
+    return a->size_bytes == b->size_bytes && a->speed_mts == b->speed_mts &&
+           ((!a->type && !b->type) || (a->type && b->type && !strcmp(a->type, b->type)));
+}
+
+bool page_dimm_mismatched(const struct memory_info *mem, const struct dimm *d)
+{
+    /* The most common module is the reference; ties go to the first seen. */
+    int best = -1, best_count = 0;
+    for (int i = 0; i < mem->ndimms; i++) {
+        int count = 0;
+        for (int k = 0; k < mem->ndimms; k++)
+            count += same_module(&mem->dimms[i], &mem->dimms[k]);
+        if (count > best_count) {
+            best = i;
+            best_count = count;
+        }
+    }
+    return best >= 0 && !same_module(&mem->dimms[best], d);
+}
+
+int page_socket_channel_count(const struct memory_info *mem, int socket)
+{
+    int channels = mem->platform.channels_per_socket;
+    for (int i = 0; i < mem->ndimms; i++)
+        if (mem->dimms[i].socket == socket && mem->dimms[i].channel + 1 > channels)
+            channels = mem->dimms[i].channel + 1;
+    return channels;
+}
+
+int page_slots_per_channel(const struct memory_info *mem)
+{
+    int channels = mem->platform.channels_per_socket;
+    if (mem->slots_total <= 0 || mem->sockets <= 0 || channels <= 0 || !mem->channels_from_locators)
+        return 0;
+    int per_socket_channels = mem->sockets * channels;
+    return mem->slots_total % per_socket_channels ? 0 : mem->slots_total / per_socket_channels;
+}
+
+void page_memory_summary(char *buf, size_t n, const struct memory_info *mem)
+{
+    size_t len = 0;
+#define APPEND(...) (len += len < n ? (size_t)snprintf(buf + len, n - len, __VA_ARGS__) : 0)
+    if (mem->installed_bytes >= 0)
+        APPEND("%.1f GiB installed", mem->installed_bytes / GIB);
+    else
+        APPEND("installed memory unknown");
+    APPEND("; ECC %s", mem->ecc == ECC_ON ? "on" : mem->ecc == ECC_OFF ? "off" : "unknown");
+    if (mem->platform.name)
+        APPEND("; platform %s: %d channels per socket, %s-%d", mem->platform.name, mem->platform.channels_per_socket,
+               mem->platform.ddr ? mem->platform.ddr : "DDR?", mem->platform.mts);
+    if (mem->slots_total >= 0)
+        APPEND("; %d of %d DIMM slots free", mem->slots_total - mem->ndimms, mem->slots_total);
+#undef APPEND
+}
+
+void page_dimm_text(char *buf, size_t n, const struct dimm *d)
+{
+    snprintf(buf, n, "%s %.0f GiB %s %d MT/s", d->locator ? d->locator : "unknown", d->size_bytes / GIB,
+             d->type ? d->type : "unknown", d->configured_mts ? d->configured_mts : d->speed_mts);
+}
+
+char *page_evidence_text(const json_t *evidence)
+{
+    if (!json_is_object(evidence) || json_object_size(evidence) == 0)
+        return NULL;
+    char *out = NULL;
+    size_t len = 0;
+    FILE *o = open_memstream(&out, &len);
+    const char *key;
+    json_t *value;
+    bool first = true;
+    json_object_foreach((json_t *)evidence, key, value)
+    {
+        char *text = json_is_string(value) ? strdup(json_string_value(value))
+                                           : json_dumps(value, JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(6));
+        fprintf(o, "%s%s = %s", first ? "" : "; ", key, text ? text : "?");
+        free(text);
+        first = false;
+    }
+    fclose(o);
+    return out;
+}
+
+void page_claim_texts(const struct claim *c, char **claimed, char **found)
+{
+    *claimed = json_dumps(c->claimed, JSON_ENCODE_ANY | JSON_REAL_PRECISION(15));
+    *found = c->found && !json_is_null(c->found) ? json_dumps(c->found, JSON_ENCODE_ANY | JSON_REAL_PRECISION(15)) : NULL;
+}
+
+/* ---- bench ---- */
+
+static double evidence_number(const json_t *evidence, const char *key)
+{
+    return json_number_value(json_object_get(evidence, key));
+}
+
+int page_bench_rates(const struct audit_report *r, struct page_rate *out, int max)
+{
+    const struct machine *m = r->machine;
+    const struct bench_results *b = &m->bench;
+    int n = 0;
+    if (!b->loaded)
+        return 0;
+    memset(out, 0, (size_t)max * sizeof *out);
+    if (b->mem_triad_bytes_s > 0 && n < max) {
+        struct page_rate *rate = &out[n++];
+        const char *why = NULL;
+        snprintf(rate->what, sizeof rate->what, "memory, STREAM triad (whole machine)");
+        rate->measured_gb_s = b->mem_triad_bytes_s / 1e9;
+        rate->theory_gb_s = machine_memory_theoretical_bytes_s(m, &why) / 1e9;
+        if (rate->theory_gb_s > 0)
+            snprintf(rate->theory_basis, sizeof rate->theory_basis, "populated channels x %d MT/s x 8 bytes",
+                     memory_effective_mts(&m->memory));
+        else
+            snprintf(rate->theory_basis, sizeof rate->theory_basis, "unknown: %s", why ? why : "no DIMM facts");
+    }
+    for (int i = 0; i < b->npcie && n + 1 < max; i++) {
+        const struct bench_gpu_copy *c = &b->pcie[i];
+        /* The rule's own figure: what the loaded link achieves (PCIE_BANDWIDTH_LOW's evidence). */
+        const json_t *evidence = NULL;
+        for (int f = 0; f < r->findings->count && !evidence; f++) {
+            const struct finding *it = &r->findings->items[f];
+            if (!strcmp(it->rule->id, "PCIE_BANDWIDTH_LOW") && !strcasecmp(it->subject, c->bus_id) &&
+                json_object_get(it->evidence, "achievable_bytes_s"))
+                evidence = it->evidence;
+        }
+        for (int k = 0; k < 2; k++) {
+            struct page_rate *rate = &out[n++];
+            snprintf(rate->what, sizeof rate->what, "PCIe %s %s, pinned", c->bus_id,
+                     k == 0 ? "host to device" : "device to host");
+            rate->measured_gb_s = (k == 0 ? c->h2d_pinned_bytes_s : c->d2h_pinned_bytes_s) / 1e9;
+            rate->theory_gb_s = evidence ? evidence_number(evidence, "achievable_bytes_s") / 1e9 : 0;
+            if (evidence)
+                snprintf(rate->theory_basis, sizeof rate->theory_basis, "achievable on Gen%.0f x%.0f",
+                         evidence_number(evidence, "link_gen"), evidence_number(evidence, "link_width"));
+            else
+                snprintf(rate->theory_basis, sizeof rate->theory_basis, "unknown: the GPU's link is not known");
+        }
+    }
+    const struct {
+        const char *what, *why;
+    } unmeasured[] = {{"memory", b->mem_unmeasured}, {"storage", b->storage_unmeasured}, {"PCIe", b->pcie_unmeasured}};
+    for (size_t i = 0; i < sizeof unmeasured / sizeof unmeasured[0] && n < max; i++) {
+        if (!unmeasured[i].why)
+            continue;
+        struct page_rate *rate = &out[n++];
+        snprintf(rate->what, sizeof rate->what, "%s", unmeasured[i].what);
+        snprintf(rate->theory_basis, sizeof rate->theory_basis, "not measured: %s", unmeasured[i].why);
+    }
+    if (b->storage_seq_read_bytes_s > 0 && n < max) {
+        struct page_rate *rate = &out[n++];
+        snprintf(rate->what, sizeof rate->what, "storage, sequential read (%s)",
+                 b->storage_file ? b->storage_file : b->storage_dir ? b->storage_dir : "?");
+        rate->measured_gb_s = b->storage_seq_read_bytes_s / 1e9;
+        snprintf(rate->theory_basis, sizeof rate->theory_basis, "no theoretical figure for a disk");
+    }
+    return n;
+}
+
+bool page_distance_range(const struct machine *m, int *lo, int *hi)
+{
+    bool any = false;
+    for (int i = 0; i < m->nnodes; i++) {
+        if (!m->nodes[i].distances)
+            continue;
+        for (int k = 0; k < m->nnodes; k++) {
+            int d = m->nodes[i].distances[k];
+            if (!any || d < *lo)
+                *lo = d;
+            if (!any || d > *hi)
+                *hi = d;
+            any = true;
+        }
+    }
+    return any;
+}
+
+int report_to_file(const char *path, int (*fn)(FILE *, const struct audit_report *), const struct audit_report *r)
+{
+    bool to_stdout = !strcmp(path, "-");
+    FILE *out = to_stdout ? stdout : fopen(path, "w");
+    if (!out) {
+        fprintf(stderr, "gpuvet audit: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    int rc = fn(out, r);
+    if (!to_stdout && fclose(out) != 0) {
+        fprintf(stderr, "gpuvet audit: %s: %s\n", path, strerror(errno));
+        rc = -1;
+    }
+    return rc;
+}

@@ -1,0 +1,82 @@
+/* What the HTML page and the Markdown ticket both show, built once from the model and findings:
+ * the verdict, the topology tree (packages, NUMA nodes, bridges, devices), the DIMM grid and the
+ * bandwidths against theory. Each format only draws these. */
+#ifndef GPUVET_REPORT_PAGE_H
+#define GPUVET_REPORT_PAGE_H
+
+#include "report/report.h"
+
+/* The verdict the pages show (the asked workload's, rules/verdict.h); the only place html.c and
+ * markdown.c obtain it. */
+enum verdict page_verdict(const struct audit_report *r);
+/* "PASS", "INCONCLUSIVE", "WARN", "FAIL" */
+void page_verdict_upper(char out[16], enum verdict v);
+/* The severity whose colour a verdict takes (INCONCLUSIVE: unknown's). */
+enum severity page_verdict_colour(enum verdict v);
+/* One line per workload: "cv-train: INCONCLUSIVE, checked 21 of 35 checks; unknown: DIMMs (why)". */
+void page_workload_line(char *buf, size_t n, const struct workload_verdict *v);
+
+/* "FAIL", "WARN", ... */
+void page_severity_upper(char out[16], enum severity s);
+/* One line: CPU model, sockets/cores/threads, memory, accelerators, VM or bare metal. */
+void page_machine_summary(char *buf, size_t n, const struct machine *m);
+
+enum topo_kind { TOPO_MACHINE, TOPO_PACKAGE, TOPO_NUMA, TOPO_BRIDGE, TOPO_DEVICE };
+enum link_state_mark { LINK_MARK_OK, LINK_MARK_SLOW, LINK_MARK_DEGRADED, LINK_MARK_UNKNOWN };
+
+struct topo_item {
+    enum topo_kind kind;
+    char label[192];       /* "NUMA node 0", "GPU 0000:3b:00.0 NVIDIA H100" */
+    char detail[160];      /* memory, CPUs, or the link "Gen4 x16 (max Gen4 x16)" */
+    char bus_id[32];       /* bridges and devices; "" otherwise */
+    enum pci_role role;    /* devices only */
+    enum link_state_mark mark; /* bridges and devices: how the link stands */
+    int depth;             /* 0 = machine */
+    int last_descendant;   /* index of the last item inside this one (itself when a leaf) */
+};
+
+/* Depth-first, parents before children: drawing rows in order nests them. */
+struct topo_tree {
+    struct topo_item *items;
+    int count;
+};
+
+void topo_tree_build(const struct audit_report *r, struct topo_tree *t);
+void topo_tree_free(struct topo_tree *t);
+
+/* "Gen4 x16", "Gen? x8" from a rate and a width; "unknown" when neither is known. */
+void page_link_text(char *buf, size_t n, int gen, int width);
+
+/* Whether a DIMM differs from the machine's most common size/type/speed. */
+bool page_dimm_mismatched(const struct memory_info *mem, const struct dimm *d);
+/* Channels to draw for a socket: the platform's, or as many as the locators name. */
+int page_socket_channel_count(const struct memory_info *mem, int socket);
+
+/* DIMM slots per channel when the SMBIOS slot count divides evenly over sockets x channels of
+ * the platform; 0 when it does not (then empty slots are not drawn, only counted). */
+int page_slots_per_channel(const struct memory_info *mem);
+
+/* "256.0 GiB installed; ECC on; platform ...; 16 of 32 DIMM slots free" */
+void page_memory_summary(char *buf, size_t n, const struct memory_info *mem);
+/* "DIMM_P0_A1 16 GiB DDR4 3200 MT/s" */
+void page_dimm_text(char *buf, size_t n, const struct dimm *d);
+/* A finding's evidence as "key = value; ..." (malloc'd), NULL when it has none. */
+char *page_evidence_text(const json_t *evidence);
+/* A claim's claimed and found values as JSON text (malloc'd; found NULL when unknown). */
+void page_claim_texts(const struct claim *c, char **claimed, char **found);
+
+/* A measured rate against the theoretical one: what the bench section tabulates. */
+struct page_rate {
+    char what[96];
+    double measured_gb_s;  /* 0: not measured, theory_basis says why */
+    double theory_gb_s;    /* 0 when unknown */
+    char theory_basis[128]; /* "8 channels DDR4-3200", "Gen4 x16", or why unknown */
+};
+/* Fills up to max rates from m->bench; returns how many. */
+int page_bench_rates(const struct audit_report *r, struct page_rate *out, int max);
+
+/* NUMA distance bounds over the table (min off-diagonal included); false when no distances. */
+bool page_distance_range(const struct machine *m, int *lo, int *hi);
+
+
+#endif

@@ -1,0 +1,119 @@
+/* The machine's topology as an inline SVG picture in the spirit of hwloc's lstopo: boxes nested
+ * machine > package > NUMA node > PCIe root port > bridges > devices, each device with its link;
+ * a degraded link is drawn red, an idle-slow one amber, an unknown one grey and dashed. */
+#include <string.h>
+
+#include "report/html.h"
+
+#define SVG_WIDTH 760
+#define ROW 30
+#define PAD 6
+#define INSET 12
+#define CHAR_PX 6.4 /* average glyph width of 12px sans-serif: enough to keep labels inside boxes */
+
+static const char *fill_of(const struct topo_item *it)
+{
+    switch (it->kind) {
+    case TOPO_MACHINE: return "#f5f5f5";
+    case TOPO_PACKAGE: return "#dde5f0";
+    case TOPO_NUMA: return "#e3efcf";
+    case TOPO_BRIDGE: return "#ffffff";
+    case TOPO_DEVICE: break;
+    }
+    return it->role == PCI_ROLE_ACCELERATOR ? "#fbe3c2" : it->role == PCI_ROLE_NIC ? "#d6e6fa" : "#e8dcf2";
+}
+
+static const char *mark_name(enum link_state_mark m)
+{
+    static const char *const names[] = {"ok", "slow", "degraded", "unknown"};
+    return names[m];
+}
+
+/* Writes at most max_chars of s (escaped), ending with "..." when cut. */
+static void text_cut(FILE *o, const char *s, int max_chars)
+{
+    if (max_chars < 4)
+        max_chars = 4;
+    int len = (int)strlen(s);
+    if (len <= max_chars) {
+        html_text(o, s);
+        return;
+    }
+    char buf[256];
+    snprintf(buf, sizeof buf, "%.*s...", max_chars - 3 < 250 ? max_chars - 3 : 250, s);
+    html_text(o, buf);
+}
+
+static void draw_item(FILE *o, const struct topo_item *it, int row)
+{
+    int x = PAD + it->depth * INSET, width = SVG_WIDTH - 2 * x;
+    int y = PAD + row * ROW;
+    bool container = it->kind != TOPO_DEVICE;
+    int height = container ? (it->last_descendant - row + 1) * ROW - 4 : ROW - 6;
+    const char *stroke = "#7a7a7a", *dash = "";
+    int stroke_width = 1;
+    if (it->kind == TOPO_DEVICE || it->kind == TOPO_BRIDGE) {
+        if (it->mark == LINK_MARK_DEGRADED)
+            stroke = "#d40000", stroke_width = 3;
+        else if (it->mark == LINK_MARK_SLOW)
+            stroke = "#e08a00", stroke_width = 2, dash = " stroke-dasharray=\"6 3\"";
+        else if (it->mark == LINK_MARK_UNKNOWN)
+            dash = " stroke-dasharray=\"3 3\"";
+    }
+    fprintf(o, "<g class=\"topo-%s\" data-link=\"%s\"", it->kind == TOPO_DEVICE ? "device" : "box",
+            mark_name(it->mark));
+    if (*it->bus_id) {
+        fputs(" data-bus=\"", o);
+        html_text(o, it->bus_id);
+        fputc('"', o);
+    }
+    fputs("><title>", o);
+    html_text(o, it->label);
+    fputs(": ", o);
+    html_text(o, it->detail);
+    fprintf(o, "</title><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" rx=\"4\" fill=\"%s\" stroke=\"%s\" "
+               "stroke-width=\"%d\"%s/>",
+            x, y, width, height, fill_of(it), stroke, stroke_width, dash);
+    const char *detail_colour = it->mark == LINK_MARK_DEGRADED ? "#b00000" : "#333";
+    char detail[200];
+    snprintf(detail, sizeof detail, "%s%s", it->detail, it->mark == LINK_MARK_DEGRADED ? "  DEGRADED" : "");
+    int detail_chars = (int)strlen(detail), room = (int)((width - 24) / CHAR_PX);
+    if (detail_chars > room / 2)
+        detail_chars = room / 2;
+    fprintf(o, "<text x=\"%d\" y=\"%d\" class=\"%s\">", x + 8, y + 18,
+            it->kind == TOPO_PACKAGE || it->kind == TOPO_NUMA || it->kind == TOPO_MACHINE ? "strong" : "plain");
+    text_cut(o, it->label, room - detail_chars - 2);
+    fprintf(o, "</text><text x=\"%d\" y=\"%d\" text-anchor=\"end\" fill=\"%s\"%s>", x + width - 8, y + 18,
+            detail_colour, it->mark == LINK_MARK_DEGRADED ? " font-weight=\"bold\"" : "");
+    text_cut(o, detail, detail_chars);
+    fputs("</text></g>\n", o);
+}
+
+void svg_topology(FILE *o, const struct topo_tree *t)
+{
+    int legend_y = PAD + t->count * ROW + 8;
+    int height = legend_y + 24;
+    fprintf(o, "<svg class=\"topology\" viewBox=\"0 0 %d %d\" role=\"img\" "
+               "aria-label=\"machine topology\" font-family=\"sans-serif\" font-size=\"12\">\n",
+            SVG_WIDTH, height);
+    for (int i = 0; i < t->count; i++)
+        draw_item(o, &t->items[i], i);
+    static const struct {
+        const char *label, *colour, *dash;
+        int width;
+    } legend[] = {
+        {"link at its max", "#7a7a7a", "", 1},
+        {"lower speed at idle (re-check under load)", "#e08a00", "6 3", 2},
+        {"degraded link", "#d40000", "", 3},
+        {"link unknown", "#7a7a7a", "3 3", 1},
+    };
+    int x = PAD;
+    for (size_t i = 0; i < sizeof legend / sizeof legend[0]; i++) {
+        fprintf(o, "<rect x=\"%d\" y=\"%d\" width=\"22\" height=\"12\" fill=\"#fff\" stroke=\"%s\" stroke-width=\"%d\"%s%s%s/>"
+                   "<text x=\"%d\" y=\"%d\">%s</text>\n",
+                x, legend_y, legend[i].colour, legend[i].width, *legend[i].dash ? " stroke-dasharray=\"" : "",
+                legend[i].dash, *legend[i].dash ? "\"" : "", x + 28, legend_y + 11, legend[i].label);
+        x += 40 + (int)(strlen(legend[i].label) * CHAR_PX);
+    }
+    fputs("</svg>\n", o);
+}

@@ -1,0 +1,409 @@
+/* `gpuvet audit --html FILE` and `--markdown FILE` on every recorded machine (each sysroot tree,
+ * dmidecode and nvidia-smi fixture) and on this machine. Each page is opened in headless
+ * Chromium (Debian's chromium, installed by scripts/setup.sh) and screenshotted into
+ * build/html-report-screenshots/. A page fails the test when:
+ *  - Chromium logs any console message (the page has no script: a message can only be an error
+ *    such as a blocked load or a Content-Security-Policy violation), or
+ *  - Chromium's NetLog (--log-net-log, no DevTools needed) shows a request the page started:
+ *    Chromium's own background services still call Google from a bare profile and carry the
+ *    initiator "not an origin"; anything the file:// page asks for carries another initiator;
+ *  - the HTML names a remote resource at all (http:, https:, url(), <script>, <link>, <img>...);
+ *  - an accelerator of the machine is missing from the topology picture, or a degraded link
+ *    (PCIE_LINK_DEGRADED warn/fail) is not drawn as degraded, or a link is red with no finding.
+ * The Markdown must hold well-formed GitHub tables and every accelerator. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#define SCREENSHOTS GPUVET_FIXTURES "/../html-report-screenshots"
+
+static const char *chromium_binary(void)
+{
+    static const char *const names[] = {"/usr/bin/chromium", "/usr/bin/chromium-browser"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (access(names[i], X_OK) == 0)
+            return names[i];
+    cr_assert_fail("chromium is not installed: scripts/setup.sh installs it (a test dependency)");
+    return NULL;
+}
+
+/* The data-link mark of the topology device drawn for bus_id, or NULL when none is drawn. */
+static const char *device_mark(const char *page, const char *bus_id)
+{
+    static char mark[32];
+    char want[96];
+    snprintf(want, sizeof want, "data-bus=\"%s\"", bus_id);
+    for (const char *at = strstr(page, want); at; at = strstr(at + 1, want)) {
+        const char *tag = at;
+        while (tag > page && *tag != '<')
+            tag--;
+        if (strncmp(tag, "<g class=\"topo-device\" data-link=\"", 34) != 0)
+            continue;
+        const char *value = tag + 34, *end = strchr(value, '"');
+        snprintf(mark, sizeof mark, "%.*s", (int)(end - value), value);
+        return mark;
+    }
+    return NULL;
+}
+
+static int count_of(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+/* Cells of a Markdown table row: '|' not escaped by an odd run of backslashes. */
+static int pipes(const char *line, size_t len)
+{
+    int n = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (line[i] != '|')
+            continue;
+        size_t slashes = 0;
+        while (slashes < i && line[i - 1 - slashes] == '\\')
+            slashes++;
+        n += slashes % 2 == 0;
+    }
+    return n;
+}
+
+static bool delimiter_row(const char *line, size_t len)
+{
+    int dashes = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (!strchr("|-: ", line[i]))
+            return false;
+        dashes += line[i] == '-';
+    }
+    return dashes > 0 && line[0] == '|' && line[len - 1] == '|';
+}
+
+/* Every table: a blank line before it, a header, a delimiter row with as many cells, rows with
+ * as many cells, each row starting and ending with '|'. Returns the number of tables. */
+static int check_tables(const char *md, const char *name)
+{
+    int tables = 0, columns = 0, row = 0;
+    bool previous_blank = true;
+    for (const char *line = md; *line;) {
+        const char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line) : strlen(line);
+        bool is_row = len > 0 && line[0] == '|';
+        if (is_row) {
+            cr_assert(line[len - 1] == '|', "%s: table row does not end with '|': %.*s", name, (int)len, line);
+            if (row == 0) {
+                cr_assert(previous_blank, "%s: table without a blank line before it: %.*s", name, (int)len, line);
+                columns = pipes(line, len);
+                tables++;
+            } else if (row == 1) {
+                cr_assert(delimiter_row(line, len), "%s: second table line is no delimiter row: %.*s", name, (int)len,
+                          line);
+            }
+            cr_assert_eq(pipes(line, len), columns, "%s: row with %d cells in a table of %d: %.*s", name,
+                         pipes(line, len) - 1, columns - 1, (int)len, line);
+            row++;
+        } else {
+            cr_assert(row != 1, "%s: a table of one line", name);
+            row = 0;
+        }
+        previous_blank = len == 0;
+        line = nl ? nl + 1 : line + len;
+    }
+    return tables;
+}
+
+static void check_no_remote_reference(const char *page, const char *name)
+{
+    /* A source URL may appear as text (a finding cites a vendor page); as an attribute or a CSS
+     * url() it would be fetched. */
+    static const char *const forbidden[] = {"=\"http", "='http", "=http", "(http", "(\"http", "url(", "<script",
+                                            "<link", "<img", "<iframe", "<object", "<embed", "@import", "src=",
+                                            "//fonts", "<base"};
+    for (size_t i = 0; i < sizeof forbidden / sizeof forbidden[0]; i++)
+        cr_assert_null(strstr(page, forbidden[i]), "%s: the page contains '%s'", name, forbidden[i]);
+    cr_assert_not_null(strstr(page, "Content-Security-Policy\" content=\"default-src 'none'"),
+                       "%s: the page lost its no-fetch policy", name);
+}
+
+/* Chromium's NetLog: every URL request with an initiator other than the browser itself. */
+static void check_netlog(const char *path, const char *name)
+{
+    json_error_t error;
+    json_t *log = json_load_file(path, 0, &error);
+    cr_assert_not_null(log, "%s: Chromium's NetLog %s is not JSON (%s): did Chromium finish?", name, path, error.text);
+    json_t *event;
+    size_t i;
+    int browser_requests = 0;
+    json_array_foreach(json_object_get(log, "events"), i, event)
+    {
+        json_t *params = json_object_get(event, "params");
+        const char *url = json_string_value(json_object_get(params, "url"));
+        const char *initiator = json_string_value(json_object_get(params, "initiator"));
+        if (!url || !initiator)
+            continue;
+        if (!strcmp(initiator, "not an origin")) {
+            browser_requests++;
+            continue;
+        }
+        cr_assert_fail("%s: the page made a network request: %s (initiator %s)", name, url, initiator);
+    }
+    fprintf(stderr, "%s: no request from the page (%d from Chromium's own services)\n", name, browser_requests);
+    json_decref(log);
+}
+
+static void render_in_chromium(const char *dir, const char *html, const char *name)
+{
+    char png[1024], cmd[8192], err_path[1024], netlog[1024];
+    mkdir(SCREENSHOTS, 0755);
+    snprintf(png, sizeof png, "%s/%s.png", SCREENSHOTS, name);
+    snprintf(err_path, sizeof err_path, "%s/chromium.err", dir);
+    snprintf(netlog, sizeof netlog, "%s/netlog.json", dir);
+    unlink(png);
+    /* A fresh profile each time; no sandbox because the tests run as root in CI. */
+    snprintf(cmd, sizeof cmd,
+             "timeout 120 '%s' --headless --no-sandbox --disable-gpu --disable-quic --no-first-run "
+             "--disable-background-networking --disable-component-update --disable-sync "
+             "--user-data-dir='%s/profile' --enable-logging=stderr --v=0 --log-net-log='%s' "
+             "--window-size=800,2400 --hide-scrollbars --screenshot='%s' 'file://%s' >/dev/null 2>'%s'",
+             chromium_binary(), dir, netlog, png, html, err_path);
+    int status = system(cmd);
+    char *err = file_contents(err_path, NULL);
+    cr_assert_eq(status, 0, "%s: chromium failed (%d): %s", name, status, err);
+    for (const char *line = err; line && *line;) {
+        const char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line) : strlen(line);
+        cr_assert(!memmem(line, len, ":CONSOLE", 8), "%s: console message: %.*s", name, (int)len, line);
+        line = nl ? nl + 1 : line + len;
+    }
+    free(err);
+    check_netlog(netlog, name);
+    size_t len = 0;
+    char *image = file_contents(png, &len);
+    cr_assert(len > 10000 && !memcmp(image, "\x89PNG", 4), "%s: no screenshot in %s (%zu bytes)", name, png, len);
+    free(image);
+}
+
+static void bus_ids(json_t *list, json_t *out)
+{
+    json_t *item;
+    size_t i;
+    json_array_foreach(list, i, item)
+    {
+        json_t *bus = json_object_get(item, "bus_id");
+        if (json_is_string(bus))
+            json_array_append(out, bus);
+    }
+}
+
+/* Audits with args, writes both documents and checks them, then renders the page. */
+static void check_machine(const char *name, const char *const *args, int nargs)
+{
+    char dir[] = "/tmp/gpuvet-html-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char html[256], md[256];
+    snprintf(html, sizeof html, "%s/report.html", dir);
+    snprintf(md, sizeof md, "%s/report.md", dir);
+    const char *a[16] = {NULL};
+    for (int i = 0; i < nargs; i++)
+        a[i] = args[i];
+    struct run_result r = run_gpuvet("audit", "--json", "--html", html, "--markdown", md, a[0], a[1], a[2], a[3], NULL);
+    cr_assert(r.status == 0 || r.status == 1, "%s: exit %d: %s", name, r.status, r.err);
+    json_t *doc = run_json(&r);
+    char *page = file_contents(html, NULL), *text = file_contents(md, NULL);
+    check_no_remote_reference(page, name);
+
+    json_t *accelerators = json_array();
+    json_t *machine = json_object_get(doc, "machine");
+    bus_ids(json_object_get(machine, "accelerators"), accelerators);
+    bus_ids(json_object_get(machine, "gpus"), accelerators);
+    json_t *bus;
+    size_t i;
+    json_array_foreach(accelerators, i, bus)
+    {
+        const char *id = json_string_value(bus);
+        cr_assert_not_null(device_mark(page, id), "%s: accelerator %s not in the topology picture", name, id);
+        cr_assert_not_null(strstr(text, id), "%s: accelerator %s not in the Markdown", name, id);
+    }
+    int degraded = 0;
+    json_t *finding;
+    json_array_foreach(json_object_get(doc, "findings"), i, finding)
+    {
+        const char *id = json_string_value(json_object_get(finding, "id"));
+        const char *severity = json_string_value(json_object_get(finding, "severity"));
+        const char *subject = json_string_value(json_object_get(finding, "subject"));
+        if (strcmp(id, "PCIE_LINK_DEGRADED") != 0 || (strcmp(severity, "warn") != 0 && strcmp(severity, "fail") != 0))
+            continue;
+        degraded++;
+        const char *mark = device_mark(page, subject);
+        cr_assert(mark && !strcmp(mark, "degraded"), "%s: degraded link of %s drawn as %s", name, subject,
+                  mark ? mark : "nothing");
+        bool marked = false;
+        for (const char *at = strstr(text, subject); at && !marked; at = strstr(at + 1, subject)) {
+            const char *eol = strchr(at, '\n');
+            marked = eol && memmem(at, (size_t)(eol - at), "DEGRADED LINK", 13);
+        }
+        cr_assert(marked, "%s: %s not marked as a degraded link in the Markdown topology", name, subject);
+    }
+    cr_assert_eq(count_of(page, "<g class=\"topo-device\" data-link=\"degraded\""), degraded,
+                 "%s: red links without a PCIE_LINK_DEGRADED finding", name);
+    cr_assert_geq(check_tables(text, name), 1, "%s: the Markdown has no findings table", name);
+    fprintf(stderr, "%s: %zu accelerators, %d degraded links\n", name, json_array_size(accelerators), degraded);
+
+    render_in_chromium(dir, html, name);
+    json_decref(accelerators);
+    json_decref(doc);
+    free(page);
+    free(text);
+    run_result_free(&r);
+    tree_remove(dir);
+}
+
+/* Every entry of a fixture folder whose name ends in suffix (sysroot trees: suffix NULL, folders). */
+static void each_fixture(const char *folder, const char *suffix, const char *option)
+{
+    DIR *d = opendir(folder);
+    cr_assert_not_null(d, "%s", folder);
+    int checked = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        char path[2048], name[512];
+        snprintf(path, sizeof path, "%s/%s", folder, e->d_name);
+        struct stat st;
+        if (e->d_name[0] == '.' || stat(path, &st) != 0)
+            continue;
+        size_t len = strlen(e->d_name);
+        if (suffix ? !S_ISREG(st.st_mode) || len < strlen(suffix) || strcmp(e->d_name + len - strlen(suffix), suffix)
+                   : !S_ISDIR(st.st_mode))
+            continue;
+        snprintf(name, sizeof name, "%s", e->d_name);
+        for (char *p = name; *p; p++)
+            if (*p == '+' || *p == '.')
+                *p = '_';
+        const char *args[] = {option, path};
+        check_machine(name, args, 2);
+        checked++;
+    }
+    closedir(d);
+    cr_assert_gt(checked, 0, "no fixture in %s", folder);
+}
+
+Test(html_report, every_recorded_tree)
+{
+    each_fixture(GPUVET_FIXTURES "/sysroot", NULL, "--sysroot");
+}
+
+Test(html_report, every_dmidecode_file)
+{
+    each_fixture(GPUVET_TEST_SOURCE "/fixtures/dmidecode", ".dmidecode.txt", "--dmidecode");
+}
+
+Test(html_report, every_nvidia_smi_file)
+{
+    each_fixture(GPUVET_TEST_SOURCE "/fixtures/nvidia-smi", ".xml", "--nvidia-smi");
+}
+
+Test(html_report, this_machine)
+{
+    const char *args[] = {"--sample", "0"};
+    check_machine("this-machine", args, 2);
+}
+
+/* The x1 risers of the GTX 1070 file: both links red, so the degraded check above has cases. */
+Test(html_report, degraded_links_are_red)
+{
+    char dir[] = "/tmp/gpuvet-html-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char html[256];
+    snprintf(html, sizeof html, "%s/report.html", dir);
+    struct run_result r = run_gpuvet("audit", "--nvidia-smi",
+                                     GPUVET_TEST_SOURCE "/fixtures/nvidia-smi/pai-6x-gtx1070-x1-links.xml", "--html",
+                                     html, NULL);
+    cr_assert_eq(r.status, 1, "%s", r.err);
+    char *page = file_contents(html, NULL);
+    cr_assert_str_eq(device_mark(page, "0000:01:00.0"), "degraded");
+    cr_assert_str_eq(device_mark(page, "0000:03:00.0"), "degraded");
+    cr_assert_not_null(strstr(page, "stroke=\"#d40000\""), "drawn in red");
+    free(page);
+    run_result_free(&r);
+    tree_remove(dir);
+}
+
+/* Text from files is escaped: a hostile host name cannot inject markup into either format. */
+Test(html_report, text_from_files_is_escaped)
+{
+    char *tree = fixture_copy("sysroot/16amd64-8n2c");
+    char folder[700];
+    snprintf(folder, sizeof folder, "%s/proc/sys", tree);
+    mkdir(folder, 0755);
+    snprintf(folder, sizeof folder, "%s/proc/sys/kernel", tree);
+    mkdir(folder, 0755);
+    tree_write(tree, "proc/sys/kernel/hostname", "<script>x</script>|a*b\n");
+    char html[700], md[700];
+    snprintf(html, sizeof html, "%s/r.html", tree);
+    snprintf(md, sizeof md, "%s/r.md", tree);
+    struct run_result r = run_gpuvet("audit", "--sysroot", tree, "--html", html, "--markdown", md, NULL);
+    cr_assert(r.status == 0 || r.status == 1, "%s", r.err);
+    char *page = file_contents(html, NULL), *text = file_contents(md, NULL);
+    cr_assert_null(strstr(page, "<script>"), "raw markup in the page");
+    cr_assert_not_null(strstr(page, "&lt;script&gt;x&lt;/script&gt;"));
+    cr_assert_not_null(strstr(text, "\\<script\\>x\\</script\\>\\|a\\*b"), "%s", text);
+    free(page);
+    free(text);
+    run_result_free(&r);
+    tree_remove(tree);
+    free(tree);
+}
+
+/* --bench: the measured rates stand in the page and the ticket, with why a theory is missing. */
+Test(html_report, bench_results_against_theory)
+{
+    char dir[] = "/tmp/gpuvet-html-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char html[256], md[256];
+    snprintf(html, sizeof html, "%s/report.html", dir);
+    snprintf(md, sizeof md, "%s/report.md", dir);
+    struct run_result r = run_gpuvet("audit", "--sample", "0", "--bench",
+                                     GPUVET_TEST_SOURCE "/fixtures/bench/vm-epyc-2vcpu-quick.json", "--html", html,
+                                     "--markdown", md, NULL);
+    cr_assert(r.status <= 1, "%s", r.err);
+    char *page = file_contents(html, NULL), *text = file_contents(md, NULL);
+    cr_assert_not_null(strstr(page, "<section id=\"bench\">"));
+    cr_assert_not_null(strstr(page, "13.87"), "the file's triad, 13.87 GB/s");
+    cr_assert_not_null(strstr(text, "| memory, STREAM triad (whole machine) | 13.87 |"), "%s", text);
+    cr_assert_not_null(strstr(text, "| PCIe | - | ? |  | not measured: "), "%s", text);
+    check_tables(text, "bench");
+    free(page);
+    free(text);
+    run_result_free(&r);
+    tree_remove(dir);
+}
+
+/* One module of the Gigabyte's 16 made 32 GiB: that slot, and only it, is drawn mismatched. */
+Test(html_report, a_mismatched_dimm_is_marked)
+{
+    char dir[] = "/tmp/gpuvet-html-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char input[256], html[256], md[256], cmd[1024];
+    snprintf(input, sizeof input, "%s/dmi.txt", dir);
+    snprintf(html, sizeof html, "%s/report.html", dir);
+    snprintf(md, sizeof md, "%s/report.md", dir);
+    snprintf(cmd, sizeof cmd, "sed '0,/^\tSize: 16384 MB/s//\tSize: 32768 MB/' '%s' > '%s'",
+             GPUVET_TEST_SOURCE "/fixtures/dmidecode/gigabyte-g482-z54-2p-epyc-ddr4-16of32.dmidecode.txt", input);
+    cr_assert_eq(system(cmd), 0);
+    struct run_result r = run_gpuvet("audit", "--dmidecode", input, "--html", html, "--markdown", md, NULL);
+    cr_assert(r.status <= 1, "%s", r.err);
+    char *page = file_contents(html, NULL), *text = file_contents(md, NULL);
+    cr_assert_eq(count_of(page, "<td class=\"dimm mismatched\">"), 1);
+    cr_assert_eq(count_of(page, "<td class=\"dimm\">"), 15);
+    cr_assert_eq(count_of(text, "32 GiB DDR4 3200 MT/s **mismatched**"), 1, "%s", text);
+    free(page);
+    free(text);
+    run_result_free(&r);
+    tree_remove(dir);
+}
