@@ -48,6 +48,8 @@ static const struct locator_scheme schemes[] = {
     {"DIMM 1 + CPU 1", true, "^CPU ?([0-9]+)$", 1, 0, 0},
 };
 
+/* The number (or letter, counted from 'A') inside one sub-match, its own digits only ("DIMM130"
+ * holds three one-digit groups). */
 static int submatch_int(const char *s, const regmatch_t *m)
 {
     if (m->rm_so < 0)
@@ -55,7 +57,10 @@ static int submatch_int(const char *s, const regmatch_t *m)
     const char *p = s + m->rm_so;
     if (*p >= 'A' && *p <= 'Z')
         return *p - 'A';
-    return atoi(p);
+    int v = 0;
+    for (regoff_t i = m->rm_so; i < m->rm_eo && s[i] >= '0' && s[i] <= '9' && v < 100000; i++)
+        v = v * 10 + (s[i] - '0');
+    return v;
 }
 
 /* Dell PowerEdge: locator A1..A12 / B1..B12 (or DIMM_A1). The letter is the socket. Slots 1..N of a
@@ -233,35 +238,6 @@ static void number_channels(struct memory_info *mem)
         mem->persistent[i].channel = mem->persistent[i].channel_index;
 }
 
-static void map_channels(struct machine *m, const char *vendor, const struct dmi_data *dmi)
-{
-    struct memory_info *mem = &m->memory;
-    const char *scheme = NULL;
-    bool all_channels = mem->ndimms > 0;
-    for (int i = 0; i < mem->ndimms; i++) {
-        struct dimm *d = &mem->dimms[i];
-        const char *s = map_locator(d, vendor, mem->platform.channels_per_socket, dmi);
-        if (s && !scheme)
-            scheme = s;
-        all_channels = all_channels && d->channel >= 0;
-    }
-    for (int i = 0; i < mem->npersistent; i++)
-        map_locator(&mem->persistent[i], vendor, mem->platform.channels_per_socket, dmi);
-    int sockets = normalise_sockets(mem);
-    /* One socket and locators that name none: every DIMM is on it. */
-    if (sockets == 0 && m->cpu.sockets == 1) {
-        for (int i = 0; i < mem->ndimms; i++)
-            mem->dimms[i].socket = 0;
-        for (int i = 0; i < mem->npersistent; i++)
-            mem->persistent[i].socket = 0;
-        sockets = 1;
-    }
-    mem->sockets = sockets > m->cpu.sockets ? sockets : m->cpu.sockets;
-    number_channels(mem);
-    mem->channels_from_locators = all_channels;
-    mem->locator_scheme = scheme ? strdup(scheme) : NULL;
-}
-
 static bool is_system_memory(const struct dmi_data *dmi, unsigned array_handle)
 {
     for (int i = 0; i < dmi->narrays; i++)
@@ -286,6 +262,83 @@ static bool is_persistent(const struct dmi_memdev *dev)
     if (dev->type && !strcmp(dev->type, "Logical non-volatile device"))
         return true;
     return dev->detail_non_volatile && dev->technology != DMI_TECH_DRAM && !(dev->type && !strcmp(dev->type, "DRAM"));
+}
+
+/* The channel letter of "DIMM_A1", "ChannelA_Dimm1", "ChannelA-DIMM0"; 0 when not of that form. */
+static char channel_letter(const char *locator)
+{
+    regex_t re;
+    regmatch_t mt[3];
+    if (!locator || regcomp(&re, "^(DIMM_|Channel)([A-Z])([-_]D[Ii][Mm][Mm])?[0-9]+$", REG_EXTENDED) != 0)
+        return 0;
+    bool ok = regexec(&re, locator, 3, mt, 0) == 0;
+    regfree(&re);
+    return ok ? locator[mt[2].rm_so] : 0;
+}
+
+/* Boards that letter their channels on across sockets (A-H on a 2 x 4-channel board: ETegro, ASUS,
+ * Intel): when every slot of the table is lettered and there are exactly sockets x channels letters,
+ * the k-th letter is channel k % N of socket k / N. Any other count proves nothing. */
+static const char *map_letters_across_sockets(struct memory_info *mem, const struct dmi_data *dmi, int sockets)
+{
+    int channels = mem->platform.channels_per_socket;
+    if (!dmi || channels <= 0 || sockets <= 0 || mem->ndimms == 0)
+        return NULL;
+    bool used[26] = {false};
+    int letters = 0;
+    for (int i = 0; i < dmi->ndevices; i++) {
+        const struct dmi_memdev *dev = &dmi->devices[i];
+        if (!is_system_memory(dmi, dev->array_handle) || is_firmware_store(dev->type))
+            continue;
+        char c = channel_letter(dev->locator);
+        if (!c)
+            return NULL;
+        letters += !used[c - 'A'];
+        used[c - 'A'] = true;
+    }
+    if (letters != sockets * channels)
+        return NULL;
+    for (int i = 0; i < mem->ndimms; i++) {
+        struct dimm *d = &mem->dimms[i];
+        char c = channel_letter(d->locator);
+        int rank = 0;
+        for (int k = 0; k < c - 'A'; k++)
+            rank += used[k];
+        d->socket = rank / channels;
+        d->channel = rank % channels;
+    }
+    return "DIMM_A1 / ChannelA (letters run on across sockets)";
+}
+
+static void map_channels(struct machine *m, const char *vendor, const struct dmi_data *dmi)
+{
+    struct memory_info *mem = &m->memory;
+    const char *scheme = NULL;
+    bool all_channels = mem->ndimms > 0;
+    for (int i = 0; i < mem->ndimms; i++) {
+        struct dimm *d = &mem->dimms[i];
+        const char *s = map_locator(d, vendor, mem->platform.channels_per_socket, dmi);
+        if (s && !scheme)
+            scheme = s;
+        all_channels = all_channels && d->channel >= 0;
+    }
+    if (!scheme && (scheme = map_letters_across_sockets(mem, dmi, m->cpu.sockets)))
+        all_channels = true;
+    for (int i = 0; i < mem->npersistent; i++)
+        map_locator(&mem->persistent[i], vendor, mem->platform.channels_per_socket, dmi);
+    int sockets = normalise_sockets(mem);
+    /* One socket and locators that name none: every DIMM is on it. */
+    if (sockets == 0 && m->cpu.sockets == 1) {
+        for (int i = 0; i < mem->ndimms; i++)
+            mem->dimms[i].socket = 0;
+        for (int i = 0; i < mem->npersistent; i++)
+            mem->persistent[i].socket = 0;
+        sockets = 1;
+    }
+    mem->sockets = sockets > m->cpu.sockets ? sockets : m->cpu.sockets;
+    number_channels(mem);
+    mem->channels_from_locators = all_channels;
+    mem->locator_scheme = scheme ? strdup(scheme) : NULL;
 }
 
 static void take_module(struct dimm *d, const struct dmi_memdev *dev)
