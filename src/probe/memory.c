@@ -155,9 +155,13 @@ static const char *map_locator(struct dimm *d, const char *vendor, int channels,
 {
     if (map_hpe_record(d, vendor, dmi))
         return "HPE DIMM location record (SMBIOS type 202)";
-    const char *name = memory_locator_scheme(d->locator, d->bank_locator, &d->socket, &d->channel);
-    if (name)
+    int socket, channel; /* EDAC DIMMs arrive placed: a locator that matches nothing keeps that */
+    const char *name = memory_locator_scheme(d->locator, d->bank_locator, &socket, &channel);
+    if (name) {
+        d->socket = socket;
+        d->channel = channel;
         return name;
+    }
     if (vendor && strstr(vendor, "Dell") && d->locator) {
         const char *l = !strncmp(d->locator, "DIMM_", 5) ? d->locator + 5 : d->locator;
         if (map_dell(d->locator, channels, dell_slots_of_socket(dmi, l[0]), &d->socket, &d->channel))

@@ -339,6 +339,42 @@ Test(memory_cli, edac_uncorrected_errors_fail)
     free(dir);
 }
 
+/* Without SMBIOS, EDAC's DIMMs keep the place their skx/i10nm labels give (drivers/edac/skx_common.c
+ * writes "CPU_SrcID#%u_MC#%u_Chan#%u_DIMM#%u"): no locator scheme may wipe it. Dell tree, SMBIOS
+ * entries removed, three DIMMs per socket on channels 0-2 of 4. */
+Test(memory_cli, edac_labels_place_dimms_without_smbios)
+{
+    char *dir = fixture_copy(DELL);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "chmod -R u+w '%s/sys/firmware' && rm -rf '%s/sys/firmware/dmi'", dir, dir);
+    cr_assert_eq(system(cmd), 0);
+    for (int socket = 0; socket < 2; socket++)
+        for (int chan = 0; chan < 3; chan++) {
+            char path[256], label[64];
+            snprintf(path, sizeof path, "%s/sys/devices/system/edac/mc/mc%d/dimm%d", dir, socket, chan);
+            snprintf(cmd, sizeof cmd, "mkdir -p '%s'", path);
+            cr_assert_eq(system(cmd), 0);
+            snprintf(path, sizeof path, "sys/devices/system/edac/mc/mc%d/dimm%d/size", socket, chan);
+            tree_write(dir, path, "8192\n");
+            snprintf(path, sizeof path, "sys/devices/system/edac/mc/mc%d/dimm%d/dimm_label", socket, chan);
+            snprintf(label, sizeof label, "CPU_SrcID#%d_MC#0_Chan#%d_DIMM#0\n", socket, chan);
+            tree_write(dir, path, label);
+        }
+    struct run_result r = run_gpuvet("audit", "--sysroot", dir, "--json", NULL);
+    json_t *doc = run_json(&r);
+    json_t *mem = memory_of(doc);
+    cr_assert_str_eq(json_string_value(json_object_get(mem, "source")), "edac");
+    cr_assert_eq(json_array_size(json_object_get(mem, "dimms")), 6);
+    cr_assert_eq(json_integer_value(json_object_get(json_array_get(json_object_get(mem, "sockets"), 1),
+                                                    "populated_channels")),
+                 3);
+    cr_assert_str_eq(channel_verdict(doc, 0), "warn");
+    json_decref(doc);
+    run_result_free(&r);
+    tree_remove(dir);
+    free(dir);
+}
+
 /* The platform table is looked up in $GPUVET_DATA_DIR first; without it there is no channel count. */
 Test(memory_cli, data_dir_override)
 {
