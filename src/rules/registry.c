@@ -169,7 +169,7 @@ const struct rule rules_table[] = {
      "channels has a third of the bandwidth the CPU was built for, however much memory is installed;\n"
      "two DIMMs on some channels and none on others is just as bad even when the count looks right.\n"
      "CV training streams every decoded batch through host memory, so it fails there; elsewhere it\n"
-     "warns. Channels come from the DIMM locators (18 vendor schemes: P0_Node0_Channel0_Dimm0,\n"
+     "warns. Channels come from the DIMM locators (19 vendor schemes: P0_Node0_Channel0_Dimm0,\n"
      "CPU0_C0D0, DIMM000, P0 CHANNEL A, SOCKET 0 CHANNEL 0 DIMM 0, Dell A1..A12, ...) or, on HPE\n"
      "ProLiant Gen10 and later, from HPE's DIMM location records (SMBIOS type 202). A socket passes\n"
      "only when every channel is shown to hold a DIMM. Fewer DIMMs than channels warns whatever the\n"
