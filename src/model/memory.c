@@ -21,13 +21,18 @@ int memory_socket_dimms(const struct memory_info *mem, int socket)
     return n;
 }
 
-int memory_socket_channels(const struct memory_info *mem, int socket)
+int memory_socket_named_channels(const struct memory_info *mem, int socket, int *unnamed)
 {
     int n = 0;
+    *unnamed = 0;
     for (int i = 0; i < mem->ndimms; i++) {
         const struct dimm *d = &mem->dimms[i];
-        if (d->socket != socket || d->channel < 0)
+        if (d->socket != socket)
             continue;
+        if (d->channel < 0) {
+            (*unnamed)++;
+            continue;
+        }
         bool seen = false;
         for (int k = 0; k < i && !seen; k++)
             seen = mem->dimms[k].socket == socket && mem->dimms[k].channel == d->channel;
@@ -64,6 +69,15 @@ int memory_max_dimms_per_channel(const struct memory_info *mem)
     return most;
 }
 
+int memory_socket_channels(const struct memory_info *mem, int socket)
+{
+    int unnamed, named = memory_socket_named_channels(mem, socket, &unnamed);
+    int platform = mem->platform.channels_per_socket;
+    if (unnamed == 0 || (platform > 0 && named >= platform))
+        return named;
+    return -1;
+}
+
 int memory_effective_mts(const struct memory_info *mem)
 {
     int mts = 0;
@@ -78,11 +92,13 @@ int memory_effective_mts(const struct memory_info *mem)
 double memory_socket_bandwidth(const struct memory_info *mem, int socket)
 {
     int mts = memory_effective_mts(mem);
-    int channels = mem->channels_from_locators ? memory_socket_channels(mem, socket) : memory_socket_dimms(mem, socket);
-    /* Without a channel map, more DIMMs than channels cannot add bandwidth. */
-    if (!mem->channels_from_locators && mem->platform.channels_per_socket > 0 &&
-        channels > mem->platform.channels_per_socket)
-        channels = mem->platform.channels_per_socket;
+    int channels = memory_socket_channels(mem, socket);
+    if (channels < 0) {
+        /* Unproven: more DIMMs than channels cannot add bandwidth; this is the most it can be. */
+        channels = memory_socket_dimms(mem, socket);
+        if (mem->platform.channels_per_socket > 0 && channels > mem->platform.channels_per_socket)
+            channels = mem->platform.channels_per_socket;
+    }
     return mts > 0 ? (double)channels * mts * 1e6 * 8 : 0;
 }
 
@@ -97,6 +113,12 @@ void memory_info_free(struct memory_info *mem)
         free(mem->dimms[i].type);
     }
     free(mem->dimms);
+    for (int i = 0; i < mem->npersistent; i++) {
+        free(mem->persistent[i].locator);
+        free(mem->persistent[i].bank_locator);
+        free(mem->persistent[i].type);
+    }
+    free(mem->persistent);
     free(mem->locator_scheme);
     free(mem->platform.name);
     free(mem->platform.ddr);

@@ -10,6 +10,7 @@ enum ecc_state { ECC_UNKNOWN, ECC_OFF, ECC_ON };
 
 struct dimm {
     char *locator, *bank_locator;
+    unsigned smbios_handle; /* its type-17 handle (joins vendor records); 0 none */
     int socket;            /* 0-based; -1 unknown */
     int channel;           /* index within the socket (controller folded in), 0..n-1; -1 unknown */
     int channel_index;     /* scratch for numbering channels */
@@ -49,11 +50,15 @@ struct memory_info {
     int64_t usable_bytes;  /* MemTotal; -1 unknown */
     enum ecc_state ecc;
     char *ecc_evidence;    /* what the ECC verdict rests on */
-    struct dimm *dimms;    /* populated modules only */
+    struct dimm *dimms;    /* populated RAM modules only */
     int ndimms;
+    /* Persistent memory modules (Intel Optane, NVDIMM): listed apart, in no RAM total or channel count. */
+    struct dimm *persistent;
+    int npersistent;
+    int64_t persistent_bytes;
     int slots_total;       /* DIMM slots of system-memory arrays; -1 unknown */
     int sockets;           /* sockets the DIMMs are spread over (from locators, or the CPU count) */
-    bool channels_from_locators; /* false: locators name no channel, judged by counts per socket */
+    bool channels_from_locators; /* every DIMM's channel is named; false: some (or all) only by socket */
     char *locator_scheme;  /* which pattern mapped the locators ("P0_Node0_Channel0_Dimm0", ...) */
     struct cpu_platform platform; /* channels_per_socket 0 when the CPU is not in the table */
     char *platform_unknown_reason;
@@ -78,7 +83,11 @@ struct power_info {
     char *cpu_tdp_source;
 };
 
-/* Populated channels of one socket: distinct channels holding a DIMM (needs channel mapping). */
+/* Distinct channels the locators name on one socket; *unnamed gets the socket's DIMMs whose channel
+ * the locators do not name. */
+int memory_socket_named_channels(const struct memory_info *mem, int socket, int *unnamed);
+/* Populated channels of one socket, or -1 when the locators do not prove the number: every DIMM's
+ * channel named, or as many named channels as the platform has. */
 int memory_socket_channels(const struct memory_info *mem, int socket);
 /* DIMMs on one socket. */
 int memory_socket_dimms(const struct memory_info *mem, int socket);
@@ -86,7 +95,8 @@ int memory_socket_dimms(const struct memory_info *mem, int socket);
 int memory_max_dimms_per_channel(const struct memory_info *mem);
 /* Lowest configured (else rated) MT/s of the DIMMs; 0 unknown. */
 int memory_effective_mts(const struct memory_info *mem);
-/* channels x MT/s x 8 bytes for one socket's populated channels (counts when unmapped); 0 unknown. */
+/* channels x MT/s x 8 bytes for one socket's populated channels (at most min(DIMMs, platform
+ * channels) when unproven); 0 unknown. */
 double memory_socket_bandwidth(const struct memory_info *mem, int socket);
 
 void memory_info_init(struct memory_info *mem);

@@ -15,6 +15,11 @@
 #define DMI_ECC_SINGLE_BIT 0x05
 #define DMI_ECC_MULTI_BIT 0x06
 #define DMI_ECC_CRC 0x07
+#define DMI_TECH_DRAM 0x03
+#define DMI_TECH_NVDIMM_N 0x04
+#define DMI_TECH_NVDIMM_F 0x05
+#define DMI_TECH_NVDIMM_P 0x06
+#define DMI_TECH_OPTANE 0x07 /* "Intel Optane (DC) persistent memory", "Intel persistent memory" */
 
 struct dmi_processor {      /* type 4 */
     char *socket, *manufacturer, *version;
@@ -39,6 +44,8 @@ struct dmi_memdev {         /* type 17 */
     int total_width, data_width; /* bits; -1 unknown */
     int speed_mts, configured_mts; /* 0 unknown */
     int rank;               /* 0 unknown */
+    bool detail_non_volatile; /* type detail bit 12 "Non-Volatile" */
+    int technology;         /* SMBIOS 3.2 memory technology: DMI_TECH_*; 0 unknown */
 };
 
 struct dmi_slot {           /* type 9 */
@@ -53,6 +60,12 @@ struct dmi_psu {            /* type 39 */
     char *status;           /* "OK", "Non-critical", ...; NULL unknown */
 };
 
+struct dmi_hpe_dimm {       /* HPE OEM type 202, DIMM location record (channel fields from Gen10 on) */
+    unsigned device_handle; /* the type 17 it locates */
+    int processor;          /* 1-based; 0 unknown */
+    int controller, channel; /* 1-based; 0 unknown (Gen9 and older records stop before them) */
+};
+
 struct dmi_data {
     char *source;           /* what it was read from (a path, "dmidecode FILE") */
     int version_major, version_minor; /* 0 unknown */
@@ -62,6 +75,7 @@ struct dmi_data {
     struct dmi_memdev *devices; int ndevices;
     struct dmi_slot *slots; int nslots;
     struct dmi_psu *psus; int npsus;
+    struct dmi_hpe_dimm *hpe_dimms; int nhpe_dimms; /* type 202 whatever the vendor: only HP/HPE's mean this */
 };
 
 void dmi_data_free(struct dmi_data *d);
@@ -70,6 +84,11 @@ void dmi_data_free(struct dmi_data *d);
 bool dmi_manufacturer_is_x86(const char *manufacturer);
 /* CPUID leaf-1 EAX -> display family and model (extended fields folded in); leaves them when eax is 0. */
 void dmi_cpuid_signature(uint32_t eax, int *family, int *model);
+
+/* Decodes the formatted area (header included) of an HPE type-202 record: handle at 0x04, processor
+ * at 0x08, memory controller at 0x0D and channel at 0x0E (OpenDMI's HP/HPE DIMM location record).
+ * Appends it to d; false when too short to name a type 17 or out of memory. */
+bool dmi_add_hpe_dimm(struct dmi_data *d, const uint8_t *p, size_t len);
 
 /* Decodes an SMBIOS structure table (len bytes) into d, which must be zeroed. Every offset and
  * string index is bounds-checked; structures that are cut short are skipped. Returns the number of

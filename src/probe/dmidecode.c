@@ -99,6 +99,22 @@ static void processor_field(struct dmi_processor *c, const char *key, const char
         c->threads = leading_int(v, 0);
 }
 
+/* dmidecode's names for SMBIOS 3.2 memory technologies (Optane's changed between versions). */
+static int technology_code(const char *v)
+{
+    if (!strcmp(v, "DRAM"))
+        return DMI_TECH_DRAM;
+    if (!strcmp(v, "NVDIMM-N"))
+        return DMI_TECH_NVDIMM_N;
+    if (!strcmp(v, "NVDIMM-F"))
+        return DMI_TECH_NVDIMM_F;
+    if (!strcmp(v, "NVDIMM-P"))
+        return DMI_TECH_NVDIMM_P;
+    if (strstr(v, "persistent memory"))
+        return DMI_TECH_OPTANE;
+    return 0;
+}
+
 static void memdev_field(struct dmi_memdev *m, const char *key, const char *v)
 {
     if (!strcmp(key, "Array Handle"))
@@ -115,6 +131,10 @@ static void memdev_field(struct dmi_memdev *m, const char *key, const char *v)
         set_string(&m->bank_locator, v);
     else if (!strcmp(key, "Type"))
         set_string(&m->type, v);
+    else if (!strcmp(key, "Type Detail"))
+        m->detail_non_volatile = strstr(v, "Non-Volatile") != NULL;
+    else if (!strcmp(key, "Memory Technology"))
+        m->technology = technology_code(v);
     else if (!strcmp(key, "Speed"))
         m->speed_mts = leading_int(v, 0);
     else if (!strcmp(key, "Configured Memory Speed") || !strcmp(key, "Configured Clock Speed"))
@@ -228,10 +248,31 @@ static void finish_processors(struct dmi_data *d)
     }
 }
 
+/* "\t\tCA 1C D3 00 ..." lines of an OEM structure's "Header and Data:" -> raw bytes. */
+static void append_hex_bytes(const char *line, uint8_t *raw, size_t *len, size_t cap)
+{
+    unsigned b;
+    int used;
+    while (*len < cap && sscanf(line, " %2x%n", &b, &used) == 1) {
+        raw[(*len)++] = (uint8_t)b;
+        line += used;
+    }
+}
+
+/* The OEM structures gpuvet reads from their raw bytes (type 202 of HPE). */
+static void finish_oem(struct dmi_data *d, int type, const uint8_t *raw, size_t len)
+{
+    if (type == 202 && len > 0)
+        dmi_add_hpe_dimm(d, raw, len);
+}
+
 int dmidecode_parse(const char *text, struct dmi_data *d, char **error)
 {
     int type = -1, structures = 0;
     char line[4096];
+    uint8_t raw[256];
+    size_t rawlen = 0;
+    bool in_raw = false;
     for (const char *p = text; *p;) {
         const char *nl = strchr(p, '\n');
         size_t n = nl ? (size_t)(nl - p) : strlen(p);
@@ -243,6 +284,9 @@ int dmidecode_parse(const char *text, struct dmi_data *d, char **error)
         unsigned handle, t;
         int major, minor;
         if (sscanf(line, "Handle 0x%x, DMI type %u,", &handle, &t) == 2) {
+            finish_oem(d, type, raw, rawlen);
+            rawlen = 0;
+            in_raw = false;
             type = (int)t;
             structures++;
             if (!open_structure(d, type, handle)) {
@@ -252,7 +296,10 @@ int dmidecode_parse(const char *text, struct dmi_data *d, char **error)
         } else if (sscanf(line, "SMBIOS %d.%d", &major, &minor) == 2 && strstr(line, "present")) {
             d->version_major = major;
             d->version_minor = minor;
+        } else if (in_raw && line[0] == '\t' && line[1] == '\t') {
+            append_hex_bytes(line + 2, raw, &rawlen, sizeof raw);
         } else if (type >= 0 && line[0] == '\t' && line[1] != '\t') {
+            in_raw = type == 202 && !strcmp(line, "\tHeader and Data:");
             char *colon = strstr(line, ": ");
             if (!colon) {
                 colon = strchr(line, ':');
@@ -263,9 +310,13 @@ int dmidecode_parse(const char *text, struct dmi_data *d, char **error)
             const char *value = colon[1] ? colon + 2 : "";
             structure_field(d, type, line + 1, value);
         } else if (line[0] == '\0') {
+            finish_oem(d, type, raw, rawlen);
+            rawlen = 0;
+            in_raw = false;
             type = -1;
         }
     }
+    finish_oem(d, type, raw, rawlen);
     if (structures == 0) {
         *error = strdup("no \"Handle 0x..., DMI type N\" blocks: not dmidecode output");
         return -1;

@@ -10,9 +10,10 @@
 #include "util/fsroot.h"
 #include "util/parse.h"
 
-/* Locator schemes, most explicit first (research/inventory.md §3.6). Sub-match numbers say where
- * the socket, the memory controller (die/node) and the channel are; 0 = not in this scheme. A
- * letter channel ("A") counts from 'A'. */
+/* Locator schemes, most explicit first (research/inventory.md §3.6), each checked on real linuxhw/DMI
+ * reports (tests/unit/test_locators.c). Sub-match numbers say where the socket, the memory controller
+ * (die/node) and the channel are; 0 = not in this scheme. A letter channel ("A") counts from 'A'.
+ * Schemes without a channel name the socket only. */
 struct locator_scheme {
     const char *name;
     bool bank;            /* matched against the bank locator, else the locator */
@@ -21,17 +22,34 @@ struct locator_scheme {
 };
 
 static const struct locator_scheme schemes[] = {
-    {"P0_Node0_Channel0_Dimm0", true, "P([0-9]+)_Node([0-9]+)_Channel([0-9]+)_Dimm[0-9]+", 1, 2, 3},
+    /* AMI Aptio (Supermicro, Gigabyte, Quanta): P = socket, Node = memory controller. */
+    {"P0_Node0_Channel0_Dimm0", true, "^P([0-9]+)_Node([0-9]+)_Channel([0-9]+)_Dimm[0-9]+$", 1, 2, 3},
+    /* The same without the P (Huawei, Inspur, Hyve, Sugon, Lenovo): Node is the socket. */
+    {"_Node0_Channel0_Dimm0", true, "^([A-Z][0-9]+)?_Node([0-9]+)_Channel([0-9]+)_Dimm[0-9]+$", 2, 0, 3},
     {"NODE 0 CHANNEL 0 DIMM 0", true, "^NODE ([0-9]+) CHANNEL ([0-9]+) DIMM [0-9]+", 1, 0, 2},
     {"SOCKET 0 CHANNEL 0 DIMM 0", true, "^SOCKET ([0-9]+) CHANNEL ([0-9]+) DIMM [0-9]+", 1, 0, 2},
     {"P0 CHANNEL A", true, "^P([0-9]+) CHANNEL ([A-Z])$", 1, 0, 2},
-    {"P1-DIMMA1", false, "^P([0-9]+)[-_]DIMM([A-Z])[0-9]+$", 1, 0, 2},
+    {"P1-DIMMA1", false, "^P([0-9]+)[-_]DIMM_?([A-Z])[0-9]+$", 1, 0, 2},
+    /* Supermicro X8 (Nehalem/Westmere): the digit is the channel, the letter the slot in it. */
+    {"P1-DIMM1A", false, "^P([0-9]+)[-_](DIMM)?([0-9])[A-Z]$", 1, 0, 3},
     {"DIMM_P0_A0", false, "^DIMM_P([0-9]+)_([A-Z])[0-9]+$", 1, 0, 2},
-    {"CPU1_DIMM_A0", false, "^CPU([0-9]+)[_ ]DIMM[_ ]?([A-Z])[0-9]+$", 1, 0, 2},
-    {"PROC 1 DIMM 3", false, "^PROC ([0-9]+) DIMM [0-9]+", 1, 0, 0},
+    {"CPU1_DIMM_A0", false, "^CPU_?([0-9]+)[_ ][Dd][Ii][Mm][Mm][_ ]?([A-Z])(_?[0-9]+)?$", 1, 0, 2},
+    {"CPU0_A0", false, "^CPU([0-9]+)_([A-Z])[0-9]+$", 1, 0, 2},
+    /* Inspur M5/M6: CPU, channel, DIMM. */
+    {"CPU0_C0D0", false, "^CPU([0-9]+)_C([0-9]+)D[0-9]+$", 1, 0, 2},
+    /* Tyan: socket, memory controller, channel letter. */
+    {"P0_MC0_DIM_CH_A0", false, "^P([0-9]+)_MC([0-9]+)_DIM_CH_([A-Z])[0-9]+$", 1, 2, 3},
+    /* Huawei/xFusion: three digits, socket channel slot ("DIMM010 J21" is socket 0, channel 1). */
+    {"DIMM000", false, "^DIMM([0-9])([0-9])[0-9]( .*)?$", 1, 0, 2},
+    /* Socket only. */
+    {"PROC 1 DIMM 3", false, "^PROC +([0-9]+) +DIMM +[0-9]+", 1, 0, 0},
+    {"DIMM1_CPU0", false, "^DIMM[0-9]+_CPU([0-9]+)$", 1, 0, 0},
+    {"CPU1_DIMM_3", false, "^CPU([0-9]+)[-_ ]DIMM[-_ ]?[0-9]+$", 1, 0, 0},
     {"DIMM 1 + CPU 1", true, "^CPU ?([0-9]+)$", 1, 0, 0},
 };
 
+/* The number (or letter, counted from 'A') inside one sub-match, its own digits only ("DIMM130"
+ * holds three one-digit groups). */
 static int submatch_int(const char *s, const regmatch_t *m)
 {
     if (m->rm_so < 0)
@@ -39,12 +57,18 @@ static int submatch_int(const char *s, const regmatch_t *m)
     const char *p = s + m->rm_so;
     if (*p >= 'A' && *p <= 'Z')
         return *p - 'A';
-    return atoi(p);
+    int v = 0;
+    for (regoff_t i = m->rm_so; i < m->rm_eo && s[i] >= '0' && s[i] <= '9' && v < 100000; i++)
+        v = v * 10 + (s[i] - '0');
+    return v;
 }
 
-/* Dell PowerEdge: locator A1..A12 / B1..B12 (or DIMM_A1): the letter is the socket, and slots 1..N
- * of a socket with N channels hold the first DIMM of each channel (Dell's population order). */
-static bool map_dell(const char *locator, int channels, int *socket, int *channel)
+/* Dell PowerEdge: locator A1..A12 / B1..B12 (or DIMM_A1). The letter is the socket. Slots 1..N of a
+ * socket with N channels hold the first DIMM of each channel (the white-tab slots, filled first).
+ * Beyond N the map is board specific: slot k shares a channel with k-N on boards with 2N or 3N slots
+ * per socket (R740xd, T420, XC750xa owner's manuals), not on the R540 (10 slots on 6 channels, A9 on
+ * channel 3): there the channel is left unnamed. slots_per_socket 0 when not known. */
+static bool map_dell(const char *locator, int channels, int slots_per_socket, int *socket, int *channel)
 {
     regex_t re;
     regmatch_t mt[3];
@@ -56,37 +80,106 @@ static bool map_dell(const char *locator, int channels, int *socket, int *channe
         return false;
     int slot = atoi(locator + mt[2].rm_so + 1);
     *socket = locator[mt[2].rm_so] - 'A';
-    *channel = channels > 0 && slot > 0 ? (slot - 1) % channels : -1;
+    *channel = -1;
+    if (channels > 0 && slot > 0 && slot <= channels)
+        *channel = slot - 1;
+    else if (channels > 0 && slot > channels && slots_per_socket > 0 && slots_per_socket % channels == 0)
+        *channel = (slot - 1) % channels;
     return true;
 }
 
-/* Fills dimm->socket (raw, normalised later) and ->channel; returns the scheme's name or NULL. */
-static const char *map_locator(struct dimm *d, const char *vendor, int channels)
+const char *memory_locator_scheme(const char *locator, const char *bank_locator, int *socket, int *channel)
 {
+    *socket = *channel = -1;
     for (size_t i = 0; i < sizeof schemes / sizeof schemes[0]; i++) {
         const struct locator_scheme *s = &schemes[i];
-        const char *text = s->bank ? d->bank_locator : d->locator;
+        const char *text = s->bank ? bank_locator : locator;
         regex_t re;
-        regmatch_t mt[4];
+        regmatch_t mt[5];
         if (!text || regcomp(&re, s->regex, REG_EXTENDED) != 0)
             continue;
-        bool ok = regexec(&re, text, 4, mt, 0) == 0;
+        bool ok = regexec(&re, text, 5, mt, 0) == 0;
         regfree(&re);
         if (!ok)
             continue;
-        d->socket = submatch_int(text, &mt[s->socket]);
+        *socket = submatch_int(text, &mt[s->socket]);
         if (s->channel) {
             int controller = s->controller ? submatch_int(text, &mt[s->controller]) : 0;
-            d->channel = controller * 64 + submatch_int(text, &mt[s->channel]);
+            *channel = controller * 64 + submatch_int(text, &mt[s->channel]);
         }
         return s->name;
     }
-    if (vendor && strstr(vendor, "Dell") && d->locator && map_dell(d->locator, channels, &d->socket, &d->channel))
-        return d->channel >= 0 ? "Dell A1/B1 (slot order)" : "Dell A1/B1 (socket only)";
     return NULL;
 }
 
-/* Locators number sockets from 0 or from 1 depending on the vendor: renumber the ones seen 0..n-1. */
+/* Type-17 slots of system memory whose Dell locator names this socket letter (empty ones too). */
+static int dell_slots_of_socket(const struct dmi_data *dmi, char letter)
+{
+    int n = 0;
+    for (int i = 0; dmi && i < dmi->ndevices; i++) {
+        const char *l = dmi->devices[i].locator;
+        if (!l)
+            continue;
+        if (!strncmp(l, "DIMM_", 5))
+            l += 5;
+        n += l[0] == letter && l[1] >= '0' && l[1] <= '9';
+    }
+    return n;
+}
+
+static bool is_hpe(const char *vendor)
+{
+    return vendor && (!strncmp(vendor, "HPE", 3) || !strncmp(vendor, "HP", 2) || strstr(vendor, "Hewlett"));
+}
+
+/* HPE's own DIMM location record (type 202, ProLiant Gen10 and later) names the processor and the
+ * channel of each slot: the slot numbers alone do not ("PROC 1 DIMM 3..10" is 4 of 6 channels on a
+ * DL360 Gen10). */
+static bool map_hpe_record(struct dimm *d, const char *vendor, const struct dmi_data *dmi)
+{
+    if (!is_hpe(vendor) || !dmi || !d->smbios_handle)
+        return false;
+    for (int i = 0; i < dmi->nhpe_dimms; i++) {
+        const struct dmi_hpe_dimm *h = &dmi->hpe_dimms[i];
+        if (h->device_handle != d->smbios_handle || h->processor <= 0 || h->channel <= 0)
+            continue;
+        d->socket = h->processor;
+        d->channel = h->channel; /* numbered across the processor's controllers */
+        return true;
+    }
+    return false;
+}
+
+/* Fills dimm->socket (raw, normalised later) and ->channel; returns the scheme's name or NULL. */
+static const char *map_locator(struct dimm *d, const char *vendor, int channels, const struct dmi_data *dmi)
+{
+    if (map_hpe_record(d, vendor, dmi))
+        return "HPE DIMM location record (SMBIOS type 202)";
+    int socket, channel; /* EDAC DIMMs arrive placed: a locator that matches nothing keeps that */
+    const char *name = memory_locator_scheme(d->locator, d->bank_locator, &socket, &channel);
+    if (name) {
+        d->socket = socket;
+        d->channel = channel;
+        return name;
+    }
+    if (vendor && strstr(vendor, "Dell") && d->locator) {
+        const char *l = !strncmp(d->locator, "DIMM_", 5) ? d->locator + 5 : d->locator;
+        if (map_dell(d->locator, channels, dell_slots_of_socket(dmi, l[0]), &d->socket, &d->channel))
+            return "Dell A1/B1 (slot order)";
+    }
+    return NULL;
+}
+
+static int socket_rank(const int *seen, int nseen, int socket)
+{
+    int rank = 0;
+    for (int k = 0; k < nseen; k++)
+        rank += seen[k] < socket;
+    return rank;
+}
+
+/* Locators number sockets from 0 or from 1 depending on the vendor: renumber the ones seen 0..n-1
+ * (persistent modules follow the DIMMs' numbering). */
 static int normalise_sockets(struct memory_info *mem)
 {
     int seen[64], nseen = 0;
@@ -98,61 +191,55 @@ static int normalise_sockets(struct memory_info *mem)
         if (s >= 0 && !dup && nseen < 64)
             seen[nseen++] = s;
     }
-    for (int i = 0; i < mem->ndimms; i++) {
-        int rank = 0;
-        for (int k = 0; k < nseen; k++)
-            rank += seen[k] < mem->dimms[i].socket;
+    for (int i = 0; i < mem->ndimms; i++)
         if (mem->dimms[i].socket >= 0)
-            mem->dimms[i].socket = rank;
-    }
+            mem->dimms[i].socket = socket_rank(seen, nseen, mem->dimms[i].socket);
+    for (int i = 0; i < mem->npersistent; i++)
+        if (mem->persistent[i].socket >= 0)
+            mem->persistent[i].socket = socket_rank(seen, nseen, mem->persistent[i].socket);
     return nseen;
 }
 
-/* Channel keys (controller * 64 + channel) become 0..n-1 per socket, in locator order. */
+/* Distinct channel keys of the DIMMs on one socket below `key`: the key's index 0..n-1. */
+static int channel_index(const struct memory_info *mem, int socket, int key)
+{
+    int below = 0;
+    for (int k = 0; k < mem->ndimms; k++) {
+        const struct dimm *o = &mem->dimms[k];
+        bool counted = false; /* count each smaller key once */
+        for (int j = 0; j < k && !counted; j++)
+            counted = mem->dimms[j].socket == o->socket && mem->dimms[j].channel == o->channel;
+        below += !counted && o->socket == socket && o->channel >= 0 && o->channel < key;
+    }
+    return below;
+}
+
+static bool dram_channel_key(const struct memory_info *mem, int socket, int key)
+{
+    for (int k = 0; k < mem->ndimms; k++)
+        if (mem->dimms[k].socket == socket && mem->dimms[k].channel == key)
+            return true;
+    return false;
+}
+
+/* Channel keys (controller * 64 + channel) become 0..n-1 per socket, in locator order; a persistent
+ * module gets the index of the DRAM channel it shares, or none (-1). */
 static void number_channels(struct memory_info *mem)
 {
     for (int i = 0; i < mem->ndimms; i++) {
         struct dimm *d = &mem->dimms[i];
-        if (d->channel < 0 || d->socket < 0)
-            continue;
-        int below = 0;
-        for (int k = 0; k < mem->ndimms; k++) {
-            const struct dimm *o = &mem->dimms[k];
-            bool counted = false; /* count each smaller key once */
-            for (int j = 0; j < k && !counted; j++)
-                counted = mem->dimms[j].socket == o->socket && mem->dimms[j].channel == o->channel;
-            below += !counted && o->socket == d->socket && o->channel >= 0 && o->channel < d->channel;
-        }
-        d->channel_index = below;
+        d->channel_index = d->channel >= 0 && d->socket >= 0 ? channel_index(mem, d->socket, d->channel) : -1;
+    }
+    for (int i = 0; i < mem->npersistent; i++) {
+        struct dimm *p = &mem->persistent[i];
+        p->channel_index = p->channel >= 0 && p->socket >= 0 && dram_channel_key(mem, p->socket, p->channel)
+                               ? channel_index(mem, p->socket, p->channel)
+                               : -1;
     }
     for (int i = 0; i < mem->ndimms; i++)
-        if (mem->dimms[i].channel >= 0 && mem->dimms[i].socket >= 0)
-            mem->dimms[i].channel = mem->dimms[i].channel_index;
-}
-
-static void map_channels(struct machine *m, const char *vendor)
-{
-    struct memory_info *mem = &m->memory;
-    const char *scheme = NULL;
-    bool all_channels = mem->ndimms > 0;
-    for (int i = 0; i < mem->ndimms; i++) {
-        struct dimm *d = &mem->dimms[i];
-        const char *s = map_locator(d, vendor, mem->platform.channels_per_socket);
-        if (s && !scheme)
-            scheme = s;
-        all_channels = all_channels && d->channel >= 0;
-    }
-    int sockets = normalise_sockets(mem);
-    /* One socket and locators that name none: every DIMM is on it. */
-    if (sockets == 0 && m->cpu.sockets == 1) {
-        for (int i = 0; i < mem->ndimms; i++)
-            mem->dimms[i].socket = 0;
-        sockets = 1;
-    }
-    mem->sockets = sockets > m->cpu.sockets ? sockets : m->cpu.sockets;
-    number_channels(mem);
-    mem->channels_from_locators = all_channels;
-    mem->locator_scheme = scheme ? strdup(scheme) : NULL;
+        mem->dimms[i].channel = mem->dimms[i].channel_index;
+    for (int i = 0; i < mem->npersistent; i++)
+        mem->persistent[i].channel = mem->persistent[i].channel_index;
 }
 
 static bool is_system_memory(const struct dmi_data *dmi, unsigned array_handle)
@@ -163,32 +250,139 @@ static bool is_system_memory(const struct dmi_data *dmi, unsigned array_handle)
     return true; /* no array to join to (raw type-17 entries alone): keep it */
 }
 
+/* A ROM or flash part listed as a memory device (raw entries come without their array) is no DIMM. */
+static bool is_firmware_store(const char *type)
+{
+    return type && (!strcmp(type, "Flash") || !strcmp(type, "ROM") || !strcmp(type, "EEPROM") ||
+                    !strcmp(type, "EPROM") || !strcmp(type, "FEPROM"));
+}
+
+/* Intel Optane and NVDIMMs by their technology or type; by the Non-Volatile type detail only where
+ * the entry does not also call itself DRAM (a Huawei RH2288 V3 BIOS sets the bit on plain RDIMMs). */
+static bool is_persistent(const struct dmi_memdev *dev)
+{
+    if (dev->technology >= DMI_TECH_NVDIMM_N && dev->technology <= DMI_TECH_OPTANE)
+        return true;
+    if (dev->type && !strcmp(dev->type, "Logical non-volatile device"))
+        return true;
+    return dev->detail_non_volatile && dev->technology != DMI_TECH_DRAM && !(dev->type && !strcmp(dev->type, "DRAM"));
+}
+
+/* The channel letter of "DIMM_A1", "ChannelA_Dimm1", "ChannelA-DIMM0"; 0 when not of that form. */
+static char channel_letter(const char *locator)
+{
+    regex_t re;
+    regmatch_t mt[3];
+    if (!locator || regcomp(&re, "^(DIMM_|Channel)([A-Z])([-_]D[Ii][Mm][Mm])?[0-9]+$", REG_EXTENDED) != 0)
+        return 0;
+    bool ok = regexec(&re, locator, 3, mt, 0) == 0;
+    regfree(&re);
+    return ok ? locator[mt[2].rm_so] : 0;
+}
+
+/* Boards that letter their channels on across sockets (A-H on a 2 x 4-channel board: ETegro, ASUS,
+ * Intel): when every slot of the table is lettered and there are exactly sockets x channels letters,
+ * the k-th letter is channel k % N of socket k / N. Any other count proves nothing. */
+static const char *map_letters_across_sockets(struct memory_info *mem, const struct dmi_data *dmi, int sockets)
+{
+    int channels = mem->platform.channels_per_socket;
+    if (!dmi || channels <= 0 || sockets <= 0 || mem->ndimms == 0)
+        return NULL;
+    bool used[26] = {false};
+    int letters = 0;
+    for (int i = 0; i < dmi->ndevices; i++) {
+        const struct dmi_memdev *dev = &dmi->devices[i];
+        if (!is_system_memory(dmi, dev->array_handle) || is_firmware_store(dev->type))
+            continue;
+        char c = channel_letter(dev->locator);
+        if (!c)
+            return NULL;
+        letters += !used[c - 'A'];
+        used[c - 'A'] = true;
+    }
+    if (letters != sockets * channels)
+        return NULL;
+    for (int i = 0; i < mem->ndimms; i++) {
+        struct dimm *d = &mem->dimms[i];
+        char c = channel_letter(d->locator);
+        int rank = 0;
+        for (int k = 0; k < c - 'A'; k++)
+            rank += used[k];
+        d->socket = rank / channels;
+        d->channel = rank % channels;
+    }
+    return "DIMM_A1 / ChannelA (letters run on across sockets)";
+}
+
+static void map_channels(struct machine *m, const char *vendor, const struct dmi_data *dmi)
+{
+    struct memory_info *mem = &m->memory;
+    const char *scheme = NULL;
+    bool all_channels = mem->ndimms > 0;
+    for (int i = 0; i < mem->ndimms; i++) {
+        struct dimm *d = &mem->dimms[i];
+        const char *s = map_locator(d, vendor, mem->platform.channels_per_socket, dmi);
+        if (s && !scheme)
+            scheme = s;
+        all_channels = all_channels && d->channel >= 0;
+    }
+    if (!scheme && (scheme = map_letters_across_sockets(mem, dmi, m->cpu.sockets)))
+        all_channels = true;
+    for (int i = 0; i < mem->npersistent; i++)
+        map_locator(&mem->persistent[i], vendor, mem->platform.channels_per_socket, dmi);
+    int sockets = normalise_sockets(mem);
+    /* One socket and locators that name none: every DIMM is on it. */
+    if (sockets == 0 && m->cpu.sockets == 1) {
+        for (int i = 0; i < mem->ndimms; i++)
+            mem->dimms[i].socket = 0;
+        for (int i = 0; i < mem->npersistent; i++)
+            mem->persistent[i].socket = 0;
+        sockets = 1;
+    }
+    mem->sockets = sockets > m->cpu.sockets ? sockets : m->cpu.sockets;
+    number_channels(mem);
+    mem->channels_from_locators = all_channels;
+    mem->locator_scheme = scheme ? strdup(scheme) : NULL;
+}
+
+static void take_module(struct dimm *d, const struct dmi_memdev *dev)
+{
+    d->smbios_handle = dev->handle;
+    d->locator = dev->locator ? strdup(dev->locator) : NULL;
+    d->bank_locator = dev->bank_locator ? strdup(dev->bank_locator) : NULL;
+    d->type = dev->type ? strdup(dev->type) : NULL;
+    d->size_bytes = dev->size_bytes;
+    d->speed_mts = dev->speed_mts;
+    d->configured_mts = dev->configured_mts;
+    d->rank = dev->rank;
+    d->total_width = dev->total_width;
+    d->data_width = dev->data_width;
+    d->socket = d->channel = -1;
+    d->ce_count = d->ue_count = -1;
+}
+
 static void take_dimms(struct memory_info *mem, const struct dmi_data *dmi)
 {
     mem->dimms = calloc((size_t)dmi->ndevices + 1, sizeof *mem->dimms);
-    if (!mem->dimms)
+    mem->persistent = calloc((size_t)dmi->ndevices + 1, sizeof *mem->persistent);
+    if (!mem->dimms || !mem->persistent)
         return;
     int slots = 0;
     uint64_t total = 0;
     for (int i = 0; i < dmi->ndevices; i++) {
         const struct dmi_memdev *dev = &dmi->devices[i];
-        if (!is_system_memory(dmi, dev->array_handle))
+        if (!is_system_memory(dmi, dev->array_handle) || is_firmware_store(dev->type))
             continue; /* Supermicro lists the BIOS ROM as a memory device of a Flash array */
         slots++;
         if (dev->size_bytes == 0)
             continue;
-        struct dimm *d = &mem->dimms[mem->ndimms++];
-        d->locator = dev->locator ? strdup(dev->locator) : NULL;
-        d->bank_locator = dev->bank_locator ? strdup(dev->bank_locator) : NULL;
-        d->type = dev->type ? strdup(dev->type) : NULL;
-        d->size_bytes = dev->size_bytes;
-        d->speed_mts = dev->speed_mts;
-        d->configured_mts = dev->configured_mts;
-        d->rank = dev->rank;
-        d->total_width = dev->total_width;
-        d->data_width = dev->data_width;
-        d->socket = d->channel = -1;
-        d->ce_count = d->ue_count = -1;
+        if (is_persistent(dev)) {
+            /* Optane/NVDIMM: the OS sees it as pmem (or as memory behind a DRAM cache), not as RAM. */
+            take_module(&mem->persistent[mem->npersistent++], dev);
+            mem->persistent_bytes += (int64_t)dev->size_bytes;
+            continue;
+        }
+        take_module(&mem->dimms[mem->ndimms++], dev);
         total += dev->size_bytes;
     }
     mem->slots_total = slots;
@@ -391,7 +585,7 @@ void probe_memory(struct machine *m, const struct dmi_data *evidence)
     char *vendor = dmi && dmi->system_vendor ? strdup(dmi->system_vendor)
                    : read_system             ? fs_read("/sys/class/dmi/id/sys_vendor")
                                              : NULL;
-    map_channels(m, vendor);
+    map_channels(m, vendor, dmi);
     free(vendor);
     if (!dmi && mem->ndimms == 0 && !mem->unknown_reason)
         mem->unknown_reason = strdup("no SMBIOS table and no EDAC DIMMs");

@@ -68,6 +68,11 @@ struct dmi_data;
  * (a --dmidecode/--dmi-table file) or, when NULL, from the machine's table; then EDAC, the CPU
  * platform table and RAPL. Replaces what an earlier call found. */
 void probe_memory(struct machine *m, const struct dmi_data *evidence);
+/* The locator scheme (name, static) that maps one SMBIOS type-17 locator / bank locator to a socket
+ * (raw: 0- or 1-based as the vendor writes it) and a channel key (controller * 64 + channel; -1 when
+ * the scheme names the socket only); NULL when no scheme matches (Dell's slot order needs the vendor
+ * and is not tried here). */
+const char *memory_locator_scheme(const char *locator, const char *bank_locator, int *socket, int *channel);
 /* EDAC memory controllers: ECC driver presence, error counters, DIMMs when SMBIOS had none. */
 void probe_edac(struct machine *m);
 /* Looks the CPU up in data/cpu-platforms.csv (model string, then CPUID family/model). */

@@ -206,6 +206,11 @@ static void decode_memdev(const struct structure *s, unsigned handle, struct dmi
     m->bank_locator = string_at(s, 0x11);
     const char *type = memory_type_name(byte_at(s, 0x12));
     m->type = type ? strdup(type) : NULL;
+    m->detail_non_volatile = word_at(s, 0x13) & 0x1000; /* type detail bit 12 (DSP0134 7.18.3) */
+    if (s->len >= 0x29) {
+        unsigned tech = byte_at(s, 0x28); /* memory technology (DSP0134 7.18.6) */
+        m->technology = tech >= DMI_TECH_DRAM && tech <= DMI_TECH_OPTANE ? (int)tech : 0;
+    }
     if (s->len >= 0x17)
         m->speed_mts = memdev_speed(s, 0x15, 0x54);
     if (s->len >= 0x1B) {
@@ -237,6 +242,20 @@ static void decode_psu(const struct structure *s, struct dmi_data *d)
     p->status = code < 6 && status[code] ? strdup(status[code]) : NULL;
 }
 
+bool dmi_add_hpe_dimm(struct dmi_data *d, const uint8_t *p, size_t len)
+{
+    if (len < 0x09)
+        return false;
+    struct dmi_hpe_dimm *h = GROW(d->hpe_dimms, d->nhpe_dimms);
+    if (!h)
+        return false;
+    h->device_handle = (unsigned)p[0x04] | (unsigned)p[0x05] << 8;
+    h->processor = p[0x08] == 0xFF ? 0 : p[0x08];
+    h->controller = len > 0x0D ? p[0x0D] : 0;
+    h->channel = len > 0x0E ? p[0x0E] : 0;
+    return true;
+}
+
 int smbios_decode_table(const uint8_t *table, size_t len, struct dmi_data *d, const char **error)
 {
     int decoded = 0;
@@ -261,6 +280,7 @@ int smbios_decode_table(const uint8_t *table, size_t len, struct dmi_data *d, co
         case 16: decode_array(&s, handle, d); break;
         case 17: decode_memdev(&s, handle, d); break;
         case 39: decode_psu(&s, d); break;
+        case 202: dmi_add_hpe_dimm(d, s.p, s.len); break;
         default: break;
         }
         decoded++;
@@ -460,5 +480,6 @@ void dmi_data_free(struct dmi_data *d)
         free(d->psus[i].status);
     }
     free(d->psus);
+    free(d->hpe_dimms);
     memset(d, 0, sizeof *d);
 }

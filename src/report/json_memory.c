@@ -31,18 +31,18 @@ static json_t *dimm_json(const struct dimm *d)
 
 json_t *memory_json(const struct memory_info *mem)
 {
-    json_t *o = json_object(), *dimms = json_array(), *sockets = json_array();
+    json_t *o = json_object(), *dimms = json_array(), *sockets = json_array(), *persistent = json_array();
     for (int i = 0; i < mem->ndimms; i++)
         json_array_append_new(dimms, dimm_json(&mem->dimms[i]));
+    for (int i = 0; i < mem->npersistent; i++)
+        json_array_append_new(persistent, dimm_json(&mem->persistent[i]));
     double total_bw = 0;
     for (int s = 0; s < mem->sockets; s++) {
         double bw = memory_socket_bandwidth(mem, s);
         total_bw += bw;
         json_array_append_new(sockets, json_pack("{s:i, s:i, s:o, s:o}", "socket", s, "dimms",
                                                  memory_socket_dimms(mem, s), "populated_channels",
-                                                 mem->channels_from_locators
-                                                     ? json_integer(memory_socket_channels(mem, s))
-                                                     : json_null(),
+                                                 int_or_null(memory_socket_channels(mem, s)),
                                                  "theoretical_bandwidth_bytes_s",
                                                  bw > 0 ? json_real(bw) : json_null()));
     }
@@ -55,8 +55,9 @@ json_t *memory_json(const struct memory_info *mem)
     json_object_set_new(o, "edac", json_pack("{s:b, s:o, s:o}", "present", mem->edac_present, "ce_count",
                                              int_or_null(mem->edac_ce), "ue_count", int_or_null(mem->edac_ue)));
     json_object_set_new(o, "dimm_slots", int_or_null(mem->slots_total));
-    json_object_set_new(o, "dimm_slots_free", mem->slots_total >= 0 ? json_integer(mem->slots_total - mem->ndimms)
-                                                                     : json_null());
+    json_object_set_new(o, "dimm_slots_free",
+                        mem->slots_total >= 0 ? json_integer(mem->slots_total - mem->ndimms - mem->npersistent)
+                                              : json_null());
     json_object_set_new(o, "pcie_slots", int_or_null(mem->pcie_slots_total));
     json_object_set_new(o, "pcie_slots_free", int_or_null(mem->pcie_slots_free));
     json_object_set_new(o, "platform", mem->platform.name
@@ -75,6 +76,8 @@ json_t *memory_json(const struct memory_info *mem)
     json_object_set_new(o, "sockets", sockets);
     json_object_set_new(o, "theoretical_bandwidth_bytes_s", total_bw > 0 ? json_real(total_bw) : json_null());
     json_object_set_new(o, "dimms", dimms);
+    json_object_set_new(o, "persistent_modules", persistent);
+    json_object_set_new(o, "persistent_bytes", json_integer(mem->persistent_bytes));
     return o;
 }
 

@@ -268,7 +268,7 @@ static void print_memory(FILE *o, const struct machine *m, const struct style *s
         fprintf(o, "        DIMMs unknown: %s\n", mem->unknown_reason);
     for (int s = 0; mem->ndimms > 0 && s < mem->sockets; s++) {
         fprintf(o, "        socket %d: %d DIMMs", s, memory_socket_dimms(mem, s));
-        if (mem->channels_from_locators)
+        if (memory_socket_channels(mem, s) >= 0)
             fprintf(o, " on %d channels", memory_socket_channels(mem, s));
         double bw = memory_socket_bandwidth(mem, s);
         if (bw > 0)
@@ -286,8 +286,17 @@ static void print_memory(FILE *o, const struct machine *m, const struct style *s
                 or_unknown(d->type), d->speed_mts, d->configured_mts, d->rank, d->total_width, d->data_width,
                 st->reset);
     }
+    if (mem->npersistent > 0)
+        fprintf(o, "        persistent memory (Optane/NVDIMM, not RAM, not in the channel count): %d modules, %.1f GiB\n",
+                mem->npersistent, mem->persistent_bytes / GIB);
+    for (int i = 0; i < mem->npersistent; i++) {
+        const struct dimm *d = &mem->persistent[i];
+        fprintf(o, "        %s%-14s %-24s socket %2d  %4.0f GiB %s%s\n", st->dim, or_unknown(d->locator),
+                d->bank_locator ? d->bank_locator : "", d->socket, d->size_bytes / GIB, or_unknown(d->type), st->reset);
+    }
     if (mem->slots_total >= 0)
-        fprintf(o, "        free: %d of %d DIMM slots", mem->slots_total - mem->ndimms, mem->slots_total);
+        fprintf(o, "        free: %d of %d DIMM slots", mem->slots_total - mem->ndimms - mem->npersistent,
+                mem->slots_total);
     if (mem->pcie_slots_total >= 0)
         fprintf(o, "%s%d of %d PCIe slots", mem->slots_total >= 0 ? ", " : "        free: ", mem->pcie_slots_free,
                 mem->pcie_slots_total);

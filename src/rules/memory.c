@@ -34,6 +34,51 @@ static json_t *socket_locators(const struct memory_info *mem, int socket)
     return arr;
 }
 
+/* One socket: pass only when the locators prove every channel holds a DIMM; warn when they prove one
+ * empty (a full channel map, or fewer DIMMs than channels); otherwise unknown, saying why. */
+static void judge_socket_channels(struct audit_ctx *ctx, int s, int channels)
+{
+    const struct memory_info *mem = &ctx->machine->memory;
+    char subject[32];
+    snprintf(subject, sizeof subject, "socket %d", s);
+    int dimms = memory_socket_dimms(mem, s);
+    int unnamed, named = memory_socket_named_channels(mem, s, &unnamed);
+    int populated = memory_socket_channels(mem, s);
+    const char *basis = populated >= 0 ? "channels from locators"
+                        : named > 0    ? "channels from locators for some DIMMs, DIMM count for the rest"
+                                       : "DIMM count per socket (locators name no channel)";
+    json_t *ev = json_pack("{s:i, s:i, s:o, s:i, s:i, s:i, s:s, s:s, s:s?, s:o}", "socket", s, "dimms", dimms,
+                           "populated_channels", populated >= 0 ? json_integer(populated) : json_null(),
+                           "named_channels", named, "dimms_without_channel", unnamed, "channels_per_socket", channels,
+                           "platform", mem->platform.name, "basis", basis, "locator_scheme", mem->locator_scheme,
+                           "locators", socket_locators(mem, s));
+    char fix[160];
+    if (populated > channels) {
+        finding_add(ctx, SEV_UNKNOWN, subject, ev, NULL,
+                    "the locators name %d channels on socket %d, more than the %d of the platform (%s): the channel "
+                    "map or the platform row is wrong for this board", populated, s, channels, mem->platform.name);
+    } else if (populated == channels) {
+        finding_add(ctx, SEV_PASS, subject, ev, NULL, "all %d memory channels populated on socket %d", channels, s);
+    } else if (populated >= 0) {
+        snprintf(fix, sizeof fix, "add DIMMs so that each of the %d channels of socket %d holds one (the board "
+                 "manual gives the slot order)", channels, s);
+        finding_add(ctx, ctx_severity(ctx), subject, ev, fix,
+                    "%d of %d memory channels populated on socket %d (%d DIMMs): bandwidth is %d/%d of what the "
+                    "platform gives", populated, channels, s, dimms, populated, channels);
+    } else if (named + unnamed < channels) {
+        snprintf(fix, sizeof fix, "add DIMMs to socket %d so that each of its %d channels holds one", s, channels);
+        finding_add(ctx, ctx_severity(ctx), subject, ev, fix,
+                    "%d DIMMs on socket %d for %d channels: at most %d of %d channels populated (locators name "
+                    "no channel for %d of them)", dimms, s, channels, named + unnamed, channels, unnamed);
+    } else {
+        finding_add(ctx, SEV_UNKNOWN, subject, ev, "read the slot of each DIMM against the board's population guide",
+                    "%d DIMMs on socket %d for %d channels, but the locators (%s) name no channel for %d of them: "
+                    "as many DIMMs as channels does not prove every channel holds one (two in one channel leave "
+                    "another empty)", dimms, s, channels, mem->locator_scheme ? mem->locator_scheme : "no known scheme",
+                    unnamed);
+    }
+}
+
 void check_mem_channels_underpopulated(struct audit_ctx *ctx)
 {
     const struct memory_info *mem = &ctx->machine->memory;
@@ -63,37 +108,8 @@ void check_mem_channels_underpopulated(struct audit_ctx *ctx)
                         "every channel holds one", mem->ndimms, need);
         return;
     }
-    for (int s = 0; s < mem->sockets; s++) {
-        char subject[32];
-        snprintf(subject, sizeof subject, "socket %d", s);
-        int dimms = memory_socket_dimms(mem, s);
-        int populated = mem->channels_from_locators ? memory_socket_channels(mem, s) : -1;
-        json_t *ev = json_pack("{s:i, s:i, s:o, s:i, s:s, s:s, s:s?, s:o}", "socket", s, "dimms", dimms,
-                               "populated_channels", populated >= 0 ? json_integer(populated) : json_null(),
-                               "channels_per_socket", channels, "platform", mem->platform.name, "basis",
-                               mem->channels_from_locators ? "channels from locators"
-                                                           : "DIMM count per socket (locators name no channel)",
-                               "locator_scheme", mem->locator_scheme, "locators", socket_locators(mem, s));
-        char fix[160];
-        if (mem->channels_from_locators && populated < channels) {
-            snprintf(fix, sizeof fix, "add DIMMs so that each of the %d channels of socket %d holds one (the board "
-                     "manual gives the slot order)", channels, s);
-            finding_add(ctx, ctx_severity(ctx), subject, ev, fix,
-                        "%d of %d memory channels populated on socket %d (%d DIMMs): bandwidth is %d/%d of what the "
-                        "platform gives", populated, channels, s, dimms, populated, channels);
-        } else if (!mem->channels_from_locators && dimms < channels) {
-            snprintf(fix, sizeof fix, "add %d DIMMs to socket %d, one per empty channel", channels - dimms, s);
-            finding_add(ctx, ctx_severity(ctx), subject, ev, fix,
-                        "%d DIMMs on socket %d for %d channels: at most %d of %d channels populated (locators name no "
-                        "channel)", dimms, s, channels, dimms, channels);
-        } else if (mem->channels_from_locators) {
-            finding_add(ctx, SEV_PASS, subject, ev, NULL, "all %d memory channels populated on socket %d", channels, s);
-        } else {
-            finding_add(ctx, SEV_PASS, subject, ev, NULL,
-                        "%d DIMMs on socket %d for %d channels (judged by count: the locators name no channel)", dimms,
-                        s, channels);
-        }
-    }
+    for (int s = 0; s < mem->sockets; s++)
+        judge_socket_channels(ctx, s, channels);
 }
 
 /* Adds v to a JSON array of distinct integers. */

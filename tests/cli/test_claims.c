@@ -239,7 +239,9 @@ Test(claims, memory_and_gpu_claims_against_evidence)
     cr_expect_str_eq(verdict(doc, "memory.type"), "pass");
     cr_expect_str_eq(verdict(doc, "memory.mts"), "mismatch", "DDR5-5200 modules, 5600 claimed");
     cr_expect_eq(json_integer_value(json_object_get(claim_entry(doc, "memory.mts"), "found")), 5200);
-    cr_expect_str_eq(verdict(doc, "memory.channels_per_socket"), "unknown", "HPE locators name no channel");
+    /* HPE's type-202 DIMM location records put the 4 DIMMs of each socket on 4 of its 8 channels. */
+    cr_expect_str_eq(verdict(doc, "memory.channels_per_socket"), "mismatch");
+    cr_expect_eq(json_integer_value(json_object_get(claim_entry(doc, "memory.channels_per_socket"), "found")), 4);
     cr_expect_str_eq(verdict(doc, "gpus.model"), "pass");
     cr_expect_str_eq(verdict(doc, "gpus.count"), "pass");
     cr_expect_str_eq(verdict(doc, "gpus.memory_gb"), "pass");

@@ -83,3 +83,61 @@ Test(dmidecode, truncated_report)
     cr_assert_eq(d.devices[0].size_bytes, 0, "\"16\" without a unit is no size");
     dmi_data_free(&d);
 }
+
+/* OEM type 202 arrives as "Header and Data" hex lines: HPE's DIMM location records. */
+Test(dmidecode, hpe_dimm_location_records_from_their_hex_bytes)
+{
+    struct dmi_data d = {0};
+    char *err = NULL;
+    cr_assert_eq(dmidecode_load(REPORT("hpe-dl360-gen10-2p-xeon-ddr4-16of24"), &d, &err), 0, "%s", err);
+    cr_assert_eq(d.nhpe_dimms, 24);
+    int found = 0;
+    for (int i = 0; i < d.nhpe_dimms; i++) {
+        const struct dmi_hpe_dimm *h = &d.hpe_dimms[i];
+        if (h->device_handle != 0x0021) /* PROC 1 DIMM 7 */
+            continue;
+        found++;
+        cr_assert_eq(h->processor, 1);
+        cr_assert_eq(h->controller, 1);
+        cr_assert_eq(h->channel, 1);
+    }
+    cr_assert_eq(found, 1);
+    dmi_data_free(&d);
+}
+
+/* Intel Optane in App Direct mode (Supermicro) and a BIOS that sets the Non-Volatile bit on plain
+ * Micron RDIMMs whose type is just "DRAM" (Huawei RH2288 V3). */
+Test(dmidecode, persistent_memory_fields)
+{
+    struct dmi_data d = {0};
+    char *err = NULL;
+    cr_assert_eq(dmidecode_load(REPORT("supermicro-sys2029u-tn24r4t-2p-xeon-ddr4-8of24-optane8"), &d, &err), 0, "%s",
+                 err);
+    int optane = 0, dram = 0;
+    for (int i = 0; i < d.ndevices; i++) {
+        const struct dmi_memdev *m = &d.devices[i];
+        if (m->technology == DMI_TECH_OPTANE) {
+            optane++;
+            cr_assert(m->detail_non_volatile);
+            cr_assert_str_eq(m->type, "Logical non-volatile device");
+        } else if (m->technology == DMI_TECH_DRAM && m->size_bytes > 0) {
+            dram++;
+            cr_assert(!m->detail_non_volatile);
+        }
+    }
+    cr_assert_eq(optane, 8);
+    cr_assert_eq(dram, 8);
+    dmi_data_free(&d);
+    memset(&d, 0, sizeof d);
+    cr_assert_eq(dmidecode_load(REPORT("huawei-rh2288-v3-2p-xeon-ddr4-4of16-nonvolatile-bit"), &d, &err), 0, "%s",
+                 err);
+    int flagged = 0;
+    for (int i = 0; i < d.ndevices; i++)
+        if (d.devices[i].size_bytes > 0) {
+            flagged += d.devices[i].detail_non_volatile;
+            cr_assert_str_eq(d.devices[i].type, "DRAM");
+            cr_assert_eq(d.devices[i].technology, 0, "SMBIOS 2.8: no technology field");
+        }
+    cr_assert_eq(flagged, 4);
+    dmi_data_free(&d);
+}

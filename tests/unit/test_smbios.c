@@ -174,3 +174,32 @@ Test(smbios, a_text_file_is_not_a_dump)
     free(err);
     dmi_data_free(&d);
 }
+
+/* HPE's DIMM location record (OEM type 202) as the DL360 Gen10 report in fixtures/dmidecode
+ * prints it for PROC 1 DIMM 7 (type 17 handle 0x0021): processor 1, controller 1, channel 1. */
+Test(smbios, hpe_dimm_location_record)
+{
+    static const uint8_t table[] = {
+        0xCA, 0x1C, 0xD9, 0x00, 0x21, 0x00, 0xFF, 0x07, 0x01, 0x07, 0x00, 0x00, 0x00, 0x01, 0x01, 0x01,
+        0x41, 0x00, 0xAD, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x01, 'P', '0', '3', '0', '5', '2',
+        '-', '0', '9', '1', 0x00, 0x00,
+        127, 4, 0xFF, 0xFF, 0x00, 0x00,
+    };
+    struct dmi_data d = {0};
+    const char *err = NULL;
+    cr_assert_eq(smbios_decode_table(table, sizeof table, &d, &err), 2);
+    cr_assert_eq(d.nhpe_dimms, 1);
+    cr_assert_eq(d.hpe_dimms[0].device_handle, 0x0021);
+    cr_assert_eq(d.hpe_dimms[0].processor, 1);
+    cr_assert_eq(d.hpe_dimms[0].controller, 1);
+    cr_assert_eq(d.hpe_dimms[0].channel, 1);
+    dmi_data_free(&d);
+    /* A Gen9 record (13 bytes, ProLiant DL180 Gen9 in linuxhw/DMI) ends before the controller and channel. */
+    static const uint8_t gen9[] = {0xCA, 0x0D, 0x99, 0x00, 0x09, 0x00, 0xFF, 0x01, 0x01, 0x01, 0x00, 0x00, 0x00,
+                                   0x00, 0x00, 127, 4, 0xFF, 0xFF, 0x00, 0x00};
+    cr_assert_eq(smbios_decode_table(gen9, sizeof gen9, &d, &err), 2);
+    cr_assert_eq(d.nhpe_dimms, 1);
+    cr_assert_eq(d.hpe_dimms[0].processor, 1);
+    cr_assert_eq(d.hpe_dimms[0].channel, 0, "no channel in a Gen9 record");
+    dmi_data_free(&d);
+}
