@@ -78,6 +78,23 @@ static void record_nvidia_smi(const char *dir)
     free(tool);
 }
 
+/* A tree missing files would replay as if whole: every file, folder or link not stored is listed
+ * and the snapshot fails. */
+static int report_incomplete(const char *dir)
+{
+    const char *const *lines;
+    int listed;
+    int failed = fsroot_record_failures(&lines, &listed);
+    if (failed == 0)
+        return 0;
+    fprintf(stderr, "gpuvet snapshot: %s is incomplete: %d file%s, folder%s or link%s not stored:\n", dir, failed,
+            failed == 1 ? "" : "s", failed == 1 ? "" : "s", failed == 1 ? "" : "s");
+    for (int i = 0; i < listed; i++)
+        fprintf(stderr, "  %s\n", lines[i] ? lines[i] : "(out of memory for the name)");
+    fsroot_record_failures_clear();
+    return -1;
+}
+
 int cmd_snapshot(int argc, char **argv)
 {
     static const struct option options[] = {
@@ -114,14 +131,20 @@ int cmd_snapshot(int argc, char **argv)
     } else {
         char xml[4096];
         snprintf(xml, sizeof xml, "%s/gpuvet-hwloc.xml", abs_dir);
-        if (m.topology && hwloc_topology_export_xml(m.topology, xml, 0) != 0)
+        if (m.topology && hwloc_topology_export_xml(m.topology, xml, 0) != 0) {
             fprintf(stderr, "gpuvet snapshot: could not write %s\n", xml);
+            status = EXIT_CANNOT_RUN;
+        }
         /* A recorded tree's nvidia-smi.xml was copied when the probe read it. */
         if (fsroot_is_live())
             record_nvidia_smi(abs_dir);
-        if (write_metadata(abs_dir, &m) != 0)
+        if (write_metadata(abs_dir, &m) != 0) {
+            fprintf(stderr, "gpuvet snapshot: could not write %s/gpuvet-snapshot.json\n", abs_dir);
             status = EXIT_CANNOT_RUN;
-        else
+        }
+        if (report_incomplete(dir) != 0)
+            status = EXIT_CANNOT_RUN;
+        if (status == 0)
             printf("recorded %s into %s\nreplay with: gpuvet audit --sysroot %s\n", m.source ? m.source : "machine",
                    dir, dir);
     }
