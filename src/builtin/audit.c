@@ -209,6 +209,15 @@ int cmd_audit(int argc, char **argv)
         fprintf(stderr, "gpuvet audit: give --dmidecode or --dmi-table, not both\n");
         return EXIT_CANNOT_RUN;
     }
+    /* A FIFO or /dev/zero named as evidence is refused before a byte is read. */
+    const char *const named_files[] = {dmidecode_file, dmi_table_file, claim_file, nvidia_smi, bench_file};
+    for (size_t i = 0; i < sizeof named_files / sizeof *named_files; i++) {
+        char why[256];
+        if (named_files[i] && !fs_input_check(named_files[i], FS_INPUT_LIMIT, why, sizeof why)) {
+            fprintf(stderr, "gpuvet audit: %s: %s\n", named_files[i], why);
+            return EXIT_CANNOT_RUN;
+        }
+    }
 
     double start = now_ms();
     struct dmi_data dmi = {0};

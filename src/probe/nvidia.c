@@ -262,6 +262,11 @@ static void probe_nvml(struct machine *m)
         if (asprintf(&m->gpus.unknown_reason, "NVML cannot count GPUs: %s", nvml_error(&n, rc)) < 0)
             m->gpus.unknown_reason = NULL;
     } else {
+        if (count > GPU_MAX_PER_NODE) {
+            machine_problem(m, "nvml", "NVML reports %u GPUs, more than the %d a node holds: only the first %d are read",
+                            count, GPU_MAX_PER_NODE, GPU_MAX_PER_NODE);
+            count = GPU_MAX_PER_NODE;
+        }
         m->gpus.attached_gpus = (int)count;
         for (unsigned i = 0; i < count; i++)
             read_device(m, &n, i);

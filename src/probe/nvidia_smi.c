@@ -291,10 +291,19 @@ static int read_document(struct machine *m, const char *file, xmlDoc *doc)
     parse_cuda_version(cuda, &m->gpus.cuda_major, &m->gpus.cuda_minor);
     free(cuda);
     set_int(root, "attached_gpus", &m->gpus.attached_gpus);
-    int status = 0;
-    for (const xmlNode *c = root->children; c; c = c->next)
-        if (c->type == XML_ELEMENT_NODE && !strcmp((const char *)c->name, "gpu") && read_gpu(m, file, c) != 0)
+    int status = 0, seen = 0;
+    for (const xmlNode *c = root->children; c; c = c->next) {
+        if (c->type != XML_ELEMENT_NODE || strcmp((const char *)c->name, "gpu") != 0)
+            continue;
+        /* Bounded: the GPU-pair work downstream is quadratic in the count. */
+        if (++seen > GPU_MAX_PER_NODE)
+            continue;
+        if (read_gpu(m, file, c) != 0)
             status = -1;
+    }
+    if (seen > GPU_MAX_PER_NODE)
+        machine_problem(m, file, "holds %d <gpu> elements; only the first %d are read (no node has more)", seen,
+                        GPU_MAX_PER_NODE);
     return status;
 }
 
@@ -315,6 +324,18 @@ static int parse_failed(struct machine *m, const char *file)
 /* Real files are under 1 MB per GPU; anything this big is not nvidia-smi output. */
 #define NVIDIA_SMI_MAX_BYTES (64u << 20)
 
+/* SAX hook: the first entity declaration stops the parse, before any entity could expand.
+ * Real nvidia-smi output names an external DTD (not loaded) and declares no entities; a file
+ * that nests them (a "billion laughs") took a minute and gigabytes to expand. */
+static void refuse_entity(void *ctx, const xmlChar *name, int type, const xmlChar *public_id,
+                          const xmlChar *system_id, xmlChar *content)
+{
+    (void)name, (void)type, (void)public_id, (void)system_id, (void)content;
+    xmlParserCtxtPtr ctxt = ctx;
+    *(bool *)ctxt->_private = true;
+    xmlStopParser(ctxt);
+}
+
 static int read_buffer(struct machine *m, const char *file, const char *text, size_t len)
 {
     if (len > NVIDIA_SMI_MAX_BYTES) {
@@ -322,8 +343,24 @@ static int read_buffer(struct machine *m, const char *file, const char *text, si
         return -1;
     }
     xmlResetLastError();
-    /* No network, no external DTD (the files name nvsmi_device_vN.dtd, which is not shipped). */
-    xmlDoc *doc = xmlReadMemory(text, (int)len, file, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+    xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
+    if (!ctxt) {
+        machine_problem(m, file, "cannot be parsed: out of memory");
+        return -1;
+    }
+    bool declares_entities = false;
+    ctxt->_private = &declares_entities;
+    ctxt->sax->entityDecl = refuse_entity;
+    /* No network, no DTD loading (the files name nvsmi_device_vN.dtd, which is not shipped), no
+     * entity substitution (XML_PARSE_NOENT is not given). */
+    xmlDoc *doc = xmlCtxtReadMemory(ctxt, text, (int)len, file, NULL,
+                                    XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+    xmlFreeParserCtxt(ctxt);
+    if (declares_entities) {
+        xmlFreeDoc(doc);
+        machine_problem(m, file, "declares XML entities: not `nvidia-smi -q -x` output (refused unexpanded)");
+        return -1;
+    }
     if (!doc)
         return parse_failed(m, file);
     int rc = read_document(m, file, doc);
@@ -333,25 +370,11 @@ static int read_buffer(struct machine *m, const char *file, const char *text, si
 
 int probe_nvidia_smi_file(struct machine *m, const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        machine_problem(m, path, "cannot be read: %m");
-        return -1;
-    }
-    char *text = NULL;
+    char why[256];
     size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
-    char buf[65536];
-    size_t n;
-    while (mem && (n = fread(buf, 1, sizeof buf, f)) > 0)
-        fwrite(buf, 1, n, mem);
-    bool read_error = ferror(f);
-    fclose(f);
-    if (mem)
-        fclose(mem);
-    if (!text || read_error) {
-        free(text);
-        machine_problem(m, path, "cannot be read");
+    char *text = (char *)fs_read_input(path, NVIDIA_SMI_MAX_BYTES, &len, why, sizeof why);
+    if (!text) {
+        machine_problem(m, path, "cannot be read: %s", why);
         return -1;
     }
     int rc = read_buffer(m, path, text, len);

@@ -400,18 +400,25 @@ const char *fs_last_failure(void) { return last_failure[0] ? last_failure : NULL
 
 /* Reads at most limit bytes (+1 to notice more) of an open regular file into a buffer with one
  * spare byte for a NUL; NULL with errno set (EFBIG when larger than limit). */
-static unsigned char *read_fd_bounded(int fd, size_t limit, size_t *len)
+/* 0 when fd is a regular file whose stated size is within limit; else the errno to report. */
+static int check_regular(int fd, size_t limit)
 {
     struct stat st;
     if (fstat(fd, &st) != 0)
-        return NULL;
-    if (!S_ISREG(st.st_mode)) {
-        errno = EFTYPE_NOT_REGULAR;
-        return NULL;
-    }
+        return errno;
+    if (!S_ISREG(st.st_mode))
+        return EFTYPE_NOT_REGULAR;
     /* sysfs and procfs report 4096 or 0 whatever they hold; a real file's size is honest. */
-    if ((unsigned long long)st.st_size > limit) {
-        errno = EFBIG;
+    if ((unsigned long long)st.st_size > limit)
+        return EFBIG;
+    return 0;
+}
+
+static unsigned char *read_fd_bounded(int fd, size_t limit, size_t *len)
+{
+    int bad = check_regular(fd, limit);
+    if (bad) {
+        errno = bad;
         return NULL;
     }
     size_t cap = 4096, got = 0;
@@ -466,21 +473,39 @@ static unsigned char *read_whole(const char *path, size_t limit, size_t *len)
     return buf;
 }
 
+static void describe_input_failure(int error, size_t limit, char *why, size_t whylen)
+{
+    if (error == EFTYPE_NOT_REGULAR)
+        snprintf(why, whylen, "not a regular file (a FIFO, device or socket): give a saved file");
+    else if (error == EFBIG)
+        snprintf(why, whylen, "larger than %zu MiB: not the expected evidence file", limit >> 20);
+    else
+        snprintf(why, whylen, "%s", strerror(error));
+}
+
+/* O_NONBLOCK: opening a FIFO for reading would wait for a writer. */
+#define INPUT_OPEN_FLAGS (O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+
+bool fs_input_check(const char *path, size_t limit, char *why, size_t whylen)
+{
+    int fd = open(path, INPUT_OPEN_FLAGS);
+    int error = fd >= 0 ? check_regular(fd, limit) : errno;
+    if (fd >= 0)
+        close(fd);
+    if (error)
+        describe_input_failure(error, limit, why, whylen);
+    return error == 0;
+}
+
 unsigned char *fs_read_input(const char *path, size_t limit, size_t *len, char *why, size_t whylen)
 {
-    /* O_NONBLOCK: opening a FIFO for reading would wait for a writer. */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    int fd = open(path, INPUT_OPEN_FLAGS);
     unsigned char *buf = fd >= 0 ? read_fd_bounded(fd, limit, len) : NULL;
     int error = buf ? 0 : errno;
     if (fd >= 0)
         close(fd);
     if (!buf) {
-        if (error == EFTYPE_NOT_REGULAR)
-            snprintf(why, whylen, "not a regular file (a FIFO, device or socket): give a saved file");
-        else if (error == EFBIG)
-            snprintf(why, whylen, "larger than %zu MiB: not the expected evidence file", limit >> 20);
-        else
-            snprintf(why, whylen, "%s", strerror(error));
+        describe_input_failure(error, limit, why, whylen);
         errno = error;
         return NULL;
     }

@@ -49,6 +49,11 @@ const char *fs_last_failure(void);
  * the root) of at most limit bytes, NUL-terminated. A FIFO or device (/dev/zero) is refused
  * before any byte is read. NULL with the reason in why (and errno) otherwise. */
 unsigned char *fs_read_input(const char *path, size_t limit, size_t *len, char *why, size_t whylen);
+/* The same refusal for loaders that read the file themselves: false, with the reason in why,
+ * when path is not a regular file of at most limit bytes. Nothing is read. */
+bool fs_input_check(const char *path, size_t limit, char *why, size_t whylen);
+/* The bound on any evidence file a user names (real ones are well under 10 MiB). */
+#define FS_INPUT_LIMIT (64u << 20)
 
 /* printf-style path. */
 char *fs_readf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -1,0 +1,123 @@
+/* Evidence files that try to hang, exhaust or flood the audit: /dev/zero and a FIFO as input, an
+ * nvidia-smi file with internal entities, one with hundreds of copies of a real file's <gpu>. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#define SMI(name) GPUVET_TEST_SOURCE "/fixtures/nvidia-smi/" name
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void expect_refused(const char *cmd, const char *option, const char *file)
+{
+    struct run_result r = cmd[0] == 'a' ? run_gpuvet(cmd, option, file, "--json", NULL)
+                                        : run_gpuvet(cmd, file, "--json", NULL);
+    cr_assert_eq(r.status, 2, "%s %s %s: exit %d; stderr: %s", cmd, option, file, r.status, r.err);
+    cr_assert(strstr(r.err, "not a regular file"), "%s %s %s: stderr: %s", cmd, option, file, r.err);
+    run_result_free(&r);
+}
+
+Test(hostile_input, dev_zero_is_refused_before_it_is_read, .timeout = 60)
+{
+    static const char *const options[] = {"--dmidecode", "--dmi-table", "--nvidia-smi", "--claim", "--bench"};
+    for (size_t i = 0; i < sizeof options / sizeof *options; i++)
+        expect_refused("audit", options[i], "/dev/zero");
+    expect_refused("cost", NULL, "/dev/zero");
+}
+
+Test(hostile_input, a_fifo_is_refused_not_waited_on, .timeout = 60)
+{
+    char dir[] = "/tmp/gpuvet-fifoXXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char fifo[64];
+    snprintf(fifo, sizeof fifo, "%s/input", dir);
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    expect_refused("audit", "--claim", fifo);
+    expect_refused("audit", "--nvidia-smi", fifo);
+    unlink(fifo);
+    rmdir(dir);
+}
+
+static char *write_temp(const char *text)
+{
+    char *path = strdup("/tmp/gpuvet-inputXXXXXX");
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+Test(hostile_input, nvidia_smi_entities_are_refused_unexpanded, .timeout = 60)
+{
+    /* 200 KB: one 50 KB entity referenced 50,000 times (2.5 GB once expanded). */
+    size_t entity = 50000, refs = 50000;
+    char *text = malloc(entity + refs * 3 + 512), *p = text;
+    p += sprintf(p, "<?xml version=\"1.0\"?>\n<!DOCTYPE nvidia_smi_log [\n<!ENTITY a \"");
+    memset(p, 'x', entity);
+    p += entity;
+    p += sprintf(p, "\">\n]>\n<nvidia_smi_log><driver_version>");
+    for (size_t i = 0; i < refs; i++)
+        p += sprintf(p, "&a;");
+    sprintf(p, "</driver_version></nvidia_smi_log>\n");
+    char *path = write_temp(text);
+    double start = now_s();
+    struct run_result r = run_gpuvet("audit", "--nvidia-smi", path, "--json", NULL);
+    double took = now_s() - start;
+    cr_assert_eq(r.status, 2, "exit %d; stderr: %s", r.status, r.err);
+    cr_assert(strstr(r.err, "declares XML entities"), "stderr: %s", r.err);
+    cr_assert(took < 5, "took %.1f s", took);
+    run_result_free(&r);
+    unlink(path);
+    free(path);
+    free(text);
+}
+
+Test(hostile_input, thousands_of_gpus_are_capped_with_a_message, .timeout = 120)
+{
+    /* A real file's <gpu> element, repeated 500 times. */
+    FILE *f = fopen(SMI("telegraf-a100-sxm4-80gb-mig-v12.xml"), "r");
+    cr_assert_not_null(f);
+    char *real = calloc(1, 1 << 20);
+    size_t n = fread(real, 1, (1 << 20) - 1, f);
+    fclose(f);
+    real[n] = '\0';
+    char *open_gpu = strstr(real, "<gpu "), *close_gpu = strstr(real, "</gpu>");
+    cr_assert(open_gpu && close_gpu);
+    close_gpu += strlen("</gpu>");
+    size_t gpu_len = (size_t)(close_gpu - open_gpu), copies = 500;
+    char *text = malloc(n + gpu_len * copies + 1), *p = text;
+    memcpy(p, real, (size_t)(open_gpu - real));
+    p += open_gpu - real;
+    for (size_t i = 0; i < copies; i++) {
+        memcpy(p, open_gpu, gpu_len);
+        p += gpu_len;
+    }
+    strcpy(p, close_gpu);
+    char *path = write_temp(text);
+    struct run_result r = run_gpuvet("audit", "--nvidia-smi", path, "--json", NULL);
+    cr_assert(r.status == 0 || r.status == 1, "exit %d; stderr: %s", r.status, r.err);
+    json_t *doc = run_json(&r);
+    json_t *gpus = json_object_get(json_object_get(doc, "machine"), "gpus");
+    size_t count = json_is_array(gpus) ? json_array_size(gpus) : json_array_size(json_object_get(gpus, "devices"));
+    cr_assert_eq(count, 64, "%zu GPUs read", count);
+    cr_assert(strstr(r.out, "holds 500 <gpu> elements; only the first 64 are read"), "no message");
+    json_decref(doc);
+    run_result_free(&r);
+    unlink(path);
+    free(path);
+    free(text);
+    free(real);
+}
