@@ -13,6 +13,7 @@
 #include "probe/dmi.h"
 #include "probe/probe.h"
 #include "report/report.h"
+#include "util/deadline.h"
 #include "util/fsroot.h"
 
 static const char usage[] =
@@ -109,7 +110,17 @@ static int set_data_dir(struct machine *m, const char *dir)
 {
     char *path = NULL;
     if (fsroot_is_live()) {
-        path = realpath(dir, NULL);
+        double limit = deadline_seconds("GPUVET_DEADLINE_STATFS_S", DEADLINE_STATFS_S);
+        path = realpath_bounded(dir, limit);
+        if (!path && errno == ETIMEDOUT) {
+            /* A hung NFS or FUSE mount: its mount is still found by the path as given. */
+            char cwd[PATH_MAX];
+            if (asprintf(&path, "%s%s%s", dir[0] == '/' ? "" : getcwd(cwd, sizeof cwd) ? cwd : ".",
+                         dir[0] == '/' ? "" : "/", dir) < 0)
+                path = NULL;
+            machine_problem(m, dir, "no answer from its filesystem (realpath) in %g s: a hung NFS or FUSE mount? "
+                                    "Judged by the path as given", limit);
+        }
         if (!path) {
             fprintf(stderr, "gpuvet audit: --data-dir %s: %s\n", dir, strerror(errno));
             return -1;

@@ -14,6 +14,8 @@
 #include "builtin/builtin.h"
 #include "probe/probe.h"
 #include "rules/rule.h"
+#include "util/child.h"
+#include "util/deadline.h"
 #include "util/fsroot.h"
 
 static const char usage[] =
@@ -54,28 +56,30 @@ static char *find_in_path(const char *name)
 }
 
 /* Stores `nvidia-smi -q -x` as DIR/nvidia-smi.xml (what audit --sysroot DIR reads for the GPUs).
- * A missing nvidia-smi is normal (no NVIDIA driver); a failing one is reported. */
-static void record_nvidia_smi(const char *dir)
+ * A missing nvidia-smi is normal (no NVIDIA driver): 0; a failing or hung one is reported: -1. */
+static int record_nvidia_smi(const char *dir)
 {
     char *tool = find_in_path("nvidia-smi");
     if (!tool)
-        return;
-    char cmd[4200], path[4096];
-    snprintf(cmd, sizeof cmd, "'%s' -q -x", tool);
+        return 0;
+    char path[4096], why[512] = "";
     snprintf(path, sizeof path, "%s%s", dir, NVIDIA_SMI_SNAPSHOT_FILE);
-    FILE *in = popen(cmd, "r"), *out = in ? fopen(path, "w") : NULL;
-    char buf[65536];
-    size_t n, total = 0;
-    while (out && (n = fread(buf, 1, sizeof buf, in)) > 0)
-        total += fwrite(buf, 1, n, out);
-    int status = in ? pclose(in) : -1;
-    if (out)
-        fclose(out);
-    if (status != 0 || total == 0) {
+    char *argv[] = {tool, "-q", "-x", NULL};
+    double limit = deadline_seconds("GPUVET_DEADLINE_CHILD_S", DEADLINE_CHILD_S);
+    int status = child_run_bounded(argv, path, FS_INPUT_LIMIT, limit, why, sizeof why);
+    struct stat st;
+    if (status == CHILD_TIMED_OUT)
+        fprintf(stderr, "gpuvet snapshot: no answer from `%s -q -x` in %g s (a hung driver?): GPU facts not recorded\n",
+                tool, limit);
+    else if (status < 0)
+        fprintf(stderr, "gpuvet snapshot: %s: GPU facts not recorded\n", why);
+    else if (status != 0 || stat(path, &st) != 0 || st.st_size == 0)
         fprintf(stderr, "gpuvet snapshot: `%s -q -x` failed (status %d): GPU facts not recorded\n", tool, status);
+    bool failed = status != 0 || stat(path, &st) != 0 || st.st_size == 0;
+    if (failed)
         unlink(path);
-    }
     free(tool);
+    return failed ? -1 : 0;
 }
 
 /* A tree missing files would replay as if whole: every file, folder or link not stored is listed
@@ -136,8 +140,8 @@ int cmd_snapshot(int argc, char **argv)
             status = EXIT_CANNOT_RUN;
         }
         /* A recorded tree's nvidia-smi.xml was copied when the probe read it. */
-        if (fsroot_is_live())
-            record_nvidia_smi(abs_dir);
+        if (fsroot_is_live() && record_nvidia_smi(abs_dir) != 0)
+            status = EXIT_CANNOT_RUN;
         if (write_metadata(abs_dir, &m) != 0) {
             fprintf(stderr, "gpuvet snapshot: could not write %s/gpuvet-snapshot.json\n", abs_dir);
             status = EXIT_CANNOT_RUN;

@@ -36,8 +36,15 @@ struct fs_open_how {
 static char root_dir[PATH_MAX] = "";
 static char record_dir[PATH_MAX] = "";
 
+/* The root folder, opened once for every fs_open under it; -1 until needed. */
+static int root_fd = -1;
+
 void fsroot_set(const char *root)
 {
+    if (root_fd >= 0) {
+        close(root_fd);
+        root_fd = -1;
+    }
     if (!root || !strcmp(root, "/")) {
         root_dir[0] = '\0';
         return;
@@ -157,16 +164,21 @@ static int open_walking(int root_fd, const char *path, int flags)
     return openat(root_fd, cur[0] ? cur : ".", flags | O_NOFOLLOW | O_CLOEXEC);
 }
 
+/* Set when the kernel lacks openat2 (or a test asks for the walk). */
+static bool no_openat2;
+
+void fsroot_use_openat2(bool use) { no_openat2 = !use; }
+
 int fs_open(const char *path, int flags)
 {
     if (fsroot_is_live())
         return open(path, flags | O_CLOEXEC);
-    int root_fd = open(root_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (root_fd < 0)
+        root_fd = open(root_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (root_fd < 0)
         return -1;
     struct fs_open_how how = {.flags = (unsigned long long)(flags | O_CLOEXEC),
                               .resolve = FS_RESOLVE_IN_ROOT | FS_RESOLVE_NO_MAGICLINKS};
-    static bool no_openat2;
     int fd = -1;
     if (!no_openat2) {
         fd = (int)syscall(SYS_openat2, root_fd, path, &how, sizeof how);
@@ -176,9 +188,6 @@ int fs_open(const char *path, int flags)
     }
     if (no_openat2)
         fd = open_walking(root_fd, path, flags);
-    int error = errno;
-    close(root_fd);
-    errno = error;
     return fd;
 }
 
@@ -755,8 +764,12 @@ static bool check_dir(struct tree_check *c, int dir_fd, const char *path, int de
             ok = false;
             break;
         }
-        struct stat st;
-        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        /* readdir's type saves a stat per entry; some filesystems leave it unknown. */
+        struct stat st = {.st_mode = e->d_type == DT_LNK   ? S_IFLNK
+                                     : e->d_type == DT_DIR ? S_IFDIR
+                                     : e->d_type == DT_REG ? S_IFREG
+                                                           : 0};
+        if (e->d_type == DT_UNKNOWN && fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
             continue;
         if (S_ISLNK(st.st_mode)) {
             char target[PATH_MAX];
@@ -798,9 +811,6 @@ bool fs_tree_is_closed(const char *top, char *why, size_t whylen)
     int fd = fs_open(top, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
     if (fd < 0)
         return true; /* absent: nothing there to leave by */
-    c.root_fd = open(root_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    bool closed = check_dir(&c, fd, top, depth);
-    if (c.root_fd >= 0)
-        close(c.root_fd);
-    return closed;
+    c.root_fd = root_fd; /* opened by fs_open above */
+    return check_dir(&c, fd, top, depth);
 }

@@ -29,6 +29,8 @@ void fsroot_record_failures_clear(void);
  * root were "/" (absolute targets and ".." stay inside), with openat2(RESOLVE_IN_ROOT) where the
  * kernel has it and a component-by-component walk otherwise. flags as for open(2). */
 int fs_open(const char *path, int flags);
+/* false: always use the component walk (tests run both ways; a kernel without openat2 gets it). */
+void fsroot_use_openat2(bool use);
 
 /* Joins the root and an absolute machine path into buf; returns buf. */
 char *fsroot_path(char *buf, size_t size, const char *path);
