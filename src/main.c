@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "builtin/builtin.h"
+#include "util/output.h"
 
 struct command {
     const char *name;
@@ -26,7 +27,7 @@ static void print_usage(FILE *out)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         print_usage(argc < 2 ? stderr : stdout);
@@ -42,4 +43,14 @@ int main(int argc, char **argv)
     fprintf(stderr, "gpuvet: unknown command '%s'\n", argv[1]);
     print_usage(stderr);
     return EXIT_CANNOT_RUN;
+}
+
+int main(int argc, char **argv)
+{
+    output_guard_std_fds();
+    int rc = run(argc, argv);
+    /* A report that did not reach stdout (closed, disk full) is no result at all. */
+    if (output_finish() != 0)
+        return EXIT_CANNOT_RUN;
+    return rc;
 }

@@ -1,10 +1,14 @@
 /* Evidence files that try to hang, exhaust or flood the audit: /dev/zero and a FIFO as input, an
- * nvidia-smi file with internal entities, one with hundreds of copies of a real file's <gpu>. */
+ * nvidia-smi file with internal entities, one with hundreds of copies of a real file's <gpu>, a file
+ * size limit hit while bench storage writes. */
 #include <criterion/criterion.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -120,4 +124,34 @@ Test(hostile_input, thousands_of_gpus_are_capped_with_a_message, .timeout = 120)
     free(path);
     free(text);
     free(real);
+}
+
+Test(hostile_input, a_file_size_limit_during_bench_storage_removes_its_file, .timeout = 120)
+{
+    char dir[] = "/tmp/gpuvet-xfszXXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    /* `ulimit -f` (KiB in bash, 512-byte blocks in dash): far below the 64 MiB minimum file. */
+    char script[512];
+    snprintf(script, sizeof script, "ulimit -f 20000; exec '%s' bench storage --dir '%s' >/dev/null 2>&1",
+             GPUVET_BIN, dir);
+    int status = system(script);
+    bool died_of_it = (WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ) ||
+                      (WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGXFSZ);
+    cr_assert(died_of_it, "status %#x: should die of SIGXFSZ", status);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "test -z \"$(ls -A '%s')\"", dir);
+    cr_assert_eq(system(cmd), 0, "the benchmark's file was left in %s", dir);
+    rmdir(dir);
+}
+
+Test(hostile_input, a_report_that_cannot_be_written_is_exit_2)
+{
+    static const char *const sinks[] = {">&-", ">/dev/full"};
+    for (size_t i = 0; i < sizeof sinks / sizeof *sinks; i++) {
+        char script[1024];
+        snprintf(script, sizeof script, "'%s' audit --json --sysroot '%s' %s 2>/dev/null", GPUVET_BIN,
+                 fixture("sysroot/32intel64-2p8co2t+8ve"), sinks[i]);
+        int status = system(script);
+        cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 2, "%s: status %#x, want exit 2", sinks[i], status);
+    }
 }
