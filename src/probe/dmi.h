@@ -53,6 +53,12 @@ struct dmi_psu {            /* type 39 */
     char *status;           /* "OK", "Non-critical", ...; NULL unknown */
 };
 
+/* More memory devices (DIMM slots) than any server has (the largest hold 96 per node, with CXL
+ * expanders a few hundred): a table or dmidecode file past it is refused, not numbered. */
+#define DMI_MAX_MEMORY_DEVICES 1024
+#define DMI_STR(x) #x
+#define DMI_XSTR(x) DMI_STR(x)
+
 struct dmi_data {
     char *source;           /* what it was read from (a path, "dmidecode FILE") */
     int version_major, version_minor; /* 0 unknown */

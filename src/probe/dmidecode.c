@@ -270,6 +270,12 @@ int dmidecode_parse(const char *text, struct dmi_data *d, char **error)
         *error = strdup("no \"Handle 0x..., DMI type N\" blocks: not dmidecode output");
         return -1;
     }
+    if (d->ndevices > DMI_MAX_MEMORY_DEVICES) {
+        if (asprintf(error, "%d memory devices, more than the %d any server has: not read", d->ndevices,
+                     DMI_MAX_MEMORY_DEVICES) < 0)
+            *error = NULL;
+        return -1;
+    }
     finish_processors(d);
     return 0;
 }

@@ -108,9 +108,18 @@ static int normalise_sockets(struct memory_info *mem)
     return nseen;
 }
 
-/* Channel keys (controller * 64 + channel) become 0..n-1 per socket, in locator order. */
+/* Channel keys (controller * 64 + channel) become 0..n-1 per socket, in locator order.
+ * Quadratic, not cubic: which DIMM first holds each key is found once, before the counting. */
 static void number_channels(struct memory_info *mem)
 {
+    bool *first = calloc((size_t)mem->ndimms + 1, sizeof *first);
+    if (!first)
+        return;
+    for (int k = 0; k < mem->ndimms; k++) {
+        first[k] = true;
+        for (int j = 0; j < k && first[k]; j++)
+            first[k] = !(mem->dimms[j].socket == mem->dimms[k].socket && mem->dimms[j].channel == mem->dimms[k].channel);
+    }
     for (int i = 0; i < mem->ndimms; i++) {
         struct dimm *d = &mem->dimms[i];
         if (d->channel < 0 || d->socket < 0)
@@ -118,13 +127,11 @@ static void number_channels(struct memory_info *mem)
         int below = 0;
         for (int k = 0; k < mem->ndimms; k++) {
             const struct dimm *o = &mem->dimms[k];
-            bool counted = false; /* count each smaller key once */
-            for (int j = 0; j < k && !counted; j++)
-                counted = mem->dimms[j].socket == o->socket && mem->dimms[j].channel == o->channel;
-            below += !counted && o->socket == d->socket && o->channel >= 0 && o->channel < d->channel;
+            below += first[k] && o->socket == d->socket && o->channel >= 0 && o->channel < d->channel;
         }
         d->channel_index = below;
     }
+    free(first);
     for (int i = 0; i < mem->ndimms; i++)
         if (mem->dimms[i].channel >= 0 && mem->dimms[i].socket >= 0)
             mem->dimms[i].channel = mem->dimms[i].channel_index;

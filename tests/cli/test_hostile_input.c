@@ -155,3 +155,53 @@ Test(hostile_input, a_report_that_cannot_be_written_is_exit_2)
         cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 2, "%s: status %#x, want exit 2", sinks[i], status);
     }
 }
+
+/* A real dmidecode file with its populated type-17 blocks repeated up to `dimms` times. */
+static char *dmidecode_with_dimms(int dimms)
+{
+    FILE *f = fopen(GPUVET_TEST_SOURCE "/fixtures/dmidecode/gigabyte-g482-z54-2p-epyc-ddr4-16of32.dmidecode.txt", "r");
+    cr_assert_not_null(f);
+    static char real[1 << 20];
+    size_t n = fread(real, 1, sizeof real - 1, f);
+    fclose(f);
+    real[n] = '\0';
+    const char *dimm = strstr(real, "\n\nHandle 0x005C, DMI type 17,"); /* 16 GB in DIMM_P0_A1 */
+    cr_assert_not_null(dimm, "the fixture changed");
+    dimm += 2;
+    size_t dimm_len = (size_t)(strstr(dimm, "\n\n") - dimm);
+    char *path = strdup("/tmp/gpuvet-dimmsXXXXXX");
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    FILE *out = fdopen(fd, "w");
+    fwrite(real, 1, n, out);
+    for (int i = 0; i < dimms; i++) {
+        /* A handle of its own; the body (size, locator) as recorded. */
+        const char *body = strchr(dimm, '\n');
+        fprintf(out, "\nHandle 0x%04X, DMI type 17, 84 bytes%.*s\n", 0x8000 + i, (int)(dimm + dimm_len - body), body);
+    }
+    fclose(out);
+    return path;
+}
+
+Test(hostile_input, thousands_of_dimms_are_refused_and_a_thousand_stay_fast, .timeout = 60)
+{
+    char *many = dmidecode_with_dimms(3000), *thousand = dmidecode_with_dimms(990); /* + the file's own 32 slots */
+    struct run_result r = run_gpuvet("audit", "--dmidecode", many, "--json", NULL);
+    cr_assert_eq(r.status, 2, "exit %d; stderr: %s", r.status, r.err);
+    cr_assert(strstr(r.err, "memory devices, more than the 1024 any server has"), "stderr: %s", r.err);
+    run_result_free(&r);
+    double start = now_s();
+    r = run_gpuvet("audit", "--dmidecode", thousand, "--json", NULL);
+    double took = now_s() - start;
+    cr_assert(r.status == 0 || r.status == 1, "exit %d; stderr: %s", r.status, r.err);
+    json_t *doc = run_json(&r);
+    json_t *dimms = json_object_get(json_object_get(json_object_get(doc, "machine"), "memory"), "dimms");
+    cr_assert_geq(json_array_size(dimms), 990);
+    cr_assert(took < 5, "1000 DIMMs took %.1f s", took);
+    json_decref(doc);
+    run_result_free(&r);
+    unlink(many);
+    unlink(thousand);
+    free(many);
+    free(thousand);
+}
