@@ -15,6 +15,7 @@
 #include "report/report.h"
 #include "util/deadline.h"
 #include "util/fsroot.h"
+#include "util/output.h"
 
 static const char usage[] =
     "usage: gpuvet audit [--sysroot DIR] [--nvidia-smi FILE] [--dmidecode FILE | --dmi-table FILE]\n"
@@ -291,8 +292,14 @@ int cmd_audit(int argc, char **argv)
     }
     struct findings findings = {0};
     rules_run(&m, workload, &inputs, &findings);
-    for (int i = 0; i < m.nproblems; i++)
-        fprintf(stderr, "gpuvet: warning: %s: %s\n", m.problems[i].path, m.problems[i].message);
+    for (int i = 0; i < m.nproblems; i++) {
+        char *line = NULL; /* paths and messages quote evidence files: escaped like the report */
+        int n = asprintf(&line, "gpuvet: warning: %s: %s\n", m.problems[i].path ? m.problems[i].path : "?",
+                         m.problems[i].message ? m.problems[i].message : "?");
+        if (n > 0)
+            text_write_escaped(stderr, line, (size_t)n, NULL);
+        free(line);
+    }
 
     struct audit_report report = {&m, &findings, workload, now_ms() - start, inputs.claims, redact};
     int rc = json ? report_json(stdout, &report) : report_text(stdout, &report, use_colour(), verbose);

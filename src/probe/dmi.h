@@ -56,6 +56,8 @@ struct dmi_psu {            /* type 39 */
 /* More memory devices (DIMM slots) than any server has (the largest hold 96 per node, with CXL
  * expanders a few hundred): a table or dmidecode file past it is refused, not numbered. */
 #define DMI_MAX_MEMORY_DEVICES 1024
+/* A size no DIMM has (dmidecode text past 16 TB): the file is refused. */
+#define DMI_SIZE_INVALID UINT64_MAX
 #define DMI_STR(x) #x
 #define DMI_XSTR(x) DMI_STR(x)
 

@@ -11,6 +11,8 @@
 #include "util/fsroot.h"
 
 #define EDAC_MC "/sys/devices/system/edac/mc"
+/* 16 TiB: more than any DIMM; a size past it is not believed (and 1024 of them still fit int64). */
+#define EDAC_DIMM_MAX_MIB (16L << 20)
 
 /* "CPU_SrcID#0_MC#1_Chan#2_DIMM#0" (skx/i10nm) or a dimm_location "channel 2 slot 0". */
 static void edac_position(const char *label, const char *location, int *socket, int *channel)
@@ -55,6 +57,8 @@ static void add_dimms(struct memory_info *mem, const char *mc_dir, int mc_index,
         snprintf(dir, sizeof dir, "%s/%s", mc_dir, names[i]);
         long mib = read_count(dir, "size");
         if (mib <= 0)
+            continue;
+        if (mib > EDAC_DIMM_MAX_MIB) /* would wrap the byte count into a plausible size */
             continue;
         if (mem->ndimms >= DMI_MAX_MEMORY_DEVICES)
             break;

@@ -4,6 +4,7 @@
  * so each fact tries every name it has had. Files trimmed by hand have fewer <gpu> elements than
  * attached_gpus says: both numbers are kept and neither is trusted to match. */
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,14 @@ static char *text_at(const xmlNode *node, const char *path)
     return out;
 }
 
+/* Larger than any count, clock, size in MiB or power nvidia-smi prints; a value past it (or inf,
+ * nan) is refused, not converted into a wrapped integer. */
+#define NVIDIA_SMI_NUMBER_MAX 1e15
+
+/* Values refused by number_at in the file being read: reported once per file. */
+static int refused_numbers;
+static char first_refused[160];
+
 /* A number followed by an optional unit ("16x", "81920 MiB", "67.03 W", "27 C"). */
 static bool number_at(const xmlNode *node, const char *path, double *out)
 {
@@ -68,6 +77,11 @@ static bool number_at(const xmlNode *node, const char *path, double *out)
     char *end;
     double v = strtod(t, &end);
     bool ok = end != t && (*end == '\0' || *end == ' ' || *end == 'x');
+    if (ok && !(fabs(v) <= NVIDIA_SMI_NUMBER_MAX)) {
+        if (refused_numbers++ == 0)
+            snprintf(first_refused, sizeof first_refused, "%s = %.60s", path, t);
+        ok = false;
+    }
     if (ok)
         *out = v;
     free(t);
@@ -85,7 +99,7 @@ static void set_int64(const xmlNode *node, const char *path, int64_t *out)
 {
     double v;
     if (number_at(node, path, &v) && v >= 0)
-        *out = (int64_t)v;
+        *out = (int64_t)v; /* below NVIDIA_SMI_NUMBER_MAX: fits */
 }
 
 static void set_double(const xmlNode *node, const char *path, double *out)
@@ -122,7 +136,7 @@ static int64_t sum_counters(const xmlNode *node, const char *const *paths)
         int64_t v = -1;
         set_int64(node, *paths, &v);
         if (v >= 0)
-            total = (total < 0 ? 0 : total) + v;
+            total = (total < 0 ? 0 : total) + v; /* each below NVIDIA_SMI_NUMBER_MAX: no overflow */
     }
     return total;
 }
@@ -224,14 +238,20 @@ static int read_gpu(struct machine *m, const char *file, const xmlNode *g)
     set_string(g, "serial", &gpu->serial);
     set_string(g, "vbios_version", &gpu->vbios);
     double mib;
-    if (number_at(g, "fb_memory_usage/total", &mib))
+    if (number_at(g, "fb_memory_usage/total", &mib) && mib >= 0 && mib * 1024 * 1024 < 9e18)
         gpu->memory_total_bytes = (int64_t)(mib * 1024 * 1024);
     set_tristate(g, "persistence_mode", &gpu->persistence);
     set_tristate(g, "mig_mode/current_mig", &gpu->mig_current);
     set_tristate(g, "mig_mode/pending_mig", &gpu->mig_pending);
     char *pstate = text_at(g, "performance_state");
-    if (pstate && pstate[0] == 'P' && isdigit((unsigned char)pstate[1]))
-        gpu->pstate = atoi(pstate + 1);
+    /* P0..P15; "P99999999999" must not wrap into a plausible state. */
+    char *pstate_end = NULL;
+    long pstate_number = pstate && pstate[0] == 'P' && isdigit((unsigned char)pstate[1])
+                             ? strtol(pstate + 1, &pstate_end, 10) : -1;
+    if (pstate_number >= 0 && pstate_number <= 15 && *pstate_end == '\0')
+        gpu->pstate = (int)pstate_number;
+    else if (pstate)
+        machine_problem(m, file, "GPU %s: performance state \"%.40s\" is not P0..P15: unknown", bus_id, pstate);
     free(pstate);
     set_int(g, "pci/pci_gpu_link_info/pcie_gen/current_link_gen", &gpu->pcie_gen_current);
     set_int(g, "pci/pci_gpu_link_info/pcie_gen/max_link_gen", &gpu->pcie_gen_max);
@@ -292,6 +312,7 @@ static int read_document(struct machine *m, const char *file, xmlDoc *doc)
     free(cuda);
     set_int(root, "attached_gpus", &m->gpus.attached_gpus);
     int status = 0, seen = 0;
+    refused_numbers = 0;
     for (const xmlNode *c = root->children; c; c = c->next) {
         if (c->type != XML_ELEMENT_NODE || strcmp((const char *)c->name, "gpu") != 0)
             continue;
@@ -301,6 +322,9 @@ static int read_document(struct machine *m, const char *file, xmlDoc *doc)
         if (read_gpu(m, file, c) != 0)
             status = -1;
     }
+    if (refused_numbers > 0)
+        machine_problem(m, file, "%d number%s out of range (inf, nan or beyond %g) read as unknown; the first: %s",
+                        refused_numbers, refused_numbers == 1 ? "" : "s", NVIDIA_SMI_NUMBER_MAX, first_refused);
     if (seen > GPU_MAX_PER_NODE)
         machine_problem(m, file, "holds %d <gpu> elements; only the first %d are read (no node has more)", seen,
                         GPU_MAX_PER_NODE);

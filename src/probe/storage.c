@@ -127,7 +127,9 @@ static void read_disk(struct machine *m, const char *name, const char *real)
     char path[1024];
     long v;
     snprintf(path, sizeof path, "%s/size", real);
-    if (fs_read_long(path, &v) && v >= 0)
+    if (fs_read_long(path, &v) && v >= 0 && v > INT64_MAX / SECTOR_BYTES)
+        machine_problem(m, path, "holds %ld sectors, more bytes than a 64-bit size: the disk's size is unknown", v);
+    else if (fs_read_long(path, &v) && v >= 0)
         d->size_bytes = (int64_t)v * SECTOR_BYTES;
     else if (fs_exists(path))
         machine_problem(m, path, "is not a sector count: the disk's size is unknown");

@@ -36,24 +36,32 @@ int output_finish(void)
     return -1;
 }
 
-char *text_escape_controls(const char *s, char *out, size_t size)
+static size_t kept_sequence(const char *p, size_t left, const char *const *keep)
 {
-    size_t n = 0;
-    if (size == 0)
-        return out;
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p && n + 1 < size; p++) {
-        /* C0 controls but tab, DEL, and C1 controls as UTF-8 (U+0080..U+009F: 0xC2 0x80..0x9F). */
-        bool c1 = p[0] == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F;
-        if ((*p < 0x20 && *p != '\t') || *p == 0x7F || c1) {
-            unsigned v = c1 ? p[1] : *p;
-            if (n + 5 > size - 1)
-                break;
-            n += (size_t)snprintf(out + n, size - n, "\\x%02x", v);
-            p += c1;
+    for (; keep && *keep; keep++) {
+        size_t n = strlen(*keep);
+        if (n <= left && !memcmp(p, *keep, n))
+            return n;
+    }
+    return 0;
+}
+
+int text_write_escaped(FILE *o, const char *text, size_t len, const char *const *keep)
+{
+    for (size_t i = 0; i < len;) {
+        const unsigned char *p = (const unsigned char *)text + i;
+        size_t kept = *p == 0x1B ? kept_sequence(text + i, len - i, keep) : 0;
+        bool c1 = p[0] == 0xC2 && i + 1 < len && p[1] >= 0x80 && p[1] <= 0x9F;
+        if (kept) {
+            fwrite(p, 1, kept, o);
+            i += kept;
+        } else if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7F || c1) {
+            fprintf(o, "\\x%02x", c1 ? p[1] : p[0]);
+            i += c1 ? 2 : 1;
         } else {
-            out[n++] = (char)*p;
+            fputc(*p, o);
+            i++;
         }
     }
-    out[n] = '\0';
-    return out;
+    return ferror(o) ? -1 : 0;
 }

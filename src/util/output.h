@@ -4,6 +4,7 @@
 #define GPUVET_UTIL_OUTPUT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* Run first: a closed standard descriptor would be reused by the next open(), and a report
  * meant for stdout would land in that file. Closed stdout becomes a read-only /dev/null (every
@@ -14,9 +15,10 @@ void output_guard_std_fds(void);
  * "gpuvet: cannot write the report ..." on stderr and returns -1 (the caller exits 2). */
 int output_finish(void);
 
-/* Copies s into out (size bytes, always NUL-terminated) with control characters written as
- * \xNN, so an evidence file cannot move the cursor, recolour or retitle the user's terminal.
- * Returns out. */
-char *text_escape_controls(const char *s, char *out, size_t size);
+/* Writes text to o with every control character but newline and tab written as \xNN (C0, DEL,
+ * and C1 as UTF-8), so that strings from evidence files cannot move the cursor, clear, retitle or
+ * recolour the user's terminal. The sequences listed in keep (NULL-terminated; the report's own
+ * colours) pass as they are. Returns 0, or -1 when o has a write error. */
+int text_write_escaped(FILE *o, const char *text, size_t len, const char *const *keep);
 
 #endif

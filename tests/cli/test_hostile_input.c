@@ -205,3 +205,121 @@ Test(hostile_input, thousands_of_dimms_are_refused_and_a_thousand_stay_fast, .ti
     free(many);
     free(thousand);
 }
+
+/* A real file with every occurrence of `from` replaced by `to`, in a temporary file. */
+static char *fixture_replaced(const char *path, const char *from, const char *to)
+{
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "%s", path);
+    static char real[1 << 20];
+    size_t n = fread(real, 1, sizeof real - 1, f);
+    fclose(f);
+    real[n] = '\0';
+    char *out = malloc(n * 4 + strlen(to) * 64 + 1), *w = out;
+    int replaced = 0;
+    for (const char *p = real; *p;) {
+        if (!strncmp(p, from, strlen(from))) {
+            w += sprintf(w, "%s", to);
+            p += strlen(from);
+            replaced++;
+        } else {
+            *w++ = *p++;
+        }
+    }
+    *w = '\0';
+    cr_assert(replaced > 0, "%s holds no %s", path, from);
+    char *tmp = write_temp(out);
+    free(out);
+    return tmp;
+}
+
+#define A5000 SMI("telegraf-2x-rtx-a5000-schema-v13-drv590.xml")
+
+Test(hostile_input, nvidia_smi_numbers_out_of_range_are_unknown_not_wrapped)
+{
+    static const char *const values[] = {"1e308", "inf", "nan", "99999999999999999999"};
+    for (size_t i = 0; i < sizeof values / sizeof *values; i++) {
+        /* The file's total memory, in MiB: a wrapped product would be a plausible size. */
+        char to[64];
+        snprintf(to, sizeof to, "<total>%s MiB</total>", values[i]);
+        char *path = fixture_replaced(A5000, "<total>24564 MiB</total>", to);
+        struct run_result r = run_gpuvet("audit", "--nvidia-smi", path, "--json", NULL);
+        cr_assert(r.status == 0 || r.status == 1, "%s: exit %d; stderr: %s", values[i], r.status, r.err);
+        json_t *doc = run_json(&r);
+        json_t *gpu = json_array_get(json_object_get(json_object_get(doc, "machine"), "gpus"), 0);
+        cr_assert(json_is_null(json_object_get(gpu, "memory_bytes")), "%s: memory %lld", values[i],
+                  (long long)json_integer_value(json_object_get(gpu, "memory_bytes")));
+        cr_assert(strstr(r.err, "out of range (inf, nan or beyond 1e+15) read as unknown"), "%s: %s", values[i], r.err);
+        json_decref(doc);
+        run_result_free(&r);
+        unlink(path);
+        free(path);
+    }
+}
+
+Test(hostile_input, a_wrapped_pstate_is_not_a_plausible_one)
+{
+    char *path = fixture_replaced(A5000, "<performance_state>P8</performance_state>",
+                                  "<performance_state>P4294967296</performance_state>");
+    struct run_result r = run_gpuvet("audit", "--nvidia-smi", path, "--json", NULL);
+    json_t *doc = run_json(&r);
+    json_t *gpu = json_array_get(json_object_get(json_object_get(doc, "machine"), "gpus"), 0);
+    cr_assert(json_is_null(json_object_get(gpu, "pstate")), "pstate %s",
+              json_dumps(json_object_get(gpu, "pstate"), JSON_ENCODE_ANY));
+    cr_assert(strstr(r.err, "is not P0..P15: unknown"), "%s", r.err);
+    json_decref(doc);
+    run_result_free(&r);
+    unlink(path);
+    free(path);
+}
+
+Test(hostile_input, a_dimm_size_that_would_wrap_is_refused)
+{
+    char *path = fixture_replaced(GPUVET_TEST_SOURCE "/fixtures/dmidecode/gigabyte-g482-z54-2p-epyc-ddr4-16of32.dmidecode.txt",
+                                  "Size: 16384 MB", "Size: 1099511627776 TB");
+    struct run_result r = run_gpuvet("audit", "--dmidecode", path, "--json", NULL);
+    cr_assert_eq(r.status, 2, "exit %d; stderr: %s", r.status, r.err);
+    cr_assert(strstr(r.err, "its Size is negative or more than 16 TB"), "%s", r.err);
+    run_result_free(&r);
+    unlink(path);
+    free(path);
+}
+
+Test(hostile_input, an_infinite_price_per_tflops_is_null_with_its_reason)
+{
+    char *path = write_temp("name,gpu,count,price_per_hour,currency,util,tflops\n"
+                            "huge,A100-80GB,1,1e308,USD,1e-300,312\nB,A100-80GB,1,2,USD,0.5,312\n");
+    char *csv = NULL;
+    cr_assert(asprintf(&csv, "%s.csv", path) > 0);
+    cr_assert_eq(rename(path, csv), 0);
+    struct run_result r = run_gpuvet("cost", csv, "--json", NULL);
+    cr_assert_eq(r.status, 0, "exit %d; stderr: %s", r.status, r.err);
+    json_t *doc = run_json(&r), *offer, *found = NULL;
+    size_t i;
+    json_array_foreach(json_object_get(json_object_get(doc, "cost"), "offers"), i, offer)
+        if (!strcmp(json_string_value(json_object_get(offer, "name")), "huge"))
+            found = offer;
+    cr_assert_not_null(found);
+    json_t *key = json_object_get(found, "usd_per_dense_tflops_hour");
+    cr_assert(key && json_is_null(key), "the key was dropped or is not null");
+    cr_assert(strstr(json_string_value(json_object_get(found, "usd_per_dense_tflops_hour_unknown")), "infinite"));
+    json_decref(doc);
+    run_result_free(&r);
+    unlink(csv);
+    free(csv);
+    free(path);
+}
+
+Test(hostile_input, terminal_escapes_in_evidence_are_printed_escaped)
+{
+    char *path = fixture_replaced(GPUVET_TEST_SOURCE "/fixtures/dmidecode/gigabyte-g482-z54-2p-epyc-ddr4-16of32.dmidecode.txt",
+                                  "Locator: DIMM_P0_A1", "Locator: DIMM_\033]0;pwned\007\033[2J_A1");
+    struct run_result r = run_gpuvet("audit", "--dmidecode", path, NULL);
+    cr_assert(r.status == 0 || r.status == 1, "exit %d; stderr: %s", r.status, r.err);
+    cr_assert_null(strchr(r.out, '\033'), "an escape code reached the terminal");
+    cr_assert_null(strchr(r.out, '\007'));
+    cr_assert(strstr(r.out, "DIMM_\\x1b]0;pwned\\x07\\x1b[2J_A1"), "%s", r.out);
+    run_result_free(&r);
+    unlink(path);
+    free(path);
+}
