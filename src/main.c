@@ -1,7 +1,9 @@
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "builtin/builtin.h"
+#include "util/deadline.h"
 #include "util/output.h"
 
 struct command {
@@ -51,6 +53,8 @@ int main(int argc, char **argv)
     int rc = run(argc, argv);
     /* A report that did not reach stdout (closed, disk full) is no result at all. */
     if (output_finish() != 0)
-        return EXIT_CANNOT_RUN;
+        rc = EXIT_CANNOT_RUN;
+    if (deadline_abandoned_any())
+        _exit(rc); /* see util/deadline.h: no destructor may wait on the hung thread */
     return rc;
 }

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
@@ -53,6 +54,10 @@ static void *run_job(void *p)
     return NULL;
 }
 
+static atomic_bool abandoned_any;
+
+bool deadline_abandoned_any(void) { return atomic_load(&abandoned_any); }
+
 bool deadline_run(void (*work)(void *), void *arg, void (*release)(void *), double seconds)
 {
     struct deadline_job *job = calloc(1, sizeof *job);
@@ -96,8 +101,10 @@ bool deadline_run(void (*work)(void *), void *arg, void (*release)(void *), doub
     while (!job->done && pthread_cond_timedwait(&job->finished, &job->lock, &until) != ETIMEDOUT)
         ;
     bool done = job->done;
-    if (!done)
+    if (!done) {
         job->abandoned = true;
+        atomic_store(&abandoned_any, true);
+    }
     pthread_mutex_unlock(&job->lock);
     if (done)
         job_free(job);

@@ -23,6 +23,11 @@ double deadline_seconds(const char *name, double fallback);
  * call again; the process exits when its report is written, which ends the thread. */
 bool deadline_run(void (*work)(void *), void *arg, void (*release)(void *), double seconds);
 
+/* Whether a thread was abandoned. The process then ends with _exit once its report is written:
+ * exit() would run library destructors (NVML's, the sanitizers' leak check) that can wait forever
+ * on the thread still blocked in the driver or on the hung mount. */
+bool deadline_abandoned_any(void);
+
 /* realpath(3) and statvfs(2) of a path that may sit on a hung NFS or FUSE mount: NULL or -1 with
  * errno ETIMEDOUT when no answer came within `seconds`. */
 struct statvfs;

@@ -102,11 +102,10 @@ static void normalize(char *path)
     memcpy(path, out, len + 1);
 }
 
-
 /* Without openat2: walks the path one component at a time from the root with readlinkat, so
  * that no component is followed by the kernel; a link is re-rooted (absolute targets start
  * again at the root, ".." stops at it), as chroot would. */
-static int open_walking(int root_fd, const char *path, int flags)
+static int open_walking(int top_fd, const char *path, int flags)
 {
     char cur[PATH_MAX] = "", rest[PATH_MAX * 2];
     snprintf(rest, sizeof rest, "%s", path);
@@ -139,7 +138,7 @@ static int open_walking(int root_fd, const char *path, int flags)
             return -1;
         }
         char target[PATH_MAX];
-        ssize_t len = readlinkat(root_fd, next, target, sizeof target - 1);
+        ssize_t len = readlinkat(top_fd, next, target, sizeof target - 1);
         if (len < 0) {
             if (errno != EINVAL)
                 return -1; /* ENOENT, EACCES, ENOTDIR: the walk ends here */
@@ -161,7 +160,7 @@ static int open_walking(int root_fd, const char *path, int flags)
         }
         memcpy(rest, joined, strlen(joined) + 1);
     }
-    return openat(root_fd, cur[0] ? cur : ".", flags | O_NOFOLLOW | O_CLOEXEC);
+    return openat(top_fd, cur[0] ? cur : ".", flags | O_NOFOLLOW | O_CLOEXEC);
 }
 
 /* Set when the kernel lacks openat2 (or a test asks for the walk). */

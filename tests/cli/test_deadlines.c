@@ -3,6 +3,8 @@
  * a hung nvidia-smi during snapshot. The audit goes on, says "no answer from ... in N s", and its
  * total time stays bounded. */
 #include <criterion/criterion.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,8 +61,13 @@ Test(deadlines, a_hung_mount_under_data_dir_costs_its_deadline_not_the_audit, .t
 {
     char dir[] = "/tmp/gpuvet-hungXXXXXX";
     cr_assert_not_null(mkdtemp(dir));
-    /* A FUSE mount whose daemon (this test) never answers: every lookup or statfs below it waits. */
-    int fuse = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+    /* A FUSE mount whose daemon (this test) never answers: every lookup or statfs below it waits.
+     * It lives in a mount namespace of this test's own, so no other process on the machine can
+     * trip over it, and it goes away with the test whatever happens. */
+    int fuse = -1;
+    bool own_namespace = unshare(CLONE_NEWNS) == 0 && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0;
+    if (own_namespace)
+        fuse = open("/dev/fuse", O_RDWR | O_CLOEXEC);
     char opts[128];
     snprintf(opts, sizeof opts, "fd=%d,rootmode=40000,user_id=0,group_id=0", fuse);
     if (fuse < 0 || mount("gpuvet-hung", dir, "fuse.gpuvet-hung", MS_NOSUID | MS_NODEV, opts) != 0) {
