@@ -12,8 +12,10 @@ required=(build-essential cmake pkg-config libhwloc-dev libjansson-dev libxml2-d
 required+=(chromium)
 # Nice to have, not needed to build: pci.ids names devices in reports; mate-backgrounds ships the
 # real photographs `gpuvet bench decode` makes its default ImageNet-sized JPEGs from (without it,
-# decode needs --images DIR).
-optional=(pci.ids mate-backgrounds)
+# decode needs --images DIR). clang: `CC=clang` builds with -DGPUVET_SANITIZE=ON add UBSan's
+# float-cast-overflow check (numbers from files converted to integers), which gcc lacks, and build
+# the libFuzzer targets.
+optional=(pci.ids mate-backgrounds clang)
 # `scripts/setup.sh --anchors`: the field's own tools that bench/bench-vs-anchors.sh runs beside
 # `gpuvet bench` (likwid-bench, fio, tjbench, cyclictest) and jq to read the JSON.
 anchors=(likwid fio libjpeg-turbo-progs rt-tests jq)

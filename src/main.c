@@ -1,7 +1,10 @@
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "builtin/builtin.h"
+#include "util/deadline.h"
+#include "util/output.h"
 
 struct command {
     const char *name;
@@ -26,7 +29,7 @@ static void print_usage(FILE *out)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         print_usage(argc < 2 ? stderr : stdout);
@@ -42,4 +45,16 @@ int main(int argc, char **argv)
     fprintf(stderr, "gpuvet: unknown command '%s'\n", argv[1]);
     print_usage(stderr);
     return EXIT_CANNOT_RUN;
+}
+
+int main(int argc, char **argv)
+{
+    output_guard_std_fds();
+    int rc = run(argc, argv);
+    /* A report that did not reach stdout (closed, disk full) is no result at all. */
+    if (output_finish() != 0)
+        rc = EXIT_CANNOT_RUN;
+    if (deadline_abandoned_any())
+        _exit(rc); /* see util/deadline.h: no destructor may wait on the hung thread */
+    return rc;
 }

@@ -2,7 +2,7 @@
  * O_DIRECT (the page cache would measure memory instead), queue depth 16, through io_uring
  * (raw syscalls, <linux/io_uring.h>) or, where io_uring is missing or forbidden (old kernels,
  * container seccomp profiles), 16 threads doing pread. The file is bounded, lives in --dir, and is
- * removed at the end and when SIGINT/SIGTERM/SIGHUP arrives; or it is the user's own (--file), which
+ * removed at the end and when SIGINT/SIGTERM/SIGHUP/SIGXFSZ arrives; or it is the user's own (--file), which
  * is only read. */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,8 +33,10 @@
 
 /* The file to remove if a signal ends the process; written before the handler is installed. */
 static char cleanup_path[PATH_MAX];
-static struct sigaction previous[3];
-static const int cleanup_signals[3] = {SIGINT, SIGTERM, SIGHUP};
+/* SIGXFSZ: writing the file past `ulimit -f` ends the process like a Ctrl-C would. */
+static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGXFSZ};
+#define NCLEANUP_SIGNALS (sizeof cleanup_signals / sizeof *cleanup_signals)
+static struct sigaction previous[NCLEANUP_SIGNALS];
 
 static void remove_and_reraise(int sig)
 {
@@ -50,13 +52,13 @@ static void guard_file(const char *path)
     struct sigaction sa = {0};
     sa.sa_handler = remove_and_reraise;
     sigemptyset(&sa.sa_mask);
-    for (int i = 0; i < 3; i++)
+    for (size_t i = 0; i < NCLEANUP_SIGNALS; i++)
         sigaction(cleanup_signals[i], &sa, &previous[i]);
 }
 
 static void unguard_and_remove(void)
 {
-    for (int i = 0; i < 3; i++)
+    for (size_t i = 0; i < NCLEANUP_SIGNALS; i++)
         sigaction(cleanup_signals[i], &previous[i], NULL);
     unlink(cleanup_path);
     cleanup_path[0] = '\0';

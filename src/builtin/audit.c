@@ -13,7 +13,9 @@
 #include "probe/dmi.h"
 #include "probe/probe.h"
 #include "report/report.h"
+#include "util/deadline.h"
 #include "util/fsroot.h"
+#include "util/output.h"
 
 static const char usage[] =
     "usage: gpuvet audit [--sysroot DIR] [--nvidia-smi FILE] [--dmidecode FILE | --dmi-table FILE]\n"
@@ -115,7 +117,17 @@ static int set_data_dir(struct machine *m, const char *dir)
 {
     char *path = NULL;
     if (fsroot_is_live()) {
-        path = realpath(dir, NULL);
+        double limit = deadline_seconds("GPUVET_DEADLINE_STATFS_S", DEADLINE_STATFS_S);
+        path = realpath_bounded(dir, limit);
+        if (!path && errno == ETIMEDOUT) {
+            /* A hung NFS or FUSE mount: its mount is still found by the path as given. */
+            char cwd[PATH_MAX];
+            if (asprintf(&path, "%s%s%s", dir[0] == '/' ? "" : getcwd(cwd, sizeof cwd) ? cwd : ".",
+                         dir[0] == '/' ? "" : "/", dir) < 0)
+                path = NULL;
+            machine_problem(m, dir, "no answer from its filesystem (realpath) in %g s: a hung NFS or FUSE mount? "
+                                    "Judged by the path as given", limit);
+        }
         if (!path) {
             fprintf(stderr, "gpuvet audit: --data-dir %s: %s\n", dir, strerror(errno));
             return -1;
@@ -218,6 +230,15 @@ int cmd_audit(int argc, char **argv)
         fprintf(stderr, "gpuvet audit: give --dmidecode or --dmi-table, not both\n");
         return EXIT_CANNOT_RUN;
     }
+    /* A FIFO or /dev/zero named as evidence is refused before a byte is read. */
+    const char *const named_files[] = {dmidecode_file, dmi_table_file, claim_file, nvidia_smi, bench_file};
+    for (size_t i = 0; i < sizeof named_files / sizeof *named_files; i++) {
+        char why[256];
+        if (named_files[i] && !fs_input_check(named_files[i], FS_INPUT_LIMIT, why, sizeof why)) {
+            fprintf(stderr, "gpuvet audit: %s: %s\n", named_files[i], why);
+            return EXIT_CANNOT_RUN;
+        }
+    }
 
     double start = now_ms();
     struct dmi_data dmi = {0};
@@ -281,8 +302,14 @@ int cmd_audit(int argc, char **argv)
     struct verdict_set verdicts;
     verdict_set_build(&verdicts, &m, &inputs);
     const struct findings *findings = &verdicts.findings[workload];
-    for (int i = 0; i < m.nproblems; i++)
-        fprintf(stderr, "gpuvet: warning: %s: %s\n", m.problems[i].path, m.problems[i].message);
+    for (int i = 0; i < m.nproblems; i++) {
+        char *line = NULL; /* paths and messages quote evidence files: escaped like the report */
+        int n = asprintf(&line, "gpuvet: warning: %s: %s\n", m.problems[i].path ? m.problems[i].path : "?",
+                         m.problems[i].message ? m.problems[i].message : "?");
+        if (n > 0)
+            text_write_escaped(stderr, line, (size_t)n, NULL);
+        free(line);
+    }
 
     if (redact)
         for (int w = 0; w < WORKLOAD_COUNT; w++) {

@@ -13,6 +13,7 @@
 #include "sizing/jsonfile.h"
 #include "sizing/units.h"
 #include "sizing/utilisation.h"
+#include "util/jsonval.h"
 
 static const char usage[] =
     "usage: gpuvet cost OFFERS.csv|OFFERS.json [--precision P] [--util U | --util-from DMON.log]\n"
@@ -272,6 +273,14 @@ static int by_currency_then_price(const void *a, const void *b)
 }
 
 static json_t *positive_or_null(double v) { return v > 0 ? json_real(v) : json_null(); }
+/* A positive figure, null when not positive; inf or NaN is null with its reason (never dropped). */
+static void set_positive(json_t *o, const char *key, double v)
+{
+    if (v > 0 || isnan(v))
+        json_set_real(o, key, v);
+    else
+        json_object_set_new(o, key, json_null());
+}
 
 static json_t *offer_json(const struct offer *it, enum precision prec, int rank)
 {
@@ -282,17 +291,17 @@ static json_t *offer_json(const struct offer *it, enum precision prec, int rank)
     json_object_set_new(o, "gpu_id", json_string(it->gpu->id));
     json_object_set_new(o, "count", json_integer(it->count));
     json_object_set_new(o, "currency", json_string(it->currency));
-    json_object_set_new(o, "price_per_hour", json_real(it->price_per_hour));
+    json_set_real(o, "price_per_hour", it->price_per_hour);
     json_object_set_new(o, "price_basis", json_string(it->monthly ? "price_per_month / 720" : "price_per_hour"));
-    json_object_set_new(o, "utilisation", json_real(it->applied_util));
+    json_set_real(o, "utilisation", it->applied_util);
     json_object_set_new(o, "utilisation_source", json_string(it->util_source));
     json_object_set_new(o, "dense_tflops_per_gpu", positive_or_null(it->gpu->dense[prec]));
     json_object_set_new(o, "sparse_tflops_per_gpu", positive_or_null(it->gpu->sparse[prec]));
     json_object_set_new(o, "quoted_tflops", positive_or_null(it->quoted_tflops));
-    json_object_set_new(o, "usd_per_dense_tflops_hour", positive_or_null(it->per_dense_tflops_hour));
-    json_object_set_new(o, "per_gpu_memory_gb_hour", json_real(it->per_gpu_memory_gb_hour));
-    json_object_set_new(o, "hours", positive_or_null(it->hours));
-    json_object_set_new(o, "cost", positive_or_null(it->cost));
+    set_positive(o, "usd_per_dense_tflops_hour", it->per_dense_tflops_hour);
+    json_set_real(o, "per_gpu_memory_gb_hour", it->per_gpu_memory_gb_hour);
+    set_positive(o, "hours", it->hours);
+    set_positive(o, "cost", it->cost);
     json_object_set_new(o, "cpu", positive_or_null(it->cpu));
     json_object_set_new(o, "ram_gb", positive_or_null(it->ram_gb));
     json_object_set_new(o, "flags", json_incref(it->flags));

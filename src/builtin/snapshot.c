@@ -15,6 +15,8 @@
 #include "builtin/builtin.h"
 #include "probe/probe.h"
 #include "rules/rule.h"
+#include "util/child.h"
+#include "util/deadline.h"
 #include "util/fsroot.h"
 #include "util/redact_tree.h"
 #include "util/ustar.h"
@@ -62,28 +64,47 @@ static char *find_in_path(const char *name)
 }
 
 /* Stores `nvidia-smi -q -x` as DIR/nvidia-smi.xml (what audit --sysroot DIR reads for the GPUs).
- * A missing nvidia-smi is normal (no NVIDIA driver); a failing one is reported. */
-static void record_nvidia_smi(const char *dir)
+ * A missing nvidia-smi is normal (no NVIDIA driver): 0; a failing or hung one is reported: -1. */
+static int record_nvidia_smi(const char *dir)
 {
     char *tool = find_in_path("nvidia-smi");
     if (!tool)
-        return;
-    char cmd[4200], path[4096];
-    snprintf(cmd, sizeof cmd, "'%s' -q -x", tool);
+        return 0;
+    char path[4096], why[512] = "";
     snprintf(path, sizeof path, "%s%s", dir, NVIDIA_SMI_SNAPSHOT_FILE);
-    FILE *in = popen(cmd, "r"), *out = in ? fopen(path, "w") : NULL;
-    char buf[65536];
-    size_t n, total = 0;
-    while (out && (n = fread(buf, 1, sizeof buf, in)) > 0)
-        total += fwrite(buf, 1, n, out);
-    int status = in ? pclose(in) : -1;
-    if (out)
-        fclose(out);
-    if (status != 0 || total == 0) {
+    char *argv[] = {tool, "-q", "-x", NULL};
+    double limit = deadline_seconds("GPUVET_DEADLINE_CHILD_S", DEADLINE_CHILD_S);
+    int status = child_run_bounded(argv, path, FS_INPUT_LIMIT, limit, why, sizeof why);
+    struct stat st;
+    if (status == CHILD_TIMED_OUT)
+        fprintf(stderr, "gpuvet snapshot: no answer from `%s -q -x` in %g s (a hung driver?): GPU facts not recorded\n",
+                tool, limit);
+    else if (status < 0)
+        fprintf(stderr, "gpuvet snapshot: %s: GPU facts not recorded\n", why);
+    else if (status != 0 || stat(path, &st) != 0 || st.st_size == 0)
         fprintf(stderr, "gpuvet snapshot: `%s -q -x` failed (status %d): GPU facts not recorded\n", tool, status);
+    bool failed = status != 0 || stat(path, &st) != 0 || st.st_size == 0;
+    if (failed)
         unlink(path);
-    }
     free(tool);
+    return failed ? -1 : 0;
+}
+
+/* A tree missing files would replay as if whole: every file, folder or link not stored is listed
+ * and the snapshot fails. */
+static int report_incomplete(const char *dir)
+{
+    const char *const *lines;
+    int listed;
+    int failed = fsroot_record_failures(&lines, &listed);
+    if (failed == 0)
+        return 0;
+    fprintf(stderr, "gpuvet snapshot: %s is incomplete: %d file%s, folder%s or link%s not stored:\n", dir, failed,
+            failed == 1 ? "" : "s", failed == 1 ? "" : "s", failed == 1 ? "" : "s");
+    for (int i = 0; i < listed; i++)
+        fprintf(stderr, "  %s\n", lines[i] ? lines[i] : "(out of memory for the name)");
+    fsroot_record_failures_clear();
+    return -1;
 }
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -118,12 +139,18 @@ static int record(const char *dir, const char *sysroot, bool redact)
     } else {
         char xml[4096];
         snprintf(xml, sizeof xml, "%s/gpuvet-hwloc.xml", dir);
-        if (m.topology && hwloc_topology_export_xml(m.topology, xml, 0) != 0)
+        if (m.topology && hwloc_topology_export_xml(m.topology, xml, 0) != 0) {
             fprintf(stderr, "gpuvet snapshot: could not write %s\n", xml);
+            status = EXIT_CANNOT_RUN;
+        }
         /* A recorded tree's nvidia-smi.xml was copied when the probe read it. */
-        if (fsroot_is_live())
-            record_nvidia_smi(dir);
-        if (write_metadata(dir, &m) != 0)
+        if (fsroot_is_live() && record_nvidia_smi(dir) != 0)
+            status = EXIT_CANNOT_RUN;
+        if (write_metadata(dir, &m) != 0) {
+            fprintf(stderr, "gpuvet snapshot: could not write %s/gpuvet-snapshot.json\n", dir);
+            status = EXIT_CANNOT_RUN;
+        }
+        if (report_incomplete(dir) != 0)
             status = EXIT_CANNOT_RUN;
     }
     fsroot_record_to(NULL);

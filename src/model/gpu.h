@@ -8,6 +8,9 @@
 #include <stdint.h>
 
 #define GPU_MAX_NVLINKS 18
+/* More GPUs than any one node holds (HGX boards carry 8, the largest nodes 16): NVML counts and
+ * nvidia-smi files beyond it are capped, with a message. */
+#define GPU_MAX_PER_NODE 64
 
 enum { GPU_UNKNOWN = -1, GPU_OFF = 0, GPU_ON = 1 };
 

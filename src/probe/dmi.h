@@ -65,6 +65,13 @@ struct dmi_hpe_dimm {       /* HPE OEM type 202, DIMM location record (channel f
     int processor;          /* 1-based; 0 unknown */
     int controller, channel; /* 1-based; 0 unknown (Gen9 and older records stop before them) */
 };
+/* More memory devices (DIMM slots) than any server has (the largest hold 96 per node, with CXL
+ * expanders a few hundred): a table or dmidecode file past it is refused, not numbered. */
+#define DMI_MAX_MEMORY_DEVICES 1024
+/* A size no DIMM has (dmidecode text past 16 TB): the file is refused. */
+#define DMI_SIZE_INVALID UINT64_MAX
+#define DMI_STR(x) #x
+#define DMI_XSTR(x) DMI_STR(x)
 
 struct dmi_data {
     char *source;           /* what it was read from (a path, "dmidecode FILE") */

@@ -36,8 +36,14 @@ static uint64_t size_bytes(const char *v)
 {
     char *end;
     unsigned long long n = strtoull(v, &end, 10);
-    if (end == v || *end != ' ' || n > (1ull << 40))
+    if (end == v || *end != ' ')
         return 0;
+    if (v[strspn(v, " ")] == '-')
+        return DMI_SIZE_INVALID; /* strtoull would wrap it */
+    /* Past 2^40 of any unit (or 16 TiB in all) a shift would wrap into a plausible size. */
+    if (n > (1ull << 40) || (!strncmp(end + 1, "TB", 2) && n > 16) || (!strncmp(end + 1, "GB", 2) && n > (16u << 10)) ||
+        (!strncmp(end + 1, "MB", 2) && n > (16u << 20)))
+        return DMI_SIZE_INVALID;
     end++;
     if (!strncmp(end, "kB", 2) || !strncmp(end, "KB", 2))
         return n << 10;
@@ -319,6 +325,19 @@ int dmidecode_parse(const char *text, struct dmi_data *d, char **error)
     finish_oem(d, type, raw, rawlen);
     if (structures == 0) {
         *error = strdup("no \"Handle 0x..., DMI type N\" blocks: not dmidecode output");
+        return -1;
+    }
+    for (int i = 0; i < d->ndevices; i++)
+        if (d->devices[i].size_bytes == DMI_SIZE_INVALID) {
+            if (asprintf(error, "memory device %s: its Size is negative or more than 16 TB, which no DIMM holds",
+                         d->devices[i].locator ? d->devices[i].locator : "(no locator)") < 0)
+                *error = NULL;
+            return -1;
+        }
+    if (d->ndevices > DMI_MAX_MEMORY_DEVICES) {
+        if (asprintf(error, "%d memory devices, more than the %d any server has: not read", d->ndevices,
+                     DMI_MAX_MEMORY_DEVICES) < 0)
+            *error = NULL;
         return -1;
     }
     finish_processors(d);

@@ -1,14 +1,18 @@
 /* EDAC (/sys/devices/system/edac/mc): world-readable, so it is the memory source for non-root
  * runs. A memory controller registered here means the kernel runs an ECC driver; its counters are
  * the corrected (ce) and uncorrected (ue) errors since boot. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "probe/dmi.h"
 #include "probe/probe.h"
 #include "util/fsroot.h"
 
 #define EDAC_MC "/sys/devices/system/edac/mc"
+/* 16 TiB: more than any DIMM; a size past it is not believed (and 1024 of them still fit int64). */
+#define EDAC_DIMM_MAX_MIB (16L << 20)
 
 /* "CPU_SrcID#0_MC#1_Chan#2_DIMM#0" (skx/i10nm) or a dimm_location "channel 2 slot 0". */
 static void edac_position(const char *label, const char *location, int *socket, int *channel)
@@ -31,6 +35,16 @@ static long read_count(const char *dir, const char *name)
     return fs_read_long(path, &v) && v >= 0 ? v : -1;
 }
 
+/* Adds a counter to a total (-1 unknown), saturating: a file's huge count must not wrap around to
+ * a small or negative one. */
+static void add_count(long *total, long count)
+{
+    if (count < 0)
+        return;
+    long base = *total < 0 ? 0 : *total;
+    *total = count > LONG_MAX - base ? LONG_MAX : base + count;
+}
+
 /* Adds the DIMMs of one controller to the model (only when SMBIOS gave none). */
 static void add_dimms(struct memory_info *mem, const char *mc_dir, int mc_index, char **ecc_mode)
 {
@@ -44,6 +58,10 @@ static void add_dimms(struct memory_info *mem, const char *mc_dir, int mc_index,
         long mib = read_count(dir, "size");
         if (mib <= 0)
             continue;
+        if (mib > EDAC_DIMM_MAX_MIB) /* would wrap the byte count into a plausible size */
+            continue;
+        if (mem->ndimms >= DMI_MAX_MEMORY_DEVICES)
+            break;
         struct dimm *grown = realloc(mem->dimms, (size_t)(mem->ndimms + 1) * sizeof *grown);
         if (!grown)
             break;
@@ -89,13 +107,14 @@ void probe_edac(struct machine *m)
         snprintf(dir, sizeof dir, EDAC_MC "/%s", names[i]);
         controllers++;
         long ce = read_count(dir, "ce_count"), ue = read_count(dir, "ue_count");
-        if (ce >= 0)
-            mem->edac_ce = (mem->edac_ce < 0 ? 0 : mem->edac_ce) + ce;
-        if (ue >= 0)
-            mem->edac_ue = (mem->edac_ue < 0 ? 0 : mem->edac_ue) + ue;
-        if (dimms_from_edac)
+        add_count(&mem->edac_ce, ce);
+        add_count(&mem->edac_ue, ue);
+        if (dimms_from_edac && mem->ndimms < DMI_MAX_MEMORY_DEVICES)
             add_dimms(mem, dir, index, &ecc_mode);
     }
+    if (mem->ndimms >= DMI_MAX_MEMORY_DEVICES)
+        machine_problem(m, EDAC_MC, "lists %d DIMMs or more: only the first %d are kept (no server has more)",
+                        DMI_MAX_MEMORY_DEVICES, DMI_MAX_MEMORY_DEVICES);
     fs_list_free(names, n > 0 ? n : 0);
     mem->edac_present = controllers > 0;
     if (!controllers)

@@ -14,6 +14,10 @@ const char *probe_missing_reason(void)
 {
     if (evidence_only)
         return "not in the evidence files (this machine is not read)";
+    /* A file that is there but unreadable, oversized or not a regular file says so. */
+    const char *failure = fs_last_failure();
+    if (failure)
+        return failure;
     return fsroot_is_live() ? "not exposed by this kernel or not readable" : "not in the recorded tree";
 }
 

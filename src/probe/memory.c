@@ -200,16 +200,15 @@ static int normalise_sockets(struct memory_info *mem)
     return nseen;
 }
 
-/* Distinct channel keys of the DIMMs on one socket below `key`: the key's index 0..n-1. */
-static int channel_index(const struct memory_info *mem, int socket, int key)
+/* Distinct channel keys of the DIMMs on one socket below `key`: the key's index 0..n-1. first[k]
+ * says DIMM k is the first to hold its (socket, channel), so each key counts once: quadratic, not
+ * cubic, over all DIMMs. */
+static int channel_index(const struct memory_info *mem, const bool *first, int socket, int key)
 {
     int below = 0;
     for (int k = 0; k < mem->ndimms; k++) {
         const struct dimm *o = &mem->dimms[k];
-        bool counted = false; /* count each smaller key once */
-        for (int j = 0; j < k && !counted; j++)
-            counted = mem->dimms[j].socket == o->socket && mem->dimms[j].channel == o->channel;
-        below += !counted && o->socket == socket && o->channel >= 0 && o->channel < key;
+        below += first[k] && o->socket == socket && o->channel >= 0 && o->channel < key;
     }
     return below;
 }
@@ -226,16 +225,25 @@ static bool dram_channel_key(const struct memory_info *mem, int socket, int key)
  * module gets the index of the DRAM channel it shares, or none (-1). */
 static void number_channels(struct memory_info *mem)
 {
+    bool *first = calloc((size_t)mem->ndimms + 1, sizeof *first);
+    if (!first)
+        return;
+    for (int k = 0; k < mem->ndimms; k++) {
+        first[k] = true;
+        for (int j = 0; j < k && first[k]; j++)
+            first[k] = !(mem->dimms[j].socket == mem->dimms[k].socket && mem->dimms[j].channel == mem->dimms[k].channel);
+    }
     for (int i = 0; i < mem->ndimms; i++) {
         struct dimm *d = &mem->dimms[i];
-        d->channel_index = d->channel >= 0 && d->socket >= 0 ? channel_index(mem, d->socket, d->channel) : -1;
+        d->channel_index = d->channel >= 0 && d->socket >= 0 ? channel_index(mem, first, d->socket, d->channel) : -1;
     }
     for (int i = 0; i < mem->npersistent; i++) {
         struct dimm *p = &mem->persistent[i];
         p->channel_index = p->channel >= 0 && p->socket >= 0 && dram_channel_key(mem, p->socket, p->channel)
-                               ? channel_index(mem, p->socket, p->channel)
+                               ? channel_index(mem, first, p->socket, p->channel)
                                : -1;
     }
+    free(first);
     for (int i = 0; i < mem->ndimms; i++)
         mem->dimms[i].channel = mem->dimms[i].channel_index;
     for (int i = 0; i < mem->npersistent; i++)

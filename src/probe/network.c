@@ -164,7 +164,8 @@ static void read_rdma_port(struct machine *m, const char *dir, struct rdma_port 
     char *rate = fs_readf("%s/rate", dir);
     char *end = NULL;
     double gbps = rate ? strtod(rate, &end) : 0;
-    if (rate && end != rate && gbps > 0 && !strncmp(end, " Gb/sec", 7))
+    /* 1 Pb/s: far above any link; past it (or inf) the rate is not believed. */
+    if (rate && end != rate && gbps > 0 && gbps < 1e6 && !strncmp(end, " Gb/sec", 7))
         r->rate_gbps = gbps;
     else if (rate)
         machine_problem(m, dir, "rate holds \"%.40s\", not \"N Gb/sec (...)\"", rate);

@@ -10,6 +10,7 @@
 #include "gpu/cuda.h"
 #include "gpu/nvml.h"
 #include "probe/probe.h"
+#include "util/deadline.h"
 #include "util/fsroot.h"
 #include "util/parse.h"
 
@@ -265,12 +266,53 @@ static void probe_nvml(struct machine *m)
         if (asprintf(&m->gpus.unknown_reason, "NVML cannot count GPUs: %s", nvml_error(&n, rc)) < 0)
             m->gpus.unknown_reason = NULL;
     } else {
+        if (count > GPU_MAX_PER_NODE) {
+            machine_problem(m, "nvml", "NVML reports %u GPUs, more than the %d a node holds: only the first %d are read",
+                            count, GPU_MAX_PER_NODE, GPU_MAX_PER_NODE);
+            count = GPU_MAX_PER_NODE;
+        }
         m->gpus.attached_gpus = (int)count;
         for (unsigned i = 0; i < count; i++)
             read_device(m, &n, i);
-        virt_from_gpus(m, "NVML");
     }
     nvml_close(&n);
+}
+
+/* NVML runs in a worker thread on a machine of its own, so that a GPU or driver that stopped
+ * answering costs DEADLINE_NVML_S and an `unknown`, not a hung audit (util/deadline.h says why
+ * abandoning the thread is safe enough: it writes only into its own machine). */
+static void nvml_work(void *scratch) { probe_nvml(scratch); }
+
+static void nvml_release(void *scratch)
+{
+    machine_free(scratch);
+    free(scratch);
+}
+
+static void probe_nvml_bounded(struct machine *m)
+{
+    struct machine *scratch = malloc(sizeof *scratch);
+    if (!scratch)
+        return;
+    machine_init(scratch);
+    double limit = deadline_seconds("GPUVET_DEADLINE_NVML_S", DEADLINE_NVML_S);
+    if (!deadline_run(nvml_work, scratch, nvml_release, limit)) {
+        m->gpus.probed = true;
+        if (asprintf(&m->gpus.unknown_reason, "no answer from NVML (libnvidia-ml) in %g s: the driver or a GPU is "
+                                              "hung (see `dmesg` for Xid errors)", limit) < 0)
+            m->gpus.unknown_reason = NULL;
+        machine_problem(m, "nvml", "no answer from NVML in %g s: GPU facts unknown", limit);
+        return;
+    }
+    gpu_set_free(&m->gpus);
+    m->gpus = scratch->gpus;
+    gpu_set_init(&scratch->gpus);
+    for (int i = 0; i < scratch->nproblems; i++)
+        machine_problem(m, scratch->problems[i].path, "%s",
+                        scratch->problems[i].message ? scratch->problems[i].message : "(no message: out of memory)");
+    nvml_release(scratch);
+    /* On the machine itself, not the worker's scratch copy: a GPU passed through makes it a VM. */
+    virt_from_gpus(m, "NVML");
 }
 
 /* --- CUDA runtimes and PyTorch builds on the machine --------------------------------------------- */
@@ -410,7 +452,7 @@ void probe_nvidia(struct machine *m)
     if (fsroot_is_live()) {
         const char *forced = getenv("GPUVET_NVML_LIBRARY");
         if (nvidia || (forced && *forced))
-            probe_nvml(m);
+            probe_nvml_bounded(m);
     } else {
         int rc = probe_nvidia_smi_recorded(m);
         if (rc != 0 && nvidia) {
@@ -511,24 +553,78 @@ static void load_one(const struct nvml *n, const struct cuda *c, struct gpu *g)
 
 /* Every GPU is loaded, also one whose link already shows its top generation: the copies confirm
  * the width under load and give the host-to-device rate the user asked for. */
-void probe_nvidia_load_check(struct machine *m)
+static bool load_check_candidate(const struct gpu *g)
 {
-    if (m->gpus.count == 0)
-        return;
+    (void)g;
+    return true;
+}
+
+/* Runs in a worker thread on copies of the candidate GPUs (util/deadline.h). */
+static void load_check_work(void *p)
+{
+    struct gpu_set *set = p;
     struct nvml n;
     struct cuda c;
     char err[512] = "";
     bool have_nvml = nvml_open(&n, err, sizeof err) == 0;
     bool have_cuda = have_nvml && cuda_open(&c, err, sizeof err) == 0;
-    for (int i = 0; i < m->gpus.count; i++) {
-        struct gpu *g = &m->gpus.items[i];
+    for (int i = 0; i < set->count; i++) {
         if (have_cuda)
-            load_one(&n, &c, g);
+            load_one(&n, &c, &set->items[i]);
         else
-            set_load_error(g, err);
+            set_load_error(&set->items[i], err);
     }
     if (have_cuda)
         cuda_close(&c);
     if (have_nvml)
         nvml_close(&n);
+}
+
+static void load_check_release(void *p)
+{
+    gpu_set_free(p);
+    free(p);
+}
+
+void probe_nvidia_load_check(struct machine *m)
+{
+    struct gpu_set *set = malloc(sizeof *set);
+    if (!set)
+        return;
+    gpu_set_init(set);
+    for (int i = 0; i < m->gpus.count; i++) {
+        const struct gpu *g = &m->gpus.items[i];
+        struct gpu *copy = load_check_candidate(g) ? gpu_set_add(set) : NULL;
+        if (!copy)
+            continue;
+        snprintf(copy->bus_id, sizeof copy->bus_id, "%s", g->bus_id);
+        copy->pcie_gen_current = g->pcie_gen_current;
+        copy->pcie_gen_max = g->pcie_gen_max;
+    }
+    if (set->count == 0) {
+        load_check_release(set);
+        return;
+    }
+    /* About LOAD_CHECK_SECONDS of copies per GPU, after the driver's start-up. */
+    double limit = deadline_seconds("GPUVET_DEADLINE_CUDA_S", DEADLINE_CUDA_S) + 2.0 * set->count;
+    bool answered = deadline_run(load_check_work, set, load_check_release, limit);
+    for (int i = 0; i < m->gpus.count; i++) {
+        struct gpu *g = &m->gpus.items[i];
+        if (!load_check_candidate(g))
+            continue;
+        if (!answered) {
+            char why[160];
+            snprintf(why, sizeof why, "no answer from the CUDA driver or NVML in %g s: the GPU may be hung", limit);
+            set_load_error(g, why);
+            continue;
+        }
+        for (int k = 0; k < set->count; k++)
+            if (!strcmp(set->items[k].bus_id, g->bus_id)) {
+                free(g->load.error);
+                g->load = set->items[k].load;
+                set->items[k].load.error = NULL;
+            }
+    }
+    if (answered)
+        load_check_release(set);
 }

@@ -4,6 +4,7 @@
  * so each fact tries every name it has had. Files trimmed by hand have fewer <gpu> elements than
  * attached_gpus says: both numbers are kept and neither is trusted to match. */
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,14 @@ static char *text_at(const xmlNode *node, const char *path)
     return out;
 }
 
+/* Larger than any count, clock, size in MiB or power nvidia-smi prints; a value past it (or inf,
+ * nan) is refused, not converted into a wrapped integer. */
+#define NVIDIA_SMI_NUMBER_MAX 1e15
+
+/* Values refused by number_at in the file being read: reported once per file. */
+static int refused_numbers;
+static char first_refused[160];
+
 /* A number followed by an optional unit ("16x", "81920 MiB", "67.03 W", "27 C"). */
 static bool number_at(const xmlNode *node, const char *path, double *out)
 {
@@ -68,6 +77,11 @@ static bool number_at(const xmlNode *node, const char *path, double *out)
     char *end;
     double v = strtod(t, &end);
     bool ok = end != t && (*end == '\0' || *end == ' ' || *end == 'x');
+    if (ok && !(fabs(v) <= NVIDIA_SMI_NUMBER_MAX)) {
+        if (refused_numbers++ == 0)
+            snprintf(first_refused, sizeof first_refused, "%s = %.60s", path, t);
+        ok = false;
+    }
     if (ok)
         *out = v;
     free(t);
@@ -85,7 +99,7 @@ static void set_int64(const xmlNode *node, const char *path, int64_t *out)
 {
     double v;
     if (number_at(node, path, &v) && v >= 0)
-        *out = (int64_t)v;
+        *out = (int64_t)v; /* below NVIDIA_SMI_NUMBER_MAX: fits */
 }
 
 static void set_double(const xmlNode *node, const char *path, double *out)
@@ -122,7 +136,7 @@ static int64_t sum_counters(const xmlNode *node, const char *const *paths)
         int64_t v = -1;
         set_int64(node, *paths, &v);
         if (v >= 0)
-            total = (total < 0 ? 0 : total) + v;
+            total = (total < 0 ? 0 : total) + v; /* each below NVIDIA_SMI_NUMBER_MAX: no overflow */
     }
     return total;
 }
@@ -225,14 +239,20 @@ static int read_gpu(struct machine *m, const char *file, const xmlNode *g)
     set_string(g, "vbios_version", &gpu->vbios);
     set_string(g, "gpu_virtualization_mode/virtualization_mode", &gpu->virtualization_mode);
     double mib;
-    if (number_at(g, "fb_memory_usage/total", &mib))
+    if (number_at(g, "fb_memory_usage/total", &mib) && mib >= 0 && mib * 1024 * 1024 < 9e18)
         gpu->memory_total_bytes = (int64_t)(mib * 1024 * 1024);
     set_tristate(g, "persistence_mode", &gpu->persistence);
     set_tristate(g, "mig_mode/current_mig", &gpu->mig_current);
     set_tristate(g, "mig_mode/pending_mig", &gpu->mig_pending);
     char *pstate = text_at(g, "performance_state");
-    if (pstate && pstate[0] == 'P' && isdigit((unsigned char)pstate[1]))
-        gpu->pstate = atoi(pstate + 1);
+    /* P0..P15; "P99999999999" must not wrap into a plausible state. */
+    char *pstate_end = NULL;
+    long pstate_number = pstate && pstate[0] == 'P' && isdigit((unsigned char)pstate[1])
+                             ? strtol(pstate + 1, &pstate_end, 10) : -1;
+    if (pstate_number >= 0 && pstate_number <= 15 && *pstate_end == '\0')
+        gpu->pstate = (int)pstate_number;
+    else if (pstate)
+        machine_problem(m, file, "GPU %s: performance state \"%.40s\" is not P0..P15: unknown", bus_id, pstate);
     free(pstate);
     set_int(g, "pci/pci_gpu_link_info/pcie_gen/current_link_gen", &gpu->pcie_gen_current);
     set_int(g, "pci/pci_gpu_link_info/pcie_gen/max_link_gen", &gpu->pcie_gen_max);
@@ -298,10 +318,23 @@ static int read_document(struct machine *m, const char *file, xmlDoc *doc)
     parse_cuda_version(cuda, &m->gpus.cuda_major, &m->gpus.cuda_minor);
     free(cuda);
     set_int(root, "attached_gpus", &m->gpus.attached_gpus);
-    int status = 0;
-    for (const xmlNode *c = root->children; c; c = c->next)
-        if (c->type == XML_ELEMENT_NODE && !strcmp((const char *)c->name, "gpu") && read_gpu(m, file, c) != 0)
+    int status = 0, seen = 0;
+    refused_numbers = 0;
+    for (const xmlNode *c = root->children; c; c = c->next) {
+        if (c->type != XML_ELEMENT_NODE || strcmp((const char *)c->name, "gpu") != 0)
+            continue;
+        /* Bounded: the GPU-pair work downstream is quadratic in the count. */
+        if (++seen > GPU_MAX_PER_NODE)
+            continue;
+        if (read_gpu(m, file, c) != 0)
             status = -1;
+    }
+    if (refused_numbers > 0)
+        machine_problem(m, file, "%d number%s out of range (inf, nan or beyond %g) read as unknown; the first: %s",
+                        refused_numbers, refused_numbers == 1 ? "" : "s", NVIDIA_SMI_NUMBER_MAX, first_refused);
+    if (seen > GPU_MAX_PER_NODE)
+        machine_problem(m, file, "holds %d <gpu> elements; only the first %d are read (no node has more)", seen,
+                        GPU_MAX_PER_NODE);
     virt_from_gpus(m, "nvidia-smi");
     return status;
 }
@@ -323,6 +356,18 @@ static int parse_failed(struct machine *m, const char *file)
 /* Real files are under 1 MB per GPU; anything this big is not nvidia-smi output. */
 #define NVIDIA_SMI_MAX_BYTES (64u << 20)
 
+/* SAX hook: the first entity declaration stops the parse, before any entity could expand.
+ * Real nvidia-smi output names an external DTD (not loaded) and declares no entities; a file
+ * that nests them (a "billion laughs") took a minute and gigabytes to expand. */
+static void refuse_entity(void *ctx, const xmlChar *name, int type, const xmlChar *public_id,
+                          const xmlChar *system_id, xmlChar *content)
+{
+    (void)name, (void)type, (void)public_id, (void)system_id, (void)content;
+    xmlParserCtxtPtr ctxt = ctx;
+    *(bool *)ctxt->_private = true;
+    xmlStopParser(ctxt);
+}
+
 static int read_buffer(struct machine *m, const char *file, const char *text, size_t len)
 {
     if (len > NVIDIA_SMI_MAX_BYTES) {
@@ -330,8 +375,24 @@ static int read_buffer(struct machine *m, const char *file, const char *text, si
         return -1;
     }
     xmlResetLastError();
-    /* No network, no external DTD (the files name nvsmi_device_vN.dtd, which is not shipped). */
-    xmlDoc *doc = xmlReadMemory(text, (int)len, file, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+    xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
+    if (!ctxt) {
+        machine_problem(m, file, "cannot be parsed: out of memory");
+        return -1;
+    }
+    bool declares_entities = false;
+    ctxt->_private = &declares_entities;
+    ctxt->sax->entityDecl = refuse_entity;
+    /* No network, no DTD loading (the files name nvsmi_device_vN.dtd, which is not shipped), no
+     * entity substitution (XML_PARSE_NOENT is not given). */
+    xmlDoc *doc = xmlCtxtReadMemory(ctxt, text, (int)len, file, NULL,
+                                    XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+    xmlFreeParserCtxt(ctxt);
+    if (declares_entities) {
+        xmlFreeDoc(doc);
+        machine_problem(m, file, "declares XML entities: not `nvidia-smi -q -x` output (refused unexpanded)");
+        return -1;
+    }
     if (!doc)
         return parse_failed(m, file);
     int rc = read_document(m, file, doc);
@@ -341,25 +402,11 @@ static int read_buffer(struct machine *m, const char *file, const char *text, si
 
 int probe_nvidia_smi_file(struct machine *m, const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        machine_problem(m, path, "cannot be read: %m");
-        return -1;
-    }
-    char *text = NULL;
+    char why[256];
     size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
-    char buf[65536];
-    size_t n;
-    while (mem && (n = fread(buf, 1, sizeof buf, f)) > 0)
-        fwrite(buf, 1, n, mem);
-    bool read_error = ferror(f);
-    fclose(f);
-    if (mem)
-        fclose(mem);
-    if (!text || read_error) {
-        free(text);
-        machine_problem(m, path, "cannot be read");
+    char *text = (char *)fs_read_input(path, NVIDIA_SMI_MAX_BYTES, &len, why, sizeof why);
+    if (!text) {
+        machine_problem(m, path, "cannot be read: %s", why);
         return -1;
     }
     int rc = read_buffer(m, path, text, len);

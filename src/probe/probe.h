@@ -82,7 +82,8 @@ void probe_cpu_platform(struct machine *m);
 void probe_contention(struct machine *m, double seconds);
 
 /* Why a file is absent, in words that fit the source ("not in the recorded tree" or "not
- * exposed by this kernel"). Returns a static string. */
+ * exposed by this kernel"), or why the file just read was refused when it is there (permission
+ * denied, oversized, not a regular file). Returns a static string. */
 const char *probe_missing_reason(void);
 
 #endif

@@ -292,6 +292,10 @@ int smbios_decode_table(const uint8_t *table, size_t len, struct dmi_data *d, co
         *error = len == 0 ? "the table is empty" : "no complete SMBIOS structure in the table";
         return -1;
     }
+    if (d->ndevices > DMI_MAX_MEMORY_DEVICES) {
+        *error = "more than " DMI_XSTR(DMI_MAX_MEMORY_DEVICES) " memory devices (type 17): no server has that many";
+        return -1;
+    }
     return decoded;
 }
 

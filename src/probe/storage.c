@@ -1,6 +1,7 @@
 /* Block storage: whole disks from /sys/class/block (or /sys/block on old trees), what each is
  * (NVMe, SATA, SAS, virtio, rotational), and which disks hold `/` and the data directory, found
  * through the mount table (/proc/self/mountinfo, else /proc/mounts) and the device numbers. */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include <sys/statvfs.h>
 
 #include "probe/probe.h"
+#include "util/deadline.h"
 #include "util/fsroot.h"
 
 /* sysfs `size` counts 512-byte sectors whatever the drive's logical block size. */
@@ -125,7 +127,9 @@ static void read_disk(struct machine *m, const char *name, const char *real)
     char path[1024];
     long v;
     snprintf(path, sizeof path, "%s/size", real);
-    if (fs_read_long(path, &v) && v >= 0)
+    if (fs_read_long(path, &v) && v >= 0 && v > INT64_MAX / SECTOR_BYTES)
+        machine_problem(m, path, "holds %ld sectors, more bytes than a 64-bit size: the disk's size is unknown", v);
+    else if (fs_read_long(path, &v) && v >= 0)
         d->size_bytes = (int64_t)v * SECTOR_BYTES;
     else if (fs_exists(path))
         machine_problem(m, path, "is not a sector count: the disk's size is unknown");
@@ -432,7 +436,7 @@ static void locate(struct storage_location *loc, const struct mount_table *t)
 /* statvfs asks the running kernel, so a snapshot keeps its answer under this prefix. */
 #define RECORDED_FREE_BYTES "/gpuvet/statvfs%s/.free_bytes"
 
-static void read_free_space(struct storage_location *loc)
+static void read_free_space(struct machine *m, struct storage_location *loc)
 {
     char recorded[PATH_MAX + 64];
     snprintf(recorded, sizeof recorded, RECORDED_FREE_BYTES, strcmp(loc->path, "/") ? loc->path : "");
@@ -444,7 +448,12 @@ static void read_free_space(struct storage_location *loc)
         return;
     }
     struct statvfs st;
-    if (statvfs(loc->path, &st) == 0) {
+    double limit = deadline_seconds("GPUVET_DEADLINE_STATFS_S", DEADLINE_STATFS_S);
+    int rc = statvfs_bounded(loc->path, &st, limit);
+    if (rc != 0 && errno == ETIMEDOUT)
+        machine_problem(m, loc->path, "no answer from statvfs in %g s (a hung NFS or FUSE mount?): free space unknown",
+                        limit);
+    if (rc == 0) {
         loc->free_bytes = (int64_t)st.f_bavail * (int64_t)st.f_frsize;
         char text[32];
         snprintf(text, sizeof text, "%lld", (long long)loc->free_bytes);
@@ -472,11 +481,11 @@ void probe_storage(struct machine *m)
     read_mounts(m, &mounts);
     s->root.path = strdup("/");
     locate(&s->root, &mounts);
-    read_free_space(&s->root);
+    read_free_space(m, &s->root);
     mark_disks(s, &s->root, true);
     if (s->has_data) {
         locate(&s->data, &mounts);
-        read_free_space(&s->data);
+        read_free_space(m, &s->data);
         mark_disks(s, &s->data, false);
     }
     mount_table_free(&mounts);

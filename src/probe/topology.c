@@ -14,7 +14,11 @@
 /* A snapshot stores hwloc's own export beside the files gpuvet read. */
 #define SNAPSHOT_TOPOLOGY_XML "/gpuvet-hwloc.xml"
 
-static bool configure_source(hwloc_topology_t topo)
+/* hwloc's export in a snapshot is at most a few MB even for a large machine. */
+#define SNAPSHOT_TOPOLOGY_LIMIT (64u << 20)
+
+/* *xml_buffer, when set, must live until the topology is loaded. */
+static bool configure_source(struct machine *m, hwloc_topology_t topo, char **xml_buffer)
 {
     /* PCI is ours; OpenCL/GL would initialise GPU drivers just to name devices. */
     hwloc_topology_set_components(topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "pci");
@@ -24,10 +28,29 @@ static bool configure_source(hwloc_topology_t topo)
         unsetenv("HWLOC_FSROOT");
         return true;
     }
-    char xml[PATH_MAX];
-    snprintf(xml, sizeof xml, "%s" SNAPSHOT_TOPOLOGY_XML, fsroot_get());
-    if (access(xml, R_OK) == 0)
-        return hwloc_topology_set_xml(topo, xml) == 0;
+    /* Read by us (inside the root, bounded) and handed over as a buffer: hwloc would follow a link. */
+    size_t len = 0;
+    char *xml = (char *)fs_read_bin(SNAPSHOT_TOPOLOGY_XML, SNAPSHOT_TOPOLOGY_LIMIT, &len);
+    if (xml) {
+        xml[len] = '\0'; /* hwloc's size counts the final NUL, as its own export does */
+        *xml_buffer = xml;
+        return len < INT_MAX && hwloc_topology_set_xmlbuffer(topo, xml, (int)len + 1) == 0;
+    }
+    if (fs_last_failure()) {
+        machine_problem(m, SNAPSHOT_TOPOLOGY_XML, "%s", fs_last_failure());
+        return false;
+    }
+    /* hwloc opens the tree's files with openat() and follows their links: a link that leaves the
+     * tree would make it describe this host. Such a tree (or one with a FIFO) is not handed over. */
+    static const char *const hwloc_reads[] = {"/sys", "/proc"};
+    for (size_t i = 0; i < sizeof hwloc_reads / sizeof *hwloc_reads; i++) {
+        char why[PATH_MAX + 128];
+        if (!fs_tree_is_closed(hwloc_reads[i], why, sizeof why)) {
+            machine_problem(m, fsroot_get(), "%s: hwloc is not given this tree (it follows links and blocks on FIFOs), "
+                                             "CPU topology unknown", why);
+            return false;
+        }
+    }
     /* Replaying a tree: the x86 backend would describe the host's CPU instead (inventory §1.4). */
     hwloc_topology_set_components(topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "x86");
     setenv("HWLOC_FSROOT", fsroot_get(), 1);
@@ -144,13 +167,15 @@ void probe_topology(struct machine *m)
         return;
     hwloc_topology_set_flags(topo, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
     hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
-    if (!configure_source(topo) || hwloc_topology_load(topo) != 0) {
+    char *xml_buffer = NULL;
+    bool loaded = configure_source(m, topo, &xml_buffer) && hwloc_topology_load(topo) == 0;
+    free(xml_buffer);
+    unsetenv("HWLOC_FSROOT");
+    if (!loaded) {
         machine_problem(m, fsroot_get(), "hwloc could not load the CPU topology");
         hwloc_topology_destroy(topo);
-        unsetenv("HWLOC_FSROOT");
         return;
     }
-    unsetenv("HWLOC_FSROOT");
     m->topology = topo;
 
     struct cpu_info *c = &m->cpu;

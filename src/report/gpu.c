@@ -1,5 +1,6 @@
 /* The GPU part of the reports: per-GPU facts, the driver and CUDA versions, the `nvidia-smi topo
  * -m`-like matrix (JSON and text), and --redact, which hides identifying values everywhere. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +10,8 @@
 
 static json_t *str_or_null(const char *s) { return s ? json_string(s) : json_null(); }
 static json_t *num_or_null(long long v) { return v >= 0 ? json_integer(v) : json_null(); }
-static json_t *real_or_null(double v) { return v >= 0 ? json_real(v) : json_null(); }
+/* isfinite: jansson refuses inf, and a NULL value would drop the key. */
+static json_t *real_or_null(double v) { return v >= 0 && isfinite(v) ? json_real(v) : json_null(); }
 static json_t *tristate(int v) { return v == GPU_UNKNOWN ? json_null() : json_boolean(v == GPU_ON); }
 
 static json_t *clock_events_json(const struct gpu *g)
@@ -163,7 +165,7 @@ json_t *nvidia_to_json(const struct machine *m)
         runtimes = json_array();
         for (int i = 0; i < s->nruntimes; i++) {
             const struct cuda_runtime *r = &s->runtimes[i];
-            json_array_append_new(runtimes, json_pack("{s:s, s:s, s:i, s:o}", "path", r->path, "kind", r->kind,
+            json_array_append_new(runtimes, json_pack("{s:s?, s:s?, s:i, s:o}", "path", r->path, "kind", r->kind,
                                                       "major", r->major, "minor", num_or_null(r->minor)));
         }
     }

@@ -103,7 +103,7 @@ static json_t *storage_json(const struct machine *m)
     for (int i = 0; i < m->storage.ndevices; i++) {
         const struct block_device *d = &m->storage.devices[i];
         json_array_append_new(
-            arr, json_pack("{s:s, s:o, s:o, s:o, s:s, s:o, s:b, s:o, s:o, s:o, s:b, s:b}", "name", d->name, "vendor",
+            arr, json_pack("{s:s?, s:o, s:o, s:o, s:s, s:o, s:b, s:o, s:o, s:o, s:b, s:b}", "name", d->name, "vendor",
                            str_or_null(d->vendor), "model", str_or_null(d->model), "size_bytes",
                            d->size_bytes >= 0 ? json_integer(d->size_bytes) : json_null(), "transport",
                            storage_transport_name(d->transport), "rotational",
@@ -140,11 +140,11 @@ static json_t *network_json(const struct machine *m)
         const struct nic_port *p = &m->network.ports[i];
         json_t *rdma = json_null();
         if (p->has_rdma)
-            rdma = json_pack("{s:s, s:i, s:o, s:o, s:o}", "device", p->rdma.device, "port", p->rdma.port, "state",
+            rdma = json_pack("{s:s?, s:i, s:o, s:o, s:o}", "device", p->rdma.device, "port", p->rdma.port, "state",
                              str_or_null(p->rdma.state), "rate_gbps", positive_or_null(p->rdma.rate_gbps),
                              "link_layer", str_or_null(p->rdma.link_layer));
         json_array_append_new(
-            arr, json_pack("{s:s, s:o, s:o, s:s, s:o, s:o, s:b, s:o, s:o, s:o, s:o, s:o}", "name", p->name,
+            arr, json_pack("{s:s?, s:o, s:o, s:s, s:o, s:o, s:b, s:o, s:o, s:o, s:o, s:o}", "name", p->name,
                            "pci_bus_id", str_or_null(p->pci_bus_id), "driver", str_or_null(p->driver), "state",
                            link_state_name(p->state), "speed_mbps",
                            p->speed_mbps > 0 ? json_integer(p->speed_mbps) : json_null(), "speed_source",
@@ -197,7 +197,7 @@ json_t *machine_to_json(const struct machine *m)
         json_array_append_new(arr, pci_json(&m->pci[i]));
     }
     for (int i = 0; i < m->nproblems; i++)
-        json_array_append_new(problems, json_pack("{s:s, s:s}", "path", m->problems[i].path, "message",
+        json_array_append_new(problems, json_pack("{s:s?, s:s}", "path", m->problems[i].path, "message",
                                                   m->problems[i].message ? m->problems[i].message : ""));
     /* One key per line: each part of the model adds its own. */
     json_t *o = json_object();
@@ -231,7 +231,7 @@ json_t *findings_to_json(const struct findings *f)
     json_t *arr = json_array();
     for (int i = 0; i < f->count; i++) {
         const struct finding *it = &f->items[i];
-        json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:s, s:O, s:o}", "id", it->rule->id, "area",
+        json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s?, s:s?, s:O, s:o}", "id", it->rule->id, "area",
                                              it->rule->area, "severity", severity_name(it->severity), "subject",
                                              it->subject, "message", it->message, "evidence", it->evidence, "fix",
                                              str_or_null(it->fix)));

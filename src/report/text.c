@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "report/report.h"
+#include "util/output.h"
 #include "util/parse.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
@@ -800,7 +801,7 @@ static void print_sections(FILE *o, const struct machine *m, const struct style 
     }
 }
 
-int report_text(FILE *out, const struct audit_report *r, bool colour, bool verbose)
+static int report_text_unescaped(FILE *out, const struct audit_report *r, bool colour, bool verbose)
 {
     struct style st = make_style(colour);
     const struct machine *m = r->machine;
@@ -866,4 +867,24 @@ int report_text(FILE *out, const struct audit_report *r, bool colour, bool verbo
     if (r == &with_verdicts)
         verdict_set_free(&own);
     return 0;
+}
+
+/* Strings from evidence files (names, locators, problem messages) may hold terminal escape codes:
+ * the report is written whole, then every control character but the report's own colours is
+ * escaped on its way out. */
+int report_text(FILE *o, const struct audit_report *r, bool colour, bool verbose)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (!mem)
+        return report_text_unescaped(o, r, colour, verbose);
+    int rc = report_text_unescaped(mem, r, colour, verbose);
+    fclose(mem);
+    const struct style st = make_style(true);
+    const char *const own[] = {st.bold, st.dim, st.reset, st.sev[0], st.sev[1], st.sev[2], st.sev[3], st.sev[4], NULL};
+    if (text_write_escaped(o, text, len, colour ? own : NULL) != 0)
+        rc = -1;
+    free(text);
+    return rc;
 }

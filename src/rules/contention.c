@@ -26,7 +26,7 @@ void check_cpu_contention(struct audit_ctx *ctx)
         const struct proc_cpu_use *p = &c->procs[i];
         if (p->share <= limit)
             continue;
-        json_array_append_new(busy, json_pack("{s:i, s:s, s:f, s:b}", "pid", p->pid, "name", p->name, "share",
+        json_array_append_new(busy, json_pack("{s:i, s:s?, s:f, s:b}", "pid", p->pid, "name", p->name, "share",
                                               p->share, "kernel_thread", p->kernel_thread));
         size_t len = strlen(names);
         snprintf(names + len, sizeof names - len, "%s%s (pid %d, %.0f%%)", len ? ", " : "", p->name, p->pid,

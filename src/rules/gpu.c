@@ -106,7 +106,7 @@ static bool gpu_facts_missing(struct audit_ctx *ctx)
     if (s->count > 0)
         return false;
     if (s->unknown_reason)
-        finding_add(ctx, SEV_UNKNOWN, "machine", json_pack("{s:s}", "reason", s->unknown_reason),
+        finding_add(ctx, SEV_UNKNOWN, "machine", json_pack("{s:s?}", "reason", s->unknown_reason),
                     "install the NVIDIA driver (and load it: `nvidia-smi` must list the GPUs), or give "
                     "`--nvidia-smi FILE` with `nvidia-smi -q -x` output",
                     "GPU facts unknown: %s", s->unknown_reason);
@@ -258,7 +258,7 @@ void check_gpu_driver_cuda(struct audit_ctx *ctx)
             snprintf(need, sizeof need, "%d.%d", r->major, r->minor);
         else
             snprintf(need, sizeof need, "%d.x", r->major);
-        json_t *ev = json_pack("{s:s, s:s, s:s, s:i, s:i}", "path", r->path, "kind", r->kind, "needs", need,
+        json_t *ev = json_pack("{s:s?, s:s?, s:s, s:i, s:i}", "path", r->path, "kind", r->kind, "needs", need,
                                "driver_cuda_major", s->cuda_major, "driver_cuda_minor", s->cuda_minor);
         if (r->major > s->cuda_major)
             finding_add(ctx, ctx_severity(ctx), r->path, ev,

@@ -25,7 +25,7 @@ static bool rdma_active(const struct nic_port *p)
 
 static json_t *port_json(const struct nic_port *p)
 {
-    json_t *e = json_pack("{s:s, s:s, s:o, s:b, s:o, s:i}", "name", p->name, "state", link_state_name(p->state),
+    json_t *e = json_pack("{s:s?, s:s, s:o, s:b, s:o, s:i}", "name", p->name, "state", link_state_name(p->state),
                           "speed_mbps", p->speed_mbps > 0 ? json_integer(p->speed_mbps) : json_null(), "rdma",
                           rdma_active(p), "link_layer", p->link_layer ? json_string(p->link_layer) : json_null(),
                           "numa_node", p->numa_node);

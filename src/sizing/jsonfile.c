@@ -5,10 +5,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/fsroot.h"
+
 json_t *json_load_named(const char *path, char *err, size_t errlen)
 {
-    if (access(path, R_OK) != 0) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    char why[256];
+    if (!fs_input_check(path, FS_INPUT_LIMIT, why, sizeof why)) {
+        snprintf(err, errlen, "%s: %s", path, why);
         return NULL;
     }
     json_error_t jerr;

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/fsroot.h"
+
 enum { MAX_COLUMNS = 64 };
 
 static int split(char *line, char **tokens)
@@ -18,6 +20,11 @@ static int split(char *line, char **tokens)
 
 int dmon_mean_sm_utilisation(const char *path, double *mean, int *samples, char *err, size_t errlen)
 {
+    char why[256];
+    if (!fs_input_check(path, FS_INPUT_LIMIT, why, sizeof why)) {
+        snprintf(err, errlen, "%s: %s", path, why);
+        return -1;
+    }
     FILE *f = fopen(path, "r");
     if (!f) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));

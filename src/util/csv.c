@@ -7,6 +7,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "util/fsroot.h"
+
 struct field_buf {
     char *s;
     size_t len, cap;
@@ -104,6 +106,11 @@ static bool blank_line(const char *s)
 int csv_load(const char *path, struct csv_table *t, char *err, size_t errlen)
 {
     *t = (struct csv_table){.path = strdup(path)};
+    char why[256];
+    if (!fs_input_check(path, FS_INPUT_LIMIT, why, sizeof why)) {
+        snprintf(err, errlen, "%s: %s", path, why);
+        return -1;
+    }
     FILE *f = fopen(path, "r");
     if (!f) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));

@@ -19,15 +19,44 @@ void fsroot_record_to(const char *dir);
  * at `path` in the record, where fs_read finds it when the record is replayed. */
 void fs_record_text(const char *path, const char *text);
 
+/* What the record could not store (a folder, link or file it could not create, read or write):
+ * returns the count, with the first *listed of them described one line each in *lines (a line may
+ * be NULL when memory ran out). `snapshot` fails with this list when it is not empty. */
+int fsroot_record_failures(const char *const **lines, int *listed);
+void fsroot_record_failures_clear(void);
+
+/* Opens a machine path under the root without ever leaving it: symlinks are resolved as if the
+ * root were "/" (absolute targets and ".." stay inside), with openat2(RESOLVE_IN_ROOT) where the
+ * kernel has it and a component-by-component walk otherwise. flags as for open(2). */
+int fs_open(const char *path, int flags);
+/* false: always use the component walk (tests run both ways; a kernel without openat2 gets it). */
+void fsroot_use_openat2(bool use);
+
 /* Joins the root and an absolute machine path into buf; returns buf. */
 char *fsroot_path(char *buf, size_t size, const char *path);
 
-/* Reads a whole (small) file; returns a malloc'd NUL-terminated string with trailing
- * whitespace trimmed, or NULL (errno set) when it is missing or unreadable. */
+/* Reads a whole (small) regular file; returns a malloc'd NUL-terminated string with trailing
+ * whitespace trimmed, or NULL (errno set) when it is missing, unreadable, not a regular file (a
+ * FIFO or device is never read: it could block or never end) or over 16 MiB. */
 char *fs_read(const char *path);
 /* Reads a whole binary file (SMBIOS tables, raw DMI entries) up to limit bytes; returns a malloc'd
  * buffer and its length in *len, or NULL (errno set; EFBIG when larger than limit). */
 unsigned char *fs_read_bin(const char *path, size_t limit, size_t *len);
+/* Why the most recent fs_read/fs_read_bin failed, when it was not plain absence: "PATH is not
+ * readable (permission denied)", "PATH is oversized (...)", "PATH is not a regular file (...)";
+ * NULL after a success or a missing file. */
+const char *fs_last_failure(void);
+
+/* Reads a user-given evidence file (--dmidecode, --nvidia-smi, --claim, ...: a host path, not under
+ * the root) of at most limit bytes, NUL-terminated. A FIFO or device (/dev/zero) is refused
+ * before any byte is read. NULL with the reason in why (and errno) otherwise. */
+unsigned char *fs_read_input(const char *path, size_t limit, size_t *len, char *why, size_t whylen);
+/* The same refusal for loaders that read the file themselves: false, with the reason in why,
+ * when path is not a regular file of at most limit bytes. Nothing is read. */
+bool fs_input_check(const char *path, size_t limit, char *why, size_t whylen);
+/* The bound on any evidence file a user names (real ones are well under 10 MiB). */
+#define FS_INPUT_LIMIT (64u << 20)
+
 /* printf-style path. */
 char *fs_readf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -40,6 +69,12 @@ bool fs_is_dir(const char *path);
 /* Resolves a symlink inside the root, e.g. /sys/bus/pci/devices/X -> /sys/devices/.../X.
  * Returns a malloc'd machine path (not prefixed) or NULL. */
 char *fs_resolve(const char *path);
+
+/* Whether the folder `top` of the root can be handed to a reader that follows links itself
+ * (hwloc's HWLOC_FSROOT opens with openat(), which follows an absolute or ../.. link to this
+ * host's files): false, with the first offender in why, when a link below it leaves the root or
+ * an entry is a FIFO, device or socket. Bounded in depth and entries. True on the live machine. */
+bool fs_tree_is_closed(const char *top, char *why, size_t whylen);
 
 /* Lists directory entry names (no . and ..), sorted. Returns count, or -1 if unreadable. */
 int fs_list(const char *dir, char ***names);

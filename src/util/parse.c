@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,8 +167,13 @@ bool parse_meminfo_bytes(const char *text, const char *key, uint64_t *bytes)
             return false;
         while (*end == ' ')
             end++;
-        if (!strncmp(end, "kB", 2))
+        if (!strncmp(end, "kB", 2)) {
+            if (v > INT64_MAX / 1024)
+                return false; /* wrapped, it would be a plausible size */
             v *= 1024;
+        }
+        if (v > INT64_MAX)
+            return false;
         *bytes = v;
         return true;
     }

@@ -11,6 +11,7 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "mock.h"
 
@@ -159,8 +160,18 @@ nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *out)
     *out = major * 1000 + minor * 10;
     return OK;
 }
+/* $GPUVET_MOCK_NVML_HANG names a call that never returns, as on a GPU that stopped answering. */
+static void hang_if(const char *call)
+{
+    const char *hang = getenv("GPUVET_MOCK_NVML_HANG");
+    if (hang && !strcmp(hang, call))
+        for (;;)
+            pause();
+}
+
 static nvmlReturn_t count_all(unsigned *count)
 {
+    hang_if("count");
     if (!doc)
         return NOT_INITIALIZED;
     *count = ngpus;
@@ -331,6 +342,7 @@ static nvmlReturn_t watts(nvmlDevice_t d, const char *const *paths, unsigned *mw
 }
 nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t d, unsigned *mw)
 {
+    hang_if("power");
     static const char *const p[] = {"gpu_power_readings/power_draw", "gpu_power_readings/instant_power_draw",
                                     "power_readings/power_draw", NULL};
     return watts(d, p, mw);

@@ -86,3 +86,82 @@ Test(fsroot, records_what_was_read_with_its_links)
     snprintf(cmd, sizeof cmd, "rm -rf %s", rec);
     cr_assert_eq(system(cmd), 0);
 }
+
+/* --- links that try to leave the root, both with openat2 and with the walking fallback ------- */
+
+static void add_hostile_links(void)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "cd %s && mkdir -p etc proc && printf 'recorded\\n' > etc/hostname && "
+             "ln -s /etc/hostname proc/absolute && "            /* absolute: re-rooted to the tree's */
+             "ln -s ../../../../../../etc/hostname proc/climbing && " /* .. stops at the root */
+             "ln -s loop_b proc/loop_a && ln -s loop_a proc/loop_b && mkfifo proc/fifo",
+             root);
+    cr_assert_eq(system(cmd), 0);
+}
+
+static void check_links_stay_inside(bool openat2)
+{
+    add_hostile_links();
+    fsroot_use_openat2(openat2);
+    char *s = fs_read("/proc/absolute");
+    cr_assert_str_eq(s, "recorded", "an absolute link left the root (openat2 %d)", openat2);
+    free(s);
+    s = fs_read("/proc/climbing");
+    cr_assert_str_eq(s, "recorded", "a climbing link left the root (openat2 %d)", openat2);
+    free(s);
+    cr_assert_null(fs_read("/proc/loop_a"));
+    cr_assert_str_eq(fs_last_failure(), "/proc/loop_a is a symlink loop");
+    cr_assert_null(fs_read("/proc/fifo"));
+    cr_assert(strstr(fs_last_failure(), "not a regular file"));
+    cr_assert_null(fs_read("/proc/none"));
+    cr_assert_null(fs_last_failure(), "a missing file is just missing");
+    /* Listing and resolving follow the same rule. */
+    cr_assert(fs_is_dir("/sys/bus/pci/devices/0000:01:00.0"));
+    char *real = fs_resolve("/proc/absolute");
+    cr_assert_str_eq(real, "/etc/hostname");
+    free(real);
+    fsroot_use_openat2(true);
+}
+
+Test(fsroot, links_stay_inside_the_root_with_openat2) { check_links_stay_inside(true); }
+Test(fsroot, links_stay_inside_the_root_walking) { check_links_stay_inside(false); }
+
+Test(fsroot, an_oversized_file_is_called_oversized)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/sys/big", root);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fclose(f);
+    cr_assert_eq(truncate(path, 17 << 20), 0);
+    cr_assert_null(fs_read("/sys/big"));
+    cr_assert(strstr(fs_last_failure(), "/sys/big is oversized"));
+}
+
+Test(fsroot, input_files_must_be_regular)
+{
+    char why[256];
+    size_t len;
+    cr_assert_null(fs_read_input("/dev/zero", 1 << 20, &len, why, sizeof why));
+    cr_assert(strstr(why, "not a regular file"), "%s", why);
+    cr_assert_not(fs_input_check("/dev/zero", 1 << 20, why, sizeof why));
+    char path[256];
+    snprintf(path, sizeof path, "%s/sys/bus/pci/devices/0000:01:00.0/class", root);
+    unsigned char *text = fs_read_input(path, 1 << 20, &len, why, sizeof why);
+    cr_assert_not_null(text);
+    cr_assert_str_eq((char *)text, "0x030200\n");
+    free(text);
+}
+
+Test(fsroot, tree_check_names_a_link_that_leaves)
+{
+    char why[512];
+    cr_assert(fs_tree_is_closed("/sys", why, sizeof why), "%s", why);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "ln -s ../../../../etc %s/sys/out", root);
+    cr_assert_eq(system(cmd), 0);
+    cr_assert_not(fs_tree_is_closed("/sys", why, sizeof why));
+    cr_assert(strstr(why, "/sys/out links outside the tree"), "%s", why);
+}

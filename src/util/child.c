@@ -1,0 +1,80 @@
+#include "util/child.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CHILD_POLL_NS 10000000L /* 10 ms */
+/* After SIGKILL, how long to wait for the child to go: one stuck in the kernel may not. */
+#define CHILD_REAP_S 1.0
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Waits for pid until the monotonic time `until`; true with *status when it ended. */
+static int wait_until(pid_t pid, double until, int *status)
+{
+    const struct timespec poll = {0, CHILD_POLL_NS};
+    for (;;) {
+        pid_t done = waitpid(pid, status, WNOHANG);
+        if (done == pid)
+            return 1;
+        if (done < 0 && errno != EINTR)
+            return -1;
+        if (now_s() >= until)
+            return 0;
+        nanosleep(&poll, NULL);
+    }
+}
+
+int child_run_bounded(char *const argv[], const char *out_path, size_t max_bytes, double seconds, char *why,
+                      size_t whylen)
+{
+    int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (out < 0) {
+        snprintf(why, whylen, "%s: %s", out_path, strerror(errno));
+        return -1;
+    }
+    double start = now_s();
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(why, whylen, "cannot start %s: %s", argv[0], strerror(errno));
+        close(out);
+        return -1;
+    }
+    if (pid == 0) {
+        setpgid(0, 0); /* its own group: a kill on expiry reaches what it started too */
+        int in = open("/dev/null", O_RDONLY);
+        if (in < 0 || dup2(in, STDIN_FILENO) < 0 || dup2(out, STDOUT_FILENO) < 0)
+            _exit(127);
+        struct rlimit size = {max_bytes, max_bytes};
+        setrlimit(RLIMIT_FSIZE, &size);
+        signal(SIGXFSZ, SIG_DFL);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    close(out);
+    int status = 0;
+    int ended = wait_until(pid, start + seconds, &status);
+    if (ended == 0) {
+        kill(-pid, SIGKILL);
+        kill(pid, SIGKILL);
+        wait_until(pid, now_s() + CHILD_REAP_S, &status);
+        return CHILD_TIMED_OUT;
+    }
+    if (ended < 0) {
+        snprintf(why, whylen, "cannot wait for %s: %s", argv[0], strerror(errno));
+        return -1;
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}

@@ -1,0 +1,67 @@
+#include "util/output.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+void output_guard_std_fds(void)
+{
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+            continue;
+        int got = open("/dev/null", fd == 2 ? O_WRONLY : O_RDONLY);
+        if (got >= 0 && got != fd) {
+            dup2(got, fd);
+            close(got);
+        }
+    }
+}
+
+int output_finish(void)
+{
+    bool failed_before = ferror(stdout);
+    errno = 0;
+    int flushed = fflush(stdout);
+    int error = errno;
+    int closed = fclose(stdout);
+    if (!closed && !flushed && !failed_before)
+        return 0;
+    if (!error)
+        error = errno;
+    fprintf(stderr, "gpuvet: cannot write the report to standard output: %s\n",
+            error ? strerror(error) : "a write failed");
+    return -1;
+}
+
+static size_t kept_sequence(const char *p, size_t left, const char *const *keep)
+{
+    for (; keep && *keep; keep++) {
+        size_t n = strlen(*keep);
+        if (n <= left && !memcmp(p, *keep, n))
+            return n;
+    }
+    return 0;
+}
+
+int text_write_escaped(FILE *o, const char *text, size_t len, const char *const *keep)
+{
+    for (size_t i = 0; i < len;) {
+        const unsigned char *p = (const unsigned char *)text + i;
+        size_t kept = *p == 0x1B ? kept_sequence(text + i, len - i, keep) : 0;
+        bool c1 = p[0] == 0xC2 && i + 1 < len && p[1] >= 0x80 && p[1] <= 0x9F;
+        if (kept) {
+            fwrite(p, 1, kept, o);
+            i += kept;
+        } else if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7F || c1) {
+            fprintf(o, "\\x%02x", c1 ? p[1] : p[0]);
+            i += c1 ? 2 : 1;
+        } else {
+            fputc(*p, o);
+            i++;
+        }
+    }
+    return ferror(o) ? -1 : 0;
+}

@@ -1,0 +1,24 @@
+/* What gpuvet writes: a report that could not be written is a failure (exit 2), not a silent
+ * success, and strings taken from evidence files reach a terminal without its escape codes. */
+#ifndef GPUVET_UTIL_OUTPUT_H
+#define GPUVET_UTIL_OUTPUT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* Run first: a closed standard descriptor would be reused by the next open(), and a report
+ * meant for stdout would land in that file. Closed stdout becomes a read-only /dev/null (every
+ * write to it fails, so output_finish reports it); closed stdin/stderr become /dev/null. */
+void output_guard_std_fds(void);
+
+/* Run last: flushes and closes stdout. 0 when everything written reached it; otherwise prints
+ * "gpuvet: cannot write the report ..." on stderr and returns -1 (the caller exits 2). */
+int output_finish(void);
+
+/* Writes text to o with every control character but newline and tab written as \xNN (C0, DEL,
+ * and C1 as UTF-8), so that strings from evidence files cannot move the cursor, clear, retitle or
+ * recolour the user's terminal. The sequences listed in keep (NULL-terminated; the report's own
+ * colours) pass as they are. Returns 0, or -1 when o has a write error. */
+int text_write_escaped(FILE *o, const char *text, size_t len, const char *const *keep);
+
+#endif

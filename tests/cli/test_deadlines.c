@@ -1,0 +1,130 @@
+/* Probes that can block run under a deadline: NVML that stops answering (the stand-in library made
+ * to hang), statvfs/realpath on a hung FUSE mount (a real one: a FUSE connection nobody answers),
+ * a hung nvidia-smi during snapshot. The audit goes on, says "no answer from ... in N s", and its
+ * total time stays bounded. */
+#include <criterion/criterion.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#define A5000 GPUVET_TEST_SOURCE "/fixtures/nvidia-smi/telegraf-2x-rtx-a5000-schema-v13-drv590.xml"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void audit_with_hung_nvml(const char *call)
+{
+    setenv("GPUVET_NVML_LIBRARY", GPUVET_MOCK_NVML_CURRENT, 1);
+    setenv("GPUVET_MOCK_NVML_XML", A5000, 1);
+    setenv("GPUVET_MOCK_NVML_HANG", call, 1);
+    setenv("GPUVET_DEADLINE_NVML_S", "1", 1);
+    double start = now_s();
+    struct run_result r = run_gpuvet("audit", "--json", "--sample", "0", NULL);
+    double took = now_s() - start;
+    cr_assert(r.status == 0 || r.status == 1, "exit %d; stderr: %s", r.status, r.err);
+    json_t *doc = run_json(&r);
+    json_t *nvidia = json_object_get(json_object_get(doc, "machine"), "nvidia");
+    const char *why = json_string_value(json_object_get(nvidia, "unknown_reason"));
+    cr_assert(why && strstr(why, "no answer from NVML (libnvidia-ml) in 1 s"), "hang in %s: reason %s", call,
+              why ? why : "(none)");
+    cr_assert_eq(json_array_size(json_object_get(json_object_get(doc, "machine"), "gpus")), 0);
+    /* The whole audit without the sample takes well under a second here; the hang adds one. */
+    cr_assert(took < 10, "took %.1f s", took);
+    json_decref(doc);
+    run_result_free(&r);
+}
+
+Test(deadlines, nvml_that_never_counts_gpus_is_unknown_after_its_deadline, .timeout = 60)
+{
+    audit_with_hung_nvml("count");
+}
+
+Test(deadlines, a_gpu_that_stops_answering_mid_probe_is_unknown_after_the_deadline, .timeout = 60)
+{
+    audit_with_hung_nvml("power");
+}
+
+Test(deadlines, a_hung_mount_under_data_dir_costs_its_deadline_not_the_audit, .timeout = 60)
+{
+    char dir[] = "/tmp/gpuvet-hungXXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    /* A FUSE mount whose daemon (this test) never answers: every lookup or statfs below it waits.
+     * It lives in a mount namespace of this test's own, so no other process on the machine can
+     * trip over it, and it goes away with the test whatever happens. */
+    int fuse = -1;
+    bool own_namespace = unshare(CLONE_NEWNS) == 0 && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0;
+    if (own_namespace)
+        fuse = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+    char opts[128];
+    snprintf(opts, sizeof opts, "fd=%d,rootmode=40000,user_id=0,group_id=0", fuse);
+    if (fuse < 0 || mount("gpuvet-hung", dir, "fuse.gpuvet-hung", MS_NOSUID | MS_NODEV, opts) != 0) {
+        if (fuse >= 0)
+            close(fuse);
+        rmdir(dir);
+        cr_skip_test("cannot mount a FUSE filesystem here (needs /dev/fuse and CAP_SYS_ADMIN)");
+    }
+    char data[96];
+    snprintf(data, sizeof data, "%s/imagenet", dir);
+    setenv("GPUVET_DEADLINE_STATFS_S", "1", 1);
+    double start = now_s();
+    struct run_result r = run_gpuvet("audit", "--json", "--sample", "0", "--workload", "cv-train", "--data-dir", data,
+                                     NULL);
+    double took = now_s() - start;
+    umount2(dir, MNT_DETACH);
+    close(fuse);
+    rmdir(dir);
+    cr_assert(r.status == 0 || r.status == 1, "exit %d; stderr: %s", r.status, r.err);
+    json_t *doc = run_json(&r);
+    cr_assert(strstr(r.err, "no answer from its filesystem (realpath) in 1 s"), "stderr: %s", r.err);
+    cr_assert(strstr(r.err, "no answer from statvfs in 1 s"), "stderr: %s", r.err);
+    json_t *loc = json_object_get(json_object_get(json_object_get(doc, "machine"), "storage_paths"), "data");
+    /* The mount is still known from the mount table, which does not touch the mount. */
+    cr_assert_str_eq(json_string_value(json_object_get(loc, "fstype")), "fuse.gpuvet-hung");
+    cr_assert(json_is_null(json_object_get(loc, "free_bytes")));
+    cr_assert(took < 10, "took %.1f s", took);
+    json_decref(doc);
+    run_result_free(&r);
+}
+
+Test(deadlines, a_hung_nvidia_smi_does_not_hang_snapshot, .timeout = 60)
+{
+    char bin[] = "/tmp/gpuvet-binXXXXXX";
+    cr_assert_not_null(mkdtemp(bin));
+    char tool[96], cmd[256];
+    snprintf(tool, sizeof tool, "%s/nvidia-smi", bin);
+    FILE *f = fopen(tool, "w");
+    cr_assert_not_null(f);
+    fputs("#!/bin/sh\nexec sleep 300\n", f); /* a driver that stopped answering */
+    fclose(f);
+    chmod(tool, 0755);
+    char path[4096];
+    snprintf(path, sizeof path, "%s:%s", bin, getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+    setenv("PATH", path, 1);
+    setenv("GPUVET_DEADLINE_CHILD_S", "1", 1);
+    char out[] = "/tmp/gpuvet-snapXXXXXX";
+    cr_assert_not_null(mkdtemp(out));
+    char dst[96];
+    snprintf(dst, sizeof dst, "%s/copy", out);
+    double start = now_s();
+    struct run_result r = run_gpuvet("snapshot", dst, NULL);
+    double took = now_s() - start;
+    cr_assert_eq(r.status, 2, "exit %d; stderr: %s", r.status, r.err);
+    cr_assert(strstr(r.err, "no answer from"), "stderr: %s", r.err);
+    cr_assert(took < 10, "took %.1f s", took);
+    run_result_free(&r);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", bin, out);
+    cr_assert_eq(system(cmd), 0);
+}
