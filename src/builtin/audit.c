@@ -19,7 +19,7 @@ static const char usage[] =
     "usage: gpuvet audit [--sysroot DIR] [--nvidia-smi FILE] [--dmidecode FILE | --dmi-table FILE]\n"
     "                    [--workload W] [--data-dir DIR] [--nodes N] [--claim FILE] [--sample SECONDS]\n"
     "                    [--json] [--verbose] [--load-check] [--redact]\n"
-    "                    [--bench FILE | --bench-quick]\n"
+    "                    [--bench FILE | --bench-quick] [--prom FILE]\n"
     "       gpuvet audit --list-rules\n"
     "\n"
     "  --sysroot DIR   audit a recorded machine (DIR/sys, DIR/proc; a `gpuvet snapshot` or an\n"
@@ -41,6 +41,7 @@ static const char usage[] =
     "  --verbose       list passed checks too\n"
     "  --bench FILE    judge the measurements of a saved `gpuvet bench --json` document\n"
     "  --bench-quick   measure first (`gpuvet bench memory pcie storage --quick` in .) and judge that\n"
+    "  --prom FILE     also write findings and verdict in node_exporter's textfile format, atomically\n"
     "  --list-rules    list the rule IDs and exit (`gpuvet explain ID` for one)\n"
     "\n"
     "exit status: 0 no fail, 1 at least one fail, 2 could not run\n";
@@ -139,14 +140,14 @@ int cmd_audit(int argc, char **argv)
         {"claim", required_argument, NULL, 'c'},    {"nvidia-smi", required_argument, NULL, 'N'},
         {"load-check", no_argument, NULL, 'L'},    {"redact", no_argument, NULL, 'R'},
         {"dmidecode", required_argument, NULL, 'D'}, {"dmi-table", required_argument, NULL, 'T'},
-        {"sample", required_argument, NULL, 'S'},
+        {"sample", required_argument, NULL, 'S'},  {"prom", required_argument, NULL, 'P'},
         {NULL, 0, NULL, 0},
     };
     const char *sysroot = NULL, *bench_file = NULL, *data_dir = NULL, *claim_file = NULL, *nvidia_smi = NULL;
     struct audit_inputs inputs = {.nodes = 1};
     bool bench_quick = false;
     enum workload workload = WL_GENERAL;
-    const char *dmidecode_file = NULL, *dmi_table_file = NULL;
+    const char *dmidecode_file = NULL, *dmi_table_file = NULL, *prom_file = NULL;
     double sample_seconds = 2;
     bool json = false, verbose = false, load_check = false, redact = false;
     int c;
@@ -187,6 +188,7 @@ int cmd_audit(int argc, char **argv)
         case 'N': nvidia_smi = optarg; break;
         case 'L': load_check = true; break;
         case 'R': redact = true; break;
+        case 'P': prom_file = optarg; break;
         case 'h': fputs(usage, stdout); return 0;
         default: fputs(usage, stderr); return EXIT_CANNOT_RUN;
         }
@@ -277,6 +279,9 @@ int cmd_audit(int argc, char **argv)
     struct audit_report report = {&m, &findings, workload, now_ms() - start, inputs.claims, redact};
     int rc = json ? report_json(stdout, &report) : report_text(stdout, &report, use_colour(), verbose);
     int status = rc != 0 ? EXIT_CANNOT_RUN : findings_count(&findings, SEV_FAIL) ? EXIT_VERDICT_FAIL : 0;
+    struct prom_report prom = {"audit", &m, &findings, NULL, (now_ms() - start) / 1e3, time(NULL)};
+    if (prom_file && report_prom_file(prom_file, &prom) != 0)
+        status = EXIT_CANNOT_RUN;
     findings_free(&findings);
     machine_free(&m);
     claim_set_free(&claims);

@@ -5,6 +5,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "model/machine.h"
 #include "claims/claims.h"
@@ -46,6 +47,29 @@ json_t *contention_json(const struct contention_info *c);
 int report_json(FILE *out, const struct audit_report *r);
 /* colour: ANSI colours (caller decides: TTY and no NO_COLOR). */
 int report_text(FILE *out, const struct audit_report *r, bool colour, bool verbose);
+
+/* report/prom.c: node_exporter's textfile format. */
+struct prom_report {
+    const char *command;              /* "audit", "bench" or "health": a label on every sample */
+    const struct machine *machine;    /* for dcgm-exporter's GPU labels; may be NULL */
+    const struct findings *findings;  /* gpuvet_finding and gpuvet_verdict; NULL for bench */
+    json_t *bench;                    /* a gpuvet.bench/1 document: its figures in base units; or NULL */
+    double elapsed_s;
+    time_t finished;
+};
+/* Writes the file atomically (a temporary file in its folder, then rename). 0, or -1 after an
+ * error on stderr that names the file. */
+int report_prom_file(const char *path, const struct prom_report *r);
+
+/* report/health.c: gpuvet health's one-line reason, for Slurm and Node Problem Detector. */
+#define HEALTH_REASON_MAX 80
+/* The worst finding at or above threshold (findings sorted worst first); NULL when none. */
+const struct finding *health_worst(const struct findings *f, enum severity threshold);
+/* "gpuvet: OK", or "gpuvet: FAIL RULE subject [+N more]: message", cut to HEALTH_REASON_MAX bytes
+ * on a character boundary. out has room for HEALTH_REASON_MAX + 1 bytes. */
+void health_reason(char out[HEALTH_REASON_MAX + 1], const struct findings *f, enum severity threshold);
+/* The Slurm drain reason "gpuvet: RULE_ID subject" of a problem. */
+void health_drain_reason(char *out, size_t outlen, const struct finding *problem);
 
 /* "pass" when no finding is worse than info/unknown/pass, else the worst severity. */
 enum severity report_verdict(const struct findings *f);
