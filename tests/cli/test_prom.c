@@ -54,17 +54,34 @@ static void assert_only_file(const char *dir, const char *name)
     closedir(d);
 }
 
+/* A fresh folder for one --prom file, removed with it by prom_out_done. */
+struct prom_out {
+    char dir[32], path[64];
+};
+
+static void prom_out_init(struct prom_out *o, const char *name)
+{
+    snprintf(o->dir, sizeof o->dir, "/tmp/gpuvet-prom-XXXXXX");
+    cr_assert_not_null(mkdtemp(o->dir));
+    snprintf(o->path, sizeof o->path, "%s/%s", o->dir, name);
+}
+
+static void prom_out_done(struct prom_out *o)
+{
+    unlink(o->path);
+    rmdir(o->dir);
+}
+
 Test(prom, audit_of_a_narrowed_link_writes_findings_verdict_and_time)
 {
     char *root = fixture_copy(INTEL);
     tree_write(root, "sys/devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0/0000:3c:04.0/0000:3d:00.0/current_link_width",
                "8\n");
-    char dir[] = "/tmp/gpuvet-prom-XXXXXX", path[256];
-    cr_assert_not_null(mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/gpuvet.prom", dir);
-    struct run_result r = run_gpuvet("audit", "--sysroot", root, "--sample", "0", "--prom", path, NULL);
+    struct prom_out out;
+    prom_out_init(&out, "gpuvet.prom");
+    struct run_result r = run_gpuvet("audit", "--sysroot", root, "--sample", "0", "--prom", out.path, NULL);
     cr_assert_eq(r.status, 1, "%s", r.err);
-    char *text = read_all(path);
+    char *text = read_all(out.path);
     cr_assert(has_line(text, "# TYPE gpuvet_finding gauge"));
     cr_assert(has_line(text, "# HELP gpuvet_verdict 1 for the run's verdict (pass, warn or fail), 0 for the others."));
     cr_assert(has_line(text, "gpuvet_finding{command=\"audit\",rule=\"PCIE_LINK_DEGRADED\",severity=\"fail\","
@@ -74,41 +91,37 @@ Test(prom, audit_of_a_narrowed_link_writes_findings_verdict_and_time)
     cr_assert(!strstr(text, "severity=\"pass\""), "passed checks are not findings");
     double when = sample(text, "gpuvet_last_run_timestamp_seconds{command=\"audit\"}");
     cr_assert(when > 1.7e9 && when < 4e9, "%f", when);
-    assert_only_file(dir, "gpuvet.prom");
+    assert_only_file(out.dir, "gpuvet.prom");
     free(text);
     run_result_free(&r);
-    unlink(path);
-    rmdir(dir);
+    prom_out_done(&out);
     tree_remove(root);
     free(root);
 }
 
 Test(prom, label_values_are_escaped)
 {
-    char dir[] = "/tmp/gpuvet-prom-XXXXXX", path[256];
-    cr_assert_not_null(mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/audit.prom", dir);
+    struct prom_out out;
+    prom_out_init(&out, "audit.prom");
     /* The data directory is STORAGE_SLOW_DATA's subject: a quote and a backslash in it. */
     struct run_result r = run_gpuvet("audit", "--sysroot", fixture(INTEL), "--workload", "cv-train", "--data-dir",
-                                     "/data/a\"b\\c", "--prom", path, NULL);
+                                     "/data/a\"b\\c", "--prom", out.path, NULL);
     cr_assert(r.status == 0 || r.status == 1, "%s", r.err);
-    char *text = read_all(path);
+    char *text = read_all(out.path);
     cr_assert(strstr(text, "subject=\"/data/a\\\"b\\\\c\"}"), "%s", text);
     free(text);
     run_result_free(&r);
-    unlink(path);
-    rmdir(dir);
+    prom_out_done(&out);
 }
 
 Test(prom, a_gpu_subject_carries_dcgm_exporter_labels)
 {
-    char dir[] = "/tmp/gpuvet-prom-XXXXXX", path[256];
-    cr_assert_not_null(mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/health.prom", dir);
+    struct prom_out out;
+    prom_out_init(&out, "health.prom");
     /* The H200's recorded tree has its nvidia-smi -q -x; NVLink state is unknown there. */
-    struct run_result r = run_gpuvet("health", "--sysroot", fixture(H200), "--prom", path, NULL);
+    struct run_result r = run_gpuvet("health", "--sysroot", fixture(H200), "--prom", out.path, NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
-    char *text = read_all(path);
+    char *text = read_all(out.path);
     const char *labels = "gpu=\"0\",UUID=\"GPU-73c875d3-52f8-d69d-d97f-d85545bd5967\",pci_bus_id=\"00000000:00:06.0\"";
     char line[512];
     snprintf(line, sizeof line, "gpuvet_gpu_info{command=\"health\",modelName=\"NVIDIA H200\",%s} 1", labels);
@@ -119,21 +132,19 @@ Test(prom, a_gpu_subject_carries_dcgm_exporter_labels)
     cr_assert(has_line(text, line), "%s", text);
     free(text);
     run_result_free(&r);
-    unlink(path);
-    rmdir(dir);
+    prom_out_done(&out);
 }
 
 Test(prom, bench_figures_are_in_seconds)
 {
-    char dir[] = "/tmp/gpuvet-prom-XXXXXX", path[256];
-    cr_assert_not_null(mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/bench.prom", dir);
-    struct run_result r = run_gpuvet("bench", "jitter", "--seconds", "0.3", "--cpu", "0", "--json", "--prom", path,
+    struct prom_out out;
+    prom_out_init(&out, "bench.prom");
+    struct run_result r = run_gpuvet("bench", "jitter", "--seconds", "0.3", "--cpu", "0", "--json", "--prom", out.path,
                                      NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
     json_t *doc = run_json(&r);
     json_t *jitter = json_object_get(json_object_get(doc, "benchmarks"), "jitter");
-    char *text = read_all(path);
+    char *text = read_all(out.path);
     double p99 = sample(text, "gpuvet_bench_wakeup_lateness_seconds{command=\"bench\",cpu=\"0\",stat=\"p99\"}");
     /* The JSON keeps 6 significant digits. */
     double p99_us = json_number_value(json_object_get(jitter, "p99_us"));
@@ -142,8 +153,7 @@ Test(prom, bench_figures_are_in_seconds)
     free(text);
     json_decref(doc);
     run_result_free(&r);
-    unlink(path);
-    rmdir(dir);
+    prom_out_done(&out);
 }
 
 Test(prom, an_unwritable_folder_is_named_and_exit_2)
