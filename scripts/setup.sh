@@ -11,6 +11,13 @@ required=(build-essential cmake pkg-config libhwloc-dev libjansson-dev libxml2-d
 # real photographs `gpuvet bench decode` makes its default ImageNet-sized JPEGs from (without it,
 # decode needs --images DIR).
 optional=(pci.ids mate-backgrounds)
+# Test dependencies for `gpuvet health --slurm` and `--prom`: tests/integration/slurm-health.sh
+# starts a throw-away Slurm (munged, slurmctld, slurmd; scontrol and sinfo from slurm-client), and
+# tests/integration/prom-node-exporter.sh checks the files with promtool (prometheus) and serves
+# them with a real node_exporter (curl fetches them). Without them those two tests skip. Where
+# systemd runs, Debian starts these packages' own services on install; the tests never use those:
+# they start their own daemons under a temporary folder, on other ports.
+optional+=(slurmctld slurmd slurm-client munge prometheus prometheus-node-exporter curl)
 # `scripts/setup.sh --anchors`: the field's own tools that bench/bench-vs-anchors.sh runs beside
 # `gpuvet bench` (likwid-bench, fio, tjbench, cyclictest) and jq to read the JSON.
 anchors=(likwid fio libjpeg-turbo-progs rt-tests jq)

@@ -124,7 +124,7 @@ Test(prom, a_gpu_subject_carries_dcgm_exporter_labels)
     char *text = read_all(out.path);
     const char *labels = "gpu=\"0\",UUID=\"GPU-73c875d3-52f8-d69d-d97f-d85545bd5967\",pci_bus_id=\"00000000:00:06.0\"";
     char line[512];
-    snprintf(line, sizeof line, "gpuvet_gpu_info{command=\"health\",modelName=\"NVIDIA H200\",%s} 1", labels);
+    snprintf(line, sizeof line, "gpuvet_gpu_info{command=\"health\",model_name=\"NVIDIA H200\",%s} 1", labels);
     cr_assert(has_line(text, line), "%s", text);
     snprintf(line, sizeof line,
              "gpuvet_finding{command=\"health\",rule=\"GPU_NVLINK_DOWN\",severity=\"unknown\",subject=\"0000:00:06.0\",%s} 1",
