@@ -109,7 +109,7 @@ static void put_gpus(FILE *out, const struct prom_report *r)
     put_family(out, "gpuvet_gpu_info", "An NVIDIA GPU gpuvet saw (always 1), with dcgm-exporter's labels.");
     for (int i = 0; i < r->machine->gpus.count; i++) {
         const struct gpu *g = &r->machine->gpus.items[i];
-        put_sample(out, "gpuvet_gpu_info", r, g->bus_id, 1, "modelName", g->name, NULL);
+        put_sample(out, "gpuvet_gpu_info", r, g->bus_id, 1, "model_name", g->name, NULL);
     }
 }
 

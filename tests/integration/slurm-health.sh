@@ -82,6 +82,39 @@ check "--node node3: exit status" 1 "$rc"
 check "node3 drained" yes "$(drained node3)"
 check "node1 not drained by node3's check" no "$(drained node1)"
 
+# 4. As slurmd's own HealthCheckProgram (no arguments, so a wrapper names the tree per node: node1's
+#    link is narrowed). slurmd drains node1 through gpuvet; once its tree is clean, it resumes.
+timeout 10 scontrol update NodeName=node3 State=RESUME
+wrapper=$SLURM_LOCAL_BASE/healthcheck
+write_wrapper() {  # write_wrapper TREE_FOR_NODE1
+  cat > "$wrapper.new" <<EOW
+#!/bin/sh
+# slurmd passes no SLURM_CONF: a real cluster reads /etc/slurm/slurm.conf, this one does not.
+export SLURM_CONF=$SLURM_CONF
+tree=$clean
+[ "\$SLURMD_NODENAME" = node1 ] && tree=$1
+exec $bin health --slurm --sysroot "\$tree"
+EOW
+  chmod 755 "$wrapper.new"
+  mv "$wrapper.new" "$wrapper"
+}
+write_wrapper "$narrowed"
+printf 'HealthCheckProgram=%s\nHealthCheckInterval=2\nHealthCheckNodeState=ANY\n' "$wrapper" >> "$SLURM_CONF"
+timeout 10 scontrol reconfigure
+wait_for() {  # wait_for NODE yes|no: until drained() says so, at most 20 s
+  local deadline=$((SECONDS + 20))
+  while [ $SECONDS -lt $deadline ]; do [ "$(drained "$1")" = "$2" ] && return 0; sleep 0.5; done
+  return 1
+}
+wait_for node1 yes || true
+check "HealthCheckProgram drained node1" yes "$(drained node1)"
+check "HealthCheckProgram's reason on node1" "gpuvet: PCIE_LINK_DEGRADED 0000:3d:00.0" "$(reason node1)"
+check "HealthCheckProgram left node3 in service" no "$(drained node3)"
+write_wrapper "$clean"
+wait_for node1 no || true
+check "HealthCheckProgram resumed node1" no "$(drained node1)"
+check "HealthCheckProgram left the admin's node2 drained" "disk replacement" "$(reason node2)"
+
 timeout 10 sinfo -R || true
 [ $failures -eq 0 ] || { echo "$failures checks failed"; exit 1; }
 echo "all Slurm checks passed"
