@@ -99,7 +99,12 @@ static int run_with_deadline(char *const argv[], int timeout_ms, char *out, size
         dup2(fds[1], STDOUT_FILENO);
         dup2(fds[1], STDERR_FILENO);
         execve(argv[0], argv, environ);
-        dprintf(STDERR_FILENO, "cannot run %s: %s", argv[0], strerror(errno));
+        /* No stdio between fork and exec (its locks may be held by another thread): plain write. */
+        static const char failed[] = "exec failed: ";
+        const char *why = strerror(errno);
+        ssize_t ignored = write(STDERR_FILENO, failed, sizeof failed - 1);
+        ignored = write(STDERR_FILENO, why, strlen(why));
+        (void)ignored;
         _exit(127);
     }
     setpgid(pid, pid);
