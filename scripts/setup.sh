@@ -16,6 +16,13 @@ required+=(chromium)
 # float-cast-overflow check (numbers from files converted to integers), which gcc lacks, and build
 # the libFuzzer targets.
 optional=(pci.ids mate-backgrounds clang)
+# Test dependencies for `gpuvet health --slurm` and `--prom`: tests/integration/slurm-health.sh
+# starts a throw-away Slurm (munged, slurmctld, slurmd; scontrol and sinfo from slurm-client), and
+# tests/integration/prom-node-exporter.sh checks the files with promtool (prometheus) and serves
+# them with a real node_exporter (curl fetches them). Without them those two tests skip. Where
+# systemd runs, Debian starts these packages' own services on install; the tests never use those:
+# they start their own daemons under a temporary folder, on other ports.
+optional+=(slurmctld slurmd slurm-client munge prometheus prometheus-node-exporter curl)
 # `scripts/setup.sh --anchors`: the field's own tools that bench/bench-vs-anchors.sh runs beside
 # `gpuvet bench` (likwid-bench, fio, tjbench, cyclictest) and jq to read the JSON.
 anchors=(likwid fio libjpeg-turbo-progs rt-tests jq)

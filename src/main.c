@@ -19,6 +19,7 @@ static const struct command commands[] = {
     {"snapshot", cmd_snapshot, "record this machine for an offline audit"},
     {"gpus", cmd_gpus, "list the GPU table, or resolve GPU names"},
     {"plan", cmd_plan, "size GPUs, host RAM, CPU cores, storage and network for a workload"},
+    {"health", cmd_health, "the fast check for Slurm's HealthCheckProgram (drains with --slurm)"},
     {"cost", cmd_cost, "rank GPU offers by effective price per dense TFLOPS-hour"},
 };
 

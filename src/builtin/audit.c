@@ -21,7 +21,7 @@ static const char usage[] =
     "usage: gpuvet audit [--sysroot DIR] [--nvidia-smi FILE] [--dmidecode FILE | --dmi-table FILE]\n"
     "                    [--workload W] [--data-dir DIR] [--nodes N] [--claim FILE] [--sample SECONDS]\n"
     "                    [--json] [--html FILE] [--markdown FILE] [--verbose] [--load-check] [--redact]\n"
-    "                    [--bench FILE | --bench-quick]\n"
+    "                    [--bench FILE | --bench-quick] [--prom FILE]\n"
     "       gpuvet audit --list-rules\n"
     "\n"
     "  --sysroot DIR   audit a recorded machine (DIR/sys, DIR/proc; a `gpuvet snapshot` or an\n"
@@ -47,6 +47,7 @@ static const char usage[] =
     "  --verbose       list passed checks too, and the checks evidence files cannot hold\n"
     "  --bench FILE    judge the measurements of a saved `gpuvet bench --json` document\n"
     "  --bench-quick   measure first (`gpuvet bench memory pcie storage --quick` in .) and judge that\n"
+    "  --prom FILE     also write findings and verdict in node_exporter's textfile format, atomically\n"
     "  --list-rules    list the rule IDs and exit (`gpuvet explain ID` for one)\n"
     "\n"
     "verdict per workload: FAIL, WARN, INCONCLUSIVE (a key fact unknown), PASS\n"
@@ -158,7 +159,7 @@ int cmd_audit(int argc, char **argv)
         {"load-check", no_argument, NULL, 'L'},    {"redact", no_argument, NULL, 'R'},
         {"dmidecode", required_argument, NULL, 'D'}, {"dmi-table", required_argument, NULL, 'T'},
         {"sample", required_argument, NULL, 'S'},  {"html", required_argument, NULL, 'H'},
-        {"markdown", required_argument, NULL, 'M'},
+        {"markdown", required_argument, NULL, 'M'}, {"prom", required_argument, NULL, 'P'},
         {NULL, 0, NULL, 0},
     };
     const char *sysroot = NULL, *bench_file = NULL, *data_dir = NULL, *claim_file = NULL, *nvidia_smi = NULL;
@@ -166,6 +167,7 @@ int cmd_audit(int argc, char **argv)
     bool bench_quick = false;
     enum workload workload = WL_GENERAL;
     const char *dmidecode_file = NULL, *dmi_table_file = NULL, *html_file = NULL, *markdown_file = NULL;
+    const char *prom_file = NULL;
     double sample_seconds = 2;
     bool json = false, verbose = false, load_check = false, redact = false;
     int c;
@@ -208,6 +210,7 @@ int cmd_audit(int argc, char **argv)
         case 'R': redact = true; break;
         case 'H': html_file = optarg; break;
         case 'M': markdown_file = optarg; break;
+        case 'P': prom_file = optarg; break;
         case 'h': fputs(usage, stdout); return 0;
         default: fputs(usage, stderr); return EXIT_CANNOT_RUN;
         }
@@ -329,6 +332,10 @@ int cmd_audit(int argc, char **argv)
         rc = json ? report_json(stdout, &report) : report_text(stdout, &report, use_colour(), verbose);
     /* INCONCLUSIVE without a fail exits 0: the exit status says whether a fail was found. */
     int status = rc != 0 ? EXIT_CANNOT_RUN : findings_count(findings, SEV_FAIL) ? EXIT_VERDICT_FAIL : 0;
+    struct prom_report prom = {"audit", &m, findings, NULL, (now_ms() - start) / 1e3, time(NULL),
+                               &verdicts.verdicts[workload]};
+    if (prom_file && report_prom_file(prom_file, &prom) != 0)
+        status = EXIT_CANNOT_RUN;
     verdict_set_free(&verdicts);
     machine_free(&m);
     claim_set_free(&claims);

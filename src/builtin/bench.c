@@ -2,11 +2,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bench/bench.h"
 #include "builtin/builtin.h"
 #include "probe/probe.h"
+#include "report/report.h"
 #include "util/fsroot.h"
 
 static const char usage[] =
@@ -22,6 +24,8 @@ static const char usage[] =
     "  --images DIR    JPEGs of your own dataset for decode (default: ImageNet-sized photographs\n"
     "                  made once from the mate-backgrounds package, cached in ~/.cache/gpuvet)\n"
     "  --cpu N         the CPU jitter runs on (default: the last usable one)\n"
+    "  --prom FILE     also write the figures in node_exporter's textfile format (bytes per second,\n"
+    "                  seconds), atomically\n"
     "\n"
     "A saved --json file feeds `gpuvet audit --bench FILE`.\n"
     "exit status: 0 measured, 2 could not run (bad usage, or nothing selected could be measured)\n";
@@ -193,10 +197,12 @@ int cmd_bench(int argc, char **argv)
         {"dir", required_argument, NULL, 'd'},    {"seconds", required_argument, NULL, 's'},
         {"images", required_argument, NULL, 'i'}, {"cpu", required_argument, NULL, 'c'},
         {"file", required_argument, NULL, 'f'},   {"help", no_argument, NULL, 'h'},
+        {"prom", required_argument, NULL, 'P'},
         {NULL, 0, NULL, 0},
     };
     struct bench_opts opts = {.dir = ".", .cpu = -1};
     bool json = false;
+    const char *prom_file = NULL;
     char *end;
     int c;
     optind = 1;
@@ -223,6 +229,7 @@ int cmd_bench(int argc, char **argv)
             opts.cpu = (int)cpu;
             break;
         }
+        case 'P': prom_file = optarg; break;
         case 'h': fputs(usage, stdout); return 0;
         default: fputs(usage, stderr); return EXIT_CANNOT_RUN;
         }
@@ -244,6 +251,7 @@ int cmd_bench(int argc, char **argv)
     }
 
     fsroot_set(NULL);
+    time_t started = time(NULL);
     struct machine m;
     machine_init(&m);
     if (probe_machine(&m, true) != 0) {
@@ -273,6 +281,9 @@ int cmd_bench(int argc, char **argv)
         print_text(doc);
     }
     int status = document_status(doc);
+    struct prom_report prom = {"bench", &m, NULL, doc, difftime(time(NULL), started), time(NULL), NULL};
+    if (prom_file && report_prom_file(prom_file, &prom) != 0)
+        status = EXIT_CANNOT_RUN;
     json_decref(doc);
     machine_free(&m);
     return status;

@@ -5,6 +5,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "model/machine.h"
 #include "claims/claims.h"
@@ -60,5 +61,28 @@ int report_markdown(FILE *out, const struct audit_report *r);
 int report_to_file(const char *path, int (*fn)(FILE *, const struct audit_report *), const struct audit_report *r);
 /* report/redact.c: --redact, applied to the model and findings before any format is written. */
 void report_redact_audit(struct machine *m, struct findings *f);
+/* report/prom.c: node_exporter's textfile format. */
+struct prom_report {
+    const char *command;              /* "audit", "bench" or "health": a label on every sample */
+    const struct machine *machine;    /* for dcgm-exporter's GPU labels; may be NULL */
+    const struct findings *findings;  /* gpuvet_finding and gpuvet_verdict; NULL for bench */
+    json_t *bench;                    /* a gpuvet.bench/1 document: its figures in base units; or NULL */
+    double elapsed_s;
+    time_t finished;
+    const struct workload_verdict *verdict; /* gpuvet_verdict (rules/verdict.h); NULL for bench */
+};
+/* Writes the file atomically (a temporary file in its folder, then rename). 0, or -1 after an
+ * error on stderr that names the file. */
+int report_prom_file(const char *path, const struct prom_report *r);
+
+/* report/health.c: gpuvet health's one-line reason, for Slurm and Node Problem Detector. */
+#define HEALTH_REASON_MAX 80
+/* The worst finding at or above threshold (findings sorted worst first); NULL when none. */
+const struct finding *health_worst(const struct findings *f, enum severity threshold);
+/* "gpuvet: OK", or "gpuvet: FAIL RULE subject [+N more]: message", cut to HEALTH_REASON_MAX bytes
+ * on a character boundary. out has room for HEALTH_REASON_MAX + 1 bytes. */
+void health_reason(char out[HEALTH_REASON_MAX + 1], const struct findings *f, enum severity threshold);
+/* The Slurm drain reason "gpuvet: RULE_ID subject" of a problem. */
+void health_drain_reason(char *out, size_t outlen, const struct finding *problem);
 
 #endif

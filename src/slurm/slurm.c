@@ -1,0 +1,279 @@
+#include "slurm/slurm.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+int slurm_find_scontrol(const char *given, char *out, size_t outlen, char *err, size_t errlen)
+{
+    if (given) {
+        if (access(given, X_OK) != 0) {
+            snprintf(err, errlen, "--scontrol %s: %s", given, strerror(errno));
+            return -1;
+        }
+        snprintf(out, outlen, "%s", given);
+        return 0;
+    }
+    /* Absolute places first: slurmd runs HealthCheckProgram with almost no environment. */
+    static const char *const fixed[] = {"/usr/bin/scontrol", "/usr/local/bin/scontrol"};
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        if (access(fixed[i], X_OK) == 0) {
+            snprintf(out, outlen, "%s", fixed[i]);
+            return 0;
+        }
+    const char *path = getenv("PATH");
+    if (path) {
+        char *copy = strdup(path), *save = NULL;
+        for (char *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+            if (*dir != '/')
+                continue; /* a relative PATH entry would depend on the working directory */
+            snprintf(out, outlen, "%s/scontrol", dir);
+            if (access(out, X_OK) == 0) {
+                free(copy);
+                return 0;
+            }
+        }
+        free(copy);
+    }
+    snprintf(err, errlen, "scontrol not found in /usr/bin, /usr/local/bin%s (give --scontrol PATH)",
+             path ? " or PATH" : " (PATH is unset)");
+    return -1;
+}
+
+void slurm_node_name(char *out, size_t outlen)
+{
+    const char *env = getenv("SLURMD_NODENAME");
+    if (env && *env) {
+        snprintf(out, outlen, "%s", env);
+        return;
+    }
+    struct utsname u;
+    if (uname(&u) != 0) {
+        snprintf(out, outlen, "localhost");
+        return;
+    }
+    snprintf(out, outlen, "%s", u.nodename);
+    char *dot = strchr(out, '.');
+    if (dot)
+        *dot = '\0';
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Runs argv (argv[0] an absolute path) with stdout and stderr captured into out, killing its
+ * process group after timeout_ms. Returns the exit status, or -1 with the reason in err. */
+static int run_with_deadline(char *const argv[], int timeout_ms, char *out, size_t outlen, char *err, size_t errlen)
+{
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+        snprintf(err, errlen, "pipe: %s", strerror(errno));
+        return -1;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(err, errlen, "fork: %s", strerror(errno));
+        close(fds[0]);
+        close(fds[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        setpgid(0, 0); /* its own group, so a timeout ends whatever it started too */
+        int devnull = open("/dev/null", O_RDONLY);
+        if (devnull >= 0)
+            dup2(devnull, STDIN_FILENO);
+        dup2(fds[1], STDOUT_FILENO);
+        dup2(fds[1], STDERR_FILENO);
+        execve(argv[0], argv, environ);
+        /* No stdio between fork and exec (its locks may be held by another thread): plain write. */
+        static const char failed[] = "exec failed: ";
+        const char *why = strerror(errno);
+        ssize_t ignored = write(STDERR_FILENO, failed, sizeof failed - 1);
+        ignored = write(STDERR_FILENO, why, strlen(why));
+        (void)ignored;
+        _exit(127);
+    }
+    setpgid(pid, pid);
+    close(fds[1]);
+    size_t used = 0;
+    double deadline = now_ms() + timeout_ms;
+    bool timed_out = false;
+    for (;;) {
+        int left = (int)(deadline - now_ms());
+        if (left <= 0) {
+            timed_out = true;
+            break;
+        }
+        struct pollfd p = {.fd = fds[0], .events = POLLIN};
+        int ready = poll(&p, 1, left);
+        if (ready < 0 && errno == EINTR)
+            continue;
+        if (ready <= 0) {
+            timed_out = ready == 0;
+            break;
+        }
+        char chunk[4096];
+        ssize_t n = read(fds[0], chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break; /* end of output: the command closed it (it exited) */
+        size_t take = (size_t)n < outlen - 1 - used ? (size_t)n : outlen - 1 - used;
+        memcpy(out + used, chunk, take);
+        used += take;
+    }
+    out[used] = '\0';
+    close(fds[0]);
+    int status = 0;
+    if (timed_out) {
+        kill(-pid, SIGKILL);
+        waitpid(pid, &status, 0);
+        snprintf(err, errlen, "%s did not finish within %d s and was stopped", argv[0], timeout_ms / 1000);
+        return -1;
+    }
+    /* The output is closed; the command exits now or is stopped at the deadline. */
+    for (;;) {
+        pid_t done = waitpid(pid, &status, WNOHANG);
+        if (done == pid)
+            break;
+        if (done < 0 && errno != EINTR) {
+            snprintf(err, errlen, "waitpid: %s", strerror(errno));
+            return -1;
+        }
+        if (now_ms() >= deadline) {
+            kill(-pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            snprintf(err, errlen, "%s did not finish within %d s and was stopped", argv[0], timeout_ms / 1000);
+            return -1;
+        }
+        usleep(10000);
+    }
+    if (!WIFEXITED(status)) {
+        snprintf(err, errlen, "%s ended by signal %d", argv[0], WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+        return -1;
+    }
+    return WEXITSTATUS(status);
+}
+
+/* The first line of text, trailing space removed, for error messages. */
+static void first_line(const char *text, char *out, size_t outlen)
+{
+    snprintf(out, outlen, "%s", text);
+    out[strcspn(out, "\n")] = '\0';
+    for (size_t n = strlen(out); n > 0 && (out[n - 1] == ' ' || out[n - 1] == '\r'); n--)
+        out[n - 1] = '\0';
+}
+
+/* Copies the value of `key=` in scontrol's output: to the next space, or (Reason=, whose value
+ * has spaces) to the end of its line. false when the key is absent. */
+static bool field(const char *text, const char *key, bool to_line_end, char *out, size_t outlen)
+{
+    size_t klen = strlen(key);
+    for (const char *p = strstr(text, key); p; p = strstr(p + 1, key)) {
+        if (p != text && p[-1] != ' ' && p[-1] != '\n')
+            continue; /* "NodeState=" is not "State=" */
+        const char *v = p + klen;
+        size_t n = to_line_end ? strcspn(v, "\n") : strcspn(v, " \n");
+        snprintf(out, outlen, "%.*s", (int)n, v);
+        return true;
+    }
+    return false;
+}
+
+int slurm_node_read(const char *scontrol, const char *node, struct slurm_node *out, char *err, size_t errlen)
+{
+    char text[16384], why[256];
+    char *argv[] = {(char *)scontrol, "show", "node", (char *)node, NULL};
+    int rc = run_with_deadline(argv, SLURM_SCONTROL_TIMEOUT_MS, text, sizeof text, why, sizeof why);
+    if (rc != 0) {
+        char line[256];
+        first_line(text, line, sizeof line);
+        snprintf(err, errlen, "scontrol show node %s: %s", node, rc < 0 ? why : line);
+        return -1;
+    }
+    memset(out, 0, sizeof *out);
+    if (!field(text, "State=", false, out->state, sizeof out->state)) {
+        snprintf(err, errlen, "scontrol show node %s: no State= in its output", node);
+        return -1;
+    }
+    if (field(text, "Reason=", true, out->reason, sizeof out->reason)) {
+        /* scontrol appends " [user@time]" to the reason it stored. */
+        char *stamp = strrchr(out->reason, '[');
+        if (stamp && stamp > out->reason && stamp[-1] == ' ' && strchr(stamp, ']'))
+            stamp[-1] = '\0';
+        if (!strcmp(out->reason, "(null)"))
+            out->reason[0] = '\0';
+    }
+    out->drained = strstr(out->state, "DRAIN") || strstr(out->state, "DOWN");
+    return 0;
+}
+
+static int update(const char *scontrol, const char *node, const char *state, const char *reason, char *err,
+                  size_t errlen)
+{
+    char node_arg[300], state_arg[64], reason_arg[600], text[4096], why[256];
+    snprintf(node_arg, sizeof node_arg, "NodeName=%s", node);
+    snprintf(state_arg, sizeof state_arg, "State=%s", state);
+    /* One argv element each: no shell, so the reason's spaces need no quoting. */
+    snprintf(reason_arg, sizeof reason_arg, "Reason=%s", reason ? reason : "");
+    char *argv[] = {(char *)scontrol, "update", node_arg, state_arg, reason ? reason_arg : NULL, NULL};
+    int rc = run_with_deadline(argv, SLURM_SCONTROL_TIMEOUT_MS, text, sizeof text, why, sizeof why);
+    if (rc != 0) {
+        char line[256];
+        first_line(text, line, sizeof line);
+        snprintf(err, errlen, "scontrol update %s %s: %s", node_arg, state_arg, rc < 0 ? why : line);
+        return -1;
+    }
+    return 0;
+}
+
+int slurm_apply(const char *scontrol, const char *node, const char *reason, enum slurm_outcome *outcome,
+                char *what, size_t whatlen, char *err, size_t errlen)
+{
+    struct slurm_node now;
+    if (slurm_node_read(scontrol, node, &now, err, errlen) != 0)
+        return -1;
+    bool ours = !strncmp(now.reason, SLURM_REASON_PREFIX, strlen(SLURM_REASON_PREFIX));
+    if (now.drained && now.reason[0] && !ours) {
+        *outcome = SLURM_LEFT_ALONE;
+        snprintf(what, whatlen, "node %s is %s for another reason (\"%s\"): left as it is", node, now.state,
+                 now.reason);
+        return 0;
+    }
+    if (reason) {
+        if (now.drained && ours && !strcmp(now.reason, reason)) {
+            *outcome = SLURM_UNCHANGED;
+            snprintf(what, whatlen, "node %s already drained: %s", node, reason);
+            return 0;
+        }
+        if (update(scontrol, node, "DRAIN", reason, err, errlen) != 0)
+            return -1;
+        *outcome = SLURM_DRAINED;
+        snprintf(what, whatlen, "node %s drained: %s", node, reason);
+        return 0;
+    }
+    if (now.drained && ours) {
+        if (update(scontrol, node, "RESUME", NULL, err, errlen) != 0)
+            return -1;
+        *outcome = SLURM_RESUMED;
+        snprintf(what, whatlen, "node %s resumed (was drained by gpuvet: \"%s\")", node, now.reason);
+        return 0;
+    }
+    *outcome = SLURM_UNCHANGED;
+    snprintf(what, whatlen, "node %s is %s: nothing to do", node, now.state);
+    return 0;
+}

@@ -1,0 +1,45 @@
+/* Draining and resuming a node through Slurm's own `scontrol`, for `gpuvet health --slurm`: the one
+ * place where gpuvet changes anything, and only through the scheduler, at the admin's request.
+ * Knows nothing of machines or rules: it is handed a node name and a reason. */
+#ifndef GPUVET_SLURM_SLURM_H
+#define GPUVET_SLURM_SLURM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Every scontrol call is killed after this long: Slurm's HealthCheckProgram must end within 60 s. */
+#define SLURM_SCONTROL_TIMEOUT_MS 10000
+/* The prefix of every reason gpuvet writes; reasons without it are someone else's. */
+#define SLURM_REASON_PREFIX "gpuvet:"
+
+/* The scontrol to run: `given` when not NULL (it must be executable), else the first executable
+ * of /usr/bin/scontrol, /usr/local/bin/scontrol, then scontrol in each PATH folder (PATH may be
+ * unset, as under slurmd). 0, or -1 with the reason in err. */
+int slurm_find_scontrol(const char *given, char *out, size_t outlen, char *err, size_t errlen);
+
+/* This node's Slurm name: SLURMD_NODENAME when set (slurmd sets it for HealthCheckProgram), else
+ * the host name up to its first dot. */
+void slurm_node_name(char *out, size_t outlen);
+
+struct slurm_node {
+    char state[128];     /* scontrol's State=, e.g. "IDLE+DRAIN" */
+    char reason[512];    /* Reason= without the trailing " [user@time]"; "" none */
+    bool drained;        /* DRAIN, DRAINING, DRAINED or DOWN */
+};
+
+/* Reads `scontrol show node NAME`. 0, or -1 with the reason in err. */
+int slurm_node_read(const char *scontrol, const char *node, struct slurm_node *out, char *err, size_t errlen);
+
+enum slurm_outcome {
+    SLURM_UNCHANGED,    /* healthy and not drained by gpuvet, or already drained with this reason */
+    SLURM_DRAINED,      /* drained now (or its gpuvet reason replaced) */
+    SLURM_RESUMED,      /* healthy again: gpuvet's own drain lifted */
+    SLURM_LEFT_ALONE,   /* drained or down for another reason: never touched */
+};
+
+/* Drains the node with reason (which starts with SLURM_REASON_PREFIX), or, reason NULL (healthy),
+ * resumes it when gpuvet drained it. 0 with *outcome and a sentence in what, or -1 with err. */
+int slurm_apply(const char *scontrol, const char *node, const char *reason, enum slurm_outcome *outcome,
+                char *what, size_t whatlen, char *err, size_t errlen);
+
+#endif

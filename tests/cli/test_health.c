@@ -1,0 +1,149 @@
+/* gpuvet health as Slurm's HealthCheckProgram and Node Problem Detector run it: the built binary
+ * on recorded machines, its one-line reason and its exit status. The drain through a real Slurm
+ * is tests/integration/slurm-health.sh. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#define INTEL "sysroot/32intel64-2p8co2t+8ve"
+#define NARROWED_LINK "sys/devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0/0000:3c:04.0/0000:3d:00.0/current_link_width"
+
+/* A copy of the Intel tree whose accelerator 0000:3d:00.0 negotiated x8 of its x16. */
+static char *narrowed_tree(void)
+{
+    char *root = fixture_copy(INTEL);
+    tree_write(root, NARROWED_LINK, "8\n");
+    return root;
+}
+
+static size_t count_lines(const char *text)
+{
+    size_t n = 0;
+    for (const char *p = text; *p; p++)
+        n += *p == '\n';
+    return n;
+}
+
+Test(health, a_clean_tree_is_one_ok_line_and_exit_0)
+{
+    struct run_result r = run_gpuvet("health", "--sysroot", fixture(INTEL), NULL);
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    cr_assert_str_eq(r.out, "gpuvet: OK\n");
+    run_result_free(&r);
+}
+
+Test(health, a_narrowed_link_fails_with_its_rule_subject_and_width_in_80_bytes)
+{
+    char *root = narrowed_tree();
+    struct run_result r = run_gpuvet("health", "--sysroot", root, NULL);
+    cr_assert_eq(r.status, 1, "stderr: %s", r.err);
+    /* Node Problem Detector reports all of stdout cut at 80 bytes: it must be this one line. */
+    cr_assert_eq(count_lines(r.out), 1, "stdout: %s", r.out);
+    cr_assert_leq(strlen(r.out) - 1, 80, "%zu bytes: %s", strlen(r.out) - 1, r.out);
+    cr_assert(!strncmp(r.out, "gpuvet: FAIL PCIE_LINK_DEGRADED 0000:3d:00.0", 44), "%s", r.out);
+    cr_assert(strstr(r.out, "x8 of x16"), "%s", r.out);
+    /* The whole message is on stderr. */
+    cr_assert(strstr(r.err, "fail PCIE_LINK_DEGRADED 0000:3d:00.0: accelerator link runs at x8 of x16"), "%s", r.err);
+    run_result_free(&r);
+    tree_remove(root);
+    free(root);
+}
+
+Test(health, warnings_drain_only_when_asked)
+{
+    /* The Intel tree's NIC sits behind a Gen1 port: PCIE_SLOT_CAPPED, a warning. */
+    struct run_result r = run_gpuvet("health", "--sysroot", fixture(INTEL), "--fail-on-warn", NULL);
+    cr_assert_eq(r.status, 1, "stderr: %s", r.err);
+    cr_assert(!strncmp(r.out, "gpuvet: WARN PCIE_SLOT_CAPPED 0000:60:00.0 +1 more: ", 52), "%s", r.out);
+    cr_assert_leq(strlen(r.out) - 1, 80);
+    run_result_free(&r);
+}
+
+/* slurmd starts HealthCheckProgram with almost no environment: no PATH, no HOME. */
+Test(health, runs_by_absolute_path_with_an_empty_environment)
+{
+    char *root = narrowed_tree();
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "cd / && exec /usr/bin/env -i '%s' health --sysroot '%s' 2>/dev/null", GPUVET_BIN, root);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p);
+    char line[256] = "";
+    cr_assert_not_null(fgets(line, sizeof line, p));
+    int status = pclose(p);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 1, "status %d, line %s", status, line);
+    cr_assert(!strncmp(line, "gpuvet: FAIL PCIE_LINK_DEGRADED 0000:3d:00.0", 44), "%s", line);
+    /* Slurm kills a HealthCheckProgram after 60 s; a recorded tree takes well under a second. */
+    double seconds = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+    cr_assert_lt(seconds, 10, "took %.1f s", seconds);
+    tree_remove(root);
+    free(root);
+}
+
+Test(health, a_folder_that_is_no_machine_is_unknown_exit_2)
+{
+    char root[] = "/tmp/gpuvet-health-XXXXXX";
+    cr_assert_not_null(mkdtemp(root));
+    struct run_result r = run_gpuvet("health", "--sysroot", root, NULL);
+    cr_assert_eq(r.status, 2, "stdout: %s stderr: %s", r.out, r.err);
+    cr_assert(!strncmp(r.out, "gpuvet: UNKNOWN ", 16), "%s", r.out);
+    cr_assert(strstr(r.out, root), "%s", r.out);
+    cr_assert_eq(count_lines(r.out), 1);
+    cr_assert_leq(strlen(r.out) - 1, 80);
+    run_result_free(&r);
+    rmdir(root);
+}
+
+Test(health, bad_usage_exits_2)
+{
+    struct run_result r = run_gpuvet("health", "--node", "n1", NULL);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "--slurm"), "%s", r.err);
+    run_result_free(&r);
+    r = run_gpuvet("health", "--workload", "crypto-mining", NULL);
+    cr_assert_eq(r.status, 2);
+    run_result_free(&r);
+}
+
+Test(health_slurm, a_missing_scontrol_is_named_and_exit_2)
+{
+    struct run_result r = run_gpuvet("health", "--sysroot", fixture(INTEL), "--slurm", "--node", "n1", "--scontrol",
+                                     "/nonexistent/scontrol", NULL);
+    cr_assert_eq(r.status, 2);
+    cr_assert_str_eq(r.out, "gpuvet: OK\n", "the verdict line comes first all the same");
+    cr_assert(strstr(r.err, "/nonexistent/scontrol"), "%s", r.err);
+    run_result_free(&r);
+}
+
+/* A scheduler that does not answer must not hang the health check: scontrol is stopped at 10 s.
+ * The stand-in is a shell script that never answers, not a fake Slurm: the real one is tested in
+ * tests/integration/slurm-health.sh. */
+Test(health_slurm, an_scontrol_that_hangs_is_stopped, .timeout = 40)
+{
+    char dir[] = "/tmp/gpuvet-health-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    tree_write(dir, "hang-scontrol", "#!/bin/sh\nsleep 30 &\nsleep 30\n");
+    char script[4096];
+    snprintf(script, sizeof script, "%s/hang-scontrol", dir);
+    chmod(script, 0755);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    struct run_result r = run_gpuvet("health", "--sysroot", fixture(INTEL), "--slurm", "--node", "n1", "--scontrol",
+                                     script, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double seconds = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+    cr_assert_eq(r.status, 2, "%s", r.err);
+    cr_assert(strstr(r.err, "did not finish within 10 s"), "%s", r.err);
+    cr_assert(seconds > 9 && seconds < 20, "took %.1f s", seconds);
+    run_result_free(&r);
+    tree_remove(dir);
+}
