@@ -17,6 +17,8 @@ static const struct command commands[] = {
     {"gpus", cmd_gpus, "list the GPU table, or resolve GPU names"},
     {"plan", cmd_plan, "size GPUs, host RAM, CPU cores, storage and network for a workload"},
     {"cost", cmd_cost, "rank GPU offers by effective price per dense TFLOPS-hour"},
+    {"fleet", cmd_fleet, "group many nodes' audits by configuration and name the odd nodes"},
+    {"compare", cmd_compare, "two machines' audits side by side, differences first"},
 };
 
 static void print_usage(FILE *out)

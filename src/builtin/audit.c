@@ -14,12 +14,13 @@
 #include "probe/probe.h"
 #include "report/report.h"
 #include "util/fsroot.h"
+#include "util/output_file.h"
 
 static const char usage[] =
     "usage: gpuvet audit [--sysroot DIR] [--nvidia-smi FILE] [--dmidecode FILE | --dmi-table FILE]\n"
     "                    [--workload W] [--data-dir DIR] [--nodes N] [--claim FILE] [--sample SECONDS]\n"
     "                    [--json] [--verbose] [--load-check] [--redact]\n"
-    "                    [--bench FILE | --bench-quick]\n"
+    "                    [--bench FILE | --bench-quick] [--output FILE]\n"
     "       gpuvet audit --list-rules\n"
     "\n"
     "  --sysroot DIR   audit a recorded machine (DIR/sys, DIR/proc; a `gpuvet snapshot` or an\n"
@@ -38,6 +39,8 @@ static const char usage[] =
     "  --nodes N       the job spans N machines: judge the network for it (NET_MULTINODE)\n"
     "  --claim FILE    the provider's claimed spec (JSON, docs/audit-json.md): label vs reality\n"
     "  --json          write the gpuvet.audit/1 JSON document (docs/audit-json.md)\n"
+    "  --output FILE   write the report to FILE (replaced atomically, only when the audit ran);\n"
+    "                  %h in FILE is this host's short name: --output DIR/%h.json on every node\n"
     "  --verbose       list passed checks too, and the checks evidence files cannot hold\n"
     "  --bench FILE    judge the measurements of a saved `gpuvet bench --json` document\n"
     "  --bench-quick   measure first (`gpuvet bench memory pcie storage --quick` in .) and judge that\n"
@@ -130,7 +133,10 @@ static int set_data_dir(struct machine *m, const char *dir)
     return 0;
 }
 
-int cmd_audit(int argc, char **argv)
+/* --output: stdout goes to a temporary file until the audit has run (cmd_audit ends it). */
+static struct output_file output = {.saved_stdout = -1};
+
+static int run_audit(int argc, char **argv)
 {
     static const struct option options[] = {
         {"sysroot", required_argument, NULL, 's'}, {"workload", required_argument, NULL, 'w'},
@@ -141,14 +147,14 @@ int cmd_audit(int argc, char **argv)
         {"claim", required_argument, NULL, 'c'},    {"nvidia-smi", required_argument, NULL, 'N'},
         {"load-check", no_argument, NULL, 'L'},    {"redact", no_argument, NULL, 'R'},
         {"dmidecode", required_argument, NULL, 'D'}, {"dmi-table", required_argument, NULL, 'T'},
-        {"sample", required_argument, NULL, 'S'},
+        {"sample", required_argument, NULL, 'S'}, {"output", required_argument, NULL, 'o'},
         {NULL, 0, NULL, 0},
     };
     const char *sysroot = NULL, *bench_file = NULL, *data_dir = NULL, *claim_file = NULL, *nvidia_smi = NULL;
     struct audit_inputs inputs = {.nodes = 1};
     bool bench_quick = false;
     enum workload workload = WL_GENERAL;
-    const char *dmidecode_file = NULL, *dmi_table_file = NULL;
+    const char *dmidecode_file = NULL, *dmi_table_file = NULL, *output_pattern = NULL;
     double sample_seconds = 2;
     bool json = false, verbose = false, load_check = false, redact = false;
     int c;
@@ -189,6 +195,7 @@ int cmd_audit(int argc, char **argv)
         case 'N': nvidia_smi = optarg; break;
         case 'L': load_check = true; break;
         case 'R': redact = true; break;
+        case 'o': output_pattern = optarg; break;
         case 'h': fputs(usage, stdout); return 0;
         default: fputs(usage, stderr); return EXIT_CANNOT_RUN;
         }
@@ -211,6 +218,9 @@ int cmd_audit(int argc, char **argv)
         fprintf(stderr, "gpuvet audit: give --dmidecode or --dmi-table, not both\n");
         return EXIT_CANNOT_RUN;
     }
+
+    if (output_pattern && output_file_begin(&output, output_pattern, "audit") != 0)
+        return EXIT_CANNOT_RUN;
 
     double start = now_ms();
     struct dmi_data dmi = {0};
@@ -284,5 +294,13 @@ int cmd_audit(int argc, char **argv)
     verdict_set_free(&verdicts);
     machine_free(&m);
     claim_set_free(&claims);
+    return status;
+}
+
+int cmd_audit(int argc, char **argv)
+{
+    int status = run_audit(argc, argv);
+    if (output_file_end(&output, status != EXIT_CANNOT_RUN, "audit") != 0)
+        status = EXIT_CANNOT_RUN;
     return status;
 }

@@ -8,6 +8,7 @@
 #include "builtin/builtin.h"
 #include "probe/probe.h"
 #include "util/fsroot.h"
+#include "util/output_file.h"
 
 static const char usage[] =
     "usage: gpuvet bench [memory|latency|pcie|storage|jitter|decode|all]... [options]\n"
@@ -22,6 +23,8 @@ static const char usage[] =
     "  --images DIR    JPEGs of your own dataset for decode (default: ImageNet-sized photographs\n"
     "                  made once from the mate-backgrounds package, cached in ~/.cache/gpuvet)\n"
     "  --cpu N         the CPU jitter runs on (default: the last usable one)\n"
+    "  --output FILE   write the report to FILE (replaced atomically, only when something was\n"
+    "                  measured); %h in FILE is this host's short name\n"
     "\n"
     "A saved --json file feeds `gpuvet audit --bench FILE`.\n"
     "exit status: 0 measured, 2 could not run (bad usage, or nothing selected could be measured)\n";
@@ -186,17 +189,21 @@ static int document_status(json_t *doc)
     return measured > 0 && failed == 0 ? 0 : EXIT_CANNOT_RUN;
 }
 
-int cmd_bench(int argc, char **argv)
+/* --output: stdout goes to a temporary file until the benchmarks have run (cmd_bench ends it). */
+static struct output_file output = {.saved_stdout = -1};
+
+static int run_bench(int argc, char **argv)
 {
     static const struct option options[] = {
         {"quick", no_argument, NULL, 'q'},        {"json", no_argument, NULL, 'j'},
         {"dir", required_argument, NULL, 'd'},    {"seconds", required_argument, NULL, 's'},
         {"images", required_argument, NULL, 'i'}, {"cpu", required_argument, NULL, 'c'},
         {"file", required_argument, NULL, 'f'},   {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"output", required_argument, NULL, 'o'}, {NULL, 0, NULL, 0},
     };
     struct bench_opts opts = {.dir = ".", .cpu = -1};
     bool json = false;
+    const char *output_pattern = NULL;
     char *end;
     int c;
     optind = 1;
@@ -223,6 +230,7 @@ int cmd_bench(int argc, char **argv)
             opts.cpu = (int)cpu;
             break;
         }
+        case 'o': output_pattern = optarg; break;
         case 'h': fputs(usage, stdout); return 0;
         default: fputs(usage, stderr); return EXIT_CANNOT_RUN;
         }
@@ -243,6 +251,10 @@ int cmd_bench(int argc, char **argv)
         names[nnames++] = argv[i];
     }
 
+    if (output_pattern && output_file_begin(&output, output_pattern, "bench") != 0) {
+        free(names);
+        return EXIT_CANNOT_RUN;
+    }
     fsroot_set(NULL);
     struct machine m;
     machine_init(&m);
@@ -275,5 +287,13 @@ int cmd_bench(int argc, char **argv)
     int status = document_status(doc);
     json_decref(doc);
     machine_free(&m);
+    return status;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    int status = run_bench(argc, argv);
+    if (output_file_end(&output, status != EXIT_CANNOT_RUN, "bench") != 0)
+        status = EXIT_CANNOT_RUN;
     return status;
 }
