@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "fleet/pool.h"
+#include "fleet/prune.h"
 
 const struct fleet_field_info fleet_fields[FLEET_NFIELDS] = {
     [FF_CPU_MODEL] = {"cpu.model", "CPU", false},
@@ -72,6 +73,18 @@ static void sb_printf(struct strbuf *b, const char *fmt, ...)
     }
 }
 
+static void sb_putc(struct strbuf *b, char c)
+{
+    if (!b->s || b->len + 2 > b->cap) {
+        b->cap = (b->len + 2) * 2;
+        b->s = realloc(b->s, b->cap);
+        if (!b->s)
+            abort();
+    }
+    b->s[b->len++] = c;
+    b->s[b->len] = '\0';
+}
+
 static const char *sb_text(struct strbuf *b)
 {
     return b->s ? b->s : "";
@@ -113,8 +126,8 @@ static void sb_scalar(struct strbuf *b, json_t *v)
                 continue;
             }
             if (blank)
-                sb_printf(b, " ");
-            sb_printf(b, "%c", *s);
+                sb_putc(b, ' ');
+            sb_putc(b, *s);
             blank = false;
             any = true;
         }
@@ -547,12 +560,28 @@ static int add_bench(struct fleet *f, json_t *doc, const char *path, char *why, 
     return 0;
 }
 
+/* What a node keeps of a document (docs/fleet-json.md lists the fields); the rest is skipped. */
+static const struct prune_keep finding_keys[] = {{"id", NULL, false}, {"severity", NULL, false},
+                                                 {"subject", NULL, false}, {NULL, NULL, false}};
+static const struct prune_keep pci_keys[] = {{"bus_id", NULL, false},    {"vendor", NULL, false},
+                                             {"device", NULL, false},    {"vendor_id", NULL, false},
+                                             {"device_id", NULL, false}, {"link", NULL, false},
+                                             {NULL, NULL, false}};
+static const struct prune_keep machine_keys[] = {
+    {"hostname", NULL, false}, {"cpu", NULL, false},    {"memory", NULL, false},
+    {"accelerators", pci_keys, true}, {"gpus", NULL, false}, {"nvidia", NULL, false},
+    {"kernel", NULL, false},   {"virtualization", NULL, false}, {"bench", NULL, false},
+    {NULL, NULL, false}};
+static const struct prune_keep document_keys[] = {
+    {"schema", NULL, false},    {"machine", machine_keys, false}, {"findings", finding_keys, true},
+    {"hostname", NULL, false},  {"benchmarks", NULL, false},      {NULL, NULL, false}};
+
 static int add_file(struct fleet *f, const char *path, char *why, size_t why_size)
 {
-    json_error_t error;
-    json_t *doc = json_load_file(path, 0, &error);
+    char reason[512];
+    json_t *doc = prune_load_file(path, document_keys, reason, sizeof reason);
     if (!doc) {
-        snprintf(why, why_size, "%s: not a JSON document (%s, line %d)", path, error.text, error.line);
+        snprintf(why, why_size, "%s: %s", path, reason);
         return -1;
     }
     const char *schema = json_string_value(json_object_get(doc, "schema"));
