@@ -23,8 +23,8 @@ static const char usage[] =
     "  --images DIR    JPEGs of your own dataset for decode (default: ImageNet-sized photographs\n"
     "                  made once from the mate-backgrounds package, cached in ~/.cache/gpuvet)\n"
     "  --cpu N         the CPU jitter runs on (default: the last usable one)\n"
-    "  --output FILE   write the report to FILE (replaced atomically, only when something was\n"
-    "                  measured); %h in FILE is this host's short name\n"
+    "  --output FILE   write the report to FILE (replaced atomically, only when the run exits 0);\n"
+    "                  %h in FILE is this host's short name: --output DIR/%h-bench.json on every node\n"
     "\n"
     "A saved --json file feeds `gpuvet audit --bench FILE`.\n"
     "exit status: 0 measured, 2 could not run (bad usage, or nothing selected could be measured)\n";

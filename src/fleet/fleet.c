@@ -664,6 +664,7 @@ int fleet_node_differences(const struct fleet_node *a, const struct fleet_node *
 {
     int n = 0;
     for (int k = 0; k < FLEET_NFIELDS; k++)
-        n += !a->field[k] || !b->field[k] || strcmp(a->field[k], b->field[k]) != 0;
+        if (a->field[k] || b->field[k])
+            n += !a->field[k] || !b->field[k] || strcmp(a->field[k], b->field[k]) != 0;
     return n;
 }

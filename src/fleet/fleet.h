@@ -91,7 +91,8 @@ int *fleet_counter(const char *interned);
 /* The items of list value `a` that `b` lacks, joined by '\n' (caller frees); NULL when none. */
 char *fleet_items_missing(const char *a, const char *b);
 
-/* How many configuration fields of two nodes differ (a node without audit differs in all). */
+/* How many configuration fields of two nodes differ: against a node without an audit document
+ * every field differs; two without one have none to compare. */
 int fleet_node_differences(const struct fleet_node *a, const struct fleet_node *b);
 
 /* --- analysis: groups, their majority, and the nodes that stand out --- */

@@ -156,17 +156,22 @@ static int cell_take(const char *text, int width)
     return width;
 }
 
-/* One row of three columns (label, A, B), each wrapped to its width on as many lines as needed. */
+/* One row of three columns (label, A, B), each wrapped to its width on as many lines as needed;
+ * no trailing blanks. */
 static void print_row(FILE *out, const char *label, const char *a, const char *b)
 {
     const char *cells[3] = {label, a, b};
     const int widths[3] = {LABEL_WIDTH, CELL_WIDTH, CELL_WIDTH};
     do {
+        char line[LABEL_WIDTH + 2 * CELL_WIDTH + 8];
         int take[3];
         for (int c = 0; c < 3; c++)
             take[c] = cell_take(cells[c], widths[c]);
-        fprintf(out, "  %-*.*s %-*.*s %.*s\n", widths[0], take[0], cells[0], widths[1], take[1], cells[1], take[2],
-                cells[2]);
+        int n = snprintf(line, sizeof line, "  %-*.*s %-*.*s %.*s", widths[0], take[0], cells[0], widths[1], take[1],
+                         cells[1], take[2], cells[2]);
+        while (n > 0 && line[n - 1] == ' ')
+            n--;
+        fprintf(out, "%.*s\n", n, line);
         for (int c = 0; c < 3; c++) {
             cells[c] += take[c];
             while (*cells[c] == ' ')
@@ -254,7 +259,9 @@ int compare_report_text(FILE *out, const struct fleet *fa, const struct fleet *f
             if (!strcmp(a->field[k], b->field[k]))
                 print_row(out, fleet_fields[k].label, a->field[k], "");
     } else {
-        fprintf(out, "\nconfiguration: %s has no audit document\n", a->class_key ? "B" : b->class_key ? "A" : "A nor B");
+        fprintf(out, "\nconfiguration: %s\n", a->class_key   ? "B has no audit document"
+                                               : b->class_key ? "A has no audit document"
+                                                              : "neither has an audit document");
     }
     bool bench_header = false;
     for (int m = 0; m < FLEET_NMETRICS; m++) {
