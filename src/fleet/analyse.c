@@ -211,3 +211,27 @@ char *fleet_hostlist(const struct fleet *f, const size_t *nodes, size_t n)
     free(names);
     return list;
 }
+
+char *fleet_odd_hostlist(const struct fleet *f, const struct fleet_analysis *a)
+{
+    size_t n = 0, cap = 16;
+    size_t *nodes = malloc(cap * sizeof *nodes);
+    if (!nodes)
+        abort();
+    for (int i = 0; i < a->ngroups; i++) {
+        const struct fleet_group *g = &a->groups[i];
+        for (int k = 0; k < g->nodd + g->nlow; k++) {
+            if (n == cap) {
+                cap *= 2;
+                nodes = realloc(nodes, cap * sizeof *nodes);
+                if (!nodes)
+                    abort();
+            }
+            /* The hostlist drops a node named twice (odd and low). */
+            nodes[n++] = k < g->nodd ? g->odd[k].node : g->low[k - g->nodd].node;
+        }
+    }
+    char *list = fleet_hostlist(f, nodes, n);
+    free(nodes);
+    return list;
+}

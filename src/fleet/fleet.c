@@ -434,12 +434,17 @@ static struct fleet_node *node_for(struct fleet *f, const char *host)
     return n;
 }
 
-/* The document's host name, else the file's name without its directory and ".json". */
+/* The document's host name up to its first dot (the short name Slurm and --output's %h use; an
+ * address stays whole), else the file's name without its directory and ".json". */
 static void host_of(json_t *name, const char *path, char *out, size_t size)
 {
     const char *s = json_string_value(name);
     if (s && *s && strcmp(s, "[redacted]")) {
         snprintf(out, size, "%s", s);
+        bool address = strspn(out, "0123456789.:") == strlen(out);
+        char *dot = strchr(out, '.');
+        if (dot && dot != out && !address)
+            *dot = '\0';
         return;
     }
     const char *base = strrchr(path, '/');

@@ -147,6 +147,9 @@ struct fleet_analysis {
 void fleet_analyse(struct fleet *f, double tolerance, struct fleet_analysis *out);
 void fleet_analysis_free(struct fleet_analysis *a);
 
+/* Every node some group names as odd or low, as one hostlist ("" when none; caller frees). */
+char *fleet_odd_hostlist(const struct fleet *f, const struct fleet_analysis *a);
+
 /* The hostlist of the given nodes (caller frees). */
 char *fleet_hostlist(const struct fleet *f, const size_t *nodes, size_t n);
 

@@ -127,27 +127,15 @@ static int dump(FILE *out, json_t *doc)
 
 int fleet_report_json(FILE *out, const struct fleet *f, const struct fleet_analysis *a)
 {
-    size_t *odd = malloc((f->count ? f->count : 1) * sizeof *odd);
-    int nodd = 0;
-    if (!odd)
-        abort();
     json_t *groups = json_array();
-    for (int i = 0; i < a->ngroups; i++) {
-        const struct fleet_group *g = &a->groups[i];
-        for (int k = 0; k < g->nodd; k++)
-            odd[nodd++] = g->odd[k].node;
-        for (int k = 0; k < g->nlow; k++)
-            odd[nodd++] = g->low[k].node;
-        json_array_append_new(groups, group_json(f, g));
-    }
-    /* host_names of the odd nodes: sorted, each once. */
-    char *list = fleet_hostlist(f, odd, (size_t)nodd);
+    for (int i = 0; i < a->ngroups; i++)
+        json_array_append_new(groups, group_json(f, &a->groups[i]));
+    char *list = fleet_odd_hostlist(f, a);
     json_t *doc = json_pack("{s:s, s:s, s:f, s:I, s:I, s:I, s:s, s:o}", "schema", FLEET_SCHEMA, "gpuvet_version",
                             GPUVET_VERSION, "tolerance", a->tolerance, "nodes", (json_int_t)f->count,
                             "audit_documents", (json_int_t)f->audits, "bench_documents", (json_int_t)f->benches,
                             "odd_hosts", list, "groups", groups);
     free(list);
-    free(odd);
     return dump(out, doc);
 }
 

@@ -123,19 +123,8 @@ int fleet_report_text(FILE *out, const struct fleet *f, const struct fleet_analy
                  "models\n",
             f->count, f->count == 1 ? "" : "s", f->audits, f->benches, f->benches == 1 ? "" : "s", a->ngroups,
             a->ngroups == 1 ? "" : "s");
-    size_t *odd = malloc((f->count ? f->count : 1) * sizeof *odd);
-    size_t nodd = 0;
-    if (!odd)
-        abort();
-    for (int i = 0; i < a->ngroups; i++) {
-        for (int k = 0; k < a->groups[i].nodd; k++)
-            odd[nodd++] = a->groups[i].odd[k].node;
-        for (int k = 0; k < a->groups[i].nlow; k++)
-            odd[nodd++] = a->groups[i].low[k].node;
-    }
-    char *list = fleet_hostlist(f, odd, nodd);
-    fprintf(out, "odd nodes: %s\n", nodd ? list : "none");
-    free(list);
+    char *odd = fleet_odd_hostlist(f, a);
+    fprintf(out, "odd nodes: %s\n", *odd ? odd : "none");
     free(odd);
     for (int i = 0; i < a->ngroups; i++)
         print_group(out, f, a, i);

@@ -396,3 +396,34 @@ Test(fleet, output_file_per_host)
     tree_remove(dir);
     free(dir);
 }
+
+/* Bench documents alone form one group; host names are cut at the first dot, as Slurm names
+ * nodes, so they range. */
+Test(fleet, bench_only_nodes_by_short_host_name)
+{
+    char *dir = make_temp_dir(), path[4096];
+    json_error_t error;
+    const char *hosts[] = {"gpu01.example.org", "gpu02.example.org", "gpu03.example.org"};
+    for (int i = 0; i < 3; i++) {
+        json_t *bench = json_load_file(BENCH_DOC, 0, &error);
+        cr_assert_not_null(bench, "%s", error.text);
+        json_object_set_new(bench, "hostname", json_string(hosts[i]));
+        snprintf(path, sizeof path, "%s/%d.json", dir, i);
+        cr_assert_eq(json_dump_file(bench, path, 0), 0);
+        json_decref(bench);
+    }
+    struct run_result r = run_gpuvet("fleet", "--json", dir, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *doc = run_json(&r);
+    json_t *g = group_of(doc, "gpu[01-03]");
+    cr_assert(json_is_null(json_object_get(g, "class")));
+    cr_assert_eq(json_integer_value(json_object_get(g, "audited")), 0);
+    json_t *triad = array_entry(json_object_get(g, "bench"), "metric", "memory_triad_bytes_s");
+    cr_assert_eq(json_integer_value(json_object_get(triad, "measured")), 3);
+    cr_assert_eq(json_array_size(json_object_get(triad, "low")), 0);
+    cr_assert_str_eq(str(doc, "odd_hosts"), "");
+    json_decref(doc);
+    run_result_free(&r);
+    tree_remove(dir);
+    free(dir);
+}
