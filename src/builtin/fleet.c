@@ -19,7 +19,8 @@ static const char usage[] =
     "  --tolerance PERCENT  how far below the group's median a bench figure may fall (default 5)\n"
     "  --json              write the gpuvet.fleet/1 document (docs/fleet-json.md)\n"
     "\n"
-    "exit status: 0 every node alike, 1 odd nodes or low figures found, 2 could not run\n";
+    "exit status: 0 every node alike, 1 odd nodes, fields without a majority or low figures found,\n"
+    "2 could not run\n";
 
 int cmd_fleet(int argc, char **argv)
 {
@@ -67,7 +68,7 @@ int cmd_fleet(int argc, char **argv)
     int rc = json ? fleet_report_json(stdout, &f, &a) : fleet_report_text(stdout, &f, &a);
     int found = 0;
     for (int i = 0; i < a.ngroups; i++)
-        found += a.groups[i].nodd + a.groups[i].nlow;
+        found += a.groups[i].nodd + a.groups[i].nsplits + a.groups[i].nlow;
     fleet_analysis_free(&a);
     fleet_free(&f);
     return rc != 0 ? EXIT_CANNOT_RUN : found ? 1 : 0;

@@ -36,10 +36,38 @@ static const char *majority_of(const struct fleet *f, const struct fleet_group *
     return best_count * 2 > g->naudited ? best : NULL;
 }
 
+/* Each value of a field without a majority, with its nodes; the value's counter holds its index + 1
+ * while they are gathered. */
+static void record_split(const struct fleet *f, struct fleet_group *g, enum fleet_field field)
+{
+    struct fleet_split split = {field, NULL, 0};
+    for (int i = 0; i < g->nnodes; i++) {
+        const char *v = f->nodes[g->nodes[i]].field[field];
+        if (!v)
+            continue;
+        int *index = fleet_counter(v);
+        if (*index == 0) {
+            split.values = grow_array(split.values, split.nvalues, sizeof *split.values);
+            split.values[split.nvalues] = (struct fleet_value_nodes){v, NULL, 0};
+            *index = ++split.nvalues;
+        }
+        struct fleet_value_nodes *vn = &split.values[*index - 1];
+        vn->nodes = grow_array(vn->nodes, vn->nnodes, sizeof *vn->nodes);
+        vn->nodes[vn->nnodes++] = g->nodes[i];
+    }
+    for (int i = 0; i < split.nvalues; i++)
+        *fleet_counter(split.values[i].value) = 0;
+    g->splits = grow_array(g->splits, g->nsplits, sizeof *g->splits);
+    g->splits[g->nsplits++] = split;
+}
+
 static void find_odd_nodes(const struct fleet *f, struct fleet_group *g)
 {
-    for (int k = 0; k < FLEET_NFIELDS; k++)
+    for (int k = 0; k < FLEET_NFIELDS; k++) {
         g->majority[k] = majority_of(f, g, (enum fleet_field)k);
+        if (!g->majority[k] && g->naudited > 1)
+            record_split(f, g, (enum fleet_field)k);
+    }
     for (int i = 0; i < g->nnodes; i++) {
         const struct fleet_node *n = &f->nodes[g->nodes[i]];
         if (!n->class_key)
@@ -191,6 +219,12 @@ void fleet_analysis_free(struct fleet_analysis *a)
             free(g->odd[k].differences);
         for (int k = 0; k < g->npartial; k++)
             free(g->partial[k].nodes);
+        for (int k = 0; k < g->nsplits; k++) {
+            for (int v = 0; v < g->splits[k].nvalues; v++)
+                free(g->splits[k].values[v].nodes);
+            free(g->splits[k].values);
+        }
+        free(g->splits);
         free(g->odd);
         free(g->low);
         free(g->partial);

@@ -120,6 +120,19 @@ struct fleet_partial_finding {
     int nnodes;
 };
 
+/* A field without a majority: each value and the nodes that hold it. */
+struct fleet_value_nodes {
+    const char *value;
+    size_t *nodes;
+    int nnodes;
+};
+
+struct fleet_split {
+    enum fleet_field field;
+    struct fleet_value_nodes *values;
+    int nvalues;
+};
+
 struct fleet_group {
     const char *class_key;              /* NULL: nodes with a bench document only */
     size_t *nodes;
@@ -127,6 +140,8 @@ struct fleet_group {
     const char *majority[FLEET_NFIELDS]; /* NULL when no value is held by more than half */
     struct fleet_odd_node *odd;
     int nodd;
+    struct fleet_split *splits;         /* the fields without a majority, where nodes differ */
+    int nsplits;
     double median[FLEET_NMETRICS];      /* NAN with fewer than 3 measured nodes */
     int measured[FLEET_NMETRICS];
     struct fleet_low_figure *low;
@@ -142,7 +157,7 @@ struct fleet_analysis {
 };
 
 /* Groups the nodes by class (CPU model and accelerator models), largest group first, and finds
- * in each: fields where a node differs from the majority, figures more than `tolerance` (0.05)
+ * in each: fields where a node differs from the majority (or no value has a majority), figures more than `tolerance` (0.05)
  * below the median, and problem findings present on some nodes but not all. */
 void fleet_analyse(struct fleet *f, double tolerance, struct fleet_analysis *out);
 void fleet_analysis_free(struct fleet_analysis *a);

@@ -90,6 +90,18 @@ static json_t *group_json(const struct fleet *f, const struct fleet_group *g)
                                              "differences", diffs));
     }
     json_object_set_new(o, "odd_nodes", odd);
+    json_t *splits = json_array();
+    for (int i = 0; i < g->nsplits; i++) {
+        const struct fleet_split *sp = &g->splits[i];
+        json_t *values = json_array();
+        for (int v = 0; v < sp->nvalues; v++)
+            json_array_append_new(values, json_pack("{s:o, s:o, s:i}", "value", value_json(sp->field, sp->values[v].value),
+                                                    "hosts", hostlist_json(f, sp->values[v].nodes, sp->values[v].nnodes),
+                                                    "count", sp->values[v].nnodes));
+        json_array_append_new(splits, json_pack("{s:s, s:s, s:o}", "field", fleet_fields[sp->field].key, "label",
+                                                fleet_fields[sp->field].label, "values", values));
+    }
+    json_object_set_new(o, "splits", splits);
     json_t *bench = json_array();
     for (int m = 0; m < FLEET_NMETRICS; m++) {
         if (!g->measured[m])

@@ -15,7 +15,7 @@ static void print_items(FILE *out, const char *indent, const char *what, const c
     for (const char *p = items; p && *p;) {
         const char *end = strchr(p, '\n');
         int n = end ? (int)(end - p) : (int)strlen(p);
-        fprintf(out, "%s%s %.*s\n", indent, what, n, p);
+        fprintf(out, "%s%s%s%.*s\n", indent, what, *what ? " " : "", n, p);
         p = end ? end + 1 : NULL;
     }
 }
@@ -89,6 +89,19 @@ static void print_group(FILE *out, const struct fleet *f, const struct fleet_ana
                 print_difference(out, &g->odd[i].differences[k]);
         }
     }
+    for (int i = 0; i < g->nsplits; i++) {
+        const struct fleet_split *sp = &g->splits[i];
+        fprintf(out, "  %s: no value on more than half of the nodes\n", fleet_fields[sp->field].label);
+        for (int v = 0; v < sp->nvalues; v++) {
+            char *list = fleet_hostlist(f, sp->values[v].nodes, (size_t)sp->values[v].nnodes);
+            if (fleet_fields[sp->field].list)
+                print_items(out, "    ", "", sp->values[v].value);
+            else
+                fprintf(out, "    %s\n", sp->values[v].value);
+            fprintf(out, "      on %s (%d of %d)\n", list, sp->values[v].nnodes, g->naudited);
+            free(list);
+        }
+    }
     if (g->nlow) {
         fprintf(out, "  bench figures more than %g%% below the group's median:\n", a->tolerance * 100);
         for (int i = 0; i < g->nlow; i++) {
@@ -113,7 +126,7 @@ static void print_group(FILE *out, const struct fleet *f, const struct fleet_ana
             free(list);
         }
     }
-    if (g->class_key && !g->nodd && !g->nlow && !g->npartial)
+    if (g->class_key && !g->nodd && !g->nsplits && !g->nlow && !g->npartial)
         fprintf(out, "  every node alike\n");
 }
 

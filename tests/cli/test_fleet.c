@@ -341,6 +341,24 @@ Test(fleet, compare_puts_differences_first)
     cr_assert(strstr(r.out, "socket 1 channel 1 P2-DIMMD1 8 GiB"), "%s", r.out);
     run_result_free(&r);
 
+    /* As a fleet of two, neither is the majority: both values are listed with their node. */
+    r = run_gpuvet("fleet", "--json", a, b, NULL);
+    cr_assert_eq(r.status, 1, "%s", r.err);
+    doc = run_json(&r);
+    json_t *g = group_of(doc, "good,short");
+    cr_assert_eq(json_array_size(json_object_get(g, "odd_nodes")), 0);
+    json_t *splits = json_object_get(g, "splits");
+    cr_assert_eq(json_array_size(splits), 2, "%s", json_dumps(splits, JSON_COMPACT));
+    json_t *channels = array_entry(splits, "field", "memory.channels");
+    cr_assert_not_null(channels);
+    json_t *second = json_array_get(json_object_get(channels, "values"), 1);
+    cr_assert_str_eq(str(second, "value"), "socket 0: 2 channels, socket 1: 1 channel");
+    cr_assert_str_eq(str(second, "hosts"), "short");
+    cr_assert(json_is_null(json_object_get(json_object_get(g, "configuration"), "memory.dimms")));
+    cr_assert_str_eq(str(doc, "odd_hosts"), "");
+    json_decref(doc);
+    run_result_free(&r);
+
     r = run_gpuvet("compare", a, a, NULL);
     cr_assert_eq(r.status, 0, "a machine against itself: %s", r.out);
     cr_assert(strstr(r.out, "no differences in configuration"), "%s", r.out);
