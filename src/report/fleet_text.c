@@ -1,4 +1,5 @@
-/* `gpuvet fleet` and `gpuvet compare` for people; no line is wider than 100 columns. */
+/* `gpuvet fleet` and `gpuvet compare` for people. compare wraps its three columns within 100
+ * columns; fleet prints long values (a DIMM list item, a model name) whole. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
