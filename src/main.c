@@ -21,6 +21,8 @@ static const struct command commands[] = {
     {"plan", cmd_plan, "size GPUs, host RAM, CPU cores, storage and network for a workload"},
     {"health", cmd_health, "the fast check for Slurm's HealthCheckProgram (drains with --slurm)"},
     {"cost", cmd_cost, "rank GPU offers by effective price per dense TFLOPS-hour"},
+    {"fleet", cmd_fleet, "group many nodes' audits by configuration and name the odd nodes"},
+    {"compare", cmd_compare, "two machines' audits side by side, differences first"},
 };
 
 static void print_usage(FILE *out)

@@ -16,12 +16,13 @@
 #include "util/deadline.h"
 #include "util/fsroot.h"
 #include "util/output.h"
+#include "util/output_file.h"
 
 static const char usage[] =
     "usage: gpuvet audit [--sysroot DIR] [--nvidia-smi FILE] [--dmidecode FILE | --dmi-table FILE]\n"
     "                    [--workload W] [--data-dir DIR] [--nodes N] [--claim FILE] [--sample SECONDS]\n"
     "                    [--json] [--html FILE] [--markdown FILE] [--verbose] [--load-check] [--redact]\n"
-    "                    [--bench FILE | --bench-quick] [--prom FILE]\n"
+    "                    [--bench FILE | --bench-quick] [--prom FILE] [--output FILE]\n"
     "       gpuvet audit --list-rules\n"
     "\n"
     "  --sysroot DIR   audit a recorded machine (DIR/sys, DIR/proc; a `gpuvet snapshot` or an\n"
@@ -44,6 +45,8 @@ static const char usage[] =
     "  --html FILE     also write one self-contained HTML page (topology picture, DIMMs, findings);\n"
     "                  FILE - writes it to standard output instead of the text report\n"
     "  --markdown FILE  also write the same content as GitHub-flavoured Markdown (- likewise)\n"
+    "  --output FILE   write the report to FILE (replaced atomically, only when the audit ran);\n"
+    "                  %h in FILE is this host's short name: --output DIR/%h.json on every node\n"
     "  --verbose       list passed checks too, and the checks evidence files cannot hold\n"
     "  --bench FILE    judge the measurements of a saved `gpuvet bench --json` document\n"
     "  --bench-quick   measure first (`gpuvet bench memory pcie storage --quick` in .) and judge that\n"
@@ -147,7 +150,10 @@ static int set_data_dir(struct machine *m, const char *dir)
     return 0;
 }
 
-int cmd_audit(int argc, char **argv)
+/* --output: stdout goes to a temporary file until the audit has run (cmd_audit ends it). */
+static struct output_file output = {.saved_stdout = -1};
+
+static int run_audit(int argc, char **argv)
 {
     static const struct option options[] = {
         {"sysroot", required_argument, NULL, 's'}, {"workload", required_argument, NULL, 'w'},
@@ -160,6 +166,7 @@ int cmd_audit(int argc, char **argv)
         {"dmidecode", required_argument, NULL, 'D'}, {"dmi-table", required_argument, NULL, 'T'},
         {"sample", required_argument, NULL, 'S'},  {"html", required_argument, NULL, 'H'},
         {"markdown", required_argument, NULL, 'M'}, {"prom", required_argument, NULL, 'P'},
+        {"output", required_argument, NULL, 'o'},
         {NULL, 0, NULL, 0},
     };
     const char *sysroot = NULL, *bench_file = NULL, *data_dir = NULL, *claim_file = NULL, *nvidia_smi = NULL;
@@ -168,6 +175,7 @@ int cmd_audit(int argc, char **argv)
     enum workload workload = WL_GENERAL;
     const char *dmidecode_file = NULL, *dmi_table_file = NULL, *html_file = NULL, *markdown_file = NULL;
     const char *prom_file = NULL;
+    const char *output_pattern = NULL;
     double sample_seconds = 2;
     bool json = false, verbose = false, load_check = false, redact = false;
     int c;
@@ -211,6 +219,7 @@ int cmd_audit(int argc, char **argv)
         case 'H': html_file = optarg; break;
         case 'M': markdown_file = optarg; break;
         case 'P': prom_file = optarg; break;
+        case 'o': output_pattern = optarg; break;
         case 'h': fputs(usage, stdout); return 0;
         default: fputs(usage, stderr); return EXIT_CANNOT_RUN;
         }
@@ -242,6 +251,9 @@ int cmd_audit(int argc, char **argv)
             return EXIT_CANNOT_RUN;
         }
     }
+
+    if (output_pattern && output_file_begin(&output, output_pattern, "audit") != 0)
+        return EXIT_CANNOT_RUN;
 
     double start = now_ms();
     struct dmi_data dmi = {0};
@@ -339,5 +351,13 @@ int cmd_audit(int argc, char **argv)
     verdict_set_free(&verdicts);
     machine_free(&m);
     claim_set_free(&claims);
+    return status;
+}
+
+int cmd_audit(int argc, char **argv)
+{
+    int status = run_audit(argc, argv);
+    if (output_file_end(&output, status != EXIT_CANNOT_RUN, "audit") != 0)
+        status = EXIT_CANNOT_RUN;
     return status;
 }

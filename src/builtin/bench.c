@@ -10,6 +10,7 @@
 #include "probe/probe.h"
 #include "report/report.h"
 #include "util/fsroot.h"
+#include "util/output_file.h"
 
 static const char usage[] =
     "usage: gpuvet bench [memory|latency|pcie|storage|jitter|decode|all]... [options]\n"
@@ -26,6 +27,8 @@ static const char usage[] =
     "  --cpu N         the CPU jitter runs on (default: the last usable one)\n"
     "  --prom FILE     also write the figures in node_exporter's textfile format (bytes per second,\n"
     "                  seconds), atomically\n"
+    "  --output FILE   write the report to FILE (replaced atomically, only when the run exits 0);\n"
+    "                  %h in FILE is this host's short name: --output DIR/%h-bench.json on every node\n"
     "\n"
     "A saved --json file feeds `gpuvet audit --bench FILE`.\n"
     "exit status: 0 measured, 2 could not run (bad usage, or nothing selected could be measured)\n";
@@ -190,7 +193,10 @@ static int document_status(json_t *doc)
     return measured > 0 && failed == 0 ? 0 : EXIT_CANNOT_RUN;
 }
 
-int cmd_bench(int argc, char **argv)
+/* --output: stdout goes to a temporary file until the benchmarks have run (cmd_bench ends it). */
+static struct output_file output = {.saved_stdout = -1};
+
+static int run_bench(int argc, char **argv)
 {
     static const struct option options[] = {
         {"quick", no_argument, NULL, 'q'},        {"json", no_argument, NULL, 'j'},
@@ -198,11 +204,12 @@ int cmd_bench(int argc, char **argv)
         {"images", required_argument, NULL, 'i'}, {"cpu", required_argument, NULL, 'c'},
         {"file", required_argument, NULL, 'f'},   {"help", no_argument, NULL, 'h'},
         {"prom", required_argument, NULL, 'P'},
-        {NULL, 0, NULL, 0},
+        {"output", required_argument, NULL, 'o'}, {NULL, 0, NULL, 0},
     };
     struct bench_opts opts = {.dir = ".", .cpu = -1};
     bool json = false;
     const char *prom_file = NULL;
+    const char *output_pattern = NULL;
     char *end;
     int c;
     optind = 1;
@@ -230,6 +237,7 @@ int cmd_bench(int argc, char **argv)
             break;
         }
         case 'P': prom_file = optarg; break;
+        case 'o': output_pattern = optarg; break;
         case 'h': fputs(usage, stdout); return 0;
         default: fputs(usage, stderr); return EXIT_CANNOT_RUN;
         }
@@ -250,6 +258,10 @@ int cmd_bench(int argc, char **argv)
         names[nnames++] = argv[i];
     }
 
+    if (output_pattern && output_file_begin(&output, output_pattern, "bench") != 0) {
+        free(names);
+        return EXIT_CANNOT_RUN;
+    }
     fsroot_set(NULL);
     time_t started = time(NULL);
     struct machine m;
@@ -286,5 +298,13 @@ int cmd_bench(int argc, char **argv)
         status = EXIT_CANNOT_RUN;
     json_decref(doc);
     machine_free(&m);
+    return status;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    int status = run_bench(argc, argv);
+    if (output_file_end(&output, status != EXIT_CANNOT_RUN, "bench") != 0)
+        status = EXIT_CANNOT_RUN;
     return status;
 }

@@ -1,0 +1,64 @@
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "builtin/builtin.h"
+#include "fleet/fleet.h"
+#include "report/fleet_report.h"
+
+static const char usage[] =
+    "usage: gpuvet compare [--json] A.json B.json\n"
+    "\n"
+    "Two machines side by side (two providers' trial boxes, a good node and a bad one): their\n"
+    "gpuvet.audit/1 (or gpuvet.bench/1) documents, differences first, then what is the same, bench\n"
+    "figures, and problem findings only one of them has.\n"
+    "\n"
+    "  --json          write the gpuvet.compare/1 document (docs/fleet-json.md)\n"
+    "\n"
+    "exit status: 0 no difference, 1 differences, 2 could not run\n";
+
+int cmd_compare(int argc, char **argv)
+{
+    static const struct option options[] = {
+        {"json", no_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    bool json = false;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "jh", options, NULL)) != -1) {
+        switch (c) {
+        case 'j': json = true; break;
+        case 'h': fputs(usage, stdout); return 0;
+        default: fputs(usage, stderr); return EXIT_CANNOT_RUN;
+        }
+    }
+    if (argc - optind != 2) {
+        fprintf(stderr, "gpuvet compare: give exactly two documents\n%s", usage);
+        return EXIT_CANNOT_RUN;
+    }
+    /* One fleet per side: two trial boxes may well carry the same host name. */
+    struct fleet sides[2];
+    char why[8192];
+    int status = 0;
+    for (int i = 0; i < 2; i++)
+        fleet_init(&sides[i]);
+    for (int i = 0; i < 2 && status == 0; i++) {
+        if (fleet_add_path(&sides[i], argv[optind + i], why, sizeof why) != 0 || sides[i].count != 1) {
+            if (sides[i].count > 1)
+                snprintf(why, sizeof why, "%s: give one document, not a directory of them", argv[optind + i]);
+            fprintf(stderr, "gpuvet compare: %s\n", why);
+            status = EXIT_CANNOT_RUN;
+        }
+    }
+    if (status == 0) {
+        int differences = fleet_node_differences(&sides[0].nodes[0], &sides[1].nodes[0]);
+        int rc = json ? compare_report_json(stdout, &sides[0], &sides[1])
+                      : compare_report_text(stdout, &sides[0], &sides[1]);
+        status = rc != 0 ? EXIT_CANNOT_RUN : differences ? 1 : 0;
+    }
+    fleet_free(&sides[0]);
+    fleet_free(&sides[1]);
+    return status;
+}

@@ -1,0 +1,75 @@
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin/builtin.h"
+#include "fleet/fleet.h"
+#include "report/fleet_report.h"
+
+static const char usage[] =
+    "usage: gpuvet fleet [--json] [--tolerance PERCENT] FILE|DIR...\n"
+    "\n"
+    "Reads gpuvet.audit/1 and gpuvet.bench/1 documents (files, or every *.json of a directory; one\n"
+    "of each per host, joined by host name), groups the nodes by CPU and accelerator models, and names\n"
+    "the nodes that differ from their group's majority (CPU count, DIMMs per channel, accelerator\n"
+    "links, driver and CUDA, kernel settings), bench figures below the group's median, and problem\n"
+    "findings present on only some nodes.\n"
+    "\n"
+    "  --tolerance PERCENT  how far below the group's median a bench figure may fall (default 5)\n"
+    "  --json              write the gpuvet.fleet/1 document (docs/fleet-json.md)\n"
+    "\n"
+    "exit status: 0 every node alike, 1 odd nodes, fields without a majority or low figures found,\n"
+    "2 could not run\n";
+
+int cmd_fleet(int argc, char **argv)
+{
+    static const struct option options[] = {
+        {"json", no_argument, NULL, 'j'},
+        {"tolerance", required_argument, NULL, 't'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    bool json = false;
+    double tolerance = 5;
+    char *end;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "jh", options, NULL)) != -1) {
+        switch (c) {
+        case 'j': json = true; break;
+        case 't':
+            tolerance = strtod(optarg, &end);
+            if (end == optarg || *end || !(tolerance >= 0 && tolerance < 100)) {
+                fprintf(stderr, "gpuvet fleet: --tolerance wants a percentage in [0, 100), not '%s'\n", optarg);
+                return EXIT_CANNOT_RUN;
+            }
+            break;
+        case 'h': fputs(usage, stdout); return 0;
+        default: fputs(usage, stderr); return EXIT_CANNOT_RUN;
+        }
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "gpuvet fleet: give the audit and bench documents (files or directories)\n%s", usage);
+        return EXIT_CANNOT_RUN;
+    }
+    struct fleet f;
+    fleet_init(&f);
+    char why[8192];
+    for (int i = optind; i < argc; i++) {
+        if (fleet_add_path(&f, argv[i], why, sizeof why) != 0) {
+            fprintf(stderr, "gpuvet fleet: %s\n", why);
+            fleet_free(&f);
+            return EXIT_CANNOT_RUN;
+        }
+    }
+    struct fleet_analysis a;
+    fleet_analyse(&f, tolerance / 100, &a);
+    int rc = json ? fleet_report_json(stdout, &f, &a) : fleet_report_text(stdout, &f, &a);
+    int found = 0;
+    for (int i = 0; i < a.ngroups; i++)
+        found += a.groups[i].nodd + a.groups[i].nsplits + a.groups[i].nlow;
+    fleet_analysis_free(&a);
+    fleet_free(&f);
+    return rc != 0 ? EXIT_CANNOT_RUN : found ? 1 : 0;
+}

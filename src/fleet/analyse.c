@@ -1,0 +1,271 @@
+/* Groups, majorities and the nodes that stand out (fleet.h). Counting uses the string pool's
+ * scratch counters, so every pass is linear in the number of nodes. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleet/fleet.h"
+#include "util/hostlist.h"
+
+static void *grow_array(void *array, int count, size_t size)
+{
+    void *p = realloc(array, (size_t)(count + 1) * size);
+    if (!p)
+        abort();
+    return p;
+}
+
+/* The value more than half of the group's audited nodes hold, or NULL. */
+static const char *majority_of(const struct fleet *f, const struct fleet_group *g, enum fleet_field field)
+{
+    const char *best = NULL;
+    int best_count = 0;
+    for (int i = 0; i < g->nnodes; i++) {
+        const char *v = f->nodes[g->nodes[i]].field[field];
+        if (!v)
+            continue;
+        int c = ++*fleet_counter(v);
+        if (c > best_count)
+            best = v, best_count = c;
+    }
+    for (int i = 0; i < g->nnodes; i++) {
+        const char *v = f->nodes[g->nodes[i]].field[field];
+        if (v)
+            *fleet_counter(v) = 0;
+    }
+    return best_count * 2 > g->naudited ? best : NULL;
+}
+
+/* Each value of a field without a majority, with its nodes; the value's counter holds its index + 1
+ * while they are gathered. */
+static void record_split(const struct fleet *f, struct fleet_group *g, enum fleet_field field)
+{
+    struct fleet_split split = {field, NULL, 0};
+    for (int i = 0; i < g->nnodes; i++) {
+        const char *v = f->nodes[g->nodes[i]].field[field];
+        if (!v)
+            continue;
+        int *index = fleet_counter(v);
+        if (*index == 0) {
+            split.values = grow_array(split.values, split.nvalues, sizeof *split.values);
+            split.values[split.nvalues] = (struct fleet_value_nodes){v, NULL, 0};
+            *index = ++split.nvalues;
+        }
+        struct fleet_value_nodes *vn = &split.values[*index - 1];
+        vn->nodes = grow_array(vn->nodes, vn->nnodes, sizeof *vn->nodes);
+        vn->nodes[vn->nnodes++] = g->nodes[i];
+    }
+    for (int i = 0; i < split.nvalues; i++)
+        *fleet_counter(split.values[i].value) = 0;
+    g->splits = grow_array(g->splits, g->nsplits, sizeof *g->splits);
+    g->splits[g->nsplits++] = split;
+}
+
+static void find_odd_nodes(const struct fleet *f, struct fleet_group *g)
+{
+    for (int k = 0; k < FLEET_NFIELDS; k++) {
+        g->majority[k] = majority_of(f, g, (enum fleet_field)k);
+        if (!g->majority[k] && g->naudited > 1)
+            record_split(f, g, (enum fleet_field)k);
+    }
+    for (int i = 0; i < g->nnodes; i++) {
+        const struct fleet_node *n = &f->nodes[g->nodes[i]];
+        if (!n->class_key)
+            continue;
+        struct fleet_odd_node odd = {g->nodes[i], NULL, 0};
+        for (int k = 0; k < FLEET_NFIELDS; k++) {
+            if (!g->majority[k] || n->field[k] == g->majority[k])
+                continue;
+            odd.differences = grow_array(odd.differences, odd.ndifferences, sizeof *odd.differences);
+            odd.differences[odd.ndifferences++] =
+                (struct fleet_difference){(enum fleet_field)k, n->field[k], g->majority[k]};
+        }
+        if (odd.ndifferences) {
+            g->odd = grow_array(g->odd, g->nodd, sizeof *g->odd);
+            g->odd[g->nodd++] = odd;
+        }
+    }
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* SuperBench's rule: a node more than `tolerance` below its group's median is flagged. With fewer
+ * than three measured nodes there is no majority to stand out from. */
+static void find_low_figures(const struct fleet *f, struct fleet_group *g, double tolerance)
+{
+    double *values = malloc((size_t)g->nnodes * sizeof *values);
+    if (!values)
+        abort();
+    for (int m = 0; m < FLEET_NMETRICS; m++) {
+        int n = 0;
+        for (int i = 0; i < g->nnodes; i++)
+            if (!isnan(f->nodes[g->nodes[i]].metric[m]))
+                values[n++] = f->nodes[g->nodes[i]].metric[m];
+        g->measured[m] = n;
+        g->median[m] = NAN;
+        if (n < 3)
+            continue;
+        qsort(values, (size_t)n, sizeof *values, cmp_double);
+        double median = n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+        g->median[m] = median;
+        for (int i = 0; i < g->nnodes; i++) {
+            double v = f->nodes[g->nodes[i]].metric[m];
+            if (isnan(v) || !(v < median * (1 - tolerance)))
+                continue;
+            g->low = grow_array(g->low, g->nlow, sizeof *g->low);
+            g->low[g->nlow++] = (struct fleet_low_figure){g->nodes[i], (enum fleet_metric)m, v, median};
+        }
+    }
+    free(values);
+}
+
+/* Problem findings some audited nodes of the group have and others do not. */
+static void find_partial_findings(const struct fleet *f, struct fleet_group *g)
+{
+    const char **distinct = NULL;
+    int ndistinct = 0;
+    for (int i = 0; i < g->nnodes; i++) {
+        const struct fleet_node *n = &f->nodes[g->nodes[i]];
+        for (int k = 0; k < n->nfindings; k++)
+            if ((*fleet_counter(n->findings[k]))++ == 0) {
+                distinct = grow_array(distinct, ndistinct, sizeof *distinct);
+                distinct[ndistinct++] = n->findings[k];
+            }
+    }
+    /* Counters now hold how many nodes have each finding; a partial one's becomes -(index + 1)
+     * so that the second pass can place its nodes. */
+    for (int d = 0; d < ndistinct; d++) {
+        int *counter = fleet_counter(distinct[d]);
+        if (*counter >= g->naudited) {
+            *counter = 0;
+            continue;
+        }
+        g->partial = grow_array(g->partial, g->npartial, sizeof *g->partial);
+        g->partial[g->npartial] = (struct fleet_partial_finding){distinct[d], malloc((size_t)*counter * sizeof(size_t)), 0};
+        if (!g->partial[g->npartial].nodes)
+            abort();
+        *counter = -(++g->npartial);
+    }
+    for (int i = 0; i < g->nnodes; i++) {
+        const struct fleet_node *n = &f->nodes[g->nodes[i]];
+        for (int k = 0; k < n->nfindings; k++) {
+            int c = *fleet_counter(n->findings[k]);
+            if (c < 0) {
+                struct fleet_partial_finding *p = &g->partial[-c - 1];
+                p->nodes[p->nnodes++] = g->nodes[i];
+            }
+        }
+    }
+    for (int d = 0; d < ndistinct; d++)
+        *fleet_counter(distinct[d]) = 0;
+    free(distinct);
+}
+
+static int cmp_group(const void *a, const void *b)
+{
+    const struct fleet_group *x = a, *y = b;
+    if (x->nnodes != y->nnodes)
+        return y->nnodes - x->nnodes;
+    if (!x->class_key || !y->class_key)
+        return !x->class_key - !y->class_key;
+    return strcmp(x->class_key, y->class_key);
+}
+
+void fleet_analyse(struct fleet *f, double tolerance, struct fleet_analysis *out)
+{
+    memset(out, 0, sizeof *out);
+    out->tolerance = tolerance;
+    /* The class key's counter holds its group's index + 1 while grouping; bench-only nodes (no
+     * class) share one group. */
+    int bench_only = -1;
+    for (size_t i = 0; i < f->count; i++) {
+        const char *key = f->nodes[i].class_key;
+        int index = key ? *fleet_counter(key) - 1 : bench_only;
+        if (index < 0) {
+            out->groups = grow_array(out->groups, out->ngroups, sizeof *out->groups);
+            memset(&out->groups[out->ngroups], 0, sizeof *out->groups);
+            out->groups[out->ngroups].class_key = key;
+            index = out->ngroups++;
+            if (key)
+                *fleet_counter(key) = index + 1;
+            else
+                bench_only = index;
+        }
+        struct fleet_group *g = &out->groups[index];
+        g->nodes = grow_array(g->nodes, g->nnodes, sizeof *g->nodes);
+        g->nodes[g->nnodes++] = i;
+        g->naudited += key != NULL;
+    }
+    for (int i = 0; i < out->ngroups; i++)
+        if (out->groups[i].class_key)
+            *fleet_counter(out->groups[i].class_key) = 0;
+    qsort(out->groups, (size_t)out->ngroups, sizeof *out->groups, cmp_group);
+    for (int i = 0; i < out->ngroups; i++) {
+        find_odd_nodes(f, &out->groups[i]);
+        find_low_figures(f, &out->groups[i], tolerance);
+        find_partial_findings(f, &out->groups[i]);
+    }
+}
+
+void fleet_analysis_free(struct fleet_analysis *a)
+{
+    for (int i = 0; i < a->ngroups; i++) {
+        struct fleet_group *g = &a->groups[i];
+        for (int k = 0; k < g->nodd; k++)
+            free(g->odd[k].differences);
+        for (int k = 0; k < g->npartial; k++)
+            free(g->partial[k].nodes);
+        for (int k = 0; k < g->nsplits; k++) {
+            for (int v = 0; v < g->splits[k].nvalues; v++)
+                free(g->splits[k].values[v].nodes);
+            free(g->splits[k].values);
+        }
+        free(g->splits);
+        free(g->odd);
+        free(g->low);
+        free(g->partial);
+        free(g->nodes);
+    }
+    free(a->groups);
+    memset(a, 0, sizeof *a);
+}
+
+char *fleet_hostlist(const struct fleet *f, const size_t *nodes, size_t n)
+{
+    const char **names = malloc((n ? n : 1) * sizeof *names);
+    if (!names)
+        abort();
+    for (size_t i = 0; i < n; i++)
+        names[i] = f->nodes[nodes[i]].host;
+    char *list = hostlist_compress(names, n);
+    free(names);
+    return list;
+}
+
+char *fleet_odd_hostlist(const struct fleet *f, const struct fleet_analysis *a)
+{
+    size_t n = 0, cap = 16;
+    size_t *nodes = malloc(cap * sizeof *nodes);
+    if (!nodes)
+        abort();
+    for (int i = 0; i < a->ngroups; i++) {
+        const struct fleet_group *g = &a->groups[i];
+        for (int k = 0; k < g->nodd + g->nlow; k++) {
+            if (n == cap) {
+                cap *= 2;
+                nodes = realloc(nodes, cap * sizeof *nodes);
+                if (!nodes)
+                    abort();
+            }
+            /* The hostlist drops a node named twice (odd and low). */
+            nodes[n++] = k < g->nodd ? g->odd[k].node : g->low[k - g->nodd].node;
+        }
+    }
+    char *list = fleet_hostlist(f, nodes, n);
+    free(nodes);
+    return list;
+}

@@ -1,0 +1,675 @@
+/* Reading audit and bench documents into fleet nodes (fleet.h). The field list and the JSON keys
+ * each is taken from are documented in docs/fleet-json.md. */
+#include "fleet/fleet.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fleet/pool.h"
+#include "fleet/prune.h"
+
+const struct fleet_field_info fleet_fields[FLEET_NFIELDS] = {
+    [FF_CPU_MODEL] = {"cpu.model", "CPU", false},
+    [FF_CPU_COUNT] = {"cpu.count", "CPU count", false},
+    [FF_MEMORY_CHANNELS] = {"memory.channels", "memory channels", false},
+    [FF_DIMMS] = {"memory.dimms", "DIMMs", true},
+    [FF_ACCELERATORS] = {"accelerators", "accelerators", false},
+    [FF_LINKS] = {"accelerators.links", "accelerator links", true},
+    [FF_DRIVER] = {"nvidia.driver_version", "NVIDIA driver", false},
+    [FF_CUDA] = {"nvidia.cuda_version", "CUDA (driver)", false},
+    [FF_KERNEL] = {"kernel.release", "kernel", false},
+    [FF_THP] = {"kernel.thp", "transparent huge pages", false},
+    [FF_NUMA_BALANCING] = {"kernel.numa_balancing", "NUMA balancing", false},
+    [FF_GOVERNOR] = {"kernel.cpufreq_governor", "cpufreq governor", false},
+    [FF_SWAP] = {"kernel.swap", "swap", false},
+    [FF_VIRTUALIZATION] = {"virtualization", "virtualization", false},
+};
+
+const struct fleet_metric_info fleet_metrics[FLEET_NMETRICS] = {
+    [FM_MEMORY_TRIAD] = {"memory_triad_bytes_s", "memory triad", "GB/s", 1e9},
+    [FM_PCIE_H2D] = {"pcie_h2d_pinned_bytes_s", "PCIe host-to-device (slowest GPU)", "GB/s", 1e9},
+    [FM_PCIE_D2H] = {"pcie_d2h_pinned_bytes_s", "PCIe device-to-host (slowest GPU)", "GB/s", 1e9},
+    [FM_STORAGE_SEQ_READ] = {"storage_seq_read_bytes_s", "storage sequential read", "GB/s", 1e9},
+    [FM_STORAGE_RAND_READ] = {"storage_rand_read_iops", "storage random read", "IOPS", 1},
+    [FM_DECODE] = {"decode_images_s", "JPEG decode, all cores", "images/s", 1},
+};
+
+static const char UNKNOWN[] = "unknown";
+
+/* ---- a growable string ---- */
+
+struct strbuf {
+    char *s;
+    size_t len, cap;
+};
+
+static void sb_printf(struct strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(struct strbuf *b, const char *fmt, ...)
+{
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0)
+            return;
+        if (b->s && b->len + (size_t)n < b->cap) {
+            b->len += (size_t)n;
+            return;
+        }
+        b->cap = (b->len + (size_t)n + 1) * 2;
+        b->s = realloc(b->s, b->cap);
+        if (!b->s)
+            abort();
+        if (b->len == 0)
+            b->s[0] = '\0';
+    }
+}
+
+static void sb_putc(struct strbuf *b, char c)
+{
+    if (!b->s || b->len + 2 > b->cap) {
+        b->cap = (b->len + 2) * 2;
+        b->s = realloc(b->s, b->cap);
+        if (!b->s)
+            abort();
+    }
+    b->s[b->len++] = c;
+    b->s[b->len] = '\0';
+}
+
+static const char *sb_text(struct strbuf *b)
+{
+    return b->s ? b->s : "";
+}
+
+/* ---- reading values ---- */
+
+static json_t *at(json_t *o, const char *path)
+{
+    char key[64];
+    while (o && *path) {
+        const char *dot = strchr(path, '.');
+        size_t n = dot ? (size_t)(dot - path) : strlen(path);
+        if (n >= sizeof key)
+            return NULL;
+        memcpy(key, path, n);
+        key[n] = '\0';
+        o = json_object_get(o, key);
+        path += n + (dot ? 1 : 0);
+    }
+    return o;
+}
+
+static double number_at(json_t *o, const char *path)
+{
+    json_t *v = at(o, path);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* Appends a JSON scalar as text: strings with runs of blanks collapsed (CPU model names are
+ * padded), numbers as written, null as "unknown". */
+static void sb_scalar(struct strbuf *b, json_t *v)
+{
+    if (json_is_string(v)) {
+        bool blank = false, any = false;
+        for (const char *s = json_string_value(v); *s; s++) {
+            if (*s == ' ' || *s == '\t') {
+                blank = any;
+                continue;
+            }
+            if (blank)
+                sb_putc(b, ' ');
+            sb_putc(b, *s);
+            blank = false;
+            any = true;
+        }
+    } else if (json_is_integer(v)) {
+        sb_printf(b, "%lld", (long long)json_integer_value(v));
+    } else if (json_is_real(v)) {
+        sb_printf(b, "%g", json_real_value(v));
+    } else if (json_is_boolean(v)) {
+        sb_printf(b, "%s", json_is_true(v) ? "yes" : "no");
+    } else {
+        sb_printf(b, UNKNOWN);
+    }
+}
+
+static int cmp_strings(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorts the items (one per '\n'-separated line) so that order in the document does not matter. */
+static void sort_items(struct strbuf *b)
+{
+    if (!b->s || !b->len)
+        return;
+    size_t n = 1;
+    for (size_t i = 0; i < b->len; i++)
+        n += b->s[i] == '\n';
+    char **items = malloc(n * sizeof *items), *copy = strdup(b->s);
+    if (!items || !copy)
+        abort();
+    size_t k = 0;
+    for (char *save = NULL, *tok = strtok_r(copy, "\n", &save); tok; tok = strtok_r(NULL, "\n", &save))
+        items[k++] = tok;
+    qsort(items, k, sizeof *items, cmp_strings);
+    b->len = 0;
+    for (size_t i = 0; i < k; i++)
+        sb_printf(b, "%s%s", i ? "\n" : "", items[i]);
+    free(items);
+    free(copy);
+}
+
+/* ---- the fields of an audit document ---- */
+
+struct extract {
+    struct strbuf field[FLEET_NFIELDS];
+    struct strbuf class_key;
+};
+
+static void extract_cpu(struct extract *x, json_t *cpu)
+{
+    if (json_is_string(at(cpu, "model")))
+        sb_scalar(&x->field[FF_CPU_MODEL], at(cpu, "model"));
+    else
+        sb_printf(&x->field[FF_CPU_MODEL], UNKNOWN);
+    struct strbuf *c = &x->field[FF_CPU_COUNT];
+    sb_printf(c, "sockets ");
+    sb_scalar(c, at(cpu, "sockets"));
+    sb_printf(c, ", cores ");
+    sb_scalar(c, at(cpu, "cores"));
+    sb_printf(c, ", threads ");
+    sb_scalar(c, at(cpu, "threads"));
+    sb_printf(&x->class_key, "%s", sb_text(&x->field[FF_CPU_MODEL]));
+}
+
+static void extract_memory(struct extract *x, json_t *memory)
+{
+    struct strbuf *ch = &x->field[FF_MEMORY_CHANNELS], *dimms = &x->field[FF_DIMMS];
+    if (!json_is_string(at(memory, "source"))) {
+        sb_printf(ch, UNKNOWN);
+        sb_printf(dimms, UNKNOWN);
+        return;
+    }
+    size_t i;
+    json_t *s, *d;
+    json_array_foreach(at(memory, "sockets"), i, s) {
+        sb_printf(ch, "%ssocket ", i ? ", " : "");
+        sb_scalar(ch, at(s, "socket"));
+        sb_printf(ch, ": ");
+        if (json_is_integer(at(s, "populated_channels"))) {
+            sb_scalar(ch, at(s, "populated_channels"));
+            sb_printf(ch, json_integer_value(at(s, "populated_channels")) == 1 ? " channel" : " channels");
+        } else {
+            sb_scalar(ch, at(s, "dimms"));
+            sb_printf(ch, " DIMMs, channels unknown");
+        }
+    }
+    if (!ch->len)
+        sb_printf(ch, "no DIMMs");
+    json_array_foreach(at(memory, "dimms"), i, d) {
+        sb_printf(dimms, "%ssocket ", i ? "\n" : "");
+        sb_scalar(dimms, at(d, "socket"));
+        sb_printf(dimms, " channel ");
+        sb_scalar(dimms, at(d, "channel"));
+        sb_printf(dimms, " ");
+        sb_scalar(dimms, at(d, "locator"));
+        double size = number_at(d, "size_bytes");
+        if (isnan(size))
+            sb_printf(dimms, " size unknown");
+        else
+            sb_printf(dimms, " %g GiB", size / (1024.0 * 1024 * 1024));
+        sb_printf(dimms, " ");
+        sb_scalar(dimms, at(d, "type"));
+        sb_printf(dimms, " ");
+        sb_scalar(dimms, at(d, "configured_mts"));
+        sb_printf(dimms, " MT/s");
+    }
+    if (!dimms->len)
+        sb_printf(dimms, "none");
+    sort_items(dimms);
+}
+
+/* The name a report gives an accelerator: NVIDIA's product name, else pci.ids names, else IDs. */
+static void accelerator_name(struct strbuf *b, json_t *gpu, json_t *pci)
+{
+    if (json_is_string(at(gpu, "name")))
+        sb_scalar(b, at(gpu, "name"));
+    else if (json_is_string(at(pci, "device"))) {
+        if (json_is_string(at(pci, "vendor"))) {
+            sb_scalar(b, at(pci, "vendor"));
+            sb_printf(b, " ");
+        }
+        sb_scalar(b, at(pci, "device"));
+    } else if (json_is_string(at(pci, "vendor_id"))) {
+        sb_scalar(b, at(pci, "vendor_id"));
+        sb_printf(b, ":");
+        sb_scalar(b, at(pci, "device_id"));
+    } else {
+        sb_printf(b, "unknown vendor");
+    }
+}
+
+static json_t *gpu_by_bus(json_t *gpus, const char *bus)
+{
+    size_t i;
+    json_t *g;
+    json_array_foreach(gpus, i, g)
+        if (bus && json_is_string(at(g, "bus_id")) && !strcmp(json_string_value(at(g, "bus_id")), bus))
+            return g;
+    return NULL;
+}
+
+/* One accelerator: its name into `names` (one line each) and its link into the links field. The
+ * current generation is left out: idle GPUs drop to Gen1 to save power. */
+static void add_accelerator(struct extract *x, struct strbuf *names, json_t *gpu, json_t *pci)
+{
+    json_t *bus = gpu ? at(gpu, "bus_id") : at(pci, "bus_id");
+    struct strbuf *links = &x->field[FF_LINKS];
+    sb_printf(names, "%s", names->len ? "\n" : "");
+    accelerator_name(names, gpu, pci);
+    sb_printf(links, "%s", links->len ? "\n" : "");
+    sb_scalar(links, bus);
+    json_t *gen, *width, *max_width;
+    if (gpu && json_is_object(at(gpu, "pcie")) && json_is_integer(at(gpu, "pcie.current_width"))) {
+        gen = at(gpu, "pcie.max_gen"), width = at(gpu, "pcie.current_width"), max_width = at(gpu, "pcie.max_width");
+    } else if (json_is_object(at(pci, "link"))) {
+        gen = at(pci, "link.max_gen"), width = at(pci, "link.current_width"), max_width = at(pci, "link.max_width");
+    } else {
+        sb_printf(links, " link unknown");
+        return;
+    }
+    sb_printf(links, " Gen");
+    sb_scalar(links, gen);
+    sb_printf(links, " x");
+    sb_scalar(links, width);
+    if (!json_equal(width, max_width)) {
+        sb_printf(links, " of x");
+        sb_scalar(links, max_width);
+    }
+}
+
+/* "8x NVIDIA H200, 1x ASPEED..." from one name per line, and the class key's model list. */
+static void count_names(struct extract *x, struct strbuf *names)
+{
+    struct strbuf *acc = &x->field[FF_ACCELERATORS];
+    sort_items(names);
+    if (!names->len) {
+        sb_printf(acc, "none");
+        return;
+    }
+    char *save = NULL, *copy = strdup(names->s), *prev = NULL;
+    if (!copy)
+        abort();
+    int count = 0;
+    for (char *tok = strtok_r(copy, "\n", &save);; tok = strtok_r(NULL, "\n", &save)) {
+        if (prev && (!tok || strcmp(tok, prev))) {
+            sb_printf(&x->class_key, "%s%s", acc->len ? " + " : "", prev);
+            sb_printf(acc, "%s%dx %s", acc->len ? ", " : "", count, prev);
+            count = 0;
+        }
+        if (!tok)
+            break;
+        prev = tok;
+        count++;
+    }
+    free(copy);
+}
+
+static void extract_accelerators(struct extract *x, json_t *machine)
+{
+    json_t *gpus = at(machine, "gpus"), *pci, *gpu;
+    struct strbuf names = {0};
+    size_t i;
+    json_array_foreach(at(machine, "accelerators"), i, pci) {
+        json_t *bus = at(pci, "bus_id");
+        add_accelerator(x, &names, gpu_by_bus(gpus, json_string_value(bus)), pci);
+    }
+    /* GPUs of an evidence-only audit have no PCI device read from sysfs. */
+    json_array_foreach(gpus, i, gpu)
+        if (!json_is_true(at(gpu, "pci_device_found")))
+            add_accelerator(x, &names, gpu, NULL);
+    sort_items(&x->field[FF_LINKS]);
+    if (!x->field[FF_LINKS].len)
+        sb_printf(&x->field[FF_LINKS], "none");
+    count_names(x, &names);
+    free(names.s);
+}
+
+static void version_field(struct strbuf *b, json_t *nvidia, const char *key)
+{
+    if (!json_is_object(nvidia))
+        sb_printf(b, "none (no NVIDIA device)");
+    else if (json_is_string(at(nvidia, key)))
+        sb_scalar(b, at(nvidia, key));
+    else
+        sb_printf(b, UNKNOWN);
+}
+
+static void extract_kernel(struct extract *x, json_t *kernel, json_t *virt)
+{
+    sb_scalar(&x->field[FF_KERNEL], at(kernel, "release"));
+    sb_printf(&x->field[FF_THP], "enabled ");
+    sb_scalar(&x->field[FF_THP], at(kernel, "thp_enabled"));
+    sb_printf(&x->field[FF_THP], ", defrag ");
+    sb_scalar(&x->field[FF_THP], at(kernel, "thp_defrag"));
+    sb_scalar(&x->field[FF_NUMA_BALANCING], at(kernel, "numa_balancing"));
+    json_t *governor = at(kernel, "cpufreq_governor");
+    if (json_is_string(governor))
+        sb_scalar(&x->field[FF_GOVERNOR], governor);
+    else
+        sb_printf(&x->field[FF_GOVERNOR], "none (no cpufreq)");
+    double swap = number_at(kernel, "swap_total_bytes");
+    if (isnan(swap))
+        sb_printf(&x->field[FF_SWAP], UNKNOWN);
+    else if (swap == 0)
+        sb_printf(&x->field[FF_SWAP], "off");
+    else
+        sb_printf(&x->field[FF_SWAP], "%.0f GiB", swap / (1024.0 * 1024 * 1024));
+    struct strbuf *v = &x->field[FF_VIRTUALIZATION];
+    json_t *vm = at(virt, "vm");
+    if (json_is_true(vm)) {
+        sb_printf(v, "VM, ");
+        if (json_is_string(at(virt, "hypervisor")))
+            sb_scalar(v, at(virt, "hypervisor"));
+        else
+            sb_printf(v, "hypervisor unknown");
+    } else {
+        sb_printf(v, json_is_false(vm) ? "bare metal" : UNKNOWN);
+    }
+    if (json_is_true(at(virt, "container"))) {
+        sb_printf(v, ", container ");
+        sb_scalar(v, at(virt, "container_kind"));
+    }
+}
+
+/* ---- nodes ---- */
+
+void fleet_init(struct fleet *f)
+{
+    memset(f, 0, sizeof *f);
+}
+
+void fleet_free(struct fleet *f)
+{
+    for (size_t i = 0; i < f->count; i++) {
+        free(f->nodes[i].audit_file);
+        free(f->nodes[i].bench_file);
+        free(f->nodes[i].findings);
+    }
+    free(f->nodes);
+    pool_free(&f->hosts);
+    pool_free(&f->values);
+    memset(f, 0, sizeof *f);
+}
+
+/* The node of a host, created on first sight. The host pool's counter holds index + 1. */
+static struct fleet_node *node_for(struct fleet *f, const char *host)
+{
+    bool added;
+    const char *name = pool_intern(&f->hosts, host, &added);
+    if (!added)
+        return &f->nodes[*fleet_counter(name) - 1];
+    if (f->count == f->capacity) {
+        f->capacity = f->capacity ? f->capacity * 2 : 64;
+        f->nodes = realloc(f->nodes, f->capacity * sizeof *f->nodes);
+        if (!f->nodes)
+            abort();
+    }
+    struct fleet_node *n = &f->nodes[f->count++];
+    memset(n, 0, sizeof *n);
+    n->host = name;
+    for (int m = 0; m < FLEET_NMETRICS; m++)
+        n->metric[m] = NAN;
+    *fleet_counter(name) = (int)f->count;
+    return n;
+}
+
+/* The document's host name up to its first dot (the short name Slurm and --output's %h use; an
+ * address stays whole), else the file's name without its directory and ".json". */
+static void host_of(json_t *name, const char *path, char *out, size_t size)
+{
+    const char *s = json_string_value(name);
+    if (s && *s && strcmp(s, "[redacted]")) {
+        snprintf(out, size, "%s", s);
+        bool address = strspn(out, "0123456789.:") == strlen(out);
+        char *dot = strchr(out, '.');
+        if (dot && dot != out && !address)
+            *dot = '\0';
+        return;
+    }
+    const char *base = strrchr(path, '/');
+    snprintf(out, size, "%s", base ? base + 1 : path);
+    size_t n = strlen(out);
+    if (n > 5 && !strcmp(out + n - 5, ".json"))
+        out[n - 5] = '\0';
+}
+
+static void add_findings(struct fleet *f, struct fleet_node *n, json_t *findings)
+{
+    size_t i;
+    json_t *finding;
+    struct strbuf key = {0};
+    json_array_foreach(findings, i, finding) {
+        const char *severity = json_string_value(at(finding, "severity"));
+        if (!severity || (strcmp(severity, "fail") && strcmp(severity, "warn")))
+            continue;
+        key.len = 0;
+        sb_printf(&key, "%s ", severity);
+        sb_scalar(&key, at(finding, "id"));
+        sb_printf(&key, " ");
+        sb_scalar(&key, at(finding, "subject"));
+        n->findings = realloc(n->findings, (size_t)(n->nfindings + 1) * sizeof *n->findings);
+        if (!n->findings)
+            abort();
+        n->findings[n->nfindings++] = pool_intern(&f->values, key.s, NULL);
+    }
+    free(key.s);
+}
+
+/* The node of the document's host, its file recorded; NULL (with `why`) when that host has a
+ * document of this kind already. */
+static struct fleet_node *claim_node(struct fleet *f, json_t *hostname, const char *path, bool audit, char *why,
+                                     size_t why_size)
+{
+    char host[256];
+    host_of(hostname, path, host, sizeof host);
+    struct fleet_node *n = node_for(f, host);
+    char **file = audit ? &n->audit_file : &n->bench_file;
+    if (*file) {
+        snprintf(why, why_size, "%s: host %s has %s document already (%s): give one per host", path, host,
+                 audit ? "an audit" : "a bench", *file);
+        return NULL;
+    }
+    *file = strdup(path);
+    *(audit ? &f->audits : &f->benches) += 1;
+    return n;
+}
+
+static void keep_lower(double *kept, double value)
+{
+    if (!isnan(value) && (isnan(*kept) || value < *kept))
+        *kept = value;
+}
+
+/* The slowest GPU's copies: the one a data-parallel job waits for. */
+static void take_slowest_gpu(struct fleet_node *n, json_t *pcie)
+{
+    size_t i;
+    json_t *g;
+    json_array_foreach(pcie, i, g) {
+        keep_lower(&n->metric[FM_PCIE_H2D], number_at(g, "h2d_pinned_bytes_s"));
+        keep_lower(&n->metric[FM_PCIE_D2H], number_at(g, "d2h_pinned_bytes_s"));
+    }
+}
+
+static int add_audit(struct fleet *f, json_t *doc, const char *path, char *why, size_t why_size)
+{
+    json_t *machine = at(doc, "machine");
+    if (!json_is_object(machine)) {
+        snprintf(why, why_size, "%s: a gpuvet.audit/1 document without a \"machine\" object", path);
+        return -1;
+    }
+    struct fleet_node *n = claim_node(f, at(machine, "hostname"), path, true, why, why_size);
+    if (!n)
+        return -1;
+    struct extract x = {0};
+    extract_cpu(&x, at(machine, "cpu"));
+    extract_memory(&x, at(machine, "memory"));
+    sb_printf(&x.class_key, " / ");
+    extract_accelerators(&x, machine);
+    version_field(&x.field[FF_DRIVER], at(machine, "nvidia"), "driver_version");
+    version_field(&x.field[FF_CUDA], at(machine, "nvidia"), "cuda_version");
+    extract_kernel(&x, at(machine, "kernel"), at(machine, "virtualization"));
+    for (int i = 0; i < FLEET_NFIELDS; i++) {
+        n->field[i] = pool_intern(&f->values, sb_text(&x.field[i]), NULL);
+        free(x.field[i].s);
+    }
+    n->class_key = pool_intern(&f->values, sb_text(&x.class_key), NULL);
+    free(x.class_key.s);
+    add_findings(f, n, at(doc, "findings"));
+    /* An audit run with --bench carries the figures the rules judged; a bench document of the
+     * same host, read before or after, takes precedence. */
+    json_t *bench = at(machine, "bench");
+    if (json_is_object(bench) && !n->bench_file) {
+        n->metric[FM_MEMORY_TRIAD] = number_at(bench, "memory_triad_bytes_s");
+        n->metric[FM_STORAGE_SEQ_READ] = number_at(bench, "storage_seq_read_bytes_s");
+        n->metric[FM_STORAGE_RAND_READ] = number_at(bench, "storage_rand_read_iops");
+        take_slowest_gpu(n, at(bench, "pcie"));
+    }
+    return 0;
+}
+
+static int add_bench(struct fleet *f, json_t *doc, const char *path, char *why, size_t why_size)
+{
+    struct fleet_node *n = claim_node(f, at(doc, "hostname"), path, false, why, why_size);
+    if (!n)
+        return -1;
+    json_t *b = at(doc, "benchmarks");
+    for (int m = 0; m < FLEET_NMETRICS; m++)
+        n->metric[m] = NAN;
+    n->metric[FM_MEMORY_TRIAD] = number_at(b, "memory.triad_bytes_s");
+    n->metric[FM_STORAGE_SEQ_READ] = number_at(b, "storage.seq_read_bytes_s");
+    n->metric[FM_STORAGE_RAND_READ] = number_at(b, "storage.rand_read_iops");
+    n->metric[FM_DECODE] = number_at(b, "decode.images_s_all_cores");
+    take_slowest_gpu(n, at(b, "pcie"));
+    return 0;
+}
+
+/* What a node keeps of a document (docs/fleet-json.md lists the fields); the rest is skipped. */
+static const struct prune_keep finding_keys[] = {{"id", NULL, false}, {"severity", NULL, false},
+                                                 {"subject", NULL, false}, {NULL, NULL, false}};
+static const struct prune_keep pci_keys[] = {{"bus_id", NULL, false},    {"vendor", NULL, false},
+                                             {"device", NULL, false},    {"vendor_id", NULL, false},
+                                             {"device_id", NULL, false}, {"link", NULL, false},
+                                             {NULL, NULL, false}};
+static const struct prune_keep machine_keys[] = {
+    {"hostname", NULL, false}, {"cpu", NULL, false},    {"memory", NULL, false},
+    {"accelerators", pci_keys, true}, {"gpus", NULL, false}, {"nvidia", NULL, false},
+    {"kernel", NULL, false},   {"virtualization", NULL, false}, {"bench", NULL, false},
+    {NULL, NULL, false}};
+static const struct prune_keep document_keys[] = {
+    {"schema", NULL, false},    {"machine", machine_keys, false}, {"findings", finding_keys, true},
+    {"hostname", NULL, false},  {"benchmarks", NULL, false},      {NULL, NULL, false}};
+
+static int add_file(struct fleet *f, const char *path, char *why, size_t why_size)
+{
+    char reason[512];
+    json_t *doc = prune_load_file(path, document_keys, reason, sizeof reason);
+    if (!doc) {
+        snprintf(why, why_size, "%s: %s", path, reason);
+        return -1;
+    }
+    const char *schema = json_string_value(json_object_get(doc, "schema"));
+    int rc;
+    if (schema && !strcmp(schema, "gpuvet.audit/1"))
+        rc = add_audit(f, doc, path, why, why_size);
+    else if (schema && !strcmp(schema, "gpuvet.bench/1"))
+        rc = add_bench(f, doc, path, why, why_size);
+    else {
+        snprintf(why, why_size, "%s: schema %s%s%s: neither gpuvet.audit/1 nor gpuvet.bench/1", path,
+                 schema ? "\"" : "", schema ? schema : "missing", schema ? "\"" : "");
+        rc = -1;
+    }
+    json_decref(doc);
+    return rc;
+}
+
+static int json_name(const struct dirent *e)
+{
+    size_t n = strlen(e->d_name);
+    return e->d_name[0] != '.' && n > 5 && !strcmp(e->d_name + n - 5, ".json");
+}
+
+int fleet_add_path(struct fleet *f, const char *path, char *why, size_t why_size)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        snprintf(why, why_size, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (!S_ISDIR(st.st_mode))
+        return add_file(f, path, why, why_size);
+    struct dirent **entries;
+    int n = scandir(path, &entries, json_name, alphasort);
+    if (n < 0) {
+        snprintf(why, why_size, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    int rc = 0;
+    for (int i = 0; i < n; i++) {
+        char file[4096];
+        snprintf(file, sizeof file, "%s/%s", path, entries[i]->d_name);
+        if (rc == 0)
+            rc = add_file(f, file, why, why_size);
+        free(entries[i]);
+    }
+    free(entries);
+    if (rc == 0 && n == 0) {
+        snprintf(why, why_size, "%s: no *.json documents in this directory", path);
+        rc = -1;
+    }
+    return rc;
+}
+
+char *fleet_items_missing(const char *a, const char *b)
+{
+    struct strbuf out = {0};
+    size_t blen = strlen(b);
+    for (const char *item = a; *item;) {
+        const char *end = strchr(item, '\n');
+        size_t n = end ? (size_t)(end - item) : strlen(item);
+        bool found = false;
+        for (const char *p = b; p && p < b + blen;) {
+            const char *e = strchr(p, '\n');
+            size_t m = e ? (size_t)(e - p) : strlen(p);
+            if (m == n && !memcmp(p, item, n)) {
+                found = true;
+                break;
+            }
+            p = e ? e + 1 : NULL;
+        }
+        if (!found)
+            sb_printf(&out, "%s%.*s", out.len ? "\n" : "", (int)n, item);
+        item += n + (end ? 1 : 0);
+    }
+    return out.s;
+}
+
+int fleet_node_differences(const struct fleet_node *a, const struct fleet_node *b)
+{
+    int n = 0;
+    for (int k = 0; k < FLEET_NFIELDS; k++)
+        if (a->field[k] || b->field[k])
+            n += !a->field[k] || !b->field[k] || strcmp(a->field[k], b->field[k]) != 0;
+    return n;
+}

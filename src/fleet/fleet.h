@@ -1,0 +1,171 @@
+/* Many machines at once: `gpuvet fleet` and `gpuvet compare`. Each gpuvet.audit/1 or
+ * gpuvet.bench/1 document is read once and reduced to its node's configuration signature (a few
+ * interned strings), a few bench figures and its problem findings; the document itself is not
+ * kept, so memory grows with the number of nodes and distinct values, not with document size. */
+#ifndef GPUVET_FLEET_FLEET_H
+#define GPUVET_FLEET_FLEET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The configuration a node is compared on, each a string from the audit document ("unknown"
+ * where the audit could not see it). */
+enum fleet_field {
+    FF_CPU_MODEL,
+    FF_CPU_COUNT,
+    FF_MEMORY_CHANNELS,
+    FF_DIMMS,          /* list: one item per installed DIMM */
+    FF_ACCELERATORS,
+    FF_LINKS,          /* list: one item per accelerator */
+    FF_DRIVER,
+    FF_CUDA,
+    FF_KERNEL,
+    FF_THP,
+    FF_NUMA_BALANCING,
+    FF_GOVERNOR,
+    FF_SWAP,
+    FF_VIRTUALIZATION,
+    FLEET_NFIELDS
+};
+
+/* Bench figures where lower is worse. */
+enum fleet_metric {
+    FM_MEMORY_TRIAD,
+    FM_PCIE_H2D,
+    FM_PCIE_D2H,
+    FM_STORAGE_SEQ_READ,
+    FM_STORAGE_RAND_READ,
+    FM_DECODE,
+    FLEET_NMETRICS
+};
+
+struct fleet_field_info {
+    const char *key;   /* JSON key, "cpu.model" */
+    const char *label; /* for people, "CPU" */
+    bool list;         /* items separated by '\n' */
+};
+extern const struct fleet_field_info fleet_fields[FLEET_NFIELDS];
+
+struct fleet_metric_info {
+    const char *key;   /* JSON key, "memory_triad_bytes_s" */
+    const char *label; /* "memory triad" */
+    const char *unit;  /* "GB/s", "IOPS", "images/s" */
+    double scale;      /* value / scale in unit */
+};
+extern const struct fleet_metric_info fleet_metrics[FLEET_NMETRICS];
+
+/* Strings kept once however many nodes share them; each carries a scratch counter. */
+struct fleet_pool {
+    struct fleet_pool_entry **slots;
+    size_t nslots, count;
+};
+
+struct fleet_node {
+    const char *host;                    /* interned */
+    char *audit_file, *bench_file;       /* NULL when no such document was read */
+    const char *class_key;               /* CPU model and accelerator models; NULL without audit */
+    const char *field[FLEET_NFIELDS];    /* interned; NULL without audit */
+    double metric[FLEET_NMETRICS];       /* NAN when not measured */
+    const char **findings;               /* interned "fail RULE_ID subject" (warn and fail only) */
+    int nfindings;
+};
+
+struct fleet {
+    struct fleet_node *nodes;
+    size_t count, capacity;
+    struct fleet_pool hosts;  /* host name -> node index (the entry's counter) */
+    struct fleet_pool values;
+    size_t audits, benches;
+};
+
+void fleet_init(struct fleet *f);
+void fleet_free(struct fleet *f);
+
+/* Adds one document (audit or bench, told by its "schema"), or every *.json file of a directory.
+ * 0, or -1 with a message naming the file in `why`. */
+int fleet_add_path(struct fleet *f, const char *path, char *why, size_t why_size);
+
+/* Scratch counter of an interned string (0 between uses). */
+int *fleet_counter(const char *interned);
+
+/* The items of list value `a` that `b` lacks, joined by '\n' (caller frees); NULL when none. */
+char *fleet_items_missing(const char *a, const char *b);
+
+/* How many configuration fields of two nodes differ: against a node without an audit document
+ * every field differs; two without one have none to compare. */
+int fleet_node_differences(const struct fleet_node *a, const struct fleet_node *b);
+
+/* --- analysis: groups, their majority, and the nodes that stand out --- */
+
+struct fleet_difference {
+    enum fleet_field field;
+    const char *value, *majority;
+};
+
+struct fleet_odd_node {
+    size_t node;
+    struct fleet_difference *differences;
+    int ndifferences;
+};
+
+struct fleet_low_figure {
+    size_t node;
+    enum fleet_metric metric;
+    double value, median;
+};
+
+struct fleet_partial_finding {
+    const char *finding; /* "fail RULE_ID subject" */
+    size_t *nodes;
+    int nnodes;
+};
+
+/* A field without a majority: each value and the nodes that hold it. */
+struct fleet_value_nodes {
+    const char *value;
+    size_t *nodes;
+    int nnodes;
+};
+
+struct fleet_split {
+    enum fleet_field field;
+    struct fleet_value_nodes *values;
+    int nvalues;
+};
+
+struct fleet_group {
+    const char *class_key;              /* NULL: nodes with a bench document only */
+    size_t *nodes;
+    int nnodes, naudited;
+    const char *majority[FLEET_NFIELDS]; /* NULL when no value is held by more than half */
+    struct fleet_odd_node *odd;
+    int nodd;
+    struct fleet_split *splits;         /* the fields without a majority, where nodes differ */
+    int nsplits;
+    double median[FLEET_NMETRICS];      /* NAN with fewer than 3 measured nodes */
+    int measured[FLEET_NMETRICS];
+    struct fleet_low_figure *low;
+    int nlow;
+    struct fleet_partial_finding *partial;
+    int npartial;
+};
+
+struct fleet_analysis {
+    struct fleet_group *groups;
+    int ngroups;
+    double tolerance;
+};
+
+/* Groups the nodes by class (CPU model and accelerator models), largest group first, and finds
+ * in each: fields where a node differs from the majority (or no value has a majority), figures more than `tolerance` (0.05)
+ * below the median, and problem findings present on some nodes but not all. */
+void fleet_analyse(struct fleet *f, double tolerance, struct fleet_analysis *out);
+void fleet_analysis_free(struct fleet_analysis *a);
+
+/* Every node some group names as odd or low, as one hostlist ("" when none; caller frees). */
+char *fleet_odd_hostlist(const struct fleet *f, const struct fleet_analysis *a);
+
+/* The hostlist of the given nodes (caller frees). */
+char *fleet_hostlist(const struct fleet *f, const size_t *nodes, size_t n);
+
+#endif

@@ -1,0 +1,21 @@
+/* Loads a JSON document keeping only named members (prune.c). */
+#ifndef GPUVET_FLEET_PRUNE_H
+#define GPUVET_FLEET_PRUNE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* A member to keep: with `members` NULL its whole value; otherwise an object keeping only those
+ * members, or (each) an array of such objects. Lists end with a NULL key. */
+struct prune_keep {
+    const char *key;
+    const struct prune_keep *members;
+    bool each;
+};
+
+/* The document at path as an object with only `top`'s members, or NULL with the reason (a
+ * system error, or "not a JSON document (..., line N)") in `why`. */
+json_t *prune_load_file(const char *path, const struct prune_keep *top, char *why, size_t why_size);
+
+#endif

@@ -1,0 +1,447 @@
+/* `gpuvet fleet`, `gpuvet compare` and `--output`: a fleet of real recorded machines (hwloc's
+ * 2x Xeon Silver 4108 tree with 8 NEC Vector Engines and the SYS-4029GP-TRT2 dmidecode, and the
+ * H200 Firecracker VM), each audited by the built gpuvet as several hosts, with four mutated nodes:
+ * one accelerator link at x8 (a sysfs edit), one socket missing a DIMM (the dmidecode text with
+ * that module removed), an older NVIDIA driver (nvidia-smi.xml), and memory bandwidth 10 % low
+ * (the recorded bench document). Exactly those nodes must be named, with the difference. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#define SILVER_TREE "sysroot/32intel64-2p8co2t+8ve"
+#define H200_TREE "sysroot/h200-firecracker-vm"
+#define SILVER_DMI GPUVET_TEST_SOURCE "/fixtures/dmidecode/supermicro-sys4029gp-trt2-2p-xeon-ddr4-4of24.dmidecode.txt"
+#define BENCH_DOC GPUVET_TEST_SOURCE "/fixtures/bench/vm-epyc-2vcpu-quick.json"
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "cannot read %s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *text = malloc((size_t)n + 1);
+    cr_assert_eq(fread(text, 1, (size_t)n, f), (size_t)n);
+    text[n] = '\0';
+    fclose(f);
+    return text;
+}
+
+/* text with its first `from` replaced by `to` (which must be there); the caller frees. */
+static char *replace_once(const char *text, const char *from, const char *to)
+{
+    const char *at = strstr(text, from);
+    cr_assert_not_null(at, "'%s' not found", from);
+    size_t head = (size_t)(at - text), n = strlen(text) - strlen(from) + strlen(to);
+    char *out = malloc(n + 1);
+    memcpy(out, text, head);
+    strcpy(out + head, to);
+    strcat(out, at + strlen(from));
+    return out;
+}
+
+static char *make_temp_dir(void)
+{
+    char tmpl[] = "/tmp/gpuvet-fleet-XXXXXX";
+    cr_assert_not_null(mkdtemp(tmpl));
+    return strdup(tmpl);
+}
+
+static void audit_to(const char *out, const char *root, const char *dmidecode)
+{
+    struct run_result r = dmidecode ? run_gpuvet("audit", "--json", "--sample", "0", "--sysroot", root, "--dmidecode",
+                                                 dmidecode, "--output", out, NULL)
+                                    : run_gpuvet("audit", "--json", "--sample", "0", "--sysroot", root, "--output",
+                                                 out, NULL);
+    cr_assert(r.status == 0 || r.status == 1, "audit of %s: exit %d: %s", root, r.status, r.err);
+    cr_assert_str_eq(r.out, "", "--output leaves stdout empty");
+    run_result_free(&r);
+}
+
+/* The dmidecode text with the module in P2-DIMMD1 (socket 1) taken out: its slot reads as SMBIOS
+ * reports an empty one. */
+static char *dmidecode_without_p2_dimmd1(const char *dir)
+{
+    char *text = read_text(SILVER_DMI);
+    char *locator = strstr(text, "\tLocator: P2-DIMMD1\n");
+    cr_assert_not_null(locator);
+    char *size = locator;
+    while (size > text && strncmp(size, "\tSize: ", 7))
+        size--;
+    cr_assert(!strncmp(size, "\tSize: 8192 MB\n", 15), "the P2-DIMMD1 block has an 8 GB module");
+    char *path = malloc(4096);
+    snprintf(path, 4096, "%s/dimm-removed.dmidecode.txt", dir);
+    FILE *f = fopen(path, "w");
+    fprintf(f, "%.*s\tSize: No Module Installed\n%s", (int)(size - text), text, size + 15);
+    fclose(f);
+    free(text);
+    return path;
+}
+
+struct test_fleet {
+    char *work, *docs;
+    char *trees[8];
+    int ntrees;
+};
+
+/* sv01..sv06 (sv03 x8, sv05 a DIMM short) and vm01..vm05 (vm04 an older driver, vm02's bench
+ * 10 % low in memory triad), all in one directory. */
+static void build_fleet(struct test_fleet *t)
+{
+    memset(t, 0, sizeof *t);
+    t->work = make_temp_dir();
+    t->docs = malloc(4096);
+    snprintf(t->docs, 4096, "%s/docs", t->work);
+    cr_assert_eq(mkdir(t->docs, 0755), 0);
+    char path[4096];
+
+    char *x8 = fixture_copy(SILVER_TREE);
+    tree_write(x8, "sys/bus/pci/devices/0000:1b:00.0/current_link_width", "8\n");
+    t->trees[t->ntrees++] = x8;
+    char *dmi_short = dmidecode_without_p2_dimmd1(t->work);
+    for (int i = 1; i <= 6; i++) {
+        /* This tree records no host name: each node is named by its file. */
+        snprintf(path, sizeof path, "%s/sv%02d.json", t->docs, i);
+        audit_to(path, i == 3 ? x8 : fixture(SILVER_TREE), i == 5 ? dmi_short : SILVER_DMI);
+    }
+    free(dmi_short);
+
+    json_error_t error;
+    for (int i = 1; i <= 5; i++) {
+        char *tree = fixture_copy(H200_TREE), host[16];
+        t->trees[t->ntrees++] = tree;
+        snprintf(host, sizeof host, "vm%02d\n", i);
+        tree_write(tree, "proc/sys/kernel/hostname", host);
+        if (i == 4) {
+            snprintf(path, sizeof path, "%s/nvidia-smi.xml", tree);
+            char *xml = read_text(path);
+            char *older = replace_once(xml, "<driver_version>580.159.04</driver_version>",
+                                       "<driver_version>570.86.15</driver_version>");
+            tree_write(tree, "nvidia-smi.xml", older);
+            free(xml);
+            free(older);
+        }
+        snprintf(path, sizeof path, "%s/vm%02d.json", t->docs, i);
+        audit_to(path, tree, NULL);
+
+        json_t *bench = json_load_file(BENCH_DOC, 0, &error);
+        cr_assert_not_null(bench, "%s", error.text);
+        host[4] = '\0';
+        json_object_set_new(bench, "hostname", json_string(host));
+        json_t *memory = json_object_get(json_object_get(bench, "benchmarks"), "memory");
+        double triad = json_number_value(json_object_get(memory, "triad_bytes_s"));
+        cr_assert(triad > 0);
+        if (i == 2)
+            json_object_set_new(memory, "triad_bytes_s", json_real(triad * 0.9));
+        snprintf(path, sizeof path, "%s/vm%02d-bench.json", t->docs, i);
+        cr_assert_eq(json_dump_file(bench, path, 0), 0);
+        json_decref(bench);
+    }
+}
+
+static void free_fleet(struct test_fleet *t)
+{
+    for (int i = 0; i < t->ntrees; i++) {
+        tree_remove(t->trees[i]);
+        free(t->trees[i]);
+    }
+    tree_remove(t->work);
+    free(t->work);
+    free(t->docs);
+}
+
+static json_t *group_of(json_t *doc, const char *hosts)
+{
+    json_t *g = array_entry(json_object_get(doc, "groups"), "hosts", hosts);
+    cr_assert_not_null(g, "no group %s in %s", hosts, json_dumps(doc, JSON_COMPACT));
+    return g;
+}
+
+static const char *str(json_t *o, const char *key)
+{
+    return json_string_value(json_object_get(o, key));
+}
+
+/* The differences of odd node `host`, after checking that they are in exactly `fields` ("a,b"). */
+static json_t *differences_of(json_t *odd_nodes, const char *host, const char *fields)
+{
+    json_t *node = array_entry(odd_nodes, "host", host);
+    cr_assert_not_null(node, "%s is not named: %s", host, json_dumps(odd_nodes, JSON_COMPACT));
+    json_t *differences = json_object_get(node, "differences"), *d;
+    char got[256] = "";
+    size_t i;
+    json_array_foreach(differences, i, d)
+        snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s", i ? "," : "", str(d, "field"));
+    cr_assert_str_eq(got, fields, "%s", host);
+    return differences;
+}
+
+Test(fleet, names_exactly_the_mutated_nodes_with_their_difference)
+{
+    struct test_fleet t;
+    build_fleet(&t);
+    struct run_result r = run_gpuvet("fleet", "--json", t.docs, NULL);
+    cr_assert_eq(r.status, 1, "odd nodes exit 1; stderr: %s", r.err);
+    json_t *doc = run_json(&r);
+    cr_assert_str_eq(str(doc, "schema"), "gpuvet.fleet/1");
+    cr_assert_eq(json_integer_value(json_object_get(doc, "nodes")), 11);
+    cr_assert_eq(json_integer_value(json_object_get(doc, "audit_documents")), 11);
+    cr_assert_eq(json_integer_value(json_object_get(doc, "bench_documents")), 5);
+    cr_assert_str_eq(str(doc, "odd_hosts"), "sv[03,05],vm[02,04]");
+    cr_assert_eq(json_array_size(json_object_get(doc, "groups")), 2);
+
+    json_t *sv = group_of(doc, "sv[01-06]"), *odd = json_object_get(sv, "odd_nodes");
+    cr_assert_eq(json_array_size(odd), 2, "%s", json_dumps(odd, JSON_COMPACT));
+    json_t *d = json_array_get(differences_of(odd, "sv03", "accelerators.links"), 0);
+    cr_assert_str_eq(json_string_value(json_array_get(json_object_get(d, "missing"), 0)), "0000:1b:00.0 Gen3 x16");
+    cr_assert_str_eq(json_string_value(json_array_get(json_object_get(d, "extra"), 0)), "0000:1b:00.0 Gen3 x8 of x16");
+    cr_assert_eq(json_array_size(json_object_get(d, "missing")), 1, "only that accelerator differs");
+
+    json_t *short_dimm = differences_of(odd, "sv05", "memory.channels,memory.dimms");
+    d = json_array_get(short_dimm, 0);
+    cr_assert_str_eq(str(d, "value"), "socket 0: 2 channels, socket 1: 1 channel");
+    cr_assert_str_eq(str(d, "majority"), "socket 0: 2 channels, socket 1: 2 channels");
+    d = json_array_get(short_dimm, 1);
+    cr_assert_eq(json_array_size(json_object_get(d, "missing")), 1);
+    cr_assert_str_eq(json_string_value(json_array_get(json_object_get(d, "missing"), 0)),
+                     "socket 1 channel 1 P2-DIMMD1 8 GiB DDR4 2400 MT/s");
+    cr_assert_eq(json_array_size(json_object_get(d, "extra")), 0);
+    /* The narrowed link is a fail finding on that node alone. */
+    json_t *partial = array_entry(json_object_get(sv, "partial_findings"), "id", "PCIE_LINK_DEGRADED");
+    cr_assert_not_null(partial);
+    cr_assert_str_eq(str(partial, "hosts"), "sv03");
+    cr_assert_str_eq(str(partial, "severity"), "fail");
+    cr_assert_str_eq(str(partial, "subject"), "0000:1b:00.0");
+
+    json_t *vm = group_of(doc, "vm[01-05]");
+    odd = json_object_get(vm, "odd_nodes");
+    cr_assert_eq(json_array_size(odd), 1, "%s", json_dumps(odd, JSON_COMPACT));
+    d = json_array_get(differences_of(odd, "vm04", "nvidia.driver_version"), 0);
+    cr_assert_str_eq(str(d, "value"), "570.86.15");
+    cr_assert_str_eq(str(d, "majority"), "580.159.04");
+    size_t i;
+    json_t *metric;
+    json_array_foreach(json_object_get(vm, "bench"), i, metric) {
+        json_t *low = json_object_get(metric, "low");
+        cr_assert_eq(json_integer_value(json_object_get(metric, "measured")), 5);
+        if (strcmp(str(metric, "metric"), "memory_triad_bytes_s")) {
+            cr_assert_eq(json_array_size(low), 0, "%s: no node low", str(metric, "metric"));
+            continue;
+        }
+        cr_assert_eq(json_array_size(low), 1);
+        cr_assert_str_eq(str(json_array_get(low, 0), "host"), "vm02");
+        double ratio = json_number_value(json_object_get(json_array_get(low, 0), "ratio"));
+        cr_assert(fabs(ratio - 0.9) < 1e-3, "ratio %g", ratio);
+    }
+    json_decref(doc);
+    run_result_free(&r);
+
+    /* A 15 % tolerance lets the 10 % shortfall pass; the configuration odd nodes stay. */
+    r = run_gpuvet("fleet", "--json", "--tolerance", "15", t.docs, NULL);
+    doc = run_json(&r);
+    cr_assert_str_eq(str(doc, "odd_hosts"), "sv[03,05],vm04");
+    json_decref(doc);
+    run_result_free(&r);
+
+    r = run_gpuvet("fleet", t.docs, NULL);
+    cr_assert_eq(r.status, 1);
+    cr_assert(strstr(r.out, "odd nodes: sv[03,05],vm[02,04]\n"), "%s", r.out);
+    cr_assert(strstr(r.out, "group 1: sv[01-06] (6 nodes)"), "%s", r.out);
+    cr_assert(strstr(r.out, "      NVIDIA driver: 570.86.15\n        the group has: 580.159.04\n"), "%s", r.out);
+    cr_assert(strstr(r.out, "lacks socket 1 channel 1 P2-DIMMD1 8 GiB DDR4 2400 MT/s"), "%s", r.out);
+    cr_assert(strstr(r.out, "has   0000:1b:00.0 Gen3 x8 of x16"), "%s", r.out);
+    cr_assert(strstr(r.out, "vm02  memory triad 12.49 GB/s, median 13.87 GB/s (-10.0%)"), "%s", r.out);
+    for (const char *line = r.out; *line;) {
+        const char *end = strchr(line, '\n');
+        size_t n = end ? (size_t)(end - line) : strlen(line);
+        cr_assert(n <= 100, "line wider than 100 columns: %.*s", (int)n, line);
+        line += n + (end ? 1 : 0);
+    }
+    run_result_free(&r);
+
+    /* The same node twice is an error that names both files. */
+    char again[4096], first[4096];
+    snprintf(first, sizeof first, "%s/vm01.json", t.docs);
+    snprintf(again, sizeof again, "%s/vm01-copy.json", t.work);
+    char *text = read_text(first);
+    FILE *f = fopen(again, "w");
+    fputs(text, f);
+    fclose(f);
+    free(text);
+    r = run_gpuvet("fleet", t.docs, again, NULL);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, again) && strstr(r.err, first) && strstr(r.err, "vm01"), "%s", r.err);
+    run_result_free(&r);
+    free_fleet(&t);
+}
+
+Test(fleet, bad_documents_are_named)
+{
+    char *dir = make_temp_dir(), path[4096];
+    snprintf(path, sizeof path, "%s/broken.json", dir);
+    tree_write(dir, "broken.json", "{\"schema\": \"gpuvet.audit/1\", ");
+    struct run_result r = run_gpuvet("fleet", dir, NULL);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, path) && strstr(r.err, "not a JSON document"), "%s", r.err);
+    run_result_free(&r);
+    tree_write(dir, "broken.json", "{\"schema\": \"gpuvet.plan/1\"}");
+    r = run_gpuvet("fleet", path, NULL);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, path) && strstr(r.err, "gpuvet.plan/1"), "%s", r.err);
+    run_result_free(&r);
+    unlink(path);
+    r = run_gpuvet("fleet", dir, NULL);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "no *.json"), "%s", r.err);
+    run_result_free(&r);
+    r = run_gpuvet("fleet", "--tolerance", "x", dir, NULL);
+    cr_assert_eq(r.status, 2);
+    run_result_free(&r);
+    tree_remove(dir);
+    free(dir);
+}
+
+Test(fleet, compare_puts_differences_first)
+{
+    char *dir = make_temp_dir(), a[4096], b[4096];
+    snprintf(a, sizeof a, "%s/good.json", dir);
+    snprintf(b, sizeof b, "%s/short.json", dir);
+    audit_to(a, fixture(SILVER_TREE), SILVER_DMI);
+    char *dmi_short = dmidecode_without_p2_dimmd1(dir);
+    audit_to(b, fixture(SILVER_TREE), dmi_short);
+    free(dmi_short);
+
+    struct run_result r = run_gpuvet("compare", "--json", a, b, NULL);
+    cr_assert_eq(r.status, 1, "differences exit 1: %s", r.err);
+    json_t *doc = run_json(&r);
+    cr_assert_str_eq(str(doc, "schema"), "gpuvet.compare/1");
+    json_t *diffs = json_object_get(doc, "differences");
+    cr_assert_eq(json_array_size(diffs), 2, "%s", json_dumps(diffs, JSON_COMPACT));
+    cr_assert_str_eq(str(json_array_get(diffs, 0), "field"), "memory.channels");
+    json_t *dimms = json_array_get(diffs, 1);
+    cr_assert_str_eq(str(dimms, "field"), "memory.dimms");
+    cr_assert_str_eq(json_string_value(json_array_get(json_object_get(dimms, "only_a"), 0)),
+                     "socket 1 channel 1 P2-DIMMD1 8 GiB DDR4 2400 MT/s");
+    cr_assert_eq(json_array_size(json_object_get(dimms, "only_b")), 0);
+    cr_assert_eq(json_array_size(json_object_get(doc, "same")), 12);
+    json_decref(doc);
+    run_result_free(&r);
+
+    r = run_gpuvet("compare", a, b, NULL);
+    cr_assert_eq(r.status, 1);
+    const char *diff = strstr(r.out, "\ndifferences:\n"), *same = strstr(r.out, "\nthe same on both:\n");
+    cr_assert(diff && same && diff < same, "%s", r.out);
+    cr_assert(strstr(r.out, "socket 1 channel 1 P2-DIMMD1 8 GiB"), "%s", r.out);
+    run_result_free(&r);
+
+    /* As a fleet of two, neither is the majority: both values are listed with their node. */
+    r = run_gpuvet("fleet", "--json", a, b, NULL);
+    cr_assert_eq(r.status, 1, "%s", r.err);
+    doc = run_json(&r);
+    json_t *g = group_of(doc, "good,short");
+    cr_assert_eq(json_array_size(json_object_get(g, "odd_nodes")), 0);
+    json_t *splits = json_object_get(g, "splits");
+    cr_assert_eq(json_array_size(splits), 2, "%s", json_dumps(splits, JSON_COMPACT));
+    json_t *channels = array_entry(splits, "field", "memory.channels");
+    cr_assert_not_null(channels);
+    json_t *second = json_array_get(json_object_get(channels, "values"), 1);
+    cr_assert_str_eq(str(second, "value"), "socket 0: 2 channels, socket 1: 1 channel");
+    cr_assert_str_eq(str(second, "hosts"), "short");
+    cr_assert(json_is_null(json_object_get(json_object_get(g, "configuration"), "memory.dimms")));
+    cr_assert_str_eq(str(doc, "odd_hosts"), "");
+    json_decref(doc);
+    run_result_free(&r);
+
+    r = run_gpuvet("compare", a, a, NULL);
+    cr_assert_eq(r.status, 0, "a machine against itself: %s", r.out);
+    cr_assert(strstr(r.out, "no differences in configuration"), "%s", r.out);
+    run_result_free(&r);
+    r = run_gpuvet("compare", a, NULL);
+    cr_assert_eq(r.status, 2);
+    run_result_free(&r);
+    tree_remove(dir);
+    free(dir);
+}
+
+/* --output DIR/%h.json names the file by this host's short name, as srun and clush run it on
+ * every node; a failed run leaves no file behind, and no temporary file stays either way. */
+Test(fleet, output_file_per_host)
+{
+    char *dir = make_temp_dir(), pattern[4096], want[4096], host[256];
+    cr_assert_eq(gethostname(host, sizeof host), 0);
+    host[strcspn(host, ".")] = '\0';
+    snprintf(pattern, sizeof pattern, "%s/%%h-100%%%%.json", dir);
+    snprintf(want, sizeof want, "%s/%s-100%%.json", dir, host);
+    struct run_result r = run_gpuvet("audit", "--json", "--sample", "0", "--sysroot", fixture(H200_TREE), "--output",
+                                     pattern, NULL);
+    cr_assert(r.status == 0 || r.status == 1, "%s", r.err);
+    cr_assert_str_eq(r.out, "");
+    run_result_free(&r);
+    json_error_t error;
+    json_t *doc = json_load_file(want, 0, &error);
+    cr_assert_not_null(doc, "%s: %s", want, error.text);
+    cr_assert_str_eq(str(doc, "schema"), "gpuvet.audit/1");
+    json_decref(doc);
+
+    snprintf(pattern, sizeof pattern, "%s/failed.json", dir);
+    r = run_gpuvet("audit", "--json", "--sysroot", "/nonexistent-root", "--output", pattern, NULL);
+    cr_assert_eq(r.status, 2);
+    run_result_free(&r);
+    cr_assert_neq(access(pattern, F_OK), 0, "a failed audit writes no file");
+    snprintf(pattern, sizeof pattern, "%s/%%x.json", dir);
+    r = run_gpuvet("audit", "--json", "--sample", "0", "--sysroot", fixture(H200_TREE), "--output", pattern, NULL);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "%h"), "%s", r.err);
+    run_result_free(&r);
+
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int files = 0;
+    while ((e = readdir(d)))
+        if (e->d_name[0] != '.') {
+            files++;
+            cr_assert(!strstr(e->d_name, ".tmp."), "temporary file left: %s", e->d_name);
+        }
+    closedir(d);
+    cr_assert_eq(files, 1);
+    tree_remove(dir);
+    free(dir);
+}
+
+/* Bench documents alone form one group; host names are cut at the first dot, as Slurm names
+ * nodes, so they range. */
+Test(fleet, bench_only_nodes_by_short_host_name)
+{
+    char *dir = make_temp_dir(), path[4096];
+    json_error_t error;
+    const char *hosts[] = {"gpu01.example.org", "gpu02.example.org", "gpu03.example.org"};
+    for (int i = 0; i < 3; i++) {
+        json_t *bench = json_load_file(BENCH_DOC, 0, &error);
+        cr_assert_not_null(bench, "%s", error.text);
+        json_object_set_new(bench, "hostname", json_string(hosts[i]));
+        snprintf(path, sizeof path, "%s/%d.json", dir, i);
+        cr_assert_eq(json_dump_file(bench, path, 0), 0);
+        json_decref(bench);
+    }
+    struct run_result r = run_gpuvet("fleet", "--json", dir, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *doc = run_json(&r);
+    json_t *g = group_of(doc, "gpu[01-03]");
+    cr_assert(json_is_null(json_object_get(g, "class")));
+    cr_assert_eq(json_integer_value(json_object_get(g, "audited")), 0);
+    json_t *triad = array_entry(json_object_get(g, "bench"), "metric", "memory_triad_bytes_s");
+    cr_assert_eq(json_integer_value(json_object_get(triad, "measured")), 3);
+    cr_assert_eq(json_array_size(json_object_get(triad, "low")), 0);
+    cr_assert_str_eq(str(doc, "odd_hosts"), "");
+    json_decref(doc);
+    run_result_free(&r);
+    tree_remove(dir);
+    free(dir);
+}
