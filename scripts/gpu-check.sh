@@ -141,6 +141,18 @@ note "gpuvet audit --sysroot snapshot: exit $?"
 gv bench memory latency --quick --json >"$OUT/bench-host.json" 2>"$OUT/bench-host.err"
 note "gpuvet bench memory latency --quick: exit $?"
 
+# The fast health check with live NVML (Slurm allows 60 s), the Prometheus files with dcgm-style GPU
+# labels, and the HTML page of a real GPU server.
+start=$(date +%s.%N)
+env -i "$(command -v env)" ${libs:+LD_LIBRARY_PATH=$libs} "$PWD/$build/gpuvet" health --prom "$OUT/health.prom" \
+  >"$OUT/health.txt" 2>"$OUT/health.err"
+note "gpuvet health (env -i): exit $? ($(echo "$(date +%s.%N) - $start" | bc 2>/dev/null || echo ?) s): $(head -1 "$OUT/health.txt")"
+gv audit --sample 0 --load-check --prom "$OUT/audit.prom" --html "$OUT/audit.html" --markdown "$OUT/audit.md" \
+  >/dev/null 2>"$OUT/audit-html.err"
+note "gpuvet audit --html --markdown --prom: exit $?"
+gv bench pcie --quick --prom "$OUT/bench-pcie.prom" >/dev/null 2>&1
+note "gpuvet bench pcie --prom: exit $?; $(grep -c '^gpuvet_' "$OUT/bench-pcie.prom" 2>/dev/null) samples"
+
 if [ "$tests" = ON ]; then
   with_libs ctest --test-dir "$build" --output-on-failure -j"$(nproc)" >"$OUT/ctest.log" 2>&1
   note "ctest: exit $? ($(grep -o '[0-9]*% tests passed.*' "$OUT/ctest.log"))"
