@@ -5,8 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Build and test dependencies: the field's own libraries, from the distribution.
+# groff-base renders the man pages in their test (groff -ww); build-essential brings dpkg-dev, whose
+# dpkg-shlibdeps gives the Debian package its Depends.
 required=(build-essential cmake pkg-config libhwloc-dev libjansson-dev libxml2-dev libturbojpeg0-dev
-          libcriterion-dev)
+          libcriterion-dev groff-base)
 # Nice to have, not needed to build: pci.ids names devices in reports; mate-backgrounds ships the
 # real photographs `gpuvet bench decode` makes its default ImageNet-sized JPEGs from (without it,
 # decode needs --images DIR).

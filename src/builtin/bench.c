@@ -224,7 +224,7 @@ int cmd_bench(int argc, char **argv)
             break;
         }
         case 'h': fputs(usage, stdout); return 0;
-        default: fputs(usage, stderr); return EXIT_CANNOT_RUN;
+        default: return option_error(options, argv);
         }
     }
     const char **names = NULL;

@@ -131,8 +131,7 @@ int cmd_gpus(int argc, char **argv)
             fputs(usage, stdout);
             return 0;
         default:
-            fputs(usage, stderr);
-            return EXIT_CANNOT_RUN;
+            return option_error(options, argv);
         }
     }
     struct gpu_table table;

@@ -88,9 +88,11 @@ int cmd_snapshot(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "s:h", options, NULL)) != -1) {
         if (c == 's') {
             sysroot = optarg;
+        } else if (c == 'h') {
+            fputs(usage, stdout);
+            return 0;
         } else {
-            fputs(usage, c == 'h' ? stdout : stderr);
-            return c == 'h' ? 0 : EXIT_CANNOT_RUN;
+            return option_error(options, argv);
         }
     }
     if (optind + 1 != argc) {

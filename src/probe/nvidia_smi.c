@@ -13,6 +13,7 @@
 
 #include "probe/probe.h"
 #include "util/fsroot.h"
+#include "util/inputfile.h"
 
 static xmlNode *child(const xmlNode *node, const char *name)
 {
@@ -341,7 +342,7 @@ static int read_buffer(struct machine *m, const char *file, const char *text, si
 
 int probe_nvidia_smi_file(struct machine *m, const char *path)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = input_file_open(path);
     if (!f) {
         machine_problem(m, path, "cannot be read: %m");
         return -1;

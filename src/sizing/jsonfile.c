@@ -1,4 +1,5 @@
 #include "sizing/jsonfile.h"
+#include "util/inputfile.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -7,7 +8,7 @@
 
 json_t *json_load_named(const char *path, char *err, size_t errlen)
 {
-    if (access(path, R_OK) != 0) {
+    if (access(path, R_OK) != 0 || input_file_check(path) != 0) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return NULL;
     }

@@ -1,5 +1,7 @@
 #include "util/csv.h"
 
+#include "util/inputfile.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -103,12 +105,18 @@ static bool blank_line(const char *s)
 
 int csv_load(const char *path, struct csv_table *t, char *err, size_t errlen)
 {
-    *t = (struct csv_table){.path = strdup(path)};
-    FILE *f = fopen(path, "r");
+    FILE *f = input_file_open(path);
     if (!f) {
+        *t = (struct csv_table){.path = strdup(path)};
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return -1;
     }
+    return csv_load_stream(f, path, t, err, errlen);
+}
+
+int csv_load_stream(FILE *f, const char *path, struct csv_table *t, char *err, size_t errlen)
+{
+    *t = (struct csv_table){.path = strdup(path)};
     struct field_buf text = {0};
     int c;
     while ((c = fgetc(f)) != EOF) {
