@@ -29,7 +29,8 @@ static void print_usage(FILE *out)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fputs("\n"
           "  --data DIR   read the data tables (gpus.csv, cpu-platforms.csv) from DIR instead of the\n"
-          "               built-in copies; every table must be there ($GPUVET_DATA_DIR does the same)\n"
+          "               built-in copies, before or after COMMAND; every table must be there\n"
+          "               ($GPUVET_DATA_DIR does the same)\n"
           "  --version    print the version and exit\n"
           "  --help       print this list and exit (gpuvet help COMMAND: that command's options)\n",
           out);
@@ -58,32 +59,45 @@ static int unknown_command(const char *name)
     return EXIT_CANNOT_RUN;
 }
 
-int main(int argc, char **argv)
+/* Takes `--data DIR` (or --data=DIR) out of argv wherever it stands, before or after the command: left
+ * to the command's getopt, `gpuvet audit --data DIR` would be read as the abbreviation of --data-dir. */
+static int take_data_option(int *argc, char **argv)
 {
-    int first = 1;
-    while (first < argc && !strncmp(argv[first], "--data", 6) && (argv[first][6] == '\0' || argv[first][6] == '=')) {
-        const char *dir = argv[first][6] == '=' ? argv[first] + 7 : first + 1 < argc ? argv[++first] : NULL;
+    for (int i = 1; i < *argc;) {
+        bool joined = !strncmp(argv[i], "--data=", 7);
+        if (strcmp(argv[i], "--data") != 0 && !joined) {
+            i++;
+            continue;
+        }
+        const char *dir = joined ? argv[i] + 7 : i + 1 < *argc ? argv[i + 1] : NULL;
         if (!dir || !*dir) {
             fputs("gpuvet: --data wants a folder (gpuvet --help)\n", stderr);
-            return EXIT_CANNOT_RUN;
+            return -1;
         }
         data_set_dir(dir);
-        first++;
+        int taken = joined ? 1 : 2;
+        memmove(&argv[i], &argv[i + taken], sizeof *argv * (size_t)(*argc - i - taken + 1));
+        *argc -= taken;
     }
-    if (first >= argc || !strcmp(argv[first], "--help") || !strcmp(argv[first], "-h") ||
-        (!strcmp(argv[first], "help") && first + 1 >= argc)) {
-        print_usage(first >= argc ? stderr : stdout);
-        return first >= argc ? EXIT_CANNOT_RUN : 0;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (take_data_option(&argc, argv) != 0)
+        return EXIT_CANNOT_RUN;
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || (!strcmp(argv[1], "help") && argc < 3)) {
+        print_usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? EXIT_CANNOT_RUN : 0;
     }
-    if (!strcmp(argv[first], "--version") || !strcmp(argv[first], "version")) {
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
         printf("gpuvet %s\n", GPUVET_VERSION);
         return 0;
     }
-    bool help = !strcmp(argv[first], "help"); /* gpuvet help COMMAND = gpuvet COMMAND --help */
-    const char *name = argv[first + help];
-    const struct command *cmd = find_command(name);
+    bool help = !strcmp(argv[1], "help"); /* gpuvet help COMMAND = gpuvet COMMAND --help */
+    const struct command *cmd = find_command(argv[1 + help]);
     if (!cmd)
-        return unknown_command(name);
+        return unknown_command(argv[1 + help]);
     char error[4200];
     if (data_dir_check(error, sizeof error) != 0) {
         fprintf(stderr, "gpuvet: %s\n", error);
@@ -95,6 +109,6 @@ int main(int argc, char **argv)
     char *help_argv[] = {program, "--help", NULL};
     if (help)
         return cmd->run(2, help_argv);
-    argv[first] = program;
-    return cmd->run(argc - first, argv + first);
+    argv[1] = program;
+    return cmd->run(argc - 1, argv + 1);
 }

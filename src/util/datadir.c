@@ -59,8 +59,9 @@ int data_dir_check(char *err, size_t errlen)
         snprintf(path, sizeof path, "%s/%s", dir, embedded_tables[i].name);
         FILE *f = input_file_open(path);
         if (!f) {
-            snprintf(err, errlen, "%s: %s (the %s folder must hold every table; without it the built-in "
-                                  "tables are used)", path, strerror(errno), data_origin_name(origin));
+            snprintf(err, errlen, "%s: %s (a %s folder must hold every table; %s to use the built-in ones)",
+                     path, strerror(errno), data_origin_name(origin),
+                     origin == DATA_OPTION ? "leave --data out" : "unset GPUVET_DATA_DIR");
             return -1;
         }
         fclose(f);

@@ -57,12 +57,13 @@ Test(install, installs_binary_tables_man_pages_and_completion)
     }
 }
 
-/* Audits a recorded tree with `binary` and returns the JSON document's data_tables entry for
+/* Audits a recorded tree with `binary` (data_option after the command: `audit --data DIR` names the
+ * tables, not the abbreviated --data-dir) and returns the JSON document's data_tables entry for
  * cpu-platforms.csv (the audit reads that table for every machine). */
 static json_t *platform_table_used(const char *binary, const char *data_option)
 {
     char cmd[2048];
-    snprintf(cmd, sizeof cmd, "cd /tmp && '%s' %s audit --sample 0 --json --sysroot '%s' 2>/dev/null", binary,
+    snprintf(cmd, sizeof cmd, "cd /tmp && '%s' audit %s --sample 0 --json --sysroot '%s' 2>/dev/null", binary,
              data_option, fixture(H200));
     int status;
     char *out = run_shell(cmd, &status);
