@@ -263,12 +263,14 @@ int main(int argc, char **argv)
     char page[128], args[256];
     snprintf(page, sizeof page, top ? "gpuvet" : "gpuvet-%s", command);
     snprintf(args, sizeof args, top ? "--help" : "%s --help", command);
-    struct help h = split_keep_blank(run(binary, args));
+    char *help_text = run(binary, args);
+    struct help h = split_keep_blank(help_text);
 
     /* The NAME line: the summary `gpuvet --help` gives the command (main.c's table). */
     char summary[512] = "";
     if (!top) {
-        struct help list = split_lines(run(binary, "--help"));
+        char *list_text = run(binary, "--help");
+        struct help list = split_lines(list_text);
         for (int i = 0; i < list.n; i++) {
             size_t tag_len;
             const char *desc;
@@ -276,6 +278,8 @@ int main(int argc, char **argv)
                 !strncmp(list.lines[i] + 2, command, tag_len))
                 snprintf(summary, sizeof summary, "%s", desc);
         }
+        free(list.lines);
+        free(list_text);
         if (!*summary) {
             fprintf(stderr, "mkman: `gpuvet --help` lists no command '%s' (add it to main.c)\n", command);
             return 1;
@@ -342,5 +346,10 @@ int main(int argc, char **argv)
         if (&sections[s] != description && &sections[s] != name_section)
             fprintf(o, ".SH %s\n%s", sections[s].name, sections[s].text);
     fclose(o);
+    for (int s = 0; s < nsections; s++)
+        free(sections[s].text);
+    free(exit_text);
+    free(h.lines);
+    free(help_text);
     return 0;
 }
