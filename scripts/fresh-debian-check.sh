@@ -1,9 +1,19 @@
 #!/usr/bin/env bash
-# Maintainer check, not part of the test suite: runs the README's Quick start in a brand-new
-# Debian 12 chroot (debootstrap minbase), as a new user on a fresh machine would. Needs root,
-# debootstrap and network access to a Debian mirror. Usage: sudo scripts/fresh-debian-check.sh [DIR]
+# Maintainer check, not part of the test suite: in a brand-new Debian 12 chroot (debootstrap
+# minbase), as a new user on a fresh machine would,
+#   - default: runs the README's Quick start (setup.sh, then test.sh) from a clone;
+#   - --deb FILE.deb: installs the package with apt (which pulls its Depends from Debian) and runs
+#     the installed gpuvet: version, the GPU table, an audit of the chroot that names the installed
+#     tables, a "did you mean", and the man pages rendered by groff without a warning.
+# Needs root, debootstrap and network access to a Debian mirror.
+# Usage: sudo scripts/fresh-debian-check.sh [--deb FILE.deb] [DIR]
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
+deb=""
+if [ "${1:-}" = "--deb" ]; then
+  deb=$(realpath "$2")
+  shift 2
+fi
 root=${1:-/tmp/gpuvet-fresh-debian}
 mirror=${MIRROR:-http://deb.debian.org/debian}
 
@@ -13,6 +23,24 @@ for fs in proc sys dev; do
   mountpoint -q "$root/$fs" || mount --rbind "/$fs" "$root/$fs"
 done
 trap 'for fs in dev sys proc; do umount -R "$root/$fs" 2>/dev/null || true; done' EXIT
+
+if [ -n "$deb" ]; then
+  cp "$deb" "$root/tmp/gpuvet.deb"
+  chroot "$root" /bin/bash -c '
+    set -euo pipefail
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends /tmp/gpuvet.deb groff-base
+    gpuvet --version
+    gpuvet gpus h100 > /tmp/gpus.txt && grep -q "^h100-sxm5-80gb: " /tmp/gpus.txt
+    cd / && { gpuvet audit --sample 0 --json > /tmp/audit.json 2>/dev/null || [ $? -eq 1 ]; }
+    grep -q "\"path\": \"/usr/share/gpuvet/cpu-platforms.csv\"" /tmp/audit.json
+    { gpuvet audi 2> /tmp/audi.txt || true; } && grep -q "did you mean audit?" /tmp/audi.txt
+    for page in /usr/share/man/man1/gpuvet*.1; do
+      [ -z "$(groff -ww -man -Tutf8 "$page" 2>&1 >/dev/null)" ] || { echo "groff warns on $page"; exit 1; }
+    done
+    echo "gpuvet package: installed and working on a fresh Debian 12"'
+  exit
+fi
 rm -rf "$root/root/gpuvet"
 git clone -q "$repo" "$root/root/gpuvet"
 chroot "$root" /bin/bash -c 'cd /root/gpuvet && ./scripts/setup.sh && ./scripts/test.sh'

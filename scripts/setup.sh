@@ -5,8 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Build and test dependencies: the field's own libraries, from the distribution.
+# groff-base renders the man pages in their test (groff -ww); build-essential brings dpkg-dev, whose
+# dpkg-shlibdeps gives the Debian package its Depends.
 required=(build-essential cmake pkg-config libhwloc-dev libjansson-dev libxml2-dev libturbojpeg0-dev
-          libcriterion-dev)
+          libcriterion-dev groff-base)
 # Test dependency: tests/cli/test_html_report.c opens every `audit --html` page in headless
 # Chromium, screenshots it and fails on a console message or a network request the page makes.
 required+=(chromium)

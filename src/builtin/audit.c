@@ -17,6 +17,7 @@
 #include "util/fsroot.h"
 #include "util/output.h"
 #include "util/output_file.h"
+#include "util/inputfile.h"
 
 static const char usage[] =
     "usage: gpuvet audit [--sysroot DIR] [--nvidia-smi FILE] [--dmidecode FILE | --dmi-table FILE]\n"
@@ -86,6 +87,10 @@ static int load_bench(struct machine *m, const char *file)
     json_t *doc;
     json_error_t error;
     if (file) {
+        if (input_file_check(file) != 0) {
+            fprintf(stderr, "gpuvet audit: %s: %s\n", file, strerror(errno));
+            return -1;
+        }
         doc = json_load_file(file, 0, &error);
         if (!doc) {
             fprintf(stderr, "gpuvet audit: %s: not a JSON document (%s, line %d)\n", file, error.text, error.line);
@@ -221,7 +226,7 @@ static int run_audit(int argc, char **argv)
         case 'P': prom_file = optarg; break;
         case 'o': output_pattern = optarg; break;
         case 'h': fputs(usage, stdout); return 0;
-        default: fputs(usage, stderr); return EXIT_CANNOT_RUN;
+        default: return option_error(options, argv);
         }
     }
     if (optind < argc) {

@@ -239,7 +239,7 @@ static int run_bench(int argc, char **argv)
         case 'P': prom_file = optarg; break;
         case 'o': output_pattern = optarg; break;
         case 'h': fputs(usage, stdout); return 0;
-        default: fputs(usage, stderr); return EXIT_CANNOT_RUN;
+        default: return option_error(options, argv);
         }
     }
     const char **names = NULL;

@@ -4,6 +4,7 @@
 #define GPUVET_BUILTIN_BUILTIN_H
 
 #include <getopt.h>
+#include <stdbool.h>
 
 #define EXIT_VERDICT_FAIL 1
 #define EXIT_CANNOT_RUN 2
@@ -21,5 +22,9 @@ int cmd_compare(int argc, char **argv);
 
 /* The long name of the option getopt_long returned as `val`, for error messages; "?" if none. */
 const char *option_name(const struct option *options, int val);
+
+/* The default case after getopt_long: names the closest option to a misspelt one (or points to
+ * --help) and returns EXIT_CANNOT_RUN. argv[0] is "gpuvet COMMAND" (main.c sets it). */
+int option_error(const struct option *options, char **argv);
 
 #endif

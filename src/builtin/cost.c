@@ -388,8 +388,7 @@ int cmd_cost(int argc, char **argv)
             fputs(usage, stdout);
             return 0;
         default:
-            fputs(usage, stderr);
-            return EXIT_CANNOT_RUN;
+            return option_error(options, argv);
         }
         if (!ok) {
             fprintf(stderr, "gpuvet cost: bad value '%s' for --%s (gpuvet cost --help)\n", optarg,

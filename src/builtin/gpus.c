@@ -16,7 +16,8 @@ static const char usage[] =
     "\n"
     "  --json   write the gpuvet.gpus/1 JSON document\n"
     "\n"
-    "The table is data/gpus.csv (GPUVET_DATA_DIR overrides where it is read from).\n"
+    "The table is data/gpus.csv, compiled in; PREFIX/share/gpuvet/gpus.csv beside an installed gpuvet,\n"
+    "gpuvet --data DIR or GPUVET_DATA_DIR overrides it.\n"
     "exit status: 0 ok, 2 unknown GPU or unreadable table\n";
 
 static json_t *num_or_null(double v) { return v > 0 ? json_real(v) : json_null(); }
@@ -131,8 +132,7 @@ int cmd_gpus(int argc, char **argv)
             fputs(usage, stdout);
             return 0;
         default:
-            fputs(usage, stderr);
-            return EXIT_CANNOT_RUN;
+            return option_error(options, argv);
         }
     }
     struct gpu_table table;

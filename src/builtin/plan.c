@@ -849,8 +849,7 @@ static int parse_options(int argc, char **argv, struct plan_options *o)
             fputs(usage, stdout);
             return -1;
         default:
-            fputs(usage, stderr);
-            return EXIT_CANNOT_RUN;
+            return option_error(options, argv);
         }
         if (!ok) {
             return fail("bad value '%s' for --%s (gpuvet plan --help)", optarg, option_name(options, c));

@@ -194,9 +194,11 @@ int cmd_snapshot(int argc, char **argv)
             tar = optarg;
         } else if (c == 'R') {
             redact = true;
+        } else if (c == 'h') {
+            fputs(usage, stdout);
+            return 0;
         } else {
-            fputs(usage, c == 'h' ? stdout : stderr);
-            return c == 'h' ? 0 : EXIT_CANNOT_RUN;
+            return option_error(options, argv);
         }
     }
     if (optind + (tar ? 0 : 1) != argc) {

@@ -1,5 +1,6 @@
 /* The claim file: {"cpu": {"cores": 32}, "memory": {"gb": 512}, "storage": [{"type": "nvme",
  * "gb": 3840}], ...}. Every key and type is checked against claim_kinds before any verdict. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 #include <strings.h>
 
 #include "claims/claims.h"
+#include "util/inputfile.h"
 
 #define ARRAY_SECTION "storage"
 
@@ -201,6 +203,11 @@ int claim_file_load(const char *path, struct claim_set *out, char **error)
 {
     memset(out, 0, sizeof *out);
     *error = NULL;
+    if (input_file_check(path) != 0) {
+        if (asprintf(error, "%s: %s", path, strerror(errno)) < 0)
+            *error = NULL;
+        return -1;
+    }
     json_error_t jerr;
     json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
     if (!root) {

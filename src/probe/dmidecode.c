@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "probe/dmi.h"
+#include "util/inputfile.h"
 
 #define DMIDECODE_FILE_LIMIT (16u << 20)
 
@@ -346,7 +347,7 @@ int dmidecode_parse(const char *text, struct dmi_data *d, char **error)
 
 int dmidecode_load(const char *path, struct dmi_data *d, char **error)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = input_file_open(path);
     char *msg = NULL;
     if (!f) {
         if (asprintf(error, "%s: %s", path, strerror(errno)) < 0)

@@ -14,6 +14,7 @@
 
 #include "probe/probe.h"
 #include "util/fsroot.h"
+#include "util/inputfile.h"
 
 static xmlNode *child(const xmlNode *node, const char *name)
 {

@@ -2,6 +2,7 @@
  * the top MT/s per DIMMs-per-channel, per CPU model where the vendor publishes it, else per family;
  * matched on the model string or, for engineering samples without a name, on CPUID. */
 #include <errno.h>
+#include <limits.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,12 +125,13 @@ static void platform_from_row(struct cpu_platform *p, char **f)
 void probe_cpu_platform(struct machine *m)
 {
     struct memory_info *mem = &m->memory;
-    FILE *f = data_open(PLATFORM_FILE);
-    if (!f) {
-        if (asprintf(&mem->platform_unknown_reason, "%s not found (set GPUVET_DATA_DIR): %s", PLATFORM_FILE,
-                     strerror(errno)) < 0)
+    char label[PATH_MAX];
+    FILE *f = data_open(PLATFORM_FILE, label, sizeof label);
+    if (!f) { /* only when a --data or GPUVET_DATA_DIR folder lacks it: gpuvet checks that at start */
+        const char *why = strerror(errno);
+        if (asprintf(&mem->platform_unknown_reason, "%s: %s", label, why) < 0)
             mem->platform_unknown_reason = NULL;
-        machine_problem(m, PLATFORM_FILE, "not found in the data folders (set GPUVET_DATA_DIR)");
+        machine_problem(m, label, "%s", why);
         return;
     }
     /* Two passes: every row by name first, so a named CPU never falls to a CPUID row of a sibling. The
@@ -148,7 +150,7 @@ void probe_cpu_platform(struct machine *m)
                 split(line, fields, PLATFORM_FIELDS) == PLATFORM_FIELDS ? row_problem(fields) : "wrong field count";
             if (problem) {
                 if (pass == 0)
-                    machine_problem(m, PLATFORM_FILE, "line %d: %s (expected %d fields, see the header)", lineno,
+                    machine_problem(m, label, "line %d: %s (expected %d fields, see the header)", lineno,
                                     problem, PLATFORM_FIELDS);
                 continue;
             }

@@ -9,6 +9,7 @@
 
 #include "probe/dmi.h"
 #include "util/fsroot.h"
+#include "util/inputfile.h"
 
 #define SMBIOS_TABLE_LIMIT (1u << 20) /* SMBIOS 3 tables may reach 4 GiB in theory; real ones are <64 KiB */
 #define DUMP_TABLE_OFFSET 32          /* dmidecode --dump-bin puts the table here */
@@ -345,7 +346,7 @@ int smbios_parse_entry_point(const uint8_t *ep, size_t len, int *major, int *min
 
 int smbios_load_dump(const char *path, struct dmi_data *d, char **error)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = input_file_open(path);
     if (!f) {
         if (asprintf(error, "%s: %s", path, strerror(errno)) < 0)
             *error = NULL;

@@ -3,6 +3,7 @@
 
 #include "report/report.h"
 #include "util/parse.h"
+#include "util/datadir.h"
 
 static json_t *str_or_null(const char *s) { return s ? json_string(s) : json_null(); }
 static json_t *positive_or_null(double v) { return v > 0 ? json_real(v) : json_null(); }
@@ -253,6 +254,19 @@ static json_t *coverage_json(const struct workload_verdict *v)
                      "outside_evidence", v->outside_evidence, "unknown", unknown);
 }
 
+/* Which copy of each data table the audit read: built-in, installed, --data or GPUVET_DATA_DIR. */
+static json_t *data_tables_json(void)
+{
+    int n;
+    const struct data_table_use *used = data_tables_used(&n);
+    json_t *tables = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(tables, json_pack("{s:s, s:s, s:o}", "file", used[i].name, "source",
+                                                data_origin_name(used[i].origin), "path",
+                                                *used[i].path ? json_string(used[i].path) : json_null()));
+    return tables;
+}
+
 int report_json(FILE *out, const struct audit_report *r)
 {
     json_t *counts = json_object();
@@ -277,6 +291,7 @@ int report_json(FILE *out, const struct audit_report *r)
     workload_verdict_free(&own);
     if (!root)
         return -1;
+    json_object_set_new(root, "data_tables", data_tables_json());
     if (r->redact)
         report_redact(root);
     int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));

@@ -10,6 +10,7 @@
 #include "report/report.h"
 #include "util/output.h"
 #include "util/parse.h"
+#include "util/datadir.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 #define REPORT_COLUMNS 100
@@ -852,6 +853,11 @@ static int report_text_unescaped(FILE *out, const struct audit_report *r, bool c
         for (int i = 0; i < m->nproblems; i++)
             fprintf(o, "    %s: %s\n", m->problems[i].path, m->problems[i].message ? m->problems[i].message : "");
     }
+    int ntables;
+    const struct data_table_use *tables = data_tables_used(&ntables);
+    for (int i = 0; i < ntables; i++)
+        fprintf(o, "%s%s %s%s%s%s%s", i ? ", " : "\nData tables: ", tables[i].name, data_origin_name(tables[i].origin),
+                *tables[i].path ? " (" : "", tables[i].path, *tables[i].path ? ")" : "", i + 1 == ntables ? "\n" : "");
     const struct workload_verdict *v = &r->verdicts->verdicts[r->workload];
     enum severity sev = verdict_colour(v->verdict);
     char name[16];

@@ -1,4 +1,5 @@
 #include "sizing/jsonfile.h"
+#include "util/inputfile.h"
 
 #include <errno.h>
 #include <stdio.h>

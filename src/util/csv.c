@@ -1,5 +1,7 @@
 #include "util/csv.h"
 
+#include "util/inputfile.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -113,9 +115,16 @@ int csv_load(const char *path, struct csv_table *t, char *err, size_t errlen)
     }
     FILE *f = fopen(path, "r");
     if (!f) {
+        *t = (struct csv_table){.path = strdup(path)};
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return -1;
     }
+    return csv_load_stream(f, path, t, err, errlen);
+}
+
+int csv_load_stream(FILE *f, const char *path, struct csv_table *t, char *err, size_t errlen)
+{
+    *t = (struct csv_table){.path = strdup(path)};
     struct field_buf text = {0};
     int c;
     while ((c = fgetc(f)) != EOF) {

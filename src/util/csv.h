@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 struct csv_row {
     int line;      /* line number in the file where the row starts */
@@ -22,6 +23,8 @@ struct csv_table {
 /* Reads path; a row with a different field count than the header, an unterminated quote or an
  * empty file is an error written as "FILE:LINE: what is wrong" into err. Returns 0 or -1. */
 int csv_load(const char *path, struct csv_table *t, char *err, size_t errlen);
+/* The same from an open stream (closed here); path names it in errors. */
+int csv_load_stream(FILE *f, const char *path, struct csv_table *t, char *err, size_t errlen);
 void csv_free(struct csv_table *t);
 
 /* Index of the column named name (case-insensitive), -1 when absent. */

@@ -1,25 +1,138 @@
 #include "util/datadir.h"
 
+#include "util/inputfile.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
-const char *data_path(const char *name, char *buf, size_t len)
+static const char *option_dir;
+static struct data_table_use used[8];
+static int nused;
+
+void data_set_dir(const char *dir) { option_dir = dir; }
+
+static const char *explicit_dir(enum data_origin *origin)
 {
-    const char *env = getenv("GPUVET_DATA_DIR");
-    if (env && *env) {
-        snprintf(buf, len, "%s/%s", env, name);
-        return buf;
+    if (option_dir) {
+        *origin = DATA_OPTION;
+        return option_dir;
     }
-    /* The build tree comes before the installed copy so tests never read a stale install. */
-    snprintf(buf, len, "%s/%s", GPUVET_SOURCE_DATADIR, name);
-    if (access(buf, R_OK) == 0)
-        return buf;
-    snprintf(buf, len, "%s/%s", GPUVET_DATADIR, name);
-    return buf;
+    const char *env = getenv("GPUVET_DATA_DIR");
+    *origin = DATA_ENVIRONMENT;
+    return env && *env ? env : NULL;
 }
 
-FILE *data_open(const char *name)
+/* PREFIX/share/gpuvet for the running PREFIX/bin/gpuvet, whatever PREFIX it was installed to. */
+static bool installed_dir(char *buf, size_t len)
 {
-    char path[4096];
-    return fopen(data_path(name, path, sizeof path), "r");
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return false;
+    exe[n] = '\0';
+    char *bin = dirname(exe);
+    snprintf(buf, len, "%s/../share/gpuvet", bin);
+    return true;
+}
+
+static const struct embedded_table *embedded(const char *name)
+{
+    for (int i = 0; i < embedded_tables_count; i++)
+        if (!strcmp(embedded_tables[i].name, name))
+            return &embedded_tables[i];
+    return NULL;
+}
+
+int data_dir_check(char *err, size_t errlen)
+{
+    enum data_origin origin;
+    const char *dir = explicit_dir(&origin);
+    if (!dir)
+        return 0;
+    for (int i = 0; i < embedded_tables_count; i++) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", dir, embedded_tables[i].name);
+        FILE *f = input_file_open(path);
+        if (!f) {
+            snprintf(err, errlen, "%s: %s (a %s folder must hold every table; %s to use the built-in ones)",
+                     path, strerror(errno), data_origin_name(origin),
+                     origin == DATA_OPTION ? "leave --data out" : "unset GPUVET_DATA_DIR");
+            return -1;
+        }
+        fclose(f);
+    }
+    return 0;
+}
+
+static void record(const char *name, enum data_origin origin, const char *path)
+{
+    for (int i = 0; i < nused; i++)
+        if (!strcmp(used[i].name, name)) {
+            used[i].origin = origin;
+            snprintf(used[i].path, sizeof used[i].path, "%s", path);
+            return;
+        }
+    if (nused == (int)(sizeof used / sizeof used[0]))
+        return;
+    used[nused].name = name;
+    used[nused].origin = origin;
+    snprintf(used[nused].path, sizeof used[nused].path, "%s", path);
+    nused++;
+}
+
+FILE *data_open(const char *name, char *label, size_t labellen)
+{
+    enum data_origin origin;
+    const char *dir = explicit_dir(&origin);
+    char path[PATH_MAX];
+    if (dir) {
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+        snprintf(label, labellen, "%s", path);
+        FILE *f = input_file_open(path);
+        if (f)
+            record(name, origin, path);
+        return f;
+    }
+    char share[PATH_MAX - 64];
+    if (installed_dir(share, sizeof share)) {
+        snprintf(path, sizeof path, "%s/%s", share, name);
+        FILE *f = input_file_open(path);
+        if (f) {
+            char *real = realpath(path, NULL);
+            snprintf(label, labellen, "%s", real ? real : path);
+            record(name, DATA_INSTALLED, label);
+            free(real);
+            return f;
+        }
+    }
+    const struct embedded_table *t = embedded(name);
+    snprintf(label, labellen, "%s (built in)", name);
+    if (!t) {
+        errno = ENOENT;
+        return NULL;
+    }
+    record(name, DATA_BUILT_IN, "");
+    return fmemopen((void *)t->bytes, t->size, "r");
+}
+
+const char *data_origin_name(enum data_origin origin)
+{
+    switch (origin) {
+    case DATA_INSTALLED: return "installed";
+    case DATA_OPTION: return "--data";
+    case DATA_ENVIRONMENT: return "GPUVET_DATA_DIR";
+    case DATA_BUILT_IN: break;
+    }
+    return "built-in";
+}
+
+const struct data_table_use *data_tables_used(int *count)
+{
+    *count = nused;
+    return used;
 }

@@ -1,16 +1,47 @@
-/* Data files (the CSV tables in data/) are found in one place: $GPUVET_DATA_DIR, then the source tree the
- * binary was built from, then the installed share/gpuvet. */
+/* The data tables (the CSV files in data/) are compiled into the binary, so a binary copied alone still works.
+ * A folder overrides them: `gpuvet --data DIR` or $GPUVET_DATA_DIR (explicit: every table must be
+ * there, a missing one is an error naming the file), else share/gpuvet beside the installed binary
+ * (PREFIX/bin/gpuvet reads PREFIX/share/gpuvet; a table it lacks comes from the built-in copy). */
 #ifndef GPUVET_UTIL_DATADIR_H
 #define GPUVET_UTIL_DATADIR_H
 
 #include <stddef.h>
 #include <stdio.h>
 
-/* The path of data file `name` in the first folder that has it (an explicit $GPUVET_DATA_DIR is
- * not second-guessed; with none readable, the installed path), written into buf; returns buf. */
-const char *data_path(const char *name, char *buf, size_t len);
+/* Where a table was read from, for the audit to say. */
+enum data_origin { DATA_BUILT_IN, DATA_INSTALLED, DATA_OPTION, DATA_ENVIRONMENT };
 
-/* Opens data file `name` for reading, or returns NULL (errno set) when no folder has it. */
-FILE *data_open(const char *name);
+struct data_table_use {
+    const char *name;      /* "gpus.csv" */
+    enum data_origin origin;
+    char path[4096];       /* the file read; "" for the built-in copy */
+};
+
+/* A table compiled in at build time (generated from data/ by cmake/embed_data.cmake). */
+struct embedded_table {
+    const char *name;
+    const unsigned char *bytes;
+    size_t size;
+};
+extern const struct embedded_table embedded_tables[];
+extern const int embedded_tables_count;
+
+/* `--data DIR`: read every table from DIR (overrides $GPUVET_DATA_DIR). */
+void data_set_dir(const char *dir);
+
+/* With an explicit folder (--data or $GPUVET_DATA_DIR), checks that it holds every table: on a
+ * missing or unreadable one writes "DIR/NAME: reason" into err and returns -1. Else 0. */
+int data_dir_check(char *err, size_t errlen);
+
+/* Opens table `name` from the first place that has it (see above) and records where in the list
+ * data_tables_used() returns; *label gets a name for error messages (the path, or "NAME (built in)").
+ * NULL (errno set, label the missing path) only when an explicit folder lacks it. */
+FILE *data_open(const char *name, char *label, size_t labellen);
+
+/* "built-in", "installed", "--data", "GPUVET_DATA_DIR". */
+const char *data_origin_name(enum data_origin origin);
+
+/* The tables data_open() opened in this process, in the order first opened. */
+const struct data_table_use *data_tables_used(int *count);
 
 #endif

@@ -414,6 +414,8 @@ static int check_regular(int fd, size_t limit)
     struct stat st;
     if (fstat(fd, &st) != 0)
         return errno;
+    if (S_ISDIR(st.st_mode))
+        return EISDIR; /* "Is a directory": a folder given where a file is expected */
     if (!S_ISREG(st.st_mode))
         return EFTYPE_NOT_REGULAR;
     /* sysfs and procfs report 4096 or 0 whatever they hold; a real file's size is honest. */

@@ -1,6 +1,7 @@
 #include "util/gputable.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 
 #include "util/csv.h"
 #include "util/datadir.h"
+#include "util/suggest.h"
 
 static const char *const precision_names[PRECISION_COUNT] = {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8"};
 
@@ -99,11 +101,12 @@ static int parse_row(const struct csv_table *csv, const struct csv_row *row, str
     return 0;
 }
 
-int gpu_table_load(const char *path, struct gpu_table *t, char *err, size_t errlen)
+/* From path, or (f not NULL) from the open stream f that path names. */
+static int load_table(FILE *f, const char *path, struct gpu_table *t, char *err, size_t errlen)
 {
     *t = (struct gpu_table){.path = strdup(path)};
     struct csv_table csv;
-    if (csv_load(path, &csv, err, errlen) != 0) {
+    if ((f ? csv_load_stream(f, path, &csv, err, errlen) : csv_load(path, &csv, err, errlen)) != 0) {
         csv_free(&csv);
         return -1;
     }
@@ -155,10 +158,21 @@ int gpu_table_load(const char *path, struct gpu_table *t, char *err, size_t errl
     return rc;
 }
 
+int gpu_table_load(const char *path, struct gpu_table *t, char *err, size_t errlen)
+{
+    return load_table(NULL, path, t, err, errlen);
+}
+
 int gpu_table_load_default(struct gpu_table *t, char *err, size_t errlen)
 {
-    char path[PATH_MAX];
-    return gpu_table_load(data_path("gpus.csv", path, sizeof path), t, err, errlen);
+    char label[PATH_MAX];
+    FILE *f = data_open("gpus.csv", label, sizeof label);
+    if (!f) {
+        *t = (struct gpu_table){.path = strdup(label)};
+        snprintf(err, errlen, "%s: %s", label, strerror(errno));
+        return -1;
+    }
+    return load_table(f, label, t, err, errlen);
 }
 
 void gpu_table_free(struct gpu_table *t)
@@ -205,31 +219,6 @@ static bool short_form_matches(const struct gpu_spec *g, const char *query)
     char with_memory[160];
     snprintf(with_memory, sizeof with_memory, "%s %.0fGB", g->name, g->memory_gb);
     return same_name(query, g->name) || same_name(query, with_memory);
-}
-
-static size_t edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    size_t *row = malloc(sizeof *row * (lb + 1));
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            size_t best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    size_t d = row[lb];
-    free(row);
-    return d;
 }
 
 static size_t name_distance(const struct gpu_spec *g, const char *query)

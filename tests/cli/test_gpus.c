@@ -82,8 +82,9 @@ Test(gpus, broken_table_names_file_and_line)
     char dir[] = "/tmp/gpuvet-data-XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "head -4 '%s/../data/gpus.csv' > '%s/gpus.csv' && echo 'x,\"broken' >> '%s/gpus.csv'",
-             GPUVET_TEST_SOURCE, dir, dir);
+    snprintf(cmd, sizeof cmd,
+             "cp '%s/../data/'*.csv '%s' && head -4 '%s/../data/gpus.csv' > '%s/gpus.csv' && "
+             "echo 'x,\"broken' >> '%s/gpus.csv'", GPUVET_TEST_SOURCE, dir, GPUVET_TEST_SOURCE, dir, dir);
     cr_assert_eq(system(cmd), 0);
     setenv("GPUVET_DATA_DIR", dir, 1);
     struct run_result r = run_gpuvet("gpus", NULL);

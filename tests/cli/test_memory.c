@@ -375,17 +375,20 @@ Test(memory_cli, edac_labels_place_dimms_without_smbios)
     free(dir);
 }
 
-/* The platform table is looked up in $GPUVET_DATA_DIR first; without it there is no channel count. */
+/* The platform table is looked up in $GPUVET_DATA_DIR first; a folder without it is an error that names
+ * the file, not an audit with the channel count quietly unknown. */
 Test(memory_cli, data_dir_override)
 {
     setenv("GPUVET_DATA_DIR", "/nonexistent-gpuvet-data", 1);
-    json_t *doc = audit_dmidecode(REPORT("supermicro-sys4029gp-trt2-2p-xeon-ddr4-4of24"), "general");
+    struct run_result r = run_gpuvet("audit", "--dmidecode", REPORT("supermicro-sys4029gp-trt2-2p-xeon-ddr4-4of24"),
+                                     "--json", NULL);
     unsetenv("GPUVET_DATA_DIR");
-    cr_assert(json_is_null(json_object_get(memory_of(doc), "channels_per_socket")));
-    cr_assert_eq(count_findings(doc, "MEM_CHANNELS_UNDERPOPULATED", "unknown"), 1);
-    json_decref(doc);
+    cr_assert_eq(r.status, 2, "%s", r.out);
+    cr_assert(strstr(r.err, "/nonexistent-gpuvet-data/cpu-platforms.csv: No such file"), "%s", r.err);
+    cr_assert_str_eq(r.out, "");
+    run_result_free(&r);
     setenv("GPUVET_DATA_DIR", GPUVET_TEST_SOURCE "/../data", 1);
-    doc = audit_dmidecode(REPORT("supermicro-sys4029gp-trt2-2p-xeon-ddr4-4of24"), "general");
+    json_t *doc = audit_dmidecode(REPORT("supermicro-sys4029gp-trt2-2p-xeon-ddr4-4of24"), "general");
     unsetenv("GPUVET_DATA_DIR");
     cr_assert_eq(json_integer_value(json_object_get(memory_of(doc), "channels_per_socket")), 6);
     json_decref(doc);

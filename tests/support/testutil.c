@@ -35,6 +35,19 @@ char *file_contents(const char *path, size_t *len)
     return text;
 }
 
+char *run_shell(const char *command, int *status)
+{
+    char *full = NULL;
+    cr_assert(asprintf(&full, "(%s) 2>&1", command) > 0);
+    FILE *p = popen(full, "r");
+    cr_assert_not_null(p, "%s", full);
+    free(full);
+    char *text = slurp_fd(fileno(p), NULL);
+    int rc = pclose(p);
+    *status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+    return text;
+}
+
 struct run_result run_gpuvet(const char *arg, ...)
 {
     const char *argv[64] = {GPUVET_BIN};

@@ -15,6 +15,10 @@ struct run_result {
 struct run_result run_gpuvet(const char *arg, ...);
 void run_result_free(struct run_result *r);
 
+/* Runs a shell command line; returns its stdout and stderr together (malloc'd), *status its exit
+ * status (-1 when it did not exit normally). */
+char *run_shell(const char *command, int *status);
+
 /* Parses r->out as JSON; fails the test when it is not. */
 json_t *run_json(const struct run_result *r);
 

@@ -1,0 +1,62 @@
+# bash completion for gpuvet. The commands, options, rule IDs and workloads are read from gpuvet
+# itself (its --help texts and `gpuvet audit --list-rules`), so new ones complete without an edit.
+# Installed as share/bash-completion/completions/gpuvet; or `source completion/gpuvet.bash`.
+
+# Options of `gpuvet COMMAND` (or of gpuvet itself): the --words its help lists, not those quoted
+# in `backticks` (which name other commands' options).
+_gpuvet_options()
+{
+    "${1:-gpuvet}" ${2:+"$2"} --help 2>/dev/null | sed 's/`[^`]*`//g' | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u
+}
+
+_gpuvet()
+{
+    local cur prev gpuvet=${COMP_WORDS[0]} i command=""
+    cur=${COMP_WORDS[COMP_CWORD]}
+    prev=${COMP_WORDS[COMP_CWORD - 1]}
+    COMPREPLY=()
+    # The command is the first word after gpuvet and its own options (--data DIR).
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        case ${COMP_WORDS[i]} in
+            --data) ((i++)) ;;
+            -*) ;;
+            *) command=${COMP_WORDS[i]}; break ;;
+        esac
+    done
+    case $prev in
+        --data|--sysroot|--data-dir|--dir|--images)
+            COMPREPLY=($(compgen -d -- "$cur")); return ;;
+        --workload|-w)
+            COMPREPLY=($(compgen -W "$("$gpuvet" explain --help 2>/dev/null | sed -n 's/^workloads: //p')" -- "$cur"))
+            return ;;
+        --precision|--weights|--kv|--zero|--offload|--recompute|--attention|--nodes|--sample|--seconds|--cpu)
+            return ;;
+    esac
+    if [[ -z $command ]]; then
+        if [[ $cur == -* ]]; then
+            COMPREPLY=($(compgen -W "$(_gpuvet_options "$gpuvet")" -- "$cur"))
+        else
+            COMPREPLY=($(compgen -W "$("$gpuvet" --help 2>/dev/null | sed -n 's/^  \([a-z][a-z-]*\)  .*/\1/p') help" -- "$cur"))
+        fi
+        return
+    fi
+    if [[ $cur == -* ]]; then
+        COMPREPLY=($(compgen -W "$(_gpuvet_options "$gpuvet" "$command")" -- "$cur"))
+        return
+    fi
+    case $command in
+        explain)
+            COMPREPLY=($(compgen -W "$("$gpuvet" audit --list-rules 2>/dev/null | cut -d' ' -f1)
+                                     $("$gpuvet" explain --help 2>/dev/null | sed -n 's/^workloads: //p')" -- "$cur")) ;;
+        help)
+            COMPREPLY=($(compgen -W "$("$gpuvet" --help 2>/dev/null | sed -n 's/^  \([a-z][a-z-]*\)  .*/\1/p')" -- "$cur")) ;;
+        bench)
+            COMPREPLY=($(compgen -W "$("$gpuvet" bench --help 2>/dev/null |
+                                     sed -n 's/^usage: gpuvet bench \[\([a-z|]*\)\].*/\1/p' | tr '|' ' ')" -- "$cur")) ;;
+        snapshot)
+            COMPREPLY=($(compgen -d -- "$cur")) ;;
+        *)
+            COMPREPLY=($(compgen -f -- "$cur")) ;;
+    esac
+}
+complete -o filenames -F _gpuvet gpuvet

@@ -1,0 +1,54 @@
+/* The bash completion script, sourced in bash with the built gpuvet first on PATH, completes
+ * commands, per-command options, workloads and rule IDs (compgen through COMP_WORDS). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+/* COMPREPLY for the words typed so far (the last is the one being completed), space-separated. */
+static char *complete(const char *words)
+{
+    char bin_dir[1024];
+    snprintf(bin_dir, sizeof bin_dir, "%s", GPUVET_BIN);
+    *strrchr(bin_dir, '/') = '\0';
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "PATH='%s':\"$PATH\" bash -c 'source \"%s/../completion/gpuvet.bash\"; COMP_WORDS=(%s); "
+             "COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _gpuvet; echo \"${COMPREPLY[*]}\"'",
+             bin_dir, GPUVET_TEST_SOURCE, words);
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p);
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n = getline(&line, &cap, p);
+    cr_assert_eq(pclose(p), 0, "%s", cmd);
+    cr_assert_gt(n, 0);
+    line[strcspn(line, "\n")] = '\0';
+    return line;
+}
+
+static void expect_completion(const char *words, const char *expected)
+{
+    char *got = complete(words);
+    cr_expect_str_eq(got, expected, "[%s]", words);
+    free(got);
+}
+
+Test(completion, commands) { expect_completion("gpuvet au", "audit"); }
+Test(completion, command_after_the_data_option) { expect_completion("gpuvet --data /tmp ex", "explain"); }
+Test(completion, options_of_a_command) { expect_completion("gpuvet audit --sys", "--sysroot"); }
+Test(completion, options_are_per_command) { expect_completion("gpuvet plan --ze", "--zero"); }
+Test(completion, workloads) { expect_completion("gpuvet audit --workload llm", "llm-train llm-infer"); }
+Test(completion, rule_ids_for_explain) { expect_completion("gpuvet explain PCIE_SL", "PCIE_SLOT_CAPPED"); }
+Test(completion, workloads_for_explain) { expect_completion("gpuvet explain cv", "cv-train"); }
+Test(completion, bench_parts) { expect_completion("gpuvet bench mem", "memory"); }
+
+/* Options quoted in another command's help (`gpuvet bench ... --quick` in audit's) are not offered. */
+Test(completion, no_option_borrowed_from_another_command)
+{
+    char *got = complete("gpuvet audit --qu");
+    cr_expect_str_eq(got, "");
+    free(got);
+}

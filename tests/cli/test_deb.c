@@ -1,0 +1,52 @@
+/* The Debian package, built as the README says (cpack -G DEB), holds the binary, the tables, the man
+ * pages and the completions under /usr, declares the libraries the binary links, and its binary,
+ * unpacked with `dpkg-deb -x` into an empty root, runs with nothing else of gpuvet around.
+ * What this does not prove: that apt resolves the Depends on a fresh system and that the package
+ * installs there; scripts/fresh-debian-check.sh --deb does that in a debootstrapped Debian 12. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+Test(deb, package_holds_everything_and_its_binary_runs, .timeout = 240)
+{
+    char dir[] = "/tmp/gpuvet-deb-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char cmd[4096];
+    int status;
+    snprintf(cmd, sizeof cmd, "cd '%s' && cpack -G DEB --config '%s/CPackConfig.cmake' -B '%s/out'", dir,
+             GPUVET_BUILD_DIR, dir);
+    char *out = run_shell(cmd, &status);
+    cr_assert_eq(status, 0, "%s", out);
+    free(out);
+
+    snprintf(cmd, sizeof cmd, "dpkg-deb -f '%s'/out/gpuvet_*.deb Depends", dir);
+    out = run_shell(cmd, &status);
+    cr_expect_eq(status, 0, "%s", out);
+    cr_expect(strstr(out, "libhwloc") && strstr(out, "libjansson") && strstr(out, "libxml2"), "Depends: %s", out);
+    free(out);
+
+    snprintf(cmd, sizeof cmd, "dpkg-deb -x '%s'/out/gpuvet_*.deb '%s/root' && cd '%s/root' && "
+             "ls usr/bin/gpuvet usr/share/gpuvet/gpus.csv usr/share/gpuvet/cpu-platforms.csv "
+             "usr/share/man/man1/gpuvet.1 usr/share/man/man1/gpuvet-audit.1 "
+             "usr/share/bash-completion/completions/gpuvet usr/share/zsh/vendor-completions/_gpuvet",
+             dir, dir, dir);
+    out = run_shell(cmd, &status);
+    cr_expect_eq(status, 0, "%s", out);
+    free(out);
+
+    /* The unpacked binary reads the tables unpacked beside it (ROOT/usr/share/gpuvet). */
+    snprintf(cmd, sizeof cmd, "cd / && '%s/root/usr/bin/gpuvet' audit --sample 0 --json --sysroot '%s' | "
+             "grep -A3 '\"file\": \"cpu-platforms.csv\"'", dir, fixture("sysroot/h200-firecracker-vm"));
+    out = run_shell(cmd, &status);
+    cr_expect_eq(status, 0, "%s", out);
+    char expected[256];
+    snprintf(expected, sizeof expected, "\"path\": \"%s/root/usr/share/gpuvet/cpu-platforms.csv\"", dir);
+    cr_expect(strstr(out, "\"source\": \"installed\"") && strstr(out, expected), "%s", out);
+    free(out);
+
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}

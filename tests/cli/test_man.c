@@ -1,0 +1,82 @@
+/* Every command `gpuvet --help` lists has a man page, with examples, that groff renders without a
+ * single warning (-ww), as `man -l` would show it. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+/* A whole file; NULL when it cannot be read. */
+static char *slurp(const char *path)
+{
+    char cmd[1100];
+    snprintf(cmd, sizeof cmd, "cat '%s'", path);
+    int status;
+    char *text = run_shell(cmd, &status);
+    if (status == 0)
+        return text;
+    free(text);
+    return NULL;
+}
+
+/* groff's warnings for one page ("" when none), malloc'd. */
+static char *groff_warnings(const char *page)
+{
+    char cmd[1100];
+    snprintf(cmd, sizeof cmd, "LC_ALL=C.UTF-8 groff -ww -man -Tutf8 '%s' 2>&1 >/dev/null", page);
+    int status;
+    char *text = run_shell(cmd, &status);
+    cr_assert_eq(status, 0, "groff failed on %s: %s", page, text);
+    return text;
+}
+
+static void check_page(const char *name)
+{
+    char page[1024];
+    snprintf(page, sizeof page, "%s/man/%s.1", GPUVET_BUILD_DIR, name);
+    char *text = slurp(page);
+    cr_assert_not_null(text, "no man page %s", page);
+    cr_expect(strstr(text, "\n.SH SYNOPSIS\n"), "%s: no SYNOPSIS", page);
+    cr_expect(strstr(text, "\n.SH EXAMPLES\n"), "%s: no EXAMPLES", page);
+    free(text);
+    char *warnings = groff_warnings(page);
+    cr_expect_str_eq(warnings, "", "%s", page);
+    free(warnings);
+}
+
+Test(man, every_command_has_a_page_that_renders_without_warnings)
+{
+    check_page("gpuvet");
+    struct run_result r = run_gpuvet("--help", NULL);
+    cr_assert_eq(r.status, 0);
+    int pages = 0;
+    for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n")) {
+        char name[64], page[80];
+        /* "  audit      find the traps ..." lines are the commands */
+        if (!strncmp(line, "  ", 2) && line[2] >= 'a' && line[2] <= 'z' && sscanf(line, "  %63[a-z] ", name) == 1) {
+            snprintf(page, sizeof page, "gpuvet-%s", name);
+            check_page(page);
+            pages++;
+        }
+    }
+    cr_expect_geq(pages, 7);
+    run_result_free(&r);
+}
+
+/* The options section is the command's own --help: an option there is in the page. */
+Test(man, options_come_from_the_help_text)
+{
+    char page[1024];
+    snprintf(page, sizeof page, "%s/man/gpuvet-audit.1", GPUVET_BUILD_DIR);
+    char *text = slurp(page);
+    cr_assert_not_null(text);
+    cr_expect(strstr(text, ".B \\-\\-sysroot DIR\n"), "%s", text);
+    cr_expect(strstr(text, ".SH EXIT STATUS\n"), "%s", text);
+    free(text);
+    snprintf(page, sizeof page, "%s/man/gpuvet.1", GPUVET_BUILD_DIR);
+    text = slurp(page);
+    cr_assert_not_null(text);
+    cr_expect(strstr(text, ".B \\-\\-version\n"), "gpuvet(1) lists --version");
+    free(text);
+}
