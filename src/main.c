@@ -17,6 +17,7 @@ static const struct command commands[] = {
     {"gpus", cmd_gpus, "list the GPU table, or resolve GPU names"},
     {"plan", cmd_plan, "size GPUs, host RAM, CPU cores, storage and network for a workload"},
     {"cost", cmd_cost, "rank GPU offers by effective price per dense TFLOPS-hour"},
+    {"watch", cmd_watch, "watch a running job and name what keeps its GPUs waiting"},
 };
 
 static void print_usage(FILE *out)

@@ -15,6 +15,7 @@ int cmd_snapshot(int argc, char **argv);
 int cmd_gpus(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_cost(int argc, char **argv);
+int cmd_watch(int argc, char **argv);
 
 /* The long name of the option getopt_long returned as `val`, for error messages; "?" if none. */
 const char *option_name(const struct option *options, int val);

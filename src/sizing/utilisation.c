@@ -5,16 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_COLUMNS = 64 };
+#include "util/parse.h"
 
-static int split(char *line, char **tokens)
-{
-    int n = 0;
-    char *save = NULL;
-    for (char *t = strtok_r(line, " \t\r\n", &save); t && n < MAX_COLUMNS; t = strtok_r(NULL, " \t\r\n", &save))
-        tokens[n++] = t;
-    return n;
-}
+enum { MAX_COLUMNS = 64 };
 
 int dmon_mean_sm_utilisation(const char *path, double *mean, int *samples, char *err, size_t errlen)
 {
@@ -33,7 +26,7 @@ int dmon_mean_sm_utilisation(const char *path, double *mean, int *samples, char 
         if (line[0] == '#') {
             /* "# gpu sm mem ..." names the columns (a "# Idx % % ..." units line follows); with -o T
              * or -o DT the time columns come first, so the index is taken from the header. */
-            int n = split(line + 1, tokens), gpu = -1, sm = -1;
+            int n = split_blanks(line + 1, tokens, MAX_COLUMNS), gpu = -1, sm = -1;
             for (int i = 0; i < n; i++) {
                 if (!strcmp(tokens[i], "gpu"))
                     gpu = i;
@@ -44,7 +37,7 @@ int dmon_mean_sm_utilisation(const char *path, double *mean, int *samples, char 
                 sm_column = sm;
             continue;
         }
-        int n = split(line, tokens);
+        int n = split_blanks(line, tokens, MAX_COLUMNS);
         if (n == 0)
             continue;
         if (sm_column < 0) {
