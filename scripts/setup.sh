@@ -13,7 +13,7 @@ required=(build-essential cmake pkg-config libhwloc-dev libjansson-dev libxml2-d
 optional=(pci.ids mate-backgrounds)
 # `scripts/setup.sh --anchors`: the field's own tools that bench/bench-vs-anchors.sh runs beside
 # `gpuvet bench` (likwid-bench, fio, tjbench, cyclictest) and jq to read the JSON.
-anchors=(likwid fio libjpeg-turbo-progs rt-tests jq)
+anchors=(likwid fio libjpeg-turbo-progs rt-tests jq sysstat) # sysstat: pidstat, beside gpuvet watch
 [ "${1:-}" = "--anchors" ] && optional+=("${anchors[@]}")
 
 missing=()

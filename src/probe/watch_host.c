@@ -395,7 +395,10 @@ static void sample_disk(struct watch_host *h, struct watch_sample *s, double dt)
         if (!old || old->io_ticks_ms > now[i].io_ticks_ms)
             continue;
         double busy = (double)(now[i].io_ticks_ms - old->io_ticks_ms) / 1000 / dt;
-        bool wanted = h->root_pid ? !strcmp(now[i].name, h->job_disk) : busy > pick_busy;
+        /* the machine's busiest disk: loop and RAM devices are files and memory, not disks */
+        bool wanted = h->root_pid ? !strcmp(now[i].name, h->job_disk)
+                                  : busy > pick_busy && strncmp(now[i].name, "loop", 4) &&
+                                        strncmp(now[i].name, "ram", 3) && strncmp(now[i].name, "zram", 4);
         if (wanted) {
             pick = i;
             pick_busy = busy > 1 ? 1 : busy;

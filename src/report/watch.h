@@ -19,7 +19,7 @@ int watch_write_json(const char *path, const struct watch_timeline *w, const str
  * per interval. */
 struct watch_live {
     bool tty;
-    int lines;     /* lines of the block drawn last, to move back over */
+    int lines;     /* terminal rows of the block drawn last, to move back over */
 };
 void watch_print_live(FILE *out, struct watch_live *live, const struct watch_timeline *w, const struct watch_sample *s);
 void watch_print_diagnosis(FILE *out, const struct watch_timeline *w, const struct findings *diagnosis, bool color);

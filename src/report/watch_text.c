@@ -1,5 +1,8 @@
 /* The text of `gpuvet watch`: a compact live block, then the diagnosis in the audit's style. */
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "report/watch.h"
 #include "rules/watch.h"
@@ -61,11 +64,9 @@ static void gpu_line(FILE *o, int index, const struct watch_gpu *g)
     clock_event_names(o, g);
 }
 
-static int block(FILE *o, const struct watch_timeline *w, const struct watch_sample *s)
+static void block(FILE *o, const struct watch_timeline *w, const struct watch_sample *s)
 {
-    int lines = 0;
     fprintf(o, "gpuvet watch  %s  t=%.0fs  (Ctrl-C ends and diagnoses)\n", w->target ? w->target : "machine", s->t);
-    lines++;
     fputs("host ", o);
     pct(o, "user", s->user);
     pct(o, "sys", s->system);
@@ -79,36 +80,29 @@ static int block(FILE *o, const struct watch_timeline *w, const struct watch_sam
     mbs(o, "rx", s->net_rx_mbs);
     mbs(o, "tx", s->net_tx_mbs);
     fputs(" MB/s\n", o);
-    lines++;
     if (s->disk[0]) {
         fprintf(o, "disk  %s read %.1f MB/s busy %.0f%%\n", s->disk, s->disk_read_mbs, 100 * s->disk_busy);
-        lines++;
-    }
+        }
     if (w->job_seen) {
         fprintf(o, "job   %d procs %d threads (%d R, %d D) %.2f cores, wants %.2f; majflt %.0f/s; read %.1f MB/s\n",
                 s->nprocs_total, s->threads, s->running, s->blocked, s->job_cpu, s->job_demand, s->job_majflt_s,
                 s->job_read_mbs < 0 ? 0 : s->job_read_mbs);
-        lines++;
-        for (int i = 0; i < s->nprocs && i < 6; i++) {
+            for (int i = 0; i < s->nprocs && i < 6; i++) {
             const struct watch_proc *p = &s->procs[i];
             fprintf(o, "  %7d %-16s %.2f cores (wants %.2f), main thread %.2f, %d thr\n", p->pid, p->name, p->cpu,
                     p->demand, p->main_cpu, p->threads);
-            lines++;
-        }
+                }
     }
     if (s->outsiders[0].pid) {
         fprintf(o, "others %.2f cores, busiest:", s->others_cpu);
         for (int k = 0; k < WATCH_MAX_OUTSIDERS && s->outsiders[k].pid; k++)
             fprintf(o, " %s (pid %d) %.2f", s->outsiders[k].name, s->outsiders[k].pid, s->outsiders[k].cpu);
         fputc('\n', o);
-        lines++;
-    }
+        }
     for (int g = 0; g < w->ngpus; g++) {
         gpu_line(o, g, &s->gpus[g]);
         fputc('\n', o);
-        lines++;
-    }
-    return lines;
+        }
 }
 
 static void plain_line(FILE *o, const struct watch_timeline *w, const struct watch_sample *s)
@@ -128,15 +122,42 @@ static void plain_line(FILE *o, const struct watch_timeline *w, const struct wat
     fputc('\n', o);
 }
 
+/* Rows a text takes on a terminal of width columns: a long line wraps and takes several. */
+static int terminal_rows(const char *text, int width)
+{
+    int rows = 0, column = 0;
+    for (const char *p = text; *p; p++) {
+        if (*p == '\n') {
+            rows += 1 + (column > 0 ? (column - 1) / width : 0);
+            column = 0;
+        } else if ((*p & 0xC0) != 0x80) { /* count UTF-8 characters, not bytes */
+            column++;
+        }
+    }
+    return rows;
+}
+
 void watch_print_live(FILE *out, struct watch_live *live, const struct watch_timeline *w, const struct watch_sample *s)
 {
     if (!live->tty) {
         plain_line(out, w, s);
-    } else {
-        if (live->lines)
-            fprintf(out, "\033[%dA\r" CLEAR_TO_END, live->lines);
-        live->lines = block(out, w, s);
+        fflush(out);
+        return;
     }
+    char *text = NULL;
+    size_t len = 0;
+    FILE *buf = open_memstream(&text, &len);
+    if (!buf)
+        return;
+    block(buf, w, s);
+    fclose(buf);
+    struct winsize ws;
+    int width = ioctl(fileno(out), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 80;
+    if (live->lines)
+        fprintf(out, "\033[%dA\r" CLEAR_TO_END, live->lines);
+    fputs(text, out);
+    live->lines = terminal_rows(text, width);
+    free(text);
     fflush(out);
 }
 

@@ -148,11 +148,10 @@ static void judge_interval(struct judge *j, const struct watch_sample *s)
     double sm = sample_sm(j, s);
     bool waiting = sm < 0 || sm < t->watch_gpu_busy_pct; /* unseen GPUs: host side only, judged unknown */
     if (j->host_seen && j->job_seen) {
-        int workers = 0, saturated = 0;
-        for (int i = 1; i < s->nprocs; i++) {
-            workers++;
+        /* Workers are the root's descendants: all of them count, not only the busiest kept. */
+        int workers = s->nprocs_total > 1 ? s->nprocs_total - 1 : 0, saturated = 0;
+        for (int i = 1; i < s->nprocs; i++)
             saturated += s->procs[i].demand >= t->watch_core_saturated;
-        }
         bool all_cores = w->ncpus > 0 && s->job_demand >= t->watch_core_saturated * w->ncpus;
         bool input_cpu = (saturated > 0 && 2 * saturated >= workers) || all_cores;
         tally_add(j, R_INPUT_CPU, s, input_cpu && waiting, false);
@@ -481,8 +480,12 @@ static void diagnose_unseen(struct judge *j)
         unseen(j, R_INPUT_CPU, why);
         unseen(j, R_LAUNCH, why);
         unseen(j, R_NUMA, why);
-    } else if (w->nnodes > 1 && (w->ngpus == 0 || j->tallies[R_NUMA].total_s == 0)) {
-        unseen(j, R_NUMA, "the GPUs' NUMA nodes are unknown, so the job's placement cannot be judged");
+    } else if (w->nnodes > 1) {
+        bool placed = false;
+        for (int g = 0; g < w->ngpus; g++)
+            placed |= w->gpu_info[g].numa_node >= 0;
+        if (!placed)
+            unseen(j, R_NUMA, "the GPUs' NUMA nodes are unknown, so the job's placement cannot be judged");
     }
     if (j->job_seen && w->disk_unseen) {
         snprintf(why, sizeof why, "the job's data disk is unknown: %s", w->disk_unseen);
