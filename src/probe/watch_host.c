@@ -67,6 +67,13 @@ static int compare_tid(const void *a, const void *b)
     return ((const struct thread_reading *)a)->tid - ((const struct thread_reading *)b)->tid;
 }
 
+/* bsearch over an array that may be empty (NULL): C leaves bsearch(NULL, 0) undefined. */
+static const void *find_sorted(const void *key, const void *base, int n, size_t size,
+                               int (*compare)(const void *, const void *))
+{
+    return n > 0 && base ? bsearch(key, base, (size_t)n, size, compare) : NULL;
+}
+
 static int compare_io_pid(const void *a, const void *b)
 {
     return ((const struct io_reading *)a)->pid - ((const struct io_reading *)b)->pid;
@@ -243,7 +250,7 @@ static void read_threads(struct watch_host *h, int pid, double dt, struct watch_
         }
         (*threads)[(*nthreads)++] = now;
         const struct thread_reading *old =
-            bsearch(&now, h->threads, (size_t)h->nthreads, sizeof now, compare_tid);
+            find_sorted(&now, h->threads, h->nthreads, sizeof now, compare_tid);
         /* A thread born in the interval counts from zero. */
         double cpu = (double)(now.ticks - (old && old->ticks <= now.ticks ? old->ticks : 0)) * h->tick_s / dt;
         double demand = cpu;
@@ -295,7 +302,7 @@ static int mark_tree(const struct proc_ticks *procs, int n, int root, bool *in_t
             if (in_tree[i])
                 continue;
             struct proc_ticks key = {.pid = procs[i].ppid};
-            const struct proc_ticks *parent = bsearch(&key, procs, (size_t)n, sizeof key, proc_ticks_compare_pid);
+            const struct proc_ticks *parent = find_sorted(&key, procs, n, sizeof key, proc_ticks_compare_pid);
             if (parent && in_tree[parent - procs]) {
                 in_tree[i] = grew = true;
                 count++;
@@ -329,7 +336,7 @@ static void sample_tree(struct watch_host *h, struct watch_timeline *w, struct w
         if (!count_open_files(p->pid, devs, &ndevs, 64) && !denied)
             denied = p->pid;
         if (io && read_io(p->pid, &io[nio])) {
-            const struct io_reading *old = bsearch(&io[nio], h->io, (size_t)h->nio, sizeof *io, compare_io_pid);
+            const struct io_reading *old = find_sorted(&io[nio], h->io, h->nio, sizeof *io, compare_io_pid);
             unsigned long long now = io[nio++].read_bytes;
             s->job_read_mbs = (s->job_read_mbs < 0 ? 0 : s->job_read_mbs) +
                               (double)(now - (old && old->read_bytes <= now ? old->read_bytes : 0)) / 1e6 / dt;
@@ -421,7 +428,7 @@ static void sample_others(struct watch_host *h, struct watch_sample *s, const st
     for (int i = 0; i < n; i++) {
         if (in_tree && in_tree[i])
             continue;
-        const struct proc_ticks *old = bsearch(&procs[i], h->procs, (size_t)h->nprocs, sizeof *procs,
+        const struct proc_ticks *old = find_sorted(&procs[i], h->procs, h->nprocs, sizeof *procs,
                                                proc_ticks_compare_pid);
         double cores = (double)(procs[i].ticks - (old && old->ticks <= procs[i].ticks ? old->ticks : 0)) *
                        h->tick_s / dt;
