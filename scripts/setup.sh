@@ -27,7 +27,7 @@ optional=(pci.ids mate-backgrounds clang)
 optional+=(slurmctld slurmd slurm-client munge prometheus prometheus-node-exporter curl)
 # `scripts/setup.sh --anchors`: the field's own tools that bench/bench-vs-anchors.sh runs beside
 # `gpuvet bench` (likwid-bench, fio, tjbench, cyclictest) and jq to read the JSON.
-anchors=(likwid fio libjpeg-turbo-progs rt-tests jq)
+anchors=(likwid fio libjpeg-turbo-progs rt-tests jq sysstat) # sysstat: pidstat, beside gpuvet watch
 [ "${1:-}" = "--anchors" ] && optional+=("${anchors[@]}")
 
 missing=()

@@ -25,6 +25,7 @@ static const struct command commands[] = {
     {"cost", cmd_cost, "rank GPU offers by effective price per dense TFLOPS-hour"},
     {"fleet", cmd_fleet, "group many nodes' audits by configuration and name the odd nodes"},
     {"compare", cmd_compare, "two machines' audits side by side, differences first"},
+    {"watch", cmd_watch, "watch a running job and name what keeps its GPUs waiting"},
 };
 enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
 

@@ -19,6 +19,7 @@ int cmd_cost(int argc, char **argv);
 int cmd_health(int argc, char **argv);
 int cmd_fleet(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_watch(int argc, char **argv);
 
 /* The long name of the option getopt_long returned as `val`, for error messages; "?" if none. */
 const char *option_name(const struct option *options, int val);

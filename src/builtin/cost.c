@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "builtin/builtin.h"
+#include "probe/watch.h"
 #include "util/csv.h"
 #include "util/gputable.h"
 #include "sizing/jsonfile.h"
@@ -16,7 +17,7 @@
 #include "util/jsonval.h"
 
 static const char usage[] =
-    "usage: gpuvet cost OFFERS.csv|OFFERS.json [--precision P] [--util U | --util-from DMON.log]\n"
+    "usage: gpuvet cost OFFERS.csv|OFFERS.json [--precision P] [--util U | --util-from DMON.log|WATCH.json]\n"
     "                   [--job-flops F | --params P --tokens T] [--json]\n"
     "\n"
     "Ranks GPU offers by effective price: price per hour / (GPUs x dense TFLOPS x utilisation).\n"
@@ -27,7 +28,8 @@ static const char usage[] =
     "\n"
     "  --precision P   bf16 (default), fp16, tf32, fp32, fp64, fp8, int8\n"
     "  --util U        utilisation for offers without a util field (0.68 or 68%); default 1 = peak\n"
-    "  --util-from LOG the mean SM utilisation of an `nvidia-smi dmon -s u` log, used as --util\n"
+    "  --util-from LOG the mean SM utilisation of an `nvidia-smi dmon -s u` log, or of a\n"
+    "                  `gpuvet watch --json` timeline (a .json file), used as --util\n"
     "  --job-flops F   a job's FLOPs (1e21, 3.2e22): hours and cost per offer\n"
     "  --params P --tokens T   the job is LLM training: 6 x P x T FLOPs (7B, 2T)\n"
     "  --json          write the gpuvet.cost/1 JSON document\n"
@@ -341,6 +343,28 @@ static void print_text(const struct offers *offers, enum precision prec, double 
            "by 1979 halves the H100's price per TFLOPS-hour against an A100 quoted dense (312).\n");
 }
 
+/* --util-from: a gpuvet.watch/1 timeline (docs/watch-json.md) when the name ends in .json, else an
+ * `nvidia-smi dmon` log. */
+static int measured_utilisation(const char *path, double *util, int *samples, char *err, size_t errlen)
+{
+    size_t len = strlen(path);
+    if (len <= 5 || strcasecmp(path + len - 5, ".json"))
+        return dmon_mean_sm_utilisation(path, util, samples, err, errlen);
+    struct watch_timeline w;
+    watch_timeline_init(&w);
+    int rc = watch_replay_load(path, &w, err, errlen);
+    if (rc == 0) {
+        *util = watch_mean_sm(&w, samples);
+        if (*samples == 0) {
+            snprintf(err, errlen, "%s: the timeline holds no GPU utilisation (%s)", path,
+                     w.gpu_unseen ? w.gpu_unseen : "no GPU was sampled");
+            rc = -1;
+        }
+    }
+    watch_timeline_free(&w);
+    return rc;
+}
+
 int cmd_cost(int argc, char **argv)
 {
     static const struct option options[] = {
@@ -410,7 +434,7 @@ int cmd_cost(int argc, char **argv)
     }
     char err[2048];
     int samples = 0;
-    if (util_from && dmon_mean_sm_utilisation(util_from, &util, &samples, err, sizeof err) != 0) {
+    if (util_from && measured_utilisation(util_from, &util, &samples, err, sizeof err) != 0) {
         fprintf(stderr, "gpuvet cost: %s\n", err);
         return EXIT_CANNOT_RUN;
     }

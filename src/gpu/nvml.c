@@ -54,6 +54,7 @@ static void resolve_all(struct nvml *n)
     RESOLVE(nvlink_remote_pci, "nvmlDeviceGetNvLinkRemotePciInfo_v2", "nvmlDeviceGetNvLinkRemotePciInfo");
     RESOLVE(cpu_affinity, "nvmlDeviceGetCpuAffinity");
     RESOLVE(memory_affinity, "nvmlDeviceGetMemoryAffinity");
+    RESOLVE(pcie_throughput, "nvmlDeviceGetPcieThroughput");
 }
 
 static bool resolve_device_pair(struct nvml *n)

@@ -49,6 +49,7 @@ enum { NVML_ECC_VOLATILE = 0, NVML_ECC_AGGREGATE = 1 };
 enum { NVML_RETIRED_SBE = 0, NVML_RETIRED_DBE = 1 };
 enum { NVML_TEMPERATURE_THRESHOLD_SLOWDOWN = 1 };
 enum { NVML_AFFINITY_SCOPE_NODE = 0 };
+enum { NVML_PCIE_UTIL_TX_BYTES = 0, NVML_PCIE_UTIL_RX_BYTES = 1 };
 
 struct nvml {
     void *library;
@@ -95,6 +96,8 @@ struct nvml {
     nvml_return (*nvlink_remote_pci)(nvml_device, unsigned, struct nvml_pci_info *);
     nvml_return (*cpu_affinity)(nvml_device, unsigned, unsigned long *);
     nvml_return (*memory_affinity)(nvml_device, unsigned, unsigned long *, int);
+    /* KB/s over the last 20 ms (nvmlDeviceGetPcieThroughput), counter NVML_PCIE_UTIL_*. */
+    nvml_return (*pcie_throughput)(nvml_device, int, unsigned *);
 };
 
 /* Loads the library ($GPUVET_NVML_LIBRARY, else libnvidia-ml.so.1, else libnvidia-ml.so) and

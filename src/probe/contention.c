@@ -16,16 +16,7 @@
 #define MAX_NAMED_PROCS 20
 #define MIN_NAMED_SHARE 0.001   /* below 0.1 % of the machine a process is noise */
 
-struct proc_ticks {
-    int pid;
-    unsigned long long ticks;
-    bool kernel_thread;
-    char name[64];
-};
-
-/* /proc/stat's cpu lines into *all: the all-CPU line first, then one per online CPU. Returns the
- * count of CPUs, < 1 when unreadable. */
-static int read_stat(struct cpu_ticks **all)
+int proc_stat_read(struct cpu_ticks **all)
 {
     char *text = fs_read("/proc/stat");
     int n = text ? parse_proc_stat(text, all) : 0;
@@ -44,13 +35,12 @@ static bool same_cpus(const struct cpu_ticks *a, const struct cpu_ticks *b, int 
     return true;
 }
 
-static int compare_pid(const void *a, const void *b)
+int proc_ticks_compare_pid(const void *a, const void *b)
 {
     return ((const struct proc_ticks *)a)->pid - ((const struct proc_ticks *)b)->pid;
 }
 
-/* utime+stime, comm and the kernel-thread flag of every process. */
-static int read_procs(struct proc_ticks **out)
+int proc_ticks_read(struct proc_ticks **out)
 {
     char **names;
     int n = fs_list("/proc", &names), count = 0;
@@ -62,22 +52,21 @@ static int read_procs(struct proc_ticks **out)
         if (*end || pid <= 0 || pid == self)
             continue;
         char *stat = fs_readf("/proc/%ld/stat", pid);
-        char *open = stat ? strchr(stat, '(') : NULL, *close = stat ? strrchr(stat, ')') : NULL;
-        unsigned long flags;
-        unsigned long long utime, stime;
-        if (open && close > open &&
-            sscanf(close + 1, " %*c %*d %*d %*d %*d %*d %lu %*u %*u %*u %*u %llu %llu", &flags, &utime, &stime) == 3) {
+        struct pid_stat ps;
+        if (stat && parse_pid_stat(stat, &ps)) {
             struct proc_ticks *p = &list[count++];
             p->pid = (int)pid;
-            p->ticks = utime + stime;
-            p->kernel_thread = flags & PF_KTHREAD;
-            snprintf(p->name, sizeof p->name, "%.*s", (int)(close - open - 1), open + 1);
+            p->ppid = ps.ppid;
+            p->state = ps.state;
+            p->ticks = ps.utime + ps.stime;
+            p->kernel_thread = ps.flags & PF_KTHREAD;
+            snprintf(p->name, sizeof p->name, "%s", ps.name);
         }
         free(stat);
     }
     fs_list_free(names, n > 0 ? n : 0);
     if (list)
-        qsort(list, (size_t)count, sizeof *list, compare_pid);
+        qsort(list, (size_t)count, sizeof *list, proc_ticks_compare_pid);
     *out = list;
     return count;
 }
@@ -105,7 +94,7 @@ static long read_throttle_events(void)
     return total;
 }
 
-static struct cpu_time_shares shares(const struct cpu_ticks *a, const struct cpu_ticks *b)
+struct cpu_time_shares cpu_shares_between(const struct cpu_ticks *a, const struct cpu_ticks *b)
 {
     double total = (double)(cpu_ticks_total(b) - cpu_ticks_total(a));
     struct cpu_time_shares s = {.cpu = b->cpu};
@@ -132,7 +121,7 @@ static void name_processes(struct contention_info *c, const struct proc_ticks *b
     c->procs = calloc((size_t)nafter + 1, sizeof *c->procs);
     for (int i = 0; c->procs && i < nafter; i++) {
         struct proc_ticks key = {.pid = after[i].pid};
-        const struct proc_ticks *old = bsearch(&key, before, (size_t)nbefore, sizeof *before, compare_pid);
+        const struct proc_ticks *old = bsearch(&key, before, (size_t)nbefore, sizeof *before, proc_ticks_compare_pid);
         /* A process born in the window counts from zero. */
         unsigned long long used = after[i].ticks - (old && old->ticks <= after[i].ticks ? old->ticks : 0);
         double share = window_ticks > 0 ? used / window_ticks : 0;
@@ -170,11 +159,11 @@ void probe_contention(struct machine *m, double seconds)
     struct cpu_ticks *t0, *t1;
     struct proc_ticks *p0, *p1;
     c->throttle_before = read_throttle_events();
-    int ncpu0 = read_stat(&t0), np0 = read_procs(&p0);
+    int ncpu0 = proc_stat_read(&t0), np0 = proc_ticks_read(&p0);
     struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
         ;
-    int ncpu1 = read_stat(&t1), np1 = read_procs(&p1);
+    int ncpu1 = proc_stat_read(&t1), np1 = proc_ticks_read(&p1);
     c->throttle_after = read_throttle_events();
     if (ncpu0 < 1 || ncpu1 != ncpu0 || !same_cpus(t0, t1, ncpu1) || !p0 || !p1) {
         c->unknown_reason = strdup("/proc/stat could not be read twice with the same CPUs (CPU hotplug?)");
@@ -182,11 +171,11 @@ void probe_contention(struct machine *m, double seconds)
         c->sampled = true;
         c->seconds = seconds;
         c->ncpus = ncpu1;
-        c->total = shares(&t0[0], &t1[0]);
+        c->total = cpu_shares_between(&t0[0], &t1[0]);
         c->steal_ratio = c->total.steal;
         c->per_cpu = calloc((size_t)ncpu1, sizeof *c->per_cpu);
         for (int i = 0; c->per_cpu && i < ncpu1; i++)
-            c->per_cpu[i] = shares(&t0[i + 1], &t1[i + 1]);
+            c->per_cpu[i] = cpu_shares_between(&t0[i + 1], &t1[i + 1]);
         name_processes(c, p0, np0, p1, np1, (double)(cpu_ticks_total(&t1[0]) - cpu_ticks_total(&t0[0])));
     }
     char *load = fs_read("/proc/loadavg");

@@ -5,6 +5,8 @@
 
 #include "model/machine.h"
 
+struct cpu_ticks;
+
 /* Runs every probe of the system (live or --sysroot) in dependency order. With read_system false
  * (an audit of evidence files alone) it reads nothing and marks the source "evidence".
  * Returns 0, or -1 when the machine cannot be read at all (the reason is in m->problems). */
@@ -80,6 +82,24 @@ void probe_cpu_platform(struct machine *m);
 /* Samples /proc/stat, /proc/PID/stat, load average and thermal throttle counters for `seconds`
  * on the live machine; a recorded tree or seconds <= 0 leaves the sample unknown with the reason. */
 void probe_contention(struct machine *m, double seconds);
+/* /proc/stat's cpu lines into *all: the all-CPU line first, then one per online CPU. Returns the
+ * count of CPUs, < 1 when unreadable. */
+int proc_stat_read(struct cpu_ticks **all);
+/* Shares of the time between two readings of one cpu line. */
+struct cpu_time_shares cpu_shares_between(const struct cpu_ticks *a, const struct cpu_ticks *b);
+
+/* One process of /proc: its CPU time so far (utime+stime, clock ticks), parent, comm. */
+struct proc_ticks {
+    int pid, ppid;
+    char state;              /* R, S, D, Z, ... */
+    unsigned long long ticks;
+    bool kernel_thread;
+    char name[64];
+};
+/* Every process but gpuvet itself, sorted by pid (proc_ticks_compare_pid). Returns the count and
+ * a malloc'd array in *out (NULL when out of memory). */
+int proc_ticks_read(struct proc_ticks **out);
+int proc_ticks_compare_pid(const void *a, const void *b);
 
 /* Why a file is absent, in words that fit the source ("not in the recorded tree" or "not
  * exposed by this kernel"), or why the file just read was refused when it is there (permission

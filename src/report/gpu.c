@@ -14,7 +14,7 @@ static json_t *num_or_null(long long v) { return v >= 0 ? json_integer(v) : json
 static json_t *real_or_null(double v) { return v >= 0 && isfinite(v) ? json_real(v) : json_null(); }
 static json_t *tristate(int v) { return v == GPU_UNKNOWN ? json_null() : json_boolean(v == GPU_ON); }
 
-static json_t *clock_events_json(const struct gpu *g)
+json_t *gpu_clock_events_json(bool known, uint64_t bits)
 {
     static const struct {
         uint64_t bit;
@@ -28,11 +28,11 @@ static json_t *clock_events_json(const struct gpu *g)
                  {GPU_EVENT_HW_THERMAL, "hw_thermal_slowdown"},
                  {GPU_EVENT_HW_POWER_BRAKE, "hw_power_brake_slowdown"},
                  {GPU_EVENT_DISPLAY_CLOCKS, "display_clocks_setting"}};
-    if (!g->clock_events_known)
+    if (!known)
         return json_null();
     json_t *arr = json_array();
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (g->clock_events & names[i].bit)
+        if (bits & names[i].bit)
             json_array_append_new(arr, json_string(names[i].name));
     return arr;
 }
@@ -101,7 +101,7 @@ static json_t *gpu_json(const struct machine *m, const struct gpu *g)
                                                    "memory", num_or_null(g->clock_mem_mhz), "max_graphics",
                                                    num_or_null(g->max_graphics_mhz), "max_sm", num_or_null(g->max_sm_mhz),
                                                    "max_memory", num_or_null(g->max_mem_mhz)));
-    json_object_set_new(o, "clock_events", clock_events_json(g));
+    json_object_set_new(o, "clock_events", gpu_clock_events_json(g->clock_events_known, g->clock_events));
     json_object_set_new(o, "power_w", json_pack("{s:o, s:o}", "draw", real_or_null(g->power_draw_w), "limit",
                                                 real_or_null(g->power_limit_w)));
     json_object_set_new(o, "temperature_c", json_pack("{s:o, s:o}", "gpu", num_or_null(g->temperature_c), "slowdown",

@@ -33,6 +33,8 @@ struct audit_report {
  * "nvidia" object (null when no NVIDIA source was tried). */
 json_t *gpus_to_json(const struct machine *m);
 json_t *nvidia_to_json(const struct machine *m);
+/* The names of the clock-event reason bits set (GPU_EVENT_*); null when not known. */
+json_t *gpu_clock_events_json(bool known, uint64_t bits);
 /* Replaces the string values of identifying keys (hostname, serial, uuid, mac...) everywhere. */
 void report_redact(json_t *value);
 /* "Gen4 x16", with "?" for an unknown generation or width. */

@@ -5,6 +5,7 @@
 
 #include "rules/checks.h"
 #include "rules/rule.h"
+#include "rules/watch.h"
 
 #define ALL(s) {s, s, s, s, s, s}
 #define PER_WORKLOAD(general, cv, llm_train, llm_infer, render, hpc) {general, cv, llm_train, llm_infer, render, hpc}
@@ -263,6 +264,9 @@ const struct rule *rule_find(const char *id)
     for (int i = 0; i < rules_count; i++)
         if (!strcasecmp(rules_table[i].id, id))
             return &rules_table[i];
+    for (int i = 0; i < watch_rules_count; i++)
+        if (!strcasecmp(watch_rules_table[i].id, id))
+            return &watch_rules_table[i];
     return NULL;
 }
 

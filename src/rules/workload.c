@@ -15,7 +15,10 @@ static const char *const names[WORKLOAD_COUNT] = {
     .uplink_oversubscription = 1.0, .net_multinode_fail_gbps = 25.0,                               \
     .claim_memory_page_map_share = 0.016, .claim_memory_fixed_reserve_bytes = 2.0 * 1024 * 1024 * 1024, \
     .claim_storage_size_tolerance = 0.07, .gpu_retired_pages_max = 63, .gpu_remapped_uncorrectable_max = 512, \
-    .contention_process_share = 0.05, .steal_warn = 0.02, .steal_fail = 0.10, .power_headroom_ratio = 0.8
+    .contention_process_share = 0.05, .steal_warn = 0.02, .steal_fail = 0.10, .power_headroom_ratio = 0.8,    \
+    .watch_gpu_busy_pct = 80, .watch_core_saturated = 0.85, .watch_run_delay_share = 0.10,           \
+    .watch_iowait_share = 0.20, .watch_disk_busy = 0.80, .watch_pcie_link_share = 0.70,              \
+    .watch_swap_mb_s = 1.0, .watch_majflt_per_s = 100, .watch_min_time_share = 0.25
 
 static const struct thresholds table[WORKLOAD_COUNT] = {
     [WL_GENERAL] = {COMMON_THRESHOLDS},

@@ -30,8 +30,17 @@ struct thresholds {
 
     /* CPU_CONTENTION: a process other than the job using more than this share of the machine. */
     double contention_process_share;
-    /* CPU_STEAL: share of CPU time the hypervisor gave to others. */
+    /* CPU_STEAL: share of CPU time the hypervisor gave to others (and watch's HOST_CONTENTION). */
     double steal_warn, steal_fail;
+    /* gpuvet watch: an interval whose GPUs' mean SM utilisation is below this (%) has them waiting;
+     * a thread or worker that wants at least this share of a core (running plus run-queue wait)
+     * is saturated; the job waits on the run queue for at least this share of its demand when
+     * others take its CPUs; iowait share of all CPU time, io_ticks share of the data disk, host<->GPU
+     * traffic as a share of the link's theoretical per-direction rate (pinned copies reach 79-88 %);
+     * swapping MB/s and the job's major faults per second that stall it; a diagnosis holds when its
+     * condition holds in at least this share of the intervals. */
+    double watch_gpu_busy_pct, watch_core_saturated, watch_run_delay_share, watch_iowait_share, watch_disk_busy;
+    double watch_pcie_link_share, watch_swap_mb_s, watch_majflt_per_s, watch_min_time_share;
     /* POWER_SUPPLY: GPU power limits plus CPU TDP above this share of the supplies' capacity
      * (with one supply lost, where there are several) leaves no headroom. */
     double power_headroom_ratio;

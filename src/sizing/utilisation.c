@@ -6,17 +6,9 @@
 #include <string.h>
 
 #include "util/fsroot.h"
+#include "util/parse.h"
 
 enum { MAX_COLUMNS = 64 };
-
-static int split(char *line, char **tokens)
-{
-    int n = 0;
-    char *save = NULL;
-    for (char *t = strtok_r(line, " \t\r\n", &save); t && n < MAX_COLUMNS; t = strtok_r(NULL, " \t\r\n", &save))
-        tokens[n++] = t;
-    return n;
-}
 
 int dmon_mean_sm_utilisation(const char *path, double *mean, int *samples, char *err, size_t errlen)
 {
@@ -40,7 +32,7 @@ int dmon_mean_sm_utilisation(const char *path, double *mean, int *samples, char 
         if (line[0] == '#') {
             /* "# gpu sm mem ..." names the columns (a "# Idx % % ..." units line follows); with -o T
              * or -o DT the time columns come first, so the index is taken from the header. */
-            int n = split(line + 1, tokens), gpu = -1, sm = -1;
+            int n = split_blanks(line + 1, tokens, MAX_COLUMNS), gpu = -1, sm = -1;
             for (int i = 0; i < n; i++) {
                 if (!strcmp(tokens[i], "gpu"))
                     gpu = i;
@@ -51,7 +43,7 @@ int dmon_mean_sm_utilisation(const char *path, double *mean, int *samples, char 
                 sm_column = sm;
             continue;
         }
-        int n = split(line, tokens);
+        int n = split_blanks(line, tokens, MAX_COLUMNS);
         if (n == 0)
             continue;
         if (sm_column < 0) {

@@ -247,3 +247,30 @@ unsigned long long cpu_ticks_total(const struct cpu_ticks *t)
 {
     return t->user + t->nice + t->system + t->idle + t->iowait + t->irq + t->softirq + t->steal;
 }
+
+bool parse_pid_stat(const char *text, struct pid_stat *out)
+{
+    const char *open = text ? strchr(text, '(') : NULL, *close = text ? strrchr(text, ')') : NULL;
+    if (!open || !close || close < open)
+        return false;
+    memset(out, 0, sizeof *out);
+    snprintf(out->name, sizeof out->name, "%.*s", (int)(close - open - 1), open + 1);
+    out->processor = -1;
+    /* state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime cutime cstime
+     * priority nice num_threads itrealvalue starttime vsize rss, 13 fields to exit_signal, processor */
+    int n = sscanf(close + 1,
+                   " %c %d %*d %*d %*d %*d %lu %*u %*u %lu %*u %llu %llu %*d %*d %*d %*d %d %*d %*u %*u %*d"
+                   " %*u %*u %*u %*u %*u %*u %*u %*u %*u %*u %*u %*u %*u %*d %d",
+                   &out->state, &out->ppid, &out->flags, &out->majflt, &out->utime, &out->stime, &out->threads,
+                   &out->processor);
+    return n >= 6;
+}
+
+int split_blanks(char *line, char **tokens, int max)
+{
+    int n = 0;
+    char *save = NULL;
+    for (char *t = strtok_r(line, " \t\r\n", &save); t && n < max; t = strtok_r(NULL, " \t\r\n", &save))
+        tokens[n++] = t;
+    return n;
+}

@@ -44,4 +44,20 @@ struct cpu_ticks {
 int parse_proc_stat(const char *text, struct cpu_ticks **out);
 unsigned long long cpu_ticks_total(const struct cpu_ticks *t);
 
+/* Splits a line at blanks in place into at most max tokens; returns their count. */
+int split_blanks(char *line, char **tokens, int max);
+
+/* The fields gpuvet uses of one /proc/PID/stat or /proc/PID/task/TID/stat line (proc(5)). */
+struct pid_stat {
+    char name[64];        /* comm, between the first '(' and the last ')' */
+    char state;           /* R, S, D, Z, ... */
+    int ppid;
+    unsigned long flags, majflt;
+    unsigned long long utime, stime; /* clock ticks */
+    int threads;
+    int processor;        /* CPU it last ran on; -1 when the line is too short to say */
+};
+/* false when the line is not a stat line (no comm, fewer fields than stime). */
+bool parse_pid_stat(const char *text, struct pid_stat *out);
+
 #endif

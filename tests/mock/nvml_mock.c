@@ -129,8 +129,46 @@ static nvmlReturn_t string_at(nvmlDevice_t dev, const char *path, char *out, uns
     return OK;
 }
 
+/* $GPUVET_MOCK_NVML_TIMELINE replays a GPU timeline for `gpuvet watch`: one row per second since
+ * nvmlInit (the last row holds on), "sm mem used_mib rx_kb_s tx_kb_s sm_mhz mem_mhz events power_mw"
+ * with events in hex (NVML's clock-event bits); '#' starts a comment. Every GPU reads the same row. */
+struct timeline_row {
+    unsigned sm, mem, used_mib, rx_kb_s, tx_kb_s, sm_mhz, mem_mhz, power_mw;
+    unsigned long long events;
+};
+static struct timeline_row timeline[256];
+static int timeline_rows;
+static double timeline_start;
+
+static void timeline_load(void)
+{
+    const char *path = getenv("GPUVET_MOCK_NVML_TIMELINE");
+    FILE *f = path && *path ? fopen(path, "r") : NULL;
+    char line[256];
+    timeline_rows = 0;
+    timeline_start = mock_now();
+    while (f && timeline_rows < 256 && fgets(line, sizeof line, f)) {
+        struct timeline_row *r = &timeline[timeline_rows];
+        if (line[0] != '#' && sscanf(line, "%u %u %u %u %u %u %u %llx %u", &r->sm, &r->mem, &r->used_mib, &r->rx_kb_s,
+                                     &r->tx_kb_s, &r->sm_mhz, &r->mem_mhz, &r->events, &r->power_mw) == 9)
+            timeline_rows++;
+    }
+    if (f)
+        fclose(f);
+}
+
+/* The row for now, or NULL without a timeline. */
+static const struct timeline_row *timeline_now(void)
+{
+    if (!timeline_rows)
+        return NULL;
+    int row = (int)(mock_now() - timeline_start);
+    return &timeline[row < timeline_rows ? row : timeline_rows - 1];
+}
+
 static nvmlReturn_t init(void)
 {
+    timeline_load();
     const char *path = getenv("GPUVET_MOCK_NVML_XML");
     if (!path || !(doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING)))
         return 9; /* DRIVER_NOT_LOADED */
@@ -216,6 +254,11 @@ struct memory_v1 {
 };
 nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, struct memory_v1 *m)
 {
+    const struct timeline_row *row = timeline_now();
+    double used_mib = 0;
+    if (!row)
+        number(d, "fb_memory_usage/used", &used_mib);
+    m->used = (unsigned long long)((row ? row->used_mib : used_mib) * 1048576);
     double mib;
     nvmlReturn_t rc = number(d, "fb_memory_usage/total", &mib);
     if (rc == OK)
@@ -298,6 +341,11 @@ nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t d, int *o)
 }
 nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t d, int type, unsigned *o)
 {
+    const struct timeline_row *row = timeline_now();
+    if (row && (type == 1 || type == 2)) {
+        *o = type == 1 ? row->sm_mhz : row->mem_mhz;
+        return OK;
+    }
     static const char *const p[] = {"clocks/graphics_clock", "clocks/sm_clock", "clocks/mem_clock"};
     return type >= 0 && type < 3 ? uint_at(d, p[type], o) : INVALID_ARGUMENT;
 }
@@ -309,6 +357,11 @@ nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t d, int type, unsigned *o)
 
 static nvmlReturn_t clock_reasons(nvmlDevice_t d, unsigned long long *o)
 {
+    const struct timeline_row *row = timeline_now();
+    if (row) {
+        *o = row->events;
+        return OK;
+    }
     static const char *const names[] = {"gpu_idle", "applications_clocks_setting", "sw_power_cap", "hw_slowdown",
                                         "sync_boost", "sw_thermal_slowdown", "hw_thermal_slowdown",
                                         "hw_power_brake_slowdown", "display_clocks_setting"};
@@ -343,6 +396,11 @@ static nvmlReturn_t watts(nvmlDevice_t d, const char *const *paths, unsigned *mw
 nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t d, unsigned *mw)
 {
     hang_if("power");
+    const struct timeline_row *row = timeline_now();
+    if (row) {
+        *mw = row->power_mw;
+        return OK;
+    }
     static const char *const p[] = {"gpu_power_readings/power_draw", "gpu_power_readings/instant_power_draw",
                                     "power_readings/power_draw", NULL};
     return watts(d, p, mw);
@@ -365,6 +423,12 @@ struct utilization {
 };
 nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t d, struct utilization *u)
 {
+    const struct timeline_row *row = timeline_now();
+    if (row) {
+        u->gpu = row->sm;
+        u->memory = row->mem;
+        return OK;
+    }
     nvmlReturn_t rc = uint_at(d, "utilization/gpu_util", &u->gpu);
     return rc == OK ? uint_at(d, "utilization/memory_util", &u->memory) : rc;
 }
@@ -380,6 +444,19 @@ nvmlReturn_t nvmlDeviceGetVirtualizationMode(nvmlDevice_t d, unsigned *o)
             return OK;
         }
     return NOT_SUPPORTED;
+}
+
+/* KB/s; counter 0 is what the GPU sent (TX), 1 what it received (RX). Only a timeline has them. */
+nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t d, int counter, unsigned *o)
+{
+    (void)d;
+    const struct timeline_row *row = timeline_now();
+    if (!row)
+        return NOT_SUPPORTED;
+    if (counter != 0 && counter != 1)
+        return INVALID_ARGUMENT;
+    *o = counter == 0 ? row->tx_kb_s : row->rx_kb_s;
+    return OK;
 }
 nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t d, unsigned link, int *o)
 {
@@ -405,6 +482,7 @@ nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t d, struct memory_v2 *m)
     struct memory_v1 v1;
     nvmlReturn_t rc = nvmlDeviceGetMemoryInfo(d, &v1);
     m->total = v1.total;
+    m->used = v1.used;
     return rc;
 }
 nvmlReturn_t nvmlDeviceGetGpuMaxPcieLinkGeneration(nvmlDevice_t d, unsigned *o)

@@ -154,3 +154,24 @@ Test(parse, proc_stat_names_each_cpu)
     cr_assert_eq(parse_proc_stat("", &t), 0);
     free(t);
 }
+
+/* proc(5): comm may hold spaces and parentheses; the last ')' ends it. A real line of a thread. */
+Test(parse, pid_stat_line)
+{
+    struct pid_stat ps;
+    const char *line = "4242 (pt_data (worker) 1) D 4200 4200 4200 0 -1 4194368 1500 0 37 0 812 95 0 0 20 0 3 0 "
+                       "123456 1000000 2000 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 5 0 0 0 0 0";
+    cr_assert(parse_pid_stat(line, &ps));
+    cr_expect_str_eq(ps.name, "pt_data (worker) 1");
+    cr_expect_eq(ps.state, 'D');
+    cr_expect_eq(ps.ppid, 4200);
+    cr_expect_eq(ps.majflt, 37);
+    cr_expect_eq(ps.utime, 812);
+    cr_expect_eq(ps.stime, 95);
+    cr_expect_eq(ps.threads, 3);
+    cr_expect_eq(ps.processor, 5);
+    cr_expect_not(parse_pid_stat("no comm here", &ps));
+    cr_expect_not(parse_pid_stat("1 (short) R 0", &ps), "fewer fields than stime");
+    cr_assert(parse_pid_stat("1 (old) S 0 1 1 0 -1 0 0 0 0 0 7 8", &ps), "a line without processor");
+    cr_expect_eq(ps.processor, -1);
+}

@@ -1,0 +1,76 @@
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin/builtin.h"
+#include "watch/session.h"
+
+static const char usage[] =
+    "usage: gpuvet watch [options] -- COMMAND [ARGS...]   start the job and watch it\n"
+    "       gpuvet watch [options] --pid PID               attach to a running job (its process tree)\n"
+    "       gpuvet watch [options]                         watch the machine\n"
+    "       gpuvet watch --replay FILE [--json OUT]        diagnose a saved timeline or nvidia-smi dmon log\n"
+    "\n"
+    "Samples the GPUs (NVML) and the host (CPU split, the job's processes and threads, its data\n"
+    "disk, swapping, network) every interval, then names the bottleneck: INPUT_CPU_BOUND,\n"
+    "INPUT_IO_BOUND, LAUNCH_BOUND, HOST_CONTENTION, PCIE_BOUND, GPU_THROTTLED, MEMORY_PRESSURE,\n"
+    "NUMA_MISPLACED or GPU_BOUND (`gpuvet explain ID`).\n"
+    "\n"
+    "  --interval S    seconds between samples (default 1)\n"
+    "  --duration S    stop watching after S seconds (default: when the job ends, or Ctrl-C)\n"
+    "  --json FILE     write the gpuvet.watch/1 timeline and diagnosis (docs/watch-json.md)\n"
+    "  --replay FILE   read a gpuvet.watch/1 file or an `nvidia-smi dmon -s pucvmet` log instead\n"
+    "\n"
+    "With a COMMAND, its output passes through untouched and gpuvet's goes to stderr; the exit status\n"
+    "is the command's (128+N when killed by signal N, 127 when it cannot be started). Otherwise:\n"
+    "0 watched, 2 could not run (bad usage, no such process, one that may not be read, a bad file).\n";
+
+static bool positive(const char *text, double *out)
+{
+    char *end;
+    *out = strtod(text, &end);
+    return end != text && !*end && *out > 0 && *out < 1e7;
+}
+
+int cmd_watch(int argc, char **argv)
+{
+    static const struct option options[] = {
+        {"interval", required_argument, NULL, 'i'}, {"duration", required_argument, NULL, 'd'},
+        {"json", required_argument, NULL, 'j'},     {"replay", required_argument, NULL, 'r'},
+        {"pid", required_argument, NULL, 'p'},      {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    struct watch_options o = {.interval = 1};
+    int c;
+    optind = 1;
+    /* "+": options end at the first non-option, so the command's own options stay its own. */
+    while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+        char *end;
+        bool ok = true;
+        switch (c) {
+        case 'i': ok = positive(optarg, &o.interval); break;
+        case 'd': ok = positive(optarg, &o.duration); break;
+        case 'j': o.json_path = optarg; break;
+        case 'r': o.replay_path = optarg; break;
+        case 'p':
+            o.pid = (int)strtol(optarg, &end, 10);
+            ok = end != optarg && !*end && o.pid > 0;
+            break;
+        case 'h': fputs(usage, stdout); return 0;
+        default: fputs(usage, stderr); return EXIT_CANNOT_RUN;
+        }
+        if (!ok) {
+            fprintf(stderr, "gpuvet watch: --%s '%s' is not valid\n%s", option_name(options, c), optarg, usage);
+            return EXIT_CANNOT_RUN;
+        }
+    }
+    if (optind < argc)
+        o.command = &argv[optind];
+    int modes = (o.command != NULL) + (o.pid != 0) + (o.replay_path != NULL);
+    if (modes > 1) {
+        fprintf(stderr, "gpuvet watch: give one of COMMAND, --pid or --replay\n%s", usage);
+        return EXIT_CANNOT_RUN;
+    }
+    return watch_run(&o);
+}

@@ -1,0 +1,92 @@
+#include "model/watch.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void watch_timeline_init(struct watch_timeline *w)
+{
+    memset(w, 0, sizeof *w);
+    w->ncpus = w->nnodes = -1;
+    w->interval = 1;
+}
+
+void watch_timeline_free(struct watch_timeline *w)
+{
+    free(w->source);
+    free(w->target);
+    free(w->host_unseen);
+    free(w->disk_unseen);
+    free(w->gpu_unseen);
+    free(w->end_reason);
+    free(w->samples);
+    watch_timeline_init(w);
+}
+
+static void sample_unknown(struct watch_sample *s)
+{
+    memset(s, 0, sizeof *s);
+    double *host[] = {&s->user, &s->system, &s->iowait, &s->steal, &s->idle, &s->job_cpu, &s->job_demand,
+                      &s->job_majflt_s, &s->job_read_mbs, &s->others_cpu, &s->disk_read_mbs, &s->disk_busy,
+                      &s->swap_in_mbs, &s->swap_out_mbs, &s->net_rx_mbs, &s->net_tx_mbs};
+    for (size_t i = 0; i < sizeof host / sizeof host[0]; i++)
+        *host[i] = -1;
+    s->threads = s->running = s->blocked = -1;
+    for (int g = 0; g < WATCH_MAX_GPUS; g++) {
+        struct watch_gpu *x = &s->gpus[g];
+        x->sm = x->mem = x->mem_used_mib = x->pcie_rx_mbs = x->pcie_tx_mbs = x->link_mbs = -1;
+        x->sm_clock_mhz = x->mem_clock_mhz = x->power_w = -1;
+    }
+}
+
+struct watch_sample *watch_sample_add(struct watch_timeline *w)
+{
+    if (w->count == w->capacity) {
+        int cap = w->capacity ? w->capacity * 2 : 64;
+        struct watch_sample *grown = realloc(w->samples, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return NULL;
+        w->samples = grown;
+        w->capacity = cap;
+    }
+    struct watch_sample *s = &w->samples[w->count++];
+    sample_unknown(s);
+    return s;
+}
+
+void watch_set(char **field, const char *fmt, ...)
+{
+    free(*field);
+    va_list ap;
+    va_start(ap, fmt);
+    if (vasprintf(field, fmt, ap) < 0)
+        *field = NULL;
+    va_end(ap);
+}
+
+double watch_sample_sm(const struct watch_timeline *w, const struct watch_sample *s)
+{
+    double sum = 0;
+    int n = 0;
+    for (int g = 0; g < w->ngpus; g++)
+        if (s->gpus[g].sm >= 0) {
+            sum += s->gpus[g].sm;
+            n++;
+        }
+    return n ? sum / n : -1;
+}
+
+double watch_mean_sm(const struct watch_timeline *w, int *samples)
+{
+    double sum = 0;
+    int n = 0;
+    for (int i = 0; i < w->count; i++)
+        for (int g = 0; g < w->ngpus; g++)
+            if (w->samples[i].gpus[g].sm >= 0) {
+                sum += w->samples[i].gpus[g].sm;
+                n++;
+            }
+    *samples = n;
+    return n ? sum / n / 100 : -1;
+}
