@@ -154,7 +154,7 @@ gv bench pcie --quick --prom "$OUT/bench-pcie.prom" >/dev/null 2>&1
 note "gpuvet bench pcie --prom: exit $?; $(grep -c '^gpuvet_' "$OUT/bench-pcie.prom" 2>/dev/null) samples"
 
 if [ "$tests" = ON ]; then
-  with_libs ctest --test-dir "$build" --output-on-failure -j"$(nproc)" >"$OUT/ctest.log" 2>&1
+  with_libs ctest --test-dir "$build" --output-on-failure -j"$(nproc)" -R "${CTEST_REGEX:-.}" >"$OUT/ctest.log" 2>&1
   note "ctest: exit $? ($(grep -o '[0-9]*% tests passed.*' "$OUT/ctest.log"))"
 fi
 
@@ -163,14 +163,14 @@ fi
 # records the same seconds for a replay of NVIDIA's own log.
 if command -v python3 >/dev/null; then
   command -v nvidia-smi >/dev/null && { nvidia-smi dmon -s pucvmet -c 20 >"$OUT/dmon-pucvmet.log" 2>&1 & }
-  "$gpuvet" watch --json "$OUT/watch.json" -- python3 scripts/gpu-slow-producer.py 20 >"$OUT/watch-job.txt" 2>"$OUT/watch.txt"
+  gv watch --json "$OUT/watch.json" -- python3 scripts/gpu-slow-producer.py 20 >"$OUT/watch-job.txt" 2>"$OUT/watch.txt"
   note "gpuvet watch -- python3 scripts/gpu-slow-producer.py 20: exit $? ($(tail -1 "$OUT/watch-job.txt"))"
   grep -E '^  (warn|info|fail|unknown) ' "$OUT/watch.txt" | tee -a "$summary"
   wait
-  "$gpuvet" watch --replay "$OUT/watch.json" >"$OUT/watch-replay.txt" 2>&1
+  gv watch --replay "$OUT/watch.json" >"$OUT/watch-replay.txt" 2>&1
   note "gpuvet watch --replay watch.json: exit $?"
   if [ -s "$OUT/dmon-pucvmet.log" ]; then
-    "$gpuvet" watch --replay "$OUT/dmon-pucvmet.log" >"$OUT/watch-replay-dmon.txt" 2>&1
+    gv watch --replay "$OUT/dmon-pucvmet.log" >"$OUT/watch-replay-dmon.txt" 2>&1
     note "gpuvet watch --replay dmon-pucvmet.log: exit $?"
   fi
 else
