@@ -69,6 +69,8 @@ Test(health, warnings_drain_only_when_asked)
 /* slurmd starts HealthCheckProgram with almost no environment: no PATH, no HOME. */
 Test(health, runs_by_absolute_path_with_an_empty_environment)
 {
+    if (getenv("LD_LIBRARY_PATH"))
+        cr_skip_test("this build finds its libraries through LD_LIBRARY_PATH, which an empty environment drops");
     char *root = narrowed_tree();
     char cmd[8192];
     snprintf(cmd, sizeof cmd, "cd / && exec /usr/bin/env -i '%s' health --sysroot '%s' 2>/dev/null", GPUVET_BIN, root);
