@@ -168,6 +168,19 @@ Test(cpu_platform, front_side_bus_cpus_say_the_controller_is_in_the_chipset)
     }
 }
 
+/* Desktop parts share the Xeons' digits (Pentium E5300, Core 2 Duo E7400): the rows want "Xeon". */
+Test(cpu_platform, desktop_parts_with_xeon_like_numbers_get_no_xeon_row)
+{
+    const char *desktop[] = {"Pentium(R) Dual-Core  CPU      E5300  @ 2.60GHz",
+                             "Intel(R) Core(TM)2 Duo CPU     E7400  @ 2.80GHz"};
+    for (size_t i = 0; i < sizeof desktop / sizeof desktop[0]; i++) {
+        struct machine m;
+        look_up(&m, desktop[i], -1, -1);
+        cr_expect_null(m.memory.platform.name, "%s: %s", desktop[i], m.memory.platform.name);
+        machine_free(&m);
+    }
+}
+
 /* An unnamed Westmere-EP (CPUID family 6 model 44) gets the 5500/5600 family row. */
 Test(cpu_platform, unnamed_westmere_gets_the_family_row)
 {
