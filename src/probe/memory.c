@@ -41,7 +41,12 @@ static const struct locator_scheme schemes[] = {
     {"P0_MC0_DIM_CH_A0", false, "^P([0-9]+)_MC([0-9]+)_DIM_CH_([A-Z])[0-9]+$", 1, 2, 3},
     /* Huawei/xFusion: three digits, socket channel slot ("DIMM010 J21" is socket 0, channel 1). */
     {"DIMM000", false, "^DIMM([0-9])([0-9])[0-9]( .*)?$", 1, 0, 2},
+    /* Tyan S7012 (Xeon 5500/5600): socket, channel letter, slot. */
+    {"P0-ChA-DIMM0", false, "^P([0-9]+)-Ch([A-Z])-DIMM[0-9]+$", 1, 0, 2},
+    /* Supermicro X8 BIOS naming of the "P1-DIMM1A" slots: the digit is the channel, the letter the slot. */
+    {"NODE0-1A", false, "^NODE([0-9]+)-([0-9])[A-Z]$", 1, 0, 2},
     /* Socket only. */
+    {"/SYS/MB/P0 (Oracle/Sun)", true, "^/SYS/MB/P([0-9]+)$", 1, 0, 0},
     {"PROC 1 DIMM 3", false, "^PROC +([0-9]+) +DIMM +[0-9]+", 1, 0, 0},
     {"DIMM1_CPU0", false, "^DIMM[0-9]+_CPU([0-9]+)$", 1, 0, 0},
     {"CPU1_DIMM_3", false, "^CPU([0-9]+)[-_ ]DIMM[-_ ]?[0-9]+$", 1, 0, 0},
@@ -150,11 +155,66 @@ static bool map_hpe_record(struct dimm *d, const char *vendor, const struct dmi_
     return false;
 }
 
+/* HPE boards whose locators ("PROC 1 DIMM 3") name the processor only: the server's user guide
+ * ("Memory subsystem architecture") gives the slots of each channel, consecutive slot numbers per
+ * channel on these boards. Only boards whose guide was read are listed; others stay unknown. */
+struct board_slot_map {
+    const char *product_regex; /* SMBIOS type 1 product name */
+    int slots_per_socket, slots_per_channel;
+    const char *scheme; /* names the guide */
+};
+
+static const struct board_slot_map hpe_slot_maps[] = {
+    /* HP ProLiant DL380 G7 / DL388 G7 Server User Guide: channel 1 = slots 1-3, 2 = 4-6, 3 = 7-9; the BIOS
+     * appends the guide's population letter ("PROC 1 DIMM 1G"). */
+    {"^ProLiant DL38[08] G7$", 9, 3, "PROC 1 DIMM 3 (HP ProLiant DL380 G7 User Guide: slots 1-3, 4-6, 7-9 per channel)"},
+    /* HP ProLiant DL360e Gen8 and DL388e Gen8 Server User Guides: channel 1 = slots 1-2, 2 = 3-4, 3 = 5-6. */
+    {"^ProLiant DL(360e|388e) Gen8$", 6, 2,
+     "PROC 1 DIMM 3 (HP ProLiant DL360e/DL388e Gen8 User Guide: slots 1-2, 3-4, 5-6 per channel)"},
+};
+
+static const struct board_slot_map *hpe_slot_map_of(const char *vendor, const char *product)
+{
+    if (!is_hpe(vendor) || !product)
+        return NULL;
+    for (size_t i = 0; i < sizeof hpe_slot_maps / sizeof hpe_slot_maps[0]; i++) {
+        regex_t re;
+        if (regcomp(&re, hpe_slot_maps[i].product_regex, REG_EXTENDED | REG_NOSUB) != 0)
+            continue;
+        bool ok = regexec(&re, product, 0, NULL, 0) == 0;
+        regfree(&re);
+        if (ok)
+            return &hpe_slot_maps[i];
+    }
+    return NULL;
+}
+
+/* The channel of "PROC n DIMM m" on a board of the table, when the CPU has the board's channel
+ * count (a CPU with fewer channels leaves slots unwired). */
+static bool map_hpe_slot(struct dimm *d, const struct board_slot_map *map, int channels)
+{
+    regex_t re;
+    regmatch_t mt[3];
+    if (!map || !d->locator || regcomp(&re, "^PROC +([0-9]+) +DIMM +([0-9]+)[A-Z]? *$", REG_EXTENDED) != 0)
+        return false;
+    bool ok = regexec(&re, d->locator, 3, mt, 0) == 0;
+    regfree(&re);
+    int slot = ok ? atoi(d->locator + mt[2].rm_so) : 0;
+    if (slot < 1 || slot > map->slots_per_socket || channels != map->slots_per_socket / map->slots_per_channel)
+        return false;
+    d->socket = atoi(d->locator + mt[1].rm_so);
+    d->channel = (slot - 1) / map->slots_per_channel;
+    return true;
+}
+
 /* Fills dimm->socket (raw, normalised later) and ->channel; returns the scheme's name or NULL. */
-static const char *map_locator(struct dimm *d, const char *vendor, int channels, const struct dmi_data *dmi)
+static const char *map_locator(struct dimm *d, const char *vendor, const struct board_slot_map *slot_map, int channels,
+                               const struct dmi_data *dmi)
 {
     if (map_hpe_record(d, vendor, dmi))
         return "HPE DIMM location record (SMBIOS type 202)";
+    if (map_hpe_slot(d, slot_map, channels))
+        return slot_map->scheme;
     int socket, channel; /* EDAC DIMMs arrive placed: a locator that matches nothing keeps that */
     const char *name = memory_locator_scheme(d->locator, d->bank_locator, &socket, &channel);
     if (name) {
@@ -276,12 +336,12 @@ static bool is_persistent(const struct dmi_memdev *dev)
     return dev->detail_non_volatile && dev->technology != DMI_TECH_DRAM && !(dev->type && !strcmp(dev->type, "DRAM"));
 }
 
-/* The channel letter of "DIMM_A1", "ChannelA_Dimm1", "ChannelA-DIMM0"; 0 when not of that form. */
+/* The channel letter of "DIMM_A1", "DIMM A1", "ChannelA_Dimm1", "ChannelA-DIMM0"; 0 when not of that form. */
 static char channel_letter(const char *locator)
 {
     regex_t re;
     regmatch_t mt[3];
-    if (!locator || regcomp(&re, "^(DIMM_|Channel)([A-Z])([-_]D[Ii][Mm][Mm])?[0-9]+$", REG_EXTENDED) != 0)
+    if (!locator || regcomp(&re, "^(DIMM[_ ]|Channel)([A-Z])([-_]D[Ii][Mm][Mm])?[0-9]+$", REG_EXTENDED) != 0)
         return 0;
     bool ok = regexec(&re, locator, 3, mt, 0) == 0;
     regfree(&re);
@@ -322,14 +382,15 @@ static const char *map_letters_across_sockets(struct memory_info *mem, const str
     return "DIMM_A1 / ChannelA (letters run on across sockets)";
 }
 
-static void map_channels(struct machine *m, const char *vendor, const struct dmi_data *dmi)
+static void map_channels(struct machine *m, const char *vendor, const char *product, const struct dmi_data *dmi)
 {
     struct memory_info *mem = &m->memory;
+    const struct board_slot_map *slot_map = hpe_slot_map_of(vendor, product);
     const char *scheme = NULL;
     bool all_channels = mem->ndimms > 0;
     for (int i = 0; i < mem->ndimms; i++) {
         struct dimm *d = &mem->dimms[i];
-        const char *s = map_locator(d, vendor, mem->platform.channels_per_socket, dmi);
+        const char *s = map_locator(d, vendor, slot_map, mem->platform.channels_per_socket, dmi);
         if (s && !scheme)
             scheme = s;
         all_channels = all_channels && d->channel >= 0;
@@ -337,7 +398,7 @@ static void map_channels(struct machine *m, const char *vendor, const struct dmi
     if (!scheme && (scheme = map_letters_across_sockets(mem, dmi, m->cpu.sockets)))
         all_channels = true;
     for (int i = 0; i < mem->npersistent; i++)
-        map_locator(&mem->persistent[i], vendor, mem->platform.channels_per_socket, dmi);
+        map_locator(&mem->persistent[i], vendor, slot_map, mem->platform.channels_per_socket, dmi);
     int sockets = normalise_sockets(mem);
     /* One socket and locators that name none: every DIMM is on it. */
     if (sockets == 0 && m->cpu.sockets == 1) {
@@ -593,8 +654,14 @@ void probe_memory(struct machine *m, const struct dmi_data *evidence)
     char *vendor = dmi && dmi->system_vendor ? strdup(dmi->system_vendor)
                    : read_system             ? fs_read("/sys/class/dmi/id/sys_vendor")
                                              : NULL;
-    map_channels(m, vendor, dmi);
+    char *product = dmi && dmi->system_product ? strdup(dmi->system_product)
+                    : read_system              ? fs_read("/sys/class/dmi/id/product_name")
+                                               : NULL;
+    if (product)
+        product[strcspn(product, "\n")] = '\0';
+    map_channels(m, vendor, product, dmi);
     free(vendor);
+    free(product);
     if (!dmi && mem->ndimms == 0 && !mem->unknown_reason)
         mem->unknown_reason = strdup("no SMBIOS table and no EDAC DIMMs");
     dmi_data_free(&local);

@@ -13,6 +13,8 @@
 
 #define PLATFORM_FILE "cpu-platforms.csv"
 #define PLATFORM_FIELDS 12
+/* channels_per_socket of a CPU without a memory controller (front-side bus: it is in the chipset). */
+#define CHANNELS_IN_CHIPSET "chipset"
 
 enum platform_field {
     F_NAME, F_REGEX, F_CPUID_FAMILY, F_CPUID_MODELS, F_CHANNELS, F_DDR, F_MTS, F_MTS_2DPC, F_MTS_3DPC, F_SCOPE,
@@ -36,6 +38,7 @@ static const char *source_label(const char *url)
         {"intel.com/content/www/us/en/products/sku/", "Intel ARK"},
         {"s2600cw", "Intel Server Board S2600CW TPS"},
         {"lenovo/x3550-m5", "Lenovo System x3550 M5 manual"},
+        {"proliant-dl320-g6", "HP ProLiant DL320 G6 user guide"},
         {"wwt.com", "WWT's Intel memory population guide"},
         {"frankdenneman.nl", "Frank Denneman"},
         {"hardwarealdia.com", "Intel's Cooper Lake launch figures"},
@@ -90,9 +93,13 @@ static bool row_matches(char **f, const struct cpu_info *c, bool by_name)
            cpuid_listed(f[F_CPUID_MODELS], c->model_number);
 }
 
-/* A row the loader can use: a channel count, a 1DPC speed, DPC speeds that do not exceed it, a scope. */
+/* A row the loader can use: "chipset" with no speeds, or a channel count, a 1DPC speed, DPC speeds that do not exceed it, a scope. */
 static const char *row_problem(char **f)
 {
+    if (!strcmp(f[F_CHANNELS], CHANNELS_IN_CHIPSET))
+        return *f[F_MTS] || *f[F_MTS_2DPC] || *f[F_MTS_3DPC] ? "a CPU without a memory controller has no MT/s"
+               : *f[F_SOURCE]                                ? NULL
+                                                             : "no source";
     if (atoi(f[F_CHANNELS]) <= 0)
         return "no channel count";
     int mts = atoi(f[F_MTS]), dpc2 = atoi(f[F_MTS_2DPC]), dpc3 = atoi(f[F_MTS_3DPC]);
@@ -122,6 +129,17 @@ static void platform_from_row(struct cpu_platform *p, char **f)
     p->dpc_source_label = p->dpc_source ? strdup(source_label(p->dpc_source)) : NULL;
 }
 
+/* A front-side-bus CPU: the channels are the chipset's, which SMBIOS does not name per DIMM, so
+ * the platform stays unknown with the reason. */
+static void chipset_memory_reason(struct memory_info *mem, char **f)
+{
+    if (asprintf(&mem->platform_unknown_reason,
+                 "the %s has no memory controller: memory hangs off the chipset over the front-side bus (%s), "
+                 "and SMBIOS does not say which chipset channel holds each DIMM",
+                 f[F_NAME], source_label(f[F_SOURCE])) < 0)
+        mem->platform_unknown_reason = NULL;
+}
+
 void probe_cpu_platform(struct machine *m)
 {
     struct memory_info *mem = &m->memory;
@@ -136,7 +154,8 @@ void probe_cpu_platform(struct machine *m)
     }
     /* Two passes: every row by name first, so a named CPU never falls to a CPUID row of a sibling. The
      * first pass reads the whole table, so a broken row is reported whatever the CPU. */
-    for (int pass = 0; pass < 2 && !mem->platform.name; pass++) {
+    bool matched = false;
+    for (int pass = 0; pass < 2 && !matched; pass++) {
         rewind(f);
         char line[1024];
         int lineno = 0;
@@ -154,12 +173,17 @@ void probe_cpu_platform(struct machine *m)
                                     problem, PLATFORM_FIELDS);
                 continue;
             }
-            if (!mem->platform.name && row_matches(fields, &m->cpu, pass == 0))
+            if (matched || !row_matches(fields, &m->cpu, pass == 0))
+                continue;
+            matched = true;
+            if (!strcmp(fields[F_CHANNELS], CHANNELS_IN_CHIPSET))
+                chipset_memory_reason(mem, fields);
+            else
                 platform_from_row(&mem->platform, fields);
         }
     }
     fclose(f);
-    if (!mem->platform.name) {
+    if (!matched) {
         char *why;
         if (asprintf(&why, "CPU \"%s\" (family %d, model %d) is not in %s", m->cpu.model ? m->cpu.model : "unknown",
                      m->cpu.family, m->cpu.model_number, PLATFORM_FILE) < 0)

@@ -69,6 +69,17 @@ static const struct expectation corpus[] = {
     {"hp-dl380p-gen8-2p-xeon-ddr3-4of24", 4, 4, -1, "warn"},
     /* DIMMn_CPUm names the socket only; 6 DRAM DIMMs for 6 channels is no proof. */
     {"dell-precision-7920-2p-xeon-ddr4-12of24-optane8", 12, 6, -1, "unknown"},
+    /* Xeon 5600, "PROC 1 DIMM 1G": the DL380 G7 user guide's slot map (slots 1-3 are channel 1). */
+    {"hp-dl380-g7-2p-xeon-e5620-ddr3-2of18", 2, 3, 1, "warn"},
+    {"hp-dl380-g7-2p-xeon-x5660-ddr3-11of18-quad-rank", 11, 3, 3, "pass"},
+    /* DL360e Gen8 (E5-2400, 3 channels): its guide pairs slots 1-2, 3-4, 5-6; two DIMMs in one pair. */
+    {"hp-dl360e-gen8-2p-xeon-e5-2450l-ddr3-4of12", 4, 3, 1, "warn"},
+    /* Opteron 6172 (G34, 4 channels) on a Supermicro H8: P1-DIMM1A, the digit the channel. */
+    {"supermicro-h8dgu-2p-opteron-6172-ddr3-6of16", 6, 4, 2, "warn"},
+    /* "DIMM A1" with bank "CHANNEL A": six letters for 2 x 3 channels. */
+    {"quanta-qssc-98j-2p-xeon-ddr3-8of18-dimm-a1", 8, 3, 3, "pass"},
+    /* Tyan S7012 "P0-ChD-DIMM0..2": three DIMMs on one channel of socket 0. */
+    {"tyan-s7012-2p-xeon-ddr3-6of18-p0-chd", 6, 3, 1, "warn"},
 };
 
 Test(memory_cli, every_corpus_report_gets_its_verdict)
@@ -456,5 +467,20 @@ Test(memory_cli, two_dimms_per_channel_is_not_full_population)
     cr_assert_eq(json_integer_value(json_object_get(socket0, "populated_channels")), 2);
     cr_assert_str_eq(channel_verdict(doc, 0), "warn");
     cr_assert_str_eq(channel_verdict(doc, 1), "pass");
+    json_decref(doc);
+}
+
+/* A Xeon 5400 (front-side bus): the channels are the chipset's, which SMBIOS does not place. */
+Test(memory_cli, front_side_bus_xeon_says_why_channels_are_unknown)
+{
+    json_t *doc = audit_dmidecode(REPORT("intel-s5000psl-2p-xeon-e5430-fsb"), "general");
+    json_t *f = findings_of(doc, "MEM_CHANNELS_UNDERPOPULATED", "machine");
+    cr_assert_eq(json_array_size(f), 1);
+    json_t *only = json_array_get(f, 0);
+    cr_assert_str_eq(json_string_value(json_object_get(only, "severity")), "unknown");
+    const char *msg = json_string_value(json_object_get(only, "message"));
+    cr_assert(strstr(msg, "has no memory controller") && strstr(msg, "front-side bus"), "%s", msg);
+    cr_assert(json_is_null(json_object_get(memory_of(doc), "channels_per_socket")));
+    json_decref(f);
     json_decref(doc);
 }

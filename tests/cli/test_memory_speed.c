@@ -72,6 +72,12 @@ static const struct speed_case reports[] = {
     {"huawei-taishan200-2p-kunpeng-ddr4-16of32", "pass", "rated 2933"},
     {"amd-ethanolx-2p-epyc-ddr4-16of32-p0-channel-a", "pass", "rated 3200"},
     {"qemu-standard-pc-vm", "unknown", "virtual machine"},
+    /* E5620 at 1066 with 1333 DIMMs, one per channel: the E5620 is a DDR3-1066 part. */
+    {"hp-dl380-g7-2p-xeon-e5620-ddr3-2of18", "pass", "1066 MT/s is the top speed of the Xeon E5620"},
+    /* X5660 at 800 with quad-rank DIMMs, 2 per channel: the 1066 of 2DPC is for single- and dual-rank. */
+    {"hp-dl380-g7-2p-xeon-x5660-ddr3-11of18-quad-rank", "unknown", "the DIMMs are quad-rank"},
+    /* A Xeon 5400 has no memory controller: no CPU speed applies. */
+    {"intel-s5000psl-2p-xeon-e5430-fsb", "unknown", "not given"},
 };
 
 Test(memory_speed_cli, every_report_gets_its_verdict)
@@ -162,8 +168,8 @@ Test(memory_speed_cli, an_unlisted_model_is_judged_by_its_family_and_says_so)
 Test(memory_speed_cli, no_row_is_unknown_not_a_pass)
 {
     expect_rewritten(REPORT("cisco-ucsc-c220-m4s-2p-xeon-e5-2640v4-2133"),
-                     "s/CPU E5-2640 v4 @ 2.40GHz/CPU X5650 @ 2.67GHz/; s/ID: F1 06 04 00/ID: C2 06 02 00/", "unknown",
-                     "the CPU's top speed is unknown: CPU \"Intel(R) Xeon(R) CPU X5650 @ 2.67GHz\"");
+                     "s/CPU E5-2640 v4 @ 2.40GHz/CPU E7- 4870 @ 2.40GHz/; s/ID: F1 06 04 00/ID: F2 06 02 00/",
+                     "unknown", "the CPU's top speed is unknown: CPU \"Intel(R) Xeon(R) CPU E7- 4870 @ 2.40GHz\"");
 }
 
 /* Two DIMMs per channel on a CPU whose 2DPC speed the table lacks (Xeon Gold 62xx: boards run 2666 to

@@ -61,6 +61,22 @@ static const struct expected_platform cases[] = {
     {"AMD EPYC 8534P 64-Core Processor", "EPYC 8004 (Siena)", 6, 4800, 0, PLATFORM_MODELS},
     {"AMD EPYC 9575F 64-Core Processor", "EPYC 9005 (Turin)", 12, 6000, 0, PLATFORM_MODELS},
     {"Kunpeng 920-4826", "Kunpeng 920", 8, 2933, 0, PLATFORM_MODELS},
+    /* Xeon 5500/5600: 3 DDR3 channels, per-SKU speeds (ARK); 1066 with two DIMMs per channel (HP). */
+    {"Intel(R) Xeon(R) CPU X5650 @ 2.67GHz", "Xeon X5650", 3, 1333, 1066, PLATFORM_MODEL},
+    {"Intel(R) Xeon(R) CPU           E5620  @ 2.40GHz", "Xeon E5620", 3, 1066, 1066, PLATFORM_MODEL},
+    {"Intel(R) Xeon(R) CPU E5520", "Xeon E5520", 3, 1066, 1066, PLATFORM_MODEL},
+    {"Intel(R) Xeon(R) CPU E5506 @ 2.13GHz", "Xeon E5506", 3, 800, 800, PLATFORM_MODEL},
+    {"Intel(R) Xeon(R) CPU E5607 @ 2.27GHz", "Xeon E5607", 3, 1066, 1066, PLATFORM_MODEL},
+    {"Intel(R) Xeon(R) CPU L5609 @ 1.87GHz", "Xeon L5609", 3, 1066, 1066, PLATFORM_MODEL},
+    {"Intel(R) Xeon(R) CPU X5698 @ 4.40GHz", "Xeon 5500/5600 (Nehalem/Westmere-EP)", 3, 800, 800, PLATFORM_FAMILY},
+    /* AMD Opteron: G34 4 channels, C32 and socket F 2. */
+    {"AMD Opteron(tm) Processor 6172", "Opteron 6100 (Magny-Cours; G34)", 4, 1333, 0, PLATFORM_FAMILY},
+    {"AMD Opteron(TM) Processor 6272", "Opteron 6200 (Interlagos; G34)", 4, 1600, 0, PLATFORM_FAMILY},
+    {"AMD Opteron(tm) Processor 6386 SE", "Opteron 6300 (Abu Dhabi; G34)", 4, 1866, 0, PLATFORM_FAMILY},
+    {"AMD Opteron(tm) Processor 4274 HE", "Opteron 4200 (Valencia; C32)", 2, 1600, 0, PLATFORM_FAMILY},
+    {"Six-Core AMD Opteron(tm) Processor 2435", "Opteron 2300/2400/8300/8400 (socket F; family 10h)", 2, 667, 0,
+     PLATFORM_FAMILY},
+    {"Dual-Core AMD Opteron(tm) Processor 2214", "Opteron 2200/8200 (socket F; K8)", 2, 667, 0, PLATFORM_FAMILY},
 };
 
 /* The platform row found for a CPU named `model` with CPUID family/model; free with machine_free. */
@@ -122,9 +138,56 @@ Test(cpu_platform, engineering_samples_get_the_family_row_by_cpuid)
 Test(cpu_platform, an_unknown_cpu_has_no_row_and_says_why)
 {
     struct machine m;
-    look_up(&m, "Intel(R) Xeon(R) CPU X5650 @ 2.67GHz", 6, 44);
+    look_up(&m, "Intel(R) Xeon(R) CPU E7- 4870  @ 2.40GHz", 6, 47);
     cr_assert_null(m.memory.platform.name);
-    cr_assert(strstr(m.memory.platform_unknown_reason, "X5650"), "%s", m.memory.platform_unknown_reason);
+    cr_assert(strstr(m.memory.platform_unknown_reason, "E7- 4870"), "%s", m.memory.platform_unknown_reason);
+    machine_free(&m);
+}
+
+/* Front-side-bus Xeons have no memory controller: no channel count, and the reason says so, whether
+ * the CPU is named or known by CPUID only (HP DL360 G5 BIOSes leave the name empty). */
+Test(cpu_platform, front_side_bus_cpus_say_the_controller_is_in_the_chipset)
+{
+    static const struct {
+        const char *model;
+        int family, model_number;
+    } fsb[] = {
+        {"Intel(R) Xeon(R) CPU           E5430  @ 2.66GHz", -1, -1},
+        {"Intel(R) Xeon(R) CPU 5150 @ 2.66GHz", -1, -1},
+        {"unknown", 6, 23},
+        {"Intel(R) Xeon(TM) CPU 2.66GHz", 15, 4},
+    };
+    for (size_t i = 0; i < sizeof fsb / sizeof fsb[0]; i++) {
+        struct machine m;
+        look_up(&m, fsb[i].model, fsb[i].family, fsb[i].model_number);
+        cr_expect_null(m.memory.platform.name, "%s", fsb[i].model);
+        cr_expect_eq(m.memory.platform.channels_per_socket, 0, "%s", fsb[i].model);
+        cr_expect(m.memory.platform_unknown_reason && strstr(m.memory.platform_unknown_reason, "no memory controller"),
+                  "%s: %s", fsb[i].model, m.memory.platform_unknown_reason);
+        machine_free(&m);
+    }
+}
+
+/* Desktop parts share the Xeons' digits (Pentium E5300, Core 2 Duo E7400): the rows want "Xeon". */
+Test(cpu_platform, desktop_parts_with_xeon_like_numbers_get_no_xeon_row)
+{
+    const char *desktop[] = {"Pentium(R) Dual-Core  CPU      E5300  @ 2.60GHz",
+                             "Intel(R) Core(TM)2 Duo CPU     E7400  @ 2.80GHz"};
+    for (size_t i = 0; i < sizeof desktop / sizeof desktop[0]; i++) {
+        struct machine m;
+        look_up(&m, desktop[i], -1, -1);
+        cr_expect_null(m.memory.platform.name, "%s: %s", desktop[i], m.memory.platform.name);
+        machine_free(&m);
+    }
+}
+
+/* An unnamed Westmere-EP (CPUID family 6 model 44) gets the 5500/5600 family row. */
+Test(cpu_platform, unnamed_westmere_gets_the_family_row)
+{
+    struct machine m;
+    look_up(&m, "unknown", 6, 44);
+    cr_assert_str_eq(m.memory.platform.name, "Xeon 5500/5600 (Nehalem/Westmere-EP)");
+    cr_assert_eq(m.memory.platform.channels_per_socket, 3);
     machine_free(&m);
 }
 

@@ -42,7 +42,12 @@ static const struct locator_case cases[] = {
     {"TYAN Computer/B7109/B7109F77DV14HR-2T-N/91971D0E7746", "P1_MC1_DIM_CH_E0", "NODE 2", "P0_MC0_DIM_CH_A0", 1,
      64 + 4},
     {"HUAWEI/1288H/1288H V5/96AA82145898", "DIMM141 J33", NULL, "DIMM000", 1, 4},
+    /* Tyan S7012 (Xeon 5600): socket, channel letter, slot. */
+    {"TYAN Computer/S/S7012/E4E1099CB0ED", "P1-ChA-DIMM0", "BANK06", "P0-ChA-DIMM0", 1, 0},
+    /* Supermicro X8DA3: the X8 slot names as the BIOS writes them, the digit the channel. */
+    {"Supermicro/X8/X8DA3/CC00F7DE0E2E", "NODE0-2B", "BANK3", "NODE0-1A", 0, 2},
     /* Socket only: the slot number is no channel. */
+    {"Oracle/Sun/Sun Fire X4270 M3/3AEA7677F53C", "D7", "/SYS/MB/P0", "/SYS/MB/P0 (Oracle/Sun)", 0, -1},
     {"HPE/ProLiant/ProLiant BL460c Gen10/0D501A0F9103", "PROC 2 DIMM 3", NULL, "PROC 1 DIMM 3", 2, -1},
     {"Hewlett-Packard/ProLiant/ProLiant BL460c Gen8/1DB9D4472AA8", "PROC  2 DIMM  1", NULL, "PROC 1 DIMM 3", 2, -1},
     {"Hewlett-Packard/ProLiant/ProLiant BL460c G6/FA97A758D2C6", "PROC 1 DIMM 4B", NULL, "PROC 1 DIMM 3", 1, -1},
