@@ -7,6 +7,7 @@
 #include "bench/bench.h"
 #include "builtin/builtin.h"
 #include "probe/probe.h"
+#include "rules/workload.h"
 #include "util/fsroot.h"
 
 static const char usage[] =
@@ -195,7 +196,7 @@ int cmd_bench(int argc, char **argv)
         {"file", required_argument, NULL, 'f'},   {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    struct bench_opts opts = {.dir = ".", .cpu = -1};
+    struct bench_opts opts = {.dir = ".", .cpu = -1, .a100_resnet50_img_s = thresholds_for(WL_CV_TRAIN)->cv_reference_img_s};
     bool json = false;
     char *end;
     int c;

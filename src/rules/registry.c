@@ -126,10 +126,11 @@ const struct rule rules_table[] = {
      "Every accelerator needs CPU cores beside it: the process that drives it and the data-loader\n"
      "workers that read, decode and augment its batches. Physical cores count, not threads: two\n"
      "hyperthreads share one core's decode units. CV training decodes JPEGs on the CPU: an A100 trains\n"
-     "ResNet-50 on ~2,470 img/s and one core decodes ~460-500, so ~5-8 cores per A100-class GPU\n"
-     "(gpuvet uses 6; faster GPUs need more, ~9-15 per H100). LLM training needs >= 4 per GPU (the\n"
-     "training process plus loader workers; NCCL runs on the GPU, not on CPU cores, whatever rules\n"
-     "of thumb say), LLM inference >= 2 (the server and its tokenizer/batching thread)."},
+     "ResNet-50 on {cv-train.cv_reference_img_s} img/s and one core decodes and augments {cv-train.cv_decode_images_s_per_core} of them, so an A100\n"
+     "needs {cv-train.cores_for_reference} cores (decode workers + the training process, as `gpuvet plan` counts them); a\n"
+     "GPU with a known rate in data/gpus.csv is judged by its own rate. LLM training needs >= {llm-train.cores_per_accelerator_min} per\n"
+     "GPU (the training process plus loader workers; NCCL runs on the GPU, not on CPU cores, whatever\n"
+     "rules of thumb say), LLM inference >= {llm-infer.cores_per_accelerator_min} (the server and its tokenizer/batching thread)."},
     {"CPU_FREQ_LOW", "cpu", "CPU clock below the workload's need", ALL(SEV_WARN), check_cpu_freq_low,
      "Per-batch CPU work (JPEG decode, kernel launches, synchronisation) runs on few threads and\n"
      "scales with the clock. Common rules of thumb are kept where they hold: CV training wants a\n"
