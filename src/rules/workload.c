@@ -73,7 +73,29 @@ static const struct {
     {"cv_decode_images_s_per_core", offsetof(struct thresholds, cv_decode_images_s_per_core), false},
     {"cv_image_bytes", offsetof(struct thresholds, cv_image_bytes), false},
     {"cores_per_accelerator_min", offsetof(struct thresholds, cores_per_accelerator_min), true},
+    {"pcie_min_fraction_of_achievable", offsetof(struct thresholds, pcie_min_fraction_of_achievable), false},
+    {"pcie_sibling_max_shortfall", offsetof(struct thresholds, pcie_sibling_max_shortfall), false},
+    {"gpu_retired_pages_max", offsetof(struct thresholds, gpu_retired_pages_max), true},
+    {"gpu_remapped_uncorrectable_max", offsetof(struct thresholds, gpu_remapped_uncorrectable_max), true},
+    {"cpu_boost_min_mhz", offsetof(struct thresholds, cpu_boost_min_mhz), false},
+    {"net_multinode_fail_gbps", offsetof(struct thresholds, net_multinode_fail_gbps), false},
+    {"net_multinode_warn_gbps", offsetof(struct thresholds, net_multinode_warn_gbps), false},
+    {"claim_memory_page_map_share", offsetof(struct thresholds, claim_memory_page_map_share), false},
+    {"claim_memory_fixed_reserve_bytes", offsetof(struct thresholds, claim_memory_fixed_reserve_bytes), false},
+    {"mem_bandwidth_min_fraction", offsetof(struct thresholds, mem_bandwidth_min_fraction), false},
+    {"contention_process_share", offsetof(struct thresholds, contention_process_share), false},
+    {"steal_warn", offsetof(struct thresholds, steal_warn), false},
+    {"steal_fail", offsetof(struct thresholds, steal_fail), false},
+    {"power_headroom_ratio", offsetof(struct thresholds, power_headroom_ratio), false},
+    {"swappiness_max", offsetof(struct thresholds, swappiness_max), true},
 };
+
+/* A field name may end in a unit the text wants: "%" (a share as a percentage), "GHz" (from
+ * MHz), "GiB" (from bytes). */
+static const struct {
+    const char *suffix, *printed;
+    double scale;
+} units[] = {{"%", "%", 100.0}, {"GHz", " GHz", 1e-3}, {"GiB", " GiB", 1.0 / (1024.0 * 1024 * 1024)}, {"", "", 1.0}};
 
 static bool quote_value(const char *workload, size_t wlen, const char *field, size_t flen, char *buf, size_t buflen)
 {
@@ -90,15 +112,20 @@ static bool quote_value(const char *workload, size_t wlen, const char *field, si
         snprintf(buf, buflen, "%d", cv_cores_per_accelerator(t, t->cv_reference_img_s));
         return true;
     }
-    for (size_t i = 0; i < sizeof quotable / sizeof quotable[0]; i++) {
-        if (strlen(quotable[i].name) != flen || strncmp(quotable[i].name, field, flen))
+    for (size_t u = 0; u < sizeof units / sizeof units[0]; u++) {
+        size_t slen = strlen(units[u].suffix);
+        if (flen < slen || strncmp(field + flen - slen, units[u].suffix, slen))
             continue;
-        const char *at = (const char *)t + quotable[i].offset;
-        if (quotable[i].is_int)
-            snprintf(buf, buflen, "%d", *(const int *)(const void *)at);
-        else
-            snprintf(buf, buflen, "%.0f", *(const double *)(const void *)at);
-        return true;
+        for (size_t i = 0; i < sizeof quotable / sizeof quotable[0]; i++) {
+            if (strlen(quotable[i].name) != flen - slen || strncmp(quotable[i].name, field, flen - slen))
+                continue;
+            const char *at = (const char *)t + quotable[i].offset;
+            double v = quotable[i].is_int ? *(const int *)(const void *)at : *(const double *)(const void *)at;
+            /* Whole numbers of any size as integers (2470, 115443), others as written (2.6, 1.6). */
+            v *= units[u].scale;
+            snprintf(buf, buflen, fabs(v) >= 1000 ? "%.0f%s" : "%.4g%s", v, units[u].printed);
+            return true;
+        }
     }
     return false;
 }

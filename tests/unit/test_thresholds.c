@@ -16,6 +16,9 @@ Test(thresholds, expand_quotes_the_table)
                       "{cv-train.cores_for_reference} cores, {llm-train.cores_per_accelerator_min}; {nope.x} {a",
                       out, sizeof out);
     cr_assert_str_eq(out, "2470 img/s, 460 per core, 7 cores, 4; {nope.x} {a");
+    thresholds_expand("{llm-train.cpu_boost_min_mhzGHz}, {general.claim_memory_page_map_share%}, "
+                      "{general.claim_memory_fixed_reserve_bytesGiB}, {general.swappiness_max}", out, sizeof out);
+    cr_assert_str_eq(out, "2.6 GHz, 1.6%, 2 GiB, 10");
     thresholds_expand("{cv-train.cv_image_bytes}", out, 4); /* truncated, still terminated */
     cr_assert_str_eq(out, "115");
 }
