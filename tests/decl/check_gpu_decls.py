@@ -129,14 +129,13 @@ class Bindings:
             size, align = self.layout(m.group(1))
             return size * int(m.group(2)), align
         if t in self.structs:
-            kind, fields = self.structs[t]
-            offsets, size, align = self.offsets(t)
+            _, size, align = self.offsets(t)
             return size, align
         raise KeyError(t)
 
     def offsets(self, t):
         kind, fields = self.structs[self.resolve(t)]
-        offset, align, result, size = 0, 1, [], 0
+        offset, align, result, size = 0, 1, [], 0  # C rules: each field at its alignment, size rounded up
         for name, ftype in fields:
             fsize, falign = self.layout(ftype)
             align = max(align, falign)
