@@ -12,6 +12,10 @@ required=(build-essential cmake pkg-config libhwloc-dev libjansson-dev libxml2-d
 # Test dependency: tests/cli/test_html_report.c opens every `audit --html` page in headless
 # Chromium, screenshots it and fails on a console message or a network request the page makes.
 required+=(chromium)
+# Test dependencies: tests/decl/check_gpu_decls.py checks our own NVML and CUDA driver declarations
+# against independent sources, bindings generated from NVIDIA's nvml.h (librust-nvml-wrapper-sys-dev)
+# and numba's CUDA driver API prototypes (python3-numba).
+required+=(librust-nvml-wrapper-sys-dev python3-numba)
 # Nice to have, not needed to build: pci.ids names devices in reports; mate-backgrounds ships the
 # real photographs `gpuvet bench decode` makes its default ImageNet-sized JPEGs from (without it,
 # decode needs --images DIR). clang: `CC=clang` builds with -DGPUVET_SANITIZE=ON add UBSan's

@@ -20,6 +20,7 @@ struct bench_opts {
     double seconds;      /* --seconds: jitter duration; 0 = the benchmark's default */
     const char *images;  /* --images: the user's JPEG sample; NULL = the cached default set */
     int cpu;             /* --cpu: the CPU jitter runs on; -1 = the benchmark chooses */
+    double a100_resnet50_img_s; /* decode: the A100's ResNet-50 rate it compares with (thresholds table) */
 };
 
 /* What a running benchmark sees: the probed live machine, the options, and where to report

@@ -9,6 +9,7 @@
 #include "builtin/builtin.h"
 #include "probe/probe.h"
 #include "report/report.h"
+#include "rules/workload.h"
 #include "util/fsroot.h"
 #include "util/output_file.h"
 
@@ -206,7 +207,7 @@ static int run_bench(int argc, char **argv)
         {"prom", required_argument, NULL, 'P'},
         {"output", required_argument, NULL, 'o'}, {NULL, 0, NULL, 0},
     };
-    struct bench_opts opts = {.dir = ".", .cpu = -1};
+    struct bench_opts opts = {.dir = ".", .cpu = -1, .a100_resnet50_img_s = thresholds_for(WL_CV_TRAIN)->cv_reference_img_s};
     bool json = false;
     const char *prom_file = NULL;
     const char *output_pattern = NULL;

@@ -75,6 +75,8 @@ int cmd_explain(int argc, char **argv)
     printf("%s — %s\narea: %s\nseverity when it applies:", r->id, r->title, r->area);
     for (int w = 0; w < WORKLOAD_COUNT; w++)
         printf(" %s=%s", workload_name((enum workload)w), severity_name(r->severity[w]));
-    printf("\n\n%s\n", r->rationale);
+    char rationale[4096];
+    thresholds_expand(r->rationale, rationale, sizeof rationale);
+    printf("\n\n%s\n", rationale);
     return 0;
 }

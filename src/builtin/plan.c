@@ -549,7 +549,7 @@ static int plan_cv(struct plan *p)
         return fail("the table has no measured ResNet-50 rate for %s: pass --img-rate N (images/s one GPU consumes)",
                     p->gpu->id);
     const char *decode_source = "one core decodes and augments ~460-500 ImageNet JPEGs/s with Pillow (gpuvet bench decode measures this CPU)";
-    double per_core = DECODE_IMAGES_PER_CORE;
+    double per_core = thresholds_for(WL_CV_TRAIN)->cv_decode_images_s_per_core;
     if (p->opt.decode_from) {
         if (decode_rate_from_bench(p->opt.decode_from, &per_core) != 0)
             return EXIT_CANNOT_RUN;
@@ -761,7 +761,7 @@ static int parse_options(int argc, char **argv, struct plan_options *o)
         .zero = {.stage = 2, .offload = OFFLOAD_NONE, .zero_init = true},
         .weight_bytes = 2,
         .kv_bytes = 2,
-        .image_bytes = IMAGENET_MEAN_JPEG_BYTES,
+        .image_bytes = thresholds_for(WL_CV_TRAIN)->cv_image_bytes,
     };
     int c;
     optind = 1;

@@ -125,13 +125,13 @@ const char *nvml_error(const struct nvml *n, nvml_return rc)
     if (n->error_string)
         return n->error_string(rc);
     switch (rc) {
-    case 1: return "NVML was not initialised";
-    case 3: return "not supported";
-    case 4: return "no permission";
-    case 9: return "driver not loaded";
-    case 12: return "library not found";
-    case 15: return "GPU is lost";
-    case 18: return "driver/library version mismatch";
+    case NVML_ERROR_UNINITIALIZED: return "NVML was not initialised";
+    case NVML_ERROR_NOT_SUPPORTED: return "not supported";
+    case NVML_ERROR_NO_PERMISSION: return "no permission";
+    case NVML_ERROR_DRIVER_NOT_LOADED: return "driver not loaded";
+    case NVML_ERROR_LIBRARY_NOT_FOUND: return "library not found";
+    case NVML_ERROR_GPU_IS_LOST: return "GPU is lost";
+    case NVML_ERROR_LIB_RM_VERSION_MISMATCH: return "driver/library version mismatch";
     default: return "unknown error";
     }
 }

@@ -1,6 +1,7 @@
 /* NVML (libnvidia-ml.so.1) loaded at run time with our own minimal declarations: nothing of
  * NVIDIA's is needed to build gpuvet, and a machine without the driver still runs it.
- * Layouts and constants follow nvml.h 13.x; every function pointer may be NULL (an old driver
+ * Layouts and constants follow nvml.h 13.x (tests/decl/check_gpu_decls.py compares them with bindings
+ * generated from NVIDIA's nvml.h); every function pointer may be NULL (an old driver
  * without the call), which loses that one fact. */
 #ifndef GPUVET_GPU_NVML_H
 #define GPUVET_GPU_NVML_H
@@ -11,7 +12,14 @@ typedef int nvml_return;
 typedef struct nvml_device_opaque *nvml_device;
 
 #define NVML_SUCCESS 0
+#define NVML_ERROR_UNINITIALIZED 1
+#define NVML_ERROR_NOT_SUPPORTED 3
+#define NVML_ERROR_NO_PERMISSION 4
 #define NVML_ERROR_INSUFFICIENT_SIZE 7
+#define NVML_ERROR_DRIVER_NOT_LOADED 9
+#define NVML_ERROR_LIBRARY_NOT_FOUND 12
+#define NVML_ERROR_GPU_IS_LOST 15
+#define NVML_ERROR_LIB_RM_VERSION_MISMATCH 18
 
 /* Versioned structs carry sizeof | version << 24 in their first field (NVML_STRUCT_VERSION). */
 #define NVML_STRUCT_VERSION(type, ver) ((unsigned)(sizeof(type) | ((unsigned)(ver) << 24)))
@@ -95,7 +103,7 @@ struct nvml {
     nvml_return (*nvlink_state)(nvml_device, unsigned, int *);
     nvml_return (*nvlink_remote_pci)(nvml_device, unsigned, struct nvml_pci_info *);
     nvml_return (*cpu_affinity)(nvml_device, unsigned, unsigned long *);
-    nvml_return (*memory_affinity)(nvml_device, unsigned, unsigned long *, int);
+    nvml_return (*memory_affinity)(nvml_device, unsigned, unsigned long *, unsigned); /* nvmlAffinityScope_t */
     /* KB/s over the last 20 ms (nvmlDeviceGetPcieThroughput), counter NVML_PCIE_UTIL_*. */
     nvml_return (*pcie_throughput)(nvml_device, int, unsigned *);
 };

@@ -23,14 +23,17 @@ static double fastest_resnet50_rate(const struct machine *m)
 }
 
 /* Where each workload's need comes from, for the evidence. */
-static const char *cores_basis(enum workload w, bool scaled)
+static const char *cores_basis(enum workload w, bool scaled, char *buf, size_t len)
 {
     switch (w) {
     case WL_CV_TRAIN:
-        return scaled ? "6 physical cores feed an A100's ~2,470 ResNet-50 img/s (NVIDIA's published training "
-                        "rate); scaled to this GPU's rate from data/gpus.csv"
-                      : "~6 physical cores per A100-class GPU (an A100 trains ResNet-50 on ~2,470 img/s, one "
-                        "core decodes ~460-500 JPEGs/s); this GPU's rate is not in data/gpus.csv, so not scaled";
+        thresholds_expand(scaled ? "this GPU's ResNet-50 rate (data/gpus.csv) / {cv-train.cv_decode_images_s_per_core} "
+                                   "JPEGs/s one core decodes and augments, rounded up, + 1 core for the training process"
+                                 : "this GPU's rate is not in data/gpus.csv: an A100's {cv-train.cv_reference_img_s} "
+                                   "ResNet-50 img/s (NVIDIA's published training rate) / {cv-train.cv_decode_images_s_per_core} "
+                                   "JPEGs/s per core, rounded up, + 1 core for the training process",
+                          buf, len);
+        return buf;
     case WL_LLM_TRAIN:
         return "the training process plus data-loader workers per GPU (NCCL runs on the GPU, not on CPU cores)";
     case WL_LLM_INFER:
@@ -59,11 +62,12 @@ void check_cpu_cores_per_gpu(struct audit_ctx *ctx)
     int need = ctx->thresholds->cores_per_accelerator_min;
     double rate = fastest_resnet50_rate(m);
     bool scaled = ctx->workload == WL_CV_TRAIN && rate > 0;
-    if (scaled)
-        need = (int)ceil(need * rate / ctx->thresholds->cv_reference_img_s);
+    if (ctx->workload == WL_CV_TRAIN)
+        need = cv_cores_per_accelerator(ctx->thresholds, scaled ? rate : ctx->thresholds->cv_reference_img_s);
+    char basis[320];
     json_t *ev = json_pack("{s:i, s:f, s:i, s:f, s:i, s:s}", "physical_cores", c->cores, "usable_physical_cores",
                            cores, "accelerators", accelerators, "cores_per_accelerator", per, "need_per_accelerator",
-                           need, "basis", cores_basis(ctx->workload, scaled));
+                           need, "basis", cores_basis(ctx->workload, scaled, basis, sizeof basis));
     if (need == 0)
         finding_add(ctx, SEV_INFO, "machine", ev, NULL,
                     "%.1f physical cores per accelerator (%g cores, %d accelerators); workload %s sets no need",

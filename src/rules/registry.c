@@ -38,8 +38,8 @@ const struct rule rules_table[] = {
      check_pcie_bandwidth_low,
      "`gpuvet bench pcie` copies >=256 MiB between pinned host memory on the GPU's NUMA node and the\n"
      "GPU. A healthy link gives pinned copies ~79% (Gen3), ~83% (Gen4) or ~88% (Gen5) of its\n"
-     "theoretical per-direction rate (x16: 15.75, 31.5, 63 GB/s). Below 80% of that, or more than\n"
-     "10% below the other GPUs of the box, something is wrong that the link state alone does not\n"
+     "theoretical per-direction rate (x16: 15.75, 31.5, 63 GB/s). Below {general.pcie_min_fraction_of_achievable%} of that, or more than\n"
+     "{general.pcie_sibling_max_shortfall%} below the other GPUs of the box, something is wrong that the link state alone does not\n"
      "show: a link that downtrains under load, a riser with errors and replays, a switch uplink\n"
      "shared with busy devices, or IOMMU/ATS settings. The expected rate uses the link's width and\n"
      "the highest speed both the device and its port support, because idle GPUs read a lower speed.\n"
@@ -55,7 +55,7 @@ const struct rule rules_table[] = {
      check_gpu_retired_pages,
      "GPU memory with failing cells is repaired by retiring pages (up to Volta) or remapping rows (Ampere\n"
      "and later), which takes effect at the next GPU reset. DCGM's limits are used: a pending retirement\n"
-     "or remap, 63 or more retired pages, a row-remap failure (no spare rows left) or 512 rows remapped\n"
+     "or remap, {general.gpu_retired_pages_max} or more retired pages, a row-remap failure (no spare rows left) or {general.gpu_remapped_uncorrectable_max} rows remapped\n"
      "for uncorrectable errors fail: the GPU is about to, or already does, lose data. Reset it; if it\n"
      "crosses the limit again, the GPU should be replaced."},
     {"GPU_THROTTLE", "gpu", "GPU clocks slowed by hardware, heat or power brake", ALL(SEV_FAIL), check_gpu_throttle,
@@ -127,14 +127,15 @@ const struct rule rules_table[] = {
      "Every accelerator needs CPU cores beside it: the process that drives it and the data-loader\n"
      "workers that read, decode and augment its batches. Physical cores count, not threads: two\n"
      "hyperthreads share one core's decode units. CV training decodes JPEGs on the CPU: an A100 trains\n"
-     "ResNet-50 on ~2,470 img/s and one core decodes ~460-500, so ~5-8 cores per A100-class GPU\n"
-     "(gpuvet uses 6; faster GPUs need more, ~9-15 per H100). LLM training needs >= 4 per GPU (the\n"
-     "training process plus loader workers; NCCL runs on the GPU, not on CPU cores, whatever rules\n"
-     "of thumb say), LLM inference >= 2 (the server and its tokenizer/batching thread)."},
+     "ResNet-50 on {cv-train.cv_reference_img_s} img/s and one core decodes and augments {cv-train.cv_decode_images_s_per_core} of them, so an A100\n"
+     "needs {cv-train.cores_for_reference} cores (decode workers + the training process, as `gpuvet plan` counts them); a\n"
+     "GPU with a known rate in data/gpus.csv is judged by its own rate. LLM training needs >= {llm-train.cores_per_accelerator_min} per\n"
+     "GPU (the training process plus loader workers; NCCL runs on the GPU, not on CPU cores, whatever\n"
+     "rules of thumb say), LLM inference >= {llm-infer.cores_per_accelerator_min} (the server and its tokenizer/batching thread)."},
     {"CPU_FREQ_LOW", "cpu", "CPU clock below the workload's need", ALL(SEV_WARN), check_cpu_freq_low,
      "Per-batch CPU work (JPEG decode, kernel launches, synchronisation) runs on few threads and\n"
      "scales with the clock. Common rules of thumb are kept where they hold: CV training wants a\n"
-     "boost clock >= 3.0 GHz, LLM training >= 2.6 GHz. For inference they ask for a 4.5 GHz\n"
+     "boost clock >= {cv-train.cpu_boost_min_mhzGHz}, LLM training >= {llm-train.cpu_boost_min_mhzGHz}. For inference they ask for a 4.5 GHz\n"
      "single-core turbo, which no datacenter CPU reaches: latency is judged by measured scheduling\n"
      "jitter (`gpuvet bench jitter`) instead. acpi-cpufreq shows base + 1 MHz as the maximum when\n"
      "turbo is on; gpuvet then reports the boost clock as unknown rather than guess."},
@@ -149,9 +150,9 @@ const struct rule rules_table[] = {
      "(`gpuvet bench storage`)."},
     {"NET_MULTINODE", "network", "network too slow for a multi-node job", ALL(SEV_FAIL), check_net_multinode,
      "A job spread over several machines (--nodes N) exchanges gradients or activations every step.\n"
-     "Below 25 Gb/s on the fastest usable NIC the exchange dominates the step (fail). Without RDMA\n"
+     "Below {general.net_multinode_fail_gbps} Gb/s on the fastest usable NIC the exchange dominates the step (fail). Without RDMA\n"
      "(InfiniBand or RoCE) NCCL falls back to TCP sockets, costing CPU time and latency (warn). LLM\n"
-     "training moves the most data and wants >= 100 Gb/s per node (warn below). GPUDirect RDMA\n"
+     "training moves the most data and wants >= {llm-train.net_multinode_warn_gbps} Gb/s per node (warn below). GPUDirect RDMA\n"
      "moves data between NIC and GPU memory over PCIe: a NIC on another NUMA node than the GPUs, or\n"
      "under no common PCIe switch, routes it through the CPU (info). NICs whose link is not visible\n"
      "(no driver, another network namespace) make the verdict unknown rather than a fail."},
@@ -160,7 +161,7 @@ const struct rule rules_table[] = {
      "`--claim FILE` sets the offer's spec against what the audit finds, key by key (label vs\n"
      "reality). Counting tricks are named: '32 cores' that are 16 cores with 2 threads each\n"
      "says so. Memory is compared with MemTotal plus what the kernel keeps: the page map (64-byte\n"
-     "struct page per 4 KiB, 1.6 %) and ~2 GiB of firmware, kernel and crashkernel reservations; Linux\n"
+     "struct page per 4 KiB, {general.claim_memory_page_map_share%}) and ~{general.claim_memory_fixed_reserve_bytesGiB} of firmware, kernel and crashkernel reservations; Linux\n"
      "does not reserve '5 %' of RAM (that is ext4's reserved disk blocks). Keys whose facts this audit\n"
      "does not observe are 'unknown', never 'pass'."},
 
@@ -197,7 +198,7 @@ const struct rule rules_table[] = {
     {"MEM_BANDWIDTH_LOW", "memory", "measured memory bandwidth far below the DIMMs' theoretical", ALL(SEV_WARN),
      check_mem_bandwidth_low,
      "STREAM triad on a healthy machine reaches ~70-85% of the theoretical bandwidth of the populated\n"
-     "DIMMs (channels x MT/s x 8 bytes per socket). Below 60% the spec sheet and the box disagree:\n"
+     "DIMMs (channels x MT/s x 8 bytes per socket). Below {general.mem_bandwidth_min_fraction%} the spec sheet and the box disagree:\n"
      "DIMMs running below their rated speed, channels without DIMMs, a BIOS power profile that\n"
      "throttles memory, or another job using the memory during the bench. `gpuvet bench memory`\n"
      "measures it with one pinned thread per core and arrays at least 4x the last-level cache.\n"
@@ -215,12 +216,12 @@ const struct rule rules_table[] = {
      "count means a DIMM is failing; one reading cannot tell rising from old, so it warns."},
     {"CPU_CONTENTION", "cpu", "other processes use the CPUs", ALL(SEV_WARN), check_cpu_contention,
      "The data loader needs the cores the spec sheet promises. gpuvet watches the CPUs for\n"
-     "--sample seconds (default 2) and names every process that used more than 5% of the machine\n"
+     "--sample seconds (default 2) and names every process that used more than {general.contention_process_share%} of the machine\n"
      "(mining, backups, monitoring agents, a forgotten job), and warns when the load average exceeds\n"
      "the CPU count. A recorded tree or an evidence file has nothing to sample: unknown."},
     {"CPU_STEAL", "cpu", "the hypervisor takes CPU time", ALL(SEV_WARN), check_cpu_steal,
      "Steal is time a vCPU was ready to run but the hypervisor ran something else: oversold hosts.\n"
-     "Above 2% of the CPU time data loading stutters (warn); above 10% the instance delivers far\n"
+     "Above {general.steal_warn%} of the CPU time data loading stutters (warn); above {general.steal_fail%} the instance delivers far\n"
      "less than its vCPU count (fail). Measured from /proc/stat over the sampling window."},
     {"CPU_THROTTLE", "cpu", "CPUs thermally throttled", ALL(SEV_WARN), check_cpu_throttle,
      "Intel CPUs count thermal throttle events per core and package. Counters that rise during the\n"
@@ -229,7 +230,7 @@ const struct rule rules_table[] = {
     {"POWER_SUPPLY", "power", "power supply redundancy and headroom", ALL(SEV_WARN), check_power_supply,
      "From SMBIOS type 39 (DMTF DSP0134, System Power Supply): one supply is no\n"
      "redundancy (info); a supply whose status is not OK is a warning. Headroom: the GPUs' power\n"
-     "limits plus the CPUs' package power limit (RAPL PL1, about the TDP) should stay below 80% of\n"
+     "limits plus the CPUs' package power limit (RAPL PL1, about the TDP) should stay below {general.power_headroom_ratio%} of\n"
      "what the supplies give with one of them lost (N+1); undersized power throttles or trips under\n"
      "load. Without the GPUs' power limits (no driver, evidence file) headroom is unknown,\n"
      "never guessed."},
@@ -240,7 +241,7 @@ const struct rule rules_table[] = {
     {"KERNEL_SWAP", "kernel", "swap enabled with a high swappiness", ALL(SEV_INFO), check_kernel_swap,
      "A training or inference job's host memory (dataset cache, pinned buffers' neighbours, the\n"
      "optimizer states of ZeRO offload) should never be paged out: a swapped-out page stalls the\n"
-     "data pipeline for milliseconds. Swap with swappiness <= 10 is a safety net; higher values let\n"
+     "data pipeline for milliseconds. Swap with swappiness <= {general.swappiness_max} is a safety net; higher values let\n"
      "the kernel swap proactively."},
     {"KERNEL_NUMA_BALANCING", "kernel", "automatic NUMA balancing is on", ALL(SEV_INFO),
      check_kernel_numa_balancing,

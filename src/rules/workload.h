@@ -3,6 +3,7 @@
 #define GPUVET_RULES_WORKLOAD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 enum workload { WL_GENERAL, WL_CV_TRAIN, WL_LLM_TRAIN, WL_LLM_INFER, WL_RENDER, WL_HPC, WORKLOAD_COUNT };
 
@@ -47,12 +48,15 @@ struct thresholds {
     /* latency-sensitive: THP "always" and missing isolated CPUs are worth mentioning. */
     bool latency_sensitive;
     /* CPU_CORES_PER_GPU: physical cores each accelerator needs (its process and loader workers);
-     * 0 = the workload sets no need. */
+     * 0 = the workload sets no need. cv-train derives its need from the GPU's image rate instead
+     * (cv_cores_per_accelerator). */
     int cores_per_accelerator_min;
-    /* CPU_CORES_PER_GPU, cv-train: cores_per_accelerator_min feeds a GPU training ResNet-50 at this
-     * rate (SPEC: an A100, ~2,470 img/s); faster GPUs need proportionally more. */
+    /* cv-train (CPU_CORES_PER_GPU, STORAGE_SLOW_DATA, `gpuvet plan`, `gpuvet bench decode`): an
+     * A100's ResNet-50 training rate, used where a GPU's own rate is unknown; */
     double cv_reference_img_s;
-    /* STORAGE_SLOW_DATA: bytes read per training image (ImageNet-1k: ~140 GB / 1.28 M JPEGs). */
+    /* ImageNet-size JPEGs one core decodes and augments per second (the low end of ~460-500); */
+    double cv_decode_images_s_per_core;
+    /* and bytes read per training image (ImageNet-1k train: 147.9e9 bytes / 1,281,167 JPEGs). */
     double cv_image_bytes;
     /* CPU_FREQ_LOW: the boost clock the workload needs, MHz; 0 = no clock rule. */
     double cpu_boost_min_mhz;
@@ -76,6 +80,17 @@ struct thresholds {
  * healthy machine, by generation (SPEC: Gen3 ~79%, Gen4 ~83%, Gen5 ~88%). Gen1/2 use Gen3's
  * figure and Gen6 Gen5's: no published measurement, the nearest known one. */
 double pcie_pinned_achievable_fraction(int generation);
+
+/* Physical cores one accelerator consuming img_s images/s needs for cv-train: decode workers at
+ * cv_decode_images_s_per_core each, plus one for the training process (the n(workers+1) of
+ * stas00/ml-engineering, the formula `gpuvet plan` uses too). */
+int cv_cores_per_accelerator(const struct thresholds *t, double img_s);
+
+/* Copies text into out, replacing each {WORKLOAD.FIELD} (e.g. {cv-train.cv_reference_img_s}) by
+ * that threshold's value, and {cv-train.cores_for_reference} by cv_cores_per_accelerator at the
+ * reference rate: rationale text quotes the table instead of copies of its numbers. An unknown
+ * name stays as written, so a test can find it. */
+void thresholds_expand(const char *text, char *out, size_t outlen);
 
 const char *workload_name(enum workload w);
 bool workload_parse(const char *name, enum workload *out);

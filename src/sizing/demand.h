@@ -18,11 +18,8 @@
 #define CORES_PER_TRAINING_PROCESS 1
 #define CORES_FOR_OS 4
 #define LLM_LOADER_WORKERS_PER_GPU 2 /* "2 workers ... plenty for LMs" */
-/* One core decodes and augments ~460-500 ImageNet-size JPEGs/s (SPEC; research §4, measured with
- * Pillow); the low end is the planning figure. */
-#define DECODE_IMAGES_PER_CORE 460.0
-/* ImageNet-1k train: 147.9e9 bytes / 1,281,167 JPEGs. */
-#define IMAGENET_MEAN_JPEG_BYTES 115443.0
+/* The images/s one core decodes and ImageNet's mean image size are the thresholds table's
+ * (rules/workload.c): `gpuvet plan` passes them in. */
 /* vLLM's default gpu_memory_utilization: the share of GPU memory the server plans with. */
 #define INFER_GPU_MEMORY_SHARE 0.9
 /* One DeepSpeed checkpoint holds bf16 weights (2) + fp32 master weights, momentum, variance (12). */

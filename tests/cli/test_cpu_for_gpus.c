@@ -27,8 +27,9 @@ Test(cpu_cores_per_gpu, a100_rate_sets_the_cv_need)
     /* 2 x Xeon Silver 4114 = 20 physical cores for the one A100 the trimmed XML keeps. */
     json_t *f = cores_finding(A100, "cv-train");
     json_t *ev = json_object_get(f, "evidence");
-    cr_assert_eq(json_integer_value(json_object_get(ev, "need_per_accelerator")), 6);
-    cr_assert(strstr(json_string_value(json_object_get(ev, "basis")), "scaled to this GPU's rate"));
+    /* The A100's 2470 img/s / 460 per core = 6 decode cores + the training process, as plan counts. */
+    cr_assert_eq(json_integer_value(json_object_get(ev, "need_per_accelerator")), 7);
+    cr_assert(strstr(json_string_value(json_object_get(ev, "basis")), "this GPU's ResNet-50 rate (data/gpus.csv)"));
     cr_assert_str_eq(json_string_value(json_object_get(f, "severity")), "pass");
     json_decref(f);
 }
@@ -37,8 +38,8 @@ Test(cpu_cores_per_gpu, unknown_rate_is_not_scaled_and_says_so)
 {
     json_t *f = cores_finding(RTX2080TI, "cv-train");
     json_t *ev = json_object_get(f, "evidence");
-    cr_assert_eq(json_integer_value(json_object_get(ev, "need_per_accelerator")), 6);
-    cr_assert(strstr(json_string_value(json_object_get(ev, "basis")), "not scaled"));
+    cr_assert_eq(json_integer_value(json_object_get(ev, "need_per_accelerator")), 7);
+    cr_assert(strstr(json_string_value(json_object_get(ev, "basis")), "rate is not in data/gpus.csv: an A100's 2470"));
     json_decref(f);
     f = cores_finding(RTX2080TI, "llm-train");
     cr_assert_eq(json_integer_value(json_object_get(json_object_get(f, "evidence"), "need_per_accelerator")), 4);

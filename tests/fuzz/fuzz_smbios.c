@@ -7,6 +7,7 @@
 #include "probe/dmi.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int fuzz_dmidecode_one(const uint8_t *data, size_t size); /* fuzz_dmidecode.c: the text form */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -24,15 +25,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         dmi_data_free(&d);
     }
 
-    char *text = malloc(size + 1);
-    if (text) {
-        memcpy(text, data, size);
-        text[size] = '\0';
-        char *error = NULL;
-        dmidecode_parse(text, &d, &error);
-        free(error);
-        dmi_data_free(&d);
-        free(text);
-    }
-    return 0;
+    return fuzz_dmidecode_one(data, size);
 }

@@ -3,6 +3,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 
+#include "rules/workload.h"
 #include "sizing/demand.h"
 #include "sizing/models.h"
 #include "sizing/zero.h"
@@ -134,13 +135,16 @@ Test(sizing, activations_korthikanti)
     cr_expect_eq(llround(32 * activation_bytes_per_layer(&m, 4096, 1, RECOMPUTE_FULL, false) / GIB), 1);
 }
 
-/* SPEC: ~5-8 cores per A100 at 2,470 img/s; research: 8 GPUs with n(workers+1)+4. */
+/* SPEC: ~5-8 cores per A100 at 2,470 img/s; research: 8 GPUs with n(workers+1)+4. The numbers are
+ * the thresholds table's, and `gpuvet plan` and the audit's CPU_CORES_PER_GPU count the same. */
 Test(sizing, cv_pipeline_cores)
 {
+    const struct thresholds *t = thresholds_for(WL_CV_TRAIN);
     struct cv_demand d;
-    cv_pipeline_demand(2470, DECODE_IMAGES_PER_CORE, 8, IMAGENET_MEAN_JPEG_BYTES, &d);
-    cr_expect_geq(d.cores_per_gpu, 5);
-    cr_expect_leq(d.cores_per_gpu, 8);
+    cv_pipeline_demand(t->cv_reference_img_s, t->cv_decode_images_s_per_core, 8, t->cv_image_bytes, &d);
+    cr_expect_eq(d.cores_per_gpu, 7, "ceil(2470 / 460) decode cores + the training process");
+    cr_expect_eq(d.cores_per_gpu, cv_cores_per_accelerator(t, t->cv_reference_img_s));
+    cr_expect_eq(cv_cores_per_accelerator(t, 4400), (int)ceil(4400 / 460.0) + 1);
     cr_expect_eq(d.cores_per_node, 8 * d.cores_per_gpu + 4);
-    cr_expect_float_eq(d.read_bytes_s_per_node, 2470.0 * 8 * IMAGENET_MEAN_JPEG_BYTES, 1);
+    cr_expect_float_eq(d.read_bytes_s_per_node, 2470.0 * 8 * 147.9e9 / 1281167, 1);
 }

@@ -1,0 +1,60 @@
+/* One home per number: the thresholds table (rules/workload.c) is where the CV pipeline's numbers
+ * live; rationale text quotes it, and the GPU table's A100 row agrees with it. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rules/rule.h"
+#include "rules/workload.h"
+#include "testutil.h"
+#include "util/gputable.h"
+
+Test(thresholds, expand_quotes_the_table)
+{
+    char out[256];
+    thresholds_expand("{cv-train.cv_reference_img_s} img/s, {cv-train.cv_decode_images_s_per_core} per core, "
+                      "{cv-train.cores_for_reference} cores, {llm-train.cores_per_accelerator_min}; {nope.x} {a",
+                      out, sizeof out);
+    cr_assert_str_eq(out, "2470 img/s, 460 per core, 7 cores, 4; {nope.x} {a");
+    thresholds_expand("{llm-train.cpu_boost_min_mhzGHz}, {general.claim_memory_page_map_share%}, "
+                      "{general.claim_memory_fixed_reserve_bytesGiB}, {general.swappiness_max}", out, sizeof out);
+    cr_assert_str_eq(out, "2.6 GHz, 1.6%, 2 GiB, 10");
+    thresholds_expand("{cv-train.cv_image_bytes}", out, 4); /* truncated, still terminated */
+    cr_assert_str_eq(out, "115");
+}
+
+Test(thresholds, every_rationale_placeholder_is_known)
+{
+    char out[4096], placeholder[32];
+    for (int i = 0; i < rules_count; i++) {
+        thresholds_expand(rules_table[i].rationale, out, sizeof out);
+        for (int w = 0; w < WORKLOAD_COUNT; w++) {
+            snprintf(placeholder, sizeof placeholder, "{%s.", workload_name((enum workload)w));
+            cr_expect_null(strstr(out, placeholder), "%s: unknown threshold in \"%s\"", rules_table[i].id, out);
+        }
+    }
+}
+
+Test(thresholds, gpu_table_a100_rate_is_the_reference)
+{
+    struct gpu_table table;
+    char err[512];
+    cr_assert_eq(gpu_table_load(GPUVET_TEST_SOURCE "/../data/gpus.csv", &table, err, sizeof err), 0, "%s", err);
+    double a100 = 0;
+    for (int i = 0; i < table.count; i++)
+        if (!strcmp(table.gpus[i].id, "a100-sxm4-80gb"))
+            a100 = table.gpus[i].resnet50_img_s;
+    gpu_table_free(&table);
+    cr_assert_eq(a100, thresholds_for(WL_CV_TRAIN)->cv_reference_img_s,
+                 "data/gpus.csv's A100 ResNet-50 rate and the thresholds table's reference differ");
+}
+
+Test(thresholds, explain_prints_the_table_values)
+{
+    struct run_result r = run_gpuvet("explain", "CPU_CORES_PER_GPU", NULL);
+    cr_assert_eq(r.status, 0);
+    cr_assert(strstr(r.out, "ResNet-50 on 2470 img/s"), "%s", r.out);
+    cr_assert(strstr(r.out, "needs 7 cores"), "%s", r.out);
+    cr_assert_null(strstr(r.out, "{cv-train"), "%s", r.out);
+    run_result_free(&r);
+}
