@@ -11,7 +11,7 @@
 #include "util/csv.h"
 #include "util/gputable.h"
 #include "sizing/jsonfile.h"
-#include "sizing/units.h"
+#include "util/parse.h"
 #include "sizing/utilisation.h"
 
 static const char usage[] =

@@ -17,7 +17,7 @@
 #include "util/gputable.h"
 #include "sizing/jsonfile.h"
 #include "sizing/models.h"
-#include "sizing/units.h"
+#include "util/parse.h"
 #include "sizing/zero.h"
 #include "util/fsroot.h"
 
@@ -54,7 +54,8 @@ static const char usage[] =
     "  --sysroot DIR        with --check and no file: a recorded machine tree\n"
     "  --json               write the gpuvet.plan/1 JSON document\n"
     "\n"
-    "exit status: 0 planned (and --check found nothing short), 1 --check found a shortfall,\n"
+    "exit status: 0 planned (and --check found nothing short), 1 the asked configuration does not fit\n"
+    "(or --check found a shortfall),\n"
     "2 could not plan (bad option, unknown GPU or model, malformed file)\n";
 
 struct plan_options {
@@ -77,6 +78,7 @@ struct plan {
     char gpu_note[512];
     int gpus_per_node;
     struct llm_shape model;
+    bool does_not_fit; /* the asked configuration does not fit: exit status 1 */
     json_t *doc, *steps, *requirements, *corrections;
 };
 
@@ -200,8 +202,13 @@ static int resolve_model(struct plan *p)
 
 static json_t *model_json(const struct llm_shape *m)
 {
-    json_t *o = json_pack("{s:s, s:s, s:I}", "id", m->id, "source", m->source, "params", (json_int_t)m->params);
+    json_t *o = json_pack("{s:s, s:s, s:I, s:I}", "id", m->id, "source", m->source, "params", (json_int_t)m->params,
+                          "active_params", (json_int_t)m->active_params);
     if (m->has_shape) {
+        json_object_set_new(o, "tied_embeddings", json_boolean(m->tied_embeddings));
+        json_object_set_new(o, "experts", m->experts ? json_integer(m->experts) : json_null());
+        json_object_set_new(o, "experts_per_token", m->experts ? json_integer(m->experts_per_token) : json_null());
+        json_object_set_new(o, "sliding_window_layers", json_integer(m->sliding_layers));
         json_object_set_new(o, "layers", json_integer(m->layers));
         json_object_set_new(o, "hidden", json_integer(m->hidden));
         json_object_set_new(o, "heads", json_integer(m->heads));
@@ -217,12 +224,24 @@ static json_t *model_json(const struct llm_shape *m)
 
 static double gpu_bytes(const struct plan *p) { return p->gpu->memory_gb * 1e9; }
 
+/* Cores per GPU: what the job's own processes take, raised to what the audit's CPU_CORES_PER_GPU
+ * asks of the workload (the same thresholds table), so a server sized here passes the audit. */
+static int cores_per_gpu(enum workload w, int own, double images_s)
+{
+    const struct thresholds *t = thresholds_for(w);
+    int need = t->cores_per_accelerator_min;
+    if (w == WL_CV_TRAIN && images_s > 0 && t->cv_reference_img_s > 0)
+        need = (int)ceil(need * images_s / t->cv_reference_img_s);
+    return own > need ? own : need;
+}
+
 /* ---- llm-train ---------------------------------------------------------------------------- */
 
 struct train_fit {
     struct zero_estimate states;
     double activations, per_gpu;
     bool valid, fits;
+    bool complete; /* activations and every model-state term known: fits is a verdict, not a bound */
     const char *why_invalid;
 };
 
@@ -243,6 +262,7 @@ static struct train_fit train_fit(const struct plan *p, const struct zero_config
     f.activations = train_activations(p, r);
     f.per_gpu = (double)f.states.gpu_bytes_per_gpu + f.activations + CUDA_CONTEXT_BYTES;
     f.fits = f.per_gpu <= gpu_bytes(p);
+    f.complete = p->model.has_shape;
     return f;
 }
 
@@ -337,33 +357,50 @@ static int plan_train(struct plan *p)
     if (m->has_shape) {
         double layer = activation_bytes_per_layer(m, p->opt.seq, p->opt.micro_batch, p->opt.recompute, p->opt.flash);
         double logits = logits_bytes(m, p->opt.seq, p->opt.micro_batch);
+        double per_token = activation_bytes_per_token_layer(m);
         json_object_set_new(p->doc, "activations",
-                            json_pack("{s:f, s:f, s:f, s:s, s:s, s:i, s:i}", "bytes_per_gpu", f.activations,
-                                      "per_layer_bytes", layer, "logits_bytes", logits, "recompute",
+                            json_pack("{s:f, s:f, s:f, s:f, s:f, s:s, s:s, s:i, s:i}", "bytes_per_gpu", f.activations,
+                                      "per_layer_bytes", layer, "bytes_per_token_layer", per_token, "per_token_layer_h",
+                                      per_token / m->hidden, "logits_bytes", logits, "recompute",
                                       recompute_name(p->opt.recompute), "attention", p->opt.flash ? "flash" : "eager",
                                       "seq", p->opt.seq, "micro_batch", p->opt.micro_batch));
+        char what[160];
+        if (p->opt.recompute == RECOMPUTE_FULL)
+            snprintf(what, sizeof what, "full recompute keeps the layer input, 2sbh");
+        else
+            snprintf(what, sizeof what, "%.1f*s*b*h from this architecture's %d norms, attention (%d/%d heads) and %s "
+                                        "MLP%s",
+                     per_token / m->hidden, m->norms_per_layer, m->heads, m->kv_heads,
+                     m->experts ? "gated expert" : "gated",
+                     p->opt.recompute == RECOMPUTE_SELECTIVE || p->opt.flash ? ", no s x s scores"
+                                                                              : " + 5as^2b eager attention scores");
         step(p, "activations",
-             "%.1f GB per GPU: %d layers x %.2f GB (Korthikanti et al.: %s) + %.2f GB fp32 logits (b*s*V*4); "
-             "seq %d, micro-batch %d",
-             gb(f.activations), m->layers, gb(layer),
-             p->opt.recompute == RECOMPUTE_FULL ? "full recompute keeps 2sbh"
-             : p->opt.recompute == RECOMPUTE_SELECTIVE || p->opt.flash
-                 ? "34sbh: no s x s attention scores stored"
-                 : "sbh(34 + 5as/h), eager attention stores the scores",
-             gb(logits), p->opt.seq, p->opt.micro_batch);
+             "%.1f GB per GPU: %d layers x %.2f GB (%s; counted as Korthikanti et al. count GPT's 34sbh) + %.2f GB "
+             "fp32 logits (b*s*V*4); seq %d, micro-batch %d",
+             gb(f.activations), m->layers, gb(layer), what, gb(logits), p->opt.seq, p->opt.micro_batch);
     } else {
         json_object_set_new(p->doc, "activations", json_null());
         step(p, "activations", "unknown: --params gives no layer shape; use --model or --model-config");
     }
+    /* With --params the activations (and ZeRO-3's largest layer) are unknown: states that fit are
+     * a lower bound, not a verdict. */
+    json_t *fits = f.fits && !f.complete ? json_null() : json_boolean(f.fits);
     json_object_set_new(p->doc, "gpu_memory",
-                        json_pack("{s:I, s:f, s:I, s:f, s:f, s:b}", "model_states",
+                        json_pack("{s:I, s:f, s:I, s:f, s:f, s:o, s:s}", "model_states",
                                   (json_int_t)f.states.gpu_bytes_per_gpu, "activations", f.activations, "cuda_context",
                                   (json_int_t)CUDA_CONTEXT_BYTES, "total", f.per_gpu, "available", gpu_bytes(p), "fits",
-                                  f.fits));
+                                  fits, "counted",
+                                  f.complete ? "model states, activations and CUDA context"
+                                             : "model states and CUDA context only: activations unknown (--params)"));
+    p->does_not_fit = !f.fits;
     step(p, "gpu memory",
          "%.1f GB per GPU (states + activations + 1 GB CUDA context, which is GPU memory) of %g GB on "
          "%s: %s",
-         gb(f.per_gpu), p->gpu->memory_gb, p->gpu->id, f.fits ? "fits" : "does NOT fit");
+         gb(f.per_gpu), p->gpu->memory_gb, p->gpu->id,
+         !f.fits       ? "does NOT fit"
+         : f.complete ? "fits"
+                      : "the model states fit, but the activations are unknown with --params, so whether the job "
+                        "fits is unknown (--model or --model-config counts them)");
     struct zero_config advice;
     struct train_fit af;
     if (f.fits) {
@@ -374,9 +411,10 @@ static int plan_train(struct plan *p)
                                       offload_name(advice.offload), "recompute", recompute_name(p->opt.recompute),
                                       "gpu_bytes_per_gpu", af.per_gpu, "cpu_bytes_per_node",
                                       (json_int_t)af.states.cpu_bytes_per_node));
-        step(p, "advice", "%s fits: %.1f GB per GPU, %.0f GB host memory per node (DeepSpeed, with its 1.5 buffer)%s",
+        step(p, "advice", "%s fits: %.1f GB per GPU, %.0f GB host memory per node (DeepSpeed, with its 1.5 buffer)%s%s",
              zero_label(&advice, label2, sizeof label2), gb(af.per_gpu), gb(af.states.cpu_bytes_per_node),
-             advice.offload == OFFLOAD_NVME ? "; states on NVMe" : "");
+             advice.offload == OFFLOAD_NVME ? "; states on NVMe" : "",
+             m->has_shape ? "" : "; model states only, the activations come on top");
     } else if (m->has_shape && p->opt.recompute != RECOMPUTE_FULL && train_advice(p, RECOMPUTE_FULL, &advice, &af)) {
         json_object_set_new(p->doc, "advice",
                             json_pack("{s:i, s:s, s:s, s:f, s:I}", "stage", advice.stage, "offload",
@@ -384,11 +422,17 @@ static int plan_train(struct plan *p)
                                       af.per_gpu, "cpu_bytes_per_node", (json_int_t)af.states.cpu_bytes_per_node));
         step(p, "advice", "activations dominate: with --recompute full, %s fits (%.1f GB per GPU)",
              zero_label(&advice, label2, sizeof label2), gb(af.per_gpu));
-    } else {
+    } else if (m->has_shape) {
         json_object_set_new(p->doc, "advice", json_null());
         step(p, "advice",
              "no ZeRO stage or offload fits %s with this sequence and micro-batch: shorten --seq, "
              "lower --micro-batch, add tensor parallelism or use LoRA",
+             p->gpu->id);
+    } else {
+        json_object_set_new(p->doc, "advice", json_null());
+        step(p, "advice",
+             "no ZeRO stage or offload fits the model states alone on %s: add GPUs or nodes, tensor parallelism, "
+             "or fine-tune with LoRA/QLoRA",
              p->gpu->id);
     }
     int min_n = min_gpus_per_node(p, cfg);
@@ -399,11 +443,14 @@ static int plan_train(struct plan *p)
         require(p, "gpus_per_node", json_integer(n), "%d x %s per node as asked; %s fits at no count up to 64 per node",
                 n, p->gpu->id, zero_label(cfg, label, sizeof label));
     require(p, "gpu_memory_bytes_per_gpu", json_real(f.per_gpu), "model states + activations + CUDA context per GPU");
-    int cores = n * (CORES_PER_TRAINING_PROCESS + LLM_LOADER_WORKERS_PER_GPU) + CORES_FOR_OS;
+    int own = CORES_PER_TRAINING_PROCESS + LLM_LOADER_WORKERS_PER_GPU;
+    int per_gpu_cores = cores_per_gpu(WL_LLM_TRAIN, own, 0);
+    int cores = n * per_gpu_cores + CORES_FOR_OS;
     require(p, "cpu_cores_per_node", json_integer(cores),
-            "%d GPUs x (1 training process + %d data-loader workers) + %d for the OS: n(workers+1)+4 "
-            "(stas00/ml-engineering)%s",
-            n, LLM_LOADER_WORKERS_PER_GPU, CORES_FOR_OS,
+            "%d GPUs x %d cores (1 training process + %d data-loader workers, stas00/ml-engineering; at least the %d "
+            "per GPU the audit's CPU_CORES_PER_GPU asks) + %d for the OS%s",
+            n, per_gpu_cores, LLM_LOADER_WORKERS_PER_GPU, thresholds_for(WL_LLM_TRAIN)->cores_per_accelerator_min,
+            CORES_FOR_OS,
             cfg->offload != OFFLOAD_NONE ? "; with offload DeepSpeedCPUAdam runs the optimizer step on these cores, "
                                            "more cores shorten it"
                                          : "");
@@ -430,8 +477,10 @@ static int plan_train(struct plan *p)
             "across nodes; keep room for several",
             CHECKPOINT_BYTES_PER_PARAM, gb(checkpoint));
     plan_network(p, true);
-    step(p, "cpu", "%d cores per node: one process per GPU plus %d loader workers each; NCCL reduces on the GPU", cores,
-         LLM_LOADER_WORKERS_PER_GPU);
+    step(p, "cpu", "%d cores per node: %d per GPU (one process plus %d loader workers, at least the audit's %d) + %d; "
+         "NCCL reduces on the GPU",
+         cores, per_gpu_cores, LLM_LOADER_WORKERS_PER_GPU, thresholds_for(WL_LLM_TRAIN)->cores_per_accelerator_min,
+         CORES_FOR_OS);
     step(p, "host memory", "%.0f GB per node (%s)", gb(host),
          cfg->offload == OFFLOAD_NVME ? "pinned buffers only; states on NVMe" : "DeepSpeed's estimator");
     correction(p, "A common rule of thumb reserves 2 CPU cores per GPU for NCCL all-reduce: NCCL runs its kernels on the GPU; "
@@ -464,20 +513,43 @@ static int plan_infer(struct plan *p)
                     "--params");
     double weights = (double)m->params * p->opt.weight_bytes;
     int64_t per_token = kv_bytes_per_token(m, p->opt.kv_bytes);
-    int tokens_per_seq = m->sliding_window && p->opt.context > m->sliding_window ? m->sliding_window : p->opt.context;
-    double per_request = (double)per_token * tokens_per_seq, kv_total = per_request * p->opt.batch;
+    /* vLLM keeps max(1, KV heads / tp) KV heads on each GPU: replicated when tp exceeds them. */
+    char tp_why[256] = "";
+    bool tp_ok = tensor_parallel_valid(m, n, tp_why, sizeof tp_why);
+    double per_request_gpu = kv_bytes_per_sequence(m, p->opt.kv_bytes, p->opt.context, n);
+    double per_request = kv_bytes_per_sequence(m, p->opt.kv_bytes, p->opt.context, 1);
+    double kv_total = per_request * p->opt.batch, kv_per_gpu = per_request_gpu * p->opt.batch;
+    int kv_heads_per_gpu = m->kv_heads / n > 1 ? m->kv_heads / n : 1;
     double usable = gpu_bytes(p) * INFER_GPU_MEMORY_SHARE - CUDA_CONTEXT_BYTES;
-    double per_gpu = (weights + kv_total) / n;
-    bool fits = per_gpu <= usable;
-    double kv_room = usable * n - weights;
-    double max_tokens = kv_room > 0 ? floor(kv_room / per_token) : 0;
-    long max_batch = (long)(max_tokens / tokens_per_seq);
-    long max_context = (long)(max_tokens / p->opt.batch);
+    double per_gpu = weights / n + kv_per_gpu;
+    bool fits = tp_ok && per_gpu <= usable;
+    p->does_not_fit = !fits;
+    double kv_room = usable - weights / n; /* per GPU */
+    double max_batch_d = kv_room > 0 ? floor(kv_room / per_request_gpu) : 0;
+    long max_batch = (long)max_batch_d;
+    /* The longest context at --batch: bisect, since windowed layers make the size piecewise linear. */
+    long lo = 0, hi = 100000000;
+    while (kv_room > 0 && lo < hi) {
+        long mid = lo + (hi - lo + 1) / 2;
+        if (kv_bytes_per_sequence(m, p->opt.kv_bytes, (int)mid, n) * p->opt.batch <= kv_room)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    long max_context = lo;
+    double max_tokens = kv_room > 0 ? floor(kv_room / kv_bytes_per_sequence(m, p->opt.kv_bytes, 1, n)) : 0;
+    json_object_set_new(p->doc, "tensor_parallel",
+                        json_pack("{s:i, s:b, s:i, s:s}", "size", n, "valid", tp_ok, "kv_heads_per_gpu",
+                                  kv_heads_per_gpu, "why",
+                                  tp_ok ? (m->kv_heads < n ? "KV heads replicated: each GPU keeps one"
+                                                           : "KV heads split evenly")
+                                        : tp_why));
     json_object_set_new(p->doc, "kv_cache",
-                        json_pack("{s:I, s:f, s:f, s:i, s:i, s:f, s:f, s:I, s:I}", "bytes_per_token",
+                        json_pack("{s:I, s:f, s:f, s:f, s:i, s:i, s:f, s:f, s:f, s:I, s:I}", "bytes_per_token",
                                   (json_int_t)per_token, "bytes_per_element", p->opt.kv_bytes, "bytes_per_request",
-                                  per_request, "batch", p->opt.batch, "context", p->opt.context, "bytes_total",
-                                  kv_total, "max_tokens", max_tokens, "max_batch_at_context", (json_int_t)max_batch,
+                                  per_request, "bytes_per_request_per_gpu", per_request_gpu, "batch", p->opt.batch,
+                                  "context", p->opt.context, "bytes_total", kv_total, "bytes_per_gpu", kv_per_gpu,
+                                  "max_tokens", max_tokens, "max_batch_at_context", (json_int_t)max_batch,
                                   "max_context_at_batch", (json_int_t)max_context));
     json_object_set_new(p->doc, "gpu_memory",
                         json_pack("{s:f, s:f, s:I, s:f, s:f, s:b}", "weights", weights, "kv_cache", kv_total,
@@ -485,29 +557,42 @@ static int plan_infer(struct plan *p)
                                   "available_per_gpu", usable, "fits", fits));
     step(p, "weights", "%.1f GB at %g B/parameter, split over %d GPU(s) by tensor parallelism", gb(weights),
          p->opt.weight_bytes, n);
+    if (!tp_ok)
+        step(p, "tensor parallel", "%s: use a GPU count that divides %d heads and fits %d KV heads", tp_why, m->heads,
+             m->kv_heads);
+    else if (n > 1)
+        step(p, "tensor parallel", "%d GPUs: %d of %d KV heads per GPU%s (vLLM: max(1, KV heads / tp))", n,
+             kv_heads_per_gpu, m->kv_heads, m->kv_heads < n ? ", replicated" : "");
+    int window_cap = m->sliding_window && m->sliding_window < p->opt.context;
     step(p, "kv cache",
          "2 x %d layers x %d KV heads x %d head dim x %g B = %.0f KiB per token; %.2f GB per request of %d tokens%s; "
-         "%.1f GB for batch %d",
-         m->layers, m->kv_heads, m->head_dim, p->opt.kv_bytes, per_token / 1024.0, gb(per_request), tokens_per_seq,
-         tokens_per_seq < p->opt.context ? " (the sliding window caps it)" : "", gb(kv_total), p->opt.batch);
+         "%.1f GB for batch %d, %.1f GB on each GPU",
+         m->layers, m->kv_heads, m->head_dim, p->opt.kv_bytes, per_token / 1024.0, gb(per_request), p->opt.context,
+         !window_cap                            ? ""
+         : m->sliding_layers == m->layers ? " (the sliding window caps it)"
+                                          : " (the sliding-window layers keep only their window)",
+         gb(kv_total), p->opt.batch, gb(kv_per_gpu));
     step(p, "gpu memory",
          "%.1f GB per GPU of %.1f GB usable (%.0f%% of %g GB, as vLLM plans, less 1 GB CUDA context): %s; the "
          "largest batch at %d tokens is %ld, the longest context at batch %d is %ld tokens",
-         gb(per_gpu), gb(usable), INFER_GPU_MEMORY_SHARE * 100, p->gpu->memory_gb, fits ? "fits" : "does NOT fit",
-         tokens_per_seq, max_batch, p->opt.batch, max_context);
+         gb(per_gpu), gb(usable), INFER_GPU_MEMORY_SHARE * 100, p->gpu->memory_gb,
+         fits ? "fits" : tp_ok ? "does NOT fit" : "not runnable (tensor parallelism)", p->opt.context, max_batch,
+         p->opt.batch, max_context);
     int min_n = 0;
     for (int k = 1; k <= 64 && !min_n; k *= 2)
-        if ((weights + kv_total) / k <= usable)
+        if (tensor_parallel_valid(m, k, tp_why, sizeof tp_why) &&
+            weights / k + kv_bytes_per_sequence(m, p->opt.kv_bytes, p->opt.context, k) * p->opt.batch <= usable)
             min_n = k;
     require(p, "gpus_per_node", json_integer(n),
             "%d x %s as asked; the weights and this KV cache need %s%d (powers "
             "of two, for tensor parallelism)",
             n, p->gpu->id, min_n ? "" : "more than ", min_n ? min_n : 64);
     require(p, "gpu_memory_bytes_per_gpu", json_real(per_gpu), "weights and KV cache per GPU");
-    require(p, "cpu_cores_per_node", json_integer(n * CORES_PER_TRAINING_PROCESS + CORES_FOR_OS),
-            "one process per GPU + %d for the server, tokenizer and OS; judge latency by measured jitter, not clock "
-            "speed",
-            CORES_FOR_OS);
+    int infer_cores = cores_per_gpu(WL_LLM_INFER, CORES_PER_TRAINING_PROCESS, 0);
+    require(p, "cpu_cores_per_node", json_integer(n * infer_cores + CORES_FOR_OS),
+            "%d per GPU (its process and the tokenizer/batching thread; the audit's CPU_CORES_PER_GPU) + %d for the "
+            "server and OS; judge latency by measured jitter, not clock speed",
+            infer_cores, CORES_FOR_OS);
     require(p, "host_ram_bytes_per_node", json_real(weights + n * (double)TRAINING_PROCESS_HOST_BYTES),
             "the weights pass through host memory (page cache) when loading, + %d x 2 GB per GPU process", n);
     require(p, "storage_bytes_per_node", json_real(weights), "the model files");
@@ -517,7 +602,7 @@ static int plan_infer(struct plan *p)
                "A common rule of thumb sizes the KV cache as batch x seq x 128 KB: true only for 32 layers x 8 KV heads in "
                "16 bits; %s needs %.0f KiB per token (%.2fx), %.2f GB for this batch instead of %.2f GB.",
                m->id, per_token / 1024.0, per_token / rule_of_thumb, gb(kv_total),
-               gb(rule_of_thumb * p->opt.batch * tokens_per_seq));
+               gb(rule_of_thumb * p->opt.batch * p->opt.context));
     correction(p, "A common rule of thumb asks for a single-core turbo >= 4.5 GHz: no datacenter CPU has it; measure "
                   "scheduling jitter instead (gpuvet bench jitter).");
     return 0;
@@ -560,6 +645,12 @@ static int plan_cv(struct plan *p)
     }
     struct cv_demand d;
     cv_pipeline_demand(rate, per_core, n, p->opt.image_bytes, &d);
+    int decode_cores = d.cores_per_gpu - CORES_PER_TRAINING_PROCESS;
+    int audit_need = cores_per_gpu(WL_CV_TRAIN, 0, rate);
+    if (audit_need > d.cores_per_gpu) {
+        d.cores_per_gpu = audit_need;
+        d.cores_per_node = n * audit_need + CORES_FOR_OS;
+    }
     json_object_set_new(p->doc, "pipeline",
                         json_pack("{s:f, s:s, s:f, s:s, s:i, s:i, s:f, s:f}", "images_s_per_gpu", rate,
                                   "images_s_source", p->opt.img_rate > 0 ? "--img-rate" : p->gpu->resnet50_source,
@@ -569,14 +660,19 @@ static int plan_cv(struct plan *p)
     step(p, "gpus", "%d x %s consume %.0f images/s each (%s)", n, p->gpu->id, rate,
          p->opt.img_rate > 0 ? "--img-rate" : p->gpu->resnet50_source);
     step(p, "cpu",
-         "%.0f / %.0f images/s per core (%s) = %d decode cores + 1 training process per GPU; x %d GPUs + %d "
+         "%.0f / %.0f images/s per core (%s) = %d decode cores + 1 training process per GPU%s; x %d GPUs + %d "
          "for the OS = %d cores",
-         rate, per_core, decode_source, d.cores_per_gpu - 1, n, CORES_FOR_OS, d.cores_per_node);
+         rate, per_core, decode_source, decode_cores,
+         audit_need == d.cores_per_gpu && audit_need > decode_cores + 1 ? ", raised to the audit's CPU_CORES_PER_GPU need"
+                                                                       : "",
+         n, CORES_FOR_OS, d.cores_per_node);
     step(p, "storage", "%.0f images/s x %.0f KB = %.2f GB/s read per node, sustained", rate * n,
          p->opt.image_bytes / 1e3, gb(d.read_bytes_s_per_node));
     require(p, "gpus_per_node", json_integer(n), "%d x %s as asked", n, p->gpu->id);
     require(p, "cpu_cores_per_node", json_integer(d.cores_per_node),
-            "images/s per GPU / images/s per core + 1 per GPU, + %d for the OS", CORES_FOR_OS);
+            "images/s per GPU / images/s per core + 1 per GPU (at least the audit's CPU_CORES_PER_GPU need), + %d for "
+            "the OS",
+            CORES_FOR_OS);
     require(p, "storage_read_bytes_s", json_real(d.read_bytes_s_per_node), "images/s x average image size");
     if (p->opt.dataset_bytes > 0) {
         double host = p->opt.dataset_bytes + n * (double)TRAINING_PROCESS_HOST_BYTES;
@@ -646,7 +742,7 @@ static void print_text(json_t *plan)
     json_t *v;
     putchar('\n');
     json_array_foreach (json_object_get(plan, "steps"), i, v)
-        printf("  %-13s %s\n", json_string_value(json_object_get(v, "step")),
+        printf("  %-15s %s\n", json_string_value(json_object_get(v, "step")),
                json_string_value(json_object_get(v, "text")));
     printf("\nRequirements per node:\n");
     const char *key;
@@ -796,7 +892,7 @@ static int parse_options(int argc, char **argv, struct plan_options *o)
             o->zero.zero_init = false;
             break;
         case O_SEQ:
-            ok = parse_int_option(optarg, 1, 10000000, &o->seq);
+            ok = parse_token_count(optarg, 10000000, &o->seq);
             break;
         case O_MB:
             ok = parse_int_option(optarg, 1, 100000, &o->micro_batch);
@@ -812,7 +908,7 @@ static int parse_options(int argc, char **argv, struct plan_options *o)
             ok = parse_int_option(optarg, 1, 1000000, &o->batch);
             break;
         case O_CONTEXT:
-            ok = parse_int_option(optarg, 1, 100000000, &o->context);
+            ok = parse_token_count(optarg, 100000000, &o->context);
             break;
         case O_WEIGHTS:
             ok = parse_element_bytes(optarg, true, &o->weight_bytes);
@@ -852,9 +948,16 @@ static int parse_options(int argc, char **argv, struct plan_options *o)
             fputs(usage, stderr);
             return EXIT_CANNOT_RUN;
         }
-        if (!ok) {
-            return fail("bad value '%s' for --%s (gpuvet plan --help)", optarg, option_name(options, c));
-        }
+        if (!ok)
+            return fail("bad value '%s' for --%s (%s%sgpuvet plan --help)", optarg, option_name(options, c),
+                        c == O_IMGB || c == O_DATA          ? PARSE_BYTES_HINT
+                        : c == O_SEQ || c == O_CONTEXT      ? "tokens: 4096, 8k = 8192, 128k"
+                        : c == O_PARAMS || c == O_IMG || c == O_DEC ? "counts: 7B, 70e9, 2.5k"
+                                                                      : "",
+                        c == O_IMGB || c == O_DATA || c == O_SEQ || c == O_CONTEXT || c == O_PARAMS || c == O_IMG ||
+                                c == O_DEC
+                            ? "; "
+                            : "");
     }
     /* `--check FILE` (with a space) leaves FILE as the one operand. */
     if (o->check && !o->check_file && optind + 1 == argc)
@@ -914,6 +1017,8 @@ int cmd_plan(int argc, char **argv)
     json_object_set_new(p.doc, "steps", p.steps);
     json_object_set_new(p.doc, "requirements", p.requirements);
     json_object_set_new(p.doc, "rule_of_thumb_corrections", p.corrections);
+    if (rc == 0 && p.does_not_fit)
+        rc = EXIT_VERDICT_FAIL;
     if (rc == 0 && p.opt.check) {
         json_t *machine = load_machine(&p.opt);
         if (!machine) {
@@ -925,7 +1030,7 @@ int cmd_plan(int argc, char **argv)
                                                              : json_string_value(json_object_get(machine, "source"))));
             json_object_set_new(p.doc, "check", plan_check(machine, p.requirements, p.gpu, &p.table, &shortfalls));
             json_object_set_new(p.doc, "shortfalls", json_integer(shortfalls));
-            rc = shortfalls ? EXIT_VERDICT_FAIL : 0;
+            rc = shortfalls || p.does_not_fit ? EXIT_VERDICT_FAIL : 0;
             json_decref(machine);
         }
     }
