@@ -161,23 +161,14 @@ static bool parse_element_bytes(const char *s, bool allow_int4, double *out)
     return false;
 }
 
-/* "8xA100-80GB" -> 8 and "A100-80GB"; a bare name is one GPU. */
+/* "8xA100-80GB", "8 x H100", "H100*8" -> a count and a GPU; a bare name is one GPU. */
 static int resolve_gpus(struct plan *p)
 {
-    const char *spec = p->opt.gpus, *name = spec;
-    p->gpus_per_node = 1;
-    const char *x = strpbrk(spec, "xX*");
-    if (x && x > spec && strspn(spec, "0123456789") == (size_t)(x - spec)) {
-        char count[16];
-        snprintf(count, sizeof count, "%.*s", (int)(x - spec), spec);
-        if (!parse_int_option(count, 1, 1024, &p->gpus_per_node))
-            return fail("--gpus %s: the count must be 1 to 1024", spec);
-        name = x + 1;
-    }
     char err[1024];
-    p->gpu = gpu_lookup(&p->table, name, p->gpu_note, sizeof p->gpu_note, err, sizeof err);
+    p->gpu = gpu_lookup_counted(&p->table, p->opt.gpus, &p->gpus_per_node, p->gpu_note, sizeof p->gpu_note, err,
+                                sizeof err);
     if (!p->gpu)
-        return fail("%s", err);
+        return fail("--gpus %s", err);
     return 0;
 }
 
@@ -629,9 +620,11 @@ static int decode_rate_from_bench(const char *path, double *out)
 static int plan_cv(struct plan *p)
 {
     int n = p->gpus_per_node;
-    double rate = p->opt.img_rate > 0 ? p->opt.img_rate : p->gpu->resnet50_img_s;
+    const char *rate_source = "--img-rate";
+    double rate = p->opt.img_rate > 0 ? p->opt.img_rate : gpu_resnet50_rate(p->gpu, &rate_source);
     if (rate <= 0)
-        return fail("the table has no measured ResNet-50 rate for %s: pass --img-rate N (images/s one GPU consumes)",
+        return fail("the table has no ResNet-50 rate for %s, measured or estimated (no 16-bit tensor figure): pass "
+                    "--img-rate N (images/s one GPU consumes)",
                     p->gpu->id);
     const char *decode_source = "one core decodes and augments ~460-500 ImageNet JPEGs/s with Pillow (gpuvet bench decode measures this CPU)";
     double per_core = DECODE_IMAGES_PER_CORE;
@@ -652,13 +645,13 @@ static int plan_cv(struct plan *p)
         d.cores_per_node = n * audit_need + CORES_FOR_OS;
     }
     json_object_set_new(p->doc, "pipeline",
-                        json_pack("{s:f, s:s, s:f, s:s, s:i, s:i, s:f, s:f}", "images_s_per_gpu", rate,
-                                  "images_s_source", p->opt.img_rate > 0 ? "--img-rate" : p->gpu->resnet50_source,
+                        json_pack("{s:f, s:s, s:b, s:f, s:s, s:i, s:i, s:f, s:f}", "images_s_per_gpu", rate,
+                                  "images_s_source", rate_source, "images_s_estimated",
+                                  p->opt.img_rate <= 0 && p->gpu->resnet50_img_s <= 0,
                                   "images_s_per_core", per_core, "images_s_per_core_source", decode_source,
                                   "cores_per_gpu", d.cores_per_gpu, "cores_per_node", d.cores_per_node, "image_bytes",
                                   p->opt.image_bytes, "read_bytes_s_per_node", d.read_bytes_s_per_node));
-    step(p, "gpus", "%d x %s consume %.0f images/s each (%s)", n, p->gpu->id, rate,
-         p->opt.img_rate > 0 ? "--img-rate" : p->gpu->resnet50_source);
+    step(p, "gpus", "%d x %s consume %.0f images/s each (%s)", n, p->gpu->id, rate, rate_source);
     step(p, "cpu",
          "%.0f / %.0f images/s per core (%s) = %d decode cores + 1 training process per GPU%s; x %d GPUs + %d "
          "for the OS = %d cores",
