@@ -14,6 +14,7 @@
 #include "rules/workload.h"
 #include "sizing/check.h"
 #include "sizing/demand.h"
+#include "sizing/finetune.h"
 #include "util/gputable.h"
 #include "sizing/jsonfile.h"
 #include "sizing/models.h"
@@ -22,15 +23,16 @@
 #include "util/fsroot.h"
 
 static const char usage[] =
-    "usage: gpuvet plan --workload llm-train|llm-infer|cv-train --gpus [Nx]GPU [options]\n"
+    "usage: gpuvet plan --workload llm-train|llm-infer|cv-train [--gpus [Nx]GPU] [options]\n"
     "\n"
     "Sizes one node (of --nodes) for a workload, and says why at each step: GPUs by memory need,\n"
     "CPU cores by GPUs, host memory by task, storage and network.\n"
     "\n"
-    "  --gpus [Nx]GPU       GPUs per node, e.g. 8xA100-80GB, h100-sxm5-80gb (`gpuvet gpus` lists them)\n"
+    "  --gpus [Nx]GPU       GPUs per node, e.g. 8xA100-80GB, \"8 x H100\" (`gpuvet gpus` lists them);\n"
+    "                       without it (llm-*): the GPUs of the table that fit, fewest per node first\n"
     "  --nodes N            nodes (default 1)\n"
-    "  model (llm-*):       --model ID (llama-2-7b, llama-2-13b, llama-2-70b, llama-3-8b, llama-3-70b,\n"
-    "                       qwen2-7b, mistral-7b) | --model-config config.json | --params N (7B)\n"
+    "  model (llm-*):       --model ID (llama-2/3/3.1/3.2, qwen2/2.5, mistral, gemma-2: an unknown id\n"
+    "                       lists them) | --model-config config.json (MoE too) | --params N (7B)\n"
     "llm-train:\n"
     "  --zero 0|1|2|3       DeepSpeed ZeRO stage (default 2)\n"
     "  --offload none|optimizer|cpu|nvme   optimizer states to CPU; cpu = optimizer and (ZeRO-3)\n"
@@ -39,8 +41,10 @@ static const char usage[] =
     "  --seq N --micro-batch N   sequence length (default 4096) and micro-batch per GPU (default 1)\n"
     "  --recompute none|selective|full  activation checkpointing (default none)\n"
     "  --attention flash|eager           FlashAttention/SDPA keeps no s x s scores (default flash)\n"
+    "  --finetune lora|qlora   train low-rank adapters beside frozen bf16 (lora) or 4-bit (qlora) weights\n"
+    "  --rank R --lora-targets all|qv    adapter rank (default 16) and matrices (default all linear layers)\n"
     "llm-infer:\n"
-    "  --batch N --context N     concurrent sequences and tokens each (defaults 1, 4096)\n"
+    "  --batch N --context N     concurrent sequences and tokens each (defaults 1, 4096; 8k = 8192)\n"
     "  --weights bf16|fp16|fp8|int8|int4   weight precision (default bf16)\n"
     "  --kv bf16|fp16|fp8   KV cache precision (default bf16)\n"
     "cv-train:\n"
@@ -67,6 +71,9 @@ struct plan_options {
     struct zero_config zero;
     enum recompute recompute;
     bool flash, check, json;
+    enum finetune finetune;
+    int lora_rank;
+    bool lora_qv_only;
     double weight_bytes, kv_bytes; /* per element */
     double img_rate, decode_rate, image_bytes, dataset_bytes;
 };
@@ -178,7 +185,7 @@ static int resolve_model(struct plan *p)
     if (given != 1)
         return fail("name the model once: --model ID, --model-config FILE or --params N");
     if (p->opt.model && !llm_builtin(p->opt.model, &p->model)) {
-        char list[256] = "";
+        char list[1024] = "";
         for (int i = 0; llm_builtin_ids[i]; i++)
             snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", llm_builtin_ids[i]);
         return fail("unknown model '%s' (built in: %s; or --model-config FILE)", p->opt.model, list);
@@ -492,6 +499,99 @@ static int plan_train(struct plan *p)
     return 0;
 }
 
+/* ---- llm-train --finetune lora|qlora ------------------------------------------------------ */
+
+static int plan_finetune(struct plan *p)
+{
+    const struct llm_shape *m = &p->model;
+    int n = p->gpus_per_node;
+    step(p, "model", "%s: %.3g B parameters (%s)", m->id, m->params / 1e9, m->source);
+    if (!m->has_shape)
+        return fail("--finetune needs the layer shapes to count the adapters: --model or --model-config, not --params");
+    struct finetune_estimate e;
+    finetune_estimate(m, p->opt.finetune, p->opt.lora_rank, p->opt.lora_qv_only, &e);
+    bool qlora = p->opt.finetune == FINETUNE_QLORA;
+    double activations = train_activations(p, p->opt.recompute);
+    double total = e.frozen_bytes + e.adapter_bytes + activations + CUDA_CONTEXT_BYTES;
+    bool fits = total <= gpu_bytes(p);
+    p->does_not_fit = !fits;
+    json_object_set_new(p->doc, "finetune",
+                        json_pack("{s:s, s:i, s:s, s:I, s:f, s:I, s:f, s:f, s:f}", "method",
+                                  finetune_name(p->opt.finetune), "rank", p->opt.lora_rank, "targets",
+                                  p->opt.lora_qv_only ? "q_proj, v_proj" : "every linear layer",
+                                  "adapter_params", (json_int_t)e.adapter_params, "trainable_share",
+                                  (double)e.adapter_params / m->params, "quantized_params",
+                                  (json_int_t)e.quantized_params, "bits_per_quantized_param",
+                                  qlora ? QLORA_BITS_PER_PARAM : 16.0, "frozen_bytes", e.frozen_bytes,
+                                  "adapter_bytes", e.adapter_bytes));
+    json_object_set_new(p->doc, "activations",
+                        json_pack("{s:f, s:s, s:s, s:i, s:i}", "bytes_per_gpu", activations, "recompute",
+                                  recompute_name(p->opt.recompute), "attention", p->opt.flash ? "flash" : "eager",
+                                  "seq", p->opt.seq, "micro_batch", p->opt.micro_batch));
+    json_object_set_new(p->doc, "gpu_memory",
+                        json_pack("{s:f, s:f, s:f, s:I, s:f, s:f, s:b}", "frozen_weights", e.frozen_bytes, "adapters",
+                                  e.adapter_bytes, "activations", activations, "cuda_context",
+                                  (json_int_t)CUDA_CONTEXT_BYTES, "total", total, "available", gpu_bytes(p), "fits",
+                                  fits));
+    if (qlora)
+        step(p, "frozen weights",
+             "%.1f GB: %.3g B linear-layer weights in 4-bit NF4 with double quantization (%.3f bits each, "
+             "Dettmers et al., QLoRA); embeddings, norms%s in bf16",
+             gb(e.frozen_bytes), e.quantized_params / 1e9, QLORA_BITS_PER_PARAM,
+             m->tied_embeddings ? "" : " and LM head");
+    else
+        step(p, "frozen weights", "%.1f GB: all %.3g B parameters in bf16 (2 B each), frozen", gb(e.frozen_bytes),
+             m->params / 1e9);
+    step(p, "adapters",
+         "rank %d on %s: %.1f M trainable parameters (%.2f%%; r x (d_in + d_out) per matrix, Hu et al., LoRA) x %d B "
+         "(fp32 weight, gradient, Adam momentum and variance) = %.2f GB",
+         p->opt.lora_rank, p->opt.lora_qv_only ? "q_proj and v_proj" : "every linear layer", e.adapter_params / 1e6,
+         100.0 * e.adapter_params / m->params, ADAPTER_BYTES_PER_PARAM, gb(e.adapter_bytes));
+    step(p, "activations", "%.1f GB per GPU: the backward pass still runs through the frozen layers (%s, seq %d, "
+                           "micro-batch %d)",
+         gb(activations), recompute_name(p->opt.recompute), p->opt.seq, p->opt.micro_batch);
+    step(p, "gpu memory", "%.1f GB per GPU of %g GB on %s: %s; each GPU holds a whole copy (data parallel)", gb(total),
+         p->gpu->memory_gb, p->gpu->id, fits ? "fits" : "does NOT fit");
+    if (!fits) {
+        struct finetune_estimate q;
+        finetune_estimate(m, FINETUNE_QLORA, p->opt.lora_rank, p->opt.lora_qv_only, &q);
+        double full = p->opt.recompute == RECOMPUTE_FULL ? activations : train_activations(p, RECOMPUTE_FULL);
+        if (p->opt.recompute != RECOMPUTE_FULL && e.frozen_bytes + e.adapter_bytes + full + CUDA_CONTEXT_BYTES <= gpu_bytes(p))
+            step(p, "advice", "with --recompute full it fits: %.1f GB per GPU",
+                 gb(e.frozen_bytes + e.adapter_bytes + full + CUDA_CONTEXT_BYTES));
+        else if (!qlora && q.frozen_bytes + q.adapter_bytes + full + CUDA_CONTEXT_BYTES <= gpu_bytes(p))
+            step(p, "advice", "--finetune qlora (with --recompute full) fits: %.1f GB per GPU",
+                 gb(q.frozen_bytes + q.adapter_bytes + full + CUDA_CONTEXT_BYTES));
+        else if (e.frozen_bytes + CUDA_CONTEXT_BYTES + full <= gpu_bytes(p))
+            step(p, "advice", "the adapters' states (%.1f GB) are what does not fit: lower --rank, or --lora-targets qv",
+                 gb(e.adapter_bytes));
+        else
+            step(p, "advice", "the frozen model alone does not fit one %s: shard it (FSDP or ZeRO-3 with LoRA) over "
+                              "the GPUs, or rent larger GPUs",
+                 p->gpu->id);
+    }
+    require(p, "gpus_per_node", json_integer(n), "%d x %s as asked; each holds the frozen model", n, p->gpu->id);
+    require(p, "gpu_memory_bytes_per_gpu", json_real(total), "frozen weights + adapter states + activations + CUDA context");
+    int per_gpu_cores = cores_per_gpu(WL_LLM_TRAIN, CORES_PER_TRAINING_PROCESS + LLM_LOADER_WORKERS_PER_GPU, 0);
+    require(p, "cpu_cores_per_node", json_integer(n * per_gpu_cores + CORES_FOR_OS),
+            "%d per GPU (training process and data-loader workers; at least the audit's CPU_CORES_PER_GPU) + %d for "
+            "the OS",
+            per_gpu_cores, CORES_FOR_OS);
+    double bf16_files = 2.0 * m->params;
+    require(p, "host_ram_bytes_per_node", json_real(bf16_files + n * (double)TRAINING_PROCESS_HOST_BYTES),
+            "the bf16 model files pass through host memory (page cache) when loading%s, + %d x 2 GB training processes",
+            qlora ? " and are quantized on the GPU" : "", n);
+    require(p, "storage_bytes_per_node", json_real(bf16_files + e.adapter_bytes),
+            "the bf16 model files (%.0f GB) + one adapter checkpoint with its optimizer states (%.2f GB)",
+            gb(bf16_files), gb(e.adapter_bytes));
+    plan_network(p, true);
+    correction(p,
+               "A common rule of thumb sizes fine-tuning like full training, 16 B per parameter (%.0f GB here): %s "
+               "holds the frozen weights at %.2f B per parameter and 16 B only for the %.1f M adapter parameters.",
+               gb(16.0 * m->params), qlora ? "QLoRA" : "LoRA", e.frozen_bytes / m->params, e.adapter_params / 1e6);
+    return 0;
+}
+
 /* ---- llm-infer ---------------------------------------------------------------------------- */
 
 static int plan_infer(struct plan *p)
@@ -725,6 +825,28 @@ static json_t *load_machine(const struct plan_options *o)
 static void print_text(json_t *plan)
 {
     json_t *gpu = json_object_get(plan, "gpu");
+    json_t *candidates = json_object_get(plan, "candidates");
+    if (json_is_array(candidates)) {
+        printf("What to rent for %s, %lld node(s): the fewest GPUs of each kind that fit\n\n",
+               json_string_value(json_object_get(plan, "workload")),
+               json_integer_value(json_object_get(plan, "nodes")));
+        printf("  %-4s %-30s %5s %14s %12s\n", "#", "GPU", "N", "NEED/GPU", "BF16 TFLOPS");
+        size_t i;
+        json_t *c;
+        json_array_foreach (candidates, i, c) {
+            json_t *tf = json_object_get(c, "dense_bf16_tflops_total");
+            char tflops[32] = "-";
+            if (json_is_number(tf))
+                snprintf(tflops, sizeof tflops, "%.0f", json_number_value(tf));
+            printf("  %-4zu %-30s %5lld %11.1f GB %12s\n", i + 1, json_string_value(json_object_get(c, "gpu")),
+                   json_integer_value(json_object_get(c, "count_per_node")),
+                   json_number_value(json_object_get(c, "gpu_memory_bytes_per_gpu")) / 1e9, tflops);
+        }
+        json_t *v;
+        json_array_foreach (json_object_get(plan, "steps"), i, v)
+            printf("\n%s\n", json_string_value(json_object_get(v, "text")));
+        return;
+    }
     printf("Plan for %s on %lld x %s per node, %lld node(s)\n", json_string_value(json_object_get(plan, "workload")),
            json_integer_value(json_object_get(gpu, "count_per_node")), json_string_value(json_object_get(gpu, "id")),
            json_integer_value(json_object_get(plan, "nodes")));
@@ -785,32 +907,86 @@ static void print_text(json_t *plan)
     }
 }
 
+/* Option codes past the short options. */
+enum {
+    O_MODEL = 256,
+    O_CONFIG,
+    O_PARAMS,
+    O_NODES,
+    O_ZERO,
+    O_OFFLOAD,
+    O_NO_INIT,
+    O_SEQ,
+    O_MB,
+    O_RECOMPUTE,
+    O_ATTN,
+    O_BATCH,
+    O_CONTEXT,
+    O_WEIGHTS,
+    O_KV,
+    O_IMG,
+    O_DEC,
+    O_DECFROM,
+    O_IMGB,
+    O_DATA,
+    O_CHECK,
+    O_SYSROOT,
+    O_FINETUNE,
+    O_RANK,
+    O_TARGETS,
+    O_COUNT
+};
+
+/* An option the workload does not use is an error, not silently ignored. */
+static int check_options_apply(const struct plan_options *o, const bool *given, const struct option *options)
+{
+    static const struct {
+        int option;
+        unsigned workloads; /* bit per enum workload */
+        int finetune;       /* 1: only with --finetune, -1: not with --finetune, 0: either */
+    } scope[] = {
+        {O_MODEL, 1u << WL_LLM_TRAIN | 1u << WL_LLM_INFER, 0},
+        {O_CONFIG, 1u << WL_LLM_TRAIN | 1u << WL_LLM_INFER, 0},
+        {O_PARAMS, 1u << WL_LLM_TRAIN | 1u << WL_LLM_INFER, 0},
+        {O_ZERO, 1u << WL_LLM_TRAIN, -1},
+        {O_OFFLOAD, 1u << WL_LLM_TRAIN, -1},
+        {O_NO_INIT, 1u << WL_LLM_TRAIN, -1},
+        {O_SEQ, 1u << WL_LLM_TRAIN, 0},
+        {O_MB, 1u << WL_LLM_TRAIN, 0},
+        {O_RECOMPUTE, 1u << WL_LLM_TRAIN, 0},
+        {O_ATTN, 1u << WL_LLM_TRAIN, 0},
+        {O_FINETUNE, 1u << WL_LLM_TRAIN, 0},
+        {O_RANK, 1u << WL_LLM_TRAIN, 1},
+        {O_TARGETS, 1u << WL_LLM_TRAIN, 1},
+        {O_BATCH, 1u << WL_LLM_INFER, 0},
+        {O_CONTEXT, 1u << WL_LLM_INFER, 0},
+        {O_WEIGHTS, 1u << WL_LLM_INFER, 0},
+        {O_KV, 1u << WL_LLM_INFER, 0},
+        {O_IMG, 1u << WL_CV_TRAIN, 0},
+        {O_DEC, 1u << WL_CV_TRAIN, 0},
+        {O_DECFROM, 1u << WL_CV_TRAIN, 0},
+        {O_IMGB, 1u << WL_CV_TRAIN, 0},
+        {O_DATA, 1u << WL_CV_TRAIN, 0},
+    };
+    for (size_t i = 0; i < sizeof scope / sizeof scope[0]; i++) {
+        if (!given[scope[i].option])
+            continue;
+        const char *name = option_name(options, scope[i].option);
+        if (!(scope[i].workloads & (1u << o->workload)))
+            return fail("--%s does not apply to --workload %s", name, workload_name(o->workload));
+        if (scope[i].finetune > 0 && o->finetune == FINETUNE_NONE)
+            return fail("--%s goes with --finetune lora|qlora", name);
+        if (scope[i].finetune < 0 && o->finetune != FINETUNE_NONE)
+            return fail("--%s does not apply to --finetune (LoRA trains data-parallel with the model whole on each "
+                        "GPU)",
+                        name);
+    }
+    return 0;
+}
+
 static int parse_options(int argc, char **argv, struct plan_options *o)
 {
-    enum {
-        O_MODEL = 256,
-        O_CONFIG,
-        O_PARAMS,
-        O_NODES,
-        O_ZERO,
-        O_OFFLOAD,
-        O_NO_INIT,
-        O_SEQ,
-        O_MB,
-        O_RECOMPUTE,
-        O_ATTN,
-        O_BATCH,
-        O_CONTEXT,
-        O_WEIGHTS,
-        O_KV,
-        O_IMG,
-        O_DEC,
-        O_DECFROM,
-        O_IMGB,
-        O_DATA,
-        O_CHECK,
-        O_SYSROOT
-    };
+
     static const struct option options[] = {
         {"workload", required_argument, NULL, 'w'},
         {"gpus", required_argument, NULL, 'g'},
@@ -836,6 +1012,9 @@ static int parse_options(int argc, char **argv, struct plan_options *o)
         {"dataset-bytes", required_argument, NULL, O_DATA},
         {"check", optional_argument, NULL, O_CHECK},
         {"sysroot", required_argument, NULL, O_SYSROOT},
+        {"finetune", required_argument, NULL, O_FINETUNE},
+        {"rank", required_argument, NULL, O_RANK},
+        {"lora-targets", required_argument, NULL, O_TARGETS},
         {"json", no_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -851,12 +1030,26 @@ static int parse_options(int argc, char **argv, struct plan_options *o)
         .weight_bytes = 2,
         .kv_bytes = 2,
         .image_bytes = IMAGENET_MEAN_JPEG_BYTES,
+        .lora_rank = 16,
     };
+    bool given[O_COUNT] = {0};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "w:g:jh", options, NULL)) != -1) {
         bool ok = true;
+        if (c >= O_MODEL && c < O_COUNT)
+            given[c] = true;
         switch (c) {
+        case O_FINETUNE:
+            ok = finetune_parse(optarg, &o->finetune);
+            break;
+        case O_RANK:
+            ok = parse_int_option(optarg, 1, 65536, &o->lora_rank);
+            break;
+        case O_TARGETS:
+            ok = !strcmp(optarg, "all") || !strcmp(optarg, "qv");
+            o->lora_qv_only = !strcmp(optarg, "qv");
+            break;
         case 'w':
             ok = o->workload_set = workload_parse(optarg, &o->workload);
             break;
@@ -959,12 +1152,118 @@ static int parse_options(int argc, char **argv, struct plan_options *o)
         return fail("unexpected argument '%s'", argv[optind]);
     if (!o->workload_set || !(o->workload == WL_LLM_TRAIN || o->workload == WL_LLM_INFER || o->workload == WL_CV_TRAIN))
         return fail("--workload llm-train, llm-infer or cv-train is required");
-    if (!o->gpus)
-        return fail("--gpus [Nx]GPU is required (gpuvet gpus lists the names)");
+    if (!o->gpus && (o->check || o->workload == WL_CV_TRAIN))
+        return fail("--gpus [Nx]GPU is required %s (gpuvet gpus lists the names)",
+                    o->check ? "with --check" : "for cv-train, which every GPU runs: the question is how fast");
     if (o->sysroot && (!o->check || o->check_file))
         return fail("--sysroot goes with --check and no audit file");
     if (o->decode_from && o->decode_rate > 0)
         return fail("give --decode-rate or --decode-from, not both");
+    return check_options_apply(o, given, options);
+}
+
+/* A fresh document with the workload and node count, and empty steps, requirements, corrections. */
+static void plan_start_doc(struct plan *p)
+{
+    p->doc = json_object();
+    p->steps = json_array();
+    p->requirements = json_object();
+    p->corrections = json_array();
+    json_object_set_new(p->doc, "workload", json_string(workload_name(p->opt.workload)));
+    json_object_set_new(p->doc, "nodes", json_integer(p->opt.nodes));
+}
+
+/* Plans the workload for p->gpu x p->gpus_per_node into a fresh p->doc. */
+static int plan_one(struct plan *p)
+{
+    p->opt.zero.gpus_per_node = p->gpus_per_node;
+    p->opt.zero.nodes = p->opt.nodes;
+    plan_start_doc(p);
+    json_t *gpu = json_pack("{s:s, s:i, s:f}", "id", p->gpu->id, "count_per_node", p->gpus_per_node, "memory_bytes",
+                            gpu_bytes(p));
+    if (*p->gpu_note)
+        json_object_set_new(gpu, "note", json_string(p->gpu_note));
+    json_object_set_new(p->doc, "gpu", gpu);
+    if (p->opt.workload != WL_CV_TRAIN)
+        json_object_set_new(p->doc, "model", model_json(&p->model));
+    int rc;
+    if (p->opt.workload == WL_LLM_TRAIN && p->opt.finetune != FINETUNE_NONE)
+        rc = plan_finetune(p);
+    else if (p->opt.workload == WL_LLM_TRAIN)
+        rc = plan_train(p);
+    else if (p->opt.workload == WL_LLM_INFER)
+        rc = plan_infer(p);
+    else
+        rc = plan_cv(p);
+    json_object_set_new(p->doc, "steps", p->steps);
+    json_object_set_new(p->doc, "requirements", p->requirements);
+    json_object_set_new(p->doc, "rule_of_thumb_corrections", p->corrections);
+    return rc;
+}
+
+struct candidate {
+    const struct gpu_spec *gpu;
+    int count;
+    double need_per_gpu, dense_bf16_total;
+};
+
+static int by_count_then_speed(const void *a, const void *b)
+{
+    const struct candidate *x = a, *y = b;
+    if (x->count != y->count)
+        return x->count - y->count;
+    return (x->dense_bf16_total < y->dense_bf16_total) - (x->dense_bf16_total > y->dense_bf16_total);
+}
+
+/* "What should I rent?": without --gpus, every GPU of the table at 1, 2, 4 and 8 per node; the
+ * fewest that fit, ranked by GPU count, then dense BF16 TFLOPS. The table has no prices. */
+static int plan_rank(struct plan *p)
+{
+    static const int counts[] = {1, 2, 4, 8};
+    struct candidate *found = calloc((size_t)p->table.count, sizeof *found);
+    int nfound = 0, rc = 0;
+    for (int i = 0; i < p->table.count && rc == 0; i++) {
+        const struct gpu_spec *g = &p->table.gpus[i];
+        for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {
+            struct plan q = {.opt = p->opt, .table = p->table, .gpu = g, .gpus_per_node = counts[k], .model = p->model};
+            rc = plan_one(&q);
+            json_t *memory = json_object_get(q.doc, "gpu_memory");
+            double need = json_number_value(json_object_get(memory, json_object_get(memory, "total_per_gpu")
+                                                                        ? "total_per_gpu"
+                                                                        : "total"));
+            json_decref(q.doc);
+            if (rc != 0)
+                break; /* an option combination no GPU can change: the error is printed */
+            if (!q.does_not_fit) {
+                found[nfound++] = (struct candidate){g, counts[k], need, counts[k] * g->dense[PREC_BF16]};
+                break;
+            }
+        }
+    }
+    if (rc != 0) {
+        free(found);
+        return rc;
+    }
+    qsort(found, (size_t)nfound, sizeof *found, by_count_then_speed);
+    plan_start_doc(p);
+    json_object_set_new(p->doc, "gpu", json_null());
+    json_object_set_new(p->doc, "model", model_json(&p->model));
+    json_t *list = json_array();
+    for (int i = 0; i < nfound; i++) {
+        const struct candidate *c = &found[i];
+        json_array_append_new(list, json_pack("{s:i, s:s, s:i, s:f, s:f, s:o, s:s}", "rank", i + 1, "gpu", c->gpu->id,
+                                              "count_per_node", c->count, "gpu_memory_bytes_per_gpu", c->need_per_gpu,
+                                              "memory_bytes", c->gpu->memory_gb * 1e9, "dense_bf16_tflops_total",
+                                              c->dense_bf16_total > 0 ? json_real(c->dense_bf16_total) : json_null(),
+                                              "confidence", c->gpu->confidence));
+    }
+    json_object_set_new(p->doc, "candidates", list);
+    step(p, "candidates",
+         "%d of %d GPUs fit this job at 1, 2, 4 or 8 per node; ranked by GPU count, then dense BF16 TFLOPS (the table "
+         "has no prices: price the offers with gpuvet cost)",
+         nfound, p->table.count);
+    p->does_not_fit = nfound == 0;
+    free(found);
     return 0;
 }
 
@@ -979,39 +1278,14 @@ int cmd_plan(int argc, char **argv)
         gpu_table_free(&p.table);
         return fail("%s", err);
     }
-    rc = resolve_gpus(&p);
+    rc = p.opt.gpus ? resolve_gpus(&p) : 0;
     if (rc == 0 && p.opt.workload != WL_CV_TRAIN)
         rc = resolve_model(&p);
     if (rc) {
         gpu_table_free(&p.table);
         return rc;
     }
-    p.opt.zero.gpus_per_node = p.gpus_per_node;
-    p.opt.zero.nodes = p.opt.nodes;
-    p.doc = json_object();
-    p.steps = json_array();
-    p.requirements = json_object();
-    p.corrections = json_array();
-    json_object_set_new(p.doc, "workload", json_string(workload_name(p.opt.workload)));
-    json_object_set_new(p.doc, "nodes", json_integer(p.opt.nodes));
-    json_t *gpu =
-        json_pack("{s:s, s:i, s:f}", "id", p.gpu->id, "count_per_node", p.gpus_per_node, "memory_bytes", gpu_bytes(&p));
-    if (*p.gpu_note)
-        json_object_set_new(gpu, "note", json_string(p.gpu_note));
-    json_object_set_new(p.doc, "gpu", gpu);
-    if (p.opt.workload != WL_CV_TRAIN)
-        json_object_set_new(p.doc, "model", model_json(&p.model));
-    if (p.opt.workload == WL_LLM_TRAIN)
-        rc = plan_train(&p);
-    else if (p.opt.workload == WL_LLM_INFER)
-        rc = plan_infer(&p);
-    else
-        rc = plan_cv(&p);
-    json_object_set_new(p.doc, "steps", p.steps);
-    json_object_set_new(p.doc, "requirements", p.requirements);
-    json_object_set_new(p.doc, "rule_of_thumb_corrections", p.corrections);
-    if (rc == 0 && p.does_not_fit)
-        rc = EXIT_VERDICT_FAIL;
+    rc = p.gpu ? plan_one(&p) : plan_rank(&p);
     if (rc == 0 && p.opt.check) {
         json_t *machine = load_machine(&p.opt);
         if (!machine) {
@@ -1023,10 +1297,12 @@ int cmd_plan(int argc, char **argv)
                                                              : json_string_value(json_object_get(machine, "source"))));
             json_object_set_new(p.doc, "check", plan_check(machine, p.requirements, p.gpu, &p.table, &shortfalls));
             json_object_set_new(p.doc, "shortfalls", json_integer(shortfalls));
-            rc = shortfalls || p.does_not_fit ? EXIT_VERDICT_FAIL : 0;
+            rc = shortfalls ? EXIT_VERDICT_FAIL : 0;
             json_decref(machine);
         }
     }
+    if (rc == 0 && p.does_not_fit)
+        rc = EXIT_VERDICT_FAIL;
     if (rc == 0 || rc == EXIT_VERDICT_FAIL) {
         if (p.opt.json) {
             json_t *root = json_pack("{s:s, s:s, s:O}", "schema", "gpuvet.plan/1", "gpuvet_version", GPUVET_VERSION,

@@ -485,3 +485,91 @@ Test(plan, params_only_zero3_and_honest_advice)
     cr_expect(!strstr(r.out, "--seq") && !strstr(r.out, "micro-batch"), "%s", r.out);
     run_result_free(&r);
 }
+
+/* --finetune lora: frozen bf16 weights, adapters with 16 B of states each (PEFT's 19,988,480 for
+ * Llama-2-7B at r = 8 on every linear layer), activations as for training; qlora freezes them in
+ * NF4 at 4.127 bits. */
+Test(plan, lora_and_qlora_finetune)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-train", "--model", "llama-2-7b", "--gpus",
+                                     "1xa100-sxm4-80gb", "--finetune", "lora", "--rank", "8", "--json", NULL);
+    json_t *doc = plan_json(&r, 0, "lora"), *plan = plan_of(doc);
+    cr_expect_eq(number_at(plan, "finetune", "adapter_params"), 19988480);
+    double total = number_at(plan, "gpu_memory", "total");
+    cr_expect_float_eq(total,
+                       2.0 * 6738415616 + 19988480.0 * 16 + number_at(plan, "gpu_memory", "activations") + 1e9, 1);
+    cr_expect(json_is_true(json_object_get(json_object_get(plan, "gpu_memory"), "fits")));
+    json_decref(doc);
+    run_result_free(&r);
+
+    r = run_gpuvet("plan", "--workload", "llm-train", "--model", "llama-2-70b", "--gpus", "1xa100-sxm4-80gb",
+                   "--finetune", "qlora", "--rank", "16", "--recompute", "full", "--json", NULL);
+    doc = plan_json(&r, 0, "qlora 70B on one 80 GB GPU");
+    plan = plan_of(doc);
+    cr_expect_float_eq(number_at(plan, "finetune", "bits_per_quantized_param"), 4.126953125, 1e-12);
+    cr_expect_lt(number_at(plan, "gpu_memory", "frozen_weights"), 40e9, "70B in 4 bits: ~36 GB");
+    json_decref(doc);
+    run_result_free(&r);
+}
+
+/* Options that do not apply to the workload are an error, not silently ignored. */
+Test(plan, options_outside_the_workload_are_errors)
+{
+    const char *cases[][8] = {
+        {"--workload", "llm-infer", "--model", "llama-2-7b", "--gpus", "h100-sxm5-80gb", "--zero", "3"},
+        {"--workload", "cv-train", "--gpus", "h100-sxm5-80gb", "--model", "llama-2-7b", NULL, NULL},
+        {"--workload", "llm-train", "--model", "llama-2-7b", "--gpus", "h100-sxm5-80gb", "--context", "8k"},
+        {"--workload", "llm-train", "--model", "llama-2-7b", "--gpus", "h100-sxm5-80gb", "--rank", "8"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct run_result r = run_gpuvet("plan", cases[i][0], cases[i][1], cases[i][2], cases[i][3], cases[i][4],
+                                         cases[i][5], cases[i][6], cases[i][7], NULL);
+        cr_expect_eq(r.status, 2, "case %zu", i);
+        cr_expect(strstr(r.err, "does not apply") || strstr(r.err, "goes with --finetune"), "%s", r.err);
+        run_result_free(&r);
+    }
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-train", "--model", "llama-2-7b", "--gpus",
+                                     "h100-sxm5-80gb", "--finetune", "lora", "--zero", "3", NULL);
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "--zero does not apply to --finetune"), "%s", r.err);
+    run_result_free(&r);
+}
+
+/* "What should I rent?": without --gpus, plan lists the GPUs that fit with the fewest per node.
+ * Llama-3-70B in bf16 (141 GB of weights) fits no single GPU below 141 GB of usable memory, and
+ * each candidate's own plan fits while one GPU fewer would not. */
+Test(plan, without_gpus_ranks_what_fits)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-infer", "--model", "llama-3-70b", "--context", "8k",
+                                     "--json", NULL);
+    json_t *doc = plan_json(&r, 0, "ranking"), *plan = plan_of(doc);
+    json_t *list = json_object_get(plan, "candidates");
+    cr_assert_gt(json_array_size(list), 3);
+    size_t i;
+    json_t *c;
+    int previous = 0;
+    json_array_foreach (list, i, c) {
+        int count = (int)json_integer_value(json_object_get(c, "count_per_node"));
+        cr_expect_geq(count, previous, "ranked by GPU count");
+        previous = count;
+        cr_expect_leq(json_number_value(json_object_get(c, "gpu_memory_bytes_per_gpu")),
+                      json_number_value(json_object_get(c, "memory_bytes")));
+        if (count == 1)
+            cr_expect_geq(json_number_value(json_object_get(c, "memory_bytes")), 141e9 / 0.9,
+                          "%s", json_string_value(json_object_get(c, "gpu")));
+    }
+    /* The first 8-GPU candidate does not fit at 4 (else it would be listed at 4). */
+    json_array_foreach (list, i, c) {
+        if (json_integer_value(json_object_get(c, "count_per_node")) != 8)
+            continue;
+        char spec[96];
+        snprintf(spec, sizeof spec, "4x%s", json_string_value(json_object_get(c, "gpu")));
+        struct run_result four = run_gpuvet("plan", "--workload", "llm-infer", "--model", "llama-3-70b", "--context",
+                                            "8k", "--gpus", spec, NULL);
+        cr_expect_eq(four.status, 1, "%s at 4 per node does not fit", spec);
+        run_result_free(&four);
+        break;
+    }
+    json_decref(doc);
+    run_result_free(&r);
+}

@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "sizing/demand.h"
+#include "sizing/finetune.h"
 #include "sizing/models.h"
 #include "sizing/zero.h"
 
@@ -204,4 +205,26 @@ Test(sizing, cv_pipeline_cores)
     cr_expect_leq(d.cores_per_gpu, 8);
     cr_expect_eq(d.cores_per_node, 8 * d.cores_per_gpu + 4);
     cr_expect_float_eq(d.read_bytes_s_per_node, 2470.0 * 8 * IMAGENET_MEAN_JPEG_BYTES, 1);
+}
+
+/* LoRA adds r x (d_in + d_out) per adapted matrix (Hu et al. 2021). PEFT's
+ * print_trainable_parameters on Llama-2-7B: r = 8 on q_proj and v_proj, "trainable params:
+ * 4,194,304"; on every linear layer, "trainable params: 19,988,480". QLoRA stores NF4 with double
+ * quantization at 4 + 0.127 bits per parameter (Dettmers et al. 2023, §3). */
+Test(sizing, lora_adapters_and_qlora_bits)
+{
+    struct llm_shape m = builtin_model("llama-2-7b");
+    struct finetune_estimate e;
+    finetune_estimate(&m, FINETUNE_LORA, 8, true, &e);
+    cr_expect_eq(e.adapter_params, 4194304);
+    cr_expect_float_eq(e.frozen_bytes, 2.0 * m.params, 1, "LoRA: the frozen weights in bf16");
+    finetune_estimate(&m, FINETUNE_LORA, 8, false, &e);
+    cr_expect_eq(e.adapter_params, 19988480);
+    cr_expect_float_eq(e.adapter_bytes, 19988480.0 * 16, 1, "fp32 weight, gradient, Adam m and v");
+    cr_expect_eq(llround(QLORA_BITS_PER_PARAM * 1000), 4127);
+    finetune_estimate(&m, FINETUNE_QLORA, 8, false, &e);
+    /* Embedding and LM head (2 x 32000 x 4096) and the norms stay in bf16; the rest is NF4. */
+    int64_t bf16_params = 2LL * 32000 * 4096 + 32 * 2 * 4096 + 4096;
+    cr_expect_eq(e.quantized_params, m.params - bf16_params);
+    cr_expect_float_eq(e.frozen_bytes, e.quantized_params * QLORA_BITS_PER_PARAM / 8 + 2.0 * bf16_params, 1);
 }
