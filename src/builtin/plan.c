@@ -1262,6 +1262,9 @@ static int plan_rank(struct plan *p)
          "%d of %d GPUs fit this job at 1, 2, 4 or 8 per node; ranked by GPU count, then dense BF16 TFLOPS (the table "
          "has no prices: price the offers with gpuvet cost)",
          nfound, p->table.count);
+    json_object_set_new(p->doc, "steps", p->steps);
+    json_object_set_new(p->doc, "requirements", p->requirements);
+    json_object_set_new(p->doc, "rule_of_thumb_corrections", p->corrections);
     p->does_not_fit = nfound == 0;
     free(found);
     return 0;
