@@ -12,7 +12,7 @@
 #include "util/csv.h"
 #include "util/gputable.h"
 #include "sizing/jsonfile.h"
-#include "sizing/units.h"
+#include "util/parse.h"
 #include "sizing/utilisation.h"
 #include "util/jsonval.h"
 
@@ -30,13 +30,15 @@ static const char usage[] =
     "  --util U        utilisation for offers without a util field (0.68 or 68%); default 1 = peak\n"
     "  --util-from LOG the mean SM utilisation of an `nvidia-smi dmon -s u` log, or of a\n"
     "                  `gpuvet watch --json` timeline (a .json file), used as --util\n"
+    "  --fx CUR=RATE   US dollars per unit of CUR (--fx CNY=0.14): convert those offers and rank them\n"
+    "                  with the USD ones; without a rate each currency is ranked on its own\n"
     "  --job-flops F   a job's FLOPs (1e21, 3.2e22): hours and cost per offer\n"
     "  --params P --tokens T   the job is LLM training: 6 x P x T FLOPs (7B, 2T)\n"
     "  --json          write the gpuvet.cost/1 JSON document\n"
     "\n"
     "exit status: 0 ok, 2 bad input (the message names FILE:LINE)\n";
 
-/* The seed counts a month as 30 days x 24 hours. */
+/* A monthly price covers 30 days x 24 hours. */
 #define HOURS_PER_MONTH 720.0
 /* A quoted TFLOPS figure "matches" a table figure within this relative tolerance (rounding). */
 #define QUOTE_TOLERANCE 0.02
@@ -49,13 +51,17 @@ struct offer {
     int count;
     double price_per_hour;
     bool monthly;
-    double util;          /* 0 = not given in the offer */
+    double util;          /* 0 = not given in the offer (a given 0 is refused) */
+    bool util_given, tflops_given;
     double quoted_tflops; /* 0 = not given */
     double cpu, ram_gb;   /* 0 = not given */
     /* results */
     double applied_util;
     const char *util_source;
-    double per_dense_tflops_hour; /* 0 when the GPU has no dense figure at the precision */
+    const char *ranked_currency;  /* the offer's currency, or USD when --fx converts it */
+    double fx_to_usd;             /* the --fx rate applied; 0 = none */
+    double price_per_hour_ranked; /* price per hour in ranked_currency */
+    double per_dense_tflops_hour; /* in ranked_currency; 0 when the GPU has no dense figure at the precision */
     double per_gpu_memory_gb_hour;
     double hours, cost;
     json_t *flags;
@@ -65,6 +71,33 @@ struct offers {
     struct offer *items;
     int count;
 };
+
+/* --fx CUR=RATE: US dollars per unit of CUR, as the user gives them (gpuvet knows no rates). */
+struct fx_rates {
+    char currency[16][8];
+    double usd[16];
+    int count;
+};
+
+static bool fx_add(struct fx_rates *fx, const char *arg)
+{
+    const char *eq = strchr(arg, '=');
+    size_t len = eq ? (size_t)(eq - arg) : 0;
+    double rate;
+    if (!eq || len < 1 || len >= sizeof fx->currency[0] || fx->count >= 16 || !parse_quantity(eq + 1, &rate))
+        return false;
+    snprintf(fx->currency[fx->count], sizeof fx->currency[0], "%.*s", (int)len, arg);
+    fx->usd[fx->count++] = rate;
+    return true;
+}
+
+static double fx_lookup(const struct fx_rates *fx, const char *currency)
+{
+    for (int i = 0; i < fx->count; i++)
+        if (!strcasecmp(fx->currency[i], currency))
+            return fx->usd[i];
+    return 0;
+}
 
 static void offers_free(struct offers *o)
 {
@@ -104,8 +137,13 @@ static int offer_finish(struct offer *it, const struct gpu_table *table, double 
     }
     it->monthly = price_m > 0;
     it->price_per_hour = it->monthly ? price_m / HOURS_PER_MONTH : price_h;
-    if (it->util < 0 || it->util > 1) {
-        snprintf(err, errlen, "%s: util must be a fraction in (0, 1]", it->where);
+    if (it->util_given && (it->util <= 0 || it->util > 1)) {
+        snprintf(err, errlen, "%s: util must be a fraction in (0, 1]%s", it->where,
+                 it->util == 0 ? " (0: the GPUs did no work, so no price per TFLOPS; leave it empty for --util)" : "");
+        return -1;
+    }
+    if (it->tflops_given && it->quoted_tflops <= 0) {
+        snprintf(err, errlen, "%s: tflops must be positive (leave it empty when the offer quotes none)", it->where);
         return -1;
     }
     char why[1024];
@@ -119,6 +157,18 @@ static int offer_finish(struct offer *it, const struct gpu_table *table, double 
         it->currency = strdup("USD");
     }
     return 0;
+}
+
+static bool csv_field_given(const struct csv_table *csv, const struct csv_row *row, const char *column)
+{
+    int c = csv_column(csv, column);
+    return c >= 0 && row->fields[c][0];
+}
+
+static bool json_field_given(json_t *obj, const char *key)
+{
+    json_t *v = json_object_get(obj, key);
+    return v && !json_is_null(v);
 }
 
 static int load_csv_offers(const char *path, const struct gpu_table *table, struct offers *out, char *err,
@@ -141,6 +191,8 @@ static int load_csv_offers(const char *path, const struct gpu_table *table, stru
         it->name = strdup(row->fields[name]);
         it->gpu_query = strdup(row->fields[gpu]);
         it->currency = strdup(currency >= 0 ? row->fields[currency] : "");
+        it->util_given = csv_field_given(&csv, row, "util");
+        it->tflops_given = csv_field_given(&csv, row, "tflops");
         double count, price_h, price_m;
         if (csv_number(&csv, row, csv_column(&csv, "count"), true, &count, err, errlen) ||
             csv_number(&csv, row, csv_column(&csv, "price_per_hour"), false, &price_h, err, errlen) ||
@@ -206,6 +258,8 @@ static int load_json_offers(const char *path, const struct gpu_table *table, str
         it->name = json_string_field(o, "name");
         it->gpu_query = json_string_field(o, "gpu");
         it->currency = json_string_field(o, "currency");
+        it->util_given = json_field_given(o, "util");
+        it->tflops_given = json_field_given(o, "tflops");
         double count, price_h, price_m;
         if (json_number_field(o, "count", it->where, &count, err, errlen) ||
             json_number_field(o, "price_per_hour", it->where, &price_h, err, errlen) ||
@@ -225,19 +279,24 @@ static int load_json_offers(const char *path, const struct gpu_table *table, str
 
 static bool near(double a, double b) { return b > 0 && fabs(a - b) <= QUOTE_TOLERANCE * b; }
 
-static void evaluate(struct offer *it, enum precision prec, double cli_util, double job_flops)
+static void evaluate(struct offer *it, enum precision prec, double cli_util, double job_flops,
+                     const struct fx_rates *fx)
 {
     const struct gpu_spec *g = it->gpu;
+    /* Prices in different currencies are ranked apart unless --fx converts them to US dollars. */
+    it->fx_to_usd = strcasecmp(it->currency, "USD") ? fx_lookup(fx, it->currency) : 0;
+    it->ranked_currency = it->fx_to_usd > 0 ? "USD" : it->currency;
+    it->price_per_hour_ranked = it->price_per_hour * (it->fx_to_usd > 0 ? it->fx_to_usd : 1);
     it->applied_util = it->util > 0 ? it->util : cli_util > 0 ? cli_util : 1.0;
     it->util_source = it->util > 0 ? "offer" : cli_util > 0 ? "--util or --util-from" : "none given: peak (1.0)";
     double dense = g->dense[prec], sparse = g->sparse[prec];
-    it->per_gpu_memory_gb_hour = it->price_per_hour / (it->count * g->memory_gb);
+    it->per_gpu_memory_gb_hour = it->price_per_hour_ranked / (it->count * g->memory_gb);
     if (dense > 0) {
         double tflops = it->count * dense * it->applied_util;
-        it->per_dense_tflops_hour = it->price_per_hour / tflops;
+        it->per_dense_tflops_hour = it->price_per_hour_ranked / tflops;
         if (job_flops > 0) {
             it->hours = job_flops / (tflops * 1e12 * 3600);
-            it->cost = it->hours * it->price_per_hour;
+            it->cost = it->hours * it->price_per_hour_ranked;
         }
     } else {
         json_array_append_new(it->flags, json_sprintf("%s has no dense %s figure (no such mode, or the vendor lists "
@@ -265,7 +324,7 @@ static void evaluate(struct offer *it, enum precision prec, double cli_util, dou
 static int by_currency_then_price(const void *a, const void *b)
 {
     const struct offer *x = a, *y = b;
-    int c = strcasecmp(x->currency, y->currency);
+    int c = strcasecmp(x->ranked_currency, y->ranked_currency);
     if (c)
         return c;
     if ((x->per_dense_tflops_hour > 0) != (y->per_dense_tflops_hour > 0))
@@ -300,7 +359,9 @@ static json_t *offer_json(const struct offer *it, enum precision prec, int rank)
     json_object_set_new(o, "dense_tflops_per_gpu", positive_or_null(it->gpu->dense[prec]));
     json_object_set_new(o, "sparse_tflops_per_gpu", positive_or_null(it->gpu->sparse[prec]));
     json_object_set_new(o, "quoted_tflops", positive_or_null(it->quoted_tflops));
-    set_positive(o, "usd_per_dense_tflops_hour", it->per_dense_tflops_hour);
+    json_object_set_new(o, "price_currency", json_string(it->ranked_currency));
+    set_positive(o, "fx_to_usd", it->fx_to_usd);
+    set_positive(o, "price_per_dense_tflops_hour", it->per_dense_tflops_hour);
     json_set_real(o, "per_gpu_memory_gb_hour", it->per_gpu_memory_gb_hour);
     set_positive(o, "hours", it->hours);
     set_positive(o, "cost", it->cost);
@@ -308,6 +369,14 @@ static json_t *offer_json(const struct offer *it, enum precision prec, int rank)
     json_object_set_new(o, "ram_gb", positive_or_null(it->ram_gb));
     json_object_set_new(o, "flags", json_incref(it->flags));
     return o;
+}
+
+static bool fx_converted_any(const struct offers *offers, const char *ranked_currency)
+{
+    for (int i = 0; i < offers->count; i++)
+        if (offers->items[i].fx_to_usd > 0 && !strcasecmp(offers->items[i].ranked_currency, ranked_currency))
+            return true;
+    return false;
 }
 
 static void print_text(const struct offers *offers, enum precision prec, double job_flops)
@@ -320,13 +389,21 @@ static void print_text(const struct offers *offers, enum precision prec, double 
     if (job_flops > 0)
         printf(" %10s %12s", "JOB HOURS", "JOB COST");
     putchar('\n');
+    int rank = 0, groups = 0;
     for (int i = 0; i < offers->count; i++) {
         const struct offer *it = &offers->items[i];
+        /* Each currency is its own ranking: a price in CNY and one in USD are not comparable. */
+        if (i == 0 || strcasecmp(it->ranked_currency, offers->items[i - 1].ranked_currency)) {
+            printf("-- prices in %s%s\n", it->ranked_currency,
+                   fx_converted_any(offers, it->ranked_currency) ? " (converted with --fx)" : "");
+            rank = 0;
+            groups++;
+        }
         char price[48], per_tflops[32] = "-";
         snprintf(price, sizeof price, "%.3f %s", it->price_per_hour, it->currency);
         if (it->per_dense_tflops_hour > 0)
             snprintf(per_tflops, sizeof per_tflops, "%.6f", it->per_dense_tflops_hour);
-        printf("%-3d %-24.24s %-16s %3d %12s %5.2f %14s %12.5f", i + 1, it->name, it->gpu->id, it->count, price,
+        printf("%-3d %-24.24s %-16s %3d %12s %5.2f %14s %12.5f", ++rank, it->name, it->gpu->id, it->count, price,
                it->applied_util, per_tflops, it->per_gpu_memory_gb_hour);
         if (job_flops > 0 && it->hours > 0)
             printf(" %10.1f %12.2f", it->hours, it->cost);
@@ -336,6 +413,10 @@ static void print_text(const struct offers *offers, enum precision prec, double 
         json_array_foreach (it->flags, k, flag)
             printf("      ! %s\n", json_string_value(flag));
     }
+    if (groups > 1)
+        printf("\nOffers in %d currencies are ranked apart; --fx CUR=RATE (US dollars per unit) ranks them "
+               "together.\n",
+               groups);
     if (job_flops > 0)
         printf("\nJob: %.3g FLOPs; hours = FLOPs / (GPUs x dense TFLOPS x 1e12 x utilisation x 3600).\n", job_flops);
     printf("\nDense figures only: vendors' headline tensor TFLOPS (H100 SXM FP16 \"1979\") are with 2:4\n"
@@ -374,6 +455,7 @@ int cmd_cost(int argc, char **argv)
         {"params", required_argument, NULL, 'P'},
         {"tokens", required_argument, NULL, 'T'},
         {"util-from", required_argument, NULL, 'U'},
+        {"fx", required_argument, NULL, 'x'},
         {"json", no_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -384,7 +466,8 @@ int cmd_cost(int argc, char **argv)
     bool json = false;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "p:u:f:P:T:U:jh", options, NULL)) != -1) {
+    struct fx_rates fx = {0};
+    while ((c = getopt_long(argc, argv, "p:u:f:P:T:U:x:jh", options, NULL)) != -1) {
         bool ok = true;
         switch (c) {
         case 'p':
@@ -404,6 +487,9 @@ int cmd_cost(int argc, char **argv)
             break;
         case 'U':
             util_from = optarg;
+            break;
+        case 'x':
+            ok = fx_add(&fx, optarg);
             break;
         case 'j':
             json = true;
@@ -460,14 +546,17 @@ int cmd_cost(int argc, char **argv)
         fprintf(stderr, "gpuvet cost: %s\n", err);
     } else {
         for (int i = 0; i < offers.count; i++)
-            evaluate(&offers.items[i], prec, util, job_flops);
+            evaluate(&offers.items[i], prec, util, job_flops, &fx);
         qsort(offers.items, (size_t)offers.count, sizeof *offers.items, by_currency_then_price);
         if (json) {
             json_t *list = json_array(), *currencies = json_array();
-            for (int i = 0; i < offers.count; i++) {
-                json_array_append_new(list, offer_json(&offers.items[i], prec, i + 1));
-                if (i == 0 || strcasecmp(offers.items[i].currency, offers.items[i - 1].currency))
-                    json_array_append_new(currencies, json_string(offers.items[i].currency));
+            for (int i = 0, rank = 0; i < offers.count; i++) {
+                bool first = i == 0 || strcasecmp(offers.items[i].ranked_currency, offers.items[i - 1].ranked_currency);
+                if (first) {
+                    json_array_append_new(currencies, json_string(offers.items[i].ranked_currency));
+                    rank = 0;
+                }
+                json_array_append_new(list, offer_json(&offers.items[i], prec, ++rank));
             }
             json_t *job = job_flops > 0 ? json_pack("{s:f, s:o, s:o}", "flops", job_flops, "params",
                                                     positive_or_null(params), "tokens", positive_or_null(tokens))

@@ -56,6 +56,9 @@ static json_t *gpu_json(const struct gpu_spec *g, const char *query, const char 
     json_object_set_new(o, "ecc", json_string(g->ecc));
     json_object_set_new(o, "resnet50_images_s", num_or_null(g->resnet50_img_s));
     json_object_set_new(o, "resnet50_source", *g->resnet50_source ? json_string(g->resnet50_source) : json_null());
+    json_object_set_new(o, "resnet50_estimate_images_s", num_or_null(g->resnet50_estimate_img_s));
+    json_object_set_new(o, "resnet50_estimate_source",
+                        *g->resnet50_estimate_source ? json_string(g->resnet50_estimate_source) : json_null());
     json_object_set_new(o, "confidence", json_string(g->confidence));
     json_object_set_new(o, "notes", json_string(g->notes));
     json_object_set_new(o, "source", json_string(g->source));
@@ -113,6 +116,8 @@ static void print_detail(const struct gpu_spec *g, const char *note)
            g->scaleup_link, g->scaleup_gbs_bidir, g->tdp_w, g->ecc);
     if (g->resnet50_img_s > 0)
         printf("  resnet-50   %g images/s per GPU (%s)\n", g->resnet50_img_s, g->resnet50_source);
+    else if (g->resnet50_estimate_img_s > 0)
+        printf("  resnet-50   ~%g images/s per GPU (%s)\n", g->resnet50_estimate_img_s, g->resnet50_estimate_source);
     printf("  confidence  %s%s%s\n  source      %s\n", g->confidence, *g->notes ? "; " : "", g->notes, g->source);
 }
 
@@ -158,7 +163,8 @@ int cmd_gpus(int argc, char **argv)
     }
     for (int i = optind; i < argc; i++) {
         char note[512];
-        const struct gpu_spec *g = gpu_lookup(&table, argv[i], note, sizeof note, err, sizeof err);
+        int count; /* "8 x H100" as offers write it: the GPU is what is listed */
+        const struct gpu_spec *g = gpu_lookup_counted(&table, argv[i], &count, note, sizeof note, err, sizeof err);
         if (!g) {
             fprintf(stderr, "gpuvet gpus: %s\n", err);
             status = EXIT_CANNOT_RUN;

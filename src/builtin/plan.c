@@ -14,23 +14,25 @@
 #include "rules/workload.h"
 #include "sizing/check.h"
 #include "sizing/demand.h"
+#include "sizing/finetune.h"
 #include "util/gputable.h"
 #include "sizing/jsonfile.h"
 #include "sizing/models.h"
-#include "sizing/units.h"
+#include "util/parse.h"
 #include "sizing/zero.h"
 #include "util/fsroot.h"
 
 static const char usage[] =
-    "usage: gpuvet plan --workload llm-train|llm-infer|cv-train --gpus [Nx]GPU [options]\n"
+    "usage: gpuvet plan --workload llm-train|llm-infer|cv-train [--gpus [Nx]GPU] [options]\n"
     "\n"
     "Sizes one node (of --nodes) for a workload, and says why at each step: GPUs by memory need,\n"
     "CPU cores by GPUs, host memory by task, storage and network.\n"
     "\n"
-    "  --gpus [Nx]GPU       GPUs per node, e.g. 8xA100-80GB, h100-sxm5-80gb (`gpuvet gpus` lists them)\n"
+    "  --gpus [Nx]GPU       GPUs per node, e.g. 8xA100-80GB, \"8 x H100\" (`gpuvet gpus` lists them);\n"
+    "                       without it (llm-*): the GPUs of the table that fit, fewest per node first\n"
     "  --nodes N            nodes (default 1)\n"
-    "  model (llm-*):       --model ID (llama-2-7b, llama-2-13b, llama-2-70b, llama-3-8b, llama-3-70b,\n"
-    "                       qwen2-7b, mistral-7b) | --model-config config.json | --params N (7B)\n"
+    "  model (llm-*):       --model ID (llama-2/3/3.1/3.2, qwen2/2.5, mistral, gemma-2: an unknown id\n"
+    "                       lists them) | --model-config config.json (MoE too) | --params N (7B)\n"
     "llm-train:\n"
     "  --zero 0|1|2|3       DeepSpeed ZeRO stage (default 2)\n"
     "  --offload none|optimizer|cpu|nvme   optimizer states to CPU; cpu = optimizer and (ZeRO-3)\n"
@@ -39,8 +41,10 @@ static const char usage[] =
     "  --seq N --micro-batch N   sequence length (default 4096) and micro-batch per GPU (default 1)\n"
     "  --recompute none|selective|full  activation checkpointing (default none)\n"
     "  --attention flash|eager           FlashAttention/SDPA keeps no s x s scores (default flash)\n"
+    "  --finetune lora|qlora   train low-rank adapters beside frozen bf16 (lora) or 4-bit (qlora) weights\n"
+    "  --rank R --lora-targets all|qv    adapter rank (default 16) and matrices (default all linear layers)\n"
     "llm-infer:\n"
-    "  --batch N --context N     concurrent sequences and tokens each (defaults 1, 4096)\n"
+    "  --batch N --context N     concurrent sequences and tokens each (defaults 1, 4096; 8k = 8192)\n"
     "  --weights bf16|fp16|fp8|int8|int4   weight precision (default bf16)\n"
     "  --kv bf16|fp16|fp8   KV cache precision (default bf16)\n"
     "cv-train:\n"
@@ -54,7 +58,8 @@ static const char usage[] =
     "  --sysroot DIR        with --check and no file: a recorded machine tree\n"
     "  --json               write the gpuvet.plan/1 JSON document\n"
     "\n"
-    "exit status: 0 planned (and --check found nothing short), 1 --check found a shortfall,\n"
+    "exit status: 0 planned (and --check found nothing short), 1 the asked configuration does not fit\n"
+    "(or --check found a shortfall),\n"
     "2 could not plan (bad option, unknown GPU or model, malformed file)\n";
 
 struct plan_options {
@@ -66,6 +71,9 @@ struct plan_options {
     struct zero_config zero;
     enum recompute recompute;
     bool flash, check, json;
+    enum finetune finetune;
+    int lora_rank;
+    bool lora_qv_only;
     double weight_bytes, kv_bytes; /* per element */
     double img_rate, decode_rate, image_bytes, dataset_bytes;
 };
@@ -77,6 +85,7 @@ struct plan {
     char gpu_note[512];
     int gpus_per_node;
     struct llm_shape model;
+    bool does_not_fit; /* the asked configuration does not fit: exit status 1 */
     json_t *doc, *steps, *requirements, *corrections;
 };
 
@@ -159,23 +168,14 @@ static bool parse_element_bytes(const char *s, bool allow_int4, double *out)
     return false;
 }
 
-/* "8xA100-80GB" -> 8 and "A100-80GB"; a bare name is one GPU. */
+/* "8xA100-80GB", "8 x H100", "H100*8" -> a count and a GPU; a bare name is one GPU. */
 static int resolve_gpus(struct plan *p)
 {
-    const char *spec = p->opt.gpus, *name = spec;
-    p->gpus_per_node = 1;
-    const char *x = strpbrk(spec, "xX*");
-    if (x && x > spec && strspn(spec, "0123456789") == (size_t)(x - spec)) {
-        char count[16];
-        snprintf(count, sizeof count, "%.*s", (int)(x - spec), spec);
-        if (!parse_int_option(count, 1, 1024, &p->gpus_per_node))
-            return fail("--gpus %s: the count must be 1 to 1024", spec);
-        name = x + 1;
-    }
     char err[1024];
-    p->gpu = gpu_lookup(&p->table, name, p->gpu_note, sizeof p->gpu_note, err, sizeof err);
+    p->gpu = gpu_lookup_counted(&p->table, p->opt.gpus, &p->gpus_per_node, p->gpu_note, sizeof p->gpu_note, err,
+                                sizeof err);
     if (!p->gpu)
-        return fail("%s", err);
+        return fail("--gpus %s", err);
     return 0;
 }
 
@@ -185,7 +185,7 @@ static int resolve_model(struct plan *p)
     if (given != 1)
         return fail("name the model once: --model ID, --model-config FILE or --params N");
     if (p->opt.model && !llm_builtin(p->opt.model, &p->model)) {
-        char list[256] = "";
+        char list[1024] = "";
         for (int i = 0; llm_builtin_ids[i]; i++)
             snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", llm_builtin_ids[i]);
         return fail("unknown model '%s' (built in: %s; or --model-config FILE)", p->opt.model, list);
@@ -200,8 +200,13 @@ static int resolve_model(struct plan *p)
 
 static json_t *model_json(const struct llm_shape *m)
 {
-    json_t *o = json_pack("{s:s, s:s, s:I}", "id", m->id, "source", m->source, "params", (json_int_t)m->params);
+    json_t *o = json_pack("{s:s, s:s, s:I, s:I}", "id", m->id, "source", m->source, "params", (json_int_t)m->params,
+                          "active_params", (json_int_t)m->active_params);
     if (m->has_shape) {
+        json_object_set_new(o, "tied_embeddings", json_boolean(m->tied_embeddings));
+        json_object_set_new(o, "experts", m->experts ? json_integer(m->experts) : json_null());
+        json_object_set_new(o, "experts_per_token", m->experts ? json_integer(m->experts_per_token) : json_null());
+        json_object_set_new(o, "sliding_window_layers", json_integer(m->sliding_layers));
         json_object_set_new(o, "layers", json_integer(m->layers));
         json_object_set_new(o, "hidden", json_integer(m->hidden));
         json_object_set_new(o, "heads", json_integer(m->heads));
@@ -217,12 +222,24 @@ static json_t *model_json(const struct llm_shape *m)
 
 static double gpu_bytes(const struct plan *p) { return p->gpu->memory_gb * 1e9; }
 
+/* Cores per GPU: what the job's own processes take, raised to what the audit's CPU_CORES_PER_GPU
+ * asks of the workload (the same thresholds table), so a server sized here passes the audit. */
+static int cores_per_gpu(enum workload w, int own, double images_s)
+{
+    const struct thresholds *t = thresholds_for(w);
+    int need = t->cores_per_accelerator_min;
+    if (w == WL_CV_TRAIN && images_s > 0 && t->cv_reference_img_s > 0)
+        need = (int)ceil(need * images_s / t->cv_reference_img_s);
+    return own > need ? own : need;
+}
+
 /* ---- llm-train ---------------------------------------------------------------------------- */
 
 struct train_fit {
     struct zero_estimate states;
     double activations, per_gpu;
     bool valid, fits;
+    bool complete; /* activations and every model-state term known: fits is a verdict, not a bound */
     const char *why_invalid;
 };
 
@@ -243,6 +260,7 @@ static struct train_fit train_fit(const struct plan *p, const struct zero_config
     f.activations = train_activations(p, r);
     f.per_gpu = (double)f.states.gpu_bytes_per_gpu + f.activations + CUDA_CONTEXT_BYTES;
     f.fits = f.per_gpu <= gpu_bytes(p);
+    f.complete = p->model.has_shape;
     return f;
 }
 
@@ -337,33 +355,50 @@ static int plan_train(struct plan *p)
     if (m->has_shape) {
         double layer = activation_bytes_per_layer(m, p->opt.seq, p->opt.micro_batch, p->opt.recompute, p->opt.flash);
         double logits = logits_bytes(m, p->opt.seq, p->opt.micro_batch);
+        double per_token = activation_bytes_per_token_layer(m);
         json_object_set_new(p->doc, "activations",
-                            json_pack("{s:f, s:f, s:f, s:s, s:s, s:i, s:i}", "bytes_per_gpu", f.activations,
-                                      "per_layer_bytes", layer, "logits_bytes", logits, "recompute",
+                            json_pack("{s:f, s:f, s:f, s:f, s:f, s:s, s:s, s:i, s:i}", "bytes_per_gpu", f.activations,
+                                      "per_layer_bytes", layer, "bytes_per_token_layer", per_token, "per_token_layer_h",
+                                      per_token / m->hidden, "logits_bytes", logits, "recompute",
                                       recompute_name(p->opt.recompute), "attention", p->opt.flash ? "flash" : "eager",
                                       "seq", p->opt.seq, "micro_batch", p->opt.micro_batch));
+        char what[160];
+        if (p->opt.recompute == RECOMPUTE_FULL)
+            snprintf(what, sizeof what, "full recompute keeps the layer input, 2sbh");
+        else
+            snprintf(what, sizeof what, "%.1f*s*b*h from this architecture's %d norms, attention (%d/%d heads) and %s "
+                                        "MLP%s",
+                     per_token / m->hidden, m->norms_per_layer, m->heads, m->kv_heads,
+                     m->experts ? "gated expert" : "gated",
+                     p->opt.recompute == RECOMPUTE_SELECTIVE || p->opt.flash ? ", no s x s scores"
+                                                                              : " + 5as^2b eager attention scores");
         step(p, "activations",
-             "%.1f GB per GPU: %d layers x %.2f GB (Korthikanti et al.: %s) + %.2f GB fp32 logits (b*s*V*4); "
-             "seq %d, micro-batch %d",
-             gb(f.activations), m->layers, gb(layer),
-             p->opt.recompute == RECOMPUTE_FULL ? "full recompute keeps 2sbh"
-             : p->opt.recompute == RECOMPUTE_SELECTIVE || p->opt.flash
-                 ? "34sbh: no s x s attention scores stored"
-                 : "sbh(34 + 5as/h), eager attention stores the scores",
-             gb(logits), p->opt.seq, p->opt.micro_batch);
+             "%.1f GB per GPU: %d layers x %.2f GB (%s; counted as Korthikanti et al. count GPT's 34sbh) + %.2f GB "
+             "fp32 logits (b*s*V*4); seq %d, micro-batch %d",
+             gb(f.activations), m->layers, gb(layer), what, gb(logits), p->opt.seq, p->opt.micro_batch);
     } else {
         json_object_set_new(p->doc, "activations", json_null());
         step(p, "activations", "unknown: --params gives no layer shape; use --model or --model-config");
     }
+    /* With --params the activations (and ZeRO-3's largest layer) are unknown: states that fit are
+     * a lower bound, not a verdict. */
+    json_t *fits = f.fits && !f.complete ? json_null() : json_boolean(f.fits);
     json_object_set_new(p->doc, "gpu_memory",
-                        json_pack("{s:I, s:f, s:I, s:f, s:f, s:b}", "model_states",
+                        json_pack("{s:I, s:f, s:I, s:f, s:f, s:o, s:s}", "model_states",
                                   (json_int_t)f.states.gpu_bytes_per_gpu, "activations", f.activations, "cuda_context",
                                   (json_int_t)CUDA_CONTEXT_BYTES, "total", f.per_gpu, "available", gpu_bytes(p), "fits",
-                                  f.fits));
+                                  fits, "counted",
+                                  f.complete ? "model states, activations and CUDA context"
+                                             : "model states and CUDA context only: activations unknown (--params)"));
+    p->does_not_fit = !f.fits;
     step(p, "gpu memory",
          "%.1f GB per GPU (states + activations + 1 GB CUDA context, which is GPU memory) of %g GB on "
          "%s: %s",
-         gb(f.per_gpu), p->gpu->memory_gb, p->gpu->id, f.fits ? "fits" : "does NOT fit");
+         gb(f.per_gpu), p->gpu->memory_gb, p->gpu->id,
+         !f.fits       ? "does NOT fit"
+         : f.complete ? "fits"
+                      : "the model states fit, but the activations are unknown with --params, so whether the job "
+                        "fits is unknown (--model or --model-config counts them)");
     struct zero_config advice;
     struct train_fit af;
     if (f.fits) {
@@ -374,9 +409,10 @@ static int plan_train(struct plan *p)
                                       offload_name(advice.offload), "recompute", recompute_name(p->opt.recompute),
                                       "gpu_bytes_per_gpu", af.per_gpu, "cpu_bytes_per_node",
                                       (json_int_t)af.states.cpu_bytes_per_node));
-        step(p, "advice", "%s fits: %.1f GB per GPU, %.0f GB host memory per node (DeepSpeed, with its 1.5 buffer)%s",
+        step(p, "advice", "%s fits: %.1f GB per GPU, %.0f GB host memory per node (DeepSpeed, with its 1.5 buffer)%s%s",
              zero_label(&advice, label2, sizeof label2), gb(af.per_gpu), gb(af.states.cpu_bytes_per_node),
-             advice.offload == OFFLOAD_NVME ? "; states on NVMe" : "");
+             advice.offload == OFFLOAD_NVME ? "; states on NVMe" : "",
+             m->has_shape ? "" : "; model states only, the activations come on top");
     } else if (m->has_shape && p->opt.recompute != RECOMPUTE_FULL && train_advice(p, RECOMPUTE_FULL, &advice, &af)) {
         json_object_set_new(p->doc, "advice",
                             json_pack("{s:i, s:s, s:s, s:f, s:I}", "stage", advice.stage, "offload",
@@ -384,11 +420,17 @@ static int plan_train(struct plan *p)
                                       af.per_gpu, "cpu_bytes_per_node", (json_int_t)af.states.cpu_bytes_per_node));
         step(p, "advice", "activations dominate: with --recompute full, %s fits (%.1f GB per GPU)",
              zero_label(&advice, label2, sizeof label2), gb(af.per_gpu));
-    } else {
+    } else if (m->has_shape) {
         json_object_set_new(p->doc, "advice", json_null());
         step(p, "advice",
              "no ZeRO stage or offload fits %s with this sequence and micro-batch: shorten --seq, "
              "lower --micro-batch, add tensor parallelism or use LoRA",
+             p->gpu->id);
+    } else {
+        json_object_set_new(p->doc, "advice", json_null());
+        step(p, "advice",
+             "no ZeRO stage or offload fits the model states alone on %s: add GPUs or nodes, tensor parallelism, "
+             "or fine-tune with LoRA/QLoRA",
              p->gpu->id);
     }
     int min_n = min_gpus_per_node(p, cfg);
@@ -399,11 +441,14 @@ static int plan_train(struct plan *p)
         require(p, "gpus_per_node", json_integer(n), "%d x %s per node as asked; %s fits at no count up to 64 per node",
                 n, p->gpu->id, zero_label(cfg, label, sizeof label));
     require(p, "gpu_memory_bytes_per_gpu", json_real(f.per_gpu), "model states + activations + CUDA context per GPU");
-    int cores = n * (CORES_PER_TRAINING_PROCESS + LLM_LOADER_WORKERS_PER_GPU) + CORES_FOR_OS;
+    int own = CORES_PER_TRAINING_PROCESS + LLM_LOADER_WORKERS_PER_GPU;
+    int per_gpu_cores = cores_per_gpu(WL_LLM_TRAIN, own, 0);
+    int cores = n * per_gpu_cores + CORES_FOR_OS;
     require(p, "cpu_cores_per_node", json_integer(cores),
-            "%d GPUs x (1 training process + %d data-loader workers) + %d for the OS: n(workers+1)+4 "
-            "(stas00/ml-engineering)%s",
-            n, LLM_LOADER_WORKERS_PER_GPU, CORES_FOR_OS,
+            "%d GPUs x %d cores (1 training process + %d data-loader workers, stas00/ml-engineering; at least the %d "
+            "per GPU the audit's CPU_CORES_PER_GPU asks) + %d for the OS%s",
+            n, per_gpu_cores, LLM_LOADER_WORKERS_PER_GPU, thresholds_for(WL_LLM_TRAIN)->cores_per_accelerator_min,
+            CORES_FOR_OS,
             cfg->offload != OFFLOAD_NONE ? "; with offload DeepSpeedCPUAdam runs the optimizer step on these cores, "
                                            "more cores shorten it"
                                          : "");
@@ -430,8 +475,10 @@ static int plan_train(struct plan *p)
             "across nodes; keep room for several",
             CHECKPOINT_BYTES_PER_PARAM, gb(checkpoint));
     plan_network(p, true);
-    step(p, "cpu", "%d cores per node: one process per GPU plus %d loader workers each; NCCL reduces on the GPU", cores,
-         LLM_LOADER_WORKERS_PER_GPU);
+    step(p, "cpu", "%d cores per node: %d per GPU (one process plus %d loader workers, at least the audit's %d) + %d; "
+         "NCCL reduces on the GPU",
+         cores, per_gpu_cores, LLM_LOADER_WORKERS_PER_GPU, thresholds_for(WL_LLM_TRAIN)->cores_per_accelerator_min,
+         CORES_FOR_OS);
     step(p, "host memory", "%.0f GB per node (%s)", gb(host),
          cfg->offload == OFFLOAD_NVME ? "pinned buffers only; states on NVMe" : "DeepSpeed's estimator");
     correction(p, "A common rule of thumb reserves 2 CPU cores per GPU for NCCL all-reduce: NCCL runs its kernels on the GPU; "
@@ -452,6 +499,99 @@ static int plan_train(struct plan *p)
     return 0;
 }
 
+/* ---- llm-train --finetune lora|qlora ------------------------------------------------------ */
+
+static int plan_finetune(struct plan *p)
+{
+    const struct llm_shape *m = &p->model;
+    int n = p->gpus_per_node;
+    step(p, "model", "%s: %.3g B parameters (%s)", m->id, m->params / 1e9, m->source);
+    if (!m->has_shape)
+        return fail("--finetune needs the layer shapes to count the adapters: --model or --model-config, not --params");
+    struct finetune_estimate e;
+    finetune_estimate(m, p->opt.finetune, p->opt.lora_rank, p->opt.lora_qv_only, &e);
+    bool qlora = p->opt.finetune == FINETUNE_QLORA;
+    double activations = train_activations(p, p->opt.recompute);
+    double total = e.frozen_bytes + e.adapter_bytes + activations + CUDA_CONTEXT_BYTES;
+    bool fits = total <= gpu_bytes(p);
+    p->does_not_fit = !fits;
+    json_object_set_new(p->doc, "finetune",
+                        json_pack("{s:s, s:i, s:s, s:I, s:f, s:I, s:f, s:f, s:f}", "method",
+                                  finetune_name(p->opt.finetune), "rank", p->opt.lora_rank, "targets",
+                                  p->opt.lora_qv_only ? "q_proj, v_proj" : "every linear layer",
+                                  "adapter_params", (json_int_t)e.adapter_params, "trainable_share",
+                                  (double)e.adapter_params / m->params, "quantized_params",
+                                  (json_int_t)e.quantized_params, "bits_per_quantized_param",
+                                  qlora ? QLORA_BITS_PER_PARAM : 16.0, "frozen_bytes", e.frozen_bytes,
+                                  "adapter_bytes", e.adapter_bytes));
+    json_object_set_new(p->doc, "activations",
+                        json_pack("{s:f, s:s, s:s, s:i, s:i}", "bytes_per_gpu", activations, "recompute",
+                                  recompute_name(p->opt.recompute), "attention", p->opt.flash ? "flash" : "eager",
+                                  "seq", p->opt.seq, "micro_batch", p->opt.micro_batch));
+    json_object_set_new(p->doc, "gpu_memory",
+                        json_pack("{s:f, s:f, s:f, s:I, s:f, s:f, s:b}", "frozen_weights", e.frozen_bytes, "adapters",
+                                  e.adapter_bytes, "activations", activations, "cuda_context",
+                                  (json_int_t)CUDA_CONTEXT_BYTES, "total", total, "available", gpu_bytes(p), "fits",
+                                  fits));
+    if (qlora)
+        step(p, "frozen weights",
+             "%.1f GB: %.3g B linear-layer weights in 4-bit NF4 with double quantization (%.3f bits each, "
+             "Dettmers et al., QLoRA); embeddings, norms%s in bf16",
+             gb(e.frozen_bytes), e.quantized_params / 1e9, QLORA_BITS_PER_PARAM,
+             m->tied_embeddings ? "" : " and LM head");
+    else
+        step(p, "frozen weights", "%.1f GB: all %.3g B parameters in bf16 (2 B each), frozen", gb(e.frozen_bytes),
+             m->params / 1e9);
+    step(p, "adapters",
+         "rank %d on %s: %.1f M trainable parameters (%.2f%%; r x (d_in + d_out) per matrix, Hu et al., LoRA) x %d B "
+         "(fp32 weight, gradient, Adam momentum and variance) = %.2f GB",
+         p->opt.lora_rank, p->opt.lora_qv_only ? "q_proj and v_proj" : "every linear layer", e.adapter_params / 1e6,
+         100.0 * e.adapter_params / m->params, ADAPTER_BYTES_PER_PARAM, gb(e.adapter_bytes));
+    step(p, "activations", "%.1f GB per GPU: the backward pass still runs through the frozen layers (%s, seq %d, "
+                           "micro-batch %d)",
+         gb(activations), recompute_name(p->opt.recompute), p->opt.seq, p->opt.micro_batch);
+    step(p, "gpu memory", "%.1f GB per GPU of %g GB on %s: %s; each GPU holds a whole copy (data parallel)", gb(total),
+         p->gpu->memory_gb, p->gpu->id, fits ? "fits" : "does NOT fit");
+    if (!fits) {
+        struct finetune_estimate q;
+        finetune_estimate(m, FINETUNE_QLORA, p->opt.lora_rank, p->opt.lora_qv_only, &q);
+        double full = p->opt.recompute == RECOMPUTE_FULL ? activations : train_activations(p, RECOMPUTE_FULL);
+        if (p->opt.recompute != RECOMPUTE_FULL && e.frozen_bytes + e.adapter_bytes + full + CUDA_CONTEXT_BYTES <= gpu_bytes(p))
+            step(p, "advice", "with --recompute full it fits: %.1f GB per GPU",
+                 gb(e.frozen_bytes + e.adapter_bytes + full + CUDA_CONTEXT_BYTES));
+        else if (!qlora && q.frozen_bytes + q.adapter_bytes + full + CUDA_CONTEXT_BYTES <= gpu_bytes(p))
+            step(p, "advice", "--finetune qlora (with --recompute full) fits: %.1f GB per GPU",
+                 gb(q.frozen_bytes + q.adapter_bytes + full + CUDA_CONTEXT_BYTES));
+        else if (e.frozen_bytes + CUDA_CONTEXT_BYTES + full <= gpu_bytes(p))
+            step(p, "advice", "the adapters' states (%.1f GB) are what does not fit: lower --rank, or --lora-targets qv",
+                 gb(e.adapter_bytes));
+        else
+            step(p, "advice", "the frozen model alone does not fit one %s: shard it (FSDP or ZeRO-3 with LoRA) over "
+                              "the GPUs, or rent larger GPUs",
+                 p->gpu->id);
+    }
+    require(p, "gpus_per_node", json_integer(n), "%d x %s as asked; each holds the frozen model", n, p->gpu->id);
+    require(p, "gpu_memory_bytes_per_gpu", json_real(total), "frozen weights + adapter states + activations + CUDA context");
+    int per_gpu_cores = cores_per_gpu(WL_LLM_TRAIN, CORES_PER_TRAINING_PROCESS + LLM_LOADER_WORKERS_PER_GPU, 0);
+    require(p, "cpu_cores_per_node", json_integer(n * per_gpu_cores + CORES_FOR_OS),
+            "%d per GPU (training process and data-loader workers; at least the audit's CPU_CORES_PER_GPU) + %d for "
+            "the OS",
+            per_gpu_cores, CORES_FOR_OS);
+    double bf16_files = 2.0 * m->params;
+    require(p, "host_ram_bytes_per_node", json_real(bf16_files + n * (double)TRAINING_PROCESS_HOST_BYTES),
+            "the bf16 model files pass through host memory (page cache) when loading%s, + %d x 2 GB training processes",
+            qlora ? " and are quantized on the GPU" : "", n);
+    require(p, "storage_bytes_per_node", json_real(bf16_files + e.adapter_bytes),
+            "the bf16 model files (%.0f GB) + one adapter checkpoint with its optimizer states (%.2f GB)",
+            gb(bf16_files), gb(e.adapter_bytes));
+    plan_network(p, true);
+    correction(p,
+               "A common rule of thumb sizes fine-tuning like full training, 16 B per parameter (%.0f GB here): %s "
+               "holds the frozen weights at %.2f B per parameter and 16 B only for the %.1f M adapter parameters.",
+               gb(16.0 * m->params), qlora ? "QLoRA" : "LoRA", e.frozen_bytes / m->params, e.adapter_params / 1e6);
+    return 0;
+}
+
 /* ---- llm-infer ---------------------------------------------------------------------------- */
 
 static int plan_infer(struct plan *p)
@@ -464,20 +604,43 @@ static int plan_infer(struct plan *p)
                     "--params");
     double weights = (double)m->params * p->opt.weight_bytes;
     int64_t per_token = kv_bytes_per_token(m, p->opt.kv_bytes);
-    int tokens_per_seq = m->sliding_window && p->opt.context > m->sliding_window ? m->sliding_window : p->opt.context;
-    double per_request = (double)per_token * tokens_per_seq, kv_total = per_request * p->opt.batch;
+    /* vLLM keeps max(1, KV heads / tp) KV heads on each GPU: replicated when tp exceeds them. */
+    char tp_why[256] = "";
+    bool tp_ok = tensor_parallel_valid(m, n, tp_why, sizeof tp_why);
+    double per_request_gpu = kv_bytes_per_sequence(m, p->opt.kv_bytes, p->opt.context, n);
+    double per_request = kv_bytes_per_sequence(m, p->opt.kv_bytes, p->opt.context, 1);
+    double kv_total = per_request * p->opt.batch, kv_per_gpu = per_request_gpu * p->opt.batch;
+    int kv_heads_per_gpu = m->kv_heads / n > 1 ? m->kv_heads / n : 1;
     double usable = gpu_bytes(p) * INFER_GPU_MEMORY_SHARE - CUDA_CONTEXT_BYTES;
-    double per_gpu = (weights + kv_total) / n;
-    bool fits = per_gpu <= usable;
-    double kv_room = usable * n - weights;
-    double max_tokens = kv_room > 0 ? floor(kv_room / per_token) : 0;
-    long max_batch = (long)(max_tokens / tokens_per_seq);
-    long max_context = (long)(max_tokens / p->opt.batch);
+    double per_gpu = weights / n + kv_per_gpu;
+    bool fits = tp_ok && per_gpu <= usable;
+    p->does_not_fit = !fits;
+    double kv_room = usable - weights / n; /* per GPU */
+    double max_batch_d = kv_room > 0 ? floor(kv_room / per_request_gpu) : 0;
+    long max_batch = (long)max_batch_d;
+    /* The longest context at --batch: bisect, since windowed layers make the size piecewise linear. */
+    long lo = 0, hi = 100000000;
+    while (kv_room > 0 && lo < hi) {
+        long mid = lo + (hi - lo + 1) / 2;
+        if (kv_bytes_per_sequence(m, p->opt.kv_bytes, (int)mid, n) * p->opt.batch <= kv_room)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    long max_context = lo;
+    double max_tokens = kv_room > 0 ? floor(kv_room / kv_bytes_per_sequence(m, p->opt.kv_bytes, 1, n)) : 0;
+    json_object_set_new(p->doc, "tensor_parallel",
+                        json_pack("{s:i, s:b, s:i, s:s}", "size", n, "valid", tp_ok, "kv_heads_per_gpu",
+                                  kv_heads_per_gpu, "why",
+                                  tp_ok ? (m->kv_heads < n ? "KV heads replicated: each GPU keeps one"
+                                                           : "KV heads split evenly")
+                                        : tp_why));
     json_object_set_new(p->doc, "kv_cache",
-                        json_pack("{s:I, s:f, s:f, s:i, s:i, s:f, s:f, s:I, s:I}", "bytes_per_token",
+                        json_pack("{s:I, s:f, s:f, s:f, s:i, s:i, s:f, s:f, s:f, s:I, s:I}", "bytes_per_token",
                                   (json_int_t)per_token, "bytes_per_element", p->opt.kv_bytes, "bytes_per_request",
-                                  per_request, "batch", p->opt.batch, "context", p->opt.context, "bytes_total",
-                                  kv_total, "max_tokens", max_tokens, "max_batch_at_context", (json_int_t)max_batch,
+                                  per_request, "bytes_per_request_per_gpu", per_request_gpu, "batch", p->opt.batch,
+                                  "context", p->opt.context, "bytes_total", kv_total, "bytes_per_gpu", kv_per_gpu,
+                                  "max_tokens", max_tokens, "max_batch_at_context", (json_int_t)max_batch,
                                   "max_context_at_batch", (json_int_t)max_context));
     json_object_set_new(p->doc, "gpu_memory",
                         json_pack("{s:f, s:f, s:I, s:f, s:f, s:b}", "weights", weights, "kv_cache", kv_total,
@@ -485,29 +648,42 @@ static int plan_infer(struct plan *p)
                                   "available_per_gpu", usable, "fits", fits));
     step(p, "weights", "%.1f GB at %g B/parameter, split over %d GPU(s) by tensor parallelism", gb(weights),
          p->opt.weight_bytes, n);
+    if (!tp_ok)
+        step(p, "tensor parallel", "%s: use a GPU count that divides %d heads and fits %d KV heads", tp_why, m->heads,
+             m->kv_heads);
+    else if (n > 1)
+        step(p, "tensor parallel", "%d GPUs: %d of %d KV heads per GPU%s (vLLM: max(1, KV heads / tp))", n,
+             kv_heads_per_gpu, m->kv_heads, m->kv_heads < n ? ", replicated" : "");
+    int window_cap = m->sliding_window && m->sliding_window < p->opt.context;
     step(p, "kv cache",
          "2 x %d layers x %d KV heads x %d head dim x %g B = %.0f KiB per token; %.2f GB per request of %d tokens%s; "
-         "%.1f GB for batch %d",
-         m->layers, m->kv_heads, m->head_dim, p->opt.kv_bytes, per_token / 1024.0, gb(per_request), tokens_per_seq,
-         tokens_per_seq < p->opt.context ? " (the sliding window caps it)" : "", gb(kv_total), p->opt.batch);
+         "%.1f GB for batch %d, %.1f GB on each GPU",
+         m->layers, m->kv_heads, m->head_dim, p->opt.kv_bytes, per_token / 1024.0, gb(per_request), p->opt.context,
+         !window_cap                            ? ""
+         : m->sliding_layers == m->layers ? " (the sliding window caps it)"
+                                          : " (the sliding-window layers keep only their window)",
+         gb(kv_total), p->opt.batch, gb(kv_per_gpu));
     step(p, "gpu memory",
          "%.1f GB per GPU of %.1f GB usable (%.0f%% of %g GB, as vLLM plans, less 1 GB CUDA context): %s; the "
          "largest batch at %d tokens is %ld, the longest context at batch %d is %ld tokens",
-         gb(per_gpu), gb(usable), INFER_GPU_MEMORY_SHARE * 100, p->gpu->memory_gb, fits ? "fits" : "does NOT fit",
-         tokens_per_seq, max_batch, p->opt.batch, max_context);
+         gb(per_gpu), gb(usable), INFER_GPU_MEMORY_SHARE * 100, p->gpu->memory_gb,
+         fits ? "fits" : tp_ok ? "does NOT fit" : "not runnable (tensor parallelism)", p->opt.context, max_batch,
+         p->opt.batch, max_context);
     int min_n = 0;
     for (int k = 1; k <= 64 && !min_n; k *= 2)
-        if ((weights + kv_total) / k <= usable)
+        if (tensor_parallel_valid(m, k, tp_why, sizeof tp_why) &&
+            weights / k + kv_bytes_per_sequence(m, p->opt.kv_bytes, p->opt.context, k) * p->opt.batch <= usable)
             min_n = k;
     require(p, "gpus_per_node", json_integer(n),
             "%d x %s as asked; the weights and this KV cache need %s%d (powers "
             "of two, for tensor parallelism)",
             n, p->gpu->id, min_n ? "" : "more than ", min_n ? min_n : 64);
     require(p, "gpu_memory_bytes_per_gpu", json_real(per_gpu), "weights and KV cache per GPU");
-    require(p, "cpu_cores_per_node", json_integer(n * CORES_PER_TRAINING_PROCESS + CORES_FOR_OS),
-            "one process per GPU + %d for the server, tokenizer and OS; judge latency by measured jitter, not clock "
-            "speed",
-            CORES_FOR_OS);
+    int infer_cores = cores_per_gpu(WL_LLM_INFER, CORES_PER_TRAINING_PROCESS, 0);
+    require(p, "cpu_cores_per_node", json_integer(n * infer_cores + CORES_FOR_OS),
+            "%d per GPU (its process and the tokenizer/batching thread; the audit's CPU_CORES_PER_GPU) + %d for the "
+            "server and OS; judge latency by measured jitter, not clock speed",
+            infer_cores, CORES_FOR_OS);
     require(p, "host_ram_bytes_per_node", json_real(weights + n * (double)TRAINING_PROCESS_HOST_BYTES),
             "the weights pass through host memory (page cache) when loading, + %d x 2 GB per GPU process", n);
     require(p, "storage_bytes_per_node", json_real(weights), "the model files");
@@ -517,7 +693,7 @@ static int plan_infer(struct plan *p)
                "A common rule of thumb sizes the KV cache as batch x seq x 128 KB: true only for 32 layers x 8 KV heads in "
                "16 bits; %s needs %.0f KiB per token (%.2fx), %.2f GB for this batch instead of %.2f GB.",
                m->id, per_token / 1024.0, per_token / rule_of_thumb, gb(kv_total),
-               gb(rule_of_thumb * p->opt.batch * tokens_per_seq));
+               gb(rule_of_thumb * p->opt.batch * p->opt.context));
     correction(p, "A common rule of thumb asks for a single-core turbo >= 4.5 GHz: no datacenter CPU has it; measure "
                   "scheduling jitter instead (gpuvet bench jitter).");
     return 0;
@@ -544,9 +720,11 @@ static int decode_rate_from_bench(const char *path, double *out)
 static int plan_cv(struct plan *p)
 {
     int n = p->gpus_per_node;
-    double rate = p->opt.img_rate > 0 ? p->opt.img_rate : p->gpu->resnet50_img_s;
+    const char *rate_source = "--img-rate";
+    double rate = p->opt.img_rate > 0 ? p->opt.img_rate : gpu_resnet50_rate(p->gpu, &rate_source);
     if (rate <= 0)
-        return fail("the table has no measured ResNet-50 rate for %s: pass --img-rate N (images/s one GPU consumes)",
+        return fail("the table has no ResNet-50 rate for %s, measured or estimated (no 16-bit tensor figure): pass "
+                    "--img-rate N (images/s one GPU consumes)",
                     p->gpu->id);
     const char *decode_source = "one core decodes and augments ~460-500 ImageNet JPEGs/s with Pillow (gpuvet bench decode measures this CPU)";
     double per_core = thresholds_for(WL_CV_TRAIN)->cv_decode_images_s_per_core;
@@ -560,23 +738,34 @@ static int plan_cv(struct plan *p)
     }
     struct cv_demand d;
     cv_pipeline_demand(rate, per_core, n, p->opt.image_bytes, &d);
+    int decode_cores = d.cores_per_gpu - CORES_PER_TRAINING_PROCESS;
+    int audit_need = cores_per_gpu(WL_CV_TRAIN, 0, rate);
+    if (audit_need > d.cores_per_gpu) {
+        d.cores_per_gpu = audit_need;
+        d.cores_per_node = n * audit_need + CORES_FOR_OS;
+    }
     json_object_set_new(p->doc, "pipeline",
-                        json_pack("{s:f, s:s, s:f, s:s, s:i, s:i, s:f, s:f}", "images_s_per_gpu", rate,
-                                  "images_s_source", p->opt.img_rate > 0 ? "--img-rate" : p->gpu->resnet50_source,
+                        json_pack("{s:f, s:s, s:b, s:f, s:s, s:i, s:i, s:f, s:f}", "images_s_per_gpu", rate,
+                                  "images_s_source", rate_source, "images_s_estimated",
+                                  p->opt.img_rate <= 0 && p->gpu->resnet50_img_s <= 0,
                                   "images_s_per_core", per_core, "images_s_per_core_source", decode_source,
                                   "cores_per_gpu", d.cores_per_gpu, "cores_per_node", d.cores_per_node, "image_bytes",
                                   p->opt.image_bytes, "read_bytes_s_per_node", d.read_bytes_s_per_node));
-    step(p, "gpus", "%d x %s consume %.0f images/s each (%s)", n, p->gpu->id, rate,
-         p->opt.img_rate > 0 ? "--img-rate" : p->gpu->resnet50_source);
+    step(p, "gpus", "%d x %s consume %.0f images/s each (%s)", n, p->gpu->id, rate, rate_source);
     step(p, "cpu",
-         "%.0f / %.0f images/s per core (%s) = %d decode cores + 1 training process per GPU; x %d GPUs + %d "
+         "%.0f / %.0f images/s per core (%s) = %d decode cores + 1 training process per GPU%s; x %d GPUs + %d "
          "for the OS = %d cores",
-         rate, per_core, decode_source, d.cores_per_gpu - 1, n, CORES_FOR_OS, d.cores_per_node);
+         rate, per_core, decode_source, decode_cores,
+         audit_need == d.cores_per_gpu && audit_need > decode_cores + 1 ? ", raised to the audit's CPU_CORES_PER_GPU need"
+                                                                       : "",
+         n, CORES_FOR_OS, d.cores_per_node);
     step(p, "storage", "%.0f images/s x %.0f KB = %.2f GB/s read per node, sustained", rate * n,
          p->opt.image_bytes / 1e3, gb(d.read_bytes_s_per_node));
     require(p, "gpus_per_node", json_integer(n), "%d x %s as asked", n, p->gpu->id);
     require(p, "cpu_cores_per_node", json_integer(d.cores_per_node),
-            "images/s per GPU / images/s per core + 1 per GPU, + %d for the OS", CORES_FOR_OS);
+            "images/s per GPU / images/s per core + 1 per GPU (at least the audit's CPU_CORES_PER_GPU need), + %d for "
+            "the OS",
+            CORES_FOR_OS);
     require(p, "storage_read_bytes_s", json_real(d.read_bytes_s_per_node), "images/s x average image size");
     if (p->opt.dataset_bytes > 0) {
         double host = p->opt.dataset_bytes + n * (double)TRAINING_PROCESS_HOST_BYTES;
@@ -636,6 +825,28 @@ static json_t *load_machine(const struct plan_options *o)
 static void print_text(json_t *plan)
 {
     json_t *gpu = json_object_get(plan, "gpu");
+    json_t *candidates = json_object_get(plan, "candidates");
+    if (json_is_array(candidates)) {
+        printf("What to rent for %s, %lld node(s): the fewest GPUs of each kind that fit\n\n",
+               json_string_value(json_object_get(plan, "workload")),
+               json_integer_value(json_object_get(plan, "nodes")));
+        printf("  %-4s %-30s %5s %14s %12s\n", "#", "GPU", "N", "NEED/GPU", "BF16 TFLOPS");
+        size_t i;
+        json_t *c;
+        json_array_foreach (candidates, i, c) {
+            json_t *tf = json_object_get(c, "dense_bf16_tflops_total");
+            char tflops[32] = "-";
+            if (json_is_number(tf))
+                snprintf(tflops, sizeof tflops, "%.0f", json_number_value(tf));
+            printf("  %-4zu %-30s %5lld %11.1f GB %12s\n", i + 1, json_string_value(json_object_get(c, "gpu")),
+                   json_integer_value(json_object_get(c, "count_per_node")),
+                   json_number_value(json_object_get(c, "gpu_memory_bytes_per_gpu")) / 1e9, tflops);
+        }
+        json_t *v;
+        json_array_foreach (json_object_get(plan, "steps"), i, v)
+            printf("\n%s\n", json_string_value(json_object_get(v, "text")));
+        return;
+    }
     printf("Plan for %s on %lld x %s per node, %lld node(s)\n", json_string_value(json_object_get(plan, "workload")),
            json_integer_value(json_object_get(gpu, "count_per_node")), json_string_value(json_object_get(gpu, "id")),
            json_integer_value(json_object_get(plan, "nodes")));
@@ -646,7 +857,7 @@ static void print_text(json_t *plan)
     json_t *v;
     putchar('\n');
     json_array_foreach (json_object_get(plan, "steps"), i, v)
-        printf("  %-13s %s\n", json_string_value(json_object_get(v, "step")),
+        printf("  %-15s %s\n", json_string_value(json_object_get(v, "step")),
                json_string_value(json_object_get(v, "text")));
     printf("\nRequirements per node:\n");
     const char *key;
@@ -696,32 +907,86 @@ static void print_text(json_t *plan)
     }
 }
 
+/* Option codes past the short options. */
+enum {
+    O_MODEL = 256,
+    O_CONFIG,
+    O_PARAMS,
+    O_NODES,
+    O_ZERO,
+    O_OFFLOAD,
+    O_NO_INIT,
+    O_SEQ,
+    O_MB,
+    O_RECOMPUTE,
+    O_ATTN,
+    O_BATCH,
+    O_CONTEXT,
+    O_WEIGHTS,
+    O_KV,
+    O_IMG,
+    O_DEC,
+    O_DECFROM,
+    O_IMGB,
+    O_DATA,
+    O_CHECK,
+    O_SYSROOT,
+    O_FINETUNE,
+    O_RANK,
+    O_TARGETS,
+    O_COUNT
+};
+
+/* An option the workload does not use is an error, not silently ignored. */
+static int check_options_apply(const struct plan_options *o, const bool *given, const struct option *options)
+{
+    static const struct {
+        int option;
+        unsigned workloads; /* bit per enum workload */
+        int finetune;       /* 1: only with --finetune, -1: not with --finetune, 0: either */
+    } scope[] = {
+        {O_MODEL, 1u << WL_LLM_TRAIN | 1u << WL_LLM_INFER, 0},
+        {O_CONFIG, 1u << WL_LLM_TRAIN | 1u << WL_LLM_INFER, 0},
+        {O_PARAMS, 1u << WL_LLM_TRAIN | 1u << WL_LLM_INFER, 0},
+        {O_ZERO, 1u << WL_LLM_TRAIN, -1},
+        {O_OFFLOAD, 1u << WL_LLM_TRAIN, -1},
+        {O_NO_INIT, 1u << WL_LLM_TRAIN, -1},
+        {O_SEQ, 1u << WL_LLM_TRAIN, 0},
+        {O_MB, 1u << WL_LLM_TRAIN, 0},
+        {O_RECOMPUTE, 1u << WL_LLM_TRAIN, 0},
+        {O_ATTN, 1u << WL_LLM_TRAIN, 0},
+        {O_FINETUNE, 1u << WL_LLM_TRAIN, 0},
+        {O_RANK, 1u << WL_LLM_TRAIN, 1},
+        {O_TARGETS, 1u << WL_LLM_TRAIN, 1},
+        {O_BATCH, 1u << WL_LLM_INFER, 0},
+        {O_CONTEXT, 1u << WL_LLM_INFER, 0},
+        {O_WEIGHTS, 1u << WL_LLM_INFER, 0},
+        {O_KV, 1u << WL_LLM_INFER, 0},
+        {O_IMG, 1u << WL_CV_TRAIN, 0},
+        {O_DEC, 1u << WL_CV_TRAIN, 0},
+        {O_DECFROM, 1u << WL_CV_TRAIN, 0},
+        {O_IMGB, 1u << WL_CV_TRAIN, 0},
+        {O_DATA, 1u << WL_CV_TRAIN, 0},
+    };
+    for (size_t i = 0; i < sizeof scope / sizeof scope[0]; i++) {
+        if (!given[scope[i].option])
+            continue;
+        const char *name = option_name(options, scope[i].option);
+        if (!(scope[i].workloads & (1u << o->workload)))
+            return fail("--%s does not apply to --workload %s", name, workload_name(o->workload));
+        if (scope[i].finetune > 0 && o->finetune == FINETUNE_NONE)
+            return fail("--%s goes with --finetune lora|qlora", name);
+        if (scope[i].finetune < 0 && o->finetune != FINETUNE_NONE)
+            return fail("--%s does not apply to --finetune (LoRA trains data-parallel with the model whole on each "
+                        "GPU)",
+                        name);
+    }
+    return 0;
+}
+
 static int parse_options(int argc, char **argv, struct plan_options *o)
 {
-    enum {
-        O_MODEL = 256,
-        O_CONFIG,
-        O_PARAMS,
-        O_NODES,
-        O_ZERO,
-        O_OFFLOAD,
-        O_NO_INIT,
-        O_SEQ,
-        O_MB,
-        O_RECOMPUTE,
-        O_ATTN,
-        O_BATCH,
-        O_CONTEXT,
-        O_WEIGHTS,
-        O_KV,
-        O_IMG,
-        O_DEC,
-        O_DECFROM,
-        O_IMGB,
-        O_DATA,
-        O_CHECK,
-        O_SYSROOT
-    };
+
     static const struct option options[] = {
         {"workload", required_argument, NULL, 'w'},
         {"gpus", required_argument, NULL, 'g'},
@@ -747,6 +1012,9 @@ static int parse_options(int argc, char **argv, struct plan_options *o)
         {"dataset-bytes", required_argument, NULL, O_DATA},
         {"check", optional_argument, NULL, O_CHECK},
         {"sysroot", required_argument, NULL, O_SYSROOT},
+        {"finetune", required_argument, NULL, O_FINETUNE},
+        {"rank", required_argument, NULL, O_RANK},
+        {"lora-targets", required_argument, NULL, O_TARGETS},
         {"json", no_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -762,12 +1030,26 @@ static int parse_options(int argc, char **argv, struct plan_options *o)
         .weight_bytes = 2,
         .kv_bytes = 2,
         .image_bytes = thresholds_for(WL_CV_TRAIN)->cv_image_bytes,
+        .lora_rank = 16,
     };
+    bool given[O_COUNT] = {0};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "w:g:jh", options, NULL)) != -1) {
         bool ok = true;
+        if (c >= O_MODEL && c < O_COUNT)
+            given[c] = true;
         switch (c) {
+        case O_FINETUNE:
+            ok = finetune_parse(optarg, &o->finetune);
+            break;
+        case O_RANK:
+            ok = parse_int_option(optarg, 1, 65536, &o->lora_rank);
+            break;
+        case O_TARGETS:
+            ok = !strcmp(optarg, "all") || !strcmp(optarg, "qv");
+            o->lora_qv_only = !strcmp(optarg, "qv");
+            break;
         case 'w':
             ok = o->workload_set = workload_parse(optarg, &o->workload);
             break;
@@ -796,7 +1078,7 @@ static int parse_options(int argc, char **argv, struct plan_options *o)
             o->zero.zero_init = false;
             break;
         case O_SEQ:
-            ok = parse_int_option(optarg, 1, 10000000, &o->seq);
+            ok = parse_token_count(optarg, 10000000, &o->seq);
             break;
         case O_MB:
             ok = parse_int_option(optarg, 1, 100000, &o->micro_batch);
@@ -812,7 +1094,7 @@ static int parse_options(int argc, char **argv, struct plan_options *o)
             ok = parse_int_option(optarg, 1, 1000000, &o->batch);
             break;
         case O_CONTEXT:
-            ok = parse_int_option(optarg, 1, 100000000, &o->context);
+            ok = parse_token_count(optarg, 100000000, &o->context);
             break;
         case O_WEIGHTS:
             ok = parse_element_bytes(optarg, true, &o->weight_bytes);
@@ -851,9 +1133,16 @@ static int parse_options(int argc, char **argv, struct plan_options *o)
         default:
             return option_error(options, argv);
         }
-        if (!ok) {
-            return fail("bad value '%s' for --%s (gpuvet plan --help)", optarg, option_name(options, c));
-        }
+        if (!ok)
+            return fail("bad value '%s' for --%s (%s%sgpuvet plan --help)", optarg, option_name(options, c),
+                        c == O_IMGB || c == O_DATA          ? PARSE_BYTES_HINT
+                        : c == O_SEQ || c == O_CONTEXT      ? "tokens: 4096, 8k = 8192, 128k"
+                        : c == O_PARAMS || c == O_IMG || c == O_DEC ? "counts: 7B, 70e9, 2.5k"
+                                                                      : "",
+                        c == O_IMGB || c == O_DATA || c == O_SEQ || c == O_CONTEXT || c == O_PARAMS || c == O_IMG ||
+                                c == O_DEC
+                            ? "; "
+                            : "");
     }
     /* `--check FILE` (with a space) leaves FILE as the one operand. */
     if (o->check && !o->check_file && optind + 1 == argc)
@@ -862,12 +1151,121 @@ static int parse_options(int argc, char **argv, struct plan_options *o)
         return fail("unexpected argument '%s'", argv[optind]);
     if (!o->workload_set || !(o->workload == WL_LLM_TRAIN || o->workload == WL_LLM_INFER || o->workload == WL_CV_TRAIN))
         return fail("--workload llm-train, llm-infer or cv-train is required");
-    if (!o->gpus)
-        return fail("--gpus [Nx]GPU is required (gpuvet gpus lists the names)");
+    if (!o->gpus && (o->check || o->workload == WL_CV_TRAIN))
+        return fail("--gpus [Nx]GPU is required %s (gpuvet gpus lists the names)",
+                    o->check ? "with --check" : "for cv-train, which every GPU runs: the question is how fast");
     if (o->sysroot && (!o->check || o->check_file))
         return fail("--sysroot goes with --check and no audit file");
     if (o->decode_from && o->decode_rate > 0)
         return fail("give --decode-rate or --decode-from, not both");
+    return check_options_apply(o, given, options);
+}
+
+/* A fresh document with the workload and node count, and empty steps, requirements, corrections. */
+static void plan_start_doc(struct plan *p)
+{
+    p->doc = json_object();
+    p->steps = json_array();
+    p->requirements = json_object();
+    p->corrections = json_array();
+    json_object_set_new(p->doc, "workload", json_string(workload_name(p->opt.workload)));
+    json_object_set_new(p->doc, "nodes", json_integer(p->opt.nodes));
+}
+
+/* Plans the workload for p->gpu x p->gpus_per_node into a fresh p->doc. */
+static int plan_one(struct plan *p)
+{
+    p->opt.zero.gpus_per_node = p->gpus_per_node;
+    p->opt.zero.nodes = p->opt.nodes;
+    plan_start_doc(p);
+    json_t *gpu = json_pack("{s:s, s:i, s:f}", "id", p->gpu->id, "count_per_node", p->gpus_per_node, "memory_bytes",
+                            gpu_bytes(p));
+    if (*p->gpu_note)
+        json_object_set_new(gpu, "note", json_string(p->gpu_note));
+    json_object_set_new(p->doc, "gpu", gpu);
+    if (p->opt.workload != WL_CV_TRAIN)
+        json_object_set_new(p->doc, "model", model_json(&p->model));
+    int rc;
+    if (p->opt.workload == WL_LLM_TRAIN && p->opt.finetune != FINETUNE_NONE)
+        rc = plan_finetune(p);
+    else if (p->opt.workload == WL_LLM_TRAIN)
+        rc = plan_train(p);
+    else if (p->opt.workload == WL_LLM_INFER)
+        rc = plan_infer(p);
+    else
+        rc = plan_cv(p);
+    json_object_set_new(p->doc, "steps", p->steps);
+    json_object_set_new(p->doc, "requirements", p->requirements);
+    json_object_set_new(p->doc, "rule_of_thumb_corrections", p->corrections);
+    return rc;
+}
+
+struct candidate {
+    const struct gpu_spec *gpu;
+    int count;
+    double need_per_gpu, dense_bf16_total;
+};
+
+static int by_count_then_speed(const void *a, const void *b)
+{
+    const struct candidate *x = a, *y = b;
+    if (x->count != y->count)
+        return x->count - y->count;
+    return (x->dense_bf16_total < y->dense_bf16_total) - (x->dense_bf16_total > y->dense_bf16_total);
+}
+
+/* "What should I rent?": without --gpus, every GPU of the table at 1, 2, 4 and 8 per node; the
+ * fewest that fit, ranked by GPU count, then dense BF16 TFLOPS. The table has no prices. */
+static int plan_rank(struct plan *p)
+{
+    static const int counts[] = {1, 2, 4, 8};
+    struct candidate *found = calloc((size_t)p->table.count, sizeof *found);
+    int nfound = 0, rc = 0;
+    for (int i = 0; i < p->table.count && rc == 0; i++) {
+        const struct gpu_spec *g = &p->table.gpus[i];
+        for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {
+            struct plan q = {.opt = p->opt, .table = p->table, .gpu = g, .gpus_per_node = counts[k], .model = p->model};
+            rc = plan_one(&q);
+            json_t *memory = json_object_get(q.doc, "gpu_memory");
+            double need = json_number_value(json_object_get(memory, json_object_get(memory, "total_per_gpu")
+                                                                        ? "total_per_gpu"
+                                                                        : "total"));
+            json_decref(q.doc);
+            if (rc != 0)
+                break; /* an option combination no GPU can change: the error is printed */
+            if (!q.does_not_fit) {
+                found[nfound++] = (struct candidate){g, counts[k], need, counts[k] * g->dense[PREC_BF16]};
+                break;
+            }
+        }
+    }
+    if (rc != 0) {
+        free(found);
+        return rc;
+    }
+    qsort(found, (size_t)nfound, sizeof *found, by_count_then_speed);
+    plan_start_doc(p);
+    json_object_set_new(p->doc, "gpu", json_null());
+    json_object_set_new(p->doc, "model", model_json(&p->model));
+    json_t *list = json_array();
+    for (int i = 0; i < nfound; i++) {
+        const struct candidate *c = &found[i];
+        json_array_append_new(list, json_pack("{s:i, s:s, s:i, s:f, s:f, s:o, s:s}", "rank", i + 1, "gpu", c->gpu->id,
+                                              "count_per_node", c->count, "gpu_memory_bytes_per_gpu", c->need_per_gpu,
+                                              "memory_bytes", c->gpu->memory_gb * 1e9, "dense_bf16_tflops_total",
+                                              c->dense_bf16_total > 0 ? json_real(c->dense_bf16_total) : json_null(),
+                                              "confidence", c->gpu->confidence));
+    }
+    json_object_set_new(p->doc, "candidates", list);
+    step(p, "candidates",
+         "%d of %d GPUs fit this job at 1, 2, 4 or 8 per node; ranked by GPU count, then dense BF16 TFLOPS (the table "
+         "has no prices: price the offers with gpuvet cost)",
+         nfound, p->table.count);
+    json_object_set_new(p->doc, "steps", p->steps);
+    json_object_set_new(p->doc, "requirements", p->requirements);
+    json_object_set_new(p->doc, "rule_of_thumb_corrections", p->corrections);
+    p->does_not_fit = nfound == 0;
+    free(found);
     return 0;
 }
 
@@ -882,37 +1280,14 @@ int cmd_plan(int argc, char **argv)
         gpu_table_free(&p.table);
         return fail("%s", err);
     }
-    rc = resolve_gpus(&p);
+    rc = p.opt.gpus ? resolve_gpus(&p) : 0;
     if (rc == 0 && p.opt.workload != WL_CV_TRAIN)
         rc = resolve_model(&p);
     if (rc) {
         gpu_table_free(&p.table);
         return rc;
     }
-    p.opt.zero.gpus_per_node = p.gpus_per_node;
-    p.opt.zero.nodes = p.opt.nodes;
-    p.doc = json_object();
-    p.steps = json_array();
-    p.requirements = json_object();
-    p.corrections = json_array();
-    json_object_set_new(p.doc, "workload", json_string(workload_name(p.opt.workload)));
-    json_object_set_new(p.doc, "nodes", json_integer(p.opt.nodes));
-    json_t *gpu =
-        json_pack("{s:s, s:i, s:f}", "id", p.gpu->id, "count_per_node", p.gpus_per_node, "memory_bytes", gpu_bytes(&p));
-    if (*p.gpu_note)
-        json_object_set_new(gpu, "note", json_string(p.gpu_note));
-    json_object_set_new(p.doc, "gpu", gpu);
-    if (p.opt.workload != WL_CV_TRAIN)
-        json_object_set_new(p.doc, "model", model_json(&p.model));
-    if (p.opt.workload == WL_LLM_TRAIN)
-        rc = plan_train(&p);
-    else if (p.opt.workload == WL_LLM_INFER)
-        rc = plan_infer(&p);
-    else
-        rc = plan_cv(&p);
-    json_object_set_new(p.doc, "steps", p.steps);
-    json_object_set_new(p.doc, "requirements", p.requirements);
-    json_object_set_new(p.doc, "rule_of_thumb_corrections", p.corrections);
+    rc = p.gpu ? plan_one(&p) : plan_rank(&p);
     if (rc == 0 && p.opt.check) {
         json_t *machine = load_machine(&p.opt);
         if (!machine) {
@@ -928,6 +1303,8 @@ int cmd_plan(int argc, char **argv)
             json_decref(machine);
         }
     }
+    if (rc == 0 && p.does_not_fit)
+        rc = EXIT_VERDICT_FAIL;
     if (rc == 0 || rc == EXIT_VERDICT_FAIL) {
         if (p.opt.json) {
             json_t *root = json_pack("{s:s, s:s, s:O}", "schema", "gpuvet.plan/1", "gpuvet_version", GPUVET_VERSION,

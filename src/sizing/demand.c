@@ -17,14 +17,23 @@ bool recompute_parse(const char *name, enum recompute *out)
     return false;
 }
 
+double activation_bytes_per_token_layer(const struct llm_shape *m)
+{
+    double h = m->hidden, q = (double)m->heads * m->head_dim, kv = (double)m->kv_heads * m->head_dim;
+    double experts = m->experts > 0 ? m->experts_per_token : 1;
+    double mlp = 4.0 * m->ffn * experts + 4.0 * m->shared_expert_ffn;
+    return 2 * (m->norms_per_layer * h + h + (q + kv) + kv + q + h + mlp);
+}
+
 double activation_bytes_per_layer(const struct llm_shape *m, int seq, int micro_batch, enum recompute r, bool flash)
 {
-    double sbh = (double)seq * micro_batch * m->hidden;
+    double sb = (double)seq * micro_batch;
     if (r == RECOMPUTE_FULL)
-        return 2 * sbh;
+        return 2 * sb * m->hidden;
+    double per_token = activation_bytes_per_token_layer(m);
     if (r == RECOMPUTE_SELECTIVE || flash)
-        return 34 * sbh;
-    return sbh * (34 + 5.0 * m->heads * seq / m->hidden);
+        return sb * per_token;
+    return sb * (per_token + 5.0 * m->heads * seq);
 }
 
 double logits_bytes(const struct llm_shape *m, int seq, int micro_batch)

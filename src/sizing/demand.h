@@ -29,9 +29,16 @@ enum recompute { RECOMPUTE_NONE, RECOMPUTE_SELECTIVE, RECOMPUTE_FULL };
 const char *recompute_name(enum recompute r);
 bool recompute_parse(const char *name, enum recompute *out);
 
-/* Activation memory of one transformer layer (Korthikanti et al. 2022, 16-bit activations):
- * none: s·b·h·(34 + 5·a·s/h); selective recompute, or FlashAttention (never stores the s×s
- * scores): 34·s·b·h; full recompute: 2·s·b·h (the layer input only). */
+/* Activation bytes one token leaves in one layer for the backward pass (16-bit activations, no
+ * dropout, as Llama-style blocks train), counted the way Korthikanti et al. 2022 count the GPT
+ * block's 34·h: 2 B × (h per RMSNorm input, h for the QKV projection's input, q + k widths for the
+ * scores, the v width, the q width for the output projection's input, h for the MLP's input, and
+ * 4 × the MLP width for a gated (SwiGLU/GeGLU) MLP: gate and up outputs, the activation, the
+ * product; × experts per token for a mixture of experts). Llama-2-7B: 37.5·h. */
+double activation_bytes_per_token_layer(const struct llm_shape *m);
+/* Activation memory of one layer: none: s·b·(that + 5·a·s) with eager attention (Korthikanti's
+ * softmax, mask and dropout scores); FlashAttention (never stores the s×s scores) or selective
+ * recompute: s·b·that; full recompute: 2·s·b·h (the layer input only). */
 double activation_bytes_per_layer(const struct llm_shape *m, int seq, int micro_batch, enum recompute r, bool flash);
 /* Logits kept in fp32 for the loss: b·s·V·4 bytes. */
 double logits_bytes(const struct llm_shape *m, int seq, int micro_batch);

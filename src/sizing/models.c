@@ -7,35 +7,70 @@
 
 #include "sizing/jsonfile.h"
 
-/* Values of each model's published config.json on huggingface.co (research/sizing.md §2.4). */
+/* Values of each model's published config.json on huggingface.co. */
+#define LLAMA(ID, REPO, L, H, A, KV, HD, F, V, TIED)                                                                 \
+    {.id = ID, .source = "huggingface.co/" REPO " config.json", .has_shape = true, .layers = L, .hidden = H,          \
+     .heads = A, .kv_heads = KV, .head_dim = HD, .ffn = F, .vocab = V, .tied_embeddings = TIED, .norms_per_layer = 2}
+#define QWEN2(ID, REPO, L, H, A, KV, F)                                                                              \
+    {.id = ID, .source = "huggingface.co/" REPO " config.json", .has_shape = true, .layers = L, .hidden = H,          \
+     .heads = A, .kv_heads = KV, .head_dim = H / A, .ffn = F, .vocab = 152064, .qkv_bias = true, .norms_per_layer = 2}
+/* Gemma-2: four RMSNorms per layer, tied embeddings, every other layer a 4096-token sliding window. */
+#define GEMMA2(ID, REPO, L, H, A, KV, HD, F)                                                                         \
+    {.id = ID, .source = "huggingface.co/" REPO " config.json", .has_shape = true, .layers = L, .hidden = H,          \
+     .heads = A, .kv_heads = KV, .head_dim = HD, .ffn = F, .vocab = 256000, .tied_embeddings = true,                 \
+     .norms_per_layer = 4, .sliding_window = 4096, .sliding_layers = L / 2}
+
 static const struct llm_shape builtin[] = {
-    {"llama-2-7b", "huggingface.co/meta-llama/Llama-2-7b-hf config.json", true, 32, 4096, 32, 32, 128, 11008, 32000,
-     false, false, 0, 0, 0},
-    {"llama-2-13b", "huggingface.co/meta-llama/Llama-2-13b-hf config.json", true, 40, 5120, 40, 40, 128, 13824, 32000,
-     false, false, 0, 0, 0},
-    {"llama-2-70b", "huggingface.co/meta-llama/Llama-2-70b-hf config.json", true, 80, 8192, 64, 8, 128, 28672, 32000,
-     false, false, 0, 0, 0},
-    {"llama-3-8b", "huggingface.co/meta-llama/Meta-Llama-3-8B config.json", true, 32, 4096, 32, 8, 128, 14336, 128256,
-     false, false, 0, 0, 0},
-    {"llama-3-70b", "huggingface.co/meta-llama/Meta-Llama-3-70B config.json", true, 80, 8192, 64, 8, 128, 28672,
-     128256, false, false, 0, 0, 0},
-    {"qwen2-7b", "huggingface.co/Qwen/Qwen2-7B config.json", true, 28, 3584, 28, 4, 128, 18944, 152064, false, true,
-     0, 0, 0},
-    {"mistral-7b", "huggingface.co/mistralai/Mistral-7B-v0.1 config.json", true, 32, 4096, 32, 8, 128, 14336, 32000,
-     false, false, 4096, 0, 0},
+    LLAMA("llama-2-7b", "meta-llama/Llama-2-7b-hf", 32, 4096, 32, 32, 128, 11008, 32000, false),
+    LLAMA("llama-2-13b", "meta-llama/Llama-2-13b-hf", 40, 5120, 40, 40, 128, 13824, 32000, false),
+    LLAMA("llama-2-70b", "meta-llama/Llama-2-70b-hf", 80, 8192, 64, 8, 128, 28672, 32000, false),
+    LLAMA("llama-3-8b", "meta-llama/Meta-Llama-3-8B", 32, 4096, 32, 8, 128, 14336, 128256, false),
+    LLAMA("llama-3-70b", "meta-llama/Meta-Llama-3-70B", 80, 8192, 64, 8, 128, 28672, 128256, false),
+    LLAMA("llama-3.1-8b", "meta-llama/Llama-3.1-8B", 32, 4096, 32, 8, 128, 14336, 128256, false),
+    LLAMA("llama-3.1-70b", "meta-llama/Llama-3.1-70B", 80, 8192, 64, 8, 128, 28672, 128256, false),
+    LLAMA("llama-3.1-405b", "meta-llama/Llama-3.1-405B", 126, 16384, 128, 8, 128, 53248, 128256, false),
+    LLAMA("llama-3.2-1b", "meta-llama/Llama-3.2-1B", 16, 2048, 32, 8, 64, 8192, 128256, true),
+    LLAMA("llama-3.2-3b", "meta-llama/Llama-3.2-3B", 28, 3072, 24, 8, 128, 8192, 128256, true),
+    QWEN2("qwen2-7b", "Qwen/Qwen2-7B", 28, 3584, 28, 4, 18944),
+    QWEN2("qwen2-72b", "Qwen/Qwen2-72B", 80, 8192, 64, 8, 29568),
+    QWEN2("qwen2.5-7b", "Qwen/Qwen2.5-7B", 28, 3584, 28, 4, 18944),
+    QWEN2("qwen2.5-14b", "Qwen/Qwen2.5-14B", 48, 5120, 40, 8, 13824),
+    QWEN2("qwen2.5-32b", "Qwen/Qwen2.5-32B", 64, 5120, 40, 8, 27648),
+    QWEN2("qwen2.5-72b", "Qwen/Qwen2.5-72B", 80, 8192, 64, 8, 29568),
+    {.id = "mistral-7b", .source = "huggingface.co/mistralai/Mistral-7B-v0.1 config.json", .has_shape = true,
+     .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 8, .head_dim = 128, .ffn = 14336, .vocab = 32000,
+     .norms_per_layer = 2, .sliding_window = 4096, .sliding_layers = 32},
+    LLAMA("mistral-7b-v0.3", "mistralai/Mistral-7B-v0.3", 32, 4096, 32, 8, 128, 14336, 32768, false),
+    LLAMA("mistral-nemo-12b", "mistralai/Mistral-Nemo-Base-2407", 40, 5120, 32, 8, 128, 14336, 131072, false),
+    GEMMA2("gemma-2-2b", "google/gemma-2-2b", 26, 2304, 8, 4, 256, 9216),
+    GEMMA2("gemma-2-9b", "google/gemma-2-9b", 42, 3584, 16, 8, 256, 14336),
+    GEMMA2("gemma-2-27b", "google/gemma-2-27b", 46, 4608, 32, 16, 128, 36864),
 };
 
-const char *const llm_builtin_ids[] = {"llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3-8b",
-                                       "llama-3-70b", "qwen2-7b",   "mistral-7b",  NULL};
+const char *const llm_builtin_ids[] = {
+    "llama-2-7b",   "llama-2-13b",    "llama-2-70b",  "llama-3-8b",   "llama-3-70b",     "llama-3.1-8b",
+    "llama-3.1-70b", "llama-3.1-405b", "llama-3.2-1b", "llama-3.2-3b", "qwen2-7b",        "qwen2-72b",
+    "qwen2.5-7b",   "qwen2.5-14b",    "qwen2.5-32b",  "qwen2.5-72b",  "mistral-7b",      "mistral-7b-v0.3",
+    "mistral-nemo-12b", "gemma-2-2b", "gemma-2-9b",   "gemma-2-27b",  NULL};
 
 void llm_count_params(struct llm_shape *m)
 {
     int64_t h = m->hidden, q_width = (int64_t)m->heads * m->head_dim, kv_width = (int64_t)m->kv_heads * m->head_dim;
     int64_t attention = h * q_width + 2 * h * kv_width + q_width * h + (m->qkv_bias ? q_width + 2 * kv_width : 0);
-    int64_t mlp = 3 * h * m->ffn; /* gate, up and down projections (SwiGLU) */
-    int64_t per_layer = attention + mlp + 2 * h; /* two RMSNorm weights */
+    int64_t expert = 3 * h * m->ffn; /* gate, up and down projections (SwiGLU / GeGLU) */
+    int64_t mlp = expert, active_mlp = expert;
+    if (m->experts > 0) {
+        int64_t router = h * m->experts;
+        /* A shared expert (Qwen-MoE) has its own MLP and a one-output gate. */
+        int64_t shared = m->shared_expert_ffn > 0 ? 3 * h * m->shared_expert_ffn + h : 0;
+        mlp = m->experts * expert + router + shared;
+        active_mlp = m->experts_per_token * expert + router + shared;
+    }
+    int64_t norms = (int64_t)m->norms_per_layer * h;
     int64_t embedding = (int64_t)m->vocab * h;
-    m->params = embedding + m->layers * per_layer + h + (m->tied_embeddings ? 0 : embedding);
+    int64_t outside = embedding + h + (m->tied_embeddings ? 0 : embedding); /* + the final norm */
+    m->params = outside + m->layers * (attention + mlp + norms);
+    m->active_params = outside + m->layers * (attention + active_mlp + norms);
     /* DeepSpeed's largest module: the embedding (or LM head) for these vocabularies, else one
      * MLP or attention projection. */
     int64_t largest = embedding;
@@ -59,7 +94,7 @@ bool llm_builtin(const char *id, struct llm_shape *out)
 
 void llm_from_params(int64_t params, struct llm_shape *out)
 {
-    *out = (struct llm_shape){.params = params};
+    *out = (struct llm_shape){.params = params, .active_params = params};
     snprintf(out->id, sizeof out->id, "params");
     snprintf(out->source, sizeof out->source, "--params");
 }
@@ -76,17 +111,75 @@ static int int_field(json_t *cfg, const char *path, const char *key, bool requir
         *out = fallback;
         return 0;
     }
-    if (!json_is_integer(v) || json_integer_value(v) <= 0 || json_integer_value(v) > 10000000) {
-        snprintf(err, errlen, "%s: \"%s\" must be a positive integer", path, key);
+    if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 10000000) {
+        snprintf(err, errlen, "%s: \"%s\" must be a non-negative integer", path, key);
         return -1;
     }
     *out = (int)json_integer_value(v);
     return 0;
 }
 
+/* transformers' per-architecture default for tie_word_embeddings when a config.json leaves it out:
+ * LlamaConfig, MistralConfig, MixtralConfig, Qwen2Config, Qwen2MoeConfig: False; GemmaConfig,
+ * Gemma2Config and the PretrainedConfig base: True. */
+static bool tied_by_default(const char *model_type, bool *known)
+{
+    static const char *const untied[] = {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe"};
+    *known = true;
+    for (size_t i = 0; model_type && i < sizeof untied / sizeof untied[0]; i++)
+        if (!strcmp(model_type, untied[i]))
+            return false;
+    if (model_type && (!strcmp(model_type, "gemma") || !strcmp(model_type, "gemma2")))
+        return true;
+    *known = false;
+    return true;
+}
+
+/* Mixtral (num_local_experts, intermediate_size per expert) and Qwen-MoE (num_experts,
+ * moe_intermediate_size, shared_expert_intermediate_size). */
+static int read_experts(json_t *cfg, const char *path, struct llm_shape *out, char *err, size_t errlen)
+{
+    if (json_object_get(cfg, "n_routed_experts")) {
+        snprintf(err, errlen, "%s: DeepSeek-style experts (n_routed_experts, MLA attention) are not modelled; use "
+                              "--params",
+                 path);
+        return -1;
+    }
+    if (int_field(cfg, path, "num_local_experts", false, 0, &out->experts, err, errlen))
+        return -1;
+    if (!out->experts) {
+        if (int_field(cfg, path, "num_experts", false, 0, &out->experts, err, errlen))
+            return -1;
+        if (out->experts &&
+            (int_field(cfg, path, "moe_intermediate_size", true, 0, &out->ffn, err, errlen) ||
+             int_field(cfg, path, "shared_expert_intermediate_size", false, 0, &out->shared_expert_ffn, err, errlen)))
+            return -1;
+        int step = 1;
+        json_t *dense_layers = json_object_get(cfg, "mlp_only_layers");
+        if (out->experts && (int_field(cfg, path, "decoder_sparse_step", false, 1, &step, err, errlen) ||
+                             step != 1 || json_array_size(dense_layers) > 0)) {
+            if (!*err)
+                snprintf(err, errlen, "%s: dense MLP layers among the expert layers (decoder_sparse_step, "
+                                      "mlp_only_layers) are not modelled; use --params",
+                         path);
+            return -1;
+        }
+    }
+    if (out->experts &&
+        (int_field(cfg, path, "num_experts_per_tok", true, 0, &out->experts_per_token, err, errlen)))
+        return -1;
+    if (out->experts && (out->experts_per_token < 1 || out->experts_per_token > out->experts)) {
+        snprintf(err, errlen, "%s: num_experts_per_tok must be 1 to the number of experts (%d)", path, out->experts);
+        return -1;
+    }
+    return 0;
+}
+
 int llm_from_hf_config(const char *path, struct llm_shape *out, char *err, size_t errlen)
 {
-    *out = (struct llm_shape){.has_shape = true};
+    *out = (struct llm_shape){.has_shape = true, .norms_per_layer = 2};
+    if (errlen)
+        err[0] = '\0';
     json_t *cfg = json_load_named(path, err, errlen);
     if (!cfg)
         return -1;
@@ -95,34 +188,50 @@ int llm_from_hf_config(const char *path, struct llm_shape *out, char *err, size_
         snprintf(err, errlen, "%s: expected a JSON object (a Hugging Face config.json)", path);
         goto done;
     }
-    if (json_object_get(cfg, "num_local_experts") || json_object_get(cfg, "num_experts")) {
-        snprintf(err, errlen, "%s: a mixture-of-experts model; gpuvet sizes dense decoders only (use --params)", path);
-        goto done;
-    }
     if (int_field(cfg, path, "num_hidden_layers", true, 0, &out->layers, err, errlen) ||
         int_field(cfg, path, "hidden_size", true, 0, &out->hidden, err, errlen) ||
         int_field(cfg, path, "num_attention_heads", true, 0, &out->heads, err, errlen) ||
         int_field(cfg, path, "num_key_value_heads", false, out->heads, &out->kv_heads, err, errlen) ||
-        int_field(cfg, path, "head_dim", false, out->hidden / out->heads, &out->head_dim, err, errlen) ||
         int_field(cfg, path, "intermediate_size", true, 0, &out->ffn, err, errlen) ||
         int_field(cfg, path, "vocab_size", true, 0, &out->vocab, err, errlen))
+        goto done;
+    if (!out->layers || !out->hidden || !out->heads || !out->kv_heads || !out->vocab) {
+        snprintf(err, errlen, "%s: layers, hidden size, heads, KV heads and vocabulary must be positive", path);
+        goto done;
+    }
+    if (int_field(cfg, path, "head_dim", false, out->hidden / out->heads, &out->head_dim, err, errlen) ||
+        read_experts(cfg, path, out, err, errlen))
         goto done;
     if (out->heads % out->kv_heads != 0) {
         snprintf(err, errlen, "%s: num_attention_heads (%d) is not a multiple of num_key_value_heads (%d)", path,
                  out->heads, out->kv_heads);
         goto done;
     }
-    /* Llama, Mistral and Qwen2 configs default to untied embeddings. */
-    out->tied_embeddings = json_is_true(json_object_get(cfg, "tie_word_embeddings"));
     const char *type = json_string_value(json_object_get(cfg, "model_type"));
-    out->qkv_bias = (type && !strcmp(type, "qwen2")) || json_is_true(json_object_get(cfg, "attention_bias"));
+    json_t *tie = json_object_get(cfg, "tie_word_embeddings");
+    bool tie_known = true;
+    out->tied_embeddings = json_is_boolean(tie) ? json_is_true(tie) : tied_by_default(type, &tie_known);
+    bool gemma2 = type && !strcmp(type, "gemma2");
+    if (gemma2)
+        out->norms_per_layer = 4; /* input, post-attention, pre- and post-feedforward */
+    out->qkv_bias = (type && (!strcmp(type, "qwen2") || !strcmp(type, "qwen2_moe"))) ||
+                    json_is_true(json_object_get(cfg, "attention_bias"));
     json_t *use_window = json_object_get(cfg, "use_sliding_window");
     if (!json_is_false(use_window) &&
         int_field(cfg, path, "sliding_window", false, 0, &out->sliding_window, err, errlen))
         goto done;
+    if (out->sliding_window) {
+        /* Gemma-2 alternates local (even) and global layers; Qwen2 slides from max_window_layers on. */
+        int first = 0;
+        if (type && !strcmp(type, "qwen2") &&
+            int_field(cfg, path, "max_window_layers", false, 0, &first, err, errlen))
+            goto done;
+        out->sliding_layers = gemma2 ? (out->layers + 1) / 2 : first < out->layers ? out->layers - first : 0;
+    }
     const char *base = strrchr(path, '/');
     snprintf(out->id, sizeof out->id, "%s", base ? base + 1 : path);
-    snprintf(out->source, sizeof out->source, "%s (model_type %s)", path, type ? type : "not given");
+    snprintf(out->source, sizeof out->source, "%s (model_type %s%s)", path, type ? type : "not given",
+             tie_known ? "" : "; tie_word_embeddings not given: transformers' default, tied");
     llm_count_params(out);
     rc = 0;
 done:
@@ -133,4 +242,28 @@ done:
 int64_t kv_bytes_per_token(const struct llm_shape *m, double bytes_per_element)
 {
     return (int64_t)(2.0 * m->layers * m->kv_heads * m->head_dim * bytes_per_element);
+}
+
+double kv_bytes_per_sequence(const struct llm_shape *m, double bytes_per_element, int context, int tp)
+{
+    int heads_per_gpu = m->kv_heads / tp > 1 ? m->kv_heads / tp : 1;
+    double per_layer_token = 2.0 * heads_per_gpu * m->head_dim * bytes_per_element;
+    int window = m->sliding_window && m->sliding_window < context ? m->sliding_window : context;
+    int full_layers = m->layers - m->sliding_layers;
+    return per_layer_token * ((double)full_layers * context + (double)m->sliding_layers * window);
+}
+
+bool tensor_parallel_valid(const struct llm_shape *m, int tp, char *why, size_t whylen)
+{
+    if (m->heads % tp != 0) {
+        snprintf(why, whylen, "%d attention heads do not divide over tensor parallelism %d (vLLM refuses it)",
+                 m->heads, tp);
+        return false;
+    }
+    if (m->kv_heads % tp != 0 && tp % m->kv_heads != 0) {
+        snprintf(why, whylen, "%d KV heads neither divide by nor divide tensor parallelism %d (vLLM refuses it)",
+                 m->kv_heads, tp);
+        return false;
+    }
+    return true;
 }

@@ -14,8 +14,15 @@ struct llm_shape {
     int layers, hidden, heads, kv_heads, head_dim, ffn, vocab;
     bool tied_embeddings; /* the LM head shares the embedding matrix */
     bool qkv_bias;        /* Qwen2 has biases on the q, k and v projections */
-    int sliding_window;   /* tokens a sequence's KV cache is capped at; 0 none (Mistral-7B-v0.1: 4096) */
-    int64_t params;       /* total parameters */
+    int norms_per_layer;  /* RMSNorm weights per layer: 2 (Llama), 4 (Gemma-2) */
+    /* Sliding-window attention: sliding_layers of the layers keep at most sliding_window tokens of
+     * KV cache (Mistral-7B-v0.1: all 32 at 4096; Gemma-2: every other layer at 4096). */
+    int sliding_window, sliding_layers;
+    /* Mixture of experts: experts per layer (0 = dense), experts each token uses, each expert's
+     * MLP width (ffn), and a shared expert's width (Qwen-MoE; 0 none). */
+    int experts, experts_per_token, shared_expert_ffn;
+    int64_t params;        /* total parameters */
+    int64_t active_params; /* parameters one token passes through (= params for a dense model) */
     int64_t largest_layer_params; /* largest single module (DeepSpeed's ZeRO-3 term); 0 unknown */
 };
 
@@ -24,17 +31,26 @@ bool llm_builtin(const char *id, struct llm_shape *out);
 /* Ids of the built-in models, NULL-terminated. */
 extern const char *const llm_builtin_ids[];
 
-/* Reads a Hugging Face config.json (Llama, Mistral, Qwen2 and other Llama-shaped decoders).
- * Missing or non-integer fields and mixture-of-experts configs are an error naming the file. */
+/* Reads a Hugging Face config.json (Llama, Mistral, Qwen2, Gemma/Gemma-2 and other Llama-shaped
+ * decoders; Mixtral and Qwen-MoE mixtures of experts). Missing or non-integer fields and
+ * unsupported architectures are an error naming the file. */
 int llm_from_hf_config(const char *path, struct llm_shape *out, char *err, size_t errlen);
 
 /* A model known only by its parameter count (no KV cache or activation figures). */
 void llm_from_params(int64_t params, struct llm_shape *out);
 
-/* Fills params and largest_layer_params from the shape. */
+/* Fills params, active_params and largest_layer_params from the shape. */
 void llm_count_params(struct llm_shape *m);
 
-/* KV cache bytes per token: 2 (K and V) × layers × KV heads × head dim × bytes per element. */
+/* KV cache bytes per token of context, all layers: 2 (K and V) × layers × KV heads × head dim ×
+ * bytes per element. */
 int64_t kv_bytes_per_token(const struct llm_shape *m, double bytes_per_element);
+/* KV cache bytes of one sequence of `context` tokens on one GPU of a tensor-parallel group of tp:
+ * each GPU keeps max(1, KV heads / tp) heads (vLLM replicates them when tp exceeds the KV heads),
+ * and sliding-window layers keep at most the window. */
+double kv_bytes_per_sequence(const struct llm_shape *m, double bytes_per_element, int context, int tp);
+/* Whether vLLM accepts tensor parallelism tp for this shape: tp divides the attention heads, and
+ * the KV heads divide by tp or tp by them. false with why filled. */
+bool tensor_parallel_valid(const struct llm_shape *m, int tp, char *why, size_t whylen);
 
 #endif

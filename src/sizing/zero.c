@@ -79,10 +79,6 @@ int zero_estimate(int64_t params, int64_t largest_layer_params, const struct zer
         *why = "DeepSpeed has no memory estimator for offload below ZeRO stage 2; use --zero 2 or 3";
         return -1;
     }
-    if (cfg->stage == 3 && largest_layer_params <= 0) {
-        *why = "needs the largest layer's size, unknown with --params: give --model or --model-config";
-        return -1;
-    }
     switch (cfg->stage) {
     case 0:
     case 1:
@@ -110,7 +106,10 @@ int zero_estimate(int64_t params, int64_t largest_layer_params, const struct zer
                                  &out->gpu_bytes_per_gpu, &out->largest_layer_bytes);
         deepspeed_zero3_estimate(params, largest_layer_params, cfg->gpus_per_node, cfg->nodes, offload,
                                  offload_params, cfg->zero_init, 1.0, &out->cpu_bytes_unbuffered, &unused, &unused);
-        out->method = "DeepSpeed estimate_zero3_model_states_mem_needs (stage3.py)";
+        out->method = largest_layer_params > 0
+                          ? "DeepSpeed estimate_zero3_model_states_mem_needs (stage3.py)"
+                          : "DeepSpeed estimate_zero3_model_states_mem_needs (stage3.py) without its largest-layer "
+                            "term (unknown with --params): a lower bound";
         if (cfg->offload == OFFLOAD_NVME) {
             /* The states DeepSpeed would hold in host memory go to NVMe instead: 18 bytes/param
              * (fp16 params + fp32 params, grads, momentum, variance), partitioned across nodes.

@@ -41,7 +41,8 @@ void deepspeed_zero3_estimate(int64_t total_params, int64_t largest_layer_params
                               bool cpu_offload, bool cpu_offload_params, bool zero_init, double buffer_factor,
                               int64_t *cpu_mem, int64_t *gpu_mem, int64_t *largest_layer_memory);
 
-/* Combination not supported (e.g. NVMe offload below stage 3): returns -1 with why. */
+/* Combination not supported (e.g. NVMe offload below stage 3): returns -1 with why. A largest
+ * layer of 0 (unknown) leaves ZeRO-3's largest-layer term out, and the method says so. */
 int zero_estimate(int64_t params, int64_t largest_layer_params, const struct zero_config *cfg,
                   struct zero_estimate *out, const char **why);
 

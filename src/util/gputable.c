@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +102,35 @@ static int parse_row(const struct csv_table *csv, const struct csv_row *row, str
     return 0;
 }
 
+/* The reference for estimates: the A100 SXM4 80GB's 2,470 img/s (NVIDIA DeepLearningExamples). */
+#define RESNET50_REFERENCE_ID "a100-sxm4-80gb"
+
+/* ResNet-50 training is limited by tensor throughput in its convolutions and by memory bandwidth
+ * in batch norm and the element-wise layers: scale the reference by the lesser of the two ratios,
+ * so the estimate never credits a GPU with more than either resource allows. */
+static void estimate_resnet50(struct gpu_table *t)
+{
+    const struct gpu_spec *ref = NULL;
+    for (int i = 0; i < t->count; i++)
+        if (!strcasecmp(t->gpus[i].id, RESNET50_REFERENCE_ID))
+            ref = &t->gpus[i];
+    if (!ref || ref->resnet50_img_s <= 0 || ref->dense[PREC_FP16] <= 0 || ref->mem_bw_gbs <= 0)
+        return;
+    for (int i = 0; i < t->count; i++) {
+        struct gpu_spec *g = &t->gpus[i];
+        if (g->resnet50_img_s > 0 || g->dense[PREC_FP16] <= 0 || g->mem_bw_gbs <= 0)
+            continue;
+        double compute = g->dense[PREC_FP16] / ref->dense[PREC_FP16], memory = g->mem_bw_gbs / ref->mem_bw_gbs;
+        bool by_compute = compute < memory;
+        g->resnet50_estimate_img_s = round(ref->resnet50_img_s * (by_compute ? compute : memory));
+        snprintf(g->resnet50_estimate_source, sizeof g->resnet50_estimate_source,
+                 "estimate, not measured: %s's measured %.0f img/s x %.2f, the ratio of %s (the lesser of FP16 "
+                 "dense TFLOPS and memory bandwidth)",
+                 ref->id, ref->resnet50_img_s, by_compute ? compute : memory,
+                 by_compute ? "FP16 dense TFLOPS" : "memory bandwidth");
+    }
+}
+
 /* From path, or (f not NULL) from the open stream f that path names. */
 static int load_table(FILE *f, const char *path, struct gpu_table *t, char *err, size_t errlen)
 {
@@ -154,6 +184,8 @@ static int load_table(FILE *f, const char *path, struct gpu_table *t, char *err,
         snprintf(err, errlen, "%s:2: no GPU rows", path);
         rc = -1;
     }
+    if (rc == 0)
+        estimate_resnet50(t);
     csv_free(&csv);
     return rc;
 }
@@ -192,7 +224,7 @@ static void normalise(const char *in, char *out, size_t len)
         if (isalnum((unsigned char)*in))
             out[n++] = (char)tolower((unsigned char)*in);
     out[n] = '\0';
-    static const char *const prefixes[] = {"nvidia", "tesla", "geforce", "amd", "instinct"};
+    static const char *const prefixes[] = {"nvidia", "tesla", "geforce", "quadro", "rtx", "amd", "instinct"};
     for (bool again = true; again;) {
         again = false;
         for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
@@ -213,12 +245,35 @@ static bool same_name(const char *a, const char *b)
     return !strcmp(na, nb);
 }
 
-/* Short forms: the GPU's name alone ("H100") or with its memory ("H100-80GB"). */
+/* Short forms: the GPU's name, with its form factor (the variant's first word, "SXM5", or without
+ * its generation digit, "SXM") and/or its memory: "H100", "H100 SXM", "A100 PCIe 80GB", "A100-80GB". */
 static bool short_form_matches(const struct gpu_spec *g, const char *query)
 {
-    char with_memory[160];
-    snprintf(with_memory, sizeof with_memory, "%s %.0fGB", g->name, g->memory_gb);
-    return same_name(query, g->name) || same_name(query, with_memory);
+    char kind[32] = "", kind_family[32];
+    sscanf(g->variant, "%31[^ ]", kind);
+    snprintf(kind_family, sizeof kind_family, "%s", kind);
+    for (size_t n = strlen(kind_family); n > 0 && isdigit((unsigned char)kind_family[n - 1]); n--)
+        kind_family[n - 1] = '\0';
+    const char *kinds[] = {"", kind, kind_family};
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        if (k > 0 && !*kinds[k])
+            continue;
+        char form[200];
+        snprintf(form, sizeof form, "%s %s", g->name, kinds[k]);
+        if (same_name(query, form))
+            return true;
+        snprintf(form, sizeof form, "%s %s %.0fGB", g->name, kinds[k], g->memory_gb);
+        if (same_name(query, form))
+            return true;
+    }
+    return false;
+}
+
+/* Socketed parts (SXM, OAM, HGX baseboards) are what a short name usually means in a rented server. */
+static bool socketed(const struct gpu_spec *g)
+{
+    return !strncasecmp(g->variant, "SXM", 3) || !strncasecmp(g->variant, "OAM", 3) ||
+           !strncasecmp(g->variant, "HGX", 3);
 }
 
 static size_t name_distance(const struct gpu_spec *g, const char *query)
@@ -275,33 +330,103 @@ const struct gpu_spec *gpu_lookup(const struct gpu_table *t, const char *name, c
             if (same_name(name, g->aliases[k]))
                 return g;
     }
-    const struct gpu_spec *only = NULL, *sxm = NULL;
-    int matches = 0, sxm_matches = 0;
+    const struct gpu_spec *best = NULL;
+    int matches = 0, best_ties = 0;
     char candidates[512] = "";
     for (int i = 0; i < t->count; i++) {
         const struct gpu_spec *g = &t->gpus[i];
         if (!short_form_matches(g, name))
             continue;
         matches++;
-        only = g;
-        if (!strncasecmp(g->variant, "SXM", 3)) {
-            sxm_matches++;
-            sxm = g;
-        }
         size_t used = strlen(candidates);
         snprintf(candidates + used, sizeof candidates - used, "%s%s", used ? ", " : "", g->id);
+        /* The same order for every family: socketed before cards, then more memory. */
+        int cmp = !best ? 1
+                  : socketed(g) != socketed(best) ? (socketed(g) ? 1 : -1)
+                  : g->memory_gb > best->memory_gb  ? 1
+                  : g->memory_gb < best->memory_gb  ? -1
+                                                    : 0;
+        if (cmp > 0) {
+            best = g;
+            best_ties = 1;
+        } else if (cmp == 0) {
+            best_ties++;
+        }
     }
     if (matches == 1)
-        return only;
-    if (matches > 1 && sxm_matches == 1) {
+        return best;
+    if (matches > 1 && best_ties == 1) {
         if (note)
-            snprintf(note, notelen, "'%s' names %d parts (%s); picked the SXM part %s: name the id to choose another",
-                     name, matches, candidates, sxm->id);
-        return sxm;
+            snprintf(note, notelen,
+                     "'%s' names %d parts (%s); picked %s (socketed before PCIe cards, then the most memory): name "
+                     "the id to choose another",
+                     name, matches, candidates, best->id);
+        return best;
     }
     if (matches > 1)
         snprintf(err, errlen, "GPU '%s' is ambiguous: %s; name one of these ids", name, candidates);
     else
         list_closest(t, name, err, errlen);
     return NULL;
+}
+
+const struct gpu_spec *gpu_lookup_counted(const struct gpu_table *t, const char *spec, int *count, char *note,
+                                          size_t notelen, char *err, size_t errlen)
+{
+    char name[256];
+    long n = 1;
+    const char *p = spec;
+    while (*p == ' ')
+        p++;
+    size_t digits = strspn(p, "0123456789");
+    const char *after = p + digits;
+    while (*after == ' ')
+        after++;
+    size_t len = strlen(p);
+    if (digits > 0 && (*after == 'x' || *after == 'X' || *after == '*')) {
+        /* "8xH100", "8 x H100", "8*H100" */
+        n = strtol(p, NULL, 10);
+        after++;
+        while (*after == ' ')
+            after++;
+        snprintf(name, sizeof name, "%s", after);
+    } else {
+        /* "H100*8", "H100 x 8", "H100 x8": the count last, after '*' or a spaced x */
+        size_t end = len;
+        while (end > 0 && p[end - 1] == ' ')
+            end--;
+        size_t start = end;
+        while (start > 0 && isdigit((unsigned char)p[start - 1]))
+            start--;
+        size_t sep = start;
+        while (sep > 0 && p[sep - 1] == ' ')
+            sep--;
+        bool star = sep > 0 && p[sep - 1] == '*';
+        bool spaced_x = sep > 1 && (p[sep - 1] == 'x' || p[sep - 1] == 'X') && p[sep - 2] == ' ';
+        if (start < end && (star || spaced_x)) {
+            n = strtol(p + start, NULL, 10);
+            size_t name_end = sep - 1;
+            while (name_end > 0 && p[name_end - 1] == ' ')
+                name_end--;
+            snprintf(name, sizeof name, "%.*s", (int)name_end, p);
+        } else {
+            snprintf(name, sizeof name, "%s", p);
+        }
+    }
+    if (n < 1 || n > 1024 || !*name) {
+        snprintf(err, errlen, "'%s': the GPU count must be 1 to 1024, with a GPU name", spec);
+        return NULL;
+    }
+    *count = (int)n;
+    return gpu_lookup(t, name, note, notelen, err, errlen);
+}
+
+double gpu_resnet50_rate(const struct gpu_spec *g, const char **source)
+{
+    if (g->resnet50_img_s > 0) {
+        *source = g->resnet50_source;
+        return g->resnet50_img_s;
+    }
+    *source = g->resnet50_estimate_source;
+    return g->resnet50_estimate_img_s;
 }

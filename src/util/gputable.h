@@ -26,7 +26,15 @@ struct gpu_spec {
     double sparse[PRECISION_COUNT]; /* 2:4 structured-sparsity figures; 0 when none */
     double resnet50_img_s;          /* measured ResNet-50 training images/s per GPU; 0 unknown */
     char *resnet50_source;
+    /* Where none was measured and the GPU has 16-bit tensor cores: the reference GPU's measured
+     * rate scaled by the lesser of the FP16 dense TFLOPS and memory bandwidth ratios. Labelled an
+     * estimate wherever it is shown; the audit judges by measured rates only. 0 = none. */
+    double resnet50_estimate_img_s;
+    char resnet50_estimate_source[256];
 };
+
+/* The measured rate, else the estimate; *source says which. 0 when the GPU has neither. */
+double gpu_resnet50_rate(const struct gpu_spec *g, const char **source);
 
 struct gpu_table {
     char *path;
@@ -40,11 +48,17 @@ int gpu_table_load(const char *path, struct gpu_table *t, char *err, size_t errl
 int gpu_table_load_default(struct gpu_table *t, char *err, size_t errlen);
 void gpu_table_free(struct gpu_table *t);
 
-/* Resolves a user's GPU name, case-insensitively: a canonical id, an nvidia-smi product name, or a
- * short form ("A100-80GB", "H100"): when a short form matches several parts and exactly one is SXM,
- * that one is picked and *note says so. NULL when not found or ambiguous; err then lists the
- * closest names. */
+/* Resolves a user's GPU name, case-insensitively and ignoring spaces, dashes and the brand words
+ * (NVIDIA, Tesla, GeForce, Quadro, RTX, AMD, Instinct): a canonical id, an nvidia-smi or rocm-smi
+ * product name, or a short form: the GPU's name ("4090", "H100"), with its form factor ("H100 SXM",
+ * "A100 SXM4", "A100 PCIe") and/or memory ("A100-80GB"). A short form that names several parts
+ * picks the same way for every family: the socketed part (SXM, OAM) over the cards, then the most
+ * memory; *note names the pick and the others. NULL when not found; err then lists the closest. */
 const struct gpu_spec *gpu_lookup(const struct gpu_table *t, const char *name, char *note, size_t notelen,
                                   char *err, size_t errlen);
+/* A GPU with a count, as offers write it: "8xH100", "8 x H100", "8*H100", "H100*8", "H100 x 8";
+ * a bare name is one GPU. Returns the GPU (NULL with err) and the count in *count (1 to 1024). */
+const struct gpu_spec *gpu_lookup_counted(const struct gpu_table *t, const char *spec, int *count, char *note,
+                                          size_t notelen, char *err, size_t errlen);
 
 #endif

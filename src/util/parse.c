@@ -3,9 +3,11 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 bool parse_link_speed(const char *text, double *gt_s)
 {
@@ -273,4 +275,86 @@ int split_blanks(char *line, char **tokens, int max)
     for (char *t = strtok_r(line, " \t\r\n", &save); t && n < max; t = strtok_r(NULL, " \t\r\n", &save))
         tokens[n++] = t;
     return n;
+}
+
+/* ---- numbers users type ------------------------------------------------------------------ */
+
+struct unit {
+    const char *suffix;
+    double scale;
+};
+
+static bool parse_positive(const char *s, double *out, char **end)
+{
+    errno = 0;
+    *out = strtod(s, end);
+    if (*end == s || errno || !isfinite(*out) || *out <= 0)
+        return false;
+    while (**end == ' ')
+        (*end)++;
+    return true;
+}
+
+/* Applies the unit that matches rest exactly (case-insensitive when fold, else case-sensitive). */
+static bool apply_unit(const char *rest, const struct unit *units, size_t n, bool fold, double *value)
+{
+    for (size_t i = 0; i < n; i++)
+        if (fold ? !strcasecmp(rest, units[i].suffix) : !strcmp(rest, units[i].suffix)) {
+            *value *= units[i].scale;
+            return isfinite(*value);
+        }
+    return false;
+}
+
+bool parse_quantity(const char *s, double *out)
+{
+    static const struct unit counts[] = {{"", 1}, {"K", 1e3}, {"M", 1e6}, {"B", 1e9}, {"G", 1e9}, {"T", 1e12}};
+    char *end;
+    return parse_positive(s, out, &end) && apply_unit(end, counts, sizeof counts / sizeof counts[0], true, out);
+}
+
+bool parse_token_count(const char *s, int max, int *out)
+{
+    static const struct unit tokens[] = {{"", 1}, {"K", 1024}, {"M", 1048576}};
+    char *end;
+    double v;
+    if (!parse_positive(s, &v, &end) || !apply_unit(end, tokens, sizeof tokens / sizeof tokens[0], true, &v))
+        return false;
+    if (v != floor(v) || v < 1 || v > max)
+        return false;
+    *out = (int)v;
+    return true;
+}
+
+bool parse_bytes(const char *s, double *out)
+{
+    /* Case matters for the b: "Gb" and "gb" are gigabits. The prefix letter may be either case. */
+    static const struct unit sizes[] = {{"", 1},      {"B", 1},          {"KB", 1e3},
+                                        {"MB", 1e6},  {"GB", 1e9},       {"TB", 1e12},         {"PB", 1e15},
+                                        {"KiB", 1024}, {"MiB", 1048576.0}, {"GiB", 1073741824.0},
+                                        {"TiB", 1099511627776.0}};
+    char *end;
+    if (!parse_positive(s, out, &end))
+        return false;
+    char unit[8];
+    size_t len = strlen(end);
+    if (len >= sizeof unit)
+        return false;
+    /* The prefix letter in either case: "gB" is "GB"; the b decides bytes or bits. */
+    memcpy(unit, end, len + 1);
+    if (len >= 2)
+        unit[0] = (char)toupper((unsigned char)unit[0]);
+    return apply_unit(unit, sizes, sizeof sizes / sizeof sizes[0], false, out);
+}
+
+bool parse_fraction(const char *s, double *out)
+{
+    char *end;
+    if (!parse_positive(s, out, &end))
+        return false;
+    if (*end == '%' && !end[1])
+        *out /= 100;
+    else if (*end)
+        return false;
+    return *out > 0 && *out <= 1;
 }

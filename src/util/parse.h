@@ -60,4 +60,18 @@ struct pid_stat {
 /* false when the line is not a stat line (no comm, fewer fields than stime). */
 bool parse_pid_stat(const char *text, struct pid_stat *out);
 
+/* The numbers users type, one set of suffixes for every command (a positive number; "6.7e9" works):
+ * counts take K, M, B or G (1e9), T, decimal ("7B" parameters, "2T" tokens); token lengths take
+ * k (1024) and M (1024^2) as model cards write them ("8k" = 8192, "128k" = 131072); sizes take B,
+ * KB, MB, GB, TB (decimal) or KiB, MiB, GiB, TiB (binary). A lower-case b is bits ("150Gb"): a size
+ * is bytes, so it is refused rather than read as bytes. */
+bool parse_quantity(const char *s, double *out);
+/* A whole token count in [1, max]: "4096", "8k", "128K", "1M". */
+bool parse_token_count(const char *s, int max, int *out);
+bool parse_bytes(const char *s, double *out);
+/* A fraction in (0, 1], written 0.68 or 68%. */
+bool parse_fraction(const char *s, double *out);
+/* What the user can write for a size, for error messages. */
+#define PARSE_BYTES_HINT "sizes are bytes: 150GB, 1.2TB, 512MiB; a lower-case b means bits"
+
 #endif

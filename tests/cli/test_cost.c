@@ -51,8 +51,8 @@ static void check_seed_example(const char *file)
     double a_expected = 3200.0 / (2 * dense_tflops("A100-80GB", "fp16") * 0.68 * 720);
     double b_expected = 4800.0 / (1 * dense_tflops("H100-80GB", "fp16") * 0.82 * 720);
     json_t *a = offer_named(offers, "seed server A"), *b = offer_named(offers, "seed server B");
-    cr_expect_float_eq(json_number_value(json_object_get(a, "usd_per_dense_tflops_hour")), a_expected, 1e-12);
-    cr_expect_float_eq(json_number_value(json_object_get(b, "usd_per_dense_tflops_hour")), b_expected, 1e-12);
+    cr_expect_float_eq(json_number_value(json_object_get(a, "price_per_dense_tflops_hour")), a_expected, 1e-12);
+    cr_expect_float_eq(json_number_value(json_object_get(b, "price_per_dense_tflops_hour")), b_expected, 1e-12);
     cr_expect_eq(dense_tflops("H100-80GB", "fp16"), 989.4, "dense, not the seed's sparse 1979");
     /* With dense figures B is still cheaper per TFLOPS-hour, by about a fifth (the seed says 21 %,
      * but reached it dividing by the sparse 1979 and slipping a factor in its arithmetic). */
@@ -95,7 +95,7 @@ Test(cost, precision_without_dense_figure_is_flagged)
     json_t *doc = run_json(&r), *offers = offers_of(doc);
     json_t *last = json_array_get(offers, 1);
     cr_expect_str_eq(json_string_value(json_object_get(last, "gpu_id")), "a100-sxm4-80gb");
-    cr_expect(json_is_null(json_object_get(last, "usd_per_dense_tflops_hour")));
+    cr_expect(json_is_null(json_object_get(last, "price_per_dense_tflops_hour")));
     json_decref(doc);
     run_result_free(&r);
 }
@@ -150,7 +150,7 @@ Test(cost, utilisation_from_dmon_log)
     cr_expect_float_eq(json_number_value(json_object_get(measured, "mean_sm")), mean, 1e-12);
     json_t *h100 = offer_named(offers_of(doc), "8x H100");
     cr_expect_float_eq(json_number_value(json_object_get(h100, "utilisation")), mean, 1e-12);
-    cr_expect_float_eq(json_number_value(json_object_get(h100, "usd_per_dense_tflops_hour")),
+    cr_expect_float_eq(json_number_value(json_object_get(h100, "price_per_dense_tflops_hour")),
                        24.0 / (8 * dense_tflops("h100-sxm5-80gb", "bf16") * mean), 1e-12);
     json_decref(doc);
     run_result_free(&r);
@@ -162,5 +162,58 @@ Test(cost, utilisation_from_dmon_log)
     r = run_gpuvet("cost", PLAN_FIXTURE("offers-seed.csv"), "--util-from", PLAN_FIXTURE("offers-seed.csv"), NULL);
     cr_expect_eq(r.status, 2, "a file that is not a dmon log");
     cr_expect(strstr(r.err, "offers-seed.csv:1:"), "%s", r.err);
+    run_result_free(&r);
+}
+
+/* A utilisation of 0 is a measurement (the GPUs did nothing), not "not given": refused, never
+ * priced at peak. A negative quoted TFLOPS is refused, not ignored. */
+Test(cost, zero_utilisation_and_negative_tflops_are_refused)
+{
+    struct run_result r = run_gpuvet("cost", PLAN_FIXTURE("offers-util-zero.csv"), NULL);
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "offers-util-zero.csv:2: util must be a fraction in (0, 1]"), "%s", r.err);
+    run_result_free(&r);
+    r = run_gpuvet("cost", PLAN_FIXTURE("offers-negative-tflops.json"), NULL);
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "offers[0]: tflops must be positive"), "%s", r.err);
+    run_result_free(&r);
+    r = run_gpuvet("cost", PLAN_FIXTURE("offers-seed.csv"), "--util", "0", NULL);
+    cr_expect_eq(r.status, 2, "--util 0");
+    run_result_free(&r);
+}
+
+/* Offers in CNY and USD are two rankings (each with rank 1) and the price key names its currency;
+ * --fx CNY=0.14 converts the CNY prices to US dollars and ranks all offers in one list. */
+Test(cost, currencies_ranked_apart_or_converted)
+{
+    struct run_result r = run_gpuvet("cost", PLAN_FIXTURE("offers-two-currencies.csv"), "--util", "0.5", "--json",
+                                     NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *doc = run_json(&r), *offers = offers_of(doc);
+    json_t *us = offer_named(offers, "us 8x H100"), *a800 = offer_named(offers, "cn 8x A800");
+    cr_expect_eq(json_integer_value(json_object_get(us, "rank")), 1, "alone in USD");
+    cr_expect_str_eq(json_string_value(json_object_get(a800, "price_currency")), "CNY");
+    cr_expect_float_eq(json_number_value(json_object_get(a800, "price_per_dense_tflops_hour")),
+                       60.0 / (8 * dense_tflops("a800-pcie-80gb", "bf16") * 0.5), 1e-12);
+    cr_expect_eq(json_array_size(json_object_get(json_object_get(doc, "cost"), "currencies")), 2);
+    json_decref(doc);
+    run_result_free(&r);
+
+    r = run_gpuvet("cost", PLAN_FIXTURE("offers-two-currencies.csv"), "--util", "0.5", "--fx", "CNY=0.14", "--json",
+                   NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    doc = run_json(&r);
+    offers = offers_of(doc);
+    a800 = offer_named(offers, "cn 8x A800");
+    cr_expect_str_eq(json_string_value(json_object_get(a800, "price_currency")), "USD");
+    cr_expect_float_eq(json_number_value(json_object_get(a800, "fx_to_usd")), 0.14, 1e-12);
+    cr_expect_float_eq(json_number_value(json_object_get(a800, "price_per_dense_tflops_hour")),
+                       60.0 * 0.14 / (8 * dense_tflops("a800-pcie-80gb", "bf16") * 0.5), 1e-12);
+    cr_expect_eq(json_array_size(json_object_get(json_object_get(doc, "cost"), "currencies")), 1);
+    size_t i;
+    json_t *o;
+    json_array_foreach (offers, i, o)
+        cr_expect_eq(json_integer_value(json_object_get(o, "rank")), (json_int_t)i + 1, "one list");
+    json_decref(doc);
     run_result_free(&r);
 }

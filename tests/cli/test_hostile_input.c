@@ -300,9 +300,9 @@ Test(hostile_input, an_infinite_price_per_tflops_is_null_with_its_reason)
         if (!strcmp(json_string_value(json_object_get(offer, "name")), "huge"))
             found = offer;
     cr_assert_not_null(found);
-    json_t *key = json_object_get(found, "usd_per_dense_tflops_hour");
+    json_t *key = json_object_get(found, "price_per_dense_tflops_hour");
     cr_assert(key && json_is_null(key), "the key was dropped or is not null");
-    cr_assert(strstr(json_string_value(json_object_get(found, "usd_per_dense_tflops_hour_unknown")), "infinite"));
+    cr_assert(strstr(json_string_value(json_object_get(found, "price_per_dense_tflops_hour_unknown")), "infinite"));
     json_decref(doc);
     run_result_free(&r);
     unlink(csv);

@@ -37,7 +37,10 @@ Test(plan, zero2_offload_7b_one_gpu_matches_deepspeed)
     cr_expect_eq(number_at(plan, "zero", "cpu_bytes_per_node"), 168e9);
     cr_expect_eq(number_at(plan, "zero", "cpu_bytes_per_node_without_buffer"), 112e9);
     cr_expect_eq(number_at(plan, "zero", "gpu_bytes_per_gpu"), 14e9);
-    cr_expect(json_is_true(json_object_get(json_object_get(plan, "gpu_memory"), "fits")));
+    /* --params has no layer shape: the states fit, but activations are unknown, so "fits" is too. */
+    json_t *memory = json_object_get(plan, "gpu_memory");
+    cr_expect(json_is_null(json_object_get(memory, "fits")));
+    cr_expect(strstr(json_string_value(json_object_get(memory, "counted")), "activations unknown"));
     /* The 56 GB rule of thumb is corrected in the output. */
     char *corrections = json_dumps(json_object_get(plan, "rule_of_thumb_corrections"), 0);
     cr_expect(strstr(corrections, "56 GB"), "%s", corrections);
@@ -71,7 +74,7 @@ Test(plan, zero2_70b_does_not_fit_and_advises_zero3)
     struct run_result r = run_gpuvet("plan", "--workload", "llm-train", "--model", "llama-2-70b", "--gpus",
                                      "8xA100-80GB", "--zero", "2", "--offload", "cpu", "--recompute", "full", "--json",
                                      NULL);
-    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert_eq(r.status, 1, "the asked configuration does not fit: exit 1; %s", r.err);
     json_t *doc = run_json(&r), *plan = plan_of(doc);
     cr_expect(json_is_false(json_object_get(json_object_get(plan, "gpu_memory"), "fits")));
     cr_expect_geq(number_at(plan, "zero", "gpu_bytes_per_gpu"), 2 * 68.9e9);
@@ -131,7 +134,7 @@ Test(plan, kv_cache_per_token_seven_models)
                  {"llama-3-70b", 320}, {"qwen2-7b", 56},    {"mistral-7b", 128}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct run_result r = run_gpuvet("plan", "--workload", "llm-infer", "--model", cases[i].model, "--gpus",
-                                         "8xh100-sxm5-80gb", "--json", NULL);
+                                         "4xh100-sxm5-80gb", "--json", NULL);
         cr_assert_eq(r.status, 0, "%s: %s", cases[i].model, r.err);
         json_t *doc = run_json(&r), *plan = plan_of(doc), *m = json_object_get(plan, "model");
         double per_token = number_at(plan, "kv_cache", "bytes_per_token");
@@ -323,10 +326,9 @@ Test(plan, bad_input_is_named)
     cr_expect(strstr(r.err, "closest") && strstr(r.err, "h100-sxm5-80gb"), "%s", r.err);
     run_result_free(&r);
 
-    r = run_gpuvet("plan", "--workload", "llm-train", "--model-config", PLAN_FIXTURE("mixtral-8x7b.config.json"),
-                   "--gpus", "8xh100-sxm5-80gb", NULL);
+    r = run_gpuvet("plan", "--workload", "cv-train", "--gpus", "8xa100-sxm4-80gb", "--dataset-bytes", "150Gb", NULL);
     cr_expect_eq(r.status, 2);
-    cr_expect(strstr(r.err, "mixtral-8x7b.config.json") && strstr(r.err, "mixture-of-experts"), "%s", r.err);
+    cr_expect(strstr(r.err, "150Gb") && strstr(r.err, "bits"), "a lower-case b is bits: %s", r.err);
     run_result_free(&r);
 
     r = run_gpuvet("plan", "--workload", "llm-train", "--model-config", PLAN_FIXTURE("offers-seed.csv"), "--gpus",
@@ -368,4 +370,206 @@ Test(plan, check_judges_the_network_of_the_audit)
     run_result_free(&r);
     unlink(audit);
     free(audit);
+}
+
+static json_t *plan_json(struct run_result *r, int status, const char *what)
+{
+    cr_assert_eq(r->status, status, "%s: %s", what, r->err);
+    return run_json(r);
+}
+
+/* vLLM refuses tensor parallelism that does not divide the attention heads (qwen2-7b: 28 heads,
+ * 4 KV heads, on 8 GPUs), and keeps max(1, KV heads / tp) KV heads per GPU. */
+Test(plan, infer_tensor_parallel_follows_vllm)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-infer", "--model", "qwen2-7b", "--gpus",
+                                     "8xh100-sxm5-80gb", "--json", NULL);
+    json_t *doc = plan_json(&r, 1, "qwen2-7b on 8 GPUs"), *plan = plan_of(doc);
+    json_t *tp = json_object_get(plan, "tensor_parallel");
+    cr_expect(json_is_false(json_object_get(tp, "valid")));
+    cr_expect(strstr(json_string_value(json_object_get(tp, "why")), "28 attention heads"));
+    cr_expect(json_is_false(json_object_get(json_object_get(plan, "gpu_memory"), "fits")));
+    json_decref(doc);
+    run_result_free(&r);
+
+    r = run_gpuvet("plan", "--workload", "llm-infer", "--model", "qwen2-7b", "--gpus", "4xh100-sxm5-80gb", "--context",
+                   "8k", "--json", NULL);
+    doc = plan_json(&r, 0, "qwen2-7b on 4 GPUs");
+    plan = plan_of(doc);
+    cr_expect_eq(number_at(plan, "tensor_parallel", "kv_heads_per_gpu"), 1);
+    cr_expect_eq(number_at(plan, "kv_cache", "context"), 8192, "8k = 8192 tokens");
+    cr_expect_float_eq(number_at(plan, "kv_cache", "bytes_per_request_per_gpu"),
+                       number_at(plan, "kv_cache", "bytes_per_request") / 4, 1);
+    json_decref(doc);
+    run_result_free(&r);
+
+    /* Llama-3-70B's 8 KV heads on 16 GPUs: replicated, one per GPU, not 1/2 a head. */
+    r = run_gpuvet("plan", "--workload", "llm-infer", "--model", "llama-3-70b", "--gpus", "16xh100-sxm5-80gb",
+                   "--json", NULL);
+    doc = plan_json(&r, 0, "llama-3-70b on 16 GPUs");
+    plan = plan_of(doc);
+    cr_expect_eq(number_at(plan, "tensor_parallel", "kv_heads_per_gpu"), 1);
+    cr_expect_float_eq(number_at(plan, "kv_cache", "bytes_per_request_per_gpu"),
+                       number_at(plan, "kv_cache", "bytes_per_request") / 8, 1);
+    json_decref(doc);
+    run_result_free(&r);
+}
+
+/* google/gemma-2-9b's config.json has no tie_word_embeddings: transformers' Gemma2Config defaults
+ * to tied, and the count is the published 9,241,705,984; half the layers keep a 4096 window. */
+Test(plan, gemma2_config_tied_by_default_and_windowed)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-infer", "--model-config",
+                                     PLAN_FIXTURE("gemma-2-9b.config.json"), "--gpus", "h100-sxm5-80gb", "--context",
+                                     "8192", "--json", NULL);
+    json_t *doc = plan_json(&r, 0, "gemma-2-9b config"), *plan = plan_of(doc);
+    cr_expect_eq(number_at(plan, "model", "params"), 9241705984.0);
+    cr_expect(json_is_true(json_object_get(json_object_get(plan, "model"), "tied_embeddings")));
+    cr_expect_eq(number_at(plan, "model", "sliding_window_layers"), 21);
+    cr_expect_float_eq(number_at(plan, "kv_cache", "bytes_per_request"), 2.0 * 8 * 256 * 2 * (21 * 8192.0 + 21 * 4096),
+                       1);
+    json_decref(doc);
+    run_result_free(&r);
+}
+
+/* Mixtral-8x7B: a mixture of experts is sized by its total parameters (all experts are held) and
+ * reports the 12.9B active ones. */
+Test(plan, mixture_of_experts_config)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-infer", "--model-config",
+                                     PLAN_FIXTURE("mixtral-8x7b.config.json"), "--gpus", "2xh100-sxm5-80gb", "--json",
+                                     NULL);
+    json_t *doc = plan_json(&r, 0, "mixtral"), *plan = plan_of(doc);
+    cr_expect_eq(llround(number_at(plan, "model", "params") / 1e8), 467);
+    cr_expect_eq(llround(number_at(plan, "model", "active_params") / 1e8), 129);
+    cr_expect_eq(number_at(plan, "model", "experts"), 8);
+    cr_expect_float_eq(number_at(plan, "gpu_memory", "weights"), 2 * number_at(plan, "model", "params"), 1);
+    json_decref(doc);
+    run_result_free(&r);
+}
+
+/* The audit's CPU_CORES_PER_GPU asks 4 physical cores per GPU for llm-train and 2 for llm-infer
+ * (src/rules/workload.c): a node sized by plan must pass it, so the plan asks at least that. */
+Test(plan, cores_meet_the_audit_threshold)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-train", "--model", "llama-3-8b", "--gpus",
+                                     "8xh100-sxm5-80gb", "--zero", "3", "--json", NULL);
+    json_t *doc = plan_json(&r, 0, "llm-train"), *plan = plan_of(doc);
+    json_t *cores = json_object_get(json_object_get(plan, "requirements"), "cpu_cores_per_node");
+    cr_expect_eq(json_integer_value(json_object_get(cores, "value")), 8 * 4 + 4);
+    json_decref(doc);
+    run_result_free(&r);
+    r = run_gpuvet("plan", "--workload", "llm-infer", "--model", "llama-3-8b", "--gpus", "8xh100-sxm5-80gb", "--json",
+                   NULL);
+    doc = plan_json(&r, 0, "llm-infer");
+    plan = plan_of(doc);
+    cores = json_object_get(json_object_get(plan, "requirements"), "cpu_cores_per_node");
+    cr_expect_eq(json_integer_value(json_object_get(cores, "value")), 8 * 2 + 4);
+    json_decref(doc);
+    run_result_free(&r);
+}
+
+/* --params has no shape: ZeRO-3 is estimated without the largest-layer term (said so), and advice
+ * for a model too large never mentions --seq or the micro-batch, which play no part. */
+Test(plan, params_only_zero3_and_honest_advice)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-train", "--params", "7B", "--gpus", "8xa100-sxm4-80gb",
+                                     "--zero", "3", "--json", NULL);
+    json_t *doc = plan_json(&r, 0, "--params 7B ZeRO-3"), *plan = plan_of(doc);
+    cr_expect(strstr(json_string_value(json_object_get(json_object_get(plan, "zero"), "method")), "lower bound"));
+    json_decref(doc);
+    run_result_free(&r);
+    r = run_gpuvet("plan", "--workload", "llm-train", "--params", "400B", "--gpus", "1xa100-sxm4-80gb", "--zero", "2",
+                   NULL);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect(!strstr(r.out, "--seq") && !strstr(r.out, "micro-batch"), "%s", r.out);
+    run_result_free(&r);
+}
+
+/* --finetune lora: frozen bf16 weights, adapters with 16 B of states each (PEFT's 19,988,480 for
+ * Llama-2-7B at r = 8 on every linear layer), activations as for training; qlora freezes them in
+ * NF4 at 4.127 bits. */
+Test(plan, lora_and_qlora_finetune)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-train", "--model", "llama-2-7b", "--gpus",
+                                     "1xa100-sxm4-80gb", "--finetune", "lora", "--rank", "8", "--json", NULL);
+    json_t *doc = plan_json(&r, 0, "lora"), *plan = plan_of(doc);
+    cr_expect_eq(number_at(plan, "finetune", "adapter_params"), 19988480);
+    double total = number_at(plan, "gpu_memory", "total");
+    cr_expect_float_eq(total,
+                       2.0 * 6738415616 + 19988480.0 * 16 + number_at(plan, "gpu_memory", "activations") + 1e9, 1);
+    cr_expect(json_is_true(json_object_get(json_object_get(plan, "gpu_memory"), "fits")));
+    json_decref(doc);
+    run_result_free(&r);
+
+    r = run_gpuvet("plan", "--workload", "llm-train", "--model", "llama-2-70b", "--gpus", "1xa100-sxm4-80gb",
+                   "--finetune", "qlora", "--rank", "16", "--recompute", "full", "--json", NULL);
+    doc = plan_json(&r, 0, "qlora 70B on one 80 GB GPU");
+    plan = plan_of(doc);
+    cr_expect_float_eq(number_at(plan, "finetune", "bits_per_quantized_param"), 4.126953125, 1e-12);
+    cr_expect_lt(number_at(plan, "gpu_memory", "frozen_weights"), 40e9, "70B in 4 bits: ~36 GB");
+    json_decref(doc);
+    run_result_free(&r);
+}
+
+/* Options that do not apply to the workload are an error, not silently ignored. */
+Test(plan, options_outside_the_workload_are_errors)
+{
+    const char *cases[][8] = {
+        {"--workload", "llm-infer", "--model", "llama-2-7b", "--gpus", "h100-sxm5-80gb", "--zero", "3"},
+        {"--workload", "cv-train", "--gpus", "h100-sxm5-80gb", "--model", "llama-2-7b", NULL, NULL},
+        {"--workload", "llm-train", "--model", "llama-2-7b", "--gpus", "h100-sxm5-80gb", "--context", "8k"},
+        {"--workload", "llm-train", "--model", "llama-2-7b", "--gpus", "h100-sxm5-80gb", "--rank", "8"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct run_result r = run_gpuvet("plan", cases[i][0], cases[i][1], cases[i][2], cases[i][3], cases[i][4],
+                                         cases[i][5], cases[i][6], cases[i][7], NULL);
+        cr_expect_eq(r.status, 2, "case %zu", i);
+        cr_expect(strstr(r.err, "does not apply") || strstr(r.err, "goes with --finetune"), "%s", r.err);
+        run_result_free(&r);
+    }
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-train", "--model", "llama-2-7b", "--gpus",
+                                     "h100-sxm5-80gb", "--finetune", "lora", "--zero", "3", NULL);
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "--zero does not apply to --finetune"), "%s", r.err);
+    run_result_free(&r);
+}
+
+/* "What should I rent?": without --gpus, plan lists the GPUs that fit with the fewest per node.
+ * Llama-3-70B in bf16 (141 GB of weights) fits no single GPU below 141 GB of usable memory, and
+ * each candidate's own plan fits while one GPU fewer would not. */
+Test(plan, without_gpus_ranks_what_fits)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-infer", "--model", "llama-3-70b", "--context", "8k",
+                                     "--json", NULL);
+    json_t *doc = plan_json(&r, 0, "ranking"), *plan = plan_of(doc);
+    json_t *list = json_object_get(plan, "candidates");
+    cr_assert_gt(json_array_size(list), 3);
+    size_t i;
+    json_t *c;
+    int previous = 0;
+    json_array_foreach (list, i, c) {
+        int count = (int)json_integer_value(json_object_get(c, "count_per_node"));
+        cr_expect_geq(count, previous, "ranked by GPU count");
+        previous = count;
+        cr_expect_leq(json_number_value(json_object_get(c, "gpu_memory_bytes_per_gpu")),
+                      json_number_value(json_object_get(c, "memory_bytes")));
+        if (count == 1)
+            cr_expect_geq(json_number_value(json_object_get(c, "memory_bytes")), 141e9 / 0.9,
+                          "%s", json_string_value(json_object_get(c, "gpu")));
+    }
+    /* The first 8-GPU candidate does not fit at 4 (else it would be listed at 4). */
+    json_array_foreach (list, i, c) {
+        if (json_integer_value(json_object_get(c, "count_per_node")) != 8)
+            continue;
+        char spec[96];
+        snprintf(spec, sizeof spec, "4x%s", json_string_value(json_object_get(c, "gpu")));
+        struct run_result four = run_gpuvet("plan", "--workload", "llm-infer", "--model", "llama-3-70b", "--context",
+                                            "8k", "--gpus", spec, NULL);
+        cr_expect_eq(four.status, 1, "%s at 4 per node does not fit", spec);
+        run_result_free(&four);
+        break;
+    }
+    json_decref(doc);
+    run_result_free(&r);
 }

@@ -5,6 +5,7 @@
 
 #include "rules/workload.h"
 #include "sizing/demand.h"
+#include "sizing/finetune.h"
 #include "sizing/models.h"
 #include "sizing/zero.h"
 
@@ -27,6 +28,12 @@ Test(sizing, parameter_counts_match_published_totals)
         {"llama-2-7b", 6738415616}, {"llama-2-13b", 13015864320}, {"llama-2-70b", 68976648192},
         {"llama-3-8b", 8030261248}, {"llama-3-70b", 70553706496}, {"qwen2-7b", 7615616512},
         {"mistral-7b", 7241732096},
+        /* Added models: the safetensors total of each repository (total_size / 2 bytes). */
+        {"llama-3.1-8b", 8030261248}, {"llama-3.1-70b", 70553706496}, {"llama-3.1-405b", 405853388800},
+        {"llama-3.2-1b", 1235814400}, {"llama-3.2-3b", 3212749824}, {"qwen2-72b", 72706203648},
+        {"qwen2.5-7b", 7615616512}, {"qwen2.5-14b", 14770033664}, {"qwen2.5-32b", 32763876352},
+        {"qwen2.5-72b", 72706203648}, {"mistral-7b-v0.3", 7248023552}, {"mistral-nemo-12b", 12247782400},
+        {"gemma-2-2b", 2614341888}, {"gemma-2-9b", 9241705984}, {"gemma-2-27b", 27227128320},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         cr_expect_eq(builtin_model(cases[i].id).params, cases[i].params, "%s: %lld", cases[i].id,
@@ -119,20 +126,75 @@ Test(sizing, zero_rejects_unsupported_combinations)
     cr_expect_eq(zero_estimate(7000000000, 0, &cfg, &e, &why), -1);
     cr_expect(strstr(why, "stage 3"));
     cfg = (struct zero_config){.stage = 3, .offload = OFFLOAD_NONE, .zero_init = true, .gpus_per_node = 1, .nodes = 1};
-    cr_expect_eq(zero_estimate(7000000000, 0, &cfg, &e, &why), -1, "ZeRO-3 without the largest layer");
+    /* --params: no largest layer; ZeRO-3 is still estimated, without that term, and says so. */
+    cr_expect_eq(zero_estimate(7000000000, 0, &cfg, &e, &why), 0, "ZeRO-3 without the largest layer");
+    cr_expect(strstr(e.method, "lower bound"), "%s", e.method);
+    cr_expect_eq(e.largest_layer_bytes, 0);
 }
 
-/* research/sizing.md §2.3, Llama-2-7B shape, s = 4096, b = 1: 3.03 GiB per layer without
- * recompute, 97 GiB for 32 layers, 17 GiB with FlashAttention/selective, 1 GiB full recompute. */
-Test(sizing, activations_korthikanti)
+/* Korthikanti et al. 2022 count GPT's block as 34·s·b·h (with dropout masks, 4h MLP). Counted the
+ * same way, Llama-2-7B's block (no dropout, SwiGLU at 11008 = 2.6875h, 2 RMSNorms) keeps 2 B x
+ * (2h norms + h + 2h q,k + h v + h o-input + h MLP input + 4 x 2.6875h) = 37.5·h per token; with
+ * eager attention Korthikanti's 5·a·s²·b score term comes on top. s = 4096, b = 1. */
+Test(sizing, activations_derived_from_the_architecture)
 {
     struct llm_shape m = builtin_model("llama-2-7b");
-    cr_expect_float_eq(round(activation_bytes_per_layer(&m, 4096, 1, RECOMPUTE_NONE, false) / GIB * 100) / 100, 3.03,
-                       1e-9);
-    cr_expect_eq(llround(32 * activation_bytes_per_layer(&m, 4096, 1, RECOMPUTE_NONE, false) / GIB), 97);
-    cr_expect_eq(llround(32 * activation_bytes_per_layer(&m, 4096, 1, RECOMPUTE_NONE, true) / GIB), 17);
-    cr_expect_eq(llround(32 * activation_bytes_per_layer(&m, 4096, 1, RECOMPUTE_SELECTIVE, false) / GIB), 17);
-    cr_expect_eq(llround(32 * activation_bytes_per_layer(&m, 4096, 1, RECOMPUTE_FULL, false) / GIB), 1);
+    cr_expect_float_eq(activation_bytes_per_token_layer(&m) / m.hidden, 37.5, 1e-12);
+    double sbh = 4096.0 * 4096;
+    cr_expect_float_eq(activation_bytes_per_layer(&m, 4096, 1, RECOMPUTE_NONE, true), 37.5 * sbh, 1);
+    cr_expect_float_eq(activation_bytes_per_layer(&m, 4096, 1, RECOMPUTE_SELECTIVE, false), 37.5 * sbh, 1);
+    cr_expect_float_eq(activation_bytes_per_layer(&m, 4096, 1, RECOMPUTE_NONE, false),
+                       37.5 * sbh + 5.0 * 32 * 4096 * 4096, 1);
+    cr_expect_float_eq(activation_bytes_per_layer(&m, 4096, 1, RECOMPUTE_FULL, false), 2 * sbh, 1);
+    /* GQA shrinks k and v: Llama-3-8B (8 of 32 KV heads, 14336 = 3.5h MLP): 2 x (2 + 1 + 1.25 + 0.25
+     * + 1 + 1 + 14) = 41 h. */
+    struct llm_shape l3 = builtin_model("llama-3-8b");
+    cr_expect_float_eq(activation_bytes_per_token_layer(&l3) / l3.hidden, 41.0, 1e-12);
+}
+
+/* Mixtral-8x7B (its published config.json): 46.7B parameters, 12.9B active per token (Mistral AI's
+ * announcement: "46.7B total parameters but only uses 12.9B parameters per token"). */
+Test(sizing, mixture_of_experts_total_and_active)
+{
+    char err[512];
+    struct llm_shape m;
+    cr_assert_eq(llm_from_hf_config(GPUVET_TEST_SOURCE "/fixtures/plan/mixtral-8x7b.config.json", &m, err, sizeof err),
+                 0, "%s", err);
+    cr_expect_eq(m.experts, 8);
+    cr_expect_eq(m.experts_per_token, 2);
+    cr_expect_eq(llround(m.params / 1e8), 467, "%lld", (long long)m.params);
+    cr_expect_eq(llround(m.active_params / 1e8), 129, "%lld", (long long)m.active_params);
+}
+
+/* vLLM keeps max(1, KV heads / tp) KV heads per GPU and refuses a tp that does not divide the
+ * attention heads (vllm/config.py verify_with_parallel_config, get_num_kv_heads). */
+Test(sizing, tensor_parallel_kv_heads)
+{
+    struct llm_shape q = builtin_model("qwen2-7b"); /* 28 heads, 4 KV heads */
+    char why[256];
+    cr_expect(!tensor_parallel_valid(&q, 8, why, sizeof why), "28 heads over 8 GPUs");
+    cr_expect(tensor_parallel_valid(&q, 4, why, sizeof why));
+    cr_expect(tensor_parallel_valid(&q, 2, why, sizeof why));
+    struct llm_shape l = builtin_model("llama-3-70b"); /* 64 heads, 8 KV heads */
+    double one = kv_bytes_per_sequence(&l, 2, 1000, 1);
+    cr_expect_float_eq(one, 2.0 * 80 * 8 * 128 * 2 * 1000, 1);
+    cr_expect_float_eq(kv_bytes_per_sequence(&l, 2, 1000, 8), one / 8, 1, "one KV head per GPU");
+    cr_expect_float_eq(kv_bytes_per_sequence(&l, 2, 1000, 16), one / 8, 1, "replicated past 8: still one per GPU");
+    cr_expect(tensor_parallel_valid(&l, 16, why, sizeof why));
+}
+
+/* Gemma-2 alternates local layers (4096-token window) and global ones (google/gemma-2-9b's config:
+ * sliding_window 4096; transformers' Gemma2 makes every even layer sliding): at 8192 tokens, 21
+ * layers keep 8192 and 21 keep 4096. Mistral-7B-v0.1's window caps every layer. */
+Test(sizing, sliding_window_layers)
+{
+    struct llm_shape g = builtin_model("gemma-2-9b");
+    cr_expect_eq(g.sliding_layers, 21);
+    double per_layer_token = 2.0 * 8 * 256 * 2;
+    cr_expect_float_eq(kv_bytes_per_sequence(&g, 2, 8192, 1), per_layer_token * (21 * 8192.0 + 21 * 4096.0), 1);
+    cr_expect_float_eq(kv_bytes_per_sequence(&g, 2, 2048, 1), per_layer_token * 42 * 2048.0, 1);
+    struct llm_shape m = builtin_model("mistral-7b");
+    cr_expect_float_eq(kv_bytes_per_sequence(&m, 2, 32768, 1), (double)kv_bytes_per_token(&m, 2) * 4096, 1);
 }
 
 /* SPEC: ~5-8 cores per A100 at 2,470 img/s; research: 8 GPUs with n(workers+1)+4. The numbers are
@@ -147,4 +209,26 @@ Test(sizing, cv_pipeline_cores)
     cr_expect_eq(cv_cores_per_accelerator(t, 4400), (int)ceil(4400 / 460.0) + 1);
     cr_expect_eq(d.cores_per_node, 8 * d.cores_per_gpu + 4);
     cr_expect_float_eq(d.read_bytes_s_per_node, 2470.0 * 8 * 147.9e9 / 1281167, 1);
+}
+
+/* LoRA adds r x (d_in + d_out) per adapted matrix (Hu et al. 2021). PEFT's
+ * print_trainable_parameters on Llama-2-7B: r = 8 on q_proj and v_proj, "trainable params:
+ * 4,194,304"; on every linear layer, "trainable params: 19,988,480". QLoRA stores NF4 with double
+ * quantization at 4 + 0.127 bits per parameter (Dettmers et al. 2023, §3). */
+Test(sizing, lora_adapters_and_qlora_bits)
+{
+    struct llm_shape m = builtin_model("llama-2-7b");
+    struct finetune_estimate e;
+    finetune_estimate(&m, FINETUNE_LORA, 8, true, &e);
+    cr_expect_eq(e.adapter_params, 4194304);
+    cr_expect_float_eq(e.frozen_bytes, 2.0 * m.params, 1, "LoRA: the frozen weights in bf16");
+    finetune_estimate(&m, FINETUNE_LORA, 8, false, &e);
+    cr_expect_eq(e.adapter_params, 19988480);
+    cr_expect_float_eq(e.adapter_bytes, 19988480.0 * 16, 1, "fp32 weight, gradient, Adam m and v");
+    cr_expect_eq(llround(QLORA_BITS_PER_PARAM * 1000), 4127);
+    finetune_estimate(&m, FINETUNE_QLORA, 8, false, &e);
+    /* Embedding and LM head (2 x 32000 x 4096) and the norms stay in bf16; the rest is NF4. */
+    int64_t bf16_params = 2LL * 32000 * 4096 + 32 * 2 * 4096 + 4096;
+    cr_expect_eq(e.quantized_params, m.params - bf16_params);
+    cr_expect_float_eq(e.frozen_bytes, e.quantized_params * QLORA_BITS_PER_PARAM / 8 + 2.0 * bf16_params, 1);
 }
