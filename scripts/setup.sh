@@ -6,7 +6,9 @@ cd "$(dirname "$0")/.."
 
 # Build and test dependencies: the field's own libraries, from the distribution.
 required=(build-essential cmake pkg-config libhwloc-dev libjansson-dev libxml2-dev libturbojpeg0-dev
-          libcriterion-dev)
+          libcriterion-dev
+          # the public-corpus tests (scripts/corpus-*.sh): read gpuvet's JSON, unpack the corpus
+          jq xz-utils bzip2)
 # Nice to have, not needed to build: pci.ids names devices in reports; mate-backgrounds ships the
 # real photographs `gpuvet bench decode` makes its default ImageNet-sized JPEGs from (without it,
 # decode needs --images DIR).
