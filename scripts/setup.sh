@@ -8,7 +8,9 @@ cd "$(dirname "$0")/.."
 # groff-base renders the man pages in their test (groff -ww); build-essential brings dpkg-dev, whose
 # dpkg-shlibdeps gives the Debian package its Depends.
 required=(build-essential cmake pkg-config libhwloc-dev libjansson-dev libxml2-dev libturbojpeg0-dev
-          libcriterion-dev groff-base)
+          libcriterion-dev groff-base
+          # the public-corpus tests (scripts/corpus-*.sh): read gpuvet's JSON, unpack the corpus
+          jq xz-utils bzip2)
 # Test dependency: tests/cli/test_html_report.c opens every `audit --html` page in headless
 # Chromium, screenshots it and fails on a console message or a network request the page makes.
 required+=(chromium)

@@ -63,6 +63,10 @@ int memory_max_dimms_per_channel(const struct memory_info *mem)
         int same = 0;
         for (int k = 0; k < mem->ndimms; k++)
             same += mem->dimms[k].socket == d->socket && mem->dimms[k].channel == d->channel;
+        /* A persistent module in a DRAM channel loads it as a second DIMM does (Intel's Optane
+         * population rules run such channels at the 2DPC speed). */
+        for (int k = 0; k < mem->npersistent; k++)
+            same += mem->persistent[k].socket == d->socket && mem->persistent[k].channel == d->channel;
         if (same > most)
             most = same;
     }
