@@ -107,19 +107,17 @@ static bool blank_line(const char *s)
 
 int csv_load(const char *path, struct csv_table *t, char *err, size_t errlen)
 {
-    *t = (struct csv_table){.path = strdup(path)};
     char why[256];
-    if (!fs_input_check(path, FS_INPUT_LIMIT, why, sizeof why)) {
+    FILE *f = NULL;
+    if (!fs_input_check(path, FS_INPUT_LIMIT, why, sizeof why))
         snprintf(err, errlen, "%s: %s", path, why);
-        return -1;
-    }
-    FILE *f = fopen(path, "r");
+    else if (!(f = fopen(path, "r")))
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
     if (!f) {
         *t = (struct csv_table){.path = strdup(path)};
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return -1;
     }
-    return csv_load_stream(f, path, t, err, errlen);
+    return csv_load_stream(f, path, t, err, errlen); /* it sets t->path */
 }
 
 int csv_load_stream(FILE *f, const char *path, struct csv_table *t, char *err, size_t errlen)
