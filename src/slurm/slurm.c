@@ -1,18 +1,13 @@
 #include "slurm/slurm.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-extern char **environ;
+#include "util/child.h"
 
 int slurm_find_scontrol(const char *given, char *out, size_t outlen, char *err, size_t errlen)
 {
@@ -68,105 +63,16 @@ void slurm_node_name(char *out, size_t outlen)
         *dot = '\0';
 }
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /* Runs argv (argv[0] an absolute path) with stdout and stderr captured into out, killing its
  * process group after timeout_ms. Returns the exit status, or -1 with the reason in err. */
 static int run_with_deadline(char *const argv[], int timeout_ms, char *out, size_t outlen, char *err, size_t errlen)
 {
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC) != 0) {
-        snprintf(err, errlen, "pipe: %s", strerror(errno));
-        return -1;
-    }
-    pid_t pid = fork();
-    if (pid < 0) {
-        snprintf(err, errlen, "fork: %s", strerror(errno));
-        close(fds[0]);
-        close(fds[1]);
-        return -1;
-    }
-    if (pid == 0) {
-        setpgid(0, 0); /* its own group, so a timeout ends whatever it started too */
-        int devnull = open("/dev/null", O_RDONLY);
-        if (devnull >= 0)
-            dup2(devnull, STDIN_FILENO);
-        dup2(fds[1], STDOUT_FILENO);
-        dup2(fds[1], STDERR_FILENO);
-        execve(argv[0], argv, environ);
-        /* No stdio between fork and exec (its locks may be held by another thread): plain write. */
-        static const char failed[] = "exec failed: ";
-        const char *why = strerror(errno);
-        ssize_t ignored = write(STDERR_FILENO, failed, sizeof failed - 1);
-        ignored = write(STDERR_FILENO, why, strlen(why));
-        (void)ignored;
-        _exit(127);
-    }
-    setpgid(pid, pid);
-    close(fds[1]);
-    size_t used = 0;
-    double deadline = now_ms() + timeout_ms;
-    bool timed_out = false;
-    for (;;) {
-        int left = (int)(deadline - now_ms());
-        if (left <= 0) {
-            timed_out = true;
-            break;
-        }
-        struct pollfd p = {.fd = fds[0], .events = POLLIN};
-        int ready = poll(&p, 1, left);
-        if (ready < 0 && errno == EINTR)
-            continue;
-        if (ready <= 0) {
-            timed_out = ready == 0;
-            break;
-        }
-        char chunk[4096];
-        ssize_t n = read(fds[0], chunk, sizeof chunk);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break; /* end of output: the command closed it (it exited) */
-        size_t take = (size_t)n < outlen - 1 - used ? (size_t)n : outlen - 1 - used;
-        memcpy(out + used, chunk, take);
-        used += take;
-    }
-    out[used] = '\0';
-    close(fds[0]);
-    int status = 0;
-    if (timed_out) {
-        kill(-pid, SIGKILL);
-        waitpid(pid, &status, 0);
+    int rc = child_run_capture(argv, timeout_ms / 1000.0, out, outlen, err, errlen);
+    if (rc == CHILD_TIMED_OUT)
         snprintf(err, errlen, "%s did not finish within %d s and was stopped", argv[0], timeout_ms / 1000);
-        return -1;
-    }
-    /* The output is closed; the command exits now or is stopped at the deadline. */
-    for (;;) {
-        pid_t done = waitpid(pid, &status, WNOHANG);
-        if (done == pid)
-            break;
-        if (done < 0 && errno != EINTR) {
-            snprintf(err, errlen, "waitpid: %s", strerror(errno));
-            return -1;
-        }
-        if (now_ms() >= deadline) {
-            kill(-pid, SIGKILL);
-            waitpid(pid, &status, 0);
-            snprintf(err, errlen, "%s did not finish within %d s and was stopped", argv[0], timeout_ms / 1000);
-            return -1;
-        }
-        usleep(10000);
-    }
-    if (!WIFEXITED(status)) {
-        snprintf(err, errlen, "%s ended by signal %d", argv[0], WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-        return -1;
-    }
-    return WEXITSTATUS(status);
+    else if (rc > 128)
+        snprintf(err, errlen, "%s ended by signal %d", argv[0], rc - 128);
+    return rc < 0 || rc > 128 ? -1 : rc;
 }
 
 /* The first line of text, trailing space removed, for error messages. */

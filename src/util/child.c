@@ -1,6 +1,7 @@
 #include "util/child.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -37,33 +38,36 @@ static int wait_until(pid_t pid, double until, int *status)
     }
 }
 
-int child_run_bounded(char *const argv[], const char *out_path, size_t max_bytes, double seconds, char *why,
-                      size_t whylen)
+/* Runs argv with stdout (and stderr too when merge_stderr) into the open file out. */
+static int run_into(char *const argv[], int out, bool merge_stderr, size_t max_bytes, double seconds, char *why,
+                    size_t whylen)
 {
-    int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (out < 0) {
-        snprintf(why, whylen, "%s: %s", out_path, strerror(errno));
-        return -1;
-    }
     double start = now_s();
     pid_t pid = fork();
     if (pid < 0) {
         snprintf(why, whylen, "cannot start %s: %s", argv[0], strerror(errno));
-        close(out);
         return -1;
     }
     if (pid == 0) {
         setpgid(0, 0); /* its own group: a kill on expiry reaches what it started too */
         int in = open("/dev/null", O_RDONLY);
-        if (in < 0 || dup2(in, STDIN_FILENO) < 0 || dup2(out, STDOUT_FILENO) < 0)
+        if (in < 0 || dup2(in, STDIN_FILENO) < 0 || dup2(out, STDOUT_FILENO) < 0 ||
+            (merge_stderr && dup2(out, STDERR_FILENO) < 0))
             _exit(127);
         struct rlimit size = {max_bytes, max_bytes};
         setrlimit(RLIMIT_FSIZE, &size);
         signal(SIGXFSZ, SIG_DFL);
         execv(argv[0], argv);
+        if (merge_stderr) {
+            /* No stdio between fork and exec (its locks may be held by another thread). */
+            static const char failed[] = "exec failed: ";
+            const char *reason = strerror(errno);
+            ssize_t ignored = write(STDERR_FILENO, failed, sizeof failed - 1);
+            ignored = write(STDERR_FILENO, reason, strlen(reason));
+            (void)ignored;
+        }
         _exit(127);
     }
-    close(out);
     int status = 0;
     int ended = wait_until(pid, start + seconds, &status);
     if (ended == 0) {
@@ -77,4 +81,33 @@ int child_run_bounded(char *const argv[], const char *out_path, size_t max_bytes
         return -1;
     }
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int child_run_bounded(char *const argv[], const char *out_path, size_t max_bytes, double seconds, char *why,
+                      size_t whylen)
+{
+    int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (out < 0) {
+        snprintf(why, whylen, "%s: %s", out_path, strerror(errno));
+        return -1;
+    }
+    int rc = run_into(argv, out, false, max_bytes, seconds, why, whylen);
+    close(out);
+    return rc;
+}
+
+int child_run_capture(char *const argv[], double seconds, char *text, size_t textlen, char *why, size_t whylen)
+{
+    text[0] = '\0';
+    FILE *f = tmpfile();
+    if (!f) {
+        snprintf(why, whylen, "temporary file for %s's output: %s", argv[0], strerror(errno));
+        return -1;
+    }
+    int rc = run_into(argv, fileno(f), true, textlen, seconds, why, whylen);
+    rewind(f);
+    size_t got = fread(text, 1, textlen - 1, f);
+    text[got] = '\0';
+    fclose(f);
+    return rc;
 }
