@@ -454,10 +454,12 @@ Test(bench_cli, storage_rates_match_the_bytes_the_kernel_counted, .timeout = 120
     json_t *st = json_object_get(json_object_get(doc, "benchmarks"), "storage");
     cr_assert(json_is_true(json_object_get(st, "own_session")), "%s", r.out);
     double rate = number_at(st, "seq_read_bytes_s") + number_at(st, "rand_read_iops") * number_at(st, "rand_block_bytes");
+    /* Up to 64 MiB more may be the program and its libraries, read from disk when not cached. */
     double seconds_of_reading = read_bytes / rate, elapsed = number_at(st, "elapsed_s");
-    cr_assert(seconds_of_reading >= 2.0 * 0.98 && seconds_of_reading <= (elapsed - 2.0) * 1.02,
+    double most = (elapsed - 2.0) * 1.02 + 64.0 * 1048576 / rate;
+    cr_assert(seconds_of_reading >= 2.0 * 0.98 && seconds_of_reading <= most,
               "%.0f bytes read at %.0f B/s is %.2f s of reading; want 2 s to %.2f s (elapsed %.2f s)",
-              read_bytes, rate, seconds_of_reading, elapsed - 2.0, elapsed);
+              read_bytes, rate, seconds_of_reading, most, elapsed);
     json_decref(doc);
     run_result_free(&r);
     unlink(path);
