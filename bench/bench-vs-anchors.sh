@@ -5,6 +5,9 @@
 #
 #   bench/bench-vs-anchors.sh [DIR]      DIR: where the storage files go (default: .)
 #   GPUVET=build/gpuvet JITTER_SECONDS=20 ROUNDS=3 bench/bench-vs-anchors.sh
+#   LOAD=cpu bench/bench-vs-anchors.sh  the storage pairs again under `stress-ng --cpu <cores>`
+#                                       started from this shell (CPU contention from the caller's
+#                                       own session, where the two tools once parted most)
 #
 # Memory and decode run ROUNDS times, gpuvet and anchor alternating, and keep the best of each
 # side (STREAM's own rule), so a neighbour's burst of load hits both sides alike. Storage and jitter
@@ -14,6 +17,7 @@
 # Anchors (scripts/setup.sh installs them with --anchors):
 #   memory   likwid-bench -t triad_avx (and stream_mem_avx) -w N:1GB:<threads>   (likwid)
 #   storage  fio --rw=read --bs=1M --direct=1 --ioengine=libaio --iodepth=16   (fio)
+#            LOAD=cpu: stress-ng --cpu <cores> beside it                  (stress-ng)
 #   decode   tjbench FILE.jpg, one core                                 (libjpeg-turbo-progs)
 #   jitter   cyclictest -m -i 1000 -t 1 --laptop, same CPU and duration (rt-tests)
 set -euo pipefail
@@ -22,7 +26,14 @@ GPUVET=${GPUVET:-build/gpuvet}
 DIR=${1:-.}
 JITTER_SECONDS=${JITTER_SECONDS:-20}
 ROUNDS=${ROUNDS:-3}
-for tool in "$GPUVET" likwid-bench fio tjbench cyclictest jq; do
+LOAD=${LOAD:-}
+tools=("$GPUVET" likwid-bench fio tjbench cyclictest jq)
+case "$LOAD" in
+  "") ;;
+  cpu) tools+=(stress-ng) ;;
+  *) echo "LOAD=$LOAD: only LOAD=cpu is known" >&2; exit 2 ;;
+esac
+for tool in "${tools[@]}"; do
   command -v "$tool" >/dev/null || { echo "missing: $tool (scripts/setup.sh --anchors)" >&2; exit 2; }
 done
 work=$(mktemp -d)
@@ -92,6 +103,20 @@ ours_own() {
 }
 fio_own() { fio_read --directory="$DIR" --size="$size" --unlink=1 --runtime=6; }
 paired_medians storage "seq read GB/s, own files (median)" "$ROUNDS" ours_own fio_own %.2f
+# LOAD=cpu: the one-file pairs again while one CPU hog per core runs in this shell's session. The
+# hogs are this script's children, stopped by their PID when the pairs are done or the script ends.
+if [ "$LOAD" = cpu ]; then
+  fio --name=gpuvet-anchor --filename="$shared_file" --size=1G --rw=read --create_only=1 > /dev/null
+  stress-ng --cpu "$(nproc)" --timeout 3600 > /dev/null 2>&1 &
+  hogs=$!
+  trap 'kill "$hogs" 2>/dev/null || true; rm -rf "$work" "$shared_file"' EXIT
+  sleep 2
+  paired_medians storage "seq read GB/s, one file, CPU hogs" $((ROUNDS * 5)) ours_shared fio_shared %.2f
+  kill "$hogs"
+  wait "$hogs" 2>/dev/null || true
+  trap 'rm -rf "$work" "$shared_file"' EXIT
+  rm -f "$shared_file"
+fi
 
 # decode: the same photo, one core, decode only. tjbench writes its output image next to the
 # input, so both get a private copy.

@@ -32,8 +32,9 @@ optional=(pci.ids mate-backgrounds clang)
 # they start their own daemons under a temporary folder, on other ports.
 optional+=(slurmctld slurmd slurm-client munge prometheus prometheus-node-exporter curl)
 # `scripts/setup.sh --anchors`: the field's own tools that bench/bench-vs-anchors.sh runs beside
-# `gpuvet bench` (likwid-bench, fio, tjbench, cyclictest) and jq to read the JSON.
-anchors=(likwid fio libjpeg-turbo-progs rt-tests jq sysstat) # sysstat: pidstat, beside gpuvet watch
+# `gpuvet bench` (likwid-bench, fio, tjbench, cyclictest) and jq to read the JSON; stress-ng loads
+# the CPUs for its LOAD=cpu storage pairs.
+anchors=(likwid fio libjpeg-turbo-progs rt-tests jq sysstat stress-ng) # sysstat: pidstat, beside gpuvet watch
 [ "${1:-}" = "--anchors" ] && optional+=("${anchors[@]}")
 
 missing=()

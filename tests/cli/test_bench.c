@@ -8,8 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <turbojpeg.h>
@@ -267,13 +269,24 @@ static uint64_t checksum_file(const char *path)
     return sum;
 }
 
+/* A new folder holding a 64 MiB counter file named name (the path in path); returns the folder and
+ * the file's checksum in *sum when sum is not NULL. */
+static char *shard_in_new_dir(const char *name, char *path, size_t len, uint64_t *sum)
+{
+    char *dir = make_dir();
+    snprintf(path, len, "%s/%s", dir, name);
+    uint64_t written = write_counter_file(path, 64u << 20);
+    if (sum)
+        *sum = written;
+    return dir;
+}
+
 /* --file reads the user's own file, and leaves it exactly as it was. */
 Test(bench_cli, storage_reads_an_existing_file_and_leaves_it, .timeout = 120)
 {
-    char *dir = make_dir();
     char path[4096];
-    snprintf(path, sizeof path, "%s/shard-0000.tar", dir);
-    uint64_t sum = write_counter_file(path, 64u << 20);
+    uint64_t sum;
+    char *dir = shard_in_new_dir("shard-0000.tar", path, sizeof path, &sum);
     struct stat before, after;
     cr_assert_eq(stat(path, &before), 0);
     struct run_result r = run_gpuvet("bench", "storage", "--quick", "--json", "--file", path, NULL);
@@ -404,4 +417,143 @@ Test(bench_cli, default_images_are_imagenet_sized_and_cached)
     free(cache);
     json_decref(doc);
     run_result_free(&r);
+}
+
+/* The block layer's count of bytes read by this process' waited-for children (getrusage's
+ * ru_inblock is in 512-byte units; submit_bio counts O_DIRECT reads there too). */
+static double children_block_bytes_read(void)
+{
+    struct rusage ru;
+    cr_assert_eq(getrusage(RUSAGE_CHILDREN, &ru), 0);
+    return (double)ru.ru_inblock * 512;
+}
+
+/* The rates are bytes over seconds the device really served. The kernel's count of what gpuvet (and
+ * the child it reads in) read is seq_rate * s1 + rand_rate * s2, with each phase s1, s2 at least the
+ * 2 s of --quick and both within elapsed_s: divided by the summed rates that is a time between 2 s
+ * and elapsed_s - 2 s. A stub printing plausible numbers reads nothing; a rate divided by the wrong
+ * time, or a reading child that is never waited for, misses. */
+Test(bench_cli, storage_rates_match_the_bytes_the_kernel_counted, .timeout = 120)
+{
+    if (access("/proc/self/io", R_OK) != 0)
+        cr_skip_test("this kernel keeps no per-task I/O accounting");
+    char path[4096];
+    char *dir = shard_in_new_dir("shard-0001.tar", path, sizeof path, NULL);
+    struct statfs fs;
+    cr_assert_eq(statfs(path, &fs), 0);
+    if (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC) {
+        unlink(path);
+        rmdir(dir);
+        cr_skip_test("%s is on tmpfs: no block device counts the reads", dir);
+    }
+    double before = children_block_bytes_read();
+    struct run_result r = run_gpuvet("bench", "storage", "--quick", "--json", "--file", path, NULL);
+    double read_bytes = children_block_bytes_read() - before;
+    json_t *doc = run_json(&r);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *st = json_object_get(json_object_get(doc, "benchmarks"), "storage");
+    cr_assert(json_is_true(json_object_get(st, "own_session")), "%s", r.out);
+    double rate = number_at(st, "seq_read_bytes_s") + number_at(st, "rand_read_iops") * number_at(st, "rand_block_bytes");
+    /* Up to 64 MiB more may be the program and its libraries, read from disk when not cached. */
+    double seconds_of_reading = read_bytes / rate, elapsed = number_at(st, "elapsed_s");
+    double most = (elapsed - 2.0) * 1.02 + 64.0 * 1048576 / rate;
+    cr_assert(seconds_of_reading >= 2.0 * 0.98 && seconds_of_reading <= most,
+              "%.0f bytes read at %.0f B/s is %.2f s of reading; want 2 s to %.2f s (elapsed %.2f s)",
+              read_bytes, rate, seconds_of_reading, most, elapsed);
+    json_decref(doc);
+    run_result_free(&r);
+    unlink(path);
+    rmdir(dir);
+    free(dir);
+}
+
+/* pid's parent and session from /proc/pid/stat; false when it is gone or a zombie. */
+static bool process_alive(pid_t pid, pid_t *parent, pid_t *session)
+{
+    char path[64], text[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    char *after_name = strrchr(text, ')');
+    char state;
+    int ppid, pgrp, sid;
+    if (!after_name || sscanf(after_name + 1, " %c %d %d %d", &state, &ppid, &pgrp, &sid) != 4 || state == 'Z')
+        return false;
+    if (parent)
+        *parent = ppid;
+    if (session)
+        *session = sid;
+    return true;
+}
+
+/* The child of pid that leads a session of its own, or 0. */
+static pid_t own_session_child(pid_t pid)
+{
+    DIR *d = opendir("/proc");
+    cr_assert_not_null(d);
+    struct dirent *e;
+    pid_t found = 0;
+    while (!found && (e = readdir(d))) {
+        pid_t candidate = (pid_t)atoi(e->d_name), parent, session;
+        if (candidate > 0 && process_alive(candidate, &parent, &session) && parent == pid && session == candidate)
+            found = candidate;
+    }
+    closedir(d);
+    return found;
+}
+
+/* The reads run in a child that leads its own session (as fio's jobs do), so a Ctrl-C from the
+ * terminal reaches only gpuvet: the child must die with it and leave nothing reading. */
+Test(bench_cli, storage_reads_in_its_own_session_and_dies_with_ctrl_c, .timeout = 120)
+{
+    char path[4096];
+    char *dir = shard_in_new_dir("shard-0002.tar", path, sizeof path, NULL);
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        int devnull = open("/dev/null", O_WRONLY);
+        dup2(devnull, 1);
+        dup2(devnull, 2);
+        execl(GPUVET_BIN, GPUVET_BIN, "bench", "storage", "--file", path, (char *)NULL);
+        _exit(127);
+    }
+    pid_t reader = 0;
+    struct timespec step = {0, 10 * 1000 * 1000};
+    for (int i = 0; i < 3000 && !reader; i++) {
+        nanosleep(&step, NULL);
+        reader = own_session_child(pid);
+    }
+    cr_assert(reader > 0, "gpuvet (pid %d) started no child in a session of its own", (int)pid);
+    /* The child holds the file open: it is the one reading. */
+    char fd_dir[64], link[4096 + 64], target[4096];
+    snprintf(fd_dir, sizeof fd_dir, "/proc/%d/fd", (int)reader);
+    DIR *d = opendir(fd_dir);
+    cr_assert_not_null(d);
+    bool holds_file = false;
+    struct dirent *e;
+    while ((e = readdir(d)) && !holds_file) {
+        snprintf(link, sizeof link, "%s/%s", fd_dir, e->d_name);
+        ssize_t n = readlink(link, target, sizeof target - 1);
+        if (n > 0) {
+            target[n] = '\0';
+            holds_file = !strcmp(target, path);
+        }
+    }
+    closedir(d);
+    cr_assert(holds_file, "the session leader %d does not hold %s open", (int)reader, path);
+    cr_assert_eq(kill(pid, SIGINT), 0);
+    int status;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT, "status %#x: should die of SIGINT", status);
+    bool reader_alive = true;
+    for (int i = 0; i < 200 && (reader_alive = process_alive(reader, NULL, NULL)); i++)
+        nanosleep(&step, NULL);
+    cr_assert(!reader_alive, "the reading child %d outlived gpuvet", (int)reader);
+    unlink(path);
+    rmdir(dir);
+    free(dir);
 }
