@@ -44,7 +44,7 @@ static const char style[] =
     ".finding .msg{margin:2px 0}.evidence{color:#444;font-size:.9em}"
     ".scroll{overflow-x:auto}table{border-collapse:collapse;margin:6px 0}"
     "td,th{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top}"
-    "td.num{text-align:right}"
+    "td.num{text-align:right}tr.odd td{background:#fff0e0}"
     "svg.topology{width:100%;height:auto;max-width:760px;display:block}"
     "svg .strong{font-weight:bold}"
     ".dimm{background:#cfe8cf}.dimm.mismatched{background:#ffd0a0;outline:2px solid var(--warn)}"
