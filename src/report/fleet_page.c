@@ -138,14 +138,15 @@ void fleet_summary_line(char *buf, size_t n, const struct fleet *f, const struct
              a->ngroups == 1 ? "" : "s");
 }
 
-void fleet_group_title(char *buf, size_t n, const struct fleet *f, const struct fleet_analysis *a, int group,
-                       bool capital)
+char *fleet_group_title(const struct fleet *f, const struct fleet_analysis *a, int group, bool capital)
 {
     const struct fleet_group *g = &a->groups[group];
-    char *hosts = fleet_hostlist(f, g->nodes, (size_t)g->nnodes);
-    snprintf(buf, n, "%s %d: %s (%d node%s)", capital ? "Group" : "group", group + 1, hosts, g->nnodes,
-             g->nnodes == 1 ? "" : "s");
+    char *hosts = fleet_hostlist(f, g->nodes, (size_t)g->nnodes), *title = NULL;
+    if (asprintf(&title, "%s %d: %s (%d node%s)", capital ? "Group" : "group", group + 1, hosts, g->nnodes,
+                 g->nnodes == 1 ? "" : "s") < 0)
+        abort();
     free(hosts);
+    return title;
 }
 
 bool fleet_finding_split(const char *key, struct fleet_finding_parts *out)
@@ -393,14 +394,17 @@ void fleet_page_write(FILE *o, const struct fleet *f, const struct fleet_analysi
                                             const struct fleet_page_format *) = {
         part_configuration, part_odd, part_splits, part_bench, part_partial,
     };
-    char text[1024];
+    char text[256];
     fmt->heading(o, 1, NULL, FLEET_TITLE);
     fleet_summary_line(text, sizeof text, f, a);
     fmt->note(o, text);
-    char *odd = fleet_odd_hostlist(f, a);
-    snprintf(text, sizeof text, "odd nodes: %s", *odd ? odd : "none");
+    /* Hostlists can be long (10,000 nodes with irregular names): allocated, not cut. */
+    char *odd = fleet_odd_hostlist(f, a), *line = NULL;
+    if (asprintf(&line, "odd nodes: %s", *odd ? odd : "none") < 0)
+        abort();
+    fmt->note(o, line);
+    free(line);
     free(odd);
-    fmt->note(o, text);
     fmt->note(o, "gpuvet " GPUVET_VERSION);
     fmt->heading(o, 2, "groups", GROUPS_TITLE);
     overview(o, f, a, fmt);
@@ -409,8 +413,9 @@ void fleet_page_write(FILE *o, const struct fleet *f, const struct fleet_analysi
         const struct fleet_group *g = &a->groups[i];
         char id[64];
         snprintf(id, sizeof id, "group-%d", i + 1);
-        fleet_group_title(text, sizeof text, f, a, i, true);
-        fmt->heading(o, 2, id, text);
+        char *title = fleet_group_title(f, a, i, true);
+        fmt->heading(o, 2, id, title);
+        free(title);
         if (!g->class_key)
             fmt->note(o, NO_AUDIT_NOTE);
         for (int p = 0; p < FLEET_NPARTS; p++) {

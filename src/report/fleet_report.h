@@ -40,9 +40,8 @@ void fleet_value_line(char *buf, size_t n, enum fleet_field field, const char *v
 void fleet_figure_text(char *buf, size_t n, enum fleet_metric m, double v);
 /* "11 nodes (11 audit, 5 bench documents), 2 groups by CPU and accelerator models" */
 void fleet_summary_line(char *buf, size_t n, const struct fleet *f, const struct fleet_analysis *a);
-/* "group 1: sv[01-06] (6 nodes)" (capital: "Group 1: ...") */
-void fleet_group_title(char *buf, size_t n, const struct fleet *f, const struct fleet_analysis *a, int group,
-                       bool capital);
+/* "group 1: sv[01-06] (6 nodes)" (capital: "Group 1: ..."; caller frees) */
+char *fleet_group_title(const struct fleet *f, const struct fleet_analysis *a, int group, bool capital);
 
 /* A finding key "fail RULE_ID subject" in its parts; false (parts empty, subject the whole key)
  * when it has not that shape. */

@@ -46,9 +46,9 @@ static void print_figure(FILE *out, enum fleet_metric m, double v)
 static void print_group(FILE *out, const struct fleet *f, const struct fleet_analysis *a, int index)
 {
     const struct fleet_group *g = &a->groups[index];
-    char title[1024];
-    fleet_group_title(title, sizeof title, f, a, index, false);
+    char *title = fleet_group_title(f, a, index, false);
     fprintf(out, "\n%s\n", title);
+    free(title);
     if (!g->class_key) {
         fprintf(out, "  bench documents without an audit document: configuration unknown\n");
     } else {
