@@ -29,7 +29,8 @@ _gpuvet()
         --workload|-w)
             COMPREPLY=($(compgen -W "$("$gpuvet" explain --help 2>/dev/null | sed -n 's/^workloads: //p')" -- "$cur"))
             return ;;
-        --precision|--weights|--kv|--zero|--offload|--recompute|--attention|--nodes|--sample|--seconds|--cpu)
+        --precision|--weights|--kv|--zero|--offload|--recompute|--attention|--nodes|--sample|--seconds|--cpu|\
+        --tolerance)
             return ;;
     esac
     if [[ -z $command ]]; then

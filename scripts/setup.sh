@@ -18,6 +18,8 @@ required+=(chromium)
 # against independent sources, bindings generated from NVIDIA's nvml.h (librust-nvml-wrapper-sys-dev)
 # and numba's CUDA driver API prototypes (python3-numba).
 required+=(librust-nvml-wrapper-sys-dev python3-numba)
+# Test dependency: tests/support/html_well_formed.py checks the HTML pages with Python's own parser.
+required+=(python3)
 # Nice to have, not needed to build: pci.ids names devices in reports; mate-backgrounds ships the
 # real photographs `gpuvet bench decode` makes its default ImageNet-sized JPEGs from (without it,
 # decode needs --images DIR). clang: `CC=clang` builds with -DGPUVET_SANITIZE=ON add UBSan's

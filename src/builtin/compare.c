@@ -7,13 +7,16 @@
 #include "report/fleet_report.h"
 
 static const char usage[] =
-    "usage: gpuvet compare [--json] A.json B.json\n"
+    "usage: gpuvet compare [--json] [--html FILE] [--markdown FILE] A.json B.json\n"
     "\n"
     "Two machines side by side (two providers' trial boxes, a good node and a bad one): their\n"
     "gpuvet.audit/1 (or gpuvet.bench/1) documents, differences first, then what is the same, bench\n"
     "figures, and problem findings only one of them has.\n"
     "\n"
     "  --json          write the gpuvet.compare/1 document (docs/fleet-json.md)\n"
+    "  --html FILE     also write the comparison as one self-contained HTML page; FILE - writes it\n"
+    "                  to standard output instead of the text report\n"
+    "  --markdown FILE  also write it as GitHub-flavoured Markdown (- likewise)\n"
     "\n"
     "exit status: 0 no difference, 1 differences, 2 could not run\n";
 
@@ -21,15 +24,20 @@ int cmd_compare(int argc, char **argv)
 {
     static const struct option options[] = {
         {"json", no_argument, NULL, 'j'},
+        {"html", required_argument, NULL, 'H'},
+        {"markdown", required_argument, NULL, 'M'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     bool json = false;
+    const char *html_file = NULL, *markdown_file = NULL;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "jh", options, NULL)) != -1) {
         switch (c) {
         case 'j': json = true; break;
+        case 'H': html_file = optarg; break;
+        case 'M': markdown_file = optarg; break;
         case 'h': fputs(usage, stdout); return 0;
         default: fputs(usage, stderr); return EXIT_CANNOT_RUN;
         }
@@ -54,7 +62,14 @@ int cmd_compare(int argc, char **argv)
     }
     if (status == 0) {
         int differences = fleet_node_differences(&sides[0].nodes[0], &sides[1].nodes[0]);
-        int rc = json ? compare_report_json(stdout, &sides[0], &sides[1])
+        int rc = 0;
+        if (html_file && compare_report_to_file(html_file, compare_report_html, &sides[0], &sides[1]) != 0)
+            rc = -1;
+        if (markdown_file && compare_report_to_file(markdown_file, compare_report_markdown, &sides[0], &sides[1]) != 0)
+            rc = -1;
+        bool stdout_taken = (html_file && !strcmp(html_file, "-")) || (markdown_file && !strcmp(markdown_file, "-"));
+        if (rc == 0 && !stdout_taken)
+            rc = json ? compare_report_json(stdout, &sides[0], &sides[1])
                       : compare_report_text(stdout, &sides[0], &sides[1]);
         status = rc != 0 ? EXIT_CANNOT_RUN : differences ? 1 : 0;
     }

@@ -8,7 +8,7 @@
 #include "report/fleet_report.h"
 
 static const char usage[] =
-    "usage: gpuvet fleet [--json] [--tolerance PERCENT] FILE|DIR...\n"
+    "usage: gpuvet fleet [--json] [--html FILE] [--markdown FILE] [--tolerance PERCENT] FILE|DIR...\n"
     "\n"
     "Reads gpuvet.audit/1 and gpuvet.bench/1 documents (files, or every *.json of a directory; one\n"
     "of each per host, joined by host name), groups the nodes by CPU and accelerator models, and names\n"
@@ -18,6 +18,9 @@ static const char usage[] =
     "\n"
     "  --tolerance PERCENT  how far below the group's median a bench figure may fall (default 5)\n"
     "  --json              write the gpuvet.fleet/1 document (docs/fleet-json.md)\n"
+    "  --html FILE         also write one self-contained HTML page (groups, odd nodes, low figures);\n"
+    "                      FILE - writes it to standard output instead of the text report\n"
+    "  --markdown FILE     also write the same content as GitHub-flavoured Markdown (- likewise)\n"
     "\n"
     "exit status: 0 every node alike, 1 odd nodes, fields without a majority or low figures found,\n"
     "2 could not run\n";
@@ -27,10 +30,13 @@ int cmd_fleet(int argc, char **argv)
     static const struct option options[] = {
         {"json", no_argument, NULL, 'j'},
         {"tolerance", required_argument, NULL, 't'},
+        {"html", required_argument, NULL, 'H'},
+        {"markdown", required_argument, NULL, 'M'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     bool json = false;
+    const char *html_file = NULL, *markdown_file = NULL;
     double tolerance = 5;
     char *end;
     int c;
@@ -38,6 +44,8 @@ int cmd_fleet(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "jh", options, NULL)) != -1) {
         switch (c) {
         case 'j': json = true; break;
+        case 'H': html_file = optarg; break;
+        case 'M': markdown_file = optarg; break;
         case 't':
             tolerance = strtod(optarg, &end);
             if (end == optarg || *end || !(tolerance >= 0 && tolerance < 100)) {
@@ -65,7 +73,14 @@ int cmd_fleet(int argc, char **argv)
     }
     struct fleet_analysis a;
     fleet_analyse(&f, tolerance / 100, &a);
-    int rc = json ? fleet_report_json(stdout, &f, &a) : fleet_report_text(stdout, &f, &a);
+    int rc = 0;
+    if (html_file && fleet_report_to_file(html_file, fleet_report_html, &f, &a) != 0)
+        rc = -1;
+    if (markdown_file && fleet_report_to_file(markdown_file, fleet_report_markdown, &f, &a) != 0)
+        rc = -1;
+    bool stdout_taken = (html_file && !strcmp(html_file, "-")) || (markdown_file && !strcmp(markdown_file, "-"));
+    if (rc == 0 && !stdout_taken)
+        rc = json ? fleet_report_json(stdout, &f, &a) : fleet_report_text(stdout, &f, &a);
     int found = 0;
     for (int i = 0; i < a.ngroups; i++)
         found += a.groups[i].nodd + a.groups[i].nsplits + a.groups[i].nlow;

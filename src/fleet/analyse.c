@@ -107,7 +107,7 @@ static void find_low_figures(const struct fleet *f, struct fleet_group *g, doubl
                 values[n++] = f->nodes[g->nodes[i]].metric[m];
         g->measured[m] = n;
         g->median[m] = NAN;
-        if (n < 3)
+        if (n < FLEET_MIN_MEDIAN_NODES)
             continue;
         qsort(values, (size_t)n, sizeof *values, cmp_double);
         double median = n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;

@@ -150,6 +150,9 @@ struct fleet_group {
     int npartial;
 };
 
+/* A group's median of a bench figure needs this many measured nodes. */
+#define FLEET_MIN_MEDIAN_NODES 3
+
 struct fleet_analysis {
     struct fleet_group *groups;
     int ngroups;

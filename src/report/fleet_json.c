@@ -31,12 +31,10 @@ static json_t *number_or_null(double v)
 /* "fail RULE_ID subject" as {severity, id, subject}. */
 static json_t *finding_json(const char *key)
 {
-    const char *id = strchr(key, ' ');
-    const char *subject = id ? strchr(id + 1, ' ') : NULL;
-    if (!id || !subject)
+    struct fleet_finding_parts parts;
+    if (!fleet_finding_split(key, &parts))
         return json_pack("{s:s}", "finding", key);
-    return json_pack("{s:s%, s:s%, s:s}", "severity", key, (size_t)(id - key), "id", id + 1,
-                     (size_t)(subject - id - 1), "subject", subject + 1);
+    return json_pack("{s:s, s:s, s:s}", "severity", parts.severity, "id", parts.id, "subject", parts.subject);
 }
 
 static json_t *host_array(const struct fleet *f, const size_t *nodes, int n)
@@ -161,13 +159,9 @@ static json_t *side_json(const struct fleet_node *n)
 static json_t *findings_only(const struct fleet_node *x, const struct fleet_node *y)
 {
     json_t *list = json_array();
-    for (int i = 0; i < x->nfindings; i++) {
-        bool shared = false;
-        for (int k = 0; k < y->nfindings && !shared; k++)
-            shared = !strcmp(x->findings[i], y->findings[k]);
-        if (!shared)
+    for (int i = 0; i < x->nfindings; i++)
+        if (fleet_finding_only_on(x, i, y))
             json_array_append_new(list, finding_json(x->findings[i]));
-    }
     return list;
 }
 

@@ -36,50 +36,29 @@ static void print_difference(FILE *out, const struct fleet_difference *d)
     free(extra);
 }
 
-/* A list value on one line: "3 items: a; b; c" for links, a count for DIMMs. */
-static void print_field_value(FILE *out, enum fleet_field field, const char *value)
-{
-    if (!fleet_fields[field].list) {
-        fprintf(out, "%s\n", value);
-        return;
-    }
-    int items = *value ? 1 : 0;
-    for (const char *p = value; *p; p++)
-        items += *p == '\n';
-    if (items > 1 && (field == FF_DIMMS || items > 4)) {
-        fprintf(out, "%d %s\n", items, items == 1 ? "entry" : "entries");
-        return;
-    }
-    for (const char *p = value; *p; p++)
-        fputs(*p == '\n' ? "; " : (char[]){*p, '\0'}, out);
-    fputc('\n', out);
-}
-
-static void format_figure(char *buf, size_t size, enum fleet_metric m, double v);
-
 static void print_figure(FILE *out, enum fleet_metric m, double v)
 {
     char buf[64];
-    format_figure(buf, sizeof buf, m, v);
+    fleet_figure_text(buf, sizeof buf, m, v);
     fputs(buf, out);
 }
 
 static void print_group(FILE *out, const struct fleet *f, const struct fleet_analysis *a, int index)
 {
     const struct fleet_group *g = &a->groups[index];
-    char *hosts = fleet_hostlist(f, g->nodes, (size_t)g->nnodes);
-    fprintf(out, "\ngroup %d: %s (%d node%s)\n", index + 1, hosts, g->nnodes, g->nnodes == 1 ? "" : "s");
-    free(hosts);
+    char *title = fleet_group_title(f, a, index, false);
+    fprintf(out, "\n%s\n", title);
+    free(title);
     if (!g->class_key) {
         fprintf(out, "  bench documents without an audit document: configuration unknown\n");
     } else {
         fprintf(out, "  configuration%s:\n", g->nnodes > 1 ? " of the majority" : "");
         for (int k = 0; k < FLEET_NFIELDS; k++) {
             fprintf(out, "    %-*s ", LABEL_WIDTH, fleet_fields[k].label);
+            char value[4096];
             if (g->majority[k])
-                print_field_value(out, (enum fleet_field)k, g->majority[k]);
-            else
-                fprintf(out, "no majority: the nodes differ\n");
+                fleet_value_line(value, sizeof value, (enum fleet_field)k, g->majority[k]);
+            fprintf(out, "%s\n", g->majority[k] ? value : "no majority: the nodes differ");
         }
     }
     if (g->nodd) {
@@ -115,9 +94,9 @@ static void print_group(FILE *out, const struct fleet *f, const struct fleet_ana
         }
     }
     for (int m = 0; m < FLEET_NMETRICS; m++)
-        if (g->measured[m] > 0 && g->measured[m] < 3)
-            fprintf(out, "  %s: measured on %d node%s, fewer than 3: no median to judge against\n",
-                    fleet_metrics[m].label, g->measured[m], g->measured[m] == 1 ? "" : "s");
+        if (g->measured[m] > 0 && g->measured[m] < FLEET_MIN_MEDIAN_NODES)
+            fprintf(out, "  %s: measured on %d node%s, fewer than %d: no median to judge against\n",
+                    fleet_metrics[m].label, g->measured[m], g->measured[m] == 1 ? "" : "s", FLEET_MIN_MEDIAN_NODES);
     if (g->npartial) {
         fprintf(out, "  problem findings on only some nodes:\n");
         for (int i = 0; i < g->npartial; i++) {
@@ -133,10 +112,9 @@ static void print_group(FILE *out, const struct fleet *f, const struct fleet_ana
 
 int fleet_report_text(FILE *out, const struct fleet *f, const struct fleet_analysis *a)
 {
-    fprintf(out, "gpuvet fleet: %zu node%s (%zu audit, %zu bench document%s), %d group%s by CPU and accelerator "
-                 "models\n",
-            f->count, f->count == 1 ? "" : "s", f->audits, f->benches, f->benches == 1 ? "" : "s", a->ngroups,
-            a->ngroups == 1 ? "" : "s");
+    char summary[256];
+    fleet_summary_line(summary, sizeof summary, f, a);
+    fprintf(out, "gpuvet fleet: %s\n", summary);
     char *odd = fleet_odd_hostlist(f, a);
     fprintf(out, "odd nodes: %s\n", *odd ? odd : "none");
     free(odd);
@@ -215,24 +193,12 @@ static void print_compare_field(FILE *out, enum fleet_field k, const char *a, co
     free(only_b);
 }
 
-static void format_figure(char *buf, size_t size, enum fleet_metric m, double v)
-{
-    if (isnan(v))
-        snprintf(buf, size, "-");
-    else
-        snprintf(buf, size, "%.*f %s", fleet_metrics[m].scale > 1 ? 2 : 0, v / fleet_metrics[m].scale,
-                 fleet_metrics[m].unit);
-}
-
 /* Problem findings of `x` that `y` lacks. */
 static void print_findings_only(FILE *out, const struct fleet_node *x, const struct fleet_node *y, const char *title)
 {
     bool any = false;
     for (int i = 0; i < x->nfindings; i++) {
-        bool shared = false;
-        for (int k = 0; k < y->nfindings && !shared; k++)
-            shared = !strcmp(x->findings[i], y->findings[k]);
-        if (shared)
+        if (!fleet_finding_only_on(x, i, y))
             continue;
         if (!any)
             fprintf(out, "\n%s:\n", title);
@@ -274,8 +240,8 @@ int compare_report_text(FILE *out, const struct fleet *fa, const struct fleet *f
             fprintf(out, "\nbench figures:\n");
         bench_header = true;
         char va[64], vb[96];
-        format_figure(va, sizeof va, (enum fleet_metric)m, a->metric[m]);
-        format_figure(vb, sizeof vb, (enum fleet_metric)m, b->metric[m]);
+        fleet_figure_text(va, sizeof va, (enum fleet_metric)m, a->metric[m]);
+        fleet_figure_text(vb, sizeof vb, (enum fleet_metric)m, b->metric[m]);
         if (!isnan(a->metric[m]) && !isnan(b->metric[m]) && a->metric[m] > 0)
             snprintf(vb + strlen(vb), sizeof vb - strlen(vb), " (%+.1f%% against A)", (b->metric[m] / a->metric[m] - 1) * 100);
         print_row(out, fleet_metrics[m].label, va, vb);

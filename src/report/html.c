@@ -10,53 +10,6 @@
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
-void html_text(FILE *o, const char *s)
-{
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '&': fputs("&amp;", o); break;
-        case '<': fputs("&lt;", o); break;
-        case '>': fputs("&gt;", o); break;
-        case '"': fputs("&quot;", o); break;
-        case '\'': fputs("&#39;", o); break;
-        default: fputc(*s, o);
-        }
-    }
-}
-
-static const char style[] =
-    ":root{--fail:#c40000;--warn:#b35c00;--unknown:#6b4fa0;--info:#1f6f8b;--pass:#2d7a2d}"
-    "*{box-sizing:border-box}"
-    "body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:0 auto;max-width:960px;"
-    "padding:12px;color:#1b1b1b;line-height:1.4;overflow-wrap:anywhere}"
-    "h1{font-size:1.4em;margin:.2em 0}h2{font-size:1.15em;border-bottom:1px solid #ccc;margin-top:1.6em}"
-    "code,pre{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.9em;overflow-wrap:anywhere}"
-    "pre{white-space:pre-wrap;background:#f4f4f4;padding:6px;margin:4px 0}"
-    ".verdict{display:inline-block;padding:4px 12px;border-radius:4px;color:#fff;font-weight:bold;font-size:1.2em}"
-    ".sev-fail{background:var(--fail)}.sev-warn{background:var(--warn)}.sev-unknown{background:var(--unknown)}"
-    ".sev-info{background:var(--info)}.sev-pass{background:var(--pass)}"
-    ".tag{display:inline-block;min-width:4.5em;text-align:center;padding:0 4px;border-radius:3px;color:#fff;"
-    "font-size:.8em;font-weight:bold}"
-    ".finding{border-left:5px solid #999;padding:4px 8px;margin:8px 0;background:#fafafa;break-inside:avoid}"
-    ".finding.fail{border-color:var(--fail)}.finding.warn{border-color:var(--warn)}"
-    ".finding.unknown{border-color:var(--unknown)}.finding.info{border-color:var(--info)}"
-    ".finding .msg{margin:2px 0}.evidence{color:#444;font-size:.9em}"
-    ".scroll{overflow-x:auto}table{border-collapse:collapse;margin:6px 0}"
-    "td,th{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top}"
-    "td.num{text-align:right}"
-    "svg.topology{width:100%;height:auto;max-width:760px;display:block}"
-    "svg .strong{font-weight:bold}"
-    ".dimm{background:#cfe8cf}.dimm.mismatched{background:#ffd0a0;outline:2px solid var(--warn)}"
-    ".dimm.empty{background:#fff;color:#888}"
-    ".bar{background:#eee;height:14px;min-width:120px;position:relative}"
-    ".bar span{display:block;height:14px;background:#4a7fb5}"
-    ".bar.low span{background:var(--fail)}"
-    ".muted{color:#666}nav a{margin-right:10px}"
-    "@media (max-width:600px){body{padding:6px;font-size:15px}td,th{padding:2px 4px}nav a{display:inline-block}}"
-    "@media print{nav{display:none}body{max-width:none;font-size:10pt}h2{break-after:avoid}"
-    ".finding,table,svg{break-inside:avoid}a{color:inherit;text-decoration:none}"
-    "*{-webkit-print-color-adjust:exact;print-color-adjust:exact}}";
-
 static const char *or_unknown(const char *s) { return s ? s : "unknown"; }
 
 static void tag(FILE *o, enum severity s)
@@ -97,9 +50,11 @@ static void print_header(FILE *o, const struct audit_report *r)
     fputs("<br><span class=\"muted\">source: ", o);
     html_text(o, or_unknown(m->source));
     fprintf(o, "; gpuvet %s</span></p></header>\n", GPUVET_VERSION);
-    fprintf(o, "<nav><a href=\"#problems\">Problems</a><a href=\"#topology\">Topology</a><a href=\"#memory\">Memory</a>"
-               "<a href=\"#numa\">NUMA</a>%s<a href=\"#findings\">All findings</a></nav>\n",
-            m->bench.loaded ? "<a href=\"#bench\">Measured</a>" : "");
+    fputs("<nav>", o);
+    for (int i = 0; i < AUDIT_NSECTIONS; i++)
+        if (audit_section_shown(r, (enum audit_section)i))
+            fprintf(o, "<a href=\"#%s\">%s</a>", audit_sections[i].id, audit_sections[i].nav);
+    fputs("</nav>\n", o);
 }
 
 static void print_evidence(FILE *o, const json_t *evidence)
@@ -135,7 +90,6 @@ static void print_finding(FILE *o, const struct finding *it)
 
 static void print_problems(FILE *o, const struct audit_report *r)
 {
-    fputs("<section id=\"problems\"><h2>Problems to fix</h2>\n", o);
     int shown = 0;
     for (int i = 0; i < r->findings->count; i++) {
         const struct finding *it = &r->findings->items[i];
@@ -146,17 +100,14 @@ static void print_problems(FILE *o, const struct audit_report *r)
     }
     if (!shown)
         fputs("<p>No failed or warned check.</p>\n", o);
-    fputs("</section>\n", o);
 }
 
 static void print_topology(FILE *o, const struct audit_report *r)
 {
-    fputs("<section id=\"topology\"><h2>Topology</h2>\n", o);
     struct topo_tree t;
     topo_tree_build(r, &t);
     svg_topology(o, &t);
     topo_tree_free(&t);
-    fputs("</section>\n", o);
 }
 
 static void dimm_cell(FILE *o, const struct memory_info *mem, const struct dimm *d)
@@ -171,18 +122,19 @@ static void dimm_cell(FILE *o, const struct memory_info *mem, const struct dimm 
     fputs("</td>", o);
 }
 
-static void print_memory(FILE *o, const struct machine *m)
+static void print_memory(FILE *o, const struct audit_report *r)
 {
+    const struct machine *m = r->machine;
     const struct memory_info *mem = &m->memory;
     char summary[512];
     page_memory_summary(summary, sizeof summary, mem);
-    fputs("<section id=\"memory\"><h2>Memory: DIMM slots per socket and channel</h2>\n<p>", o);
+    fputs("<p>", o);
     html_text(o, summary);
     fputs("</p>\n", o);
     if (mem->ndimms == 0) {
         fputs("<p>DIMMs unknown: ", o);
         html_text(o, mem->unknown_reason ? mem->unknown_reason : "no DIMM source was read");
-        fputs("</p></section>\n", o);
+        fputs("</p>\n", o);
         return;
     }
     for (int s = 0; s < mem->sockets; s++) {
@@ -214,15 +166,14 @@ static void print_memory(FILE *o, const struct machine *m)
         }
         fputs("</table></div>\n", o);
     }
-    fputs("</section>\n", o);
 }
 
-static void print_numa(FILE *o, const struct machine *m)
+static void print_numa(FILE *o, const struct audit_report *r)
 {
-    fputs("<section id=\"numa\"><h2>NUMA distances</h2>\n", o);
+    const struct machine *m = r->machine;
     int lo = 0, hi = 0;
     if (!page_distance_range(m, &lo, &hi)) {
-        fputs("<p>The kernel's distance table is unknown.</p></section>\n", o);
+        fputs("<p>The kernel's distance table is unknown.</p>\n", o);
         return;
     }
     fputs("<p class=\"muted\">The kernel's relative distances (10 = local); darker is farther.</p>"
@@ -245,17 +196,15 @@ static void print_numa(FILE *o, const struct machine *m)
         }
         fputs("</tr>\n", o);
     }
-    fputs("</table></div></section>\n", o);
+    fputs("</table></div>\n", o);
 }
 
 static void print_bench(FILE *o, const struct audit_report *r)
 {
     const struct bench_results *b = &r->machine->bench;
-    if (!b->loaded)
-        return;
     struct page_rate rates[64];
     int n = page_bench_rates(r, rates, 64);
-    fputs("<section id=\"bench\"><h2>Measured against theory</h2>\n<p class=\"muted\">from ", o);
+    fputs("<p class=\"muted\">from ", o);
     html_text(o, b->source);
     fputs("</p><div class=\"scroll\"><table><tr><th>what</th><th>measured GB/s</th><th>theory GB/s</th>"
           "<th>share</th><th>basis</th></tr>\n",
@@ -280,14 +229,13 @@ static void print_bench(FILE *o, const struct audit_report *r)
         html_text(o, rate->theory_basis);
         fputs("</td></tr>\n", o);
     }
-    fputs("</table></div></section>\n", o);
+    fputs("</table></div>\n", o);
 }
 
-static void print_claims(FILE *o, const struct claim_set *set)
+static void print_claims(FILE *o, const struct audit_report *r)
 {
-    if (!set)
-        return;
-    fputs("<section id=\"claims\"><h2>Label vs reality</h2><p class=\"muted\">", o);
+    const struct claim_set *set = r->claims;
+    fputs("<p class=\"muted\">", o);
     html_text(o, set->file);
     fputs("</p><div class=\"scroll\"><table><tr><th>claim</th><th>claimed</th><th>found</th><th>verdict</th>"
           "<th>why</th></tr>\n",
@@ -310,12 +258,11 @@ static void print_claims(FILE *o, const struct claim_set *set)
         free(claimed);
         free(found);
     }
-    fputs("</table></div></section>\n", o);
+    fputs("</table></div>\n", o);
 }
 
 static void print_all_findings(FILE *o, const struct audit_report *r)
 {
-    fprintf(o, "<section id=\"findings\"><h2>All findings (workload %s)</h2>\n", workload_name(r->workload));
     int passed = 0;
     for (int i = 0; i < r->findings->count; i++) {
         const struct finding *it = &r->findings->items[i];
@@ -343,29 +290,22 @@ static void print_all_findings(FILE *o, const struct audit_report *r)
         }
         fputs("</ul>\n", o);
     }
-    fputs("</section>\n", o);
 }
 
 int report_html(FILE *o, const struct audit_report *r)
 {
-    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-          /* The page may fetch nothing: no script, font, image or style from anywhere. */
-          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
-          "<title>gpuvet audit of ",
-          o);
-    html_text(o, or_unknown(r->machine->hostname));
-    fprintf(o, "</title>\n<style>%s</style></head>\n<body>\n", style);
+    /* In audit_sections' order (report/page.c), which the Markdown ticket follows too. */
+    static const struct audit_section_writer writer = {
+        page_html_section_begin, page_html_section_end,
+        {[AUDIT_PROBLEMS] = print_problems, [AUDIT_CLAIMS] = print_claims, [AUDIT_TOPOLOGY] = print_topology,
+         [AUDIT_MEMORY] = print_memory, [AUDIT_NUMA] = print_numa, [AUDIT_BENCH] = print_bench,
+         [AUDIT_FINDINGS] = print_all_findings},
+    };
+    char title[256];
+    snprintf(title, sizeof title, "gpuvet audit of %s", or_unknown(r->machine->hostname));
+    page_html_begin(o, title);
     print_header(o, r);
-    print_problems(o, r);
-    print_claims(o, r->claims);
-    print_topology(o, r);
-    print_memory(o, r->machine);
-    print_numa(o, r->machine);
-    print_bench(o, r);
-    print_all_findings(o, r);
-    fputs("<footer class=\"muted\"><p>Written by gpuvet; this page loads nothing from the network.</p></footer>\n"
-          "</body></html>\n",
-          o);
+    audit_sections_write(o, r, &writer);
+    page_html_end(o);
     return ferror(o) ? -1 : 0;
 }

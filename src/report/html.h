@@ -6,8 +6,6 @@
 
 #include "report/page.h"
 
-/* Writes s with & < > " ' escaped: every string from a file or the model goes through it. */
-void html_text(FILE *o, const char *s);
 /* The topology as an inline SVG drawing (no external reference). */
 void svg_topology(FILE *o, const struct topo_tree *t);
 

@@ -9,20 +9,6 @@
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
-/* Text from files and the model: characters Markdown or GitHub's HTML would interpret are
- * backslash-escaped, and line breaks become spaces so a table row stays one row. */
-static void md_text(FILE *o, const char *s)
-{
-    for (; s && *s; s++) {
-        if (*s == '\n' || *s == '\r')
-            fputc(' ', o);
-        else if (strchr("\\`*[]<>|~", *s))
-            fprintf(o, "\\%c", *s);
-        else
-            fputc(*s, o);
-    }
-}
-
 static const char *or_unknown(const char *s) { return s ? s : "unknown"; }
 
 static void print_header(FILE *o, const struct audit_report *r)
@@ -79,7 +65,6 @@ static void finding_row(FILE *o, const struct finding *it)
 
 static void print_problems(FILE *o, const struct audit_report *r)
 {
-    fputs("\n## Problems to fix\n\n", o);
     int shown = 0;
     for (int i = 0; i < r->findings->count; i++) {
         const struct finding *it = &r->findings->items[i];
@@ -96,7 +81,6 @@ static void print_problems(FILE *o, const struct audit_report *r)
 static void print_topology(FILE *o, const struct audit_report *r)
 {
     static const char *const marks[] = {"", " (lower speed at idle: re-check under load)", " **DEGRADED LINK**", ""};
-    fputs("\n## Topology\n\n", o);
     struct topo_tree t;
     topo_tree_build(r, &t);
     for (int i = 0; i < t.count; i++) {
@@ -121,12 +105,12 @@ static void dimm_text(FILE *o, const struct memory_info *mem, const struct dimm 
         fputs(" **mismatched**", o);
 }
 
-static void print_memory(FILE *o, const struct machine *m)
+static void print_memory(FILE *o, const struct audit_report *r)
 {
+    const struct machine *m = r->machine;
     const struct memory_info *mem = &m->memory;
     char summary[512];
     page_memory_summary(summary, sizeof summary, mem);
-    fputs("\n## Memory: DIMM slots per socket and channel\n\n", o);
     md_text(o, summary);
     fputs("\n\n", o);
     if (mem->ndimms == 0) {
@@ -159,9 +143,9 @@ static void print_memory(FILE *o, const struct machine *m)
     }
 }
 
-static void print_numa(FILE *o, const struct machine *m)
+static void print_numa(FILE *o, const struct audit_report *r)
 {
-    fputs("\n## NUMA distances\n\n", o);
+    const struct machine *m = r->machine;
     int lo = 0, hi = 0;
     if (!page_distance_range(m, &lo, &hi)) {
         fputs("The kernel's distance table is unknown.\n", o);
@@ -189,11 +173,9 @@ static void print_numa(FILE *o, const struct machine *m)
 static void print_bench(FILE *o, const struct audit_report *r)
 {
     const struct bench_results *b = &r->machine->bench;
-    if (!b->loaded)
-        return;
     struct page_rate rates[64];
     int n = page_bench_rates(r, rates, 64);
-    fputs("\n## Measured against theory\n\nFrom ", o);
+    fputs("From ", o);
     md_text(o, b->source);
     fputs(".\n\n| what | measured GB/s | theory GB/s | share | basis |\n|---|---:|---:|---:|---|\n", o);
     for (int i = 0; i < n; i++) {
@@ -212,11 +194,10 @@ static void print_bench(FILE *o, const struct audit_report *r)
     }
 }
 
-static void print_claims(FILE *o, const struct claim_set *set)
+static void print_claims(FILE *o, const struct audit_report *r)
 {
-    if (!set)
-        return;
-    fputs("\n## Label vs reality\n\n| claim | claimed | found | verdict | why |\n|---|---|---|---|---|\n", o);
+    const struct claim_set *set = r->claims;
+    fputs("| claim | claimed | found | verdict | why |\n|---|---|---|---|---|\n", o);
     for (int i = 0; i < set->count; i++) {
         const struct claim *c = &set->items[i];
         char *claimed, *found;
@@ -237,7 +218,6 @@ static void print_claims(FILE *o, const struct claim_set *set)
 
 static void print_all_findings(FILE *o, const struct audit_report *r)
 {
-    fprintf(o, "\n## All findings (workload %s)\n\n", workload_name(r->workload));
     if (r->findings->count)
         findings_table_head(o);
     for (int i = 0; i < r->findings->count; i++)
@@ -255,15 +235,22 @@ static void print_all_findings(FILE *o, const struct audit_report *r)
     }
 }
 
+static void heading(FILE *o, const char *id, const char *title)
+{
+    (void)id; /* GitHub derives its own anchors from the heading */
+    page_md_heading(o, 2, title);
+}
+
 int report_markdown(FILE *o, const struct audit_report *r)
 {
+    /* In audit_sections' order (report/page.c), which the HTML page follows too. */
+    static const struct audit_section_writer writer = {
+        heading, NULL,
+        {[AUDIT_PROBLEMS] = print_problems, [AUDIT_CLAIMS] = print_claims, [AUDIT_TOPOLOGY] = print_topology,
+         [AUDIT_MEMORY] = print_memory, [AUDIT_NUMA] = print_numa, [AUDIT_BENCH] = print_bench,
+         [AUDIT_FINDINGS] = print_all_findings},
+    };
     print_header(o, r);
-    print_problems(o, r);
-    print_claims(o, r->claims);
-    print_topology(o, r);
-    print_memory(o, r->machine);
-    print_numa(o, r->machine);
-    print_bench(o, r);
-    print_all_findings(o, r);
+    audit_sections_write(o, r, &writer);
     return ferror(o) ? -1 : 0;
 }

@@ -9,6 +9,150 @@
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
+/* ---- every page: escaping and frame ---- */
+
+void html_text(FILE *o, const char *s)
+{
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", o); break;
+        case '<': fputs("&lt;", o); break;
+        case '>': fputs("&gt;", o); break;
+        case '"': fputs("&quot;", o); break;
+        case '\'': fputs("&#39;", o); break;
+        default: fputc(*s, o);
+        }
+    }
+}
+
+static const char style[] =
+    ":root{--fail:#c40000;--warn:#b35c00;--unknown:#6b4fa0;--info:#1f6f8b;--pass:#2d7a2d}"
+    "*{box-sizing:border-box}"
+    "body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:0 auto;max-width:960px;"
+    "padding:12px;color:#1b1b1b;line-height:1.4;overflow-wrap:anywhere}"
+    "h1{font-size:1.4em;margin:.2em 0}h2{font-size:1.15em;border-bottom:1px solid #ccc;margin-top:1.6em}"
+    "code,pre{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.9em;overflow-wrap:anywhere}"
+    "pre{white-space:pre-wrap;background:#f4f4f4;padding:6px;margin:4px 0}"
+    ".verdict{display:inline-block;padding:4px 12px;border-radius:4px;color:#fff;font-weight:bold;font-size:1.2em}"
+    ".sev-fail{background:var(--fail)}.sev-warn{background:var(--warn)}.sev-unknown{background:var(--unknown)}"
+    ".sev-info{background:var(--info)}.sev-pass{background:var(--pass)}"
+    ".tag{display:inline-block;min-width:4.5em;text-align:center;padding:0 4px;border-radius:3px;color:#fff;"
+    "font-size:.8em;font-weight:bold}"
+    ".finding{border-left:5px solid #999;padding:4px 8px;margin:8px 0;background:#fafafa;break-inside:avoid}"
+    ".finding.fail{border-color:var(--fail)}.finding.warn{border-color:var(--warn)}"
+    ".finding.unknown{border-color:var(--unknown)}.finding.info{border-color:var(--info)}"
+    ".finding .msg{margin:2px 0}.evidence{color:#444;font-size:.9em}"
+    ".scroll{overflow-x:auto}table{border-collapse:collapse;margin:6px 0}"
+    "td,th{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top}"
+    "td.num{text-align:right}tr.odd td{background:#fff0e0}"
+    "svg.topology{width:100%;height:auto;max-width:760px;display:block}"
+    "svg .strong{font-weight:bold}"
+    ".dimm{background:#cfe8cf}.dimm.mismatched{background:#ffd0a0;outline:2px solid var(--warn)}"
+    ".dimm.empty{background:#fff;color:#888}"
+    ".bar{background:#eee;height:14px;min-width:120px;position:relative}"
+    ".bar span{display:block;height:14px;background:#4a7fb5}"
+    ".bar.low span{background:var(--fail)}"
+    ".muted{color:#666}nav a{margin-right:10px}"
+    "@media (max-width:600px){body{padding:6px;font-size:15px}td,th{padding:2px 4px}nav a{display:inline-block}}"
+    "@media print{nav{display:none}body{max-width:none;font-size:10pt}h2{break-after:avoid}"
+    ".finding,table,svg{break-inside:avoid}a{color:inherit;text-decoration:none}"
+    "*{-webkit-print-color-adjust:exact;print-color-adjust:exact}}";
+
+void md_text(FILE *o, const char *s)
+{
+    for (; s && *s; s++) {
+        if (*s == '\n' || *s == '\r')
+            fputc(' ', o);
+        else if (strchr("\\`*[]<>|~", *s))
+            fprintf(o, "\\%c", *s);
+        else
+            fputc(*s, o);
+    }
+}
+
+void page_html_begin(FILE *o, const char *title)
+{
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+          /* The page may fetch nothing: no script, font, image or style from anywhere. */
+          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
+          "<title>",
+          o);
+    html_text(o, title);
+    fprintf(o, "</title>\n<style>%s</style></head>\n<body>\n", style);
+}
+
+void page_html_end(FILE *o)
+{
+    fputs("<footer class=\"muted\"><p>Written by gpuvet; this page loads nothing from the network.</p></footer>\n"
+          "</body></html>\n",
+          o);
+}
+
+void page_html_section_begin(FILE *o, const char *id, const char *title)
+{
+    fputs("<section id=\"", o);
+    html_text(o, id);
+    fputs("\"><h2>", o);
+    html_text(o, title);
+    fputs("</h2>\n", o);
+}
+
+void page_html_section_end(FILE *o)
+{
+    fputs("</section>\n", o);
+}
+
+void page_md_heading(FILE *o, int level, const char *title)
+{
+    fprintf(o, "\n%.*s ", level, "######");
+    md_text(o, title);
+    fputs("\n\n", o);
+}
+
+/* ---- the audit page's sections ---- */
+
+const struct page_section audit_sections[AUDIT_NSECTIONS] = {
+    [AUDIT_PROBLEMS] = {"problems", "Problems", "Problems to fix"},
+    [AUDIT_CLAIMS] = {"claims", "Label vs reality", "Label vs reality"},
+    [AUDIT_TOPOLOGY] = {"topology", "Topology", "Topology"},
+    [AUDIT_MEMORY] = {"memory", "Memory", "Memory: DIMM slots per socket and channel"},
+    [AUDIT_NUMA] = {"numa", "NUMA", "NUMA distances"},
+    [AUDIT_BENCH] = {"bench", "Measured", "Measured against theory"},
+    [AUDIT_FINDINGS] = {"findings", "All findings", "All findings"},
+};
+
+bool audit_section_shown(const struct audit_report *r, enum audit_section s)
+{
+    if (s == AUDIT_CLAIMS)
+        return r->claims != NULL;
+    if (s == AUDIT_BENCH)
+        return r->machine->bench.loaded;
+    return true;
+}
+
+void audit_section_title(char *buf, size_t n, const struct audit_report *r, enum audit_section s)
+{
+    if (s == AUDIT_FINDINGS)
+        snprintf(buf, n, "%s (workload %s)", audit_sections[s].title, workload_name(r->workload));
+    else
+        snprintf(buf, n, "%s", audit_sections[s].title);
+}
+
+void audit_sections_write(FILE *o, const struct audit_report *r, const struct audit_section_writer *w)
+{
+    for (int i = 0; i < AUDIT_NSECTIONS; i++) {
+        if (!audit_section_shown(r, (enum audit_section)i))
+            continue;
+        char title[256];
+        audit_section_title(title, sizeof title, r, (enum audit_section)i);
+        w->begin(o, audit_sections[i].id, title);
+        w->draw[i](o, r);
+        if (w->end)
+            w->end(o);
+    }
+}
+
 enum verdict page_verdict(const struct audit_report *r)
 {
     return r->verdicts ? r->verdicts->verdicts[r->workload].verdict : VERDICT_INCONCLUSIVE;

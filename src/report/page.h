@@ -1,10 +1,61 @@
 /* What the HTML page and the Markdown ticket both show, built once from the model and findings:
  * the verdict, the topology tree (packages, NUMA nodes, bridges, devices), the DIMM grid and the
- * bandwidths against theory. Each format only draws these. */
+ * bandwidths against theory. Each format only draws these. Also what every page (the audit's and
+ * the fleet's) shares: escaping, the HTML frame, and the sections' order and titles. */
 #ifndef GPUVET_REPORT_PAGE_H
 #define GPUVET_REPORT_PAGE_H
 
+#include <stdio.h>
+
 #include "report/report.h"
+
+/* ---- every page: escaping and frame ---- */
+
+/* Writes s with & < > " ' escaped: every string from a file or the model goes through it. */
+void html_text(FILE *o, const char *s);
+/* Writes s with the characters Markdown or GitHub's HTML would interpret backslash-escaped, and
+ * line breaks as spaces so a table row stays one row. */
+void md_text(FILE *o, const char *s);
+/* A self-contained page up to <body>: inline CSS, no script, and a Content-Security-Policy that
+ * forbids every fetch; the title is escaped. page_html_end writes the footer and closes it. */
+void page_html_begin(FILE *o, const char *title);
+void page_html_end(FILE *o);
+/* <section id="ID"><h2>TITLE</h2>; page_html_section_end closes it. */
+void page_html_section_begin(FILE *o, const char *id, const char *title);
+void page_html_section_end(FILE *o);
+/* "\n## TITLE\n\n" (level 2) or "### " (level 3), the title escaped. */
+void page_md_heading(FILE *o, int level, const char *title);
+
+/* ---- the audit page's sections, in order: html.c and markdown.c both draw from this ---- */
+
+enum audit_section {
+    AUDIT_PROBLEMS,
+    AUDIT_CLAIMS,
+    AUDIT_TOPOLOGY,
+    AUDIT_MEMORY,
+    AUDIT_NUMA,
+    AUDIT_BENCH,
+    AUDIT_FINDINGS,
+    AUDIT_NSECTIONS
+};
+struct page_section {
+    const char *id;    /* HTML anchor */
+    const char *nav;   /* the HTML navigation link */
+    const char *title; /* the heading */
+};
+extern const struct page_section audit_sections[AUDIT_NSECTIONS];
+/* Whether a report has the section: claims only with --claim, measurements only with bench figures. */
+bool audit_section_shown(const struct audit_report *r, enum audit_section s);
+/* The heading of a section for this report ("All findings (workload cv-train)"). */
+void audit_section_title(char *buf, size_t n, const struct audit_report *r, enum audit_section s);
+/* How a format draws the sections: audit_sections_write walks them in order, skips those the
+ * report lacks, and calls begin (with the section's anchor and heading), draw and end (may be NULL). */
+struct audit_section_writer {
+    void (*begin)(FILE *o, const char *id, const char *title);
+    void (*end)(FILE *o);
+    void (*draw[AUDIT_NSECTIONS])(FILE *o, const struct audit_report *r);
+};
+void audit_sections_write(FILE *o, const struct audit_report *r, const struct audit_section_writer *w);
 
 /* The verdict the pages show (the asked workload's, rules/verdict.h); the only place html.c and
  * markdown.c obtain it. */

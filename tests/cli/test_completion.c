@@ -44,6 +44,12 @@ Test(completion, workloads) { expect_completion("gpuvet audit --workload llm", "
 Test(completion, rule_ids_for_explain) { expect_completion("gpuvet explain PCIE_SL", "PCIE_SLOT_CAPPED"); }
 Test(completion, workloads_for_explain) { expect_completion("gpuvet explain cv", "cv-train"); }
 Test(completion, bench_parts) { expect_completion("gpuvet bench mem", "memory"); }
+Test(completion, fleet_and_compare_pages)
+{
+    expect_completion("gpuvet fleet --ht", "--html");
+    expect_completion("gpuvet compare --mark", "--markdown");
+}
+Test(completion, no_file_for_the_tolerance) { expect_completion("gpuvet fleet --tolerance \"\"", ""); }
 
 /* Options quoted in another command's help (`gpuvet bench ... --quick` in audit's) are not offered. */
 Test(completion, no_option_borrowed_from_another_command)

@@ -282,6 +282,93 @@ Test(fleet, names_exactly_the_mutated_nodes_with_their_difference)
     free_fleet(&t);
 }
 
+static int count_of(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+/* The rows of the odd nodes' table in the HTML page: one per difference, no other node. */
+static const char *const odd_rows_html[] = {
+    "<tr class=\"odd\"><td>sv03</td><td>accelerator links</td><td>0000:1b:00.0 Gen3 x8 of x16</td>"
+    "<td>0000:1b:00.0 Gen3 x16</td></tr>",
+    "<tr class=\"odd\"><td>sv05</td><td>memory channels</td><td>socket 0: 2 channels, socket 1: 1 channel</td>"
+    "<td>socket 0: 2 channels, socket 1: 2 channels</td></tr>",
+    "<tr class=\"odd\"><td>sv05</td><td>DIMMs</td><td></td><td>socket 1 channel 1 P2-DIMMD1 8 GiB DDR4 2400 MT/s</td>"
+    "</tr>",
+    "<tr class=\"odd\"><td>vm04</td><td>NVIDIA driver</td><td>570.86.15</td><td>580.159.04</td></tr>",
+};
+
+/* The same rows in the Markdown ticket. */
+static const char *const odd_rows_markdown[] = {
+    "\n| sv03 | accelerator links | 0000:1b:00.0 Gen3 x8 of x16 | 0000:1b:00.0 Gen3 x16 |\n",
+    "\n| sv05 | memory channels | socket 0: 2 channels, socket 1: 1 channel | socket 0: 2 channels, socket 1: 2 "
+    "channels |\n",
+    "\n| sv05 | DIMMs |  | socket 1 channel 1 P2-DIMMD1 8 GiB DDR4 2400 MT/s |\n",
+    "\n| vm04 | NVIDIA driver | 570.86.15 | 580.159.04 |\n",
+};
+
+Test(fleet, html_and_markdown_name_the_odd_nodes)
+{
+    struct test_fleet t;
+    build_fleet(&t);
+    char html[4096], markdown[4096];
+    snprintf(html, sizeof html, "%s/fleet.html", t.work);
+    snprintf(markdown, sizeof markdown, "%s/fleet.md", t.work);
+    struct run_result r = run_gpuvet("fleet", "--html", html, "--markdown", markdown, t.docs, NULL);
+    cr_assert_eq(r.status, 1, "odd nodes exit 1: %s", r.err);
+    cr_assert(strstr(r.out, "odd nodes: sv[03,05],vm[02,04]\n"), "the text report still goes to stdout: %s", r.out);
+    run_result_free(&r);
+
+    html_check_well_formed(html);
+    char *page = file_contents(html, NULL);
+    cr_assert(strstr(page, "<p>odd nodes: sv[03,05],vm[02,04]</p>"), "%s", page);
+    cr_assert(strstr(page, "Content-Security-Policy\" content=\"default-src 'none'"), "the audit page's frame");
+    cr_assert_null(strstr(page, "<script"));
+    /* Both groups with their host ranges, in the table and as sections. */
+    cr_assert(strstr(page, "<td><code>sv[01-06]</code></td><td class=\"num\">6</td>"), "%s", page);
+    cr_assert(strstr(page, "<section id=\"group-1\"><h2>Group 1: sv[01-06] (6 nodes)</h2>"), "%s", page);
+    cr_assert(strstr(page, "<section id=\"group-2\"><h2>Group 2: vm[01-05] (5 nodes)</h2>"), "%s", page);
+    for (size_t i = 0; i < sizeof odd_rows_html / sizeof odd_rows_html[0]; i++)
+        cr_assert(strstr(page, odd_rows_html[i]), "missing odd row %s in\n%s", odd_rows_html[i], page);
+    cr_assert_eq(count_of(page, "<tr class=\"odd\">"), 4, "only the mutated nodes' differences are rows");
+    cr_assert(strstr(page, "<td>memory triad</td><td class=\"num\">5</td><td>13.87 GB/s</td>"
+                           "<td>vm02: 12.49 GB/s (-10.0%)</td></tr>"),
+              "%s", page);
+    cr_assert(strstr(page, "<td><span class=\"tag sev-fail\">fail</span></td><td>PCIE_LINK_DEGRADED</td>"
+                           "<td>0000:1b:00.0</td><td><code>sv03</code></td><td class=\"num\">1 of 6</td>"),
+              "the fail finding only sv03 has: %s", page);
+    free(page);
+
+    char *md = file_contents(markdown, NULL);
+    /* the groups; sv: configuration, odd nodes, findings on some nodes; vm: configuration, odd
+     * nodes, bench figures */
+    cr_assert_eq(markdown_check_tables(md, markdown), 1 + 3 + 3, "%s", md);
+    cr_assert(strstr(md, "\nodd nodes: sv\\[03,05\\],vm\\[02,04\\]\n"), "%s", md);
+    cr_assert(strstr(md, "\n## Group 1: sv\\[01-06\\] (6 nodes)\n"), "%s", md);
+    for (size_t i = 0; i < sizeof odd_rows_markdown / sizeof odd_rows_markdown[0]; i++)
+        cr_assert(strstr(md, odd_rows_markdown[i]), "missing odd row %s in\n%s", odd_rows_markdown[i], md);
+    cr_assert(strstr(md, "\n| memory triad | 5 | 13.87 GB/s | vm02: 12.49 GB/s (-10.0%) |\n"), "%s", md);
+    cr_assert(strstr(md, "\n| fail | PCIE_LINK_DEGRADED | 0000:1b:00.0 | sv03 | 1 of 6 |\n"), "%s", md);
+    free(md);
+
+    /* "-" puts the page on stdout instead of the text report. */
+    r = run_gpuvet("fleet", "--markdown", "-", t.docs, NULL);
+    cr_assert_eq(r.status, 1);
+    cr_assert(!strncmp(r.out, "# gpuvet fleet\n", 15), "%s", r.out);
+    cr_assert_null(strstr(r.out, "\ngroup 1: sv[01-06] (6 nodes)\n"), "no text report: %s", r.out);
+    run_result_free(&r);
+    /* A page that cannot be written is an error naming it. */
+    snprintf(html, sizeof html, "%s/no-such-folder/fleet.html", t.work);
+    r = run_gpuvet("fleet", "--html", html, t.docs, NULL);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, html), "%s", r.err);
+    run_result_free(&r);
+    free_fleet(&t);
+}
+
 Test(fleet, bad_documents_are_named)
 {
     char *dir = make_temp_dir(), path[4096];
@@ -358,6 +445,29 @@ Test(fleet, compare_puts_differences_first)
     cr_assert_str_eq(str(doc, "odd_hosts"), "");
     json_decref(doc);
     run_result_free(&r);
+
+    char html[4096], markdown[4096];
+    snprintf(html, sizeof html, "%s/compare.html", dir);
+    snprintf(markdown, sizeof markdown, "%s/compare.md", dir);
+    r = run_gpuvet("compare", "--html", html, "--markdown", markdown, a, b, NULL);
+    cr_assert_eq(r.status, 1, "%s", r.err);
+    cr_assert(strstr(r.out, "\ndifferences:\n"), "the text report still goes to stdout: %s", r.out);
+    run_result_free(&r);
+    html_check_well_formed(html);
+    char *page = file_contents(html, NULL);
+    const char *differences = strstr(page, "<section id=\"differences\"><h2>Differences</h2>");
+    const char *same_section = strstr(page, "<section id=\"same\"><h2>The same on both</h2>");
+    cr_assert(differences && same_section && differences < same_section, "differences first: %s", page);
+    cr_assert(strstr(differences, "<tr><td>DIMMs</td><td>socket 1 channel 1 P2-DIMMD1 8 GiB DDR4 2400 MT/s</td>"
+                                  "<td></td></tr>"),
+              "%s", page);
+    cr_assert_null(strstr(same_section, "<td>DIMMs</td>"), "the DIMMs differ: %s", page);
+    free(page);
+    char *md = file_contents(markdown, NULL);
+    cr_assert_eq(markdown_check_tables(md, markdown), 3, "sides, differences, the same: %s", md);
+    cr_assert(strstr(md, "\n| DIMMs | socket 1 channel 1 P2-DIMMD1 8 GiB DDR4 2400 MT/s |  |\n"), "%s", md);
+    cr_assert(strstr(md, "\n## Differences\n") < strstr(md, "\n## The same on both\n"), "%s", md);
+    free(md);
 
     r = run_gpuvet("compare", a, a, NULL);
     cr_assert_eq(r.status, 0, "a machine against itself: %s", r.out);

@@ -60,65 +60,6 @@ static int count_of(const char *text, const char *needle)
     return n;
 }
 
-/* Cells of a Markdown table row: '|' not escaped by an odd run of backslashes. */
-static int pipes(const char *line, size_t len)
-{
-    int n = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (line[i] != '|')
-            continue;
-        size_t slashes = 0;
-        while (slashes < i && line[i - 1 - slashes] == '\\')
-            slashes++;
-        n += slashes % 2 == 0;
-    }
-    return n;
-}
-
-static bool delimiter_row(const char *line, size_t len)
-{
-    int dashes = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (!strchr("|-: ", line[i]))
-            return false;
-        dashes += line[i] == '-';
-    }
-    return dashes > 0 && line[0] == '|' && line[len - 1] == '|';
-}
-
-/* Every table: a blank line before it, a header, a delimiter row with as many cells, rows with
- * as many cells, each row starting and ending with '|'. Returns the number of tables. */
-static int check_tables(const char *md, const char *name)
-{
-    int tables = 0, columns = 0, row = 0;
-    bool previous_blank = true;
-    for (const char *line = md; *line;) {
-        const char *nl = strchr(line, '\n');
-        size_t len = nl ? (size_t)(nl - line) : strlen(line);
-        bool is_row = len > 0 && line[0] == '|';
-        if (is_row) {
-            cr_assert(line[len - 1] == '|', "%s: table row does not end with '|': %.*s", name, (int)len, line);
-            if (row == 0) {
-                cr_assert(previous_blank, "%s: table without a blank line before it: %.*s", name, (int)len, line);
-                columns = pipes(line, len);
-                tables++;
-            } else if (row == 1) {
-                cr_assert(delimiter_row(line, len), "%s: second table line is no delimiter row: %.*s", name, (int)len,
-                          line);
-            }
-            cr_assert_eq(pipes(line, len), columns, "%s: row with %d cells in a table of %d: %.*s", name,
-                         pipes(line, len) - 1, columns - 1, (int)len, line);
-            row++;
-        } else {
-            cr_assert(row != 1, "%s: a table of one line", name);
-            row = 0;
-        }
-        previous_blank = len == 0;
-        line = nl ? nl + 1 : line + len;
-    }
-    return tables;
-}
-
 static void check_no_remote_reference(const char *page, const char *name)
 {
     /* A source URL may appear as text (a finding cites a vendor page); as an attribute or a CSS
@@ -253,7 +194,7 @@ static void check_machine(const char *name, const char *const *args, int nargs)
     }
     cr_assert_eq(count_of(page, "<g class=\"topo-device\" data-link=\"degraded\""), degraded,
                  "%s: red links without a PCIE_LINK_DEGRADED finding", name);
-    cr_assert_geq(check_tables(text, name), 1, "%s: the Markdown has no findings table", name);
+    cr_assert_geq(markdown_check_tables(text, name), 1, "%s: the Markdown has no findings table", name);
     fprintf(stderr, "%s: %zu accelerators, %d degraded links\n", name, json_array_size(accelerators), degraded);
 
     render_in_chromium(dir, html, name);
@@ -377,7 +318,7 @@ Test(html_report, bench_results_against_theory)
     cr_assert_not_null(strstr(page, "13.87"), "the file's triad, 13.87 GB/s");
     cr_assert_not_null(strstr(text, "| memory, STREAM triad (whole machine) | 13.87 |"), "%s", text);
     cr_assert_not_null(strstr(text, "| PCIe | - | ? |  | not measured: "), "%s", text);
-    check_tables(text, "bench");
+    markdown_check_tables(text, "bench");
     free(page);
     free(text);
     run_result_free(&r);

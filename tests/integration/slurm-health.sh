@@ -2,7 +2,8 @@
 # gpuvet health --slurm against a real Slurm (scripts/slurm-local.sh: munged, slurmctld and three
 # slurmd on this host, everything under a temporary folder, non-default ports), started and
 # stopped here. A node whose recorded tree has a GPU link narrowed to x8 is drained with a gpuvet
-# reason, a clean run resumes it, and a node an admin drained stays drained.
+# reason, a clean run resumes it, and a node an admin drained stays drained. Then the README's
+# srun recipe for gpuvet fleet (audit --output DIR/%h.json on every node).
 # usage: slurm-health.sh GPUVET_BIN FIXTURES_DIR   (exit 77: skipped)
 set -euo pipefail
 bin=$1 fixtures=$2
@@ -48,6 +49,27 @@ health() {  # health NODE TREE -> prints the first line, sets rc
   cat "$SLURM_LOCAL_BASE/err"
   echo "gpuvet health --slurm on $node took $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b-a}') s"
 }
+
+# 0. The README's fleet recipe through srun: one task per node, each writing --output DIR/%h.json.
+#    The three slurmd share this host's name, so the three tasks write the same file at once: the
+#    atomic rename leaves one whole document and no temporary file, which gpuvet fleet reads. First,
+#    while every node is idle (srun -N 3 would wait for a drained node).
+if [ -x /usr/bin/srun ]; then
+  audits=$SLURM_LOCAL_BASE/audits
+  mkdir "$audits"
+  rc=0
+  timeout 60 srun -N 3 --ntasks-per-node=1 "$bin" audit --json --sample 0 --sysroot "$clean" \
+    --output "$audits/%h.json" 2>/dev/null || rc=$?
+  check "srun audit --output: exit status" 0 "$rc"
+  check "srun audit --output: the files" "$(hostname -s).json" "$(ls -A "$audits" | tr '\n' ' ' | sed 's/ $//')"
+  check "srun audit --output: a whole document" gpuvet.audit/1 \
+    "$(jq -r .schema "$audits/$(hostname -s).json" 2>/dev/null || true)"
+  rc=0
+  "$bin" fleet "$audits" >/dev/null || rc=$?
+  check "gpuvet fleet over srun's documents: exit status" 0 "$rc"
+else
+  echo "skip: srun missing (slurm-client): the srun recipe is not run"
+fi
 
 # 1. The narrowed link drains node1 with gpuvet's reason; a clean run resumes it.
 health node1 "$narrowed"

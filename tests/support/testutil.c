@@ -202,3 +202,73 @@ bool host_has_nvidia_gpu(void)
     closedir(dir);
     return found;
 }
+
+/* Cells of a Markdown table row: '|' not escaped by an odd run of backslashes. */
+static int pipes(const char *line, size_t len)
+{
+    int n = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (line[i] != '|')
+            continue;
+        size_t slashes = 0;
+        while (slashes < i && line[i - 1 - slashes] == '\\')
+            slashes++;
+        n += slashes % 2 == 0;
+    }
+    return n;
+}
+
+static bool delimiter_row(const char *line, size_t len)
+{
+    int dashes = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (!strchr("|-: ", line[i]))
+            return false;
+        dashes += line[i] == '-';
+    }
+    return dashes > 0 && line[0] == '|' && line[len - 1] == '|';
+}
+
+/* Every table: a blank line before it, a header, a delimiter row with as many cells, rows with
+ * as many cells, each row starting and ending with '|'. Returns the number of tables. */
+int markdown_check_tables(const char *md, const char *name)
+{
+    int tables = 0, columns = 0, row = 0;
+    bool previous_blank = true;
+    for (const char *line = md; *line;) {
+        const char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line) : strlen(line);
+        bool is_row = len > 0 && line[0] == '|';
+        if (is_row) {
+            cr_assert(line[len - 1] == '|', "%s: table row does not end with '|': %.*s", name, (int)len, line);
+            if (row == 0) {
+                cr_assert(previous_blank, "%s: table without a blank line before it: %.*s", name, (int)len, line);
+                columns = pipes(line, len);
+                tables++;
+            } else if (row == 1) {
+                cr_assert(delimiter_row(line, len), "%s: second table line is no delimiter row: %.*s", name, (int)len,
+                          line);
+            }
+            cr_assert_eq(pipes(line, len), columns, "%s: row with %d cells in a table of %d: %.*s", name,
+                         pipes(line, len) - 1, columns - 1, (int)len, line);
+            row++;
+        } else {
+            cr_assert(row != 1, "%s: a table of one line", name);
+            row = 0;
+        }
+        previous_blank = len == 0;
+        line = nl ? nl + 1 : line + len;
+    }
+    return tables;
+}
+
+void html_check_well_formed(const char *path)
+{
+    char *command = NULL;
+    int status;
+    cr_assert(asprintf(&command, "python3 '%s/support/html_well_formed.py' '%s'", GPUVET_TEST_SOURCE, path) > 0);
+    char *out = run_shell(command, &status);
+    cr_assert_eq(status, 0, "%s is not well-formed HTML:\n%s", path, out);
+    free(out);
+    free(command);
+}

@@ -45,4 +45,13 @@ int count_findings(json_t *doc, const char *id, const char *severity);
  * tests that need a machine without one skip there (gpuvet is meant for GPU servers). */
 bool host_has_nvidia_gpu(void);
 
+/* Checks every GitHub-flavoured Markdown table of md (fails the test naming `name`): a blank line
+ * before it, a header, a delimiter row with as many cells, rows with as many cells, each row
+ * starting and ending with '|'. Returns the number of tables. */
+int markdown_check_tables(const char *md, const char *name);
+
+/* Checks that an HTML file is well formed (tests/support/html_well_formed.py, Python's own HTML
+ * parser): fails the test with the script's message when it is not. */
+void html_check_well_formed(const char *path);
+
 #endif
