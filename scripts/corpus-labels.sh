@@ -15,7 +15,8 @@
 # unknown, warn, fail; "absent" when the rule reported nothing), or a fact of machine: channels
 # (populated channels per socket, "6,6"), dimms (RAM modules), pmem (persistent modules),
 # sockets, numa_cpu_nodes (NUMA nodes with CPUs), accelerators, gpus (NVIDIA GPUs described),
-# vm (true/false/null).
+# vm (true/false/null), channel_rule_applies (false when MEM_CHANNELS_UNDERPOPULATED's evidence
+# says the per-socket rule does not apply: a front-side-bus CPU).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=build/gpuvet corpus=tests/corpus strict=0 write_known=0
@@ -25,7 +26,7 @@ while [ $# -gt 0 ]; do
     --corpus) corpus=$2; shift 2 ;;
     --strict) strict=1; shift ;;
     --write-known) write_known=1; shift ;;
-    *) sed -n 2,19p "$0" >&2; exit 2 ;;
+    *) sed -n 2,20p "$0" >&2; exit 2 ;;
   esac
 done
 labels=$corpus/labels.tsv known=$corpus/labels-known-mismatches.tsv
@@ -53,6 +54,8 @@ facts='
     elif $c == "accelerators" then count($doc.machine.accelerators)
     elif $c == "gpus" then count($doc.machine.gpus)
     elif $c == "vm" then ($doc.machine.virtualization.vm | tostring)
+    elif $c == "channel_rule_applies" then ([$doc.findings[] | select(.id == "MEM_CHANNELS_UNDERPOPULATED")
+      | .evidence.rule_applies] | if index(false) then "false" else "true" end)
     else ($doc | worst($c)) end)}) | add
   | to_entries[] | [.key, (if .value == "" then "none" else .value end)] | @tsv'
 

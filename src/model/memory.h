@@ -62,6 +62,7 @@ struct memory_info {
     char *locator_scheme;  /* which pattern mapped the locators ("P0_Node0_Channel0_Dimm0", ...) */
     struct cpu_platform platform; /* channels_per_socket 0 when the CPU is not in the table */
     char *platform_unknown_reason;
+    bool memory_controller_in_chipset; /* front-side-bus CPU: no channels of its own to count */
     bool edac_present;
     long edac_ce, edac_ue; /* totals over the memory controllers; -1 unknown */
     int pcie_slots_total, pcie_slots_free; /* SMBIOS type 9; -1 unknown */

@@ -155,56 +155,14 @@ static bool map_hpe_record(struct dimm *d, const char *vendor, const struct dmi_
     return false;
 }
 
-/* HPE boards whose locators ("PROC 1 DIMM 3") name the processor only: the server's user guide
- * ("Memory subsystem architecture") gives the slots of each channel, consecutive slot numbers per
- * channel on these boards. Only boards whose guide was read are listed; others stay unknown. */
-struct board_slot_map {
-    const char *product_regex; /* SMBIOS type 1 product name */
-    int slots_per_socket, slots_per_channel;
-    const char *scheme; /* names the guide */
-};
-
-static const struct board_slot_map hpe_slot_maps[] = {
-    /* HP ProLiant DL380 G7 / DL388 G7 Server User Guide: channel 1 = slots 1-3, 2 = 4-6, 3 = 7-9; the BIOS
-     * appends the guide's population letter ("PROC 1 DIMM 1G"). */
-    {"^ProLiant DL38[08] G7$", 9, 3, "PROC 1 DIMM 3 (HP ProLiant DL380 G7 User Guide: slots 1-3, 4-6, 7-9 per channel)"},
-    /* HP ProLiant DL360e Gen8 and DL388e Gen8 Server User Guides: channel 1 = slots 1-2, 2 = 3-4, 3 = 5-6. */
-    {"^ProLiant DL(360e|388e) Gen8$", 6, 2,
-     "PROC 1 DIMM 3 (HP ProLiant DL360e/DL388e Gen8 User Guide: slots 1-2, 3-4, 5-6 per channel)"},
-};
-
-static const struct board_slot_map *hpe_slot_map_of(const char *vendor, const char *product)
+/* Boards whose locators name the processor and slot only ("PROC 1 DIMM 3", "DIMM 3" + "CPU 1"): the
+ * vendor's slot map (data/board-slot-maps.csv) names the channel, when the CPU has the board's
+ * channel count (a CPU with fewer leaves slots unwired). */
+static bool map_board_slot(struct dimm *d, const struct board_slot_map *map, int channels)
 {
-    if (!is_hpe(vendor) || !product)
-        return NULL;
-    for (size_t i = 0; i < sizeof hpe_slot_maps / sizeof hpe_slot_maps[0]; i++) {
-        regex_t re;
-        if (regcomp(&re, hpe_slot_maps[i].product_regex, REG_EXTENDED | REG_NOSUB) != 0)
-            continue;
-        bool ok = regexec(&re, product, 0, NULL, 0) == 0;
-        regfree(&re);
-        if (ok)
-            return &hpe_slot_maps[i];
-    }
-    return NULL;
-}
-
-/* The channel of "PROC n DIMM m" on a board of the table, when the CPU has the board's channel
- * count (a CPU with fewer channels leaves slots unwired). */
-static bool map_hpe_slot(struct dimm *d, const struct board_slot_map *map, int channels)
-{
-    regex_t re;
-    regmatch_t mt[3];
-    if (!map || !d->locator || regcomp(&re, "^PROC +([0-9]+) +DIMM +([0-9]+)[A-Z]? *$", REG_EXTENDED) != 0)
+    if (!map || map->channels != channels)
         return false;
-    bool ok = regexec(&re, d->locator, 3, mt, 0) == 0;
-    regfree(&re);
-    int slot = ok ? atoi(d->locator + mt[2].rm_so) : 0;
-    if (slot < 1 || slot > map->slots_per_socket || channels != map->slots_per_socket / map->slots_per_channel)
-        return false;
-    d->socket = atoi(d->locator + mt[1].rm_so);
-    d->channel = (slot - 1) / map->slots_per_channel;
-    return true;
+    return board_slot_map_place(map, d->locator, d->bank_locator, &d->socket, &d->channel);
 }
 
 /* Fills dimm->socket (raw, normalised later) and ->channel; returns the scheme's name or NULL. */
@@ -213,7 +171,7 @@ static const char *map_locator(struct dimm *d, const char *vendor, const struct 
 {
     if (map_hpe_record(d, vendor, dmi))
         return "HPE DIMM location record (SMBIOS type 202)";
-    if (map_hpe_slot(d, slot_map, channels))
+    if (map_board_slot(d, slot_map, channels))
         return slot_map->scheme;
     int socket, channel; /* EDAC DIMMs arrive placed: a locator that matches nothing keeps that */
     const char *name = memory_locator_scheme(d->locator, d->bank_locator, &socket, &channel);
@@ -385,7 +343,8 @@ static const char *map_letters_across_sockets(struct memory_info *mem, const str
 static void map_channels(struct machine *m, const char *vendor, const char *product, const struct dmi_data *dmi)
 {
     struct memory_info *mem = &m->memory;
-    const struct board_slot_map *slot_map = hpe_slot_map_of(vendor, product);
+    struct board_slot_map board;
+    const struct board_slot_map *slot_map = board_slot_map_find(m, vendor, product, &board) ? &board : NULL;
     const char *scheme = NULL;
     bool all_channels = mem->ndimms > 0;
     for (int i = 0; i < mem->ndimms; i++) {
@@ -412,6 +371,7 @@ static void map_channels(struct machine *m, const char *vendor, const char *prod
     number_channels(mem);
     mem->channels_from_locators = all_channels;
     mem->locator_scheme = scheme ? strdup(scheme) : NULL;
+    board_slot_map_free(&board);
 }
 
 static void take_module(struct dimm *d, const struct dmi_memdev *dev)

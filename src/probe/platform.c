@@ -64,8 +64,7 @@ static bool cpuid_listed(const char *list, int model)
     return found;
 }
 
-/* Splits a CSV line (no quoting: the table has no commas inside fields). */
-static int split(char *line, char **fields, int max)
+int data_row_split(char *line, char **fields, int max)
 {
     int n = 0;
     for (char *p = line; n < max;) {
@@ -133,6 +132,7 @@ static void platform_from_row(struct cpu_platform *p, char **f)
  * the platform stays unknown with the reason. */
 static void chipset_memory_reason(struct memory_info *mem, char **f)
 {
+    mem->memory_controller_in_chipset = true;
     if (asprintf(&mem->platform_unknown_reason,
                  "the %s has no memory controller: memory hangs off the chipset over the front-side bus (%s), "
                  "and SMBIOS does not say which chipset channel holds each DIMM",
@@ -166,7 +166,7 @@ void probe_cpu_platform(struct machine *m)
                 continue;
             char *fields[PLATFORM_FIELDS];
             const char *problem =
-                split(line, fields, PLATFORM_FIELDS) == PLATFORM_FIELDS ? row_problem(fields) : "wrong field count";
+                data_row_split(line, fields, PLATFORM_FIELDS) == PLATFORM_FIELDS ? row_problem(fields) : "wrong field count";
             if (problem) {
                 if (pass == 0)
                     machine_problem(m, label, "line %d: %s (expected %d fields, see the header)", lineno,

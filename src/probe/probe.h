@@ -75,8 +75,28 @@ void probe_memory(struct machine *m, const struct dmi_data *evidence);
  * the scheme names the socket only); NULL when no scheme matches (Dell's slot order needs the vendor
  * and is not tried here). */
 const char *memory_locator_scheme(const char *locator, const char *bank_locator, int *socket, int *channel);
+/* A server model's DIMM slot map (data/board-slot-maps.csv): slot_channel[k] is the channel (0..channels-1)
+ * of processor 1's slot k+1. per_processor: "PROC n DIMM m" locators, else "DIMM m" + bank "CPU n". */
+struct board_slot_map {
+    char *scheme;  /* "PROC 1 DIMM 3 (slot map: DOCUMENT)", names the document */
+    char *source;  /* where the document is published */
+    bool per_processor;
+    int channels, nslots;
+    int slot_channel[64];
+};
+/* Finds the row for this SMBIOS vendor and product (every row is checked; a broken one is a machine
+ * problem naming FILE:LINE). false when none matches. */
+bool board_slot_map_find(struct machine *m, const char *vendor, const char *product, struct board_slot_map *out);
+void board_slot_map_free(struct board_slot_map *map);
+/* The socket (1-based, as the locator writes it) and channel of one DIMM by the map; false when its
+ * locators are not of the map's form or name a slot the map lacks. */
+bool board_slot_map_place(const struct board_slot_map *map, const char *locator, const char *bank_locator,
+                          int *socket, int *channel);
 /* EDAC memory controllers: ECC driver presence, error counters, DIMMs when SMBIOS had none. */
 void probe_edac(struct machine *m);
+/* Splits a line of a data/ table in place at its commas (the tables quote nothing and have no
+ * commas inside fields); returns the field count, at most max. */
+int data_row_split(char *line, char **fields, int max);
 /* Looks the CPU up in data/cpu-platforms.csv (model string, then CPUID family/model). */
 void probe_cpu_platform(struct machine *m);
 /* Samples /proc/stat, /proc/PID/stat, load average and thermal throttle counters for `seconds`

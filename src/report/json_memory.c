@@ -70,6 +70,7 @@ json_t *memory_json(const struct memory_info *mem)
                                                        mem->platform.source, "dpc_source", mem->platform.dpc_source)
                                            : json_null());
     json_object_set_new(o, "platform_unknown_reason", str_or_null(mem->platform_unknown_reason));
+    json_object_set_new(o, "memory_controller_in_chipset", json_boolean(mem->memory_controller_in_chipset));
     json_object_set_new(o, "channels_per_socket", positive_int_or_null(mem->platform.channels_per_socket));
     json_object_set_new(o, "channels_from_locators", json_boolean(mem->channels_from_locators));
     json_object_set_new(o, "locator_scheme", str_or_null(mem->locator_scheme));

@@ -85,6 +85,17 @@ void check_mem_channels_underpopulated(struct audit_ctx *ctx)
     if (memory_unknown(ctx))
         return;
     int channels = mem->platform.channels_per_socket;
+    if (mem->memory_controller_in_chipset) {
+        /* Not "locators unread": the per-socket rule has nothing to count here. Still unknown, since
+         * the chipset's own channels may be half empty and SMBIOS does not say. */
+        finding_add(ctx, SEV_UNKNOWN, "machine",
+                    json_pack("{s:b, s:s, s:s?, s:i}", "rule_applies", false, "basis",
+                              "front-side bus: the memory controller is in the chipset", "reason",
+                              mem->platform_unknown_reason, "dimms", mem->ndimms),
+                    NULL, "the per-socket channel rule does not apply: %s",
+                    mem->platform_unknown_reason ? mem->platform_unknown_reason : "no memory controller in the CPU");
+        return;
+    }
     if (channels <= 0) {
         finding_add(ctx, SEV_UNKNOWN, "machine", json_pack("{s:s?, s:i}", "reason", mem->platform_unknown_reason, "dimms",
                                                            mem->ndimms),

@@ -172,15 +172,17 @@ const struct rule rules_table[] = {
      "two DIMMs on some channels and none on others is just as bad even when the count looks right.\n"
      "CV training streams every decoded batch through host memory, so it fails there; elsewhere it\n"
      "warns. Channels come from the DIMM locators (22 vendor schemes: P0_Node0_Channel0_Dimm0,\n"
-     "CPU0_C0D0, DIMM000, P0 CHANNEL A, SOCKET 0 CHANNEL 0 DIMM 0, Dell A1..A12, ...), the slot maps\n"
-     "of HP's DL380 G7 and DL360e/DL388e Gen8 user guides, or, on HPE ProLiant Gen10 and later,\n"
+     "CPU0_C0D0, DIMM000, P0 CHANNEL A, SOCKET 0 CHANNEL 0 DIMM 0, Dell A1..A12, ...), the vendors'\n"
+     "slot maps of data/board-slot-maps.csv (HP DL380 G7, DL360e/DL388e Gen8; Lenovo SR570, SR650 V2,\n"
+     "each with its manual), or, on HPE ProLiant Gen10 and later,\n"
      "from HPE's DIMM location records (SMBIOS type 202). A socket passes\n"
      "only when every channel is shown to hold a DIMM. Fewer DIMMs than channels warns whatever the\n"
      "locators say. Where they name the socket but no channel (HPE Gen8/Gen9 'PROC 1 DIMM 3'), as\n"
      "many DIMMs as channels is unknown: HPE's slot order puts 8 DIMMs on 4 of 6 channels of a DL360\n"
      "Gen10. Persistent memory (Optane, NVDIMM) is not RAM and fills no channel here.\n"
      "Channels per socket come from data/cpu-platforms.csv; a front-side-bus Xeon (5400 and older)\n"
-     "has none of its own: its memory controller is in the chipset, so the audit says unknown."},
+     "has none of its own: its memory controller is in the chipset, so the audit says unknown and\n"
+     "that the per-socket rule does not apply."},
     {"MEM_DIMMS_MIXED", "memory", "DIMMs of different size, speed or rank", ALL(SEV_WARN), check_mem_dimms_mixed,
      "Mixed DIMMs run at the slowest module's speed and timings, and unequal sizes break the even\n"
      "interleave across channels: part of the memory is reached through fewer channels. Use\n"

@@ -1,8 +1,12 @@
 /* SMBIOS type-17 locator schemes on real strings. Each row is copied from a linuxhw/DMI report
  * (CC BY 4.0; the path under Server/ is given) so a scheme is only trusted where a board writes it. */
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "model/machine.h"
 #include "probe/probe.h"
 
 struct locator_case {
@@ -77,4 +81,89 @@ Test(locators, every_scheme_on_the_strings_boards_write)
         cr_expect_eq(socket, c->socket, "%s: '%s' socket %d", c->report, c->locator, socket);
         cr_expect_eq(channel, c->channel, "%s: '%s' channel %d", c->report, c->locator, channel);
     }
+}
+
+/* Board slot maps (data/board-slot-maps.csv) on strings copied from linuxhw/DMI reports: the model
+ * from SMBIOS type 1 selects the row, the slot number the channel (index in the row's order). */
+struct slot_case {
+    const char *report, *vendor, *product, *locator, *bank;
+    int socket, channel; /* -1: the map must not place it */
+};
+
+static const struct slot_case slot_cases[] = {
+    /* DL380 G7 guide: slots 1-3 channel 1, 4-6 channel 2, 7-9 channel 3; the population letter follows. */
+    {"Hewlett-Packard/ProLiant/ProLiant DL380 G7/251402BD003A", "HP", "ProLiant DL380 G7", "PROC 2 DIMM 9C", NULL, 2, 2},
+    {"Hewlett-Packard/ProLiant/ProLiant DL380 G7/251402BD003A", "HP", "ProLiant DL380 G7", "PROC 1 DIMM 3A", NULL, 1, 0},
+    /* DL360e Gen8 guide: slots 1-2, 3-4, 5-6; the BIOS pads with spaces. */
+    {"Hewlett-Packard/ProLiant/ProLiant DL360e Gen8/D7898082F347", "HP", "ProLiant DL360e Gen8", "PROC  1 DIMM  2 ",
+     NULL, 1, 0},
+    {"Hewlett-Packard/ProLiant/ProLiant DL360e Gen8/D7898082F347", "HP", "ProLiant DL360e Gen8", "PROC  2 DIMM  5 ",
+     NULL, 2, 2},
+    /* SR650 V2 manual: slot 1 B, 3 A, 14 E; CPU 2's slot 30 is slot 14's twin (E). */
+    {"Lenovo/ThinkSystem/ThinkSystem SR650 V2/7AC016764E14", "Lenovo", "ThinkSystem SR650 V2", "DIMM 1", "CPU 1", 1, 0},
+    {"Lenovo/ThinkSystem/ThinkSystem SR650 V2/7AC016764E14", "Lenovo", "ThinkSystem SR650 V2", "DIMM 3", "CPU 1", 1, 1},
+    {"Lenovo/ThinkSystem/ThinkSystem SR650 V2/7AC016764E14", "Lenovo", "ThinkSystem SR650 V2", "DIMM 30", "CPU 2", 2,
+     6},
+    /* SR570 rules table: DIMM 3 and 4 share iMC0 CH0 (channel 2 in the row's order). */
+    {"Lenovo/ThinkSystem/ThinkSystem SR570 -[7Y03CTO1WW]-/6E047AAB3D39", "Lenovo", "ThinkSystem SR570 -[7Y03CTO1WW]-",
+     "DIMM 3", "CPU 1", 1, 2},
+    /* A slot the map lacks, and a model without a row (DL380p Gen8: no guide read), place nothing. */
+    {"Hewlett-Packard/ProLiant/ProLiant DL360e Gen8/D7898082F347", "HP", "ProLiant DL360e Gen8", "PROC  1 DIMM  7 ",
+     NULL, -1, -1},
+    {"Hewlett-Packard/ProLiant/ProLiant DL380p Gen8/04C0E4BFF77E", "HP", "ProLiant DL380p Gen8", "PROC  1 DIMM  1 ",
+     NULL, -1, -1},
+};
+
+Test(locators, board_slot_maps_on_the_strings_boards_write)
+{
+    for (size_t i = 0; i < sizeof slot_cases / sizeof slot_cases[0]; i++) {
+        const struct slot_case *c = &slot_cases[i];
+        struct machine m;
+        machine_init(&m);
+        struct board_slot_map map;
+        bool found = board_slot_map_find(&m, c->vendor, c->product, &map);
+        int socket = -1, channel = -1;
+        bool placed = found && board_slot_map_place(&map, c->locator, c->bank, &socket, &channel);
+        cr_expect_eq(m.nproblems, 0, "%s: the table has a broken row", c->report);
+        if (c->socket < 0) {
+            cr_expect(!placed, "%s: '%s' placed on %d/%d", c->report, c->locator, socket, channel);
+        } else {
+            cr_assert(placed, "%s: '%s' not placed", c->report, c->locator);
+            cr_expect_eq(socket, c->socket, "%s: '%s' socket %d", c->report, c->locator, socket);
+            cr_expect_eq(channel, c->channel, "%s: '%s' channel %d", c->report, c->locator, channel);
+            cr_expect(strstr(map.scheme, "slot map: "), "%s", map.scheme);
+        }
+        board_slot_map_free(&map);
+        machine_free(&m);
+    }
+}
+
+/* A broken row is reported with its file and line, whatever the machine. */
+Test(locators, a_broken_slot_map_row_names_its_line)
+{
+    char dir[] = "/tmp/gpuvet-slots-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char path[600];
+    snprintf(path, sizeof path, "%s/board-slot-maps.csv", dir);
+    FILE *out = fopen(path, "w");
+    cr_assert_not_null(out);
+    fputs("# name,vendor_regex,product_regex,scheme,channels,slot_channels,document,source\n"
+          "Two channels named three,^HP$,^X$,proc-dimm,2,1;2;3,Guide,https://example.org/\n"
+          "Unknown scheme,^HP$,^Y$,slot-letter,2,1;2,Guide,https://example.org/\n",
+          out);
+    fclose(out);
+    setenv("GPUVET_DATA_DIR", dir, 1);
+    struct machine m;
+    machine_init(&m);
+    struct board_slot_map map;
+    cr_expect(!board_slot_map_find(&m, "HP", "ProLiant DL380 G7", &map));
+    unsetenv("GPUVET_DATA_DIR");
+    cr_assert_eq(m.nproblems, 2);
+    cr_expect(strstr(m.problems[0].message, "line 2: slot_channels must name as many channels"), "%s",
+              m.problems[0].message);
+    cr_expect(strstr(m.problems[1].message, "line 3: scheme must be"), "%s", m.problems[1].message);
+    board_slot_map_free(&map);
+    machine_free(&m);
+    unlink(path);
+    rmdir(dir);
 }

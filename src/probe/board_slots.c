@@ -1,0 +1,154 @@
+/* The board slot map table (data/board-slot-maps.csv): on server models whose DIMM locators name the
+ * processor and a slot number but no channel, the vendor's manual says which channel each slot is
+ * wired to. Matched on SMBIOS type 1 vendor and product; one row per model family, a source each. */
+#include <errno.h>
+#include <limits.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probe/probe.h"
+#include "util/datadir.h"
+
+#define SLOT_MAP_FILE "board-slot-maps.csv"
+#define SLOT_MAP_FIELDS 8
+#define SLOT_MAP_MAX_SLOTS 64
+
+enum slot_map_field { S_NAME, S_VENDOR, S_PRODUCT, S_SCHEME, S_CHANNELS, S_SLOTS, S_DOCUMENT, S_SOURCE };
+
+static bool matches(const char *regex, const char *text)
+{
+    regex_t re;
+    if (!text || regcomp(&re, regex, REG_EXTENDED | REG_NOSUB) != 0)
+        return false;
+    bool ok = regexec(&re, text, 0, NULL, 0) == 0;
+    regfree(&re);
+    return ok;
+}
+
+/* Reads the ';'-separated channel names into map->slot_channel as indexes 0..channels-1 (first
+ * appearance order). NULL when the row is usable, else what is wrong with it. */
+static const char *read_slots(struct board_slot_map *map, char *list, int channels)
+{
+    char *names[SLOT_MAP_MAX_SLOTS];
+    int nnames = 0;
+    char *save = NULL;
+    for (char *t = strtok_r(list, ";", &save); t; t = strtok_r(NULL, ";", &save)) {
+        if (map->nslots == SLOT_MAP_MAX_SLOTS)
+            return "more slots than the table allows";
+        int k = 0;
+        while (k < nnames && strcmp(names[k], t))
+            k++;
+        if (k == nnames)
+            names[nnames++] = t;
+        map->slot_channel[map->nslots++] = k;
+    }
+    if (map->nslots == 0)
+        return "no slots";
+    if (nnames != channels)
+        return "slot_channels must name as many channels as the channels field";
+    return NULL;
+}
+
+static const char *row_problem(char **f, struct board_slot_map *map)
+{
+    if (strcmp(f[S_SCHEME], "proc-dimm") && strcmp(f[S_SCHEME], "dimm-cpu"))
+        return "scheme must be proc-dimm or dimm-cpu";
+    int channels = atoi(f[S_CHANNELS]);
+    if (channels <= 0)
+        return "no channel count";
+    regex_t re;
+    for (int i = S_VENDOR; i <= S_PRODUCT; i++) {
+        if (!*f[i] || regcomp(&re, f[i], REG_EXTENDED | REG_NOSUB) != 0)
+            return "vendor_regex and product_regex must be regular expressions";
+        regfree(&re);
+    }
+    if (!*f[S_DOCUMENT] || !*f[S_SOURCE])
+        return "no document or source";
+    memset(map, 0, sizeof *map);
+    map->channels = channels;
+    return read_slots(map, f[S_SLOTS], channels);
+}
+
+bool board_slot_map_find(struct machine *m, const char *vendor, const char *product, struct board_slot_map *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!vendor || !product)
+        return false;
+    char label[PATH_MAX];
+    FILE *f = data_open(SLOT_MAP_FILE, label, sizeof label);
+    if (!f) { /* only when a --data or GPUVET_DATA_DIR folder lacks it: gpuvet checks that at start */
+        machine_problem(m, label, "%s", strerror(errno));
+        return false;
+    }
+    char line[2048];
+    int lineno = 0;
+    bool found = false;
+    /* The whole table is read, so a broken row is reported whatever the machine. */
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        line[strcspn(line, "\r\n")] = '\0';
+        if (line[0] == '#' || line[0] == '\0')
+            continue;
+        char *fields[SLOT_MAP_FIELDS];
+        struct board_slot_map row;
+        const char *problem = data_row_split(line, fields, SLOT_MAP_FIELDS) == SLOT_MAP_FIELDS ? row_problem(fields, &row)
+                                                                                            : "wrong field count";
+        if (problem) {
+            machine_problem(m, label, "line %d: %s (expected %d fields, see the header)", lineno, problem,
+                            SLOT_MAP_FIELDS);
+            continue;
+        }
+        if (found || !matches(fields[S_VENDOR], vendor) || !matches(fields[S_PRODUCT], product))
+            continue;
+        found = true;
+        *out = row;
+        out->per_processor = !strcmp(fields[S_SCHEME], "proc-dimm");
+        if (asprintf(&out->scheme, "%s (slot map: %s)", out->per_processor ? "PROC 1 DIMM 3" : "DIMM 3 + CPU 1",
+                     fields[S_DOCUMENT]) < 0)
+            out->scheme = NULL;
+        out->source = strdup(fields[S_SOURCE]);
+    }
+    fclose(f);
+    return found && out->scheme;
+}
+
+void board_slot_map_free(struct board_slot_map *map)
+{
+    free(map->scheme);
+    free(map->source);
+    memset(map, 0, sizeof *map);
+}
+
+/* The number after the prefix word ("PROC  1" -> 1; spaces as the BIOS pads them). -1 if none. */
+static int number_after(const char *text, const char *regex)
+{
+    regex_t re;
+    regmatch_t mt[2];
+    if (!text || regcomp(&re, regex, REG_EXTENDED | REG_ICASE) != 0)
+        return -1;
+    bool ok = regexec(&re, text, 2, mt, 0) == 0;
+    regfree(&re);
+    return ok ? atoi(text + mt[1].rm_so) : -1;
+}
+
+bool board_slot_map_place(const struct board_slot_map *map, const char *locator, const char *bank_locator,
+                          int *socket, int *channel)
+{
+    int proc, slot;
+    if (map->per_processor) {
+        proc = number_after(locator, "^PROC +([0-9]+) +DIMM +[0-9]+[A-Z]? *$");
+        slot = number_after(locator, "^PROC +[0-9]+ +DIMM +([0-9]+)[A-Z]? *$");
+    } else {
+        proc = number_after(bank_locator, "^CPU ?([0-9]+) *$");
+        slot = number_after(locator, "^DIMM ?([0-9]+) *$");
+        if (proc >= 1)
+            slot -= (proc - 1) * map->nslots;
+    }
+    if (proc < 1 || slot < 1 || slot > map->nslots)
+        return false;
+    *socket = proc;
+    *channel = map->slot_channel[slot - 1];
+    return true;
+}
