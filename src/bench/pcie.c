@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "gpu/cuda.h"
+#include "util/pciaddr.h"
 
 #define COPY_BYTES (256u << 20)
 #define NVIDIA_VENDOR 0x10de
@@ -29,7 +30,7 @@ static double link_bytes_s(const struct machine *m, const char *bus_id)
     if (g && g->pcie_gen_max > 0 && g->pcie_width_max > 0)
         return pci_link_gb_s(gen_gt_s(g->pcie_gen_max), g->pcie_width_max) * 1e9;
     for (int i = 0; i < m->npci; i++)
-        if (!strcmp(m->pci[i].bus_id, bus_id) && m->pci[i].link.known)
+        if (pci_address_same(m->pci[i].bus_id, bus_id) && m->pci[i].link.known)
             return pci_link_gb_s(m->pci[i].link.max_gt_s, m->pci[i].link.max_width) * 1e9;
     return 0;
 }
@@ -40,7 +41,7 @@ static int near_node(const struct machine *m, const char *bus_id)
     if (g)
         return gpu_numa_node(m, g);
     for (int i = 0; i < m->npci; i++)
-        if (!strcmp(m->pci[i].bus_id, bus_id))
+        if (pci_address_same(m->pci[i].bus_id, bus_id))
             return m->pci[i].numa_node;
     return -1;
 }

@@ -135,3 +135,21 @@ const char *nvml_error(const struct nvml *n, nvml_return rc)
     default: return "unknown error";
     }
 }
+
+/* A text field of the struct: it may lack its NUL (v1 has reserved words where busId[32] is). */
+static bool text_names(const char *field, size_t size, const struct pci_address *want, struct pci_address *out)
+{
+    char copy[33];
+    snprintf(copy, sizeof copy, "%.*s", (int)(size < sizeof copy - 1 ? size : sizeof copy - 1), field);
+    return pci_address_parse(copy, out) && out->domain == want->domain && out->bus == want->bus &&
+           out->device == want->device;
+}
+
+void nvml_pci_bus_id(const struct nvml_pci_info *p, char out[PCI_ADDRESS_LEN])
+{
+    struct pci_address fields = {p->domain, (uint8_t)p->bus, (uint8_t)p->device, 0}, a;
+    if (!text_names(p->bus_id, sizeof p->bus_id, &fields, &a) &&
+        !text_names(p->bus_id_legacy, sizeof p->bus_id_legacy, &fields, &a))
+        a = fields;
+    pci_address_format(&a, out);
+}
