@@ -75,18 +75,20 @@ int nvml_open(struct nvml *n, char *err, size_t errlen)
     memset(n, 0, sizeof *n);
     const char *wanted = getenv("GPUVET_NVML_LIBRARY");
     const char *const candidates[] = {wanted && *wanted ? wanted : "libnvidia-ml.so.1", "libnvidia-ml.so"};
-    const char *why = "not found";
+    /* dlerror's text lives until the next dl call: the second dlopen would overwrite it. */
+    char why[512] = "not found";
     for (size_t i = 0; i < 2 && !n->library; i++) {
         n->library = dlopen(candidates[i], RTLD_NOW | RTLD_LOCAL);
+        const char *error = n->library ? NULL : dlerror();
         if (n->library)
             snprintf(n->library_path, sizeof n->library_path, "%s", candidates[i]);
-        else if (i == 0)
-            why = dlerror();
+        else if (i == 0 && error)
+            snprintf(why, sizeof why, "%s", error);
         if (wanted && *wanted)
             break; /* an explicit library is the only one to try */
     }
     if (!n->library) {
-        snprintf(err, errlen, "cannot load %s: %s", candidates[0], why ? why : "unknown error");
+        snprintf(err, errlen, "cannot load %s: %s", candidates[0], why);
         return -1;
     }
     nvml_return (*init)(void) = NULL;
