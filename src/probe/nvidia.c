@@ -610,7 +610,9 @@ void probe_nvidia_load_check(struct machine *m)
             continue;
         if (!answered) {
             char why[160];
-            snprintf(why, sizeof why, "no answer from the CUDA driver or NVML in %g s: the GPU may be hung", limit);
+            const char *call = cuda_call_in_progress();
+            snprintf(why, sizeof why, "no answer from %s in %g s: the GPU may be hung",
+                     call ? call : "the CUDA driver or NVML", limit);
             set_load_error(g, why);
             continue;
         }
