@@ -124,7 +124,9 @@ Test(pciaddr, a_gpu_finds_its_sysfs_function_across_forms)
     snprintf(devices[1].bus_id, sizeof devices[1].bus_id, "10000:00:04.0"); /* 2pa-pcidomain32bits sysfs */
     m.pci = devices;
     m.npci = 2;
-    struct gpu *h200 = gpu_set_add(&m.gpus), *vmd = gpu_set_add(&m.gpus);
+    cr_assert_not_null(gpu_set_add(&m.gpus));
+    cr_assert_not_null(gpu_set_add(&m.gpus));
+    struct gpu *h200 = &m.gpus.items[0], *vmd = &m.gpus.items[1]; /* after the last add: it reallocates */
     cr_assert(pci_address_normalise("00000000:00:06.0", h200->bus_id)); /* gpuvet-h200-passthrough-drv580.xml */
     struct nvml_pci_info info = {"", 0x10000, 0, 4, 0, 0, "00010000:00:04.0"};
     nvml_pci_bus_id(&info, vmd->bus_id);
