@@ -157,12 +157,12 @@ static json_t *bench_pcie_with_hung_cuda(const char *call, const char *device, c
     return doc;
 }
 
-Test(deadlines, a_gpu_that_stops_answering_ends_bench_pcie_with_the_results_it_has, .timeout = 180)
+Test(deadlines, a_gpu_that_stops_answering_ends_bench_pcie_with_the_results_it_has, .timeout = 60)
 {
     struct run_result r;
     double took;
     /* First the same bench with nothing hung, for this machine's pace now (the stand-in really
-     * copies 256 MiB buffers, which takes seconds on a loaded machine): the budget is three times
+     * copies 256 MiB buffers, which takes seconds on a loaded machine): the budget is twice
      * that, so the GPU that answers is measured and the hang still costs a bounded time. */
     json_t *doc = bench_pcie_with_hung_cuda("nothing", NULL, "600", &took, &r);
     cr_assert_eq(r.status, 0, "%s", r.err);
@@ -170,7 +170,7 @@ Test(deadlines, a_gpu_that_stops_answering_ends_bench_pcie_with_the_results_it_h
     run_result_free(&r);
     double unhung = took;
     char budget[32];
-    snprintf(budget, sizeof budget, "%.0f", ceil(3 * unhung + 2));
+    snprintf(budget, sizeof budget, "%.0f", ceil(2 * unhung + 2));
 
     doc = bench_pcie_with_hung_cuda("cuEventSynchronize", "1", budget, &took, &r);
     cr_assert_eq(r.status, 0, "%s", r.err);
