@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "gpu/cuda.h"
+#include "util/deadline.h"
+#include "util/pciaddr.h"
 
 #define COPY_BYTES (256u << 20)
 #define NVIDIA_VENDOR 0x10de
@@ -29,7 +31,7 @@ static double link_bytes_s(const struct machine *m, const char *bus_id)
     if (g && g->pcie_gen_max > 0 && g->pcie_width_max > 0)
         return pci_link_gb_s(gen_gt_s(g->pcie_gen_max), g->pcie_width_max) * 1e9;
     for (int i = 0; i < m->npci; i++)
-        if (!strcmp(m->pci[i].bus_id, bus_id) && m->pci[i].link.known)
+        if (pci_address_same(m->pci[i].bus_id, bus_id) && m->pci[i].link.known)
             return pci_link_gb_s(m->pci[i].link.max_gt_s, m->pci[i].link.max_width) * 1e9;
     return 0;
 }
@@ -40,7 +42,7 @@ static int near_node(const struct machine *m, const char *bus_id)
     if (g)
         return gpu_numa_node(m, g);
     for (int i = 0; i < m->npci; i++)
-        if (!strcmp(m->pci[i].bus_id, bus_id))
+        if (pci_address_same(m->pci[i].bus_id, bus_id))
             return m->pci[i].numa_node;
     return -1;
 }
@@ -63,19 +65,11 @@ static int far_node(const struct machine *m, int near)
     return best;
 }
 
-/* Binds this thread's CPUs and memory to a node; node < 0 undoes it. */
-static bool bind_node(const struct machine *m, int node)
+/* Binds the calling thread's CPUs and memory to a node (a worker's own thread: the binding ends
+ * with it). */
+static bool bind_node(hwloc_topology_t t, int node)
 {
-    hwloc_topology_t t = m->topology;
-    if (!t)
-        return false;
-    if (node < 0) {
-        hwloc_set_membind(t, hwloc_topology_get_topology_nodeset(t), HWLOC_MEMBIND_DEFAULT,
-                          HWLOC_MEMBIND_THREAD | HWLOC_MEMBIND_BYNODESET);
-        hwloc_set_cpubind(t, hwloc_topology_get_allowed_cpuset(t), HWLOC_CPUBIND_THREAD);
-        return true;
-    }
-    hwloc_obj_t obj = hwloc_get_numanode_obj_by_os_index(t, (unsigned)node);
+    hwloc_obj_t obj = t ? hwloc_get_numanode_obj_by_os_index(t, (unsigned)node) : NULL;
     if (!obj)
         return false;
     if (!hwloc_bitmap_iszero(obj->cpuset))
@@ -85,16 +79,38 @@ static bool bind_node(const struct machine *m, int node)
 
 static json_t *rate_json(double bytes_s) { return bytes_s > 0 ? json_real(bytes_s) : json_null(); }
 
-static json_t *measure(const struct machine *m, const struct cuda *c, const char *bus_id, bool quick)
+/* One GPU's measurement, run in a worker thread under a deadline (util/deadline.h): a GPU that
+ * stops answering costs its budget and an error naming the driver call, not a hung bench. The
+ * job holds copies of all it reads (the topology too: bindings are per thread, so the worker
+ * binds itself), because an abandoned worker outlives the caller's data. */
+struct pcie_job {
+    const struct cuda *api; /* never closed once a worker was abandoned in it */
+    hwloc_topology_t topology;
+    char bus_id[PCI_ADDRESS_LEN];
+    int near, far;
+    double link_bytes_s;
+    bool quick;
+    json_t *result;
+};
+
+static void pcie_job_free(void *p)
 {
-    int repeat = quick ? 3 : 10, pageable_repeat = quick ? 2 : 5;
-    int near = near_node(m, bus_id), far = near >= 0 ? far_node(m, near) : -1;
-    bool bound = near >= 0 && bind_node(m, near);
+    struct pcie_job *job = p;
+    if (job->topology)
+        hwloc_topology_destroy(job->topology);
+    json_decref(job->result);
+    free(job);
+}
+
+static void measure(void *p)
+{
+    struct pcie_job *job = p;
+    int repeat = job->quick ? 3 : 10, pageable_repeat = job->quick ? 2 : 5;
+    bool bound = job->near >= 0 && bind_node(job->topology, job->near);
     char err[512] = "";
     struct cuda_gpu g;
-    json_t *out = NULL;
     char *pageable = NULL;
-    if (cuda_gpu_open(c, bus_id, COPY_BYTES, &g, err, sizeof err) != 0)
+    if (cuda_gpu_open(job->api, job->bus_id, COPY_BYTES, &g, err, sizeof err) != 0)
         goto failed;
     /* One copy each way first: the link leaves its idle state and the driver maps the buffers. */
     if (cuda_copy_rate(&g, CUDA_H2D, NULL, 1, err, sizeof err) < 0 || cuda_copy_rate(&g, CUDA_D2H, NULL, 1, err, sizeof err) < 0)
@@ -112,26 +128,67 @@ static json_t *measure(const struct machine *m, const struct cuda *c, const char
     double h2d_pageable = cuda_copy_rate(&g, CUDA_H2D, pageable, pageable_repeat, err, sizeof err);
     double d2h_pageable = cuda_copy_rate(&g, CUDA_D2H, pageable, pageable_repeat, err, sizeof err);
     double far_h2d = -1;
-    if (far >= 0 && bind_node(m, far) && cuda_gpu_repin(&g, err, sizeof err) == 0) {
+    if (job->far >= 0 && bind_node(job->topology, job->far) && cuda_gpu_repin(&g, err, sizeof err) == 0) {
         cuda_copy_rate(&g, CUDA_H2D, NULL, 1, err, sizeof err);
         far_h2d = cuda_copy_rate(&g, CUDA_H2D, NULL, repeat, err, sizeof err);
     }
-    double link = link_bytes_s(m, bus_id);
-    out = json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "bus_id", bus_id, "h2d_pinned_bytes_s",
-                    rate_json(h2d), "d2h_pinned_bytes_s", rate_json(d2h), "h2d_pageable_bytes_s",
-                    rate_json(h2d_pageable), "d2h_pageable_bytes_s", rate_json(d2h_pageable), "near_node",
-                    bound ? json_integer(near) : json_null(), "far_node", far_h2d > 0 ? json_integer(far) : json_null(),
-                    "far_h2d_pinned_bytes_s", rate_json(far_h2d), "link_theoretical_bytes_s", rate_json(link),
-                    "fraction", link > 0 ? json_real(h2d / link) : json_null());
+    double link = job->link_bytes_s;
+    job->result = json_pack(
+        "{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "bus_id", job->bus_id, "h2d_pinned_bytes_s",
+        rate_json(h2d), "d2h_pinned_bytes_s", rate_json(d2h), "h2d_pageable_bytes_s", rate_json(h2d_pageable),
+        "d2h_pageable_bytes_s", rate_json(d2h_pageable), "near_node", bound ? json_integer(job->near) : json_null(),
+        "far_node", far_h2d > 0 ? json_integer(job->far) : json_null(), "far_h2d_pinned_bytes_s", rate_json(far_h2d),
+        "link_theoretical_bytes_s", rate_json(link), "fraction", link > 0 ? json_real(h2d / link) : json_null());
     goto done;
 failed:
-    out = json_pack("{s:s, s:s}", "bus_id", bus_id, "error", *err ? err : "the copies failed");
+    job->result = json_pack("{s:s, s:s}", "bus_id", job->bus_id, "error", *err ? err : "the copies failed");
 done:
     free(pageable);
     cuda_gpu_close(&g);
-    if (bound || far >= 0)
-        bind_node(m, -1);
-    return out;
+}
+
+/* Copies of 256 MiB per GPU: 2 warm-up, 2 x repeat pinned, 2 x pageable_repeat, 1 + repeat far. */
+static double copies_per_gpu(bool quick) { return quick ? 2 + 6 + 4 + 4 : 2 + 20 + 10 + 11; }
+
+/* A GPU's budget: the driver's start-up allowance (DEADLINE_CUDA_S) plus its copies at a quarter
+ * of the link's rate (1 GB/s, a Gen3 x1 link, when the link is unknown), so a slow link that still
+ * answers is measured and a GPU that stopped answering costs a bounded time. */
+static double gpu_budget_s(double link_bytes_s, bool quick)
+{
+    double slow = link_bytes_s > 0 ? link_bytes_s / 4 : 1e9;
+    return deadline_seconds("GPUVET_DEADLINE_CUDA_S", DEADLINE_CUDA_S) + copies_per_gpu(quick) * COPY_BYTES / slow;
+}
+
+/* Measures one GPU under its deadline. false when the driver did not answer: *out then says so,
+ * and no later GPU is tried (the driver is likely wedged; each would cost another budget). */
+static bool measure_bounded(const struct machine *m, const struct cuda *c, const char *bus_id, bool quick,
+                            json_t **out)
+{
+    struct pcie_job *job = calloc(1, sizeof *job);
+    if (!job || (m->topology && hwloc_topology_dup(&job->topology, m->topology) != 0)) {
+        free(job);
+        *out = json_pack("{s:s, s:s}", "bus_id", bus_id, "error", "no memory for the measurement");
+        return true;
+    }
+    job->api = c;
+    snprintf(job->bus_id, sizeof job->bus_id, "%s", bus_id);
+    job->near = near_node(m, bus_id);
+    job->far = job->near >= 0 ? far_node(m, job->near) : -1;
+    job->link_bytes_s = link_bytes_s(m, bus_id);
+    job->quick = quick;
+    double limit = gpu_budget_s(job->link_bytes_s, quick);
+    if (deadline_run(measure, job, pcie_job_free, limit)) {
+        *out = job->result ? job->result : json_pack("{s:s, s:s}", "bus_id", bus_id, "error", "no memory");
+        job->result = NULL;
+        pcie_job_free(job);
+        return true;
+    }
+    const char *call = cuda_call_in_progress();
+    char why[256];
+    snprintf(why, sizeof why, "no answer from %s in %.3g s: the GPU or its driver is hung (see `dmesg` for Xid errors)",
+             call ? call : "the CUDA driver", limit);
+    *out = json_pack("{s:s, s:s}", "bus_id", bus_id, "error", why);
+    return false;
 }
 
 /* The GPUs NVML described, and NVIDIA display/3D devices sysfs shows that NVML missed. */
@@ -153,25 +210,68 @@ static const char *no_nvidia_gpu(const struct machine *m)
     return pcie_targets(m, targets) == 0 ? "no NVIDIA GPU on this machine" : NULL;
 }
 
+/* cuInit in a worker: a driver that does not answer even that is a skipped bench, not a hang. */
+struct open_job {
+    struct cuda api;
+    int rc;
+    char err[512];
+};
+
+static void open_work(void *p)
+{
+    struct open_job *job = p;
+    job->rc = cuda_open(&job->api, job->err, sizeof job->err);
+}
+
+static void open_job_free(void *p)
+{
+    struct open_job *job = p;
+    if (job->rc == 0)
+        cuda_close(&job->api);
+    free(job);
+}
+
 json_t *bench_pcie_run(const struct machine *m, bool quick)
 {
     const char *targets[256];
     int n = pcie_targets(m, targets);
     if (n == 0)
         return json_pack("{s:s}", "skipped", no_nvidia_gpu(m));
-    struct cuda c;
-    char err[512];
-    if (cuda_open(&c, err, sizeof err) != 0) {
-        json_t *skipped = json_object();
-        char reason[600];
-        snprintf(reason, sizeof reason, "CUDA driver not usable: %s", err);
-        json_object_set_new(skipped, "skipped", json_string(reason));
-        return skipped;
+    struct open_job *opened = calloc(1, sizeof *opened);
+    if (!opened)
+        return json_pack("{s:s}", "skipped", "no memory for the CUDA driver's state");
+    opened->rc = -1;
+    double limit = deadline_seconds("GPUVET_DEADLINE_CUDA_S", DEADLINE_CUDA_S);
+    char reason[600];
+    if (!deadline_run(open_work, opened, open_job_free, limit)) {
+        const char *call = cuda_call_in_progress();
+        snprintf(reason, sizeof reason, "CUDA driver not usable: no answer from %s in %.3g s",
+                 call ? call : "libcuda while it loaded", limit);
+        return json_pack("{s:s}", "skipped", reason);
+    }
+    if (opened->rc != 0) {
+        snprintf(reason, sizeof reason, "CUDA driver not usable: %s", opened->err);
+        free(opened);
+        return json_pack("{s:s}", "skipped", reason);
     }
     json_t *results = json_array();
-    for (int i = 0; i < n; i++)
-        json_array_append_new(results, measure(m, &c, targets[i], quick));
-    cuda_close(&c);
+    bool answering = true;
+    const char *hung = NULL;
+    for (int i = 0; i < n; i++) {
+        json_t *one = NULL;
+        if (answering) {
+            answering = measure_bounded(m, &opened->api, targets[i], quick, &one);
+            hung = answering ? NULL : targets[i];
+        } else {
+            char why[160];
+            snprintf(why, sizeof why, "not measured: the CUDA driver stopped answering on %s", hung);
+            one = json_pack("{s:s, s:s}", "bus_id", targets[i], "error", why);
+        }
+        json_array_append_new(results, one);
+    }
+    /* An abandoned worker may still be inside the library: it stays loaded until the process ends. */
+    if (answering)
+        open_job_free(opened);
     return results;
 }
 

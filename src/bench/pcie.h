@@ -10,7 +10,8 @@
 /* The `benchmarks.pcie` value of `gpuvet bench`: an array with one object per GPU
  *   {bus_id, h2d_pinned_bytes_s, d2h_pinned_bytes_s, h2d_pageable_bytes_s, d2h_pageable_bytes_s,
  *    near_node, far_node, far_h2d_pinned_bytes_s, link_theoretical_bytes_s, fraction}
- * (an unmeasured value is null; a GPU that failed has {bus_id, error} instead), or
+ * (an unmeasured value is null; a GPU that failed has {bus_id, error} instead: one whose driver
+ * stopped answering within its deadline names the call, and the GPUs after it are not tried), or
  * {"skipped": "reason"} when there is no NVIDIA GPU or no usable driver. Copies are 256 MiB,
  * repeated (3 times with quick, 10 without); the pinned buffer is bound to the GPU's NUMA node,
  * then to the farthest node with CPUs. m must describe the live machine (probe_machine). */

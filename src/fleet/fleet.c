@@ -14,6 +14,7 @@
 
 #include "fleet/pool.h"
 #include "fleet/prune.h"
+#include "util/pciaddr.h"
 
 const struct fleet_field_info fleet_fields[FLEET_NFIELDS] = {
     [FF_CPU_MODEL] = {"cpu.model", "CPU", false},
@@ -264,7 +265,7 @@ static json_t *gpu_by_bus(json_t *gpus, const char *bus)
     size_t i;
     json_t *g;
     json_array_foreach(gpus, i, g)
-        if (bus && json_is_string(at(g, "bus_id")) && !strcmp(json_string_value(at(g, "bus_id")), bus))
+        if (bus && json_is_string(at(g, "bus_id")) && pci_address_same(json_string_value(at(g, "bus_id")), bus))
             return g;
     return NULL;
 }

@@ -2,12 +2,26 @@
 #include "gpu/dlsym.h"
 
 #include <dlfcn.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #define RESOLVE(field, ...) DL_RESOLVE(c->library, c->field, __VA_ARGS__)
+
+static _Atomic(const char *) call_in_progress;
+
+const char *cuda_call_in_progress(void) { return atomic_load(&call_in_progress); }
+
+/* Runs one driver call, noting its name while it runs. */
+#define DRIVER(name, call) (atomic_store(&call_in_progress, name), driver_returned(call))
+
+static cu_result driver_returned(cu_result rc)
+{
+    atomic_store(&call_in_progress, NULL);
+    return rc;
+}
 
 int cuda_open(struct cuda *c, char *err, size_t errlen)
 {
@@ -54,7 +68,7 @@ int cuda_open(struct cuda *c, char *err, size_t errlen)
         cuda_close(c);
         return -1;
     }
-    cu_result rc = c->init(0);
+    cu_result rc = DRIVER("cuInit", c->init(0));
     if (rc != CUDA_SUCCESS) {
         snprintf(err, errlen, "cuInit failed: %s (error %d)", cuda_error(c, rc), rc);
         cuda_close(c);
@@ -84,11 +98,11 @@ const char *cuda_error(const struct cuda *c, cu_result rc)
     }
 }
 
-#define CHECK(call)                                                                                \
+#define CHECK(name, call)                                                                          \
     do {                                                                                           \
-        cu_result rc_ = (call);                                                                    \
+        cu_result rc_ = DRIVER(name, call);                                                        \
         if (rc_ != CUDA_SUCCESS) {                                                                 \
-            snprintf(err, errlen, "%s: %s (error %d)", #call, cuda_error(g->api, rc_), rc_);       \
+            snprintf(err, errlen, "%s: %s (error %d)", name, cuda_error(g->api, rc_), rc_);        \
             return -1;                                                                             \
         }                                                                                          \
     } while (0)
@@ -96,9 +110,9 @@ const char *cuda_error(const struct cuda *c, cu_result rc)
 static int alloc_pinned(struct cuda_gpu *g, char *err, size_t errlen)
 {
     if (g->api->host_alloc)
-        CHECK(g->api->host_alloc(&g->pinned, g->bytes, 0));
+        CHECK("cuMemHostAlloc", g->api->host_alloc(&g->pinned, g->bytes, 0));
     else
-        CHECK(g->api->host_alloc_plain(&g->pinned, g->bytes));
+        CHECK("cuMemAllocHost", g->api->host_alloc_plain(&g->pinned, g->bytes));
     /* Touch every page so the copies time the link, not first-touch faults. */
     memset(g->pinned, 0x5a, g->bytes);
     return 0;
@@ -111,19 +125,19 @@ int cuda_gpu_open(const struct cuda *c, const char *bus_id, size_t bytes, struct
     g->device = -1;
     g->bytes = bytes;
     int device = -1;
-    CHECK(c->device_by_bus_id(&device, bus_id));
-    CHECK(c->primary_ctx_retain(&g->context, device));
+    CHECK("cuDeviceGetByPCIBusId", c->device_by_bus_id(&device, bus_id));
+    CHECK("cuDevicePrimaryCtxRetain", c->primary_ctx_retain(&g->context, device));
     g->device = device; /* from here on cuda_gpu_close releases the context */
-    CHECK(c->ctx_set_current(g->context));
-    CHECK(c->stream_create(&g->stream, 1 /* CU_STREAM_NON_BLOCKING */));
-    CHECK(c->mem_alloc(&g->buffer, bytes));
+    CHECK("cuCtxSetCurrent", c->ctx_set_current(g->context));
+    CHECK("cuStreamCreate", c->stream_create(&g->stream, 1 /* CU_STREAM_NON_BLOCKING */));
+    CHECK("cuMemAlloc", c->mem_alloc(&g->buffer, bytes));
     return alloc_pinned(g, err, errlen);
 }
 
 int cuda_gpu_repin(struct cuda_gpu *g, char *err, size_t errlen)
 {
     if (g->pinned)
-        g->api->host_free(g->pinned);
+        DRIVER("cuMemFreeHost", g->api->host_free(g->pinned));
     g->pinned = NULL;
     return alloc_pinned(g, err, errlen);
 }
@@ -133,14 +147,14 @@ void cuda_gpu_close(struct cuda_gpu *g)
     if (g->device < 0)
         return;
     if (g->stream)
-        g->api->stream_synchronize(g->stream);
+        DRIVER("cuStreamSynchronize", g->api->stream_synchronize(g->stream));
     if (g->pinned)
-        g->api->host_free(g->pinned);
+        DRIVER("cuMemFreeHost", g->api->host_free(g->pinned));
     if (g->buffer)
-        g->api->mem_free(g->buffer);
+        DRIVER("cuMemFree", g->api->mem_free(g->buffer));
     if (g->stream)
-        g->api->stream_destroy(g->stream);
-    g->api->primary_ctx_release(g->device);
+        DRIVER("cuStreamDestroy", g->api->stream_destroy(g->stream));
+    DRIVER("cuDevicePrimaryCtxRelease", g->api->primary_ctx_release(g->device));
     g->device = -1;
 }
 
@@ -155,9 +169,9 @@ static int queue_copies(struct cuda_gpu *g, enum cuda_direction dir, int repeat,
 {
     for (int i = 0; i < repeat; i++) {
         if (dir == CUDA_H2D)
-            CHECK(g->api->htod_async(g->buffer, g->pinned, g->bytes, g->stream));
+            CHECK("cuMemcpyHtoDAsync", g->api->htod_async(g->buffer, g->pinned, g->bytes, g->stream));
         else
-            CHECK(g->api->dtoh_async(g->pinned, g->buffer, g->bytes, g->stream));
+            CHECK("cuMemcpyDtoHAsync", g->api->dtoh_async(g->pinned, g->buffer, g->bytes, g->stream));
     }
     return 0;
 }
@@ -167,20 +181,22 @@ static double pinned_rate(struct cuda_gpu *g, enum cuda_direction dir, int repea
     cu_event start = NULL, stop = NULL;
     double rate = -1;
     float ms = 0;
-    if (g->api->event_create(&start, 0) != CUDA_SUCCESS || g->api->event_create(&stop, 0) != CUDA_SUCCESS) {
+    if (DRIVER("cuEventCreate", g->api->event_create(&start, 0)) != CUDA_SUCCESS ||
+        DRIVER("cuEventCreate", g->api->event_create(&stop, 0)) != CUDA_SUCCESS) {
         snprintf(err, errlen, "cuEventCreate failed");
-    } else if (g->api->event_record(start, g->stream) == CUDA_SUCCESS && queue_copies(g, dir, repeat, err, errlen) == 0 &&
-               g->api->event_record(stop, g->stream) == CUDA_SUCCESS &&
-               g->api->event_synchronize(stop) == CUDA_SUCCESS &&
-               g->api->event_elapsed(&ms, start, stop) == CUDA_SUCCESS && ms > 0) {
+    } else if (DRIVER("cuEventRecord", g->api->event_record(start, g->stream)) == CUDA_SUCCESS &&
+               queue_copies(g, dir, repeat, err, errlen) == 0 &&
+               DRIVER("cuEventRecord", g->api->event_record(stop, g->stream)) == CUDA_SUCCESS &&
+               DRIVER("cuEventSynchronize", g->api->event_synchronize(stop)) == CUDA_SUCCESS &&
+               DRIVER("cuEventElapsedTime", g->api->event_elapsed(&ms, start, stop)) == CUDA_SUCCESS && ms > 0) {
         rate = (double)g->bytes * repeat / (ms / 1e3);
     } else if (!*err) {
         snprintf(err, errlen, "timing the pinned copies failed");
     }
     if (start)
-        g->api->event_destroy(start);
+        DRIVER("cuEventDestroy", g->api->event_destroy(start));
     if (stop)
-        g->api->event_destroy(stop);
+        DRIVER("cuEventDestroy", g->api->event_destroy(stop));
     return rate;
 }
 
@@ -192,9 +208,9 @@ double cuda_copy_rate(struct cuda_gpu *g, enum cuda_direction dir, void *pageabl
     double start = now_s();
     for (int i = 0; i < repeat; i++) {
         if (dir == CUDA_H2D)
-            CHECK(g->api->htod(g->buffer, pageable, g->bytes));
+            CHECK("cuMemcpyHtoD", g->api->htod(g->buffer, pageable, g->bytes));
         else
-            CHECK(g->api->dtoh(pageable, g->buffer, g->bytes));
+            CHECK("cuMemcpyDtoH", g->api->dtoh(pageable, g->buffer, g->bytes));
     }
     double seconds = now_s() - start;
     return seconds > 0 ? (double)g->bytes * repeat / seconds : -1;
@@ -205,4 +221,7 @@ int cuda_copies_start(struct cuda_gpu *g, int repeat, char *err, size_t errlen)
     return queue_copies(g, CUDA_H2D, repeat, err, errlen);
 }
 
-bool cuda_copies_done(struct cuda_gpu *g) { return g->api->stream_query(g->stream) != CUDA_ERROR_NOT_READY; }
+bool cuda_copies_done(struct cuda_gpu *g)
+{
+    return DRIVER("cuStreamQuery", g->api->stream_query(g->stream)) != CUDA_ERROR_NOT_READY;
+}

@@ -44,6 +44,11 @@ struct cuda {
     cu_result (*event_destroy)(cu_event);
 };
 
+/* The driver call in progress ("cuEventSynchronize"), NULL between calls: a caller whose
+ * deadline ran out (util/deadline.h) names the call that did not answer. One thread at a time
+ * drives the GPUs in gpuvet (bench pcie, the audit's load check), so one slot serves. */
+const char *cuda_call_in_progress(void);
+
 /* Loads libcuda.so.1 ($GPUVET_CUDA_LIBRARY overrides) and calls cuInit. 0, or -1 with err. */
 int cuda_open(struct cuda *c, char *err, size_t errlen);
 void cuda_close(struct cuda *c);

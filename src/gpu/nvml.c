@@ -75,18 +75,20 @@ int nvml_open(struct nvml *n, char *err, size_t errlen)
     memset(n, 0, sizeof *n);
     const char *wanted = getenv("GPUVET_NVML_LIBRARY");
     const char *const candidates[] = {wanted && *wanted ? wanted : "libnvidia-ml.so.1", "libnvidia-ml.so"};
-    const char *why = "not found";
+    /* dlerror's text lives until the next dl call: the second dlopen would overwrite it. */
+    char why[512] = "not found";
     for (size_t i = 0; i < 2 && !n->library; i++) {
         n->library = dlopen(candidates[i], RTLD_NOW | RTLD_LOCAL);
+        const char *error = n->library ? NULL : dlerror();
         if (n->library)
             snprintf(n->library_path, sizeof n->library_path, "%s", candidates[i]);
-        else if (i == 0)
-            why = dlerror();
+        else if (i == 0 && error)
+            snprintf(why, sizeof why, "%s", error);
         if (wanted && *wanted)
             break; /* an explicit library is the only one to try */
     }
     if (!n->library) {
-        snprintf(err, errlen, "cannot load %s: %s", candidates[0], why ? why : "unknown error");
+        snprintf(err, errlen, "cannot load %s: %s", candidates[0], why);
         return -1;
     }
     nvml_return (*init)(void) = NULL;
@@ -134,4 +136,22 @@ const char *nvml_error(const struct nvml *n, nvml_return rc)
     case NVML_ERROR_LIB_RM_VERSION_MISMATCH: return "driver/library version mismatch";
     default: return "unknown error";
     }
+}
+
+/* A text field of the struct: it may lack its NUL (v1 has reserved words where busId[32] is). */
+static bool text_names(const char *field, size_t size, const struct pci_address *want, struct pci_address *out)
+{
+    char copy[33];
+    snprintf(copy, sizeof copy, "%.*s", (int)(size < sizeof copy - 1 ? size : sizeof copy - 1), field);
+    return pci_address_parse(copy, out) && out->domain == want->domain && out->bus == want->bus &&
+           out->device == want->device;
+}
+
+void nvml_pci_bus_id(const struct nvml_pci_info *p, char out[PCI_ADDRESS_LEN])
+{
+    struct pci_address fields = {p->domain, (uint8_t)p->bus, (uint8_t)p->device, 0}, a;
+    if (!text_names(p->bus_id, sizeof p->bus_id, &fields, &a) &&
+        !text_names(p->bus_id_legacy, sizeof p->bus_id_legacy, &fields, &a))
+        a = fields;
+    pci_address_format(&a, out);
 }

@@ -8,6 +8,8 @@
 
 #include <stddef.h>
 
+#include "util/pciaddr.h"
+
 typedef int nvml_return;
 typedef struct nvml_device_opaque *nvml_device;
 
@@ -114,5 +116,10 @@ int nvml_open(struct nvml *n, char *err, size_t errlen);
 void nvml_close(struct nvml *n);
 /* The library's words for an error code (our own when it has no nvmlErrorString). */
 const char *nvml_error(const struct nvml *n, nvml_return rc);
+
+/* The device's bus id in the sysfs form (util/pciaddr.h): busId ("00000000:17:00.0") or else
+ * busIdLegacy ("0000:17:00.0", where v1 kept its busId) when it names the function that the
+ * numeric domain/bus/device fields name, else those fields with function 0 (NVML prints ".0"). */
+void nvml_pci_bus_id(const struct nvml_pci_info *p, char out[PCI_ADDRESS_LEN]);
 
 #endif

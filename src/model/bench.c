@@ -1,5 +1,6 @@
 #include "model/bench.h"
 #include "model/machine.h"
+#include "util/pciaddr.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,18 +20,6 @@ double machine_memory_theoretical_bytes_s(const struct machine *m, const char **
                       : memory_effective_mts(&m->memory) == 0 ? "the DIMMs report no speed"
                                                                : "the populated channels are unknown";
     return 0;
-}
-
-/* "00000000:3B:00.0" (CUDA, nvidia-smi) and "0000:3b:00.0" (sysfs) name the same function. */
-static bool normalise_bus_id(const char *in, char out[32])
-{
-    unsigned domain, bus, device, function;
-    char tail;
-    if (sscanf(in, "%x:%x:%x.%x%c", &domain, &bus, &device, &function, &tail) != 4 || bus > 0xff || device > 0x1f ||
-        function > 7 || domain > 0xffff)
-        return false;
-    snprintf(out, 32, "%04x:%02x:%02x.%x", domain, bus, device, function);
-    return true;
 }
 
 /* Why a benchmark result holds no measurement, or NULL when it does. */
@@ -72,7 +61,7 @@ static int load_pcie(struct bench_results *b, json_t *pcie, char *err, size_t er
     json_array_foreach(pcie, i, gpu) {
         struct bench_gpu_copy *c = &b->pcie[b->npcie];
         const char *bus = json_string_value(json_object_get(gpu, "bus_id"));
-        if (!bus || !normalise_bus_id(bus, c->bus_id)) {
+        if (!bus || !pci_address_normalise(bus, c->bus_id)) {
             snprintf(err, errlen, "benchmarks.pcie[%zu].bus_id is missing or not a PCI address", i);
             return -1;
         }

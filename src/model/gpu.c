@@ -7,26 +7,7 @@
 #include <strings.h>
 
 #include "model/machine.h"
-
-bool gpu_bus_id_normalise(const char *text, char out[32])
-{
-    unsigned long domain = 0;
-    unsigned bus, device, function;
-    int used = 0;
-    if (!text)
-        return false;
-    if (sscanf(text, "%lx:%x:%x.%1x%n", &domain, &bus, &device, &function, &used) != 4) {
-        domain = 0;
-        if (sscanf(text, "%x:%x.%1x%n", &bus, &device, &function, &used) != 3)
-            return false;
-    }
-    if (text[used] != '\0' && !isspace((unsigned char)text[used]))
-        return false;
-    if (domain > 0xffffffffUL || bus > 0xff || device > 0x1f || function > 7)
-        return false;
-    snprintf(out, 32, "%04lx:%02x:%02x.%x", domain, bus, device, function);
-    return true;
-}
+#include "util/pciaddr.h"
 
 void gpu_init(struct gpu *g)
 {
@@ -61,8 +42,8 @@ struct gpu *gpu_set_add(struct gpu_set *s)
 
 const struct gpu *gpu_set_find(const struct gpu_set *s, const char *bus_id)
 {
-    char want[32];
-    if (!gpu_bus_id_normalise(bus_id, want))
+    char want[PCI_ADDRESS_LEN];
+    if (!pci_address_normalise(bus_id, want))
         return NULL;
     for (int i = 0; i < s->count; i++)
         if (!strcmp(s->items[i].bus_id, want))
@@ -151,11 +132,9 @@ bool gpu_virtualization_on_host(const char *mode)
 
 const struct pci_device *gpu_pci_device(const struct machine *m, const struct gpu *g)
 {
-    for (int i = 0; i < m->npci; i++) {
-        char norm[32];
-        if (gpu_bus_id_normalise(m->pci[i].bus_id, norm) && !strcmp(norm, g->bus_id))
+    for (int i = 0; i < m->npci; i++)
+        if (pci_address_same(m->pci[i].bus_id, g->bus_id))
             return &m->pci[i];
-    }
     return NULL;
 }
 

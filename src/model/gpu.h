@@ -100,14 +100,11 @@ int gpu_numa_node(const struct machine *m, const struct gpu *g);
  * node), "SYS" (across the CPU interconnect), or "?" when the PCI paths are unknown. */
 void gpu_link_level(const struct machine *m, const struct gpu *a, const struct gpu *b, char out[8]);
 
-/* Normalises "00000000:3B:00.0", "0000:3b:00.0" or "3b:00.0" into "0000:3b:00.0".
- * false (out untouched) on garbage. */
-bool gpu_bus_id_normalise(const char *text, char out[32]);
-
 void gpu_init(struct gpu *g);
 void gpu_set_init(struct gpu_set *s);
 /* Appends a GPU (initialised to unknowns) and returns it; NULL when out of memory. */
 struct gpu *gpu_set_add(struct gpu_set *s);
+/* The GPU at bus_id, in any form util/pciaddr.h reads; NULL when none. */
 const struct gpu *gpu_set_find(const struct gpu_set *s, const char *bus_id);
 void gpu_set_add_runtime(struct gpu_set *s, const char *path, const char *kind, int major, int minor);
 /* Frees everything the set holds and leaves it empty. */

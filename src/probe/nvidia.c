@@ -13,6 +13,7 @@
 #include "util/deadline.h"
 #include "util/fsroot.h"
 #include "util/parse.h"
+#include "util/pciaddr.h"
 
 #define NVIDIA_VENDOR 0x10de
 
@@ -146,12 +147,9 @@ static void read_nvlinks(const struct nvml *n, nvml_device dev, struct gpu *g)
         l->link = (int)link;
         l->active = state ? GPU_ON : GPU_OFF;
         struct nvml_pci_info remote;
-        char bus[32];
         memset(&remote, 0, sizeof remote);
-        if (n->nvlink_remote_pci && n->nvlink_remote_pci(dev, link, &remote) == NVML_SUCCESS) {
-            snprintf(bus, sizeof bus, "%x:%x:%x.0", remote.domain, remote.bus, remote.device);
-            gpu_bus_id_normalise(bus, l->remote_bus_id);
-        }
+        if (n->nvlink_remote_pci && n->nvlink_remote_pci(dev, link, &remote) == NVML_SUCCESS)
+            nvml_pci_bus_id(&remote, l->remote_bus_id);
     }
     g->nvlink_known = true;
 }
@@ -195,14 +193,12 @@ static void read_device(struct machine *m, const struct nvml *n, unsigned index)
     }
     struct nvml_pci_info pci;
     memset(&pci, 0, sizeof pci);
-    char bus[32], bus_id[32];
     if (!n->pci_info || n->pci_info(dev, &pci) != NVML_SUCCESS) {
         machine_problem(m, "nvml", "GPU index %u has no PCI bus id", index);
         return;
     }
-    snprintf(bus, sizeof bus, "%x:%x:%x.0", pci.domain, pci.bus, pci.device);
-    if (!gpu_bus_id_normalise(bus, bus_id))
-        return;
+    char bus_id[PCI_ADDRESS_LEN];
+    nvml_pci_bus_id(&pci, bus_id);
     struct gpu *g = gpu_set_add(&m->gpus);
     if (!g)
         return;
@@ -481,12 +477,12 @@ static bool nvml_find(const struct nvml *n, const char *bus_id, nvml_device *out
         return false;
     for (unsigned i = 0; i < count; i++) {
         struct nvml_pci_info pci;
-        char bus[32], norm[32];
+        char found[PCI_ADDRESS_LEN];
         memset(&pci, 0, sizeof pci);
         if (n->device_by_index(i, out) != NVML_SUCCESS || n->pci_info(*out, &pci) != NVML_SUCCESS)
             continue;
-        snprintf(bus, sizeof bus, "%x:%x:%x.0", pci.domain, pci.bus, pci.device);
-        if (gpu_bus_id_normalise(bus, norm) && !strcmp(norm, bus_id))
+        nvml_pci_bus_id(&pci, found);
+        if (pci_address_same(found, bus_id))
             return true;
     }
     return false;
@@ -614,7 +610,9 @@ void probe_nvidia_load_check(struct machine *m)
             continue;
         if (!answered) {
             char why[160];
-            snprintf(why, sizeof why, "no answer from the CUDA driver or NVML in %g s: the GPU may be hung", limit);
+            const char *call = cuda_call_in_progress();
+            snprintf(why, sizeof why, "no answer from %s in %g s: the GPU may be hung",
+                     call ? call : "the CUDA driver or NVML", limit);
             set_load_error(g, why);
             continue;
         }

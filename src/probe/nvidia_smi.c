@@ -15,6 +15,7 @@
 #include "probe/probe.h"
 #include "util/fsroot.h"
 #include "util/inputfile.h"
+#include "util/pciaddr.h"
 
 static xmlNode *child(const xmlNode *node, const char *name)
 {
@@ -221,8 +222,8 @@ static int read_gpu(struct machine *m, const char *file, const xmlNode *g)
         bus = id ? strdup((const char *)id) : NULL;
         xmlFree(id);
     }
-    char bus_id[32];
-    bool ok = gpu_bus_id_normalise(bus, bus_id);
+    char bus_id[PCI_ADDRESS_LEN];
+    bool ok = pci_address_normalise(bus, bus_id);
     if (!ok) {
         machine_problem(m, file, "a <gpu> element has no valid PCI bus id ('%s')", bus ? bus : "");
         free(bus);

@@ -1,7 +1,6 @@
 /* PCI devices from /sys/bus/pci/devices: the accelerators, NICs and NVMe drives, with current and
  * maximum link of the device and of every bridge up to its root port. Our own walker has no
  * 16-bit domain limit (hwloc 2.9 drops VMD's 10000: devices). */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,23 +8,10 @@
 #include "probe/probe.h"
 #include "util/fsroot.h"
 #include "util/parse.h"
+#include "util/pciaddr.h"
 #include "util/pciids.h"
 
 #define PCI_DIR "/sys/bus/pci/devices"
-
-bool pci_is_bus_id(const char *s)
-{
-    /* dddd:bb:dd.f, with a domain of 4 or more hex digits (VMD uses 10000:). */
-    const char *colon = strchr(s, ':');
-    if (!colon || colon - s < 4)
-        return false;
-    for (const char *p = s; p < colon; p++)
-        if (!isxdigit((unsigned char)*p))
-            return false;
-    return strlen(colon) == 8 && isxdigit((unsigned char)colon[1]) && isxdigit((unsigned char)colon[2]) &&
-           colon[3] == ':' && isxdigit((unsigned char)colon[4]) && isxdigit((unsigned char)colon[5]) &&
-           colon[6] == '.' && isdigit((unsigned char)colon[7]);
-}
 
 char *pci_bus_id_of_path(const char *sysfs_path)
 {
@@ -33,7 +19,7 @@ char *pci_bus_id_of_path(const char *sysfs_path)
     snprintf(copy, sizeof copy, "%s", sysfs_path);
     char *last = NULL, *save = NULL;
     for (char *comp = strtok_r(copy, "/", &save); comp; comp = strtok_r(NULL, "/", &save))
-        if (pci_is_bus_id(comp))
+        if (pci_address_is_sysfs_name(comp))
             last = comp;
     return last ? strdup(last) : NULL;
 }
@@ -148,7 +134,7 @@ static void read_path(struct machine *m, struct pci_device *d, const char *real)
     while (slash && slash > copy) {
         *slash = '\0';
         const char *name = strrchr(copy, '/') + 1;
-        if (!pci_is_bus_id(name))
+        if (!pci_address_is_sysfs_name(name))
             break;
         struct pci_hop *grown = realloc(d->path, (size_t)(d->npath + 1) * sizeof *grown);
         if (!grown)
@@ -298,7 +284,7 @@ void probe_pci(struct machine *m)
     }
     m->pci_scanned = true;
     for (int i = 0; i < count; i++)
-        if (pci_is_bus_id(names[i]))
+        if (pci_address_is_sysfs_name(names[i]))
             read_device(m, names[i]);
     fs_list_free(names, count);
     name_devices(m);

@@ -32,7 +32,6 @@ void probe_storage(struct machine *m);
 void probe_network(struct machine *m);
 
 /* "0000:3b:00.0", also with VMD's 5-digit domains. */
-bool pci_is_bus_id(const char *s);
 /* The last PCI function in a resolved sysfs device path (the controller or NIC a block or
  * network device hangs off); malloc'd, NULL when the path holds none. */
 char *pci_bus_id_of_path(const char *sysfs_path);

@@ -53,11 +53,8 @@ struct watch_gpus *watch_gpus_open(struct watch_timeline *w)
         info->numa_node = -1;
         struct nvml_pci_info pci;
         memset(&pci, 0, sizeof pci);
-        char bus[32];
-        if (g->nvml.pci_info && g->nvml.pci_info(dev, &pci) == NVML_SUCCESS) {
-            snprintf(bus, sizeof bus, "%x:%x:%x.0", pci.domain, pci.bus, pci.device);
-            gpu_bus_id_normalise(bus, info->bus_id);
-        }
+        if (g->nvml.pci_info && g->nvml.pci_info(dev, &pci) == NVML_SUCCESS)
+            nvml_pci_bus_id(&pci, info->bus_id);
         if (!g->nvml.name || g->nvml.name(dev, info->name, sizeof info->name) != NVML_SUCCESS)
             snprintf(info->name, sizeof info->name, "GPU %u", i);
         g->devices[g->count++] = dev;

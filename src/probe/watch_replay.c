@@ -11,6 +11,7 @@
 #include "model/gpu.h"
 #include "probe/watch.h"
 #include "util/parse.h"
+#include "util/pciaddr.h"
 
 #define MAX_COLUMNS 64
 
@@ -152,7 +153,10 @@ static int load_json(const char *path, struct watch_timeline *w, char *err, size
     for (size_t g = 0; g < json_array_size(gpus) && w->ngpus < WATCH_MAX_GPUS; g++) {
         json_t *o = json_array_get(gpus, g);
         struct watch_gpu_info *info = &w->gpu_info[w->ngpus++];
-        snprintf(info->bus_id, sizeof info->bus_id, "%s", str_or(o, "bus_id", ""));
+        /* Any spelling a saved timeline has is stored in the sysfs form the live GPUs have. */
+        const char *bus_id = str_or(o, "bus_id", "");
+        if (!pci_address_normalise(bus_id, info->bus_id))
+            snprintf(info->bus_id, sizeof info->bus_id, "%s", bus_id);
         snprintf(info->name, sizeof info->name, "%s", str_or(o, "name", ""));
         info->numa_node = integer(o, "numa_node", -1);
     }

@@ -7,6 +7,7 @@
 
 #include "report/report.h"
 #include "util/parse.h"
+#include "util/pciaddr.h"
 
 static json_t *str_or_null(const char *s) { return s ? json_string(s) : json_null(); }
 static json_t *num_or_null(long long v) { return v >= 0 ? json_integer(v) : json_null(); }
@@ -280,7 +281,11 @@ void print_gpus(FILE *o, const struct machine *m, bool redact, const char *bold,
         fprintf(o, " GPU%-4d", j);
     fprintf(o, " NUMA  CPU affinity\n");
     for (int i = 0; i < s->count; i++) {
-        fprintf(o, "        GPU%-2d %-8.8s", i, s->items[i].bus_id + 5);
+        struct pci_address address;
+        char bus[PCI_ADDRESS_LEN] = "?";
+        if (pci_address_parse(s->items[i].bus_id, &address))
+            pci_address_format_short(&address, bus);
+        fprintf(o, "        GPU%-2d %-8s", i, bus);
         for (int j = 0; j < s->count; j++) {
             char level[8] = "X";
             if (i != j)

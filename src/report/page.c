@@ -2,10 +2,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "report/page.h"
 #include "util/parse.h"
+#include "util/pciaddr.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
@@ -284,7 +284,7 @@ static enum link_state_mark link_mark(const struct findings *f, const char *bus_
     bool found = false;
     for (int i = 0; i < f->count; i++) {
         const struct finding *it = &f->items[i];
-        if (strcmp(it->rule->id, "PCIE_LINK_DEGRADED") != 0 || strcasecmp(it->subject, bus_id) != 0)
+        if (strcmp(it->rule->id, "PCIE_LINK_DEGRADED") != 0 || !pci_address_same(it->subject, bus_id))
             continue;
         found = true;
         if (it->severity > worst)
@@ -588,7 +588,7 @@ int page_bench_rates(const struct audit_report *r, struct page_rate *out, int ma
         const json_t *evidence = NULL;
         for (int f = 0; f < r->findings->count && !evidence; f++) {
             const struct finding *it = &r->findings->items[f];
-            if (!strcmp(it->rule->id, "PCIE_BANDWIDTH_LOW") && !strcasecmp(it->subject, c->bus_id) &&
+            if (!strcmp(it->rule->id, "PCIE_BANDWIDTH_LOW") && pci_address_same(it->subject, c->bus_id) &&
                 json_object_get(it->evidence, "achievable_bytes_s"))
                 evidence = it->evidence;
         }

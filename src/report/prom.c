@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "report/report.h"
+#include "util/pciaddr.h"
 
 /* A label value as the format wants it: backslash, double quote and line feed escaped. */
 static void put_label(FILE *out, const char *name, const char *value, bool *first)
@@ -36,29 +37,18 @@ static void put_family(FILE *out, const char *name, const char *help)
     fprintf(out, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
 }
 
-/* NVML's bus id as dcgm-exporter's pci_bus_id label spells it: "00000000:3B:00.0". */
-static void nvml_bus_id(const char *sysfs_bus_id, char out[32])
-{
-    unsigned domain, bus, dev, fn;
-    if (sscanf(sysfs_bus_id, "%x:%x:%x.%x", &domain, &bus, &dev, &fn) == 4)
-        snprintf(out, 32, "%08X:%02X:%02X.%X", domain, bus, dev, fn);
-    else
-        snprintf(out, 32, "%s", sysfs_bus_id);
-}
-
 /* dcgm-exporter's GPU labels (gpu: the NVML index, in the order gpuvet read the GPUs; UUID;
  * pci_bus_id) when bus_id is one of the machine's NVIDIA GPUs; nothing otherwise. */
 static void put_gpu_labels(FILE *out, const struct machine *m, const char *bus_id, bool *first)
 {
-    char normalised[32];
-    if (!m || !bus_id || !gpu_bus_id_normalise(bus_id, normalised))
+    const struct gpu *g = m && bus_id ? gpu_set_find(&m->gpus, bus_id) : NULL;
+    struct pci_address address;
+    if (!g || !pci_address_parse(g->bus_id, &address))
         return;
-    const struct gpu *g = gpu_set_find(&m->gpus, normalised);
-    if (!g)
-        return;
-    char index[16], nvml[32];
+    /* NVML's spelling, as dcgm-exporter's pci_bus_id label has it: "00000000:3B:00.0". */
+    char index[16], nvml[PCI_ADDRESS_LEN];
     snprintf(index, sizeof index, "%d", (int)(g - m->gpus.items));
-    nvml_bus_id(g->bus_id, nvml);
+    pci_address_format_nvml(&address, nvml);
     put_label(out, "gpu", index, first);
     put_label(out, "UUID", g->uuid, first);
     put_label(out, "pci_bus_id", nvml, first);

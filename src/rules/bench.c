@@ -3,11 +3,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "rules/checks.h"
 #include "rules/hints.h"
 #include "util/parse.h"
+#include "util/pciaddr.h"
 
 void judge_mem_bandwidth(struct audit_ctx *ctx, double measured_bytes_s, double theoretical_bytes_s,
                          const char *theoretical_unknown)
@@ -62,7 +62,7 @@ double pcie_achievable_bytes_s(double gt_s, int width)
 static const struct pci_device *accelerator_at(const struct machine *m, const char *bus_id)
 {
     for (int i = 0; i < m->npci; i++)
-        if (m->pci[i].role == PCI_ROLE_ACCELERATOR && !strcasecmp(m->pci[i].bus_id, bus_id))
+        if (m->pci[i].role == PCI_ROLE_ACCELERATOR && pci_address_same(m->pci[i].bus_id, bus_id))
             return &m->pci[i];
     return NULL;
 }

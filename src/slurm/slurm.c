@@ -1,5 +1,6 @@
 #include "slurm/slurm.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,7 +81,7 @@ static void first_line(const char *text, char *out, size_t outlen)
 {
     snprintf(out, outlen, "%s", text);
     out[strcspn(out, "\n")] = '\0';
-    for (size_t n = strlen(out); n > 0 && (out[n - 1] == ' ' || out[n - 1] == '\r'); n--)
+    for (size_t n = strlen(out); n > 0 && isspace((unsigned char)out[n - 1]); n--)
         out[n - 1] = '\0';
 }
 

@@ -8,7 +8,8 @@
 /* The budget of each call that can block (seconds); the README adds them up. An environment
  * variable of the same name overrides one (tests make them short). */
 #define DEADLINE_NVML_S 20.0    /* all of NVML: nvmlInit (seconds per GPU without persistence mode) and every query */
-#define DEADLINE_CUDA_S 20.0    /* --load-check: the CUDA driver's copies, one second of traffic per GPU */
+#define DEADLINE_CUDA_S 20.0    /* the CUDA driver: --load-check's copies (one second of traffic per GPU);
+                                 * bench pcie's cuInit, and each GPU's calls before its copies */
 #define DEADLINE_STATFS_S 5.0   /* realpath and statvfs of --data-dir, statvfs of / */
 #define DEADLINE_CHILD_S 60.0   /* a tool gpuvet runs (snapshot's `nvidia-smi -q -x`) */
 

@@ -1,11 +1,13 @@
 /* Probes that can block run under a deadline: NVML that stops answering (the stand-in library made
  * to hang), statvfs/realpath on a hung FUSE mount (a real one: a FUSE connection nobody answers),
- * a hung nvidia-smi during snapshot. The audit goes on, says "no answer from ... in N s", and its
+ * a hung nvidia-smi during snapshot, a CUDA driver that stops answering in `bench pcie` (the
+ * stand-in library made to hang in one call). The audit goes on, says "no answer from ... in N s", and its
  * total time stays bounded. */
 #include <criterion/criterion.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,4 +129,80 @@ Test(deadlines, a_hung_nvidia_smi_does_not_hang_snapshot, .timeout = 60)
     run_result_free(&r);
     snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", bin, out);
     cr_assert_eq(system(cmd), 0);
+}
+
+/* `bench pcie` on the stand-in NVML + CUDA library (two RTX A5000s of a real nvidia-smi file):
+ * `call` never returns (on device `device` only, or on all when NULL); DEADLINE_CUDA_S is `budget`. */
+static json_t *bench_pcie_with_hung_cuda(const char *call, const char *device, const char *budget, double *took,
+                                         struct run_result *r)
+{
+    if (host_has_nvidia_gpu())
+        cr_skip_test("this machine has an NVIDIA GPU: its sysfs would add targets the stand-in does not know");
+    setenv("GPUVET_NVML_LIBRARY", GPUVET_MOCK_NVML_CURRENT, 1);
+    setenv("GPUVET_CUDA_LIBRARY", GPUVET_MOCK_NVML_CURRENT, 1);
+    setenv("GPUVET_MOCK_NVML_XML", A5000, 1);
+    setenv("GPUVET_MOCK_CUDA_HANG", call, 1);
+    if (device)
+        setenv("GPUVET_MOCK_CUDA_HANG_DEVICE", device, 1);
+    /* Room for the stand-in's real 256 MiB memcpys on a loaded machine; the hang still costs only this. */
+    setenv("GPUVET_DEADLINE_CUDA_S", budget, 1);
+    double start = now_s();
+    *r = run_gpuvet("bench", "pcie", "--quick", "--json", NULL);
+    *took = now_s() - start;
+    unsetenv("GPUVET_MOCK_CUDA_HANG_DEVICE");
+    /* 0 when a GPU was measured, 2 when nothing could be: the document is written either way. */
+    cr_assert(r->status == 0 || r->status == 2, "exit %d; stderr: %s", r->status, r->err);
+    json_t *doc = run_json(r);
+    cr_assert_not_null(json_object_get(json_object_get(doc, "benchmarks"), "pcie"), "%s", r->out);
+    return doc;
+}
+
+Test(deadlines, a_gpu_that_stops_answering_ends_bench_pcie_with_the_results_it_has, .timeout = 60)
+{
+    struct run_result r;
+    double took;
+    /* First the same bench with nothing hung, for this machine's pace now (the stand-in really
+     * copies 256 MiB buffers, which takes seconds on a loaded machine): the budget is twice
+     * that, so the GPU that answers is measured and the hang still costs a bounded time. */
+    json_t *doc = bench_pcie_with_hung_cuda("nothing", NULL, "600", &took, &r);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_decref(doc);
+    run_result_free(&r);
+    double unhung = took;
+    char budget[32];
+    snprintf(budget, sizeof budget, "%.0f", ceil(2 * unhung + 2));
+
+    doc = bench_pcie_with_hung_cuda("cuEventSynchronize", "1", budget, &took, &r);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *pcie = json_object_get(json_object_get(doc, "benchmarks"), "pcie");
+    cr_assert_eq(json_array_size(pcie), 2, "%s", r.out);
+    /* The first GPU answered: its copies on the simulated 10 GB/s link are kept. */
+    json_t *first = json_array_get(pcie, 0);
+    cr_assert_float_eq(json_real_value(json_object_get(first, "h2d_pinned_bytes_s")), 10e9, 0.5e9, "%s", r.out);
+    json_t *second = json_array_get(pcie, 1);
+    const char *error = json_string_value(json_object_get(second, "error"));
+    cr_assert(error && strstr(error, "no answer from cuEventSynchronize in "), "%s", r.out);
+    cr_assert_null(json_object_get(second, "h2d_pinned_bytes_s"), "a failed GPU has {bus_id, error} only");
+    /* The GPU's budget: DEADLINE_CUDA_S plus the quick copies (16 x 256 MiB) at a quarter of
+     * Gen4 x16's 31.5 GB/s (16 GT/s x 16 lanes x 128/130 / 8). */
+    double limit = atof(budget) + 16 * 268435456.0 / (16 * 16 * 128.0 / 130 / 8 * 1e9 / 4);
+    char expected[48];
+    snprintf(expected, sizeof expected, "in %.3g s", limit);
+    cr_assert(strstr(error, expected), "%s, not %s", error, expected);
+    cr_assert(took < unhung + limit + 5, "took %.1f s (%.1f s without the hang)", took, unhung);
+    json_decref(doc);
+    run_result_free(&r);
+}
+
+Test(deadlines, a_driver_that_never_initialises_skips_bench_pcie_with_the_call, .timeout = 60)
+{
+    struct run_result r;
+    double took;
+    json_t *doc = bench_pcie_with_hung_cuda("cuInit", NULL, "3", &took, &r);
+    json_t *pcie = json_object_get(json_object_get(doc, "benchmarks"), "pcie");
+    const char *skipped = json_string_value(json_object_get(pcie, "skipped"));
+    cr_assert(skipped && strstr(skipped, "no answer from cuInit in 3 s"), "%s", r.out);
+    cr_assert(took < 20, "took %.1f s (the probe, then the 3 s of cuInit)", took);
+    json_decref(doc);
+    run_result_free(&r);
 }

@@ -149,3 +149,26 @@ Test(health_slurm, an_scontrol_that_hangs_is_stopped, .timeout = 40)
     run_result_free(&r);
     tree_remove(dir);
 }
+
+/* scontrol's error line reaches the user without the CR, tab or blanks that trailed it (a
+ * wrapper script or a Windows-edited one writes "\r\n"). */
+Test(health_slurm, an_scontrol_error_line_is_trimmed)
+{
+    char dir[] = "/tmp/gpuvet-health-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    tree_write(dir, "failing-scontrol",
+               "#!/bin/sh\nprintf 'slurm_load_node error: Invalid node name specified \\t\\r\\nsecond line\\n'\nexit 1\n");
+    char script[4096];
+    snprintf(script, sizeof script, "%s/failing-scontrol", dir);
+    chmod(script, 0755);
+    struct run_result r = run_gpuvet("health", "--sysroot", fixture(INTEL), "--slurm", "--node", "n1", "--scontrol",
+                                     script, NULL);
+    cr_assert_eq(r.status, 2, "%s", r.err);
+    const char *at = strstr(r.err, "Invalid node name specified");
+    cr_assert(at, "%s", r.err);
+    at += strlen("Invalid node name specified");
+    cr_assert(*at == '\n' || *at == '\0', "trailing text after scontrol's message: %s", r.err);
+    cr_assert_null(strstr(r.err, "second line"), "%s", r.err);
+    run_result_free(&r);
+    tree_remove(dir);
+}

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>
@@ -41,7 +42,24 @@ static void queue(size_t bytes)
     mock_busy_until = start + bytes / LINK_BYTES_S;
 }
 
-CUresult cuInit(unsigned flags) { return flags == 0 ? 0 : INVALID_VALUE; }
+/* The device whose primary context was retained last: the one the calls below work on. */
+static int current_device = -1;
+
+/* $GPUVET_MOCK_CUDA_HANG names a driver call that never returns, as on a GPU that stopped
+ * answering; with $GPUVET_MOCK_CUDA_HANG_DEVICE (an index) only on that device. */
+static void hang_if(const char *call)
+{
+    const char *hang = getenv("GPUVET_MOCK_CUDA_HANG"), *device = getenv("GPUVET_MOCK_CUDA_HANG_DEVICE");
+    if (hang && !strcmp(hang, call) && (!device || atoi(device) == current_device))
+        for (;;)
+            pause();
+}
+
+CUresult cuInit(unsigned flags)
+{
+    hang_if("cuInit");
+    return flags == 0 ? 0 : INVALID_VALUE;
+}
 CUresult cuGetErrorString(CUresult rc, const char **s)
 {
     *s = rc == NOT_FOUND ? "mock: no GPU with that bus id" : "mock error";
@@ -81,6 +99,8 @@ CUresult cuDevicePrimaryCtxRetain(void **ctx, int device)
 {
     *ctx = &contexts;
     contexts += device >= 0;
+    current_device = device;
+    hang_if("cuDevicePrimaryCtxRetain");
     return 0;
 }
 CUresult cuDevicePrimaryCtxRelease_v2(int device)
@@ -170,6 +190,7 @@ CUresult cuEventRecord(struct event *e, void *s)
 }
 CUresult cuEventSynchronize(struct event *e)
 {
+    hang_if("cuEventSynchronize");
     wait_until(e->at);
     return 0;
 }
