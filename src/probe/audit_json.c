@@ -83,12 +83,13 @@ static hwloc_bitmap_t cpus_of(json_t *obj, const char *key)
     return set;
 }
 
-/* How many entries of a list to read: all, or max with a problem recorded. */
-static size_t capped(struct machine *m, const char *path, json_t *list, size_t max, const char *what)
+/* How many entries of a list to read: all, or max with a problem recorded. too_many is the whole
+ * message, "%zu ... %zu", with the count found and max. */
+static size_t capped(struct machine *m, const char *path, json_t *list, size_t max, const char *too_many)
 {
     size_t n = json_array_size(list);
     if (n > max) {
-        machine_problem(m, path, "%zu %s in the saved audit; only the first %zu are read", n, what, max);
+        machine_problem(m, path, too_many, n, max);
         n = max;
     }
     return n;
@@ -135,7 +136,8 @@ static void load_cpu(struct cpu_info *c, json_t *cpu)
 static int load_numa(struct machine *m, const char *path, json_t *nodes)
 {
     size_t n;
-    m->nodes = alloc_entries(m, path, nodes, AUDIT_MAX_NUMA_NODES, sizeof *m->nodes, "NUMA nodes", &n);
+    m->nodes = alloc_entries(m, path, nodes, AUDIT_MAX_NUMA_NODES, sizeof *m->nodes,
+                             "%zu NUMA nodes in the saved audit: only the first %zu are read", &n);
     if (n && !m->nodes)
         return -1;
     for (size_t i = 0; i < n; i++) {
@@ -220,11 +222,16 @@ static int load_pci(struct machine *m, const char *path, json_t *machine)
     static const struct {
         const char *key;
         enum pci_role role;
-    } lists[] = {{"accelerators", PCI_ROLE_ACCELERATOR}, {"nics", PCI_ROLE_NIC}, {"nvme", PCI_ROLE_NVME}};
+        const char *too_many;
+    } lists[] = {
+        {"accelerators", PCI_ROLE_ACCELERATOR, "%zu accelerators in the saved audit: only the first %zu are read"},
+        {"nics", PCI_ROLE_NIC, "%zu NICs in the saved audit: only the first %zu are read"},
+        {"nvme", PCI_ROLE_NVME, "%zu NVMe drives in the saved audit: only the first %zu are read"},
+    };
     size_t counts[3], total = 0;
     for (size_t l = 0; l < 3; l++) {
         json_t *list = json_object_get(machine, lists[l].key);
-        counts[l] = capped(m, path, list, AUDIT_MAX_PCI_PER_ROLE, lists[l].key);
+        counts[l] = capped(m, path, list, AUDIT_MAX_PCI_PER_ROLE, lists[l].too_many);
         total += counts[l];
     }
     m->pci_scanned = listed(machine, "pci", "accelerators");
@@ -255,7 +262,8 @@ static int load_storage(struct machine *m, const char *path, json_t *machine)
     json_t *disks = json_object_get(machine, "storage");
     m->storage.listed = listed(machine, "storage", "storage");
     size_t n;
-    m->storage.devices = alloc_entries(m, path, disks, AUDIT_MAX_DISKS, sizeof *m->storage.devices, "disks", &n);
+    m->storage.devices = alloc_entries(m, path, disks, AUDIT_MAX_DISKS, sizeof *m->storage.devices,
+                                       "%zu disks in the saved audit: only the first %zu are read", &n);
     if (n && !m->storage.devices)
         return -1;
     for (size_t i = 0; i < n; i++) {
@@ -288,7 +296,8 @@ static int load_network(struct machine *m, const char *path, json_t *machine)
     json_t *ports = json_object_get(machine, "network");
     m->network.listed = listed(machine, "network", "network");
     size_t n;
-    m->network.ports = alloc_entries(m, path, ports, AUDIT_MAX_PORTS, sizeof *m->network.ports, "network ports", &n);
+    m->network.ports = alloc_entries(m, path, ports, AUDIT_MAX_PORTS, sizeof *m->network.ports,
+                                     "%zu network ports in the saved audit: only the first %zu are read", &n);
     if (n && !m->network.ports)
         return -1;
     for (size_t i = 0; i < n; i++) {
@@ -334,7 +343,7 @@ static int load_gpus(struct machine *m, const char *path, json_t *gpus, json_t *
     const char *cuda = json_string_value(json_object_get(nvidia, "cuda_version"));
     if (cuda && sscanf(cuda, "%d.%d", &s->cuda_major, &s->cuda_minor) != 2)
         s->cuda_major = s->cuda_minor = -1;
-    size_t n = capped(m, path, gpus, GPU_MAX_PER_NODE, "GPUs");
+    size_t n = capped(m, path, gpus, GPU_MAX_PER_NODE, "%zu GPUs in the saved audit: only the first %zu are read");
     for (size_t i = 0; i < n; i++) {
         json_t *o = json_array_get(gpus, i);
         struct gpu *g = gpu_set_add(s);
