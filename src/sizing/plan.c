@@ -218,7 +218,7 @@ int plan_make(struct plan *p) { return p->gpu ? plan_one(p) : plan_rank(p); }
 
 void plan_check_machine(struct plan *p, const struct machine *m, const char *against)
 {
-    json_object_set_new(p->doc, "checked_against", json_string(against));
+    json_object_set_new(p->doc, "checked_against", against ? json_string(against) : json_null());
     json_object_set_new(p->doc, "check", plan_check(m, p->requirements, p->gpu, &p->table, &p->shortfalls));
     json_object_set_new(p->doc, "shortfalls", json_integer(p->shortfalls));
 }
