@@ -214,6 +214,9 @@ json_t *machine_to_json(const struct machine *m)
     json_object_set_new(o, "storage", storage_json(m));
     json_object_set_new(o, "storage_paths", storage_paths_json(&m->storage));
     json_object_set_new(o, "network", network_json(m));
+    /* Which lists the probes could read: an empty list is "none" only where this says true. */
+    json_object_set_new(o, "listed", json_pack("{s:b, s:b, s:b}", "pci", m->pci_scanned, "storage", m->storage.listed,
+                                               "network", m->network.listed));
     json_object_set_new(o, "kernel", kernel_json(&m->kernel));
     json_object_set_new(o, "virtualization", virt_json(&m->virt));
     json_object_set_new(o, "bench", bench_results_json(&m->bench));

@@ -212,19 +212,6 @@ Test(plan, cv_train_cores_follow_decode_rate)
     run_result_free(&r);
 }
 
-static char *saved_audit(const char *tree)
-{
-    struct run_result r = run_gpuvet("audit", "--json", "--sysroot", fixture(tree), NULL);
-    cr_assert(r.status == 0 || r.status == 1, "%s", r.err);
-    char path[] = "/tmp/gpuvet-audit-XXXXXX.json";
-    int fd = mkstemps(path, 5);
-    cr_assert_geq(fd, 0);
-    cr_assert_eq(write(fd, r.out, strlen(r.out)), (ssize_t)strlen(r.out));
-    close(fd);
-    run_result_free(&r);
-    return strdup(path);
-}
-
 static json_t *check_item(json_t *plan, const char *what)
 {
     size_t i;
@@ -572,4 +559,98 @@ Test(plan, without_gpus_ranks_what_fits)
     }
     json_decref(doc);
     run_result_free(&r);
+}
+
+/* The "check" array, shortfall count and exit status of a --check run. */
+static json_t *check_result(const char *what, struct run_result *r)
+{
+    cr_assert(r->status == 0 || r->status == 1, "%s: %s", what, r->err);
+    json_t *doc = run_json(r), *plan = plan_of(doc);
+    json_t *out = json_pack("{s:O, s:O, s:i}", "check", json_object_get(plan, "check"), "shortfalls",
+                            json_object_get(plan, "shortfalls"), "status", r->status);
+    json_decref(doc);
+    return out;
+}
+
+/* plan --check reads one machine model whether a probe of a recorded tree filled it or a saved
+ * audit of that tree did: on every recorded machine both give the same check, item for item. */
+Test(plan, check_of_saved_audit_equals_check_of_its_tree)
+{
+    static const char *const trees[] = {
+        "sysroot/16amd64-8n2c",          "sysroot/2pa-pcidomain32bits",       "sysroot/32amd64-4s2n4c-cgroup",
+        "sysroot/32em64t-2n8c+1mic",     "sysroot/32intel64-2p8co2t+8ve",     "sysroot/40intel64-4n10c+pci-conflicts",
+        "sysroot/96em64t-4n4d3ca2co",    "sysroot/h200-firecracker-vm",       "sysroot/nvidia-dgx-gb10",
+        "sysroot/nvidiagpunumanodes"};
+    /* Multi-node ZeRO-Infinity (GPUs, links, cores, RAM, network, RDMA, NVMe) and one H200 for
+     * inference (the GPU model where the audit has NVIDIA data). */
+    static const char *const plans[][9] = {
+        {"--workload", "llm-train", "--model", "llama-2-7b", "--gpus", "8xh100", "--zero", "3", "--offload"},
+        {"--workload", "llm-infer", "--model", "llama-3-8b", "--gpus", "1xh200", "--batch", "4", "--json"},
+    };
+    for (size_t t = 0; t < sizeof trees / sizeof trees[0]; t++) {
+        char *audit = saved_audit(trees[t]);
+        for (size_t k = 0; k < sizeof plans / sizeof plans[0]; k++) {
+            const char *const *a = plans[k];
+            struct run_result saved, tree;
+            if (k == 0) {
+                saved = run_gpuvet("plan", a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], "nvme", "--nodes",
+                                   "2", "--check", audit, "--json", NULL);
+                tree = run_gpuvet("plan", a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], "nvme", "--nodes", "2",
+                                  "--check", "--sysroot", fixture(trees[t]), "--json", NULL);
+            } else {
+                saved = run_gpuvet("plan", a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], "--check", audit,
+                                   NULL);
+                tree = run_gpuvet("plan", a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], "--check",
+                                  "--sysroot", fixture(trees[t]), NULL);
+            }
+            json_t *from_saved = check_result(trees[t], &saved), *from_tree = check_result(trees[t], &tree);
+            cr_expect_gt(json_array_size(json_object_get(from_tree, "check")), 3, "%s", trees[t]);
+            char *s = json_dumps(from_saved, JSON_SORT_KEYS), *l = json_dumps(from_tree, JSON_SORT_KEYS);
+            cr_expect_str_eq(s, l, "%s, plan %zu: the saved audit and the tree disagree", trees[t], k);
+            free(s);
+            free(l);
+            json_decref(from_saved);
+            json_decref(from_tree);
+            run_result_free(&saved);
+            run_result_free(&tree);
+        }
+        unlink(audit);
+        free(audit);
+    }
+}
+
+/* A tree without /sys/bus/pci or /sys/block: the accelerators and NVMe space are unknown, not 0
+ * and short; an audit saved before `machine.listed` existed is read as its lists say. */
+Test(plan, check_of_unread_lists_is_unknown)
+{
+    char *audit = saved_audit("sysroot/16amd64-8n2c");
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-train", "--model", "llama-2-7b", "--gpus", "8xh100",
+                                     "--zero", "3", "--offload", "nvme", "--check", audit, "--json", NULL);
+    json_t *doc = plan_json(&r, 1, "cores and RAM are short"), *plan = plan_of(doc);
+    cr_expect_str_eq(json_string_value(json_object_get(check_item(plan, "GPUs"), "status")), "unknown");
+    cr_expect_str_eq(json_string_value(json_object_get(check_item(plan, "NVMe space"), "status")), "unknown");
+    cr_expect_str_eq(json_string_value(json_object_get(check_item(plan, "CPU cores"), "status")), "short");
+    json_decref(doc);
+    run_result_free(&r);
+    unlink(audit);
+    free(audit);
+
+    audit = saved_audit("sysroot/32em64t-2n8c+1mic");
+    json_error_t jerr;
+    json_t *saved = json_load_file(audit, 0, &jerr);
+    cr_assert_not_null(saved, "%s", jerr.text);
+    cr_assert_eq(json_object_del(json_object_get(saved, "machine"), "listed"), 0);
+    cr_assert_eq(json_dump_file(saved, audit, 0), 0);
+    json_decref(saved);
+    r = run_gpuvet("plan", "--workload", "llm-train", "--model", "llama-2-7b", "--gpus", "8xh100", "--zero", "3",
+                   "--offload", "nvme", "--check", audit, "--json", NULL);
+    doc = plan_json(&r, 1, "an older audit");
+    plan = plan_of(doc);
+    cr_expect_str_eq(json_string_value(json_object_get(check_item(plan, "GPUs"), "status")), "short");
+    cr_expect_eq(json_integer_value(json_object_get(check_item(plan, "GPUs"), "have")), 1);
+    cr_expect_str_eq(json_string_value(json_object_get(check_item(plan, "NVMe space"), "status")), "ok");
+    json_decref(doc);
+    run_result_free(&r);
+    unlink(audit);
+    free(audit);
 }

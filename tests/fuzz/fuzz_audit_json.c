@@ -1,6 +1,7 @@
-/* libFuzzer target: a saved `gpuvet audit --json` document, as `plan --check FILE` reads it (an
- * LLM-training plan for 8 A100s, which judges cores, memory, GPUs, storage and network). Seeds: the
- * audit of each recorded machine in tests/fixtures/sysroot (tests/fuzz/run-fuzzers.sh makes them). */
+/* libFuzzer target: a saved `gpuvet audit --json` document, as `plan --check FILE` reads it into the
+ * machine model (probe/audit_json.c) and judges it (sizing/check.c) against an LLM-training plan for
+ * 8 A100s (cores, memory, GPUs, storage and network). Seeds: the audit of each recorded machine in
+ * tests/fixtures/sysroot (tests/fuzz/run-fuzzers.sh makes them). */
 #include "builtin/builtin.h"
 #include "fuzz_file.h"
 

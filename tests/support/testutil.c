@@ -271,4 +271,15 @@ void html_check_well_formed(const char *path)
     cr_assert_eq(status, 0, "%s is not well-formed HTML:\n%s", path, out);
     free(out);
     free(command);
+char *saved_audit(const char *tree)
+{
+    struct run_result r = run_gpuvet("audit", "--json", "--sysroot", fixture(tree), NULL);
+    cr_assert(r.status == 0 || r.status == 1, "%s", r.err);
+    char path[] = "/tmp/gpuvet-audit-XXXXXX.json";
+    int fd = mkstemps(path, 5);
+    cr_assert_geq(fd, 0);
+    cr_assert_eq(write(fd, r.out, strlen(r.out)), (ssize_t)strlen(r.out));
+    close(fd);
+    run_result_free(&r);
+    return strdup(path);
 }

@@ -41,6 +41,10 @@ json_t *array_entry(json_t *array, const char *key, const char *value);
 /* Count of findings of id with that severity. */
 int count_findings(json_t *doc, const char *id, const char *severity);
 
+/* `gpuvet audit --json --sysroot fixture(tree)` saved to a temporary file (the caller unlinks
+ * it); returns its malloc'd path. */
+char *saved_audit(const char *tree);
+
 /* True when this machine has an NVIDIA display or 3D controller (sysfs vendor 0x10de, class 0x03xx):
  * tests that need a machine without one skip there (gpuvet is meant for GPU servers). */
 bool host_has_nvidia_gpu(void);

@@ -1,0 +1,15 @@
+/* The `gpuvet plan` document (sizing/plan.h builds it) as text for people and as gpuvet.plan/1
+ * JSON (docs/plan-cost.md). */
+#ifndef GPUVET_REPORT_PLAN_REPORT_H
+#define GPUVET_REPORT_PLAN_REPORT_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#define PLAN_SCHEMA "gpuvet.plan/1"
+
+/* plan: the plan's document (p->doc). Return 0, or -1 when out could not be written to. */
+int plan_report_text(FILE *out, json_t *plan);
+int plan_report_json(FILE *out, json_t *plan);
+
+#endif

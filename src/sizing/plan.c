@@ -1,0 +1,233 @@
+#include "sizing/plan.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sizing/check.h"
+#include "sizing/plan_internal.h"
+
+void plan_options_default(struct plan_options *o)
+{
+    *o = (struct plan_options){
+        .nodes = 1,
+        .seq = 4096,
+        .micro_batch = 1,
+        .batch = 1,
+        .context = 4096,
+        .flash = true,
+        .zero = {.stage = 2, .offload = OFFLOAD_NONE, .zero_init = true},
+        .weight_bytes = 2,
+        .kv_bytes = 2,
+        .image_bytes = thresholds_for(WL_CV_TRAIN)->cv_image_bytes,
+        .lora_rank = 16,
+    };
+}
+
+static char *vformat(const char *fmt, va_list ap)
+{
+    char *text = NULL;
+    if (vasprintf(&text, fmt, ap) < 0)
+        text = NULL;
+    return text;
+}
+
+int plan_fail(struct plan *p, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    free(p->error);
+    p->error = vformat(fmt, ap);
+    va_end(ap);
+    return PLAN_CANNOT_RUN;
+}
+
+void plan_step(struct plan *p, const char *name, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *text = vformat(fmt, ap);
+    va_end(ap);
+    json_array_append_new(p->steps, json_pack("{s:s, s:s}", "step", name, "text", text ? text : ""));
+    free(text);
+}
+
+void plan_correction(struct plan *p, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *text = vformat(fmt, ap);
+    va_end(ap);
+    json_array_append_new(p->corrections, json_string(text ? text : ""));
+    free(text);
+}
+
+void plan_require(struct plan *p, const char *key, json_t *value, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *why = vformat(fmt, ap);
+    va_end(ap);
+    json_object_set_new(p->requirements, key, json_pack("{s:o, s:s}", "value", value, "why", why ? why : ""));
+    free(why);
+}
+
+/* "8xA100-80GB", "8 x H100", "H100*8" -> a count and a GPU; a bare name is one GPU. */
+static int resolve_gpus(struct plan *p)
+{
+    char err[1024];
+    p->gpu =
+        gpu_lookup_counted(&p->table, p->opt.gpus, &p->gpus_per_node, p->gpu_note, sizeof p->gpu_note, err, sizeof err);
+    if (!p->gpu)
+        return plan_fail(p, "--gpus %s", err);
+    return 0;
+}
+
+static int resolve_model(struct plan *p)
+{
+    int given = (p->opt.model != NULL) + (p->opt.model_config != NULL) + (p->opt.params > 0);
+    if (given != 1)
+        return plan_fail(p, "name the model once: --model ID, --model-config FILE or --params N");
+    if (p->opt.model && !llm_builtin(p->opt.model, &p->model)) {
+        char list[1024] = "";
+        for (int i = 0; llm_builtin_ids[i]; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", llm_builtin_ids[i]);
+        return plan_fail(p, "unknown model '%s' (built in: %s; or --model-config FILE)", p->opt.model, list);
+    }
+    char err[1024];
+    if (p->opt.model_config && llm_from_hf_config(p->opt.model_config, &p->model, err, sizeof err) != 0)
+        return plan_fail(p, "%s", err);
+    if (p->opt.params > 0)
+        llm_from_params((int64_t)p->opt.params, &p->model);
+    return 0;
+}
+
+json_t *model_json(const struct llm_shape *m)
+{
+    json_t *o = json_pack("{s:s, s:s, s:I, s:I}", "id", m->id, "source", m->source, "params", (json_int_t)m->params,
+                          "active_params", (json_int_t)m->active_params);
+    if (m->has_shape) {
+        json_object_set_new(o, "tied_embeddings", json_boolean(m->tied_embeddings));
+        json_object_set_new(o, "experts", m->experts ? json_integer(m->experts) : json_null());
+        json_object_set_new(o, "experts_per_token", m->experts ? json_integer(m->experts_per_token) : json_null());
+        json_object_set_new(o, "sliding_window_layers", json_integer(m->sliding_layers));
+        json_object_set_new(o, "layers", json_integer(m->layers));
+        json_object_set_new(o, "hidden", json_integer(m->hidden));
+        json_object_set_new(o, "heads", json_integer(m->heads));
+        json_object_set_new(o, "kv_heads", json_integer(m->kv_heads));
+        json_object_set_new(o, "head_dim", json_integer(m->head_dim));
+        json_object_set_new(o, "ffn", json_integer(m->ffn));
+        json_object_set_new(o, "vocab", json_integer(m->vocab));
+        json_object_set_new(o, "largest_layer_params", json_integer(m->largest_layer_params));
+        json_object_set_new(o, "sliding_window", m->sliding_window ? json_integer(m->sliding_window) : json_null());
+    }
+    return o;
+}
+
+/* Cores per GPU: what the job's own processes take, raised to what the audit's CPU_CORES_PER_GPU
+ * asks of the workload (the same thresholds table), so a server sized here passes the audit. */
+int cores_per_gpu(enum workload w, int own, double images_s)
+{
+    const struct thresholds *t = thresholds_for(w);
+    int need = t->cores_per_accelerator_min;
+    if (w == WL_CV_TRAIN && images_s > 0 && t->cv_reference_img_s > 0)
+        need = (int)ceil(need * images_s / t->cv_reference_img_s);
+    return own > need ? own : need;
+}
+
+/* The same numbers the audit's NET_MULTINODE rule judges by (rules/workload.c). */
+void plan_network(struct plan *p, bool llm_train)
+{
+    double min_gbit = thresholds_for(WL_GENERAL)->net_multinode_fail_gbps;
+    double llm_gbit = thresholds_for(WL_LLM_TRAIN)->net_multinode_warn_gbps;
+    if (p->opt.nodes <= 1) {
+        plan_require(p, "network_gbit_s", json_null(), "one node: no inter-node traffic for the job");
+        return;
+    }
+    if (llm_train) {
+        plan_require(p, "network_gbit_s", json_real(llm_gbit),
+                     "multi-node data-parallel LLM training moves ~2x the gradients every step: RDMA (InfiniBand or "
+                     "RoCE) at >= %.0f Gb/s per node; below %.0f Gb/s it stalls (NET_MULTINODE)",
+                     llm_gbit, min_gbit);
+        json_object_set_new(p->requirements, "rdma",
+                            json_pack("{s:b, s:s}", "value", 1, "why",
+                                      "GPUDirect RDMA: the NIC reads and writes GPU memory without a copy through host "
+                                      "memory"));
+    } else {
+        plan_require(p, "network_gbit_s", json_real(min_gbit),
+                     "multi-node job: at least %.0f Gb/s between nodes (NET_MULTINODE)", min_gbit);
+    }
+}
+
+void plan_start_doc(struct plan *p)
+{
+    p->doc = json_object();
+    p->steps = json_array();
+    p->requirements = json_object();
+    p->corrections = json_array();
+    json_object_set_new(p->doc, "workload", json_string(workload_name(p->opt.workload)));
+    json_object_set_new(p->doc, "nodes", json_integer(p->opt.nodes));
+}
+
+int plan_one(struct plan *p)
+{
+    p->opt.zero.gpus_per_node = p->gpus_per_node;
+    p->opt.zero.nodes = p->opt.nodes;
+    plan_start_doc(p);
+    json_t *gpu = json_pack("{s:s, s:i, s:f}", "id", p->gpu->id, "count_per_node", p->gpus_per_node, "memory_bytes",
+                            gpu_bytes(p));
+    if (*p->gpu_note)
+        json_object_set_new(gpu, "note", json_string(p->gpu_note));
+    json_object_set_new(p->doc, "gpu", gpu);
+    if (p->opt.workload != WL_CV_TRAIN)
+        json_object_set_new(p->doc, "model", model_json(&p->model));
+    int rc;
+    if (p->opt.workload == WL_LLM_TRAIN && p->opt.finetune != FINETUNE_NONE)
+        rc = plan_finetune(p);
+    else if (p->opt.workload == WL_LLM_TRAIN)
+        rc = plan_train(p);
+    else if (p->opt.workload == WL_LLM_INFER)
+        rc = plan_infer(p);
+    else
+        rc = plan_cv(p);
+    plan_finish_doc(p);
+    return rc;
+}
+
+void plan_finish_doc(struct plan *p)
+{
+    json_object_set_new(p->doc, "steps", p->steps);
+    json_object_set_new(p->doc, "requirements", p->requirements);
+    json_object_set_new(p->doc, "rule_of_thumb_corrections", p->corrections);
+}
+
+int plan_prepare(struct plan *p)
+{
+    char err[1024];
+    if (gpu_table_load_default(&p->table, err, sizeof err) != 0)
+        return plan_fail(p, "%s", err);
+    int rc = p->opt.gpus ? resolve_gpus(p) : 0;
+    if (rc == 0 && p->opt.workload != WL_CV_TRAIN)
+        rc = resolve_model(p);
+    return rc;
+}
+
+int plan_make(struct plan *p) { return p->gpu ? plan_one(p) : plan_rank(p); }
+
+void plan_check_machine(struct plan *p, const struct machine *m, const char *against)
+{
+    json_object_set_new(p->doc, "checked_against", against ? json_string(against) : json_null());
+    json_object_set_new(p->doc, "check", plan_check(m, p->requirements, p->gpu, &p->table, &p->shortfalls));
+    json_object_set_new(p->doc, "shortfalls", json_integer(p->shortfalls));
+}
+
+void plan_free(struct plan *p)
+{
+    json_decref(p->doc);
+    p->doc = NULL;
+    gpu_table_free(&p->table);
+    free(p->error);
+    p->error = NULL;
+}

@@ -1,0 +1,64 @@
+/* `gpuvet plan`: sizes one node (of --nodes) for a workload, step by step, and judges a machine
+ * against it (--check). The plan is its own JSON document (steps, requirements, rule-of-thumb
+ * corrections, the workload's own objects; docs/plan-cost.md): report/plan_text.c and
+ * report/plan_json.c print it, builtin/plan.c parses the options and calls these. */
+#ifndef GPUVET_SIZING_PLAN_H
+#define GPUVET_SIZING_PLAN_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "model/machine.h"
+#include "rules/workload.h"
+#include "sizing/demand.h"
+#include "sizing/finetune.h"
+#include "sizing/models.h"
+#include "sizing/zero.h"
+#include "util/gputable.h"
+
+/* What the user asked; plan_options_default() gives the defaults the --help text names. */
+struct plan_options {
+    enum workload workload;
+    bool workload_set;
+    const char *gpus, *model, *model_config, *decode_from;
+    double params;
+    int nodes, seq, micro_batch, batch, context;
+    struct zero_config zero;
+    enum recompute recompute;
+    bool flash;
+    enum finetune finetune;
+    int lora_rank;
+    bool lora_qv_only;
+    double weight_bytes, kv_bytes; /* per element */
+    double img_rate, decode_rate, image_bytes, dataset_bytes;
+};
+
+struct plan {
+    struct plan_options opt;
+    struct gpu_table table;
+    const struct gpu_spec *gpu; /* the asked GPU; NULL: rank the table's GPUs (plan_rank) */
+    char gpu_note[512];
+    int gpus_per_node;
+    struct llm_shape model;
+    /* The machine --check judges (a saved audit or a probe), loaded before the plan is made so
+     * that a workload's sizing can read it too; NULL without --check. Not owned. */
+    const struct machine *machine;
+    bool does_not_fit; /* the asked configuration does not fit: exit status 1 */
+    int shortfalls;    /* --check: requirements the machine falls short of */
+    json_t *doc, *steps, *requirements, *corrections;
+    char *error; /* why the plan could not be made (a nonzero return), for "gpuvet plan: ERROR" */
+};
+
+void plan_options_default(struct plan_options *o);
+
+/* Loads the GPU table and resolves --gpus and the model. 0, or nonzero with p->error set. */
+int plan_prepare(struct plan *p);
+/* Plans p->gpu x p->gpus_per_node into p->doc, or ranks the table's GPUs when p->gpu is NULL.
+ * 0 (p->does_not_fit says whether it fits), or nonzero with p->error set. */
+int plan_make(struct plan *p);
+/* Adds "checked_against", "check" and "shortfalls" to p->doc: the plan's requirements against m
+ * (check.h). against names the machine (the audit file, or the probe's source). */
+void plan_check_machine(struct plan *p, const struct machine *m, const char *against);
+void plan_free(struct plan *p);
+
+#endif
