@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/pciaddr.h"
 #include "util/fsroot.h"
 #include "util/parse.h"
 
@@ -350,7 +351,7 @@ static int load_gpus(struct machine *m, const char *path, json_t *gpus, json_t *
         if (!g)
             return -1;
         const char *bus = json_string_value(json_object_get(o, "bus_id"));
-        if (!bus || !gpu_bus_id_normalise(bus, g->bus_id))
+        if (!bus || !pci_address_normalise(bus, g->bus_id))
             g->bus_id[0] = '\0';
         g->name = text_copy(o, "name");
         g->brand = text_copy(o, "brand");

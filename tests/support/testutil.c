@@ -271,6 +271,8 @@ void html_check_well_formed(const char *path)
     cr_assert_eq(status, 0, "%s is not well-formed HTML:\n%s", path, out);
     free(out);
     free(command);
+}
+
 char *saved_audit(const char *tree)
 {
     struct run_result r = run_gpuvet("audit", "--json", "--sysroot", fixture(tree), NULL);
