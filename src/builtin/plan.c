@@ -10,8 +10,10 @@
 
 #include "builtin/builtin.h"
 #include "probe/probe.h"
+#include "report/plan_balance.h"
 #include "report/report.h"
 #include "rules/workload.h"
+#include "sizing/balance.h"
 #include "sizing/check.h"
 #include "sizing/demand.h"
 #include "sizing/finetune.h"
@@ -56,6 +58,8 @@ static const char usage[] =
     "\n"
     "  --check [AUDIT.json] compare with a saved `gpuvet audit --json` (or this machine, or --sysroot)\n"
     "  --sysroot DIR        with --check and no file: a recorded machine tree\n"
+    "  --bench FILE         with --check (cv-train, llm-train): a `gpuvet bench --json` file for the\n"
+    "                       balance of the pipeline's stages (repeatable: memory, storage, decode, pcie)\n"
     "  --json               write the gpuvet.plan/1 JSON document\n"
     "\n"
     "exit status: 0 planned (and --check found nothing short), 1 the asked configuration does not fit\n"
@@ -76,6 +80,9 @@ struct plan_options {
     bool lora_qv_only;
     double weight_bytes, kv_bytes; /* per element */
     double img_rate, decode_rate, image_bytes, dataset_bytes;
+    const char *bench[BALANCE_MAX_BENCH];
+    int nbench;
+    struct balance_measured measured;
 };
 
 struct plan {
@@ -789,8 +796,21 @@ static int plan_cv(struct plan *p)
 
 /* ---- check, output ------------------------------------------------------------------------ */
 
-static json_t *load_machine(const struct plan_options *o)
+/* plan.balance: the job's rate per pipeline stage on machine m (NULL: only the bench files). */
+static void attach_balance(struct plan *p, const struct machine *m, const char *why_no_machine)
 {
+    struct balance_job job;
+    struct balance b;
+    char err[256];
+    if (balance_job_from_plan(p->doc, p->gpu, &job, err, sizeof err) != 0)
+        return;
+    balance_compute(&job, m, why_no_machine, &p->opt.measured, &b);
+    json_object_set_new(p->doc, "balance", plan_balance_json(&b));
+}
+
+static json_t *load_machine(struct plan *p)
+{
+    const struct plan_options *o = &p->opt;
     if (o->check_file) {
         char err[1024];
         json_t *doc = json_load_named(o->check_file, err, sizeof err);
@@ -807,14 +827,17 @@ static json_t *load_machine(const struct plan_options *o)
         }
         json_incref(machine);
         json_decref(doc);
+        attach_balance(p, NULL, "an audit file: the balance reads the machine itself (--check alone, or --sysroot)");
         return machine;
     }
     fsroot_set(o->sysroot);
     struct machine m;
     machine_init(&m);
     json_t *machine = NULL;
-    if (probe_machine(&m, true) == 0)
+    if (probe_machine(&m, true) == 0) {
         machine = machine_to_json(&m);
+        attach_balance(p, &m, NULL);
+    }
     for (int i = 0; i < m.nproblems; i++)
         fprintf(stderr, "gpuvet plan: %s: %s: %s\n", machine ? "warning" : "error", m.problems[i].path,
                 m.problems[i].message);
@@ -905,6 +928,7 @@ static void print_text(json_t *plan)
                    json_string_value(json_object_get(v, "why")));
         }
     }
+    plan_balance_print_text(stdout, json_object_get(plan, "balance"));
 }
 
 /* Option codes past the short options. */
@@ -934,6 +958,7 @@ enum {
     O_FINETUNE,
     O_RANK,
     O_TARGETS,
+    O_BENCH,
     O_COUNT
 };
 
@@ -967,6 +992,7 @@ static int check_options_apply(const struct plan_options *o, const bool *given, 
         {O_DECFROM, 1u << WL_CV_TRAIN, 0},
         {O_IMGB, 1u << WL_CV_TRAIN, 0},
         {O_DATA, 1u << WL_CV_TRAIN, 0},
+        {O_BENCH, 1u << WL_CV_TRAIN | 1u << WL_LLM_TRAIN, 0},
     };
     for (size_t i = 0; i < sizeof scope / sizeof scope[0]; i++) {
         if (!given[scope[i].option])
@@ -1015,6 +1041,7 @@ static int parse_options(int argc, char **argv, struct plan_options *o)
         {"finetune", required_argument, NULL, O_FINETUNE},
         {"rank", required_argument, NULL, O_RANK},
         {"lora-targets", required_argument, NULL, O_TARGETS},
+        {"bench", required_argument, NULL, O_BENCH},
         {"json", no_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -1124,6 +1151,10 @@ static int parse_options(int argc, char **argv, struct plan_options *o)
         case O_SYSROOT:
             o->sysroot = optarg;
             break;
+        case O_BENCH:
+            if ((ok = o->nbench < BALANCE_MAX_BENCH))
+                o->bench[o->nbench++] = optarg;
+            break;
         case 'j':
             o->json = true;
             break;
@@ -1158,7 +1189,13 @@ static int parse_options(int argc, char **argv, struct plan_options *o)
         return fail("--sysroot goes with --check and no audit file");
     if (o->decode_from && o->decode_rate > 0)
         return fail("give --decode-rate or --decode-from, not both");
-    return check_options_apply(o, given, options);
+    if (o->nbench && !o->check)
+        return fail("--bench goes with --check: the balance weighs the measurements against a machine");
+    int rc = check_options_apply(o, given, options);
+    char err[1024];
+    if (rc == 0 && balance_measured_load(&o->measured, o->bench, o->nbench, err, sizeof err) != 0)
+        return fail("%s", err);
+    return rc;
 }
 
 /* A fresh document with the workload and node count, and empty steps, requirements, corrections. */
@@ -1289,7 +1326,7 @@ int cmd_plan(int argc, char **argv)
     }
     rc = p.gpu ? plan_one(&p) : plan_rank(&p);
     if (rc == 0 && p.opt.check) {
-        json_t *machine = load_machine(&p.opt);
+        json_t *machine = load_machine(&p);
         if (!machine) {
             rc = EXIT_CANNOT_RUN;
         } else {
