@@ -524,14 +524,14 @@ static void stages_llm(const struct balance_job *job, int n, const struct machin
     if (peak > 0) {
         s->basis = BASIS_ESTIMATED;
         s->capacity = n * peak * 1e12 * BALANCE_LLM_UTILISATION / flops;
-        snprintf(s->source, sizeof s->source, "estimate: %s dense BF16 %.0f TFLOPS (GPU table) x %.0f %% "
+        snprintf(s->source, sizeof s->source, "estimate: %s dense BF16 %g TFLOPS (GPU table) x %.0f %% "
                                               "utilisation (Llama 3 pre-training reached 38-43 %% on H100)",
                  job->gpu->id, peak, BALANCE_LLM_UTILISATION * 100);
         char attention[96] = "0: --params gives no layers, attention not counted";
         if (job->layers > 0)
             snprintf(attention, sizeof attention, "2 x %d layers x %d seq x %d attention width", job->layers, job->seq,
                      job->attention_width);
-        snprintf(s->formula, sizeof s->formula, "%d x %.0f TFLOPS x %.2f / (%d passes x (2 x %.4g + %s)) FLOPs per "
+        snprintf(s->formula, sizeof s->formula, "%d x %g TFLOPS x %.2f / (%d passes x (2 x %.4g + %s)) FLOPs per "
                                                 "token",
                  n, peak, BALANCE_LLM_UTILISATION, passes, job->active_params, attention);
     } else {
