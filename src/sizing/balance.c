@@ -391,7 +391,8 @@ static void stages_cv(const struct balance_job *job, int n, const struct machine
             snprintf(s->source, sizeof s->source, "gpuvet bench decode (%s): %.1f images/s per core; %s",
                      x->decode_file, per_core, cores_basis);
         } else {
-            s->basis = strstr(job->decode_source, "measured") ? BASIS_MEASURED
+            /* the plan's --decode-from says "measured by gpuvet bench decode" */
+            s->basis = !strncmp(job->decode_source, "measured", 8) ? BASIS_MEASURED
                        : !strcmp(job->decode_source, "--decode-rate") ? BASIS_GIVEN
                                                                       : BASIS_ESTIMATED;
             snprintf(s->source, sizeof s->source, "%.0f images/s per core (%s); %s", per_core, job->decode_source,
