@@ -462,9 +462,9 @@ static void stages_llm(const struct balance_job *job, int n, const struct machin
     int total_gpus = n * job->nodes;
     bool seq_known = tokens_gpu_step > 0;
     const char *no_seq = "the plan has no sequence length (--params: no activations counted)";
-    /* storage: pre-tokenized ids, 2 B when the vocabulary fits uint16 (Megatron-LM's indexed
-     * datasets), else 4 B */
-    double token_bytes = job->vocab > 0 && job->vocab <= 65536 ? 2 : 4;
+    /* storage: pre-tokenized ids, 2 B (uint16) for a vocabulary below 65,500, else 4 B (int32), as
+     * Megatron-LM's indexed datasets store them (best_fitting_dtype) */
+    double token_bytes = job->vocab > 0 && job->vocab < 65500 ? 2 : 4;
     struct balance_stage *s = add_stage(b, "storage");
     double iops, rate = storage_rate(m, x, &iops, &s->basis, s->source, sizeof s->source, why_no_machine);
     if (rate > 0 && iops > 0 && seq_known) {

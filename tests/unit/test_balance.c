@@ -130,3 +130,24 @@ Test(balance, counts_read_as_people_write_them)
     balance_format_count(999, buf, sizeof buf);
     cr_expect_str_eq(buf, "999");
 }
+
+/* Storage for llm-train, from the development VM's saved bench document: one random access and
+ * the sample's token ids per sequence; 2 B ids for Llama-2's 32,000-token vocabulary, 4 B for
+ * Llama-3's 128,256. */
+Test(balance, llm_storage_reads_token_ids_from_the_bench_document, .init = load, .fini = unload)
+{
+    const char *paths[] = {GPUVET_TEST_SOURCE "/fixtures/bench/vm-epyc-2vcpu-quick.json"};
+    struct balance_measured measured;
+    char err[512];
+    cr_assert_eq(balance_measured_load(&measured, paths, 1, err, sizeof err), 0, "%s", err);
+    struct balance_job job = llama_job();
+    struct balance b;
+    balance_compute(&job, NULL, NULL, &measured, &b);
+    expect_close(stage(&b, "storage")->capacity, 4096 / (1 / 18594.4 + 4096 * 2 / 5.14789e8));
+    cr_expect_eq(stage(&b, "storage")->basis, BASIS_MEASURED);
+    /* host memory: triad / (2 x 2 B + 6 x 16 B) per token */
+    expect_close(stage(&b, "host_memory")->capacity, 1.38726e10 / (2 * 2 + 6 * 16));
+    job.vocab = 128256;
+    balance_compute(&job, NULL, NULL, &measured, &b);
+    expect_close(stage(&b, "storage")->capacity, 4096 / (1 / 18594.4 + 4096 * 4 / 5.14789e8));
+}
