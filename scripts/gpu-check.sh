@@ -6,6 +6,8 @@
 #   bench-pcie.json                         host<->GPU copy rates (bench_pcie_run)
 #   compare.txt                             NVML view vs nvidia-smi view, field by field
 #   snapshot.tar.gz                         gpuvet snapshot of the machine (a recorded GPU server)
+#   balance-compare.txt                     plan's balance model: predicted vs measured images/s of
+#                                           a real decode + copy + ResNet-50 loop (gpu-balance-loop.py)
 #   ctest.log, build.log, summary.txt
 # Everything lands in $OUT/gpu-check/ and, packed, in $OUT/gpu-check.tar.gz (the device tool
 # brings back at most 8 files), with summary.txt beside it.
@@ -175,4 +177,66 @@ if command -v python3 >/dev/null; then
   fi
 else
   note "gpuvet watch: python3 not found, the GPU job was not run"
+fi
+
+# The balance model against a real loop (issue 15): gpuvet plan predicts the images/s of one GPU
+# fed by this machine's CPU (bench decode on the same JPEGs, bench memory and storage), once with
+# the GPU table's ResNet-50 rate and once with the rate measured here on resident data; the loop
+# then measures the decode stage alone (loader-only) and the whole decode + copy + compute
+# pipeline with as many workers as the model counts decode cores (cores - 1 - 4).
+if command -v python3 >/dev/null && command -v nvidia-smi >/dev/null; then
+  loop=scripts/gpu-balance-loop.py
+  images="$OUT/balance-images"
+  python3 "$loop" make-images "$images" 256 >"$OUT/balance-loop.txt" 2>&1
+  if grep -q '^RESULT make-images' "$OUT/balance-loop.txt"; then
+    gv bench memory storage --quick --json --dir "$OUT" >"$OUT/balance-bench-host.json" 2>"$OUT/balance-bench.err"
+    gv bench decode --quick --json --images "$images" >"$OUT/balance-bench-decode.json" 2>>"$OUT/balance-bench.err"
+    mean_bytes=$(python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["benchmarks"]["decode"]["images"]["mean_bytes"]))' "$OUT/balance-bench-decode.json" 2>/dev/null)
+    gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+    cores=$(lscpu -p=core,socket 2>/dev/null | grep -v '^#' | sort -u | wc -l)
+    workers=$(( cores - 5 > 1 ? cores - 5 : 1 ))
+    python3 "$loop" gpu-only 30 >>"$OUT/balance-loop.txt" 2>&1
+    gpu_rate=$(awk '$2 == "gpu-only" {print $3}' "$OUT/balance-loop.txt")
+    plan_args=(plan --workload cv-train --gpus "1x$gpu_name" --image-bytes "${mean_bytes:-115000}" --check
+               --bench "$OUT/balance-bench-host.json" --bench "$OUT/balance-bench-decode.json" --json)
+    gv "${plan_args[@]}" >"$OUT/balance-plan.json" 2>"$OUT/balance-plan.err"
+    [ -n "$gpu_rate" ] && gv "${plan_args[@]}" --img-rate "$gpu_rate" >"$OUT/balance-plan-gpu-measured.json" 2>>"$OUT/balance-plan.err"
+    python3 "$loop" loader-only "$images" 30 "$workers" >>"$OUT/balance-loop.txt" 2>&1
+    python3 "$loop" pipeline "$images" 60 "$workers" >>"$OUT/balance-loop.txt" 2>&1
+    python3 - "$OUT" "$workers" >"$OUT/balance-compare.txt" 2>&1 <<'PY'
+import json, os, sys
+out, workers = sys.argv[1], sys.argv[2]
+measured = {}
+for line in open(os.path.join(out, "balance-loop.txt")):
+    f = line.split()
+    if len(f) == 3 and f[0] == "RESULT":
+        measured[f[1]] = float(f[2])
+def predicted(name):
+    try:
+        b = json.load(open(os.path.join(out, name)))["plan"]["balance"]
+    except Exception as e:
+        print(f"{name}: {e}")
+        return None
+    stages = {s["name"]: s["capacity"] for s in b["stages"]}
+    print(f"{name}: bottleneck {b['bottleneck']} at {b['rate_per_node']:.0f} images/s; "
+          + ", ".join(f"{k} {v:.0f}" for k, v in stages.items() if v is not None))
+    return b, stages
+print(f"decode workers: {workers}")
+table = predicted("balance-plan.json")
+gpu = predicted("balance-plan-gpu-measured.json")
+for mode in ("gpu-only", "loader-only", "pipeline"):
+    print(f"measured {mode}: {measured.get(mode, 'not run')} images/s")
+if table and "loader-only" in measured:
+    print(f"decode stage: predicted {table[1]['cpu_decode']:.0f}, measured {measured['loader-only']:.0f} images/s")
+for label, p in (("table GPU rate", table), ("measured GPU rate", gpu)):
+    if p and "pipeline" in measured:
+        print(f"pipeline ({label}): predicted {p[0]['rate_per_node']:.0f} ({p[0]['bottleneck']}), "
+              f"measured {measured['pipeline']:.0f} images/s ({measured['pipeline'] / p[0]['rate_per_node']:.2f}x)")
+PY
+    cat "$OUT/balance-compare.txt" >>"$summary"
+  else
+    note "balance loop: $(tail -1 "$OUT/balance-loop.txt")"
+  fi
+else
+  note "balance loop: python3 or nvidia-smi not found, not run"
 fi

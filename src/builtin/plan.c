@@ -10,8 +10,10 @@
 #include "builtin/builtin.h"
 #include "probe/audit_json.h"
 #include "probe/probe.h"
+#include "report/plan_balance.h"
 #include "report/plan_report.h"
 #include "report/report.h"
+#include "sizing/balance.h"
 #include "sizing/plan.h"
 #include "util/fsroot.h"
 #include "util/parse.h"
@@ -50,6 +52,8 @@ static const char usage[] =
     "\n"
     "  --check [AUDIT.json] compare with a saved `gpuvet audit --json` (or this machine, or --sysroot)\n"
     "  --sysroot DIR        with --check and no file: a recorded machine tree\n"
+    "  --bench FILE         with --check (cv-train, llm-train): a `gpuvet bench --json` file for the\n"
+    "                       balance of the pipeline's stages (repeatable: memory, storage, decode, pcie)\n"
     "  --json               write the gpuvet.plan/1 JSON document\n"
     "\n"
     "exit status: 0 planned (and --check found nothing short), 1 the asked configuration does not fit\n"
@@ -61,6 +65,9 @@ struct plan_command {
     struct plan_options plan;
     bool check, json;
     const char *check_file, *sysroot;
+    const char *bench[BALANCE_MAX_BENCH]; /* --bench files, for the balance of the pipeline's stages */
+    int nbench;
+    struct balance_measured measured;
 };
 
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -126,6 +133,7 @@ enum {
     O_FINETUNE,
     O_RANK,
     O_TARGETS,
+    O_BENCH,
     O_COUNT
 };
 
@@ -159,6 +167,7 @@ static int check_options_apply(const struct plan_options *o, const bool *given, 
         {O_DECFROM, 1u << WL_CV_TRAIN, 0},
         {O_IMGB, 1u << WL_CV_TRAIN, 0},
         {O_DATA, 1u << WL_CV_TRAIN, 0},
+        {O_BENCH, 1u << WL_CV_TRAIN | 1u << WL_LLM_TRAIN, 0},
     };
     for (size_t i = 0; i < sizeof scope / sizeof scope[0]; i++) {
         if (!given[scope[i].option])
@@ -208,6 +217,7 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
         {"finetune", required_argument, NULL, O_FINETUNE},
         {"rank", required_argument, NULL, O_RANK},
         {"lora-targets", required_argument, NULL, O_TARGETS},
+        {"bench", required_argument, NULL, O_BENCH},
         {"json", no_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -305,6 +315,10 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
         case O_SYSROOT:
             cmd->sysroot = optarg;
             break;
+        case O_BENCH:
+            if ((ok = cmd->nbench < BALANCE_MAX_BENCH))
+                cmd->bench[cmd->nbench++] = optarg;
+            break;
         case 'j':
             cmd->json = true;
             break;
@@ -339,7 +353,26 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
         return fail("--sysroot goes with --check and no audit file");
     if (o->decode_from && o->decode_rate > 0)
         return fail("give --decode-rate or --decode-from, not both");
-    return check_options_apply(o, given, options);
+    if (cmd->nbench && !cmd->check)
+        return fail("--bench goes with --check: the balance weighs the measurements against a machine");
+    int rc = check_options_apply(o, given, options);
+    char err[1024];
+    if (rc == 0 && balance_measured_load(&cmd->measured, cmd->bench, cmd->nbench, err, sizeof err) != 0)
+        return fail("%s", err);
+    return rc;
+}
+
+/* plan.balance: the job's rate per pipeline stage on machine m (NULL: only the bench files count). */
+static void attach_balance(struct plan *p, const struct plan_command *cmd, const struct machine *m,
+                           const char *why_no_machine)
+{
+    struct balance_job job;
+    struct balance b;
+    char err[256];
+    if (balance_job_from_plan(p->doc, p->gpu, &job, err, sizeof err) != 0)
+        return;
+    balance_compute(&job, m, why_no_machine, &cmd->measured, &b);
+    json_object_set_new(p->doc, "balance", plan_balance_json(&b));
 }
 
 /* The machine --check judges: a saved audit, or a probe of this machine or of --sysroot's tree
@@ -379,6 +412,10 @@ int cmd_plan(int argc, char **argv)
     if (rc == 0)
         rc = plan_make(&p);
     if (rc == 0 && cmd.check) {
+        /* A saved audit does not carry what the stages need (memory, bench): only --bench counts. */
+        attach_balance(&p, &cmd, cmd.check_file ? NULL : &m,
+                       cmd.check_file ? "an audit file: the balance reads the machine itself (--check alone, or --sysroot)"
+                                      : NULL);
         plan_check_machine(&p, &m, cmd.check_file ? cmd.check_file : m.source);
         rc = p.shortfalls ? EXIT_VERDICT_FAIL : 0;
     }

@@ -2,6 +2,7 @@
  * it corrects and, with --check, the machine against them. One function per part of the plan. */
 #include <string.h>
 
+#include "report/plan_balance.h"
 #include "report/plan_report.h"
 
 static const char *text_of(json_t *obj, const char *key) { return json_string_value(json_object_get(obj, key)); }
@@ -129,5 +130,6 @@ int plan_report_text(FILE *out, json_t *plan)
     print_requirements(out, plan);
     print_corrections(out, plan);
     print_check(out, plan);
+    plan_balance_print_text(out, json_object_get(plan, "balance"));
     return ferror(out) ? -1 : 0;
 }
