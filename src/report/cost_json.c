@@ -1,0 +1,79 @@
+/* `gpuvet cost --json`: the gpuvet.cost/1 document; and plan.offers of `gpuvet plan --offers`
+ * (docs/plan-cost.md). */
+#include <math.h>
+#include <strings.h>
+
+#include "report/cost_report.h"
+#include "util/jsonval.h"
+
+static json_t *positive_or_null(double v) { return v > 0 ? json_real(v) : json_null(); }
+/* A positive figure, null when not positive; inf or NaN is null with its reason (never dropped). */
+static void set_positive(json_t *o, const char *key, double v)
+{
+    if (v > 0 || isnan(v))
+        json_set_real(o, key, v);
+    else
+        json_object_set_new(o, key, json_null());
+}
+
+static json_t *flags_json(const struct offer *it)
+{
+    json_t *flags = json_array();
+    for (int k = 0; k < it->nflags; k++)
+        json_array_append_new(flags, json_string(it->flags[k]));
+    return flags;
+}
+
+static json_t *offer_json(const struct offer *it, enum precision prec, int rank)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "rank", json_integer(rank));
+    json_object_set_new(o, "name", json_string(it->name));
+    json_object_set_new(o, "gpu", json_string(it->gpu_query));
+    json_object_set_new(o, "gpu_id", json_string(it->gpu->id));
+    json_object_set_new(o, "count", json_integer(it->count));
+    json_object_set_new(o, "currency", json_string(it->currency));
+    json_set_real(o, "price_per_hour", it->price_per_hour);
+    json_object_set_new(o, "price_basis", json_string(it->monthly ? "price_per_month / 720" : "price_per_hour"));
+    json_set_real(o, "utilisation", it->applied_util);
+    json_object_set_new(o, "utilisation_source", json_string(it->util_source));
+    json_object_set_new(o, "dense_tflops_per_gpu", positive_or_null(it->gpu->dense[prec]));
+    json_object_set_new(o, "sparse_tflops_per_gpu", positive_or_null(it->gpu->sparse[prec]));
+    json_object_set_new(o, "quoted_tflops", positive_or_null(it->quoted_tflops));
+    json_object_set_new(o, "price_currency", json_string(it->ranked_currency));
+    set_positive(o, "fx_to_usd", it->fx_to_usd);
+    set_positive(o, "price_per_dense_tflops_hour", it->per_dense_tflops_hour);
+    json_set_real(o, "per_gpu_memory_gb_hour", it->per_gpu_memory_gb_hour);
+    set_positive(o, "hours", it->hours);
+    set_positive(o, "cost", it->cost);
+    json_object_set_new(o, "cpu", positive_or_null(it->cpu));
+    json_object_set_new(o, "ram_gb", positive_or_null(it->ram_gb));
+    json_object_set_new(o, "flags", flags_json(it));
+    return o;
+}
+
+int cost_report_json(FILE *out, const struct cost_report *r, const struct offers *offers)
+{
+    json_t *list = json_array(), *currencies = json_array();
+    for (int i = 0, rank = 0; i < offers->count; i++) {
+        bool first = i == 0 || strcasecmp(offers->items[i].ranked_currency, offers->items[i - 1].ranked_currency);
+        if (first) {
+            json_array_append_new(currencies, json_string(offers->items[i].ranked_currency));
+            rank = 0;
+        }
+        json_array_append_new(list, offer_json(&offers->items[i], r->prec, ++rank));
+    }
+    json_t *job = r->job_flops > 0 ? json_pack("{s:f, s:o, s:o}", "flops", r->job_flops, "params",
+                                               positive_or_null(r->params), "tokens", positive_or_null(r->tokens))
+                                   : json_null();
+    json_t *measured = r->util_from ? json_pack("{s:s, s:f, s:i}", "file", r->util_from, "mean_sm", r->measured_util,
+                                                "samples", r->measured_samples)
+                                    : json_null();
+    json_t *doc = json_pack("{s:s, s:{s:s, s:s, s:o, s:o, s:o, s:o}}", "schema", "gpuvet.cost/1", "cost", "precision",
+                            precision_name(r->prec), "offers_file", r->offers_file, "currencies", currencies,
+                            "utilisation_measured", measured, "job", job, "offers", list);
+    int rc = json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    fputc('\n', out);
+    json_decref(doc);
+    return rc != 0 || ferror(out) ? -1 : 0;
+}
