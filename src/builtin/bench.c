@@ -13,6 +13,7 @@
 #include "rules/workload.h"
 #include "util/fsroot.h"
 #include "util/output_file.h"
+#include "util/parse.h"
 
 static const char usage[] =
     "usage: gpuvet bench [memory|latency|pcie|storage|jitter|decode|all]... [options]\n"
@@ -67,7 +68,6 @@ static int run_bench(int argc, char **argv)
     bool json = false;
     const char *prom_file = NULL;
     const char *output_pattern = NULL;
-    char *end;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "qjd:f:s:i:c:h", options, NULL)) != -1) {
@@ -78,21 +78,13 @@ static int run_bench(int argc, char **argv)
         case 'f': opts.file = optarg; break;
         case 'i': opts.images = optarg; break;
         case 's':
-            opts.seconds = strtod(optarg, &end);
-            if (*end || !(opts.seconds > 0 && opts.seconds <= 3600)) {
-                fprintf(stderr, "gpuvet bench: --seconds wants a number of seconds in (0, 3600], not '%s'\n", optarg);
+            if (!option_seconds("bench", "seconds", optarg, false, 3600, &opts.seconds))
                 return EXIT_CANNOT_RUN;
-            }
             break;
-        case 'c': {
-            long cpu = strtol(optarg, &end, 10);
-            if (*end || *optarg == '\0' || cpu < 0 || cpu > 1 << 20) {
-                fprintf(stderr, "gpuvet bench: --cpu wants a CPU number, not '%s'\n", optarg);
+        case 'c':
+            if (!option_int("bench", "cpu", optarg, 0, 1 << 20, &opts.cpu))
                 return EXIT_CANNOT_RUN;
-            }
-            opts.cpu = (int)cpu;
             break;
-        }
         case 'P': prom_file = optarg; break;
         case 'o': output_pattern = optarg; break;
         case 'h': fputs(usage, stdout); return 0;

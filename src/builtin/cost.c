@@ -81,25 +81,25 @@ int cmd_cost(int argc, char **argv)
         bool ok = true;
         switch (c) {
         case 'p':
-            ok = precision_parse(optarg, &prec);
+            ok = precision_parse(optarg, &prec) || option_invalid("cost", "precision", optarg, "bf16, fp16, tf32, fp32, fp64, fp8 or int8");
             break;
         case 'u':
-            ok = parse_fraction(optarg, &util);
+            ok = option_fraction("cost", "util", optarg, &util);
             break;
         case 'f':
-            ok = parse_quantity(optarg, &job_flops);
+            ok = option_positive("cost", "job-flops", optarg, &job_flops);
             break;
         case 'P':
-            ok = parse_quantity(optarg, &params);
+            ok = option_positive("cost", "params", optarg, &params);
             break;
         case 'T':
-            ok = parse_quantity(optarg, &tokens);
+            ok = option_positive("cost", "tokens", optarg, &tokens);
             break;
         case 'U':
             util_from = optarg;
             break;
         case 'x':
-            ok = fx_add(&fx, optarg);
+            ok = fx_add(&fx, optarg) || option_invalid("cost", "fx", optarg, FX_HINT);
             break;
         case 'j':
             json = true;
@@ -110,11 +110,8 @@ int cmd_cost(int argc, char **argv)
         default:
             return option_error(options, argv);
         }
-        if (!ok) {
-            fprintf(stderr, "gpuvet cost: bad value '%s' for --%s (gpuvet cost --help)\n", optarg,
-                    option_name(options, c));
+        if (!ok)
             return EXIT_CANNOT_RUN;
-        }
     }
     if (optind + 1 != argc) {
         fprintf(stderr, "gpuvet cost: give one offers file\n%s", usage);

@@ -54,6 +54,8 @@ struct fx_rates {
     int count;
 };
 
+/* What --fx takes, for error messages. */
+#define FX_HINT "CUR=RATE, US dollars per unit of CUR (CNY=0.14)"
 /* Adds "CUR=RATE" (a positive rate); false when malformed or when 16 are given. */
 bool fx_add(struct fx_rates *fx, const char *arg);
 
