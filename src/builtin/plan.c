@@ -10,6 +10,7 @@
 
 #include "builtin/builtin.h"
 #include "probe/probe.h"
+#include "report/cost_report.h"
 #include "report/report.h"
 #include "rules/workload.h"
 #include "sizing/check.h"
@@ -18,6 +19,7 @@
 #include "util/gputable.h"
 #include "sizing/jsonfile.h"
 #include "sizing/models.h"
+#include "sizing/offers.h"
 #include "util/parse.h"
 #include "sizing/zero.h"
 #include "util/fsroot.h"
@@ -54,6 +56,13 @@ static const char usage[] =
     "  --image-bytes SIZE   average image file size (default ImageNet's 115 KB)\n"
     "  --dataset-bytes SIZE dataset size, to cache it in host memory (1.2TB, 150GB)\n"
     "\n"
+    "  --offers FILE        without --gpus: rank the offers of FILE (the format of `gpuvet cost`) by the\n"
+    "                       job's cost, and say which do not fit and why; --fx CUR=RATE converts currencies\n"
+    "  --tokens T           llm-train with --offers: tokens trained on (2T); cost = price x hours of\n"
+    "                       6 x active parameters x T FLOPs (4 x with --finetune) at dense BF16 x --util\n"
+    "  --images N           cv-train with --offers: images to process (epochs x dataset, 115M)\n"
+    "  --util U             llm-train with --offers: GPU utilisation for offers without a util field\n"
+    "                       (0.4 or 40%; default 1 = peak)\n"
     "  --check [AUDIT.json] compare with a saved `gpuvet audit --json` (or this machine, or --sysroot)\n"
     "  --sysroot DIR        with --check and no file: a recorded machine tree\n"
     "  --json               write the gpuvet.plan/1 JSON document\n"
@@ -76,6 +85,9 @@ struct plan_options {
     bool lora_qv_only;
     double weight_bytes, kv_bytes; /* per element */
     double img_rate, decode_rate, image_bytes, dataset_bytes;
+    const char *offers_file; /* --offers: rank these offers instead of the table's GPUs */
+    double tokens, images, util;
+    struct fx_rates fx;
 };
 
 struct plan {
@@ -824,6 +836,10 @@ static json_t *load_machine(const struct plan_options *o)
 
 static void print_text(json_t *plan)
 {
+    if (json_object_get(plan, "offers")) {
+        plan_offers_text(stdout, plan);
+        return;
+    }
     json_t *gpu = json_object_get(plan, "gpu");
     json_t *candidates = json_object_get(plan, "candidates");
     if (json_is_array(candidates)) {
@@ -934,6 +950,11 @@ enum {
     O_FINETUNE,
     O_RANK,
     O_TARGETS,
+    O_OFFERS,
+    O_TOKENS,
+    O_IMAGES,
+    O_UTIL,
+    O_FX,
     O_COUNT
 };
 
@@ -967,6 +988,9 @@ static int check_options_apply(const struct plan_options *o, const bool *given, 
         {O_DECFROM, 1u << WL_CV_TRAIN, 0},
         {O_IMGB, 1u << WL_CV_TRAIN, 0},
         {O_DATA, 1u << WL_CV_TRAIN, 0},
+        {O_TOKENS, 1u << WL_LLM_TRAIN, 0},
+        {O_UTIL, 1u << WL_LLM_TRAIN, 0},
+        {O_IMAGES, 1u << WL_CV_TRAIN, 0},
     };
     for (size_t i = 0; i < sizeof scope / sizeof scope[0]; i++) {
         if (!given[scope[i].option])
@@ -981,6 +1005,9 @@ static int check_options_apply(const struct plan_options *o, const bool *given, 
                         "GPU)",
                         name);
     }
+    for (int k = O_TOKENS; k <= O_FX; k++)
+        if (given[k] && !o->offers_file)
+            return fail("--%s goes with --offers FILE", option_name(options, k));
     return 0;
 }
 
@@ -1015,6 +1042,11 @@ static int parse_options(int argc, char **argv, struct plan_options *o)
         {"finetune", required_argument, NULL, O_FINETUNE},
         {"rank", required_argument, NULL, O_RANK},
         {"lora-targets", required_argument, NULL, O_TARGETS},
+        {"offers", required_argument, NULL, O_OFFERS},
+        {"tokens", required_argument, NULL, O_TOKENS},
+        {"images", required_argument, NULL, O_IMAGES},
+        {"util", required_argument, NULL, O_UTIL},
+        {"fx", required_argument, NULL, O_FX},
         {"json", no_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -1117,6 +1149,27 @@ static int parse_options(int argc, char **argv, struct plan_options *o)
         case O_DATA:
             ok = parse_bytes(optarg, &o->dataset_bytes);
             break;
+        case O_OFFERS:
+            o->offers_file = optarg;
+            break;
+        case O_TOKENS:
+            if (!option_positive("plan", "tokens", optarg, &o->tokens))
+                return EXIT_CANNOT_RUN;
+            break;
+        case O_IMAGES:
+            if (!option_positive("plan", "images", optarg, &o->images))
+                return EXIT_CANNOT_RUN;
+            break;
+        case O_UTIL:
+            if (!option_fraction("plan", "util", optarg, &o->util))
+                return EXIT_CANNOT_RUN;
+            break;
+        case O_FX:
+            if (!fx_add(&o->fx, optarg)) {
+                option_invalid("plan", "fx", optarg, FX_HINT);
+                return EXIT_CANNOT_RUN;
+            }
+            break;
         case O_CHECK:
             o->check = true;
             o->check_file = optarg;
@@ -1151,7 +1204,9 @@ static int parse_options(int argc, char **argv, struct plan_options *o)
         return fail("unexpected argument '%s'", argv[optind]);
     if (!o->workload_set || !(o->workload == WL_LLM_TRAIN || o->workload == WL_LLM_INFER || o->workload == WL_CV_TRAIN))
         return fail("--workload llm-train, llm-infer or cv-train is required");
-    if (!o->gpus && (o->check || o->workload == WL_CV_TRAIN))
+    if (o->offers_file && (o->gpus || o->check))
+        return fail("--offers ranks the GPUs of its offers: leave out --gpus and --check");
+    if (!o->gpus && !o->offers_file && (o->check || o->workload == WL_CV_TRAIN))
         return fail("--gpus [Nx]GPU is required %s (gpuvet gpus lists the names)",
                     o->check ? "with --check" : "for cv-train, which every GPU runs: the question is how fast");
     if (o->sysroot && (!o->check || o->check_file))
@@ -1214,10 +1269,56 @@ static int by_count_then_speed(const void *a, const void *b)
     return (x->dense_bf16_total < y->dense_bf16_total) - (x->dense_bf16_total > y->dense_bf16_total);
 }
 
+/* plan --offers: the job planned on one offer's GPUs (sizing/offers.c asks for each offer). */
+static int plan_offer(void *ctx, const struct gpu_spec *gpu, int count, struct offer_plan *out)
+{
+    const struct plan *p = ctx;
+    struct plan q = {.opt = p->opt, .table = p->table, .gpu = gpu, .gpus_per_node = count, .model = p->model};
+    int rc = plan_one(&q);
+    if (rc == 0)
+        offer_plan_from_doc(q.doc, out);
+    json_decref(q.doc);
+    return rc;
+}
+
+/* "What should I rent?" from an offers file: each offer planned, ranked by the job's cost. */
+static int plan_rank_offers(struct plan *p)
+{
+    char err[2048];
+    struct offers offers = {0};
+    if (offers_load(p->opt.offers_file, &p->table, &offers, err, sizeof err) != 0) {
+        offers_free(&offers);
+        return fail("%s", err);
+    }
+    struct offer_job job = {.nodes = p->opt.nodes, .tokens = p->opt.tokens, .images = p->opt.images,
+                            .cli_util = p->opt.util};
+    if (p->opt.tokens > 0)
+        job.flops = offer_training_flops((double)p->model.active_params, p->opt.tokens,
+                                         p->opt.finetune != FINETUNE_NONE, &job.flops_method);
+    enum offer_basis basis;
+    int fitting;
+    int rc = offers_rank_for_plan(&offers, &job, &p->opt.fx, plan_offer, p, &basis, &fitting);
+    if (rc == 0) {
+        plan_start_doc(p);
+        json_object_set_new(p->doc, "gpu", json_null());
+        if (p->opt.workload != WL_CV_TRAIN)
+            json_object_set_new(p->doc, "model", model_json(&p->model));
+        json_object_set_new(p->doc, "offers", plan_offers_json(p->opt.offers_file, &job, basis, &offers));
+        json_object_set_new(p->doc, "steps", p->steps);
+        json_object_set_new(p->doc, "requirements", p->requirements);
+        json_object_set_new(p->doc, "rule_of_thumb_corrections", p->corrections);
+        p->does_not_fit = fitting == 0;
+    }
+    offers_free(&offers);
+    return rc;
+}
+
 /* "What should I rent?": without --gpus, every GPU of the table at 1, 2, 4 and 8 per node; the
  * fewest that fit, ranked by GPU count, then dense BF16 TFLOPS. The table has no prices. */
 static int plan_rank(struct plan *p)
 {
+    if (p->opt.offers_file)
+        return plan_rank_offers(p);
     static const int counts[] = {1, 2, 4, 8};
     struct candidate *found = calloc((size_t)p->table.count, sizeof *found);
     int nfound = 0, rc = 0;

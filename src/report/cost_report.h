@@ -25,9 +25,9 @@ struct cost_report {
 int cost_report_text(FILE *out, const struct cost_report *r, const struct offers *offers);
 int cost_report_json(FILE *out, const struct cost_report *r, const struct offers *offers);
 
-/* plan --offers: the object plan.offers (JSON), and its text from that object. */
+/* plan --offers: the object plan.offers (JSON), and the text of a plan document that holds one. */
 json_t *plan_offers_json(const char *offers_file, const struct offer_job *job, enum offer_basis basis,
                          const struct offers *offers);
-void plan_offers_text(FILE *out, json_t *plan_offers);
+void plan_offers_text(FILE *out, json_t *plan);
 
 #endif

@@ -379,6 +379,57 @@ static int fitting_first_then_currency_then_cost(const void *a, const void *b)
     return x->index - y->index;
 }
 
+double offer_training_flops(double active_params, double tokens, bool frozen_weights, const char **method)
+{
+    *method = frozen_weights ? "4 x active parameters x tokens: forward 2PT, the activations' gradients 2PT, no "
+                               "gradients for the frozen weights (Kaplan et al. 2020's 6PT less 2PT); adapters and "
+                               "QLoRA's dequantization not counted"
+                             : "6 x active parameters x tokens: forward 2PT + backward 4PT (Kaplan et al. 2020)";
+    return (frozen_weights ? 4 : 6) * active_params * tokens;
+}
+
+static double requirement(json_t *plan, const char *key)
+{
+    json_t *v = json_object_get(json_object_get(json_object_get(plan, "requirements"), key), "value");
+    return json_is_number(v) ? json_number_value(v) : 0;
+}
+
+void offer_plan_from_doc(json_t *plan, struct offer_plan *out)
+{
+    json_t *memory = json_object_get(plan, "gpu_memory"), *tp = json_object_get(plan, "tensor_parallel");
+    json_t *fits = json_object_get(memory, "fits");
+    *out = (struct offer_plan){.fits = !json_is_false(fits), .fit_unknown = json_is_null(fits)};
+    out->cpu_cores_per_node = requirement(plan, "cpu_cores_per_node");
+    out->host_ram_bytes_per_node = requirement(plan, "host_ram_bytes_per_node");
+    json_t *rate = json_object_get(json_object_get(plan, "pipeline"), "images_s_per_gpu");
+    out->images_s_per_gpu = json_is_number(rate) ? json_number_value(rate) : 0;
+    if (json_is_false(json_object_get(tp, "valid"))) {
+        out->fits = false;
+        snprintf(out->why_not, sizeof out->why_not, "not runnable with tensor parallelism over %lld GPUs: %s",
+                 json_integer_value(json_object_get(tp, "size")), json_string_value(json_object_get(tp, "why")));
+        return;
+    }
+    if (out->fits)
+        return;
+    /* Training plans say total/available, inference plans total_per_gpu/available_per_gpu. */
+    json_t *total = json_object_get(memory, "total_per_gpu"), *available = json_object_get(memory, "available_per_gpu");
+    if (!total)
+        total = json_object_get(memory, "total");
+    if (!available)
+        available = json_object_get(memory, "available");
+    const char *advice = NULL;
+    size_t i;
+    json_t *step;
+    json_array_foreach (json_object_get(plan, "steps"), i, step) {
+        const char *name = json_string_value(json_object_get(step, "step"));
+        if (name && !strcmp(name, "advice"))
+            advice = json_string_value(json_object_get(step, "text"));
+    }
+    snprintf(out->why_not, sizeof out->why_not, "needs %.1f GB of GPU memory per GPU, %.1f GB usable%s%s",
+             json_number_value(total) / 1e9, json_number_value(available) / 1e9, advice ? "; " : "",
+             advice ? advice : "");
+}
+
 int offers_rank_for_plan(struct offers *offers, const struct offer_job *job, const struct fx_rates *fx,
                          offer_plan_fn plan, void *ctx, enum offer_basis *basis, int *fitting)
 {
@@ -399,6 +450,9 @@ int offers_rank_for_plan(struct offers *offers, const struct offer_job *job, con
         check_offer_host(it, &result);
         if (*it->gpu_note)
             offer_flag(it, "%s", it->gpu_note);
+        if (it->fits && result.fit_unknown)
+            offer_flag(it, "the model states fit; activations are not counted without the model's shape (--model or "
+                           "--model-config), so whether the job fits is unknown");
         if (it->fits) {
             ++*fitting;
             price_job(it, job, &result);

@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "util/gputable.h"
 
 /* A monthly price covers 30 days x 24 hours. */
@@ -78,6 +80,7 @@ bool offers_fx_converted_any(const struct offers *offers, const char *ranked_cur
 /* What a plan says of one offer's GPUs (the callback fills it). */
 struct offer_plan {
     bool fits;
+    bool fit_unknown;              /* fits counts only what the plan knows (--params: no activations) */
     char why_not[512];             /* why it does not fit, when it does not */
     double cpu_cores_per_node;     /* the plan's requirement; 0 = none */
     double host_ram_bytes_per_node;
@@ -86,13 +89,25 @@ struct offer_plan {
 /* Plans the job on count x gpu per node; 0, or an error status (the error is already printed). */
 typedef int (*offer_plan_fn)(void *ctx, const struct gpu_spec *gpu, int count, struct offer_plan *out);
 
+/* Reads what offers_rank_for_plan needs from a plan document (docs/plan-cost.md: gpu_memory,
+ * tensor_parallel, the advice step, requirements, pipeline). */
+void offer_plan_from_doc(json_t *plan, struct offer_plan *out);
+
 /* The job whose cost each offer is ranked by. */
 struct offer_job {
     int nodes;          /* each offer is one node: nodes x its price */
+    double tokens;      /* llm-train: tokens trained on (0 = not given) */
     double flops;       /* llm-train: FLOPs of the run (0 = not given) */
+    const char *flops_method; /* how flops was counted */
     double images;      /* cv-train: images to process (0 = not given) */
     double cli_util;    /* --util for offers without a util field; 0 = peak */
 };
+
+/* Training FLOPs of tokens over a model of active_params (what one token passes through): 6·P·T,
+ * forward 2·P·T and backward 4·P·T (Kaplan et al. 2020, "Scaling Laws for Neural Language
+ * Models", §2.1); with frozen weights (LoRA, QLoRA) the backward pass computes the activations'
+ * gradients (2·P·T) but not the frozen weights' (2·P·T), so 4·P·T. *method says which. */
+double offer_training_flops(double active_params, double tokens, bool frozen_weights, const char **method);
 
 /* How plan --offers ranked: by the job's cost when its size is known, else by price per hour. */
 enum offer_basis { OFFER_BASIS_JOB_COST, OFFER_BASIS_PRICE_PER_HOUR };
