@@ -330,7 +330,7 @@ static void check_offer_host(struct offer *it, const struct offer_plan *plan)
     }
 }
 
-/* Hours and cost of the job on one offer that fits; *basis says what it could be ranked by. */
+/* Hours and cost of the job on one offer that fits (none when the job has no size). */
 static void price_job(struct offer *it, const struct offer_job *job, const struct offer_plan *plan)
 {
     double gpus = (double)it->count * job->nodes;
