@@ -81,7 +81,8 @@ int cmd_cost(int argc, char **argv)
         bool ok = true;
         switch (c) {
         case 'p':
-            ok = precision_parse(optarg, &prec) || option_invalid("cost", "precision", optarg, "bf16, fp16, tf32, fp32, fp64, fp8 or int8");
+            ok = precision_parse(optarg, &prec) ||
+                 option_invalid("cost", "precision", optarg, "bf16, fp16, tf32, fp32, fp64, fp8 or int8");
             break;
         case 'u':
             ok = option_fraction("cost", "util", optarg, &util);
@@ -135,8 +136,9 @@ int cmd_cost(int argc, char **argv)
         fprintf(stderr, "gpuvet cost: %s: mean SM utilisation is 0: record it while the job runs\n", util_from);
         return EXIT_CANNOT_RUN;
     }
+    const char *flops_method;
     if (params > 0)
-        job_flops = 6 * params * tokens; /* training: forward 2PT + backward 4PT (Kaplan et al.) */
+        job_flops = offer_training_flops(params, tokens, false, &flops_method);
     const char *path = argv[optind];
     struct gpu_table table;
     struct offers offers = {0};
