@@ -18,6 +18,7 @@
 #include "util/output.h"
 #include "util/output_file.h"
 #include "util/inputfile.h"
+#include "util/parse.h"
 
 static const char usage[] =
     "usage: gpuvet audit [--sysroot DIR] [--nvidia-smi FILE] [--dmidecode FILE | --dmi-table FILE]\n"
@@ -109,17 +110,6 @@ static int load_bench(struct machine *m, const char *file)
     return rc;
 }
 
-static bool parse_nodes(const char *text, int *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(text, &end, 10);
-    if (end == text || *end || errno || v < 1 || v > INT_MAX)
-        return false;
-    *out = (int)v;
-    return true;
-}
-
 /* On the live machine the data directory must exist (its mount is looked up by its real path);
  * in a recorded tree it names a path of that machine, which must be absolute. */
 static int set_data_dir(struct machine *m, const char *dir)
@@ -184,7 +174,6 @@ static int run_audit(int argc, char **argv)
     double sample_seconds = 2;
     bool json = false, verbose = false, load_check = false, redact = false;
     int c;
-    char *end;
     optind = 1;
     while ((c = getopt_long(argc, argv, "s:w:jvlhd:n:c:", options, NULL)) != -1) {
         switch (c) {
@@ -192,26 +181,20 @@ static int run_audit(int argc, char **argv)
         case 'd': data_dir = optarg; break;
         case 'c': claim_file = optarg; break;
         case 'n':
-            if (!parse_nodes(optarg, &inputs.nodes)) {
-                fprintf(stderr, "gpuvet audit: --nodes wants a whole number >= 1, not '%s'\n", optarg);
+            if (!option_int("audit", "nodes", optarg, 1, 100000, &inputs.nodes))
                 return EXIT_CANNOT_RUN;
-            }
             break;
         case 'w':
             if (!workload_parse(optarg, &workload)) {
-                fprintf(stderr, "gpuvet audit: unknown workload '%s' (general, cv-train, llm-train, llm-infer, "
-                                "render, hpc)\n", optarg);
+                option_invalid("audit", "workload", optarg, WORKLOAD_NAMES_HINT);
                 return EXIT_CANNOT_RUN;
             }
             break;
         case 'D': dmidecode_file = optarg; break;
         case 'T': dmi_table_file = optarg; break;
         case 'S':
-            sample_seconds = strtod(optarg, &end);
-            if (end == optarg || *end || sample_seconds < 0 || sample_seconds > 3600) {
-                fprintf(stderr, "gpuvet audit: --sample '%s': give seconds between 0 and 3600\n", optarg);
+            if (!option_seconds("audit", "sample", optarg, true, 3600, &sample_seconds))
                 return EXIT_CANNOT_RUN;
-            }
             break;
         case 'j': json = true; break;
         case 'v': verbose = true; break;

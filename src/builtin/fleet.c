@@ -6,6 +6,7 @@
 #include "builtin/builtin.h"
 #include "fleet/fleet.h"
 #include "report/fleet_report.h"
+#include "util/parse.h"
 
 static const char usage[] =
     "usage: gpuvet fleet [--json] [--html FILE] [--markdown FILE] [--tolerance PERCENT] FILE|DIR...\n"
@@ -38,7 +39,6 @@ int cmd_fleet(int argc, char **argv)
     bool json = false;
     const char *html_file = NULL, *markdown_file = NULL;
     double tolerance = 5;
-    char *end;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "jh", options, NULL)) != -1) {
@@ -47,11 +47,8 @@ int cmd_fleet(int argc, char **argv)
         case 'H': html_file = optarg; break;
         case 'M': markdown_file = optarg; break;
         case 't':
-            tolerance = strtod(optarg, &end);
-            if (end == optarg || *end || !(tolerance >= 0 && tolerance < 100)) {
-                fprintf(stderr, "gpuvet fleet: --tolerance wants a percentage in [0, 100), not '%s'\n", optarg);
+            if (!option_percent("fleet", "tolerance", optarg, 100, &tolerance))
                 return EXIT_CANNOT_RUN;
-            }
             break;
         case 'h': fputs(usage, stdout); return 0;
         default: fputs(usage, stderr); return EXIT_CANNOT_RUN;

@@ -9,6 +9,7 @@
 #include "report/report.h"
 #include "slurm/slurm.h"
 #include "util/fsroot.h"
+#include "util/parse.h"
 
 static const char usage[] =
     "usage: gpuvet health [--sysroot DIR] [--workload W] [--fail-on-warn] [--prom FILE]\n"
@@ -62,8 +63,7 @@ static int parse_options(int argc, char **argv, struct health_options *o)
         case 's': o->sysroot = optarg; break;
         case 'w':
             if (!workload_parse(optarg, &o->workload)) {
-                fprintf(stderr, "gpuvet health: unknown workload '%s' (general, cv-train, llm-train, llm-infer, "
-                                "render, hpc)\n", optarg);
+                option_invalid("health", "workload", optarg, WORKLOAD_NAMES_HINT);
                 return -1;
             }
             break;

@@ -10,11 +10,13 @@
 #include "builtin/builtin.h"
 #include "probe/audit_json.h"
 #include "probe/probe.h"
+#include "report/cost_report.h"
 #include "report/plan_balance.h"
 #include "report/plan_report.h"
 #include "report/report.h"
 #include "sizing/balance.h"
-#include "sizing/plan.h"
+#include "sizing/offers.h"
+#include "sizing/plan_internal.h"
 #include "util/fsroot.h"
 #include "util/parse.h"
 
@@ -50,6 +52,13 @@ static const char usage[] =
     "  --image-bytes SIZE   average image file size (default ImageNet's 115 KB)\n"
     "  --dataset-bytes SIZE dataset size, to cache it in host memory (1.2TB, 150GB)\n"
     "\n"
+    "  --offers FILE        without --gpus: rank the offers of FILE (the format of `gpuvet cost`) by the\n"
+    "                       job's cost, and say which do not fit and why; --fx CUR=RATE converts currencies\n"
+    "  --tokens T           llm-train with --offers: tokens trained on (2T); cost = price x hours of\n"
+    "                       6 x active parameters x T FLOPs (4 x with --finetune) at dense BF16 x --util\n"
+    "  --images N           cv-train with --offers: images to process (epochs x dataset, 115M)\n"
+    "  --util U             llm-train with --offers: GPU utilisation for offers without a util field\n"
+    "                       (0.4 or 40%; default 1 = peak)\n"
     "  --check [AUDIT.json] compare with a saved `gpuvet audit --json` (or this machine, or --sysroot)\n"
     "  --sysroot DIR        with --check and no file: a recorded machine tree\n"
     "  --bench FILE         with --check (cv-train, llm-train): a `gpuvet bench --json` file for the\n"
@@ -68,6 +77,9 @@ struct plan_command {
     const char *bench[BALANCE_MAX_BENCH]; /* --bench files, for the balance of the pipeline's stages */
     int nbench;
     struct balance_measured measured;
+    const char *offers_file; /* --offers: rank these offers instead of the table's GPUs */
+    double tokens, images, util;
+    struct fx_rates fx;
 };
 
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -134,6 +146,11 @@ enum {
     O_RANK,
     O_TARGETS,
     O_BENCH,
+    O_OFFERS,
+    O_TOKENS,
+    O_IMAGES,
+    O_UTIL,
+    O_FX,
     O_COUNT
 };
 
@@ -168,6 +185,9 @@ static int check_options_apply(const struct plan_options *o, const bool *given, 
         {O_IMGB, 1u << WL_CV_TRAIN, 0},
         {O_DATA, 1u << WL_CV_TRAIN, 0},
         {O_BENCH, 1u << WL_CV_TRAIN | 1u << WL_LLM_TRAIN, 0},
+        {O_TOKENS, 1u << WL_LLM_TRAIN, 0},
+        {O_UTIL, 1u << WL_LLM_TRAIN, 0},
+        {O_IMAGES, 1u << WL_CV_TRAIN, 0},
     };
     for (size_t i = 0; i < sizeof scope / sizeof scope[0]; i++) {
         if (!given[scope[i].option])
@@ -218,6 +238,11 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
         {"rank", required_argument, NULL, O_RANK},
         {"lora-targets", required_argument, NULL, O_TARGETS},
         {"bench", required_argument, NULL, O_BENCH},
+        {"offers", required_argument, NULL, O_OFFERS},
+        {"tokens", required_argument, NULL, O_TOKENS},
+        {"images", required_argument, NULL, O_IMAGES},
+        {"util", required_argument, NULL, O_UTIL},
+        {"fx", required_argument, NULL, O_FX},
         {"json", no_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -315,6 +340,27 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
         case O_SYSROOT:
             cmd->sysroot = optarg;
             break;
+        case O_OFFERS:
+            cmd->offers_file = optarg;
+            break;
+        case O_TOKENS:
+            if (!option_positive("plan", "tokens", optarg, &cmd->tokens))
+                return EXIT_CANNOT_RUN;
+            break;
+        case O_IMAGES:
+            if (!option_positive("plan", "images", optarg, &cmd->images))
+                return EXIT_CANNOT_RUN;
+            break;
+        case O_UTIL:
+            if (!option_fraction("plan", "util", optarg, &cmd->util))
+                return EXIT_CANNOT_RUN;
+            break;
+        case O_FX:
+            if (!fx_add(&cmd->fx, optarg)) {
+                option_invalid("plan", "fx", optarg, FX_HINT);
+                return EXIT_CANNOT_RUN;
+            }
+            break;
         case O_BENCH:
             if ((ok = cmd->nbench < BALANCE_MAX_BENCH))
                 cmd->bench[cmd->nbench++] = optarg;
@@ -346,7 +392,12 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
         return fail("unexpected argument '%s'", argv[optind]);
     if (!o->workload_set || !(o->workload == WL_LLM_TRAIN || o->workload == WL_LLM_INFER || o->workload == WL_CV_TRAIN))
         return fail("--workload llm-train, llm-infer or cv-train is required");
-    if (!o->gpus && (cmd->check || o->workload == WL_CV_TRAIN))
+    if (cmd->offers_file && (o->gpus || cmd->check))
+        return fail("--offers ranks the GPUs of its offers: leave out --gpus and --check");
+    for (int k = O_TOKENS; k <= O_FX; k++)
+        if (given[k] && !cmd->offers_file)
+            return fail("--%s goes with --offers FILE", option_name(options, k));
+    if (!o->gpus && !cmd->offers_file && (cmd->check || o->workload == WL_CV_TRAIN))
         return fail("--gpus [Nx]GPU is required %s (gpuvet gpus lists the names)",
                     cmd->check ? "with --check" : "for cv-train, which every GPU runs: the question is how fast");
     if (cmd->sysroot && (!cmd->check || cmd->check_file))
@@ -359,6 +410,52 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
     char err[1024];
     if (rc == 0 && balance_measured_load(&cmd->measured, cmd->bench, cmd->nbench, err, sizeof err) != 0)
         return fail("%s", err);
+    return rc;
+}
+
+/* plan --offers: the job planned on one offer's GPUs (sizing/offers.c asks for each offer). */
+static int plan_offer(void *ctx, const struct gpu_spec *gpu, int count, struct offer_plan *out)
+{
+    struct plan *p = ctx;
+    struct plan q = {.opt = p->opt, .table = p->table, .gpu = gpu, .gpus_per_node = count, .model = p->model};
+    int rc = plan_one(&q);
+    if (rc == 0)
+        offer_plan_from_doc(q.doc, out);
+    else if (q.error && !p->error) { /* why it could not be planned becomes the command's error */
+        p->error = q.error;
+        q.error = NULL;
+    }
+    json_decref(q.doc);
+    free(q.error);
+    return rc;
+}
+
+/* "What should I rent?" from an offers file: each offer planned, ranked by the job's cost. */
+static int plan_rank_offers(struct plan *p, const struct plan_command *cmd)
+{
+    char err[2048];
+    struct offers offers = {0};
+    if (offers_load(cmd->offers_file, &p->table, &offers, err, sizeof err) != 0) {
+        offers_free(&offers);
+        return fail("%s", err);
+    }
+    struct offer_job job = {.nodes = p->opt.nodes, .tokens = cmd->tokens, .images = cmd->images, .cli_util = cmd->util};
+    if (cmd->tokens > 0)
+        job.flops = offer_training_flops((double)p->model.active_params, cmd->tokens, p->opt.finetune != FINETUNE_NONE,
+                                         &job.flops_method);
+    enum offer_basis basis;
+    int fitting;
+    int rc = offers_rank_for_plan(&offers, &job, &cmd->fx, plan_offer, p, &basis, &fitting);
+    if (rc == 0) {
+        plan_start_doc(p);
+        json_object_set_new(p->doc, "gpu", json_null());
+        if (p->opt.workload != WL_CV_TRAIN)
+            json_object_set_new(p->doc, "model", model_json(&p->model));
+        json_object_set_new(p->doc, "offers", plan_offers_json(cmd->offers_file, &job, basis, &offers));
+        plan_finish_doc(p);
+        p->does_not_fit = fitting == 0;
+    }
+    offers_free(&offers);
     return rc;
 }
 
@@ -410,7 +507,7 @@ int cmd_plan(int argc, char **argv)
         p.machine = rc == 0 ? &m : NULL;
     }
     if (rc == 0)
-        rc = plan_make(&p);
+        rc = cmd.offers_file ? plan_rank_offers(&p, &cmd) : plan_make(&p);
     if (rc == 0 && cmd.check) {
         /* A saved audit does not carry what the stages need (memory, bench): only --bench counts. */
         attach_balance(&p, &cmd, cmd.check_file ? NULL : &m,

@@ -1,9 +1,11 @@
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "builtin/builtin.h"
+#include "util/parse.h"
 #include "watch/session.h"
 
 static const char usage[] =
@@ -26,12 +28,8 @@ static const char usage[] =
     "is the command's (128+N when killed by signal N, 127 when it cannot be started). Otherwise:\n"
     "0 watched, 2 could not run (bad usage, no such process, one that may not be read, a bad file).\n";
 
-static bool positive(const char *text, double *out)
-{
-    char *end;
-    *out = strtod(text, &end);
-    return end != text && !*end && *out > 0 && *out < 1e7;
-}
+/* Longest --interval or --duration: 115 days, past any job a person would watch. */
+#define WATCH_MAX_SECONDS 1e7
 
 int cmd_watch(int argc, char **argv)
 {
@@ -46,24 +44,18 @@ int cmd_watch(int argc, char **argv)
     optind = 1;
     /* "+": options end at the first non-option, so the command's own options stay its own. */
     while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
-        char *end;
         bool ok = true;
         switch (c) {
-        case 'i': ok = positive(optarg, &o.interval); break;
-        case 'd': ok = positive(optarg, &o.duration); break;
+        case 'i': ok = option_seconds("watch", "interval", optarg, false, WATCH_MAX_SECONDS, &o.interval); break;
+        case 'd': ok = option_seconds("watch", "duration", optarg, false, WATCH_MAX_SECONDS, &o.duration); break;
         case 'j': o.json_path = optarg; break;
         case 'r': o.replay_path = optarg; break;
-        case 'p':
-            o.pid = (int)strtol(optarg, &end, 10);
-            ok = end != optarg && !*end && o.pid > 0;
-            break;
+        case 'p': ok = option_int("watch", "pid", optarg, 1, INT_MAX, &o.pid); break;
         case 'h': fputs(usage, stdout); return 0;
         default: fputs(usage, stderr); return EXIT_CANNOT_RUN;
         }
-        if (!ok) {
-            fprintf(stderr, "gpuvet watch: --%s '%s' is not valid\n%s", option_name(options, c), optarg, usage);
+        if (!ok)
             return EXIT_CANNOT_RUN;
-        }
     }
     if (optind < argc)
         o.command = &argv[optind];

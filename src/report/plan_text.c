@@ -2,6 +2,7 @@
  * it corrects and, with --check, the machine against them. One function per part of the plan. */
 #include <string.h>
 
+#include "report/cost_report.h"
 #include "report/plan_balance.h"
 #include "report/plan_report.h"
 
@@ -120,6 +121,10 @@ static void print_check(FILE *out, json_t *plan)
 
 int plan_report_text(FILE *out, json_t *plan)
 {
+    if (json_object_get(plan, "offers")) {
+        plan_offers_text(out, plan);
+        return ferror(out) ? -1 : 0;
+    }
     json_t *candidates = json_object_get(plan, "candidates");
     if (json_is_array(candidates)) {
         print_candidates(out, plan, candidates);

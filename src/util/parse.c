@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <math.h>
 #include <stdio.h>
@@ -357,4 +358,93 @@ bool parse_fraction(const char *s, double *out)
     else if (*end)
         return false;
     return *out > 0 && *out <= 1;
+}
+
+bool parse_seconds(const char *s, double *out)
+{
+    static const struct unit durations[] = {{"", 1}, {"s", 1}, {"ms", 1e-3}, {"m", 60}, {"min", 60}, {"h", 3600}};
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno || !isfinite(v) || v < 0)
+        return false;
+    if (!apply_unit(end, durations, sizeof durations / sizeof durations[0], false, &v))
+        return false;
+    *out = v;
+    return true;
+}
+
+/* ---- command-line option values ---------------------------------------------------------- */
+
+bool option_invalid(const char *cmd, const char *opt, const char *value, const char *expected)
+{
+    fprintf(stderr, "gpuvet %s: --%s %s: expected %s\n", cmd, opt, value, expected);
+    return false;
+}
+
+bool option_int(const char *cmd, const char *opt, const char *value, long min, long max, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(value, &end, 10);
+    if (end == value || *end || errno || v < min || v > max || v < INT_MIN || v > INT_MAX) {
+        fprintf(stderr, "gpuvet %s: --%s %s: expected a whole number from %ld to %ld\n", cmd, opt, value, min, max);
+        return false;
+    }
+    *out = (int)v;
+    return true;
+}
+
+bool option_bytes(const char *cmd, const char *opt, const char *value, double *out)
+{
+    return parse_bytes(value, out) || option_invalid(cmd, opt, value, "a size (" PARSE_BYTES_HINT ")");
+}
+
+bool option_tokens(const char *cmd, const char *opt, const char *value, int max, int *out)
+{
+    if (parse_token_count(value, max, out))
+        return true;
+    fprintf(stderr, "gpuvet %s: --%s %s: expected a token count from 1 to %d (4096, 8k = 8192, 128k)\n", cmd, opt,
+            value, max);
+    return false;
+}
+
+bool option_seconds(const char *cmd, const char *opt, const char *value, bool zero_ok, double max, double *out)
+{
+    double v;
+    if (parse_seconds(value, &v) && (zero_ok || v > 0) && v <= max) {
+        *out = v;
+        return true;
+    }
+    fprintf(stderr, "gpuvet %s: --%s %s: expected seconds in %s0, %.10g] (20, 1.5s, 500ms, 5m)\n", cmd, opt, value,
+            zero_ok ? "[" : "(", max);
+    return false;
+}
+
+bool option_percent(const char *cmd, const char *opt, const char *value, double max, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(value, &end);
+    bool number = end != value;
+    if (number && *end == '%')
+        end++;
+    if (number && !*end && !errno && v >= 0 && v < max) {
+        *out = v;
+        return true;
+    }
+    fprintf(stderr, "gpuvet %s: --%s %s: expected a percentage from 0 to below %.10g (5 or 5%%)\n", cmd, opt, value,
+            max);
+    return false;
+}
+
+bool option_fraction(const char *cmd, const char *opt, const char *value, double *out)
+{
+    return parse_fraction(value, out) || option_invalid(cmd, opt, value, "a fraction in (0, 1]: 0.68 or 68%");
+}
+
+bool option_positive(const char *cmd, const char *opt, const char *value, double *out)
+{
+    return parse_quantity(value, out) ||
+           option_invalid(cmd, opt, value, "a positive number (counts: 7B, 70e9, 2.5k, 2T; 1e21)");
 }

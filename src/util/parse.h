@@ -73,5 +73,30 @@ bool parse_bytes(const char *s, double *out);
 bool parse_fraction(const char *s, double *out);
 /* What the user can write for a size, for error messages. */
 #define PARSE_BYTES_HINT "sizes are bytes: 150GB, 1.2TB, 512MiB; a lower-case b means bits"
+/* Seconds: a number with an optional unit, ms, s, m (minutes) or h: "20", "1.5s", "500ms", "5m". */
+bool parse_seconds(const char *s, double *out);
+
+/* ---- command-line option values ---------------------------------------------------------------
+ * One helper per kind of value, one error style for every command: each returns true with *out
+ * set, or false after writing "gpuvet CMD: --OPT VALUE: expected WHAT" to stderr (the caller
+ * exits 2). cmd is the subcommand ("bench"), opt the long option without its dashes ("seconds"). */
+
+/* A whole number in [min, max]. */
+bool option_int(const char *cmd, const char *opt, const char *value, long min, long max, int *out);
+/* A size in bytes with a unit (parse_bytes). */
+bool option_bytes(const char *cmd, const char *opt, const char *value, double *out);
+/* A token count in [1, max] (parse_token_count: 8k = 8192). */
+bool option_tokens(const char *cmd, const char *opt, const char *value, int max, int *out);
+/* A duration in seconds (parse_seconds) in (0, max], or [0, max] when zero_ok. */
+bool option_seconds(const char *cmd, const char *opt, const char *value, bool zero_ok, double max, double *out);
+/* A percentage in [0, max), written 5 or 5%; *out is the percentage (5, not 0.05). */
+bool option_percent(const char *cmd, const char *opt, const char *value, double max, double *out);
+/* A fraction in (0, 1], written 0.68 or 68% (parse_fraction). */
+bool option_fraction(const char *cmd, const char *opt, const char *value, double *out);
+/* A positive real with an optional count suffix (parse_quantity: 7B, 2T, 1e21). */
+bool option_positive(const char *cmd, const char *opt, const char *value, double *out);
+/* For values of their own kind (a name from a list, CUR=RATE): writes the same error with the
+ * caller's "expected ..." text and returns false. */
+bool option_invalid(const char *cmd, const char *opt, const char *value, const char *expected);
 
 #endif

@@ -1,0 +1,249 @@
+/* gpuvet plan --offers FILE: the offers of a `gpuvet cost` file planned one by one, ranked by the
+ * cost of the job (price per hour x hours on that offer's GPUs), the ones that do not fit named
+ * with the reason. Hours are recomputed here from the document's own inputs. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "testutil.h"
+
+#define PLAN_FIXTURE(name) GPUVET_TEST_SOURCE "/fixtures/plan/" name
+
+static json_t *offers_of(json_t *doc)
+{
+    cr_assert_str_eq(json_string_value(json_object_get(doc, "schema")), "gpuvet.plan/1");
+    json_t *offers = json_object_get(json_object_get(doc, "plan"), "offers");
+    cr_assert(json_is_object(offers));
+    return offers;
+}
+
+static double num(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    cr_assert(json_is_number(v), "%s is not a number", key);
+    return json_number_value(v);
+}
+
+static const char *str(json_t *o, const char *key) { return json_string_value(json_object_get(o, key)); }
+
+/* An offer of the list by its name; NULL when absent. */
+static json_t *named(json_t *list, const char *name)
+{
+    size_t i;
+    json_t *o;
+    json_array_foreach (list, i, o)
+        if (!strcmp(str(o, "name"), name))
+            return o;
+    return NULL;
+}
+
+Test(plan_offers, llm_train_ranked_by_job_cost_with_reasons_for_the_rest)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-train", "--model", "llama-3.1-8b", "--offers",
+                                     PLAN_FIXTURE("offers-no-util.csv"), "--tokens", "1T", "--util", "40%", "--json",
+                                     NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *doc = run_json(&r), *offers = offers_of(doc);
+    json_t *model = json_object_get(json_object_get(doc, "plan"), "model");
+    cr_expect_str_eq(str(offers, "basis"), "job_cost");
+    /* Kaplan et al.: 6 x active parameters x tokens. */
+    double flops = 6 * num(model, "active_params") * 1e12;
+    cr_expect_float_eq(num(json_object_get(offers, "job"), "flops"), flops, flops * 1e-12);
+    json_t *ranked = json_object_get(offers, "ranked");
+    cr_assert_eq(json_array_size(ranked), 1, "only the 8x H100 box holds llama-3.1-8b at ZeRO-2: %s", r.out);
+    json_t *h100 = json_array_get(ranked, 0);
+    cr_expect_str_eq(str(h100, "name"), "8x H100 box");
+    cr_expect_eq(num(h100, "rank"), 1);
+    double hours = flops / (8 * num(h100, "dense_bf16_tflops_per_gpu") * 1e12 * 0.40 * 3600);
+    cr_expect_float_eq(num(h100, "hours"), hours, hours * 1e-9);
+    cr_expect_float_eq(num(h100, "cost"), hours * 24, hours * 24 * 1e-9);
+    cr_expect_str_eq(str(h100, "utilisation_source"), "--util");
+    json_t *not_fitting = json_object_get(offers, "not_fitting");
+    cr_expect_eq(json_array_size(not_fitting), 2);
+    json_t *l40s = named(not_fitting, "4x L40S box"), *rtx = named(not_fitting, "1x RTX 4090");
+    cr_assert(l40s && rtx, "%s", r.out);
+    cr_expect(strstr(str(l40s, "why"), "GB of GPU memory per GPU, 48.0 GB usable"), "%s", str(l40s, "why"));
+    /* The plan's own advice for those GPUs comes with the reason. */
+    cr_expect(strstr(str(l40s, "why"), "fits"), "%s", str(l40s, "why"));
+    cr_expect(strstr(str(rtx, "why"), "24.0 GB usable"), "%s", str(rtx, "why"));
+    json_decref(doc);
+    run_result_free(&r);
+}
+
+Test(plan_offers, text_names_the_ranking_and_what_does_not_fit)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-train", "--model", "llama-3.1-8b", "--offers",
+                                     PLAN_FIXTURE("offers-no-util.csv"), "--tokens", "1T", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "ranked by the job's cost"), "%s", r.out);
+    cr_expect(strstr(r.out, "1   8x H100 box"), "%s", r.out);
+    cr_expect(strstr(r.out, "no utilisation given: hours at peak"), "%s", r.out);
+    cr_expect(strstr(r.out, "Do not fit:\n  4x L40S box (4 x l40s-pcie-48gb): needs "), "%s", r.out);
+    run_result_free(&r);
+}
+
+/* LoRA computes no gradients for the frozen weights: 4 x P x T. */
+Test(plan_offers, lora_counts_four_p_t)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-train", "--model", "llama-3.1-8b", "--finetune",
+                                     "lora", "--offers", PLAN_FIXTURE("offers-no-util.csv"), "--tokens", "100M",
+                                     "--json", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *doc = run_json(&r), *offers = offers_of(doc);
+    json_t *model = json_object_get(json_object_get(doc, "plan"), "model");
+    double flops = 4 * num(model, "active_params") * 100e6;
+    cr_expect_float_eq(num(json_object_get(offers, "job"), "flops"), flops, flops * 1e-12);
+    cr_expect(strstr(str(json_object_get(offers, "job"), "flops_method"), "frozen weights"));
+    json_decref(doc);
+    run_result_free(&r);
+}
+
+/* An offer's own cpu and ram_gb are held against the plan's per-node requirements. */
+Test(plan_offers, offer_host_too_small_does_not_fit)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-train", "--model", "llama-3.1-8b", "--offers",
+                                     PLAN_FIXTURE("offers-host-limits.csv"), "--tokens", "1T", "--json", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *doc = run_json(&r), *offers = offers_of(doc);
+    json_t *requirements = json_object_get(json_object_get(doc, "plan"), "requirements");
+    cr_expect_eq(json_object_size(requirements), 0, "the offers mode has no single configuration's requirements");
+    json_t *ranked = json_object_get(offers, "ranked"), *not_fitting = json_object_get(offers, "not_fitting");
+    cr_expect_eq(json_array_size(ranked), 1);
+    cr_expect(named(ranked, "full host 8x H100"));
+    json_t *small = named(not_fitting, "small host 8x H100"), *little = named(not_fitting, "little memory 8x H100");
+    cr_assert(small && little, "%s", r.out);
+    cr_expect(strstr(str(small, "why"), "CPU cores per node; the offer has 16"), "%s", str(small, "why"));
+    cr_expect(strstr(str(little, "why"), "GB of host memory per node; the offer has 64 GB"), "%s", str(little, "why"));
+    json_decref(doc);
+    run_result_free(&r);
+}
+
+Test(plan_offers, currencies_apart_unless_fx_converts)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-train", "--model", "llama-3.1-8b", "--offers",
+                                     PLAN_FIXTURE("offers-two-currencies.csv"), "--tokens", "1T", "--util", "0.5",
+                                     "--json", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *doc = run_json(&r), *offers = offers_of(doc);
+    json_t *currencies = json_object_get(offers, "currencies");
+    cr_expect_eq(json_array_size(currencies), 2);
+    json_t *ranked = json_object_get(offers, "ranked");
+    cr_expect_eq(num(named(ranked, "cn 8x H800"), "rank"), 1, "H800 is cheaper per job than A800 in CNY");
+    cr_expect_eq(num(named(ranked, "us 8x H100"), "rank"), 1, "USD is its own ranking");
+    json_decref(doc);
+    run_result_free(&r);
+
+    r = run_gpuvet("plan", "--workload", "llm-train", "--model", "llama-3.1-8b", "--offers",
+                   PLAN_FIXTURE("offers-two-currencies.csv"), "--tokens", "1T", "--util", "0.5", "--fx", "CNY=0.14",
+                   "--json", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    doc = run_json(&r);
+    offers = offers_of(doc);
+    ranked = json_object_get(offers, "ranked");
+    cr_expect_eq(json_array_size(json_object_get(offers, "currencies")), 1);
+    json_t *h800 = named(ranked, "cn 8x H800"), *h100 = named(ranked, "us 8x H100");
+    cr_assert(h800 && h100);
+    cr_expect_float_eq(num(h800, "cost"), num(h800, "hours") * 150 * 0.14, 1e-6);
+    cr_expect_str_eq(str(h800, "price_currency"), "USD");
+    /* 21 USD/h against 24 USD/h on GPUs of the same dense BF16 rate: the H800 ranks first. */
+    cr_expect_eq(num(h800, "rank"), 1);
+    cr_expect_eq(num(h100, "rank"), 2);
+    json_decref(doc);
+    run_result_free(&r);
+}
+
+/* qwen2-7b's 28 heads do not divide over 8 GPUs (vLLM refuses it): no offer fits, exit 1. */
+Test(plan_offers, llm_infer_none_fits_exit_1)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-infer", "--model", "qwen2-7b", "--offers",
+                                     PLAN_FIXTURE("offers-two-currencies.csv"), "--json", NULL);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    json_t *doc = run_json(&r), *offers = offers_of(doc);
+    cr_expect_eq(json_array_size(json_object_get(offers, "ranked")), 0);
+    json_t *not_fitting = json_object_get(offers, "not_fitting");
+    cr_expect_eq(json_array_size(not_fitting), 3);
+    cr_expect(strstr(str(json_array_get(not_fitting, 0), "why"), "tensor parallelism over 8 GPUs"));
+    json_decref(doc);
+    run_result_free(&r);
+}
+
+/* Without a job size (an inference server), the offers that fit rank by price per hour. */
+Test(plan_offers, llm_infer_by_price_per_hour)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-infer", "--model", "llama-3.1-8b", "--offers",
+                                     PLAN_FIXTURE("offers-no-util.csv"), "--json", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *doc = run_json(&r), *offers = offers_of(doc);
+    cr_expect_str_eq(str(offers, "basis"), "price_per_hour");
+    json_t *ranked = json_object_get(offers, "ranked");
+    cr_assert_eq(json_array_size(ranked), 3, "%s", r.out);
+    cr_expect_str_eq(str(json_array_get(ranked, 0), "name"), "1x RTX 4090");
+    cr_expect_str_eq(str(json_array_get(ranked, 2), "name"), "8x H100 box");
+    cr_expect(json_is_null(json_object_get(json_array_get(ranked, 0), "hours")));
+    json_decref(doc);
+    run_result_free(&r);
+}
+
+/* cv-train: hours = images / (GPUs x the table's ResNet-50 rate x 3600); the A100 SXM4 80GB's
+ * measured 2,470 images/s (NVIDIA DeepLearningExamples, PyTorch AMP). */
+Test(plan_offers, cv_train_by_images)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "cv-train", "--offers", PLAN_FIXTURE("offers-seed.csv"),
+                                     "--images", "115M", "--json", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *doc = run_json(&r), *offers = offers_of(doc);
+    json_t *a100 = named(json_object_get(offers, "ranked"), "seed server A (2xA100)");
+    cr_assert(a100, "%s", r.out);
+    double hours = 115e6 / (2 * 2470.0 * 3600);
+    cr_expect_float_eq(num(a100, "hours"), hours, 1e-9);
+    cr_expect_float_eq(num(a100, "cost"), hours * 3200 / 720, 1e-9);
+    cr_expect(json_is_null(json_object_get(a100, "utilisation")), "a measured rate takes no utilisation");
+    json_decref(doc);
+    run_result_free(&r);
+}
+
+Test(plan_offers, params_only_says_fit_is_unknown)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-train", "--params", "7B", "--offers",
+                                     PLAN_FIXTURE("offers-no-util.csv"), "--tokens", "1T", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "whether the job fits is unknown"), "%s", r.out);
+    run_result_free(&r);
+}
+
+Test(plan_offers, options_that_do_not_go_together)
+{
+    static const struct {
+        const char *args[12];
+        const char *message;
+    } cases[] = {
+        {{"--workload", "llm-train", "--model", "llama-3.1-8b", "--offers", PLAN_FIXTURE("offers-no-util.csv"),
+          "--gpus", "8xH100", NULL},
+         "gpuvet plan: --offers ranks the GPUs of its offers: leave out --gpus and --check"},
+        {{"--workload", "llm-train", "--model", "llama-3.1-8b", "--tokens", "1T", NULL},
+         "gpuvet plan: --tokens goes with --offers FILE"},
+        {{"--workload", "llm-infer", "--model", "llama-3.1-8b", "--offers", PLAN_FIXTURE("offers-no-util.csv"),
+          "--tokens", "1T", NULL},
+         "gpuvet plan: --tokens does not apply to --workload llm-infer"},
+        {{"--workload", "llm-train", "--model", "llama-3.1-8b", "--offers", PLAN_FIXTURE("offers-no-util.csv"),
+          "--images", "1M", NULL},
+         "gpuvet plan: --images does not apply to --workload llm-train"},
+        {{"--workload", "llm-train", "--model", "llama-3.1-8b", "--offers", PLAN_FIXTURE("offers-no-util.csv"), "--fx",
+          "CNY", NULL},
+         "gpuvet plan: --fx CNY: expected CUR=RATE"},
+        {{"--workload", "llm-train", "--model", "llama-3.1-8b", "--offers", PLAN_FIXTURE("offers-bad-number.csv"),
+          NULL},
+         "offers-bad-number.csv:3: price_per_hour: 'twelve' is not a number"},
+        {{"--workload", "llm-train", "--model", "llama-3.1-8b", "--offers", PLAN_FIXTURE("offers-unknown-gpu.csv"),
+          NULL},
+         "offers-unknown-gpu.csv:2: unknown GPU 'H100-90GB'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *const *a = cases[i].args;
+        struct run_result r = run_gpuvet("plan", a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], NULL);
+        cr_expect_eq(r.status, 2, "case %zu: %s", i, r.err);
+        cr_expect(strstr(r.err, cases[i].message), "case %zu: want '%s', got '%s'", i, cases[i].message, r.err);
+        cr_expect_str_empty(r.out, "case %zu", i);
+        run_result_free(&r);
+    }
+}
