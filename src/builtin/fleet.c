@@ -6,9 +6,10 @@
 #include "builtin/builtin.h"
 #include "fleet/fleet.h"
 #include "report/fleet_report.h"
+#include "util/i18n.h"
 
 static const char usage[] =
-    "usage: gpuvet fleet [--json] [--tolerance PERCENT] FILE|DIR...\n"
+     N_("usage: gpuvet fleet [--json] [--tolerance PERCENT] FILE|DIR...\n"
     "\n"
     "Reads gpuvet.audit/1 and gpuvet.bench/1 documents (files, or every *.json of a directory; one\n"
     "of each per host, joined by host name), groups the nodes by CPU and accelerator models, and names\n"
@@ -20,7 +21,7 @@ static const char usage[] =
     "  --json              write the gpuvet.fleet/1 document (docs/fleet-json.md)\n"
     "\n"
     "exit status: 0 every node alike, 1 odd nodes, fields without a majority or low figures found,\n"
-    "2 could not run\n";
+    "2 could not run\n");
 
 int cmd_fleet(int argc, char **argv)
 {
@@ -41,16 +42,16 @@ int cmd_fleet(int argc, char **argv)
         case 't':
             tolerance = strtod(optarg, &end);
             if (end == optarg || *end || !(tolerance >= 0 && tolerance < 100)) {
-                fprintf(stderr, "gpuvet fleet: --tolerance wants a percentage in [0, 100), not '%s'\n", optarg);
+                fprintf(stderr, _("gpuvet fleet: --tolerance wants a percentage in [0, 100), not '%s'\n"), optarg);
                 return EXIT_CANNOT_RUN;
             }
             break;
-        case 'h': fputs(usage, stdout); return 0;
-        default: fputs(usage, stderr); return EXIT_CANNOT_RUN;
+        case 'h': fputs(_(usage), stdout); return 0;
+        default: fputs(_(usage), stderr); return EXIT_CANNOT_RUN;
         }
     }
     if (optind >= argc) {
-        fprintf(stderr, "gpuvet fleet: give the audit and bench documents (files or directories)\n%s", usage);
+        fprintf(stderr, _("gpuvet fleet: give the audit and bench documents (files or directories)\n%s"), _(usage));
         return EXIT_CANNOT_RUN;
     }
     struct fleet f;
@@ -58,7 +59,7 @@ int cmd_fleet(int argc, char **argv)
     char why[8192];
     for (int i = optind; i < argc; i++) {
         if (fleet_add_path(&f, argv[i], why, sizeof why) != 0) {
-            fprintf(stderr, "gpuvet fleet: %s\n", why);
+            fprintf(stderr, _("gpuvet fleet: %s\n"), why);
             fleet_free(&f);
             return EXIT_CANNOT_RUN;
         }

@@ -5,9 +5,10 @@
 
 #include "builtin/builtin.h"
 #include "watch/session.h"
+#include "util/i18n.h"
 
 static const char usage[] =
-    "usage: gpuvet watch [options] -- COMMAND [ARGS...]   start the job and watch it\n"
+     N_("usage: gpuvet watch [options] -- COMMAND [ARGS...]   start the job and watch it\n"
     "       gpuvet watch [options] --pid PID               attach to a running job (its process tree)\n"
     "       gpuvet watch [options]                         watch the machine\n"
     "       gpuvet watch --replay FILE [--json OUT]        diagnose a saved timeline or nvidia-smi dmon log\n"
@@ -24,7 +25,7 @@ static const char usage[] =
     "\n"
     "With a COMMAND, its output passes through untouched and gpuvet's goes to stderr; the exit status\n"
     "is the command's (128+N when killed by signal N, 127 when it cannot be started). Otherwise:\n"
-    "0 watched, 2 could not run (bad usage, no such process, one that may not be read, a bad file).\n";
+    "0 watched, 2 could not run (bad _(usage), no such process, one that may not be read, a bad file).\n");
 
 static bool positive(const char *text, double *out)
 {
@@ -57,11 +58,11 @@ int cmd_watch(int argc, char **argv)
             o.pid = (int)strtol(optarg, &end, 10);
             ok = end != optarg && !*end && o.pid > 0;
             break;
-        case 'h': fputs(usage, stdout); return 0;
-        default: fputs(usage, stderr); return EXIT_CANNOT_RUN;
+        case 'h': fputs(_(usage), stdout); return 0;
+        default: fputs(_(usage), stderr); return EXIT_CANNOT_RUN;
         }
         if (!ok) {
-            fprintf(stderr, "gpuvet watch: --%s '%s' is not valid\n%s", option_name(options, c), optarg, usage);
+            fprintf(stderr, _("gpuvet watch: --%s '%s' is not valid\n%s"), option_name(options, c), optarg, _(usage));
             return EXIT_CANNOT_RUN;
         }
     }
@@ -69,7 +70,7 @@ int cmd_watch(int argc, char **argv)
         o.command = &argv[optind];
     int modes = (o.command != NULL) + (o.pid != 0) + (o.replay_path != NULL);
     if (modes > 1) {
-        fprintf(stderr, "gpuvet watch: give one of COMMAND, --pid or --replay\n%s", usage);
+        fprintf(stderr, _("gpuvet watch: give one of COMMAND, --pid or --replay\n%s"), _(usage));
         return EXIT_CANNOT_RUN;
     }
     return watch_run(&o);
