@@ -18,6 +18,10 @@ required+=(chromium)
 # against independent sources, bindings generated from NVIDIA's nvml.h (librust-nvml-wrapper-sys-dev)
 # and numba's CUDA driver API prototypes (python3-numba).
 required+=(librust-nvml-wrapper-sys-dev python3-numba)
+# The Chinese messages (po/): msgfmt compiles po/zh_CN.po at build time, and the po_complete test
+# runs xgettext and msgmerge (all three from gettext; libintl itself is part of glibc). tmux: the
+# zh_report_layout test renders a Chinese report in a real 100-column tmux pane.
+required+=(gettext tmux)
 # Nice to have, not needed to build: pci.ids names devices in reports; mate-backgrounds ships the
 # real photographs `gpuvet bench decode` makes its default ImageNet-sized JPEGs from (without it,
 # decode needs --images DIR). clang: `CC=clang` builds with -DGPUVET_SANITIZE=ON add UBSan's

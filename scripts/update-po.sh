@@ -24,9 +24,9 @@ for po in po/*.po; do
         echo "$lang: $stats"
         case "$stats" in
         *untranslated* | *fuzzy*)
-            echo "$lang: not complete; the messages without a translation:" >&2
-            msgattrib --untranslated --only-fuzzy --no-wrap "$tmp/$lang.po" 2>/dev/null | grep '^msgid' >&2 || true
-            msgattrib --untranslated --no-wrap "$tmp/$lang.po" | grep '^msgid' | head -50 >&2 || true
+            echo "$lang: not complete (po/README.md says how to add the translations); without one:" >&2
+            { msgattrib --untranslated --no-wrap "$tmp/$lang.po"; msgattrib --only-fuzzy --no-wrap "$tmp/$lang.po"; } |
+                grep '^msgid' | grep -v '^msgid ""$' | head -50 >&2 || true
             status=1 ;;
         esac
     else

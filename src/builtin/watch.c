@@ -25,7 +25,7 @@ static const char usage[] =
     "\n"
     "With a COMMAND, its output passes through untouched and gpuvet's goes to stderr; the exit status\n"
     "is the command's (128+N when killed by signal N, 127 when it cannot be started). Otherwise:\n"
-    "0 watched, 2 could not run (bad _(usage), no such process, one that may not be read, a bad file).\n");
+    "0 watched, 2 could not run (bad usage, no such process, one that may not be read, a bad file).\n");
 
 static bool positive(const char *text, double *out)
 {

@@ -758,6 +758,20 @@ static void print_findings(FILE *o, const struct audit_report *r, const struct s
     finding_groups_free(groups, ngroups);
 }
 
+/* Chinese line breaking (kinsoku): no line starts with closing punctuation, none ends with an
+ * opening one. */
+static bool no_break_before(unsigned cp)
+{
+    static const unsigned closing[] = {0xFF0C, 0x3002, 0xFF1B, 0xFF1A, 0x3001, 0xFF09, 0x300D, 0x300F,
+                                       0xFF01, 0xFF1F, 0x201D, 0x2019, 0x2026, 0x3011};
+    for (size_t i = 0; i < sizeof closing / sizeof closing[0]; i++)
+        if (cp == closing[i])
+            return true;
+    return false;
+}
+
+static bool no_break_after(unsigned cp) { return cp == 0xFF08 || cp == 0x300C || cp == 0x300E || cp == 0x201C || cp == 0x3010; }
+
 /* Writes buf to o, wrapping every line wider than width at its last space before the limit; a
  * continuation is indented 8 columns deeper than the line (at most 40). */
 static void print_wrapped(FILE *o, const char *buf, size_t len, size_t width)
@@ -770,7 +784,9 @@ static void print_wrapped(FILE *o, const char *buf, size_t len, size_t width)
         while (indent < n && line[indent] == ' ')
             indent++;
         /* "fix: ..." continues under its command, anything else 8 columns in. */
-        size_t hang = indent + (n > indent + 5 && !strncmp(line + indent, "fix: ", 5) ? 5 : 8);
+        const char *fix = _("fix: ");
+        size_t fix_len = strlen(fix);
+        size_t hang = indent + (n > indent + fix_len && !strncmp(line + indent, fix, fix_len) ? display_width(fix) : 8);
         if (hang > 40)
             hang = 40;
         const char *p = line, *stop = line + n;
@@ -782,6 +798,7 @@ static void print_wrapped(FILE *o, const char *buf, size_t len, size_t width)
             const char *q = p, *cut = NULL;
             size_t cols = 0;
             bool prev_wide = false;
+            unsigned prev_cp = 0;
             while (q < stop) {
                 if (*q == '\033') {
                     while (q < stop && *q != 'm')
@@ -795,10 +812,12 @@ static void print_wrapped(FILE *o, const char *buf, size_t len, size_t width)
                 size_t w = (size_t)codepoint_width(cp);
                 if (cols + w > room)
                     break;
-                if (q > p && (*q == ' ' || w == 2 || prev_wide) && !(first && q < p + indent))
+                if (q > p && (*q == ' ' || w == 2 || prev_wide) && !(first && q < p + indent) &&
+                    !no_break_before(cp) && !no_break_after(prev_cp))
                     cut = q;
                 cols += w;
                 prev_wide = w == 2;
+                prev_cp = cp;
                 q += bytes;
             }
             if (q >= stop) {
@@ -855,7 +874,7 @@ static int report_text_unescaped(FILE *out, const struct audit_report *r, bool c
     fprintf(o, _("%sgpuvet audit%s of %s (%s)\n"), st.bold, st.reset,
             r->redact && m->hostname ? REDACTED : or_unknown(m->hostname), or_unknown(m->source));
     print_summary(o, r, &st, SUMMARY_LINES - 1);
-    fprintf(o, "\n%sDetails%s\n", st.bold, st.reset);
+    fprintf(o, _("\n%sDetails%s\n"), st.bold, st.reset);
     print_claims(o, r->claims, &st);
     bool evidence = machine_from_evidence(m);
     /* In an evidence-file audit a part the files do not hold is named once, not printed empty. */

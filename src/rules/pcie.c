@@ -30,6 +30,17 @@ static struct link_cap link_cap(const struct pci_device *d)
     return cap;
 }
 
+/* The device's role as a message names it: pci_role_name's word in English, translated for people. */
+static const char *role_text(enum pci_role role)
+{
+    switch (role) {
+    case PCI_ROLE_ACCELERATOR: return _("accelerator");
+    case PCI_ROLE_NIC: return _("nic");
+    case PCI_ROLE_NVME: return _("nvme");
+    }
+    return pci_role_name(role);
+}
+
 static char *gen_text(double gt_s, int width)
 {
     char *s = NULL;
@@ -91,7 +102,7 @@ void check_pcie_link_degraded(struct audit_ctx *ctx)
                      "then confirm with `lspci -s %s -vv | grep LnkSta`"), d->bus_id);
             finding_add(ctx, ctx_severity(ctx), d->bus_id, device_evidence(d), fix,
                         _("%s link runs at x%d of x%d: %.0f%% of its bandwidth (%s of %s)"),
-                        pci_role_name(d->role), d->link.cur_width, cap.width,
+                        role_text(d->role), d->link.cur_width, cap.width,
                         100.0 * d->link.cur_width / cap.width, cur, max);
         } else if (d->link.cur_gt_s < cap.gt_s * 0.99) {
             bool accelerator = d->role == PCI_ROLE_ACCELERATOR;
@@ -104,7 +115,7 @@ void check_pcie_link_degraded(struct audit_ctx *ctx)
                         cur, max);
         } else {
             finding_add(ctx, SEV_PASS, d->bus_id, device_evidence(d), NULL, _("%s link at %s, its max"),
-                        pci_role_name(d->role), cur);
+                        role_text(d->role), cur);
         }
         free(cur);
         free(max);
@@ -159,7 +170,7 @@ void check_pcie_slot_capped(struct audit_ctx *ctx)
             finding_add(ctx, virtual_port ? SEV_INFO : ctx_severity(ctx), d->bus_id, device_evidence(d),
                         _("use a slot (or riser) that matches the device, or accept the platform's limit"),
                         _("%s can do %s but its port %s allows %s: capped at %.0f%% of the device's bandwidth%s"),
-                        pci_role_name(d->role), dev, d->path[0].bus_id, port, 100.0 * (1.0 - lost),
+                        role_text(d->role), dev, d->path[0].bus_id, port, 100.0 * (1.0 - lost),
                         virtual_port ? _(" (the port is the hypervisor's, not necessarily the physical slot)") : "");
         } else {
             finding_add(ctx, SEV_PASS, d->bus_id, device_evidence(d), NULL, _("port %s allows the device's %s"),

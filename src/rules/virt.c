@@ -36,7 +36,7 @@ void check_virt_limits(struct audit_ctx *ctx)
                            v->evidence, "cannot_verify", limits);
     if (v->vm || v->container) {
         char what[128];
-        snprintf(what, sizeof what, "%s%s%s%s%s", v->vm ? "a VM" : "", v->vm && v->hypervisor ? " (" : "",
+        snprintf(what, sizeof what, "%s%s%s%s%s", v->vm ? _("a VM") : "", v->vm && v->hypervisor ? " (" : "",
                  v->vm && v->hypervisor ? v->hypervisor : "", v->vm && v->hypervisor ? ")" : "",
                  v->container ? (v->vm ? _(" and a container") : _("a container")) : "");
         finding_add(ctx, ctx_severity(ctx), "machine", ev,
