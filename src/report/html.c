@@ -7,6 +7,7 @@
 
 #include "report/html.h"
 #include "util/parse.h"
+#include "util/i18n.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
@@ -57,7 +58,7 @@ static const char style[] =
     ".finding,table,svg{break-inside:avoid}a{color:inherit;text-decoration:none}"
     "*{-webkit-print-color-adjust:exact;print-color-adjust:exact}}";
 
-static const char *or_unknown(const char *s) { return s ? s : "unknown"; }
+static const char *or_unknown(const char *s) { return s ? s : _("unknown"); }
 
 static void tag(FILE *o, enum severity s)
 {
@@ -71,12 +72,12 @@ static void print_header(FILE *o, const struct audit_report *r)
     const struct machine *m = r->machine;
     const struct findings *f = r->findings;
     enum verdict verdict = page_verdict(r);
-    fputs("<header><h1>gpuvet audit of ", o);
-    html_text(o, m->hostname ? m->hostname : "a machine whose host name is unknown");
+    fputs(_("<header><h1>gpuvet audit of "), o);
+    html_text(o, m->hostname ? m->hostname : _("a machine whose host name is unknown"));
     fprintf(o, "</h1><p><span class=\"verdict sev-%s\" id=\"verdict\">", severity_name(page_verdict_colour(verdict)));
     char upper[16];
     page_verdict_upper(upper, verdict);
-    fprintf(o, "%s</span> for workload <b>%s</b>: %d fail, %d warn, %d unknown, %d info, %d pass</p>\n", upper,
+    fprintf(o, _("%s</span> for workload <b>%s</b>: %d fail, %d warn, %d unknown, %d info, %d pass</p>\n"), upper,
             workload_name(r->workload), findings_count(f, SEV_FAIL), findings_count(f, SEV_WARN),
             findings_count(f, SEV_UNKNOWN), findings_count(f, SEV_INFO), findings_count(f, SEV_PASS));
     if (r->verdicts) {
@@ -94,11 +95,11 @@ static void print_header(FILE *o, const struct audit_report *r)
     page_machine_summary(summary, sizeof summary, m);
     fputs("<p>", o);
     html_text(o, summary);
-    fputs("<br><span class=\"muted\">source: ", o);
+    fputs(_("<br><span class=\"muted\">source: "), o);
     html_text(o, or_unknown(m->source));
-    fprintf(o, "; gpuvet %s</span></p></header>\n", GPUVET_VERSION);
-    fprintf(o, "<nav><a href=\"#problems\">Problems</a><a href=\"#topology\">Topology</a><a href=\"#memory\">Memory</a>"
-               "<a href=\"#numa\">NUMA</a>%s<a href=\"#findings\">All findings</a></nav>\n",
+    fprintf(o, _("; gpuvet %s</span></p></header>\n"), GPUVET_VERSION);
+    fprintf(o, _("<nav><a href=\"#problems\">Problems</a><a href=\"#topology\">Topology</a><a href=\"#memory\">Memory</a>"
+               "<a href=\"#numa\">NUMA</a>%s<a href=\"#findings\">All findings</a></nav>\n"),
             m->bench.loaded ? "<a href=\"#bench\">Measured</a>" : "");
 }
 
@@ -107,7 +108,7 @@ static void print_evidence(FILE *o, const json_t *evidence)
     char *text = page_evidence_text(evidence);
     if (!text)
         return;
-    fputs("<div class=\"evidence\">evidence: ", o);
+    fputs(_("<div class=\"evidence\">evidence: "), o);
     html_text(o, text);
     fputs("</div>\n", o);
     free(text);
@@ -122,12 +123,12 @@ static void print_finding(FILE *o, const struct finding *it)
     fputs("</b> <code>", o);
     html_text(o, it->subject);
     fputs("</code><div class=\"msg\">", o);
-    html_text(o, it->message);
+    html_text(o, finding_message(it));
     fputs("</div>", o);
     print_evidence(o, it->evidence);
     if (it->fix && it->severity != SEV_PASS) {
-        fputs("<div>fix: <code>", o);
-        html_text(o, it->fix);
+        fputs(_("<div>fix: <code>"), o);
+        html_text(o, finding_fix(it));
         fputs("</code></div>", o);
     }
     fputs("</div>\n", o);
@@ -135,7 +136,7 @@ static void print_finding(FILE *o, const struct finding *it)
 
 static void print_problems(FILE *o, const struct audit_report *r)
 {
-    fputs("<section id=\"problems\"><h2>Problems to fix</h2>\n", o);
+    fputs(_("<section id=\"problems\"><h2>Problems to fix</h2>\n"), o);
     int shown = 0;
     for (int i = 0; i < r->findings->count; i++) {
         const struct finding *it = &r->findings->items[i];
@@ -145,7 +146,7 @@ static void print_problems(FILE *o, const struct audit_report *r)
         }
     }
     if (!shown)
-        fputs("<p>No failed or warned check.</p>\n", o);
+        fputs(_("<p>No failed or warned check.</p>\n"), o);
     fputs("</section>\n", o);
 }
 
@@ -176,23 +177,23 @@ static void print_memory(FILE *o, const struct machine *m)
     const struct memory_info *mem = &m->memory;
     char summary[512];
     page_memory_summary(summary, sizeof summary, mem);
-    fputs("<section id=\"memory\"><h2>Memory: DIMM slots per socket and channel</h2>\n<p>", o);
+    fputs(_("<section id=\"memory\"><h2>Memory: DIMM slots per socket and channel</h2>\n<p>"), o);
     html_text(o, summary);
     fputs("</p>\n", o);
     if (mem->ndimms == 0) {
-        fputs("<p>DIMMs unknown: ", o);
-        html_text(o, mem->unknown_reason ? mem->unknown_reason : "no DIMM source was read");
+        fputs(_("<p>DIMMs unknown: "), o);
+        html_text(o, mem->unknown_reason ? mem->unknown_reason : _("no DIMM source was read"));
         fputs("</p></section>\n", o);
         return;
     }
     for (int s = 0; s < mem->sockets; s++) {
         double bw = memory_socket_bandwidth(mem, s);
-        fprintf(o, "<h3>Socket %d: %d DIMMs", s, memory_socket_dimms(mem, s));
+        fprintf(o, _("<h3>Socket %d: %d DIMMs"), s, memory_socket_dimms(mem, s));
         if (bw > 0)
-            fprintf(o, ", %.1f GB/s theoretical", bw / 1e9);
+            fprintf(o, _(", %.1f GB/s theoretical"), bw / 1e9);
         fputs("</h3>\n<div class=\"scroll\"><table>", o);
         if (!mem->channels_from_locators) {
-            fputs("<tr><th>DIMMs (the locators name no channel)</th>", o);
+            fputs(_("<tr><th>DIMMs (the locators name no channel)</th>"), o);
             for (int i = 0; i < mem->ndimms; i++)
                 if (mem->dimms[i].socket == s)
                     dimm_cell(o, mem, &mem->dimms[i]);
@@ -201,7 +202,7 @@ static void print_memory(FILE *o, const struct machine *m)
         }
         int channels = page_socket_channel_count(mem, s), slots = page_slots_per_channel(mem);
         for (int ch = 0; ch < channels; ch++) {
-            fprintf(o, "<tr><th>channel %d</th>", ch);
+            fprintf(o, _("<tr><th>channel %d</th>"), ch);
             int n = 0;
             for (int i = 0; i < mem->ndimms; i++)
                 if (mem->dimms[i].socket == s && mem->dimms[i].channel == ch) {
@@ -219,19 +220,19 @@ static void print_memory(FILE *o, const struct machine *m)
 
 static void print_numa(FILE *o, const struct machine *m)
 {
-    fputs("<section id=\"numa\"><h2>NUMA distances</h2>\n", o);
+    fputs(_("<section id=\"numa\"><h2>NUMA distances</h2>\n"), o);
     int lo = 0, hi = 0;
     if (!page_distance_range(m, &lo, &hi)) {
-        fputs("<p>The kernel's distance table is unknown.</p></section>\n", o);
+        fputs(_("<p>The kernel's distance table is unknown.</p></section>\n"), o);
         return;
     }
-    fputs("<p class=\"muted\">The kernel's relative distances (10 = local); darker is farther.</p>"
-          "<div class=\"scroll\"><table><tr><th>from \\ to</th>", o);
+    fputs(_("<p class=\"muted\">The kernel's relative distances (10 = local); darker is farther.</p>"
+          "<div class=\"scroll\"><table><tr><th>from \\ to</th>"), o);
     for (int k = 0; k < m->nnodes; k++)
-        fprintf(o, "<th>node %d</th>", m->nodes[k].id);
+        fprintf(o, _("<th>node %d</th>"), m->nodes[k].id);
     fputs("</tr>\n", o);
     for (int i = 0; i < m->nnodes; i++) {
-        fprintf(o, "<tr><th>node %d</th>", m->nodes[i].id);
+        fprintf(o, _("<tr><th>node %d</th>"), m->nodes[i].id);
         for (int k = 0; k < m->nnodes; k++) {
             if (!m->nodes[i].distances) {
                 fputs("<td>?</td>", o);
@@ -255,10 +256,10 @@ static void print_bench(FILE *o, const struct audit_report *r)
         return;
     struct page_rate rates[64];
     int n = page_bench_rates(r, rates, 64);
-    fputs("<section id=\"bench\"><h2>Measured against theory</h2>\n<p class=\"muted\">from ", o);
+    fputs(_("<section id=\"bench\"><h2>Measured against theory</h2>\n<p class=\"muted\">from "), o);
     html_text(o, b->source);
-    fputs("</p><div class=\"scroll\"><table><tr><th>what</th><th>measured GB/s</th><th>theory GB/s</th>"
-          "<th>share</th><th>basis</th></tr>\n",
+    fputs(_("</p><div class=\"scroll\"><table><tr><th>what</th><th>measured GB/s</th><th>theory GB/s</th>"
+          "<th>share</th><th>basis</th></tr>\n"),
           o);
     for (int i = 0; i < n; i++) {
         const struct page_rate *rate = &rates[i];
@@ -287,7 +288,7 @@ static void print_claims(FILE *o, const struct claim_set *set)
 {
     if (!set)
         return;
-    fputs("<section id=\"claims\"><h2>Label vs reality</h2><p class=\"muted\">", o);
+    fputs(_("<section id=\"claims\"><h2>Label vs reality</h2><p class=\"muted\">"), o);
     html_text(o, set->file);
     fputs("</p><div class=\"scroll\"><table><tr><th>claim</th><th>claimed</th><th>found</th><th>verdict</th>"
           "<th>why</th></tr>\n",
@@ -315,7 +316,7 @@ static void print_claims(FILE *o, const struct claim_set *set)
 
 static void print_all_findings(FILE *o, const struct audit_report *r)
 {
-    fprintf(o, "<section id=\"findings\"><h2>All findings (workload %s)</h2>\n", workload_name(r->workload));
+    fprintf(o, _("<section id=\"findings\"><h2>All findings (workload %s)</h2>\n"), workload_name(r->workload));
     int passed = 0;
     for (int i = 0; i < r->findings->count; i++) {
         const struct finding *it = &r->findings->items[i];
@@ -325,7 +326,7 @@ static void print_all_findings(FILE *o, const struct audit_report *r)
             print_finding(o, it);
     }
     if (passed) {
-        fprintf(o, "<details><summary>%d check%s passed</summary>\n", passed, passed == 1 ? "" : "s");
+        fprintf(o, _("<details><summary>%d check%s passed</summary>\n"), passed, passed == 1 ? "" : "s");
         for (int i = 0; i < r->findings->count; i++)
             if (r->findings->items[i].severity == SEV_PASS)
                 print_finding(o, &r->findings->items[i]);
@@ -333,7 +334,7 @@ static void print_all_findings(FILE *o, const struct audit_report *r)
     }
     const struct machine *m = r->machine;
     if (m->nproblems) {
-        fputs("<h3>Input problems</h3><p class=\"muted\">Facts from these files are reported as unknown.</p><ul>", o);
+        fputs(_("<h3>Input problems</h3><p class=\"muted\">Facts from these files are reported as unknown.</p><ul>"), o);
         for (int i = 0; i < m->nproblems; i++) {
             fputs("<li><code>", o);
             html_text(o, m->problems[i].path);
@@ -348,12 +349,12 @@ static void print_all_findings(FILE *o, const struct audit_report *r)
 
 int report_html(FILE *o, const struct audit_report *r)
 {
-    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-          /* The page may fetch nothing: no script, font, image or style from anywhere. */
-          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
-          "<title>gpuvet audit of ",
-          o);
+    fprintf(o, "<!DOCTYPE html>\n<html lang=\"%s\"><head><meta charset=\"utf-8\">\n"
+               "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+               /* The page may fetch nothing: no script, font, image or style from anywhere. */
+               "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
+               "<title>%s",
+            i18n_translating() ? "zh-CN" : "en", _("gpuvet audit of "));
     html_text(o, or_unknown(r->machine->hostname));
     fprintf(o, "</title>\n<style>%s</style></head>\n<body>\n", style);
     print_header(o, r);
@@ -364,8 +365,8 @@ int report_html(FILE *o, const struct audit_report *r)
     print_numa(o, r->machine);
     print_bench(o, r);
     print_all_findings(o, r);
-    fputs("<footer class=\"muted\"><p>Written by gpuvet; this page loads nothing from the network.</p></footer>\n"
-          "</body></html>\n",
+    fputs(_("<footer class=\"muted\"><p>Written by gpuvet; this page loads nothing from the network.</p></footer>\n"
+          "</body></html>\n"),
           o);
     return ferror(o) ? -1 : 0;
 }

@@ -102,3 +102,15 @@ Test(i18n, unknown_language_is_an_error)
     cr_expect_eq(r.status, 2);
     run_result_free(&r);
 }
+
+Test(i18n, html_and_markdown_pages_in_chinese)
+{
+    struct run_result r = run_gpuvet("--lang", "zh", "audit", "--sysroot", fixture(TREE), "--sample", "0", "--html", "-",
+                                     NULL);
+    cr_expect(strstr(r.out, "<html lang=\"zh-CN\">") && strstr(r.out, "<h2>需要修复的问题</h2>"), "%s", r.out);
+    cr_expect(strstr(r.out, "共用一条 Gen3 x16 上行链路"), "%s", r.out);
+    run_result_free(&r);
+    r = run_gpuvet("--lang", "zh", "audit", "--sysroot", fixture(TREE), "--sample", "0", "--markdown", "-", NULL);
+    cr_expect(strstr(r.out, "## 需要修复的问题") && strstr(r.out, "| 严重程度 | 规则 |"), "%s", r.out);
+    run_result_free(&r);
+}
