@@ -28,7 +28,7 @@ Test(i18n, lang_zh_prints_findings_fixes_and_headings_in_chinese)
     /* Headings, a rule's finding with its numbers, its fix, and a severity label. */
     cr_expect(strstr(r.out, "各工作负载的结论"), "%s", r.out);
     cr_expect(strstr(r.out, "4 张加速卡（共 5 条链路）位于 PCIe 交换芯片 0000:18:00.0"), "%s", r.out);
-    cr_expect(strstr(r.out, "修复：把吃数据的作业分散到不同的交换芯片下"), "%s", r.out);
+    cr_expect(strstr(r.out, "修复：把数据密集的作业分散到不同的交换芯片下"), "%s", r.out);
     cr_expect(strstr(r.out, "  警告 PCIE_UPLINK_SHARED"), "%s", r.out);
     /* Rule IDs, workloads and units stay as they are. */
     cr_expect(strstr(r.out, "CPU_CORES_PER_GPU") && strstr(r.out, "cv-train") && strstr(r.out, "GB/s"), "%s", r.out);
@@ -113,4 +113,20 @@ Test(i18n, html_and_markdown_pages_in_chinese)
     r = run_gpuvet("--lang", "zh", "audit", "--sysroot", fixture(TREE), "--sample", "0", "--markdown", "-", NULL);
     cr_expect(strstr(r.out, "## 需要修复的问题") && strstr(r.out, "| 严重程度 | 规则 |"), "%s", r.out);
     run_result_free(&r);
+}
+
+Test(i18n, installed_binary_finds_its_catalogue_under_share_locale)
+{
+    char prefix[] = "/tmp/gpuvet-i18n-XXXXXX";
+    cr_assert(mkdtemp(prefix));
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "cmake --install '%s' --prefix '%s' >/dev/null && test -f '%s/share/locale/zh_CN/LC_MESSAGES/gpuvet.mo' && "
+             "env -u GPUVET_LOCALE_DIR '%s/bin/gpuvet' --lang zh gpus --help",
+             GPUVET_BUILD_DIR, prefix, prefix, prefix);
+    int status;
+    char *out = run_shell(cmd, &status);
+    cr_expect_eq(status, 0, "%s", out);
+    cr_expect(strstr(out, "用法：gpuvet gpus"), "%s", out);
+    free(out);
+    tree_remove(prefix);
 }
