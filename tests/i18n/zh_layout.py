@@ -189,7 +189,19 @@ def main():
             reports += 1
             if first is None and name.startswith('sysroot/32intel64'):
                 first = (machine_args, text)
-        print(f'{reports} Chinese reports, {rows} table rows checked, widest line {widest} columns')
+        # explain's rationale and every command's help are pre-wrapped text: they fit too.
+        rules = subprocess.run([gpuvet, 'audit', '--list-rules'], capture_output=True, text=True).stdout.split()
+        pages = [['explain', r] for r in rules if re.fullmatch(r'[A-Z][A-Z0-9_]+', r)]
+        pages += [[c, '--help'] for c in ('audit', 'explain', 'snapshot', 'gpus', 'health', 'fleet', 'compare')]
+        pages += [['--help'], ['explain', 'llm-train']]
+        for page in pages:
+            text = subprocess.run([gpuvet, '--lang', 'zh'] + page, capture_output=True, env=dict(os.environ, LC_ALL='C'),
+                                  timeout=60).stdout.decode('utf-8')
+            for number, line in enumerate(text.split('\n'), 1):
+                if cols(line) > WIDTH:
+                    problems.append(f'gpuvet {" ".join(page)}:{number}: {cols(line)} columns: {line}')
+        print(f'{reports} Chinese reports, {rows} table rows checked, widest line {widest} columns; '
+              f'{len(pages)} explain and help pages')
         if shutil.which('tmux') is None:
             print('tmux not installed: the pane check is skipped')
             status = 77
