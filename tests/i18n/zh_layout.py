@@ -183,7 +183,7 @@ def main():
         for name, machine_args in machines(fixtures, corpus, sample, scratch):
             text = run_report(gpuvet, machine_args)
             if '各工作负载的结论' not in text:
-                problems.append(f'{name}: the report is not in Chinese')
+                problems.append(f'{name}: the report is not in Chinese: {text[:300]!r}')
             rows += check_report(name, text, problems)
             widest = max([widest] + [cols(l) for l in text.split('\n')])
             reports += 1
