@@ -145,7 +145,7 @@ int cmd_health(int argc, char **argv)
     for (int i = 0; i < findings.count; i++)
         if (findings.items[i].severity >= SEV_WARN)
             fprintf(stderr, "%s %s %s: %s\n", severity_name(findings.items[i].severity), findings.items[i].rule->id,
-                    findings.items[i].subject, findings.items[i].message);
+                    findings.items[i].subject, finding_message(&findings.items[i]));
 
     const struct finding *problem = health_worst(&findings, threshold);
     int status = problem ? EXIT_VERDICT_FAIL : 0;
