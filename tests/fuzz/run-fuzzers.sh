@@ -37,10 +37,11 @@ done
 # the parser's paths instead of breaking the XML.
 grep -oh '<[a-z_0-9]*>' $fixtures/nvidia-smi/*.xml | sort -u | sed 's/.*/"&"/' > $out/nvsmi.dict
 
+failed=0
 for name in "${names[@]}"; do
     bin=$out/fuzz_$name
     [ "$name" = smbios ] && bin=build/fuzz_smbios
-    [ -x "$bin" ] || { echo "$name: $bin not built (make -C build fuzz_all)"; continue; }
+    [ -x "$bin" ] || { echo "$name: $bin not built (make -C build fuzz_all)"; failed=1; continue; }
     mkdir -p "$out/crashes/$name"
     log=$out/$name.log
     dict=()
@@ -52,4 +53,7 @@ for name in "${names[@]}"; do
     cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1)
     crashes=$(ls "$out/crashes/$name" | wc -l)
     echo "$name: ${seconds} s, exit $status, ${runs:-?} runs, ${cov:-cov ?}, $crashes crash file(s)"
+    [ "$status" -eq 0 ] || failed=1
 done
+# Non-zero when a target was missing or stopped on a finding (its input is in crashes/NAME/).
+exit $failed
