@@ -1,5 +1,6 @@
 # bash completion for gpuvet. The commands, options, rule IDs and workloads are read from gpuvet
 # itself (its --help texts and `gpuvet audit --list-rules`), so new ones complete without an edit.
+# Texts parsed for a fixed label ("workloads:", "usage:") are asked for with --lang en.
 # Installed as share/bash-completion/completions/gpuvet; or `source completion/gpuvet.bash`.
 
 # Options of `gpuvet COMMAND` (or of gpuvet itself): the --words its help lists, not those quoted
@@ -27,7 +28,7 @@ _gpuvet()
         --data|--sysroot|--data-dir|--dir|--images)
             COMPREPLY=($(compgen -d -- "$cur")); return ;;
         --workload|-w)
-            COMPREPLY=($(compgen -W "$("$gpuvet" explain --help 2>/dev/null | sed -n 's/^workloads: //p')" -- "$cur"))
+            COMPREPLY=($(compgen -W "$("$gpuvet" --lang en explain --help 2>/dev/null | sed -n 's/^workloads: //p')" -- "$cur"))
             return ;;
         --precision|--weights|--kv|--zero|--offload|--recompute|--attention|--nodes|--sample|--seconds|--cpu|\
         --tolerance)
@@ -48,11 +49,11 @@ _gpuvet()
     case $command in
         explain)
             COMPREPLY=($(compgen -W "$("$gpuvet" audit --list-rules 2>/dev/null | cut -d' ' -f1)
-                                     $("$gpuvet" explain --help 2>/dev/null | sed -n 's/^workloads: //p')" -- "$cur")) ;;
+                                     $("$gpuvet" --lang en explain --help 2>/dev/null | sed -n 's/^workloads: //p')" -- "$cur")) ;;
         help)
             COMPREPLY=($(compgen -W "$("$gpuvet" --help 2>/dev/null | sed -n 's/^  \([a-z][a-z-]*\)  .*/\1/p')" -- "$cur")) ;;
         bench)
-            COMPREPLY=($(compgen -W "$("$gpuvet" bench --help 2>/dev/null |
+            COMPREPLY=($(compgen -W "$("$gpuvet" --lang en bench --help 2>/dev/null |
                                      sed -n 's/^usage: gpuvet bench \[\([a-z|]*\)\].*/\1/p' | tr '|' ' ')" -- "$cur")) ;;
         snapshot)
             COMPREPLY=($(compgen -d -- "$cur")) ;;

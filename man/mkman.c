@@ -19,7 +19,8 @@
 static char *run(const char *binary, const char *args)
 {
     char cmd[8192];
-    snprintf(cmd, sizeof cmd, "'%s' %s", binary, args);
+    /* The pages are English whatever the build's locale (gpuvet --lang picks the language). */
+    snprintf(cmd, sizeof cmd, "'%s' --lang en %s", binary, args);
     FILE *p = popen(cmd, "r");
     if (!p) {
         perror(cmd);

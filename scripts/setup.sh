@@ -20,6 +20,10 @@ required+=(chromium)
 required+=(librust-nvml-wrapper-sys-dev python3-numba)
 # Test dependency: tests/support/html_well_formed.py checks the HTML pages with Python's own parser.
 required+=(python3)
+# The Chinese messages (po/): msgfmt compiles po/zh_CN.po at build time, and the po_complete test
+# runs xgettext and msgmerge (all three from gettext; libintl itself is part of glibc). tmux: the
+# zh_report_layout test renders a Chinese report in a real 100-column tmux pane.
+required+=(gettext tmux)
 # Nice to have, not needed to build: pci.ids names devices in reports; mate-backgrounds ships the
 # real photographs `gpuvet bench decode` makes its default ImageNet-sized JPEGs from (without it,
 # decode needs --images DIR). clang: `CC=clang` builds with -DGPUVET_SANITIZE=ON add UBSan's

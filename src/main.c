@@ -6,7 +6,9 @@
 #include "util/deadline.h"
 #include "util/output.h"
 #include "util/datadir.h"
+#include "util/i18n.h"
 #include "util/suggest.h"
+#include "util/width.h"
 
 struct command {
     const char *name;
@@ -15,31 +17,37 @@ struct command {
 };
 
 static const struct command commands[] = {
-    {"audit", cmd_audit, "find the traps of this server (or a recorded one)"},
-    {"bench", cmd_bench, "measure memory, NUMA latency, PCIe, storage, jitter and JPEG decode"},
-    {"explain", cmd_explain, "print why a rule exists and what it checks"},
-    {"snapshot", cmd_snapshot, "record this machine for an offline audit"},
-    {"gpus", cmd_gpus, "list the GPU table, or resolve GPU names"},
-    {"plan", cmd_plan, "size GPUs, host RAM, CPU cores, storage and network for a workload"},
-    {"health", cmd_health, "the fast check for Slurm's HealthCheckProgram (drains with --slurm)"},
-    {"cost", cmd_cost, "rank GPU offers by effective price per dense TFLOPS-hour"},
-    {"fleet", cmd_fleet, "group many nodes' audits by configuration and name the odd nodes"},
-    {"compare", cmd_compare, "two machines' audits side by side, differences first"},
-    {"watch", cmd_watch, "watch a running job and name what keeps its GPUs waiting"},
+    {"audit", cmd_audit, N_("find the traps of this server (or a recorded one)")},
+    {"bench", cmd_bench, N_("measure memory, NUMA latency, PCIe, storage, jitter and JPEG decode")},
+    {"explain", cmd_explain, N_("print why a rule exists and what it checks")},
+    {"snapshot", cmd_snapshot, N_("record this machine for an offline audit")},
+    {"gpus", cmd_gpus, N_("list the GPU table, or resolve GPU names")},
+    {"plan", cmd_plan, N_("size GPUs, host RAM, CPU cores, storage and network for a workload")},
+    {"health", cmd_health, N_("the fast check for Slurm's HealthCheckProgram (drains with --slurm)")},
+    {"cost", cmd_cost, N_("rank GPU offers by effective price per dense TFLOPS-hour")},
+    {"fleet", cmd_fleet, N_("group many nodes' audits by configuration and name the odd nodes")},
+    {"compare", cmd_compare, N_("two machines' audits side by side, differences first")},
+    {"watch", cmd_watch, N_("watch a running job and name what keeps its GPUs waiting")},
 };
 enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
 
 static void print_usage(FILE *out)
 {
-    fputs("usage: gpuvet [--data DIR] COMMAND [options]   (gpuvet COMMAND --help for its options)\n\n", out);
-    for (size_t i = 0; i < COMMAND_COUNT; i++)
-        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fputs("\n"
+    fputs(_("usage: gpuvet [--data DIR] [--lang zh|en] COMMAND [options]   (gpuvet COMMAND --help for its options)\n\n"),
+          out);
+    for (size_t i = 0; i < COMMAND_COUNT; i++) {
+        fputs("  ", out);
+        fput_padded(out, commands[i].name, 10);
+        fprintf(out, " %s\n", _(commands[i].summary));
+    }
+    fputs(_("\n"
           "  --data DIR   read the data tables (gpus.csv, cpu-platforms.csv) from DIR instead of the\n"
           "               built-in copies, before or after COMMAND; every table must be there\n"
           "               ($GPUVET_DATA_DIR does the same)\n"
           "  --version    print the version and exit\n"
-          "  --help       print this list and exit (gpuvet help COMMAND: that command's options)\n",
+          "  --lang zh|en messages, help and reports for people in Simplified Chinese or English\n"
+          "               (default: from LC_ALL, LC_MESSAGES or LANG); JSON stays English\n"
+          "  --help       print this list and exit (gpuvet help COMMAND: that command's options)\n"),
           out);
 }
 
@@ -58,30 +66,30 @@ static int unknown_command(const char *name)
         names[i] = commands[i].name;
     const char *closest = closest_name(name, names, COMMAND_COUNT);
     if (closest) {
-        fprintf(stderr, "gpuvet: unknown command '%s'; did you mean %s?\n", name, closest);
+        fprintf(stderr, _("gpuvet: unknown command '%s'; did you mean %s?\n"), name, closest);
     } else {
-        fprintf(stderr, "gpuvet: unknown command '%s'\n", name);
+        fprintf(stderr, _("gpuvet: unknown command '%s'\n"), name);
         print_usage(stderr);
     }
     return EXIT_CANNOT_RUN;
 }
 
-/* Takes `--data DIR` (or --data=DIR) out of argv wherever it stands, before or after the command: left
- * to the command's getopt, `gpuvet audit --data DIR` would be read as the abbreviation of --data-dir. */
-static int take_data_option(int *argc, char **argv)
+/* Takes a global option (`--data DIR`, `--lang L`, or --NAME=VALUE) out of argv wherever it stands,
+ * before or after the command: left to the command's getopt, `gpuvet audit --data DIR` would be read as
+ * the abbreviation of --data-dir. *value gets the last one given (NULL: none); -1 when it lacks its value. */
+static int take_global_option(int *argc, char **argv, const char *name, const char **value)
 {
+    size_t len = strlen(name);
     for (int i = 1; i < *argc;) {
-        bool joined = !strncmp(argv[i], "--data=", 7);
-        if (strcmp(argv[i], "--data") != 0 && !joined) {
+        bool joined = !strncmp(argv[i], name, len) && argv[i][len] == '=';
+        if (strcmp(argv[i], name) != 0 && !joined) {
             i++;
             continue;
         }
-        const char *dir = joined ? argv[i] + 7 : i + 1 < *argc ? argv[i + 1] : NULL;
-        if (!dir || !*dir) {
-            fputs("gpuvet: --data wants a folder (gpuvet --help)\n", stderr);
+        const char *v = joined ? argv[i] + len + 1 : i + 1 < *argc ? argv[i + 1] : NULL;
+        if (!v || !*v)
             return -1;
-        }
-        data_set_dir(dir);
+        *value = v;
         int taken = joined ? 1 : 2;
         memmove(&argv[i], &argv[i + taken], sizeof *argv * (size_t)(*argc - i - taken + 1));
         *argc -= taken;
@@ -91,8 +99,19 @@ static int take_data_option(int *argc, char **argv)
 
 static int run(int argc, char **argv)
 {
-    if (take_data_option(&argc, argv) != 0)
+    const char *lang = NULL, *data = NULL;
+    int lang_taken = take_global_option(&argc, argv, "--lang", &lang);
+    if (lang_taken != 0 || i18n_init(lang) != 0) {
+        i18n_init(NULL);
+        fprintf(stderr, _("gpuvet: --lang wants zh or en, not '%s'\n"), lang_taken ? "" : lang);
         return EXIT_CANNOT_RUN;
+    }
+    if (take_global_option(&argc, argv, "--data", &data) != 0) {
+        fputs(_("gpuvet: --data wants a folder (gpuvet --help)\n"), stderr);
+        return EXIT_CANNOT_RUN;
+    }
+    if (data)
+        data_set_dir(data);
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || (!strcmp(argv[1], "help") && argc < 3)) {
         print_usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? EXIT_CANNOT_RUN : 0;

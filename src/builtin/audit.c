@@ -19,9 +19,10 @@
 #include "util/output_file.h"
 #include "util/inputfile.h"
 #include "util/parse.h"
+#include "util/i18n.h"
 
 static const char usage[] =
-    "usage: gpuvet audit [--sysroot DIR] [--nvidia-smi FILE] [--dmidecode FILE | --dmi-table FILE]\n"
+     N_("usage: gpuvet audit [--sysroot DIR] [--nvidia-smi FILE] [--dmidecode FILE | --dmi-table FILE]\n"
     "                    [--workload W] [--data-dir DIR] [--nodes N] [--claim FILE] [--sample SECONDS]\n"
     "                    [--json] [--html FILE] [--markdown FILE] [--verbose] [--load-check] [--redact]\n"
     "                    [--bench FILE | --bench-quick] [--prom FILE] [--output FILE]\n"
@@ -56,13 +57,13 @@ static const char usage[] =
     "  --list-rules    list the rule IDs and exit (`gpuvet explain ID` for one)\n"
     "\n"
     "verdict per workload: FAIL, WARN, INCONCLUSIVE (a key fact unknown), PASS\n"
-    "exit status: 0 no fail (PASS, WARN or INCONCLUSIVE), 1 at least one fail, 2 could not run\n";
+    "exit status: 0 no fail (PASS, WARN or INCONCLUSIVE), 1 at least one fail, 2 could not run\n");
 
 static int list_rules(void)
 {
     for (int i = 0; i < rules_count; i++) {
         const struct rule *r = &rules_table[i];
-        printf("%-24s %-7s %s\n", r->id, r->area, r->title);
+        printf("%-24s %-7s %s\n", r->id, r->area, _(r->title));
     }
     return 0;
 }
@@ -89,12 +90,12 @@ static int load_bench(struct machine *m, const char *file)
     json_error_t error;
     if (file) {
         if (input_file_check(file) != 0) {
-            fprintf(stderr, "gpuvet audit: %s: %s\n", file, strerror(errno));
+            fprintf(stderr, _("gpuvet audit: %s: %s\n"), file, strerror(errno));
             return -1;
         }
         doc = json_load_file(file, 0, &error);
         if (!doc) {
-            fprintf(stderr, "gpuvet audit: %s: not a JSON document (%s, line %d)\n", file, error.text, error.line);
+            fprintf(stderr, _("gpuvet audit: %s: not a JSON document (%s, line %d)\n"), file, error.text, error.line);
             return -1;
         }
     } else {
@@ -105,7 +106,7 @@ static int load_bench(struct machine *m, const char *file)
     char why[512];
     int rc = bench_results_from_json(&m->bench, doc, file ? file : "bench-quick", why, sizeof why);
     if (rc != 0)
-        fprintf(stderr, "gpuvet audit: %s: %s\n", file ? file : "bench-quick", why);
+        fprintf(stderr, _("gpuvet audit: %s: %s\n"), file ? file : "bench-quick", why);
     json_decref(doc);
     return rc;
 }
@@ -128,12 +129,12 @@ static int set_data_dir(struct machine *m, const char *dir)
                                     "Judged by the path as given", limit);
         }
         if (!path) {
-            fprintf(stderr, "gpuvet audit: --data-dir %s: %s\n", dir, strerror(errno));
+            fprintf(stderr, _("gpuvet audit: --data-dir %s: %s\n"), dir, strerror(errno));
             return -1;
         }
     } else if (dir[0] != '/') {
-        fprintf(stderr, "gpuvet audit: --data-dir %s: with --sysroot, give the absolute path on the recorded "
-                        "machine\n", dir);
+        fprintf(stderr, _("gpuvet audit: --data-dir %s: with --sysroot, give the absolute path on the recorded "
+                        "machine\n"), dir);
         return -1;
     } else {
         path = strdup(dir);
@@ -208,26 +209,26 @@ static int run_audit(int argc, char **argv)
         case 'M': markdown_file = optarg; break;
         case 'P': prom_file = optarg; break;
         case 'o': output_pattern = optarg; break;
-        case 'h': fputs(usage, stdout); return 0;
+        case 'h': fputs(_(usage), stdout); return 0;
         default: return option_error(options, argv);
         }
     }
     if (optind < argc) {
-        fprintf(stderr, "gpuvet audit: unexpected argument '%s'\n%s", argv[optind], usage);
+        fprintf(stderr, _("gpuvet audit: unexpected argument '%s'\n%s"), argv[optind], _(usage));
         return EXIT_CANNOT_RUN;
     }
 
     if (bench_quick && (sysroot || bench_file || nvidia_smi || dmidecode_file || dmi_table_file)) {
-        fprintf(stderr, "gpuvet audit: --bench-quick measures this machine; it goes with neither --sysroot, "
-                        "evidence files nor --bench\n");
+        fprintf(stderr, _("gpuvet audit: --bench-quick measures this machine; it goes with neither --sysroot, "
+                        "evidence files nor --bench\n"));
         return EXIT_CANNOT_RUN;
     }
     if (load_check && (sysroot || nvidia_smi)) {
-        fprintf(stderr, "gpuvet audit: --load-check drives this machine's GPUs: not with --sysroot or --nvidia-smi\n");
+        fprintf(stderr, _("gpuvet audit: --load-check drives this machine's GPUs: not with --sysroot or --nvidia-smi\n"));
         return EXIT_CANNOT_RUN;
     }
     if (dmidecode_file && dmi_table_file) {
-        fprintf(stderr, "gpuvet audit: give --dmidecode or --dmi-table, not both\n");
+        fprintf(stderr, _("gpuvet audit: give --dmidecode or --dmi-table, not both\n"));
         return EXIT_CANNOT_RUN;
     }
     /* A FIFO or /dev/zero named as evidence is refused before a byte is read. */
@@ -235,7 +236,7 @@ static int run_audit(int argc, char **argv)
     for (size_t i = 0; i < sizeof named_files / sizeof *named_files; i++) {
         char why[256];
         if (named_files[i] && !fs_input_check(named_files[i], FS_INPUT_LIMIT, why, sizeof why)) {
-            fprintf(stderr, "gpuvet audit: %s: %s\n", named_files[i], why);
+            fprintf(stderr, _("gpuvet audit: %s: %s\n"), named_files[i], why);
             return EXIT_CANNOT_RUN;
         }
     }
@@ -249,7 +250,7 @@ static int run_audit(int argc, char **argv)
     const char *dmi_file = dmidecode_file ? dmidecode_file : dmi_table_file;
     if (dmi_file && (dmidecode_file ? dmidecode_load(dmi_file, &dmi, &dmi_error)
                                     : smbios_load_dump(dmi_file, &dmi, &dmi_error)) != 0) {
-        fprintf(stderr, "gpuvet audit: %s\n", dmi_error ? dmi_error : dmi_file);
+        fprintf(stderr, _("gpuvet audit: %s\n"), dmi_error ? dmi_error : dmi_file);
         free(dmi_error);
         dmi_data_free(&dmi);
         return EXIT_CANNOT_RUN;
@@ -259,7 +260,7 @@ static int run_audit(int argc, char **argv)
     struct claim_set claims = {0};
     char *error = NULL;
     if (claim_file && claim_file_load(claim_file, &claims, &error) != 0) {
-        fprintf(stderr, "gpuvet audit: %s\n", error ? error : claim_file);
+        fprintf(stderr, _("gpuvet audit: %s\n"), error ? error : claim_file);
         free(error);
         dmi_data_free(&dmi);
         return EXIT_CANNOT_RUN;
@@ -286,7 +287,7 @@ static int run_audit(int argc, char **argv)
         probe_contention(&m, sample_seconds);
     if (probed != 0) {
         for (int i = 0; i < m.nproblems; i++)
-            fprintf(stderr, "gpuvet audit: %s: %s\n", m.problems[i].path, m.problems[i].message);
+            fprintf(stderr, _("gpuvet audit: %s: %s\n"), m.problems[i].path, m.problems[i].message);
         machine_free(&m);
         claim_set_free(&claims);
         return EXIT_CANNOT_RUN;
@@ -307,7 +308,7 @@ static int run_audit(int argc, char **argv)
     const struct findings *findings = &verdicts.findings[workload];
     for (int i = 0; i < m.nproblems; i++) {
         char *line = NULL; /* paths and messages quote evidence files: escaped like the report */
-        int n = asprintf(&line, "gpuvet: warning: %s: %s\n", m.problems[i].path ? m.problems[i].path : "?",
+        int n = asprintf(&line, _("gpuvet: warning: %s: %s\n"), m.problems[i].path ? m.problems[i].path : "?",
                          m.problems[i].message ? m.problems[i].message : "?");
         if (n > 0)
             text_write_escaped(stderr, line, (size_t)n, NULL);

@@ -5,9 +5,10 @@
 #include "builtin/builtin.h"
 #include "fleet/fleet.h"
 #include "report/fleet_report.h"
+#include "util/i18n.h"
 
 static const char usage[] =
-    "usage: gpuvet compare [--json] [--html FILE] [--markdown FILE] A.json B.json\n"
+     N_("usage: gpuvet compare [--json] [--html FILE] [--markdown FILE] A.json B.json\n"
     "\n"
     "Two machines side by side (two providers' trial boxes, a good node and a bad one): their\n"
     "gpuvet.audit/1 (or gpuvet.bench/1) documents, differences first, then what is the same, bench\n"
@@ -18,7 +19,7 @@ static const char usage[] =
     "                  to standard output instead of the text report\n"
     "  --markdown FILE  also write it as GitHub-flavoured Markdown (- likewise)\n"
     "\n"
-    "exit status: 0 no difference, 1 differences, 2 could not run\n";
+    "exit status: 0 no difference, 1 differences, 2 could not run\n");
 
 int cmd_compare(int argc, char **argv)
 {
@@ -38,12 +39,12 @@ int cmd_compare(int argc, char **argv)
         case 'j': json = true; break;
         case 'H': html_file = optarg; break;
         case 'M': markdown_file = optarg; break;
-        case 'h': fputs(usage, stdout); return 0;
-        default: fputs(usage, stderr); return EXIT_CANNOT_RUN;
+        case 'h': fputs(_(usage), stdout); return 0;
+        default: fputs(_(usage), stderr); return EXIT_CANNOT_RUN;
         }
     }
     if (argc - optind != 2) {
-        fprintf(stderr, "gpuvet compare: give exactly two documents\n%s", usage);
+        fprintf(stderr, _("gpuvet compare: give exactly two documents\n%s"), _(usage));
         return EXIT_CANNOT_RUN;
     }
     /* One fleet per side: two trial boxes may well carry the same host name. */
@@ -55,8 +56,8 @@ int cmd_compare(int argc, char **argv)
     for (int i = 0; i < 2 && status == 0; i++) {
         if (fleet_add_path(&sides[i], argv[optind + i], why, sizeof why) != 0 || sides[i].count != 1) {
             if (sides[i].count > 1)
-                snprintf(why, sizeof why, "%s: give one document, not a directory of them", argv[optind + i]);
-            fprintf(stderr, "gpuvet compare: %s\n", why);
+                snprintf(why, sizeof why, _("%s: give one document, not a directory of them"), argv[optind + i]);
+            fprintf(stderr, _("gpuvet compare: %s\n"), why);
             status = EXIT_CANNOT_RUN;
         }
     }

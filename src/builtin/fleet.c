@@ -6,10 +6,11 @@
 #include "builtin/builtin.h"
 #include "fleet/fleet.h"
 #include "report/fleet_report.h"
+#include "util/i18n.h"
 #include "util/parse.h"
 
 static const char usage[] =
-    "usage: gpuvet fleet [--json] [--html FILE] [--markdown FILE] [--tolerance PERCENT] FILE|DIR...\n"
+     N_("usage: gpuvet fleet [--json] [--html FILE] [--markdown FILE] [--tolerance PERCENT] FILE|DIR...\n"
     "\n"
     "Reads gpuvet.audit/1 and gpuvet.bench/1 documents (files, or every *.json of a directory; one\n"
     "of each per host, joined by host name), groups the nodes by CPU and accelerator models, and names\n"
@@ -24,7 +25,7 @@ static const char usage[] =
     "  --markdown FILE     also write the same content as GitHub-flavoured Markdown (- likewise)\n"
     "\n"
     "exit status: 0 every node alike, 1 odd nodes, fields without a majority or low figures found,\n"
-    "2 could not run\n";
+    "2 could not run\n");
 
 int cmd_fleet(int argc, char **argv)
 {
@@ -50,12 +51,12 @@ int cmd_fleet(int argc, char **argv)
             if (!option_percent("fleet", "tolerance", optarg, 100, &tolerance))
                 return EXIT_CANNOT_RUN;
             break;
-        case 'h': fputs(usage, stdout); return 0;
-        default: fputs(usage, stderr); return EXIT_CANNOT_RUN;
+        case 'h': fputs(_(usage), stdout); return 0;
+        default: fputs(_(usage), stderr); return EXIT_CANNOT_RUN;
         }
     }
     if (optind >= argc) {
-        fprintf(stderr, "gpuvet fleet: give the audit and bench documents (files or directories)\n%s", usage);
+        fprintf(stderr, _("gpuvet fleet: give the audit and bench documents (files or directories)\n%s"), _(usage));
         return EXIT_CANNOT_RUN;
     }
     struct fleet f;
@@ -63,7 +64,7 @@ int cmd_fleet(int argc, char **argv)
     char why[8192];
     for (int i = optind; i < argc; i++) {
         if (fleet_add_path(&f, argv[i], why, sizeof why) != 0) {
-            fprintf(stderr, "gpuvet fleet: %s\n", why);
+            fprintf(stderr, _("gpuvet fleet: %s\n"), why);
             fleet_free(&f);
             return EXIT_CANNOT_RUN;
         }

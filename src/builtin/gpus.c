@@ -6,9 +6,10 @@
 
 #include "builtin/builtin.h"
 #include "util/gputable.h"
+#include "util/i18n.h"
 
 static const char usage[] =
-    "usage: gpuvet gpus [--json] [NAME...]\n"
+     N_("usage: gpuvet gpus [--json] [NAME...]\n"
     "\n"
     "Lists the GPU table (vendor peak figures, dense and sparse tensor TFLOPS apart, with a source\n"
     "per row), or resolves NAMEs: a canonical id (h100-sxm5-80gb), a short form (H100-80GB picks\n"
@@ -18,7 +19,7 @@ static const char usage[] =
     "\n"
     "The table is data/gpus.csv, compiled in; PREFIX/share/gpuvet/gpus.csv beside an installed gpuvet,\n"
     "gpuvet --data DIR or GPUVET_DATA_DIR overrides it.\n"
-    "exit status: 0 ok, 2 unknown GPU or unreadable table\n";
+    "exit status: 0 ok, 2 unknown GPU or unreadable table\n");
 
 static json_t *num_or_null(double v) { return v > 0 ? json_real(v) : json_null(); }
 
@@ -101,24 +102,24 @@ static void print_header(void)
 static void print_detail(const struct gpu_spec *g, const char *note)
 {
     if (note && *note)
-        printf("note: %s\n", note);
+        printf(_("note: %s\n"), note);
     printf("%s: %s %s (%s %s)\n", g->id, g->name, g->variant, g->vendor, g->arch);
-    printf("  memory      %g GB %s, %g GB/s\n", g->memory_gb, g->memory_type, g->mem_bw_gbs);
+    printf(_("  memory      %g GB %s, %g GB/s\n"), g->memory_gb, g->memory_type, g->mem_bw_gbs);
     for (int p = 0; p < PRECISION_COUNT; p++) {
         char buf[32];
         printf("  %-5s       %s %s\n", precision_name((enum precision)p),
                dense_sparse(g, (enum precision)p, buf, sizeof buf),
-               g->dense[p] <= 0   ? "(no such mode or not listed)"
-               : g->sparse[p] > 0 ? "TFLOPS dense/sparse"
-                                  : "TFLOPS dense");
+               g->dense[p] <= 0   ? _("(no such mode or not listed)")
+               : g->sparse[p] > 0 ? _("TFLOPS dense/sparse")
+                                  : _("TFLOPS dense"));
     }
-    printf("  pcie        Gen%g x%g; scale-up %s %g GB/s bidirectional; TDP %g W; ECC %s\n", g->pcie_gen, g->pcie_lanes,
+    printf(_("  pcie        Gen%g x%g; scale-up %s %g GB/s bidirectional; TDP %g W; ECC %s\n"), g->pcie_gen, g->pcie_lanes,
            g->scaleup_link, g->scaleup_gbs_bidir, g->tdp_w, g->ecc);
     if (g->resnet50_img_s > 0)
-        printf("  resnet-50   %g images/s per GPU (%s)\n", g->resnet50_img_s, g->resnet50_source);
+        printf(_("  resnet-50   %g images/s per GPU (%s)\n"), g->resnet50_img_s, g->resnet50_source);
     else if (g->resnet50_estimate_img_s > 0)
-        printf("  resnet-50   ~%g images/s per GPU (%s)\n", g->resnet50_estimate_img_s, g->resnet50_estimate_source);
-    printf("  confidence  %s%s%s\n  source      %s\n", g->confidence, *g->notes ? "; " : "", g->notes, g->source);
+        printf(_("  resnet-50   ~%g images/s per GPU (%s)\n"), g->resnet50_estimate_img_s, g->resnet50_estimate_source);
+    printf(_("  confidence  %s%s%s\n  source      %s\n"), g->confidence, *g->notes ? "; " : "", g->notes, g->source);
 }
 
 int cmd_gpus(int argc, char **argv)
@@ -134,7 +135,7 @@ int cmd_gpus(int argc, char **argv)
             json = true;
             break;
         case 'h':
-            fputs(usage, stdout);
+            fputs(_(usage), stdout);
             return 0;
         default:
             return option_error(options, argv);
@@ -143,7 +144,7 @@ int cmd_gpus(int argc, char **argv)
     struct gpu_table table;
     char err[1024];
     if (gpu_table_load_default(&table, err, sizeof err) != 0) {
-        fprintf(stderr, "gpuvet gpus: %s\n", err);
+        fprintf(stderr, _("gpuvet gpus: %s\n"), err);
         gpu_table_free(&table);
         return EXIT_CANNOT_RUN;
     }
@@ -159,14 +160,14 @@ int cmd_gpus(int argc, char **argv)
                 print_row(&table.gpus[i]);
         }
         if (!json)
-            printf("\nTensor TFLOPS: dense/sparse (2:4 structured sparsity). Cost and sizing use dense.\n");
+            printf(_("\nTensor TFLOPS: dense/sparse (2:4 structured sparsity). Cost and sizing use dense.\n"));
     }
     for (int i = optind; i < argc; i++) {
         char note[512];
         int count; /* "8 x H100" as offers write it: the GPU is what is listed */
         const struct gpu_spec *g = gpu_lookup_counted(&table, argv[i], &count, note, sizeof note, err, sizeof err);
         if (!g) {
-            fprintf(stderr, "gpuvet gpus: %s\n", err);
+            fprintf(stderr, _("gpuvet gpus: %s\n"), err);
             status = EXIT_CANNOT_RUN;
             continue;
         }

@@ -10,9 +10,10 @@
 #include "slurm/slurm.h"
 #include "util/fsroot.h"
 #include "util/parse.h"
+#include "util/i18n.h"
 
 static const char usage[] =
-    "usage: gpuvet health [--sysroot DIR] [--workload W] [--fail-on-warn] [--prom FILE]\n"
+     N_("usage: gpuvet health [--sysroot DIR] [--workload W] [--fail-on-warn] [--prom FILE]\n"
     "                     [--slurm [--node NAME] [--scontrol PATH]]\n"
     "\n"
     "The fast check for Slurm's HealthCheckProgram and Node Problem Detector's custom plugins: the\n"
@@ -31,7 +32,7 @@ static const char usage[] =
     "  --scontrol PATH scontrol to run (default: /usr/bin/scontrol, /usr/local/bin/scontrol, then\n"
     "                  PATH); each call is stopped after 10 s\n"
     "\n"
-    "exit status: 0 OK, 1 the node has a problem, 2 could not check (or scontrol failed)\n";
+    "exit status: 0 OK, 1 the node has a problem, 2 could not check (or scontrol failed)\n");
 
 struct health_options {
     const char *sysroot, *prom, *node, *scontrol;
@@ -72,16 +73,16 @@ static int parse_options(int argc, char **argv, struct health_options *o)
         case 'S': o->slurm = true; break;
         case 'n': o->node = optarg; break;
         case 'C': o->scontrol = optarg; break;
-        case 'h': fputs(usage, stdout); return 1;
-        default: fputs(usage, stderr); return -1;
+        case 'h': fputs(_(usage), stdout); return 1;
+        default: fputs(_(usage), stderr); return -1;
         }
     }
     if (optind < argc) {
-        fprintf(stderr, "gpuvet health: unexpected argument '%s'\n%s", argv[optind], usage);
+        fprintf(stderr, _("gpuvet health: unexpected argument '%s'\n%s"), argv[optind], _(usage));
         return -1;
     }
     if ((o->node || o->scontrol) && !o->slurm) {
-        fprintf(stderr, "gpuvet health: --node and --scontrol go with --slurm\n");
+        fprintf(stderr, _("gpuvet health: --node and --scontrol go with --slurm\n"));
         return -1;
     }
     return 0;
@@ -92,7 +93,7 @@ static int tell_slurm(const struct health_options *o, const struct finding *prob
 {
     char scontrol[4096], node[256], reason[512], what[1024], err[1024];
     if (slurm_find_scontrol(o->scontrol, scontrol, sizeof scontrol, err, sizeof err) != 0) {
-        fprintf(stderr, "gpuvet health: %s\n", err);
+        fprintf(stderr, _("gpuvet health: %s\n"), err);
         return -1;
     }
     if (o->node)
@@ -103,10 +104,10 @@ static int tell_slurm(const struct health_options *o, const struct finding *prob
         health_drain_reason(reason, sizeof reason, problem);
     enum slurm_outcome outcome;
     if (slurm_apply(scontrol, node, problem ? reason : NULL, &outcome, what, sizeof what, err, sizeof err) != 0) {
-        fprintf(stderr, "gpuvet health: %s\n", err);
+        fprintf(stderr, _("gpuvet health: %s\n"), err);
         return -1;
     }
-    fprintf(stderr, "gpuvet health: slurm: %s\n", what);
+    fprintf(stderr, _("gpuvet health: slurm: %s\n"), what);
     return 0;
 }
 
@@ -128,7 +129,7 @@ int cmd_health(int argc, char **argv)
                  m.nproblems ? m.problems[0].message : "the machine could not be read");
         printf("%s\n", line);
         for (int i = 0; i < m.nproblems; i++)
-            fprintf(stderr, "gpuvet health: %s: %s\n", m.problems[i].path, m.problems[i].message);
+            fprintf(stderr, _("gpuvet health: %s: %s\n"), m.problems[i].path, m.problems[i].message);
         machine_free(&m);
         return EXIT_CANNOT_RUN;
     }
@@ -144,7 +145,7 @@ int cmd_health(int argc, char **argv)
     for (int i = 0; i < findings.count; i++)
         if (findings.items[i].severity >= SEV_WARN)
             fprintf(stderr, "%s %s %s: %s\n", severity_name(findings.items[i].severity), findings.items[i].rule->id,
-                    findings.items[i].subject, findings.items[i].message);
+                    findings.items[i].subject, finding_message(&findings.items[i]));
 
     const struct finding *problem = health_worst(&findings, threshold);
     int status = problem ? EXIT_VERDICT_FAIL : 0;

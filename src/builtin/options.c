@@ -3,6 +3,7 @@
 
 #include "builtin/builtin.h"
 #include "util/suggest.h"
+#include "util/i18n.h"
 
 const char *option_name(const struct option *options, int val)
 {
@@ -32,8 +33,8 @@ int option_error(const struct option *options, char **argv)
             suggestion = closest_name(name, names, count);
     }
     if (suggestion)
-        fprintf(stderr, "%s: did you mean --%s?  (%s --help lists the options)\n", argv[0], suggestion, argv[0]);
+        fprintf(stderr, _("%s: did you mean --%s?  (%s --help lists the options)\n"), argv[0], suggestion, argv[0]);
     else
-        fprintf(stderr, "%s: %s --help lists the options\n", argv[0], argv[0]);
+        fprintf(stderr, _("%s: %s --help lists the options\n"), argv[0], argv[0]);
     return EXIT_CANNOT_RUN;
 }

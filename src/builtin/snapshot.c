@@ -20,9 +20,10 @@
 #include "util/fsroot.h"
 #include "util/redact_tree.h"
 #include "util/ustar.h"
+#include "util/i18n.h"
 
 static const char usage[] =
-    "usage: gpuvet snapshot [--sysroot SRC] [--redact] DIR\n"
+     N_("usage: gpuvet snapshot [--sysroot SRC] [--redact] DIR\n"
     "       gpuvet snapshot [--sysroot SRC] [--redact] --tar FILE\n"
     "\n"
     "Records what `gpuvet audit` reads of this machine (or of the recorded tree SRC) into DIR, a new\n"
@@ -32,7 +33,7 @@ static const char usage[] =
     "\n"
     "  --tar FILE  write the recorded tree as one tar archive (its folder is FILE's name without .tar)\n"
     "  --redact    remove host names, serial numbers, UUIDs, MAC and IP addresses and the kernel command\n"
-    "              line from the recorded files: safe to send to a provider\n";
+    "              line from the recorded files: safe to send to a provider\n");
 
 static int write_metadata(const char *dir, const struct machine *m)
 {
@@ -77,12 +78,12 @@ static int record_nvidia_smi(const char *dir)
     int status = child_run_bounded(argv, path, FS_INPUT_LIMIT, limit, why, sizeof why);
     struct stat st;
     if (status == CHILD_TIMED_OUT)
-        fprintf(stderr, "gpuvet snapshot: no answer from `%s -q -x` in %g s (a hung driver?): GPU facts not recorded\n",
+        fprintf(stderr, _("gpuvet snapshot: no answer from `%s -q -x` in %g s (a hung driver?): GPU facts not recorded\n"),
                 tool, limit);
     else if (status < 0)
-        fprintf(stderr, "gpuvet snapshot: %s: GPU facts not recorded\n", why);
+        fprintf(stderr, _("gpuvet snapshot: %s: GPU facts not recorded\n"), why);
     else if (status != 0 || stat(path, &st) != 0 || st.st_size == 0)
-        fprintf(stderr, "gpuvet snapshot: `%s -q -x` failed (status %d): GPU facts not recorded\n", tool, status);
+        fprintf(stderr, _("gpuvet snapshot: `%s -q -x` failed (status %d): GPU facts not recorded\n"), tool, status);
     bool failed = status != 0 || stat(path, &st) != 0 || st.st_size == 0;
     if (failed)
         unlink(path);
@@ -99,10 +100,10 @@ static int report_incomplete(const char *dir)
     int failed = fsroot_record_failures(&lines, &listed);
     if (failed == 0)
         return 0;
-    fprintf(stderr, "gpuvet snapshot: %s is incomplete: %d file%s, folder%s or link%s not stored:\n", dir, failed,
+    fprintf(stderr, _("gpuvet snapshot: %s is incomplete: %d file%s, folder%s or link%s not stored:\n"), dir, failed,
             failed == 1 ? "" : "s", failed == 1 ? "" : "s", failed == 1 ? "" : "s");
     for (int i = 0; i < listed; i++)
-        fprintf(stderr, "  %s\n", lines[i] ? lines[i] : "(out of memory for the name)");
+        fprintf(stderr, "  %s\n", lines[i] ? lines[i] : _("(out of memory for the name)"));
     fsroot_record_failures_clear();
     return -1;
 }
@@ -134,20 +135,20 @@ static int record(const char *dir, const char *sysroot, bool redact)
     machine_init(&m);
     int status = 0;
     if (probe_machine(&m, true) != 0) {
-        fprintf(stderr, "gpuvet snapshot: %s: nothing to record\n", fsroot_get());
+        fprintf(stderr, _("gpuvet snapshot: %s: nothing to record\n"), fsroot_get());
         status = EXIT_CANNOT_RUN;
     } else {
         char xml[4096];
         snprintf(xml, sizeof xml, "%s/gpuvet-hwloc.xml", dir);
         if (m.topology && hwloc_topology_export_xml(m.topology, xml, 0) != 0) {
-            fprintf(stderr, "gpuvet snapshot: could not write %s\n", xml);
+            fprintf(stderr, _("gpuvet snapshot: could not write %s\n"), xml);
             status = EXIT_CANNOT_RUN;
         }
         /* A recorded tree's nvidia-smi.xml was copied when the probe read it. */
         if (fsroot_is_live() && record_nvidia_smi(dir) != 0)
             status = EXIT_CANNOT_RUN;
         if (write_metadata(dir, &m) != 0) {
-            fprintf(stderr, "gpuvet snapshot: could not write %s/gpuvet-snapshot.json\n", dir);
+            fprintf(stderr, _("gpuvet snapshot: could not write %s/gpuvet-snapshot.json\n"), dir);
             status = EXIT_CANNOT_RUN;
         }
         if (report_incomplete(dir) != 0)
@@ -165,13 +166,13 @@ static int record(const char *dir, const char *sysroot, bool redact)
         }
         char err[512];
         if (redact_tree(dir, literals, n, err, sizeof err) != 0) {
-            fprintf(stderr, "gpuvet snapshot: --redact: %s\n", err);
+            fprintf(stderr, _("gpuvet snapshot: --redact: %s\n"), err);
             status = EXIT_CANNOT_RUN;
         }
         free(literals);
     }
     if (status == 0)
-        printf("recorded %s%s\n", m.source ? m.source : "machine", redact ? ", redacted" : "");
+        printf(_("recorded %s%s\n"), m.source ? m.source : "machine", redact ? _(", redacted") : "");
     machine_free(&m);
     return status;
 }
@@ -195,14 +196,14 @@ int cmd_snapshot(int argc, char **argv)
         } else if (c == 'R') {
             redact = true;
         } else if (c == 'h') {
-            fputs(usage, stdout);
+            fputs(_(usage), stdout);
             return 0;
         } else {
             return option_error(options, argv);
         }
     }
     if (optind + (tar ? 0 : 1) != argc) {
-        fputs(usage, stderr);
+        fputs(_(usage), stderr);
         return EXIT_CANNOT_RUN;
     }
     char *abs_dir = NULL;
@@ -210,14 +211,14 @@ int cmd_snapshot(int argc, char **argv)
         /* The tree is recorded into a private temporary folder, packed, then removed. */
         const char *tmp = getenv("TMPDIR");
         if (asprintf(&abs_dir, "%s/gpuvet-snapshot-XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0 || !mkdtemp(abs_dir)) {
-            fprintf(stderr, "gpuvet snapshot: temporary folder: %s\n", strerror(errno));
+            fprintf(stderr, _("gpuvet snapshot: temporary folder: %s\n"), strerror(errno));
             free(abs_dir);
             return EXIT_CANNOT_RUN;
         }
     } else {
         const char *dir = argv[optind];
         if (mkdir(dir, 0755) != 0) {
-            fprintf(stderr, "gpuvet snapshot: %s: %s (give a new folder)\n", dir, strerror(errno));
+            fprintf(stderr, _("gpuvet snapshot: %s: %s (give a new folder)\n"), dir, strerror(errno));
             return EXIT_CANNOT_RUN;
         }
         abs_dir = realpath(dir, NULL);
@@ -227,14 +228,14 @@ int cmd_snapshot(int argc, char **argv)
         char top[256], err[512];
         tar_top_name(tar, top, sizeof top);
         if (status == 0 && ustar_write_tree(abs_dir, top, tar, err, sizeof err) != 0) {
-            fprintf(stderr, "gpuvet snapshot: %s\n", err);
+            fprintf(stderr, _("gpuvet snapshot: %s\n"), err);
             status = EXIT_CANNOT_RUN;
         }
         nftw(abs_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
         if (status == 0)
-            printf("wrote %s\nreplay with: tar -xf %s && gpuvet audit --sysroot %s\n", tar, tar, top);
+            printf(_("wrote %s\nreplay with: tar -xf %s && gpuvet audit --sysroot %s\n"), tar, tar, top);
     } else if (status == 0) {
-        printf("into %s\nreplay with: gpuvet audit --sysroot %s\n", argv[optind], argv[optind]);
+        printf(_("into %s\nreplay with: gpuvet audit --sysroot %s\n"), argv[optind], argv[optind]);
     }
     free(abs_dir);
     return status;

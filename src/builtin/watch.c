@@ -7,9 +7,10 @@
 #include "builtin/builtin.h"
 #include "util/parse.h"
 #include "watch/session.h"
+#include "util/i18n.h"
 
 static const char usage[] =
-    "usage: gpuvet watch [options] -- COMMAND [ARGS...]   start the job and watch it\n"
+     N_("usage: gpuvet watch [options] -- COMMAND [ARGS...]   start the job and watch it\n"
     "       gpuvet watch [options] --pid PID               attach to a running job (its process tree)\n"
     "       gpuvet watch [options]                         watch the machine\n"
     "       gpuvet watch --replay FILE [--json OUT]        diagnose a saved timeline or nvidia-smi dmon log\n"
@@ -26,7 +27,7 @@ static const char usage[] =
     "\n"
     "With a COMMAND, its output passes through untouched and gpuvet's goes to stderr; the exit status\n"
     "is the command's (128+N when killed by signal N, 127 when it cannot be started). Otherwise:\n"
-    "0 watched, 2 could not run (bad usage, no such process, one that may not be read, a bad file).\n";
+    "0 watched, 2 could not run (bad usage, no such process, one that may not be read, a bad file).\n");
 
 /* Longest --interval or --duration: 115 days, past any job a person would watch. */
 #define WATCH_MAX_SECONDS 1e7
@@ -51,8 +52,8 @@ int cmd_watch(int argc, char **argv)
         case 'j': o.json_path = optarg; break;
         case 'r': o.replay_path = optarg; break;
         case 'p': ok = option_int("watch", "pid", optarg, 1, INT_MAX, &o.pid); break;
-        case 'h': fputs(usage, stdout); return 0;
-        default: fputs(usage, stderr); return EXIT_CANNOT_RUN;
+        case 'h': fputs(_(usage), stdout); return 0;
+        default: fputs(_(usage), stderr); return EXIT_CANNOT_RUN;
         }
         if (!ok)
             return EXIT_CANNOT_RUN;
@@ -61,7 +62,7 @@ int cmd_watch(int argc, char **argv)
         o.command = &argv[optind];
     int modes = (o.command != NULL) + (o.pid != 0) + (o.replay_path != NULL);
     if (modes > 1) {
-        fprintf(stderr, "gpuvet watch: give one of COMMAND, --pid or --replay\n%s", usage);
+        fprintf(stderr, _("gpuvet watch: give one of COMMAND, --pid or --replay\n%s"), _(usage));
         return EXIT_CANNOT_RUN;
     }
     return watch_run(&o);

@@ -8,6 +8,7 @@
 #include "report/report.h"
 #include "util/parse.h"
 #include "util/pciaddr.h"
+#include "util/i18n.h"
 
 static json_t *str_or_null(const char *s) { return s ? json_string(s) : json_null(); }
 static json_t *num_or_null(long long v) { return v >= 0 ? json_integer(v) : json_null(); }
@@ -221,10 +222,10 @@ void report_link_text(char *buf, size_t n, int gen, int width)
         snprintf(g, sizeof g, "%d", gen);
     if (width > 0)
         snprintf(w, sizeof w, "%d", width);
-    snprintf(buf, n, "Gen%s x%s", g, w);
+    snprintf(buf, n, _("Gen%s x%s"), g, w);
 }
 
-static const char *onoff(int v) { return v == GPU_ON ? "on" : v == GPU_OFF ? "off" : "n/a"; }
+static const char *onoff(int v) { return v == GPU_ON ? _("on") : v == GPU_OFF ? _("off") : "n/a"; }
 
 void print_gpus(FILE *o, const struct machine *m, bool redact, const char *bold, const char *reset)
 {
@@ -233,27 +234,28 @@ void print_gpus(FILE *o, const struct machine *m, bool redact, const char *bold,
         return;
     fprintf(o, "%sGPUs%s    ", bold, reset);
     if (s->count == 0) {
-        fprintf(o, "unknown: %s\n", s->unknown_reason ? s->unknown_reason : "no GPU reported");
+        fprintf(o, _("unknown: %s\n"), s->unknown_reason ? s->unknown_reason : _("no GPU reported"));
         return;
     }
-    char cuda[16] = "unknown";
+    char cuda[16];
+    snprintf(cuda, sizeof cuda, "%s", _("unknown"));
     if (s->cuda_major >= 0)
         snprintf(cuda, sizeof cuda, "%d.%d", s->cuda_major, s->cuda_minor);
-    fprintf(o, "%d NVIDIA (driver %s, CUDA %s; from %s", s->count, s->driver_version ? s->driver_version : "unknown",
+    fprintf(o, _("%d NVIDIA (driver %s, CUDA %s; from %s"), s->count, s->driver_version ? s->driver_version : _("unknown"),
             cuda, s->source ? s->source : "?");
     if (s->attached_gpus >= 0 && s->attached_gpus != s->count)
-        fprintf(o, "; the source says %d attached", s->attached_gpus);
-    fprintf(o, ")\n");
+        fprintf(o, _("; the source says %d attached"), s->attached_gpus);
+    fputs(_(")\n"), o);
     for (int i = 0; i < s->count; i++) {
         const struct gpu *g = &s->items[i];
         char mem[16], node[16], pstate[8], cur[16], max[16];
         num_text(mem, sizeof mem, g->memory_total_bytes < 0 ? -1 : (g->memory_total_bytes + (1 << 29)) >> 30, "", " GiB");
-        num_text(node, sizeof node, gpu_numa_node(m, g), "node ", "");
+        num_text(node, sizeof node, gpu_numa_node(m, g), _("node "), "");
         num_text(pstate, sizeof pstate, g->pstate, "P", "");
         report_link_text(cur, sizeof cur, g->pcie_gen_current, g->pcie_width_current);
         report_link_text(max, sizeof max, g->pcie_gen_max, g->pcie_width_max);
-        fprintf(o, "        %s  %s, %s, %s, %s, %s (max %s), ECC %s, persistence %s, MIG %s\n", g->bus_id,
-                g->name ? g->name : "unknown", mem, node, pstate, cur, max, onoff(g->ecc_current),
+        fprintf(o, _("        %s  %s, %s, %s, %s, %s (max %s), ECC %s, persistence %s, MIG %s\n"), g->bus_id,
+                g->name ? g->name : _("unknown"), mem, node, pstate, cur, max, onoff(g->ecc_current),
                 onoff(g->persistence), onoff(g->mig_current));
         char sm[16], memclk[16], maxsm[16], maxmem[16], draw[16], limit[16], temp[16], slow[16];
         num_text(sm, sizeof sm, g->clock_sm_mhz, "", "");
@@ -264,14 +266,14 @@ void print_gpus(FILE *o, const struct machine *m, bool redact, const char *bold,
         num_text(limit, sizeof limit, g->power_limit_w < 0 ? -1 : (long long)(g->power_limit_w + 0.5), "", " W");
         num_text(temp, sizeof temp, g->temperature_c, "", " C");
         num_text(slow, sizeof slow, g->slowdown_temperature_c, "", " C");
-        fprintf(o, "          uuid %s, serial %s; SM/memory %s/%s MHz (max %s/%s); %s of %s; %s (slowdown %s)\n",
+        fprintf(o, _("          uuid %s, serial %s; SM/memory %s/%s MHz (max %s/%s); %s of %s; %s (slowdown %s)\n"),
                 redact ? REDACTED : g->uuid ? g->uuid : "?", redact ? REDACTED : g->serial ? g->serial : "?", sm,
                 memclk, maxsm, maxmem, draw, limit, temp, slow);
         if (g->load.done)
-            fprintf(o, "          under load: P%d, Gen%d x%d, %.1f GB/s host to device\n", g->load.pstate, g->load.gen,
+            fprintf(o, _("          under load: P%d, Gen%d x%d, %.1f GB/s host to device\n"), g->load.pstate, g->load.gen,
                     g->load.width, g->load.h2d_bytes_s / 1e9);
         else if (g->load.error)
-            fprintf(o, "          load check: %s\n", g->load.error);
+            fprintf(o, _("          load check: %s\n"), g->load.error);
     }
     if (s->count < 2)
         return;
@@ -279,7 +281,7 @@ void print_gpus(FILE *o, const struct machine *m, bool redact, const char *bold,
     fprintf(o, "        %-13s", "");
     for (int j = 0; j < s->count; j++)
         fprintf(o, " GPU%-4d", j);
-    fprintf(o, " NUMA  CPU affinity\n");
+    fprintf(o, _(" NUMA  CPU affinity\n"));
     for (int i = 0; i < s->count; i++) {
         struct pci_address address;
         char bus[PCI_ADDRESS_LEN] = "?";

@@ -7,10 +7,11 @@
 
 #include "report/html.h"
 #include "util/parse.h"
+#include "util/i18n.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
-static const char *or_unknown(const char *s) { return s ? s : "unknown"; }
+static const char *or_unknown(const char *s) { return s ? s : _("unknown"); }
 
 static void tag(FILE *o, enum severity s)
 {
@@ -24,12 +25,12 @@ static void print_header(FILE *o, const struct audit_report *r)
     const struct machine *m = r->machine;
     const struct findings *f = r->findings;
     enum verdict verdict = page_verdict(r);
-    fputs("<header><h1>gpuvet audit of ", o);
-    html_text(o, m->hostname ? m->hostname : "a machine whose host name is unknown");
+    fputs(_("<header><h1>gpuvet audit of "), o);
+    html_text(o, m->hostname ? m->hostname : _("a machine whose host name is unknown"));
     fprintf(o, "</h1><p><span class=\"verdict sev-%s\" id=\"verdict\">", severity_name(page_verdict_colour(verdict)));
     char upper[16];
     page_verdict_upper(upper, verdict);
-    fprintf(o, "%s</span> for workload <b>%s</b>: %d fail, %d warn, %d unknown, %d info, %d pass</p>\n", upper,
+    fprintf(o, _("%s</span> for workload <b>%s</b>: %d fail, %d warn, %d unknown, %d info, %d pass</p>\n"), upper,
             workload_name(r->workload), findings_count(f, SEV_FAIL), findings_count(f, SEV_WARN),
             findings_count(f, SEV_UNKNOWN), findings_count(f, SEV_INFO), findings_count(f, SEV_PASS));
     if (r->verdicts) {
@@ -47,13 +48,13 @@ static void print_header(FILE *o, const struct audit_report *r)
     page_machine_summary(summary, sizeof summary, m);
     fputs("<p>", o);
     html_text(o, summary);
-    fputs("<br><span class=\"muted\">source: ", o);
+    fputs(_("<br><span class=\"muted\">source: "), o);
     html_text(o, or_unknown(m->source));
-    fprintf(o, "; gpuvet %s</span></p></header>\n", GPUVET_VERSION);
+    fprintf(o, _("; gpuvet %s</span></p></header>\n"), GPUVET_VERSION);
     fputs("<nav>", o);
     for (int i = 0; i < AUDIT_NSECTIONS; i++)
         if (audit_section_shown(r, (enum audit_section)i))
-            fprintf(o, "<a href=\"#%s\">%s</a>", audit_sections[i].id, audit_sections[i].nav);
+            fprintf(o, "<a href=\"#%s\">%s</a>", audit_sections[i].id, _(audit_sections[i].nav));
     fputs("</nav>\n", o);
 }
 
@@ -62,7 +63,7 @@ static void print_evidence(FILE *o, const json_t *evidence)
     char *text = page_evidence_text(evidence);
     if (!text)
         return;
-    fputs("<div class=\"evidence\">evidence: ", o);
+    fputs(_("<div class=\"evidence\">evidence: "), o);
     html_text(o, text);
     fputs("</div>\n", o);
     free(text);
@@ -77,12 +78,12 @@ static void print_finding(FILE *o, const struct finding *it)
     fputs("</b> <code>", o);
     html_text(o, it->subject);
     fputs("</code><div class=\"msg\">", o);
-    html_text(o, it->message);
+    html_text(o, finding_message(it));
     fputs("</div>", o);
     print_evidence(o, it->evidence);
     if (it->fix && it->severity != SEV_PASS) {
-        fputs("<div>fix: <code>", o);
-        html_text(o, it->fix);
+        fputs(_("<div>fix: <code>"), o);
+        html_text(o, finding_fix(it));
         fputs("</code></div>", o);
     }
     fputs("</div>\n", o);
@@ -99,7 +100,7 @@ static void print_problems(FILE *o, const struct audit_report *r)
         }
     }
     if (!shown)
-        fputs("<p>No failed or warned check.</p>\n", o);
+        fputs(_("<p>No failed or warned check.</p>\n"), o);
 }
 
 static void print_topology(FILE *o, const struct audit_report *r)
@@ -132,19 +133,19 @@ static void print_memory(FILE *o, const struct audit_report *r)
     html_text(o, summary);
     fputs("</p>\n", o);
     if (mem->ndimms == 0) {
-        fputs("<p>DIMMs unknown: ", o);
-        html_text(o, mem->unknown_reason ? mem->unknown_reason : "no DIMM source was read");
+        fputs(_("<p>DIMMs unknown: "), o);
+        html_text(o, mem->unknown_reason ? mem->unknown_reason : _("no DIMM source was read"));
         fputs("</p>\n", o);
         return;
     }
     for (int s = 0; s < mem->sockets; s++) {
         double bw = memory_socket_bandwidth(mem, s);
-        fprintf(o, "<h3>Socket %d: %d DIMMs", s, memory_socket_dimms(mem, s));
+        fprintf(o, _("<h3>Socket %d: %d DIMMs"), s, memory_socket_dimms(mem, s));
         if (bw > 0)
-            fprintf(o, ", %.1f GB/s theoretical", bw / 1e9);
+            fprintf(o, _(", %.1f GB/s theoretical"), bw / 1e9);
         fputs("</h3>\n<div class=\"scroll\"><table>", o);
         if (!mem->channels_from_locators) {
-            fputs("<tr><th>DIMMs (the locators name no channel)</th>", o);
+            fputs(_("<tr><th>DIMMs (the locators name no channel)</th>"), o);
             for (int i = 0; i < mem->ndimms; i++)
                 if (mem->dimms[i].socket == s)
                     dimm_cell(o, mem, &mem->dimms[i]);
@@ -153,7 +154,7 @@ static void print_memory(FILE *o, const struct audit_report *r)
         }
         int channels = page_socket_channel_count(mem, s), slots = page_slots_per_channel(mem);
         for (int ch = 0; ch < channels; ch++) {
-            fprintf(o, "<tr><th>channel %d</th>", ch);
+            fprintf(o, _("<tr><th>channel %d</th>"), ch);
             int n = 0;
             for (int i = 0; i < mem->ndimms; i++)
                 if (mem->dimms[i].socket == s && mem->dimms[i].channel == ch) {
@@ -176,13 +177,13 @@ static void print_numa(FILE *o, const struct audit_report *r)
         fputs("<p>The kernel's distance table is unknown.</p>\n", o);
         return;
     }
-    fputs("<p class=\"muted\">The kernel's relative distances (10 = local); darker is farther.</p>"
-          "<div class=\"scroll\"><table><tr><th>from \\ to</th>", o);
+    fputs(_("<p class=\"muted\">The kernel's relative distances (10 = local); darker is farther.</p>"
+          "<div class=\"scroll\"><table><tr><th>from \\ to</th>"), o);
     for (int k = 0; k < m->nnodes; k++)
-        fprintf(o, "<th>node %d</th>", m->nodes[k].id);
+        fprintf(o, _("<th>node %d</th>"), m->nodes[k].id);
     fputs("</tr>\n", o);
     for (int i = 0; i < m->nnodes; i++) {
-        fprintf(o, "<tr><th>node %d</th>", m->nodes[i].id);
+        fprintf(o, _("<tr><th>node %d</th>"), m->nodes[i].id);
         for (int k = 0; k < m->nnodes; k++) {
             if (!m->nodes[i].distances) {
                 fputs("<td>?</td>", o);
@@ -206,8 +207,8 @@ static void print_bench(FILE *o, const struct audit_report *r)
     int n = page_bench_rates(r, rates, 64);
     fputs("<p class=\"muted\">from ", o);
     html_text(o, b->source);
-    fputs("</p><div class=\"scroll\"><table><tr><th>what</th><th>measured GB/s</th><th>theory GB/s</th>"
-          "<th>share</th><th>basis</th></tr>\n",
+    fputs(_("</p><div class=\"scroll\"><table><tr><th>what</th><th>measured GB/s</th><th>theory GB/s</th>"
+          "<th>share</th><th>basis</th></tr>\n"),
           o);
     for (int i = 0; i < n; i++) {
         const struct page_rate *rate = &rates[i];
@@ -272,7 +273,7 @@ static void print_all_findings(FILE *o, const struct audit_report *r)
             print_finding(o, it);
     }
     if (passed) {
-        fprintf(o, "<details><summary>%d check%s passed</summary>\n", passed, passed == 1 ? "" : "s");
+        fprintf(o, _("<details><summary>%d check%s passed</summary>\n"), passed, passed == 1 ? "" : "s");
         for (int i = 0; i < r->findings->count; i++)
             if (r->findings->items[i].severity == SEV_PASS)
                 print_finding(o, &r->findings->items[i]);
@@ -280,7 +281,7 @@ static void print_all_findings(FILE *o, const struct audit_report *r)
     }
     const struct machine *m = r->machine;
     if (m->nproblems) {
-        fputs("<h3>Input problems</h3><p class=\"muted\">Facts from these files are reported as unknown.</p><ul>", o);
+        fputs(_("<h3>Input problems</h3><p class=\"muted\">Facts from these files are reported as unknown.</p><ul>"), o);
         for (int i = 0; i < m->nproblems; i++) {
             fputs("<li><code>", o);
             html_text(o, m->problems[i].path);

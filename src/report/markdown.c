@@ -6,10 +6,11 @@
 
 #include "report/page.h"
 #include "util/parse.h"
+#include "util/i18n.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
-static const char *or_unknown(const char *s) { return s ? s : "unknown"; }
+static const char *or_unknown(const char *s) { return s ? s : _("unknown"); }
 
 static void print_header(FILE *o, const struct audit_report *r)
 {
@@ -17,9 +18,9 @@ static void print_header(FILE *o, const struct audit_report *r)
     const struct findings *f = r->findings;
     char verdict[16];
     page_verdict_upper(verdict, page_verdict(r));
-    fputs("# gpuvet audit of ", o);
-    md_text(o, m->hostname ? m->hostname : "a machine whose host name is unknown");
-    fprintf(o, "\n\n**Verdict: %s** for workload `%s`: %d fail, %d warn, %d unknown, %d info, %d pass\n\n", verdict,
+    fputs(_("# gpuvet audit of "), o);
+    md_text(o, m->hostname ? m->hostname : _("a machine whose host name is unknown"));
+    fprintf(o, _("\n\n**Verdict: %s** for workload `%s`: %d fail, %d warn, %d unknown, %d info, %d pass\n\n"), verdict,
             workload_name(r->workload), findings_count(f, SEV_FAIL), findings_count(f, SEV_WARN),
             findings_count(f, SEV_UNKNOWN), findings_count(f, SEV_INFO), findings_count(f, SEV_PASS));
     if (r->verdicts) {
@@ -35,14 +36,14 @@ static void print_header(FILE *o, const struct audit_report *r)
     char summary[512];
     page_machine_summary(summary, sizeof summary, m);
     md_text(o, summary);
-    fputs(" (source: ", o);
+    fputs(_(" (source: "), o);
     md_text(o, or_unknown(m->source));
-    fprintf(o, "; gpuvet %s)\n", GPUVET_VERSION);
+    fprintf(o, _("; gpuvet %s)\n"), GPUVET_VERSION);
 }
 
 static void findings_table_head(FILE *o)
 {
-    fputs("| severity | rule | subject | finding | evidence | fix |\n|---|---|---|---|---|---|\n", o);
+    fputs(_("| severity | rule | subject | finding | evidence | fix |\n|---|---|---|---|---|---|\n"), o);
 }
 
 static void finding_row(FILE *o, const struct finding *it)
@@ -52,14 +53,14 @@ static void finding_row(FILE *o, const struct finding *it)
     fprintf(o, "| %s | %s | ", sev, it->rule->id);
     md_text(o, it->subject);
     fputs(" | ", o);
-    md_text(o, it->message);
+    md_text(o, finding_message(it));
     fputs(" | ", o);
     char *evidence = page_evidence_text(it->evidence);
     md_text(o, evidence);
     free(evidence);
     fputs(" | ", o);
     if (it->fix && it->severity != SEV_PASS)
-        md_text(o, it->fix);
+        md_text(o, finding_fix(it));
     fputs(" |\n", o);
 }
 
@@ -75,12 +76,12 @@ static void print_problems(FILE *o, const struct audit_report *r)
         finding_row(o, it);
     }
     if (!shown)
-        fputs("No failed or warned check.\n", o);
+        fputs(_("No failed or warned check.\n"), o);
 }
 
 static void print_topology(FILE *o, const struct audit_report *r)
 {
-    static const char *const marks[] = {"", " (lower speed at idle: re-check under load)", " **DEGRADED LINK**", ""};
+    const char *const marks[] = {"", _(" (lower speed at idle: re-check under load)"), _(" **DEGRADED LINK**"), ""};
     struct topo_tree t;
     topo_tree_build(r, &t);
     for (int i = 0; i < t.count; i++) {
@@ -102,7 +103,7 @@ static void dimm_text(FILE *o, const struct memory_info *mem, const struct dimm 
     page_dimm_text(text, sizeof text, d);
     md_text(o, text);
     if (page_dimm_mismatched(mem, d))
-        fputs(" **mismatched**", o);
+        fputs(_(" **mismatched**"), o);
 }
 
 static void print_memory(FILE *o, const struct audit_report *r)
@@ -114,19 +115,19 @@ static void print_memory(FILE *o, const struct audit_report *r)
     md_text(o, summary);
     fputs("\n\n", o);
     if (mem->ndimms == 0) {
-        fputs("DIMMs unknown: ", o);
-        md_text(o, mem->unknown_reason ? mem->unknown_reason : "no DIMM source was read");
+        fputs(_("DIMMs unknown: "), o);
+        md_text(o, mem->unknown_reason ? mem->unknown_reason : _("no DIMM source was read"));
         fputc('\n', o);
         return;
     }
-    fputs("| socket | channel | DIMMs |\n|---|---|---|\n", o);
+    fputs(_("| socket | channel | DIMMs |\n|---|---|---|\n"), o);
     for (int s = 0; s < mem->sockets; s++) {
         int channels = mem->channels_from_locators ? page_socket_channel_count(mem, s) : 1;
         for (int ch = 0; ch < channels; ch++) {
             if (mem->channels_from_locators)
                 fprintf(o, "| %d | %d | ", s, ch);
             else
-                fprintf(o, "| %d | not named by the locators | ", s);
+                fprintf(o, _("| %d | not named by the locators | "), s);
             int n = 0;
             for (int i = 0; i < mem->ndimms; i++) {
                 const struct dimm *d = &mem->dimms[i];
@@ -137,7 +138,7 @@ static void print_memory(FILE *o, const struct audit_report *r)
             }
             int slots = page_slots_per_channel(mem);
             for (int empty = n; empty < (slots ? slots : 1); empty++)
-                fputs(empty ? "; empty" : "empty", o);
+                fputs(empty ? _("; empty") : _("empty"), o);
             fputs(" |\n", o);
         }
     }
@@ -148,18 +149,18 @@ static void print_numa(FILE *o, const struct audit_report *r)
     const struct machine *m = r->machine;
     int lo = 0, hi = 0;
     if (!page_distance_range(m, &lo, &hi)) {
-        fputs("The kernel's distance table is unknown.\n", o);
+        fputs(_("The kernel's distance table is unknown.\n"), o);
         return;
     }
-    fputs("| from node, to node |", o);
+    fputs(_("| from node, to node |"), o);
     for (int k = 0; k < m->nnodes; k++)
-        fprintf(o, " node %d |", m->nodes[k].id);
+        fprintf(o, _(" node %d |"), m->nodes[k].id);
     fputs("\n|---|", o);
     for (int k = 0; k < m->nnodes; k++)
         fputs("---:|", o);
     fputc('\n', o);
     for (int i = 0; i < m->nnodes; i++) {
-        fprintf(o, "| node %d |", m->nodes[i].id);
+        fprintf(o, _("| node %d |"), m->nodes[i].id);
         for (int k = 0; k < m->nnodes; k++) {
             if (m->nodes[i].distances)
                 fprintf(o, " %d |", m->nodes[i].distances[k]);
@@ -177,7 +178,7 @@ static void print_bench(FILE *o, const struct audit_report *r)
     int n = page_bench_rates(r, rates, 64);
     fputs("From ", o);
     md_text(o, b->source);
-    fputs(".\n\n| what | measured GB/s | theory GB/s | share | basis |\n|---|---:|---:|---:|---|\n", o);
+    fputs(_(".\n\n| what | measured GB/s | theory GB/s | share | basis |\n|---|---:|---:|---:|---|\n"), o);
     for (int i = 0; i < n; i++) {
         fputs("| ", o);
         md_text(o, rates[i].what);
@@ -207,7 +208,7 @@ static void print_claims(FILE *o, const struct audit_report *r)
         fputs(" | ", o);
         md_text(o, claimed ? claimed : "?");
         fputs(" | ", o);
-        md_text(o, found ? found : "unknown");
+        md_text(o, found ? found : _("unknown"));
         fprintf(o, " | %s | ", claim_verdict_name(c->verdict));
         md_text(o, c->message);
         fputs(" |\n", o);
@@ -224,7 +225,7 @@ static void print_all_findings(FILE *o, const struct audit_report *r)
         finding_row(o, &r->findings->items[i]);
     const struct machine *m = r->machine;
     if (m->nproblems) {
-        fputs("\n### Input problems\n\nFacts from these files are reported as unknown.\n\n", o);
+        fputs(_("\n### Input problems\n\nFacts from these files are reported as unknown.\n\n"), o);
         for (int i = 0; i < m->nproblems; i++) {
             fputs("- ", o);
             md_text(o, m->problems[i].path);

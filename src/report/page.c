@@ -6,6 +6,7 @@
 #include "report/page.h"
 #include "util/parse.h"
 #include "util/pciaddr.h"
+#include "util/i18n.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
@@ -72,12 +73,12 @@ void md_text(FILE *o, const char *s)
 
 void page_html_begin(FILE *o, const char *title)
 {
-    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+    fprintf(o, "<!DOCTYPE html>\n<html lang=\"%s\"><head><meta charset=\"utf-8\">\n"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
           /* The page may fetch nothing: no script, font, image or style from anywhere. */
           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
           "<title>",
-          o);
+          i18n_translating() ? "zh-CN" : "en");
     html_text(o, title);
     fprintf(o, "</title>\n<style>%s</style></head>\n<body>\n", style);
 }
@@ -113,13 +114,13 @@ void page_md_heading(FILE *o, int level, const char *title)
 /* ---- the audit page's sections ---- */
 
 const struct page_section audit_sections[AUDIT_NSECTIONS] = {
-    [AUDIT_PROBLEMS] = {"problems", "Problems", "Problems to fix"},
-    [AUDIT_CLAIMS] = {"claims", "Label vs reality", "Label vs reality"},
-    [AUDIT_TOPOLOGY] = {"topology", "Topology", "Topology"},
-    [AUDIT_MEMORY] = {"memory", "Memory", "Memory: DIMM slots per socket and channel"},
-    [AUDIT_NUMA] = {"numa", "NUMA", "NUMA distances"},
-    [AUDIT_BENCH] = {"bench", "Measured", "Measured against theory"},
-    [AUDIT_FINDINGS] = {"findings", "All findings", "All findings"},
+    [AUDIT_PROBLEMS] = {"problems", N_("Problems"), N_("Problems to fix")},
+    [AUDIT_CLAIMS] = {"claims", N_("Label vs reality"), N_("Label vs reality")},
+    [AUDIT_TOPOLOGY] = {"topology", N_("Topology"), N_("Topology")},
+    [AUDIT_MEMORY] = {"memory", N_("Memory"), N_("Memory: DIMM slots per socket and channel")},
+    [AUDIT_NUMA] = {"numa", N_("NUMA"), N_("NUMA distances")},
+    [AUDIT_BENCH] = {"bench", N_("Measured"), N_("Measured against theory")},
+    [AUDIT_FINDINGS] = {"findings", N_("All findings"), N_("All findings")},
 };
 
 bool audit_section_shown(const struct audit_report *r, enum audit_section s)
@@ -134,9 +135,9 @@ bool audit_section_shown(const struct audit_report *r, enum audit_section s)
 void audit_section_title(char *buf, size_t n, const struct audit_report *r, enum audit_section s)
 {
     if (s == AUDIT_FINDINGS)
-        snprintf(buf, n, "%s (workload %s)", audit_sections[s].title, workload_name(r->workload));
+        snprintf(buf, n, _("%s (workload %s)"), _(audit_sections[s].title), workload_name(r->workload));
     else
-        snprintf(buf, n, "%s", audit_sections[s].title);
+        snprintf(buf, n, "%s", _(audit_sections[s].title));
 }
 
 void audit_sections_write(FILE *o, const struct audit_report *r, const struct audit_section_writer *w)
@@ -158,12 +159,17 @@ enum verdict page_verdict(const struct audit_report *r)
     return r->verdicts ? r->verdicts->verdicts[r->workload].verdict : VERDICT_INCONCLUSIVE;
 }
 
-void page_verdict_upper(char out[16], enum verdict v)
+/* "FAIL", "WARN", ... for people: the catalogue has them (report/text.c marks them). */
+static void upper_label(char out[16], const char *name)
 {
-    snprintf(out, 16, "%s", verdict_name(v));
-    for (char *p = out; *p; p++)
+    char upper[16];
+    snprintf(upper, sizeof upper, "%s", name);
+    for (char *p = upper; *p; p++)
         *p = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
+    snprintf(out, 16, "%s", _(upper));
 }
+
+void page_verdict_upper(char out[16], enum verdict v) { upper_label(out, verdict_name(v)); }
 
 enum severity page_verdict_colour(enum verdict v)
 {
@@ -176,50 +182,45 @@ void page_workload_line(char *buf, size_t n, const struct workload_verdict *v)
 {
     char upper[16];
     page_verdict_upper(upper, v->verdict);
-    size_t len = (size_t)snprintf(buf, n, "%s: %s, checked %d of %d checks", workload_name(v->workload), upper,
+    size_t len = (size_t)snprintf(buf, n, _("%s: %s, checked %d of %d checks"), workload_name(v->workload), upper,
                                   v->checked, v->applicable);
     bool first = true;
     for (int i = 0; i < v->ngaps && len < n; i++) {
         if (!v->gaps[i].key)
             continue;
-        len += (size_t)snprintf(buf + len, n - len, "%s%s%s%s%s", first ? "; unknown: " : ", ", v->gaps[i].fact,
-                                v->gaps[i].reason ? " (" : "", v->gaps[i].reason ? v->gaps[i].reason : "",
-                                v->gaps[i].reason ? ")" : "");
+        len += (size_t)snprintf(buf + len, n - len, "%s%s%s%s%s", first ? _("; unknown: ") : _(", "), gap_fact_text(&v->gaps[i]),
+                                v->gaps[i].reason ? _(" (") : "", v->gaps[i].reason ? gap_reason_text(&v->gaps[i]) : "",
+                                v->gaps[i].reason ? _(")") : "");
         first = false;
     }
 }
 
-void page_severity_upper(char out[16], enum severity s)
-{
-    snprintf(out, 16, "%s", severity_name(s));
-    for (char *p = out; *p; p++)
-        *p = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
-}
+void page_severity_upper(char out[16], enum severity s) { upper_label(out, severity_name(s)); }
 
 void page_machine_summary(char *buf, size_t n, const struct machine *m)
 {
     const struct cpu_info *c = &m->cpu;
-    size_t len = (size_t)snprintf(buf, n, "%s", c->model ? c->model : "CPU model unknown");
+    size_t len = (size_t)snprintf(buf, n, "%s", c->model ? c->model : _("CPU model unknown"));
 #define APPEND(...) (len += len < n ? (size_t)snprintf(buf + len, n - len, __VA_ARGS__) : 0)
     if (c->sockets > 0)
-        APPEND("; %d socket%s, %d cores, %d threads", c->sockets, c->sockets == 1 ? "" : "s", c->cores, c->threads);
+        APPEND(_("; %d socket%s, %d cores, %d threads"), c->sockets, c->sockets == 1 ? "" : "s", c->cores, c->threads);
     if (m->memory.installed_bytes >= 0)
-        APPEND("; %.0f GiB installed", m->memory.installed_bytes / GIB);
+        APPEND(_("; %.0f GiB installed"), m->memory.installed_bytes / GIB);
     else if (m->kernel.mem_total_bytes >= 0)
-        APPEND("; %.0f GiB usable", m->kernel.mem_total_bytes / GIB);
+        APPEND(_("; %.0f GiB usable"), m->kernel.mem_total_bytes / GIB);
     int accelerators = machine_accelerator_count(m);
     if (m->gpus.count > accelerators)
         accelerators = m->gpus.count;
-    APPEND("; %d accelerator%s", accelerators, accelerators == 1 ? "" : "s");
+    APPEND(_("; %d accelerator%s"), accelerators, accelerators == 1 ? "" : "s");
     if (m->virt.known)
-        APPEND("; %s", m->virt.vm ? "virtual machine" : "bare metal");
+        APPEND("; %s", m->virt.vm ? _("virtual machine") : _("bare metal"));
 #undef APPEND
 }
 
 void page_link_text(char *buf, size_t n, int gen, int width)
 {
     if (gen <= 0 && width <= 0) {
-        snprintf(buf, n, "link unknown");
+        snprintf(buf, n, _("link unknown"));
         return;
     }
     report_link_text(buf, n, gen, width);
@@ -302,13 +303,13 @@ static enum link_state_mark link_mark(const struct findings *f, const char *bus_
 static void pci_link_detail(char *buf, size_t n, const struct pci_link *l)
 {
     if (!l->known) {
-        snprintf(buf, n, "link unknown");
+        snprintf(buf, n, _("link unknown"));
         return;
     }
     char cur[32], max[32];
     page_link_text(cur, sizeof cur, pcie_generation(l->cur_gt_s), l->cur_width);
     page_link_text(max, sizeof max, pcie_generation(l->max_gt_s), l->max_width);
-    snprintf(buf, n, "%s (max %s)", cur, max);
+    snprintf(buf, n, _("%s (max %s)"), cur, max);
 }
 
 static void gpu_link_detail(char *buf, size_t n, const struct gpu *g)
@@ -316,7 +317,7 @@ static void gpu_link_detail(char *buf, size_t n, const struct gpu *g)
     char cur[32], max[32];
     page_link_text(cur, sizeof cur, g->pcie_gen_current, g->pcie_width_current);
     page_link_text(max, sizeof max, g->pcie_gen_max, g->pcie_width_max);
-    snprintf(buf, n, "%s (max %s)", cur, max);
+    snprintf(buf, n, _("%s (max %s)"), cur, max);
 }
 
 static const char *device_kind(const struct pci_device *d)
@@ -336,9 +337,9 @@ static int node_item(struct tree_builder *b, const int *node_items, const struct
             return node_items[i];
     if (*unknown < 0) {
         *unknown = tree_add(b, 0, TOPO_NUMA);
-        snprintf(b->nodes[*unknown].item.label, sizeof b->nodes[*unknown].item.label, "NUMA node unknown");
+        snprintf(b->nodes[*unknown].item.label, sizeof b->nodes[*unknown].item.label, _("NUMA node unknown"));
         snprintf(b->nodes[*unknown].item.detail, sizeof b->nodes[*unknown].item.detail,
-                 "devices whose node the source does not tell");
+                 _("devices whose node the source does not tell"));
     }
     return *unknown;
 }
@@ -354,10 +355,10 @@ static void add_packages(struct tree_builder *b, const struct machine *m, int *p
         hwloc_obj_t pkg = hwloc_get_obj_by_type(m->topology, HWLOC_OBJ_PACKAGE, p);
         int item = tree_add(b, 0, TOPO_PACKAGE);
         struct topo_item *it = &b->nodes[item].item;
-        snprintf(it->label, sizeof it->label, "Package %u", pkg->os_index);
+        snprintf(it->label, sizeof it->label, _("Package %u"), pkg->os_index);
         int cores = hwloc_get_nbobjs_inside_cpuset_by_type(m->topology, pkg->cpuset, HWLOC_OBJ_CORE);
         int threads = hwloc_get_nbobjs_inside_cpuset_by_type(m->topology, pkg->cpuset, HWLOC_OBJ_PU);
-        snprintf(it->detail, sizeof it->detail, "%d cores, %d threads", cores, threads);
+        snprintf(it->detail, sizeof it->detail, _("%d cores, %d threads"), cores, threads);
         for (int i = 0; i < m->nnodes; i++)
             if (!package_of_node[i] && !hwloc_bitmap_iszero(m->nodes[i].cpus) &&
                 hwloc_bitmap_intersects(pkg->cpuset, m->nodes[i].cpus))
@@ -376,7 +377,7 @@ static void add_pci_device(struct tree_builder *b, const struct audit_report *r,
             found = tree_add(b, parent, TOPO_BRIDGE);
             struct topo_item *it = &b->nodes[found].item;
             snprintf(it->bus_id, sizeof it->bus_id, "%s", hop->bus_id);
-            snprintf(it->label, sizeof it->label, "%s %s", k == d->npath - 1 ? "root port" : "bridge", hop->bus_id);
+            snprintf(it->label, sizeof it->label, "%s %s", k == d->npath - 1 ? _("root port") : _("bridge"), hop->bus_id);
             pci_link_detail(it->detail, sizeof it->detail, &hop->link);
             it->mark = hop->link.known ? LINK_MARK_OK : LINK_MARK_UNKNOWN;
         }
@@ -408,7 +409,7 @@ void topo_tree_build(const struct audit_report *r, struct topo_tree *t)
     struct topo_item *top = &b.nodes[root].item;
     snprintf(top->label, sizeof top->label, "Machine%s%s", m->hostname ? " " : "", m->hostname ? m->hostname : "");
     if (m->kernel.mem_total_bytes >= 0)
-        snprintf(top->detail, sizeof top->detail, "%.1f GiB usable memory", m->kernel.mem_total_bytes / GIB);
+        snprintf(top->detail, sizeof top->detail, _("%.1f GiB usable memory"), m->kernel.mem_total_bytes / GIB);
 
     int *package_of_node = calloc((size_t)m->nnodes + 1, sizeof *package_of_node);
     int *node_items = calloc((size_t)m->nnodes + 1, sizeof *node_items);
@@ -417,9 +418,10 @@ void topo_tree_build(const struct audit_report *r, struct topo_tree *t)
         const struct numa_node *n = &m->nodes[i];
         node_items[i] = tree_add(&b, package_of_node[i], TOPO_NUMA);
         struct topo_item *it = &b.nodes[node_items[i]].item;
-        snprintf(it->label, sizeof it->label, "NUMA node %d", n->id);
+        snprintf(it->label, sizeof it->label, _("NUMA node %d"), n->id);
         char *cpus = format_cpulist(n->cpus);
-        char memory[32] = "memory unknown";
+        char memory[32];
+        snprintf(memory, sizeof memory, "%s", _("memory unknown"));
         if (n->memory_known)
             snprintf(memory, sizeof memory, "%.1f GiB", n->memory_bytes / GIB);
         snprintf(it->detail, sizeof it->detail, "%s, CPUs %s", memory, cpus && *cpus ? cpus : "none");
@@ -448,7 +450,7 @@ void topo_tree_build(const struct audit_report *r, struct topo_tree *t)
     free(package_of_node);
     free(node_items);
     if (b.count == 1 && !*b.nodes[0].item.detail)
-        snprintf(b.nodes[0].item.detail, sizeof b.nodes[0].item.detail, "no CPU, NUMA or PCI facts in the sources");
+        snprintf(b.nodes[0].item.detail, sizeof b.nodes[0].item.detail, _("no CPU, NUMA or PCI facts in the sources"));
     t->items = calloc((size_t)b.count, sizeof *t->items);
     t->count = 0;
     flatten(&b, root, 0, t);
@@ -509,15 +511,15 @@ void page_memory_summary(char *buf, size_t n, const struct memory_info *mem)
     size_t len = 0;
 #define APPEND(...) (len += len < n ? (size_t)snprintf(buf + len, n - len, __VA_ARGS__) : 0)
     if (mem->installed_bytes >= 0)
-        APPEND("%.1f GiB installed", mem->installed_bytes / GIB);
+        APPEND(_("%.1f GiB installed"), mem->installed_bytes / GIB);
     else
-        APPEND("installed memory unknown");
-    APPEND("; ECC %s", mem->ecc == ECC_ON ? "on" : mem->ecc == ECC_OFF ? "off" : "unknown");
+        APPEND(_("installed memory unknown"));
+    APPEND(_("; ECC %s"), mem->ecc == ECC_ON ? _("on") : mem->ecc == ECC_OFF ? _("off") : _("unknown"));
     if (mem->platform.name)
-        APPEND("; platform %s: %d channels per socket, %s-%d", mem->platform.name, mem->platform.channels_per_socket,
+        APPEND(_("; platform %s: %d channels per socket, %s-%d"), mem->platform.name, mem->platform.channels_per_socket,
                mem->platform.ddr ? mem->platform.ddr : "DDR?", mem->platform.mts);
     if (mem->slots_total >= 0)
-        APPEND("; %d of %d DIMM slots free", mem->slots_total - mem->ndimms, mem->slots_total);
+        APPEND(_("; %d of %d DIMM slots free"), mem->slots_total - mem->ndimms, mem->slots_total);
 #undef APPEND
 }
 
@@ -573,14 +575,14 @@ int page_bench_rates(const struct audit_report *r, struct page_rate *out, int ma
     if (b->mem_triad_bytes_s > 0 && n < max) {
         struct page_rate *rate = &out[n++];
         const char *why = NULL;
-        snprintf(rate->what, sizeof rate->what, "memory, STREAM triad (whole machine)");
+        snprintf(rate->what, sizeof rate->what, _("memory, STREAM triad (whole machine)"));
         rate->measured_gb_s = b->mem_triad_bytes_s / 1e9;
         rate->theory_gb_s = machine_memory_theoretical_bytes_s(m, &why) / 1e9;
         if (rate->theory_gb_s > 0)
-            snprintf(rate->theory_basis, sizeof rate->theory_basis, "populated channels x %d MT/s x 8 bytes",
+            snprintf(rate->theory_basis, sizeof rate->theory_basis, _("populated channels x %d MT/s x 8 bytes"),
                      memory_effective_mts(&m->memory));
         else
-            snprintf(rate->theory_basis, sizeof rate->theory_basis, "unknown: %s", why ? why : "no DIMM facts");
+            snprintf(rate->theory_basis, sizeof rate->theory_basis, _("unknown: %s"), why ? why : _("no DIMM facts"));
     }
     for (int i = 0; i < b->npcie && n + 1 < max; i++) {
         const struct bench_gpu_copy *c = &b->pcie[i];
@@ -594,15 +596,15 @@ int page_bench_rates(const struct audit_report *r, struct page_rate *out, int ma
         }
         for (int k = 0; k < 2; k++) {
             struct page_rate *rate = &out[n++];
-            snprintf(rate->what, sizeof rate->what, "PCIe %s %s, pinned", c->bus_id,
-                     k == 0 ? "host to device" : "device to host");
+            snprintf(rate->what, sizeof rate->what, _("PCIe %s %s, pinned"), c->bus_id,
+                     k == 0 ? _("host to device") : _("device to host"));
             rate->measured_gb_s = (k == 0 ? c->h2d_pinned_bytes_s : c->d2h_pinned_bytes_s) / 1e9;
             rate->theory_gb_s = evidence ? evidence_number(evidence, "achievable_bytes_s") / 1e9 : 0;
             if (evidence)
-                snprintf(rate->theory_basis, sizeof rate->theory_basis, "achievable on Gen%.0f x%.0f",
+                snprintf(rate->theory_basis, sizeof rate->theory_basis, _("achievable on Gen%.0f x%.0f"),
                          evidence_number(evidence, "link_gen"), evidence_number(evidence, "link_width"));
             else
-                snprintf(rate->theory_basis, sizeof rate->theory_basis, "unknown: the GPU's link is not known");
+                snprintf(rate->theory_basis, sizeof rate->theory_basis, _("unknown: the GPU's link is not known"));
         }
     }
     const struct {
@@ -613,14 +615,14 @@ int page_bench_rates(const struct audit_report *r, struct page_rate *out, int ma
             continue;
         struct page_rate *rate = &out[n++];
         snprintf(rate->what, sizeof rate->what, "%s", unmeasured[i].what);
-        snprintf(rate->theory_basis, sizeof rate->theory_basis, "not measured: %s", unmeasured[i].why);
+        snprintf(rate->theory_basis, sizeof rate->theory_basis, _("not measured: %s"), unmeasured[i].why);
     }
     if (b->storage_seq_read_bytes_s > 0 && n < max) {
         struct page_rate *rate = &out[n++];
-        snprintf(rate->what, sizeof rate->what, "storage, sequential read (%s)",
+        snprintf(rate->what, sizeof rate->what, _("storage, sequential read (%s)"),
                  b->storage_file ? b->storage_file : b->storage_dir ? b->storage_dir : "?");
         rate->measured_gb_s = b->storage_seq_read_bytes_s / 1e9;
-        snprintf(rate->theory_basis, sizeof rate->theory_basis, "no theoretical figure for a disk");
+        snprintf(rate->theory_basis, sizeof rate->theory_basis, _("no theoretical figure for a disk"));
     }
     return n;
 }
@@ -648,12 +650,12 @@ int report_to_file(const char *path, int (*fn)(FILE *, const struct audit_report
     bool to_stdout = !strcmp(path, "-");
     FILE *out = to_stdout ? stdout : fopen(path, "w");
     if (!out) {
-        fprintf(stderr, "gpuvet audit: %s: %s\n", path, strerror(errno));
+        fprintf(stderr, _("gpuvet audit: %s: %s\n"), path, strerror(errno));
         return -1;
     }
     int rc = fn(out, r);
     if (!to_stdout && fclose(out) != 0) {
-        fprintf(stderr, "gpuvet audit: %s: %s\n", path, strerror(errno));
+        fprintf(stderr, _("gpuvet audit: %s: %s\n"), path, strerror(errno));
         rc = -1;
     }
     return rc;

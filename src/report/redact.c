@@ -87,6 +87,8 @@ void report_redact_audit(struct machine *m, struct findings *f)
         scrub(&it->subject, &l);
         scrub(&it->message, &l);
         scrub(&it->fix, &l);
+        scrub(&it->message_local, &l);
+        scrub(&it->fix_local, &l);
         if (it->evidence) {
             report_redact(it->evidence);
             scrub_json(it->evidence, &l);

@@ -11,6 +11,8 @@
 #include "util/output.h"
 #include "util/parse.h"
 #include "util/datadir.h"
+#include "util/i18n.h"
+#include "util/width.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 #define REPORT_COLUMNS 100
@@ -39,19 +41,68 @@ static void upper(char *dst, const char *src, size_t n)
     dst[i] = '\0';
 }
 
-static const char *or_unknown(const char *s) { return s ? s : "unknown"; }
+static const char *or_unknown(const char *s) { return s ? s : _("unknown"); }
+
+/* Cells of a table padded to display columns (a Chinese character takes two), in a ring of
+ * buffers so that one printf can take several. */
+static const char *cell(const char *s, size_t cols)
+{
+    static char ring[8][256];
+    static int next;
+    char *buf = ring[next++ % 8];
+    buf[0] = '\0';
+    append_padded(buf, sizeof ring[0], s, cols);
+    return buf;
+}
+
+/* The labels people read: severities, verdicts and report areas, upper-case in English. */
+static const char *severity_label(enum severity s)
+{
+    switch (s) {
+    case SEV_PASS: return _("PASS");
+    case SEV_INFO: return _("INFO");
+    case SEV_UNKNOWN: return _("UNKNOWN");
+    case SEV_WARN: return _("WARN");
+    case SEV_FAIL: return _("FAIL");
+    }
+    return "?";
+}
+
+static const char *verdict_label(enum verdict v)
+{
+    switch (v) {
+    case VERDICT_PASS: return _("PASS");
+    case VERDICT_INCONCLUSIVE: return _("INCONCLUSIVE");
+    case VERDICT_WARN: return _("WARN");
+    case VERDICT_FAIL: return _("FAIL");
+    }
+    return "?";
+}
+
+static const char *area_label(const char *area)
+{
+    static const char *const names[][2] = {
+        {"pcie", N_("PCIE")},     {"gpu", N_("GPU")},         {"numa", N_("NUMA")},       {"kernel", N_("KERNEL")},
+        {"cpu", N_("CPU")},       {"memory", N_("MEMORY")},   {"network", N_("NETWORK")}, {"power", N_("POWER")},
+        {"storage", N_("STORAGE")}, {"virt", N_("VIRT")},     {"claims", N_("CLAIMS")},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(names[i][0], area))
+            return _(names[i][1]);
+    return area;
+}
 
 static void link_text(char *buf, size_t n, const struct pci_link *l)
 {
     if (!l->known) {
-        snprintf(buf, n, "link unknown");
+        snprintf(buf, n, _("link unknown"));
         return;
     }
     int cg = pcie_generation(l->cur_gt_s), mg = pcie_generation(l->max_gt_s);
     if (cg == mg && l->cur_width == l->max_width)
-        snprintf(buf, n, "Gen%d x%d", cg, l->cur_width);
+        snprintf(buf, n, _("Gen%d x%d"), cg, l->cur_width);
     else
-        snprintf(buf, n, "Gen%d x%d (max Gen%d x%d)", cg, l->cur_width, mg, l->max_width);
+        snprintf(buf, n, _("Gen%d x%d (max Gen%d x%d)"), cg, l->cur_width, mg, l->max_width);
 }
 
 static void print_cpu(FILE *o, const struct machine *m, const struct style *st)
@@ -60,16 +111,18 @@ static void print_cpu(FILE *o, const struct machine *m, const struct style *st)
     fprintf(o, "%sCPU%s     %s\n", st->bold, st->reset, or_unknown(c->model));
     if (c->sockets <= 0 && c->cores <= 0 && c->threads <= 0)
         return; /* not in the evidence, or unreadable: no "0 sockets, 0 cores" */
-    fprintf(o, "        %d socket%s, %d cores, %d threads", c->sockets, c->sockets == 1 ? "" : "s", c->cores, c->threads);
+    fprintf(o, i18n_plural("        %d socket, %d cores, %d threads", "        %d sockets, %d cores, %d threads",
+                           (unsigned long)c->sockets),
+            c->sockets, c->cores, c->threads);
     if (c->usable_threads > 0)
-        fprintf(o, " (%d usable)", c->usable_threads);
+        fprintf(o, _(" (%d usable)"), c->usable_threads);
     if (c->base_mhz > 0)
-        fprintf(o, "; base %.0f MHz", c->base_mhz);
+        fprintf(o, _("; base %.0f MHz"), c->base_mhz);
     if (c->max_mhz > 0)
-        fprintf(o, "; max %.0f MHz", c->max_mhz);
+        fprintf(o, _("; max %.0f MHz"), c->max_mhz);
     if (c->flags_known)
-        fprintf(o, "; avx2 %s, avx512f %s, amx %s", c->avx2 ? "yes" : "no", c->avx512f ? "yes" : "no",
-                c->amx ? "yes" : "no");
+        fprintf(o, _("; avx2 %s, avx512f %s, amx %s"), c->avx2 ? _("yes") : _("no"), c->avx512f ? _("yes") : _("no"),
+                c->amx ? _("yes") : _("no"));
     fputc('\n', o);
 }
 
@@ -77,17 +130,17 @@ static void print_numa(FILE *o, const struct machine *m, const struct style *st)
 {
     fprintf(o, "%sNUMA%s   ", st->bold, st->reset);
     if (m->nnodes == 0)
-        fprintf(o, " unknown\n");
+        fprintf(o, _(" unknown\n"));
     for (int i = 0; i < m->nnodes; i++) {
         const struct numa_node *n = &m->nodes[i];
         char *cpus = format_cpulist(n->cpus);
-        fprintf(o, "%s node %d: CPUs %s, ", i ? "       " : "", n->id, cpus && *cpus ? cpus : "none");
+        fprintf(o, _("%s node %d: CPUs %s, "), i ? "       " : "", n->id, cpus && *cpus ? cpus : _("none"));
         if (n->memory_known)
             fprintf(o, "%.1f GiB", n->memory_bytes / GIB);
         else
-            fprintf(o, "memory unknown");
+            fprintf(o, _("memory unknown"));
         if (n->distances) {
-            fprintf(o, "; distances");
+            fprintf(o, _("; distances"));
             for (int k = 0; k < m->nnodes; k++)
                 fprintf(o, " %d", n->distances[k]);
         }
@@ -98,12 +151,12 @@ static void print_numa(FILE *o, const struct machine *m, const struct style *st)
 
 static void print_pci(FILE *o, const struct machine *m, const struct style *st)
 {
-    static const char *const titles[] = {"accelerators", "NICs", "NVMe"};
+    const char *const titles[] = {_("accelerators"), _("NICs"), _("NVMe")};
     if (!m->pci_scanned) {
         /* No bus was read: no "accelerators: 0" above GPUs that nvidia-smi lists. */
-        fprintf(o, "%sPCI%s     devices unknown (%s)%s\n", st->bold, st->reset,
-                machine_from_evidence(m) ? "not in the evidence files" : "the PCI bus could not be read",
-                m->gpus.count > 0 ? "; the GPUs below are from the NVIDIA source" : "");
+        fprintf(o, _("%sPCI%s     devices unknown (%s)%s\n"), st->bold, st->reset,
+                machine_from_evidence(m) ? _("not in the evidence files") : _("the PCI bus could not be read"),
+                m->gpus.count > 0 ? _("; the GPUs below are from the NVIDIA source") : "");
         return;
     }
     fprintf(o, "%sPCI%s\n", st->bold, st->reset);
@@ -123,11 +176,11 @@ static void print_pci(FILE *o, const struct machine *m, const struct style *st)
                 snprintf(ids, sizeof ids, "[no %s file]", d->missing);
             else
                 snprintf(ids, sizeof ids, "[%04x:%04x]", d->vendor_id, d->device_id);
-            fprintf(o, "          %s  %s %s %s  node %d%s  %s\n", d->bus_id, or_unknown(d->vendor_name),
-                    d->device_name ? d->device_name : "", ids, d->numa_node, d->numa_derived ? " (from local CPUs)" : "",
+            fprintf(o, _("          %s  %s %s %s  node %d%s  %s\n"), d->bus_id, or_unknown(d->vendor_name),
+                    d->device_name ? d->device_name : "", ids, d->numa_node, d->numa_derived ? _(" (from local CPUs)") : "",
                     link);
             if (d->npath > 0) {
-                fprintf(o, "          %s  path:", st->dim);
+                fprintf(o, _("          %s  path:"), st->dim);
                 for (int k = 0; k < d->npath; k++) {
                     link_text(link, sizeof link, &d->path[k].link);
                     fprintf(o, "%s %s %s", k ? " <-" : "", d->path[k].bus_id, link);
@@ -143,8 +196,8 @@ static void print_claims(FILE *o, const struct claim_set *set, const struct styl
 {
     if (!set)
         return;
-    fprintf(o, "%sLabel vs reality%s (%s)\n", st->bold, st->reset, set->file);
-    fprintf(o, "  %-28s %-22s %-22s %s\n", "claim", "claimed", "found", "verdict");
+    fprintf(o, _("%sLabel vs reality%s (%s)\n"), st->bold, st->reset, set->file);
+    fprintf(o, "  %s %s %s %s\n", cell(_("claim"), 28), cell(_("claimed"), 22), cell(_("found"), 22), _("verdict"));
     for (int i = 0; i < set->count; i++) {
         const struct claim *c = &set->items[i];
         char *claimed = json_dumps(c->claimed, JSON_ENCODE_ANY | JSON_REAL_PRECISION(15)),
@@ -152,8 +205,9 @@ static void print_claims(FILE *o, const struct claim_set *set, const struct styl
         enum severity sev = c->verdict == CLAIM_MISMATCH ? SEV_FAIL : c->verdict == CLAIM_PASS ? SEV_PASS : SEV_UNKNOWN;
         char verdict[16];
         upper(verdict, claim_verdict_name(c->verdict), sizeof verdict);
-        fprintf(o, "  %-28s %-22s %-22s %s%s%s\n", c->key, claimed ? claimed : "?",
-                c->found && !json_is_null(c->found) && found ? found : "unknown", st->sev[sev], verdict, st->reset);
+        fprintf(o, "  %s %s %s %s%s%s\n", cell(c->key, 28), cell(claimed ? claimed : "?", 22),
+                cell(c->found && !json_is_null(c->found) && found ? found : _("unknown"), 22), st->sev[sev], _(verdict),
+                st->reset);
         /* The arithmetic on a line of its own, so the table keeps its columns within the width. */
         if (c->message && *c->message)
             fprintf(o, "      %s%s%s\n", st->dim, c->message, st->reset);
@@ -167,32 +221,33 @@ static void print_location(FILE *o, const char *what, const struct storage_locat
 {
     fprintf(o, "        %s %s: ", what, l->path);
     if (l->network_fs)
-        fprintf(o, "network filesystem %s from %s", l->fstype, l->source);
+        fprintf(o, _("network filesystem %s from %s"), l->fstype, l->source);
     else if (l->ndisks == 0)
-        fprintf(o, "disk unknown (%s)", l->unknown_reason ? l->unknown_reason : "no mount found");
+        fprintf(o, _("disk unknown (%s)"), l->unknown_reason ? l->unknown_reason : _("no mount found"));
     for (int i = 0; i < l->ndisks; i++)
-        fprintf(o, "%s%s", i ? ", " : "on ", l->disks[i]);
+        fprintf(o, "%s%s", i ? ", " : _("on "), l->disks[i]);
     if (l->mountpoint && !l->network_fs)
-        fprintf(o, " (%s mounted on %s, %s)", l->source, l->mountpoint, l->fstype);
+        fprintf(o, _(" (%s mounted on %s, %s)"), l->source, l->mountpoint, l->fstype);
     if (l->free_bytes >= 0)
-        fprintf(o, "; %.1f GB free", l->free_bytes / 1e9);
+        fprintf(o, _("; %.1f GB free"), l->free_bytes / 1e9);
     fputc('\n', o);
 }
 
 static void print_storage(FILE *o, const struct machine *m, const struct style *st)
 {
     const struct storage_info *s = &m->storage;
-    fprintf(o, "%sStorage%s %s\n", st->bold, st->reset, s->listed ? "" : "block devices unknown");
+    fprintf(o, _("%sStorage%s %s\n"), st->bold, st->reset, s->listed ? "" : _("block devices unknown"));
     for (int i = 0; i < s->ndevices; i++) {
         const struct block_device *d = &s->devices[i];
-        char size[32] = "size unknown";
+        char size[32];
+        snprintf(size, sizeof size, "%s", _("size unknown"));
         if (d->size_bytes >= 0)
             snprintf(size, sizeof size, "%.1f GB", d->size_bytes / 1e9);
-        fprintf(o, "        %-10s %-7s %-14s %-15s %s%s%s  node %d%s%s\n", d->name,
-                storage_transport_name(d->transport), size,
-                d->rotational == 1 ? "rotational" : d->rotational == 0 ? "solid state" : "rotation unknown",
+        fprintf(o, _("        %s %s %s %s %s%s%s  node %d%s%s\n"), cell(d->name, 10),
+                cell(storage_transport_name(d->transport), 7), cell(size, 14),
+                cell(d->rotational == 1 ? _("rotational") : d->rotational == 0 ? _("solid state") : _("rotation unknown"), 15),
                 d->vendor ? d->vendor : "", d->vendor ? " " : "", or_unknown(d->model), d->numa_node,
-                d->holds_root ? "  [/]" : "", d->holds_data ? "  [data]" : "");
+                d->holds_root ? "  [/]" : "", d->holds_data ? _("  [data]") : "");
     }
     if (s->root.path)
         print_location(o, "system", &s->root);
@@ -203,16 +258,17 @@ static void print_storage(FILE *o, const struct machine *m, const struct style *
 static void print_network(FILE *o, const struct machine *m, const struct style *st)
 {
     const struct network_info *n = &m->network;
-    fprintf(o, "%sNetwork%s %s\n", st->bold, st->reset, n->listed || n->nports ? "" : "interfaces unknown");
+    fprintf(o, _("%sNetwork%s %s\n"), st->bold, st->reset, n->listed || n->nports ? "" : _("interfaces unknown"));
     for (int i = 0; i < n->nports; i++) {
         const struct nic_port *p = &n->ports[i];
-        char speed[32] = "speed unknown";
+        char speed[32];
+        snprintf(speed, sizeof speed, "%s", _("speed unknown"));
         if (p->speed_mbps > 0)
             snprintf(speed, sizeof speed, "%g Gb/s", p->speed_mbps / 1000.0);
-        fprintf(o, "        %-14s %-7s %-14s %-10s %-10s node %d", p->name, link_state_name(p->state), speed,
-                or_unknown(p->link_layer), or_unknown(p->driver), p->numa_node);
+        fprintf(o, _("        %s %s %s %s %s node %d"), cell(p->name, 14), cell(link_state_name(p->state), 7),
+                cell(speed, 14), cell(or_unknown(p->link_layer), 10), cell(or_unknown(p->driver), 10), p->numa_node);
         if (p->has_rdma)
-            fprintf(o, "  RDMA %s port %d %s", p->rdma.device, p->rdma.port, or_unknown(p->rdma.state));
+            fprintf(o, _("  RDMA %s port %d %s"), p->rdma.device, p->rdma.port, or_unknown(p->rdma.state));
         if (p->unknown_reason)
             fprintf(o, "  %s(%s)%s", st->dim, p->unknown_reason, st->reset);
         fputc('\n', o);
@@ -222,59 +278,60 @@ static void print_network(FILE *o, const struct machine *m, const struct style *
 static void print_kernel(FILE *o, const struct machine *m, const struct style *st)
 {
     const struct kernel_info *k = &m->kernel;
-    fprintf(o, "%sKernel%s  %s; THP %s; swap ", st->bold, st->reset, or_unknown(k->release), or_unknown(k->thp_enabled));
+    fprintf(o, _("%sKernel%s  %s; THP %s; swap "), st->bold, st->reset, or_unknown(k->release), or_unknown(k->thp_enabled));
     if (k->swap_total_bytes < 0)
-        fprintf(o, "unknown");
+        fputs(_("unknown"), o);
     else
         fprintf(o, "%.1f GiB", k->swap_total_bytes / GIB);
-    char swappiness[16] = "unknown";
+    char swappiness[32];
+    snprintf(swappiness, sizeof swappiness, "%s", _("unknown"));
     if (k->swappiness >= 0)
         snprintf(swappiness, sizeof swappiness, "%d", k->swappiness);
-    fprintf(o, " (swappiness %s); NUMA balancing %s; isolated CPUs %s; governor %s\n", swappiness,
-            k->numa_balancing < 0 ? "unknown" : k->numa_balancing ? "on" : "off",
-            k->isolated_cpus ? (*k->isolated_cpus ? k->isolated_cpus : "none") : "unknown",
-            k->cpufreq_present ? k->governor : "none (no cpufreq)");
+    fprintf(o, _(" (swappiness %s); NUMA balancing %s; isolated CPUs %s; governor %s\n"), swappiness,
+            k->numa_balancing < 0 ? _("unknown") : k->numa_balancing ? _("on") : _("off"),
+            k->isolated_cpus ? (*k->isolated_cpus ? k->isolated_cpus : _("none")) : _("unknown"),
+            k->cpufreq_present ? k->governor : _("none (no cpufreq)"));
 }
 
 static void print_virt(FILE *o, const struct machine *m, const struct style *st)
 {
     const struct virt_info *v = &m->virt;
-    fprintf(o, "%sVirt%s    %s", st->bold, st->reset, !v->known ? "unknown" : v->vm ? "virtual machine" : "bare metal");
+    fprintf(o, _("%sVirt%s    %s"), st->bold, st->reset, !v->known ? _("unknown") : v->vm ? _("virtual machine") : _("bare metal"));
     if (v->vm && v->hypervisor)
         fprintf(o, " (%s)", v->hypervisor);
     else if (v->vm && v->evidence)
-        fprintf(o, " (hypervisor unknown; %s)", v->evidence);
+        fprintf(o, _(" (hypervisor unknown; %s)"), v->evidence);
     if (v->container)
-        fprintf(o, ", container (%s)", v->container_kind);
+        fprintf(o, _(", container (%s)"), v->container_kind);
     fputc('\n', o);
 }
 
 static void print_memory(FILE *o, const struct machine *m, const struct style *st)
 {
     const struct memory_info *mem = &m->memory;
-    fprintf(o, "%sMemory%s  ", st->bold, st->reset);
+    fprintf(o, _("%sMemory%s  "), st->bold, st->reset);
     if (mem->installed_bytes >= 0)
-        fprintf(o, "%.1f GiB installed", mem->installed_bytes / GIB);
+        fprintf(o, _("%.1f GiB installed"), mem->installed_bytes / GIB);
     else
-        fprintf(o, "installed unknown");
+        fprintf(o, _("installed unknown"));
     if (mem->usable_bytes >= 0)
-        fprintf(o, ", %.1f GiB usable", mem->usable_bytes / GIB);
-    fprintf(o, "; ECC %s", mem->ecc == ECC_ON ? "on" : mem->ecc == ECC_OFF ? "off" : "unknown");
+        fprintf(o, _(", %.1f GiB usable"), mem->usable_bytes / GIB);
+    fprintf(o, _("; ECC %s"), mem->ecc == ECC_ON ? _("on") : mem->ecc == ECC_OFF ? _("off") : _("unknown"));
     if (mem->edac_present)
-        fprintf(o, " (EDAC: %ld corrected, %ld uncorrected)", mem->edac_ce, mem->edac_ue);
+        fprintf(o, _(" (EDAC: %ld corrected, %ld uncorrected)"), mem->edac_ce, mem->edac_ue);
     if (mem->platform.name)
-        fprintf(o, "; platform %s: %d channels/socket, %s-%d", mem->platform.name, mem->platform.channels_per_socket,
+        fprintf(o, _("; platform %s: %d channels/socket, %s-%d"), mem->platform.name, mem->platform.channels_per_socket,
                 mem->platform.ddr, mem->platform.mts);
     fputc('\n', o);
     if (mem->ndimms == 0 && mem->unknown_reason)
-        fprintf(o, "        DIMMs unknown: %s\n", mem->unknown_reason);
+        fprintf(o, _("        DIMMs unknown: %s\n"), mem->unknown_reason);
     for (int s = 0; mem->ndimms > 0 && s < mem->sockets; s++) {
-        fprintf(o, "        socket %d: %d DIMMs", s, memory_socket_dimms(mem, s));
+        fprintf(o, _("        socket %d: %d DIMMs"), s, memory_socket_dimms(mem, s));
         if (memory_socket_channels(mem, s) >= 0)
-            fprintf(o, " on %d channels", memory_socket_channels(mem, s));
+            fprintf(o, _(" on %d channels"), memory_socket_channels(mem, s));
         double bw = memory_socket_bandwidth(mem, s);
         if (bw > 0)
-            fprintf(o, ", %.1f GB/s theoretical", bw / 1e9);
+            fprintf(o, _(", %.1f GB/s theoretical"), bw / 1e9);
         fputc('\n', o);
     }
     for (int i = 0; i < mem->ndimms; i++) {
@@ -282,52 +339,52 @@ static void print_memory(FILE *o, const struct machine *m, const struct style *s
         char channel[16] = "?";
         if (d->channel >= 0)
             snprintf(channel, sizeof channel, "%d", d->channel);
-        fprintf(o, "        %s%-14s %s%ssocket %d ch %-2s %4.0f GiB %-5s %4d/%4d MT/s %dR %d/%d bit%s\n", st->dim,
-                or_unknown(d->locator), d->bank_locator && *d->bank_locator ? d->bank_locator : "",
+        fprintf(o, _("        %s%s %s%ssocket %d ch %-2s %4.0f GiB %s %4d/%4d MT/s %dR %d/%d bit%s\n"), st->dim,
+                cell(or_unknown(d->locator), 14), d->bank_locator && *d->bank_locator ? d->bank_locator : "",
                 d->bank_locator && *d->bank_locator ? " " : "", d->socket, channel, d->size_bytes / GIB,
-                or_unknown(d->type), d->speed_mts, d->configured_mts, d->rank, d->total_width, d->data_width,
+                cell(or_unknown(d->type), 5), d->speed_mts, d->configured_mts, d->rank, d->total_width, d->data_width,
                 st->reset);
     }
     if (mem->npersistent > 0)
-        fprintf(o, "        persistent memory (Optane/NVDIMM, not RAM, not in the channel count): %d modules, %.1f GiB\n",
+        fprintf(o, _("        persistent memory (Optane/NVDIMM, not RAM, not in the channel count): %d modules, %.1f GiB\n"),
                 mem->npersistent, mem->persistent_bytes / GIB);
     for (int i = 0; i < mem->npersistent; i++) {
         const struct dimm *d = &mem->persistent[i];
-        fprintf(o, "        %s%-14s %-24s socket %2d  %4.0f GiB %s%s\n", st->dim, or_unknown(d->locator),
-                d->bank_locator ? d->bank_locator : "", d->socket, d->size_bytes / GIB, or_unknown(d->type), st->reset);
+        fprintf(o, _("        %s%s %s socket %2d  %4.0f GiB %s%s\n"), st->dim, cell(or_unknown(d->locator), 14),
+                cell(d->bank_locator ? d->bank_locator : "", 24), d->socket, d->size_bytes / GIB, or_unknown(d->type), st->reset);
     }
     if (mem->slots_total >= 0)
-        fprintf(o, "        free: %d of %d DIMM slots", mem->slots_total - mem->ndimms - mem->npersistent,
+        fprintf(o, _("        free: %d of %d DIMM slots"), mem->slots_total - mem->ndimms - mem->npersistent,
                 mem->slots_total);
     if (mem->pcie_slots_total >= 0)
-        fprintf(o, "%s%d of %d PCIe slots", mem->slots_total >= 0 ? ", " : "        free: ", mem->pcie_slots_free,
+        fprintf(o, _("%s%d of %d PCIe slots"), mem->slots_total >= 0 ? ", " : _("        free: "), mem->pcie_slots_free,
                 mem->pcie_slots_total);
     if (mem->slots_total >= 0 || mem->pcie_slots_total >= 0)
-        fputs(" (room to grow)\n", o);
+        fputs(_(" (room to grow)\n"), o);
     const struct power_info *p = &m->power;
-    fprintf(o, "%sPower%s   ", st->bold, st->reset);
+    fprintf(o, _("%sPower%s   "), st->bold, st->reset);
     if (p->nsupplies == 0)
-        fprintf(o, "supplies unknown");
+        fprintf(o, _("supplies unknown"));
     for (int i = 0; i < p->nsupplies; i++)
         fprintf(o, "%s%s %d W %s", i ? ", " : "", or_unknown(p->supplies[i].name), p->supplies[i].max_watts,
-                p->supplies[i].present ? or_unknown(p->supplies[i].status) : "absent");
+                p->supplies[i].present ? or_unknown(p->supplies[i].status) : _("absent"));
     if (p->cpu_tdp_watts > 0)
-        fprintf(o, "; CPU package limits %.0f W", p->cpu_tdp_watts);
+        fprintf(o, _("; CPU package limits %.0f W"), p->cpu_tdp_watts);
     fputc('\n', o);
     const struct contention_info *c = &m->contention;
     if (!c->sampled && machine_from_evidence(m))
         return; /* "Not in the evidence files" says it */
-    fprintf(o, "%sCPU use%s ", st->bold, st->reset);
+    fprintf(o, _("%sCPU use%s "), st->bold, st->reset);
     if (!c->sampled) {
-        fprintf(o, "not sampled: %s\n", or_unknown(c->unknown_reason));
+        fprintf(o, _("not sampled: %s\n"), or_unknown(c->unknown_reason));
         return;
     }
-    fprintf(o, "%.1f s: user %.1f%%, system %.1f%%, iowait %.1f%%, irq %.1f%%, steal %.1f%%; load %.2f\n", c->seconds,
+    fprintf(o, _("%.1f s: user %.1f%%, system %.1f%%, iowait %.1f%%, irq %.1f%%, steal %.1f%%; load %.2f\n"), c->seconds,
             c->total.user * 100, c->total.system * 100, c->total.iowait * 100, c->total.irq * 100,
             c->total.steal * 100, c->load1);
     for (int i = 0; i < c->nprocs && i < 5; i++)
-        fprintf(o, "        %s%5.1f%%  %s (pid %d)%s%s\n", st->dim, c->procs[i].share * 100, c->procs[i].name,
-                c->procs[i].pid, c->procs[i].kernel_thread ? " [kernel thread]" : "", st->reset);
+        fprintf(o, _("        %s%5.1f%%  %s (pid %d)%s%s\n"), st->dim, c->procs[i].share * 100, c->procs[i].name,
+                c->procs[i].pid, c->procs[i].kernel_thread ? _(" [kernel thread]") : "", st->reset);
 }
 
 /* What `--bench FILE` or `--bench-quick` measured: the numbers MEM_BANDWIDTH_LOW,
@@ -337,27 +394,27 @@ static void print_measured(FILE *o, const struct machine *m, const struct style 
     const struct bench_results *b = &m->bench;
     if (!b->loaded)
         return;
-    fprintf(o, "%sMeasured%s (%s)\n", st->bold, st->reset, b->source);
+    fprintf(o, _("%sMeasured%s (%s)\n"), st->bold, st->reset, b->source);
     if (b->mem_triad_bytes_s > 0)
-        fprintf(o, "        memory: triad %.2f GB/s, whole machine\n", b->mem_triad_bytes_s / 1e9);
+        fprintf(o, _("        memory: triad %.2f GB/s, whole machine\n"), b->mem_triad_bytes_s / 1e9);
     else
-        fprintf(o, "        memory: %s\n", or_unknown(b->mem_unmeasured));
+        fprintf(o, _("        memory: %s\n"), or_unknown(b->mem_unmeasured));
     if (b->storage_seq_read_bytes_s > 0)
-        fprintf(o, "        storage: sequential read %.2f GB/s, random read %.0f IOPS (%s %s)\n",
-                b->storage_seq_read_bytes_s / 1e9, b->storage_rand_read_iops, b->storage_file ? "file" : "in",
+        fprintf(o, _("        storage: sequential read %.2f GB/s, random read %.0f IOPS (%s %s)\n"),
+                b->storage_seq_read_bytes_s / 1e9, b->storage_rand_read_iops, b->storage_file ? _("file") : _("in"),
                 or_unknown(b->storage_file ? b->storage_file : b->storage_dir));
     else
-        fprintf(o, "        storage: %s\n", or_unknown(b->storage_unmeasured));
+        fprintf(o, _("        storage: %s\n"), or_unknown(b->storage_unmeasured));
     for (int i = 0; i < b->npcie; i++) {
         const struct bench_gpu_copy *c = &b->pcie[i];
-        fprintf(o, "        pcie %s: host to device %.1f GB/s, device to host %.1f GB/s (pinned", c->bus_id,
+        fprintf(o, _("        pcie %s: host to device %.1f GB/s, device to host %.1f GB/s (pinned"), c->bus_id,
                 c->h2d_pinned_bytes_s / 1e9, c->d2h_pinned_bytes_s / 1e9);
         if (c->near_node >= 0)
-            fprintf(o, ", host memory on node %d", c->near_node);
+            fprintf(o, _(", host memory on node %d"), c->near_node);
         fprintf(o, ")\n");
     }
     if (b->npcie == 0)
-        fprintf(o, "        pcie: %s\n", or_unknown(b->pcie_unmeasured));
+        fprintf(o, _("        pcie: %s\n"), or_unknown(b->pcie_unmeasured));
 }
 
 /* Appends text to a fixed buffer, cut with "..." when it does not fit. */
@@ -375,35 +432,16 @@ static void append(char *buf, size_t n, const char *fmt, ...)
         memcpy(buf + n - 4, "...", 4);
 }
 
-/* Visible columns of a UTF-8 string without escape sequences. */
-static size_t columns(const char *s, size_t len)
-{
-    size_t cols = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (s[i] == '\033') {
-            while (i < len && s[i] != 'm')
-                i++;
-            continue;
-        }
-        cols += ((unsigned char)s[i] & 0xC0) != 0x80;
-    }
-    return cols;
-}
-
-/* A line cut to `width` columns with "..." (for the first screen, which must not wrap). */
+/* A line cut to `width` display columns with "..." (for the first screen, which must not wrap). */
 static void print_cut(FILE *o, const char *line, size_t width)
 {
     size_t len = strlen(line);
-    if (columns(line, len) <= width) {
+    if (display_width_n(line, len) <= width) {
         fprintf(o, "%s\n", line);
         return;
     }
-    size_t cols = 0, i = 0;
-    for (; i < len && cols < width - 3; i++)
-        cols += ((unsigned char)line[i] & 0xC0) != 0x80;
-    while (i < len && ((unsigned char)line[i] & 0xC0) == 0x80)
-        i++;
-    fprintf(o, "%.*s...\n", (int)i, line);
+    size_t keep = display_prefix(line, len, width - 3);
+    fprintf(o, "%.*s...\n", (int)keep, line);
 }
 
 /* "8x NEC Corporation Vector Engine 1.0, 1x ..." for the accelerators (GPUs by NVIDIA's name). */
@@ -415,11 +453,11 @@ static void accelerator_summary(char *buf, size_t n, const struct machine *m)
     for (int i = 0; i < count; i++) {
         const char *name;
         if (m->gpus.count > 0) {
-            name = m->gpus.items[i].name ? m->gpus.items[i].name : "NVIDIA GPU";
+            name = m->gpus.items[i].name ? m->gpus.items[i].name : _("NVIDIA GPU");
         } else {
             if (m->pci[i].role != PCI_ROLE_ACCELERATOR)
                 continue;
-            name = m->pci[i].device_name ? m->pci[i].device_name : "unnamed device";
+            name = m->pci[i].device_name ? m->pci[i].device_name : _("unnamed device");
         }
         total++;
         int k = 0;
@@ -433,14 +471,14 @@ static void accelerator_summary(char *buf, size_t n, const struct machine *m)
             counts[k]++;
     }
     if (total == 0) {
-        append(buf, n, "no accelerator seen");
+        append(buf, n, _("no accelerator seen"));
         return;
     }
-    append(buf, n, "%d accelerator%s: ", total, total == 1 ? "" : "s");
+    append(buf, n, i18n_plural("%d accelerator: ", "%d accelerators: ", (unsigned long)total), total);
     for (int k = 0; k < nnames; k++)
-        append(buf, n, "%s%dx %s", k ? ", " : "", counts[k], names[k]);
+        append(buf, n, _("%s%dx %s"), k ? ", " : "", counts[k], names[k]);
     if (m->gpus.count > 0 && m->gpus.source && !strncmp(m->gpus.source, "nvidia-smi", 10))
-        append(buf, n, " (from nvidia-smi)");
+        append(buf, n, _(" (from nvidia-smi)"));
 }
 
 static void summary_machine(FILE *o, const struct audit_report *r, const struct style *st)
@@ -448,23 +486,23 @@ static void summary_machine(FILE *o, const struct audit_report *r, const struct 
     const struct machine *m = r->machine;
     const struct cpu_info *c = &m->cpu;
     char line[512] = "";
-    append(line, sizeof line, "%sMachine%s  ", st->bold, st->reset);
+    append(line, sizeof line, _("%sMachine%s  "), st->bold, st->reset);
     if (c->cores > 0) {
         if (c->sockets > 1)
-            append(line, sizeof line, "%dx ", c->sockets);
-        append(line, sizeof line, "%s, %d cores/%d threads", c->model ? c->model : "CPU model unknown", c->cores,
+            append(line, sizeof line, _("%dx "), c->sockets);
+        append(line, sizeof line, _("%s, %d cores/%d threads"), c->model ? c->model : _("CPU model unknown"), c->cores,
                c->threads);
     } else {
-        append(line, sizeof line, "CPU %s", machine_from_evidence(m) ? "not in the evidence" : "unknown");
+        append(line, sizeof line, machine_from_evidence(m) ? _("CPU not in the evidence") : _("CPU unknown"));
     }
     const struct memory_info *mem = &m->memory;
     if (mem->installed_bytes >= 0)
         append(line, sizeof line, ", %.0f GiB", mem->installed_bytes / GIB);
     else if (mem->usable_bytes >= 0)
-        append(line, sizeof line, ", %.0f GiB usable", mem->usable_bytes / GIB);
+        append(line, sizeof line, _(", %.0f GiB usable"), mem->usable_bytes / GIB);
     print_cut(o, line, REPORT_COLUMNS);
     line[0] = '\0';
-    append(line, sizeof line, "         %s", !m->virt.known ? "" : m->virt.vm ? "VM; " : "bare metal; ");
+    append(line, sizeof line, "         %s", !m->virt.known ? "" : m->virt.vm ? _("VM; ") : _("bare metal; "));
     accelerator_summary(line, sizeof line, m);
     print_cut(o, line, REPORT_COLUMNS);
 }
@@ -492,7 +530,7 @@ static void key_gap_list(char *buf, size_t n, const struct workload_verdict *v)
 {
     for (int i = 0, shown = 0; i < v->ngaps; i++)
         if (v->gaps[i].key)
-            append(buf, n, "%s%s", shown++ ? ", " : "", v->gaps[i].fact);
+            append(buf, n, "%s%s", shown++ ? _(", ") : "", gap_fact_text(&v->gaps[i]));
 }
 
 /* The severity whose colour a verdict is printed in (INCONCLUSIVE in unknown's). */
@@ -504,27 +542,26 @@ static enum severity verdict_colour(enum verdict v)
 static void summary_verdict_line(FILE *o, const struct audit_report *r, enum workload w, const struct style *st)
 {
     const struct workload_verdict *v = &r->verdicts->verdicts[w];
-    char verdict[16], line[512] = "";
-    upper(verdict, verdict_name(v->verdict), sizeof verdict);
+    char line[512] = "";
     enum severity colour = verdict_colour(v->verdict);
-    append(line, sizeof line, "  %s%-10s%s %s%-12s%s ", w == r->workload ? st->bold : "", workload_name(w),
-           w == r->workload ? st->reset : "", st->sev[colour], verdict, st->reset);
+    append(line, sizeof line, "  %s%-10s%s %s%s%s ", w == r->workload ? st->bold : "", workload_name(w),
+           w == r->workload ? st->reset : "", st->sev[colour], cell(verdict_label(v->verdict), 12), st->reset);
     if (v->verdict == VERDICT_FAIL || v->verdict == VERDICT_WARN) {
         if (v->fails)
-            append(line, sizeof line, "%d fail%s", v->fails, v->warns ? ", " : "");
+            append(line, sizeof line, _("%d fail%s"), v->fails, v->warns ? _(", ") : "");
         if (v->warns)
-            append(line, sizeof line, "%d warn", v->warns);
+            append(line, sizeof line, _("%d warn"), v->warns);
         append(line, sizeof line, ": ");
         problem_rules(line, sizeof line, &r->verdicts->findings[w]);
         if (v->ngaps && v->gaps[0].key) {
-            append(line, sizeof line, "; unknown: ");
+            append(line, sizeof line, _("; unknown: "));
             key_gap_list(line, sizeof line, v);
         }
     } else if (v->verdict == VERDICT_INCONCLUSIVE) {
-        append(line, sizeof line, "unknown: ");
+        append(line, sizeof line, _("unknown: "));
         key_gap_list(line, sizeof line, v);
     } else {
-        append(line, sizeof line, "checked %d of %d checks", v->checked, v->applicable);
+        append(line, sizeof line, _("checked %d of %d checks"), v->checked, v->applicable);
     }
     print_cut(o, line, REPORT_COLUMNS);
 }
@@ -544,7 +581,7 @@ static void group_subjects(char *buf, size_t n, const struct finding_group *g, i
     for (int i = 0; i < g->count && i < listed; i++)
         append(buf, n, "%s%s", i ? ", " : "", g->members[i]->subject);
     if (g->count > listed)
-        append(buf, n, " and %d more", g->count - listed);
+        append(buf, n, _(" and %d more"), g->count - listed);
 }
 
 static int print_summary(FILE *o, const struct audit_report *r, const struct style *st, int budget)
@@ -555,7 +592,7 @@ static int print_summary(FILE *o, const struct audit_report *r, const struct sty
     summary_machine(o, r, st);
     fputc('\n', o);
     lines += 3;
-    fprintf(o, "%sVerdict%s per workload (asked: %s)\n", st->bold, st->reset,
+    fprintf(o, _("%sVerdict%s per workload (asked: %s)\n"), st->bold, st->reset,
             workload_name(r->workload));
     lines++;
     static const enum workload first_screen[] = {WL_GENERAL, WL_CV_TRAIN, WL_LLM_TRAIN, WL_LLM_INFER};
@@ -571,11 +608,11 @@ static int print_summary(FILE *o, const struct audit_report *r, const struct sty
     }
     char line[1024] = "";
     if (machine_from_evidence(m)) {
-        append(line, sizeof line, "  Evidence files only: %d of %d checks judged", sel->checked, sel->applicable);
+        append(line, sizeof line, _("  Evidence files only: %d of %d checks judged"), sel->checked, sel->applicable);
         if (sel->outside_evidence)
-            append(line, sizeof line, "; %d need the machine itself (--verbose lists them)", sel->outside_evidence);
+            append(line, sizeof line, _("; %d need the machine itself (--verbose lists them)"), sel->outside_evidence);
     } else {
-        append(line, sizeof line, "  Checked %d of %d checks for %s", sel->checked, sel->applicable,
+        append(line, sizeof line, _("  Checked %d of %d checks for %s"), sel->checked, sel->applicable,
                workload_name(r->workload));
     }
     print_cut(o, line, REPORT_COLUMNS);
@@ -583,14 +620,14 @@ static int print_summary(FILE *o, const struct audit_report *r, const struct sty
     if (sel->ngaps) {
         line[0] = '\0';
         bool key = sel->gaps[0].key; /* key gaps come first */
-        append(line, sizeof line, "  %s: ", key ? "unknown, needed" : "unknown, not needed for the verdict");
+        append(line, sizeof line, "  %s: ", key ? _("unknown, needed") : _("unknown, not needed for the verdict"));
         for (int i = 0, shown = 0; i < sel->ngaps; i++) {
             if (key && !sel->gaps[i].key) {
-                append(line, sizeof line, "; not needed: ");
+                append(line, sizeof line, _("; not needed: "));
                 key = false;
                 shown = 0;
             }
-            append(line, sizeof line, "%s%s", shown++ ? ", " : "", sel->gaps[i].fact);
+            append(line, sizeof line, "%s%s", shown++ ? _(", ") : "", gap_fact_text(&sel->gaps[i]));
         }
         print_cut(o, line, REPORT_COLUMNS);
         lines++;
@@ -603,11 +640,11 @@ static int print_summary(FILE *o, const struct audit_report *r, const struct sty
     fputc('\n', o);
     lines++;
     if (problems == 0) {
-        fprintf(o, "%sNo problem found%s%s\n", st->bold, st->reset,
-                sel->verdict == VERDICT_INCONCLUSIVE ? " in what could be checked: the verdict is not a pass" : "");
+        fprintf(o, _("%sNo problem found%s%s\n"), st->bold, st->reset,
+                sel->verdict == VERDICT_INCONCLUSIVE ? _(" in what could be checked: the verdict is not a pass") : "");
         lines++;
     } else {
-        fprintf(o, "%sWorst problems%s (%s)\n", st->bold, st->reset, workload_name(r->workload));
+        fprintf(o, _("%sWorst problems%s (%s)\n"), st->bold, st->reset, workload_name(r->workload));
         lines++;
         int shown = 0;
         for (int i = 0; i < ngroups && lines + 2 <= budget - 1; i++) {
@@ -615,24 +652,23 @@ static int print_summary(FILE *o, const struct audit_report *r, const struct sty
             const struct finding *it = g->members[0];
             if (it->severity < SEV_WARN)
                 break;
-            char sev[16];
-            upper(sev, severity_name(it->severity), sizeof sev);
             line[0] = '\0';
-            append(line, sizeof line, "  %s%-4s%s %s ", st->sev[it->severity], sev, st->reset, it->rule->id);
+            append(line, sizeof line, "  %s%s%s %s ", st->sev[it->severity], cell(severity_label(it->severity), 4),
+                   st->reset, it->rule->id);
             group_subjects(line, sizeof line, g, 1);
-            append(line, sizeof line, ": %s", g->message);
+            append(line, sizeof line, ": %s", finding_message(it));
             print_cut(o, line, REPORT_COLUMNS);
             lines++;
             if (it->fix) {
                 line[0] = '\0';
-                append(line, sizeof line, "       fix: %s", it->fix);
+                append(line, sizeof line, _("       fix: %s"), finding_fix(it));
                 print_cut(o, line, REPORT_COLUMNS);
                 lines++;
             }
             shown++;
         }
         if (shown < problems) {
-            fprintf(o, "  ... %d more below\n", problems - shown);
+            fprintf(o, _("  ... %d more below\n"), problems - shown);
             lines++;
         }
     }
@@ -647,14 +683,14 @@ static void print_coverage(FILE *o, const struct audit_report *r, const struct s
     const struct workload_verdict *v = &r->verdicts->verdicts[r->workload];
     if (v->ngaps == 0)
         return;
-    fprintf(o, "\n%sNot checked%s (workload %s; key = the verdict needs it)\n", st->bold, st->reset,
+    fprintf(o, _("\n%sNot checked%s (workload %s; key = the verdict needs it)\n"), st->bold, st->reset,
             workload_name(r->workload));
     for (int i = 0; i < v->ngaps; i++) {
         const struct coverage_gap *g = &v->gaps[i];
         if (g->outside_evidence && !g->key && !verbose)
             continue;
-        fprintf(o, "  %s%-4s%s %s: %s\n", st->sev[SEV_UNKNOWN], g->key ? "key" : "", st->reset, g->fact,
-                g->reason ? g->reason : "unknown");
+        fprintf(o, "  %s%s%s %s: %s\n", st->sev[SEV_UNKNOWN], cell(g->key ? _("key") : "", 4), st->reset,
+                gap_fact_text(g), gap_reason_text(g));
     }
 }
 
@@ -674,7 +710,7 @@ static void print_findings(FILE *o, const struct audit_report *r, const struct s
         if (!seen && nareas < 32)
             areas[nareas++] = f->items[i].rule->area;
     }
-    fprintf(o, "\n%sFindings%s (workload %s)\n", st->bold, st->reset, workload_name(r->workload));
+    fprintf(o, _("\n%sFindings%s (workload %s)\n"), st->bold, st->reset, workload_name(r->workload));
     int outside = 0;
     for (int a = 0; a < nareas; a++) {
         int passed = 0, listed = 0;
@@ -690,27 +726,20 @@ static void print_findings(FILE *o, const struct audit_report *r, const struct s
                     outside += g->count;
                 continue;
             }
-            if (listed++ == 0) {
-                char area[32];
-                upper(area, areas[a], sizeof area);
-                fprintf(o, "  %s%s%s\n", st->bold, area, st->reset);
-            }
-            char sev[16], subjects[512] = "";
-            upper(sev, severity_name(it->severity), sizeof sev);
+            if (listed++ == 0)
+                fprintf(o, "  %s%s%s\n", st->bold, area_label(areas[a]), st->reset);
+            char subjects[512] = "";
             group_subjects(subjects, sizeof subjects, g, 3);
-            fprintf(o, "    %s%-7s%s %s %s%s%s: %s\n", st->sev[it->severity], sev, st->reset, it->rule->id, st->dim,
-                    subjects, st->reset, g->message);
+            fprintf(o, "    %s%s%s %s %s%s%s: %s\n", st->sev[it->severity], cell(severity_label(it->severity), 7),
+                    st->reset, it->rule->id, st->dim, subjects, st->reset, finding_message(it));
             if (it->fix && it->severity != SEV_PASS)
-                fprintf(o, "            fix: %s\n", it->fix);
+                fprintf(o, _("            fix: %s\n"), finding_fix(it));
         }
         if (passed) {
-            if (listed == 0) {
-                char area[32];
-                upper(area, areas[a], sizeof area);
-                fprintf(o, "  %s%s%s\n", st->bold, area, st->reset);
-            }
-            fprintf(o, "    %s%-7s%s %d check%s passed\n", st->sev[SEV_PASS], "PASS", st->reset, passed,
-                    passed == 1 ? "" : "s");
+            if (listed == 0)
+                fprintf(o, "  %s%s%s\n", st->bold, area_label(areas[a]), st->reset);
+            fprintf(o, "    %s%s%s ", st->sev[SEV_PASS], cell(severity_label(SEV_PASS), 7), st->reset);
+            fprintf(o, i18n_plural("%d check passed\n", "%d checks passed\n", (unsigned long)passed), passed);
         }
     }
     if (outside) {
@@ -719,13 +748,29 @@ static void print_findings(FILE *o, const struct audit_report *r, const struct s
         int shown = 0;
         for (int i = 0; i < v->ngaps; i++)
             if (v->gaps[i].outside_evidence)
-                append(facts, sizeof facts, "%s%s", shown++ ? ", " : "", v->gaps[i].fact);
-        fprintf(o, "  %sNOT IN THE EVIDENCE%s\n    %d check%s need%s the machine itself or a `gpuvet snapshot` of it: "
-                   "%s (--verbose lists them)\n",
-                st->bold, st->reset, outside, outside == 1 ? "" : "s", outside == 1 ? "s" : "", facts);
+                append(facts, sizeof facts, "%s%s", shown++ ? _(", ") : "", gap_fact_text(&v->gaps[i]));
+        fprintf(o, "  %s%s%s\n    ", st->bold, _("NOT IN THE EVIDENCE"), st->reset);
+        fprintf(o, i18n_plural("%d check needs the machine itself or a `gpuvet snapshot` of it: %s (--verbose lists them)\n",
+                               "%d checks need the machine itself or a `gpuvet snapshot` of it: %s (--verbose lists them)\n",
+                               (unsigned long)outside),
+                outside, facts);
     }
     finding_groups_free(groups, ngroups);
 }
+
+/* Chinese line breaking (kinsoku): no line starts with closing punctuation, none ends with an
+ * opening one. */
+static bool no_break_before(unsigned cp)
+{
+    static const unsigned closing[] = {0xFF0C, 0x3002, 0xFF1B, 0xFF1A, 0x3001, 0xFF09, 0x300D, 0x300F,
+                                       0xFF01, 0xFF1F, 0x201D, 0x2019, 0x2026, 0x3011};
+    for (size_t i = 0; i < sizeof closing / sizeof closing[0]; i++)
+        if (cp == closing[i])
+            return true;
+    return false;
+}
+
+static bool no_break_after(unsigned cp) { return cp == 0xFF08 || cp == 0x300C || cp == 0x300E || cp == 0x201C || cp == 0x3010; }
 
 /* Writes buf to o, wrapping every line wider than width at its last space before the limit; a
  * continuation is indented 8 columns deeper than the line (at most 40). */
@@ -739,16 +784,21 @@ static void print_wrapped(FILE *o, const char *buf, size_t len, size_t width)
         while (indent < n && line[indent] == ' ')
             indent++;
         /* "fix: ..." continues under its command, anything else 8 columns in. */
-        size_t hang = indent + (n > indent + 5 && !strncmp(line + indent, "fix: ", 5) ? 5 : 8);
+        const char *fix = _("fix: ");
+        size_t fix_len = strlen(fix);
+        size_t hang = indent + (n > indent + fix_len && !strncmp(line + indent, fix, fix_len) ? display_width(fix) : 8);
         if (hang > 40)
             hang = 40;
         const char *p = line, *stop = line + n;
         bool first = true;
         while (p < stop) {
             size_t lead = first ? 0 : hang, room = width - lead;
-            /* Find the longest prefix that fits in room columns. */
+            /* Find the longest prefix that fits in room columns; break at a space, or next to a
+             * wide (CJK) character, which Chinese text breaks anywhere beside. */
             const char *q = p, *cut = NULL;
             size_t cols = 0;
+            bool prev_wide = false;
+            unsigned prev_cp = 0;
             while (q < stop) {
                 if (*q == '\033') {
                     while (q < stop && *q != 'm')
@@ -757,21 +807,23 @@ static void print_wrapped(FILE *o, const char *buf, size_t len, size_t width)
                         q++;
                     continue;
                 }
-                if ((((unsigned char)*q) & 0xC0) != 0x80) {
-                    if (cols == room)
-                        break;
-                    cols++;
-                }
-                if (*q == ' ' && q > p)
+                unsigned cp;
+                size_t bytes = utf8_decode(q, (size_t)(stop - q), &cp);
+                size_t w = (size_t)codepoint_width(cp);
+                if (cols + w > room)
+                    break;
+                if (q > p && (*q == ' ' || w == 2 || prev_wide) && !(first && q < p + indent) &&
+                    !no_break_before(cp) && !no_break_after(prev_cp))
                     cut = q;
-                q++;
+                cols += w;
+                prev_wide = w == 2;
+                prev_cp = cp;
+                q += bytes;
             }
             if (q >= stop) {
                 cut = stop;
             } else if (!cut || cut - p <= (ptrdiff_t)(first ? indent : 0)) {
-                cut = q; /* one word wider than the line: break it */
-                while (cut > p && (((unsigned char)*cut) & 0xC0) == 0x80)
-                    cut--;
+                cut = q; /* one word wider than the line: break it (q is on a character's start) */
             }
             fprintf(o, "%*s%.*s\n", (int)lead, "", (int)(cut - p), p);
             p = cut;
@@ -819,16 +871,16 @@ static int report_text_unescaped(FILE *out, const struct audit_report *r, bool c
     FILE *o = open_memstream(&buf, &len);
     if (!o)
         return -1;
-    fprintf(o, "%sgpuvet audit%s of %s (%s)\n", st.bold, st.reset,
+    fprintf(o, _("%sgpuvet audit%s of %s (%s)\n"), st.bold, st.reset,
             r->redact && m->hostname ? REDACTED : or_unknown(m->hostname), or_unknown(m->source));
     print_summary(o, r, &st, SUMMARY_LINES - 1);
-    fprintf(o, "\n%sDetails%s\n", st.bold, st.reset);
+    fprintf(o, _("\n%sDetails%s\n"), st.bold, st.reset);
     print_claims(o, r->claims, &st);
     bool evidence = machine_from_evidence(m);
     /* In an evidence-file audit a part the files do not hold is named once, not printed empty. */
     const struct section before_gpus[] = {
         {evidence && !m->cpu.model && m->cpu.cores <= 0, "CPU", print_cpu},
-        {evidence && m->nnodes == 0, "NUMA nodes", print_numa},
+        {evidence && m->nnodes == 0, _("NUMA nodes"), print_numa},
         {false, NULL, print_pci},
     };
     const struct section after_gpus[] = {
@@ -836,33 +888,32 @@ static int report_text_unescaped(FILE *out, const struct audit_report *r, bool c
         {evidence && !m->network.listed && m->network.nports == 0, "network", print_network},
         {evidence && !m->kernel.release, "kernel", print_kernel},
         {evidence && !m->virt.known, "virtualization", print_virt},
-        {evidence && !m->memory.source, "memory, power supplies", print_memory},
-        {evidence, "CPU use", NULL},
+        {evidence && !m->memory.source, _("memory, power supplies"), print_memory},
+        {evidence, _("CPU use"), NULL},
     };
     char absent[256] = "";
     print_sections(o, m, &st, before_gpus, sizeof before_gpus / sizeof before_gpus[0], absent, sizeof absent);
     print_gpus(o, m, r->redact, st.bold, st.reset);
     print_sections(o, m, &st, after_gpus, sizeof after_gpus / sizeof after_gpus[0], absent, sizeof absent);
     if (*absent)
-        fprintf(o, "%sNot in the evidence files%s: %s\n", st.bold, st.reset, absent);
+        fprintf(o, _("%sNot in the evidence files%s: %s\n"), st.bold, st.reset, absent);
     print_measured(o, m, &st);
     print_coverage(o, r, &st, verbose);
     print_findings(o, r, &st, verbose);
     if (m->nproblems) {
-        fprintf(o, "\n%sInput problems%s (facts from these files are reported as unknown)\n", st.bold, st.reset);
+        fprintf(o, _("\n%sInput problems%s (facts from these files are reported as unknown)\n"), st.bold, st.reset);
         for (int i = 0; i < m->nproblems; i++)
             fprintf(o, "    %s: %s\n", m->problems[i].path, m->problems[i].message ? m->problems[i].message : "");
     }
     int ntables;
     const struct data_table_use *tables = data_tables_used(&ntables);
     for (int i = 0; i < ntables; i++)
-        fprintf(o, "%s%s %s%s%s%s%s", i ? ", " : "\nData tables: ", tables[i].name, data_origin_name(tables[i].origin),
+        fprintf(o, "%s%s %s%s%s%s%s", i ? ", " : _("\nData tables: "), tables[i].name, data_origin_name(tables[i].origin),
                 *tables[i].path ? " (" : "", tables[i].path, *tables[i].path ? ")" : "", i + 1 == ntables ? "\n" : "");
     const struct workload_verdict *v = &r->verdicts->verdicts[r->workload];
     enum severity sev = verdict_colour(v->verdict);
-    char name[16];
-    upper(name, verdict_name(v->verdict), sizeof name);
-    fprintf(o, "\n%sVerdict: %s%s%s (%s) — %d fail, %d warn, %d unknown, %d info, %d pass; checked %d of %d (%.0f ms)\n",
+    const char *name = verdict_label(v->verdict);
+    fprintf(o, _("\n%sVerdict: %s%s%s (%s) — %d fail, %d warn, %d unknown, %d info, %d pass; checked %d of %d (%.0f ms)\n"),
             st.bold, st.sev[sev], name, st.reset, workload_name(r->workload), findings_count(r->findings, SEV_FAIL),
             findings_count(r->findings, SEV_WARN), findings_count(r->findings, SEV_UNKNOWN),
             findings_count(r->findings, SEV_INFO), findings_count(r->findings, SEV_PASS), v->checked, v->applicable,

@@ -8,24 +8,25 @@
 #include "rules/hints.h"
 #include "util/parse.h"
 #include "util/pciaddr.h"
+#include "util/i18n.h"
 
 void judge_mem_bandwidth(struct audit_ctx *ctx, double measured_bytes_s, double theoretical_bytes_s,
                          const char *theoretical_unknown)
 {
     const struct bench_results *b = &ctx->machine->bench;
     if (!b->loaded) {
-        finding_add(ctx, SEV_UNKNOWN, "machine", NULL, hint_measure_fix(ctx->machine), "memory bandwidth not measured");
+        finding_add(ctx, SEV_UNKNOWN, "machine", NULL, hint_measure_fix(ctx->machine), _("memory bandwidth not measured"));
         return;
     }
     if (measured_bytes_s <= 0) {
         finding_add(ctx, SEV_UNKNOWN, "machine", json_pack("{s:s}", "bench", b->source), hint_measure_fix(ctx->machine), "%s",
-                    b->mem_unmeasured ? b->mem_unmeasured : "memory bandwidth not measured");
+                    b->mem_unmeasured ? b->mem_unmeasured : _("memory bandwidth not measured"));
         return;
     }
     json_t *evidence = json_pack("{s:s, s:f}", "bench", b->source, "triad_bytes_s", measured_bytes_s);
     if (theoretical_bytes_s <= 0) {
         finding_add(ctx, SEV_UNKNOWN, "machine", evidence, NULL,
-                    "STREAM triad %.1f GB/s, but the theoretical bandwidth is unknown (%s)", measured_bytes_s / 1e9,
+                    _("STREAM triad %.1f GB/s, but the theoretical bandwidth is unknown (%s)"), measured_bytes_s / 1e9,
                     theoretical_unknown);
         return;
     }
@@ -35,13 +36,13 @@ void judge_mem_bandwidth(struct audit_ctx *ctx, double measured_bytes_s, double 
     json_object_set_new(evidence, "min_fraction", json_real(floor));
     if (fraction < floor)
         finding_add(ctx, ctx_severity(ctx), "machine", evidence,
-                    "check that every channel is populated and runs at its rated speed (dmidecode -t memory), "
-                    "that no other job ran during the bench, and rerun it",
-                    "STREAM triad %.1f GB/s is %.0f%% of the theoretical %.1f GB/s (healthy machines reach "
-                    "70-85%%; below %.0f%% something is wrong)",
+                    _("check that every channel is populated and runs at its rated speed (dmidecode -t memory), "
+                    "that no other job ran during the bench, and rerun it"),
+                    _("STREAM triad %.1f GB/s is %.0f%% of the theoretical %.1f GB/s (healthy machines reach "
+                    "70-85%%; below %.0f%% something is wrong)"),
                     measured_bytes_s / 1e9, fraction * 100, theoretical_bytes_s / 1e9, floor * 100);
     else
-        finding_add(ctx, SEV_PASS, "machine", evidence, NULL, "STREAM triad %.1f GB/s is %.0f%% of the theoretical %.1f GB/s",
+        finding_add(ctx, SEV_PASS, "machine", evidence, NULL, _("STREAM triad %.1f GB/s is %.0f%% of the theoretical %.1f GB/s"),
                     measured_bytes_s / 1e9, fraction * 100, theoretical_bytes_s / 1e9);
 }
 
@@ -104,9 +105,9 @@ void check_pcie_bandwidth_low(struct audit_ctx *ctx)
     if (!b->loaded || b->pcie_unmeasured || b->npcie == 0) {
         finding_add(ctx, SEV_UNKNOWN, "machine", b->loaded ? json_pack("{s:s}", "bench", b->source) : NULL,
                     hint_measure_fix(ctx->machine), "%s",
-                    !b->loaded ? "host<->GPU bandwidth not measured"
+                    !b->loaded ? _("host<->GPU bandwidth not measured")
                     : b->pcie_unmeasured ? b->pcie_unmeasured
-                                         : "the bench measured no GPU");
+                                         : _("the bench measured no GPU"));
         return;
     }
     const struct thresholds *t = ctx->thresholds;
@@ -128,30 +129,30 @@ void check_pcie_bandwidth_low(struct audit_ctx *ctx)
             json_object_set_new(evidence, "achievable_bytes_s", json_real(expected));
             if (expected > 0 && slowest < t->pcie_min_fraction_of_achievable * expected)
                 snprintf(problem, sizeof problem,
-                         "pinned copies reach %.1f GB/s, %.0f%% of the %.1f GB/s a Gen%d x%d link achieves", slowest / 1e9,
+                         _("pinned copies reach %.1f GB/s, %.0f%% of the %.1f GB/s a Gen%d x%d link achieves"), slowest / 1e9,
                          100 * slowest / expected, expected / 1e9, pcie_generation(gt_s), width);
         }
         for (int dir = 0; dir < 2 && !*problem; dir++) {
             double mine = dir == 0 ? g->h2d_pinned_bytes_s : g->d2h_pinned_bytes_s;
             double median = sibling_median(b, i, dir == 0);
             if (median > 0 && mine < (1 - t->pcie_sibling_max_shortfall) * median)
-                snprintf(problem, sizeof problem, "%s %.1f GB/s is %.0f%% below the other GPUs' median %.1f GB/s",
+                snprintf(problem, sizeof problem, _("%s %.1f GB/s is %.0f%% below the other GPUs' median %.1f GB/s"),
                          dir == 0 ? "host->device" : "device->host", mine / 1e9, 100 * (1 - mine / median),
                          median / 1e9);
         }
         if (*problem) {
             finding_add(ctx, ctx_severity(ctx), g->bus_id, evidence,
-                        "check the link under load (nvidia-smi -q -d PCIE while copying), reseat the card or riser, "
-                        "and bind the copying process to the GPU's NUMA node",
+                        _("check the link under load (nvidia-smi -q -d PCIE while copying), reseat the card or riser, "
+                        "and bind the copying process to the GPU's NUMA node"),
                         "%s", problem);
         } else if (expected > 0) {
-            finding_add(ctx, SEV_PASS, g->bus_id, evidence, NULL, "pinned copies reach %.1f GB/s (%.0f%% of achievable)",
+            finding_add(ctx, SEV_PASS, g->bus_id, evidence, NULL, _("pinned copies reach %.1f GB/s (%.0f%% of achievable)"),
                         slowest / 1e9, 100 * slowest / expected);
         } else {
             finding_add(ctx, SEV_UNKNOWN, g->bus_id, evidence, NULL,
-                        "pinned copies reach %.1f GB/s, but %s, so the expected rate is unknown", slowest / 1e9,
-                        d ? "the kernel shows no link attributes for it"
-                          : "this machine has no accelerator at that address (a bench from another machine?)");
+                        _("pinned copies reach %.1f GB/s, but %s, so the expected rate is unknown"), slowest / 1e9,
+                        d ? _("the kernel shows no link attributes for it")
+                          : _("this machine has no accelerator at that address (a bench from another machine?)"));
         }
     }
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "rules/checks.h"
+#include "util/i18n.h"
 
 /* Accelerators on PCI; for an audit of evidence files alone (no PCI bus read), the GPUs listed. */
 static int accelerator_count(const struct machine *m)
@@ -27,19 +28,19 @@ static const char *cores_basis(enum workload w, bool scaled, char *buf, size_t l
 {
     switch (w) {
     case WL_CV_TRAIN:
-        thresholds_expand(scaled ? "this GPU's ResNet-50 rate (data/gpus.csv) / {cv-train.cv_decode_images_s_per_core} "
-                                   "JPEGs/s one core decodes and augments, rounded up, + 1 core for the training process"
-                                 : "this GPU's rate is not in data/gpus.csv: an A100's {cv-train.cv_reference_img_s} "
+        thresholds_expand(scaled ? _("this GPU's ResNet-50 rate (data/gpus.csv) / {cv-train.cv_decode_images_s_per_core} "
+                                   "JPEGs/s one core decodes and augments, rounded up, + 1 core for the training process")
+                                 : _("this GPU's rate is not in data/gpus.csv: an A100's {cv-train.cv_reference_img_s} "
                                    "ResNet-50 img/s (NVIDIA's published training rate) / {cv-train.cv_decode_images_s_per_core} "
-                                   "JPEGs/s per core, rounded up, + 1 core for the training process",
+                                   "JPEGs/s per core, rounded up, + 1 core for the training process"),
                           buf, len);
         return buf;
     case WL_LLM_TRAIN:
-        return "the training process plus data-loader workers per GPU (NCCL runs on the GPU, not on CPU cores)";
+        return _("the training process plus data-loader workers per GPU (NCCL runs on the GPU, not on CPU cores)");
     case WL_LLM_INFER:
-        return "the serving process plus its tokenizer/batching thread per GPU";
+        return _("the serving process plus its tokenizer/batching thread per GPU");
     default:
-        return "this workload sets no per-accelerator need";
+        return _("this workload sets no per-accelerator need");
     }
 }
 
@@ -51,7 +52,7 @@ void check_cpu_cores_per_gpu(struct audit_ctx *ctx)
     if (accelerators == 0)
         return;
     if (c->cores <= 0) {
-        finding_add(ctx, SEV_UNKNOWN, "machine", NULL, NULL, "the number of physical cores is unknown");
+        finding_add(ctx, SEV_UNKNOWN, "machine", NULL, NULL, _("the number of physical cores is unknown"));
         return;
     }
     /* A cpuset or cgroup that hides CPUs hides their cores too: count what this process may use. */
@@ -70,18 +71,18 @@ void check_cpu_cores_per_gpu(struct audit_ctx *ctx)
                            need, "basis", cores_basis(ctx->workload, scaled, basis, sizeof basis));
     if (need == 0)
         finding_add(ctx, SEV_INFO, "machine", ev, NULL,
-                    "%.1f physical cores per accelerator (%g cores, %d accelerators); workload %s sets no need",
+                    _("%.1f physical cores per accelerator (%g cores, %d accelerators); workload %s sets no need"),
                     per, cores, accelerators, workload_name(ctx->workload));
     else if (per < need) {
         char fix[160];
-        snprintf(fix, sizeof fix, "rent a node with at least %d physical cores for %d accelerators, or use fewer "
-                                  "accelerators per node", need * accelerators, accelerators);
+        snprintf(fix, sizeof fix, _("rent a node with at least %d physical cores for %d accelerators, or use fewer "
+                                  "accelerators per node"), need * accelerators, accelerators);
         finding_add(ctx, ctx_severity(ctx), "machine", ev, fix,
-                    "%.1f physical cores per accelerator (%g cores, %d accelerators), below the %d that %s needs: "
-                    "the data loaders cannot keep the accelerators busy", per, cores, accelerators, need,
+                    _("%.1f physical cores per accelerator (%g cores, %d accelerators), below the %d that %s needs: "
+                    "the data loaders cannot keep the accelerators busy"), per, cores, accelerators, need,
                     workload_name(ctx->workload));
     } else
-        finding_add(ctx, SEV_PASS, "machine", ev, NULL, "%.1f physical cores per accelerator (need %d)", per, need);
+        finding_add(ctx, SEV_PASS, "machine", ev, NULL, _("%.1f physical cores per accelerator (need %d)"), per, need);
 }
 
 void check_cpu_freq_low(struct audit_ctx *ctx)
@@ -91,9 +92,9 @@ void check_cpu_freq_low(struct audit_ctx *ctx)
     double need = t->cpu_boost_min_mhz;
     if (need <= 0) {
         if (t->latency_sensitive)
-            finding_add(ctx, SEV_INFO, "machine", NULL, "gpuvet bench jitter",
-                        "no clock rule for %s: a 4.5 GHz single-core turbo, as often asked for, fits no datacenter CPU; judge "
-                        "latency by measured scheduling jitter instead", workload_name(ctx->workload));
+            finding_add(ctx, SEV_INFO, "machine", NULL, _("gpuvet bench jitter"),
+                        _("no clock rule for %s: a 4.5 GHz single-core turbo, as often asked for, fits no datacenter CPU; judge "
+                        "latency by measured scheduling jitter instead"), workload_name(ctx->workload));
         return;
     }
     json_t *ev = json_pack("{s:o, s:o, s:f}", "base_mhz", c->base_mhz > 0 ? json_real(c->base_mhz) : json_null(),
@@ -103,22 +104,22 @@ void check_cpu_freq_low(struct audit_ctx *ctx)
                                c->max_mhz - c->base_mhz <= 1.0;
     double boost = max_is_turbo_marker ? 0 : c->max_mhz;
     if (boost > 0 && boost < need)
-        finding_add(ctx, ctx_severity(ctx), "machine", ev, "rent a CPU with a higher boost clock",
-                    "boost clock %.2f GHz, below the %.1f GHz that %s wants: per-batch CPU work (decode, launch, "
-                    "sync) runs slower", boost / 1000, need / 1000, workload_name(ctx->workload));
+        finding_add(ctx, ctx_severity(ctx), "machine", ev, _("rent a CPU with a higher boost clock"),
+                    _("boost clock %.2f GHz, below the %.1f GHz that %s wants: per-batch CPU work (decode, launch, "
+                    "sync) runs slower"), boost / 1000, need / 1000, workload_name(ctx->workload));
     else if (boost > 0)
-        finding_add(ctx, SEV_PASS, "machine", ev, NULL, "boost clock %.2f GHz (need %.1f GHz)", boost / 1000,
+        finding_add(ctx, SEV_PASS, "machine", ev, NULL, _("boost clock %.2f GHz (need %.1f GHz)"), boost / 1000,
                     need / 1000);
     else if (c->base_mhz >= need)
-        finding_add(ctx, SEV_PASS, "machine", ev, NULL, "base clock %.2f GHz already meets %.1f GHz",
+        finding_add(ctx, SEV_PASS, "machine", ev, NULL, _("base clock %.2f GHz already meets %.1f GHz"),
                     c->base_mhz / 1000, need / 1000);
     else {
         char base[32] = "unknown";
         if (c->base_mhz > 0)
             snprintf(base, sizeof base, "%.2f GHz", c->base_mhz / 1000);
-        finding_add(ctx, SEV_UNKNOWN, "machine", ev, NULL, "boost clock unknown (%s); base %s, need %.1f GHz",
-                    max_is_turbo_marker ? "acpi-cpufreq shows base + 1 MHz when turbo is on"
-                                        : "the kernel shows no maximum clock: no cpufreq",
+        finding_add(ctx, SEV_UNKNOWN, "machine", ev, NULL, _("boost clock unknown (%s); base %s, need %.1f GHz"),
+                    max_is_turbo_marker ? _("acpi-cpufreq shows base + 1 MHz when turbo is on")
+                                        : _("the kernel shows no maximum clock: no cpufreq"),
                     base, need / 1000);
     }
 }

@@ -36,12 +36,16 @@ void finding_add(struct audit_ctx *ctx, enum severity severity, const char *subj
     it->subject = strdup(subject ? subject : "machine");
     it->evidence = evidence ? evidence : json_object();
     it->fix = fix ? strdup(fix) : NULL;
+    it->message_local = it->fix_local = NULL;
     va_list ap;
     va_start(ap, fmt);
     if (vasprintf(&it->message, fmt, ap) < 0)
         it->message = strdup("");
     va_end(ap);
 }
+
+const char *finding_message(const struct finding *f) { return f->message_local ? f->message_local : f->message; }
+const char *finding_fix(const struct finding *f) { return f->fix_local ? f->fix_local : f->fix; }
 
 static int rule_index(const struct rule *r) { return (int)(r - rules_table); }
 
@@ -67,6 +71,8 @@ void findings_free(struct findings *f)
         free(f->items[i].subject);
         free(f->items[i].message);
         free(f->items[i].fix);
+        free(f->items[i].message_local);
+        free(f->items[i].fix_local);
         json_decref(f->items[i].evidence);
     }
     free(f->items);

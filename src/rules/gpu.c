@@ -6,6 +6,7 @@
 
 #include "rules/checks.h"
 #include "rules/hints.h"
+#include "util/i18n.h"
 
 static json_t *tristate_json(int v) { return v == GPU_UNKNOWN ? json_null() : json_boolean(v == GPU_ON); }
 static json_t *count_json(long long v) { return v >= 0 ? json_integer(v) : json_null(); }
@@ -44,32 +45,32 @@ static void judge_link_speed(struct audit_ctx *ctx, const struct gpu *g)
     if (g->load.done) {
         if (g->load.gen >= g->pcie_gen_max)
             finding_add(ctx, SEV_PASS, g->bus_id, link_evidence(g), NULL,
-                        "Gen%d at idle was power saving: the link reached Gen%d x%d under load (%s)",
+                        _("Gen%d at idle was power saving: the link reached Gen%d x%d under load (%s)"),
                         g->pcie_gen_current, g->load.gen, g->load.width, pstate_text(g->load.pstate, p));
         else {
             snprintf(fix, sizeof fix,
-                     "reseat the card or riser and check the slot's link-speed setting in the BIOS; confirm with "
-                     "`nvidia-smi -i %s -q -d PCIE` while a job runs", g->bus_id);
+                     _("reseat the card or riser and check the slot's link-speed setting in the BIOS; confirm with "
+                     "`nvidia-smi -i %s -q -d PCIE` while a job runs"), g->bus_id);
             finding_add(ctx, ctx_severity(ctx), g->bus_id, link_evidence(g), fix,
-                        "really degraded: the link stayed at Gen%d of Gen%d under load (%s)", g->load.gen,
+                        _("really degraded: the link stayed at Gen%d of Gen%d under load (%s)"), g->load.gen,
                         g->pcie_gen_max, pstate_text(g->load.pstate, p));
         }
         return;
     }
     bool busy = g->pstate == 0 && g->clock_events_known && !(g->clock_events & GPU_EVENT_GPU_IDLE);
     if (busy) {
-        snprintf(fix, sizeof fix, "reseat the card or riser and check the slot's link-speed setting in the BIOS; then %s",
+        snprintf(fix, sizeof fix, _("reseat the card or riser and check the slot's link-speed setting in the BIOS; then %s"),
                  hint_load_check_fix(ctx->machine));
         finding_add(ctx, ctx_severity(ctx), g->bus_id, link_evidence(g), fix,
-                    "link at Gen%d of Gen%d while the GPU is busy (P0, not idle): not power saving", g->pcie_gen_current,
+                    _("link at Gen%d of Gen%d while the GPU is busy (P0, not idle): not power saving"), g->pcie_gen_current,
                     g->pcie_gen_max);
         return;
     }
     finding_add(ctx, SEV_INFO, g->bus_id, link_evidence(g), hint_load_check_fix(ctx->machine),
-                "link at Gen%d of Gen%d in %s: GPUs drop the link to save power when idle; not yet confirmed under load",
+                _("link at Gen%d of Gen%d in %s: GPUs drop the link to save power when idle; not yet confirmed under load"),
                 g->pcie_gen_current, g->pcie_gen_max, pstate_text(g->pstate, p));
     if (g->load.error)
-        finding_add(ctx, SEV_UNKNOWN, g->bus_id, link_evidence(g), NULL, "the load check could not run: %s",
+        finding_add(ctx, SEV_UNKNOWN, g->bus_id, link_evidence(g), NULL, _("the load check could not run: %s"),
                     g->load.error);
 }
 
@@ -79,21 +80,21 @@ void check_gpu_link_degraded(struct audit_ctx *ctx)
     for (int i = 0; i < s->count; i++) {
         const struct gpu *g = &s->items[i];
         if (!gpu_link_known(g)) {
-            finding_add(ctx, SEV_UNKNOWN, g->bus_id, NULL, NULL, "the GPU's link generation and width were not reported");
+            finding_add(ctx, SEV_UNKNOWN, g->bus_id, NULL, NULL, _("the GPU's link generation and width were not reported"));
             continue;
         }
         if (g->pcie_width_current > 0 && g->pcie_width_max > 0 && g->pcie_width_current < g->pcie_width_max) {
             char fix[256];
             snprintf(fix, sizeof fix,
-                     "reseat the card or its riser (x1 risers are mining hardware), check the slot's bifurcation "
-                     "setting in the BIOS; confirm with `nvidia-smi -i %s -q -d PCIE`", g->bus_id);
+                     _("reseat the card or its riser (x1 risers are mining hardware), check the slot's bifurcation "
+                     "setting in the BIOS; confirm with `nvidia-smi -i %s -q -d PCIE`"), g->bus_id);
             finding_add(ctx, ctx_severity(ctx), g->bus_id, link_evidence(g), fix,
-                        "GPU link runs at x%d of x%d: %.0f%% of its bandwidth (a narrow link is a fault at any time)",
+                        _("GPU link runs at x%d of x%d: %.0f%% of its bandwidth (a narrow link is a fault at any time)"),
                         g->pcie_width_current, g->pcie_width_max, 100.0 * g->pcie_width_current / g->pcie_width_max);
         } else if (g->pcie_gen_current > 0 && g->pcie_gen_max > 0 && g->pcie_gen_current < g->pcie_gen_max) {
             judge_link_speed(ctx, g);
         } else {
-            finding_add(ctx, SEV_PASS, g->bus_id, link_evidence(g), NULL, "GPU link at Gen%d x%d, its max",
+            finding_add(ctx, SEV_PASS, g->bus_id, link_evidence(g), NULL, _("GPU link at Gen%d x%d, its max"),
                         g->pcie_gen_current, g->pcie_width_current);
         }
     }
@@ -107,9 +108,9 @@ static bool gpu_facts_missing(struct audit_ctx *ctx)
         return false;
     if (s->unknown_reason)
         finding_add(ctx, SEV_UNKNOWN, "machine", json_pack("{s:s?}", "reason", s->unknown_reason),
-                    "install the NVIDIA driver (and load it: `nvidia-smi` must list the GPUs), or give "
-                    "`--nvidia-smi FILE` with `nvidia-smi -q -x` output",
-                    "GPU facts unknown: %s", s->unknown_reason);
+                    _("install the NVIDIA driver (and load it: `nvidia-smi` must list the GPUs), or give "
+                    "`--nvidia-smi FILE` with `nvidia-smi -q -x` output"),
+                    _("GPU facts unknown: %s"), s->unknown_reason);
     return true;
 }
 
@@ -124,20 +125,20 @@ void check_gpu_ecc_off(struct audit_ctx *ctx)
         json_t *ev = json_pack("{s:o, s:o, s:b, s:s?}", "current", tristate_json(g->ecc_current), "pending",
                                tristate_json(g->ecc_pending), "datacenter", datacenter, "name", g->name);
         char fix[160];
-        snprintf(fix, sizeof fix, "`sudo nvidia-smi -i %s -e 1`, then reset the GPU or reboot", g->bus_id);
+        snprintf(fix, sizeof fix, _("`sudo nvidia-smi -i %s -e 1`, then reset the GPU or reboot"), g->bus_id);
         if (g->ecc_current == GPU_ON)
-            finding_add(ctx, SEV_PASS, g->bus_id, ev, NULL, "ECC on");
+            finding_add(ctx, SEV_PASS, g->bus_id, ev, NULL, _("ECC on"));
         else if (g->ecc_current == GPU_OFF && g->ecc_pending == GPU_ON)
-            finding_add(ctx, SEV_INFO, g->bus_id, ev, "reset the GPU or reboot to apply it",
-                        "ECC off now, on after the next GPU reset");
+            finding_add(ctx, SEV_INFO, g->bus_id, ev, _("reset the GPU or reboot to apply it"),
+                        _("ECC off now, on after the next GPU reset"));
         else if (g->ecc_current == GPU_OFF)
             finding_add(ctx, datacenter ? ctx_severity(ctx) : SEV_INFO, g->bus_id, ev, fix,
-                        datacenter ? "ECC off on a datacenter GPU: memory bit flips go undetected"
-                                   : "ECC off (a workstation card's default; turn it on for long training runs)");
+                        datacenter ? _("ECC off on a datacenter GPU: memory bit flips go undetected")
+                                   : _("ECC off (a workstation card's default; turn it on for long training runs)"));
         else if (datacenter)
-            finding_add(ctx, SEV_UNKNOWN, g->bus_id, ev, NULL, "ECC mode not reported");
+            finding_add(ctx, SEV_UNKNOWN, g->bus_id, ev, NULL, _("ECC mode not reported"));
         else
-            finding_add(ctx, SEV_INFO, g->bus_id, ev, NULL, "no ECC reported (N/A): consumer GPUs have no ECC memory");
+            finding_add(ctx, SEV_INFO, g->bus_id, ev, NULL, _("no ECC reported (N/A): consumer GPUs have no ECC memory"));
     }
 }
 
@@ -158,31 +159,31 @@ void check_gpu_retired_pages(struct audit_ctx *ctx)
         int retired = (g->retired_sbe > 0 ? g->retired_sbe : 0) + (g->retired_dbe > 0 ? g->retired_dbe : 0);
         char why[256] = "";
         if (g->retired_pending == GPU_ON)
-            snprintf(why, sizeof why, "a page retirement is pending (applies at the next GPU reset)");
+            snprintf(why, sizeof why, _("a page retirement is pending (applies at the next GPU reset)"));
         else if (retired >= t->gpu_retired_pages_max)
-            snprintf(why, sizeof why, "%d retired pages (DCGM fails at %d)", retired, t->gpu_retired_pages_max);
+            snprintf(why, sizeof why, _("%d retired pages (DCGM fails at %d)"), retired, t->gpu_retired_pages_max);
         else if (g->remap_failure == GPU_ON)
-            snprintf(why, sizeof why, "a row-remap failure: the memory has no spare rows left");
+            snprintf(why, sizeof why, _("a row-remap failure: the memory has no spare rows left"));
         else if (g->remap_pending == GPU_ON)
-            snprintf(why, sizeof why, "a row remap is pending (applies at the next GPU reset)");
+            snprintf(why, sizeof why, _("a row remap is pending (applies at the next GPU reset)"));
         else if (g->remapped_uncorrectable >= t->gpu_remapped_uncorrectable_max)
-            snprintf(why, sizeof why, "%d rows remapped for uncorrectable errors (DCGM fails at %d)",
+            snprintf(why, sizeof why, _("%d rows remapped for uncorrectable errors (DCGM fails at %d)"),
                      g->remapped_uncorrectable, t->gpu_remapped_uncorrectable_max);
         bool known = g->retired_sbe >= 0 || g->retired_dbe >= 0 || g->retired_pending != GPU_UNKNOWN ||
                      g->remap_failure != GPU_UNKNOWN || g->remap_pending != GPU_UNKNOWN;
         char fix[256];
         snprintf(fix, sizeof fix,
-                 "drain the GPU's jobs and reset it (`sudo nvidia-smi -i %s -r`); if it comes back, ask the "
-                 "provider to replace the GPU", g->bus_id);
+                 _("drain the GPU's jobs and reset it (`sudo nvidia-smi -i %s -r`); if it comes back, ask the "
+                 "provider to replace the GPU"), g->bus_id);
         if (*why)
             finding_add(ctx, ctx_severity(ctx), g->bus_id, ev, fix, "%s", why);
         else if (known)
-            finding_add(ctx, SEV_PASS, g->bus_id, ev, NULL, "%d retired pages, no retirement or row remap pending",
+            finding_add(ctx, SEV_PASS, g->bus_id, ev, NULL, _("%d retired pages, no retirement or row remap pending"),
                         retired);
         else
             finding_add(ctx, SEV_UNKNOWN, g->bus_id, ev, NULL,
-                        "retired pages and remapped rows not reported (N/A: GPUs without ECC memory, and GPUs in "
-                        "MIG mode, do not report them)");
+                        _("retired pages and remapped rows not reported (N/A: GPUs without ECC memory, and GPUs in "
+                        "MIG mode, do not report them)"));
     }
 }
 
@@ -201,7 +202,7 @@ void check_gpu_throttle(struct audit_ctx *ctx)
     for (int i = 0; i < s->count; i++) {
         const struct gpu *g = &s->items[i];
         if (!g->clock_events_known) {
-            finding_add(ctx, SEV_UNKNOWN, g->bus_id, NULL, NULL, "clock-event (throttle) reasons not reported");
+            finding_add(ctx, SEV_UNKNOWN, g->bus_id, NULL, NULL, _("clock-event (throttle) reasons not reported"));
             continue;
         }
         json_t *active = json_array();
@@ -218,14 +219,14 @@ void check_gpu_throttle(struct audit_ctx *ctx)
                                (g->clock_events & GPU_EVENT_SW_POWER_CAP) != 0);
         if (*names)
             finding_add(ctx, ctx_severity(ctx), g->bus_id, ev,
-                        "check the server's cooling and power supply (fans, airflow, PSU cables); "
-                        "`nvidia-smi -q -d PERFORMANCE` shows the reasons live",
-                        "clocks slowed by %s", names);
+                        _("check the server's cooling and power supply (fans, airflow, PSU cables); "
+                        "`nvidia-smi -q -d PERFORMANCE` shows the reasons live"),
+                        _("clocks slowed by %s"), names);
         else if (g->clock_events & GPU_EVENT_SW_POWER_CAP)
             finding_add(ctx, SEV_INFO, g->bus_id, ev, NULL,
-                        "clocks held at the software power cap (normal under full load; not a fault)");
+                        _("clocks held at the software power cap (normal under full load; not a fault)"));
         else
-            finding_add(ctx, SEV_PASS, g->bus_id, ev, NULL, "no hardware, thermal or power-brake slowdown");
+            finding_add(ctx, SEV_PASS, g->bus_id, ev, NULL, _("no hardware, thermal or power-brake slowdown"));
     }
 }
 
@@ -235,19 +236,19 @@ void check_gpu_driver_cuda(struct audit_ctx *ctx)
         return;
     const struct gpu_set *s = &ctx->machine->gpus;
     if (s->cuda_major < 0) {
-        finding_add(ctx, SEV_UNKNOWN, "machine", NULL, NULL, "the CUDA version the driver supports was not reported");
+        finding_add(ctx, SEV_UNKNOWN, "machine", NULL, NULL, _("the CUDA version the driver supports was not reported"));
         return;
     }
     if (!s->runtimes_searched) {
         finding_add(ctx, SEV_UNKNOWN, "machine", json_pack("{s:i, s:i}", "driver_cuda_major", s->cuda_major,
                                                            "driver_cuda_minor", s->cuda_minor),
-                    NULL, "driver supports CUDA %d.%d; the CUDA runtimes installed were not looked for (evidence only)",
+                    NULL, _("driver supports CUDA %d.%d; the CUDA runtimes installed were not looked for (evidence only)"),
                     s->cuda_major, s->cuda_minor);
         return;
     }
     if (s->nruntimes == 0) {
         finding_add(ctx, SEV_INFO, "machine", NULL, NULL,
-                    "driver supports CUDA %d.%d; no libcudart or PyTorch build found in the usual places",
+                    _("driver supports CUDA %d.%d; no libcudart or PyTorch build found in the usual places"),
                     s->cuda_major, s->cuda_minor);
         return;
     }
@@ -262,16 +263,16 @@ void check_gpu_driver_cuda(struct audit_ctx *ctx)
                                "driver_cuda_major", s->cuda_major, "driver_cuda_minor", s->cuda_minor);
         if (r->major > s->cuda_major)
             finding_add(ctx, ctx_severity(ctx), r->path, ev,
-                        "install a driver that supports this CUDA version (or a build of the framework for the "
-                        "driver's CUDA)",
-                        "%s needs CUDA %s but the driver supports only %d.%d: it will fail to initialise", r->kind,
+                        _("install a driver that supports this CUDA version (or a build of the framework for the "
+                        "driver's CUDA)"),
+                        _("%s needs CUDA %s but the driver supports only %d.%d: it will fail to initialise"), r->kind,
                         need, s->cuda_major, s->cuda_minor);
         else if (r->major == s->cuda_major && r->minor > s->cuda_minor)
-            finding_add(ctx, SEV_INFO, r->path, ev, "update the driver to avoid surprises",
-                        "%s is CUDA %s, the driver %d.%d: it runs through minor-version compatibility, but PTX "
-                        "compiled for %s cannot be loaded", r->kind, need, s->cuda_major, s->cuda_minor, need);
+            finding_add(ctx, SEV_INFO, r->path, ev, _("update the driver to avoid surprises"),
+                        _("%s is CUDA %s, the driver %d.%d: it runs through minor-version compatibility, but PTX "
+                        "compiled for %s cannot be loaded"), r->kind, need, s->cuda_major, s->cuda_minor, need);
         else
-            finding_add(ctx, SEV_PASS, r->path, ev, NULL, "%s CUDA %s runs on the driver's CUDA %d.%d", r->kind, need,
+            finding_add(ctx, SEV_PASS, r->path, ev, NULL, _("%s CUDA %s runs on the driver's CUDA %d.%d"), r->kind, need,
                         s->cuda_major, s->cuda_minor);
     }
 }
@@ -284,14 +285,14 @@ void check_gpu_persistence_off(struct audit_ctx *ctx)
     for (int i = 0; i < s->count; i++) {
         const struct gpu *g = &s->items[i];
         if (g->persistence == GPU_ON)
-            finding_add(ctx, SEV_PASS, g->bus_id, NULL, NULL, "persistence mode on");
+            finding_add(ctx, SEV_PASS, g->bus_id, NULL, NULL, _("persistence mode on"));
         else if (g->persistence == GPU_OFF)
             finding_add(ctx, ctx_severity(ctx), g->bus_id, NULL,
-                        "`sudo systemctl enable --now nvidia-persistenced` (or `sudo nvidia-smi -pm 1`)",
-                        "persistence mode off: the driver tears the GPU down between jobs, so each job start "
-                        "waits for re-initialisation");
+                        _("`sudo systemctl enable --now nvidia-persistenced` (or `sudo nvidia-smi -pm 1`)"),
+                        _("persistence mode off: the driver tears the GPU down between jobs, so each job start "
+                        "waits for re-initialisation"));
         else
-            finding_add(ctx, SEV_UNKNOWN, g->bus_id, NULL, NULL, "persistence mode not reported");
+            finding_add(ctx, SEV_UNKNOWN, g->bus_id, NULL, NULL, _("persistence mode not reported"));
     }
 }
 
@@ -305,14 +306,14 @@ void check_gpu_mig_on(struct audit_ctx *ctx)
         json_t *ev = json_pack("{s:o, s:o}", "current", tristate_json(g->mig_current), "pending",
                                tristate_json(g->mig_pending));
         char fix[128];
-        snprintf(fix, sizeof fix, "`sudo nvidia-smi -i %s -mig 0`, then reset the GPU (if the whole GPU is wanted)",
+        snprintf(fix, sizeof fix, _("`sudo nvidia-smi -i %s -mig 0`, then reset the GPU (if the whole GPU is wanted)"),
                  g->bus_id);
         if (g->mig_current == GPU_ON)
             finding_add(ctx, ctx_severity(ctx), g->bus_id, ev, fix,
-                        "MIG on: the GPU is split into instances and a job sees only its slice of memory and SMs");
+                        _("MIG on: the GPU is split into instances and a job sees only its slice of memory and SMs"));
         else
             finding_add(ctx, SEV_PASS, g->bus_id, ev, NULL,
-                        g->mig_current == GPU_OFF ? "MIG off" : "MIG not enabled (not reported: not a MIG-capable GPU)");
+                        g->mig_current == GPU_OFF ? _("MIG off") : _("MIG not enabled (not reported: not a MIG-capable GPU)"));
     }
 }
 
@@ -325,8 +326,8 @@ void check_gpu_nvlink_down(struct audit_ctx *ctx)
         const struct gpu *g = &s->items[i];
         if (!g->nvlink_known) {
             if (gpu_is_datacenter(g))
-                finding_add(ctx, SEV_UNKNOWN, g->bus_id, NULL, "`nvidia-smi nvlink -s` shows the links",
-                            "NVLink state not in this source (`nvidia-smi -q -x` does not report it)");
+                finding_add(ctx, SEV_UNKNOWN, g->bus_id, NULL, _("`nvidia-smi nvlink -s` shows the links"),
+                            _("NVLink state not in this source (`nvidia-smi -q -x` does not report it)"));
             continue;
         }
         int active = 0, down = 0;
@@ -341,16 +342,16 @@ void check_gpu_nvlink_down(struct audit_ctx *ctx)
         json_t *ev = json_pack("{s:o}", "links", links);
         bool sxm = g->name && strstr(g->name, "SXM");
         if (g->nnvlinks == 0)
-            finding_add(ctx, SEV_PASS, g->bus_id, ev, NULL, "no NVLink on this GPU");
+            finding_add(ctx, SEV_PASS, g->bus_id, ev, NULL, _("no NVLink on this GPU"));
         else if (down == 0)
-            finding_add(ctx, SEV_PASS, g->bus_id, ev, NULL, "all %d NVLinks active", active);
+            finding_add(ctx, SEV_PASS, g->bus_id, ev, NULL, _("all %d NVLinks active"), active);
         else if (active > 0 || sxm)
             finding_add(ctx, ctx_severity(ctx), g->bus_id, ev,
-                        "check `nvidia-smi nvlink -s` and `-e` (errors); on NVSwitch systems, that "
-                        "nvidia-fabricmanager runs; then ask the provider to reseat or replace the board",
-                        "%d of %d NVLinks down: GPU-to-GPU traffic falls back to slower links", down, active + down);
+                        _("check `nvidia-smi nvlink -s` and `-e` (errors); on NVSwitch systems, that "
+                        "nvidia-fabricmanager runs; then ask the provider to reseat or replace the board"),
+                        _("%d of %d NVLinks down: GPU-to-GPU traffic falls back to slower links"), down, active + down);
         else
-            finding_add(ctx, SEV_INFO, g->bus_id, ev, NULL, "NVLink-capable but no link is up (no bridge fitted)");
+            finding_add(ctx, SEV_INFO, g->bus_id, ev, NULL, _("NVLink-capable but no link is up (no bridge fitted)"));
     }
 }
 
@@ -375,14 +376,14 @@ void check_gpu_p2p_cross_socket(struct audit_ctx *ctx)
     json_t *ev = json_pack("{s:o}", "cross_socket_pairs", pairs);
     if (cross > 0)
         finding_add(ctx, ctx_severity(ctx), "machine", ev,
-                    "keep a multi-GPU job on the GPUs of one socket (CUDA_VISIBLE_DEVICES), or rent a box with "
-                    "NVLink between the GPUs",
-                    "%zu GPU pair%s talk across the CPU interconnect without NVLink (SYS in `nvidia-smi topo -m`): "
-                    "all-reduce between them is limited by the socket link", cross, cross == 1 ? "" : "s");
+                    _("keep a multi-GPU job on the GPUs of one socket (CUDA_VISIBLE_DEVICES), or rent a box with "
+                    "NVLink between the GPUs"),
+                    _("%zu GPU pair%s talk across the CPU interconnect without NVLink (SYS in `nvidia-smi topo -m`): "
+                    "all-reduce between them is limited by the socket link"), cross, cross == 1 ? "" : "s");
     else if (unknown > 0)
         finding_add(ctx, SEV_UNKNOWN, "machine", ev, NULL,
-                    "how the GPUs reach each other is unknown for %d pair%s: no PCI paths or NUMA nodes (evidence "
-                    "without a recorded tree, or a VM)", unknown, unknown == 1 ? "" : "s");
+                    _("how the GPUs reach each other is unknown for %d pair%s: no PCI paths or NUMA nodes (evidence "
+                    "without a recorded tree, or a VM)"), unknown, unknown == 1 ? "" : "s");
     else
-        finding_add(ctx, SEV_PASS, "machine", ev, NULL, "every GPU pair is within one socket or on NVLink");
+        finding_add(ctx, SEV_PASS, "machine", ev, NULL, _("every GPU pair is within one socket or on NVLink"));
 }

@@ -1,6 +1,7 @@
 #include "rules/hints.h"
 
 #include <string.h>
+#include "util/i18n.h"
 
 /* Intel family-6 server models per EDAC driver, from the kernel's drivers/edac/{sb,skx,i10nm,pnd2}
  * *.c CPU tables (arch/x86/include/asm/intel-family.h names). */
@@ -33,28 +34,28 @@ const char *hint_edac_module(const struct cpu_info *cpu)
 const char *hint_smbios_fix(const struct machine *m)
 {
     if (machine_from_evidence(m))
-        return "ask for `sudo dmidecode > dmi.txt` from the machine and add --dmidecode dmi.txt";
+        return _("ask for `sudo dmidecode > dmi.txt` from the machine and add --dmidecode dmi.txt");
     if (m->source && !strncmp(m->source, "sysroot:", 8))
-        return "record the tree as root (`sudo gpuvet snapshot DIR`), or add --dmidecode dmi.txt from "
-               "`sudo dmidecode` on that machine";
-    return "sudo gpuvet audit (SMBIOS is readable by root only), or: sudo dmidecode > dmi.txt; "
-           "gpuvet audit --dmidecode dmi.txt";
+        return _("record the tree as root (`sudo gpuvet snapshot DIR`), or add --dmidecode dmi.txt from "
+               "`sudo dmidecode` on that machine");
+    return _("sudo gpuvet audit (SMBIOS is readable by root only), or: sudo dmidecode > dmi.txt; "
+           "gpuvet audit --dmidecode dmi.txt");
 }
 
 const char *hint_measure_fix(const struct machine *m)
 {
     if (m->source && !strcmp(m->source, "live"))
-        return "gpuvet audit --bench-quick (or gpuvet bench --json > bench.json, then gpuvet audit --bench "
-               "bench.json)";
-    return "on the machine: gpuvet bench --json > bench.json; then add --bench bench.json to this audit";
+        return _("gpuvet audit --bench-quick (or gpuvet bench --json > bench.json, then gpuvet audit --bench "
+               "bench.json)");
+    return _("on the machine: gpuvet bench --json > bench.json; then add --bench bench.json to this audit");
 }
 
 const char *hint_load_check_fix(const struct machine *m)
 {
     if (machine_from_evidence(m))
-        return "ask for `nvidia-smi -q -x` taken while a job runs (idle GPUs drop their link speed)";
+        return _("ask for `nvidia-smi -q -x` taken while a job runs (idle GPUs drop their link speed)");
     if (m->source && !strcmp(m->source, "live"))
-        return "re-read under load: `gpuvet audit --load-check` (NVIDIA), or `nvidia-smi -q -d PCIE` while a job runs";
-    return "re-read under load on the machine: `gpuvet audit --load-check` (NVIDIA), or `nvidia-smi -q -d PCIE` "
-           "while a job runs";
+        return _("re-read under load: `gpuvet audit --load-check` (NVIDIA), or `nvidia-smi -q -d PCIE` while a job runs");
+    return _("re-read under load on the machine: `gpuvet audit --load-check` (NVIDIA), or `nvidia-smi -q -d PCIE` "
+           "while a job runs");
 }

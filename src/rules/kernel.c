@@ -3,11 +3,12 @@
 #include <string.h>
 
 #include "rules/checks.h"
+#include "util/i18n.h"
 
 static void unknown_setting(struct audit_ctx *ctx, const char *path)
 {
     finding_add(ctx, SEV_UNKNOWN, "machine", json_pack("{s:s}", "file", path), NULL, "%s: %s", path,
-                ctx->machine->missing_reason ? ctx->machine->missing_reason : "not read");
+                ctx->machine->missing_reason ? ctx->machine->missing_reason : _("not read"));
 }
 
 void check_kernel_thp(struct audit_ctx *ctx)
@@ -20,12 +21,12 @@ void check_kernel_thp(struct audit_ctx *ctx)
     json_t *ev = json_pack("{s:s, s:s?}", "enabled", k->thp_enabled, "defrag", k->thp_defrag);
     if (!strcmp(k->thp_enabled, "always"))
         finding_add(ctx, ctx_severity(ctx), "machine", ev,
-                    "echo madvise | sudo tee /sys/kernel/mm/transparent_hugepage/enabled",
+                    _("echo madvise | sudo tee /sys/kernel/mm/transparent_hugepage/enabled"),
                     ctx->thresholds->latency_sensitive
-                        ? "THP is 'always': background compaction can stall latency-sensitive requests"
-                        : "THP is 'always' (fine for throughput jobs; 'madvise' avoids compaction stalls)");
+                        ? _("THP is 'always': background compaction can stall latency-sensitive requests")
+                        : _("THP is 'always' (fine for throughput jobs; 'madvise' avoids compaction stalls)"));
     else
-        finding_add(ctx, SEV_PASS, "machine", ev, NULL, "THP is '%s'", k->thp_enabled);
+        finding_add(ctx, SEV_PASS, "machine", ev, NULL, _("THP is '%s'"), k->thp_enabled);
 }
 
 void check_kernel_swap(struct audit_ctx *ctx)
@@ -38,16 +39,16 @@ void check_kernel_swap(struct audit_ctx *ctx)
     json_t *ev = json_pack("{s:I, s:i}", "swap_total_bytes", (json_int_t)k->swap_total_bytes, "swappiness",
                            k->swappiness);
     if (k->swap_total_bytes == 0)
-        finding_add(ctx, SEV_PASS, "machine", ev, NULL, "no swap");
+        finding_add(ctx, SEV_PASS, "machine", ev, NULL, _("no swap"));
     else if (k->swappiness < 0)
-        finding_add(ctx, SEV_UNKNOWN, "machine", ev, NULL, "%.1f GiB of swap, swappiness unknown (%s)",
+        finding_add(ctx, SEV_UNKNOWN, "machine", ev, NULL, _("%.1f GiB of swap, swappiness unknown (%s)"),
                     k->swap_total_bytes / 1073741824.0, "/proc/sys/vm/swappiness");
     else if (k->swappiness > ctx->thresholds->swappiness_max)
-        finding_add(ctx, ctx_severity(ctx), "machine", ev, "sudo sysctl -w vm.swappiness=1",
-                    "%.1f GiB of swap with swappiness %d: the kernel may page out a job's host memory",
+        finding_add(ctx, ctx_severity(ctx), "machine", ev, _("sudo sysctl -w vm.swappiness=1"),
+                    _("%.1f GiB of swap with swappiness %d: the kernel may page out a job's host memory"),
                     k->swap_total_bytes / 1073741824.0, k->swappiness);
     else
-        finding_add(ctx, SEV_PASS, "machine", ev, NULL, "swap present with swappiness %d", k->swappiness);
+        finding_add(ctx, SEV_PASS, "machine", ev, NULL, _("swap present with swappiness %d"), k->swappiness);
 }
 
 void check_kernel_numa_balancing(struct audit_ctx *ctx)
@@ -60,12 +61,12 @@ void check_kernel_numa_balancing(struct audit_ctx *ctx)
     int nodes = machine_cpu_node_count(ctx->machine);
     json_t *ev = json_pack("{s:i, s:i}", "numa_balancing", k->numa_balancing, "cpu_nodes", nodes);
     if (k->numa_balancing > 0 && nodes > 1)
-        finding_add(ctx, ctx_severity(ctx), "machine", ev, "sudo sysctl -w kernel.numa_balancing=0",
-                    "automatic NUMA balancing is on: it migrates pages of jobs you already bound with numactl");
+        finding_add(ctx, ctx_severity(ctx), "machine", ev, _("sudo sysctl -w kernel.numa_balancing=0"),
+                    _("automatic NUMA balancing is on: it migrates pages of jobs you already bound with numactl"));
     else
         finding_add(ctx, SEV_PASS, "machine", ev, NULL,
-                    k->numa_balancing > 0 ? "NUMA balancing on, but one NUMA node: no effect"
-                                          : "automatic NUMA balancing is off");
+                    k->numa_balancing > 0 ? _("NUMA balancing on, but one NUMA node: no effect")
+                                          : _("automatic NUMA balancing is off"));
 }
 
 void check_kernel_isolcpus(struct audit_ctx *ctx)
@@ -78,11 +79,11 @@ void check_kernel_isolcpus(struct audit_ctx *ctx)
     json_t *ev = json_pack("{s:s, s:s?}", "isolated", k->isolated_cpus, "nohz_full", k->nohz_full);
     if (k->isolated_cpus[0])
         finding_add(ctx, ctx_severity(ctx), "machine", ev, NULL,
-                    "CPUs %s are isolated: only processes pinned there run on them", k->isolated_cpus);
+                    _("CPUs %s are isolated: only processes pinned there run on them"), k->isolated_cpus);
     else if (ctx->thresholds->latency_sensitive)
         finding_add(ctx, ctx_severity(ctx), "machine", ev,
-                    "for the lowest tail latency, boot with isolcpus=<cpus> nohz_full=<cpus> and pin serving threads",
-                    "no isolated CPUs: latency-critical threads share cores with everything else");
+                    _("for the lowest tail latency, boot with isolcpus=<cpus> nohz_full=<cpus> and pin serving threads"),
+                    _("no isolated CPUs: latency-critical threads share cores with everything else"));
     else
-        finding_add(ctx, SEV_PASS, "machine", ev, NULL, "no isolated CPUs");
+        finding_add(ctx, SEV_PASS, "machine", ev, NULL, _("no isolated CPUs"));
 }

@@ -5,6 +5,7 @@
 
 #include "rules/checks.h"
 #include "rules/hints.h"
+#include "util/i18n.h"
 
 #define GIB (1024.0 * 1024 * 1024)
 
@@ -14,12 +15,12 @@ static bool memory_unknown(struct audit_ctx *ctx)
     const struct memory_info *mem = &ctx->machine->memory;
     if (ctx->machine->virt.vm) {
         finding_add(ctx, SEV_UNKNOWN, "machine", json_pack("{s:s?}", "hypervisor", ctx->machine->virt.hypervisor), NULL,
-                    "a virtual machine: its DIMM table is made up by the hypervisor and proves nothing about the host");
+                    _("a virtual machine: its DIMM table is made up by the hypervisor and proves nothing about the host"));
         return true;
     }
     if (mem->ndimms == 0) {
         finding_add(ctx, SEV_UNKNOWN, "machine", json_pack("{s:s?}", "reason", mem->unknown_reason), hint_smbios_fix(ctx->machine),
-                    "no DIMM information: %s", mem->unknown_reason ? mem->unknown_reason : "no source");
+                    _("no DIMM information: %s"), mem->unknown_reason ? mem->unknown_reason : _("no source"));
         return true;
     }
     return false;
@@ -40,13 +41,13 @@ static void judge_socket_channels(struct audit_ctx *ctx, int s, int channels)
 {
     const struct memory_info *mem = &ctx->machine->memory;
     char subject[32];
-    snprintf(subject, sizeof subject, "socket %d", s);
+    snprintf(subject, sizeof subject, "socket %d", s); /* subjects stay English, like the rule IDs */
     int dimms = memory_socket_dimms(mem, s);
     int unnamed, named = memory_socket_named_channels(mem, s, &unnamed);
     int populated = memory_socket_channels(mem, s);
-    const char *basis = populated >= 0 ? "channels from locators"
-                        : named > 0    ? "channels from locators for some DIMMs, DIMM count for the rest"
-                                       : "DIMM count per socket (locators name no channel)";
+    const char *basis = populated >= 0 ? _("channels from locators")
+                        : named > 0    ? _("channels from locators for some DIMMs, DIMM count for the rest")
+                                       : _("DIMM count per socket (locators name no channel)");
     json_t *ev = json_pack("{s:i, s:i, s:o, s:i, s:i, s:i, s:s, s:s, s:s?, s:o}", "socket", s, "dimms", dimms,
                            "populated_channels", populated >= 0 ? json_integer(populated) : json_null(),
                            "named_channels", named, "dimms_without_channel", unnamed, "channels_per_socket", channels,
@@ -55,26 +56,26 @@ static void judge_socket_channels(struct audit_ctx *ctx, int s, int channels)
     char fix[160];
     if (populated > channels) {
         finding_add(ctx, SEV_UNKNOWN, subject, ev, NULL,
-                    "the locators name %d channels on socket %d, more than the %d of the platform (%s): the channel "
-                    "map or the platform row is wrong for this board", populated, s, channels, mem->platform.name);
+                    _("the locators name %d channels on socket %d, more than the %d of the platform (%s): the channel "
+                    "map or the platform row is wrong for this board"), populated, s, channels, mem->platform.name);
     } else if (populated == channels) {
-        finding_add(ctx, SEV_PASS, subject, ev, NULL, "all %d memory channels populated on socket %d", channels, s);
+        finding_add(ctx, SEV_PASS, subject, ev, NULL, _("all %d memory channels populated on socket %d"), channels, s);
     } else if (populated >= 0) {
-        snprintf(fix, sizeof fix, "add DIMMs so that each of the %d channels of socket %d holds one (the board "
-                 "manual gives the slot order)", channels, s);
+        snprintf(fix, sizeof fix, _("add DIMMs so that each of the %d channels of socket %d holds one (the board "
+                 "manual gives the slot order)"), channels, s);
         finding_add(ctx, ctx_severity(ctx), subject, ev, fix,
-                    "%d of %d memory channels populated on socket %d (%d DIMMs): bandwidth is %d/%d of what the "
-                    "platform gives", populated, channels, s, dimms, populated, channels);
+                    _("%d of %d memory channels populated on socket %d (%d DIMMs): bandwidth is %d/%d of what the "
+                    "platform gives"), populated, channels, s, dimms, populated, channels);
     } else if (named + unnamed < channels) {
-        snprintf(fix, sizeof fix, "add DIMMs to socket %d so that each of its %d channels holds one", s, channels);
+        snprintf(fix, sizeof fix, _("add DIMMs to socket %d so that each of its %d channels holds one"), s, channels);
         finding_add(ctx, ctx_severity(ctx), subject, ev, fix,
-                    "%d DIMMs on socket %d for %d channels: at most %d of %d channels populated (locators name "
-                    "no channel for %d of them)", dimms, s, channels, named + unnamed, channels, unnamed);
+                    _("%d DIMMs on socket %d for %d channels: at most %d of %d channels populated (locators name "
+                    "no channel for %d of them)"), dimms, s, channels, named + unnamed, channels, unnamed);
     } else {
-        finding_add(ctx, SEV_UNKNOWN, subject, ev, "read the slot of each DIMM against the board's population guide",
-                    "%d DIMMs on socket %d for %d channels, but the locators (%s) name no channel for %d of them: "
+        finding_add(ctx, SEV_UNKNOWN, subject, ev, _("read the slot of each DIMM against the board's population guide"),
+                    _("%d DIMMs on socket %d for %d channels, but the locators (%s) name no channel for %d of them: "
                     "as many DIMMs as channels does not prove every channel holds one (two in one channel leave "
-                    "another empty)", dimms, s, channels, mem->locator_scheme ? mem->locator_scheme : "no known scheme",
+                    "another empty)"), dimms, s, channels, mem->locator_scheme ? mem->locator_scheme : _("no known scheme"),
                     unnamed);
     }
 }
@@ -99,8 +100,8 @@ void check_mem_channels_underpopulated(struct audit_ctx *ctx)
     if (channels <= 0) {
         finding_add(ctx, SEV_UNKNOWN, "machine", json_pack("{s:s?, s:i}", "reason", mem->platform_unknown_reason, "dimms",
                                                            mem->ndimms),
-                    NULL, "channels per socket unknown: %s",
-                    mem->platform_unknown_reason ? mem->platform_unknown_reason : "CPU not identified");
+                    NULL, _("channels per socket unknown: %s"),
+                    mem->platform_unknown_reason ? mem->platform_unknown_reason : _("CPU not identified"));
         return;
     }
     int unplaced = memory_socket_dimms(mem, -1);
@@ -108,15 +109,15 @@ void check_mem_channels_underpopulated(struct audit_ctx *ctx)
         /* Locators name no socket: only the total can be judged. */
         int need = channels * (mem->sockets > 0 ? mem->sockets : 1);
         json_t *ev = json_pack("{s:i, s:i, s:i, s:s}", "dimms", mem->ndimms, "sockets", mem->sockets,
-                               "channels_per_socket", channels, "basis", "total count (locators name no socket)");
+                               "channels_per_socket", channels, "basis", _("total count (locators name no socket)"));
         if (mem->ndimms < need)
-            finding_add(ctx, ctx_severity(ctx), "machine", ev, "populate one DIMM per channel on every socket",
-                        "%d DIMMs for %d channels (%d sockets x %d): at least %d channels are empty", mem->ndimms, need,
+            finding_add(ctx, ctx_severity(ctx), "machine", ev, _("populate one DIMM per channel on every socket"),
+                        _("%d DIMMs for %d channels (%d sockets x %d): at least %d channels are empty"), mem->ndimms, need,
                         mem->sockets, channels, need - mem->ndimms);
         else
             finding_add(ctx, SEV_UNKNOWN, "machine", ev, NULL,
-                        "%d DIMMs for %d channels, but the locators name no socket or channel: cannot tell whether "
-                        "every channel holds one", mem->ndimms, need);
+                        _("%d DIMMs for %d channels, but the locators name no socket or channel: cannot tell whether "
+                        "every channel holds one"), mem->ndimms, need);
         return;
     }
     for (int s = 0; s < mem->sockets; s++)
@@ -149,11 +150,11 @@ void check_mem_dimms_mixed(struct audit_ctx *ctx)
     json_t *ev = json_pack("{s:o, s:o, s:o, s:i}", "sizes_bytes", sizes, "speeds_mts", speeds, "ranks", ranks, "dimms",
                            mem->ndimms);
     if (mixed)
-        finding_add(ctx, ctx_severity(ctx), "machine", ev, "use identical DIMMs (size, speed, rank) in every channel",
-                    "DIMMs differ in size, speed or rank: channels interleave unevenly and run at the slowest "
-                    "module's speed");
+        finding_add(ctx, ctx_severity(ctx), "machine", ev, _("use identical DIMMs (size, speed, rank) in every channel"),
+                    _("DIMMs differ in size, speed or rank: channels interleave unevenly and run at the slowest "
+                    "module's speed"));
     else
-        finding_add(ctx, SEV_PASS, "machine", ev, NULL, "%d identical DIMMs (%.0f GiB each)", mem->ndimms,
+        finding_add(ctx, SEV_PASS, "machine", ev, NULL, _("%d identical DIMMs (%.0f GiB each)"), mem->ndimms,
                     mem->dimms[0].size_bytes / GIB);
 }
 
@@ -219,31 +220,32 @@ static void describe_top(char *buf, size_t len, const struct cpu_platform *p, in
 {
     char per_channel[48] = "";
     if (dpc > 0)
-        snprintf(per_channel, sizeof per_channel, " with %d DIMM%s per channel", dpc, dpc > 1 ? "s" : "");
+        snprintf(per_channel, sizeof per_channel, _(" with %d DIMM%s per channel"), dpc, dpc > 1 ? "s" : "");
     /* Figures for 2 or 3 DIMMs per channel come from a second source: name both. */
     char sources[160];
     if (dpc > 1 && p->dpc_source_label)
-        snprintf(sources, sizeof sources, "%s; with %d per channel: %s", p->source_label, dpc, p->dpc_source_label);
+        snprintf(sources, sizeof sources, _("%s; with %d per channel: %s"), p->source_label, dpc, p->dpc_source_label);
     else
         snprintf(sources, sizeof sources, "%s", p->source_label);
     if (p->scope == PLATFORM_FAMILY)
-        snprintf(buf, len, "the lowest top speed of any %s%s (%s; this model is not in the table)", p->name,
+        snprintf(buf, len, _("the lowest top speed of any %s%s (%s; this model is not in the table)"), p->name,
                  per_channel, sources);
     else
-        snprintf(buf, len, "the top speed of %s%s%s (%s)", p->scope == PLATFORM_MODEL ? "the " : "every ", p->name,
-                 per_channel, sources);
+        snprintf(buf, len, p->scope == PLATFORM_MODEL ? _("the top speed of the %s%s (%s)")
+                                                      : _("the top speed of every %s%s (%s)"),
+                 p->name, per_channel, sources);
 }
 
 /* Firmware rounds speed grades both ways (2933 or 2934, 1066 or 1067): within 1 % is the same grade. */
 static bool reaches(int mts, int limit) { return (long)mts * 100 >= (long)limit * 99; }
 
 #define QUAD_RANK_UNKNOWN                                                                                        \
-    "memory runs at %d MT/s, below %d MT/s, but the DIMMs are quad-rank: the table's figures for %s are for "   \
-    "single- and dual-rank DIMMs, and quad-rank ones run slower at the same population"
+    _("memory runs at %d MT/s, below %d MT/s, but the DIMMs are quad-rank: the table's figures for %s are for "  \
+      "single- and dual-rank DIMMs, and quad-rank ones run slower at the same population")
 
 #define SPEED_FIX                                                                                                \
-    "check the BIOS memory frequency and power profile settings, and that the DIMMs are the type the board runs " \
-    "at full speed"
+    _("check the BIOS memory frequency and power profile settings, and that the DIMMs are the type the board runs " \
+      "at full speed")
 
 void check_mem_speed_downclocked(struct audit_ctx *ctx)
 {
@@ -259,7 +261,7 @@ void check_mem_speed_downclocked(struct audit_ctx *ctx)
             configured = d->configured_mts;
     }
     if (rated == 0 || configured == 0) {
-        finding_add(ctx, SEV_UNKNOWN, "machine", NULL, NULL, "the DIMMs' rated or configured speed is not given");
+        finding_add(ctx, SEV_UNKNOWN, "machine", NULL, NULL, _("the DIMMs' rated or configured speed is not given"));
         return;
     }
     /* Quad-rank DIMMs load the channel more: they run below the single- and dual-rank figures the
@@ -282,28 +284,28 @@ void check_mem_speed_downclocked(struct audit_ctx *ctx)
     if (reaches(configured, rated)) {
         if (l.best > 0 && !reaches(rated, l.best)) {
             describe_top(top, sizeof top, p, l.dpc);
-            finding_add(ctx, SEV_INFO, "machine", ev, "DIMMs rated for the CPU's speed would add bandwidth",
-                        "the DIMMs run at their rated %d MT/s, below the %d MT/s that is %s: slow DIMMs, not a "
-                        "downclock", configured, l.best, top);
+            finding_add(ctx, SEV_INFO, "machine", ev, _("DIMMs rated for the CPU's speed would add bandwidth"),
+                        _("the DIMMs run at their rated %d MT/s, below the %d MT/s that is %s: slow DIMMs, not a "
+                        "downclock"), configured, l.best, top);
         } else {
-            finding_add(ctx, SEV_PASS, "machine", ev, NULL, "memory runs at its DIMMs' rated %d MT/s", configured);
+            finding_add(ctx, SEV_PASS, "machine", ev, NULL, _("memory runs at its DIMMs' rated %d MT/s"), configured);
         }
         return;
     }
     /* Below the DIMMs' rating: the CPU's top speed for this population decides. */
     if (!have_platform) {
         finding_add(ctx, SEV_UNKNOWN, "machine", ev, NULL,
-                    "memory runs at %d MT/s, below the DIMMs' rated %d, and the CPU's top speed is unknown: %s",
+                    _("memory runs at %d MT/s, below the DIMMs' rated %d, and the CPU's top speed is unknown: %s"),
                     configured, rated,
-                    mem->platform_unknown_reason ? mem->platform_unknown_reason : "CPU not identified");
+                    mem->platform_unknown_reason ? mem->platform_unknown_reason : _("CPU not identified"));
         return;
     }
     if (l.best == 0) {
         /* No figure for this population, but no population runs faster than one DIMM per channel. */
         if (p->scope != PLATFORM_FAMILY && reaches(configured, p->mts)) {
             describe_top(top, sizeof top, p, 0);
-            finding_add(ctx, SEV_PASS, "machine", ev, NULL, "%d MT/s is %s with any number of DIMMs per channel "
-                        "(DIMMs rated %d)", p->mts, top, rated);
+            finding_add(ctx, SEV_PASS, "machine", ev, NULL, _("%d MT/s is %s with any number of DIMMs per channel "
+                        "(DIMMs rated %d)"), p->mts, top, rated);
             return;
         }
         int floor = l.worst > 0 && l.worst < rated ? l.worst : rated;
@@ -313,14 +315,14 @@ void check_mem_speed_downclocked(struct audit_ctx *ctx)
         }
         if (l.worst > 0 && !reaches(configured, floor)) {
             finding_add(ctx, ctx_severity(ctx), "machine", ev, SPEED_FIX,
-                        "memory runs at %d MT/s, below %d MT/s, what %s runs with %d DIMMs per channel or more (%s), "
-                        "and the DIMMs' rated %d", configured, floor, p->name, l.dpc_high,
+                        _("memory runs at %d MT/s, below %d MT/s, what %s runs with %d DIMMs per channel or more (%s), "
+                        "and the DIMMs' rated %d"), configured, floor, p->name, l.dpc_high,
                         p->dpc_source_label ? p->dpc_source_label : p->source_label, rated);
             return;
         }
         finding_add(ctx, SEV_UNKNOWN, "machine", ev, NULL,
-                    "memory runs at %d MT/s with %s%d DIMMs per channel, below the DIMMs' rated %d; the table gives "
-                    "no top speed of %s at that population", configured, l.dpc ? "" : "at least ", l.dpc_low, rated,
+                    _("memory runs at %d MT/s with %s%d DIMMs per channel, below the DIMMs' rated %d; the table gives "
+                    "no top speed of %s at that population"), configured, l.dpc ? "" : _("at least "), l.dpc_low, rated,
                     p->name);
         return;
     }
@@ -329,10 +331,10 @@ void check_mem_speed_downclocked(struct audit_ctx *ctx)
     if (reaches(configured, l.best)) {
         if (p->scope == PLATFORM_FAMILY)
             finding_add(ctx, SEV_UNKNOWN, "machine", ev, NULL,
-                        "memory runs at %d MT/s (DIMMs rated %d): at or above %d MT/s, %s; whether this model runs "
-                        "faster is unknown", configured, rated, l.best, top);
+                        _("memory runs at %d MT/s (DIMMs rated %d): at or above %d MT/s, %s; whether this model runs "
+                        "faster is unknown"), configured, rated, l.best, top);
         else
-            finding_add(ctx, SEV_PASS, "machine", ev, NULL, "%d MT/s is %s (DIMMs rated %d)", l.best, top, rated);
+            finding_add(ctx, SEV_PASS, "machine", ev, NULL, _("%d MT/s is %s (DIMMs rated %d)"), l.best, top, rated);
         return;
     }
     int worst_expected = l.worst > 0 && l.worst < rated ? l.worst : rated;
@@ -344,22 +346,23 @@ void check_mem_speed_downclocked(struct audit_ctx *ctx)
     if (l.dpc > 0 || (l.worst > 0 && !reaches(configured, worst_expected))) {
         if (l.dpc > 0)
             finding_add(ctx, ctx_severity(ctx), "machine", ev, SPEED_FIX,
-                        "memory runs at %d MT/s, below the %d MT/s that is %s, and the DIMMs' rated %d", configured,
+                        _("memory runs at %d MT/s, below the %d MT/s that is %s, and the DIMMs' rated %d"), configured,
                         l.best, top, rated);
         else
             finding_add(ctx, ctx_severity(ctx), "machine", ev, SPEED_FIX,
-                        "memory runs at %d MT/s, below %d MT/s even with %d DIMM%s per channel (the locators name "
-                        "no channel; %d MT/s is %s), and the DIMMs' rated %d", configured, worst_expected, l.dpc_high,
+                        _("memory runs at %d MT/s, below %d MT/s even with %d DIMM%s per channel (the locators name "
+                        "no channel; %d MT/s is %s), and the DIMMs' rated %d"), configured, worst_expected, l.dpc_high,
                         l.dpc_high > 1 ? "s" : "", l.best, top, rated);
         return;
     }
-    char derated[256] = "the table has no figure for it";
+    char derated[256];
+    snprintf(derated, sizeof derated, "%s", _("the table has no figure for it"));
     if (l.worst > 0)
-        snprintf(derated, sizeof derated, "there the top speed is %d MT/s", l.worst);
+        snprintf(derated, sizeof derated, _("there the top speed is %d MT/s"), l.worst);
     finding_add(ctx, SEV_UNKNOWN, "machine", ev,
-                "name the slots: sudo dmidecode -t 17 (Locator, Bank Locator) against the board manual",
-                "memory runs at %d MT/s, below the %d MT/s that is %s; but the locators name no channel, and %d "
-                "DIMMs per socket may put %d DIMMs in one channel (%s)", configured, l.best, top, l.per_socket,
+                _("name the slots: sudo dmidecode -t 17 (Locator, Bank Locator) against the board manual"),
+                _("memory runs at %d MT/s, below the %d MT/s that is %s; but the locators name no channel, and %d "
+                "DIMMs per socket may put %d DIMMs in one channel (%s)"), configured, l.best, top, l.per_socket,
                 l.dpc_high, derated);
 }
 
@@ -368,17 +371,17 @@ void check_mem_ecc_disabled(struct audit_ctx *ctx)
     const struct memory_info *mem = &ctx->machine->memory;
     json_t *ev = json_pack("{s:s?, s:b}", "evidence", mem->ecc_evidence, "edac", mem->edac_present);
     if (ctx->machine->virt.vm) {
-        finding_add(ctx, SEV_UNKNOWN, "machine", ev, "ask the provider whether the host runs ECC memory",
-                    "a virtual machine: the SMBIOS ECC claim is the hypervisor's (QEMU always says Multi-bit ECC)");
+        finding_add(ctx, SEV_UNKNOWN, "machine", ev, _("ask the provider whether the host runs ECC memory"),
+                    _("a virtual machine: the SMBIOS ECC claim is the hypervisor's (QEMU always says Multi-bit ECC)"));
     } else if (mem->ecc == ECC_ON) {
-        finding_add(ctx, SEV_PASS, "machine", ev, NULL, "ECC memory is on");
+        finding_add(ctx, SEV_PASS, "machine", ev, NULL, _("ECC memory is on"));
     } else if (mem->ecc == ECC_OFF) {
         finding_add(ctx, ctx_severity(ctx), "machine", ev,
-                    "use ECC (R)DIMMs and enable ECC in the BIOS; silent bit flips corrupt long training runs",
-                    "memory has no ECC");
+                    _("use ECC (R)DIMMs and enable ECC in the BIOS; silent bit flips corrupt long training runs"),
+                    _("memory has no ECC"));
     } else {
-        finding_add(ctx, SEV_UNKNOWN, "machine", ev, hint_smbios_fix(ctx->machine), "ECC state unknown: %s",
-                    mem->unknown_reason ? mem->unknown_reason : "the SMBIOS table does not say");
+        finding_add(ctx, SEV_UNKNOWN, "machine", ev, hint_smbios_fix(ctx->machine), _("ECC state unknown: %s"),
+                    mem->unknown_reason ? mem->unknown_reason : _("the SMBIOS table does not say"));
     }
 }
 
@@ -387,7 +390,7 @@ void check_mem_ecc_errors(struct audit_ctx *ctx)
     const struct memory_info *mem = &ctx->machine->memory;
     if (ctx->machine->source && !strcmp(ctx->machine->source, "evidence")) {
         finding_add(ctx, SEV_UNKNOWN, "machine", NULL, NULL,
-                    "an SMBIOS evidence file carries no error counters (EDAC is read on the machine itself)");
+                    _("an SMBIOS evidence file carries no error counters (EDAC is read on the machine itself)"));
         return;
     }
     if (!mem->edac_present) {
@@ -395,21 +398,21 @@ void check_mem_ecc_errors(struct audit_ctx *ctx)
         const char *module = ctx->machine->virt.vm ? NULL : hint_edac_module(&ctx->machine->cpu);
         char fix[96];
         if (module)
-            snprintf(fix, sizeof fix, "load the platform's EDAC driver: sudo modprobe %s", module);
+            snprintf(fix, sizeof fix, _("load the platform's EDAC driver: sudo modprobe %s"), module);
         finding_add(ctx, SEV_UNKNOWN, "machine", NULL, module ? fix : NULL,
-                    "no EDAC memory controller: the kernel counts no memory errors here");
+                    _("no EDAC memory controller: the kernel counts no memory errors here"));
         return;
     }
     json_t *ev = json_pack("{s:o, s:o}", "ce_count", mem->edac_ce >= 0 ? json_integer(mem->edac_ce) : json_null(),
                            "ue_count", mem->edac_ue >= 0 ? json_integer(mem->edac_ue) : json_null());
     if (mem->edac_ue > 0)
-        finding_add(ctx, SEV_FAIL, "machine", ev, "replace the failing DIMM (see edac-util -v or the BMC's event log)",
-                    "%ld uncorrected memory errors since boot", mem->edac_ue);
+        finding_add(ctx, SEV_FAIL, "machine", ev, _("replace the failing DIMM (see edac-util -v or the BMC's event log)"),
+                    _("%ld uncorrected memory errors since boot"), mem->edac_ue);
     else if (mem->edac_ce > 0)
-        finding_add(ctx, SEV_WARN, "machine", ev, "watch /sys/devices/system/edac/mc/mc*/ce_count: a rising count "
-                    "means a DIMM is failing",
-                    "%ld corrected memory errors since boot (one reading cannot tell whether they are rising)",
+        finding_add(ctx, SEV_WARN, "machine", ev, _("watch /sys/devices/system/edac/mc/mc*/ce_count: a rising count "
+                    "means a DIMM is failing"),
+                    _("%ld corrected memory errors since boot (one reading cannot tell whether they are rising)"),
                     mem->edac_ce);
     else
-        finding_add(ctx, SEV_PASS, "machine", ev, NULL, "no memory errors counted since boot");
+        finding_add(ctx, SEV_PASS, "machine", ev, NULL, _("no memory errors counted since boot"));
 }

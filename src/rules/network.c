@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "rules/checks.h"
+#include "util/i18n.h"
 
-static const char *const NET_FIX =
-    "rent nodes with RDMA networking (InfiniBand or RoCE) of at least the workload's rate per node";
+#define NET_FIX _("rent nodes with RDMA networking (InfiniBand or RoCE) of at least the workload's rate per node")
 
 static const struct pci_device *pci_lookup(const struct machine *m, const char *bus_id)
 {
@@ -99,18 +99,18 @@ static void judge_placement(struct audit_ctx *ctx, const struct nic_port *nic)
                            "accelerators_on_nic_node", same_node, "accelerators_sharing_a_switch", same_switch);
     if (nic->numa_node < 0 || !nic_pci) {
         finding_add(ctx, SEV_UNKNOWN, nic->name, ev, NULL,
-                    "where %s sits relative to the accelerators is unknown (NUMA node or PCI path unknown)", nic->name);
+                    _("where %s sits relative to the accelerators is unknown (NUMA node or PCI path unknown)"), nic->name);
     } else if (same_node == 0) {
-        finding_add(ctx, SEV_INFO, nic->name, ev, "put the job's NIC and GPUs on the same socket, or ask for a node "
-                                                  "with one NIC per GPU socket",
-                    "%s is on NUMA node %d, the accelerators on node(s)%s: GPUDirect RDMA crosses the CPU "
-                    "interconnect", nic->name, nic->numa_node, nodes);
+        finding_add(ctx, SEV_INFO, nic->name, ev, _("put the job's NIC and GPUs on the same socket, or ask for a node "
+                                                  "with one NIC per GPU socket"),
+                    _("%s is on NUMA node %d, the accelerators on node(s)%s: GPUDirect RDMA crosses the CPU "
+                    "interconnect"), nic->name, nic->numa_node, nodes);
     } else if (same_switch == 0) {
         finding_add(ctx, SEV_INFO, nic->name, ev, NULL,
-                    "%s shares no PCIe switch with an accelerator: GPUDirect RDMA goes through the CPU's root "
-                    "complex (nvidia-smi topo -m: NODE/PHB, not PIX/PXB)", nic->name);
+                    _("%s shares no PCIe switch with an accelerator: GPUDirect RDMA goes through the CPU's root "
+                    "complex (nvidia-smi topo -m: NODE/PHB, not PIX/PXB)"), nic->name);
     } else {
-        finding_add(ctx, SEV_PASS, nic->name, ev, NULL, "%s shares a PCIe switch with %d of %d accelerators",
+        finding_add(ctx, SEV_PASS, nic->name, ev, NULL, _("%s shares a PCIe switch with %d of %d accelerators"),
                     nic->name, same_switch, accelerators);
     }
 }
@@ -130,42 +130,43 @@ void check_net_multinode(struct audit_ctx *ctx)
                            best ? port_json(best) : json_null(), "fail_below_gbps", t->net_multinode_fail_gbps,
                            "warn_below_gbps", t->net_multinode_warn_gbps, "nics_with_unknown_link", unknown);
     if (!n->listed && n->nports == 0) {
-        finding_add(ctx, SEV_UNKNOWN, "network", ev, NULL, "network interfaces unknown (no /sys/class/net)");
+        finding_add(ctx, SEV_UNKNOWN, "network", ev, NULL, _("network interfaces unknown (no /sys/class/net)"));
         return;
     }
     if (best_gbps < t->net_multinode_fail_gbps) {
-        char fastest[160] = "no NIC has an up link with a known speed";
+        char fastest[160];
+        snprintf(fastest, sizeof fastest, "%s", _("no NIC has an up link with a known speed"));
         if (best)
-            snprintf(fastest, sizeof fastest, "the fastest usable NIC is %s at %g Gb/s", best->name, best_gbps);
+            snprintf(fastest, sizeof fastest, _("the fastest usable NIC is %s at %g Gb/s"), best->name, best_gbps);
         if (unknown)
             finding_add(ctx, SEV_UNKNOWN, "network", ev, NULL,
-                        "%s; %d %s no link speed (%s): a %d-node job needs >= %g Gb/s, which only %s could "
-                        "give", fastest, unknown, unknown == 1 ? "NIC shows" : "NICs show", unknown_names, nodes,
+                        _("%s; %d %s no link speed (%s): a %d-node job needs >= %g Gb/s, which only %s could "
+                        "give"), fastest, unknown, unknown == 1 ? _("NIC shows") : _("NICs show"), unknown_names, nodes,
                         t->net_multinode_fail_gbps, unknown == 1 ? "it" : "they");
         else
             finding_add(ctx, SEV_FAIL, "network", ev, NET_FIX,
-                        "%s, below %g Gb/s: a %d-node job would spend most of each step exchanging gradients",
+                        _("%s, below %g Gb/s: a %d-node job would spend most of each step exchanging gradients"),
                         fastest, t->net_multinode_fail_gbps, nodes);
         return;
     }
     bool warned = false;
     if (!rdma || rdma->speed_mbps / 1000.0 < t->net_multinode_fail_gbps) {
         finding_add(ctx, SEV_WARN, "network", json_deep_copy(ev), NET_FIX,
-                    "no usable NIC of >= %g Gb/s has an active RDMA port (the fastest, %s, runs %g Gb/s without): "
-                    "NCCL falls back to TCP sockets, which cost CPU time and latency on every collective",
+                    _("no usable NIC of >= %g Gb/s has an active RDMA port (the fastest, %s, runs %g Gb/s without): "
+                    "NCCL falls back to TCP sockets, which cost CPU time and latency on every collective"),
                     t->net_multinode_fail_gbps, best->name, best_gbps);
         warned = true;
     }
     if (best_gbps < t->net_multinode_warn_gbps) {
         finding_add(ctx, SEV_WARN, "network", json_deep_copy(ev), NET_FIX,
-                    "the fastest usable NIC is %s at %g Gb/s; %s across %d nodes wants >= %g Gb/s per node",
+                    _("the fastest usable NIC is %s at %g Gb/s; %s across %d nodes wants >= %g Gb/s per node"),
                     best->name, best_gbps, workload_name(ctx->workload), nodes, t->net_multinode_warn_gbps);
         warned = true;
     }
     if (!warned)
-        finding_add(ctx, SEV_PASS, "network", json_incref(ev), NULL, "%s: %g Gb/s with RDMA (%s port %d, %s)",
+        finding_add(ctx, SEV_PASS, "network", json_incref(ev), NULL, _("%s: %g Gb/s with RDMA (%s port %d, %s)"),
                     rdma->name, rdma->speed_mbps / 1000.0, rdma->rdma.device, rdma->rdma.port,
-                    rdma->rdma.link_layer ? rdma->rdma.link_layer : "link layer unknown");
+                    rdma->rdma.link_layer ? rdma->rdma.link_layer : _("link layer unknown"));
     json_decref(ev);
     judge_placement(ctx, rdma ? rdma : best);
 }

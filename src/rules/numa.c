@@ -6,6 +6,7 @@
 
 #include "rules/checks.h"
 #include "util/parse.h"
+#include "util/i18n.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
@@ -42,8 +43,8 @@ static const struct numa_node *judged_node(struct audit_ctx *ctx, const struct p
     const struct numa_node *node = accelerator_node(m, d);
     if (!node)
         finding_add(ctx, SEV_UNKNOWN, d->bus_id, json_pack("{s:i}", "numa_node", d->numa_node), NULL,
-                    m->nnodes == 0 ? "NUMA layout unknown (no /sys/devices/system/node)"
-                                   : "the accelerator's NUMA node is unknown (numa_node = %d)", d->numa_node);
+                    m->nnodes == 0 ? _("NUMA layout unknown (no /sys/devices/system/node)")
+                                   : _("the accelerator's NUMA node is unknown (numa_node = %d)"), d->numa_node);
     return node;
 }
 
@@ -61,19 +62,19 @@ void check_numa_gpu_node_no_memory(struct audit_ctx *ctx)
         const char *bus = m->pci[i].bus_id;
         if (!node->memory_known) {
             finding_add(ctx, SEV_UNKNOWN, bus, json_pack("{s:i}", "numa_node", node->id), NULL,
-                        "memory of NUMA node %d unknown", node->id);
+                        _("memory of NUMA node %d unknown"), node->id);
             continue;
         }
         json_t *ev = json_pack("{s:i, s:I, s:f}", "numa_node", node->id, "node_memory_bytes",
                                (json_int_t)node->memory_bytes, "mean_cpu_node_memory_bytes", mean);
         if ((double)node->memory_bytes < limit)
             finding_add(ctx, ctx_severity(ctx), bus, ev,
-                        "populate the DIMM slots of this socket (see the memory section), or bind to a node with memory",
-                        "accelerator on NUMA node %d, which holds %.1f GiB of host memory (other CPU nodes: %.1f GiB on "
-                        "average): its copies cross the CPU interconnect",
+                        _("populate the DIMM slots of this socket (see the memory section), or bind to a node with memory"),
+                        _("accelerator on NUMA node %d, which holds %.1f GiB of host memory (other CPU nodes: %.1f GiB on "
+                        "average): its copies cross the CPU interconnect"),
                         node->id, node->memory_bytes / GIB, mean / GIB);
         else
-            finding_add(ctx, SEV_PASS, bus, ev, NULL, "NUMA node %d holds %.1f GiB of host memory", node->id,
+            finding_add(ctx, SEV_PASS, bus, ev, NULL, _("NUMA node %d holds %.1f GiB of host memory"), node->id,
                         node->memory_bytes / GIB);
     }
 }
@@ -104,12 +105,12 @@ void check_numa_gpu_node_no_cpus(struct audit_ctx *ctx)
         json_t *ev = json_pack("{s:i, s:s, s:s}", "numa_node", node->id, "node_cpus", cpus, "usable_cpus", use);
         if (hwloc_bitmap_iszero(both))
             finding_add(ctx, ctx_severity(ctx), d->bus_id, ev,
-                        "bring the node's CPUs online or widen the cpuset/cgroup of the job",
-                        hwloc_bitmap_iszero(local) ? "NUMA node %d has no CPUs: the feeding process must run far away"
-                                                   : "none of NUMA node %d's CPUs are usable by this process",
+                        _("bring the node's CPUs online or widen the cpuset/cgroup of the job"),
+                        hwloc_bitmap_iszero(local) ? _("NUMA node %d has no CPUs: the feeding process must run far away")
+                                                   : _("none of NUMA node %d's CPUs are usable by this process"),
                         node->id);
         else
-            finding_add(ctx, SEV_PASS, d->bus_id, ev, NULL, "NUMA node %d has %d usable CPUs (%s)", node->id,
+            finding_add(ctx, SEV_PASS, d->bus_id, ev, NULL, _("NUMA node %d has %d usable CPUs (%s)"), node->id,
                         hwloc_bitmap_weight(both), use);
         free(cpus);
         free(use);
@@ -130,17 +131,17 @@ void check_numa_affinity_unknown(struct audit_ctx *ctx)
                                d->numa_derived, "cpu_nodes", machine_cpu_node_count(m));
         if (d->numa_derived)
             finding_add(ctx, SEV_INFO, d->bus_id, ev, NULL,
-                        "the kernel reports numa_node = -1; its local CPUs place it on node %d", d->numa_node);
+                        _("the kernel reports numa_node = -1; its local CPUs place it on node %d"), d->numa_node);
         else if (d->numa_node < 0 && multi)
             finding_add(ctx, ctx_severity(ctx), d->bus_id, ev,
-                        "ask the provider for firmware that reports PCI proximity (ACPI _PXM); meanwhile measure "
-                        "with `gpuvet bench pcie` from each node",
-                        "numa_node = -1 on a host with %d NUMA nodes: nobody can bind this accelerator's job correctly",
+                        _("ask the provider for firmware that reports PCI proximity (ACPI _PXM); meanwhile measure "
+                        "with `gpuvet bench pcie` from each node"),
+                        _("numa_node = -1 on a host with %d NUMA nodes: nobody can bind this accelerator's job correctly"),
                         machine_cpu_node_count(m));
         else if (d->numa_node >= 0)
-            finding_add(ctx, SEV_PASS, d->bus_id, ev, NULL, "NUMA node %d", d->numa_node);
+            finding_add(ctx, SEV_PASS, d->bus_id, ev, NULL, _("NUMA node %d"), d->numa_node);
         else
-            finding_add(ctx, SEV_PASS, d->bus_id, ev, NULL, "single NUMA node host: no affinity to choose");
+            finding_add(ctx, SEV_PASS, d->bus_id, ev, NULL, _("single NUMA node host: no affinity to choose"));
     }
 }
 
@@ -156,7 +157,7 @@ void check_numa_memory_imbalance(struct audit_ctx *ctx)
             continue;
         if (!node->memory_known) {
             json_decref(nodes);
-            finding_add(ctx, SEV_UNKNOWN, "machine", NULL, NULL, "memory of NUMA node %d unknown", node->id);
+            finding_add(ctx, SEV_UNKNOWN, "machine", NULL, NULL, _("memory of NUMA node %d unknown"), node->id);
             return;
         }
         double mem = (double)node->memory_bytes;
@@ -173,7 +174,7 @@ void check_numa_memory_imbalance(struct audit_ctx *ctx)
     }
     if (n == 0) {
         json_decref(nodes);
-        finding_add(ctx, SEV_UNKNOWN, "machine", NULL, NULL, "no NUMA node with CPUs could be read");
+        finding_add(ctx, SEV_UNKNOWN, "machine", NULL, NULL, _("no NUMA node with CPUs could be read"));
         return;
     }
     double spread = hi > 0 ? (hi - lo) / hi : 0;
@@ -181,14 +182,14 @@ void check_numa_memory_imbalance(struct audit_ctx *ctx)
                            ctx->thresholds->numa_imbalance_ratio);
     if (n > 1 && spread > ctx->thresholds->numa_imbalance_ratio)
         finding_add(ctx, ctx_severity(ctx), "machine", ev,
-                    "populate the same DIMMs on every socket (see the memory section)",
-                    "NUMA node %d holds %.1f GiB, node %d only %.1f GiB (%.0f%% less)", hi_id, hi / GIB, lo_id,
+                    _("populate the same DIMMs on every socket (see the memory section)"),
+                    _("NUMA node %d holds %.1f GiB, node %d only %.1f GiB (%.0f%% less)"), hi_id, hi / GIB, lo_id,
                     lo / GIB, spread * 100);
     else if (n > 1)
         finding_add(ctx, SEV_PASS, "machine", ev, NULL,
-                    "memory is balanced across the %d NUMA nodes with CPUs (spread %.0f%%)", n, spread * 100);
+                    _("memory is balanced across the %d NUMA nodes with CPUs (spread %.0f%%)"), n, spread * 100);
     else
-        finding_add(ctx, SEV_PASS, "machine", ev, NULL, "one NUMA node with CPUs: nothing to balance");
+        finding_add(ctx, SEV_PASS, "machine", ev, NULL, _("one NUMA node with CPUs: nothing to balance"));
 }
 
 void check_numa_binding(struct audit_ctx *ctx)
@@ -201,20 +202,20 @@ void check_numa_binding(struct audit_ctx *ctx)
         const struct numa_node *node = accelerator_node(m, d);
         hwloc_const_bitmap_t cpus = !hwloc_bitmap_iszero(d->local_cpus) ? d->local_cpus : node ? node->cpus : NULL;
         if (!node || !cpus || hwloc_bitmap_iszero(cpus)) {
-            finding_add(ctx, SEV_UNKNOWN, d->bus_id, NULL, NULL, "no NUMA node or local CPUs known to bind to");
+            finding_add(ctx, SEV_UNKNOWN, d->bus_id, NULL, NULL, _("no NUMA node or local CPUs known to bind to"));
             continue;
         }
         char *list = format_cpulist(cpus);
         char fix[512];
         bool memory = node->memory_known && node->memory_bytes > 0 && !hwloc_bitmap_iszero(node->cpus);
         if (memory)
-            snprintf(fix, sizeof fix, "numactl --cpunodebind=%d --membind=%d <cmd>   or   taskset -c %s <cmd>",
+            snprintf(fix, sizeof fix, _("numactl --cpunodebind=%d --membind=%d <cmd>   or   taskset -c %s <cmd>"),
                      node->id, node->id, list);
         else
-            snprintf(fix, sizeof fix, "taskset -c %s <cmd>", list);
+            snprintf(fix, sizeof fix, _("taskset -c %s <cmd>"), list);
         finding_add(ctx, SEV_INFO, d->bus_id,
                     json_pack("{s:i, s:s, s:s}", "numa_node", node->id, "cpus", list, "command", fix), fix,
-                    "bind its feeding process to NUMA node %d (CPUs %s)", node->id, list);
+                    _("bind its feeding process to NUMA node %d (CPUs %s)"), node->id, list);
         free(list);
     }
 }

@@ -6,6 +6,7 @@
 #include "rules/checks.h"
 #include "rules/hints.h"
 #include "util/parse.h"
+#include "util/i18n.h"
 
 
 /* The most the link can do: the lower of the device's and its upstream port's maximum. */
@@ -29,11 +30,22 @@ static struct link_cap link_cap(const struct pci_device *d)
     return cap;
 }
 
+/* The device's role as a message names it: pci_role_name's word in English, translated for people. */
+static const char *role_text(enum pci_role role)
+{
+    switch (role) {
+    case PCI_ROLE_ACCELERATOR: return _("accelerator");
+    case PCI_ROLE_NIC: return _("nic");
+    case PCI_ROLE_NVME: return _("nvme");
+    }
+    return pci_role_name(role);
+}
+
 static char *gen_text(double gt_s, int width)
 {
     char *s = NULL;
     int gen = pcie_generation(gt_s);
-    int rc = gen ? asprintf(&s, "Gen%d x%d", gen, width) : asprintf(&s, "%g GT/s x%d", gt_s, width);
+    int rc = gen ? asprintf(&s, _("Gen%d x%d"), gen, width) : asprintf(&s, "%g GT/s x%d", gt_s, width);
     return rc < 0 ? NULL : s;
 }
 
@@ -57,18 +69,18 @@ static json_t *device_evidence(const struct pci_device *d)
 static void unknown_link(struct audit_ctx *ctx, const struct pci_device *d)
 {
     finding_add(ctx, SEV_UNKNOWN, d->bus_id, json_pack("{s:s}", "role", pci_role_name(d->role)), NULL,
-                ctx->machine->virt.vm ? "link state unknown: the kernel shows no link attributes (virtual machine)"
-                                      : "link state unknown: the kernel exposes no current/max link attributes "
-                                        "(kernels before 4.13, or a root-complex integrated device)");
+                ctx->machine->virt.vm ? _("link state unknown: the kernel shows no link attributes (virtual machine)")
+                                      : _("link state unknown: the kernel exposes no current/max link attributes "
+                                        "(kernels before 4.13, or a root-complex integrated device)"));
 }
 
 void check_pcie_link_degraded(struct audit_ctx *ctx)
 {
     const struct machine *m = ctx->machine;
     if (!m->pci_scanned) {
-        finding_add(ctx, SEV_UNKNOWN, "machine", NULL, NULL, "PCI devices unknown: /sys/bus/pci/devices %s",
-                    m->source && !strcmp(m->source, "evidence") ? "was not read (evidence files only)"
-                                                                : "could not be read");
+        finding_add(ctx, SEV_UNKNOWN, "machine", NULL, NULL, _("PCI devices unknown: /sys/bus/pci/devices %s"),
+                    m->source && !strcmp(m->source, "evidence") ? _("was not read (evidence files only)")
+                                                                : _("could not be read"));
         check_gpu_link_degraded(ctx); /* NVML/nvidia-smi still describe the GPUs' links */
         return;
     }
@@ -86,24 +98,24 @@ void check_pcie_link_degraded(struct audit_ctx *ctx)
         if (d->link.cur_width < cap.width) {
             char fix[256];
             snprintf(fix, sizeof fix,
-                     "reseat the card or its riser, check the slot's bifurcation setting in the BIOS, "
-                     "then confirm with `lspci -s %s -vv | grep LnkSta`", d->bus_id);
+                     _("reseat the card or its riser, check the slot's bifurcation setting in the BIOS, "
+                     "then confirm with `lspci -s %s -vv | grep LnkSta`"), d->bus_id);
             finding_add(ctx, ctx_severity(ctx), d->bus_id, device_evidence(d), fix,
-                        "%s link runs at x%d of x%d: %.0f%% of its bandwidth (%s of %s)",
-                        pci_role_name(d->role), d->link.cur_width, cap.width,
+                        _("%s link runs at x%d of x%d: %.0f%% of its bandwidth (%s of %s)"),
+                        role_text(d->role), d->link.cur_width, cap.width,
                         100.0 * d->link.cur_width / cap.width, cur, max);
         } else if (d->link.cur_gt_s < cap.gt_s * 0.99) {
             bool accelerator = d->role == PCI_ROLE_ACCELERATOR;
             finding_add(ctx, accelerator ? SEV_INFO : SEV_WARN, d->bus_id, device_evidence(d),
-                        accelerator ? hint_load_check_fix(ctx->machine) : "check the slot and BIOS link-speed setting",
-                        accelerator ? "link speed %s below its max %s: likely idle power saving, not yet "
-                                      "confirmed under load"
-                                    : "link speed %s below its max %s (NICs and NVMe drives do not slow "
-                                      "their links at idle)",
+                        accelerator ? hint_load_check_fix(ctx->machine) : _("check the slot and BIOS link-speed setting"),
+                        accelerator ? _("link speed %s below its max %s: likely idle power saving, not yet "
+                                      "confirmed under load")
+                                    : _("link speed %s below its max %s (NICs and NVMe drives do not slow "
+                                      "their links at idle)"),
                         cur, max);
         } else {
-            finding_add(ctx, SEV_PASS, d->bus_id, device_evidence(d), NULL, "%s link at %s, its max",
-                        pci_role_name(d->role), cur);
+            finding_add(ctx, SEV_PASS, d->bus_id, device_evidence(d), NULL, _("%s link at %s, its max"),
+                        role_text(d->role), cur);
         }
         free(cur);
         free(max);
@@ -121,7 +133,7 @@ static void judge_gpu_slot(struct audit_ctx *ctx, const struct gpu *g)
     json_t *ev = json_pack("{s:s?, s:i, s:i, s:i}", "source", m->gpus.source, "gpu_max_gen", g->pcie_gen_gpu_max,
                            "max_gen", g->pcie_gen_max, "max_width", g->pcie_width_max);
     if (g->pcie_gen_max >= g->pcie_gen_gpu_max) {
-        finding_add(ctx, SEV_PASS, g->bus_id, ev, NULL, "the slot allows the GPU's Gen%d", g->pcie_gen_gpu_max);
+        finding_add(ctx, SEV_PASS, g->bus_id, ev, NULL, _("the slot allows the GPU's Gen%d"), g->pcie_gen_gpu_max);
         return;
     }
     /* Same width on both sides: the share is the ratio of the generations' lane rates. */
@@ -129,10 +141,10 @@ static void judge_gpu_slot(struct audit_ctx *ctx, const struct gpu *g)
                    pcie_lane_gb_s(pcie_generation_gt_s(g->pcie_gen_gpu_max));
     bool virtual_port = m->virt.vm;
     finding_add(ctx, virtual_port ? SEV_INFO : ctx_severity(ctx), g->bus_id, ev,
-                "use a slot (or riser) that matches the GPU, or accept the platform's limit",
-                "GPU can do Gen%d but its slot allows Gen%d: capped at %.0f%% of the GPU's bandwidth%s",
+                _("use a slot (or riser) that matches the GPU, or accept the platform's limit"),
+                _("GPU can do Gen%d but its slot allows Gen%d: capped at %.0f%% of the GPU's bandwidth%s"),
                 g->pcie_gen_gpu_max, g->pcie_gen_max, 100.0 * share,
-                virtual_port ? " (the port is the hypervisor's, not necessarily the physical slot)" : "");
+                virtual_port ? _(" (the port is the hypervisor's, not necessarily the physical slot)") : "");
 }
 
 void check_pcie_slot_capped(struct audit_ctx *ctx)
@@ -147,7 +159,7 @@ void check_pcie_slot_capped(struct audit_ctx *ctx)
             continue; /* no link facts, or judged above from the GPU's own view */
         if (!d->path[0].link.known) {
             finding_add(ctx, SEV_UNKNOWN, d->bus_id, NULL, NULL,
-                        "upstream port %s shows no link attributes: a slot cap cannot be judged", d->path[0].bus_id);
+                        _("upstream port %s shows no link attributes: a slot cap cannot be judged"), d->path[0].bus_id);
             continue;
         }
         struct link_cap cap = link_cap(d);
@@ -156,12 +168,12 @@ void check_pcie_slot_capped(struct audit_ctx *ctx)
             double lost = 1.0 - pci_link_gb_s(cap.gt_s, cap.width) / pci_link_gb_s(d->link.max_gt_s, d->link.max_width);
             bool virtual_port = m->virt.vm;
             finding_add(ctx, virtual_port ? SEV_INFO : ctx_severity(ctx), d->bus_id, device_evidence(d),
-                        "use a slot (or riser) that matches the device, or accept the platform's limit",
-                        "%s can do %s but its port %s allows %s: capped at %.0f%% of the device's bandwidth%s",
-                        pci_role_name(d->role), dev, d->path[0].bus_id, port, 100.0 * (1.0 - lost),
-                        virtual_port ? " (the port is the hypervisor's, not necessarily the physical slot)" : "");
+                        _("use a slot (or riser) that matches the device, or accept the platform's limit"),
+                        _("%s can do %s but its port %s allows %s: capped at %.0f%% of the device's bandwidth%s"),
+                        role_text(d->role), dev, d->path[0].bus_id, port, 100.0 * (1.0 - lost),
+                        virtual_port ? _(" (the port is the hypervisor's, not necessarily the physical slot)") : "");
         } else {
-            finding_add(ctx, SEV_PASS, d->bus_id, device_evidence(d), NULL, "port %s allows the device's %s",
+            finding_add(ctx, SEV_PASS, d->bus_id, device_evidence(d), NULL, _("port %s allows the device's %s"),
                         d->path[0].bus_id, dev);
         }
         free(dev);
@@ -235,14 +247,14 @@ static void judge_switch(struct audit_ctx *ctx, const struct pci_device *owner, 
                            "devices_gb_s", demand, "devices", devices);
     if (demand > uplink * ctx->thresholds->uplink_oversubscription * 1.001)
         finding_add(ctx, ctx_severity(ctx), up->bus_id, ev,
-                    "spread data-hungry jobs across switches, or choose a platform with one x16 uplink per GPU",
-                    "%d accelerators (and %zu links in all) behind switch %s share one %s uplink: %.1f GB/s of "
-                    "links over %.1f GB/s, %.1fx oversubscribed when all copy at once",
+                    _("spread data-hungry jobs across switches, or choose a platform with one x16 uplink per GPU"),
+                    _("%d accelerators (and %zu links in all) behind switch %s share one %s uplink: %.1f GB/s of "
+                    "links over %.1f GB/s, %.1fx oversubscribed when all copy at once"),
                     accelerators, json_array_size(devices), up->bus_id, uplink_text ? uplink_text : "?", demand,
                     uplink, demand / uplink);
     else
         finding_add(ctx, SEV_PASS, up->bus_id, ev, NULL,
-                    "%d accelerators behind switch %s: the %s uplink (%.1f GB/s) covers their links (%.1f GB/s)",
+                    _("%d accelerators behind switch %s: the %s uplink (%.1f GB/s) covers their links (%.1f GB/s)"),
                     accelerators, up->bus_id, uplink_text ? uplink_text : "?", uplink, demand);
     free(uplink_text);
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "rules/checks.h"
+#include "util/i18n.h"
 
 /* Sum of the GPUs' power limits; 0 when any accelerator's limit is unknown (a GPU without NVIDIA
  * facts, or no NVIDIA source at all): a partial sum would pass a box that has no headroom. */
@@ -23,9 +24,9 @@ void check_power_supply(struct audit_ctx *ctx)
 {
     const struct power_info *p = &ctx->machine->power;
     if (!p->known || p->nsupplies == 0) {
-        finding_add(ctx, SEV_UNKNOWN, "machine", NULL, NULL, "power supplies unknown: %s",
-                    !p->known ? (p->unknown_reason ? p->unknown_reason : "no SMBIOS table")
-                              : "the SMBIOS table lists no power supply (many boards leave type 39 out)");
+        finding_add(ctx, SEV_UNKNOWN, "machine", NULL, NULL, _("power supplies unknown: %s"),
+                    !p->known ? (p->unknown_reason ? p->unknown_reason : _("no SMBIOS table"))
+                              : _("the SMBIOS table lists no power supply (many boards leave type 39 out)"));
         return;
     }
     json_t *supplies = json_array();
@@ -45,13 +46,13 @@ void check_power_supply(struct audit_ctx *ctx)
             char subject[96];
             snprintf(subject, sizeof subject, "power supply %s", s->name ? s->name : "?");
             finding_add(ctx, SEV_WARN, subject, json_pack("{s:s, s:i}", "status", s->status, "max_watts", s->max_watts),
-                        "check the supply's cable and the BMC's event log; replace it",
-                        "%s reports status %s", s->name ? s->name : "a power supply", s->status);
+                        _("check the supply's cable and the BMC's event log; replace it"),
+                        _("%s reports status %s"), s->name ? s->name : _("a power supply"), s->status);
         }
     }
     if (present <= 1)
         finding_add(ctx, SEV_INFO, "machine", json_pack("{s:i, s:O}", "present", present, "supplies", supplies), NULL,
-                    "%d power supply present: no redundancy, its failure stops the machine", present);
+                    _("%d power supply present: no redundancy, its failure stops the machine"), present);
     /* With several supplies the load must fit with one of them lost (N+1). */
     int usable = present > 1 ? capacity - largest : capacity;
     double gpu_watts = gpu_power_limits(ctx->machine);
@@ -61,23 +62,23 @@ void check_power_supply(struct audit_ctx *ctx)
                            p->cpu_tdp_source, "gpu_power_watts",
                            gpu_watts > 0 ? json_real(gpu_watts) : json_null());
     if (!watts_known || usable <= 0) {
-        finding_add(ctx, SEV_UNKNOWN, "machine", ev, NULL, "power headroom unknown: a supply does not give its capacity");
+        finding_add(ctx, SEV_UNKNOWN, "machine", ev, NULL, _("power headroom unknown: a supply does not give its capacity"));
     } else if (gpu_watts <= 0) {
-        finding_add(ctx, SEV_UNKNOWN, "machine", ev, "run on the machine with the NVIDIA driver loaded",
-                    "power headroom unknown: the GPUs' power limits are not known (%d W of supplies%s)", capacity,
-                    present > 1 ? ", redundant" : "");
+        finding_add(ctx, SEV_UNKNOWN, "machine", ev, _("run on the machine with the NVIDIA driver loaded"),
+                    _("power headroom unknown: the GPUs' power limits are not known (%d W of supplies%s)"), capacity,
+                    present > 1 ? _(", redundant") : "");
     } else {
         double demand = gpu_watts + (p->cpu_tdp_watts > 0 ? p->cpu_tdp_watts : 0);
         double limit = usable * ctx->thresholds->power_headroom_ratio;
         if (demand > limit)
             finding_add(ctx, ctx_severity(ctx), "machine", ev,
-                        "ask for larger or more supplies, or cap GPU power (nvidia-smi -pl WATTS)",
-                        "GPU power limits%s (%.0f W) exceed %.0f%% of the %d W the supplies give%s: under load the "
-                        "machine throttles or trips",
-                        p->cpu_tdp_watts > 0 ? " plus CPU TDP" : "", demand,
-                        ctx->thresholds->power_headroom_ratio * 100, usable, present > 1 ? " with one lost" : "");
+                        _("ask for larger or more supplies, or cap GPU power (nvidia-smi -pl WATTS)"),
+                        _("GPU power limits%s (%.0f W) exceed %.0f%% of the %d W the supplies give%s: under load the "
+                        "machine throttles or trips"),
+                        p->cpu_tdp_watts > 0 ? _(" plus CPU TDP") : "", demand,
+                        ctx->thresholds->power_headroom_ratio * 100, usable, present > 1 ? _(" with one lost") : "");
         else
-            finding_add(ctx, SEV_PASS, "machine", ev, NULL, "%.0f W of GPU%s power fits the %d W of supplies", demand,
-                        p->cpu_tdp_watts > 0 ? " and CPU" : "", usable);
+            finding_add(ctx, SEV_PASS, "machine", ev, NULL, _("%.0f W of GPU%s power fits the %d W of supplies"), demand,
+                        p->cpu_tdp_watts > 0 ? _(" and CPU") : "", usable);
     }
 }

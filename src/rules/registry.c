@@ -6,168 +6,169 @@
 #include "rules/checks.h"
 #include "rules/rule.h"
 #include "rules/watch.h"
+#include "util/i18n.h"
 
 #define ALL(s) {s, s, s, s, s, s}
 #define PER_WORKLOAD(general, cv, llm_train, llm_infer, render, hpc) {general, cv, llm_train, llm_infer, render, hpc}
 
 const struct rule rules_table[] = {
-    {"PCIE_LINK_DEGRADED", "pcie", "PCIe link narrower or slower than the device can do", ALL(SEV_FAIL),
+    {"PCIE_LINK_DEGRADED", "pcie", N_("PCIe link narrower or slower than the device can do"), ALL(SEV_FAIL),
      check_pcie_link_degraded,
-     "A device that negotiated fewer lanes than both it and its slot support (x8 instead of x16) moves\n"
+     N_("A device that negotiated fewer lanes than both it and its slot support (x8 instead of x16) moves\n"
      "data at a fraction of the rate it was sold for: a bad riser, a dirty contact, a card not fully\n"
      "seated, or a BIOS bifurcation setting. Width is fixed at link training, so a narrow link is a\n"
      "fault at any time. Speed is not: GPUs drop to Gen1 when idle to save power, so a lower speed\n"
      "at idle is only 'info' until it is re-read under load (nvidia-smi while a job runs, or\n"
      "`gpuvet audit --load-check` on NVIDIA GPUs). The limit judged is the lower of the device's and\n"
      "its upstream port's maximum: a cap of the slot is PCIE_SLOT_CAPPED, not a degraded link.\n"
-     "NICs and NVMe drives do not downclock their links at idle, so their lower speed is a warning."},
-    {"PCIE_SLOT_CAPPED", "pcie", "device faster than the port it is plugged into", ALL(SEV_WARN),
+     "NICs and NVMe drives do not downclock their links at idle, so their lower speed is a warning.")},
+    {"PCIE_SLOT_CAPPED", "pcie", N_("device faster than the port it is plugged into"), ALL(SEV_WARN),
      check_pcie_slot_capped,
-     "The device can do more than its upstream port (a Gen4 GPU in a Gen3 slot or riser, a x16 card\n"
+     N_("The device can do more than its upstream port (a Gen4 GPU in a Gen3 slot or riser, a x16 card\n"
      "in a x8 slot). Nothing is broken, but the platform caps the device: host<->device copies\n"
      "run at the port's rate. Compare the offer's spec sheet with the slot, and move the card or\n"
-     "ask for a platform whose slots match the card."},
-    {"PCIE_UPLINK_SHARED", "pcie", "several accelerators share one switch uplink",
+     "ask for a platform whose slots match the card.")},
+    {"PCIE_UPLINK_SHARED", "pcie", N_("several accelerators share one switch uplink"),
      PER_WORKLOAD(SEV_INFO, SEV_WARN, SEV_INFO, SEV_INFO, SEV_INFO, SEV_INFO), check_pcie_uplink_shared,
-     "Accelerators (and NICs) behind one PCIe switch share the switch's uplink to the CPU. When their\n"
+     N_("Accelerators (and NICs) behind one PCIe switch share the switch's uplink to the CPU. When their\n"
      "links add up to more than the uplink, simultaneous host<->device copies divide it: four x16\n"
      "GPUs behind one x16 uplink get a quarter each when all load data at once. This matters most\n"
      "for CV training, which streams every batch from host memory (warn); for LLM training and\n"
-     "inference the weights stay on the GPU and peer traffic can stay inside the switch (info)."},
-    {"PCIE_BANDWIDTH_LOW", "pcie", "measured host<->GPU copy bandwidth too low", ALL(SEV_FAIL),
+     "inference the weights stay on the GPU and peer traffic can stay inside the switch (info).")},
+    {"PCIE_BANDWIDTH_LOW", "pcie", N_("measured host<->GPU copy bandwidth too low"), ALL(SEV_FAIL),
      check_pcie_bandwidth_low,
-     "`gpuvet bench pcie` copies >=256 MiB between pinned host memory on the GPU's NUMA node and the\n"
+     N_("`gpuvet bench pcie` copies >=256 MiB between pinned host memory on the GPU's NUMA node and the\n"
      "GPU. A healthy link gives pinned copies ~79% (Gen3), ~83% (Gen4) or ~88% (Gen5) of its\n"
      "theoretical per-direction rate (x16: 15.75, 31.5, 63 GB/s). Below {general.pcie_min_fraction_of_achievable%} of that, or more than\n"
      "{general.pcie_sibling_max_shortfall%} below the other GPUs of the box, something is wrong that the link state alone does not\n"
      "show: a link that downtrains under load, a riser with errors and replays, a switch uplink\n"
      "shared with busy devices, or IOMMU/ATS settings. The expected rate uses the link's width and\n"
      "the highest speed both the device and its port support, because idle GPUs read a lower speed.\n"
-     "Without a bench (audit --bench FILE or --bench-quick) the verdict is unknown."},
-    {"GPU_ECC_OFF", "gpu", "datacenter GPU with ECC disabled",
+     "Without a bench (audit --bench FILE or --bench-quick) the verdict is unknown.")},
+    {"GPU_ECC_OFF", "gpu", N_("datacenter GPU with ECC disabled"),
      PER_WORKLOAD(SEV_WARN, SEV_WARN, SEV_FAIL, SEV_WARN, SEV_WARN, SEV_FAIL), check_gpu_ecc_off,
-     "ECC on GPU memory detects and corrects bit flips; without it a flipped bit silently corrupts\n"
+     N_("ECC on GPU memory detects and corrects bit flips; without it a flipped bit silently corrupts\n"
      "weights, gradients or results. Datacenter GPUs ship with ECC on; a provider may turn it off to\n"
      "gain a few percent of memory and bandwidth. For multi-day training and HPC, where one silent\n"
      "error wastes the run, it must be on (fail); for other work it is a warning. GeForce cards have\n"
-     "no ECC, and workstation cards ship with it off (info)."},
-    {"GPU_RETIRED_PAGES", "gpu", "GPU memory retiring pages or out of spare rows", ALL(SEV_FAIL),
+     "no ECC, and workstation cards ship with it off (info).")},
+    {"GPU_RETIRED_PAGES", "gpu", N_("GPU memory retiring pages or out of spare rows"), ALL(SEV_FAIL),
      check_gpu_retired_pages,
-     "GPU memory with failing cells is repaired by retiring pages (up to Volta) or remapping rows (Ampere\n"
+     N_("GPU memory with failing cells is repaired by retiring pages (up to Volta) or remapping rows (Ampere\n"
      "and later), which takes effect at the next GPU reset. DCGM's limits are used: a pending retirement\n"
      "or remap, {general.gpu_retired_pages_max} or more retired pages, a row-remap failure (no spare rows left) or {general.gpu_remapped_uncorrectable_max} rows remapped\n"
      "for uncorrectable errors fail: the GPU is about to, or already does, lose data. Reset it; if it\n"
-     "crosses the limit again, the GPU should be replaced."},
-    {"GPU_THROTTLE", "gpu", "GPU clocks slowed by hardware, heat or power brake", ALL(SEV_FAIL), check_gpu_throttle,
-     "The driver reports why clocks are below their maximum (clock-event or 'throttle' reasons). A HW\n"
+     "crosses the limit again, the GPU should be replaced.")},
+    {"GPU_THROTTLE", "gpu", N_("GPU clocks slowed by hardware, heat or power brake"), ALL(SEV_FAIL), check_gpu_throttle,
+     N_("The driver reports why clocks are below their maximum (clock-event or 'throttle' reasons). A HW\n"
      "slowdown, thermal slowdown or power-brake means the server's cooling or power cannot sustain the\n"
      "GPU: the card delivers a fraction of what is paid for. These are the reasons DCGM fails a stress\n"
      "run on. The software power cap is different: a GPU at full load normally runs at its power\n"
-     "limit (info). Reasons are a snapshot: read them while a job runs for the full picture."},
-    {"GPU_DRIVER_CUDA", "gpu", "CUDA runtime newer than the driver supports", ALL(SEV_FAIL), check_gpu_driver_cuda,
-     "Each driver supports CUDA up to a version (nvidia-smi's 'CUDA Version'). A CUDA runtime\n"
+     "limit (info). Reasons are a snapshot: read them while a job runs for the full picture.")},
+    {"GPU_DRIVER_CUDA", "gpu", N_("CUDA runtime newer than the driver supports"), ALL(SEV_FAIL), check_gpu_driver_cuda,
+     N_("Each driver supports CUDA up to a version (nvidia-smi's 'CUDA Version'). A CUDA runtime\n"
      "(libcudart) or a PyTorch build for a newer major version fails at start-up with 'CUDA driver\n"
      "version is insufficient'. Within one major version, minor-version compatibility lets a newer\n"
      "runtime run on an older driver, except for PTX that needs the newer compiler (info). gpuvet looks\n"
      "for libcudart in the system library folders, /usr/local/cuda-*, and Python site-packages (pip's\n"
-     "nvidia/cuda_runtime wheels and torch/version.py)."},
-    {"GPU_PERSISTENCE_OFF", "gpu", "GPU persistence mode off", ALL(SEV_INFO), check_gpu_persistence_off,
-     "Without persistence mode (nvidia-persistenced), the driver de-initialises a GPU when the last\n"
+     "nvidia/cuda_runtime wheels and torch/version.py).")},
+    {"GPU_PERSISTENCE_OFF", "gpu", N_("GPU persistence mode off"), ALL(SEV_INFO), check_gpu_persistence_off,
+     N_("Without persistence mode (nvidia-persistenced), the driver de-initialises a GPU when the last\n"
      "process using it exits, so every job start and every nvidia-smi call pays the initialisation\n"
-     "again (seconds on large machines) and ECC/clocks settings may be re-applied. DCGM can require it."},
-    {"GPU_MIG_ON", "gpu", "GPU split by Multi-Instance GPU", ALL(SEV_INFO), check_gpu_mig_on,
-     "With MIG on, an A100/H100 is partitioned into instances; a job sees one instance's memory and\n"
+     "again (seconds on large machines) and ECC/clocks settings may be re-applied. DCGM can require it.")},
+    {"GPU_MIG_ON", "gpu", N_("GPU split by Multi-Instance GPU"), ALL(SEV_INFO), check_gpu_mig_on,
+     N_("With MIG on, an A100/H100 is partitioned into instances; a job sees one instance's memory and\n"
      "SMs, not the whole GPU. That is what a provider sells as a fraction of a GPU; if you paid for\n"
-     "whole GPUs, MIG must be off."},
-    {"GPU_NVLINK_DOWN", "gpu", "NVLink-capable GPU with inactive links", ALL(SEV_FAIL), check_gpu_nvlink_down,
-     "SXM GPUs talk to each other over NVLink (and NVSwitch). A link that is down makes collective\n"
+     "whole GPUs, MIG must be off.")},
+    {"GPU_NVLINK_DOWN", "gpu", N_("NVLink-capable GPU with inactive links"), ALL(SEV_FAIL), check_gpu_nvlink_down,
+     N_("SXM GPUs talk to each other over NVLink (and NVSwitch). A link that is down makes collective\n"
      "operations fall back to slower paths or fail; on NVSwitch systems, a stopped fabric manager\n"
-     "leaves all links down. `nvidia-smi -q -x` does not report NVLink; NVML does."},
-    {"GPU_P2P_CROSS_SOCKET", "gpu", "GPU pairs that talk across the CPU interconnect",
+     "leaves all links down. `nvidia-smi -q -x` does not report NVLink; NVML does.")},
+    {"GPU_P2P_CROSS_SOCKET", "gpu", N_("GPU pairs that talk across the CPU interconnect"),
      PER_WORKLOAD(SEV_INFO, SEV_WARN, SEV_WARN, SEV_INFO, SEV_INFO, SEV_INFO), check_gpu_p2p_cross_socket,
-     "GPUs on different sockets without NVLink exchange data through both CPUs' PCIe roots and the\n"
+     N_("GPUs on different sockets without NVLink exchange data through both CPUs' PCIe roots and the\n"
      "socket interconnect (UPI, Infinity Fabric): 'SYS' in `nvidia-smi topo -m`. Gradient all-reduce\n"
      "between them is slower than within a socket, and P2P may be disabled altogether. It matters for\n"
-     "multi-GPU training (warn); single-GPU jobs do not care."},
-    {"NUMA_GPU_NODE_NO_MEMORY", "numa", "accelerator's NUMA node has no host memory", ALL(SEV_FAIL),
+     "multi-GPU training (warn); single-GPU jobs do not care.")},
+    {"NUMA_GPU_NODE_NO_MEMORY", "numa", N_("accelerator's NUMA node has no host memory"), ALL(SEV_FAIL),
      check_numa_gpu_node_no_memory,
-     "An accelerator is attached to one CPU socket (its NUMA node). Pinned staging buffers should be\n"
+     N_("An accelerator is attached to one CPU socket (its NUMA node). Pinned staging buffers should be\n"
      "allocated in that node's memory; when the node has none (DIMMs missing on that socket), every\n"
      "host<->device copy crosses the CPU interconnect, which can cut pinned bandwidth to a quarter\n"
-     "on older platforms and adds latency. Populate that socket's memory channels."},
-    {"NUMA_GPU_NODE_NO_CPUS", "numa", "accelerator's NUMA node has no usable CPUs", ALL(SEV_FAIL),
+     "on older platforms and adds latency. Populate that socket's memory channels.")},
+    {"NUMA_GPU_NODE_NO_CPUS", "numa", N_("accelerator's NUMA node has no usable CPUs"), ALL(SEV_FAIL),
      check_numa_gpu_node_no_cpus,
-     "The process that feeds an accelerator should run on CPUs of the accelerator's NUMA node. When\n"
+     N_("The process that feeds an accelerator should run on CPUs of the accelerator's NUMA node. When\n"
      "that node has no CPUs this process may use (offline CPUs, a cgroup/cpuset that excludes them),\n"
      "the data loader runs far from the device. Memory-only nodes that expose GPU memory (Grace\n"
-     "Hopper, MI300A) are not judged: the accelerator's node is then the CPU node its local CPUs say."},
-    {"NUMA_AFFINITY_UNKNOWN", "numa", "accelerator's NUMA node unknown on a multi-node host", ALL(SEV_WARN),
+     "Hopper, MI300A) are not judged: the accelerator's node is then the CPU node its local CPUs say.")},
+    {"NUMA_AFFINITY_UNKNOWN", "numa", N_("accelerator's NUMA node unknown on a multi-node host"), ALL(SEV_WARN),
      check_numa_affinity_unknown,
-     "The kernel reports numa_node = -1 when firmware (ACPI _PXM) does not say which socket a device\n"
+     N_("The kernel reports numa_node = -1 when firmware (ACPI _PXM) does not say which socket a device\n"
      "hangs off. On a single-node machine that is harmless; on a multi-node machine nobody can bind\n"
      "the job correctly, and NCCL/CUDA may pick a far node. Ask the provider for a BIOS that reports\n"
-     "proximity, or measure with `gpuvet bench pcie` from each node."},
-    {"NUMA_MEMORY_IMBALANCE", "numa", "host memory differs a lot between NUMA nodes", ALL(SEV_WARN),
+     "proximity, or measure with `gpuvet bench pcie` from each node.")},
+    {"NUMA_MEMORY_IMBALANCE", "numa", N_("host memory differs a lot between NUMA nodes"), ALL(SEV_WARN),
      check_numa_memory_imbalance,
-     "Nodes that hold CPUs should hold similar amounts of memory: an imbalance means DIMMs are missing\n"
+     N_("Nodes that hold CPUs should hold similar amounts of memory: an imbalance means DIMMs are missing\n"
      "on one socket, so jobs bound to that socket run out of local memory and spill across the\n"
      "interconnect. Memory-only nodes (GPU memory, CXL, HBM exposed as NUMA nodes) are not host DRAM\n"
-     "of a socket and are left out of the comparison."},
-    {"NUMA_BINDING", "numa", "the binding to use for each accelerator", ALL(SEV_INFO), check_numa_binding,
-     "Run the process that feeds each accelerator on that accelerator's NUMA node, with memory\n"
+     "of a socket and are left out of the comparison.")},
+    {"NUMA_BINDING", "numa", N_("the binding to use for each accelerator"), ALL(SEV_INFO), check_numa_binding,
+     N_("Run the process that feeds each accelerator on that accelerator's NUMA node, with memory\n"
      "allocated there: `numactl --cpunodebind=N --membind=N cmd`, or `taskset -c CPUS cmd` with the\n"
      "device's local CPUs. Frameworks do not do this by themselves (PyTorch DataLoader workers\n"
-     "inherit the parent's affinity)."},
-    {"CPU_GOVERNOR", "cpu", "cpufreq governor is not 'performance'", ALL(SEV_INFO), check_cpu_governor,
-     "With 'powersave' or 'schedutil', cores ramp up only after load appears, which slows bursty\n"
+     "inherit the parent's affinity).")},
+    {"CPU_GOVERNOR", "cpu", N_("cpufreq governor is not 'performance'"), ALL(SEV_INFO), check_cpu_governor,
+     N_("With 'powersave' or 'schedutil', cores ramp up only after load appears, which slows bursty\n"
      "data loading and adds latency to inference. 'performance' keeps clocks up. Where no cpufreq\n"
      "driver is loaded (most VMs, some BIOS settings) the firmware or hypervisor owns the clocks and\n"
-     "gpuvet cannot tell."},
-    {"CPU_CORES_PER_GPU", "cpu", "too few physical cores per accelerator", ALL(SEV_WARN), check_cpu_cores_per_gpu,
-     "Every accelerator needs CPU cores beside it: the process that drives it and the data-loader\n"
+     "gpuvet cannot tell.")},
+    {"CPU_CORES_PER_GPU", "cpu", N_("too few physical cores per accelerator"), ALL(SEV_WARN), check_cpu_cores_per_gpu,
+     N_("Every accelerator needs CPU cores beside it: the process that drives it and the data-loader\n"
      "workers that read, decode and augment its batches. Physical cores count, not threads: two\n"
      "hyperthreads share one core's decode units. CV training decodes JPEGs on the CPU: an A100 trains\n"
      "ResNet-50 on {cv-train.cv_reference_img_s} img/s and one core decodes and augments {cv-train.cv_decode_images_s_per_core} of them, so an A100\n"
      "needs {cv-train.cores_for_reference} cores (decode workers + the training process, as `gpuvet plan` counts them); a\n"
      "GPU with a known rate in data/gpus.csv is judged by its own rate. LLM training needs >= {llm-train.cores_per_accelerator_min} per\n"
      "GPU (the training process plus loader workers; NCCL runs on the GPU, not on CPU cores, whatever\n"
-     "rules of thumb say), LLM inference >= {llm-infer.cores_per_accelerator_min} (the server and its tokenizer/batching thread)."},
-    {"CPU_FREQ_LOW", "cpu", "CPU clock below the workload's need", ALL(SEV_WARN), check_cpu_freq_low,
-     "Per-batch CPU work (JPEG decode, kernel launches, synchronisation) runs on few threads and\n"
+     "rules of thumb say), LLM inference >= {llm-infer.cores_per_accelerator_min} (the server and its tokenizer/batching thread).")},
+    {"CPU_FREQ_LOW", "cpu", N_("CPU clock below the workload's need"), ALL(SEV_WARN), check_cpu_freq_low,
+     N_("Per-batch CPU work (JPEG decode, kernel launches, synchronisation) runs on few threads and\n"
      "scales with the clock. Common rules of thumb are kept where they hold: CV training wants a\n"
      "boost clock >= {cv-train.cpu_boost_min_mhzGHz}, LLM training >= {llm-train.cpu_boost_min_mhzGHz}. For inference they ask for a 4.5 GHz\n"
      "single-core turbo, which no datacenter CPU reaches: latency is judged by measured scheduling\n"
      "jitter (`gpuvet bench jitter`) instead. acpi-cpufreq shows base + 1 MHz as the maximum when\n"
-     "turbo is on; gpuvet then reports the boost clock as unknown rather than guess."},
-    {"STORAGE_SLOW_DATA", "storage", "dataset on slow storage or on the system disk",
+     "turbo is on; gpuvet then reports the boost clock as unknown rather than guess.")},
+    {"STORAGE_SLOW_DATA", "storage", N_("dataset on slow storage or on the system disk"),
      PER_WORKLOAD(SEV_INFO, SEV_WARN, SEV_INFO, SEV_INFO, SEV_INFO, SEV_INFO), check_storage_slow_data,
-     "CV training reads its dataset every epoch as many small files in random order. A spinning disk\n"
+     N_("CV training reads its dataset every epoch as many small files in random order. A spinning disk\n"
      "seeks for each one and a SATA SSD's 6 Gb/s link caps reads at ~550 MB/s: the data loaders\n"
      "starve the GPUs (warn for cv-train; info for workloads whose data is small). A dataset on the\n"
      "system disk competes with logs, updates and swap (info: keep system and data on separate\n"
      "disks). Give the dataset with --data-dir DIR: gpuvet finds the mount and the disks below it\n"
      "(partitions, LVM and RAID resolved). Network filesystems are judged by measurement only\n"
-     "(`gpuvet bench storage`)."},
-    {"NET_MULTINODE", "network", "network too slow for a multi-node job", ALL(SEV_FAIL), check_net_multinode,
-     "A job spread over several machines (--nodes N) exchanges gradients or activations every step.\n"
+     "(`gpuvet bench storage`).")},
+    {"NET_MULTINODE", "network", N_("network too slow for a multi-node job"), ALL(SEV_FAIL), check_net_multinode,
+     N_("A job spread over several machines (--nodes N) exchanges gradients or activations every step.\n"
      "Below {general.net_multinode_fail_gbps} Gb/s on the fastest usable NIC the exchange dominates the step (fail). Without RDMA\n"
      "(InfiniBand or RoCE) NCCL falls back to TCP sockets, costing CPU time and latency (warn). LLM\n"
      "training moves the most data and wants >= {llm-train.net_multinode_warn_gbps} Gb/s per node (warn below). GPUDirect RDMA\n"
      "moves data between NIC and GPU memory over PCIe: a NIC on another NUMA node than the GPUs, or\n"
      "under no common PCIe switch, routes it through the CPU (info). NICs whose link is not visible\n"
-     "(no driver, another network namespace) make the verdict unknown rather than a fail."},
-    {"CLAIM_MISMATCH", "claims", "the provider's claimed spec differs from the machine", ALL(SEV_FAIL),
+     "(no driver, another network namespace) make the verdict unknown rather than a fail.")},
+    {"CLAIM_MISMATCH", "claims", N_("the provider's claimed spec differs from the machine"), ALL(SEV_FAIL),
      check_claim_mismatch,
-     "`--claim FILE` sets the offer's spec against what the audit finds, key by key (label vs\n"
+     N_("`--claim FILE` sets the offer's spec against what the audit finds, key by key (label vs\n"
      "reality). Counting tricks are named: '32 cores' that are 16 cores with 2 threads each\n"
      "says so. Memory is compared with MemTotal plus what the kernel keeps: the page map (64-byte\n"
      "struct page per 4 KiB, {general.claim_memory_page_map_share%}) and ~{general.claim_memory_fixed_reserve_bytesGiB} of firmware, kernel and crashkernel reservations; Linux\n"
      "does not reserve '5 %' of RAM (that is ext4's reserved disk blocks). Keys whose facts this audit\n"
-     "does not observe are 'unknown', never 'pass'."},
+     "does not observe are 'unknown', never 'pass'.")},
 
-    {"MEM_CHANNELS_UNDERPOPULATED", "memory", "memory channels left empty",
+    {"MEM_CHANNELS_UNDERPOPULATED", "memory", N_("memory channels left empty"),
      PER_WORKLOAD(SEV_WARN, SEV_FAIL, SEV_WARN, SEV_WARN, SEV_WARN, SEV_WARN), check_mem_channels_underpopulated,
-     "Memory bandwidth per socket is channels x MT/s x 8 bytes. A socket with DIMMs on 2 of its 6\n"
+     N_("Memory bandwidth per socket is channels x MT/s x 8 bytes. A socket with DIMMs on 2 of its 6\n"
      "channels has a third of the bandwidth the CPU was built for, however much memory is installed;\n"
      "two DIMMs on some channels and none on others is just as bad even when the count looks right.\n"
      "CV training streams every decoded batch through host memory, so it fails there; elsewhere it\n"
@@ -182,84 +183,84 @@ const struct rule rules_table[] = {
      "Gen10. Persistent memory (Optane, NVDIMM) is not RAM and fills no channel here.\n"
      "Channels per socket come from data/cpu-platforms.csv; a front-side-bus Xeon (5400 and older)\n"
      "has none of its own: its memory controller is in the chipset, so the audit says unknown and\n"
-     "that the per-socket rule does not apply."},
-    {"MEM_DIMMS_MIXED", "memory", "DIMMs of different size, speed or rank", ALL(SEV_WARN), check_mem_dimms_mixed,
-     "Mixed DIMMs run at the slowest module's speed and timings, and unequal sizes break the even\n"
+     "that the per-socket rule does not apply.")},
+    {"MEM_DIMMS_MIXED", "memory", N_("DIMMs of different size, speed or rank"), ALL(SEV_WARN), check_mem_dimms_mixed,
+     N_("Mixed DIMMs run at the slowest module's speed and timings, and unequal sizes break the even\n"
      "interleave across channels: part of the memory is reached through fewer channels. Use\n"
-     "identical modules in every channel."},
-    {"MEM_SPEED_DOWNCLOCKED", "memory", "memory runs below what DIMMs and CPU allow", ALL(SEV_WARN),
+     "identical modules in every channel.")},
+    {"MEM_SPEED_DOWNCLOCKED", "memory", N_("memory runs below what DIMMs and CPU allow"), ALL(SEV_WARN),
      check_mem_speed_downclocked,
-     "The configured speed (what the memory controller runs) below both the DIMMs' rating and the\n"
+     N_("The configured speed (what the memory controller runs) below both the DIMMs' rating and the\n"
      "CPU's top speed costs bandwidth for nothing: a BIOS frequency or power-profile setting. The limit\n"
      "is per CPU model (data/cpu-platforms.csv, the vendor's spec page per row: E5-2640 v4 2133 MT/s,\n"
      "E5-2680 v4 2400, Gold 6430 4400) and per DIMMs per channel (two DIMMs in a channel lower it on\n"
      "most platforms). Running at that top speed passes; DIMMs rated below the CPU are `info` (slow\n"
      "DIMMs, not a downclock). A model missing from the table is judged by its family's lowest speed,\n"
      "and only a speed below it warns; where the locators name no channel and a second DIMM per channel\n"
-     "is possible, a speed the derated limit explains is `unknown`, not a warning."},
-    {"MEM_BANDWIDTH_LOW", "memory", "measured memory bandwidth far below the DIMMs' theoretical", ALL(SEV_WARN),
+     "is possible, a speed the derated limit explains is `unknown`, not a warning.")},
+    {"MEM_BANDWIDTH_LOW", "memory", N_("measured memory bandwidth far below the DIMMs' theoretical"), ALL(SEV_WARN),
      check_mem_bandwidth_low,
-     "STREAM triad on a healthy machine reaches ~70-85% of the theoretical bandwidth of the populated\n"
+     N_("STREAM triad on a healthy machine reaches ~70-85% of the theoretical bandwidth of the populated\n"
      "DIMMs (channels x MT/s x 8 bytes per socket). Below {general.mem_bandwidth_min_fraction%} the spec sheet and the box disagree:\n"
      "DIMMs running below their rated speed, channels without DIMMs, a BIOS power profile that\n"
      "throttles memory, or another job using the memory during the bench. `gpuvet bench memory`\n"
      "measures it with one pinned thread per core and arrays at least 4x the last-level cache.\n"
-     "Without a bench (audit --bench FILE or --bench-quick) the verdict is unknown."},
-    {"MEM_ECC_DISABLED", "memory", "memory without ECC",
+     "Without a bench (audit --bench FILE or --bench-quick) the verdict is unknown.")},
+    {"MEM_ECC_DISABLED", "memory", N_("memory without ECC"),
      PER_WORKLOAD(SEV_WARN, SEV_WARN, SEV_FAIL, SEV_WARN, SEV_WARN, SEV_FAIL), check_mem_ecc_disabled,
-     "Without ECC a flipped bit in host memory silently corrupts data: a gradient, a checkpoint, a\n"
+     N_("Without ECC a flipped bit in host memory silently corrupts data: a gradient, a checkpoint, a\n"
      "simulation step. Weeks-long training and HPC runs meet such flips (fail); other work risks\n"
      "wrong results (warn). Evidence: SMBIOS type 16's error correction, the DIMMs' total vs data\n"
      "width, an EDAC driver. Inside a VM the SMBIOS table is the hypervisor's (QEMU says Multi-bit\n"
-     "ECC on any host), so the verdict is unknown there."},
-    {"MEM_ECC_ERRORS", "memory", "memory errors counted by EDAC", ALL(SEV_FAIL), check_mem_ecc_errors,
-     "The kernel's EDAC driver counts corrected (ce) and uncorrected (ue) memory errors. Any\n"
+     "ECC on any host), so the verdict is unknown there.")},
+    {"MEM_ECC_ERRORS", "memory", N_("memory errors counted by EDAC"), ALL(SEV_FAIL), check_mem_ecc_errors,
+     N_("The kernel's EDAC driver counts corrected (ce) and uncorrected (ue) memory errors. Any\n"
      "uncorrected error means data was lost (fail). Corrected errors are repaired, but a rising\n"
-     "count means a DIMM is failing; one reading cannot tell rising from old, so it warns."},
-    {"CPU_CONTENTION", "cpu", "other processes use the CPUs", ALL(SEV_WARN), check_cpu_contention,
-     "The data loader needs the cores the spec sheet promises. gpuvet watches the CPUs for\n"
+     "count means a DIMM is failing; one reading cannot tell rising from old, so it warns.")},
+    {"CPU_CONTENTION", "cpu", N_("other processes use the CPUs"), ALL(SEV_WARN), check_cpu_contention,
+     N_("The data loader needs the cores the spec sheet promises. gpuvet watches the CPUs for\n"
      "--sample seconds (default 2) and names every process that used more than {general.contention_process_share%} of the machine\n"
      "(mining, backups, monitoring agents, a forgotten job), and warns when the load average exceeds\n"
-     "the CPU count. A recorded tree or an evidence file has nothing to sample: unknown."},
-    {"CPU_STEAL", "cpu", "the hypervisor takes CPU time", ALL(SEV_WARN), check_cpu_steal,
-     "Steal is time a vCPU was ready to run but the hypervisor ran something else: oversold hosts.\n"
+     "the CPU count. A recorded tree or an evidence file has nothing to sample: unknown.")},
+    {"CPU_STEAL", "cpu", N_("the hypervisor takes CPU time"), ALL(SEV_WARN), check_cpu_steal,
+     N_("Steal is time a vCPU was ready to run but the hypervisor ran something else: oversold hosts.\n"
      "Above {general.steal_warn%} of the CPU time data loading stutters (warn); above {general.steal_fail%} the instance delivers far\n"
-     "less than its vCPU count (fail). Measured from /proc/stat over the sampling window."},
-    {"CPU_THROTTLE", "cpu", "CPUs thermally throttled", ALL(SEV_WARN), check_cpu_throttle,
-     "Intel CPUs count thermal throttle events per core and package. Counters that rise during the\n"
+     "less than its vCPU count (fail). Measured from /proc/stat over the sampling window.")},
+    {"CPU_THROTTLE", "cpu", N_("CPUs thermally throttled"), ALL(SEV_WARN), check_cpu_throttle,
+     N_("Intel CPUs count thermal throttle events per core and package. Counters that rise during the\n"
      "sample mean the CPUs run hot now (fans, airflow, a dusty heat sink, a power-capped BIOS\n"
-     "profile) and slow the data pipeline. Counts from long ago are shown but not judged."},
-    {"POWER_SUPPLY", "power", "power supply redundancy and headroom", ALL(SEV_WARN), check_power_supply,
-     "From SMBIOS type 39 (DMTF DSP0134, System Power Supply): one supply is no\n"
+     "profile) and slow the data pipeline. Counts from long ago are shown but not judged.")},
+    {"POWER_SUPPLY", "power", N_("power supply redundancy and headroom"), ALL(SEV_WARN), check_power_supply,
+     N_("From SMBIOS type 39 (DMTF DSP0134, System Power Supply): one supply is no\n"
      "redundancy (info); a supply whose status is not OK is a warning. Headroom: the GPUs' power\n"
      "limits plus the CPUs' package power limit (RAPL PL1, about the TDP) should stay below {general.power_headroom_ratio%} of\n"
      "what the supplies give with one of them lost (N+1); undersized power throttles or trips under\n"
      "load. Without the GPUs' power limits (no driver, evidence file) headroom is unknown,\n"
-     "never guessed."},
-    {"KERNEL_THP", "kernel", "transparent huge pages setting", ALL(SEV_INFO), check_kernel_thp,
-     "THP 'always' lets khugepaged compact memory in the background, which causes latency spikes in\n"
+     "never guessed.")},
+    {"KERNEL_THP", "kernel", N_("transparent huge pages setting"), ALL(SEV_INFO), check_kernel_thp,
+     N_("THP 'always' lets khugepaged compact memory in the background, which causes latency spikes in\n"
      "latency-sensitive inference; 'madvise' keeps the benefit for programs that ask for it (PyTorch's\n"
-     "allocator, databases) without the stalls. For throughput jobs it rarely matters."},
-    {"KERNEL_SWAP", "kernel", "swap enabled with a high swappiness", ALL(SEV_INFO), check_kernel_swap,
-     "A training or inference job's host memory (dataset cache, pinned buffers' neighbours, the\n"
+     "allocator, databases) without the stalls. For throughput jobs it rarely matters.")},
+    {"KERNEL_SWAP", "kernel", N_("swap enabled with a high swappiness"), ALL(SEV_INFO), check_kernel_swap,
+     N_("A training or inference job's host memory (dataset cache, pinned buffers' neighbours, the\n"
      "optimizer states of ZeRO offload) should never be paged out: a swapped-out page stalls the\n"
      "data pipeline for milliseconds. Swap with swappiness <= {general.swappiness_max} is a safety net; higher values let\n"
-     "the kernel swap proactively."},
-    {"KERNEL_NUMA_BALANCING", "kernel", "automatic NUMA balancing is on", ALL(SEV_INFO),
+     "the kernel swap proactively.")},
+    {"KERNEL_NUMA_BALANCING", "kernel", N_("automatic NUMA balancing is on"), ALL(SEV_INFO),
      check_kernel_numa_balancing,
-     "Automatic NUMA balancing unmaps pages to see who touches them and migrates them; on a job that\n"
-     "is already bound with numactl it only adds page faults and jitter. Turn it off when you bind."},
-    {"KERNEL_ISOLCPUS", "kernel", "isolated CPUs", ALL(SEV_INFO), check_kernel_isolcpus,
-     "isolcpus/nohz_full keep the scheduler and timer ticks off some CPUs. They help latency-critical\n"
+     N_("Automatic NUMA balancing unmaps pages to see who touches them and migrates them; on a job that\n"
+     "is already bound with numactl it only adds page faults and jitter. Turn it off when you bind.")},
+    {"KERNEL_ISOLCPUS", "kernel", N_("isolated CPUs"), ALL(SEV_INFO), check_kernel_isolcpus,
+     N_("isolcpus/nohz_full keep the scheduler and timer ticks off some CPUs. They help latency-critical\n"
      "inference threads pinned there, and they surprise everyone else: processes not explicitly\n"
      "pinned never run on isolated CPUs, so a box with isolated CPUs has fewer usable cores than\n"
-     "its spec sheet says."},
-    {"VIRT_LIMITS", "virt", "running in a VM or container: what cannot be verified", ALL(SEV_INFO),
+     "its spec sheet says.")},
+    {"VIRT_LIMITS", "virt", N_("running in a VM or container: what cannot be verified"), ALL(SEV_INFO),
      check_virt_limits,
-     "Inside a VM the PCIe ports, the NUMA layout, the SMBIOS memory table (QEMU claims ECC) and CPU\n"
+     N_("Inside a VM the PCIe ports, the NUMA layout, the SMBIOS memory table (QEMU claims ECC) and CPU\n"
      "clocks are what the hypervisor chooses to show; inside a container /sys is the host's but the\n"
      "cgroup limits CPUs and memory. gpuvet lists what it cannot verify from inside instead of\n"
-     "passing or failing it: ask the provider for a bare-metal audit or run it on the host."},
+     "passing or failing it: ask the provider for a bare-metal audit or run it on the host.")},
 };
 
 const int rules_count = (int)(sizeof rules_table / sizeof rules_table[0]);
@@ -275,8 +276,8 @@ const struct rule *rule_find(const char *id)
     return NULL;
 }
 
-void rules_run(const struct machine *m, enum workload workload, const struct audit_inputs *inputs,
-               struct findings *out)
+static void run_checks(const struct machine *m, enum workload workload, const struct audit_inputs *inputs,
+                       struct findings *out)
 {
     static const struct audit_inputs single_node = {.nodes = 1};
     struct audit_ctx ctx = {.machine = m, .workload = workload, .thresholds = thresholds_for(workload),
@@ -285,5 +286,38 @@ void rules_run(const struct machine *m, enum workload workload, const struct aud
         ctx.rule = &rules_table[i];
         rules_table[i].check(&ctx);
     }
+}
+
+/* The local text of each finding comes from a second, translated run of the same checks: the
+ * checks are pure functions of the model, so the runs pair up finding by finding. Formatting the
+ * English and the local text in one call would leave the pieces a message is built from (a
+ * "%s" filled with "could not be read") in English. A run that does not pair up (never seen)
+ * keeps English. */
+static void add_local_text(const struct machine *m, enum workload workload, const struct audit_inputs *inputs,
+                           struct findings *out)
+{
+    struct findings local = {0};
+    run_checks(m, workload, inputs, &local);
+    bool paired = local.count == out->count;
+    for (int i = 0; paired && i < out->count; i++)
+        paired = local.items[i].rule == out->items[i].rule && local.items[i].severity == out->items[i].severity &&
+                 !strcmp(local.items[i].subject, out->items[i].subject);
+    for (int i = 0; paired && i < out->count; i++) {
+        struct finding *it = &out->items[i];
+        it->message_local = local.items[i].message;
+        it->fix_local = local.items[i].fix;
+        local.items[i].message = local.items[i].fix = NULL;
+    }
+    findings_free(&local);
+}
+
+void rules_run(const struct machine *m, enum workload workload, const struct audit_inputs *inputs,
+               struct findings *out)
+{
+    i18n_english_begin();
+    run_checks(m, workload, inputs, out);
+    i18n_english_end();
+    if (i18n_translating())
+        add_local_text(m, workload, inputs, out);
     findings_sort(out);
 }

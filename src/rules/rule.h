@@ -37,6 +37,10 @@ struct finding {
     char *message;
     json_t *evidence;      /* object: the values the verdict rests on */
     char *fix;             /* a command or action; NULL when nothing to do */
+    /* The same two in the user's language (util/i18n.h) for the reports people read; NULL when
+     * English is shown. JSON and Prometheus keep message and fix. */
+    char *message_local;
+    char *fix_local;
 };
 
 struct findings {
@@ -71,6 +75,10 @@ enum severity ctx_severity(const struct audit_ctx *ctx);
 /* Adds a finding for ctx->rule. evidence is taken over (may be NULL); fix may be NULL. */
 void finding_add(struct audit_ctx *ctx, enum severity severity, const char *subject, json_t *evidence,
                  const char *fix, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+/* What a report for people prints: the local text when there is one, else the English. */
+const char *finding_message(const struct finding *f);
+const char *finding_fix(const struct finding *f);
 
 void findings_sort(struct findings *f);
 void findings_free(struct findings *f);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "rules/checks.h"
+#include "util/i18n.h"
 
 #define MB (1000.0 * 1000.0)
 
@@ -46,7 +47,7 @@ static bool kind_unknown(const struct machine *m, const struct block_device *d)
 static void describe(char *buf, size_t n, const struct block_device *d)
 {
     snprintf(buf, n, "%s (%s, %s%s%s)", d->name, storage_transport_name(d->transport),
-             d->rotational == 1 ? "rotational" : d->rotational == 0 ? "not rotational" : "rotation unknown",
+             d->rotational == 1 ? "rotational" : d->rotational == 0 ? _("not rotational") : _("rotation unknown"),
              d->model ? ", " : "", d->model ? d->model : "");
 }
 
@@ -57,14 +58,14 @@ static bool judge_disk_kind(struct audit_ctx *ctx, const struct storage_location
     const struct storage_info *s = &ctx->machine->storage;
     const char *dir = loc->path;
     if (loc->network_fs) {
-        finding_add(ctx, SEV_UNKNOWN, dir, location_json(loc), "measure the read rate: `gpuvet bench storage`",
-                    "dataset on a network filesystem (%s from %s): its rate is the network's and the servers', "
-                    "not a local disk's", loc->fstype, loc->source);
+        finding_add(ctx, SEV_UNKNOWN, dir, location_json(loc), _("measure the read rate: `gpuvet bench storage`"),
+                    _("dataset on a network filesystem (%s from %s): its rate is the network's and the servers', "
+                    "not a local disk's"), loc->fstype, loc->source);
         return false;
     }
     if (loc->ndisks == 0) {
-        finding_add(ctx, SEV_UNKNOWN, dir, location_json(loc), NULL, "the disk holding the dataset is unknown: %s",
-                    loc->unknown_reason ? loc->unknown_reason : "no mount found");
+        finding_add(ctx, SEV_UNKNOWN, dir, location_json(loc), NULL, _("the disk holding the dataset is unknown: %s"),
+                    loc->unknown_reason ? loc->unknown_reason : _("no mount found"));
         return false;
     }
     int slow = 0, unknown = 0, virtual_disks = 0;
@@ -88,21 +89,21 @@ static bool judge_disk_kind(struct audit_ctx *ctx, const struct storage_location
     }
     if (slow) {
         finding_add(ctx, ctx_severity(ctx), dir, location_json(loc),
-                    "put the dataset on NVMe (or cache it in host memory / on local NVMe before training)",
-                    "dataset on %s: %s, too slow to feed data loaders that read small files in random order",
-                    slow_text, spinning ? "a spinning disk seeks for every random read"
-                                        : "SATA's 6 Gb/s link caps reads at ~550 MB/s");
+                    _("put the dataset on NVMe (or cache it in host memory / on local NVMe before training)"),
+                    _("dataset on %s: %s, too slow to feed data loaders that read small files in random order"),
+                    slow_text, spinning ? _("a spinning disk seeks for every random read")
+                                        : _("SATA's 6 Gb/s link caps reads at ~550 MB/s"));
         return true;
     }
     if (unknown) {
-        finding_add(ctx, SEV_UNKNOWN, dir, location_json(loc), "measure the read rate: `gpuvet bench storage`",
-                    virtual_disks ? "dataset on %s, a virtual disk: its rotational flag is the hypervisor's choice "
-                                    "and the storage behind it is unknown"
-                                  : "dataset on %s, a disk of unknown kind (no rotational flag or transport)",
+        finding_add(ctx, SEV_UNKNOWN, dir, location_json(loc), _("measure the read rate: `gpuvet bench storage`"),
+                    virtual_disks ? _("dataset on %s, a virtual disk: its rotational flag is the hypervisor's choice "
+                                    "and the storage behind it is unknown")
+                                  : _("dataset on %s, a disk of unknown kind (no rotational flag or transport)"),
                     other_text);
         return false;
     }
-    finding_add(ctx, SEV_PASS, dir, location_json(loc), NULL, "dataset on %s", other_text);
+    finding_add(ctx, SEV_PASS, dir, location_json(loc), NULL, _("dataset on %s"), other_text);
     return true;
 }
 
@@ -115,8 +116,8 @@ static void judge_shared_with_system(struct audit_ctx *ctx, const struct storage
         const struct block_device *d = storage_device(s, loc->disks[i]);
         if (d && d->holds_root) {
             finding_add(ctx, SEV_INFO, loc->path, location_json(loc),
-                        "keep datasets on a disk of their own (a data NVMe), apart from the system disk",
-                        "dataset shares %s with the system (/): system writes compete with the data loaders' reads",
+                        _("keep datasets on a disk of their own (a data NVMe), apart from the system disk"),
+                        _("dataset shares %s with the system (/): system writes compete with the data loaders' reads"),
                         d->name);
             return;
         }
@@ -155,13 +156,13 @@ static void judge_measured_rate(struct audit_ctx *ctx, const char *subject)
                            b->storage_dir ? b->storage_dir : b->storage_file, "bench", b->source);
     if (b->storage_seq_read_bytes_s < demand)
         finding_add(ctx, SEV_FAIL, subject, ev,
-                    "put the dataset on local NVMe, cache it in RAM, or pack it into large shards (WebDataset, TFRecord)",
-                    "measured sequential read %.0f MB/s is below the %.0f MB/s that %d accelerators consume at "
-                    "ResNet-50 rates: the loaders will wait for the disk", b->storage_seq_read_bytes_s / MB,
+                    _("put the dataset on local NVMe, cache it in RAM, or pack it into large shards (WebDataset, TFRecord)"),
+                    _("measured sequential read %.0f MB/s is below the %.0f MB/s that %d accelerators consume at "
+                    "ResNet-50 rates: the loaders will wait for the disk"), b->storage_seq_read_bytes_s / MB,
                     demand / MB, accelerators);
     else
         finding_add(ctx, SEV_PASS, subject, ev, NULL,
-                    "measured sequential read %.0f MB/s covers the %.0f MB/s the accelerators consume",
+                    _("measured sequential read %.0f MB/s covers the %.0f MB/s the accelerators consume"),
                     b->storage_seq_read_bytes_s / MB, demand / MB);
 }
 
@@ -170,8 +171,8 @@ void check_storage_slow_data(struct audit_ctx *ctx)
     const struct storage_info *s = &ctx->machine->storage;
     if (!s->has_data) {
         if (ctx->thresholds->streams_dataset) {
-            finding_add(ctx, SEV_UNKNOWN, "dataset", NULL, "gpuvet audit --data-dir /path/to/dataset",
-                        "where the dataset lives is unknown: pass --data-dir DIR");
+            finding_add(ctx, SEV_UNKNOWN, "dataset", NULL, _("gpuvet audit --data-dir /path/to/dataset"),
+                        _("where the dataset lives is unknown: pass --data-dir DIR"));
             judge_measured_rate(ctx, "dataset");
         }
         return;

@@ -1,5 +1,6 @@
 /* The verdict per workload: FAIL, WARN, INCONCLUSIVE or PASS, and the coverage behind it. */
 #include "rules/verdict.h"
+#include "util/i18n.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -32,61 +33,61 @@ struct fact_rule {
  * history (EDAC counters, CPU use sampled now), software on top (CUDA runtime, kernel settings)
  * and what the renter chooses (dataset disk, binding) are reported but not key. */
 static const struct fact_rule facts[] = {
-    {"PCIE_LINK_DEGRADED", "PCIe links", FROM_MACHINE | FROM_NVIDIA, GPU_WORKLOADS,
-     "a GPU at x8 delivers half the host<->device bandwidth it was sold with"},
-    {"PCIE_SLOT_CAPPED", "PCIe links", FROM_MACHINE, 0, NULL},
-    {"PCIE_UPLINK_SHARED", "PCIe switches", FROM_MACHINE, 0, NULL},
-    {"PCIE_BANDWIDTH_LOW", "measured PCIe bandwidth", FROM_BENCH, 0, NULL},
-    {"GPU_ECC_OFF", "GPU ECC", FROM_MACHINE | FROM_NVIDIA, BIT(WL_LLM_TRAIN) | BIT(WL_HPC),
-     "a flipped bit silently corrupts a weeks-long run"},
-    {"GPU_RETIRED_PAGES", "GPU memory health", FROM_MACHINE | FROM_NVIDIA, 0, NULL},
-    {"GPU_THROTTLE", "GPU clocks", FROM_MACHINE | FROM_NVIDIA, GPU_WORKLOADS,
-     "a GPU slowed by heat or power delivers a fraction of what is paid for"},
-    {"GPU_DRIVER_CUDA", "CUDA runtime", FROM_MACHINE, 0, NULL},
-    {"GPU_PERSISTENCE_OFF", "GPU settings", FROM_MACHINE | FROM_NVIDIA, 0, NULL},
-    {"GPU_MIG_ON", "GPU settings", FROM_MACHINE | FROM_NVIDIA, 0, NULL},
-    {"GPU_NVLINK_DOWN", "NVLink", FROM_MACHINE, BIT(WL_LLM_TRAIN),
-     "tensor and pipeline parallel training lives on the GPU-to-GPU links"},
-    {"GPU_P2P_CROSS_SOCKET", "GPU peer paths", FROM_MACHINE, 0, NULL},
-    {"NUMA_GPU_NODE_NO_MEMORY", "GPU NUMA placement", FROM_MACHINE, GPU_WORKLOADS,
-     "a GPU whose node has no memory or CPUs is fed across the socket interconnect"},
-    {"NUMA_GPU_NODE_NO_CPUS", "GPU NUMA placement", FROM_MACHINE, GPU_WORKLOADS,
-     "the process feeding a GPU should run on the GPU's node"},
-    {"NUMA_AFFINITY_UNKNOWN", "GPU NUMA placement", FROM_MACHINE, 0, NULL},
-    {"NUMA_MEMORY_IMBALANCE", "NUMA memory", FROM_MACHINE, 0, NULL},
-    {"NUMA_BINDING", "GPU NUMA placement", FROM_MACHINE, 0, NULL},
-    {"CPU_GOVERNOR", "CPU clocks", FROM_MACHINE, 0, NULL},
-    {"CPU_CORES_PER_GPU", "CPU cores per GPU", FROM_MACHINE | FROM_SMBIOS,
+    {"PCIE_LINK_DEGRADED", N_("PCIe links"), FROM_MACHINE | FROM_NVIDIA, GPU_WORKLOADS,
+     N_("a GPU at x8 delivers half the host<->device bandwidth it was sold with")},
+    {"PCIE_SLOT_CAPPED", N_("PCIe links"), FROM_MACHINE, 0, NULL},
+    {"PCIE_UPLINK_SHARED", N_("PCIe switches"), FROM_MACHINE, 0, NULL},
+    {"PCIE_BANDWIDTH_LOW", N_("measured PCIe bandwidth"), FROM_BENCH, 0, NULL},
+    {"GPU_ECC_OFF", N_("GPU ECC"), FROM_MACHINE | FROM_NVIDIA, BIT(WL_LLM_TRAIN) | BIT(WL_HPC),
+     N_("a flipped bit silently corrupts a weeks-long run")},
+    {"GPU_RETIRED_PAGES", N_("GPU memory health"), FROM_MACHINE | FROM_NVIDIA, 0, NULL},
+    {"GPU_THROTTLE", N_("GPU clocks"), FROM_MACHINE | FROM_NVIDIA, GPU_WORKLOADS,
+     N_("a GPU slowed by heat or power delivers a fraction of what is paid for")},
+    {"GPU_DRIVER_CUDA", N_("CUDA runtime"), FROM_MACHINE, 0, NULL},
+    {"GPU_PERSISTENCE_OFF", N_("GPU settings"), FROM_MACHINE | FROM_NVIDIA, 0, NULL},
+    {"GPU_MIG_ON", N_("GPU settings"), FROM_MACHINE | FROM_NVIDIA, 0, NULL},
+    {"GPU_NVLINK_DOWN", N_("NVLink"), FROM_MACHINE, BIT(WL_LLM_TRAIN),
+     N_("tensor and pipeline parallel training lives on the GPU-to-GPU links")},
+    {"GPU_P2P_CROSS_SOCKET", N_("GPU peer paths"), FROM_MACHINE, 0, NULL},
+    {"NUMA_GPU_NODE_NO_MEMORY", N_("GPU NUMA placement"), FROM_MACHINE, GPU_WORKLOADS,
+     N_("a GPU whose node has no memory or CPUs is fed across the socket interconnect")},
+    {"NUMA_GPU_NODE_NO_CPUS", N_("GPU NUMA placement"), FROM_MACHINE, GPU_WORKLOADS,
+     N_("the process feeding a GPU should run on the GPU's node")},
+    {"NUMA_AFFINITY_UNKNOWN", N_("GPU NUMA placement"), FROM_MACHINE, 0, NULL},
+    {"NUMA_MEMORY_IMBALANCE", N_("NUMA memory"), FROM_MACHINE, 0, NULL},
+    {"NUMA_BINDING", N_("GPU NUMA placement"), FROM_MACHINE, 0, NULL},
+    {"CPU_GOVERNOR", N_("CPU clocks"), FROM_MACHINE, 0, NULL},
+    {"CPU_CORES_PER_GPU", N_("CPU cores per GPU"), FROM_MACHINE | FROM_SMBIOS,
      BIT(WL_CV_TRAIN) | BIT(WL_LLM_TRAIN) | BIT(WL_LLM_INFER),
-     "the data loader and the process driving each GPU need physical cores beside it"},
-    {"CPU_FREQ_LOW", "CPU clocks", FROM_MACHINE | FROM_SMBIOS, 0, NULL},
-    {"STORAGE_SLOW_DATA", "dataset storage", FROM_MACHINE, 0, NULL},
-    {"NET_MULTINODE", "network", FROM_MACHINE, ALL_WORKLOADS,
-     "asked for with --nodes: a multi-node job is only as fast as its network"},
-    {"CLAIM_MISMATCH", "claimed spec", FROM_ANY, 0, NULL},
-    {"MEM_CHANNELS_UNDERPOPULATED", "DIMMs", FROM_SMBIOS | FROM_MACHINE, BIT(WL_CV_TRAIN) | BIT(WL_HPC),
-     "empty memory channels cut the host memory bandwidth that decoding and stencils live on"},
-    {"MEM_DIMMS_MIXED", "DIMMs", FROM_SMBIOS | FROM_MACHINE, 0, NULL},
-    {"MEM_SPEED_DOWNCLOCKED", "DIMMs", FROM_SMBIOS | FROM_MACHINE, 0, NULL},
-    {"MEM_BANDWIDTH_LOW", "measured memory bandwidth", FROM_BENCH, 0, NULL},
-    {"MEM_ECC_DISABLED", "memory ECC", FROM_SMBIOS | FROM_MACHINE, BIT(WL_LLM_TRAIN) | BIT(WL_HPC),
-     "a flipped bit in host memory silently corrupts a checkpoint or a simulation step"},
-    {"MEM_ECC_ERRORS", "memory error counters", FROM_MACHINE, 0, NULL},
-    {"CPU_CONTENTION", "CPU use", FROM_MACHINE, 0, NULL},
-    {"CPU_STEAL", "CPU use", FROM_MACHINE, 0, NULL},
-    {"CPU_THROTTLE", "CPU use", FROM_MACHINE, 0, NULL},
-    {"POWER_SUPPLY", "power supplies", FROM_SMBIOS | FROM_MACHINE, 0, NULL},
-    {"KERNEL_THP", "kernel settings", FROM_MACHINE, 0, NULL},
-    {"KERNEL_SWAP", "kernel settings", FROM_MACHINE, 0, NULL},
-    {"KERNEL_NUMA_BALANCING", "kernel settings", FROM_MACHINE, 0, NULL},
-    {"KERNEL_ISOLCPUS", "kernel settings", FROM_MACHINE, 0, NULL},
-    {"VIRT_LIMITS", "virtualization", FROM_MACHINE | FROM_SMBIOS, 0, NULL},
+     N_("the data loader and the process driving each GPU need physical cores beside it")},
+    {"CPU_FREQ_LOW", N_("CPU clocks"), FROM_MACHINE | FROM_SMBIOS, 0, NULL},
+    {"STORAGE_SLOW_DATA", N_("dataset storage"), FROM_MACHINE, 0, NULL},
+    {"NET_MULTINODE", N_("network"), FROM_MACHINE, ALL_WORKLOADS,
+     N_("asked for with --nodes: a multi-node job is only as fast as its network")},
+    {"CLAIM_MISMATCH", N_("claimed spec"), FROM_ANY, 0, NULL},
+    {"MEM_CHANNELS_UNDERPOPULATED", N_("DIMMs"), FROM_SMBIOS | FROM_MACHINE, BIT(WL_CV_TRAIN) | BIT(WL_HPC),
+     N_("empty memory channels cut the host memory bandwidth that decoding and stencils live on")},
+    {"MEM_DIMMS_MIXED", N_("DIMMs"), FROM_SMBIOS | FROM_MACHINE, 0, NULL},
+    {"MEM_SPEED_DOWNCLOCKED", N_("DIMMs"), FROM_SMBIOS | FROM_MACHINE, 0, NULL},
+    {"MEM_BANDWIDTH_LOW", N_("measured memory bandwidth"), FROM_BENCH, 0, NULL},
+    {"MEM_ECC_DISABLED", N_("memory ECC"), FROM_SMBIOS | FROM_MACHINE, BIT(WL_LLM_TRAIN) | BIT(WL_HPC),
+     N_("a flipped bit in host memory silently corrupts a checkpoint or a simulation step")},
+    {"MEM_ECC_ERRORS", N_("memory error counters"), FROM_MACHINE, 0, NULL},
+    {"CPU_CONTENTION", N_("CPU use"), FROM_MACHINE, 0, NULL},
+    {"CPU_STEAL", N_("CPU use"), FROM_MACHINE, 0, NULL},
+    {"CPU_THROTTLE", N_("CPU use"), FROM_MACHINE, 0, NULL},
+    {"POWER_SUPPLY", N_("power supplies"), FROM_SMBIOS | FROM_MACHINE, 0, NULL},
+    {"KERNEL_THP", N_("kernel settings"), FROM_MACHINE, 0, NULL},
+    {"KERNEL_SWAP", N_("kernel settings"), FROM_MACHINE, 0, NULL},
+    {"KERNEL_NUMA_BALANCING", N_("kernel settings"), FROM_MACHINE, 0, NULL},
+    {"KERNEL_ISOLCPUS", N_("kernel settings"), FROM_MACHINE, 0, NULL},
+    {"VIRT_LIMITS", N_("virtualization"), FROM_MACHINE | FROM_SMBIOS, 0, NULL},
 };
 
 /* Facts of the machine model that no single rule reports but every verdict of a workload needs. */
-static const char ACCELERATORS[] = "accelerators", CPU[] = "CPU";
-static const char ACCELERATORS_WHY[] = "a GPU workload judged without seeing a GPU has judged nothing that matters",
-                  CPU_WHY[] = "cores and clocks run the job and feed its GPUs";
+static const char ACCELERATORS[] = N_("accelerators"), CPU[] = N_("CPU");
+static const char ACCELERATORS_WHY[] = N_("a GPU workload judged without seeing a GPU has judged nothing that matters"),
+                  CPU_WHY[] = N_("cores and clocks run the job and feed its GPUs");
 
 static const char *const names[] = {
     [VERDICT_PASS] = "pass", [VERDICT_INCONCLUSIVE] = "inconclusive", [VERDICT_WARN] = "warn", [VERDICT_FAIL] = "fail"};
@@ -145,13 +146,16 @@ static struct coverage_gap *gap_for(struct workload_verdict *v, const char *fact
     return g;
 }
 
-static void add_gap(struct workload_verdict *v, const char *fact, const char *reason, bool key, bool outside)
+static void add_gap(struct workload_verdict *v, const char *fact, const char *reason, const char *reason_local,
+                    bool key, bool outside)
 {
     struct coverage_gap *g = gap_for(v, fact);
     if (!g)
         return;
-    if (!g->reason && reason)
+    if (!g->reason && reason) {
         g->reason = strdup(reason);
+        g->reason_local = reason_local ? strdup(reason_local) : NULL;
+    }
     g->checks++;
     g->key |= key;
     /* A fact is outside the evidence only when every unknown check of it is. */
@@ -168,19 +172,19 @@ static void judge_model_facts(struct workload_verdict *v, const struct machine *
         if (machine_accelerator_count(m) > 0 || m->gpus.count > 0) {
             v->checked++;
         } else {
-            const char *why = !m->pci_scanned ? (evidence ? "no PCI devices or GPUs in the evidence files"
-                                                          : "the PCI bus could not be read")
-                              : m->virt.vm    ? "none on the PCI bus (a VM without a GPU passed through)"
-                                              : "none on the PCI bus";
-            add_gap(v, ACCELERATORS, why, true, evidence && !(given & FROM_NVIDIA));
+            const char *why = !m->pci_scanned ? (evidence ? N_("no PCI devices or GPUs in the evidence files")
+                                                          : N_("the PCI bus could not be read"))
+                              : m->virt.vm    ? N_("none on the PCI bus (a VM without a GPU passed through)")
+                                              : N_("none on the PCI bus");
+            add_gap(v, ACCELERATORS, why, NULL, true, evidence && !(given & FROM_NVIDIA));
         }
     }
     v->applicable++;
     if (m->cpu.cores > 0)
         v->checked++;
     else
-        add_gap(v, CPU, evidence ? "the CPU is not in the evidence files" : "the number of cores could not be read",
-                true, evidence && !(given & FROM_SMBIOS));
+        add_gap(v, CPU, evidence ? N_("the CPU is not in the evidence files") : N_("the number of cores could not be read"),
+                NULL, true, evidence && !(given & FROM_SMBIOS));
 }
 
 /* Whether an unknown finding leaves a key fact unknown. PCIe links are key for the accelerators'
@@ -223,7 +227,7 @@ void verdict_judge(struct workload_verdict *out, const struct machine *m, enum w
         const struct fact_rule *fr = fact_of(it->rule);
         bool outside = finding_outside_evidence(m, it);
         out->outside_evidence += outside;
-        add_gap(out, fr ? fr->fact : it->rule->id, it->message, fr && is_key(fr, it, m, w), outside);
+        add_gap(out, fr ? fr->fact : it->rule->id, it->message, it->message_local, fr && is_key(fr, it, m, w), outside);
     }
     /* Stable enough: qsort is not stable, so order by key only and keep table order otherwise. */
     for (int i = 1; i < out->ngaps; i++)
@@ -241,11 +245,20 @@ void verdict_judge(struct workload_verdict *out, const struct machine *m, enum w
 
 void workload_verdict_free(struct workload_verdict *v)
 {
-    for (int i = 0; i < v->ngaps; i++)
+    for (int i = 0; i < v->ngaps; i++) {
         free(v->gaps[i].reason);
+        free(v->gaps[i].reason_local);
+    }
     free(v->gaps);
     v->gaps = NULL;
     v->ngaps = 0;
+}
+
+/* Facts and model reasons are English constants (N_ in this file), translated where printed. */
+const char *gap_fact_text(const struct coverage_gap *g) { return _(g->fact); }
+const char *gap_reason_text(const struct coverage_gap *g)
+{
+    return g->reason_local ? g->reason_local : g->reason ? _(g->reason) : _("unknown");
 }
 
 void verdict_set_build(struct verdict_set *set, const struct machine *m, const struct audit_inputs *inputs)
@@ -270,8 +283,9 @@ void verdict_describe_key_facts(FILE *out, enum workload w)
     if (w >= WORKLOAD_COUNT)
         return;
     if (BIT(w) & GPU_WORKLOADS)
-        fprintf(out, "  %s (seen on the PCI bus or by the NVIDIA driver)\n      %s\n", ACCELERATORS, ACCELERATORS_WHY);
-    fprintf(out, "  %s (its cores known)\n      %s\n", CPU, CPU_WHY);
+        fprintf(out, _("  %s (seen on the PCI bus or by the NVIDIA driver)\n      %s\n"), _(ACCELERATORS),
+                _(ACCELERATORS_WHY));
+    fprintf(out, _("  %s (its cores known)\n      %s\n"), _(CPU), _(CPU_WHY));
     for (size_t i = 0; i < sizeof facts / sizeof facts[0]; i++) {
         if (!(facts[i].key & BIT(w)))
             continue;
@@ -280,13 +294,13 @@ void verdict_describe_key_facts(FILE *out, enum workload w)
             shown |= (facts[k].key & BIT(w)) && !strcmp(facts[k].fact, facts[i].fact);
         if (shown)
             continue;
-        fprintf(out, "  %s (", facts[i].fact);
+        fprintf(out, "  %s (", _(facts[i].fact));
         bool first = true;
         for (size_t k = i; k < sizeof facts / sizeof facts[0]; k++)
             if ((facts[k].key & BIT(w)) && !strcmp(facts[k].fact, facts[i].fact)) {
                 fprintf(out, "%s%s", first ? "" : ", ", facts[k].rule_id);
                 first = false;
             }
-        fprintf(out, ")\n      %s\n", facts[i].why);
+        fprintf(out, ")\n      %s\n", _(facts[i].why));
     }
 }

@@ -23,6 +23,7 @@ const char *verdict_name(enum verdict v);
 struct coverage_gap {
     const char *fact;      /* "DIMMs", "GPU clocks", "accelerators", ... */
     char *reason;          /* why, from the unknown finding or the machine model */
+    char *reason_local;    /* the same in the user's language (the finding's local text); NULL: none */
     int checks;            /* unknown checks behind it (model facts count 1) */
     bool key;              /* the workload's verdict needs it */
     bool outside_evidence; /* an evidence-file audit: the files given cannot hold this fact */
@@ -54,6 +55,9 @@ void verdict_set_free(struct verdict_set *set);
 void verdict_judge(struct workload_verdict *out, const struct machine *m, enum workload w,
                    const struct findings *f);
 void workload_verdict_free(struct workload_verdict *v);
+/* What reports for people print: the fact's name and the reason, in the user's language. */
+const char *gap_fact_text(const struct coverage_gap *g);
+const char *gap_reason_text(const struct coverage_gap *g);
 
 /* Key facts of a workload, for `gpuvet explain` and the README: one line per fact, with the rules
  * behind it and why the workload needs it. Writes nothing for an unknown workload. */

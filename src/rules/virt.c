@@ -3,18 +3,19 @@
 #include <string.h>
 
 #include "rules/checks.h"
+#include "util/i18n.h"
 
 void check_virt_limits(struct audit_ctx *ctx)
 {
     const struct machine *m = ctx->machine;
     const struct virt_info *v = &m->virt;
     if (!v->known && machine_from_evidence(m)) {
-        finding_add(ctx, SEV_UNKNOWN, "machine", NULL, NULL, "the evidence files do not say whether it is a VM");
+        finding_add(ctx, SEV_UNKNOWN, "machine", NULL, NULL, _("the evidence files do not say whether it is a VM"));
         return;
     }
     if (!v->known) {
         finding_add(ctx, SEV_UNKNOWN, "machine", json_pack("{s:s?}", "evidence", v->evidence), NULL,
-                    "cannot tell whether this is a VM: %s", v->evidence ? v->evidence : "no signals");
+                    _("cannot tell whether this is a VM: %s"), v->evidence ? v->evidence : _("no signals"));
         return;
     }
     json_t *limits = json_array();
@@ -26,7 +27,7 @@ void check_virt_limits(struct audit_ctx *ctx)
     }
     if (v->container) {
         char line[160];
-        snprintf(line, sizeof line, "kernel settings are the host's; this container may use %d of %d CPUs",
+        snprintf(line, sizeof line, _("kernel settings are the host's; this container may use %d of %d CPUs"),
                  m->cpu.usable_threads, m->cpu.threads);
         json_array_append_new(limits, json_string(line));
     }
@@ -35,13 +36,13 @@ void check_virt_limits(struct audit_ctx *ctx)
                            v->evidence, "cannot_verify", limits);
     if (v->vm || v->container) {
         char what[128];
-        snprintf(what, sizeof what, "%s%s%s%s%s", v->vm ? "a VM" : "", v->vm && v->hypervisor ? " (" : "",
+        snprintf(what, sizeof what, "%s%s%s%s%s", v->vm ? _("a VM") : "", v->vm && v->hypervisor ? " (" : "",
                  v->vm && v->hypervisor ? v->hypervisor : "", v->vm && v->hypervisor ? ")" : "",
-                 v->container ? (v->vm ? " and a container" : "a container") : "");
+                 v->container ? (v->vm ? _(" and a container") : _("a container")) : "");
         finding_add(ctx, ctx_severity(ctx), "machine", ev,
-                    "run gpuvet on the bare-metal host (or ask the provider for its report) to verify these",
-                    "running in %s: %zu things cannot be verified from inside", what, json_array_size(limits));
+                    _("run gpuvet on the bare-metal host (or ask the provider for its report) to verify these"),
+                    _("running in %s: %zu things cannot be verified from inside"), what, json_array_size(limits));
     } else {
-        finding_add(ctx, SEV_PASS, "machine", ev, NULL, "bare metal");
+        finding_add(ctx, SEV_PASS, "machine", ev, NULL, _("bare metal"));
     }
 }

@@ -10,6 +10,7 @@
 
 #include "model/gpu.h"
 #include "rules/watch.h"
+#include "util/i18n.h"
 
 #define WARN_ALL {SEV_WARN, SEV_WARN, SEV_WARN, SEV_WARN, SEV_WARN, SEV_WARN}
 #define INFO_ALL {SEV_INFO, SEV_INFO, SEV_INFO, SEV_INFO, SEV_INFO, SEV_INFO}
@@ -20,62 +21,62 @@ enum watch_rule_index {
 };
 
 const struct rule watch_rules_table[] = {
-    [R_INPUT_CPU] = {"INPUT_CPU_BOUND", "watch", "the GPUs wait for CPU-bound data loading", WARN_ALL, NULL,
-     "gpuvet watch: the GPUs were partly idle while the job's loader workers (its child processes)\n"
+    [R_INPUT_CPU] = {"INPUT_CPU_BOUND", "watch", N_("the GPUs wait for CPU-bound data loading"), WARN_ALL, NULL,
+     N_("gpuvet watch: the GPUs were partly idle while the job's loader workers (its child processes)\n"
      "each wanted a whole core, or the job wanted every usable core. 'Wanted' is CPU time plus the\n"
      "time its threads waited on a run queue (/proc/PID/task/TID/schedstat), so a saturated worker\n"
      "reads as saturated on a busy machine too. Decoding and augmenting images is the usual cause:\n"
      "one core decodes ~460-500 ImageNet JPEGs/s while an A100 trains ResNet-50 on ~2,470 img/s.\n"
      "Fix: more workers (up to the cores minus two for the trainer and the system), a faster decoder\n"
      "(NVIDIA DALI decodes on the GPU, pillow-simd), or pre-decoded, pre-resized data (FFCV,\n"
-     "WebDataset shards of small images). `gpuvet bench decode` measures what this CPU decodes."},
-    [R_INPUT_IO] = {"INPUT_IO_BOUND", "watch", "the GPUs wait for storage", WARN_ALL, NULL,
-     "gpuvet watch: the GPUs were partly idle while the job read from storage (/proc/PID/io) and the\n"
+     "WebDataset shards of small images). `gpuvet bench decode` measures what this CPU decodes.")},
+    [R_INPUT_IO] = {"INPUT_IO_BOUND", "watch", N_("the GPUs wait for storage"), WARN_ALL, NULL,
+     N_("gpuvet watch: the GPUs were partly idle while the job read from storage (/proc/PID/io) and the\n"
      "disk holding its open files was busy (io_ticks of /proc/diskstats at 80 % of the time or more),\n"
      "or iowait was high, or its threads sat in uninterruptible I/O sleep (state D), in at least a\n"
      "quarter of the intervals. Fix: keep the dataset in the page cache (enough RAM, or a first\n"
      "warm-up epoch), copy it to local NVMe, or pack small files into large sequential records\n"
      "(WebDataset tar shards, TFRecord).\n"
-     "`gpuvet bench storage --dir DATA` measures what the disk delivers."},
-    [R_LAUNCH] = {"LAUNCH_BOUND", "watch", "the trainer's main thread is the limit", WARN_ALL, NULL,
-     "gpuvet watch: the job's main thread wanted a whole core while the GPUs were partly idle. Python\n"
+     "`gpuvet bench storage --dir DATA` measures what the disk delivers.")},
+    [R_LAUNCH] = {"LAUNCH_BOUND", "watch", N_("the trainer's main thread is the limit"), WARN_ALL, NULL,
+     N_("gpuvet watch: the job's main thread wanted a whole core while the GPUs were partly idle. Python\n"
      "launches every kernel from that thread; small kernels, per-step .item()/.cpu() syncs, or data\n"
      "loading in the main process (num_workers=0) keep the GPU waiting for the next launch. Fix:\n"
      "larger batches, CUDA graphs (torch.compile mode='reduce-overhead'), fewer host syncs, and\n"
-     "DataLoader workers for the input pipeline."},
-    [R_CONTENTION] = {"HOST_CONTENTION", "watch", "other processes or the hypervisor take the job's CPUs", WARN_ALL,
+     "DataLoader workers for the input pipeline.")},
+    [R_CONTENTION] = {"HOST_CONTENTION", "watch", N_("other processes or the hypervisor take the job's CPUs"), WARN_ALL,
      NULL,
-     "gpuvet watch: while the job waited on run queues (at least 10 % of the CPU time it wanted),\n"
+     N_("gpuvet watch: while the job waited on run queues (at least 10 % of the CPU time it wanted),\n"
      "processes outside its tree used more than 5 % of the machine, or the hypervisor stole CPU\n"
      "time (steal above 2 %). The same thresholds as the audit's CPU_CONTENTION and CPU_STEAL. The\n"
      "busiest outsiders are named. Fix: stop or move them, pin the job to its own cores (taskset,\n"
-     "cpusets), or ask the provider for dedicated vCPUs."},
-    [R_PCIE] = {"PCIE_BOUND", "watch", "host<->GPU traffic near the link's rate", WARN_ALL, NULL,
-     "gpuvet watch: NVML's PCIe throughput (nvmlDeviceGetPcieThroughput) was at 70 % or more of the\n"
+     "cpusets), or ask the provider for dedicated vCPUs.")},
+    [R_PCIE] = {"PCIE_BOUND", "watch", N_("host<->GPU traffic near the link's rate"), WARN_ALL, NULL,
+     N_("gpuvet watch: NVML's PCIe throughput (nvmlDeviceGetPcieThroughput) was at 70 % or more of the\n"
      "negotiated link's theoretical per-direction rate while the GPUs were partly idle; pinned copies\n"
      "reach 79-88 % of it, so the link is nearly full. Fix: pinned host memory (pin_memory=True) and\n"
      "non_blocking copies overlapped with compute, move augmentation to the GPU so smaller tensors\n"
-     "cross the bus, check the link is not degraded (`gpuvet audit --load-check`)."},
-    [R_THROTTLED] = {"GPU_THROTTLED", "watch", "GPU clocks slowed by heat or power during the job", WARN_ALL, NULL,
-     "gpuvet watch: NVML's clock-event reasons showed a hardware slowdown, a thermal slowdown or the\n"
+     "cross the bus, check the link is not degraded (`gpuvet audit --load-check`).")},
+    [R_THROTTLED] = {"GPU_THROTTLED", "watch", N_("GPU clocks slowed by heat or power during the job"), WARN_ALL, NULL,
+     N_("gpuvet watch: NVML's clock-event reasons showed a hardware slowdown, a thermal slowdown or the\n"
      "power brake during the job: the GPU ran below the clocks it was sold for. The software power\n"
      "cap alone is normal at full load and is not counted. Fix: the server's cooling and power\n"
-     "(fans, airflow, inlet temperature, power supplies); report it to the provider."},
-    [R_MEMORY] = {"MEMORY_PRESSURE", "watch", "the host swaps or the job takes major page faults", WARN_ALL, NULL,
-     "gpuvet watch: the machine swapped (pswpin/pswpout of /proc/vmstat, above 1 MB/s) or the job's\n"
+     "(fans, airflow, inlet temperature, power supplies); report it to the provider.")},
+    [R_MEMORY] = {"MEMORY_PRESSURE", "watch", N_("the host swaps or the job takes major page faults"), WARN_ALL, NULL,
+     N_("gpuvet watch: the machine swapped (pswpin/pswpout of /proc/vmstat, above 1 MB/s) or the job's\n"
      "processes took more than 100 major page faults a second: each one waits for a disk read.\n"
      "Fix: fewer or smaller workers (each holds a copy of the dataset index), a smaller prefetch\n"
-     "factor or shuffle buffer, more RAM, or a memory-mapped dataset on fast local storage."},
-    [R_NUMA] = {"NUMA_MISPLACED", "watch", "the job runs on CPUs far from its GPUs", WARN_ALL, NULL,
-     "gpuvet watch: at least half of the job's threads last ran on CPUs of a NUMA node that holds\n"
+     "factor or shuffle buffer, more RAM, or a memory-mapped dataset on fast local storage.")},
+    [R_NUMA] = {"NUMA_MISPLACED", "watch", N_("the job runs on CPUs far from its GPUs"), WARN_ALL, NULL,
+     N_("gpuvet watch: at least half of the job's threads last ran on CPUs of a NUMA node that holds\n"
      "none of the watched GPUs, so their copies cross the CPU interconnect. Fix: bind the job to\n"
      "the GPUs' node (`numactl --cpunodebind=N --membind=N`, or one process per GPU bound to its\n"
-     "node); `gpuvet audit` prints the binding for each GPU (NUMA_BINDING)."},
-    [R_GPU_BOUND] = {"GPU_BOUND", "watch", "the GPUs are the limit", INFO_ALL, NULL,
-     "gpuvet watch: the GPUs were busy (SM utilisation at 80 % or more) for most of the job: the host\n"
+     "node); `gpuvet audit` prints the binding for each GPU (NUMA_BINDING).")},
+    [R_GPU_BOUND] = {"GPU_BOUND", "watch", N_("the GPUs are the limit"), INFO_ALL, NULL,
+     N_("gpuvet watch: the GPUs were busy (SM utilisation at 80 % or more) for most of the job: the host\n"
      "keeps up, and a faster job needs faster GPU code (mixed precision, fused kernels, larger\n"
      "batches) or more GPUs. Note that SM utilisation counts time any kernel ran, not how full the\n"
-     "SMs were."},
+     "SMs were.")},
 };
 const int watch_rules_count = R_COUNT;
 

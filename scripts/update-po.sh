@@ -1,0 +1,39 @@
+#!/bin/sh
+# Regenerates po/gpuvet.pot from the marked strings in src/ (_() and N_(), util/i18n.h; N_() marks
+# table text, never a printf format: "80 % of" is not a conversion) and merges
+# it into every po/LANG.po. Then translate the new or fuzzy entries (po/README.md) and rebuild.
+# --check: write into a temporary copy and fail when any message is untranslated or fuzzy (ctest
+# po_complete runs this, so a new English string without its translation fails the tests).
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+check=false
+[ "${1:-}" = --check ] && check=true
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$root"
+find src -name '*.c' | LC_ALL=C sort > "$tmp/files"
+xgettext --language=C --from-code=UTF-8 --keyword=_ --keyword=N_ --keyword=i18n_plural:1,2 \
+    --flag=N_:1:no-c-format --add-comments=TRANSLATORS: --package-name=gpuvet --msgid-bugs-address=gpuvet@users.noreply.github.com \
+    --no-location --sort-output --files-from="$tmp/files" -o "$tmp/gpuvet.pot"
+status=0
+for po in po/*.po; do
+    lang=$(basename "$po" .po)
+    if $check; then
+        cp "$po" "$tmp/$lang.po"
+        msgmerge --quiet --no-fuzzy-matching --update --backup=none "$tmp/$lang.po" "$tmp/gpuvet.pot"
+        stats=$(LC_ALL=C msgfmt --check --statistics -o /dev/null "$tmp/$lang.po" 2>&1)
+        echo "$lang: $stats"
+        case "$stats" in
+        *untranslated* | *fuzzy*)
+            echo "$lang: not complete (po/README.md says how to add the translations); without one:" >&2
+            { msgattrib --untranslated --no-wrap "$tmp/$lang.po"; msgattrib --only-fuzzy --no-wrap "$tmp/$lang.po"; } |
+                grep '^msgid' | grep -v '^msgid ""$' | head -50 >&2 || true
+            status=1 ;;
+        esac
+    else
+        msgmerge --quiet --update --backup=none "$po" "$tmp/gpuvet.pot"
+        LC_ALL=C msgfmt --check --statistics -o /dev/null "$po"
+    fi
+done
+$check || cp "$tmp/gpuvet.pot" po/gpuvet.pot
+exit $status

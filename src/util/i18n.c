@@ -1,0 +1,124 @@
+#include "util/i18n.h"
+
+#include <libgen.h>
+#include <libintl.h>
+#include <limits.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#define DOMAIN "gpuvet"
+
+static enum i18n_language language = I18N_ENGLISH;
+static char locale_dir[PATH_MAX];
+static _Thread_local int english_depth;
+
+enum i18n_language i18n_language(void) { return language; }
+bool i18n_translating(void) { return language == I18N_CHINESE && english_depth == 0; }
+const char *i18n_locale_dir(void) { return locale_dir; }
+
+void i18n_english_begin(void) { english_depth++; }
+void i18n_english_end(void)
+{
+    if (english_depth > 0)
+        english_depth--;
+}
+
+const char *i18n_text(const char *msgid)
+{
+    return i18n_translating() && msgid && *msgid ? dgettext(DOMAIN, msgid) : msgid;
+}
+
+const char *i18n_plural(const char *singular, const char *plural, unsigned long n)
+{
+    if (i18n_translating())
+        return dngettext(DOMAIN, singular, plural, n);
+    return n == 1 ? singular : plural;
+}
+
+/* "zh", "zh_CN", "zh_CN.UTF-8", "zh_CN.utf8" ... */
+static bool names_chinese(const char *value) { return value && !strncasecmp(value, "zh", 2); }
+
+static bool has_catalogue(const char *dir)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/zh_CN/LC_MESSAGES/" DOMAIN ".mo", dir);
+    return access(path, R_OK) == 0;
+}
+
+/* Like util/datadir.c finds the tables: $GPUVET_LOCALE_DIR, then PREFIX/share/locale beside an
+ * installed PREFIX/bin/gpuvet, then locale/ beside the binary (the build tree), then the
+ * prefix compiled in. */
+static bool find_locale_dir(void)
+{
+    const char *env = getenv("GPUVET_LOCALE_DIR");
+    if (env && *env) {
+        snprintf(locale_dir, sizeof locale_dir, "%s", env);
+        return has_catalogue(locale_dir);
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *bin = dirname(exe);
+        snprintf(locale_dir, sizeof locale_dir, "%s/../share/locale", bin);
+        if (has_catalogue(locale_dir))
+            return true;
+        snprintf(locale_dir, sizeof locale_dir, "%s/locale", bin);
+        if (has_catalogue(locale_dir))
+            return true;
+    }
+#ifdef GPUVET_LOCALEDIR
+    snprintf(locale_dir, sizeof locale_dir, "%s", GPUVET_LOCALEDIR);
+    if (has_catalogue(locale_dir))
+        return true;
+#endif
+    locale_dir[0] = '\0';
+    return false;
+}
+
+int i18n_init(const char *option)
+{
+    bool chinese;
+    if (option) {
+        if (!strcasecmp(option, "en") || !strcasecmp(option, "C"))
+            chinese = false;
+        else if (!strcasecmp(option, "zh") || !strcasecmp(option, "zh_CN") || !strcasecmp(option, "zh-CN"))
+            chinese = true;
+        else
+            return -1;
+    } else {
+        const char *value = NULL;
+        const char *const vars[] = {"LC_ALL", "LC_MESSAGES", "LANG"};
+        for (size_t i = 0; i < 3 && !value; i++) {
+            const char *v = getenv(vars[i]);
+            if (v && *v)
+                value = v;
+        }
+        chinese = names_chinese(value);
+    }
+    language = I18N_ENGLISH;
+    if (!chinese)
+        return 0;
+    if (!find_locale_dir()) {
+        fputs("gpuvet: no Chinese catalogue (zh_CN/LC_MESSAGES/gpuvet.mo) found beside the binary, "
+              "in PREFIX/share/locale or $GPUVET_LOCALE_DIR: messages stay in English\n",
+              stderr);
+        return 0;
+    }
+    /* zh_CN.UTF-8 is often not generated (a fresh Debian has C.UTF-8 only), and gettext ignores
+     * LANGUAGE under the "C" locale but not under C.UTF-8: so messages come from C.UTF-8 plus
+     * LANGUAGE, which works whatever locales exist. Only LC_MESSAGES and LC_CTYPE change: numbers
+     * keep the C locale's decimal point (JSON, parsed files). */
+    if (!setlocale(LC_MESSAGES, "C.UTF-8") && !setlocale(LC_MESSAGES, "zh_CN.UTF-8"))
+        return 0;
+    setlocale(LC_CTYPE, "C.UTF-8");
+    setenv("LANGUAGE", "zh_CN", 1);
+    bindtextdomain(DOMAIN, locale_dir);
+    bind_textdomain_codeset(DOMAIN, "UTF-8");
+    language = I18N_CHINESE;
+    return 0;
+}
