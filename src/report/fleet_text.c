@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "report/fleet_report.h"
+#include "util/output.h"
 
 #define LABEL_WIDTH 24
 #define CELL_WIDTH 36
@@ -110,7 +111,7 @@ static void print_group(FILE *out, const struct fleet *f, const struct fleet_ana
         fprintf(out, "  every node alike\n");
 }
 
-int fleet_report_text(FILE *out, const struct fleet *f, const struct fleet_analysis *a)
+static int fleet_text_unescaped(FILE *out, const struct fleet *f, const struct fleet_analysis *a)
 {
     char summary[256];
     fleet_summary_line(summary, sizeof summary, f, a);
@@ -207,7 +208,7 @@ static void print_findings_only(FILE *out, const struct fleet_node *x, const str
     }
 }
 
-int compare_report_text(FILE *out, const struct fleet *fa, const struct fleet *fb)
+static int compare_text_unescaped(FILE *out, const struct fleet *fa, const struct fleet *fb)
 {
     const struct fleet_node *a = &fa->nodes[0], *b = &fb->nodes[0];
     fprintf(out, "gpuvet compare\n  A  %s  (%s)\n  B  %s  (%s)\n", a->host, a->audit_file ? a->audit_file : a->bench_file,
@@ -249,4 +250,35 @@ int compare_report_text(FILE *out, const struct fleet *fa, const struct fleet *f
     print_findings_only(out, a, b, "problem findings only on A");
     print_findings_only(out, b, a, "problem findings only on B");
     return ferror(out) ? -1 : 0;
+}
+
+/* Host names, models and finding texts come from the documents read: their terminal escape codes
+ * are escaped on the way out (util/output.h), as the audit's text report does. */
+struct fleet_text_args {
+    const struct fleet *f, *fb;
+    const struct fleet_analysis *a;
+};
+
+static int render_fleet(FILE *out, const void *ctx)
+{
+    const struct fleet_text_args *x = ctx;
+    return fleet_text_unescaped(out, x->f, x->a);
+}
+
+static int render_compare(FILE *out, const void *ctx)
+{
+    const struct fleet_text_args *x = ctx;
+    return compare_text_unescaped(out, x->f, x->fb);
+}
+
+int fleet_report_text(FILE *out, const struct fleet *f, const struct fleet_analysis *a)
+{
+    const struct fleet_text_args x = {.f = f, .a = a};
+    return text_render_escaped(out, render_fleet, &x, NULL);
+}
+
+int compare_report_text(FILE *out, const struct fleet *fa, const struct fleet *fb)
+{
+    const struct fleet_text_args x = {.f = fa, .fb = fb};
+    return text_render_escaped(out, render_compare, &x, NULL);
 }

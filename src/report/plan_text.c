@@ -5,6 +5,7 @@
 #include "report/cost_report.h"
 #include "report/plan_balance.h"
 #include "report/plan_report.h"
+#include "util/output.h"
 
 static const char *text_of(json_t *obj, const char *key) { return json_string_value(json_object_get(obj, key)); }
 
@@ -119,7 +120,7 @@ static void print_check(FILE *out, json_t *plan)
     }
 }
 
-int plan_report_text(FILE *out, json_t *plan)
+static int plan_text_unescaped(FILE *out, json_t *plan)
 {
     if (json_object_get(plan, "offers")) {
         plan_offers_text(out, plan);
@@ -138,3 +139,8 @@ int plan_report_text(FILE *out, json_t *plan)
     plan_balance_print_text(out, json_object_get(plan, "balance"));
     return ferror(out) ? -1 : 0;
 }
+
+static int render_plan(FILE *out, const void *ctx) { return plan_text_unescaped(out, (json_t *)ctx); }
+
+/* Model ids and names come from a user's config.json and offers file: escaped on the way out. */
+int plan_report_text(FILE *out, json_t *plan) { return text_render_escaped(out, render_plan, plan, NULL); }

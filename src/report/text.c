@@ -929,19 +929,21 @@ static int report_text_unescaped(FILE *out, const struct audit_report *r, bool c
 /* Strings from evidence files (names, locators, problem messages) may hold terminal escape codes:
  * the report is written whole, then every control character but the report's own colours is
  * escaped on its way out. */
+struct text_args {
+    const struct audit_report *r;
+    bool colour, verbose;
+};
+
+static int render_text(FILE *out, const void *ctx)
+{
+    const struct text_args *x = ctx;
+    return report_text_unescaped(out, x->r, x->colour, x->verbose);
+}
+
 int report_text(FILE *o, const struct audit_report *r, bool colour, bool verbose)
 {
-    char *text = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
-    if (!mem)
-        return report_text_unescaped(o, r, colour, verbose);
-    int rc = report_text_unescaped(mem, r, colour, verbose);
-    fclose(mem);
     const struct style st = make_style(true);
     const char *const own[] = {st.bold, st.dim, st.reset, st.sev[0], st.sev[1], st.sev[2], st.sev[3], st.sev[4], NULL};
-    if (text_write_escaped(o, text, len, colour ? own : NULL) != 0)
-        rc = -1;
-    free(text);
-    return rc;
+    const struct text_args x = {r, colour, verbose};
+    return text_render_escaped(o, render_text, &x, colour ? own : NULL);
 }

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -64,4 +65,20 @@ int text_write_escaped(FILE *o, const char *text, size_t len, const char *const 
         }
     }
     return ferror(o) ? -1 : 0;
+}
+
+int text_render_escaped(FILE *o, int (*render)(FILE *out, const void *ctx), const void *ctx,
+                        const char *const *keep)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (!mem)
+        return render(o, ctx);
+    int rc = render(mem, ctx);
+    fclose(mem);
+    if (text_write_escaped(o, text, len, keep) != 0)
+        rc = -1;
+    free(text);
+    return rc;
 }

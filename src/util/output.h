@@ -21,4 +21,10 @@ int output_finish(void);
  * colours) pass as they are. Returns 0, or -1 when o has a write error. */
 int text_write_escaped(FILE *o, const char *text, size_t len, const char *const *keep);
 
+/* Runs render into memory, then writes its text to o through text_write_escaped (keep as there):
+ * for a report that prints strings from files a user gives. Returns render's result, or -1 when o
+ * has a write error. Without memory, render writes to o directly. */
+int text_render_escaped(FILE *o, int (*render)(FILE *out, const void *ctx), const void *ctx,
+                        const char *const *keep);
+
 #endif

@@ -555,3 +555,29 @@ Test(fleet, bench_only_nodes_by_short_host_name)
     tree_remove(dir);
     free(dir);
 }
+
+/* A host name from a document is the user's file, not ours: a terminal escape in it reaches the
+ * screen as text (\x1b), in fleet's and compare's text reports alike. */
+Test(fleet, terminal_escapes_in_documents_are_escaped)
+{
+    char *dir = make_temp_dir(), a[4096], b[4096];
+    snprintf(a, sizeof a, "%s/a.json", dir);
+    snprintf(b, sizeof b, "%s/b.json", dir);
+    audit_to(a, fixture(SILVER_TREE), SILVER_DMI);
+    json_error_t error;
+    json_t *doc = json_load_file(a, 0, &error);
+    cr_assert(doc, "%s", error.text);
+    json_object_set_new(json_object_get(doc, "machine"), "hostname", json_string("evil\x1b]2;owned\x07\x1b[2Jnode"));
+    cr_assert_eq(json_dump_file(doc, b, 0), 0);
+    json_decref(doc);
+    const char *const commands[][4] = {{"fleet", a, b, NULL}, {"compare", a, b, NULL}};
+    for (size_t i = 0; i < 2; i++) {
+        struct run_result r = run_gpuvet(commands[i][0], commands[i][1], commands[i][2], NULL);
+        cr_assert(r.status == 0 || r.status == 1, "%s: exit %d: %s", commands[i][0], r.status, r.err);
+        cr_expect(!strchr(r.out, '\x1b') && !strchr(r.out, '\x07'), "%s printed a raw escape", commands[i][0]);
+        cr_expect(strstr(r.out, "evil\\x1b]2;owned\\x07\\x1b[2Jnode"), "%s:\n%s", commands[i][0], r.out);
+        run_result_free(&r);
+    }
+    tree_remove(dir);
+    free(dir);
+}
