@@ -94,16 +94,6 @@ static int fail(const char *fmt, ...)
     return EXIT_CANNOT_RUN;
 }
 
-static bool parse_int_option(const char *s, int min, int max, int *out)
-{
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end || v < min || v > max)
-        return false;
-    *out = (int)v;
-    return true;
-}
-
 static bool parse_element_bytes(const char *s, bool allow_int4, double *out)
 {
     static const struct {
@@ -252,22 +242,26 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "w:g:jh", options, NULL)) != -1) {
-        bool ok = true;
         if (c >= O_MODEL && c < O_COUNT)
             given[c] = true;
         switch (c) {
         case O_FINETUNE:
-            ok = finetune_parse(optarg, &o->finetune);
+            if (!(finetune_parse(optarg, &o->finetune) || option_invalid("plan", "finetune", optarg, "lora or qlora")))
+                return EXIT_CANNOT_RUN;
             break;
         case O_RANK:
-            ok = parse_int_option(optarg, 1, 65536, &o->lora_rank);
+            if (!option_int("plan", "rank", optarg, 1, 65536, &o->lora_rank))
+                return EXIT_CANNOT_RUN;
             break;
         case O_TARGETS:
-            ok = !strcmp(optarg, "all") || !strcmp(optarg, "qv");
+            if (strcmp(optarg, "all") && strcmp(optarg, "qv") && !option_invalid("plan", "lora-targets", optarg, "all or qv"))
+                return EXIT_CANNOT_RUN;
             o->lora_qv_only = !strcmp(optarg, "qv");
             break;
         case 'w':
-            ok = o->workload_set = workload_parse(optarg, &o->workload);
+            if (!(o->workload_set = workload_parse(optarg, &o->workload)) &&
+                !option_invalid("plan", "workload", optarg, "llm-train, llm-infer or cv-train"))
+                return EXIT_CANNOT_RUN;
             break;
         case 'g':
             o->gpus = optarg;
@@ -279,59 +273,79 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
             o->model_config = optarg;
             break;
         case O_PARAMS:
-            ok = parse_quantity(optarg, &o->params) && o->params >= 1e6 && o->params < 1e14;
+            if (!option_positive("plan", "params", optarg, &o->params))
+                return EXIT_CANNOT_RUN;
+            if (!(o->params >= 1e6 && o->params < 1e14) &&
+                !option_invalid("plan", "params", optarg, "a parameter count from 1M to 100T (7B, 70e9)"))
+                return EXIT_CANNOT_RUN;
             break;
         case O_NODES:
-            ok = parse_int_option(optarg, 1, 100000, &o->nodes);
+            if (!option_int("plan", "nodes", optarg, 1, 100000, &o->nodes))
+                return EXIT_CANNOT_RUN;
             break;
         case O_ZERO:
-            ok = parse_int_option(optarg, 0, 3, &o->zero.stage);
+            if (!option_int("plan", "zero", optarg, 0, 3, &o->zero.stage))
+                return EXIT_CANNOT_RUN;
             break;
         case O_OFFLOAD:
-            ok = offload_parse(optarg, &o->zero.offload);
+            if (!(offload_parse(optarg, &o->zero.offload) || option_invalid("plan", "offload", optarg, "none, optimizer, cpu or nvme")))
+                return EXIT_CANNOT_RUN;
             break;
         case O_NO_INIT:
             o->zero.zero_init = false;
             break;
         case O_SEQ:
-            ok = parse_token_count(optarg, 10000000, &o->seq);
+            if (!option_tokens("plan", "seq", optarg, 10000000, &o->seq))
+                return EXIT_CANNOT_RUN;
             break;
         case O_MB:
-            ok = parse_int_option(optarg, 1, 100000, &o->micro_batch);
+            if (!option_int("plan", "micro-batch", optarg, 1, 100000, &o->micro_batch))
+                return EXIT_CANNOT_RUN;
             break;
         case O_RECOMPUTE:
-            ok = recompute_parse(optarg, &o->recompute);
+            if (!(recompute_parse(optarg, &o->recompute) || option_invalid("plan", "recompute", optarg, "none, selective or full")))
+                return EXIT_CANNOT_RUN;
             break;
         case O_ATTN:
-            ok = !strcmp(optarg, "flash") || !strcmp(optarg, "eager");
+            if (strcmp(optarg, "flash") && strcmp(optarg, "eager") && !option_invalid("plan", "attention", optarg, "flash or eager"))
+                return EXIT_CANNOT_RUN;
             o->flash = !strcmp(optarg, "flash");
             break;
         case O_BATCH:
-            ok = parse_int_option(optarg, 1, 1000000, &o->batch);
+            if (!option_int("plan", "batch", optarg, 1, 1000000, &o->batch))
+                return EXIT_CANNOT_RUN;
             break;
         case O_CONTEXT:
-            ok = parse_token_count(optarg, 100000000, &o->context);
+            if (!option_tokens("plan", "context", optarg, 100000000, &o->context))
+                return EXIT_CANNOT_RUN;
             break;
         case O_WEIGHTS:
-            ok = parse_element_bytes(optarg, true, &o->weight_bytes);
+            if (!(parse_element_bytes(optarg, true, &o->weight_bytes) ||
+                  option_invalid("plan", "weights", optarg, "bf16, fp16, fp8, int8 or int4")))
+                return EXIT_CANNOT_RUN;
             break;
         case O_KV:
-            ok = parse_element_bytes(optarg, false, &o->kv_bytes);
+            if (!(parse_element_bytes(optarg, false, &o->kv_bytes) || option_invalid("plan", "kv", optarg, "bf16, fp16 or fp8")))
+                return EXIT_CANNOT_RUN;
             break;
         case O_IMG:
-            ok = parse_quantity(optarg, &o->img_rate);
+            if (!option_positive("plan", "img-rate", optarg, &o->img_rate))
+                return EXIT_CANNOT_RUN;
             break;
         case O_DEC:
-            ok = parse_quantity(optarg, &o->decode_rate);
+            if (!option_positive("plan", "decode-rate", optarg, &o->decode_rate))
+                return EXIT_CANNOT_RUN;
             break;
         case O_DECFROM:
             o->decode_from = optarg;
             break;
         case O_IMGB:
-            ok = parse_bytes(optarg, &o->image_bytes);
+            if (!option_bytes("plan", "image-bytes", optarg, &o->image_bytes))
+                return EXIT_CANNOT_RUN;
             break;
         case O_DATA:
-            ok = parse_bytes(optarg, &o->dataset_bytes);
+            if (!option_bytes("plan", "dataset-bytes", optarg, &o->dataset_bytes))
+                return EXIT_CANNOT_RUN;
             break;
         case O_CHECK:
             cmd->check = true;
@@ -362,8 +376,9 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
             }
             break;
         case O_BENCH:
-            if ((ok = cmd->nbench < BALANCE_MAX_BENCH))
-                cmd->bench[cmd->nbench++] = optarg;
+            if (cmd->nbench == BALANCE_MAX_BENCH)
+                return fail("--bench %s: at most %d bench files", optarg, BALANCE_MAX_BENCH);
+            cmd->bench[cmd->nbench++] = optarg;
             break;
         case 'j':
             cmd->json = true;
@@ -374,16 +389,6 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
         default:
             return option_error(options, argv);
         }
-        if (!ok)
-            return fail("bad value '%s' for --%s (%s%sgpuvet plan --help)", optarg, option_name(options, c),
-                        c == O_IMGB || c == O_DATA                  ? PARSE_BYTES_HINT
-                        : c == O_SEQ || c == O_CONTEXT              ? "tokens: 4096, 8k = 8192, 128k"
-                        : c == O_PARAMS || c == O_IMG || c == O_DEC ? "counts: 7B, 70e9, 2.5k"
-                                                                    : "",
-                        c == O_IMGB || c == O_DATA || c == O_SEQ || c == O_CONTEXT || c == O_PARAMS || c == O_IMG ||
-                                c == O_DEC
-                            ? "; "
-                            : "");
     }
     /* `--check FILE` (with a space) leaves FILE as the one operand. */
     if (cmd->check && !cmd->check_file && optind + 1 == argc)

@@ -28,6 +28,17 @@ Test(option_errors, one_style_in_every_command)
     expect_refused(run_gpuvet("cost", "x.csv", "--precision", "fp4", NULL), "gpuvet cost: --precision fp4: expected bf16");
     expect_refused(run_gpuvet("cost", "x.csv", "--fx", "CNY", NULL), "gpuvet cost: --fx CNY: expected CUR=RATE");
     expect_refused(run_gpuvet("cost", "x.csv", "--tokens", "-2T", NULL), "gpuvet cost: --tokens -2T: expected a positive number");
+    expect_refused(run_gpuvet("plan", "--workload", "llm-train", "--params", "3", NULL),
+                   "gpuvet plan: --params 3: expected a parameter count from 1M to 100T");
+    expect_refused(run_gpuvet("plan", "--workload", "llm-train", "--zero", "5", NULL),
+                   "gpuvet plan: --zero 5: expected a whole number from 0 to 3");
+    expect_refused(run_gpuvet("plan", "--workload", "llm-infer", "--context", "8q", NULL),
+                   "gpuvet plan: --context 8q: expected a token count");
+    expect_refused(run_gpuvet("plan", "--workload", "llm-infer", "--kv", "int4", NULL),
+                   "gpuvet plan: --kv int4: expected bf16, fp16 or fp8");
+    expect_refused(run_gpuvet("plan", "--workload", "cv-train", "--dataset-bytes", "lots", NULL),
+                   "gpuvet plan: --dataset-bytes lots: expected a size");
+    expect_refused(run_gpuvet("plan", "--workload", "gaming", NULL), "gpuvet plan: --workload gaming: expected llm-train");
 }
 
 Test(option_errors, durations_take_units)
