@@ -8,9 +8,30 @@ void memory_info_init(struct memory_info *mem)
 {
     memset(mem, 0, sizeof *mem);
     mem->installed_bytes = mem->usable_bytes = -1;
-    mem->slots_total = -1;
+    mem->slots_total = mem->slots_declared = -1;
     mem->edac_ce = mem->edac_ue = -1;
     mem->pcie_slots_total = mem->pcie_slots_free = -1;
+}
+
+int memory_socket_empty_slots(const struct memory_info *mem, int socket)
+{
+    int n = 0;
+    for (int i = 0; i < mem->nempty_slots; i++)
+        n += mem->empty_slots[i].socket == socket;
+    return n;
+}
+
+int memory_socket_persistent(const struct memory_info *mem, int socket)
+{
+    int n = 0;
+    for (int i = 0; i < mem->npersistent; i++)
+        n += mem->persistent[i].socket == socket;
+    return n;
+}
+
+bool memory_slots_confirmed(const struct memory_info *mem)
+{
+    return mem->slots_total > 0 && mem->slots_declared == mem->slots_total;
 }
 
 int memory_socket_dimms(const struct memory_info *mem, int socket)
@@ -73,12 +94,41 @@ int memory_max_dimms_per_channel(const struct memory_info *mem)
     return most;
 }
 
-int memory_socket_channels(const struct memory_info *mem, int socket)
+int memory_socket_channels_from_locators(const struct memory_info *mem, int socket)
 {
     int unnamed, named = memory_socket_named_channels(mem, socket, &unnamed);
     int platform = mem->platform.channels_per_socket;
     if (unnamed == 0 || (platform > 0 && named >= platform))
         return named;
+    return -1;
+}
+
+int memory_socket_full_slots(const struct memory_info *mem, int socket)
+{
+    int channels = mem->platform.channels_per_socket;
+    if (channels <= 0 || memory_socket_persistent(mem, socket) > 0 || memory_socket_persistent(mem, -1) > 0 ||
+        memory_socket_empty_slots(mem, socket) > 0 || memory_socket_empty_slots(mem, -1) > 0)
+        return 0;
+    int per = channels;
+    if (socket < 0) {
+        if (mem->nempty_slots > 0 || mem->npersistent > 0)
+            return 0;
+        per = channels * (mem->sockets > 0 ? mem->sockets : 1);
+    }
+    int dimms = socket < 0 ? mem->ndimms : memory_socket_dimms(mem, socket);
+    return dimms >= per && dimms % per == 0 ? dimms : 0;
+}
+
+int memory_socket_channels(const struct memory_info *mem, int socket)
+{
+    int named_proof = memory_socket_channels_from_locators(mem, socket);
+    if (named_proof >= 0)
+        return named_proof;
+    int unnamed, named = memory_socket_named_channels(mem, socket, &unnamed);
+    int platform = mem->platform.channels_per_socket;
+    if (platform > 0 && named + unnamed >= platform && memory_slots_confirmed(mem) &&
+        memory_socket_full_slots(mem, socket) > 0)
+        return platform;
     return -1;
 }
 
@@ -123,6 +173,12 @@ void memory_info_free(struct memory_info *mem)
         free(mem->persistent[i].type);
     }
     free(mem->persistent);
+    for (int i = 0; i < mem->nempty_slots; i++) {
+        free(mem->empty_slots[i].locator);
+        free(mem->empty_slots[i].bank_locator);
+        free(mem->empty_slots[i].type);
+    }
+    free(mem->empty_slots);
     free(mem->locator_scheme);
     free(mem->platform.name);
     free(mem->platform.ddr);

@@ -57,6 +57,11 @@ struct memory_info {
     int npersistent;
     int64_t persistent_bytes;
     int slots_total;       /* DIMM slots of system-memory arrays; -1 unknown */
+    int slots_declared;    /* sum of the system-memory arrays' Number Of Devices (type 16); -1 unknown */
+    /* Empty type-17 slots of system memory, placed on a socket by their locators as DIMMs are
+     * (socket -1: not placed); only locator, bank_locator and socket are meaningful. */
+    struct dimm *empty_slots;
+    int nempty_slots;
     int sockets;           /* sockets the DIMMs are spread over (from locators, or the CPU count) */
     bool channels_from_locators; /* every DIMM's channel is named; false: some (or all) only by socket */
     char *locator_scheme;  /* which pattern mapped the locators ("P0_Node0_Channel0_Dimm0", ...) */
@@ -87,11 +92,25 @@ struct power_info {
 /* Distinct channels the locators name on one socket; *unnamed gets the socket's DIMMs whose channel
  * the locators do not name. */
 int memory_socket_named_channels(const struct memory_info *mem, int socket, int *unnamed);
-/* Populated channels of one socket, or -1 when the locators do not prove the number: every DIMM's
- * channel named, or as many named channels as the platform has. */
+/* Populated channels of one socket that the locators prove (every DIMM's channel named, or as many
+ * named channels as the platform has), or -1. */
+int memory_socket_channels_from_locators(const struct memory_info *mem, int socket);
+/* The slots of one socket when every one holds a DIMM (no empty slot placed on it or on no socket,
+ * no persistent module) and they are k >= 1 times the platform's channels; 0 otherwise. Socket -1:
+ * the whole machine, every slot of which holds a DIMM, k x sockets x channels. Whether the listed
+ * slots are all the board has is memory_slots_confirmed's to say. */
+int memory_socket_full_slots(const struct memory_info *mem, int socket);
+/* Populated channels of one socket: from the locators, else all of them when every slot of the
+ * (confirmed) slot count holds a DIMM and the locators leave room for it; -1 unproven. */
 int memory_socket_channels(const struct memory_info *mem, int socket);
 /* DIMMs on one socket. */
 int memory_socket_dimms(const struct memory_info *mem, int socket);
+/* Empty slots, and persistent modules, on one socket (socket -1: those no locator places). */
+int memory_socket_empty_slots(const struct memory_info *mem, int socket);
+int memory_socket_persistent(const struct memory_info *mem, int socket);
+/* Whether every slot the type-17 entries list is one the type-16 arrays declare and vice versa:
+ * the listed slots are all the board has (some BIOSes list only the populated ones). */
+bool memory_slots_confirmed(const struct memory_info *mem);
 /* Most DIMMs in one channel over all sockets; 0 when a DIMM has no channel (locators name none). */
 int memory_max_dimms_per_channel(const struct memory_info *mem);
 /* Lowest configured (else rated) MT/s of the DIMMs; 0 unknown. */

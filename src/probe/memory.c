@@ -215,6 +215,14 @@ static int normalise_sockets(struct memory_info *mem)
     for (int i = 0; i < mem->npersistent; i++)
         if (mem->persistent[i].socket >= 0)
             mem->persistent[i].socket = socket_rank(seen, nseen, mem->persistent[i].socket);
+    /* An empty slot on a socket no DIMM names cannot be ranked against the others: left unplaced. */
+    for (int i = 0; i < mem->nempty_slots; i++) {
+        struct dimm *e = &mem->empty_slots[i];
+        bool known = false;
+        for (int k = 0; k < nseen && !known; k++)
+            known = seen[k] == e->socket;
+        e->socket = known ? socket_rank(seen, nseen, e->socket) : -1;
+    }
     return nseen;
 }
 
@@ -358,6 +366,8 @@ static void map_channels(struct machine *m, const char *vendor, const char *prod
         all_channels = true;
     for (int i = 0; i < mem->npersistent; i++)
         map_locator(&mem->persistent[i], vendor, slot_map, mem->platform.channels_per_socket, dmi);
+    for (int i = 0; i < mem->nempty_slots; i++)
+        map_locator(&mem->empty_slots[i], vendor, slot_map, mem->platform.channels_per_socket, dmi);
     int sockets = normalise_sockets(mem);
     /* One socket and locators that name none: every DIMM is on it. */
     if (sockets == 0 && m->cpu.sockets == 1) {
@@ -365,6 +375,8 @@ static void map_channels(struct machine *m, const char *vendor, const char *prod
             mem->dimms[i].socket = 0;
         for (int i = 0; i < mem->npersistent; i++)
             mem->persistent[i].socket = 0;
+        for (int i = 0; i < mem->nempty_slots; i++)
+            mem->empty_slots[i].socket = 0;
         sockets = 1;
     }
     mem->sockets = sockets > m->cpu.sockets ? sockets : m->cpu.sockets;
@@ -394,7 +406,8 @@ static void take_dimms(struct memory_info *mem, const struct dmi_data *dmi)
 {
     mem->dimms = calloc((size_t)dmi->ndevices + 1, sizeof *mem->dimms);
     mem->persistent = calloc((size_t)dmi->ndevices + 1, sizeof *mem->persistent);
-    if (!mem->dimms || !mem->persistent)
+    mem->empty_slots = calloc((size_t)dmi->ndevices + 1, sizeof *mem->empty_slots);
+    if (!mem->dimms || !mem->persistent || !mem->empty_slots)
         return;
     int slots = 0;
     uint64_t total = 0;
@@ -403,8 +416,10 @@ static void take_dimms(struct memory_info *mem, const struct dmi_data *dmi)
         if (!is_system_memory(dmi, dev->array_handle) || is_firmware_store(dev->type))
             continue; /* Supermicro lists the BIOS ROM as a memory device of a Flash array */
         slots++;
-        if (dev->size_bytes == 0)
+        if (dev->size_bytes == 0) {
+            take_module(&mem->empty_slots[mem->nempty_slots++], dev);
             continue;
+        }
         if (is_persistent(dev)) {
             /* Optane/NVDIMM: the OS sees it as pmem (or as memory behind a DRAM cache), not as RAM. */
             take_module(&mem->persistent[mem->npersistent++], dev);
@@ -416,6 +431,16 @@ static void take_dimms(struct memory_info *mem, const struct dmi_data *dmi)
     }
     mem->slots_total = slots;
     mem->installed_bytes = (int64_t)total;
+    /* The arrays' own slot count; unknown when a system-memory array does not give one. */
+    int declared = 0, arrays = 0;
+    for (int i = 0; i < dmi->narrays && declared >= 0; i++) {
+        const struct dmi_array *a = &dmi->arrays[i];
+        if (a->use != DMI_USE_SYSTEM_MEMORY)
+            continue;
+        arrays++;
+        declared = a->slots >= 0 ? declared + a->slots : -1;
+    }
+    mem->slots_declared = arrays > 0 ? declared : -1;
 }
 
 static void append_text(char **dst, const char *piece)

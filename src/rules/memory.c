@@ -35,6 +35,67 @@ static json_t *socket_locators(const struct memory_info *mem, int socket)
     return arr;
 }
 
+/* Full slots prove nothing when the arrays do not confirm the slot count: says so. True when it did. */
+static bool report_slots_unconfirmed(struct audit_ctx *ctx, const char *subject, json_t *ev)
+{
+    const struct memory_info *mem = &ctx->machine->memory;
+    if (memory_slots_confirmed(mem))
+        return false;
+    char declared[64];
+    snprintf(declared, sizeof declared, "%s", _("no count of"));
+    if (mem->slots_declared >= 0)
+        snprintf(declared, sizeof declared, "%d", mem->slots_declared);
+    json_object_set_new(ev, "slots_declared", mem->slots_declared >= 0 ? json_integer(mem->slots_declared) : json_null());
+    finding_add(ctx, SEV_UNKNOWN, subject, ev, _("read the slot of each DIMM against the board's population guide"),
+                _("the DIMMs fill all %d slots the SMBIOS table lists, but its memory arrays declare %s slots (some "
+                  "BIOSes list only the populated ones): the slot count is not known, nor whether every channel holds "
+                  "a DIMM"),
+                mem->slots_total, declared);
+    return true;
+}
+
+/* Slots per socket, where the locators name no channel: when every slot of the socket holds a DIMM
+ * (no empty slot placed on it, none that no locator places, no persistent module) and the slots are
+ * k x the CPU's channels, every channel holds one. The listed slots count only when the type-16
+ * arrays declare as many (summed over all of them, so every slot of every socket is listed). Returns
+ * true when it added the finding: a pass, or an unknown saying the slot count is not confirmed. */
+static bool judge_socket_full(struct audit_ctx *ctx, const char *subject, int s, int channels, json_t *ev)
+{
+    const struct memory_info *mem = &ctx->machine->memory;
+    int slots = memory_socket_full_slots(mem, s);
+    if (slots == 0)
+        return false;
+    if (report_slots_unconfirmed(ctx, subject, ev))
+        return true;
+    json_object_set_new(ev, "basis", json_string(_("every slot populated")));
+    json_object_set_new(ev, "populated_channels", json_integer(channels));
+    json_object_set_new(ev, "slots", json_integer(slots));
+    json_object_set_new(ev, "slots_declared", json_integer(mem->slots_declared));
+    finding_add(ctx, SEV_PASS, subject, ev, NULL,
+                _("all %d slots of socket %d hold a DIMM (%d = %d x %d channels): every channel is populated"), slots, s,
+                slots, slots / channels, channels);
+    return true;
+}
+
+/* Locators that place no DIMM on a socket: when every slot of the machine holds a DIMM, every
+ * socket is full; with k x channels slots per socket (the total split evenly) every channel holds one. */
+static bool judge_machine_full(struct audit_ctx *ctx, int sockets, int channels, json_t *ev)
+{
+    const struct memory_info *mem = &ctx->machine->memory;
+    int slots = memory_socket_full_slots(mem, -1);
+    if (slots == 0)
+        return false;
+    if (report_slots_unconfirmed(ctx, "machine", ev))
+        return true;
+    json_object_set_new(ev, "basis", json_string(_("every slot populated")));
+    json_object_set_new(ev, "slots", json_integer(slots));
+    json_object_set_new(ev, "slots_declared", json_integer(mem->slots_declared));
+    finding_add(ctx, SEV_PASS, "machine", ev, NULL,
+                _("all %d slots of the machine hold a DIMM (%d = %d sockets x %d x %d channels): every channel of "
+                  "every socket is populated"), slots, slots, sockets, slots / (sockets * channels), channels);
+    return true;
+}
+
 /* One socket: pass only when the locators prove every channel holds a DIMM; warn when they prove one
  * empty (a full channel map, or fewer DIMMs than channels); otherwise unknown, saying why. */
 static void judge_socket_channels(struct audit_ctx *ctx, int s, int channels)
@@ -44,7 +105,7 @@ static void judge_socket_channels(struct audit_ctx *ctx, int s, int channels)
     snprintf(subject, sizeof subject, "socket %d", s); /* subjects stay English, like the rule IDs */
     int dimms = memory_socket_dimms(mem, s);
     int unnamed, named = memory_socket_named_channels(mem, s, &unnamed);
-    int populated = memory_socket_channels(mem, s);
+    int populated = memory_socket_channels_from_locators(mem, s);
     const char *basis = populated >= 0 ? _("channels from locators")
                         : named > 0    ? _("channels from locators for some DIMMs, DIMM count for the rest")
                                        : _("DIMM count per socket (locators name no channel)");
@@ -71,7 +132,7 @@ static void judge_socket_channels(struct audit_ctx *ctx, int s, int channels)
         finding_add(ctx, ctx_severity(ctx), subject, ev, fix,
                     _("%d DIMMs on socket %d for %d channels: at most %d of %d channels populated (locators name "
                     "no channel for %d of them)"), dimms, s, channels, named + unnamed, channels, unnamed);
-    } else {
+    } else if (!judge_socket_full(ctx, subject, s, channels, ev)) {
         finding_add(ctx, SEV_UNKNOWN, subject, ev, _("read the slot of each DIMM against the board's population guide"),
                     _("%d DIMMs on socket %d for %d channels, but the locators (%s) name no channel for %d of them: "
                     "as many DIMMs as channels does not prove every channel holds one (two in one channel leave "
@@ -114,7 +175,7 @@ void check_mem_channels_underpopulated(struct audit_ctx *ctx)
             finding_add(ctx, ctx_severity(ctx), "machine", ev, _("populate one DIMM per channel on every socket"),
                         _("%d DIMMs for %d channels (%d sockets x %d): at least %d channels are empty"), mem->ndimms, need,
                         mem->sockets, channels, need - mem->ndimms);
-        else
+        else if (!judge_machine_full(ctx, mem->sockets > 0 ? mem->sockets : 1, channels, ev))
             finding_add(ctx, SEV_UNKNOWN, "machine", ev, NULL,
                         _("%d DIMMs for %d channels, but the locators name no socket or channel: cannot tell whether "
                         "every channel holds one"), mem->ndimms, need);

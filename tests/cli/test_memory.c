@@ -124,6 +124,40 @@ Test(memory_cli, underpopulated_fails_for_cv_training)
     json_decref(doc);
 }
 
+/* HP Gen9 locators name no channel; every one of the 12 slots per socket (3 x 4 channels, as both
+ * arrays declare) holds a DIMM, so every channel does. */
+Test(memory_cli, every_slot_full_proves_every_channel)
+{
+    json_t *doc = audit_dmidecode(REPORT("hp-dl360-gen9-2p-xeon-e5-2695v4-ddr4-24of24"), "general");
+    for (int s = 0; s < 2; s++)
+        cr_assert_str_eq(channel_verdict(doc, s), "pass");
+    json_t *f = findings_of(doc, "MEM_CHANNELS_UNDERPOPULATED", "socket 1");
+    json_t *finding = json_array_get(f, 0), *ev = json_object_get(finding, "evidence");
+    cr_assert_str_eq(json_string_value(json_object_get(ev, "basis")), "every slot populated");
+    cr_assert_eq(json_integer_value(json_object_get(ev, "slots")), 12);
+    cr_assert_eq(json_integer_value(json_object_get(ev, "slots_declared")), 24);
+    cr_assert_str_eq(json_string_value(json_object_get(finding, "message")),
+                     "all 12 slots of socket 1 hold a DIMM (12 = 3 x 4 channels): every channel is populated");
+    json_t *socket = json_array_get(json_object_get(memory_of(doc), "sockets"), 1);
+    cr_assert_eq(json_integer_value(json_object_get(socket, "populated_channels")), 4);
+    json_decref(f);
+    json_decref(doc);
+}
+
+/* The x3250 M3's table lists only its 4 populated slots; the array declares 6: no slot count. */
+Test(memory_cli, full_slots_without_the_arrays_count_stay_unknown)
+{
+    json_t *doc = audit_dmidecode(REPORT("ibm-x3250-m3-1p-xeon-x3430-ddr3-4-listed-of-6"), "general");
+    json_t *f = findings_of(doc, "MEM_CHANNELS_UNDERPOPULATED", "socket 0");
+    json_t *finding = json_array_get(f, 0);
+    const char *message = json_string_value(json_object_get(finding, "message"));
+    cr_assert(message && strstr(message, "declare 6 slots"), "%s", message);
+    cr_assert_eq(json_integer_value(json_object_get(json_object_get(finding, "evidence"), "slots_declared")), 6);
+    cr_assert_str_eq(channel_verdict(doc, 0), "unknown");
+    json_decref(f);
+    json_decref(doc);
+}
+
 Test(memory_cli, hpe_channels_come_from_its_dimm_location_records_and_a_supply_is_critical)
 {
     json_t *doc = audit_dmidecode(REPORT("hpe-dl380-gen11-2p-xeon-ddr5-8of32"), "general");
