@@ -1,10 +1,9 @@
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include "builtin/builtin.h"
+#include "report/explain_text.h"
 #include "rules/rule.h"
-#include "rules/verdict.h"
 #include "util/i18n.h"
 #include "util/suggest.h"
 
@@ -20,18 +19,6 @@ static void print_usage(FILE *out)
         fprintf(out, " %s", workload_name((enum workload)w));
     fputs(_("\nrules: gpuvet audit --list-rules\n"
             "exit status: 0 explained, 2 no such rule, prefix or workload\n"), out);
-}
-
-/* The rules whose ID starts with prefix (case-insensitive), one line each; how many. */
-static int list_prefixed(const char *prefix)
-{
-    int n = 0;
-    for (int i = 0; i < rules_count; i++)
-        if (!strncasecmp(rules_table[i].id, prefix, strlen(prefix))) {
-            printf("%-24s %-7s %s\n", rules_table[i].id, rules_table[i].area, _(rules_table[i].title));
-            n++;
-        }
-    return n;
 }
 
 static int no_such_rule(const char *query)
@@ -63,21 +50,12 @@ int cmd_explain(int argc, char **argv)
     }
     enum workload w;
     if (workload_parse(argv[1], &w)) {
-        printf(_("workload %s: the verdict is FAIL with a fail finding, WARN with a warning, INCONCLUSIVE when\n"
-                 "one of these key facts is unknown, and PASS only when none is:\n"), argv[1]);
-        verdict_describe_key_facts(stdout, w);
-        fputs(_("\nOther unknowns (measurements, history, software settings) are listed but do not make the\n"
-                "verdict inconclusive. The exit status is 1 with a fail, else 0 (INCONCLUSIVE included).\n"), stdout);
+        explain_text_workload(stdout, w, argv[1]);
         return 0;
     }
     const struct rule *r = rule_find(argv[1]);
     if (!r)
-        return list_prefixed(argv[1]) > 0 ? 0 : no_such_rule(argv[1]);
-    printf(_("%s — %s\narea: %s\nseverity when it applies:"), r->id, _(r->title), r->area);
-    for (int w = 0; w < WORKLOAD_COUNT; w++)
-        printf(" %s=%s", workload_name((enum workload)w), severity_name(r->severity[w]));
-    char rationale[4096];
-    thresholds_expand(_(r->rationale), rationale, sizeof rationale);
-    printf("\n\n%s\n", rationale);
+        return explain_text_prefixed(stdout, argv[1]) > 0 ? 0 : no_such_rule(argv[1]);
+    explain_text_rule(stdout, r);
     return 0;
 }
