@@ -83,18 +83,13 @@ bool board_slot_map_find(struct machine *m, const char *vendor, const char *prod
         return false;
     }
     char line[2048];
-    int lineno = 0;
+    char *fields[SLOT_MAP_FIELDS];
+    int lineno = 0, nfields;
     bool found = false;
     /* The whole table is read, so a broken row is reported whatever the machine. */
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        line[strcspn(line, "\r\n")] = '\0';
-        if (line[0] == '#' || line[0] == '\0')
-            continue;
-        char *fields[SLOT_MAP_FIELDS];
+    while ((nfields = data_row_next(f, line, sizeof line, &lineno, fields, SLOT_MAP_FIELDS)) >= 0) {
         struct board_slot_map row;
-        const char *problem = data_row_split(line, fields, SLOT_MAP_FIELDS) == SLOT_MAP_FIELDS ? row_problem(fields, &row)
-                                                                                            : "wrong field count";
+        const char *problem = nfields == SLOT_MAP_FIELDS ? row_problem(fields, &row) : "wrong field count";
         if (problem) {
             machine_problem(m, label, "line %d: %s (expected %d fields, see the header)", lineno, problem,
                             SLOT_MAP_FIELDS);

@@ -64,18 +64,25 @@ static bool cpuid_listed(const char *list, int model)
     return found;
 }
 
-int data_row_split(char *line, char **fields, int max)
+int data_row_next(FILE *f, char *line, size_t size, int *lineno, char **fields, int max)
 {
-    int n = 0;
-    for (char *p = line; n < max;) {
-        fields[n++] = p;
-        char *comma = strchr(p, ',');
-        if (!comma)
-            break;
-        *comma = '\0';
-        p = comma + 1;
+    while (fgets(line, (int)size, f)) {
+        ++*lineno;
+        line[strcspn(line, "\r\n")] = '\0';
+        if (line[0] == '#' || line[0] == '\0')
+            continue;
+        int n = 0;
+        for (char *p = line; n < max;) {
+            fields[n++] = p;
+            char *comma = strchr(p, ',');
+            if (!comma)
+                break;
+            *comma = '\0';
+            p = comma + 1;
+        }
+        return n;
     }
-    return n;
+    return -1;
 }
 
 static bool row_matches(char **f, const struct cpu_info *c, bool by_name)
@@ -158,15 +165,10 @@ void probe_cpu_platform(struct machine *m)
     for (int pass = 0; pass < 2 && !matched; pass++) {
         rewind(f);
         char line[1024];
-        int lineno = 0;
-        while (fgets(line, sizeof line, f)) {
-            lineno++;
-            line[strcspn(line, "\r\n")] = '\0';
-            if (line[0] == '#' || line[0] == '\0')
-                continue;
-            char *fields[PLATFORM_FIELDS];
-            const char *problem =
-                data_row_split(line, fields, PLATFORM_FIELDS) == PLATFORM_FIELDS ? row_problem(fields) : "wrong field count";
+        char *fields[PLATFORM_FIELDS];
+        int lineno = 0, nfields;
+        while ((nfields = data_row_next(f, line, sizeof line, &lineno, fields, PLATFORM_FIELDS)) >= 0) {
+            const char *problem = nfields == PLATFORM_FIELDS ? row_problem(fields) : "wrong field count";
             if (problem) {
                 if (pass == 0)
                     machine_problem(m, label, "line %d: %s (expected %d fields, see the header)", lineno,

@@ -93,9 +93,10 @@ bool board_slot_map_place(const struct board_slot_map *map, const char *locator,
                           int *socket, int *channel);
 /* EDAC memory controllers: ECC driver presence, error counters, DIMMs when SMBIOS had none. */
 void probe_edac(struct machine *m);
-/* Splits a line of a data/ table in place at its commas (the tables quote nothing and have no
- * commas inside fields); returns the field count, at most max. */
-int data_row_split(char *line, char **fields, int max);
+/* The next row of a data/ table: skips blank and '#' lines, counts lines in *lineno, and splits the
+ * row in place at its commas (the tables quote nothing and have no commas inside fields) into at
+ * most max fields. Returns the field count, or -1 at the end of the file. */
+int data_row_next(FILE *f, char *line, size_t size, int *lineno, char **fields, int max);
 /* Looks the CPU up in data/cpu-platforms.csv (model string, then CPUID family/model). */
 void probe_cpu_platform(struct machine *m);
 /* Samples /proc/stat, /proc/PID/stat, load average and thermal throttle counters for `seconds`
