@@ -10,13 +10,12 @@
 #include "builtin/builtin.h"
 #include "probe/audit_json.h"
 #include "probe/probe.h"
-#include "report/cost_report.h"
 #include "report/plan_balance.h"
 #include "report/plan_report.h"
 #include "report/report.h"
 #include "sizing/balance.h"
-#include "sizing/offers.h"
-#include "sizing/plan_internal.h"
+#include "sizing/plan.h"
+#include "sizing/plan_offers.h"
 #include "util/fsroot.h"
 #include "util/parse.h"
 
@@ -77,9 +76,7 @@ struct plan_command {
     const char *bench[BALANCE_MAX_BENCH]; /* --bench files, for the balance of the pipeline's stages */
     int nbench;
     struct balance_measured measured;
-    const char *offers_file; /* --offers: rank these offers instead of the table's GPUs */
-    double tokens, images, util;
-    struct fx_rates fx;
+    struct plan_offers_request offers; /* --offers FILE: rank its offers instead of the table's GPUs */
 };
 
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -355,22 +352,22 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
             cmd->sysroot = optarg;
             break;
         case O_OFFERS:
-            cmd->offers_file = optarg;
+            cmd->offers.file = optarg;
             break;
         case O_TOKENS:
-            if (!option_positive("plan", "tokens", optarg, &cmd->tokens))
+            if (!option_positive("plan", "tokens", optarg, &cmd->offers.tokens))
                 return EXIT_CANNOT_RUN;
             break;
         case O_IMAGES:
-            if (!option_positive("plan", "images", optarg, &cmd->images))
+            if (!option_positive("plan", "images", optarg, &cmd->offers.images))
                 return EXIT_CANNOT_RUN;
             break;
         case O_UTIL:
-            if (!option_fraction("plan", "util", optarg, &cmd->util))
+            if (!option_fraction("plan", "util", optarg, &cmd->offers.util))
                 return EXIT_CANNOT_RUN;
             break;
         case O_FX:
-            if (!fx_add(&cmd->fx, optarg)) {
+            if (!fx_add(&cmd->offers.fx, optarg)) {
                 option_invalid("plan", "fx", optarg, FX_HINT);
                 return EXIT_CANNOT_RUN;
             }
@@ -397,12 +394,12 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
         return fail("unexpected argument '%s'", argv[optind]);
     if (!o->workload_set || !(o->workload == WL_LLM_TRAIN || o->workload == WL_LLM_INFER || o->workload == WL_CV_TRAIN))
         return fail("--workload llm-train, llm-infer or cv-train is required");
-    if (cmd->offers_file && (o->gpus || cmd->check))
+    if (cmd->offers.file && (o->gpus || cmd->check))
         return fail("--offers ranks the GPUs of its offers: leave out --gpus and --check");
     for (int k = O_TOKENS; k <= O_FX; k++)
-        if (given[k] && !cmd->offers_file)
+        if (given[k] && !cmd->offers.file)
             return fail("--%s goes with --offers FILE", option_name(options, k));
-    if (!o->gpus && !cmd->offers_file && (cmd->check || o->workload == WL_CV_TRAIN))
+    if (!o->gpus && !cmd->offers.file && (cmd->check || o->workload == WL_CV_TRAIN))
         return fail("--gpus [Nx]GPU is required %s (gpuvet gpus lists the names)",
                     cmd->check ? "with --check" : "for cv-train, which every GPU runs: the question is how fast");
     if (cmd->sysroot && (!cmd->check || cmd->check_file))
@@ -415,52 +412,6 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
     char err[1024];
     if (rc == 0 && balance_measured_load(&cmd->measured, cmd->bench, cmd->nbench, err, sizeof err) != 0)
         return fail("%s", err);
-    return rc;
-}
-
-/* plan --offers: the job planned on one offer's GPUs (sizing/offers.c asks for each offer). */
-static int plan_offer(void *ctx, const struct gpu_spec *gpu, int count, struct offer_plan *out)
-{
-    struct plan *p = ctx;
-    struct plan q = {.opt = p->opt, .table = p->table, .gpu = gpu, .gpus_per_node = count, .model = p->model};
-    int rc = plan_one(&q);
-    if (rc == 0)
-        offer_plan_from_doc(q.doc, out);
-    else if (q.error && !p->error) { /* why it could not be planned becomes the command's error */
-        p->error = q.error;
-        q.error = NULL;
-    }
-    json_decref(q.doc);
-    free(q.error);
-    return rc;
-}
-
-/* "What should I rent?" from an offers file: each offer planned, ranked by the job's cost. */
-static int plan_rank_offers(struct plan *p, const struct plan_command *cmd)
-{
-    char err[2048];
-    struct offers offers = {0};
-    if (offers_load(cmd->offers_file, &p->table, &offers, err, sizeof err) != 0) {
-        offers_free(&offers);
-        return fail("%s", err);
-    }
-    struct offer_job job = {.nodes = p->opt.nodes, .tokens = cmd->tokens, .images = cmd->images, .cli_util = cmd->util};
-    if (cmd->tokens > 0)
-        job.flops = offer_training_flops((double)p->model.active_params, cmd->tokens, p->opt.finetune != FINETUNE_NONE,
-                                         &job.flops_method);
-    enum offer_basis basis;
-    int fitting;
-    int rc = offers_rank_for_plan(&offers, &job, &cmd->fx, plan_offer, p, &basis, &fitting);
-    if (rc == 0) {
-        plan_start_doc(p);
-        json_object_set_new(p->doc, "gpu", json_null());
-        if (p->opt.workload != WL_CV_TRAIN)
-            json_object_set_new(p->doc, "model", model_json(&p->model));
-        json_object_set_new(p->doc, "offers", plan_offers_json(cmd->offers_file, &job, basis, &offers));
-        plan_finish_doc(p);
-        p->does_not_fit = fitting == 0;
-    }
-    offers_free(&offers);
     return rc;
 }
 
@@ -505,6 +456,7 @@ int cmd_plan(int argc, char **argv)
     struct plan p = {.opt = cmd.plan};
     struct machine m;
     bool have_machine = false;
+    struct plan_offers_ranking ranking = {0};
     rc = plan_prepare(&p);
     if (rc == 0 && cmd.check) {
         rc = load_machine(&cmd, &m);
@@ -512,7 +464,7 @@ int cmd_plan(int argc, char **argv)
         p.machine = rc == 0 ? &m : NULL;
     }
     if (rc == 0)
-        rc = cmd.offers_file ? plan_rank_offers(&p, &cmd) : plan_make(&p);
+        rc = cmd.offers.file ? plan_rank_offers(&p, &cmd.offers, &ranking) : plan_make(&p);
     if (rc == 0 && cmd.check) {
         /* A saved audit does not carry what the stages need (memory, bench): only --bench counts. */
         attach_balance(&p, &cmd, cmd.check_file ? NULL : &m,
@@ -527,12 +479,13 @@ int cmd_plan(int argc, char **argv)
         rc = EXIT_VERDICT_FAIL;
     if (rc == 0 || rc == EXIT_VERDICT_FAIL) {
         if (cmd.json)
-            plan_report_json(stdout, p.doc);
+            plan_report_json(stdout, p.doc, cmd.offers.file ? &ranking : NULL);
         else
-            plan_report_text(stdout, p.doc);
+            plan_report_text(stdout, p.doc, cmd.offers.file ? &ranking : NULL);
     }
     if (have_machine)
         machine_free(&m);
+    plan_offers_ranking_free(&ranking);
     plan_free(&p);
     return rc;
 }

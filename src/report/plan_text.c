@@ -143,4 +143,10 @@ static int plan_text_unescaped(FILE *out, json_t *plan)
 static int render_plan(FILE *out, const void *ctx) { return plan_text_unescaped(out, (json_t *)ctx); }
 
 /* Model ids and names come from a user's config.json and offers file: escaped on the way out. */
-int plan_report_text(FILE *out, json_t *plan) { return text_render_escaped(out, render_plan, plan, NULL); }
+int plan_report_text(FILE *out, json_t *plan, const struct plan_offers_ranking *offers)
+{
+    plan = offers ? plan_with_offers(plan, offers) : json_incref(plan);
+    int rc = text_render_escaped(out, render_plan, plan, NULL);
+    json_decref(plan);
+    return rc;
+}
