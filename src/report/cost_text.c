@@ -5,6 +5,7 @@
 #include <strings.h>
 
 #include "report/cost_report.h"
+#include "util/i18n.h"
 
 int cost_report_text(FILE *out, const struct cost_report *r, const struct offers *offers)
 {
@@ -59,7 +60,7 @@ int cost_report_text(FILE *out, const struct cost_report *r, const struct offers
 
 /* ---- plan --offers ------------------------------------------------------------------------- */
 
-static void print_plan_offer(FILE *out, json_t *o, bool job_cost)
+static void print_plan_offer(FILE *out, json_t *o, bool job_cost, bool per_token)
 {
     json_t *util = json_object_get(o, "utilisation"), *hours = json_object_get(o, "hours");
     char price[48], shown_util[16] = "-";
@@ -70,6 +71,11 @@ static void print_plan_offer(FILE *out, json_t *o, bool job_cost)
     fprintf(out, "%-3lld %-24.24s %-16s %3lld %12s %5s", json_integer_value(json_object_get(o, "rank")),
             json_string_value(json_object_get(o, "name")), json_string_value(json_object_get(o, "gpu_id")),
             json_integer_value(json_object_get(o, "count")), price, shown_util);
+    json_t *tokens_s = json_object_get(o, "output_tokens_s"), *per_million = json_object_get(o, "cost_per_million_output_tokens");
+    if (per_token && json_is_number(tokens_s))
+        fprintf(out, " %10.0f %12.3f", json_number_value(tokens_s), json_number_value(per_million));
+    else if (per_token)
+        fprintf(out, " %10s %12s", "-", "-");
     if (job_cost && json_is_number(hours))
         fprintf(out, " %10.1f %12.2f", json_number_value(hours), json_number_value(json_object_get(o, "cost")));
     else if (job_cost)
@@ -85,11 +91,26 @@ void plan_offers_text(FILE *out, json_t *plan)
 {
     json_t *offers = json_object_get(plan, "offers"), *job = json_object_get(offers, "job");
     bool job_cost = !strcmp(json_string_value(json_object_get(offers, "basis")), "job_cost");
+    bool per_token = json_is_string(json_object_get(job, "output_tokens_method"));
     long long nodes = json_integer_value(json_object_get(plan, "nodes"));
     fprintf(out, "Offers of %s for %s, %lld node(s) of each: ranked by %s\n",
             json_string_value(json_object_get(offers, "file")), json_string_value(json_object_get(plan, "workload")),
-            nodes, job_cost ? "the job's cost" : "price per hour");
-    if (json_is_number(json_object_get(job, "flops")))
+            nodes,
+            per_token  ? _("the estimated cost per million output tokens")
+            : job_cost ? "the job's cost"
+                       : "price per hour");
+    if (per_token) {
+        fprintf(out,
+                _("Estimate, not a measurement: output tokens/s from each offer's plan (decode reads the weights and "
+                  "the KV cache every step at %.0f%% of HBM bandwidth; prefill runs at %.0f%% of dense tensor "
+                  "FLOPS; plan.throughput.formula); cost per million output tokens = price per hour / (tokens/s x "
+                  "3600) x 1e6\n"),
+                json_number_value(json_object_get(job, "hbm_bandwidth_share")) * 100,
+                json_number_value(json_object_get(job, "flops_share")) * 100);
+        if (json_is_number(json_object_get(job, "output_tokens")))
+            fprintf(out, _("Job: %.3g output tokens; hours = output tokens / (nodes x tokens/s x 3600)\n"),
+                    json_number_value(json_object_get(job, "output_tokens")));
+    } else if (json_is_number(json_object_get(job, "flops")))
         fprintf(out,
                 "Job: %.3g FLOPs (%s);\n  hours = FLOPs / (GPUs x dense BF16 TFLOPS x 1e12 x utilisation x 3600)\n",
                 json_number_value(json_object_get(job, "flops")),
@@ -98,9 +119,11 @@ void plan_offers_text(FILE *out, json_t *plan)
         fprintf(out, "Job: %.3g images; hours = images / (GPUs x images/s per GPU x 3600)\n",
                 json_number_value(json_object_get(job, "images")));
     else
-        fprintf(out, "No job size (--tokens for llm-train, --images for cv-train; an inference server costs its "
-                     "hours): the offers that fit, by price per hour\n");
+        fprintf(out, "No job size (--tokens for llm-train, --images for cv-train): the offers that fit, by price "
+                     "per hour\n");
     fprintf(out, "\n%-3s %-24s %-16s %3s %12s %5s", "#", "NAME", "GPU", "N", "PRICE/HOUR", "UTIL");
+    if (per_token)
+        fprintf(out, " %10s %12s", "TOKENS/S", "PER 1M TOK");
     if (job_cost)
         fprintf(out, " %10s %12s", "JOB HOURS", "JOB COST");
     fputc('\n', out);
@@ -111,7 +134,7 @@ void plan_offers_text(FILE *out, json_t *plan)
         if (!previous || strcasecmp(currency, json_string_value(json_object_get(previous, "price_currency"))))
             fprintf(out, "-- prices in %s%s\n", currency,
                     json_is_number(json_object_get(o, "fx_to_usd")) ? " (converted with --fx)" : "");
-        print_plan_offer(out, o, job_cost);
+        print_plan_offer(out, o, job_cost, per_token);
         previous = o;
     }
     if (json_array_size(ranked) == 0)
