@@ -328,7 +328,7 @@ static int run_audit(int argc, char **argv)
         rc = -1;
     if (markdown_file && report_to_file(markdown_file, report_markdown, &report) != 0)
         rc = -1;
-    bool stdout_taken = (html_file && !strcmp(html_file, "-")) || (markdown_file && !strcmp(markdown_file, "-"));
+    bool stdout_taken = output_is_stdout(html_file) || output_is_stdout(markdown_file);
     if (rc == 0 && !stdout_taken)
         rc = json ? report_json(stdout, &report) : report_text(stdout, &report, use_colour(), verbose);
     /* INCONCLUSIVE without a fail exits 0: the exit status says whether a fail was found. */

@@ -6,6 +6,7 @@
 #include "fleet/fleet.h"
 #include "report/fleet_report.h"
 #include "util/i18n.h"
+#include "util/output_file.h"
 
 static const char usage[] =
      N_("usage: gpuvet compare [--json] [--html FILE] [--markdown FILE] A.json B.json\n"
@@ -68,7 +69,7 @@ int cmd_compare(int argc, char **argv)
             rc = -1;
         if (markdown_file && compare_report_to_file(markdown_file, compare_report_markdown, &sides[0], &sides[1]) != 0)
             rc = -1;
-        bool stdout_taken = (html_file && !strcmp(html_file, "-")) || (markdown_file && !strcmp(markdown_file, "-"));
+        bool stdout_taken = output_is_stdout(html_file) || output_is_stdout(markdown_file);
         if (rc == 0 && !stdout_taken)
             rc = json ? compare_report_json(stdout, &sides[0], &sides[1])
                       : compare_report_text(stdout, &sides[0], &sides[1]);

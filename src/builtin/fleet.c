@@ -7,6 +7,7 @@
 #include "fleet/fleet.h"
 #include "report/fleet_report.h"
 #include "util/i18n.h"
+#include "util/output_file.h"
 #include "util/parse.h"
 
 static const char usage[] =
@@ -76,7 +77,7 @@ int cmd_fleet(int argc, char **argv)
         rc = -1;
     if (markdown_file && fleet_report_to_file(markdown_file, fleet_report_markdown, &f, &a) != 0)
         rc = -1;
-    bool stdout_taken = (html_file && !strcmp(html_file, "-")) || (markdown_file && !strcmp(markdown_file, "-"));
+    bool stdout_taken = output_is_stdout(html_file) || output_is_stdout(markdown_file);
     if (rc == 0 && !stdout_taken)
         rc = json ? fleet_report_json(stdout, &f, &a) : fleet_report_text(stdout, &f, &a);
     int found = 0;

@@ -1,16 +1,12 @@
+/* gpuvet health: the options, then health/health.c checks (and tells Slurm) and report/ prints. */
 #include <getopt.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
 #include "builtin/builtin.h"
-#include "probe/probe.h"
-#include "report/report.h"
-#include "slurm/slurm.h"
-#include "util/fsroot.h"
-#include "util/parse.h"
+#include "health/health.h"
+#include "report/health_report.h"
 #include "util/i18n.h"
+#include "util/parse.h"
 
 static const char usage[] =
      N_("usage: gpuvet health [--sysroot DIR] [--workload W] [--fail-on-warn] [--prom FILE]\n"
@@ -39,13 +35,6 @@ struct health_options {
     enum workload workload;
     bool fail_on_warn, slurm;
 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* Parses argv into o; returns -1 to exit EXIT_CANNOT_RUN, 1 to exit 0 (--help), 0 to go on. */
 static int parse_options(int argc, char **argv, struct health_options *o)
@@ -88,29 +77,6 @@ static int parse_options(int argc, char **argv, struct health_options *o)
     return 0;
 }
 
-/* Drains or resumes this node for the verdict; 0, or -1 after saying why on stderr. */
-static int tell_slurm(const struct health_options *o, const struct finding *problem)
-{
-    char scontrol[4096], node[256], reason[512], what[1024], err[1024];
-    if (slurm_find_scontrol(o->scontrol, scontrol, sizeof scontrol, err, sizeof err) != 0) {
-        fprintf(stderr, _("gpuvet health: %s\n"), err);
-        return -1;
-    }
-    if (o->node)
-        snprintf(node, sizeof node, "%s", o->node);
-    else
-        slurm_node_name(node, sizeof node);
-    if (problem)
-        health_drain_reason(reason, sizeof reason, problem);
-    enum slurm_outcome outcome;
-    if (slurm_apply(scontrol, node, problem ? reason : NULL, &outcome, what, sizeof what, err, sizeof err) != 0) {
-        fprintf(stderr, _("gpuvet health: %s\n"), err);
-        return -1;
-    }
-    fprintf(stderr, _("gpuvet health: slurm: %s\n"), what);
-    return 0;
-}
-
 int cmd_health(int argc, char **argv)
 {
     struct health_options o = {.workload = WL_GENERAL};
@@ -118,48 +84,21 @@ int cmd_health(int argc, char **argv)
     if (parsed != 0)
         return parsed > 0 ? 0 : EXIT_CANNOT_RUN;
 
-    double start = now_s();
-    fsroot_set(o.sysroot);
-    struct machine m;
-    machine_init(&m);
-    if (probe_machine(&m, true) != 0) {
-        /* Unknown, not a fail: the node is neither drained nor resumed on a check that did not run. */
-        char line[HEALTH_REASON_MAX + 1];
-        snprintf(line, sizeof line, "gpuvet: UNKNOWN %s: %s", m.nproblems ? m.problems[0].path : "probe",
-                 m.nproblems ? m.problems[0].message : "the machine could not be read");
-        printf("%s\n", line);
-        for (int i = 0; i < m.nproblems; i++)
-            fprintf(stderr, _("gpuvet health: %s: %s\n"), m.problems[i].path, m.problems[i].message);
-        machine_free(&m);
-        return EXIT_CANNOT_RUN;
-    }
-    probe_contention(&m, 0); /* no sample window: the check must stay fast */
-    struct findings findings = {0};
-    rules_run(&m, o.workload, NULL, &findings);
-
-    enum severity threshold = o.fail_on_warn ? SEV_WARN : SEV_FAIL;
-    char line[HEALTH_REASON_MAX + 1];
-    health_reason(line, &findings, threshold);
-    printf("%s\n", line);
-    fflush(stdout);
-    for (int i = 0; i < findings.count; i++)
-        if (findings.items[i].severity >= SEV_WARN)
-            fprintf(stderr, "%s %s %s: %s\n", severity_name(findings.items[i].severity), findings.items[i].rule->id,
-                    findings.items[i].subject, finding_message(&findings.items[i]));
-
-    const struct finding *problem = health_worst(&findings, threshold);
-    int status = problem ? EXIT_VERDICT_FAIL : 0;
-    if (o.slurm && tell_slurm(&o, problem) != 0)
-        status = EXIT_CANNOT_RUN;
-    if (o.prom) {
-        struct workload_verdict verdict;
-        verdict_judge(&verdict, &m, o.workload, &findings);
-        struct prom_report pr = {"health", &m, &findings, NULL, now_s() - start, time(NULL), &verdict};
-        if (report_prom_file(o.prom, &pr) != 0)
+    struct health_request req = {.sysroot = o.sysroot, .workload = o.workload, .fail_on_warn = o.fail_on_warn,
+                                 .verdict = o.prom != NULL};
+    struct health_check h;
+    int rc = health_check_run(&req, &h);
+    health_report_text(stdout, stderr, &h);
+    int status = rc != 0 ? EXIT_CANNOT_RUN : h.problem ? EXIT_VERDICT_FAIL : 0;
+    if (rc == 0 && o.slurm) {
+        char what[1024], why[1024];
+        int told = health_tell_slurm(o.scontrol, o.node, h.problem, what, sizeof what, why, sizeof why);
+        health_report_slurm(stderr, told, what, why);
+        if (told != 0)
             status = EXIT_CANNOT_RUN;
-        workload_verdict_free(&verdict);
     }
-    findings_free(&findings);
-    machine_free(&m);
+    if (rc == 0 && o.prom && health_report_prom(o.prom, &h) != 0)
+        status = EXIT_CANNOT_RUN;
+    health_check_free(&h);
     return status;
 }

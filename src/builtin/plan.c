@@ -10,13 +10,12 @@
 #include "builtin/builtin.h"
 #include "probe/audit_json.h"
 #include "probe/probe.h"
-#include "report/cost_report.h"
 #include "report/plan_balance.h"
 #include "report/plan_report.h"
 #include "report/report.h"
 #include "sizing/balance.h"
-#include "sizing/offers.h"
-#include "sizing/plan_internal.h"
+#include "sizing/plan.h"
+#include "sizing/plan_offers.h"
 #include "util/fsroot.h"
 #include "util/i18n.h"
 #include "util/parse.h"
@@ -78,9 +77,7 @@ struct plan_command {
     const char *bench[BALANCE_MAX_BENCH]; /* --bench files, for the balance of the pipeline's stages */
     int nbench;
     struct balance_measured measured;
-    const char *offers_file; /* --offers: rank these offers instead of the table's GPUs */
-    double tokens, images, util;
-    struct fx_rates fx;
+    struct plan_offers_request offers; /* --offers FILE: rank its offers instead of the table's GPUs */
 };
 
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -356,22 +353,22 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
             cmd->sysroot = optarg;
             break;
         case O_OFFERS:
-            cmd->offers_file = optarg;
+            cmd->offers.file = optarg;
             break;
         case O_TOKENS:
-            if (!option_positive("plan", "tokens", optarg, &cmd->tokens))
+            if (!option_positive("plan", "tokens", optarg, &cmd->offers.tokens))
                 return EXIT_CANNOT_RUN;
             break;
         case O_IMAGES:
-            if (!option_positive("plan", "images", optarg, &cmd->images))
+            if (!option_positive("plan", "images", optarg, &cmd->offers.images))
                 return EXIT_CANNOT_RUN;
             break;
         case O_UTIL:
-            if (!option_fraction("plan", "util", optarg, &cmd->util))
+            if (!option_fraction("plan", "util", optarg, &cmd->offers.util))
                 return EXIT_CANNOT_RUN;
             break;
         case O_FX:
-            if (!fx_add(&cmd->fx, optarg)) {
+            if (!fx_add(&cmd->offers.fx, optarg)) {
                 option_invalid("plan", "fx", optarg, FX_HINT);
                 return EXIT_CANNOT_RUN;
             }
@@ -398,12 +395,12 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
         return fail(_("unexpected argument '%s'"), argv[optind]);
     if (!o->workload_set || !(o->workload == WL_LLM_TRAIN || o->workload == WL_LLM_INFER || o->workload == WL_CV_TRAIN))
         return fail("%s", _("--workload llm-train, llm-infer or cv-train is required"));
-    if (cmd->offers_file && (o->gpus || cmd->check))
+    if (cmd->offers.file && (o->gpus || cmd->check))
         return fail("%s", _("--offers ranks the GPUs of its offers: leave out --gpus and --check"));
     for (int k = O_TOKENS; k <= O_FX; k++)
-        if (given[k] && !cmd->offers_file)
+        if (given[k] && !cmd->offers.file)
             return fail(_("--%s goes with --offers FILE"), option_name(options, k));
-    if (!o->gpus && !cmd->offers_file && (cmd->check || o->workload == WL_CV_TRAIN))
+    if (!o->gpus && !cmd->offers.file && (cmd->check || o->workload == WL_CV_TRAIN))
         return fail("%s", cmd->check ? _("--gpus [Nx]GPU is required with --check (gpuvet gpus lists the names)")
                                      : _("--gpus [Nx]GPU is required for cv-train, which every GPU runs: the question "
                                          "is how fast (gpuvet gpus lists the names)"));
@@ -417,52 +414,6 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
     char err[1024];
     if (rc == 0 && balance_measured_load(&cmd->measured, cmd->bench, cmd->nbench, err, sizeof err) != 0)
         return fail("%s", err);
-    return rc;
-}
-
-/* plan --offers: the job planned on one offer's GPUs (sizing/offers.c asks for each offer). */
-static int plan_offer(void *ctx, const struct gpu_spec *gpu, int count, struct offer_plan *out)
-{
-    struct plan *p = ctx;
-    struct plan q = {.opt = p->opt, .table = p->table, .gpu = gpu, .gpus_per_node = count, .model = p->model};
-    int rc = plan_one(&q);
-    if (rc == 0)
-        offer_plan_from_doc(q.doc, out);
-    else if (q.error && !p->error) { /* why it could not be planned becomes the command's error */
-        p->error = q.error;
-        q.error = NULL;
-    }
-    json_decref(q.doc);
-    free(q.error);
-    return rc;
-}
-
-/* "What should I rent?" from an offers file: each offer planned, ranked by the job's cost. */
-static int plan_rank_offers(struct plan *p, const struct plan_command *cmd)
-{
-    char err[2048];
-    struct offers offers = {0};
-    if (offers_load(cmd->offers_file, &p->table, &offers, err, sizeof err) != 0) {
-        offers_free(&offers);
-        return fail("%s", err);
-    }
-    struct offer_job job = {.nodes = p->opt.nodes, .tokens = cmd->tokens, .images = cmd->images, .cli_util = cmd->util};
-    if (cmd->tokens > 0)
-        job.flops = offer_training_flops((double)p->model.active_params, cmd->tokens, p->opt.finetune != FINETUNE_NONE,
-                                         &job.flops_method);
-    enum offer_basis basis;
-    int fitting;
-    int rc = offers_rank_for_plan(&offers, &job, &cmd->fx, plan_offer, p, &basis, &fitting);
-    if (rc == 0) {
-        plan_start_doc(p);
-        json_object_set_new(p->doc, "gpu", json_null());
-        if (p->opt.workload != WL_CV_TRAIN)
-            json_object_set_new(p->doc, "model", model_json(&p->model));
-        json_object_set_new(p->doc, "offers", plan_offers_json(cmd->offers_file, &job, basis, &offers));
-        plan_finish_doc(p);
-        p->does_not_fit = fitting == 0;
-    }
-    offers_free(&offers);
     return rc;
 }
 
@@ -499,9 +450,10 @@ static int load_machine(const struct plan_command *cmd, struct machine *m)
 }
 
 /* The plan (or the offers' ranking), its balance and its --check against m. */
-static int plan_compute(struct plan *p, const struct plan_command *cmd, const struct machine *m)
+static int plan_compute(struct plan *p, const struct plan_command *cmd, const struct machine *m,
+                        struct plan_offers_ranking *ranking)
 {
-    int rc = cmd->offers_file ? plan_rank_offers(p, cmd) : plan_make(p);
+    int rc = cmd->offers.file ? plan_rank_offers(p, &cmd->offers, ranking) : plan_make(p);
     if (rc == 0 && cmd->check) {
         /* A saved audit does not carry what the stages need (memory, bench): only --bench counts. */
         attach_balance(p, cmd, cmd->check_file ? NULL : m,
@@ -517,12 +469,13 @@ static int plan_compute(struct plan *p, const struct plan_command *cmd, const st
 /* The plan's sentences are written in the language of the output: English for --json (like every
  * machine writer), the user's for the text. A plan that fails in English is made again in the
  * user's language, for the error a person reads. */
-static int plan_in_output_language(struct plan *p, const struct plan_command *cmd, const struct machine *m)
+static int plan_in_output_language(struct plan *p, const struct plan_command *cmd, const struct machine *m,
+                                   struct plan_offers_ranking *ranking)
 {
     if (!cmd->json)
-        return plan_compute(p, cmd, m);
+        return plan_compute(p, cmd, m, ranking);
     i18n_english_begin();
-    int rc = plan_compute(p, cmd, m);
+    int rc = plan_compute(p, cmd, m, ranking);
     i18n_english_end();
     if (p->error && i18n_translating()) {
         json_decref(p->doc);
@@ -531,7 +484,9 @@ static int plan_in_output_language(struct plan *p, const struct plan_command *cm
         p->error = NULL;
         p->does_not_fit = false;
         p->shortfalls = 0;
-        rc = plan_compute(p, cmd, m);
+        plan_offers_ranking_free(ranking);
+        *ranking = (struct plan_offers_ranking){0};
+        rc = plan_compute(p, cmd, m, ranking);
     }
     return rc;
 }
@@ -545,6 +500,7 @@ int cmd_plan(int argc, char **argv)
     struct plan p = {.opt = cmd.plan};
     struct machine m;
     bool have_machine = false;
+    struct plan_offers_ranking ranking = {0};
     rc = plan_prepare(&p);
     if (rc == 0 && cmd.check) {
         rc = load_machine(&cmd, &m);
@@ -552,19 +508,20 @@ int cmd_plan(int argc, char **argv)
         p.machine = rc == 0 ? &m : NULL;
     }
     if (rc == 0)
-        rc = plan_in_output_language(&p, &cmd, &m);
+        rc = plan_in_output_language(&p, &cmd, &m, &ranking);
     if (p.error)
         rc = fail("%s", p.error);
     else if (rc == 0 && p.does_not_fit)
         rc = EXIT_VERDICT_FAIL;
     if (rc == 0 || rc == EXIT_VERDICT_FAIL) {
         if (cmd.json)
-            plan_report_json(stdout, p.doc);
+            plan_report_json(stdout, p.doc, cmd.offers.file ? &ranking : NULL);
         else
-            plan_report_text(stdout, p.doc);
+            plan_report_text(stdout, p.doc, cmd.offers.file ? &ranking : NULL);
     }
     if (have_machine)
         machine_free(&m);
+    plan_offers_ranking_free(&ranking);
     plan_free(&p);
     return rc;
 }

@@ -107,9 +107,10 @@ static json_t *plan_offer_json(const struct offer *it, int rank, int nodes)
     return offer_tail_json(o, it);
 }
 
-json_t *plan_offers_json(const char *offers_file, const struct offer_job *job, enum offer_basis basis,
-                         const struct offers *offers)
+static json_t *plan_offers_json(const struct plan_offers_ranking *ranking)
 {
+    const struct offers *offers = &ranking->offers;
+    const struct offer_job *job = &ranking->job;
     json_t *ranked = json_array(), *not_fitting = json_array(), *currencies = json_array();
     for (int i = 0, rank = 0; i < offers->count; i++) {
         const struct offer *it = &offers->items[i];
@@ -133,11 +134,23 @@ json_t *plan_offers_json(const char *offers_file, const struct offer_job *job, e
     json_object_set_new(j, "flops_method", job->flops_method ? json_string(job->flops_method) : json_null());
     json_object_set_new(j, "images", positive_or_null(job->images));
     json_t *o = json_object();
-    json_object_set_new(o, "file", json_string(offers_file));
-    json_object_set_new(o, "basis", json_string(basis == OFFER_BASIS_JOB_COST ? "job_cost" : "price_per_hour"));
+    json_object_set_new(o, "file", json_string(ranking->file));
+    json_object_set_new(o, "basis", json_string(ranking->basis == OFFER_BASIS_JOB_COST ? "job_cost" : "price_per_hour"));
     json_object_set_new(o, "job", j);
     json_object_set_new(o, "currencies", currencies);
     json_object_set_new(o, "ranked", ranked);
     json_object_set_new(o, "not_fitting", not_fitting);
     return o;
+}
+
+json_t *plan_with_offers(json_t *plan, const struct plan_offers_ranking *ranking)
+{
+    json_t *whole = json_object(), *value;
+    const char *key;
+    json_object_foreach (plan, key, value) {
+        if (!strcmp(key, "steps")) /* plan.offers comes before the keys that end every plan */
+            json_object_set_new(whole, "offers", plan_offers_json(ranking));
+        json_object_set(whole, key, value);
+    }
+    return whole;
 }

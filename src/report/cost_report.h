@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "sizing/offers.h"
+#include "sizing/plan_offers.h"
 
 /* What a cost run was asked, beside its ranked offers. */
 struct cost_report {
@@ -25,9 +26,9 @@ struct cost_report {
 int cost_report_text(FILE *out, const struct cost_report *r, const struct offers *offers);
 int cost_report_json(FILE *out, const struct cost_report *r, const struct offers *offers);
 
-/* plan --offers: the object plan.offers (JSON), and the text of a plan document that holds one. */
-json_t *plan_offers_json(const char *offers_file, const struct offer_job *job, enum offer_basis basis,
-                         const struct offers *offers);
+/* plan --offers: a new plan document, plan with plan.offers (the ranking) added before its steps,
+ * which plan_json.c and plan_text.c write; and the text of a plan document that holds one. */
+json_t *plan_with_offers(json_t *plan, const struct plan_offers_ranking *ranking);
 void plan_offers_text(FILE *out, json_t *plan);
 
 #endif

@@ -1,12 +1,12 @@
 /* What the fleet and compare reports share (report/fleet_report.h): the one-line texts of values
  * and figures, and what the HTML and Markdown pages show, in order: their sections, titles, notes
  * and tables, drawn through each format's primitives (fleet_html.c, fleet_markdown.c). */
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "report/fleet_report.h"
+#include "util/output_file.h"
 
 enum fleet_part {
     FLEET_PART_CONFIGURATION,
@@ -58,35 +58,18 @@ static const char NO_AUDIT_NOTE[] = "Bench documents without an audit document: 
 static const char ALIKE_NOTE[] = "Every node alike.";
 static const char NO_DIFFERENCES_NOTE[] = "No differences in configuration.";
 
-static FILE *open_report(const char *path, const char *command)
-{
-    FILE *out = strcmp(path, "-") ? fopen(path, "w") : stdout;
-    if (!out)
-        fprintf(stderr, "gpuvet %s: %s: %s\n", command, path, strerror(errno));
-    return out;
-}
-
-static int close_report(FILE *out, const char *path, const char *command, int rc)
-{
-    if (out != stdout && fclose(out) != 0) {
-        fprintf(stderr, "gpuvet %s: %s: %s\n", command, path, strerror(errno));
-        rc = -1;
-    }
-    return rc;
-}
-
 int fleet_report_to_file(const char *path, int (*fn)(FILE *, const struct fleet *, const struct fleet_analysis *),
                          const struct fleet *f, const struct fleet_analysis *a)
 {
-    FILE *out = open_report(path, "fleet");
-    return out ? close_report(out, path, "fleet", fn(out, f, a)) : -1;
+    FILE *out = output_open(path, "fleet");
+    return out ? output_close(out, path, "fleet", fn(out, f, a)) : -1;
 }
 
 int compare_report_to_file(const char *path, int (*fn)(FILE *, const struct fleet *, const struct fleet *),
                            const struct fleet *a, const struct fleet *b)
 {
-    FILE *out = open_report(path, "compare");
-    return out ? close_report(out, path, "compare", fn(out, a, b)) : -1;
+    FILE *out = output_open(path, "compare");
+    return out ? output_close(out, path, "compare", fn(out, a, b)) : -1;
 }
 
 void fleet_value_line(char *buf, size_t n, enum fleet_field field, const char *value)

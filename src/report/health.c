@@ -4,16 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "health/health.h"
 #include "report/report.h"
-
-const struct finding *health_worst(const struct findings *f, enum severity threshold)
-{
-    const struct finding *worst = NULL;
-    for (int i = 0; i < f->count; i++)
-        if (f->items[i].severity >= threshold && (!worst || f->items[i].severity > worst->severity))
-            worst = &f->items[i];
-    return worst;
-}
 
 /* Cuts text to at most max bytes without splitting a UTF-8 character. */
 static void cut_utf8(char *text, size_t max)
@@ -51,9 +43,4 @@ void health_reason(char out[HEALTH_REASON_MAX + 1], const struct findings *f, en
             *p = ' ';
     cut_utf8(line, HEALTH_REASON_MAX);
     memcpy(out, line, strlen(line) + 1);
-}
-
-void health_drain_reason(char *out, size_t outlen, const struct finding *problem)
-{
-    snprintf(out, outlen, "gpuvet: %s %s", problem->rule->id, problem->subject);
 }

@@ -1,5 +1,4 @@
 /* The facts the HTML page and the Markdown ticket share (report/page.h). */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,6 +6,7 @@
 #include "util/parse.h"
 #include "util/pciaddr.h"
 #include "util/i18n.h"
+#include "util/output_file.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
@@ -647,16 +647,6 @@ bool page_distance_range(const struct machine *m, int *lo, int *hi)
 
 int report_to_file(const char *path, int (*fn)(FILE *, const struct audit_report *), const struct audit_report *r)
 {
-    bool to_stdout = !strcmp(path, "-");
-    FILE *out = to_stdout ? stdout : fopen(path, "w");
-    if (!out) {
-        fprintf(stderr, _("gpuvet audit: %s: %s\n"), path, strerror(errno));
-        return -1;
-    }
-    int rc = fn(out, r);
-    if (!to_stdout && fclose(out) != 0) {
-        fprintf(stderr, _("gpuvet audit: %s: %s\n"), path, strerror(errno));
-        rc = -1;
-    }
-    return rc;
+    FILE *out = output_open(path, "audit");
+    return out ? output_close(out, path, "audit", fn(out, r)) : -1;
 }

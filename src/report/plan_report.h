@@ -8,8 +8,11 @@
 
 #define PLAN_SCHEMA "gpuvet.plan/1"
 
-/* plan: the plan's document (p->doc). Return 0, or -1 when out could not be written to. */
-int plan_report_text(FILE *out, json_t *plan);
-int plan_report_json(FILE *out, json_t *plan);
+struct plan_offers_ranking;
+
+/* plan: the plan's document (p->doc); offers: the ranking of plan --offers, NULL otherwise. Return
+ * 0, or -1 when out could not be written to. */
+int plan_report_text(FILE *out, json_t *plan, const struct plan_offers_ranking *offers);
+int plan_report_json(FILE *out, json_t *plan, const struct plan_offers_ranking *offers);
 
 #endif

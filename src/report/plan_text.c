@@ -178,4 +178,10 @@ static int render_plan(FILE *out, const void *ctx) { return plan_text_unescaped(
 static int render_plan_wrapped(FILE *out, const void *ctx) { return render_wrapped_table(out, render_plan, ctx); }
 
 /* Model ids and names come from a user's config.json and offers file: escaped on the way out. */
-int plan_report_text(FILE *out, json_t *plan) { return text_render_escaped(out, render_plan_wrapped, plan, NULL); }
+int plan_report_text(FILE *out, json_t *plan, const struct plan_offers_ranking *offers)
+{
+    plan = offers ? plan_with_offers(plan, offers) : json_incref(plan);
+    int rc = text_render_escaped(out, render_plan_wrapped, plan, NULL);
+    json_decref(plan);
+    return rc;
+}

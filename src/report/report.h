@@ -79,12 +79,8 @@ int report_prom_file(const char *path, const struct prom_report *r);
 
 /* report/health.c: gpuvet health's one-line reason, for Slurm and Node Problem Detector. */
 #define HEALTH_REASON_MAX 80
-/* The worst finding at or above threshold (findings sorted worst first); NULL when none. */
-const struct finding *health_worst(const struct findings *f, enum severity threshold);
 /* "gpuvet: OK", or "gpuvet: FAIL RULE subject [+N more]: message", cut to HEALTH_REASON_MAX bytes
  * on a character boundary. out has room for HEALTH_REASON_MAX + 1 bytes. */
 void health_reason(char out[HEALTH_REASON_MAX + 1], const struct findings *f, enum severity threshold);
-/* The Slurm drain reason "gpuvet: RULE_ID subject" of a problem. */
-void health_drain_reason(char *out, size_t outlen, const struct finding *problem);
 
 #endif

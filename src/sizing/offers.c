@@ -426,9 +426,12 @@ void offer_plan_from_doc(json_t *plan, struct offer_plan *out)
         if (name && !strcmp(name, "advice"))
             advice = json_string_value(json_object_get(step, "text"));
     }
-    snprintf(out->why_not, sizeof out->why_not, _("needs %.1f GB of GPU memory per GPU, %.1f GB usable%s%s"),
-             json_number_value(total) / 1e9, json_number_value(available) / 1e9, advice ? "; " : "",
-             advice ? advice : "");
+    if (advice)
+        snprintf(out->why_not, sizeof out->why_not, _("needs %.1f GB of GPU memory per GPU, %.1f GB usable; %s"),
+                 json_number_value(total) / 1e9, json_number_value(available) / 1e9, advice);
+    else
+        snprintf(out->why_not, sizeof out->why_not, _("needs %.1f GB of GPU memory per GPU, %.1f GB usable"),
+                 json_number_value(total) / 1e9, json_number_value(available) / 1e9);
 }
 
 int offers_rank_for_plan(struct offers *offers, const struct offer_job *job, const struct fx_rates *fx,

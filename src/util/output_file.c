@@ -113,3 +113,22 @@ int output_file_end(struct output_file *o, bool keep, const char *command)
         unlink(o->temp);
     return rc;
 }
+
+bool output_is_stdout(const char *file) { return file && !strcmp(file, "-"); }
+
+FILE *output_open(const char *file, const char *command)
+{
+    FILE *out = output_is_stdout(file) ? stdout : fopen(file, "w");
+    if (!out)
+        fprintf(stderr, "gpuvet %s: %s: %s\n", command, file, strerror(errno));
+    return out;
+}
+
+int output_close(FILE *out, const char *file, const char *command, int rc)
+{
+    if (out != stdout && fclose(out) != 0) {
+        fprintf(stderr, "gpuvet %s: %s: %s\n", command, file, strerror(errno));
+        rc = -1;
+    }
+    return rc;
+}

@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 struct output_file {
     char path[PATH_MAX]; /* FILE with %h expanded */
@@ -25,5 +26,14 @@ int output_file_begin(struct output_file *o, const char *pattern, const char *co
 /* Restores stdout; keep: flush, sync and rename the temporary file over FILE (0, or -1 with a
  * message on stderr), otherwise remove it. */
 int output_file_end(struct output_file *o, bool keep, const char *command);
+
+/* A page FILE named on the command line (--html FILE, --markdown FILE): "-" is stdout. */
+bool output_is_stdout(const char *file);
+/* Opens FILE for writing, or gives stdout for "-"; NULL after "gpuvet COMMAND: FILE: why" on
+ * stderr. */
+FILE *output_open(const char *file, const char *command);
+/* Closes what output_open gave (stdout stays open) and returns rc, or -1 when closing failed (the
+ * error on stderr as output_open says it). */
+int output_close(FILE *out, const char *file, const char *command, int rc);
 
 #endif
