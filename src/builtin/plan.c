@@ -45,6 +45,8 @@ static const char usage[] =
     "  --batch N --context N     concurrent sequences and tokens each (defaults 1, 4096; 8k = 8192)\n"
     "  --weights bf16|fp16|fp8|int8|int4   weight precision (default bf16)\n"
     "  --kv bf16|fp16|fp8   KV cache precision (default bf16)\n"
+    "  --prompt N           prompt tokens of each request's context, for the tokens/s estimate\n"
+    "                       (default half the context)\n"
     "cv-train:\n"
     "  --img-rate N         images/s one GPU consumes (default: the table's ResNet-50 figure)\n"
     "  --decode-rate N | --decode-from BENCH.json   images/s one core decodes and augments\n"
@@ -56,6 +58,8 @@ static const char usage[] =
     "                       job's cost, and say which do not fit and why; --fx CUR=RATE converts currencies\n"
     "  --tokens T           llm-train with --offers: tokens trained on (2T); cost = price x hours of\n"
     "                       6 x active parameters x T FLOPs (4 x with --finetune) at dense BF16 x --util\n"
+    "                       llm-infer with --offers: output tokens to generate; offers are ranked by the\n"
+    "                       estimated cost per million output tokens (plan.throughput), with or without it\n"
     "  --images N           cv-train with --offers: images to process (epochs x dataset, 115M)\n"
     "  --util U             llm-train with --offers: GPU utilisation for offers without a util field\n"
     "                       (0.4 or 40%; default 1 = peak)\n"
@@ -139,6 +143,7 @@ enum {
     O_IMAGES,
     O_UTIL,
     O_FX,
+    O_PROMPT,
     O_COUNT
 };
 
@@ -173,7 +178,8 @@ static int check_options_apply(const struct plan_options *o, const bool *given, 
         {O_IMGB, 1u << WL_CV_TRAIN, 0},
         {O_DATA, 1u << WL_CV_TRAIN, 0},
         {O_BENCH, 1u << WL_CV_TRAIN | 1u << WL_LLM_TRAIN, 0},
-        {O_TOKENS, 1u << WL_LLM_TRAIN, 0},
+        {O_PROMPT, 1u << WL_LLM_INFER, 0},
+        {O_TOKENS, 1u << WL_LLM_TRAIN | 1u << WL_LLM_INFER, 0},
         {O_UTIL, 1u << WL_LLM_TRAIN, 0},
         {O_IMAGES, 1u << WL_CV_TRAIN, 0},
     };
@@ -231,6 +237,7 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
         {"images", required_argument, NULL, O_IMAGES},
         {"util", required_argument, NULL, O_UTIL},
         {"fx", required_argument, NULL, O_FX},
+        {"prompt", required_argument, NULL, O_PROMPT},
         {"json", no_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -357,6 +364,10 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
             break;
         case O_TOKENS:
             if (!option_positive("plan", "tokens", optarg, &cmd->offers.tokens))
+                return EXIT_CANNOT_RUN;
+            break;
+        case O_PROMPT:
+            if (!option_tokens("plan", "prompt", optarg, 100000000, &o->prompt))
                 return EXIT_CANNOT_RUN;
             break;
         case O_IMAGES:
@@ -497,7 +508,7 @@ int cmd_plan(int argc, char **argv)
     int rc = parse_options(argc, argv, &cmd);
     if (rc)
         return rc < 0 ? 0 : rc;
-    struct plan p = {.opt = cmd.plan};
+    struct plan p = {.opt = cmd.plan, .measured = &cmd.measured};
     struct machine m;
     bool have_machine = false;
     struct plan_offers_ranking ranking = {0};

@@ -5,6 +5,7 @@
 #include <strings.h>
 
 #include "report/cost_report.h"
+#include "rules/workload.h"
 #include "util/jsonval.h"
 
 static json_t *positive_or_null(double v) { return v > 0 ? json_real(v) : json_null(); }
@@ -104,6 +105,10 @@ static json_t *plan_offer_json(const struct offer *it, int rank, int nodes)
     json_object_set_new(o, "dense_bf16_tflops_per_gpu", positive_or_null(it->gpu->dense[PREC_BF16]));
     set_positive(o, "utilisation", it->applied_util);
     json_object_set_new(o, "utilisation_source", it->util_source ? json_string(it->util_source) : json_null());
+    if (it->per_token) { /* llm-infer: the estimate the offer is ranked by (null when unknown) */
+        set_positive(o, "output_tokens_s", it->output_tokens_s * nodes);
+        set_positive(o, "cost_per_million_output_tokens", it->cost_per_million_tokens);
+    }
     return offer_tail_json(o, it);
 }
 
@@ -133,9 +138,22 @@ static json_t *plan_offers_json(const struct plan_offers_ranking *ranking)
     set_positive(j, "flops", job->flops);
     json_object_set_new(j, "flops_method", job->flops_method ? json_string(job->flops_method) : json_null());
     json_object_set_new(j, "images", positive_or_null(job->images));
+    if (job->inference) {
+        json_object_set_new(j, "output_tokens", positive_or_null(job->tokens));
+        json_object_set_new(j, "output_tokens_method",
+                            json_string("an estimate (plan.throughput.formula): cost per million output tokens = "
+                                        "price per hour / (output tokens/s per node x 3600) x 1e6; hours = output "
+                                        "tokens / (nodes x output tokens/s per node x 3600)"));
+        const struct thresholds *t = thresholds_for(WL_LLM_INFER);
+        json_set_real(j, "hbm_bandwidth_share", t->infer_decode_bandwidth_share);
+        json_set_real(j, "flops_share", t->infer_prefill_flops_share);
+    }
     json_t *o = json_object();
     json_object_set_new(o, "file", json_string(ranking->file));
-    json_object_set_new(o, "basis", json_string(ranking->basis == OFFER_BASIS_JOB_COST ? "job_cost" : "price_per_hour"));
+    json_object_set_new(o, "basis",
+                        json_string(ranking->basis == OFFER_BASIS_JOB_COST                ? "job_cost"
+                                    : ranking->basis == OFFER_BASIS_PER_MILLION_TOKENS ? "cost_per_million_output_tokens"
+                                                                                       : "price_per_hour"));
     json_object_set_new(o, "job", j);
     json_object_set_new(o, "currencies", currencies);
     json_object_set_new(o, "ranked", ranked);

@@ -13,7 +13,7 @@
 /* The columns of an offers table: each as wide as its numbers (the English layout) or its
  * translated header, whichever is wider, so that a Chinese header never runs into the next one. */
 struct offer_columns {
-    int n, price, util, per_tflops, per_gb, hours, cost;
+    int n, price, util, per_tflops, per_gb, tokens_s, per_million, hours, cost;
 };
 
 static int column(const char *header, int numbers)
@@ -25,16 +25,22 @@ static int column(const char *header, int numbers)
 static struct offer_columns offer_columns(void)
 {
     /* TRANSLATORS: column headers of the offers table, right-aligned above numbers; a header wider
-     * than its numbers (N 3, PRICE/HOUR 12, UTIL 5, PER TFLOPS-H 14, PER GPU-GB-H 12, JOB HOURS 10,
-     * JOB COST 12 columns) widens its column. */
-    return (struct offer_columns){column(_("N"), 3),           column(_("PRICE/HOUR"), 12),
-                                  column(_("UTIL"), 5),        column(_("PER TFLOPS-H"), 14),
-                                  column(_("PER GPU-GB-H"), 12), column(_("JOB HOURS"), 10),
-                                  column(_("JOB COST"), 12)};
+     * than its numbers (N 3, PRICE/HOUR 12, UTIL 5, PER TFLOPS-H 14, PER GPU-GB-H 12, TOKENS/S 10,
+     * PER 1M TOK 12, JOB HOURS 10, JOB COST 12 columns) widens its column. */
+    return (struct offer_columns){.n = column(_("N"), 3),
+                                  .price = column(_("PRICE/HOUR"), 12),
+                                  .util = column(_("UTIL"), 5),
+                                  .per_tflops = column(_("PER TFLOPS-H"), 14),
+                                  .per_gb = column(_("PER GPU-GB-H"), 12),
+                                  .tokens_s = column(_("TOKENS/S"), 10),
+                                  .per_million = column(_("PER 1M TOK"), 12),
+                                  .hours = column(_("JOB HOURS"), 10),
+                                  .cost = column(_("JOB COST"), 12)};
 }
 
 /* The header of an offers table: # NAME GPU N PRICE/HOUR UTIL, then the columns of the ranking. */
-static void print_offers_header(FILE *out, const struct offer_columns *c, bool per_tflops, bool job_cost)
+static void print_offers_header(FILE *out, const struct offer_columns *c, bool per_tflops, bool per_token,
+                                bool job_cost)
 {
     fput_padded(out, "#", 4);
     fput_padded(out, _("NAME"), 25);
@@ -45,6 +51,10 @@ static void print_offers_header(FILE *out, const struct offer_columns *c, bool p
     if (per_tflops) {
         fput_right(out, _("PER TFLOPS-H"), (size_t)c->per_tflops + 1);
         fput_right(out, _("PER GPU-GB-H"), (size_t)c->per_gb + 1);
+    }
+    if (per_token) {
+        fput_right(out, _("TOKENS/S"), (size_t)c->tokens_s + 1);
+        fput_right(out, _("PER 1M TOK"), (size_t)c->per_million + 1);
     }
     if (job_cost) {
         fput_right(out, _("JOB HOURS"), (size_t)c->hours + 1);
@@ -89,7 +99,7 @@ static int print_cost(FILE *out, const struct cost_report *r, const struct offer
               "utilisation)\n\n"),
             precision_name(r->prec));
     struct offer_columns c = offer_columns();
-    print_offers_header(out, &c, true, r->job_flops > 0);
+    print_offers_header(out, &c, true, false, r->job_flops > 0);
     int rank = 0, groups = 0;
     for (int i = 0; i < offers->count; i++) {
         const struct offer *it = &offers->items[i];
@@ -146,7 +156,7 @@ int cost_report_text(FILE *out, const struct cost_report *r, const struct offers
 
 /* ---- plan --offers ------------------------------------------------------------------------- */
 
-static void print_plan_offer(FILE *out, const struct offer_columns *c, json_t *o, bool job_cost)
+static void print_plan_offer(FILE *out, const struct offer_columns *c, json_t *o, bool job_cost, bool per_token)
 {
     json_t *util = json_object_get(o, "utilisation"), *hours = json_object_get(o, "hours");
     char price[48], shown_util[16] = "-";
@@ -158,6 +168,13 @@ static void print_plan_offer(FILE *out, const struct offer_columns *c, json_t *o
     print_offer_name(out, json_string_value(json_object_get(o, "name")));
     fprintf(out, "%-16s %*lld %*s %*s", json_string_value(json_object_get(o, "gpu_id")), c->n,
             json_integer_value(json_object_get(o, "count")), c->price, price, c->util, shown_util);
+    json_t *tokens_s = json_object_get(o, "output_tokens_s");
+    json_t *per_million = json_object_get(o, "cost_per_million_output_tokens");
+    if (per_token && json_is_number(tokens_s))
+        fprintf(out, " %*.0f %*.3f", c->tokens_s, json_number_value(tokens_s), c->per_million,
+                json_number_value(per_million));
+    else if (per_token)
+        fprintf(out, " %*s %*s", c->tokens_s, "-", c->per_million, "-");
     if (job_cost && json_is_number(hours))
         fprintf(out, " %*.1f %*.2f", c->hours, json_number_value(hours), c->cost,
                 json_number_value(json_object_get(o, "cost")));
@@ -174,13 +191,27 @@ void plan_offers_text(FILE *out, json_t *plan)
 {
     json_t *offers = json_object_get(plan, "offers"), *job = json_object_get(offers, "job");
     bool job_cost = !strcmp(json_string_value(json_object_get(offers, "basis")), "job_cost");
+    bool per_token = json_is_string(json_object_get(job, "output_tokens_method"));
     long long nodes = json_integer_value(json_object_get(plan, "nodes"));
     fprintf(out,
-            job_cost ? _("Offers of %s for %s, %lld node(s) of each: ranked by the job's cost\n")
-                     : _("Offers of %s for %s, %lld node(s) of each: ranked by price per hour\n"),
+            per_token  ? _("Offers of %s for %s, %lld node(s) of each: ranked by the estimated cost per million output "
+                           "tokens\n")
+            : job_cost ? _("Offers of %s for %s, %lld node(s) of each: ranked by the job's cost\n")
+                       : _("Offers of %s for %s, %lld node(s) of each: ranked by price per hour\n"),
             json_string_value(json_object_get(offers, "file")), json_string_value(json_object_get(plan, "workload")),
             nodes);
-    if (json_is_number(json_object_get(job, "flops")))
+    if (per_token) {
+        fprintf(out,
+                _("Estimate, not a measurement: output tokens/s from each offer's plan (decode reads the weights and "
+                  "the KV cache every step at %.0f%% of HBM bandwidth; prefill runs at %.0f%% of dense tensor "
+                  "FLOPS; plan.throughput.formula); cost per million output tokens = price per hour / (tokens/s x "
+                  "3600) x 1e6\n"),
+                json_number_value(json_object_get(job, "hbm_bandwidth_share")) * 100,
+                json_number_value(json_object_get(job, "flops_share")) * 100);
+        if (json_is_number(json_object_get(job, "output_tokens")))
+            fprintf(out, _("Job: %.3g output tokens; hours = output tokens / (nodes x tokens/s x 3600)\n"),
+                    json_number_value(json_object_get(job, "output_tokens")));
+    } else if (json_is_number(json_object_get(job, "flops")))
         fprintf(out,
                 _("Job: %.3g FLOPs (%s);\n  hours = FLOPs / (GPUs x dense BF16 TFLOPS x 1e12 x utilisation x 3600)\n"),
                 json_number_value(json_object_get(job, "flops")),
@@ -189,19 +220,19 @@ void plan_offers_text(FILE *out, json_t *plan)
         fprintf(out, _("Job: %.3g images; hours = images / (GPUs x images/s per GPU x 3600)\n"),
                 json_number_value(json_object_get(job, "images")));
     else
-        fputs(_("No job size (--tokens for llm-train, --images for cv-train; an inference server costs its "
-                "hours): the offers that fit, by price per hour\n"),
+        fputs(_("No job size (--tokens for llm-train, --images for cv-train): the offers that fit, by price per "
+                "hour\n"),
               out);
     fputc('\n', out);
     struct offer_columns c = offer_columns();
-    print_offers_header(out, &c, false, job_cost);
+    print_offers_header(out, &c, false, per_token, job_cost);
     json_t *ranked = json_object_get(offers, "ranked"), *o, *previous = NULL;
     size_t i;
     json_array_foreach (ranked, i, o) {
         const char *currency = json_string_value(json_object_get(o, "price_currency"));
         if (!previous || strcasecmp(currency, json_string_value(json_object_get(previous, "price_currency"))))
             print_currency_line(out, currency, json_is_number(json_object_get(o, "fx_to_usd")));
-        print_plan_offer(out, &c, o, job_cost);
+        print_plan_offer(out, &c, o, job_cost, per_token);
         previous = o;
     }
     if (json_array_size(ranked) == 0)

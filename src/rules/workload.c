@@ -31,7 +31,9 @@ static const struct thresholds table[WORKLOAD_COUNT] = {
                      .cv_image_bytes = 147.9e9 / 1281167, .cpu_boost_min_mhz = 3000, .streams_dataset = true},
     [WL_LLM_TRAIN] = {COMMON_THRESHOLDS, .cores_per_accelerator_min = 4, .cpu_boost_min_mhz = 2600,
                       .net_multinode_warn_gbps = 100.0},
-    [WL_LLM_INFER] = {COMMON_THRESHOLDS, .latency_sensitive = true, .cores_per_accelerator_min = 2},
+    /* Decode at 60 % of peak HBM bandwidth, prefill at 76 % of dense tensor FLOPS (workload.h). */
+    [WL_LLM_INFER] = {COMMON_THRESHOLDS, .latency_sensitive = true, .cores_per_accelerator_min = 2,
+                      .infer_decode_bandwidth_share = 0.60, .infer_prefill_flops_share = 0.76},
     [WL_RENDER] = {COMMON_THRESHOLDS},
     [WL_HPC] = {COMMON_THRESHOLDS, .latency_sensitive = true},
 };

@@ -58,6 +58,14 @@ struct thresholds {
     double cv_decode_images_s_per_core;
     /* and bytes read per training image (ImageNet-1k train: 147.9e9 bytes / 1,281,167 JPEGs). */
     double cv_image_bytes;
+    /* llm-infer, `gpuvet plan`'s tokens/s estimate (sizing/throughput.h): the share of peak HBM
+     * bandwidth a decode step reaches (model bandwidth utilisation, as Databricks' "LLM Inference
+     * Performance Engineering" defines it; 0.60 is an assumption checked against TensorRT-LLM's
+     * published Llama-3.1-8B H100 throughput in tests/unit/test_infer_throughput.c), and the share
+     * of dense tensor FLOPS prefill reaches (76 % MFU for large-batch prefill, Pope et al. 2022,
+     * "Efficiently Scaling Transformer Inference", abstract). */
+    double infer_decode_bandwidth_share;
+    double infer_prefill_flops_share;
     /* CPU_FREQ_LOW: the boost clock the workload needs, MHz; 0 = no clock rule. */
     double cpu_boost_min_mhz;
     /* NET_MULTINODE (and `gpuvet plan`): a multi-node job fails below fail_gbps on its fastest

@@ -346,7 +346,21 @@ static void price_job(struct offer *it, const struct offer_job *job, const struc
         it->hours = job->flops / (gpus * dense * 1e12 * it->applied_util * 3600);
         if (it->util <= 0 && job->cli_util <= 0)
             offer_flag(it, _("no utilisation given: hours at peak dense BF16 TFLOPS, which training never reaches; "
-                           "pass --util or a util field"));
+                             "pass --util or a util field"));
+    } else if (job->inference) {
+        /* An estimate from the roofline (plan.throughput); utilisation shares are its own. */
+        it->applied_util = 0;
+        it->util_source = "not applied: the tokens/s estimate uses its own bandwidth and FLOPS shares";
+        it->per_token = true;
+        if (plan->output_tokens_s <= 0) {
+            offer_flag(it, _("no tokens/s estimate: %s"), *plan->throughput_why ? plan->throughput_why : _("unknown"));
+            return;
+        }
+        it->output_tokens_s = plan->output_tokens_s;
+        it->cost_per_million_tokens = it->price_per_hour_ranked / (plan->output_tokens_s * 3600) * 1e6;
+        if (job->tokens <= 0)
+            return;
+        it->hours = job->tokens / (plan->output_tokens_s * job->nodes * 3600);
     } else if (job->images > 0) {
         if (plan->images_s_per_gpu <= 0) {
             offer_flag(it, _("the plan has no images/s for %s: the job's hours are unknown"), it->gpu->id);
@@ -372,6 +386,16 @@ static int fitting_first_then_currency_then_cost(const void *a, const void *b)
     int c = strcasecmp(x->ranked_currency, y->ranked_currency);
     if (c)
         return c;
+    /* llm-infer: by cost per million output tokens (a job's cost is that x its tokens: same order);
+     * offers without an estimate after, as the file lists them, never by price per hour. */
+    if (x->per_token) {
+        if ((x->cost_per_million_tokens > 0) != (y->cost_per_million_tokens > 0))
+            return x->cost_per_million_tokens > 0 ? -1 : 1;
+        if (x->cost_per_million_tokens != y->cost_per_million_tokens)
+            return (x->cost_per_million_tokens > y->cost_per_million_tokens) -
+                   (x->cost_per_million_tokens < y->cost_per_million_tokens);
+        return x->index - y->index;
+    }
     if ((x->cost > 0) != (y->cost > 0))
         return x->cost > 0 ? -1 : 1;
     double u = x->cost > 0 ? x->cost : x->price_per_hour_ranked, v = y->cost > 0 ? y->cost : y->price_per_hour_ranked;
@@ -404,6 +428,11 @@ void offer_plan_from_doc(json_t *plan, struct offer_plan *out)
     out->host_ram_bytes_per_node = requirement(plan, "host_ram_bytes_per_node");
     json_t *rate = json_object_get(json_object_get(plan, "pipeline"), "images_s_per_gpu");
     out->images_s_per_gpu = json_is_number(rate) ? json_number_value(rate) : 0;
+    json_t *throughput = json_object_get(plan, "throughput");
+    json_t *tokens_s = json_object_get(throughput, "output_tokens_s");
+    out->output_tokens_s = json_is_number(tokens_s) ? json_number_value(tokens_s) : 0;
+    const char *why = json_string_value(json_object_get(throughput, "why_unknown"));
+    snprintf(out->throughput_why, sizeof out->throughput_why, "%s", why ? why : "");
     if (json_is_false(json_object_get(tp, "valid"))) {
         out->fits = false;
         snprintf(out->why_not, sizeof out->why_not, _("not runnable with tensor parallelism over %lld GPUs: %s"),
@@ -437,7 +466,9 @@ void offer_plan_from_doc(json_t *plan, struct offer_plan *out)
 int offers_rank_for_plan(struct offers *offers, const struct offer_job *job, const struct fx_rates *fx,
                          offer_plan_fn plan, void *ctx, enum offer_basis *basis, int *fitting)
 {
-    *basis = job->flops > 0 || job->images > 0 ? OFFER_BASIS_JOB_COST : OFFER_BASIS_PRICE_PER_HOUR;
+    *basis = job->inference ? (job->tokens > 0 ? OFFER_BASIS_JOB_COST : OFFER_BASIS_PER_MILLION_TOKENS)
+             : job->flops > 0 || job->images > 0 ? OFFER_BASIS_JOB_COST
+                                                 : OFFER_BASIS_PRICE_PER_HOUR;
     *fitting = 0;
     for (int i = 0; i < offers->count; i++) {
         struct offer *it = &offers->items[i];

@@ -37,6 +37,10 @@ struct offer {
     double per_dense_tflops_hour; /* in ranked_currency; 0 when the GPU has no dense figure at the precision */
     double per_gpu_memory_gb_hour;
     double hours, cost;
+    /* plan --offers, llm-infer: the estimated output tokens/s of one node and what a million of them
+     * cost in ranked_currency; 0 = unknown */
+    double output_tokens_s, cost_per_million_tokens;
+    bool per_token;               /* ranked by cost per million output tokens (llm-infer) */
     char *flags[OFFER_MAX_FLAGS]; /* what the reader should know about this offer (malloc'd) */
     int nflags;
     /* plan --offers */
@@ -85,6 +89,8 @@ struct offer_plan {
     double cpu_cores_per_node;     /* the plan's requirement; 0 = none */
     double host_ram_bytes_per_node;
     double images_s_per_gpu;       /* cv-train: the rate the plan assumes */
+    double output_tokens_s;        /* llm-infer: the plan's estimated output tokens/s per node (plan.throughput) */
+    char throughput_why[256];      /* llm-infer: why that estimate is unknown */
 };
 /* Plans the job on count x gpu per node; 0, or an error status (the error is already printed). */
 typedef int (*offer_plan_fn)(void *ctx, const struct gpu_spec *gpu, int count, struct offer_plan *out);
@@ -100,6 +106,8 @@ struct offer_job {
     double flops;       /* llm-train: FLOPs of the run (0 = not given) */
     const char *flops_method; /* how flops was counted */
     double images;      /* cv-train: images to process (0 = not given) */
+    bool inference;     /* llm-infer: ranked by the estimated cost per million output tokens; tokens are
+                         * the output tokens to generate (0 = not given) */
     double cli_util;    /* --util for offers without a util field; 0 = peak */
 };
 
@@ -109,12 +117,14 @@ struct offer_job {
  * gradients (2·P·T) but not the frozen weights' (2·P·T), so 4·P·T. *method says which. */
 double offer_training_flops(double active_params, double tokens, bool frozen_weights, const char **method);
 
-/* How plan --offers ranked: by the job's cost when its size is known, else by price per hour. */
-enum offer_basis { OFFER_BASIS_JOB_COST, OFFER_BASIS_PRICE_PER_HOUR };
+/* How plan --offers ranked: by the job's cost when its size is known, llm-infer by the estimated cost
+ * per million output tokens without one (the same order), else by price per hour. */
+enum offer_basis { OFFER_BASIS_JOB_COST, OFFER_BASIS_PRICE_PER_HOUR, OFFER_BASIS_PER_MILLION_TOKENS };
 
 /* Plans the job on every offer (plan fills fits, why_not and the requirements; an offer's cpu and
  * ram_gb, when given, are held against them), prices the job on the offers that fit (hours from
- * FLOPs over dense BF16 TFLOPS x utilisation, or images over the plan's images/s), and sorts: the
+ * FLOPs over dense BF16 TFLOPS x utilisation, images over the plan's images/s, or llm-infer's
+ * output tokens over the plan's estimated tokens/s, and a million of them), and sorts: the
  * offers that fit first, by ranked currency, then cost per job (or price per hour); those that do
  * not fit last. Returns 0, or the callback's error status. *fitting gets the count that fit. */
 int offers_rank_for_plan(struct offers *offers, const struct offer_job *job, const struct fx_rates *fx,

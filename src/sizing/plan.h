@@ -16,6 +16,8 @@
 #include "sizing/zero.h"
 #include "util/gputable.h"
 
+struct balance_measured;
+
 /* What the user asked; plan_options_default() gives the defaults the --help text names. */
 struct plan_options {
     enum workload workload;
@@ -23,6 +25,7 @@ struct plan_options {
     const char *gpus, *model, *model_config, *decode_from;
     double params;
     int nodes, seq, micro_batch, batch, context;
+    int prompt; /* llm-infer: prompt tokens of each request's context; 0 = not given (half the context) */
     struct zero_config zero;
     enum recompute recompute;
     bool flash;
@@ -43,6 +46,9 @@ struct plan {
     /* The machine --check judges (a saved audit or a probe), loaded before the plan is made so
      * that a workload's sizing can read it too; NULL without --check. Not owned. */
     const struct machine *machine;
+    /* Measurements of --bench documents (balance.h), NULL without: cv-train sizes its cores by a
+     * measured decode rate when neither --decode-rate nor --decode-from is given. Not owned. */
+    const struct balance_measured *measured;
     bool does_not_fit; /* the asked configuration does not fit: exit status 1 */
     int shortfalls;    /* --check: requirements the machine falls short of */
     json_t *doc, *steps, *requirements, *corrections;

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "sizing/balance.h"
 #include "sizing/demand.h"
 #include "sizing/jsonfile.h"
 #include "sizing/plan_internal.h"
@@ -38,13 +39,31 @@ int plan_cv(struct plan *p)
     const char *decode_source =
         N_("one core decodes and augments ~460-500 ImageNet JPEGs/s with Pillow (gpuvet bench decode measures this CPU)");
     double per_core = thresholds_for(WL_CV_TRAIN)->cv_decode_images_s_per_core;
+    /* decode_source stays English (the document's images_s_per_core_source, which the balance reads
+     * back); decode_shown is what the text says. */
+    char bench_source[320], bench_shown[320];
+    const char *decode_shown = NULL;
+    /* which basis the cores requirement rests on: measured (a bench document), given, or the table */
+    const char *basis = "table";
     if (p->opt.decode_from) {
         if (decode_rate_from_bench(p, p->opt.decode_from, &per_core) != 0)
             return PLAN_CANNOT_RUN;
         decode_source = N_("measured by gpuvet bench decode");
+        basis = "measured";
     } else if (p->opt.decode_rate > 0) {
         per_core = p->opt.decode_rate;
         decode_source = "--decode-rate";
+        basis = "given";
+    } else if (p->measured && p->measured->decode_per_core > 0) {
+        /* The decode rate a --bench document measured on this CPU, as the balance's decode stage uses it. */
+        per_core = p->measured->decode_per_core;
+        snprintf(bench_source, sizeof bench_source, "measured by gpuvet bench decode (--bench %s)",
+                 p->measured->decode_file);
+        snprintf(bench_shown, sizeof bench_shown, _("measured by gpuvet bench decode (--bench %s)"),
+                 p->measured->decode_file);
+        decode_source = bench_source;
+        decode_shown = bench_shown;
+        basis = "measured";
     }
     struct cv_demand d;
     cv_pipeline_demand(rate, per_core, n, p->opt.image_bytes, &d);
@@ -55,17 +74,18 @@ int plan_cv(struct plan *p)
         d.cores_per_node = n * audit_need + CORES_FOR_OS;
     }
     json_object_set_new(p->doc, "pipeline",
-                        json_pack("{s:f, s:s, s:b, s:f, s:s, s:i, s:i, s:f, s:f}", "images_s_per_gpu", rate,
+                        json_pack("{s:f, s:s, s:b, s:f, s:s, s:s, s:i, s:i, s:f, s:f}", "images_s_per_gpu", rate,
                                   "images_s_source", rate_source, "images_s_estimated",
                                   p->opt.img_rate <= 0 && p->gpu->resnet50_img_s <= 0, "images_s_per_core", per_core,
-                                  "images_s_per_core_source", decode_source, "cores_per_gpu", d.cores_per_gpu,
+                                  "images_s_per_core_source", decode_source, "images_s_per_core_basis", basis,
+                                  "cores_per_gpu", d.cores_per_gpu,
                                   "cores_per_node", d.cores_per_node, "image_bytes", p->opt.image_bytes,
                                   "read_bytes_s_per_node", d.read_bytes_s_per_node));
     plan_step(p, N_("gpus"), _("%d x %s consume %.0f images/s each (%s)"), n, p->gpu->id, rate, rate_source);
     plan_step(p, N_("cpu"),
               _("%.0f / %.0f images/s per core (%s) = %d decode cores + 1 training process per GPU%s; x %d GPUs + %d "
               "for the OS = %d cores"),
-              rate, per_core, _(decode_source), decode_cores,
+              rate, per_core, decode_shown ? decode_shown : _(decode_source), decode_cores,
               audit_need == d.cores_per_gpu && audit_need > decode_cores + 1
                   ? _(", raised to the audit's CPU_CORES_PER_GPU need")
                   : "",

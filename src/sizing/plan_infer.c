@@ -5,6 +5,101 @@
 
 #include "sizing/demand.h"
 #include "sizing/plan_internal.h"
+#include "sizing/throughput.h"
+
+/* plan.throughput: the node's output tokens/s, an estimate (sizing/throughput.h) that plan --offers
+ * prices per million output tokens. The node's GPUs may serve as several replicas of a smaller
+ * tensor-parallel size (8 GPUs as 8 x tp 1 for a model one GPU holds): the split with the most
+ * tokens/s, each replica at the largest batch of --context requests its memory holds (at least
+ * --batch). */
+static void infer_throughput(struct plan *p, bool fits, double usable)
+{
+    const struct llm_shape *m = &p->model;
+    const struct thresholds *t = thresholds_for(WL_LLM_INFER);
+    int n = p->gpus_per_node;
+    bool prompt_given = p->opt.prompt > 0;
+    int prompt = prompt_given ? p->opt.prompt : p->opt.context / 2;
+    double weights = (double)m->params * p->opt.weight_bytes;
+    struct infer_rate_input in = {.model = m, .gpu = p->gpu, .weight_bytes = p->opt.weight_bytes,
+                                  .kv_bytes = p->opt.kv_bytes, .context = p->opt.context, .prompt = prompt,
+                                  .bandwidth_share = t->infer_decode_bandwidth_share,
+                                  .flops_share = t->infer_prefill_flops_share};
+    struct infer_rate r = {0}, candidate;
+    snprintf(r.why_unknown, sizeof r.why_unknown, "%s", _("the asked configuration does not fit"));
+    int tp = n;
+    long batch = 0;
+    for (int k = 1; fits && k <= n; k++) {
+        char why[256];
+        if (n % k || !tensor_parallel_valid(m, k, why, sizeof why))
+            continue;
+        double room = usable - weights / k;
+        long holds = room > 0 ? (long)floor(room / kv_bytes_per_sequence(m, p->opt.kv_bytes, p->opt.context, k)) : 0;
+        if (holds < p->opt.batch)
+            continue;
+        in.tp = k;
+        in.batch = holds;
+        infer_rate_estimate(&in, &candidate);
+        if (!r.known && !candidate.known && k == n)
+            r = candidate; /* why the asked split has no estimate */
+        if (candidate.known && (!r.known || n / k * candidate.output_tokens_s > n / tp * r.output_tokens_s)) {
+            r = candidate;
+            tp = k;
+            batch = holds;
+        }
+    }
+    int replicas = n / tp;
+    json_t *o = json_object();
+    json_object_set_new(o, "estimate", json_true());
+    json_object_set_new(o, "known", json_boolean(r.known));
+    json_object_set_new(o, "prompt_tokens", json_integer(prompt));
+    json_object_set_new(o, "prompt_source", json_string(prompt_given ? "--prompt" : "not given: half the context"));
+    json_object_set_new(o, "output_tokens", json_integer(p->opt.context - prompt));
+    json_object_set_new(o, "hbm_bandwidth_share", json_real(t->infer_decode_bandwidth_share));
+    json_object_set_new(o, "flops_share", json_real(t->infer_prefill_flops_share));
+    json_object_set_new(
+        o, "formula",
+        json_string("per replica of tp GPUs: decode tokens/s = batch / max(bytes per step per GPU / (HBM bandwidth x "
+                    "share), 2 x active parameters x batch / tp / (dense TFLOPS x 1e12 x FLOPS share)), bytes per "
+                    "step per GPU = weights / tp + batch x KV cache per sequence per GPU at prompt + output / 2 "
+                    "tokens; prefill tokens/s = tp x dense TFLOPS x 1e12 x FLOPS share / (2 x active parameters); "
+                    "output tokens/s = 1 / (1 / decode + (prompt / output) / prefill); x replicas per node"));
+    if (!r.known) {
+        json_object_set_new(o, "why_unknown", json_string(r.why_unknown));
+        json_object_set_new(o, "output_tokens_s", json_null());
+        json_object_set_new(p->doc, "throughput", o);
+        plan_step(p, N_("throughput"), _("output tokens/s unknown: %s"), r.why_unknown);
+        return;
+    }
+    json_object_set_new(o, "tensor_parallel", json_integer(tp));
+    json_object_set_new(o, "replicas", json_integer(replicas));
+    json_object_set_new(o, "batch_per_replica", json_integer(batch));
+    json_object_set_new(o, "compute_precision", json_string(precision_name(r.compute_precision)));
+    json_object_set_new(o, "dense_tflops_per_gpu", json_real(r.dense_tflops_per_gpu));
+    json_object_set_new(o, "mean_kv_tokens", json_real(r.mean_kv_tokens));
+    json_object_set_new(o, "bytes_per_step_per_gpu", json_real(r.bytes_per_step_per_gpu));
+    json_object_set_new(o, "memory_step_s", json_real(r.memory_step_s));
+    json_object_set_new(o, "compute_step_s", json_real(r.compute_step_s));
+    json_object_set_new(o, "bound", json_string(r.compute_bound ? "compute" : "memory bandwidth"));
+    json_object_set_new(o, "decode_tokens_s_per_replica", json_real(r.decode_tokens_s));
+    json_object_set_new(o, "prefill_tokens_s_per_replica", json_real(r.prefill_tokens_s));
+    json_object_set_new(o, "output_tokens_s_per_replica", json_real(r.output_tokens_s));
+    json_object_set_new(o, "output_tokens_s", json_real(replicas * r.output_tokens_s));
+    json_object_set_new(p->doc, "throughput", o);
+    plan_step(p, N_("throughput"),
+              /* TRANSLATORS: the %s before "-bound" is "compute" or "memory"; the one after "generated" is
+               * "--prompt" or "--prompt not given: half the context". */
+              _("estimate: %d replica(s) of tensor parallelism %d, each at batch %ld (the most requests of %d tokens "
+                "that fit); a decode step reads %.1f GB per GPU (weights / %d + the KV cache at %.0f tokens) at "
+                "%.0f%% of %g GB/s: %.1f ms, %s-bound (compute %.1f ms at %.0f%% of %g dense %s TFLOPS) = %.0f "
+                "tokens/s; prefill %.0f prompt tokens/s; with %d prompt tokens per %d generated (%s): %.0f output "
+                "tokens/s per replica, %.0f per node"),
+              replicas, tp, batch, p->opt.context, gb(r.bytes_per_step_per_gpu), tp, r.mean_kv_tokens,
+              t->infer_decode_bandwidth_share * 100, p->gpu->mem_bw_gbs, r.memory_step_s * 1e3,
+              r.compute_bound ? _("compute") : _("memory"), r.compute_step_s * 1e3, t->infer_prefill_flops_share * 100,
+              r.dense_tflops_per_gpu, precision_name(r.compute_precision), r.decode_tokens_s, r.prefill_tokens_s,
+              prompt, p->opt.context - prompt, prompt_given ? "--prompt" : _("--prompt not given: half the context"),
+              r.output_tokens_s, replicas * r.output_tokens_s);
+}
 
 int plan_infer(struct plan *p)
 {
@@ -12,8 +107,11 @@ int plan_infer(struct plan *p)
     int n = p->gpus_per_node;
     plan_step(p, N_("model"), _("%s: %.3g B parameters (%s)"), m->id, m->params / 1e9, m->source);
     if (!m->has_shape)
-        return plan_fail(p, _("llm-infer needs the layers and KV heads for the KV cache: --model or --model-config, not "
-                            "--params"));
+        return plan_fail(p, _("llm-infer needs the layers and KV heads for the KV cache: --model or --model-config, "
+                              "not --params"));
+    if (p->opt.prompt >= p->opt.context)
+        return plan_fail(p, _("--prompt %d: the prompt is part of the --context of %d tokens; it must be shorter"),
+                         p->opt.prompt, p->opt.context);
     double weights = (double)m->params * p->opt.weight_bytes;
     int64_t per_token = kv_bytes_per_token(m, p->opt.kv_bytes);
     /* vLLM keeps max(1, KV heads / tp) KV heads on each GPU: replicated when tp exceeds them. */
@@ -83,6 +181,7 @@ int plan_infer(struct plan *p)
               : tp_ok ? _("does NOT fit")
                       : _("not runnable (tensor parallelism)"),
               p->opt.context, max_batch, p->opt.batch, max_context);
+    infer_throughput(p, fits, usable);
     int min_n = 0;
     for (int k = 1; k <= 64 && !min_n; k *= 2)
         if (tensor_parallel_valid(m, k, tp_why, sizeof tp_why) &&

@@ -27,8 +27,9 @@ int plan_rank_offers(struct plan *p, const struct plan_offers_request *req, stru
     *out = (struct plan_offers_ranking){.file = req->file};
     if (offers_load(req->file, &p->table, &out->offers, err, sizeof err) != 0)
         return plan_fail(p, "%s", err);
-    out->job = (struct offer_job){.nodes = p->opt.nodes, .tokens = req->tokens, .images = req->images, .cli_util = req->util};
-    if (req->tokens > 0)
+    out->job = (struct offer_job){.nodes = p->opt.nodes, .tokens = req->tokens, .images = req->images, .cli_util = req->util,
+                                  .inference = p->opt.workload == WL_LLM_INFER};
+    if (req->tokens > 0 && !out->job.inference)
         out->job.flops = offer_training_flops((double)p->model.active_params, req->tokens,
                                               p->opt.finetune != FINETUNE_NONE, &out->job.flops_method);
     int rc = offers_rank_for_plan(&out->offers, &out->job, &req->fx, plan_offer, p, &out->basis, &out->fitting);

@@ -10,7 +10,7 @@
 /* What the user asked besides the plan's options. */
 struct plan_offers_request {
     const char *file;   /* --offers */
-    double tokens;      /* --tokens (llm-train), 0 = not given */
+    double tokens;      /* --tokens (llm-train: trained on; llm-infer: output tokens), 0 = not given */
     double images;      /* --images (cv-train), 0 = not given */
     double util;        /* --util for offers without a util field, 0 = peak */
     struct fx_rates fx; /* --fx */

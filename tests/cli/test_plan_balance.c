@@ -58,7 +58,7 @@ Test(plan_balance, cv_train_stages_on_recorded_xeon_with_saved_bench)
     struct run_result r = run_gpuvet("plan", "--workload", "cv-train", "--gpus", "4xa100-sxm4-80gb", "--check",
                                      "--sysroot", fixture("sysroot/32intel64-2p8co2t+8ve"), "--bench",
                                      BENCH("vm-epyc-2vcpu-quick.json"), "--json", NULL);
-    /* exit 1: --check finds the cores short (16 of the 32 the plan asks) */
+    /* exit 1: --check finds the cores short (16 of the 44 the plan asks at the measured decode rate) */
     json_t *b = balance_of(&r, 1);
     cr_expect_str_eq(json_string_value(json_object_get(b, "unit")), "images/s");
     /* storage: one random read plus the file at the sequential rate per image */
@@ -227,4 +227,38 @@ Test(plan_balance, bench_option_errors_name_the_problem)
     cr_expect_eq(r.status, 2);
     cr_expect(strstr(r.err, "llama-2-7b-hf.config.json: not a gpuvet bench document"), "%s", r.err);
     run_result_free(&r);
+}
+
+/* A --bench decode measurement sizes the cores requirement too (not only the balance's decode
+ * stage): per GPU ceil(2,470 images/s / 307.723 per core) + 1 training process = 10, x 4 GPUs + 4
+ * for the OS = 44 cores; without it the table's 460 per core gives ceil(5.37) + 1 = 7, 4 x 7 + 4 = 32. */
+Test(plan_balance, bench_decode_rate_sizes_the_cores)
+{
+    static const struct {
+        bool with_bench;
+        double per_core;
+        const char *basis;
+        int cores_per_node;
+    } cases[] = {{true, 307.723, "measured", 4 * (9 + 1) + 4}, {false, 460, "table", 4 * (6 + 1) + 4}};
+    for (size_t i = 0; i < 2; i++) {
+        struct run_result r =
+            cases[i].with_bench
+                ? run_gpuvet("plan", "--workload", "cv-train", "--gpus", "4xa100-sxm4-80gb", "--check", "--sysroot",
+                             fixture("sysroot/32intel64-2p8co2t+8ve"), "--bench", BENCH("vm-epyc-2vcpu-quick.json"),
+                             "--json", NULL)
+                : run_gpuvet("plan", "--workload", "cv-train", "--gpus", "4xa100-sxm4-80gb", "--check", "--sysroot",
+                             fixture("sysroot/32intel64-2p8co2t+8ve"), "--json", NULL);
+        cr_assert_eq(r.status, 1, "16 cores are short either way: %s", r.err);
+        json_t *doc = run_json(&r), *plan = json_object_get(doc, "plan");
+        json_t *pipeline = json_object_get(plan, "pipeline");
+        expect_close(json_number_value(json_object_get(pipeline, "images_s_per_core")), cases[i].per_core);
+        cr_expect_str_eq(json_string_value(json_object_get(pipeline, "images_s_per_core_basis")), cases[i].basis);
+        if (cases[i].with_bench)
+            cr_expect(strstr(json_string_value(json_object_get(pipeline, "images_s_per_core_source")),
+                             "vm-epyc-2vcpu-quick.json"));
+        json_t *cores = json_object_get(json_object_get(plan, "requirements"), "cpu_cores_per_node");
+        cr_expect_eq(json_integer_value(json_object_get(cores, "value")), cases[i].cores_per_node, "case %zu", i);
+        json_decref(doc);
+        run_result_free(&r);
+    }
 }

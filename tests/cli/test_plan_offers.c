@@ -167,20 +167,81 @@ Test(plan_offers, llm_infer_none_fits_exit_1)
     run_result_free(&r);
 }
 
-/* Without a job size (an inference server), the offers that fit rank by price per hour. */
-Test(plan_offers, llm_infer_by_price_per_hour)
+/* llm-infer: the offers that fit rank by the estimated cost per million output tokens, never by price
+ * per hour: price per hour / (the offer's plan's output tokens/s x 3600) x 1e6, the tokens/s being
+ * the same plan's with --gpus (plan.throughput.output_tokens_s). */
+Test(plan_offers, llm_infer_by_cost_per_million_output_tokens)
 {
     struct run_result r = run_gpuvet("plan", "--workload", "llm-infer", "--model", "llama-3.1-8b", "--offers",
                                      PLAN_FIXTURE("offers-no-util.csv"), "--json", NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
     json_t *doc = run_json(&r), *offers = offers_of(doc);
-    cr_expect_str_eq(str(offers, "basis"), "price_per_hour");
+    cr_expect_str_eq(str(offers, "basis"), "cost_per_million_output_tokens");
     json_t *ranked = json_object_get(offers, "ranked");
     cr_assert_eq(json_array_size(ranked), 3, "%s", r.out);
-    cr_expect_str_eq(str(json_array_get(ranked, 0), "name"), "1x RTX 4090");
-    cr_expect_str_eq(str(json_array_get(ranked, 2), "name"), "8x H100 box");
-    cr_expect(json_is_null(json_object_get(json_array_get(ranked, 0), "hours")));
+    static const struct {
+        const char *name, *gpus;
+        double price;
+    } expected[] = {{"8x H100 box", "8xh100-sxm5-80gb", 24}, {"4x L40S box", "4xl40s-pcie-48gb", 7.2},
+                    {"1x RTX 4090", "1xrtx-4090-24gb", 0.6}};
+    double previous = 0;
+    for (size_t i = 0; i < 3; i++) {
+        json_t *o = named(ranked, expected[i].name);
+        cr_assert(o, "%s: %s", expected[i].name, r.out);
+        struct run_result g = run_gpuvet("plan", "--workload", "llm-infer", "--model", "llama-3.1-8b", "--gpus",
+                                         expected[i].gpus, "--json", NULL);
+        cr_assert_eq(g.status, 0, "%s", g.err);
+        json_t *gdoc = run_json(&g);
+        double tokens_s = num(json_object_get(json_object_get(gdoc, "plan"), "throughput"), "output_tokens_s");
+        cr_expect_float_eq(num(o, "output_tokens_s"), tokens_s, tokens_s * 1e-12, "%s", expected[i].name);
+        double per_million = expected[i].price / (tokens_s * 3600) * 1e6;
+        cr_expect_float_eq(num(o, "cost_per_million_output_tokens"), per_million, per_million * 1e-9);
+        cr_expect(per_million >= previous, "ranked by cost per million output tokens: %s", r.out);
+        previous = per_million;
+        cr_expect(json_is_null(json_object_get(o, "hours")), "no --tokens: no job hours");
+        json_decref(gdoc);
+        run_result_free(&g);
+    }
+    /* By price per hour the RTX 4090 would be first; by cost per token it is last. */
+    cr_expect_str_eq(str(json_array_get(ranked, 0), "name"), "8x H100 box");
+    cr_expect_str_eq(str(json_array_get(ranked, 2), "name"), "1x RTX 4090");
     json_decref(doc);
+    run_result_free(&r);
+}
+
+/* llm-infer --tokens N: the output tokens of the job; hours = N / (nodes x tokens/s x 3600). */
+Test(plan_offers, llm_infer_job_of_output_tokens)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-infer", "--model", "llama-3.1-8b", "--offers",
+                                     PLAN_FIXTURE("offers-no-util.csv"), "--tokens", "1B", "--nodes", "2", "--json",
+                                     NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *doc = run_json(&r), *offers = offers_of(doc);
+    cr_expect_str_eq(str(offers, "basis"), "job_cost");
+    json_t *job = json_object_get(offers, "job");
+    cr_expect_float_eq(num(job, "output_tokens"), 1e9, 1e-3);
+    cr_expect(json_is_null(json_object_get(job, "flops")), "no training FLOPs for inference");
+    json_t *h100 = named(json_object_get(offers, "ranked"), "8x H100 box");
+    cr_assert(h100, "%s", r.out);
+    double tokens_s = num(h100, "output_tokens_s"); /* both nodes */
+    double hours = 1e9 / (tokens_s * 3600);
+    cr_expect_float_eq(num(h100, "hours"), hours, hours * 1e-9);
+    cr_expect_float_eq(num(h100, "cost"), hours * 24 * 2, hours * 48 * 1e-9);
+    cr_expect_float_eq(num(h100, "cost_per_million_output_tokens"), num(h100, "cost") / 1e3,
+                       num(h100, "cost") * 1e-12);
+    json_decref(doc);
+    run_result_free(&r);
+}
+
+Test(plan_offers, llm_infer_text_says_it_is_an_estimate)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-infer", "--model", "llama-3.1-8b", "--offers",
+                                     PLAN_FIXTURE("offers-no-util.csv"), NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "ranked by the estimated cost per million output tokens"), "%s", r.out);
+    cr_expect(strstr(r.out, "Estimate, not a measurement"), "%s", r.out);
+    cr_expect(strstr(r.out, "PER 1M TOK"), "%s", r.out);
+    cr_expect(!strstr(r.out, "by price per hour"), "%s", r.out);
     run_result_free(&r);
 }
 
@@ -223,8 +284,13 @@ Test(plan_offers, options_that_do_not_go_together)
         {{"--workload", "llm-train", "--model", "llama-3.1-8b", "--tokens", "1T", NULL},
          "gpuvet plan: --tokens goes with --offers FILE"},
         {{"--workload", "llm-infer", "--model", "llama-3.1-8b", "--offers", PLAN_FIXTURE("offers-no-util.csv"),
-          "--tokens", "1T", NULL},
-         "gpuvet plan: --tokens does not apply to --workload llm-infer"},
+          "--util", "0.5", NULL},
+         "gpuvet plan: --util does not apply to --workload llm-infer"},
+        {{"--workload", "llm-train", "--model", "llama-3.1-8b", "--gpus", "8xH100", "--prompt", "1000", NULL},
+         "gpuvet plan: --prompt does not apply to --workload llm-train"},
+        {{"--workload", "llm-infer", "--model", "llama-3.1-8b", "--gpus", "H100", "--context", "2k", "--prompt", "2k",
+          NULL},
+         "gpuvet plan: --prompt 2048: the prompt is part of the --context of 2048 tokens; it must be shorter"},
         {{"--workload", "llm-train", "--model", "llama-3.1-8b", "--offers", PLAN_FIXTURE("offers-no-util.csv"),
           "--images", "1M", NULL},
          "gpuvet plan: --images does not apply to --workload llm-train"},
