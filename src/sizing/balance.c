@@ -591,16 +591,16 @@ static void compute_for(const struct balance_job *job, int n, const struct machi
 static const struct {
     const char *stage, *label, *change;
 } stage_words[] = {
-    /* TRANSLATORS: the label completes "%s-bound": the stage that limits the job. */
-    {"storage", N_("storage"),
+    /* TRANSLATORS: the stage that limits the job, in "%d GPUs and this machine: %s at ...". */
+    {"storage", N_("storage-bound"),
      N_("put the dataset on local NVMe, or keep it in the page cache (host RAM above the dataset size)")},
-    {"cpu_decode", N_("decode"), N_("more physical cores, or decode on the GPU (NVIDIA DALI), or fewer GPUs")},
-    {"host_memory", N_("host-memory"),
+    {"cpu_decode", N_("decode-bound"), N_("more physical cores, or decode on the GPU (NVIDIA DALI), or fewer GPUs")},
+    {"host_memory", N_("host-memory-bound"),
      N_("populate every memory channel, or send uint8 images and normalise on the GPU")},
-    {"pcie", N_("PCIe"),
+    {"pcie", N_("PCIe-bound"),
      N_("a full-width slot at the GPU's generation, or send uint8 images and normalise on the GPU")},
-    {"gpu_compute", N_("GPU"), N_("nothing upstream holds the GPUs back: more or faster GPUs raise the rate")},
-    {"network", N_("network"),
+    {"gpu_compute", N_("GPU-bound"), N_("nothing upstream holds the GPUs back: more or faster GPUs raise the rate")},
+    {"network", N_("network-bound"),
      N_("a faster NIC with RDMA (InfiniBand or RoCE), or gradient accumulation (fewer all-reduces)")},
 };
 
@@ -660,7 +660,7 @@ void balance_compute(const struct balance_job *job, const struct machine *m, con
     if (pct >= 0)
         snprintf(busy, sizeof busy, _(" (the GPUs could take %s: busy %d %%)"), gpu_rate, pct);
     snprintf(out->advice, sizeof out->advice,
-             i18n_plural("%d GPU and this machine: %s-bound at %s %s per node%s%s; %s",
-                         "%d GPUs and this machine: %s-bound at %s %s per node%s%s; %s", (unsigned long)n),
+             i18n_plural("%d GPU and this machine: %s at %s %s per node%s%s; %s",
+                         "%d GPUs and this machine: %s at %s %s per node%s%s; %s", (unsigned long)n),
              n, _(stage_words[w].label), shown, out->unit, busy, fewer, _(stage_words[w].change));
 }

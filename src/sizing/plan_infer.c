@@ -86,16 +86,16 @@ static void infer_throughput(struct plan *p, bool fits, double usable)
     json_object_set_new(o, "output_tokens_s", json_real(replicas * r.output_tokens_s));
     json_object_set_new(p->doc, "throughput", o);
     plan_step(p, N_("throughput"),
-              /* TRANSLATORS: the %s before "-bound" is "compute" or "memory"; the one after "generated" is
-               * "--prompt" or "--prompt not given: half the context". */
+              /* TRANSLATORS: the %s after "ms," is "memory-bound" or "compute-bound"; the one after
+               * "generated" is "--prompt" or "--prompt not given: half the context". */
               _("estimate: %d replica(s) of tensor parallelism %d, each at batch %ld (the most requests of %d tokens "
                 "that fit); a decode step reads %.1f GB per GPU (weights / %d + the KV cache at %.0f tokens) at "
-                "%.0f%% of %g GB/s: %.1f ms, %s-bound (compute %.1f ms at %.0f%% of %g dense %s TFLOPS) = %.0f "
+                "%.0f%% of %g GB/s: %.1f ms, %s (compute %.1f ms at %.0f%% of %g dense %s TFLOPS) = %.0f "
                 "tokens/s; prefill %.0f prompt tokens/s; with %d prompt tokens per %d generated (%s): %.0f output "
                 "tokens/s per replica, %.0f per node"),
               replicas, tp, batch, p->opt.context, gb(r.bytes_per_step_per_gpu), tp, r.mean_kv_tokens,
               t->infer_decode_bandwidth_share * 100, p->gpu->mem_bw_gbs, r.memory_step_s * 1e3,
-              r.compute_bound ? _("compute") : _("memory"), r.compute_step_s * 1e3, t->infer_prefill_flops_share * 100,
+              r.compute_bound ? _("compute-bound") : _("memory-bound"), r.compute_step_s * 1e3, t->infer_prefill_flops_share * 100,
               r.dense_tflops_per_gpu, precision_name(r.compute_precision), r.decode_tokens_s, r.prefill_tokens_s,
               prompt, p->opt.context - prompt, prompt_given ? "--prompt" : _("--prompt not given: half the context"),
               r.output_tokens_s, replicas * r.output_tokens_s);
