@@ -20,7 +20,9 @@
 #include "util/i18n.h"
 #include "util/parse.h"
 
+/* A printf format: the defaults it names come from the thresholds table (print_usage). */
 static const char usage[] =
+    /* xgettext:c-format */
     N_("usage: gpuvet plan --workload llm-train|llm-infer|cv-train [--gpus [Nx]GPU] [options]\n"
     "\n"
     "Sizes one node (of --nodes) for a workload, and says why at each step: GPUs by memory need,\n"
@@ -50,8 +52,8 @@ static const char usage[] =
     "cv-train:\n"
     "  --img-rate N         images/s one GPU consumes (default: the table's ResNet-50 figure)\n"
     "  --decode-rate N | --decode-from BENCH.json   images/s one core decodes and augments\n"
-    "                       (default 460; BENCH.json: `gpuvet bench decode --json`)\n"
-    "  --image-bytes SIZE   average image file size (default ImageNet's 115 KB)\n"
+    "                       (default %g; BENCH.json: `gpuvet bench decode --json`)\n"
+    "  --image-bytes SIZE   average image file size (default ImageNet's %.0f KB)\n"
     "  --dataset-bytes SIZE dataset size, to cache it in host memory (1.2TB, 150GB)\n"
     "\n"
     "  --offers FILE        without --gpus: rank the offers of FILE (the format of `gpuvet cost`) by the\n"
@@ -62,7 +64,7 @@ static const char usage[] =
     "                       estimated cost per million output tokens (plan.throughput), with or without it\n"
     "  --images N           cv-train with --offers: images to process (epochs x dataset, 115M)\n"
     "  --util U             llm-train with --offers: GPU utilisation for offers without a util field\n"
-    "                       (0.4 or 40%; default 1 = peak)\n"
+    "                       (0.4 or 40%%; default 1 = peak)\n"
     "  --check [AUDIT.json] compare with a saved `gpuvet audit --json` (or this machine, or --sysroot)\n"
     "  --sysroot DIR        with --check and no file: a recorded machine tree\n"
     "  --bench FILE         with --check (cv-train, llm-train): a `gpuvet bench --json` file for the\n"
@@ -72,6 +74,12 @@ static const char usage[] =
     "exit status: 0 planned (and --check found nothing short), 1 the asked configuration does not fit\n"
     "(or --check found a shortfall),\n"
     "2 could not plan (bad option, unknown GPU or model, malformed file)\n");
+
+static void print_usage(FILE *out)
+{
+    const struct thresholds *cv = thresholds_for(WL_CV_TRAIN);
+    fprintf(out, _(usage), cv->cv_decode_images_s_per_core, cv->cv_image_bytes / 1e3);
+}
 
 /* What the command does besides planning: the machine --check judges, and the output format. */
 struct plan_command {
@@ -393,7 +401,7 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
             cmd->json = true;
             break;
         case 'h':
-            fputs(_(usage), stdout);
+            print_usage(stdout);
             return -1;
         default:
             return option_error(options, argv);

@@ -187,3 +187,5 @@ void gpu_link_level(const struct machine *m, const struct gpu *a, const struct g
     else
         snprintf(out, 8, "?");
 }
+
+bool gpu_set_from_nvidia_smi(const struct gpu_set *s) { return s->source && !strncmp(s->source, "nvidia-smi", 10); }

@@ -109,6 +109,8 @@ const struct gpu *gpu_set_find(const struct gpu_set *s, const char *bus_id);
 void gpu_set_add_runtime(struct gpu_set *s, const char *path, const char *kind, int major, int minor);
 /* Frees everything the set holds and leaves it empty. */
 void gpu_set_free(struct gpu_set *s);
+/* The GPU facts came from an `nvidia-smi -q -x` file (source "nvidia-smi:FILE"), not from NVML. */
+bool gpu_set_from_nvidia_smi(const struct gpu_set *s);
 
 /* Datacenter parts (Tesla, A100, H100, L40...) as opposed to GeForce, TITAN, Quadro and RTX
  * workstation cards, judged by the product name. */

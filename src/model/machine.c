@@ -100,6 +100,8 @@ void machine_problem(struct machine *m, const char *path, const char *fmt, ...)
 }
 
 bool machine_from_evidence(const struct machine *m) { return m->source && !strcmp(m->source, "evidence"); }
+bool machine_is_live(const struct machine *m) { return m->source && !strcmp(m->source, "live"); }
+bool machine_from_sysroot(const struct machine *m) { return m->source && !strncmp(m->source, "sysroot:", 8); }
 
 const struct numa_node *machine_node(const struct machine *m, int id)
 {

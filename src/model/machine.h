@@ -136,6 +136,10 @@ void machine_problem(struct machine *m, const char *path, const char *fmt, ...)
 
 /* Only evidence files (--dmidecode, --nvidia-smi...) describe this machine: nothing was read live. */
 bool machine_from_evidence(const struct machine *m);
+/* This machine, read live (not a recorded tree, not evidence files). */
+bool machine_is_live(const struct machine *m);
+/* A recorded tree (--sysroot DIR). */
+bool machine_from_sysroot(const struct machine *m);
 
 const struct numa_node *machine_node(const struct machine *m, int id);
 /* NUMA nodes that hold CPUs (GPU memory exposed as a CPU-less node is not host memory). */

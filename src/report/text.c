@@ -477,7 +477,7 @@ static void accelerator_summary(char *buf, size_t n, const struct machine *m)
     append(buf, n, i18n_plural("%d accelerator: ", "%d accelerators: ", (unsigned long)total), total);
     for (int k = 0; k < nnames; k++)
         append(buf, n, _("%s%dx %s"), k ? ", " : "", counts[k], names[k]);
-    if (m->gpus.count > 0 && m->gpus.source && !strncmp(m->gpus.source, "nvidia-smi", 10))
+    if (m->gpus.count > 0 && gpu_set_from_nvidia_smi(&m->gpus))
         append(buf, n, _(" (from nvidia-smi)"));
 }
 

@@ -35,7 +35,7 @@ const char *hint_smbios_fix(const struct machine *m)
 {
     if (machine_from_evidence(m))
         return _("ask for `sudo dmidecode > dmi.txt` from the machine and add --dmidecode dmi.txt");
-    if (m->source && !strncmp(m->source, "sysroot:", 8))
+    if (machine_from_sysroot(m))
         return _("record the tree as root (`sudo gpuvet snapshot DIR`), or add --dmidecode dmi.txt from "
                "`sudo dmidecode` on that machine");
     return _("sudo gpuvet audit (SMBIOS is readable by root only), or: sudo dmidecode > dmi.txt; "
@@ -44,7 +44,7 @@ const char *hint_smbios_fix(const struct machine *m)
 
 const char *hint_measure_fix(const struct machine *m)
 {
-    if (m->source && !strcmp(m->source, "live"))
+    if (machine_is_live(m))
         return _("gpuvet audit --bench-quick (or gpuvet bench --json > bench.json, then gpuvet audit --bench "
                "bench.json)");
     return _("on the machine: gpuvet bench --json > bench.json; then add --bench bench.json to this audit");
@@ -54,7 +54,7 @@ const char *hint_load_check_fix(const struct machine *m)
 {
     if (machine_from_evidence(m))
         return _("ask for `nvidia-smi -q -x` taken while a job runs (idle GPUs drop their link speed)");
-    if (m->source && !strcmp(m->source, "live"))
+    if (machine_is_live(m))
         return _("re-read under load: `gpuvet audit --load-check` (NVIDIA), or `nvidia-smi -q -d PCIE` while a job runs");
     return _("re-read under load on the machine: `gpuvet audit --load-check` (NVIDIA), or `nvidia-smi -q -d PCIE` "
            "while a job runs");

@@ -449,7 +449,7 @@ void check_mem_ecc_disabled(struct audit_ctx *ctx)
 void check_mem_ecc_errors(struct audit_ctx *ctx)
 {
     const struct memory_info *mem = &ctx->machine->memory;
-    if (ctx->machine->source && !strcmp(ctx->machine->source, "evidence")) {
+    if (machine_from_evidence(ctx->machine)) {
         finding_add(ctx, SEV_UNKNOWN, "machine", NULL, NULL,
                     _("an SMBIOS evidence file carries no error counters (EDAC is read on the machine itself)"));
         return;

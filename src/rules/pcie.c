@@ -79,7 +79,7 @@ void check_pcie_link_degraded(struct audit_ctx *ctx)
     const struct machine *m = ctx->machine;
     if (!m->pci_scanned) {
         finding_add(ctx, SEV_UNKNOWN, "machine", NULL, NULL, _("PCI devices unknown: /sys/bus/pci/devices %s"),
-                    m->source && !strcmp(m->source, "evidence") ? _("was not read (evidence files only)")
+                    machine_from_evidence(m) ? _("was not read (evidence files only)")
                                                                 : _("could not be read"));
         check_gpu_link_degraded(ctx); /* NVML/nvidia-smi still describe the GPUs' links */
         return;

@@ -110,7 +110,7 @@ static unsigned holders_given(const struct machine *m)
     unsigned given = 0;
     if (m->memory.source)
         given |= FROM_SMBIOS;
-    if (m->gpus.source && !strncmp(m->gpus.source, "nvidia-smi", 10))
+    if (gpu_set_from_nvidia_smi(&m->gpus))
         given |= FROM_NVIDIA;
     if (m->bench.loaded)
         given |= FROM_BENCH;

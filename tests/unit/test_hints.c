@@ -39,3 +39,25 @@ Test(hints, fixes_fit_where_the_audit_looks_from)
     cr_expect_not_null(strstr(hint_measure_fix(&m), "--bench-quick"));
     cr_expect_not_null(strstr(hint_load_check_fix(&m), "--load-check"));
 }
+
+/* Rules ask the model where it was read (model/machine.c), never compare its source name. */
+Test(hints, the_model_says_where_the_machine_was_read)
+{
+    struct machine m = {.source = (char *)"live"};
+    cr_expect(machine_is_live(&m));
+    cr_expect_not(machine_from_sysroot(&m) || machine_from_evidence(&m));
+    m.source = (char *)"sysroot:/srv/box42";
+    cr_expect(machine_from_sysroot(&m));
+    cr_expect_not(machine_is_live(&m) || machine_from_evidence(&m));
+    m.source = (char *)"evidence";
+    cr_expect(machine_from_evidence(&m));
+    cr_expect_not(machine_is_live(&m) || machine_from_sysroot(&m));
+    m.source = NULL; /* a saved audit without a source: none of the three */
+    cr_expect_not(machine_is_live(&m) || machine_from_sysroot(&m) || machine_from_evidence(&m));
+    struct gpu_set gpus = {.source = (char *)"nvidia-smi:/srv/box42/nvidia-smi.xml"};
+    cr_expect(gpu_set_from_nvidia_smi(&gpus));
+    gpus.source = (char *)"nvml";
+    cr_expect_not(gpu_set_from_nvidia_smi(&gpus));
+    gpus.source = NULL;
+    cr_expect_not(gpu_set_from_nvidia_smi(&gpus));
+}

@@ -58,3 +58,18 @@ Test(thresholds, explain_prints_the_table_values)
     cr_assert_null(strstr(r.out, "{cv-train"), "%s", r.out);
     run_result_free(&r);
 }
+
+/* plan --help names the cv-train defaults from the table, not prose copies of them. */
+Test(thresholds, plan_help_prints_the_table_values)
+{
+    const struct thresholds *cv = thresholds_for(WL_CV_TRAIN);
+    char decode[64], image[64];
+    snprintf(decode, sizeof decode, "(default %g;", cv->cv_decode_images_s_per_core);
+    snprintf(image, sizeof image, "(default ImageNet's %.0f KB)", cv->cv_image_bytes / 1e3);
+    struct run_result r = run_gpuvet("plan", "--help", NULL);
+    cr_assert_eq(r.status, 0);
+    cr_expect(strstr(r.out, decode), "no '%s' in: %s", decode, r.out);
+    cr_expect(strstr(r.out, image), "no '%s' in: %s", image, r.out);
+    cr_expect(strstr(r.out, "(0.4 or 40%; default 1 = peak)"), "%s", r.out);
+    run_result_free(&r);
+}
