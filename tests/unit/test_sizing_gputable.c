@@ -68,6 +68,39 @@ Test(gputable, added_rows_resolve_and_match_a_published_figure)
     }
 }
 
+/* The rows the table started with, likewise: each resolves from the name nvidia-smi (rocm-smi)
+ * prints, and its memory bandwidth is the vendor's datasheet figure (the T4's FP16 rate instead:
+ * its sheet gives 65 TF mixed precision). With the added rows above, every row of the table. */
+Test(gputable, first_rows_resolve_and_match_a_published_figure)
+{
+    struct {
+        const char *smi_name, *id;
+        double published; /* GB/s */
+    } cases[] = {
+        {"Tesla V100-SXM2-32GB", "v100-sxm2-32gb", 900},   {"Tesla V100-PCIE-32GB", "v100-pcie-32gb", 900},
+        {"Tesla T4", "t4-pcie-16gb", 65},                   {"NVIDIA A10", "a10-pcie-24gb", 600},
+        {"NVIDIA A30", "a30-pcie-24gb", 933},               {"NVIDIA A40", "a40-pcie-48gb", 696},
+        {"NVIDIA A100-PCIE-40GB", "a100-pcie-40gb", 1555}, {"NVIDIA A100-SXM4-40GB", "a100-sxm4-40gb", 1555},
+        {"NVIDIA A100 80GB PCIe", "a100-pcie-80gb", 1935}, {"NVIDIA A100-SXM4-80GB", "a100-sxm4-80gb", 2039},
+        {"NVIDIA L4", "l4-pcie-24gb", 300},                 {"NVIDIA L40", "l40-pcie-48gb", 864},
+        {"NVIDIA L40S", "l40s-pcie-48gb", 864},             {"NVIDIA GeForce RTX 3090", "rtx-3090-24gb", 936},
+        {"NVIDIA GeForce RTX 4090", "rtx-4090-24gb", 1008}, {"NVIDIA RTX 6000 Ada Generation", "rtx-6000-ada-48gb", 960},
+        {"NVIDIA H100 80GB HBM3", "h100-sxm5-80gb", 3350},  {"NVIDIA H100 PCIe", "h100-pcie-80gb", 2000},
+        {"NVIDIA H100 NVL", "h100-nvl-94gb", 3900},         {"NVIDIA H200", "h200-sxm-141gb", 4800},
+        {"NVIDIA B200", "b200-sxm-180gb", 7700},
+        {"AMD Instinct MI250X", "mi250x-oam-128gb", 3276.8}, {"AMD Instinct MI300X", "mi300x-oam-192gb", 5300},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const struct gpu_spec *g = find(cases[i].smi_name);
+        cr_expect_str_eq(g->id, cases[i].id, "%s", cases[i].smi_name);
+        double have = !strcmp(cases[i].id, "t4-pcie-16gb") ? g->dense[PREC_FP16] : g->mem_bw_gbs;
+        cr_expect_float_eq(have, cases[i].published, 1e-9, "%s: %g", cases[i].id, have);
+        cr_expect(g->source && *g->source, "%s has a source", cases[i].id);
+    }
+    /* 23 here and 21 added above: a row added without its case makes this fail. */
+    cr_expect_eq(table.count, 23 + 21, "the table has %d rows", table.count);
+}
+
 /* NVIDIA's HGX page, B200 column (8 GPUs): FP32 600 TF, TF32 18 PF with sparsity, 62 TB/s of HBM3e
  * bandwidth: per GPU 75 TF, 1,100 TF dense TF32 (2,200 sparse), ~7.7 TB/s. */
 Test(gputable, b200_per_gpu_figures)
