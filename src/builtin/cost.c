@@ -10,10 +10,11 @@
 #include "sizing/offers.h"
 #include "sizing/utilisation.h"
 #include "util/gputable.h"
+#include "util/i18n.h"
 #include "util/parse.h"
 
 static const char usage[] =
-    "usage: gpuvet cost OFFERS.csv|OFFERS.json [--precision P] [--util U | --util-from DMON.log|WATCH.json]\n"
+    N_("usage: gpuvet cost OFFERS.csv|OFFERS.json [--precision P] [--util U | --util-from DMON.log|WATCH.json]\n"
     "                   [--job-flops F | --params P --tokens T] [--json]\n"
     "\n"
     "Ranks GPU offers by effective price: price per hour / (GPUs x dense TFLOPS x utilisation).\n"
@@ -32,7 +33,7 @@ static const char usage[] =
     "  --params P --tokens T   the job is LLM training: 6 x P x T FLOPs (7B, 2T)\n"
     "  --json          write the gpuvet.cost/1 JSON document\n"
     "\n"
-    "exit status: 0 ok, 2 bad input (the message names FILE:LINE)\n";
+    "exit status: 0 ok, 2 bad input (the message names FILE:LINE)\n");
 
 /* --util-from: a gpuvet.watch/1 timeline (docs/watch-json.md) when the name ends in .json, else an
  * `nvidia-smi dmon` log. */
@@ -47,12 +48,31 @@ static int measured_utilisation(const char *path, double *util, int *samples, ch
     if (rc == 0) {
         *util = watch_mean_sm(&w, samples);
         if (*samples == 0) {
-            snprintf(err, errlen, "%s: the timeline holds no GPU utilisation (%s)", path,
-                     w.gpu_unseen ? w.gpu_unseen : "no GPU was sampled");
+            snprintf(err, errlen, _("%s: the timeline holds no GPU utilisation (%s)"), path,
+                     w.gpu_unseen ? w.gpu_unseen : _("no GPU was sampled"));
             rc = -1;
         }
     }
     watch_timeline_free(&w);
+    return rc;
+}
+
+/* The offers' flags are written in the language of the output: English for --json (like every
+ * machine writer), the user's for the text. A file that fails to load in English is read again in
+ * the user's language, for the error a person reads. */
+static int offers_in_output_language(const char *path, const struct gpu_table *table, bool json, struct offers *offers,
+                                     char *err, size_t errlen)
+{
+    if (!json)
+        return offers_load(path, table, offers, err, errlen);
+    i18n_english_begin();
+    int rc = offers_load(path, table, offers, err, errlen);
+    i18n_english_end();
+    if (rc != 0 && i18n_translating()) {
+        offers_free(offers);
+        *offers = (struct offers){0};
+        rc = offers_load(path, table, offers, err, errlen);
+    }
     return rc;
 }
 
@@ -106,7 +126,7 @@ int cmd_cost(int argc, char **argv)
             json = true;
             break;
         case 'h':
-            fputs(usage, stdout);
+            fputs(_(usage), stdout);
             return 0;
         default:
             return option_error(options, argv);
@@ -115,15 +135,15 @@ int cmd_cost(int argc, char **argv)
             return EXIT_CANNOT_RUN;
     }
     if (optind + 1 != argc) {
-        fprintf(stderr, "gpuvet cost: give one offers file\n%s", usage);
+        fprintf(stderr, _("gpuvet cost: give one offers file\n%s"), _(usage));
         return EXIT_CANNOT_RUN;
     }
     if ((params > 0) != (tokens > 0) || (job_flops > 0 && params > 0)) {
-        fprintf(stderr, "gpuvet cost: give --job-flops, or --params with --tokens\n");
+        fputs(_("gpuvet cost: give --job-flops, or --params with --tokens\n"), stderr);
         return EXIT_CANNOT_RUN;
     }
     if (util_from && util > 0) {
-        fprintf(stderr, "gpuvet cost: give --util or --util-from, not both\n");
+        fputs(_("gpuvet cost: give --util or --util-from, not both\n"), stderr);
         return EXIT_CANNOT_RUN;
     }
     char err[2048];
@@ -133,7 +153,7 @@ int cmd_cost(int argc, char **argv)
         return EXIT_CANNOT_RUN;
     }
     if (util_from && util <= 0) {
-        fprintf(stderr, "gpuvet cost: %s: mean SM utilisation is 0: record it while the job runs\n", util_from);
+        fprintf(stderr, _("gpuvet cost: %s: mean SM utilisation is 0: record it while the job runs\n"), util_from);
         return EXIT_CANNOT_RUN;
     }
     const char *flops_method;
@@ -143,11 +163,16 @@ int cmd_cost(int argc, char **argv)
     struct gpu_table table;
     struct offers offers = {0};
     int status = 0;
-    if (gpu_table_load_default(&table, err, sizeof err) != 0 || offers_load(path, &table, &offers, err, sizeof err) != 0) {
+    if (gpu_table_load_default(&table, err, sizeof err) != 0 ||
+        offers_in_output_language(path, &table, json, &offers, err, sizeof err) != 0) {
         fprintf(stderr, "gpuvet cost: %s\n", err);
         status = EXIT_CANNOT_RUN;
     } else {
+        if (json)
+            i18n_english_begin();
         offers_rank_by_tflops(&offers, prec, util, job_flops, &fx);
+        if (json)
+            i18n_english_end();
         struct cost_report report = {path, prec, job_flops, params, tokens, util_from, util, samples};
         if ((json ? cost_report_json : cost_report_text)(stdout, &report, &offers) != 0)
             status = EXIT_CANNOT_RUN;

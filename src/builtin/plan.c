@@ -17,11 +17,13 @@
 #include "sizing/plan.h"
 #include "sizing/plan_offers.h"
 #include "util/fsroot.h"
+#include "util/i18n.h"
 #include "util/parse.h"
 
 /* A printf format: the defaults it names come from the thresholds table (print_usage). */
 static const char usage[] =
-    "usage: gpuvet plan --workload llm-train|llm-infer|cv-train [--gpus [Nx]GPU] [options]\n"
+    /* xgettext:c-format */
+    N_("usage: gpuvet plan --workload llm-train|llm-infer|cv-train [--gpus [Nx]GPU] [options]\n"
     "\n"
     "Sizes one node (of --nodes) for a workload, and says why at each step: GPUs by memory need,\n"
     "CPU cores by GPUs, host memory by task, storage and network.\n"
@@ -71,12 +73,12 @@ static const char usage[] =
     "\n"
     "exit status: 0 planned (and --check found nothing short), 1 the asked configuration does not fit\n"
     "(or --check found a shortfall),\n"
-    "2 could not plan (bad option, unknown GPU or model, malformed file)\n";
+    "2 could not plan (bad option, unknown GPU or model, malformed file)\n");
 
 static void print_usage(FILE *out)
 {
     const struct thresholds *cv = thresholds_for(WL_CV_TRAIN);
-    fprintf(out, usage, cv->cv_decode_images_s_per_core, cv->cv_image_bytes / 1e3);
+    fprintf(out, _(usage), cv->cv_decode_images_s_per_core, cv->cv_image_bytes / 1e3);
 }
 
 /* What the command does besides planning: the machine --check judges, and the output format. */
@@ -194,12 +196,12 @@ static int check_options_apply(const struct plan_options *o, const bool *given, 
             continue;
         const char *name = option_name(options, scope[i].option);
         if (!(scope[i].workloads & (1u << o->workload)))
-            return fail("--%s does not apply to --workload %s", name, workload_name(o->workload));
+            return fail(_("--%s does not apply to --workload %s"), name, workload_name(o->workload));
         if (scope[i].finetune > 0 && o->finetune == FINETUNE_NONE)
-            return fail("--%s goes with --finetune lora|qlora", name);
+            return fail(_("--%s goes with --finetune lora|qlora"), name);
         if (scope[i].finetune < 0 && o->finetune != FINETUNE_NONE)
-            return fail("--%s does not apply to --finetune (LoRA trains data-parallel with the model whole on each "
-                        "GPU)",
+            return fail(_("--%s does not apply to --finetune (LoRA trains data-parallel with the model whole on "
+                          "each GPU)"),
                         name);
     }
     return 0;
@@ -392,7 +394,7 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
             break;
         case O_BENCH:
             if (cmd->nbench == BALANCE_MAX_BENCH)
-                return fail("--bench %s: at most %d bench files", optarg, BALANCE_MAX_BENCH);
+                return fail(_("--bench %s: at most %d bench files"), optarg, BALANCE_MAX_BENCH);
             cmd->bench[cmd->nbench++] = optarg;
             break;
         case 'j':
@@ -409,23 +411,24 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
     if (cmd->check && !cmd->check_file && optind + 1 == argc)
         cmd->check_file = argv[optind++];
     if (optind < argc)
-        return fail("unexpected argument '%s'", argv[optind]);
+        return fail(_("unexpected argument '%s'"), argv[optind]);
     if (!o->workload_set || !(o->workload == WL_LLM_TRAIN || o->workload == WL_LLM_INFER || o->workload == WL_CV_TRAIN))
-        return fail("--workload llm-train, llm-infer or cv-train is required");
+        return fail("%s", _("--workload llm-train, llm-infer or cv-train is required"));
     if (cmd->offers.file && (o->gpus || cmd->check))
-        return fail("--offers ranks the GPUs of its offers: leave out --gpus and --check");
+        return fail("%s", _("--offers ranks the GPUs of its offers: leave out --gpus and --check"));
     for (int k = O_TOKENS; k <= O_FX; k++)
         if (given[k] && !cmd->offers.file)
-            return fail("--%s goes with --offers FILE", option_name(options, k));
+            return fail(_("--%s goes with --offers FILE"), option_name(options, k));
     if (!o->gpus && !cmd->offers.file && (cmd->check || o->workload == WL_CV_TRAIN))
-        return fail("--gpus [Nx]GPU is required %s (gpuvet gpus lists the names)",
-                    cmd->check ? "with --check" : "for cv-train, which every GPU runs: the question is how fast");
+        return fail("%s", cmd->check ? _("--gpus [Nx]GPU is required with --check (gpuvet gpus lists the names)")
+                                     : _("--gpus [Nx]GPU is required for cv-train, which every GPU runs: the question "
+                                         "is how fast (gpuvet gpus lists the names)"));
     if (cmd->sysroot && (!cmd->check || cmd->check_file))
-        return fail("--sysroot goes with --check and no audit file");
+        return fail("%s", _("--sysroot goes with --check and no audit file"));
     if (o->decode_from && o->decode_rate > 0)
-        return fail("give --decode-rate or --decode-from, not both");
+        return fail("%s", _("give --decode-rate or --decode-from, not both"));
     if (cmd->nbench && !cmd->check)
-        return fail("--bench goes with --check: the balance weighs the measurements against a machine");
+        return fail("%s", _("--bench goes with --check: the balance weighs the measurements against a machine"));
     int rc = check_options_apply(o, given, options);
     char err[1024];
     if (rc == 0 && balance_measured_load(&cmd->measured, cmd->bench, cmd->nbench, err, sizeof err) != 0)
@@ -460,9 +463,51 @@ static int load_machine(const struct plan_command *cmd, struct machine *m)
     fsroot_set(cmd->sysroot);
     int rc = probe_machine(m, true);
     for (int i = 0; i < m->nproblems; i++)
-        fprintf(stderr, "gpuvet plan: %s: %s: %s\n", rc == 0 ? "warning" : "error", m->problems[i].path,
-                m->problems[i].message);
+        fprintf(stderr, rc == 0 ? _("gpuvet plan: warning: %s: %s\n") : _("gpuvet plan: error: %s: %s\n"),
+                m->problems[i].path, m->problems[i].message);
     return rc == 0 ? 0 : EXIT_CANNOT_RUN;
+}
+
+/* The plan (or the offers' ranking), its balance and its --check against m. */
+static int plan_compute(struct plan *p, const struct plan_command *cmd, const struct machine *m,
+                        struct plan_offers_ranking *ranking)
+{
+    int rc = cmd->offers.file ? plan_rank_offers(p, &cmd->offers, ranking) : plan_make(p);
+    if (rc == 0 && cmd->check) {
+        /* A saved audit does not carry what the stages need (memory, bench): only --bench counts. */
+        attach_balance(p, cmd, cmd->check_file ? NULL : m,
+                       cmd->check_file ? _("an audit file: the balance reads the machine itself (--check alone, or "
+                                           "--sysroot)")
+                                       : NULL);
+        plan_check_machine(p, m, cmd->check_file ? cmd->check_file : m->source);
+        rc = p->shortfalls ? EXIT_VERDICT_FAIL : 0;
+    }
+    return rc;
+}
+
+/* The plan's sentences are written in the language of the output: English for --json (like every
+ * machine writer), the user's for the text. A plan that fails in English is made again in the
+ * user's language, for the error a person reads. */
+static int plan_in_output_language(struct plan *p, const struct plan_command *cmd, const struct machine *m,
+                                   struct plan_offers_ranking *ranking)
+{
+    if (!cmd->json)
+        return plan_compute(p, cmd, m, ranking);
+    i18n_english_begin();
+    int rc = plan_compute(p, cmd, m, ranking);
+    i18n_english_end();
+    if (p->error && i18n_translating()) {
+        json_decref(p->doc);
+        p->doc = NULL;
+        free(p->error);
+        p->error = NULL;
+        p->does_not_fit = false;
+        p->shortfalls = 0;
+        plan_offers_ranking_free(ranking);
+        *ranking = (struct plan_offers_ranking){0};
+        rc = plan_compute(p, cmd, m, ranking);
+    }
+    return rc;
 }
 
 int cmd_plan(int argc, char **argv)
@@ -482,15 +527,7 @@ int cmd_plan(int argc, char **argv)
         p.machine = rc == 0 ? &m : NULL;
     }
     if (rc == 0)
-        rc = cmd.offers.file ? plan_rank_offers(&p, &cmd.offers, &ranking) : plan_make(&p);
-    if (rc == 0 && cmd.check) {
-        /* A saved audit does not carry what the stages need (memory, bench): only --bench counts. */
-        attach_balance(&p, &cmd, cmd.check_file ? NULL : &m,
-                       cmd.check_file ? "an audit file: the balance reads the machine itself (--check alone, or --sysroot)"
-                                      : NULL);
-        plan_check_machine(&p, &m, cmd.check_file ? cmd.check_file : m.source);
-        rc = p.shortfalls ? EXIT_VERDICT_FAIL : 0;
-    }
+        rc = plan_in_output_language(&p, &cmd, &m, &ranking);
     if (p.error)
         rc = fail("%s", p.error);
     else if (rc == 0 && p.does_not_fit)

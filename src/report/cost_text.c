@@ -5,29 +5,107 @@
 #include <strings.h>
 
 #include "report/cost_report.h"
+#include "report/wrap.h"
+#include "util/output.h"
 #include "util/i18n.h"
+#include "util/width.h"
 
-int cost_report_text(FILE *out, const struct cost_report *r, const struct offers *offers)
+/* The columns of an offers table: each as wide as its numbers (the English layout) or its
+ * translated header, whichever is wider, so that a Chinese header never runs into the next one. */
+struct offer_columns {
+    int n, price, util, per_tflops, per_gb, tokens_s, per_million, hours, cost;
+};
+
+static int column(const char *header, int numbers)
+{
+    int w = (int)display_width(header);
+    return w > numbers ? w : numbers;
+}
+
+static struct offer_columns offer_columns(void)
+{
+    /* TRANSLATORS: column headers of the offers table, right-aligned above numbers; a header wider
+     * than its numbers (N 3, PRICE/HOUR 12, UTIL 5, PER TFLOPS-H 14, PER GPU-GB-H 12, TOKENS/S 10,
+     * PER 1M TOK 12, JOB HOURS 10, JOB COST 12 columns) widens its column. */
+    return (struct offer_columns){.n = column(_("N"), 3),
+                                  .price = column(_("PRICE/HOUR"), 12),
+                                  .util = column(_("UTIL"), 5),
+                                  .per_tflops = column(_("PER TFLOPS-H"), 14),
+                                  .per_gb = column(_("PER GPU-GB-H"), 12),
+                                  .tokens_s = column(_("TOKENS/S"), 10),
+                                  .per_million = column(_("PER 1M TOK"), 12),
+                                  .hours = column(_("JOB HOURS"), 10),
+                                  .cost = column(_("JOB COST"), 12)};
+}
+
+/* The header of an offers table: # NAME GPU N PRICE/HOUR UTIL, then the columns of the ranking. */
+static void print_offers_header(FILE *out, const struct offer_columns *c, bool per_tflops, bool per_token,
+                                bool job_cost)
+{
+    fput_padded(out, "#", 4);
+    fput_padded(out, _("NAME"), 25);
+    fput_padded(out, "GPU", 16);
+    fput_right(out, _("N"), (size_t)c->n + 1);
+    fput_right(out, _("PRICE/HOUR"), (size_t)c->price + 1);
+    fput_right(out, _("UTIL"), (size_t)c->util + 1);
+    if (per_tflops) {
+        fput_right(out, _("PER TFLOPS-H"), (size_t)c->per_tflops + 1);
+        fput_right(out, _("PER GPU-GB-H"), (size_t)c->per_gb + 1);
+    }
+    if (per_token) {
+        fput_right(out, _("TOKENS/S"), (size_t)c->tokens_s + 1);
+        fput_right(out, _("PER 1M TOK"), (size_t)c->per_million + 1);
+    }
+    if (job_cost) {
+        fput_right(out, _("JOB HOURS"), (size_t)c->hours + 1);
+        fput_right(out, _("JOB COST"), (size_t)c->cost + 1);
+    }
+    fputc('\n', out);
+}
+
+/* An offer's name in the NAME column: cut to 24 display columns (names may be Chinese), padded. */
+static void print_offer_name(FILE *out, const char *name)
+{
+    char cut[128];
+    name = name ? name : "";
+    size_t bytes = display_prefix(name, strlen(name), 24);
+    snprintf(cut, sizeof cut, "%.*s", (int)(bytes < sizeof cut ? bytes : sizeof cut - 1), name);
+    fput_padded(out, cut, 25);
+}
+
+/* "-- prices in CNY": each currency is its own ranking. */
+static void print_currency_line(FILE *out, const char *currency, bool converted)
+{
+    fprintf(out, converted ? _("-- prices in %s (converted with --fx)\n") : _("-- prices in %s\n"), currency);
+}
+
+/* Why each currency has its own ranking, when there are several. */
+static void print_currencies_note(FILE *out, size_t currencies)
+{
+    if (currencies > 1)
+        fprintf(out,
+                _("\nOffers in %zu currencies are ranked apart; --fx CUR=RATE (US dollars per unit) ranks them "
+                  "together.\n"),
+                currencies);
+}
+
+static int print_cost(FILE *out, const struct cost_report *r, const struct offers *offers)
 {
     if (r->util_from)
-        fprintf(out, "Utilisation from %s: mean SM %.1f%% over %d samples\n\n", r->util_from, r->measured_util * 100,
+        fprintf(out, _("Utilisation from %s: mean SM %.1f%% over %d samples\n\n"), r->util_from, r->measured_util * 100,
                 r->measured_samples);
     fprintf(out,
-            "Offers ranked by price per dense %s TFLOPS-hour = price per hour / (GPUs x dense TFLOPS x "
-            "utilisation)\n\n",
+            _("Offers ranked by price per dense %s TFLOPS-hour = price per hour / (GPUs x dense TFLOPS x "
+              "utilisation)\n\n"),
             precision_name(r->prec));
-    fprintf(out, "%-3s %-24s %-16s %3s %12s %5s %14s %12s", "#", "NAME", "GPU", "N", "PRICE/HOUR", "UTIL",
-            "PER TFLOPS-H", "PER GPU-GB-H");
-    if (r->job_flops > 0)
-        fprintf(out, " %10s %12s", "JOB HOURS", "JOB COST");
-    fputc('\n', out);
+    struct offer_columns c = offer_columns();
+    print_offers_header(out, &c, true, false, r->job_flops > 0);
     int rank = 0, groups = 0;
     for (int i = 0; i < offers->count; i++) {
         const struct offer *it = &offers->items[i];
         /* Each currency is its own ranking: a price in CNY and one in USD are not comparable. */
         if (i == 0 || strcasecmp(it->ranked_currency, offers->items[i - 1].ranked_currency)) {
-            fprintf(out, "-- prices in %s%s\n", it->ranked_currency,
-                    offers_fx_converted_any(offers, it->ranked_currency) ? " (converted with --fx)" : "");
+            print_currency_line(out, it->ranked_currency, offers_fx_converted_any(offers, it->ranked_currency));
             rank = 0;
             groups++;
         }
@@ -35,32 +113,50 @@ int cost_report_text(FILE *out, const struct cost_report *r, const struct offers
         snprintf(price, sizeof price, "%.3f %s", it->price_per_hour, it->currency);
         if (it->per_dense_tflops_hour > 0)
             snprintf(per_tflops, sizeof per_tflops, "%.6f", it->per_dense_tflops_hour);
-        fprintf(out, "%-3d %-24.24s %-16s %3d %12s %5.2f %14s %12.5f", ++rank, it->name, it->gpu->id, it->count, price,
-                it->applied_util, per_tflops, it->per_gpu_memory_gb_hour);
+        fprintf(out, "%-3d ", ++rank);
+        print_offer_name(out, it->name);
+        fprintf(out, "%-16s %*d %*s %*.2f %*s %*.5f", it->gpu->id, c.n, it->count, c.price, price, c.util,
+                it->applied_util, c.per_tflops, per_tflops, c.per_gb, it->per_gpu_memory_gb_hour);
         if (r->job_flops > 0 && it->hours > 0)
-            fprintf(out, " %10.1f %12.2f", it->hours, it->cost);
+            fprintf(out, " %*.1f %*.2f", c.hours, it->hours, c.cost, it->cost);
         fputc('\n', out);
         for (int k = 0; k < it->nflags; k++)
             fprintf(out, "      ! %s\n", it->flags[k]);
     }
-    if (groups > 1)
-        fprintf(out,
-                "\nOffers in %d currencies are ranked apart; --fx CUR=RATE (US dollars per unit) ranks them "
-                "together.\n",
-                groups);
+    print_currencies_note(out, (size_t)groups);
     if (r->job_flops > 0)
-        fprintf(out, "\nJob: %.3g FLOPs; hours = FLOPs / (GPUs x dense TFLOPS x 1e12 x utilisation x 3600).\n",
+        fprintf(out, _("\nJob: %.3g FLOPs; hours = FLOPs / (GPUs x dense TFLOPS x 1e12 x utilisation x 3600).\n"),
                 r->job_flops);
-    fprintf(out,
-            "\nDense figures only: vendors' headline tensor TFLOPS (H100 SXM FP16 \"1979\") are with 2:4\n"
+    fputs(_("\nDense figures only: vendors' headline tensor TFLOPS (H100 SXM FP16 \"1979\") are with 2:4\n"
             "sparsity, which training does not use (NVIDIA H100 datasheet, footnote: \"with sparsity\"). Dividing\n"
-            "by 1979 halves the H100's price per TFLOPS-hour against an A100 quoted dense (312).\n");
+            "by 1979 halves the H100's price per TFLOPS-hour against an A100 quoted dense (312).\n"),
+          out);
     return ferror(out) ? -1 : 0;
+}
+
+struct cost_text {
+    const struct cost_report *report;
+    const struct offers *offers;
+};
+
+static int render_cost(FILE *out, const void *ctx)
+{
+    const struct cost_text *c = ctx;
+    return print_cost(out, c->report, c->offers);
+}
+
+static int render_cost_wrapped(FILE *out, const void *ctx) { return render_wrapped_table(out, render_cost, ctx); }
+
+/* Offer names come from the user's file: escaped on the way out; long lines wrapped. */
+int cost_report_text(FILE *out, const struct cost_report *r, const struct offers *offers)
+{
+    struct cost_text c = {r, offers};
+    return text_render_escaped(out, render_cost_wrapped, &c, NULL);
 }
 
 /* ---- plan --offers ------------------------------------------------------------------------- */
 
-static void print_plan_offer(FILE *out, json_t *o, bool job_cost, bool per_token)
+static void print_plan_offer(FILE *out, const struct offer_columns *c, json_t *o, bool job_cost, bool per_token)
 {
     json_t *util = json_object_get(o, "utilisation"), *hours = json_object_get(o, "hours");
     char price[48], shown_util[16] = "-";
@@ -68,18 +164,22 @@ static void print_plan_offer(FILE *out, json_t *o, bool job_cost, bool per_token
              json_string_value(json_object_get(o, "currency")));
     if (json_is_number(util))
         snprintf(shown_util, sizeof shown_util, "%.2f", json_number_value(util));
-    fprintf(out, "%-3lld %-24.24s %-16s %3lld %12s %5s", json_integer_value(json_object_get(o, "rank")),
-            json_string_value(json_object_get(o, "name")), json_string_value(json_object_get(o, "gpu_id")),
-            json_integer_value(json_object_get(o, "count")), price, shown_util);
-    json_t *tokens_s = json_object_get(o, "output_tokens_s"), *per_million = json_object_get(o, "cost_per_million_output_tokens");
+    fprintf(out, "%-3lld ", json_integer_value(json_object_get(o, "rank")));
+    print_offer_name(out, json_string_value(json_object_get(o, "name")));
+    fprintf(out, "%-16s %*lld %*s %*s", json_string_value(json_object_get(o, "gpu_id")), c->n,
+            json_integer_value(json_object_get(o, "count")), c->price, price, c->util, shown_util);
+    json_t *tokens_s = json_object_get(o, "output_tokens_s");
+    json_t *per_million = json_object_get(o, "cost_per_million_output_tokens");
     if (per_token && json_is_number(tokens_s))
-        fprintf(out, " %10.0f %12.3f", json_number_value(tokens_s), json_number_value(per_million));
+        fprintf(out, " %*.0f %*.3f", c->tokens_s, json_number_value(tokens_s), c->per_million,
+                json_number_value(per_million));
     else if (per_token)
-        fprintf(out, " %10s %12s", "-", "-");
+        fprintf(out, " %*s %*s", c->tokens_s, "-", c->per_million, "-");
     if (job_cost && json_is_number(hours))
-        fprintf(out, " %10.1f %12.2f", json_number_value(hours), json_number_value(json_object_get(o, "cost")));
+        fprintf(out, " %*.1f %*.2f", c->hours, json_number_value(hours), c->cost,
+                json_number_value(json_object_get(o, "cost")));
     else if (job_cost)
-        fprintf(out, " %10s %12s", "-", "-");
+        fprintf(out, " %*s %*s", c->hours, "-", c->cost, "-");
     fputc('\n', out);
     size_t k;
     json_t *flag;
@@ -93,12 +193,13 @@ void plan_offers_text(FILE *out, json_t *plan)
     bool job_cost = !strcmp(json_string_value(json_object_get(offers, "basis")), "job_cost");
     bool per_token = json_is_string(json_object_get(job, "output_tokens_method"));
     long long nodes = json_integer_value(json_object_get(plan, "nodes"));
-    fprintf(out, "Offers of %s for %s, %lld node(s) of each: ranked by %s\n",
+    fprintf(out,
+            per_token  ? _("Offers of %s for %s, %lld node(s) of each: ranked by the estimated cost per million output "
+                           "tokens\n")
+            : job_cost ? _("Offers of %s for %s, %lld node(s) of each: ranked by the job's cost\n")
+                       : _("Offers of %s for %s, %lld node(s) of each: ranked by price per hour\n"),
             json_string_value(json_object_get(offers, "file")), json_string_value(json_object_get(plan, "workload")),
-            nodes,
-            per_token  ? _("the estimated cost per million output tokens")
-            : job_cost ? "the job's cost"
-                       : "price per hour");
+            nodes);
     if (per_token) {
         fprintf(out,
                 _("Estimate, not a measurement: output tokens/s from each offer's plan (decode reads the weights and "
@@ -112,40 +213,34 @@ void plan_offers_text(FILE *out, json_t *plan)
                     json_number_value(json_object_get(job, "output_tokens")));
     } else if (json_is_number(json_object_get(job, "flops")))
         fprintf(out,
-                "Job: %.3g FLOPs (%s);\n  hours = FLOPs / (GPUs x dense BF16 TFLOPS x 1e12 x utilisation x 3600)\n",
+                _("Job: %.3g FLOPs (%s);\n  hours = FLOPs / (GPUs x dense BF16 TFLOPS x 1e12 x utilisation x 3600)\n"),
                 json_number_value(json_object_get(job, "flops")),
                 json_string_value(json_object_get(job, "flops_method")));
     else if (json_is_number(json_object_get(job, "images")))
-        fprintf(out, "Job: %.3g images; hours = images / (GPUs x images/s per GPU x 3600)\n",
+        fprintf(out, _("Job: %.3g images; hours = images / (GPUs x images/s per GPU x 3600)\n"),
                 json_number_value(json_object_get(job, "images")));
     else
-        fprintf(out, "No job size (--tokens for llm-train, --images for cv-train): the offers that fit, by price "
-                     "per hour\n");
-    fprintf(out, "\n%-3s %-24s %-16s %3s %12s %5s", "#", "NAME", "GPU", "N", "PRICE/HOUR", "UTIL");
-    if (per_token)
-        fprintf(out, " %10s %12s", "TOKENS/S", "PER 1M TOK");
-    if (job_cost)
-        fprintf(out, " %10s %12s", "JOB HOURS", "JOB COST");
+        fputs(_("No job size (--tokens for llm-train, --images for cv-train): the offers that fit, by price per "
+                "hour\n"),
+              out);
     fputc('\n', out);
+    struct offer_columns c = offer_columns();
+    print_offers_header(out, &c, false, per_token, job_cost);
     json_t *ranked = json_object_get(offers, "ranked"), *o, *previous = NULL;
     size_t i;
     json_array_foreach (ranked, i, o) {
         const char *currency = json_string_value(json_object_get(o, "price_currency"));
         if (!previous || strcasecmp(currency, json_string_value(json_object_get(previous, "price_currency"))))
-            fprintf(out, "-- prices in %s%s\n", currency,
-                    json_is_number(json_object_get(o, "fx_to_usd")) ? " (converted with --fx)" : "");
-        print_plan_offer(out, o, job_cost, per_token);
+            print_currency_line(out, currency, json_is_number(json_object_get(o, "fx_to_usd")));
+        print_plan_offer(out, &c, o, job_cost, per_token);
         previous = o;
     }
     if (json_array_size(ranked) == 0)
-        fprintf(out, "  none of the offers fits this job\n");
-    if (json_array_size(json_object_get(offers, "currencies")) > 1)
-        fprintf(out, "\nOffers in %zu currencies are ranked apart; --fx CUR=RATE (US dollars per unit) ranks them "
-                     "together.\n",
-                json_array_size(json_object_get(offers, "currencies")));
+        fputs(_("  none of the offers fits this job\n"), out);
+    print_currencies_note(out, json_array_size(json_object_get(offers, "currencies")));
     json_t *not_fitting = json_object_get(offers, "not_fitting");
     if (json_array_size(not_fitting))
-        fprintf(out, "\nDo not fit:\n");
+        fputs(_("\nDo not fit:\n"), out);
     json_array_foreach (not_fitting, i, o)
         fprintf(out, "  %s (%lld x %s): %s\n", json_string_value(json_object_get(o, "name")),
                 json_integer_value(json_object_get(o, "count")), json_string_value(json_object_get(o, "gpu_id")),

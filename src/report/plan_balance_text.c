@@ -1,6 +1,7 @@
 #include <string.h>
 
 #include "report/plan_balance.h"
+#include "util/i18n.h"
 
 void plan_balance_print_text(FILE *out, json_t *balance)
 {
@@ -8,7 +9,7 @@ void plan_balance_print_text(FILE *out, json_t *balance)
         return;
     const char *unit = json_string_value(json_object_get(balance, "unit"));
     const char *neck = json_string_value(json_object_get(balance, "bottleneck"));
-    fprintf(out, "\nBalance per node, in %s (the job runs at its slowest stage):\n", unit ? unit : "?");
+    fprintf(out, _("\nBalance per node, in %s (the job runs at its slowest stage):\n"), unit ? unit : "?");
     size_t i;
     json_t *s;
     json_array_foreach (json_object_get(balance, "stages"), i, s) {
@@ -19,7 +20,7 @@ void plan_balance_print_text(FILE *out, json_t *balance)
             balance_format_count(json_number_value(cap), shown, sizeof shown);
         const char *formula = json_string_value(json_object_get(s, "formula"));
         fprintf(out, "  %s %-12s %14s  %s\n", neck && name && !strcmp(name, neck) ? ">" : " ", name ? name : "?",
-                shown, json_string_value(json_object_get(s, "basis")));
+                shown, _(json_string_value(json_object_get(s, "basis"))));
         fprintf(out, "      %s\n", json_string_value(json_object_get(s, "source")));
         if (formula)
             fprintf(out, "      = %s\n", formula);

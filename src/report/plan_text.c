@@ -5,16 +5,30 @@
 #include "report/cost_report.h"
 #include "report/plan_balance.h"
 #include "report/plan_report.h"
+#include "report/wrap.h"
+#include "util/i18n.h"
 #include "util/output.h"
+#include "util/width.h"
 
 static const char *text_of(json_t *obj, const char *key) { return json_string_value(json_object_get(obj, key)); }
+
+/* The document's names of steps, requirements, checks and statuses are identifiers, English in
+ * JSON, marked N_() where the sizing code writes them: the text shows them translated. */
+static const char *shown_name(const char *name) { return name ? _(name) : "?"; }
 
 /* Without --gpus: the GPUs that fit, fewest first. */
 static void print_candidates(FILE *out, json_t *plan, json_t *candidates)
 {
-    fprintf(out, "What to rent for %s, %lld node(s): the fewest GPUs of each kind that fit\n\n",
+    fprintf(out, _("What to rent for %s, %lld node(s): the fewest GPUs of each kind that fit\n\n"),
             text_of(plan, "workload"), json_integer_value(json_object_get(plan, "nodes")));
-    fprintf(out, "  %-4s %-30s %5s %14s %12s\n", "#", "GPU", "N", "NEED/GPU", "BF16 TFLOPS");
+    fputs("  ", out);
+    fput_padded(out, "#", 5);
+    fput_padded(out, "GPU", 30);
+    fput_right(out, _("N"), 6);
+    /* TRANSLATORS: column header: GPU memory the job needs per GPU (14 columns). */
+    fput_right(out, _("NEED/GPU"), 15);
+    fput_right(out, "BF16 TFLOPS", 13);
+    fputc('\n', out);
     size_t i;
     json_t *c;
     json_array_foreach(candidates, i, c) {
@@ -34,12 +48,12 @@ static void print_candidates(FILE *out, json_t *plan, json_t *candidates)
 static void print_heading(FILE *out, json_t *plan)
 {
     json_t *gpu = json_object_get(plan, "gpu");
-    fprintf(out, "Plan for %s on %lld x %s per node, %lld node(s)\n", text_of(plan, "workload"),
+    fprintf(out, _("Plan for %s on %lld x %s per node, %lld node(s)\n"), text_of(plan, "workload"),
             json_integer_value(json_object_get(gpu, "count_per_node")), text_of(gpu, "id"),
             json_integer_value(json_object_get(plan, "nodes")));
     const char *note = text_of(gpu, "note");
     if (note)
-        fprintf(out, "note: %s\n", note);
+        fprintf(out, _("note: %s\n"), note);
 }
 
 static void print_steps(FILE *out, json_t *plan)
@@ -47,8 +61,11 @@ static void print_steps(FILE *out, json_t *plan)
     size_t i;
     json_t *v;
     fputc('\n', out);
-    json_array_foreach(json_object_get(plan, "steps"), i, v)
-        fprintf(out, "  %-15s %s\n", text_of(v, "step"), text_of(v, "text"));
+    json_array_foreach(json_object_get(plan, "steps"), i, v) {
+        fputs("  ", out);
+        fput_padded(out, shown_name(text_of(v, "step")), 15);
+        fprintf(out, " %s\n", text_of(v, "text"));
+    }
 }
 
 /* A requirement's value in the unit its key names (bytes_s, bytes, gbit). */
@@ -57,7 +74,7 @@ static void format_requirement(const char *key, json_t *value, char *shown, size
     if (json_is_null(value))
         snprintf(shown, len, "-");
     else if (json_is_boolean(value))
-        snprintf(shown, len, "%s", json_is_true(value) ? "yes" : "no");
+        snprintf(shown, len, "%s", json_is_true(value) ? _("yes") : _("no"));
     else if (strstr(key, "bytes_s"))
         snprintf(shown, len, "%.2f GB/s", json_number_value(value) / 1e9);
     else if (strstr(key, "bytes"))
@@ -70,13 +87,17 @@ static void format_requirement(const char *key, json_t *value, char *shown, size
 
 static void print_requirements(FILE *out, json_t *plan)
 {
-    fprintf(out, "\nRequirements per node:\n");
+    fputs(_("\nRequirements per node:\n"), out);
     const char *key;
     json_t *v;
     json_object_foreach(json_object_get(plan, "requirements"), key, v) {
         char shown[64];
         format_requirement(key, json_object_get(v, "value"), shown, sizeof shown);
-        fprintf(out, "  %-26s %-12s %s\n", key, shown, text_of(v, "why"));
+        fputs("  ", out);
+        fput_padded(out, shown_name(key), 26);
+        fputc(' ', out);
+        fput_padded(out, shown, 12);
+        fprintf(out, " %s\n", text_of(v, "why"));
     }
 }
 
@@ -85,7 +106,7 @@ static void print_corrections(FILE *out, json_t *plan)
     json_t *corr = json_object_get(plan, "rule_of_thumb_corrections");
     if (!json_array_size(corr))
         return;
-    fprintf(out, "\nWhere common rules of thumb are wrong:\n");
+    fputs(_("\nWhere common rules of thumb are wrong:\n"), out);
     size_t i;
     json_t *v;
     json_array_foreach(corr, i, v)
@@ -108,15 +129,26 @@ static void print_check(FILE *out, json_t *plan)
     json_t *check = json_object_get(plan, "check");
     if (!json_is_array(check))
         return;
-    fprintf(out, "\nCheck against %s:\n", text_of(plan, "checked_against"));
+    fprintf(out, _("\nCheck against %s:\n"), text_of(plan, "checked_against"));
     size_t i;
     json_t *v;
     json_array_foreach(check, i, v) {
         char need[64] = "", have[64] = "";
         format_check_value(json_object_get(v, "need"), need, sizeof need);
         format_check_value(json_object_get(v, "have"), have, sizeof have);
-        fprintf(out, "  %-7s %-24s need %-14s have %-28s %s\n", text_of(v, "status"), text_of(v, "what"),
-                *need ? need : "-", *have ? have : "-", text_of(v, "why"));
+        char need_cell[96], have_cell[96];
+        /* TRANSLATORS: "need VALUE" and "have VALUE", cells of the --check table. */
+        snprintf(need_cell, sizeof need_cell, _("need %s"), *need ? need : "-");
+        snprintf(have_cell, sizeof have_cell, _("have %s"), *have ? have : "-");
+        /* The reason goes on a line of its own, under the name: a row of five columns would not
+         * fit a terminal. */
+        fputs("  ", out);
+        fput_padded(out, shown_name(text_of(v, "status")), 7);
+        fputc(' ', out);
+        fput_padded(out, shown_name(text_of(v, "what")), 24);
+        fputc(' ', out);
+        fput_padded(out, need_cell, 19);
+        fprintf(out, " %s\n          %s\n", have_cell, text_of(v, "why"));
     }
 }
 
@@ -142,11 +174,14 @@ static int plan_text_unescaped(FILE *out, json_t *plan)
 
 static int render_plan(FILE *out, const void *ctx) { return plan_text_unescaped(out, (json_t *)ctx); }
 
+/* The plan rendered whole, then its long lines wrapped to a terminal's width. */
+static int render_plan_wrapped(FILE *out, const void *ctx) { return render_wrapped_table(out, render_plan, ctx); }
+
 /* Model ids and names come from a user's config.json and offers file: escaped on the way out. */
 int plan_report_text(FILE *out, json_t *plan, const struct plan_offers_ranking *offers)
 {
     plan = offers ? plan_with_offers(plan, offers) : json_incref(plan);
-    int rc = text_render_escaped(out, render_plan, plan, NULL);
+    int rc = text_render_escaped(out, render_plan_wrapped, plan, NULL);
     json_decref(plan);
     return rc;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "report/report.h"
+#include "report/wrap.h"
 #include "util/output.h"
 #include "util/parse.h"
 #include "util/datadir.h"
@@ -15,7 +16,6 @@
 #include "util/width.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
-#define REPORT_COLUMNS 100
 #define SUMMARY_LINES 25
 
 struct style {
@@ -758,85 +758,6 @@ static void print_findings(FILE *o, const struct audit_report *r, const struct s
     finding_groups_free(groups, ngroups);
 }
 
-/* Chinese line breaking (kinsoku): no line starts with closing punctuation, none ends with an
- * opening one. */
-static bool no_break_before(unsigned cp)
-{
-    static const unsigned closing[] = {0xFF0C, 0x3002, 0xFF1B, 0xFF1A, 0x3001, 0xFF09, 0x300D, 0x300F,
-                                       0xFF01, 0xFF1F, 0x201D, 0x2019, 0x2026, 0x3011};
-    for (size_t i = 0; i < sizeof closing / sizeof closing[0]; i++)
-        if (cp == closing[i])
-            return true;
-    return false;
-}
-
-static bool no_break_after(unsigned cp) { return cp == 0xFF08 || cp == 0x300C || cp == 0x300E || cp == 0x201C || cp == 0x3010; }
-
-/* Writes buf to o, wrapping every line wider than width at its last space before the limit; a
- * continuation is indented 8 columns deeper than the line (at most 40). */
-static void print_wrapped(FILE *o, const char *buf, size_t len, size_t width)
-{
-    const char *end = buf + len;
-    for (const char *line = buf; line < end;) {
-        const char *nl = memchr(line, '\n', (size_t)(end - line));
-        size_t n = nl ? (size_t)(nl - line) : (size_t)(end - line);
-        size_t indent = 0;
-        while (indent < n && line[indent] == ' ')
-            indent++;
-        /* "fix: ..." continues under its command, anything else 8 columns in. */
-        const char *fix = _("fix: ");
-        size_t fix_len = strlen(fix);
-        size_t hang = indent + (n > indent + fix_len && !strncmp(line + indent, fix, fix_len) ? display_width(fix) : 8);
-        if (hang > 40)
-            hang = 40;
-        const char *p = line, *stop = line + n;
-        bool first = true;
-        while (p < stop) {
-            size_t lead = first ? 0 : hang, room = width - lead;
-            /* Find the longest prefix that fits in room columns; break at a space, or next to a
-             * wide (CJK) character, which Chinese text breaks anywhere beside. */
-            const char *q = p, *cut = NULL;
-            size_t cols = 0;
-            bool prev_wide = false;
-            unsigned prev_cp = 0;
-            while (q < stop) {
-                if (*q == '\033') {
-                    while (q < stop && *q != 'm')
-                        q++;
-                    if (q < stop)
-                        q++;
-                    continue;
-                }
-                unsigned cp;
-                size_t bytes = utf8_decode(q, (size_t)(stop - q), &cp);
-                size_t w = (size_t)codepoint_width(cp);
-                if (cols + w > room)
-                    break;
-                if (q > p && (*q == ' ' || w == 2 || prev_wide) && !(first && q < p + indent) &&
-                    !no_break_before(cp) && !no_break_after(prev_cp))
-                    cut = q;
-                cols += w;
-                prev_wide = w == 2;
-                prev_cp = cp;
-                q += bytes;
-            }
-            if (q >= stop) {
-                cut = stop;
-            } else if (!cut || cut - p <= (ptrdiff_t)(first ? indent : 0)) {
-                cut = q; /* one word wider than the line: break it (q is on a character's start) */
-            }
-            fprintf(o, "%*s%.*s\n", (int)lead, "", (int)(cut - p), p);
-            p = cut;
-            while (p < stop && *p == ' ')
-                p++;
-            first = false;
-        }
-        if (n == 0)
-            fputc('\n', o);
-        line += n + 1;
-    }
-}
-
 struct section {
     bool absent; /* not in the evidence files */
     const char *name;
@@ -919,7 +840,7 @@ static int report_text_unescaped(FILE *out, const struct audit_report *r, bool c
             findings_count(r->findings, SEV_INFO), findings_count(r->findings, SEV_PASS), v->checked, v->applicable,
             r->elapsed_ms);
     fclose(o);
-    print_wrapped(out, buf, len, REPORT_COLUMNS);
+    print_wrapped(out, buf, len, REPORT_COLUMNS, _("fix: "));
     free(buf);
     if (r == &with_verdicts)
         verdict_set_free(&own);

@@ -8,9 +8,12 @@
 #include "model/machine.h"
 #include "sizing/demand.h"
 #include "sizing/jsonfile.h"
+#include "util/i18n.h"
 #include "util/parse.h"
 
-static const char *const basis_names[] = {"measured", "published", "given", "estimated", "unknown", "not_used"};
+/* Identifiers in JSON; the text report shows them translated. */
+static const char *const basis_names[] = {N_("measured"), N_("published"), N_("given"),
+                                          N_("estimated"),  N_("unknown"),   N_("not_used")};
 
 const char *balance_basis_name(enum balance_basis b) { return basis_names[b]; }
 
@@ -152,17 +155,17 @@ static int usable_cores(const struct machine *m, char *basis, size_t len)
 {
     int cores = m->cpu.cores;
     if (cores <= 0) {
-        snprintf(basis, len, "the physical core count is unknown");
+        snprintf(basis, len, _("the physical core count is unknown"));
         return 0;
     }
     if (m->cpu.threads > 0 && m->cpu.usable_threads > 0 && m->cpu.usable_threads < m->cpu.threads) {
         int usable = cores * m->cpu.usable_threads / m->cpu.threads;
         usable = usable > 0 ? usable : 1;
-        snprintf(basis, len, "%d of %d physical cores usable (%d of %d CPUs in this process's cgroup/affinity)",
+        snprintf(basis, len, _("%d of %d physical cores usable (%d of %d CPUs in this process's cgroup/affinity)"),
                  usable, cores, m->cpu.usable_threads, m->cpu.threads);
         return usable;
     }
-    snprintf(basis, len, "%d physical cores", cores);
+    snprintf(basis, len, _("%d physical cores"), cores);
     return cores;
 }
 
@@ -196,25 +199,25 @@ static double storage_rate(const struct machine *m, const struct balance_measure
     if (x && x->seq_read_bytes_s > 0) {
         *iops = x->rand_read_iops;
         *basis = BASIS_MEASURED;
-        snprintf(source, len, "gpuvet bench storage (%s, read in %s)", x->storage_file, x->storage_where);
+        snprintf(source, len, _("gpuvet bench storage (%s, read in %s)"), x->storage_file, x->storage_where);
         return x->seq_read_bytes_s;
     }
     *basis = BASIS_UNKNOWN;
     if (!m) {
-        snprintf(source, len, "no storage bench (--bench) and %s", why_no_machine);
+        snprintf(source, len, _("no storage bench (--bench) and %s"), why_no_machine);
         return 0;
     }
     const struct storage_location *root = &m->storage.root;
     if (root->network_fs) {
-        snprintf(source, len, "/ is on %s (a network file system): measure it with gpuvet bench storage --dir "
-                              "DATASET_DIR and pass --bench",
+        snprintf(source, len, _("/ is on %s (a network file system): measure it with gpuvet bench storage --dir "
+                              "DATASET_DIR and pass --bench"),
                  root->fstype ? root->fstype : "?");
         return 0;
     }
     const struct block_device *d = root->ndisks > 0 ? storage_device(&m->storage, root->disks[0]) : NULL;
     if (!d) {
-        snprintf(source, len, "the disk holding / is unknown%s%s: measure the dataset's disk with gpuvet bench "
-                              "storage --dir DATASET_DIR and pass --bench",
+        snprintf(source, len, _("the disk holding / is unknown%s%s: measure the dataset's disk with gpuvet bench "
+                              "storage --dir DATASET_DIR and pass --bench"),
                  root->unknown_reason ? " (" : "", root->unknown_reason ? root->unknown_reason : "");
         if (root->unknown_reason)
             strncat(source, ")", len - strlen(source) - 1);
@@ -225,23 +228,23 @@ static double storage_rate(const struct machine *m, const struct balance_measure
     *basis = BASIS_ESTIMATED;
     if (link > 0) {
         double share = pcie_pinned_achievable_fraction(gen);
-        snprintf(source, len, "estimate, at most: %s (NVMe, holds /) on a Gen%d x%d link x %.0f %% achievable; the "
-                              "drive itself may be slower (gpuvet bench storage measures it)",
+        snprintf(source, len, _("estimate, at most: %s (NVMe, holds /) on a Gen%d x%d link x %.0f %% achievable; the "
+                              "drive itself may be slower (gpuvet bench storage measures it)"),
                  d->name, gen, width, share * 100);
         return link * share;
     }
     if ((d->transport == TRANSPORT_SATA || d->transport == TRANSPORT_SAS) && d->rotational == 0) {
         bool sas = d->transport == TRANSPORT_SAS;
-        snprintf(source, len, "estimate, at most: %s (%s SSD, holds /) at its interface's %.0f MB/s (%s after "
-                              "8b/10b)",
+        snprintf(source, len, _("estimate, at most: %s (%s SSD, holds /) at its interface's %.0f MB/s (%s after "
+                              "8b/10b)"),
                  d->name, sas ? "SAS" : "SATA", (sas ? BALANCE_SAS_BYTES_S : BALANCE_SATA_BYTES_S) / 1e6,
                  sas ? "SAS-3 12 Gb/s" : "SATA III 6 Gb/s");
         return sas ? BALANCE_SAS_BYTES_S : BALANCE_SATA_BYTES_S;
     }
     *basis = BASIS_UNKNOWN;
-    snprintf(source, len, "%s (holds /) is %s%s: no interface ceiling to estimate from; measure it with gpuvet bench "
-                          "storage --dir DATASET_DIR and pass --bench",
-             d->name, d->rotational == 1 ? "a spinning disk on " : "", storage_transport_name(d->transport));
+    snprintf(source, len, _("%s (holds /) is %s%s: no interface ceiling to estimate from; measure it with gpuvet bench "
+                          "storage --dir DATASET_DIR and pass --bench"),
+             d->name, d->rotational == 1 ? _("a spinning disk on ") : "", storage_transport_name(d->transport));
     return 0;
 }
 
@@ -250,23 +253,23 @@ static double memory_rate(const struct machine *m, const struct balance_measured
 {
     if (x && x->triad_bytes_s > 0) {
         *basis = BASIS_MEASURED;
-        snprintf(source, len, "gpuvet bench memory (%s): STREAM triad %.1f GB/s", x->triad_file,
+        snprintf(source, len, _("gpuvet bench memory (%s): STREAM triad %.1f GB/s"), x->triad_file,
                  x->triad_bytes_s / 1e9);
         return x->triad_bytes_s;
     }
     *basis = BASIS_UNKNOWN;
     if (!m) {
-        snprintf(source, len, "no memory bench (--bench) and %s", why_no_machine);
+        snprintf(source, len, _("no memory bench (--bench) and %s"), why_no_machine);
         return 0;
     }
     const char *why = NULL;
     double theoretical = machine_memory_theoretical_bytes_s(m, &why);
     if (theoretical <= 0) {
-        snprintf(source, len, "no memory bench (--bench) and the DIMMs' bandwidth is unknown (%s)", why ? why : "?");
+        snprintf(source, len, _("no memory bench (--bench) and the DIMMs' bandwidth is unknown (%s)"), why ? why : "?");
         return 0;
     }
     *basis = BASIS_ESTIMATED;
-    snprintf(source, len, "estimate: the populated DIMMs' %.1f GB/s x %.0f %% (STREAM triad reaches 70-85 %%)",
+    snprintf(source, len, _("estimate: the populated DIMMs' %.1f GB/s x %.0f %% (STREAM triad reaches 70-85 %%)"),
              theoretical / 1e9, BALANCE_STREAM_SHARE_OF_THEORETICAL * 100);
     return theoretical * BALANCE_STREAM_SHARE_OF_THEORETICAL;
 }
@@ -282,7 +285,7 @@ static double pcie_rate(const struct balance_job *job, const struct machine *m, 
             if (slowest == 0 || x->pcie[i].h2d_pinned_bytes_s < slowest)
                 slowest = x->pcie[i].h2d_pinned_bytes_s;
         *basis = BASIS_MEASURED;
-        snprintf(source, len, "gpuvet bench pcie (%s): slowest of %d GPU(s) %.1f GB/s host-to-device, pinned",
+        snprintf(source, len, _("gpuvet bench pcie (%s): slowest of %d GPU(s) %.1f GB/s host-to-device, pinned"),
                  x->pcie_file, x->npcie, slowest / 1e9);
         return slowest;
     }
@@ -303,23 +306,26 @@ static double pcie_rate(const struct balance_job *job, const struct machine *m, 
     }
     *basis = BASIS_ESTIMATED;
     if (seen > 0) {
-        snprintf(source, len, "estimate: slowest of %d accelerator link(s), Gen%d x%d x %.0f %% (pinned copies "
-                              "reach 79-88 %% of a link)%s",
+        snprintf(source, len, _("estimate: slowest of %d accelerator link(s), Gen%d x%d x %.0f %% (pinned copies "
+                              "reach 79-88 %% of a link)%s"),
                  seen, slow_gen, slow_width, pcie_pinned_achievable_fraction(slow_gen) * 100,
-                 seen < job->gpus_per_node ? "; the machine shows fewer accelerators than planned" : "");
+                 seen < job->gpus_per_node ? _("; the machine shows fewer accelerators than planned") : "");
         return slowest;
     }
     if (job->gpu->pcie_gen > 0 && job->gpu->pcie_lanes > 0) {
         int g = (int)job->gpu->pcie_gen;
         double r = pci_link_gb_s(pcie_generation_gt_s(g), (int)job->gpu->pcie_lanes) * 1e9 *
                    pcie_pinned_achievable_fraction(g);
-        snprintf(source, len, "estimate: %s machine shows no accelerator link; %s's own Gen%d x%.0f x %.0f %%, "
-                              "assuming a slot that matches it",
-                 m ? "the" : "no", job->gpu->id, g, job->gpu->pcie_lanes, pcie_pinned_achievable_fraction(g) * 100);
+        snprintf(source, len,
+                 m ? _("estimate: the machine shows no accelerator link; %s's own Gen%d x%.0f x %.0f %%, assuming a "
+                       "slot that matches it")
+                   : _("estimate: no machine shows an accelerator link; %s's own Gen%d x%.0f x %.0f %%, assuming a "
+                       "slot that matches it"),
+                 job->gpu->id, g, job->gpu->pcie_lanes, pcie_pinned_achievable_fraction(g) * 100);
         return r;
     }
     *basis = BASIS_UNKNOWN;
-    snprintf(source, len, "no accelerator link on the machine and no PCIe interface for %s in the GPU table",
+    snprintf(source, len, _("no accelerator link on the machine and no PCIe interface for %s in the GPU table"),
              job->gpu->id);
     return 0;
 }
@@ -333,11 +339,11 @@ static double network_rate(const struct machine *m, char *source, size_t len, co
             (!best || m->network.ports[i].speed_mbps > best->speed_mbps))
             best = &m->network.ports[i];
     if (!best) {
-        snprintf(source, len, "%s", m ? "no NIC port with its link up and a known speed" : why_no_machine);
+        snprintf(source, len, "%s", m ? _("no NIC port with its link up and a known speed") : why_no_machine);
         return 0;
     }
-    snprintf(source, len, "estimate: %s at its link rate, %ld Gb/s%s (no efficiency applied)", best->name,
-             best->speed_mbps / 1000, best->has_rdma ? ", RDMA" : ", no RDMA");
+    snprintf(source, len, _("estimate: %s at its link rate, %ld Gb/s%s (no efficiency applied)"), best->name,
+             best->speed_mbps / 1000, best->has_rdma ? _(", RDMA") : _(", no RDMA"));
     return best->speed_mbps * 1e6 / 8;
 }
 
@@ -349,7 +355,7 @@ static double network_stage_rate(const struct balance_job *job, const struct mac
 {
     if (job->nodes <= 1) {
         s->basis = BASIS_NOT_USED;
-        snprintf(s->source, sizeof s->source, "one node: no inter-node traffic");
+        snprintf(s->source, sizeof s->source, _("one node: no inter-node traffic"));
         return 0;
     }
     return network_rate(m, s->source, sizeof s->source, why_no_machine);
@@ -388,14 +394,14 @@ static void stages_cv(const struct balance_job *job, int n, const struct machine
         s->capacity = decode_cores * per_core;
         if (x && x->decode_per_core > 0) {
             s->basis = BASIS_MEASURED;
-            snprintf(s->source, sizeof s->source, "gpuvet bench decode (%s): %.1f images/s per core; %s",
+            snprintf(s->source, sizeof s->source, _("gpuvet bench decode (%s): %.1f images/s per core; %s"),
                      x->decode_file, per_core, cores_basis);
         } else {
             /* the plan's --decode-from says "measured by gpuvet bench decode" */
             s->basis = !strncmp(job->decode_source, "measured", 8) ? BASIS_MEASURED
                        : !strcmp(job->decode_source, "--decode-rate") ? BASIS_GIVEN
                                                                       : BASIS_ESTIMATED;
-            snprintf(s->source, sizeof s->source, "%.0f images/s per core (%s); %s", per_core, job->decode_source,
+            snprintf(s->source, sizeof s->source, _("%.0f images/s per core (%s); %s"), per_core, _(job->decode_source),
                      cores_basis);
         }
         snprintf(s->formula, sizeof s->formula,
@@ -429,7 +435,7 @@ static void stages_cv(const struct balance_job *job, int n, const struct machine
     s->basis = !strcmp(job->images_s_source, "--img-rate") ? BASIS_GIVEN
                : job->gpu->resnet50_img_s > 0            ? BASIS_PUBLISHED
                                                           : BASIS_ESTIMATED;
-    snprintf(s->source, sizeof s->source, "%s ResNet-50 training: %s", job->gpu->id, job->images_s_source);
+    snprintf(s->source, sizeof s->source, _("%s ResNet-50 training: %s"), job->gpu->id, job->images_s_source);
     snprintf(s->formula, sizeof s->formula, "%d GPU(s) x %.0f images/s", n, job->images_s_per_gpu);
     /* network: ring all-reduce of the fp32 gradients once per step */
     s = add_stage(b, "network");
@@ -461,7 +467,7 @@ static void stages_llm(const struct balance_job *job, int n, const struct machin
     double tokens_gpu_step = (double)job->micro_batch * job->seq, tokens_node_step = n * tokens_gpu_step;
     int total_gpus = n * job->nodes;
     bool seq_known = tokens_gpu_step > 0;
-    const char *no_seq = "the plan has no sequence length (--params: no activations counted)";
+    const char *no_seq = _("the plan has no sequence length (--params: no activations counted)");
     /* storage: pre-tokenized ids, 2 B (uint16) for a vocabulary below 65,500, else 4 B (int32), as
      * Megatron-LM's indexed datasets store them (best_fitting_dtype) */
     double token_bytes = job->vocab > 0 && job->vocab < 65500 ? 2 : 4;
@@ -477,8 +483,8 @@ static void stages_llm(const struct balance_job *job, int n, const struct machin
     }
     s = add_stage(b, "cpu_loader");
     s->basis = BASIS_UNKNOWN;
-    snprintf(s->source, sizeof s->source, "not modelled: pre-tokenized data needs no decoding; the plan's 2 loader "
-                                          "workers per GPU feed it");
+    snprintf(s->source, sizeof s->source, _("not modelled: pre-tokenized data needs no decoding; the plan's 2 loader "
+                                          "workers per GPU feed it"));
     /* host memory: the batch tensors, and with offload DeepSpeedCPUAdam's pass over the states */
     s = add_stage(b, "host_memory");
     rate = memory_rate(m, x, &s->basis, s->source, sizeof s->source, why_no_machine);
@@ -525,8 +531,8 @@ static void stages_llm(const struct balance_job *job, int n, const struct machin
     if (peak > 0) {
         s->basis = BASIS_ESTIMATED;
         s->capacity = n * peak * 1e12 * BALANCE_LLM_UTILISATION / flops;
-        snprintf(s->source, sizeof s->source, "estimate: %s dense BF16 %g TFLOPS (GPU table) x %.0f %% "
-                                              "utilisation (Llama 3 pre-training reached 38-43 %% on H100)",
+        snprintf(s->source, sizeof s->source, _("estimate: %s dense BF16 %g TFLOPS (GPU table) x %.0f %% "
+                                              "utilisation (Llama 3 pre-training reached 38-43 %% on H100)"),
                  job->gpu->id, peak, BALANCE_LLM_UTILISATION * 100);
         char attention[96] = "0: --params gives no layers, attention not counted";
         if (job->layers > 0)
@@ -536,7 +542,7 @@ static void stages_llm(const struct balance_job *job, int n, const struct machin
                                                 "token",
                  n, peak, BALANCE_LLM_UTILISATION, passes, job->active_params, attention);
     } else {
-        snprintf(s->source, sizeof s->source, "the GPU table lists no dense BF16 rate for %s", job->gpu->id);
+        snprintf(s->source, sizeof s->source, _("the GPU table lists no dense BF16 rate for %s"), job->gpu->id);
     }
     /* network */
     s = add_stage(b, "network");
@@ -585,12 +591,17 @@ static void compute_for(const struct balance_job *job, int n, const struct machi
 static const struct {
     const char *stage, *label, *change;
 } stage_words[] = {
-    {"storage", "storage", "put the dataset on local NVMe, or keep it in the page cache (host RAM above the dataset size)"},
-    {"cpu_decode", "decode", "more physical cores, or decode on the GPU (NVIDIA DALI), or fewer GPUs"},
-    {"host_memory", "host-memory", "populate every memory channel, or send uint8 images and normalise on the GPU"},
-    {"pcie", "PCIe", "a full-width slot at the GPU's generation, or send uint8 images and normalise on the GPU"},
-    {"gpu_compute", "GPU", "nothing upstream holds the GPUs back: more or faster GPUs raise the rate"},
-    {"network", "network", "a faster NIC with RDMA (InfiniBand or RoCE), or gradient accumulation (fewer all-reduces)"},
+    /* TRANSLATORS: the stage that limits the job, in "%d GPUs and this machine: %s at ...". */
+    {"storage", N_("storage-bound"),
+     N_("put the dataset on local NVMe, or keep it in the page cache (host RAM above the dataset size)")},
+    {"cpu_decode", N_("decode-bound"), N_("more physical cores, or decode on the GPU (NVIDIA DALI), or fewer GPUs")},
+    {"host_memory", N_("host-memory-bound"),
+     N_("populate every memory channel, or send uint8 images and normalise on the GPU")},
+    {"pcie", N_("PCIe-bound"),
+     N_("a full-width slot at the GPU's generation, or send uint8 images and normalise on the GPU")},
+    {"gpu_compute", N_("GPU-bound"), N_("nothing upstream holds the GPUs back: more or faster GPUs raise the rate")},
+    {"network", N_("network-bound"),
+     N_("a faster NIC with RDMA (InfiniBand or RoCE), or gradient accumulation (fewer all-reduces)")},
 };
 
 static int stage_word(const char *stage)
@@ -605,10 +616,10 @@ void balance_compute(const struct balance_job *job, const struct machine *m, con
                      const struct balance_measured *measured, struct balance *out)
 {
     if (!why_no_machine)
-        why_no_machine = "no machine given (--check)";
+        why_no_machine = _("no machine given (--check)");
     compute_for(job, job->gpus_per_node, m, why_no_machine, measured, out);
     if (out->bottleneck < 0) {
-        snprintf(out->advice, sizeof out->advice, "no stage's capacity is known");
+        snprintf(out->advice, sizeof out->advice, _("no stage's capacity is known"));
         return;
     }
     const struct balance_stage *neck = &out->stages[out->bottleneck];
@@ -630,20 +641,26 @@ void balance_compute(const struct balance_job *job, const struct machine *m, con
             gpu = &out->stages[i];
     int w = stage_word(neck->name), n = job->gpus_per_node;
     if (!strcmp(neck->name, "gpu_compute")) {
-        snprintf(out->advice, sizeof out->advice, "%d GPU%s and this machine: GPU-bound at %s %s per node, as it "
-                                                  "should be; %s",
-                 n, n == 1 ? "" : "s", shown, out->unit, stage_words[w].change);
+        snprintf(out->advice, sizeof out->advice,
+                 i18n_plural("%d GPU and this machine: GPU-bound at %s %s per node, as it should be; %s",
+                             "%d GPUs and this machine: GPU-bound at %s %s per node, as it should be; %s",
+                             (unsigned long)n),
+                 n, shown, out->unit, _(stage_words[w].change));
         return;
     }
     int pct = gpu && stage_known(gpu) && gpu->capacity > 0 ? (int)(100 * rate / gpu->capacity) : -1;
     balance_format_count(gpu && stage_known(gpu) ? gpu->capacity : 0, gpu_rate, sizeof gpu_rate);
     char fewer[160] = "";
     if (out->gpus_without_loss > 0 && out->gpus_without_loss < job->gpus_per_node)
-        snprintf(fewer, sizeof fewer, "; %d GPU%s would lose nothing", out->gpus_without_loss,
-                 out->gpus_without_loss == 1 ? "" : "s");
+        snprintf(fewer, sizeof fewer,
+                 i18n_plural("; %d GPU would lose nothing", "; %d GPUs would lose nothing",
+                             (unsigned long)out->gpus_without_loss),
+                 out->gpus_without_loss);
     char busy[96] = "";
     if (pct >= 0)
-        snprintf(busy, sizeof busy, " (the GPUs could take %s: busy %d %%)", gpu_rate, pct);
-    snprintf(out->advice, sizeof out->advice, "%d GPU%s and this machine: %s-bound at %s %s per node%s%s; %s", n,
-             n == 1 ? "" : "s", stage_words[w].label, shown, out->unit, busy, fewer, stage_words[w].change);
+        snprintf(busy, sizeof busy, _(" (the GPUs could take %s: busy %d %%)"), gpu_rate, pct);
+    snprintf(out->advice, sizeof out->advice,
+             i18n_plural("%d GPU and this machine: %s at %s %s per node%s%s; %s",
+                         "%d GPUs and this machine: %s at %s %s per node%s%s; %s", (unsigned long)n),
+             n, _(stage_words[w].label), shown, out->unit, busy, fewer, _(stage_words[w].change));
 }

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/i18n.h"
 #include "util/parse.h"
 
 /* Appends an item; need and have are new references (or NULL for null). */
@@ -27,12 +28,12 @@ static void check_count(json_t *out, const char *what, json_t *need, json_t *hav
         return;
     }
     if (!have) {
-        add(out, what, json_incref(need), NULL, "unknown", unknown_why);
+        add(out, what, json_incref(need), NULL, N_("unknown"), unknown_why);
         return;
     }
     bool ok = json_number_value(have) >= json_number_value(need);
     *shortfalls += !ok;
-    add(out, what, json_incref(need), have, ok ? "ok" : "short", why);
+    add(out, what, json_incref(need), have, ok ? N_("ok") : N_("short"), why);
 }
 
 /* The fastest port whose link is up (Mb/s) against the plan's Gb/s; RDMA when the plan asks. */
@@ -52,12 +53,13 @@ static void check_network(json_t *out, const struct machine *m, json_t *requirem
             fastest = gbit;
         rdma = rdma || p->has_rdma;
     }
-    check_count(out, "network", need, fastest > 0 ? json_real(fastest) : NULL,
-                "no port with its link up and a known speed", "Gb/s of the fastest port whose link is up", shortfalls);
+    check_count(out, N_("network"), need, fastest > 0 ? json_real(fastest) : NULL,
+                _("no port with its link up and a known speed"), _("Gb/s of the fastest port whose link is up"),
+                shortfalls);
     if (json_is_true(json_object_get(json_object_get(requirements, "rdma"), "value"))) {
         *shortfalls += !rdma;
-        add(out, "RDMA", json_true(), json_boolean(rdma), rdma ? "ok" : "short",
-            "an InfiniBand or RoCE port whose link is up");
+        add(out, N_("RDMA"), json_true(), json_boolean(rdma), rdma ? N_("ok") : N_("short"),
+            _("an InfiniBand or RoCE port whose link is up"));
     }
 }
 
@@ -75,12 +77,13 @@ static void check_storage(json_t *out, const struct machine *m, json_t *requirem
                     bytes += (double)m->storage.devices[i].size_bytes;
             have = json_integer((json_int_t)bytes);
         }
-        check_count(out, "NVMe space", need, have, "the block devices could not be listed",
-                    "capacity of the NVMe drives", shortfalls);
+        check_count(out, N_("NVMe space"), need, have, _("the block devices could not be listed"),
+                    _("capacity of the NVMe drives"), shortfalls);
     }
     if (requirement(requirements, "storage_read_bytes_s"))
-        add(out, "storage read rate", json_incref(requirement(requirements, "storage_read_bytes_s")), NULL, "unknown",
-            "a read rate is measured, not audited: gpuvet bench storage --dir DATA_DIR");
+        add(out, N_("storage read rate"), json_incref(requirement(requirements, "storage_read_bytes_s")), NULL,
+            N_("unknown"),
+            _("a read rate is measured, not audited: gpuvet bench storage --dir DATA_DIR"));
 }
 
 /* GPUs the driver reports (NVML or nvidia-smi: m->gpus.source set), else PCI accelerators. */
@@ -91,14 +94,14 @@ static void check_gpus(json_t *out, const struct machine *m, json_t *requirement
     json_t *count = driver           ? json_integer(m->gpus.count)
                     : m->pci_scanned ? json_integer(machine_accelerator_count(m))
                                      : NULL;
-    check_count(out, "GPUs", requirement(requirements, "gpus_per_node"), count,
-                "the PCI bus could not be read: the accelerators are unknown",
-                driver ? "GPUs the driver reports" : "PCI accelerators (any vendor or model)", shortfalls);
+    check_count(out, N_("GPUs"), requirement(requirements, "gpus_per_node"), count,
+                _("the PCI bus could not be read: the accelerators are unknown"),
+                driver ? _("GPUs the driver reports") : _("PCI accelerators (any vendor or model)"), shortfalls);
     if (!gpu)
         return;
     if (!driver || m->gpus.count == 0) {
-        add(out, "GPU model", json_string(gpu->id), NULL, "unknown",
-            "the audit has no GPU model or memory (no NVIDIA driver data in it)");
+        add(out, N_("GPU model"), json_string(gpu->id), NULL, N_("unknown"),
+            _("the audit has no GPU model or memory (no NVIDIA driver data in it)"));
         return;
     }
     for (int i = 0; i < m->gpus.count; i++) {
@@ -108,17 +111,17 @@ static void check_gpus(json_t *out, const struct machine *m, json_t *requirement
         snprintf(what, sizeof what, "GPU %d", i);
         const struct gpu_spec *found = name ? gpu_lookup(table, name, NULL, 0, err, sizeof err) : NULL;
         if (found == gpu) {
-            add(out, what, json_string(gpu->id), json_string(name), "ok", "the planned model");
+            add(out, what, json_string(gpu->id), json_string(name), N_("ok"), _("the planned model"));
         } else if (g->memory_total_bytes >= 0) {
             double mem = (double)g->memory_total_bytes;
             bool ok = mem >= gpu->memory_gb * 1e9 * 0.97; /* drivers report a little less */
             *shortfalls += !ok;
-            snprintf(why, sizeof why, "%s is not %s; judged by its memory (%.0f GB, the plan needs %g GB)",
-                     name ? name : "a GPU", gpu->id, mem / 1e9, gpu->memory_gb);
-            add(out, what, json_string(gpu->id), json_string(name ? name : "?"), ok ? "ok" : "short", why);
+            snprintf(why, sizeof why, _("%s is not %s; judged by its memory (%.0f GB, the plan needs %g GB)"),
+                     name ? name : _("a GPU"), gpu->id, mem / 1e9, gpu->memory_gb);
+            add(out, what, json_string(gpu->id), json_string(name ? name : "?"), ok ? N_("ok") : N_("short"), why);
         } else {
-            add(out, what, json_string(gpu->id), json_string(name ? name : "?"), "unknown",
-                "a different or unknown model and no memory size in the audit");
+            add(out, what, json_string(gpu->id), json_string(name ? name : "?"), N_("unknown"),
+                _("a different or unknown model and no memory size in the audit"));
         }
     }
 }
@@ -132,7 +135,7 @@ static void check_links(json_t *out, const struct machine *m, const struct gpu_s
         char what[96], need[32], have[64], why[256];
         snprintf(what, sizeof what, "PCIe link %s", *a->bus_id ? a->bus_id : "?");
         if (!a->link.known) {
-            add(out, what, NULL, NULL, "unknown", "the kernel exposes no link attributes for it");
+            add(out, what, NULL, NULL, N_("unknown"), _("the kernel exposes no link attributes for it"));
             continue;
         }
         long cur_w = a->link.cur_width, max_w = a->link.max_width;
@@ -143,21 +146,22 @@ static void check_links(json_t *out, const struct machine *m, const struct gpu_s
         snprintf(have, sizeof have, "Gen%ld x%ld (max Gen%ld x%ld)", cur_gen, cur_w, max_gen, max_w);
         if (cur_w < max_w) {
             (*shortfalls)++;
-            add(out, what, json_string(need), json_string(have), "short",
-                "negotiated narrower than the device supports: host-GPU bandwidth is cut");
+            add(out, what, json_string(need), json_string(have), N_("short"),
+                _("negotiated narrower than the device supports: host-GPU bandwidth is cut"));
         } else if (gpu && gpu->pcie_gen > 0 && slot_gen > 0 && slot_gen < gpu->pcie_gen) {
-            snprintf(why, sizeof why, "the planned %s is a PCIe Gen%g part; the port above this one tops out at Gen%ld",
+            snprintf(why, sizeof why,
+                     _("the planned %s is a PCIe Gen%g part; the port above this one tops out at Gen%ld"),
                      gpu->id, gpu->pcie_gen, slot_gen);
-            add(out, what, json_string(need), json_string(have), "note", why);
+            add(out, what, json_string(need), json_string(have), N_("note"), why);
         } else if (gpu && gpu->pcie_gen > 0 && max_gen > 0 && max_gen < gpu->pcie_gen) {
-            snprintf(why, sizeof why, "the device here is a PCIe Gen%ld part; the planned %s is Gen%g", max_gen,
+            snprintf(why, sizeof why, _("the device here is a PCIe Gen%ld part; the planned %s is Gen%g"), max_gen,
                      gpu->id, gpu->pcie_gen);
-            add(out, what, json_string(need), json_string(have), "note", why);
+            add(out, what, json_string(need), json_string(have), N_("note"), why);
         } else if (cur_gen < max_gen) {
-            add(out, what, json_string(need), json_string(have), "note",
-                "lower speed than its maximum: idle GPUs downtrain; re-read under load (gpuvet bench/watch)");
+            add(out, what, json_string(need), json_string(have), N_("note"),
+                _("lower speed than its maximum: idle GPUs downtrain; re-read under load (gpuvet bench/watch)"));
         } else {
-            add(out, what, json_string(need), json_string(have), "ok", "full width and speed");
+            add(out, what, json_string(need), json_string(have), N_("ok"), _("full width and speed"));
         }
     }
 }
@@ -185,11 +189,11 @@ json_t *plan_check(const struct machine *m, json_t *requirements, const struct g
     *shortfalls = 0;
     check_gpus(out, m, requirements, gpu, table, shortfalls);
     check_links(out, m, gpu, shortfalls);
-    check_count(out, "CPU cores", requirement(requirements, "cpu_cores_per_node"),
-                m->cpu.cores > 0 ? json_integer(m->cpu.cores) : NULL, "the audit could not count physical cores",
-                "physical cores (threads do not decode twice as fast)", shortfalls);
-    check_count(out, "host RAM", requirement(requirements, "host_ram_bytes_per_node"), host_ram(m),
-                "the audit has no memory size for every NUMA node", "memory of the NUMA nodes that hold CPUs",
+    check_count(out, N_("CPU cores"), requirement(requirements, "cpu_cores_per_node"),
+                m->cpu.cores > 0 ? json_integer(m->cpu.cores) : NULL, _("the audit could not count physical cores"),
+                _("physical cores (threads do not decode twice as fast)"), shortfalls);
+    check_count(out, N_("host RAM"), requirement(requirements, "host_ram_bytes_per_node"), host_ram(m),
+                _("the audit has no memory size for every NUMA node"), _("memory of the NUMA nodes that hold CPUs"),
                 shortfalls);
     check_network(out, m, requirements, shortfalls);
     check_storage(out, m, requirements, shortfalls);

@@ -11,6 +11,7 @@
 
 #include "sizing/jsonfile.h"
 #include "util/csv.h"
+#include "util/i18n.h"
 #include "util/parse.h"
 
 /* A quoted TFLOPS figure "matches" a table figure within this relative tolerance (rounding). */
@@ -257,22 +258,22 @@ static void evaluate(struct offer *it, enum precision prec, double cli_util, dou
             it->cost = it->hours * it->price_per_hour_ranked;
         }
     } else {
-        offer_flag(it, "%s has no dense %s figure (no such mode, or the vendor lists none): not ranked; try another "
-                       "--precision",
+        offer_flag(it, _("%s has no dense %s figure (no such mode, or the vendor lists none): not ranked; try another "
+                       "--precision"),
                    g->id, precision_name(prec));
     }
     if (*it->gpu_note)
         offer_flag(it, "%s", it->gpu_note);
     double q = it->quoted_tflops;
     if (q > 0 && (near(q, sparse) || near(q, sparse * it->count)) && !near(q, dense) && !near(q, dense * it->count))
-        offer_flag(it, "quotes %g TFLOPS: the %s 2:4-sparsity figure; dense is %g per GPU and is what training gets",
+        offer_flag(it, _("quotes %g TFLOPS: the %s 2:4-sparsity figure; dense is %g per GPU and is what training gets"),
                    q, precision_name(prec), dense);
     else if (q > 0 && !near(q, dense) && !near(q, dense * it->count))
-        offer_flag(it, "quotes %g TFLOPS; the table has %g dense%s per GPU at %s", q, dense,
-                   sparse > 0 ? " (and a sparse figure)" : "", precision_name(prec));
+        offer_flag(it, _("quotes %g TFLOPS; the table has %g dense%s per GPU at %s"), q, dense,
+                   sparse > 0 ? _(" (and a sparse figure)") : "", precision_name(prec));
     if (it->util <= 0 && cli_util <= 0)
-        offer_flag(it, "no utilisation given: priced at peak; measure it (nvidia-smi dmon -s u) and pass --util-from, "
-                       "--util or a util field");
+        offer_flag(it, _("no utilisation given: priced at peak; measure it (nvidia-smi dmon -s u) and pass --util-from, "
+                       "--util or a util field"));
 }
 
 static int by_currency_then_price(const void *a, const void *b)
@@ -318,13 +319,13 @@ static void check_offer_host(struct offer *it, const struct offer_plan *plan)
 {
     if (it->fits && it->cpu > 0 && plan->cpu_cores_per_node > it->cpu) {
         it->fits = false;
-        if (asprintf(&it->why_not, "the plan asks for %.0f CPU cores per node; the offer has %g",
+        if (asprintf(&it->why_not, _("the plan asks for %.0f CPU cores per node; the offer has %g"),
                      plan->cpu_cores_per_node, it->cpu) < 0)
             it->why_not = NULL;
     }
     if (it->fits && it->ram_gb > 0 && plan->host_ram_bytes_per_node > it->ram_gb * 1e9) {
         it->fits = false;
-        if (asprintf(&it->why_not, "the plan asks for %.1f GB of host memory per node; the offer has %g GB",
+        if (asprintf(&it->why_not, _("the plan asks for %.1f GB of host memory per node; the offer has %g GB"),
                      plan->host_ram_bytes_per_node / 1e9, it->ram_gb) < 0)
             it->why_not = NULL;
     }
@@ -339,20 +340,20 @@ static void price_job(struct offer *it, const struct offer_job *job, const struc
     if (job->flops > 0) {
         double dense = it->gpu->dense[PREC_BF16];
         if (dense <= 0) {
-            offer_flag(it, "%s has no dense BF16 figure in the table: the job's hours are unknown", it->gpu->id);
+            offer_flag(it, _("%s has no dense BF16 figure in the table: the job's hours are unknown"), it->gpu->id);
             return;
         }
         it->hours = job->flops / (gpus * dense * 1e12 * it->applied_util * 3600);
         if (it->util <= 0 && job->cli_util <= 0)
-            offer_flag(it, "no utilisation given: hours at peak dense BF16 TFLOPS, which training never reaches; "
-                           "pass --util or a util field");
+            offer_flag(it, _("no utilisation given: hours at peak dense BF16 TFLOPS, which training never reaches; "
+                             "pass --util or a util field"));
     } else if (job->inference) {
         /* An estimate from the roofline (plan.throughput); utilisation shares are its own. */
         it->applied_util = 0;
         it->util_source = "not applied: the tokens/s estimate uses its own bandwidth and FLOPS shares";
         it->per_token = true;
         if (plan->output_tokens_s <= 0) {
-            offer_flag(it, "no tokens/s estimate: %s", *plan->throughput_why ? plan->throughput_why : "unknown");
+            offer_flag(it, _("no tokens/s estimate: %s"), *plan->throughput_why ? plan->throughput_why : _("unknown"));
             return;
         }
         it->output_tokens_s = plan->output_tokens_s;
@@ -362,7 +363,7 @@ static void price_job(struct offer *it, const struct offer_job *job, const struc
         it->hours = job->tokens / (plan->output_tokens_s * job->nodes * 3600);
     } else if (job->images > 0) {
         if (plan->images_s_per_gpu <= 0) {
-            offer_flag(it, "the plan has no images/s for %s: the job's hours are unknown", it->gpu->id);
+            offer_flag(it, _("the plan has no images/s for %s: the job's hours are unknown"), it->gpu->id);
             return;
         }
         /* A training rate is measured throughput: a utilisation does not apply to it. */
@@ -405,10 +406,10 @@ static int fitting_first_then_currency_then_cost(const void *a, const void *b)
 
 double offer_training_flops(double active_params, double tokens, bool frozen_weights, const char **method)
 {
-    *method = frozen_weights ? "4 x active parameters x tokens: forward 2PT, the activations' gradients 2PT, no "
-                               "gradients for the frozen weights (Kaplan et al. 2020's 6PT less 2PT); adapters and "
-                               "QLoRA's dequantization not counted"
-                             : "6 x active parameters x tokens: forward 2PT + backward 4PT (Kaplan et al. 2020)";
+    *method = frozen_weights ? _("4 x active parameters x tokens: forward 2PT, the activations' gradients 2PT, no "
+                                 "gradients for the frozen weights (Kaplan et al. 2020's 6PT less 2PT); adapters and "
+                                 "QLoRA's dequantization not counted")
+                             : _("6 x active parameters x tokens: forward 2PT + backward 4PT (Kaplan et al. 2020)");
     return (frozen_weights ? 4 : 6) * active_params * tokens;
 }
 
@@ -434,7 +435,7 @@ void offer_plan_from_doc(json_t *plan, struct offer_plan *out)
     snprintf(out->throughput_why, sizeof out->throughput_why, "%s", why ? why : "");
     if (json_is_false(json_object_get(tp, "valid"))) {
         out->fits = false;
-        snprintf(out->why_not, sizeof out->why_not, "not runnable with tensor parallelism over %lld GPUs: %s",
+        snprintf(out->why_not, sizeof out->why_not, _("not runnable with tensor parallelism over %lld GPUs: %s"),
                  json_integer_value(json_object_get(tp, "size")), json_string_value(json_object_get(tp, "why")));
         return;
     }
@@ -454,9 +455,12 @@ void offer_plan_from_doc(json_t *plan, struct offer_plan *out)
         if (name && !strcmp(name, "advice"))
             advice = json_string_value(json_object_get(step, "text"));
     }
-    snprintf(out->why_not, sizeof out->why_not, "needs %.1f GB of GPU memory per GPU, %.1f GB usable%s%s",
-             json_number_value(total) / 1e9, json_number_value(available) / 1e9, advice ? "; " : "",
-             advice ? advice : "");
+    if (advice)
+        snprintf(out->why_not, sizeof out->why_not, _("needs %.1f GB of GPU memory per GPU, %.1f GB usable; %s"),
+                 json_number_value(total) / 1e9, json_number_value(available) / 1e9, advice);
+    else
+        snprintf(out->why_not, sizeof out->why_not, _("needs %.1f GB of GPU memory per GPU, %.1f GB usable"),
+                 json_number_value(total) / 1e9, json_number_value(available) / 1e9);
 }
 
 int offers_rank_for_plan(struct offers *offers, const struct offer_job *job, const struct fx_rates *fx,
@@ -477,13 +481,13 @@ int offers_rank_for_plan(struct offers *offers, const struct offer_job *job, con
             return rc;
         it->fits = result.fits;
         if (!it->fits)
-            it->why_not = strdup(*result.why_not ? result.why_not : "the plan does not fit these GPUs");
+            it->why_not = strdup(*result.why_not ? result.why_not : _("the plan does not fit these GPUs"));
         check_offer_host(it, &result);
         if (*it->gpu_note)
             offer_flag(it, "%s", it->gpu_note);
         if (it->fits && result.fit_unknown)
-            offer_flag(it, "the model states fit; activations are not counted without the model's shape (--model or "
-                           "--model-config), so whether the job fits is unknown");
+            offer_flag(it, _("the model states fit; activations are not counted without the model's shape (--model or "
+                           "--model-config), so whether the job fits is unknown"));
         if (it->fits) {
             ++*fitting;
             price_job(it, job, &result);

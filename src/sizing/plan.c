@@ -89,12 +89,12 @@ static int resolve_model(struct plan *p)
 {
     int given = (p->opt.model != NULL) + (p->opt.model_config != NULL) + (p->opt.params > 0);
     if (given != 1)
-        return plan_fail(p, "name the model once: --model ID, --model-config FILE or --params N");
+        return plan_fail(p, _("name the model once: --model ID, --model-config FILE or --params N"));
     if (p->opt.model && !llm_builtin(p->opt.model, &p->model)) {
         char list[1024] = "";
         for (int i = 0; llm_builtin_ids[i]; i++)
             snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", llm_builtin_ids[i]);
-        return plan_fail(p, "unknown model '%s' (built in: %s; or --model-config FILE)", p->opt.model, list);
+        return plan_fail(p, _("unknown model '%s' (built in: %s; or --model-config FILE)"), p->opt.model, list);
     }
     char err[1024];
     if (p->opt.model_config && llm_from_hf_config(p->opt.model_config, &p->model, err, sizeof err) != 0)
@@ -143,21 +143,21 @@ void plan_network(struct plan *p, bool llm_train)
     double min_gbit = thresholds_for(WL_GENERAL)->net_multinode_fail_gbps;
     double llm_gbit = thresholds_for(WL_LLM_TRAIN)->net_multinode_warn_gbps;
     if (p->opt.nodes <= 1) {
-        plan_require(p, "network_gbit_s", json_null(), "one node: no inter-node traffic for the job");
+        plan_require(p, N_("network_gbit_s"), json_null(), _("one node: no inter-node traffic for the job"));
         return;
     }
     if (llm_train) {
-        plan_require(p, "network_gbit_s", json_real(llm_gbit),
-                     "multi-node data-parallel LLM training moves ~2x the gradients every step: RDMA (InfiniBand or "
-                     "RoCE) at >= %.0f Gb/s per node; below %.0f Gb/s it stalls (NET_MULTINODE)",
+        plan_require(p, N_("network_gbit_s"), json_real(llm_gbit),
+                     _("multi-node data-parallel LLM training moves ~2x the gradients every step: RDMA (InfiniBand or "
+                     "RoCE) at >= %.0f Gb/s per node; below %.0f Gb/s it stalls (NET_MULTINODE)"),
                      llm_gbit, min_gbit);
-        json_object_set_new(p->requirements, "rdma",
+        json_object_set_new(p->requirements, N_("rdma"),
                             json_pack("{s:b, s:s}", "value", 1, "why",
-                                      "GPUDirect RDMA: the NIC reads and writes GPU memory without a copy through host "
-                                      "memory"));
+                                      _("GPUDirect RDMA: the NIC reads and writes GPU memory without a copy through "
+                                        "host memory")));
     } else {
-        plan_require(p, "network_gbit_s", json_real(min_gbit),
-                     "multi-node job: at least %.0f Gb/s between nodes (NET_MULTINODE)", min_gbit);
+        plan_require(p, N_("network_gbit_s"), json_real(min_gbit),
+                     _("multi-node job: at least %.0f Gb/s between nodes (NET_MULTINODE)"), min_gbit);
     }
 }
 

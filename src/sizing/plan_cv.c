@@ -17,7 +17,7 @@ static int decode_rate_from_bench(struct plan *p, const char *path, double *out)
     json_t *v = json_object_get(json_object_get(json_object_get(doc, "benchmarks"), "decode"), "images_s_per_core");
     int rc = 0;
     if (!json_is_number(v) || json_number_value(v) <= 0)
-        rc = plan_fail(p, "%s: no positive benchmarks.decode.images_s_per_core (a `gpuvet bench decode --json` file)",
+        rc = plan_fail(p, _("%s: no positive benchmarks.decode.images_s_per_core (a `gpuvet bench decode --json` file)"),
                        path);
     else
         *out = json_number_value(v);
@@ -33,19 +33,22 @@ int plan_cv(struct plan *p)
     if (rate <= 0)
         return plan_fail(
             p,
-            "the table has no ResNet-50 rate for %s, measured or estimated (no 16-bit tensor figure): pass "
-            "--img-rate N (images/s one GPU consumes)",
+            _("the table has no ResNet-50 rate for %s, measured or estimated (no 16-bit tensor figure): pass "
+            "--img-rate N (images/s one GPU consumes)"),
             p->gpu->id);
     const char *decode_source =
-        "one core decodes and augments ~460-500 ImageNet JPEGs/s with Pillow (gpuvet bench decode measures this CPU)";
+        N_("one core decodes and augments ~460-500 ImageNet JPEGs/s with Pillow (gpuvet bench decode measures this CPU)");
     double per_core = thresholds_for(WL_CV_TRAIN)->cv_decode_images_s_per_core;
-    char bench_source[320];
+    /* decode_source stays English (the document's images_s_per_core_source, which the balance reads
+     * back); decode_shown is what the text says. */
+    char bench_source[320], bench_shown[320];
+    const char *decode_shown = NULL;
     /* which basis the cores requirement rests on: measured (a bench document), given, or the table */
     const char *basis = "table";
     if (p->opt.decode_from) {
         if (decode_rate_from_bench(p, p->opt.decode_from, &per_core) != 0)
             return PLAN_CANNOT_RUN;
-        decode_source = "measured by gpuvet bench decode";
+        decode_source = N_("measured by gpuvet bench decode");
         basis = "measured";
     } else if (p->opt.decode_rate > 0) {
         per_core = p->opt.decode_rate;
@@ -56,7 +59,10 @@ int plan_cv(struct plan *p)
         per_core = p->measured->decode_per_core;
         snprintf(bench_source, sizeof bench_source, "measured by gpuvet bench decode (--bench %s)",
                  p->measured->decode_file);
+        snprintf(bench_shown, sizeof bench_shown, _("measured by gpuvet bench decode (--bench %s)"),
+                 p->measured->decode_file);
         decode_source = bench_source;
+        decode_shown = bench_shown;
         basis = "measured";
     }
     struct cv_demand d;
@@ -75,43 +81,43 @@ int plan_cv(struct plan *p)
                                   "cores_per_gpu", d.cores_per_gpu,
                                   "cores_per_node", d.cores_per_node, "image_bytes", p->opt.image_bytes,
                                   "read_bytes_s_per_node", d.read_bytes_s_per_node));
-    plan_step(p, "gpus", "%d x %s consume %.0f images/s each (%s)", n, p->gpu->id, rate, rate_source);
-    plan_step(p, "cpu",
-              "%.0f / %.0f images/s per core (%s) = %d decode cores + 1 training process per GPU%s; x %d GPUs + %d "
-              "for the OS = %d cores",
-              rate, per_core, decode_source, decode_cores,
+    plan_step(p, N_("gpus"), _("%d x %s consume %.0f images/s each (%s)"), n, p->gpu->id, rate, rate_source);
+    plan_step(p, N_("cpu"),
+              _("%.0f / %.0f images/s per core (%s) = %d decode cores + 1 training process per GPU%s; x %d GPUs + %d "
+              "for the OS = %d cores"),
+              rate, per_core, decode_shown ? decode_shown : _(decode_source), decode_cores,
               audit_need == d.cores_per_gpu && audit_need > decode_cores + 1
-                  ? ", raised to the audit's CPU_CORES_PER_GPU need"
+                  ? _(", raised to the audit's CPU_CORES_PER_GPU need")
                   : "",
               n, CORES_FOR_OS, d.cores_per_node);
-    plan_step(p, "storage", "%.0f images/s x %.0f KB = %.2f GB/s read per node, sustained", rate * n,
+    plan_step(p, N_("storage"), _("%.0f images/s x %.0f KB = %.2f GB/s read per node, sustained"), rate * n,
               p->opt.image_bytes / 1e3, gb(d.read_bytes_s_per_node));
-    plan_require(p, "gpus_per_node", json_integer(n), "%d x %s as asked", n, p->gpu->id);
+    plan_require(p, N_("gpus_per_node"), json_integer(n), _("%d x %s as asked"), n, p->gpu->id);
     plan_require(
-        p, "cpu_cores_per_node", json_integer(d.cores_per_node),
-        "images/s per GPU / images/s per core + 1 per GPU (at least the audit's CPU_CORES_PER_GPU need), + %d for "
-        "the OS",
+        p, N_("cpu_cores_per_node"), json_integer(d.cores_per_node),
+        _("images/s per GPU / images/s per core + 1 per GPU (at least the audit's CPU_CORES_PER_GPU need), + %d for "
+        "the OS"),
         CORES_FOR_OS);
-    plan_require(p, "storage_read_bytes_s", json_real(d.read_bytes_s_per_node), "images/s x average image size");
+    plan_require(p, N_("storage_read_bytes_s"), json_real(d.read_bytes_s_per_node), _("images/s x average image size"));
     if (p->opt.dataset_bytes > 0) {
         double host = p->opt.dataset_bytes + n * (double)TRAINING_PROCESS_HOST_BYTES;
         plan_require(
-            p, "host_ram_bytes_per_node", json_real(host),
-            "the dataset (%.0f GB) cached in the page cache so epochs after the first read no disk, + %d x 2 GB "
-            "training processes; data-loader workers' memory comes on top",
+            p, N_("host_ram_bytes_per_node"), json_real(host),
+            _("the dataset (%.0f GB) cached in the page cache so epochs after the first read no disk, + %d x 2 GB "
+            "training processes; data-loader workers' memory comes on top"),
             gb(p->opt.dataset_bytes), n);
-        plan_require(p, "storage_bytes_per_node", json_real(p->opt.dataset_bytes), "the dataset");
-        plan_step(p, "host memory", "%.0f GB: the dataset fits in the page cache", gb(host));
+        plan_require(p, N_("storage_bytes_per_node"), json_real(p->opt.dataset_bytes), _("the dataset"));
+        plan_step(p, N_("host memory"), _("%.0f GB: the dataset fits in the page cache"), gb(host));
     } else {
-        plan_require(p, "host_ram_bytes_per_node", json_null(),
-                     "pass --dataset-bytes to size the cache for the dataset");
-        plan_step(p, "host memory", "unknown: pass --dataset-bytes to size it");
+        plan_require(p, N_("host_ram_bytes_per_node"), json_null(),
+                     _("pass --dataset-bytes to size the cache for the dataset"));
+        plan_step(p, N_("host memory"), _("unknown: pass --dataset-bytes to size it"));
     }
     plan_network(p, false);
     plan_correction(
         p,
-        "A common rule of thumb says 12-24 cores are enough for CV training: at %.0f images/s per GPU and %.0f "
-        "per core this node needs %d.",
+        _("A common rule of thumb says 12-24 cores are enough for CV training: at %.0f images/s per GPU and %.0f "
+        "per core this node needs %d."),
         rate, per_core, d.cores_per_node);
     return 0;
 }

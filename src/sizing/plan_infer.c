@@ -24,7 +24,8 @@ static void infer_throughput(struct plan *p, bool fits, double usable)
                                   .kv_bytes = p->opt.kv_bytes, .context = p->opt.context, .prompt = prompt,
                                   .bandwidth_share = t->infer_decode_bandwidth_share,
                                   .flops_share = t->infer_prefill_flops_share};
-    struct infer_rate r = {.why_unknown = "the asked configuration does not fit"}, candidate;
+    struct infer_rate r = {0}, candidate;
+    snprintf(r.why_unknown, sizeof r.why_unknown, "%s", _("the asked configuration does not fit"));
     int tp = n;
     long batch = 0;
     for (int k = 1; fits && k <= n; k++) {
@@ -66,7 +67,7 @@ static void infer_throughput(struct plan *p, bool fits, double usable)
         json_object_set_new(o, "why_unknown", json_string(r.why_unknown));
         json_object_set_new(o, "output_tokens_s", json_null());
         json_object_set_new(p->doc, "throughput", o);
-        plan_step(p, "throughput", "output tokens/s unknown: %s", r.why_unknown);
+        plan_step(p, N_("throughput"), _("output tokens/s unknown: %s"), r.why_unknown);
         return;
     }
     json_object_set_new(o, "tensor_parallel", json_integer(tp));
@@ -84,17 +85,19 @@ static void infer_throughput(struct plan *p, bool fits, double usable)
     json_object_set_new(o, "output_tokens_s_per_replica", json_real(r.output_tokens_s));
     json_object_set_new(o, "output_tokens_s", json_real(replicas * r.output_tokens_s));
     json_object_set_new(p->doc, "throughput", o);
-    plan_step(p, "throughput",
-              "estimate: %d replica(s) of tensor parallelism %d, each at batch %ld (the most requests of %d tokens "
-              "that fit); a decode step reads %.1f GB per GPU (weights / %d + the KV cache at %.0f tokens) at %.0f%% "
-              "of %g GB/s: %.1f ms, %s-bound (compute %.1f ms at %.0f%% of %g dense %s TFLOPS) = %.0f tokens/s; "
-              "prefill %.0f prompt tokens/s; with %d prompt tokens per %d generated (%s): %.0f output tokens/s per "
-              "replica, %.0f per node",
+    plan_step(p, N_("throughput"),
+              /* TRANSLATORS: the %s after "ms," is "memory-bound" or "compute-bound"; the one after
+               * "generated" is "--prompt" or "--prompt not given: half the context". */
+              _("estimate: %d replica(s) of tensor parallelism %d, each at batch %ld (the most requests of %d tokens "
+                "that fit); a decode step reads %.1f GB per GPU (weights / %d + the KV cache at %.0f tokens) at "
+                "%.0f%% of %g GB/s: %.1f ms, %s (compute %.1f ms at %.0f%% of %g dense %s TFLOPS) = %.0f "
+                "tokens/s; prefill %.0f prompt tokens/s; with %d prompt tokens per %d generated (%s): %.0f output "
+                "tokens/s per replica, %.0f per node"),
               replicas, tp, batch, p->opt.context, gb(r.bytes_per_step_per_gpu), tp, r.mean_kv_tokens,
               t->infer_decode_bandwidth_share * 100, p->gpu->mem_bw_gbs, r.memory_step_s * 1e3,
-              r.compute_bound ? "compute" : "memory", r.compute_step_s * 1e3, t->infer_prefill_flops_share * 100,
+              r.compute_bound ? _("compute-bound") : _("memory-bound"), r.compute_step_s * 1e3, t->infer_prefill_flops_share * 100,
               r.dense_tflops_per_gpu, precision_name(r.compute_precision), r.decode_tokens_s, r.prefill_tokens_s,
-              prompt, p->opt.context - prompt, prompt_given ? "--prompt" : "--prompt not given: half the context",
+              prompt, p->opt.context - prompt, prompt_given ? "--prompt" : _("--prompt not given: half the context"),
               r.output_tokens_s, replicas * r.output_tokens_s);
 }
 
@@ -102,12 +105,12 @@ int plan_infer(struct plan *p)
 {
     const struct llm_shape *m = &p->model;
     int n = p->gpus_per_node;
-    plan_step(p, "model", "%s: %.3g B parameters (%s)", m->id, m->params / 1e9, m->source);
+    plan_step(p, N_("model"), _("%s: %.3g B parameters (%s)"), m->id, m->params / 1e9, m->source);
     if (!m->has_shape)
-        return plan_fail(p, "llm-infer needs the layers and KV heads for the KV cache: --model or --model-config, not "
-                            "--params");
+        return plan_fail(p, _("llm-infer needs the layers and KV heads for the KV cache: --model or --model-config, "
+                              "not --params"));
     if (p->opt.prompt >= p->opt.context)
-        return plan_fail(p, "--prompt %d: the prompt is part of the --context of %d tokens; it must be shorter",
+        return plan_fail(p, _("--prompt %d: the prompt is part of the --context of %d tokens; it must be shorter"),
                          p->opt.prompt, p->opt.context);
     double weights = (double)m->params * p->opt.weight_bytes;
     int64_t per_token = kv_bytes_per_token(m, p->opt.kv_bytes);
@@ -139,7 +142,7 @@ int plan_infer(struct plan *p)
     json_object_set_new(
         p->doc, "tensor_parallel",
         json_pack("{s:i, s:b, s:i, s:s}", "size", n, "valid", tp_ok, "kv_heads_per_gpu", kv_heads_per_gpu, "why",
-                  tp_ok ? (m->kv_heads < n ? "KV heads replicated: each GPU keeps one" : "KV heads split evenly")
+                  tp_ok ? (m->kv_heads < n ? _("KV heads replicated: each GPU keeps one") : _("KV heads split evenly"))
                         : tp_why));
     json_object_set_new(p->doc, "kv_cache",
                         json_pack("{s:I, s:f, s:f, s:f, s:i, s:i, s:f, s:f, s:f, s:I, s:I}", "bytes_per_token",
@@ -152,31 +155,31 @@ int plan_infer(struct plan *p)
                         json_pack("{s:f, s:f, s:I, s:f, s:f, s:b}", "weights", weights, "kv_cache", kv_total,
                                   "cuda_context", (json_int_t)CUDA_CONTEXT_BYTES, "total_per_gpu", per_gpu,
                                   "available_per_gpu", usable, "fits", fits));
-    plan_step(p, "weights", "%.1f GB at %g B/parameter, split over %d GPU(s) by tensor parallelism", gb(weights),
+    plan_step(p, N_("weights"), _("%.1f GB at %g B/parameter, split over %d GPU(s) by tensor parallelism"), gb(weights),
               p->opt.weight_bytes, n);
     if (!tp_ok)
-        plan_step(p, "tensor parallel", "%s: use a GPU count that divides %d heads and fits %d KV heads", tp_why,
+        plan_step(p, N_("tensor parallel"), _("%s: use a GPU count that divides %d heads and fits %d KV heads"), tp_why,
                   m->heads, m->kv_heads);
     else if (n > 1)
-        plan_step(p, "tensor parallel", "%d GPUs: %d of %d KV heads per GPU%s (vLLM: max(1, KV heads / tp))", n,
-                  kv_heads_per_gpu, m->kv_heads, m->kv_heads < n ? ", replicated" : "");
+        plan_step(p, N_("tensor parallel"), _("%d GPUs: %d of %d KV heads per GPU%s (vLLM: max(1, KV heads / tp))"), n,
+                  kv_heads_per_gpu, m->kv_heads, m->kv_heads < n ? _(", replicated") : "");
     int window_cap = m->sliding_window && m->sliding_window < p->opt.context;
     plan_step(
-        p, "kv cache",
-        "2 x %d layers x %d KV heads x %d head dim x %g B = %.0f KiB per token; %.2f GB per request of %d tokens%s; "
-        "%.1f GB for batch %d, %.1f GB on each GPU",
+        p, N_("kv cache"),
+        _("2 x %d layers x %d KV heads x %d head dim x %g B = %.0f KiB per token; %.2f GB per request of %d tokens%s; "
+        "%.1f GB for batch %d, %.1f GB on each GPU"),
         m->layers, m->kv_heads, m->head_dim, p->opt.kv_bytes, per_token / 1024.0, gb(per_request), p->opt.context,
         !window_cap                      ? ""
-        : m->sliding_layers == m->layers ? " (the sliding window caps it)"
-                                         : " (the sliding-window layers keep only their window)",
+        : m->sliding_layers == m->layers ? _(" (the sliding window caps it)")
+                                         : _(" (the sliding-window layers keep only their window)"),
         gb(kv_total), p->opt.batch, gb(kv_per_gpu));
-    plan_step(p, "gpu memory",
-              "%.1f GB per GPU of %.1f GB usable (%.0f%% of %g GB, as vLLM plans, less 1 GB CUDA context): %s; the "
-              "largest batch at %d tokens is %ld, the longest context at batch %d is %ld tokens",
+    plan_step(p, N_("gpu memory"),
+              _("%.1f GB per GPU of %.1f GB usable (%.0f%% of %g GB, as vLLM plans, less 1 GB CUDA context): %s; the "
+              "largest batch at %d tokens is %ld, the longest context at batch %d is %ld tokens"),
               gb(per_gpu), gb(usable), INFER_GPU_MEMORY_SHARE * 100, p->gpu->memory_gb,
-              fits    ? "fits"
-              : tp_ok ? "does NOT fit"
-                      : "not runnable (tensor parallelism)",
+              fits    ? _("fits")
+              : tp_ok ? _("does NOT fit")
+                      : _("not runnable (tensor parallelism)"),
               p->opt.context, max_batch, p->opt.batch, max_context);
     infer_throughput(p, fits, usable);
     int min_n = 0;
@@ -184,30 +187,36 @@ int plan_infer(struct plan *p)
         if (tensor_parallel_valid(m, k, tp_why, sizeof tp_why) &&
             weights / k + kv_bytes_per_sequence(m, p->opt.kv_bytes, p->opt.context, k) * p->opt.batch <= usable)
             min_n = k;
-    plan_require(p, "gpus_per_node", json_integer(n),
-                 "%d x %s as asked; the weights and this KV cache need %s%d (powers "
-                 "of two, for tensor parallelism)",
-                 n, p->gpu->id, min_n ? "" : "more than ", min_n ? min_n : 64);
-    plan_require(p, "gpu_memory_bytes_per_gpu", json_real(per_gpu), "weights and KV cache per GPU");
+    if (min_n)
+        plan_require(p, N_("gpus_per_node"), json_integer(n),
+                     _("%d x %s as asked; the weights and this KV cache need %d (powers of two, for tensor "
+                       "parallelism)"),
+                     n, p->gpu->id, min_n);
+    else
+        plan_require(p, N_("gpus_per_node"), json_integer(n),
+                     _("%d x %s as asked; the weights and this KV cache need more than %d (powers of two, for "
+                       "tensor parallelism)"),
+                     n, p->gpu->id, 64);
+    plan_require(p, N_("gpu_memory_bytes_per_gpu"), json_real(per_gpu), _("weights and KV cache per GPU"));
     int infer_cores = cores_per_gpu(WL_LLM_INFER, CORES_PER_TRAINING_PROCESS, 0);
     plan_require(
-        p, "cpu_cores_per_node", json_integer(n * infer_cores + CORES_FOR_OS),
-        "%d per GPU (its process and the tokenizer/batching thread; the audit's CPU_CORES_PER_GPU) + %d for the "
-        "server and OS; judge latency by measured jitter, not clock speed",
+        p, N_("cpu_cores_per_node"), json_integer(n * infer_cores + CORES_FOR_OS),
+        _("%d per GPU (its process and the tokenizer/batching thread; the audit's CPU_CORES_PER_GPU) + %d for the "
+        "server and OS; judge latency by measured jitter, not clock speed"),
         infer_cores, CORES_FOR_OS);
-    plan_require(p, "host_ram_bytes_per_node", json_real(weights + n * (double)TRAINING_PROCESS_HOST_BYTES),
-                 "the weights pass through host memory (page cache) when loading, + %d x 2 GB per GPU process", n);
-    plan_require(p, "storage_bytes_per_node", json_real(weights), "the model files");
+    plan_require(p, N_("host_ram_bytes_per_node"), json_real(weights + n * (double)TRAINING_PROCESS_HOST_BYTES),
+                 _("the weights pass through host memory (page cache) when loading, + %d x 2 GB per GPU process"), n);
+    plan_require(p, N_("storage_bytes_per_node"), json_real(weights), _("the model files"));
     plan_network(p, false);
     double rule_of_thumb = 128.0 * 1024;
     plan_correction(
         p,
-        "A common rule of thumb sizes the KV cache as batch x seq x 128 KB: true only for 32 layers x 8 KV heads in "
-        "16 bits; %s needs %.0f KiB per token (%.2fx), %.2f GB for this batch instead of %.2f GB.",
+        _("A common rule of thumb sizes the KV cache as batch x seq x 128 KB: true only for 32 layers x 8 KV heads in "
+        "16 bits; %s needs %.0f KiB per token (%.2fx), %.2f GB for this batch instead of %.2f GB."),
         m->id, per_token / 1024.0, per_token / rule_of_thumb, gb(kv_total),
         gb(rule_of_thumb * p->opt.batch * p->opt.context));
     plan_correction(p,
-                    "A common rule of thumb asks for a single-core turbo >= 4.5 GHz: no datacenter CPU has it; measure "
-                    "scheduling jitter instead (gpuvet bench jitter).");
+                    _("A common rule of thumb asks for a single-core turbo >= 4.5 GHz: no datacenter CPU has it; measure "
+                    "scheduling jitter instead (gpuvet bench jitter)."));
     return 0;
 }

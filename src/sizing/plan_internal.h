@@ -5,6 +5,7 @@
 #define GPUVET_SIZING_PLAN_INTERNAL_H
 
 #include "sizing/plan.h"
+#include "util/i18n.h"
 
 /* The status a plan that could not be made returns (main's "could not run", exit 2). */
 #define PLAN_CANNOT_RUN 2

@@ -83,9 +83,9 @@ int plan_rank(struct plan *p)
     for (int i = 0; i < nfound; i++)
         json_array_append_new(list, candidate_json(&found[i], i + 1));
     json_object_set_new(p->doc, "candidates", list);
-    plan_step(p, "candidates",
-              "%d of %d GPUs fit this job at 1, 2, 4 or 8 per node; ranked by GPU count, then dense BF16 TFLOPS (the "
-              "table has no prices: price the offers with gpuvet cost)",
+    plan_step(p, N_("candidates"),
+              _("%d of %d GPUs fit this job at 1, 2, 4 or 8 per node; ranked by GPU count, then dense BF16 TFLOPS (the "
+              "table has no prices: price the offers with gpuvet cost)"),
               nfound, p->table.count);
     plan_finish_doc(p);
     p->does_not_fit = nfound == 0;

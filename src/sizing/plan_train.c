@@ -94,11 +94,11 @@ int plan_train(struct plan *p)
     int n = p->gpus_per_node;
     char label[64], label2[64];
     struct train_fit f = train_fit(p, cfg, p->opt.recompute);
-    plan_step(p, "model", "%s: %.3g B parameters (%s)", m->id, m->params / 1e9, m->source);
+    plan_step(p, N_("model"), _("%s: %.3g B parameters (%s)"), m->id, m->params / 1e9, m->source);
     if (!f.valid)
         return plan_fail(p, "%s: %s", zero_label(cfg, label, sizeof label), f.why_invalid);
     json_object_set_new(p->doc, "zero", zero_json(cfg, &f));
-    plan_step(p, "model states", "%s on %d GPU(s) x %d node(s): %.1f GB per GPU (%s)",
+    plan_step(p, N_("model states"), _("%s on %d GPU(s) x %d node(s): %.1f GB per GPU (%s)"),
               zero_label(cfg, label, sizeof label), n, p->opt.nodes, gb(f.states.gpu_bytes_per_gpu), f.states.method);
     if (m->has_shape) {
         double layer = activation_bytes_per_layer(m, p->opt.seq, p->opt.micro_batch, p->opt.recompute, p->opt.flash);
@@ -112,23 +112,23 @@ int plan_train(struct plan *p)
                                       "seq", p->opt.seq, "micro_batch", p->opt.micro_batch));
         char what[160];
         if (p->opt.recompute == RECOMPUTE_FULL)
-            snprintf(what, sizeof what, "full recompute keeps the layer input, 2sbh");
+            snprintf(what, sizeof what, "%s", _("full recompute keeps the layer input, 2sbh"));
         else
             snprintf(what, sizeof what,
-                     "%.1f*s*b*h from this architecture's %d norms, attention (%d/%d heads) and %s "
-                     "MLP%s",
+                     /* TRANSLATORS: the last %s is ", no s x s scores" or " + 5as^2b eager attention scores". */
+                     _("%.1f*s*b*h from this architecture's %d norms, attention (%d/%d heads) and %s MLP%s"),
                      per_token / m->hidden, m->norms_per_layer, m->heads, m->kv_heads,
-                     m->experts ? "gated expert" : "gated",
-                     p->opt.recompute == RECOMPUTE_SELECTIVE || p->opt.flash ? ", no s x s scores"
-                                                                             : " + 5as^2b eager attention scores");
+                     m->experts ? _("gated expert") : _("gated"),
+                     p->opt.recompute == RECOMPUTE_SELECTIVE || p->opt.flash ? _(", no s x s scores")
+                                                                             : _(" + 5as^2b eager attention scores"));
         plan_step(
-            p, "activations",
-            "%.1f GB per GPU: %d layers x %.2f GB (%s; counted as Korthikanti et al. count GPT's 34sbh) + %.2f GB "
-            "fp32 logits (b*s*V*4); seq %d, micro-batch %d",
+            p, N_("activations"),
+            _("%.1f GB per GPU: %d layers x %.2f GB (%s; counted as Korthikanti et al. count GPT's 34sbh) + %.2f GB "
+            "fp32 logits (b*s*V*4); seq %d, micro-batch %d"),
             gb(f.activations), m->layers, gb(layer), what, gb(logits), p->opt.seq, p->opt.micro_batch);
     } else {
         json_object_set_new(p->doc, "activations", json_null());
-        plan_step(p, "activations", "unknown: --params gives no layer shape; use --model or --model-config");
+        plan_step(p, N_("activations"), _("unknown: --params gives no layer shape; use --model or --model-config"));
     }
     /* With --params the activations (and ZeRO-3's largest layer) are unknown: states that fit are
      * a lower bound, not a verdict. */
@@ -141,14 +141,14 @@ int plan_train(struct plan *p)
                                   f.complete ? "model states, activations and CUDA context"
                                              : "model states and CUDA context only: activations unknown (--params)"));
     p->does_not_fit = !f.fits;
-    plan_step(p, "gpu memory",
-              "%.1f GB per GPU (states + activations + 1 GB CUDA context, which is GPU memory) of %g GB on "
-              "%s: %s",
+    plan_step(p, N_("gpu memory"),
+              _("%.1f GB per GPU (states + activations + 1 GB CUDA context, which is GPU memory) of %g GB on "
+              "%s: %s"),
               gb(f.per_gpu), p->gpu->memory_gb, p->gpu->id,
-              !f.fits      ? "does NOT fit"
-              : f.complete ? "fits"
-                           : "the model states fit, but the activations are unknown with --params, so whether the job "
-                             "fits is unknown (--model or --model-config counts them)");
+              !f.fits      ? _("does NOT fit")
+              : f.complete ? _("fits")
+                           : _("the model states fit, but the activations are unknown with --params, so whether the "
+                               "job fits is unknown (--model or --model-config counts them)"));
     struct zero_config advice;
     struct train_fit af;
     if (f.fits) {
@@ -159,103 +159,103 @@ int plan_train(struct plan *p)
                                       offload_name(advice.offload), "recompute", recompute_name(p->opt.recompute),
                                       "gpu_bytes_per_gpu", af.per_gpu, "cpu_bytes_per_node",
                                       (json_int_t)af.states.cpu_bytes_per_node));
-        plan_step(p, "advice",
-                  "%s fits: %.1f GB per GPU, %.0f GB host memory per node (DeepSpeed, with its 1.5 buffer)%s%s",
+        plan_step(p, N_("advice"),
+                  _("%s fits: %.1f GB per GPU, %.0f GB host memory per node (DeepSpeed, with its 1.5 buffer)%s%s"),
                   zero_label(&advice, label2, sizeof label2), gb(af.per_gpu), gb(af.states.cpu_bytes_per_node),
-                  advice.offload == OFFLOAD_NVME ? "; states on NVMe" : "",
-                  m->has_shape ? "" : "; model states only, the activations come on top");
+                  advice.offload == OFFLOAD_NVME ? _("; states on NVMe") : "",
+                  m->has_shape ? "" : _("; model states only, the activations come on top"));
     } else if (m->has_shape && p->opt.recompute != RECOMPUTE_FULL && train_advice(p, RECOMPUTE_FULL, &advice, &af)) {
         json_object_set_new(p->doc, "advice",
                             json_pack("{s:i, s:s, s:s, s:f, s:I}", "stage", advice.stage, "offload",
                                       offload_name(advice.offload), "recompute", "full", "gpu_bytes_per_gpu",
                                       af.per_gpu, "cpu_bytes_per_node", (json_int_t)af.states.cpu_bytes_per_node));
-        plan_step(p, "advice", "activations dominate: with --recompute full, %s fits (%.1f GB per GPU)",
+        plan_step(p, N_("advice"), _("activations dominate: with --recompute full, %s fits (%.1f GB per GPU)"),
                   zero_label(&advice, label2, sizeof label2), gb(af.per_gpu));
     } else if (m->has_shape) {
         json_object_set_new(p->doc, "advice", json_null());
-        plan_step(p, "advice",
-                  "no ZeRO stage or offload fits %s with this sequence and micro-batch: shorten --seq, "
-                  "lower --micro-batch, add tensor parallelism or use LoRA",
+        plan_step(p, N_("advice"),
+                  _("no ZeRO stage or offload fits %s with this sequence and micro-batch: shorten --seq, "
+                  "lower --micro-batch, add tensor parallelism or use LoRA"),
                   p->gpu->id);
     } else {
         json_object_set_new(p->doc, "advice", json_null());
-        plan_step(p, "advice",
-                  "no ZeRO stage or offload fits the model states alone on %s: add GPUs or nodes, tensor parallelism, "
-                  "or fine-tune with LoRA/QLoRA",
+        plan_step(p, N_("advice"),
+                  _("no ZeRO stage or offload fits the model states alone on %s: add GPUs or nodes, tensor parallelism, "
+                  "or fine-tune with LoRA/QLoRA"),
                   p->gpu->id);
     }
     int min_n = min_gpus_per_node(p, cfg);
     if (min_n)
-        plan_require(p, "gpus_per_node", json_integer(n), "%d x %s per node as asked; %s fits from %d per node", n,
+        plan_require(p, N_("gpus_per_node"), json_integer(n), _("%d x %s per node as asked; %s fits from %d per node"), n,
                      p->gpu->id, zero_label(cfg, label, sizeof label), min_n);
     else
-        plan_require(p, "gpus_per_node", json_integer(n),
-                     "%d x %s per node as asked; %s fits at no count up to 64 per node", n, p->gpu->id,
+        plan_require(p, N_("gpus_per_node"), json_integer(n),
+                     _("%d x %s per node as asked; %s fits at no count up to 64 per node"), n, p->gpu->id,
                      zero_label(cfg, label, sizeof label));
-    plan_require(p, "gpu_memory_bytes_per_gpu", json_real(f.per_gpu),
-                 "model states + activations + CUDA context per GPU");
+    plan_require(p, N_("gpu_memory_bytes_per_gpu"), json_real(f.per_gpu),
+                 _("model states + activations + CUDA context per GPU"));
     int own = CORES_PER_TRAINING_PROCESS + LLM_LOADER_WORKERS_PER_GPU;
     int per_gpu_cores = cores_per_gpu(WL_LLM_TRAIN, own, 0);
     int cores = n * per_gpu_cores + CORES_FOR_OS;
     plan_require(
-        p, "cpu_cores_per_node", json_integer(cores),
-        "%d GPUs x %d cores (1 training process + %d data-loader workers, stas00/ml-engineering; at least the %d "
-        "per GPU the audit's CPU_CORES_PER_GPU asks) + %d for the OS%s",
+        p, N_("cpu_cores_per_node"), json_integer(cores),
+        _("%d GPUs x %d cores (1 training process + %d data-loader workers, stas00/ml-engineering; at least the %d "
+        "per GPU the audit's CPU_CORES_PER_GPU asks) + %d for the OS%s"),
         n, per_gpu_cores, LLM_LOADER_WORKERS_PER_GPU, thresholds_for(WL_LLM_TRAIN)->cores_per_accelerator_min,
         CORES_FOR_OS,
-        cfg->offload != OFFLOAD_NONE ? "; with offload DeepSpeedCPUAdam runs the optimizer step on these cores, "
-                                       "more cores shorten it"
+        cfg->offload != OFFLOAD_NONE ? _("; with offload DeepSpeedCPUAdam runs the optimizer step on these "
+                                         "cores, more cores shorten it")
                                      : "");
     double host = (double)f.states.cpu_bytes_per_node + (double)n * TRAINING_PROCESS_HOST_BYTES;
     if (cfg->offload == OFFLOAD_NVME) {
         host = (double)n * (1e9 + TRAINING_PROCESS_HOST_BYTES);
         plan_require(
-            p, "host_ram_bytes_per_node", json_real(host),
-            "DeepSpeed has no host estimator for NVMe offload: its default pinned buffers (offload_param 5 x 1e8 "
-            "fp16 elements = 1 GB per GPU) + %d x 2 GB training processes",
+            p, N_("host_ram_bytes_per_node"), json_real(host),
+            _("DeepSpeed has no host estimator for NVMe offload: its default pinned buffers (offload_param 5 x 1e8 "
+            "fp16 elements = 1 GB per GPU) + %d x 2 GB training processes"),
             n);
     } else {
         plan_require(
-            p, "host_ram_bytes_per_node", json_real(host),
-            "DeepSpeed's estimate %.0f GB (%.0f GB + its 1.5 buffer) + %d x 2 GB training processes (PyTorch+CUDA "
-            "RSS); stas00 also advises at least the node's GPU memory, %.0f GB, for loading checkpoints",
+            p, N_("host_ram_bytes_per_node"), json_real(host),
+            _("DeepSpeed's estimate %.0f GB (%.0f GB + its 1.5 buffer) + %d x 2 GB training processes (PyTorch+CUDA "
+            "RSS); stas00 also advises at least the node's GPU memory, %.0f GB, for loading checkpoints"),
             gb(f.states.cpu_bytes_per_node), gb(f.states.cpu_bytes_unbuffered), n, n * p->gpu->memory_gb);
     }
     if (f.states.nvme_bytes_per_node > 0)
         plan_require(
-            p, "nvme_bytes_per_node", json_integer(f.states.nvme_bytes_per_node),
-            "ZeRO-Infinity keeps 18 B/parameter of states on NVMe, split across nodes; NVMe bandwidth sets the "
-            "step time");
+            p, N_("nvme_bytes_per_node"), json_integer(f.states.nvme_bytes_per_node),
+            _("ZeRO-Infinity keeps 18 B/parameter of states on NVMe, split across nodes; NVMe bandwidth sets the "
+            "step time"));
     double checkpoint = (double)m->params * CHECKPOINT_BYTES_PER_PARAM;
-    plan_require(p, "storage_bytes_per_node", json_real(checkpoint / p->opt.nodes),
-                 "one checkpoint: %d B/parameter (bf16 weights + fp32 master, momentum, variance) = %.0f GB, split "
-                 "across nodes; keep room for several",
+    plan_require(p, N_("storage_bytes_per_node"), json_real(checkpoint / p->opt.nodes),
+                 _("one checkpoint: %d B/parameter (bf16 weights + fp32 master, momentum, variance) = %.0f GB, split "
+                 "across nodes; keep room for several"),
                  CHECKPOINT_BYTES_PER_PARAM, gb(checkpoint));
     plan_network(p, true);
-    plan_step(p, "cpu",
-              "%d cores per node: %d per GPU (one process plus %d loader workers, at least the audit's %d) + %d; "
-              "NCCL reduces on the GPU",
+    plan_step(p, N_("cpu"),
+              _("%d cores per node: %d per GPU (one process plus %d loader workers, at least the audit's %d) + %d; "
+              "NCCL reduces on the GPU"),
               cores, per_gpu_cores, LLM_LOADER_WORKERS_PER_GPU, thresholds_for(WL_LLM_TRAIN)->cores_per_accelerator_min,
               CORES_FOR_OS);
-    plan_step(p, "host memory", "%.0f GB per node (%s)", gb(host),
-              cfg->offload == OFFLOAD_NVME ? "pinned buffers only; states on NVMe" : "DeepSpeed's estimator");
+    plan_step(p, N_("host memory"), _("%.0f GB per node (%s)"), gb(host),
+              cfg->offload == OFFLOAD_NVME ? _("pinned buffers only; states on NVMe") : _("DeepSpeed's estimator"));
     plan_correction(
-        p, "A common rule of thumb reserves 2 CPU cores per GPU for NCCL all-reduce: NCCL runs its kernels on the GPU; "
-           "cores go to the training process and data-loader workers.");
+        p, _("A common rule of thumb reserves 2 CPU cores per GPU for NCCL all-reduce: NCCL runs its kernels on the GPU; "
+           "cores go to the training process and data-loader workers."));
     if (cfg->offload != OFFLOAD_NONE)
         plan_correction(
-            p, "A common rule of thumb says PyTorch loses 20%% without AVX-512: GPU training does not depend on it; "
-               "only DeepSpeedCPUAdam (offload) uses AVX-512 when present.");
+            p, _("A common rule of thumb says PyTorch loses 20%% without AVX-512: GPU training does not depend on it; "
+               "only DeepSpeedCPUAdam (offload) uses AVX-512 when present."));
     if (cfg->stage == 2 && cfg->offload != OFFLOAD_NONE)
         plan_correction(
             p,
-            "A common rule of thumb gives ZeRO-2 offload 8 B of RAM per parameter (56 GB for 7B, 512 GB for 70B); "
-            "DeepSpeed's estimator says %.0f GB per node here (168/312/1680 GB for 7/13/70B on one GPU).",
+            _("A common rule of thumb gives ZeRO-2 offload 8 B of RAM per parameter (56 GB for 7B, 512 GB for 70B); "
+            "DeepSpeed's estimator says %.0f GB per node here (168/312/1680 GB for 7/13/70B on one GPU)."),
             gb(f.states.cpu_bytes_per_node));
     if (cfg->stage == 2 && !f.fits && (double)f.states.gpu_bytes_per_gpu >= gpu_bytes(p))
         plan_correction(p,
-                        "ZeRO-2 keeps every fp16 parameter on every GPU (%.0f GB here): a 70B model on ZeRO-2 "
-                        "cannot fit; ZeRO-3 partitions them (Rajbhandari et al., ZeRO, 2020).",
+                        _("ZeRO-2 keeps every fp16 parameter on every GPU (%.0f GB here): a 70B model on ZeRO-2 "
+                        "cannot fit; ZeRO-3 partitions them (Rajbhandari et al., ZeRO, 2020)."),
                         gb(2.0 * m->params));
     return 0;
 }
@@ -265,10 +265,10 @@ int plan_finetune(struct plan *p)
 {
     const struct llm_shape *m = &p->model;
     int n = p->gpus_per_node;
-    plan_step(p, "model", "%s: %.3g B parameters (%s)", m->id, m->params / 1e9, m->source);
+    plan_step(p, N_("model"), _("%s: %.3g B parameters (%s)"), m->id, m->params / 1e9, m->source);
     if (!m->has_shape)
         return plan_fail(
-            p, "--finetune needs the layer shapes to count the adapters: --model or --model-config, not --params");
+            p, _("--finetune needs the layer shapes to count the adapters: --model or --model-config, not --params"));
     struct finetune_estimate e;
     finetune_estimate(m, p->opt.finetune, p->opt.lora_rank, p->opt.lora_qv_only, &e);
     bool qlora = p->opt.finetune == FINETUNE_QLORA;
@@ -294,69 +294,69 @@ int plan_finetune(struct plan *p)
                                   (json_int_t)CUDA_CONTEXT_BYTES, "total", total, "available", gpu_bytes(p), "fits",
                                   fits));
     if (qlora)
-        plan_step(p, "frozen weights",
-                  "%.1f GB: %.3g B linear-layer weights in 4-bit NF4 with double quantization (%.3f bits each, "
-                  "Dettmers et al., QLoRA); embeddings, norms%s in bf16",
+        plan_step(p, N_("frozen weights"),
+                  _("%.1f GB: %.3g B linear-layer weights in 4-bit NF4 with double quantization (%.3f bits each, "
+                  "Dettmers et al., QLoRA); embeddings, norms%s in bf16"),
                   gb(e.frozen_bytes), e.quantized_params / 1e9, QLORA_BITS_PER_PARAM,
-                  m->tied_embeddings ? "" : " and LM head");
+                  m->tied_embeddings ? "" : _(" and LM head"));
     else
-        plan_step(p, "frozen weights", "%.1f GB: all %.3g B parameters in bf16 (2 B each), frozen", gb(e.frozen_bytes),
+        plan_step(p, N_("frozen weights"), _("%.1f GB: all %.3g B parameters in bf16 (2 B each), frozen"), gb(e.frozen_bytes),
                   m->params / 1e9);
     plan_step(
-        p, "adapters",
-        "rank %d on %s: %.1f M trainable parameters (%.2f%%; r x (d_in + d_out) per matrix, Hu et al., LoRA) x %d B "
-        "(fp32 weight, gradient, Adam momentum and variance) = %.2f GB",
-        p->opt.lora_rank, p->opt.lora_qv_only ? "q_proj and v_proj" : "every linear layer", e.adapter_params / 1e6,
+        p, N_("adapters"),
+        _("rank %d on %s: %.1f M trainable parameters (%.2f%%; r x (d_in + d_out) per matrix, Hu et al., LoRA) x %d B "
+        "(fp32 weight, gradient, Adam momentum and variance) = %.2f GB"),
+        p->opt.lora_rank, p->opt.lora_qv_only ? _("q_proj and v_proj") : _("every linear layer"), e.adapter_params / 1e6,
         100.0 * e.adapter_params / m->params, ADAPTER_BYTES_PER_PARAM, gb(e.adapter_bytes));
-    plan_step(p, "activations",
-              "%.1f GB per GPU: the backward pass still runs through the frozen layers (%s, seq %d, "
-              "micro-batch %d)",
+    plan_step(p, N_("activations"),
+              _("%.1f GB per GPU: the backward pass still runs through the frozen layers (%s, seq %d, "
+              "micro-batch %d)"),
               gb(activations), recompute_name(p->opt.recompute), p->opt.seq, p->opt.micro_batch);
-    plan_step(p, "gpu memory", "%.1f GB per GPU of %g GB on %s: %s; each GPU holds a whole copy (data parallel)",
-              gb(total), p->gpu->memory_gb, p->gpu->id, fits ? "fits" : "does NOT fit");
+    plan_step(p, N_("gpu memory"), _("%.1f GB per GPU of %g GB on %s: %s; each GPU holds a whole copy (data parallel)"),
+              gb(total), p->gpu->memory_gb, p->gpu->id, fits ? _("fits") : _("does NOT fit"));
     if (!fits) {
         struct finetune_estimate q;
         finetune_estimate(m, FINETUNE_QLORA, p->opt.lora_rank, p->opt.lora_qv_only, &q);
         double full = p->opt.recompute == RECOMPUTE_FULL ? activations : train_activations(p, RECOMPUTE_FULL);
         if (p->opt.recompute != RECOMPUTE_FULL &&
             e.frozen_bytes + e.adapter_bytes + full + CUDA_CONTEXT_BYTES <= gpu_bytes(p))
-            plan_step(p, "advice", "with --recompute full it fits: %.1f GB per GPU",
+            plan_step(p, N_("advice"), _("with --recompute full it fits: %.1f GB per GPU"),
                       gb(e.frozen_bytes + e.adapter_bytes + full + CUDA_CONTEXT_BYTES));
         else if (!qlora && q.frozen_bytes + q.adapter_bytes + full + CUDA_CONTEXT_BYTES <= gpu_bytes(p))
-            plan_step(p, "advice", "--finetune qlora (with --recompute full) fits: %.1f GB per GPU",
+            plan_step(p, N_("advice"), _("--finetune qlora (with --recompute full) fits: %.1f GB per GPU"),
                       gb(q.frozen_bytes + q.adapter_bytes + full + CUDA_CONTEXT_BYTES));
         else if (e.frozen_bytes + CUDA_CONTEXT_BYTES + full <= gpu_bytes(p))
-            plan_step(p, "advice",
-                      "the adapters' states (%.1f GB) are what does not fit: lower --rank, or --lora-targets qv",
+            plan_step(p, N_("advice"),
+                      _("the adapters' states (%.1f GB) are what does not fit: lower --rank, or --lora-targets qv"),
                       gb(e.adapter_bytes));
         else
-            plan_step(p, "advice",
-                      "the frozen model alone does not fit one %s: shard it (FSDP or ZeRO-3 with LoRA) over "
-                      "the GPUs, or rent larger GPUs",
+            plan_step(p, N_("advice"),
+                      _("the frozen model alone does not fit one %s: shard it (FSDP or ZeRO-3 with LoRA) over "
+                      "the GPUs, or rent larger GPUs"),
                       p->gpu->id);
     }
-    plan_require(p, "gpus_per_node", json_integer(n), "%d x %s as asked; each holds the frozen model", n, p->gpu->id);
-    plan_require(p, "gpu_memory_bytes_per_gpu", json_real(total),
-                 "frozen weights + adapter states + activations + CUDA context");
+    plan_require(p, N_("gpus_per_node"), json_integer(n), _("%d x %s as asked; each holds the frozen model"), n, p->gpu->id);
+    plan_require(p, N_("gpu_memory_bytes_per_gpu"), json_real(total),
+                 _("frozen weights + adapter states + activations + CUDA context"));
     int per_gpu_cores = cores_per_gpu(WL_LLM_TRAIN, CORES_PER_TRAINING_PROCESS + LLM_LOADER_WORKERS_PER_GPU, 0);
     plan_require(
-        p, "cpu_cores_per_node", json_integer(n * per_gpu_cores + CORES_FOR_OS),
-        "%d per GPU (training process and data-loader workers; at least the audit's CPU_CORES_PER_GPU) + %d for "
-        "the OS",
+        p, N_("cpu_cores_per_node"), json_integer(n * per_gpu_cores + CORES_FOR_OS),
+        _("%d per GPU (training process and data-loader workers; at least the audit's CPU_CORES_PER_GPU) + %d for "
+        "the OS"),
         per_gpu_cores, CORES_FOR_OS);
     double bf16_files = 2.0 * m->params;
     plan_require(
-        p, "host_ram_bytes_per_node", json_real(bf16_files + n * (double)TRAINING_PROCESS_HOST_BYTES),
-        "the bf16 model files pass through host memory (page cache) when loading%s, + %d x 2 GB training processes",
-        qlora ? " and are quantized on the GPU" : "", n);
-    plan_require(p, "storage_bytes_per_node", json_real(bf16_files + e.adapter_bytes),
-                 "the bf16 model files (%.0f GB) + one adapter checkpoint with its optimizer states (%.2f GB)",
+        p, N_("host_ram_bytes_per_node"), json_real(bf16_files + n * (double)TRAINING_PROCESS_HOST_BYTES),
+        _("the bf16 model files pass through host memory (page cache) when loading%s, + %d x 2 GB training processes"),
+        qlora ? _(" and are quantized on the GPU") : "", n);
+    plan_require(p, N_("storage_bytes_per_node"), json_real(bf16_files + e.adapter_bytes),
+                 _("the bf16 model files (%.0f GB) + one adapter checkpoint with its optimizer states (%.2f GB)"),
                  gb(bf16_files), gb(e.adapter_bytes));
     plan_network(p, true);
     plan_correction(
         p,
-        "A common rule of thumb sizes fine-tuning like full training, 16 B per parameter (%.0f GB here): %s "
-        "holds the frozen weights at %.2f B per parameter and 16 B only for the %.1f M adapter parameters.",
+        _("A common rule of thumb sizes fine-tuning like full training, 16 B per parameter (%.0f GB here): %s "
+        "holds the frozen weights at %.2f B per parameter and 16 B only for the %.1f M adapter parameters."),
         gb(16.0 * m->params), qlora ? "QLoRA" : "LoRA", e.frozen_bytes / m->params, e.adapter_params / 1e6);
     return 0;
 }

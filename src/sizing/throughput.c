@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/i18n.h"
+
 void infer_rate_estimate(const struct infer_rate_input *in, struct infer_rate *out)
 {
     memset(out, 0, sizeof *out);
@@ -16,13 +18,15 @@ void infer_rate_estimate(const struct infer_rate_input *in, struct infer_rate *o
         out->compute_precision = PREC_FP16; /* Volta and Turing: FP16 tensor cores only */
     out->dense_tflops_per_gpu = g->dense[out->compute_precision];
     if (g->mem_bw_gbs <= 0 || out->dense_tflops_per_gpu <= 0) {
-        snprintf(out->why_unknown, sizeof out->why_unknown, "the GPU table has no %s for %s",
-                 g->mem_bw_gbs <= 0 ? "memory bandwidth" : "dense 16-bit tensor figure", g->id);
+        snprintf(out->why_unknown, sizeof out->why_unknown,
+                 g->mem_bw_gbs <= 0 ? _("the GPU table has no memory bandwidth for %s")
+                                    : _("the GPU table has no dense 16-bit tensor figure for %s"),
+                 g->id);
         return;
     }
     if (in->batch < 1 || output < 1 || in->tp < 1 || m->active_params <= 0) {
         snprintf(out->why_unknown, sizeof out->why_unknown, "%s",
-                 in->batch < 1 ? "not one request of this context fits" : "the request generates no tokens");
+                 in->batch < 1 ? _("not one request of this context fits") : _("the request generates no tokens"));
         return;
     }
     double weights_per_gpu = (double)m->params * in->weight_bytes / in->tp;

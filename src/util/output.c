@@ -67,16 +67,27 @@ int text_write_escaped(FILE *o, const char *text, size_t len, const char *const 
     return ferror(o) ? -1 : 0;
 }
 
+int text_render_to_memory(int (*render)(FILE *out, const void *ctx), const void *ctx, char **text, size_t *len)
+{
+    *text = NULL;
+    *len = 0;
+    FILE *mem = open_memstream(text, len);
+    if (!mem)
+        return TEXT_NO_MEMORY;
+    int rc = render(mem, ctx);
+    if (fclose(mem) != 0 && rc == 0)
+        rc = -1;
+    return rc;
+}
+
 int text_render_escaped(FILE *o, int (*render)(FILE *out, const void *ctx), const void *ctx,
                         const char *const *keep)
 {
-    char *text = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
-    if (!mem)
+    char *text;
+    size_t len;
+    int rc = text_render_to_memory(render, ctx, &text, &len);
+    if (rc == TEXT_NO_MEMORY)
         return render(o, ctx);
-    int rc = render(mem, ctx);
-    fclose(mem);
     if (text_write_escaped(o, text, len, keep) != 0)
         rc = -1;
     free(text);

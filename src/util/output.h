@@ -21,6 +21,12 @@ int output_finish(void);
  * colours) pass as they are. Returns 0, or -1 when o has a write error. */
 int text_write_escaped(FILE *o, const char *text, size_t len, const char *const *keep);
 
+/* Runs render into memory: *text (len bytes, NUL-terminated; the caller frees it). Returns
+ * render's result (-1 also when the text could not be completed), or TEXT_NO_MEMORY when no
+ * buffer could be opened (nothing ran, *text is NULL). */
+#define TEXT_NO_MEMORY (-2)
+int text_render_to_memory(int (*render)(FILE *out, const void *ctx), const void *ctx, char **text, size_t *len);
+
 /* Runs render into memory, then writes its text to o through text_write_escaped (keep as there):
  * for a report that prints strings from files a user gives. Returns render's result, or -1 when o
  * has a write error. Without memory, render writes to o directly. */

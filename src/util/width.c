@@ -138,3 +138,11 @@ void append_padded(char *buf, size_t n, const char *s, size_t cols)
     if (n)
         buf[used < n ? used : n - 1] = '\0';
 }
+
+void fput_right(FILE *o, const char *s, size_t cols)
+{
+    s = s ? s : "";
+    for (size_t w = display_width(s); w < cols; w++)
+        fputc(' ', o);
+    fputs(s, o);
+}

@@ -20,6 +20,8 @@ size_t display_width(const char *s);
 size_t display_prefix(const char *s, size_t len, size_t cols);
 /* Writes s padded with spaces on the right to `cols` columns (printf's %-*s counts bytes). */
 void fput_padded(FILE *o, const char *s, size_t cols);
+/* Writes s right-aligned in `cols` columns (spaces on the left), for a column of numbers. */
+void fput_right(FILE *o, const char *s, size_t cols);
 /* The same into a string buffer: appends s and the padding to buf (size n), cut when full. */
 void append_padded(char *buf, size_t n, const char *s, size_t cols);
 

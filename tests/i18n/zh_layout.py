@@ -202,15 +202,22 @@ def main():
                     problems.append(f'gpuvet {" ".join(page)}:{number}: {cols(line)} columns: {line}')
         print(f'{reports} Chinese reports, {rows} table rows checked, widest line {widest} columns; '
               f'{len(pages)} explain and help pages')
-        if shutil.which('tmux') is None:
-            print('tmux not installed: the pane check is skipped')
-            status = 77
-        else:
-            lines = tmux_check(gpuvet, first[0], first[1], problems)
-            print(f'tmux 100x50 pane: {lines} lines as computed')
-            status = 0
+        status = pane_and_verdict(gpuvet, first[0], first[1], problems)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+    return status
+
+
+def pane_and_verdict(gpuvet, args, text, problems):
+    """Shows text in a tmux pane (tmux_check), prints the problems; the exit status: 1 with
+    problems, 77 without tmux, else 0."""
+    status = 0
+    if shutil.which('tmux') is None:
+        print('tmux not installed: the pane check is skipped')
+        status = 77
+    else:
+        lines = tmux_check(gpuvet, args, text, problems)
+        print(f'tmux 100x50 pane: {lines} lines as computed')
     for p in problems[:40]:
         print(p)
     if problems:

@@ -1,0 +1,139 @@
+/* Long report lines wrapped to the terminal's width, Chinese text included (report/wrap.h). */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/wrap.h"
+#include "util/output.h"
+#include "util/width.h"
+
+/* Chinese line breaking (kinsoku): no line starts with closing punctuation, none ends with an
+ * opening one. */
+static bool no_break_before(unsigned cp)
+{
+    static const unsigned closing[] = {0xFF0C, 0x3002, 0xFF1B, 0xFF1A, 0x3001, 0xFF09, 0x300D, 0x300F,
+                                       0xFF01, 0xFF1F, 0x201D, 0x2019, 0x2026, 0x3011};
+    for (size_t i = 0; i < sizeof closing / sizeof closing[0]; i++)
+        if (cp == closing[i])
+            return true;
+    return false;
+}
+
+static bool no_break_after(unsigned cp) { return cp == 0xFF08 || cp == 0x300C || cp == 0x300E || cp == 0x201C || cp == 0x3010; }
+
+/* Columns a continuation of line (n bytes, indent spaces) is indented by. */
+typedef size_t hang_fn(const char *line, size_t n, size_t indent, const char *hang_under);
+
+/* "fix: ..." (hang_under) continues under its command, anything else 8 columns in (at most 40). */
+static size_t hang_under_prefix(const char *line, size_t n, size_t indent, const char *hang_under)
+{
+    size_t under_len = hang_under ? strlen(hang_under) : 0;
+    size_t hang = indent + 8;
+    if (under_len && n > indent + under_len && !strncmp(line + indent, hang_under, under_len))
+        hang = indent + display_width(hang_under);
+    return hang > 40 ? 40 : hang;
+}
+
+/* A table row continues under its last column: the text after its last run of two or more
+ * spaces (within the first 60 columns); a "- " item under its text; another line 8 columns in. */
+static size_t hang_last_column(const char *line, size_t n, size_t indent, const char *unused)
+{
+    (void)unused;
+    if (n > indent + 2 && line[indent] == '-' && line[indent + 1] == ' ')
+        return indent + 2;
+    size_t last = 0;
+    for (size_t i = indent + 2; i < n; i++)
+        if (line[i] != ' ' && line[i - 1] == ' ' && line[i - 2] == ' ') {
+            size_t col = display_width_n(line, i);
+            if (col > 60)
+                break;
+            last = col;
+        }
+    size_t hang = last ? last : indent + 8;
+    return hang > 60 ? 60 : hang;
+}
+
+static void wrap_lines(FILE *o, const char *buf, size_t len, size_t width, hang_fn *hang_of, const char *hang_under)
+{
+    const char *end = buf + len;
+    for (const char *line = buf; line < end;) {
+        const char *nl = memchr(line, '\n', (size_t)(end - line));
+        size_t n = nl ? (size_t)(nl - line) : (size_t)(end - line);
+        size_t indent = 0;
+        while (indent < n && line[indent] == ' ')
+            indent++;
+        size_t hang = hang_of(line, n, indent, hang_under);
+        const char *p = line, *stop = line + n;
+        bool first = true;
+        while (p < stop) {
+            size_t lead = first ? 0 : hang, room = width - lead;
+            /* Find the longest prefix that fits in room columns; break at a space, or next to a
+             * wide (CJK) character, which Chinese text breaks anywhere beside. */
+            const char *q = p, *cut = NULL;
+            size_t cols = 0;
+            bool prev_wide = false;
+            unsigned prev_cp = 0;
+            while (q < stop) {
+                if (*q == '\033') {
+                    while (q < stop && *q != 'm')
+                        q++;
+                    if (q < stop)
+                        q++;
+                    continue;
+                }
+                unsigned cp;
+                size_t bytes = utf8_decode(q, (size_t)(stop - q), &cp);
+                size_t w = (size_t)codepoint_width(cp);
+                if (cols + w > room)
+                    break;
+                if (q > p && (*q == ' ' || w == 2 || prev_wide) && !(first && q < p + indent) &&
+                    !no_break_before(cp) && !no_break_after(prev_cp))
+                    cut = q;
+                cols += w;
+                prev_wide = w == 2;
+                prev_cp = cp;
+                q += bytes;
+            }
+            if (q >= stop) {
+                cut = stop;
+            } else if (!cut || cut - p <= (ptrdiff_t)(first ? indent : 0)) {
+                cut = q; /* one word wider than the line: break it (q is on a character's start) */
+            }
+            const char *shown_end = cut; /* no trailing space where a line breaks before a CJK character */
+            while (cut < stop && shown_end > p && shown_end[-1] == ' ')
+                shown_end--;
+            fprintf(o, "%*s%.*s\n", (int)lead, "", (int)(shown_end - p), p);
+            p = cut;
+            while (p < stop && *p == ' ')
+                p++;
+            first = false;
+        }
+        if (n == 0)
+            fputc('\n', o);
+        line += n + 1;
+    }
+}
+
+void print_wrapped(FILE *o, const char *buf, size_t len, size_t width, const char *hang_under)
+{
+    wrap_lines(o, buf, len, width, hang_under_prefix, hang_under);
+}
+
+void print_wrapped_table(FILE *o, const char *buf, size_t len, size_t width)
+{
+    wrap_lines(o, buf, len, width, hang_last_column, NULL);
+}
+
+int render_wrapped_table(FILE *out, int (*render)(FILE *out, const void *ctx), const void *ctx)
+{
+    char *buf;
+    size_t len;
+    int rc = text_render_to_memory(render, ctx, &buf, &len);
+    if (rc == TEXT_NO_MEMORY)
+        return render(out, ctx);
+    if (rc == 0)
+        print_wrapped_table(out, buf, len, REPORT_COLUMNS);
+    free(buf);
+    return rc == 0 && !ferror(out) ? 0 : -1;
+}

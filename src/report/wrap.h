@@ -1,0 +1,23 @@
+/* Text reports wider than a terminal: lines wrapped at a space, or beside a CJK character (which
+ * Chinese text breaks anywhere beside, keeping closing punctuation off a line's start). */
+#ifndef GPUVET_REPORT_WRAP_H
+#define GPUVET_REPORT_WRAP_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* The width text reports fit: a 100-column terminal. */
+#define REPORT_COLUMNS 100
+
+/* Writes buf (len bytes) to o, wrapping every line wider than width display columns. A
+ * continuation is indented 8 columns deeper than its line (at most 40), or, for a line that
+ * starts with hang_under (NULL: none; the audit's "fix: "), under the text that follows it. */
+void print_wrapped(FILE *o, const char *buf, size_t len, size_t width, const char *hang_under);
+/* The same, for text in columns: a continuation starts under its line's last column (the text
+ * after the last run of two or more spaces, within the first 60 columns). */
+void print_wrapped_table(FILE *o, const char *buf, size_t len, size_t width);
+/* Runs render into memory, then writes its text to out through print_wrapped_table at
+ * REPORT_COLUMNS. Returns render's result, or -1 when out has a write error. */
+int render_wrapped_table(FILE *out, int (*render)(FILE *out, const void *ctx), const void *ctx);
+
+#endif
