@@ -44,6 +44,9 @@ extern const int claim_kinds_count;
 int claim_file_load(const char *path, struct claim_set *out, char **error);
 void claim_set_free(struct claim_set *set);
 
+/* "pass", "mismatch", "unknown": the JSON value, and (through _()) the pages' word. */
 const char *claim_verdict_name(enum claim_verdict v);
+/* "PASS", "MISMATCH", "UNKNOWN": the text report's label (through _()). */
+const char *claim_verdict_label(enum claim_verdict v);
 
 #endif
