@@ -239,6 +239,7 @@ void claim_set_free(struct claim_set *set)
     for (int i = 0; i < set->count; i++) {
         free(set->items[i].key);
         free(set->items[i].message);
+        free(set->items[i].message_local);
         json_decref(set->items[i].claimed);
         json_decref(set->items[i].found);
     }
@@ -255,6 +256,11 @@ const char *claim_verdict_name(enum claim_verdict v)
     case CLAIM_MISMATCH: return N_("mismatch");
     }
     return "unknown";
+}
+
+const char *claim_message_text(const struct claim *c)
+{
+    return c->message_local ? c->message_local : c->message ? c->message : "";
 }
 
 const char *claim_verdict_label(enum claim_verdict v)

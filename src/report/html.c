@@ -254,7 +254,7 @@ static void print_claims(FILE *o, const struct audit_report *r)
         fputs("</td><td>", o);
         html_text(o, _(claim_verdict_name(c->verdict)));
         fputs("</td><td>", o);
-        html_text(o, c->message);
+        html_text(o, claim_message_text(c));
         fputs("</td></tr>\n", o);
         free(claimed);
         free(found);

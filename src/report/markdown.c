@@ -210,7 +210,7 @@ static void print_claims(FILE *o, const struct audit_report *r)
         fputs(" | ", o);
         md_text(o, found ? found : _("unknown"));
         fprintf(o, " | %s | ", _(claim_verdict_name(c->verdict)));
-        md_text(o, c->message);
+        md_text(o, claim_message_text(c));
         fputs(" |\n", o);
         free(claimed);
         free(found);

@@ -199,8 +199,8 @@ static void print_claims(FILE *o, const struct claim_set *set, const struct styl
                 cell(c->found && !json_is_null(c->found) && found ? found : _("unknown"), 22), st->sev[sev], _(claim_verdict_label(c->verdict)),
                 st->reset);
         /* The arithmetic on a line of its own, so the table keeps its columns within the width. */
-        if (c->message && *c->message)
-            fprintf(o, "      %s%s%s\n", st->dim, c->message, st->reset);
+        if (*claim_message_text(c))
+            fprintf(o, "      %s%s%s\n", st->dim, claim_message_text(c), st->reset);
         free(claimed);
         free(found);
     }
