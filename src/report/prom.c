@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "report/report.h"
+#include "util/i18n.h"
 #include "util/pciaddr.h"
 
 /* A label value as the format wants it: backslash, double quote and line feed escaped. */
@@ -253,7 +254,10 @@ int report_prom_file(const char *path, const struct prom_report *r)
         unlink(temp);
         return -1;
     }
+    /* Metric names, labels and HELP texts are for machines: English in every language. */
+    i18n_english_begin();
     put_document(out, r);
+    i18n_english_end();
     bool ok = fflush(out) == 0 && !ferror(out) && fchmod(fd, 0644) == 0 && fsync(fd) == 0;
     int saved = errno;
     ok = fclose(out) == 0 && ok;
