@@ -287,7 +287,7 @@ static int run_audit(int argc, char **argv)
         probe_contention(&m, sample_seconds);
     if (probed != 0) {
         for (int i = 0; i < m.nproblems; i++)
-            fprintf(stderr, _("gpuvet audit: %s: %s\n"), m.problems[i].path, m.problems[i].message);
+            fprintf(stderr, _("gpuvet audit: %s: %s\n"), m.problems[i].path, machine_problem_text(&m.problems[i]));
         machine_free(&m);
         claim_set_free(&claims);
         return EXIT_CANNOT_RUN;
@@ -309,7 +309,7 @@ static int run_audit(int argc, char **argv)
     for (int i = 0; i < m.nproblems; i++) {
         char *line = NULL; /* paths and messages quote evidence files: escaped like the report */
         int n = asprintf(&line, _("gpuvet: warning: %s: %s\n"), m.problems[i].path ? m.problems[i].path : "?",
-                         m.problems[i].message ? m.problems[i].message : "?");
+                         machine_problem_text(&m.problems[i]));
         if (n > 0)
             text_write_escaped(stderr, line, (size_t)n, NULL);
         free(line);

@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "claims/claims.h"
+#include "util/i18n.h"
 #include "util/inputfile.h"
 
 #define ARRAY_SECTION "storage"
@@ -23,22 +24,23 @@ static int fail(char **error, const char *file, const char *key, const char *fmt
     if (vasprintf(&what, fmt, ap) < 0)
         what = NULL;
     va_end(ap);
-    if (asprintf(error, "%s: %s: %s", file, key, what ? what : "invalid") < 0)
+    if (asprintf(error, "%s: %s: %s", file, key, what ? what : _("invalid")) < 0)
         *error = NULL;
     free(what);
     return -1;
 }
 
+/* TRANSLATORS: a JSON value's type, after _("must be an object, not %s") and the like. */
 static const char *json_type_name(const json_t *v)
 {
     switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: return "a whole number";
-    case JSON_REAL: return "a number with a fraction";
+    case JSON_OBJECT: return _("an object");
+    case JSON_ARRAY: return _("an array");
+    case JSON_STRING: return _("a string");
+    case JSON_INTEGER: return _("a whole number");
+    case JSON_REAL: return _("a number with a fraction");
     case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
+    case JSON_FALSE: return _("a boolean");
     case JSON_NULL: return "null";
     }
     return "?";
@@ -69,7 +71,7 @@ static char *known_keys(void)
 static int unknown_key(char **error, const char *file, const char *key)
 {
     char *known = known_keys();
-    int rc = fail(error, file, key, "unknown claim key (known: %s)", known ? known : "");
+    int rc = fail(error, file, key, _("unknown claim key (known: %s)"), known ? known : "");
     free(known);
     return rc;
 }
@@ -79,8 +81,8 @@ static int check_value(char **error, const char *file, const char *key, const st
     switch (k->type) {
     case CLAIM_STRING:
         if (!json_is_string(v) || !*json_string_value(v))
-            return fail(error, file, key, "must be a non-empty string, not %s",
-                        json_is_string(v) ? "an empty one" : json_type_name(v));
+            return fail(error, file, key, _("must be a non-empty string, not %s"),
+                        json_is_string(v) ? _("an empty one") : json_type_name(v));
         for (int i = 0; k->choices && k->choices[i]; i++)
             if (!strcasecmp(json_string_value(v), k->choices[i]))
                 return 0;
@@ -89,18 +91,18 @@ static int check_value(char **error, const char *file, const char *key, const st
             for (int i = 0; k->choices[i]; i++)
                 snprintf(allowed + strlen(allowed), sizeof allowed - strlen(allowed), "%s%s", i ? ", " : "",
                          k->choices[i]);
-            return fail(error, file, key, "\"%s\" is not one of %s", json_string_value(v), allowed);
+            return fail(error, file, key, _("\"%s\" is not one of %s"), json_string_value(v), allowed);
         }
         return 0;
     case CLAIM_INTEGER:
         if (!json_is_integer(v) || json_integer_value(v) <= 0)
-            return fail(error, file, key, "must be a whole number above 0, not %s",
-                        json_is_integer(v) ? "zero or negative" : json_type_name(v));
+            return fail(error, file, key, _("must be a whole number above 0, not %s"),
+                        json_is_integer(v) ? _("zero or negative") : json_type_name(v));
         return 0;
     case CLAIM_NUMBER:
         if (!json_is_number(v) || json_number_value(v) <= 0)
-            return fail(error, file, key, "must be a number above 0, not %s",
-                        json_is_number(v) ? "zero or negative" : json_type_name(v));
+            return fail(error, file, key, _("must be a number above 0, not %s"),
+                        json_is_number(v) ? _("zero or negative") : json_type_name(v));
         return 0;
     }
     return 0;
@@ -159,7 +161,7 @@ static int load_root(struct claim_set *set, char **error, const char *file, json
     {
         if (!strcmp(name, ARRAY_SECTION)) {
             if (!json_is_array(value))
-                return fail(error, file, name, "must be an array of objects, not %s", json_type_name(value));
+                return fail(error, file, name, _("must be an array of objects, not %s"), json_type_name(value));
             size_t i;
             json_t *element;
             json_array_foreach(value, i, element)
@@ -167,13 +169,13 @@ static int load_root(struct claim_set *set, char **error, const char *file, json
                 char key[64];
                 snprintf(key, sizeof key, ARRAY_SECTION "[%zu]", i);
                 if (!json_is_object(element))
-                    return fail(error, file, key, "must be an object, not %s", json_type_name(element));
+                    return fail(error, file, key, _("must be an object, not %s"), json_type_name(element));
                 if (load_object(set, error, file, ARRAY_SECTION "[]", key, (int)i, element) != 0)
                     return -1;
             }
         } else if (is_section(name)) {
             if (!json_is_object(value))
-                return fail(error, file, name, "must be an object, not %s", json_type_name(value));
+                return fail(error, file, name, _("must be an object, not %s"), json_type_name(value));
             if (load_object(set, error, file, name, name, -1, value) != 0)
                 return -1;
         } else {
@@ -212,16 +214,16 @@ int claim_file_load(const char *path, struct claim_set *out, char **error)
     json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
     if (!root) {
         char where[64];
-        snprintf(where, sizeof where, "line %d, column %d", jerr.line, jerr.column);
-        return fail(error, path, jerr.line > 0 ? where : "(file)", "%s", jerr.text);
+        snprintf(where, sizeof where, _("line %d, column %d"), jerr.line, jerr.column);
+        return fail(error, path, jerr.line > 0 ? where : _("(file)"), "%s", jerr.text);
     }
     struct claim_set set = {0};
     int rc = json_is_object(root) ? load_root(&set, error, path, root)
-                                  : fail(error, path, "(top level)", "must be a JSON object, not %s",
+                                  : fail(error, path, _("(top level)"), _("must be a JSON object, not %s"),
                                          json_type_name(root));
     json_decref(root);
     if (rc == 0 && set.count == 0)
-        rc = fail(error, path, "(top level)", "holds no claims");
+        rc = fail(error, path, _("(top level)"), _("holds no claims"));
     if (rc != 0) {
         claim_set_free(&set);
         return -1;
@@ -237,6 +239,7 @@ void claim_set_free(struct claim_set *set)
     for (int i = 0; i < set->count; i++) {
         free(set->items[i].key);
         free(set->items[i].message);
+        free(set->items[i].message_local);
         json_decref(set->items[i].claimed);
         json_decref(set->items[i].found);
     }
@@ -248,9 +251,24 @@ void claim_set_free(struct claim_set *set)
 const char *claim_verdict_name(enum claim_verdict v)
 {
     switch (v) {
-    case CLAIM_UNKNOWN: return "unknown";
-    case CLAIM_PASS: return "pass";
-    case CLAIM_MISMATCH: return "mismatch";
+    case CLAIM_UNKNOWN: return N_("unknown");
+    case CLAIM_PASS: return N_("pass");
+    case CLAIM_MISMATCH: return N_("mismatch");
     }
     return "unknown";
+}
+
+const char *claim_message_text(const struct claim *c)
+{
+    return c->message_local ? c->message_local : c->message ? c->message : "";
+}
+
+const char *claim_verdict_label(enum claim_verdict v)
+{
+    switch (v) {
+    case CLAIM_UNKNOWN: return N_("UNKNOWN");
+    case CLAIM_PASS: return N_("PASS");
+    case CLAIM_MISMATCH: return N_("MISMATCH");
+    }
+    return "UNKNOWN";
 }

@@ -19,6 +19,7 @@ struct claim {
     json_t *found;     /* what the audit found to compare; JSON null when unknown */
     enum claim_verdict verdict;
     char *message;     /* why: the arithmetic behind the verdict, or why it is unknown */
+    char *message_local; /* the same in the reader's language; NULL when English */
 };
 
 struct claim_set {
@@ -44,6 +45,11 @@ extern const int claim_kinds_count;
 int claim_file_load(const char *path, struct claim_set *out, char **error);
 void claim_set_free(struct claim_set *set);
 
+/* "pass", "mismatch", "unknown": the JSON value, and (through _()) the pages' word. */
 const char *claim_verdict_name(enum claim_verdict v);
+/* A claim's message as people read it: the translation where there is one ("" when none). */
+const char *claim_message_text(const struct claim *c);
+/* "PASS", "MISMATCH", "UNKNOWN": the text report's label (through _()). */
+const char *claim_verdict_label(enum claim_verdict v);
 
 #endif

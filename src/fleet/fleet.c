@@ -14,32 +14,33 @@
 
 #include "fleet/pool.h"
 #include "fleet/prune.h"
+#include "util/i18n.h"
 #include "util/pciaddr.h"
 
 const struct fleet_field_info fleet_fields[FLEET_NFIELDS] = {
-    [FF_CPU_MODEL] = {"cpu.model", "CPU", false},
-    [FF_CPU_COUNT] = {"cpu.count", "CPU count", false},
-    [FF_MEMORY_CHANNELS] = {"memory.channels", "memory channels", false},
-    [FF_DIMMS] = {"memory.dimms", "DIMMs", true},
-    [FF_ACCELERATORS] = {"accelerators", "accelerators", false},
-    [FF_LINKS] = {"accelerators.links", "accelerator links", true},
-    [FF_DRIVER] = {"nvidia.driver_version", "NVIDIA driver", false},
-    [FF_CUDA] = {"nvidia.cuda_version", "CUDA (driver)", false},
-    [FF_KERNEL] = {"kernel.release", "kernel", false},
-    [FF_THP] = {"kernel.thp", "transparent huge pages", false},
-    [FF_NUMA_BALANCING] = {"kernel.numa_balancing", "NUMA balancing", false},
-    [FF_GOVERNOR] = {"kernel.cpufreq_governor", "cpufreq governor", false},
-    [FF_SWAP] = {"kernel.swap", "swap", false},
-    [FF_VIRTUALIZATION] = {"virtualization", "virtualization", false},
+    [FF_CPU_MODEL] = {"cpu.model", N_("CPU"), false},
+    [FF_CPU_COUNT] = {"cpu.count", N_("CPU count"), false},
+    [FF_MEMORY_CHANNELS] = {"memory.channels", N_("memory channels"), false},
+    [FF_DIMMS] = {"memory.dimms", N_("DIMMs"), true},
+    [FF_ACCELERATORS] = {"accelerators", N_("accelerators"), false},
+    [FF_LINKS] = {"accelerators.links", N_("accelerator links"), true},
+    [FF_DRIVER] = {"nvidia.driver_version", N_("NVIDIA driver"), false},
+    [FF_CUDA] = {"nvidia.cuda_version", N_("CUDA (driver)"), false},
+    [FF_KERNEL] = {"kernel.release", N_("kernel"), false},
+    [FF_THP] = {"kernel.thp", N_("transparent huge pages"), false},
+    [FF_NUMA_BALANCING] = {"kernel.numa_balancing", N_("NUMA balancing"), false},
+    [FF_GOVERNOR] = {"kernel.cpufreq_governor", N_("cpufreq governor"), false},
+    [FF_SWAP] = {"kernel.swap", N_("swap"), false},
+    [FF_VIRTUALIZATION] = {"virtualization", N_("virtualization"), false},
 };
 
 const struct fleet_metric_info fleet_metrics[FLEET_NMETRICS] = {
-    [FM_MEMORY_TRIAD] = {"memory_triad_bytes_s", "memory triad", "GB/s", 1e9},
-    [FM_PCIE_H2D] = {"pcie_h2d_pinned_bytes_s", "PCIe host-to-device (slowest GPU)", "GB/s", 1e9},
-    [FM_PCIE_D2H] = {"pcie_d2h_pinned_bytes_s", "PCIe device-to-host (slowest GPU)", "GB/s", 1e9},
-    [FM_STORAGE_SEQ_READ] = {"storage_seq_read_bytes_s", "storage sequential read", "GB/s", 1e9},
-    [FM_STORAGE_RAND_READ] = {"storage_rand_read_iops", "storage random read", "IOPS", 1},
-    [FM_DECODE] = {"decode_images_s", "JPEG decode, all cores", "images/s", 1},
+    [FM_MEMORY_TRIAD] = {"memory_triad_bytes_s", N_("memory triad"), "GB/s", 1e9},
+    [FM_PCIE_H2D] = {"pcie_h2d_pinned_bytes_s", N_("PCIe host-to-device (slowest GPU)"), "GB/s", 1e9},
+    [FM_PCIE_D2H] = {"pcie_d2h_pinned_bytes_s", N_("PCIe device-to-host (slowest GPU)"), "GB/s", 1e9},
+    [FM_STORAGE_SEQ_READ] = {"storage_seq_read_bytes_s", N_("storage sequential read"), "GB/s", 1e9},
+    [FM_STORAGE_RAND_READ] = {"storage_rand_read_iops", N_("storage random read"), "IOPS", 1},
+    [FM_DECODE] = {"decode_images_s", N_("JPEG decode, all cores"), "images/s", 1},
 };
 
 static const char UNKNOWN[] = "unknown";
@@ -487,8 +488,10 @@ static struct fleet_node *claim_node(struct fleet *f, json_t *hostname, const ch
     struct fleet_node *n = node_for(f, host);
     char **file = audit ? &n->audit_file : &n->bench_file;
     if (*file) {
-        snprintf(why, why_size, "%s: host %s has %s document already (%s): give one per host", path, host,
-                 audit ? "an audit" : "a bench", *file);
+        snprintf(why, why_size,
+                 audit ? _("%s: host %s has an audit document already (%s): give one per host")
+                       : _("%s: host %s has a bench document already (%s): give one per host"),
+                 path, host, *file);
         return NULL;
     }
     *file = strdup(path);
@@ -517,7 +520,7 @@ static int add_audit(struct fleet *f, json_t *doc, const char *path, char *why, 
 {
     json_t *machine = at(doc, "machine");
     if (!json_is_object(machine)) {
-        snprintf(why, why_size, "%s: a gpuvet.audit/1 document without a \"machine\" object", path);
+        snprintf(why, why_size, _("%s: a gpuvet.audit/1 document without a \"machine\" object"), path);
         return -1;
     }
     struct fleet_node *n = claim_node(f, at(machine, "hostname"), path, true, why, why_size);
@@ -597,8 +600,10 @@ static int add_file(struct fleet *f, const char *path, char *why, size_t why_siz
     else if (schema && !strcmp(schema, "gpuvet.bench/1"))
         rc = add_bench(f, doc, path, why, why_size);
     else {
-        snprintf(why, why_size, "%s: schema %s%s%s: neither gpuvet.audit/1 nor gpuvet.bench/1", path,
-                 schema ? "\"" : "", schema ? schema : "missing", schema ? "\"" : "");
+        if (schema)
+            snprintf(why, why_size, _("%s: schema \"%s\": neither gpuvet.audit/1 nor gpuvet.bench/1"), path, schema);
+        else
+            snprintf(why, why_size, _("%s: schema missing: neither gpuvet.audit/1 nor gpuvet.bench/1"), path);
         rc = -1;
     }
     json_decref(doc);
@@ -636,7 +641,7 @@ int fleet_add_path(struct fleet *f, const char *path, char *why, size_t why_size
     }
     free(entries);
     if (rc == 0 && n == 0) {
-        snprintf(why, why_size, "%s: no *.json documents in this directory", path);
+        snprintf(why, why_size, _("%s: no *.json documents in this directory"), path);
         rc = -1;
     }
     return rc;

@@ -12,6 +12,8 @@
 
 #include "fleet/prune.h"
 
+#include "util/i18n.h"
+
 struct scan {
     const char *start, *end;
     char *why;
@@ -72,7 +74,8 @@ static int fail_at(const struct scan *s, const char *p, const char *what, int li
     int line = 1;
     for (const char *q = s->start; q < p && q < s->end; q++)
         line += *q == '\n';
-    snprintf(s->why, s->why_size, "not a JSON document (%s, line %d)", what, line + line_in_value - 1);
+    /* TRANSLATORS: the first %s says what the reader met, such as "an object expected". */
+    snprintf(s->why, s->why_size, _("not a JSON document (%s, line %d)"), what, line + line_in_value - 1);
     return -1;
 }
 
@@ -83,7 +86,7 @@ static json_t *prune_object(const struct scan *s, const char *p, const struct pr
 {
     p = skip_blank(s, p);
     if (p >= s->end || *p != '{') {
-        fail_at(s, p, "an object expected", 1);
+        fail_at(s, p, _("an object expected"), 1);
         return NULL;
     }
     json_t *out = json_object();
@@ -94,7 +97,7 @@ static json_t *prune_object(const struct scan *s, const char *p, const struct pr
     }
     while (p < s->end) {
         if (*p != '"') {
-            fail_at(s, p, "a member name expected", 1);
+            fail_at(s, p, _("a member name expected"), 1);
             break;
         }
         const char *name = p + 1, *colon = skip_string(s, p);
@@ -103,7 +106,7 @@ static json_t *prune_object(const struct scan *s, const char *p, const struct pr
         size_t name_len = (size_t)(colon - 1 - name);
         colon = skip_blank(s, colon);
         if (colon >= s->end || *colon != ':') {
-            fail_at(s, colon, "':' expected", 1);
+            fail_at(s, colon, _("':' expected"), 1);
             break;
         }
         const struct prune_keep *k = keep;
@@ -118,7 +121,7 @@ static json_t *prune_object(const struct scan *s, const char *p, const struct pr
             snprintf(key, sizeof key, "%.*s", (int)name_len, name);
             json_object_set_new(out, key, v);
         } else if (!(end = skip_value(s, colon + 1))) {
-            fail_at(s, s->end, "the document ends inside a value", 1);
+            fail_at(s, s->end, _("the document ends inside a value"), 1);
             break;
         }
         p = skip_blank(s, end);
@@ -130,11 +133,11 @@ static json_t *prune_object(const struct scan *s, const char *p, const struct pr
             *after = p + 1;
             return out;
         }
-        fail_at(s, p, "',' or '}' expected", 1);
+        fail_at(s, p, _("',' or '}' expected"), 1);
         break;
     }
     if (p >= s->end)
-        fail_at(s, s->end, "the document ends inside an object", 1);
+        fail_at(s, s->end, _("the document ends inside an object"), 1);
     json_decref(out);
     return NULL;
 }
@@ -166,11 +169,11 @@ static json_t *prune_array(const struct scan *s, const char *p, const struct pru
             *after = p + 1;
             return out;
         }
-        fail_at(s, p, "',' or ']' expected", 1);
+        fail_at(s, p, _("',' or ']' expected"), 1);
         break;
     }
     if (p >= s->end)
-        fail_at(s, s->end, "the document ends inside an array", 1);
+        fail_at(s, s->end, _("the document ends inside an array"), 1);
     json_decref(out);
     return NULL;
 }
@@ -184,7 +187,7 @@ static json_t *prune_value(const struct scan *s, const char *p, const struct pru
         return prune_object(s, p, keep->members, after);
     const char *end = skip_value(s, p);
     if (!end) {
-        fail_at(s, s->end, "the document ends inside a value", 1);
+        fail_at(s, s->end, _("the document ends inside a value"), 1);
         return NULL;
     }
     json_error_t error;
@@ -220,7 +223,7 @@ json_t *prune_load_file(const char *path, const struct prune_keep *top, char *wh
     const char *end = NULL;
     json_t *doc = prune_object(&s, buf, top, &end);
     if (doc && skip_blank(&s, end) != s.end) {
-        fail_at(&s, end, "text after the document", 1);
+        fail_at(&s, end, _("text after the document"), 1);
         json_decref(doc);
         doc = NULL;
     }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/i18n.h"
 #include "util/parse.h"
 
 void machine_init(struct machine *m)
@@ -74,6 +75,7 @@ void machine_free(struct machine *m)
     for (int i = 0; i < m->nproblems; i++) {
         free(m->problems[i].path);
         free(m->problems[i].message);
+        free(m->problems[i].message_local);
     }
     free(m->problems);
     bench_results_free(&m->bench);
@@ -96,7 +98,25 @@ void machine_problem(struct machine *m, const char *path, const char *fmt, ...)
     va_end(ap);
     m->problems[m->nproblems].path = strdup(path);
     m->problems[m->nproblems].message = msg;
+    m->problems[m->nproblems].message_local = NULL;
     m->nproblems++;
+}
+
+void machine_problem_missing(struct machine *m, const char *path, const char *reason, const char *what)
+{
+    int before = m->nproblems;
+    machine_problem(m, path, "%s: %s", reason, what);
+    if (m->nproblems == before || !i18n_translating())
+        return;
+    struct input_problem *p = &m->problems[m->nproblems - 1];
+    /* TRANSLATORS: why a file is missing, then what is unknown because of it. */
+    if (asprintf(&p->message_local, _("%s: %s"), _(reason), _(what)) < 0)
+        p->message_local = NULL;
+}
+
+const char *machine_problem_text(const struct input_problem *p)
+{
+    return p->message_local ? p->message_local : p->message ? p->message : "";
 }
 
 bool machine_from_evidence(const struct machine *m) { return m->source && !strcmp(m->source, "evidence"); }

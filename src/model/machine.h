@@ -20,6 +20,7 @@
 struct input_problem {
     char *path;    /* the file (or source) that was missing or malformed */
     char *message; /* what was wrong with it */
+    char *message_local; /* the same in the reader's language (machine_problem_missing); NULL: message */
 };
 
 struct cpu_info {
@@ -133,6 +134,12 @@ void machine_free(struct machine *m);
 /* Records that a file was missing or malformed; the report shows it and no fact is guessed. */
 void machine_problem(struct machine *m, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* The same for a file that is not there: "REASON: WHAT", reason from probe_missing_reason() and
+ * `what` ("NUMA layout unknown") marked with N_(), so that reports show both translated while the
+ * JSON keeps the English message. */
+void machine_problem_missing(struct machine *m, const char *path, const char *reason, const char *what);
+/* A problem's message as people read it (the translation where there is one). */
+const char *machine_problem_text(const struct input_problem *p);
 
 /* Only evidence files (--dmidecode, --nvidia-smi...) describe this machine: nothing was read live. */
 bool machine_from_evidence(const struct machine *m);

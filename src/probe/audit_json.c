@@ -12,6 +12,7 @@
 
 #include "util/pciaddr.h"
 #include "util/fsroot.h"
+#include "util/i18n.h"
 #include "util/parse.h"
 
 /* Lists longer than any machine has (a damaged or hostile file) are cut here, with a problem. */
@@ -413,7 +414,7 @@ int audit_json_load(const char *path, const char *schema, struct machine *m, cha
     }
     m->source = text_copy(machine, "source");
     m->hostname = text_copy(machine, "hostname");
-    m->missing_reason = "the saved audit does not record it";
+    m->missing_reason = N_("the saved audit does not record it");
     load_cpu(&m->cpu, json_object_get(machine, "cpu"));
     int rc = load_numa(m, path, json_object_get(machine, "numa_nodes"));
     if (rc == 0)

@@ -10,6 +10,7 @@
 
 #include "probe/probe.h"
 #include "util/fsroot.h"
+#include "util/i18n.h"
 #include "util/parse.h"
 
 #define PF_KTHREAD 0x00200000UL /* include/linux/sched.h */
@@ -147,11 +148,11 @@ void probe_contention(struct machine *m, double seconds)
     contention_info_free(c);
     const char *why = NULL;
     if (m->source && !strcmp(m->source, "evidence"))
-        why = "an evidence file describes another machine: there is nothing of it to sample";
+        why = N_("an evidence file describes another machine: there is nothing of it to sample");
     else if (!fsroot_is_live())
-        why = "a recorded tree has no CPU activity to sample (run gpuvet audit on the machine itself)";
+        why = N_("a recorded tree has no CPU activity to sample (run gpuvet audit on the machine itself)");
     else if (seconds <= 0)
-        why = "sampling skipped (--sample 0)";
+        why = N_("sampling skipped (--sample 0)");
     if (why) {
         c->unknown_reason = strdup(why);
         return;
@@ -166,7 +167,7 @@ void probe_contention(struct machine *m, double seconds)
     int ncpu1 = proc_stat_read(&t1), np1 = proc_ticks_read(&p1);
     c->throttle_after = read_throttle_events();
     if (ncpu0 < 1 || ncpu1 != ncpu0 || !same_cpus(t0, t1, ncpu1) || !p0 || !p1) {
-        c->unknown_reason = strdup("/proc/stat could not be read twice with the same CPUs (CPU hotplug?)");
+        c->unknown_reason = strdup(N_("/proc/stat could not be read twice with the same CPUs (CPU hotplug?)"));
     } else {
         c->sampled = true;
         c->seconds = seconds;

@@ -6,6 +6,7 @@
 
 #include "probe/probe.h"
 #include "util/fsroot.h"
+#include "util/i18n.h"
 
 /* Value of the first "key<TAB>: value" line, malloc'd. */
 static char *cpuinfo_value(const char *text, const char *key)
@@ -95,7 +96,7 @@ void probe_cpu(struct machine *m)
     struct cpu_info *c = &m->cpu;
     char *info = fs_read("/proc/cpuinfo");
     if (!info) {
-        machine_problem(m, "/proc/cpuinfo", "%s: CPU model and flags unknown", probe_missing_reason());
+        machine_problem_missing(m, "/proc/cpuinfo", probe_missing_reason(), N_("CPU model and flags unknown"));
         read_cpufreq(c);
         return;
     }

@@ -6,6 +6,7 @@
 
 #include "probe/probe.h"
 #include "util/fsroot.h"
+#include "util/i18n.h"
 
 /* Set when only evidence files describe the machine: then nothing was looked for on this one. */
 static bool evidence_only;
@@ -13,12 +14,12 @@ static bool evidence_only;
 const char *probe_missing_reason(void)
 {
     if (evidence_only)
-        return "not in the evidence files (this machine is not read)";
+        return N_("not in the evidence files (this machine is not read)");
     /* A file that is there but unreadable, oversized or not a regular file says so. */
     const char *failure = fs_last_failure();
     if (failure)
         return failure;
-    return fsroot_is_live() ? "not exposed by this kernel or not readable" : "not in the recorded tree";
+    return fsroot_is_live() ? N_("not exposed by this kernel or not readable") : N_("not in the recorded tree");
 }
 
 static char *read_hostname(void)

@@ -8,6 +8,7 @@
 
 #include "probe/probe.h"
 #include "util/fsroot.h"
+#include "util/i18n.h"
 
 #define NET_DIR "/sys/class/net"
 #define RDMA_DIR "/sys/class/infiniband"
@@ -128,7 +129,7 @@ static int *list_netdevs(struct machine *m)
     char **names;
     int count = fs_list(NET_DIR, &names);
     if (count < 0) {
-        machine_problem(m, NET_DIR, "%s: network interfaces unknown", probe_missing_reason());
+        machine_problem_missing(m, NET_DIR, probe_missing_reason(), N_("network interfaces unknown"));
         return NULL;
     }
     m->network.listed = true;
@@ -205,7 +206,7 @@ static void read_rdma_device(struct machine *m, const char *name, const int *por
     char **ports;
     int nports = fs_list(ports_dir, &ports);
     if (nports < 0)
-        machine_problem(m, ports_dir, "%s: the RDMA device's ports are unknown", probe_missing_reason());
+        machine_problem_missing(m, ports_dir, probe_missing_reason(), N_("the RDMA device's ports are unknown"));
     for (int k = 0; k < nports; k++) {
         char dir[1200];
         snprintf(dir, sizeof dir, "%s/%s", ports_dir, ports[k]);
@@ -270,7 +271,7 @@ static void add_silent_pci_nics(struct machine *m)
         p->numa_node = d->numa_node;
         int rc;
         if (!d->driver)
-            rc = asprintf(&p->unknown_reason, "no driver bound: the NIC has no netdev, its link is unknown");
+            rc = asprintf(&p->unknown_reason, "%s", N_("no driver bound: the NIC has no netdev, its link is unknown"));
         else if (fsroot_is_live())
             rc = asprintf(&p->unknown_reason, "driver %s is bound but no netdev is visible (another network "
                                               "namespace, e.g. a container)", d->driver);
@@ -289,8 +290,8 @@ static void explain_unknowns(struct network_info *n)
         if (p->unknown_reason || (p->state != LINK_UNKNOWN && (p->speed_mbps > 0 || p->state == LINK_DOWN)))
             continue;
         int rc = p->state == LINK_UNKNOWN
-                     ? asprintf(&p->unknown_reason, "neither operstate nor carrier tells whether the link is up")
-                     : asprintf(&p->unknown_reason, "the link is up but the driver reports no speed");
+                     ? asprintf(&p->unknown_reason, "%s", N_("neither operstate nor carrier tells whether the link is up"))
+                     : asprintf(&p->unknown_reason, "%s", N_("the link is up but the driver reports no speed"));
         if (rc < 0)
             p->unknown_reason = NULL;
     }

@@ -5,6 +5,7 @@
 
 #include "probe/probe.h"
 #include "util/fsroot.h"
+#include "util/i18n.h"
 #include "util/parse.h"
 
 #define NODE_DIR "/sys/devices/system/node"
@@ -33,7 +34,7 @@ static void read_node(struct machine *m, struct numa_node *n)
     snprintf(path, sizeof path, NODE_DIR "/node%d/meminfo", n->id);
     text = fs_read(path);
     if (!text)
-        machine_problem(m, path, "%s: the node's memory is unknown", probe_missing_reason());
+        machine_problem_missing(m, path, probe_missing_reason(), N_("the node's memory is unknown"));
     else if (!(n->memory_known = parse_meminfo_bytes(text, "MemTotal", &n->memory_bytes)))
         machine_problem(m, path, "has no readable MemTotal line: the node's memory is unknown");
     free(text);
@@ -63,7 +64,7 @@ void probe_numa(struct machine *m)
     char **names;
     int count = fs_list(NODE_DIR, &names);
     if (count < 0) {
-        machine_problem(m, NODE_DIR, "%s: NUMA layout unknown", probe_missing_reason());
+        machine_problem_missing(m, NODE_DIR, probe_missing_reason(), N_("NUMA layout unknown"));
         return;
     }
     m->nodes = calloc((size_t)count + 1, sizeof *m->nodes);

@@ -7,6 +7,7 @@
 
 #include "probe/probe.h"
 #include "util/fsroot.h"
+#include "util/i18n.h"
 #include "util/parse.h"
 #include "util/pciaddr.h"
 #include "util/pciids.h"
@@ -279,7 +280,7 @@ void probe_pci(struct machine *m)
     char **names;
     int count = fs_list(PCI_DIR, &names);
     if (count < 0) {
-        machine_problem(m, PCI_DIR, "%s: PCI devices unknown", probe_missing_reason());
+        machine_problem_missing(m, PCI_DIR, probe_missing_reason(), N_("PCI devices unknown"));
         return;
     }
     m->pci_scanned = true;

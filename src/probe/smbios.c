@@ -9,6 +9,7 @@
 
 #include "probe/dmi.h"
 #include "util/fsroot.h"
+#include "util/i18n.h"
 #include "util/inputfile.h"
 
 #define SMBIOS_TABLE_LIMIT (1u << 20) /* SMBIOS 3 tables may reach 4 GiB in theory; real ones are <64 KiB */
@@ -444,10 +445,10 @@ int smbios_load_sysfs(struct dmi_data *d, char **error)
         const char *reason = why;
         if (!reason)
             reason = ep_errno == EACCES || ep_errno == EPERM
-                         ? "readable by root only: run `sudo gpuvet audit`, or pass `sudo dmidecode` output with --dmidecode"
+                         ? N_("readable by root only: run `sudo gpuvet audit`, or pass `sudo dmidecode` output with --dmidecode")
                      : fsroot_is_live()
-                         ? "this system exposes no SMBIOS table (a VM or container without firmware tables)"
-                         : "the recorded tree holds no SMBIOS table";
+                         ? N_("this system exposes no SMBIOS table (a VM or container without firmware tables)")
+                         : N_("the recorded tree holds no SMBIOS table");
         if (asprintf(error, "%s", reason) < 0)
             *error = NULL;
     }

@@ -11,6 +11,7 @@
 #include "probe/probe.h"
 #include "util/deadline.h"
 #include "util/fsroot.h"
+#include "util/i18n.h"
 
 /* sysfs `size` counts 512-byte sectors whatever the drive's logical block size. */
 #define SECTOR_BYTES 512
@@ -170,7 +171,7 @@ static void list_disks(struct machine *m)
     char **names;
     int count = fs_list(dir, &names);
     if (count < 0) {
-        machine_problem(m, dir, "%s: block devices unknown", probe_missing_reason());
+        machine_problem_missing(m, dir, probe_missing_reason(), N_("block devices unknown"));
         return;
     }
     m->storage.listed = true;
@@ -393,7 +394,7 @@ static void add_whole_disks(struct storage_location *loc, const char *name, int 
 static void locate(struct storage_location *loc, const struct mount_table *t)
 {
     if (!t->file) {
-        loc->unknown_reason = strdup("no mount table (/proc/self/mountinfo, /proc/mounts)");
+        loc->unknown_reason = strdup(N_("no mount table (/proc/self/mountinfo, /proc/mounts)"));
         return;
     }
     const struct mount_entry *e = covering_mount(t, loc->path);

@@ -68,7 +68,7 @@ static void cell(FILE *o, enum fleet_cell kind, const char *text)
     if (kind == FLEET_CELL_ITEMS)
         fleet_write_items(o, text, html_text, "<br>");
     else
-        html_text(o, text);
+        html_text(o, kind == FLEET_CELL_SEVERITY ? fleet_severity_shown(text) : text);
     static const char *const closing[] = {[FLEET_CELL_HOSTS] = "</code></td>", [FLEET_CELL_SEVERITY] = "</span></td>",
                                           [FLEET_CELL_GROUP] = "</a></td>"};
     fputs(closing[kind] ? closing[kind] : "</td>", o);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "report/fleet_report.h"
+#include "util/i18n.h"
 
 /* A field value as JSON: a string, or an array of strings for list fields. */
 static json_t *value_json(enum fleet_field field, const char *value)
@@ -135,7 +136,7 @@ static int dump(FILE *out, json_t *doc)
     return rc != 0 || ferror(out) ? -1 : 0;
 }
 
-int fleet_report_json(FILE *out, const struct fleet *f, const struct fleet_analysis *a)
+static int fleet_json_english(FILE *out, const struct fleet *f, const struct fleet_analysis *a)
 {
     json_t *groups = json_array();
     for (int i = 0; i < a->ngroups; i++)
@@ -165,7 +166,7 @@ static json_t *findings_only(const struct fleet_node *x, const struct fleet_node
     return list;
 }
 
-int compare_report_json(FILE *out, const struct fleet *fa, const struct fleet *fb)
+static int compare_json_english(FILE *out, const struct fleet *fa, const struct fleet *fb)
 {
     const struct fleet_node *a = &fa->nodes[0], *b = &fb->nodes[0];
     json_t *differences = json_array(), *same = json_array(), *bench = json_array();
@@ -201,4 +202,21 @@ int compare_report_json(FILE *out, const struct fleet *fa, const struct fleet *f
                             differences, "same", same, "bench", bench, "findings", "only_a", findings_only(a, b),
                             "only_b", findings_only(b, a));
     return dump(out, doc);
+}
+
+/* Machine output: English whatever language the run shows people (util/i18n.h). */
+int fleet_report_json(FILE *out, const struct fleet *f, const struct fleet_analysis *a)
+{
+    i18n_english_begin();
+    int rc = fleet_json_english(out, f, a);
+    i18n_english_end();
+    return rc;
+}
+
+int compare_report_json(FILE *out, const struct fleet *fa, const struct fleet *fb)
+{
+    i18n_english_begin();
+    int rc = compare_json_english(out, fa, fb);
+    i18n_english_end();
+    return rc;
 }

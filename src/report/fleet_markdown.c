@@ -47,7 +47,7 @@ static void cell(FILE *o, enum fleet_cell kind, const char *text)
     if (kind == FLEET_CELL_ITEMS)
         fleet_write_items(o, text, md_text, "<br>");
     else
-        md_text(o, text);
+        md_text(o, kind == FLEET_CELL_SEVERITY ? fleet_severity_shown(text) : text);
     fputs(" |", o);
 }
 

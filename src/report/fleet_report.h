@@ -36,6 +36,11 @@ int compare_report_to_file(const char *path, int (*fn)(FILE *, const struct flee
 /* A field's value on one line: list values as "a; b; c", or "24 entries" for several DIMMs or
  * more than 4 items. */
 void fleet_value_line(char *buf, size_t n, enum fleet_field field, const char *value);
+/* A field's value (list values '\n'-separated, or NULL) in the reader's language, same shape;
+ * NULL for NULL (caller frees). The English value when not translating. */
+char *fleet_value_shown(enum fleet_field field, const char *value);
+/* A finding's severity ("fail", "warn") as a report shows it to people. */
+const char *fleet_severity_shown(const char *severity);
 /* "12.49 GB/s", "-" when not measured. */
 void fleet_figure_text(char *buf, size_t n, enum fleet_metric m, double v);
 /* "11 nodes (11 audit, 5 bench documents), 2 groups by CPU and accelerator models" */

@@ -7,41 +7,66 @@
 #include <string.h>
 
 #include "report/fleet_report.h"
+#include "util/i18n.h"
 #include "util/output.h"
+#include "util/width.h"
 
 #define LABEL_WIDTH 24
 #define CELL_WIDTH 36
 
-static void print_items(FILE *out, const char *indent, const char *what, const char *items)
+/* Each item of `items` on a line: after `what` padded to `what_width` columns, when given. */
+static void print_items(FILE *out, const char *indent, const char *what, size_t what_width, const char *items)
 {
     for (const char *p = items; p && *p;) {
         const char *end = strchr(p, '\n');
         int n = end ? (int)(end - p) : (int)strlen(p);
-        fprintf(out, "%s%s%s%.*s\n", indent, what, *what ? " " : "", n, p);
+        fputs(indent, out);
+        if (*what) {
+            fput_padded(out, what, what_width);
+            fputc(' ', out);
+        }
+        fprintf(out, "%.*s\n", n, p);
         p = end ? end + 1 : NULL;
     }
+}
+
+static size_t max_width(const char *a, const char *b)
+{
+    size_t x = display_width(a), y = display_width(b);
+    return x > y ? x : y;
 }
 
 static void print_difference(FILE *out, const struct fleet_difference *d)
 {
     const struct fleet_field_info *info = &fleet_fields[d->field];
     if (!info->list) {
-        fprintf(out, "      %s: %s\n        the group has: %s\n", info->label, d->value, d->majority);
+        char *value = fleet_value_shown(d->field, d->value), *majority = fleet_value_shown(d->field, d->majority);
+        fprintf(out, _("      %s: %s\n        the group has: %s\n"), _(info->label), value, majority);
+        free(value);
+        free(majority);
         return;
     }
-    fprintf(out, "      %s:\n", info->label);
+    fprintf(out, _("      %s:\n"), _(info->label));
     char *missing = fleet_items_missing(d->majority, d->value), *extra = fleet_items_missing(d->value, d->majority);
-    print_items(out, "        ", "lacks", missing);
-    print_items(out, "        ", "has  ", extra);
+    char *missing_shown = fleet_value_shown(d->field, missing), *extra_shown = fleet_value_shown(d->field, extra);
+    /* TRANSLATORS: before an item of the group's majority this node lacks, and one it has besides. */
+    const char *lacks = _("lacks"), *has = _("has");
+    print_items(out, "        ", lacks, max_width(lacks, has), missing_shown);
+    print_items(out, "        ", has, max_width(lacks, has), extra_shown);
     free(missing);
     free(extra);
+    free(missing_shown);
+    free(extra_shown);
 }
 
-static void print_figure(FILE *out, enum fleet_metric m, double v)
+/* A finding key "warn RULE_ID subject", its severity in the reader's language, and a newline. */
+static void print_finding(FILE *out, const char *key)
 {
-    char buf[64];
-    fleet_figure_text(buf, sizeof buf, m, v);
-    fputs(buf, out);
+    struct fleet_finding_parts parts;
+    if (fleet_finding_split(key, &parts))
+        fprintf(out, "%s %s %s\n", fleet_severity_shown(parts.severity), parts.id, parts.subject);
+    else
+        fprintf(out, "%s\n", key);
 }
 
 static void print_group(FILE *out, const struct fleet *f, const struct fleet_analysis *a, int index)
@@ -51,19 +76,23 @@ static void print_group(FILE *out, const struct fleet *f, const struct fleet_ana
     fprintf(out, "\n%s\n", title);
     free(title);
     if (!g->class_key) {
-        fprintf(out, "  bench documents without an audit document: configuration unknown\n");
+        fputs(_("  bench documents without an audit document: configuration unknown\n"), out);
     } else {
-        fprintf(out, "  configuration%s:\n", g->nnodes > 1 ? " of the majority" : "");
+        fputs(g->nnodes > 1 ? _("  configuration of the majority:\n") : _("  configuration:\n"), out);
         for (int k = 0; k < FLEET_NFIELDS; k++) {
-            fprintf(out, "    %-*s ", LABEL_WIDTH, fleet_fields[k].label);
+            fputs("    ", out);
+            fput_padded(out, _(fleet_fields[k].label), LABEL_WIDTH);
+            fputc(' ', out);
             char value[4096];
-            if (g->majority[k])
-                fleet_value_line(value, sizeof value, (enum fleet_field)k, g->majority[k]);
-            fprintf(out, "%s\n", g->majority[k] ? value : "no majority: the nodes differ");
+            char *shown = fleet_value_shown((enum fleet_field)k, g->majority[k]);
+            if (shown)
+                fleet_value_line(value, sizeof value, (enum fleet_field)k, shown);
+            fprintf(out, "%s\n", shown ? value : _("no majority: the nodes differ"));
+            free(shown);
         }
     }
     if (g->nodd) {
-        fprintf(out, "  odd nodes, against the group's majority:\n");
+        fputs(_("  odd nodes, against the group's majority:\n"), out);
         for (int i = 0; i < g->nodd; i++) {
             fprintf(out, "    %s\n", f->nodes[g->odd[i].node].host);
             for (int k = 0; k < g->odd[i].ndifferences; k++)
@@ -72,43 +101,50 @@ static void print_group(FILE *out, const struct fleet *f, const struct fleet_ana
     }
     for (int i = 0; i < g->nsplits; i++) {
         const struct fleet_split *sp = &g->splits[i];
-        fprintf(out, "  %s: no value on more than half of the nodes\n", fleet_fields[sp->field].label);
+        fprintf(out, _("  %s: no value on more than half of the nodes\n"), _(fleet_fields[sp->field].label));
         for (int v = 0; v < sp->nvalues; v++) {
             char *list = fleet_hostlist(f, sp->values[v].nodes, (size_t)sp->values[v].nnodes);
+            char *shown = fleet_value_shown(sp->field, sp->values[v].value);
             if (fleet_fields[sp->field].list)
-                print_items(out, "    ", "", sp->values[v].value);
+                print_items(out, "    ", "", 0, shown);
             else
-                fprintf(out, "    %s\n", sp->values[v].value);
-            fprintf(out, "      on %s (%d of %d)\n", list, sp->values[v].nnodes, g->naudited);
+                fprintf(out, "    %s\n", shown);
+            fprintf(out, _("      on %s (%d of %d)\n"), list, sp->values[v].nnodes, g->naudited);
+            free(shown);
             free(list);
         }
     }
     if (g->nlow) {
-        fprintf(out, "  bench figures more than %g%% below the group's median:\n", a->tolerance * 100);
+        fprintf(out, _("  bench figures more than %g%% below the group's median:\n"), a->tolerance * 100);
         for (int i = 0; i < g->nlow; i++) {
             const struct fleet_low_figure *l = &g->low[i];
-            fprintf(out, "    %s  %s ", f->nodes[l->node].host, fleet_metrics[l->metric].label);
-            print_figure(out, l->metric, l->value);
-            fprintf(out, ", median ");
-            print_figure(out, l->metric, l->median);
-            fprintf(out, " (%+.1f%%)\n", (l->value / l->median - 1) * 100);
+            char value[64], median[64];
+            fleet_figure_text(value, sizeof value, l->metric, l->value);
+            fleet_figure_text(median, sizeof median, l->metric, l->median);
+            /* TRANSLATORS: host, bench figure, its value, the group's median, the difference. */
+            fprintf(out, _("    %s  %s %s, median %s (%+.1f%%)\n"), f->nodes[l->node].host,
+                    _(fleet_metrics[l->metric].label), value, median, (l->value / l->median - 1) * 100);
         }
     }
     for (int m = 0; m < FLEET_NMETRICS; m++)
         if (g->measured[m] > 0 && g->measured[m] < FLEET_MIN_MEDIAN_NODES)
-            fprintf(out, "  %s: measured on %d node%s, fewer than %d: no median to judge against\n",
-                    fleet_metrics[m].label, g->measured[m], g->measured[m] == 1 ? "" : "s", FLEET_MIN_MEDIAN_NODES);
+            fprintf(out,
+                    i18n_plural("  %s: measured on %d node, fewer than %d: no median to judge against\n",
+                                "  %s: measured on %d nodes, fewer than %d: no median to judge against\n",
+                                (unsigned long)g->measured[m]),
+                    _(fleet_metrics[m].label), g->measured[m], FLEET_MIN_MEDIAN_NODES);
     if (g->npartial) {
-        fprintf(out, "  problem findings on only some nodes:\n");
+        fputs(_("  problem findings on only some nodes:\n"), out);
         for (int i = 0; i < g->npartial; i++) {
             char *list = fleet_hostlist(f, g->partial[i].nodes, (size_t)g->partial[i].nnodes);
-            fprintf(out, "    %s\n      on %s (%d of %d)\n", g->partial[i].finding, list, g->partial[i].nnodes,
-                    g->naudited);
+            fputs("    ", out);
+            print_finding(out, g->partial[i].finding);
+            fprintf(out, _("      on %s (%d of %d)\n"), list, g->partial[i].nnodes, g->naudited);
             free(list);
         }
     }
     if (g->class_key && !g->nodd && !g->nsplits && !g->nlow && !g->npartial)
-        fprintf(out, "  every node alike\n");
+        fputs(_("  every node alike\n"), out);
 }
 
 static int fleet_text_unescaped(FILE *out, const struct fleet *f, const struct fleet_analysis *a)
@@ -117,7 +153,7 @@ static int fleet_text_unescaped(FILE *out, const struct fleet *f, const struct f
     fleet_summary_line(summary, sizeof summary, f, a);
     fprintf(out, "gpuvet fleet: %s\n", summary);
     char *odd = fleet_odd_hostlist(f, a);
-    fprintf(out, "odd nodes: %s\n", *odd ? odd : "none");
+    fprintf(out, _("odd nodes: %s\n"), *odd ? odd : _("none"));
     free(odd);
     for (int i = 0; i < a->ngroups; i++)
         print_group(out, f, a, i);
@@ -126,16 +162,18 @@ static int fleet_text_unescaped(FILE *out, const struct fleet *f, const struct f
 
 /* ---- compare ---- */
 
-/* How much of `text` fits a cell of `width`: up to the last blank that fits, else cut. */
+/* How many bytes of `text` fit a cell of `width` columns: up to the last blank that fits, else
+ * cut at a whole character (Chinese has no blanks between words). */
 static int cell_take(const char *text, int width)
 {
-    int len = (int)strlen(text);
-    if (len <= width)
-        return len;
-    for (int take = width; take > width / 2; take--)
+    size_t len = strlen(text);
+    if (display_width(text) <= (size_t)width)
+        return (int)len;
+    size_t fits = display_prefix(text, len, (size_t)width);
+    for (size_t take = fits; take > 0 && display_width_n(text, take) > (size_t)width / 2; take--)
         if (text[take] == ' ')
-            return take;
-    return width;
+            return (int)take;
+    return fits ? (int)fits : 1;
 }
 
 /* One row of three columns (label, A, B), each wrapped to its width on as many lines as needed;
@@ -145,12 +183,21 @@ static void print_row(FILE *out, const char *label, const char *a, const char *b
     const char *cells[3] = {label, a, b};
     const int widths[3] = {LABEL_WIDTH, CELL_WIDTH, CELL_WIDTH};
     do {
-        char line[LABEL_WIDTH + 2 * CELL_WIDTH + 8];
+        /* Up to 4 bytes a column (UTF-8) and the blanks between. */
+        char line[4 * (LABEL_WIDTH + 2 * CELL_WIDTH) + 16] = "  ";
         int take[3];
-        for (int c = 0; c < 3; c++)
+        for (int c = 0; c < 3; c++) {
             take[c] = cell_take(cells[c], widths[c]);
-        int n = snprintf(line, sizeof line, "  %-*.*s %-*.*s %.*s", widths[0], take[0], cells[0], widths[1], take[1],
-                         cells[1], take[2], cells[2]);
+            char part[4 * CELL_WIDTH + 4];
+            snprintf(part, sizeof part, "%.*s", take[c], cells[c]);
+            if (c < 2) {
+                append_padded(line, sizeof line, part, (size_t)widths[c]);
+                append_padded(line, sizeof line, " ", 1);
+            } else {
+                append_padded(line, sizeof line, part, 0);
+            }
+        }
+        int n = (int)strlen(line);
         while (n > 0 && line[n - 1] == ' ')
             n--;
         fprintf(out, "%.*s\n", n, line);
@@ -183,15 +230,21 @@ static void print_compare_field(FILE *out, enum fleet_field k, const char *a, co
 {
     const struct fleet_field_info *info = &fleet_fields[k];
     if (!info->list || !a || !b) {
-        print_row(out, info->label, value_or_dash(a), value_or_dash(b));
+        char *shown_a = fleet_value_shown(k, a), *shown_b = fleet_value_shown(k, b);
+        print_row(out, _(info->label), value_or_dash(shown_a), value_or_dash(shown_b));
+        free(shown_a);
+        free(shown_b);
         return;
     }
     char *only_a = fleet_items_missing(a, b), *only_b = fleet_items_missing(b, a);
-    print_row(out, info->label, "only on A:", "only on B:");
-    print_item_rows(out, only_a, true);
-    print_item_rows(out, only_b, false);
+    char *shown_a = fleet_value_shown(k, only_a), *shown_b = fleet_value_shown(k, only_b);
+    print_row(out, _(info->label), _("only on A:"), _("only on B:"));
+    print_item_rows(out, shown_a, true);
+    print_item_rows(out, shown_b, false);
     free(only_a);
     free(only_b);
+    free(shown_a);
+    free(shown_b);
 }
 
 /* Problem findings of `x` that `y` lacks. */
@@ -202,9 +255,10 @@ static void print_findings_only(FILE *out, const struct fleet_node *x, const str
         if (!fleet_finding_only_on(x, i, y))
             continue;
         if (!any)
-            fprintf(out, "\n%s:\n", title);
+            fprintf(out, "\n%s\n", title);
         any = true;
-        fprintf(out, "  %s\n", x->findings[i]);
+        fputs("  ", out);
+        print_finding(out, x->findings[i]);
     }
 }
 
@@ -218,37 +272,42 @@ static int compare_text_unescaped(FILE *out, const struct fleet *fa, const struc
         int ndiff = 0;
         for (int k = 0; k < FLEET_NFIELDS; k++)
             ndiff += strcmp(a->field[k], b->field[k]) != 0;
-        fprintf(out, "\n%s\n", ndiff ? "differences:" : "no differences in configuration");
+        fprintf(out, "\n%s\n", ndiff ? _("differences:") : _("no differences in configuration"));
         if (ndiff)
             print_row(out, "", "A", "B");
         for (int k = 0; k < FLEET_NFIELDS; k++)
             if (strcmp(a->field[k], b->field[k]))
                 print_compare_field(out, (enum fleet_field)k, a->field[k], b->field[k]);
-        fprintf(out, "\nthe same on both:\n");
+        fputs(_("\nthe same on both:\n"), out);
         for (int k = 0; k < FLEET_NFIELDS; k++)
-            if (!strcmp(a->field[k], b->field[k]))
-                print_row(out, fleet_fields[k].label, a->field[k], "");
+            if (!strcmp(a->field[k], b->field[k])) {
+                char *shown = fleet_value_shown((enum fleet_field)k, a->field[k]);
+                print_row(out, _(fleet_fields[k].label), shown, "");
+                free(shown);
+            }
     } else {
-        fprintf(out, "\nconfiguration: %s\n", a->class_key   ? "B has no audit document"
-                                               : b->class_key ? "A has no audit document"
-                                                              : "neither has an audit document");
+        fputs(a->class_key   ? _("\nconfiguration: B has no audit document\n")
+              : b->class_key ? _("\nconfiguration: A has no audit document\n")
+                             : _("\nconfiguration: neither has an audit document\n"),
+              out);
     }
     bool bench_header = false;
     for (int m = 0; m < FLEET_NMETRICS; m++) {
         if (isnan(a->metric[m]) && isnan(b->metric[m]))
             continue;
         if (!bench_header)
-            fprintf(out, "\nbench figures:\n");
+            fputs(_("\nbench figures:\n"), out);
         bench_header = true;
         char va[64], vb[96];
         fleet_figure_text(va, sizeof va, (enum fleet_metric)m, a->metric[m]);
         fleet_figure_text(vb, sizeof vb, (enum fleet_metric)m, b->metric[m]);
         if (!isnan(a->metric[m]) && !isnan(b->metric[m]) && a->metric[m] > 0)
-            snprintf(vb + strlen(vb), sizeof vb - strlen(vb), " (%+.1f%% against A)", (b->metric[m] / a->metric[m] - 1) * 100);
-        print_row(out, fleet_metrics[m].label, va, vb);
+            snprintf(vb + strlen(vb), sizeof vb - strlen(vb), _(" (%+.1f%% against A)"),
+                     (b->metric[m] / a->metric[m] - 1) * 100);
+        print_row(out, _(fleet_metrics[m].label), va, vb);
     }
-    print_findings_only(out, a, b, "problem findings only on A");
-    print_findings_only(out, b, a, "problem findings only on B");
+    print_findings_only(out, a, b, _("problem findings only on A:"));
+    print_findings_only(out, b, a, _("problem findings only on B:"));
     return ferror(out) ? -1 : 0;
 }
 

@@ -134,7 +134,7 @@ static void print_memory(FILE *o, const struct audit_report *r)
     fputs("</p>\n", o);
     if (mem->ndimms == 0) {
         fputs(_("<p>DIMMs unknown: "), o);
-        html_text(o, mem->unknown_reason ? mem->unknown_reason : _("no DIMM source was read"));
+        html_text(o, mem->unknown_reason ? _(mem->unknown_reason) : _("no DIMM source was read"));
         fputs("</p>\n", o);
         return;
     }
@@ -252,9 +252,9 @@ static void print_claims(FILE *o, const struct audit_report *r)
         fputs("</td><td>", o);
         html_text(o, found ? found : "unknown");
         fputs("</td><td>", o);
-        html_text(o, claim_verdict_name(c->verdict));
+        html_text(o, _(claim_verdict_name(c->verdict)));
         fputs("</td><td>", o);
-        html_text(o, c->message);
+        html_text(o, claim_message_text(c));
         fputs("</td></tr>\n", o);
         free(claimed);
         free(found);
@@ -286,7 +286,7 @@ static void print_all_findings(FILE *o, const struct audit_report *r)
             fputs("<li><code>", o);
             html_text(o, m->problems[i].path);
             fputs("</code>: ", o);
-            html_text(o, m->problems[i].message);
+            html_text(o, machine_problem_text(&m->problems[i]));
             fputs("</li>\n", o);
         }
         fputs("</ul>\n", o);

@@ -116,7 +116,7 @@ static void print_memory(FILE *o, const struct audit_report *r)
     fputs("\n\n", o);
     if (mem->ndimms == 0) {
         fputs(_("DIMMs unknown: "), o);
-        md_text(o, mem->unknown_reason ? mem->unknown_reason : _("no DIMM source was read"));
+        md_text(o, mem->unknown_reason ? _(mem->unknown_reason) : _("no DIMM source was read"));
         fputc('\n', o);
         return;
     }
@@ -209,8 +209,8 @@ static void print_claims(FILE *o, const struct audit_report *r)
         md_text(o, claimed ? claimed : "?");
         fputs(" | ", o);
         md_text(o, found ? found : _("unknown"));
-        fprintf(o, " | %s | ", claim_verdict_name(c->verdict));
-        md_text(o, c->message);
+        fprintf(o, " | %s | ", _(claim_verdict_name(c->verdict)));
+        md_text(o, claim_message_text(c));
         fputs(" |\n", o);
         free(claimed);
         free(found);
@@ -230,7 +230,7 @@ static void print_all_findings(FILE *o, const struct audit_report *r)
             fputs("- ", o);
             md_text(o, m->problems[i].path);
             fputs(": ", o);
-            md_text(o, m->problems[i].message);
+            md_text(o, machine_problem_text(&m->problems[i]));
             fputc('\n', o);
         }
     }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "report/report.h"
+#include "util/i18n.h"
 #include "util/pciaddr.h"
 
 /* A label value as the format wants it: backslash, double quote and line feed escaped. */
@@ -243,17 +244,20 @@ int report_prom_file(const char *path, const struct prom_report *r)
     /* The temporary name does not end in .prom: the textfile collector skips it. */
     int fd = mkstemp(temp);
     if (fd < 0) {
-        fprintf(stderr, "gpuvet: --prom %s: cannot create a file in its folder: %s\n", path, strerror(errno));
+        fprintf(stderr, _("gpuvet: --prom %s: cannot create a file in its folder: %s\n"), path, strerror(errno));
         return -1;
     }
     FILE *out = fdopen(fd, "w");
     if (!out) {
-        fprintf(stderr, "gpuvet: --prom %s: %s\n", path, strerror(errno));
+        fprintf(stderr, _("gpuvet: --prom %s: %s\n"), path, strerror(errno));
         close(fd);
         unlink(temp);
         return -1;
     }
+    /* Metric names, labels and HELP texts are for machines: English in every language. */
+    i18n_english_begin();
     put_document(out, r);
+    i18n_english_end();
     bool ok = fflush(out) == 0 && !ferror(out) && fchmod(fd, 0644) == 0 && fsync(fd) == 0;
     int saved = errno;
     ok = fclose(out) == 0 && ok;
@@ -262,7 +266,7 @@ int report_prom_file(const char *path, const struct prom_report *r)
         ok = false;
     }
     if (!ok) {
-        fprintf(stderr, "gpuvet: --prom %s: %s\n", path, strerror(saved));
+        fprintf(stderr, _("gpuvet: --prom %s: %s\n"), path, strerror(saved));
         unlink(temp);
         return -1;
     }

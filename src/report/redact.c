@@ -81,6 +81,7 @@ void report_redact_audit(struct machine *m, struct findings *f)
     for (int i = 0; i < m->nproblems; i++) {
         scrub(&m->problems[i].path, &l);
         scrub(&m->problems[i].message, &l);
+        scrub(&m->problems[i].message_local, &l);
     }
     for (int i = 0; i < f->count; i++) {
         struct finding *it = &f->items[i];

@@ -33,14 +33,6 @@ static struct style make_style(bool colour)
     return s;
 }
 
-static void upper(char *dst, const char *src, size_t n)
-{
-    size_t i = 0;
-    for (; src[i] && i + 1 < n; i++)
-        dst[i] = (char)(src[i] >= 'a' && src[i] <= 'z' ? src[i] - 32 : src[i]);
-    dst[i] = '\0';
-}
-
 static const char *or_unknown(const char *s) { return s ? s : _("unknown"); }
 
 /* Cells of a table padded to display columns (a Chinese character takes two), in a ring of
@@ -203,14 +195,12 @@ static void print_claims(FILE *o, const struct claim_set *set, const struct styl
         char *claimed = json_dumps(c->claimed, JSON_ENCODE_ANY | JSON_REAL_PRECISION(15)),
              *found = json_dumps(c->found, JSON_ENCODE_ANY | JSON_REAL_PRECISION(15));
         enum severity sev = c->verdict == CLAIM_MISMATCH ? SEV_FAIL : c->verdict == CLAIM_PASS ? SEV_PASS : SEV_UNKNOWN;
-        char verdict[16];
-        upper(verdict, claim_verdict_name(c->verdict), sizeof verdict);
         fprintf(o, "  %s %s %s %s%s%s\n", cell(c->key, 28), cell(claimed ? claimed : "?", 22),
-                cell(c->found && !json_is_null(c->found) && found ? found : _("unknown"), 22), st->sev[sev], _(verdict),
+                cell(c->found && !json_is_null(c->found) && found ? found : _("unknown"), 22), st->sev[sev], _(claim_verdict_label(c->verdict)),
                 st->reset);
         /* The arithmetic on a line of its own, so the table keeps its columns within the width. */
-        if (c->message && *c->message)
-            fprintf(o, "      %s%s%s\n", st->dim, c->message, st->reset);
+        if (*claim_message_text(c))
+            fprintf(o, "      %s%s%s\n", st->dim, claim_message_text(c), st->reset);
         free(claimed);
         free(found);
     }
@@ -223,7 +213,7 @@ static void print_location(FILE *o, const char *what, const struct storage_locat
     if (l->network_fs)
         fprintf(o, _("network filesystem %s from %s"), l->fstype, l->source);
     else if (l->ndisks == 0)
-        fprintf(o, _("disk unknown (%s)"), l->unknown_reason ? l->unknown_reason : _("no mount found"));
+        fprintf(o, _("disk unknown (%s)"), l->unknown_reason ? _(l->unknown_reason) : _("no mount found"));
     for (int i = 0; i < l->ndisks; i++)
         fprintf(o, "%s%s", i ? ", " : _("on "), l->disks[i]);
     if (l->mountpoint && !l->network_fs)
@@ -270,7 +260,7 @@ static void print_network(FILE *o, const struct machine *m, const struct style *
         if (p->has_rdma)
             fprintf(o, _("  RDMA %s port %d %s"), p->rdma.device, p->rdma.port, or_unknown(p->rdma.state));
         if (p->unknown_reason)
-            fprintf(o, "  %s(%s)%s", st->dim, p->unknown_reason, st->reset);
+            fprintf(o, "  %s(%s)%s", st->dim, _(p->unknown_reason), st->reset);
         fputc('\n', o);
     }
 }
@@ -324,7 +314,7 @@ static void print_memory(FILE *o, const struct machine *m, const struct style *s
                 mem->platform.ddr, mem->platform.mts);
     fputc('\n', o);
     if (mem->ndimms == 0 && mem->unknown_reason)
-        fprintf(o, _("        DIMMs unknown: %s\n"), mem->unknown_reason);
+        fprintf(o, _("        DIMMs unknown: %s\n"), _(mem->unknown_reason));
     for (int s = 0; mem->ndimms > 0 && s < mem->sockets; s++) {
         fprintf(o, _("        socket %d: %d DIMMs"), s, memory_socket_dimms(mem, s));
         if (memory_socket_channels(mem, s) >= 0)
@@ -376,7 +366,7 @@ static void print_memory(FILE *o, const struct machine *m, const struct style *s
         return; /* "Not in the evidence files" says it */
     fprintf(o, _("%sCPU use%s "), st->bold, st->reset);
     if (!c->sampled) {
-        fprintf(o, _("not sampled: %s\n"), or_unknown(c->unknown_reason));
+        fprintf(o, _("not sampled: %s\n"), or_unknown(c->unknown_reason ? _(c->unknown_reason) : NULL));
         return;
     }
     fprintf(o, _("%.1f s: user %.1f%%, system %.1f%%, iowait %.1f%%, irq %.1f%%, steal %.1f%%; load %.2f\n"), c->seconds,
@@ -824,7 +814,7 @@ static int report_text_unescaped(FILE *out, const struct audit_report *r, bool c
     if (m->nproblems) {
         fprintf(o, _("\n%sInput problems%s (facts from these files are reported as unknown)\n"), st.bold, st.reset);
         for (int i = 0; i < m->nproblems; i++)
-            fprintf(o, "    %s: %s\n", m->problems[i].path, m->problems[i].message ? m->problems[i].message : "");
+            fprintf(o, "    %s: %s\n", m->problems[i].path, machine_problem_text(&m->problems[i]));
     }
     int ntables;
     const struct data_table_use *tables = data_tables_used(&ntables);

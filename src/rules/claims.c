@@ -10,6 +10,7 @@
 
 #include "claims/claims.h"
 #include "rules/checks.h"
+#include "util/i18n.h"
 #include "util/parse.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
@@ -75,7 +76,7 @@ static void eval_cpu_model(struct claim *c, const struct claim_eval *e)
 {
     const char *found = e->m->cpu.model;
     if (!found) {
-        set_verdict(c, CLAIM_UNKNOWN, NULL, "the CPU model is unknown");
+        set_verdict(c, CLAIM_UNKNOWN, NULL, _("the CPU model is unknown"));
         return;
     }
     char claimed[16][32], actual[32][32];
@@ -85,44 +86,46 @@ static void eval_cpu_model(struct claim *c, const struct claim_eval *e)
         for (int k = 0; k < na && !seen; k++)
             seen = !strcmp(claimed[i], actual[k]);
         if (!seen) {
-            set_verdict(c, CLAIM_MISMATCH, json_string(found), "\"%s\" is not in the CPU's model name", claimed[i]);
+            set_verdict(c, CLAIM_MISMATCH, json_string(found), _("\"%s\" is not in the CPU's model name"), claimed[i]);
             return;
         }
     }
-    set_verdict(c, CLAIM_PASS, json_string(found), "every word of the claim is in the CPU's model name");
+    set_verdict(c, CLAIM_PASS, json_string(found), _("every word of the claim is in the CPU's model name"));
 }
 
 static void eval_count(struct claim *c, int found, const char *what)
 {
     json_int_t claimed = json_integer_value(c->claimed);
     if (found <= 0)
-        set_verdict(c, CLAIM_UNKNOWN, NULL, "the number of %s is unknown", what);
+        /* TRANSLATORS: %s is "sockets", "threads" or "physical cores". */
+        set_verdict(c, CLAIM_UNKNOWN, NULL, _("the number of %s is unknown"), _(what));
     else if (found == claimed)
-        set_verdict(c, CLAIM_PASS, json_integer(found), "%d %s", found, what);
+        /* TRANSLATORS: "16 threads": a count and "sockets", "threads" or "physical cores". */
+        set_verdict(c, CLAIM_PASS, json_integer(found), _("%d %s"), found, _(what));
     else
-        set_verdict(c, CLAIM_MISMATCH, json_integer(found), "%d %s found, %lld claimed", found, what,
+        set_verdict(c, CLAIM_MISMATCH, json_integer(found), _("%d %s found, %lld claimed"), found, _(what),
                     (long long)claimed);
 }
 
 static void eval_cpu_sockets(struct claim *c, const struct claim_eval *e)
 {
-    eval_count(c, e->m->cpu.sockets, "sockets");
+    eval_count(c, e->m->cpu.sockets, N_("sockets"));
 }
 
 static void eval_cpu_threads(struct claim *c, const struct claim_eval *e)
 {
-    eval_count(c, e->m->cpu.threads, "threads");
+    eval_count(c, e->m->cpu.threads, N_("threads"));
 }
 
 /* The usual trick: hyperthreads sold as cores. */
 static void eval_cpu_cores(struct claim *c, const struct claim_eval *e)
 {
     const struct cpu_info *cpu = &e->m->cpu;
-    eval_count(c, cpu->cores, "physical cores");
+    eval_count(c, cpu->cores, N_("physical cores"));
     json_int_t claimed = json_integer_value(c->claimed);
     if (c->verdict == CLAIM_MISMATCH && cpu->threads > cpu->cores && claimed == cpu->threads)
         set_verdict(c, CLAIM_MISMATCH, json_integer(cpu->cores),
-                    "%d physical cores x %d threads each = %d threads: the claim counts threads as cores", cpu->cores,
+                    _("%d physical cores x %d threads each = %d threads: the claim counts threads as cores"), cpu->cores,
                     cpu->threads / cpu->cores, cpu->threads);
 }
 
@@ -139,15 +142,15 @@ static void eval_memory_gb(struct claim *c, const struct claim_eval *e)
     if (installed > 0) {
         double claimed_gb = json_number_value(c->claimed), found_gb = installed / GIB;
         if (found_gb >= claimed_gb * 0.99 && found_gb <= claimed_gb * 1.01)
-            set_verdict(c, CLAIM_PASS, json_real(found_gb), "%d DIMMs hold %.0f GB", e->m->memory.ndimms, found_gb);
+            set_verdict(c, CLAIM_PASS, json_real(found_gb), _("%d DIMMs hold %.0f GB"), e->m->memory.ndimms, found_gb);
         else
-            set_verdict(c, CLAIM_MISMATCH, json_real(found_gb), "%d DIMMs hold %.0f GB, %g GB claimed",
+            set_verdict(c, CLAIM_MISMATCH, json_real(found_gb), _("%d DIMMs hold %.0f GB, %g GB claimed"),
                         e->m->memory.ndimms, found_gb, claimed_gb);
         return;
     }
     int64_t total = e->m->kernel.mem_total_bytes;
     if (total < 0) {
-        set_verdict(c, CLAIM_UNKNOWN, NULL, "MemTotal unknown (/proc/meminfo not read)");
+        set_verdict(c, CLAIM_UNKNOWN, NULL, _("MemTotal unknown (/proc/meminfo not read)"));
         return;
     }
     double claimed = json_number_value(c->claimed), found = total / GIB;
@@ -156,14 +159,14 @@ static void eval_memory_gb(struct claim *c, const struct claim_eval *e)
     json_t *f = json_real(((long)(found * 10 + 0.5)) / 10.0);
     if (found < lowest)
         set_verdict(c, CLAIM_MISMATCH, f,
-                    "MemTotal is %.1f GiB; %g GB installed would leave at least %.1f GiB (%.1f %% page map and "
-                    "%.0f GiB firmware and kernel): about %.0f GB are installed", found, claimed, lowest,
+                    _("MemTotal is %.1f GiB; %g GB installed would leave at least %.1f GiB (%.1f %% page map and "
+                      "%.0f GiB firmware and kernel): about %.0f GB are installed"), found, claimed, lowest,
                     share * 100, fixed, (found + fixed) / (1 - share));
     else if (found > claimed)
-        set_verdict(c, CLAIM_PASS, f, "MemTotal %.1f GiB is more than the %g GB claimed", found, claimed);
+        set_verdict(c, CLAIM_PASS, f, _("MemTotal %.1f GiB is more than the %g GB claimed"), found, claimed);
     else
-        set_verdict(c, CLAIM_PASS, f, "MemTotal %.1f GiB fits %g GB installed (page map, firmware and kernel "
-                                      "take %.1f GiB)", found, claimed, claimed - found);
+        set_verdict(c, CLAIM_PASS, f, _("MemTotal %.1f GiB fits %g GB installed (page map, firmware and kernel "
+                                        "take %.1f GiB)"), found, claimed, claimed - found);
 }
 
 static void eval_memory_type(struct claim *c, const struct claim_eval *e)
@@ -171,18 +174,18 @@ static void eval_memory_type(struct claim *c, const struct claim_eval *e)
     const struct memory_info *mem = &e->m->memory;
     const char *claimed = json_string_value(c->claimed);
     if (mem->ndimms == 0 || !mem->dimms[0].type) {
-        set_verdict(c, CLAIM_UNKNOWN, NULL, "DIMM types unknown: %s",
-                    mem->unknown_reason ? mem->unknown_reason : "no DIMM source was readable");
+        set_verdict(c, CLAIM_UNKNOWN, NULL, _("DIMM types unknown: %s"),
+                    mem->unknown_reason ? _(mem->unknown_reason) : _("no DIMM source was readable"));
         return;
     }
     for (int i = 0; i < mem->ndimms; i++)
         if (!mem->dimms[i].type || strcasecmp(mem->dimms[i].type, claimed)) {
             set_verdict(c, CLAIM_MISMATCH, json_string(mem->dimms[i].type ? mem->dimms[i].type : "unknown"),
-                        "%s is %s, %s claimed", mem->dimms[i].locator ? mem->dimms[i].locator : "a DIMM",
-                        mem->dimms[i].type ? mem->dimms[i].type : "of unknown type", claimed);
+                        _("%s is %s, %s claimed"), mem->dimms[i].locator ? mem->dimms[i].locator : _("a DIMM"),
+                        mem->dimms[i].type ? mem->dimms[i].type : _("of unknown type"), claimed);
             return;
         }
-    set_verdict(c, CLAIM_PASS, json_string(mem->dimms[0].type), "all %d DIMMs are %s", mem->ndimms, mem->dimms[0].type);
+    set_verdict(c, CLAIM_PASS, json_string(mem->dimms[0].type), _("all %d DIMMs are %s"), mem->ndimms, mem->dimms[0].type);
 }
 
 /* What the memory runs at, not what the modules are rated for: a BIOS may run 3200 MT/s DIMMs
@@ -197,13 +200,13 @@ static void eval_memory_mts(struct claim *c, const struct claim_eval *e)
         if (mem->dimms[i].speed_mts > 0 && (!rated || mem->dimms[i].speed_mts < rated))
             rated = mem->dimms[i].speed_mts;
     if (running <= 0)
-        set_verdict(c, CLAIM_UNKNOWN, NULL, "memory speed unknown: %s",
-                    mem->unknown_reason ? mem->unknown_reason : "the DIMMs give no speed");
+        set_verdict(c, CLAIM_UNKNOWN, NULL, _("memory speed unknown: %s"),
+                    mem->unknown_reason ? _(mem->unknown_reason) : _("the DIMMs give no speed"));
     else if (running < claimed)
-        set_verdict(c, CLAIM_MISMATCH, json_integer(running), "memory runs at %d MT/s (modules rated %d), %lld claimed",
+        set_verdict(c, CLAIM_MISMATCH, json_integer(running), _("memory runs at %d MT/s (modules rated %d), %lld claimed"),
                     running, rated, (long long)claimed);
     else
-        set_verdict(c, CLAIM_PASS, json_integer(running), "memory runs at %d MT/s", running);
+        set_verdict(c, CLAIM_PASS, json_integer(running), _("memory runs at %d MT/s"), running);
 }
 
 /* "8-channel memory" on a label means every channel of every socket holds a DIMM. */
@@ -212,9 +215,9 @@ static void eval_memory_channels(struct claim *c, const struct claim_eval *e)
     const struct memory_info *mem = &e->m->memory;
     json_int_t claimed = json_integer_value(c->claimed);
     if (mem->ndimms == 0 || !mem->channels_from_locators || mem->sockets <= 0) {
-        set_verdict(c, CLAIM_UNKNOWN, NULL, "populated channels unknown: %s",
-                    mem->ndimms == 0 ? (mem->unknown_reason ? mem->unknown_reason : "no DIMM source was readable")
-                                     : "the DIMM locators name no channel");
+        set_verdict(c, CLAIM_UNKNOWN, NULL, _("populated channels unknown: %s"),
+                    mem->ndimms == 0 ? (mem->unknown_reason ? _(mem->unknown_reason) : _("no DIMM source was readable"))
+                                     : _("the DIMM locators name no channel"));
         return;
     }
     int lowest = -1, which = 0;
@@ -226,11 +229,12 @@ static void eval_memory_channels(struct claim *c, const struct claim_eval *e)
         }
     }
     if (lowest < claimed)
-        set_verdict(c, CLAIM_MISMATCH, json_integer(lowest), "socket %d has DIMMs in %d channels, %lld claimed%s", which,
-                    lowest, (long long)claimed,
-                    mem->platform.channels_per_socket ? " per socket" : "");
+        set_verdict(c, CLAIM_MISMATCH, json_integer(lowest),
+                    mem->platform.channels_per_socket ? _("socket %d has DIMMs in %d channels, %lld claimed per socket")
+                                                      : _("socket %d has DIMMs in %d channels, %lld claimed"),
+                    which, lowest, (long long)claimed);
     else
-        set_verdict(c, CLAIM_PASS, json_integer(lowest), "every socket has DIMMs in %d channels", lowest);
+        set_verdict(c, CLAIM_PASS, json_integer(lowest), _("every socket has DIMMs in %d channels"), lowest);
 }
 
 /* ---- gpus ---- */
@@ -239,8 +243,8 @@ static void eval_gpus_model(struct claim *c, const struct claim_eval *e)
 {
     const struct gpu_set *gpus = &e->m->gpus;
     if (gpus->count == 0) {
-        set_verdict(c, CLAIM_UNKNOWN, NULL, "GPU models unknown: %s",
-                    gpus->unknown_reason ? gpus->unknown_reason : "no NVIDIA driver or nvidia-smi evidence was read");
+        set_verdict(c, CLAIM_UNKNOWN, NULL, _("GPU models unknown: %s"),
+                    gpus->unknown_reason ? _(gpus->unknown_reason) : _("no NVIDIA driver or nvidia-smi evidence was read"));
         return;
     }
     char claimed[16][32], actual[32][32];
@@ -253,14 +257,14 @@ static void eval_gpus_model(struct claim *c, const struct claim_eval *e)
             for (int k = 0; k < na && !seen; k++)
                 seen = !strcmp(claimed[i], actual[k]);
             if (!seen) {
-                set_verdict(c, CLAIM_MISMATCH, json_string(name), "GPU %d is \"%s\": \"%s\" is not in its name", g,
+                set_verdict(c, CLAIM_MISMATCH, json_string(name), _("GPU %d is \"%s\": \"%s\" is not in its name"), g,
                             name, claimed[i]);
                 return;
             }
         }
     }
     set_verdict(c, CLAIM_PASS, json_string(gpus->items[0].name ? gpus->items[0].name : ""),
-                "all %d GPUs match", gpus->count);
+                _("all %d GPUs match"), gpus->count);
 }
 
 /* Drivers report a little less than the label (an "80 GB" H100 shows 79.6 GiB): 5 % slack. */
@@ -278,12 +282,12 @@ static void eval_gpus_memory_gb(struct claim *c, const struct claim_eval *e)
             lowest = gb;
     }
     if (lowest < 0)
-        set_verdict(c, CLAIM_UNKNOWN, NULL, "GPU memory unknown: %s",
-                    gpus->unknown_reason ? gpus->unknown_reason : "no NVIDIA driver or nvidia-smi evidence was read");
+        set_verdict(c, CLAIM_UNKNOWN, NULL, _("GPU memory unknown: %s"),
+                    gpus->unknown_reason ? _(gpus->unknown_reason) : _("no NVIDIA driver or nvidia-smi evidence was read"));
     else if (lowest < claimed * 0.95)
-        set_verdict(c, CLAIM_MISMATCH, json_real(lowest), "a GPU has %.1f GB, %g GB claimed", lowest, claimed);
+        set_verdict(c, CLAIM_MISMATCH, json_real(lowest), _("a GPU has %.1f GB, %g GB claimed"), lowest, claimed);
     else
-        set_verdict(c, CLAIM_PASS, json_real(lowest), "each GPU has %.1f GB or more", lowest);
+        set_verdict(c, CLAIM_PASS, json_real(lowest), _("each GPU has %.1f GB or more"), lowest);
 }
 
 static void eval_gpus_count(struct claim *c, const struct claim_eval *e)
@@ -292,17 +296,20 @@ static void eval_gpus_count(struct claim *c, const struct claim_eval *e)
     /* An audit of nvidia-smi evidence alone has no PCI bus: count the GPUs it lists. */
     if (!e->m->pci_scanned) {
         if (!e->m->gpus.probed || e->m->gpus.count == 0) {
-            set_verdict(c, CLAIM_UNKNOWN, NULL, "no PCI bus or GPU list was read");
+            set_verdict(c, CLAIM_UNKNOWN, NULL, _("no PCI bus or GPU list was read"));
             return;
         }
         n = e->m->gpus.attached_gpus > 0 ? e->m->gpus.attached_gpus : e->m->gpus.count;
     }
     json_int_t claimed = json_integer_value(c->claimed);
-    const char *where = e->m->pci_scanned ? "accelerators on PCI" : "GPUs in the nvidia-smi evidence";
+    bool pci = e->m->pci_scanned;
     if (n == claimed)
-        set_verdict(c, CLAIM_PASS, json_integer(n), "%d %s", n, where);
+        set_verdict(c, CLAIM_PASS, json_integer(n), pci ? _("%d accelerators on PCI") : _("%d GPUs in the nvidia-smi evidence"),
+                    n);
     else
-        set_verdict(c, CLAIM_MISMATCH, json_integer(n), "%d %s, %lld claimed", n, where, (long long)claimed);
+        set_verdict(c, CLAIM_MISMATCH, json_integer(n),
+                    pci ? _("%d accelerators on PCI, %lld claimed") : _("%d GPUs in the nvidia-smi evidence, %lld claimed"),
+                    n, (long long)claimed);
 }
 
 /* The generation an accelerator can run at: the lower of its own and its slot's maximum (GPUs
@@ -340,14 +347,20 @@ static void eval_gpus_link(struct claim *c, const struct claim_eval *e, bool wid
     int with_link;
     int lowest = lowest_accelerator(e->m, width, &which, &with_link);
     json_int_t claimed = json_integer_value(c->claimed);
-    const char *what = width ? "negotiated width x" : "platform generation Gen";
     if (with_link == 0)
-        set_verdict(c, CLAIM_UNKNOWN, NULL, "no accelerator with known PCIe link attributes");
+        set_verdict(c, CLAIM_UNKNOWN, NULL, _("no accelerator with known PCIe link attributes"));
     else if (lowest < claimed)
-        set_verdict(c, CLAIM_MISMATCH, json_integer(lowest), "%s has %s%d (lower of the card's and its slot's "
-                    "maximum for the generation), %lld claimed", which, what, lowest, (long long)claimed);
+        set_verdict(c, CLAIM_MISMATCH, json_integer(lowest),
+                    width ? _("%s has negotiated width x%d (lower of the card's and its slot's maximum for the "
+                              "generation), %lld claimed")
+                          : _("%s has platform generation Gen%d (lower of the card's and its slot's maximum for the "
+                              "generation), %lld claimed"),
+                    which, lowest, (long long)claimed);
     else
-        set_verdict(c, CLAIM_PASS, json_integer(lowest), "lowest %s%d over %d accelerators", what, lowest, with_link);
+        set_verdict(c, CLAIM_PASS, json_integer(lowest),
+                    width ? _("lowest negotiated width x%d over %d accelerators")
+                          : _("lowest platform generation Gen%d over %d accelerators"),
+                    lowest, with_link);
 }
 
 static void eval_gpus_pcie_gen(struct claim *c, const struct claim_eval *e) { eval_gpus_link(c, e, false); }
@@ -419,13 +432,15 @@ static const struct block_device *matched_disk(struct claim *c, const struct cla
 {
     const struct storage_info *s = &e->m->storage;
     if (!s->listed) {
-        set_verdict(c, CLAIM_UNKNOWN, NULL, "block devices unknown (no /sys/class/block or /sys/block)");
+        set_verdict(c, CLAIM_UNKNOWN, NULL, _("block devices unknown (no /sys/class/block or /sys/block)"));
         return NULL;
     }
     int d = c->index < MAX_STORAGE_CLAIMS ? e->storage_disk[c->index] : -1;
     if (d < 0) {
-        set_verdict(c, CLAIM_MISMATCH, NULL, "no disk left for this claim (%d disk%s found)", s->ndevices,
-                    s->ndevices == 1 ? "" : "s");
+        set_verdict(c, CLAIM_MISMATCH, NULL,
+                    i18n_plural("no disk left for this claim (%d disk found)", "no disk left for this claim (%d disks found)",
+                                (unsigned long)s->ndevices),
+                    s->ndevices);
         return NULL;
     }
     return &s->devices[d];
@@ -444,11 +459,11 @@ static void eval_storage_type(struct claim *c, const struct claim_eval *e)
     int match = type_matches(e->m, d, claimed);
     if (match < 0)
         set_verdict(c, CLAIM_UNKNOWN, json_string(found),
-                    flag_trusted ? "%s shows no rotational flag: whether it is %s is unknown"
-                                 : "%s is a virtual disk: whether the storage behind it is %s is unknown",
+                    flag_trusted ? _("%s shows no rotational flag: whether it is %s is unknown")
+                                 : _("%s is a virtual disk: whether the storage behind it is %s is unknown"),
                     d->name, claimed);
     else
-        set_verdict(c, match ? CLAIM_PASS : CLAIM_MISMATCH, json_string(found), "%s is %s", d->name, found);
+        set_verdict(c, match ? CLAIM_PASS : CLAIM_MISMATCH, json_string(found), _("%s is %s"), d->name, found);
 }
 
 static void eval_storage_gb(struct claim *c, const struct claim_eval *e)
@@ -458,16 +473,16 @@ static void eval_storage_gb(struct claim *c, const struct claim_eval *e)
         return;
     double claimed = json_number_value(c->claimed), tol = e->t->claim_storage_size_tolerance;
     if (d->size_bytes < 0) {
-        set_verdict(c, CLAIM_UNKNOWN, NULL, "the size of %s is unknown", d->name);
+        set_verdict(c, CLAIM_UNKNOWN, NULL, _("the size of %s is unknown"), d->name);
         return;
     }
     double found = d->size_bytes / GB;
     json_t *f = json_real(((long)(found * 10 + 0.5)) / 10.0);
     if (found < claimed * (1 - tol))
-        set_verdict(c, CLAIM_MISMATCH, f, "%s holds %.1f GB, less than %g GB (drives are sold rounded, so %.0f %% "
-                    "less is accepted)", d->name, found, claimed, tol * 100);
+        set_verdict(c, CLAIM_MISMATCH, f, _("%s holds %.1f GB, less than %g GB (drives are sold rounded, so %.0f %% "
+                      "less is accepted)"), d->name, found, claimed, tol * 100);
     else
-        set_verdict(c, CLAIM_PASS, f, "%s holds %.1f GB", d->name, found);
+        set_verdict(c, CLAIM_PASS, f, _("%s holds %.1f GB"), d->name, found);
 }
 
 /* ---- network ---- */
@@ -486,18 +501,23 @@ static void eval_network_gbps(struct claim *c, const struct claim_eval *e)
     double claimed = json_number_value(c->claimed);
     double found = best ? best->speed_mbps / 1000.0 : 0;
     if (found >= claimed)
-        set_verdict(c, CLAIM_PASS, json_real(found), "%s links at %g Gb/s", best->name, found);
+        set_verdict(c, CLAIM_PASS, json_real(found), _("%s links at %g Gb/s"), best->name, found);
     else if (unknown || !n->listed) {
-        char known[96] = "no NIC reports a speed";
         if (best)
-            snprintf(known, sizeof known, "the fastest known link is %s at %g Gb/s", best->name, found);
-        set_verdict(c, CLAIM_UNKNOWN, best ? json_real(found) : NULL, "%s; %d %s no speed", known, unknown,
-                    unknown == 1 ? "NIC shows" : "NICs show");
+            set_verdict(c, CLAIM_UNKNOWN, json_real(found),
+                        i18n_plural("the fastest known link is %s at %g Gb/s; %d NIC shows no speed",
+                                    "the fastest known link is %s at %g Gb/s; %d NICs show no speed", (unsigned long)unknown),
+                        best->name, found, unknown);
+        else
+            set_verdict(c, CLAIM_UNKNOWN, NULL,
+                        i18n_plural("no NIC reports a speed; %d NIC shows no speed",
+                                    "no NIC reports a speed; %d NICs show no speed", (unsigned long)unknown),
+                        unknown);
     }
     else if (best)
-        set_verdict(c, CLAIM_MISMATCH, json_real(found), "the fastest NIC, %s, links at %g Gb/s", best->name, found);
+        set_verdict(c, CLAIM_MISMATCH, json_real(found), _("the fastest NIC, %s, links at %g Gb/s"), best->name, found);
     else
-        set_verdict(c, CLAIM_MISMATCH, NULL, "no NIC reports a link speed (every link is down)");
+        set_verdict(c, CLAIM_MISMATCH, NULL, _("no NIC reports a link speed (every link is down)"));
 }
 
 const struct claim_kind claim_kinds[] = {
@@ -525,8 +545,21 @@ void claims_evaluate(struct claim_set *set, const struct machine *m, const struc
 {
     struct claim_eval e = {.m = m, .t = t, .set = set};
     match_storage(&e);
+    i18n_english_begin();
     for (int i = 0; i < set->count; i++)
         claim_kinds[set->items[i].kind].evaluate(&set->items[i], &e);
+    i18n_english_end();
+    /* The reader's language: the evaluators are pure, so a second run gives the same verdict and
+     * found value, and its message is kept beside the English one (which the JSON carries). */
+    for (int i = 0; i18n_translating() && i < set->count; i++) {
+        struct claim *c = &set->items[i];
+        char *english = c->message;
+        c->message = NULL;
+        claim_kinds[c->kind].evaluate(c, &e);
+        free(c->message_local);
+        c->message_local = c->message;
+        c->message = english;
+    }
 }
 
 void check_claim_mismatch(struct audit_ctx *ctx)
@@ -540,10 +573,10 @@ void check_claim_mismatch(struct audit_ctx *ctx)
                                                          : SEV_UNKNOWN;
         char *claimed = json_dumps(c->claimed, JSON_ENCODE_ANY | JSON_REAL_PRECISION(15)),
              *found = json_dumps(c->found, JSON_ENCODE_ANY | JSON_REAL_PRECISION(15));
+        const char *message = i18n_translating() && c->message_local ? c->message_local : c->message;
         finding_add(ctx, sev, c->key, ev,
-                    c->verdict == CLAIM_MISMATCH ? "ask the provider to correct the offer, or to fix the machine" : NULL,
-                    "claimed %s, found %s: %s", claimed ? claimed : "?", found ? found : "?",
-                    c->message ? c->message : "");
+                    c->verdict == CLAIM_MISMATCH ? _("ask the provider to correct the offer, or to fix the machine") : NULL,
+                    _("claimed %s, found %s: %s"), claimed ? claimed : "?", found ? found : "?", message ? message : "");
         free(claimed);
         free(found);
     }

@@ -11,7 +11,7 @@ static bool not_sampled(struct audit_ctx *ctx)
     if (c->sampled)
         return false;
     finding_add(ctx, SEV_UNKNOWN, "machine", NULL, NULL, _("not sampled: %s"),
-                c->unknown_reason ? c->unknown_reason : _("no sample"));
+                c->unknown_reason ? _(c->unknown_reason) : _("no sample"));
     return true;
 }
 

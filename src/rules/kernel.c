@@ -8,7 +8,7 @@
 static void unknown_setting(struct audit_ctx *ctx, const char *path)
 {
     finding_add(ctx, SEV_UNKNOWN, "machine", json_pack("{s:s}", "file", path), NULL, "%s: %s", path,
-                ctx->machine->missing_reason ? ctx->machine->missing_reason : _("not read"));
+                ctx->machine->missing_reason ? _(ctx->machine->missing_reason) : _("not read"));
 }
 
 void check_kernel_thp(struct audit_ctx *ctx)

@@ -25,7 +25,7 @@ void check_power_supply(struct audit_ctx *ctx)
     const struct power_info *p = &ctx->machine->power;
     if (!p->known || p->nsupplies == 0) {
         finding_add(ctx, SEV_UNKNOWN, "machine", NULL, NULL, _("power supplies unknown: %s"),
-                    !p->known ? (p->unknown_reason ? p->unknown_reason : _("no SMBIOS table"))
+                    !p->known ? (p->unknown_reason ? _(p->unknown_reason) : _("no SMBIOS table"))
                               : _("the SMBIOS table lists no power supply (many boards leave type 39 out)"));
         return;
     }

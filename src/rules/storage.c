@@ -65,7 +65,7 @@ static bool judge_disk_kind(struct audit_ctx *ctx, const struct storage_location
     }
     if (loc->ndisks == 0) {
         finding_add(ctx, SEV_UNKNOWN, dir, location_json(loc), NULL, _("the disk holding the dataset is unknown: %s"),
-                    loc->unknown_reason ? loc->unknown_reason : _("no mount found"));
+                    loc->unknown_reason ? _(loc->unknown_reason) : _("no mount found"));
         return false;
     }
     int slow = 0, unknown = 0, virtual_disks = 0;
