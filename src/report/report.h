@@ -39,6 +39,13 @@ json_t *gpu_clock_events_json(bool known, uint64_t bits);
 void report_redact(json_t *value);
 /* "Gen4 x16", with "?" for an unknown generation or width. */
 void report_link_text(char *buf, size_t n, int gen, int width);
+/* The width of the text reports: no line is wider (a 100-column terminal shows them unwrapped). */
+#define REPORT_COLUMNS 100
+/* A severity as people read it: "WARN", in the user's language (text.c). */
+const char *severity_label(enum severity s);
+/* Writes buf (len bytes) to o, every line wider than width display columns wrapped at a space or
+ * beside a CJK character; a continuation hangs under "fix: " or 8 columns in (text.c). */
+void print_wrapped(FILE *o, const char *buf, size_t len, size_t width);
 void print_gpus(FILE *out, const struct machine *m, bool redact, const char *bold, const char *reset);
 
 /* The machine model as the documented JSON object (docs/audit-json.md). */

@@ -15,7 +15,6 @@
 #include "util/width.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
-#define REPORT_COLUMNS 100
 #define SUMMARY_LINES 25
 
 struct style {
@@ -56,7 +55,7 @@ static const char *cell(const char *s, size_t cols)
 }
 
 /* The labels people read: severities, verdicts and report areas, upper-case in English. */
-static const char *severity_label(enum severity s)
+const char *severity_label(enum severity s)
 {
     switch (s) {
     case SEV_PASS: return _("PASS");
@@ -774,7 +773,7 @@ static bool no_break_after(unsigned cp) { return cp == 0xFF08 || cp == 0x300C ||
 
 /* Writes buf to o, wrapping every line wider than width at its last space before the limit; a
  * continuation is indented 8 columns deeper than the line (at most 40). */
-static void print_wrapped(FILE *o, const char *buf, size_t len, size_t width)
+void print_wrapped(FILE *o, const char *buf, size_t len, size_t width)
 {
     const char *end = buf + len;
     for (const char *line = buf; line < end;) {
