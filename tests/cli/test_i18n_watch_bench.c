@@ -109,6 +109,16 @@ Test(i18n_watch_bench, watch_errors_in_chinese)
     cr_expect_eq(r.status, 127);
     cr_expect(strstr(r.err, "无法运行“/nonexistent/trainer”"), "%s", r.err);
     run_result_free(&r);
+    /* Option values and a misspelt option: the shared checks speak Chinese too. */
+    r = run_gpuvet("--lang", "zh", "watch", "--interval", "x", "--", "true", NULL);
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "gpuvet watch：--interval x：应为 (0, 10000000] 范围内的秒数"), "%s", r.err);
+    run_result_free(&r);
+    r = run_gpuvet("--lang", "zh", "watch", "--intervl", "2", "--", "true", NULL);
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "你是不是想用 --interval？"), "%s", r.err);
+    cr_expect_null(strstr(r.err, "用法："), "a misspelt option names the closest one, not the usage: %s", r.err);
+    run_result_free(&r);
 }
 
 /* A benchmark that cannot run says why in Chinese; its JSON says it in English, as the English run. */
