@@ -134,17 +134,16 @@ static void plain_line(FILE *o, const struct watch_timeline *w, const struct wat
     fputc('\n', o);
 }
 
-/* Rows a text takes on a terminal of width columns: a long line wraps and takes several. */
+/* Rows a text takes on a terminal of width columns: a long line wraps and takes several (a CJK
+ * character takes two columns). */
 static int terminal_rows(const char *text, int width)
 {
-    int rows = 0, column = 0;
-    for (const char *p = text; *p; p++) {
-        if (*p == '\n') {
-            rows += 1 + (column > 0 ? (column - 1) / width : 0);
-            column = 0;
-        } else if ((*p & 0xC0) != 0x80) { /* count UTF-8 characters, not bytes */
-            column++;
-        }
+    int rows = 0;
+    for (const char *line = text; *line;) {
+        size_t len = strcspn(line, "\n");
+        size_t columns = display_width_n(line, len);
+        rows += 1 + (columns > 0 ? (int)((columns - 1) / (size_t)width) : 0);
+        line += len + (line[len] == '\n');
     }
     return rows;
 }
