@@ -52,8 +52,16 @@ const struct bench_info *bench_find(const char *name);
 json_t *bench_run_document(const struct machine *m, const struct bench_opts *opts, const char *const *names,
                            int nnames, bool progress_bar);
 
+/* Texts people read (a skip reason, an error, a note): obj[key] gets the English text of fmt, the
+ * document's, and obj[key "_local"] the same in the user's language when gpuvet speaks another
+ * (the text report shows it; `gpuvet bench --json` runs in an English scope and has none). fmt is
+ * the English msgid: scripts/update-po.sh extracts these functions' formats. Returns obj. */
+json_t *bench_set_text(json_t *obj, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* {"skipped": reason} */
 json_t *bench_skipped(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* {"skipped": why}, why a fixed text marked with N_() (an unavailable_reason). */
+json_t *bench_skipped_msgid(const char *why);
+
 
 static inline void bench_progress(const struct bench_ctx *ctx, double fraction)
 {

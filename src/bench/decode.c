@@ -125,17 +125,18 @@ static void resize_bilinear(const unsigned char *src, int src_w, int sx, int sy,
 }
 
 /* Makes the default set once: each photograph, decoded and cut into its four quadrants, each
- * resized to 500 px wide (ImageNet's typical 500x375/500x333) and saved at quality 90. */
-static int make_default_images(const char *cache, char *why, size_t whylen)
+ * resized to 500 px wide (ImageNet's typical 500x375/500x333) and saved at quality 90. NULL, or
+ * the {"skipped": why} result. */
+static json_t *make_default_images(const char *cache)
 {
     char **names;
     int n = list_jpegs(PHOTO_DIR, &names, MAX_IMAGES);
     if (n <= 0) {
-        snprintf(why, whylen, "no --images DIR given and %s holds no photographs: install the mate-backgrounds "
-                              "package (scripts/setup.sh lists it) or pass --images DIR", PHOTO_DIR);
         if (n == 0)
             free_names(names, n);
-        return -1;
+        return bench_skipped("no --images DIR given and %s holds no photographs: install the mate-backgrounds "
+                             "package (scripts/setup.sh lists it) or pass --images DIR",
+                             PHOTO_DIR);
     }
     char tmp[PATH_MAX];
     snprintf(tmp, sizeof tmp, "%s.tmp%ld", cache, (long)getpid());
@@ -148,9 +149,9 @@ static int make_default_images(const char *cache, char *why, size_t whylen)
         *slash = '/';
     }
     if (mkdir(tmp, 0755) != 0) {
-        snprintf(why, whylen, "cannot create %s: %s", tmp, strerror(errno));
+        json_t *skipped = bench_skipped("cannot create %s: %s", tmp, strerror(errno));
         free_names(names, n);
-        return -1;
+        return skipped;
     }
     tjhandle dec = tjInitDecompress(), enc = tjInitCompress();
     int made = 0;
@@ -205,12 +206,10 @@ static int make_default_images(const char *cache, char *why, size_t whylen)
         if (nleft >= 0)
             free_names(left, nleft);
         rmdir(tmp);
-        if (made == 0) {
-            snprintf(why, whylen, "no photograph in %s could be made into an ImageNet-sized JPEG", PHOTO_DIR);
-            return -1;
-        }
+        if (made == 0)
+            return bench_skipped("no photograph in %s could be made into an ImageNet-sized JPEG", PHOTO_DIR);
     }
-    return 0;
+    return NULL;
 }
 
 static bool default_cache_dir(char *out, size_t len)
@@ -232,15 +231,14 @@ static void image_set_free(struct image_set *s)
     free(s->items);
 }
 
-/* Loads the JPEGs of dir into memory (file I/O is not what is measured). */
-static bool load_images(const char *dir, struct image_set *s, char *why, size_t whylen)
+/* Loads the JPEGs of dir into memory (file I/O is not what is measured). NULL, or the
+ * {"skipped": why} result. */
+static json_t *load_images(const char *dir, struct image_set *s)
 {
     char **names;
     int n = list_jpegs(dir, &names, MAX_IMAGES);
-    if (n < 0) {
-        snprintf(why, whylen, "%s: %s", dir, strerror(errno));
-        return false;
-    }
+    if (n < 0)
+        return bench_skipped("%s: %s", dir, strerror(errno));
     s->items = calloc((size_t)(n ? n : 1), sizeof *s->items);
     tjhandle dec = tjInitDecompress();
     int skipped = 0;
@@ -266,11 +264,11 @@ static bool load_images(const char *dir, struct image_set *s, char *why, size_t 
     free_names(names, n);
     if (s->count == 0) {
         image_set_free(s);
-        snprintf(why, whylen, "%s holds no readable JPEG (.jpg/.jpeg) file%s", dir,
-                 skipped ? " (some could not be parsed)" : "");
-        return false;
+        if (skipped)
+            return bench_skipped("%s holds no readable JPEG (.jpg/.jpeg) file (some could not be parsed)", dir);
+        return bench_skipped("%s holds no readable JPEG (.jpg/.jpeg) file", dir);
     }
-    return true;
+    return NULL;
 }
 
 enum phase_kind { PHASE_DECODE, PHASE_PIPELINE };
@@ -446,8 +444,8 @@ static double h100_rate(char *source, size_t len)
 static json_t *decode_run(const struct bench_ctx *ctx)
 {
     const struct machine *m = ctx->machine;
-    char why[PATH_MAX + 200];
     struct image_set images = {0};
+    json_t *skipped;
     const char *dir = ctx->opts->images;
     char cache[PATH_MAX];
     if (!dir) {
@@ -455,12 +453,12 @@ static json_t *decode_run(const struct bench_ctx *ctx)
             return bench_skipped("neither XDG_CACHE_HOME nor HOME is set, so the default images have no cache: "
                                  "pass --images DIR");
         struct stat st;
-        if (stat(cache, &st) != 0 && make_default_images(cache, why, sizeof why) != 0)
-            return bench_skipped("%s", why);
+        if (stat(cache, &st) != 0 && (skipped = make_default_images(cache)) != NULL)
+            return skipped;
         dir = cache;
     }
-    if (!load_images(dir, &images, why, sizeof why))
-        return bench_skipped("%s", why);
+    if ((skipped = load_images(dir, &images)) != NULL)
+        return skipped;
     bench_progress(ctx, 0.05);
 
     double seconds = ctx->opts->quick ? 1.0 : 4.0;
@@ -495,7 +493,7 @@ static json_t *decode_run(const struct bench_ctx *ctx)
     image_set_free(&images);
     if (!ok) {
         json_decref(set);
-        return json_pack("{s:s}", "error", "libturbojpeg could not decode the images");
+        return bench_set_text(json_object(), "error", "libturbojpeg could not decode the images");
     }
     double a100 = ctx->opts->a100_resnet50_img_s;
     char h100_source[300];

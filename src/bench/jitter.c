@@ -93,14 +93,17 @@ static json_t *jitter_run(const struct bench_ctx *ctx)
     double seconds = ctx->opts->seconds > 0 ? ctx->opts->seconds : ctx->opts->quick ? 3.0 : 20.0;
     int cpu = ctx->opts->cpu >= 0 ? ctx->opts->cpu : default_cpu(m);
     if (m->topology && !hwloc_bitmap_isset(hwloc_topology_get_allowed_cpuset(m->topology), (unsigned)cpu))
-        return bench_skipped("CPU %d is not one this process may run on (usable: %s)", cpu,
-                             m->cpu.usable_cpus ? m->cpu.usable_cpus : "unknown");
+    {
+        if (!m->cpu.usable_cpus)
+            return bench_skipped("CPU %d is not one this process may run on", cpu);
+        return bench_skipped("CPU %d is not one this process may run on (usable: %s)", cpu, m->cpu.usable_cpus);
+    }
     struct jitter_run r = {ctx, cpu, (long)(seconds * 1e9 / INTERVAL_NS), NULL, false, 0};
     if (r.count < 1)
         r.count = 1;
     r.latency_ns = calloc((size_t)r.count, sizeof *r.latency_ns);
     if (!r.latency_ns)
-        return json_pack("{s:s}", "error", "out of memory for the samples");
+        return bench_set_text(json_object(), "error", "out of memory for the samples");
     bool locked = mlockall(MCL_CURRENT | MCL_FUTURE) == 0;
     unsigned long long steal0 = 0, total0 = 0, steal1 = 0, total1 = 0;
     bool have_steal = cpu_jiffies(cpu, &steal0, &total0);
@@ -109,7 +112,7 @@ static json_t *jitter_run(const struct bench_ctx *ctx)
         free(r.latency_ns);
         if (locked)
             munlockall();
-        return json_pack("{s:s}", "error", "could not start the measuring thread");
+        return bench_set_text(json_object(), "error", "could not start the measuring thread");
     }
     pthread_join(id, NULL);
     have_steal = have_steal && cpu_jiffies(cpu, &steal1, &total1);
@@ -132,16 +135,19 @@ static json_t *jitter_run(const struct bench_ctx *ctx)
                             "clock_nanosleep TIMER_ABSTIME every 1 ms, SCHED_OTHER (cyclictest -m -i 1000 -t 1)");
     json_object_set_new(out, "steal_percent", steal_pct >= 0 ? json_real(steal_pct) : json_null());
     /* Why the tail is long, in the order a person would check. */
-    char why[256] = "";
     if (steal_pct > 0.5)
-        snprintf(why, sizeof why, "the hypervisor stole %.1f%% of CPU %d's time: spikes are the host's", steal_pct, cpu);
+        bench_set_text(out, "explanation", "the hypervisor stole %.1f%% of CPU %d's time: spikes are the host's",
+                       steal_pct, cpu);
     else if (r.involuntary > r.count / 100)
-        snprintf(why, sizeof why, "other tasks preempted the timer thread %ld times: CPU %d is shared", r.involuntary,
-                 cpu);
+        bench_set_text(out, "explanation", "other tasks preempted the timer thread %ld times: CPU %d is shared",
+                       r.involuntary, cpu);
     else if (max > 10 * p99 && max > 100)
-        snprintf(why, sizeof why, "a rare long stall (max %.0f us) with neither steal nor preemption: an interrupt "
-                                  "or firmware (SMI) is the usual cause", max);
-    json_object_set_new(out, "explanation", *why ? json_string(why) : json_null());
+        bench_set_text(out, "explanation",
+                       "a rare long stall (max %.0f us) with neither steal nor preemption: an interrupt or firmware "
+                       "(SMI) is the usual cause",
+                       max);
+    else
+        json_object_set_new(out, "explanation", json_null());
     return out;
 }
 

@@ -84,7 +84,7 @@ static json_t *latency_run(const struct bench_ctx *ctx)
         json_array_append_new(cpu_ids, json_integer(m->nodes[cpu_nodes[c]].id));
     for (int c = 0; c < ncpu_nodes; c++)
         json_array_append_new(matrix, json_array());
-    const char *error = NULL;
+    bool error = false;
     for (int mem = 0; mem < m->nnodes && !error; mem++) {
         const struct numa_node *memory_node = &m->nodes[mem];
         json_array_append_new(mem_ids, json_integer(memory_node->id));
@@ -100,7 +100,7 @@ static json_t *latency_run(const struct bench_ctx *ctx)
         hwloc_bitmap_free(nodeset);
         if (lines) {
             if (!build_chase(lines, node_count))
-                error = "could not allocate the permutation";
+                error = true;
         }
         for (int c = 0; c < ncpu_nodes; c++) {
             json_t *row = json_array_get(matrix, (size_t)c);
@@ -138,14 +138,14 @@ static json_t *latency_run(const struct bench_ctx *ctx)
         json_decref(distances);
         json_decref(cpu_ids);
         json_decref(mem_ids);
-        return json_pack("{s:s}", "error", error);
+        return bench_set_text(json_object(), "error", "could not allocate the permutation");
     }
     json_t *out = json_pack("{s:o, s:o, s:o, s:o, s:I, s:I, s:b, s:s}", "cpu_nodes", cpu_ids, "memory_nodes", mem_ids,
                             "matrix_ns", matrix, "kernel_distances", distances, "buffer_bytes", (json_int_t)bytes,
                             "loads", (json_int_t)loads, "huge_pages_requested", true, "method",
                             "pointer chase over a random cyclic permutation of 64-byte lines");
     if (capped)
-        json_object_set_new(out, "note", json_sprintf("buffer limited to the memory budget (%s)", budget_why));
+        bench_set_text(out, "note", "buffer limited to the memory budget (%s)", budget_why);
     return out;
 }
 

@@ -11,6 +11,7 @@
 #endif
 
 #include "bench/bench.h"
+#include "util/i18n.h"
 #include "util/parse.h"
 
 enum { K_COPY, K_SCALE, K_ADD, K_TRIAD, K_COUNT };
@@ -212,7 +213,7 @@ static json_t *stream_measure(const struct bench_ctx *ctx, const struct stream_i
                            .progress_base = progress_base, .progress_span = progress_span};
     r.nthreads = hwloc_bitmap_weight(pus);
     if (r.nthreads <= 0)
-        return json_pack("{s:s}", "error", "no usable CPU to run on");
+        return bench_set_text(json_object(), "error", "no usable CPU to run on");
     size_t bytes = n * sizeof(double);
     double **arrays[3] = {&r.a, &r.b, &r.c};
     for (int i = 0; i < 3; i++) {
@@ -220,7 +221,7 @@ static json_t *stream_measure(const struct bench_ctx *ctx, const struct stream_i
         if (!*arrays[i]) {
             for (int k = 0; k < i; k++)
                 bench_free(*arrays[k], bytes);
-            return json_pack("{s:s}", "error", "could not allocate the arrays");
+            return bench_set_text(json_object(), "error", "could not allocate the arrays");
         }
     }
     r.pus = calloc((size_t)r.nthreads, sizeof *r.pus);
@@ -240,13 +241,13 @@ static json_t *stream_measure(const struct bench_ctx *ctx, const struct stream_i
     json_t *out;
     if (started != r.nthreads) {
         /* Threads already waiting on the barrier would never be released: a fatal shortage. */
-        fprintf(stderr, "gpuvet bench memory: could not start %d threads\n", r.nthreads);
+        fprintf(stderr, _("gpuvet bench memory: could not start %d threads\n"), r.nthreads);
         exit(2);
     }
     for (int i = 0; i < r.nthreads; i++)
         pthread_join(ids[i], NULL);
     if (!stream_results_valid(&r)) {
-        out = json_pack("{s:s}", "error", "STREAM validation failed: the arrays hold wrong values");
+        out = bench_set_text(json_object(), "error", "STREAM validation failed: the arrays hold wrong values");
     } else {
         out = json_pack("{s:i, s:b}", "threads", r.nthreads, "threads_pinned", r.pinned_all);
         for (k = 0; k < K_COUNT; k++) {
@@ -275,6 +276,8 @@ void bench_memory_set_theoretical(json_t *result, double theoretical_bytes_s, co
     json_object_set_new(result, "theoretical_bytes_s", json_null());
     json_object_set_new(result, "fraction_of_theoretical", json_null());
     json_object_set_new(result, "theoretical_unknown", json_string(unknown_reason));
+    if (i18n_translating()) /* the reasons are marked where they are made (model/bench.c) */
+        json_object_set_new(result, "theoretical_unknown_local", json_string(_(unknown_reason)));
 }
 
 static json_t *memory_run(const struct bench_ctx *ctx)
@@ -321,11 +324,10 @@ static json_t *memory_run(const struct bench_ctx *ctx)
     json_object_set_new(result, "repetitions", json_integer(reps));
     json_object_set_new(result, "huge_pages_requested", json_true());
     if (capped)
-        json_object_set_new(result, "note",
-                            json_sprintf("arrays are %zu MiB, below %dx the last-level cache (%" PRIu64
-                                         " MiB in all) because of the memory budget: caches may serve part of "
-                                         "the traffic",
-                                         n * sizeof(double) >> 20, LLC_FACTOR, llc_total >> 20));
+        bench_set_text(result, "note",
+                       "arrays are %zu MiB, below %dx the last-level cache (%" PRIu64 " MiB in all) because of the "
+                       "memory budget: caches may serve part of the traffic",
+                       n * sizeof(double) >> 20, LLC_FACTOR, llc_total >> 20);
 
     json_t *per_node = json_array();
     int phase = 1;

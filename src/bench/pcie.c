@@ -11,6 +11,7 @@
 
 #include "gpu/cuda.h"
 #include "util/deadline.h"
+#include "util/i18n.h"
 #include "util/pciaddr.h"
 
 #define COPY_BYTES (256u << 20)
@@ -141,7 +142,8 @@ static void measure(void *p)
         "link_theoretical_bytes_s", rate_json(link), "fraction", link > 0 ? json_real(h2d / link) : json_null());
     goto done;
 failed:
-    job->result = json_pack("{s:s, s:s}", "bus_id", job->bus_id, "error", *err ? err : "the copies failed");
+    job->result = *err ? json_pack("{s:s, s:s}", "bus_id", job->bus_id, "error", err)
+                       : bench_set_text(json_pack("{s:s}", "bus_id", job->bus_id), "error", "the copies failed");
 done:
     free(pageable);
     cuda_gpu_close(&g);
@@ -167,7 +169,7 @@ static bool measure_bounded(const struct machine *m, const struct cuda *c, const
     struct pcie_job *job = calloc(1, sizeof *job);
     if (!job || (m->topology && hwloc_topology_dup(&job->topology, m->topology) != 0)) {
         free(job);
-        *out = json_pack("{s:s, s:s}", "bus_id", bus_id, "error", "no memory for the measurement");
+        *out = bench_set_text(json_pack("{s:s}", "bus_id", bus_id), "error", "no memory for the measurement");
         return true;
     }
     job->api = c;
@@ -184,10 +186,16 @@ static bool measure_bounded(const struct machine *m, const struct cuda *c, const
         return true;
     }
     const char *call = cuda_call_in_progress();
-    char why[256];
-    snprintf(why, sizeof why, "no answer from %s in %.3g s: the GPU or its driver is hung (see `dmesg` for Xid errors)",
-             call ? call : "the CUDA driver", limit);
-    *out = json_pack("{s:s, s:s}", "bus_id", bus_id, "error", why);
+    *out = json_pack("{s:s}", "bus_id", bus_id);
+    if (call)
+        bench_set_text(*out, "error",
+                       "no answer from %s in %.3g s: the GPU or its driver is hung (see `dmesg` for Xid errors)", call,
+                       limit);
+    else
+        bench_set_text(*out, "error",
+                       "no answer from the CUDA driver in %.3g s: the GPU or its driver is hung (see `dmesg` for Xid "
+                       "errors)",
+                       limit);
     return false;
 }
 
@@ -207,7 +215,7 @@ static int pcie_targets(const struct machine *m, const char *targets[256])
 static const char *no_nvidia_gpu(const struct machine *m)
 {
     const char *targets[256];
-    return pcie_targets(m, targets) == 0 ? "no NVIDIA GPU on this machine" : NULL;
+    return pcie_targets(m, targets) == 0 ? N_("no NVIDIA GPU on this machine") : NULL;
 }
 
 /* cuInit in a worker: a driver that does not answer even that is a skipped bench, not a hang. */
@@ -236,23 +244,22 @@ json_t *bench_pcie_run(const struct machine *m, bool quick)
     const char *targets[256];
     int n = pcie_targets(m, targets);
     if (n == 0)
-        return json_pack("{s:s}", "skipped", no_nvidia_gpu(m));
+        return bench_skipped_msgid(no_nvidia_gpu(m));
     struct open_job *opened = calloc(1, sizeof *opened);
     if (!opened)
-        return json_pack("{s:s}", "skipped", "no memory for the CUDA driver's state");
+        return bench_skipped("no memory for the CUDA driver's state");
     opened->rc = -1;
     double limit = deadline_seconds("GPUVET_DEADLINE_CUDA_S", DEADLINE_CUDA_S);
-    char reason[600];
     if (!deadline_run(open_work, opened, open_job_free, limit)) {
         const char *call = cuda_call_in_progress();
-        snprintf(reason, sizeof reason, "CUDA driver not usable: no answer from %s in %.3g s",
-                 call ? call : "libcuda while it loaded", limit);
-        return json_pack("{s:s}", "skipped", reason);
+        if (call)
+            return bench_skipped("CUDA driver not usable: no answer from %s in %.3g s", call, limit);
+        return bench_skipped("CUDA driver not usable: no answer from libcuda while it loaded in %.3g s", limit);
     }
     if (opened->rc != 0) {
-        snprintf(reason, sizeof reason, "CUDA driver not usable: %s", opened->err);
+        json_t *skipped = bench_skipped("CUDA driver not usable: %s", opened->err);
         free(opened);
-        return json_pack("{s:s}", "skipped", reason);
+        return skipped;
     }
     json_t *results = json_array();
     bool answering = true;
@@ -263,9 +270,8 @@ json_t *bench_pcie_run(const struct machine *m, bool quick)
             answering = measure_bounded(m, &opened->api, targets[i], quick, &one);
             hung = answering ? NULL : targets[i];
         } else {
-            char why[160];
-            snprintf(why, sizeof why, "not measured: the CUDA driver stopped answering on %s", hung);
-            one = json_pack("{s:s, s:s}", "bus_id", targets[i], "error", why);
+            one = bench_set_text(json_pack("{s:s}", "bus_id", targets[i]), "error",
+                                 "not measured: the CUDA driver stopped answering on %s", hung);
         }
         json_array_append_new(results, one);
     }

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "bench/bench.h"
+#include "util/i18n.h"
 
 extern const struct bench_info bench_memory_info, bench_latency_info, bench_pcie_info, bench_storage_info,
     bench_jitter_info, bench_decode_info;
@@ -24,14 +25,48 @@ const struct bench_info *bench_find(const char *name)
     return NULL;
 }
 
-json_t *bench_skipped(const char *fmt, ...)
+#define LOCAL_SUFFIX "_local" /* report/bench_text.c reads these */
+
+static json_t *set_text(json_t *obj, const char *key, const char *fmt, va_list ap)
 {
-    char buf[512];
+    char buf[512], local_key[64];
+    va_list again;
+    va_copy(again, ap);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    json_object_set_new(obj, key, json_string(buf));
+    if (i18n_translating()) {
+        vsnprintf(buf, sizeof buf, i18n_text(fmt), again);
+        snprintf(local_key, sizeof local_key, "%s" LOCAL_SUFFIX, key);
+        json_object_set_new(obj, local_key, json_string(buf));
+    }
+    va_end(again);
+    return obj;
+}
+
+json_t *bench_set_text(json_t *obj, const char *key, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    set_text(obj, key, fmt, ap);
     va_end(ap);
-    return json_pack("{s:s}", "skipped", buf);
+    return obj;
+}
+
+json_t *bench_skipped(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    json_t *obj = set_text(json_object(), "skipped", fmt, ap);
+    va_end(ap);
+    return obj;
+}
+
+json_t *bench_skipped_msgid(const char *why)
+{
+    json_t *obj = json_pack("{s:s}", "skipped", why);
+    if (i18n_translating())
+        json_object_set_new(obj, "skipped" LOCAL_SUFFIX, json_string(i18n_text(why)));
+    return obj;
 }
 
 double bench_now(void)
@@ -100,7 +135,7 @@ json_t *bench_run_document(const struct machine *m, const struct bench_opts *opt
         const char *why = b->unavailable_reason ? b->unavailable_reason(m) : NULL;
         double start = bench_now();
         bench_progress(&ctx, 0);
-        json_t *result = why ? bench_skipped("%s", why) : b->run(&ctx);
+        json_t *result = why ? bench_skipped_msgid(why) : b->run(&ctx);
         if (json_is_object(result) && !json_object_get(result, "skipped"))
             json_object_set_new(result, "elapsed_s", json_real(bench_now() - start));
         json_object_set_new(benchmarks, b->name, result);

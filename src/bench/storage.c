@@ -387,11 +387,11 @@ static json_t *storage_measure(const struct bench_ctx *ctx, int fd, uint64_t fil
     int child_status = 0;
     int fork_rc = read_in_own_session(ctx, fd, file_bytes, &r, &child_status);
     if (fork_rc == 1)
-        return json_pack("{s:o}", "error",
-                         WIFSIGNALED(child_status)
-                             ? json_sprintf("the reading process was killed by signal %d", WTERMSIG(child_status))
-                             : json_sprintf("the reading process exited with status %d and no result",
-                                            WEXITSTATUS(child_status)));
+        return WIFSIGNALED(child_status)
+                   ? bench_set_text(json_object(), "error", "the reading process was killed by signal %d",
+                                    WTERMSIG(child_status))
+                   : bench_set_text(json_object(), "error", "the reading process exited with status %d and no result",
+                                    WEXITSTATUS(child_status));
     /* Without a child (process limit reached), measure here; the result says so. */
     if (fork_rc < 0)
         read_both_patterns(ctx, fd, file_bytes, &r);
@@ -410,14 +410,20 @@ static json_t *storage_measure(const struct bench_ctx *ctx, int fd, uint64_t fil
     /* Linux 6.6 accepts O_DIRECT on tmpfs, where the "disk" is RAM. */
     struct statfs fs;
     if (fstatfs(fd, &fs) == 0 && (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC))
-        json_object_set_new(out, "note", json_string("the file is on tmpfs/ramfs: this measured memory, not a disk"));
+        bench_set_text(out, "note", "the file is on tmpfs/ramfs: this measured memory, not a disk");
     return out;
 }
 
-static json_t *skipped_no_direct(const char *path, const char *remedy)
+/* The user's own file (--file) or the test file in --dir: the remedy differs. */
+static json_t *skipped_no_direct(const char *path, bool own_file)
 {
-    return bench_skipped("%s: cannot open with O_DIRECT (%s); tmpfs and some network filesystems do not "
-                         "support it: %s", path, strerror(errno), remedy);
+    if (own_file)
+        return bench_skipped("%s: cannot open with O_DIRECT (%s); tmpfs and some network filesystems do not support "
+                             "it: copy it to the disk under test",
+                             path, strerror(errno));
+    return bench_skipped("%s: cannot open with O_DIRECT (%s); tmpfs and some network filesystems do not support it: "
+                         "choose another --dir",
+                         path, strerror(errno));
 }
 
 /* --file: the user's own file (a dataset shard, say), read and never written or removed. */
@@ -434,7 +440,7 @@ static json_t *storage_run_on_file(const struct bench_ctx *ctx, const char *path
                              (long long)(st.st_size >> 20), (unsigned long long)(MIN_FILE >> 20));
     int fd = open(path, O_RDONLY | O_DIRECT);
     if (fd < 0)
-        return errno == EINVAL ? skipped_no_direct(path, "copy it to the disk under test") : bench_skipped("%s: %s", path, strerror(errno));
+        return errno == EINVAL ? skipped_no_direct(path, true) : bench_skipped("%s: %s", path, strerror(errno));
     json_t *out = storage_measure(ctx, fd, (uint64_t)st.st_size / SEQ_BLOCK * SEQ_BLOCK);
     close(fd);
     if (!json_object_get(out, "skipped") && !json_object_get(out, "error"))
@@ -478,7 +484,7 @@ static json_t *storage_run(const struct bench_ctx *ctx)
     if (rc < 0)
         out = json_pack("{s:s}", "error", strerror(-rc));
     else if ((fd = open(path, O_RDONLY | O_DIRECT)) < 0)
-        out = skipped_no_direct(path, "choose another --dir");
+        out = skipped_no_direct(path, false);
     else {
         out = storage_measure(ctx, fd, file_bytes);
         close(fd);

@@ -12,10 +12,11 @@
 #include "report/report.h"
 #include "rules/workload.h"
 #include "util/fsroot.h"
+#include "util/i18n.h"
 #include "util/output_file.h"
 #include "util/parse.h"
 
-static const char usage[] =
+static const char usage[] = N_(
     "usage: gpuvet bench [memory|latency|pcie|storage|jitter|decode|all]... [options]\n"
     "\n"
     "  --quick         shorter runs, same methods (all of them in under 30 s on 2 cores)\n"
@@ -34,7 +35,7 @@ static const char usage[] =
     "                  %h in FILE is this host's short name: --output DIR/%h-bench.json on every node\n"
     "\n"
     "A saved --json file feeds `gpuvet audit --bench FILE`.\n"
-    "exit status: 0 measured, 2 could not run (bad usage, or nothing selected could be measured)\n";
+    "exit status: 0 measured, 2 could not run (bad usage, or nothing selected could be measured)\n");
 
 /* 0 when at least one benchmark measured and none failed, EXIT_CANNOT_RUN otherwise. */
 static int document_status(json_t *doc)
@@ -87,7 +88,7 @@ static int run_bench(int argc, char **argv)
             break;
         case 'P': prom_file = optarg; break;
         case 'o': output_pattern = optarg; break;
-        case 'h': fputs(usage, stdout); return 0;
+        case 'h': fputs(_(usage), stdout); return 0;
         default: return option_error(options, argv);
         }
     }
@@ -99,7 +100,7 @@ static int run_bench(int argc, char **argv)
             break;
         }
         if (!bench_find(argv[i])) {
-            fprintf(stderr, "gpuvet bench: unknown benchmark '%s'\n%s", argv[i], usage);
+            fprintf(stderr, _("gpuvet bench: unknown benchmark '%s'\n%s"), argv[i], _(usage));
             free(names);
             return EXIT_CANNOT_RUN;
         }
@@ -128,12 +129,17 @@ static int run_bench(int argc, char **argv)
     if (nnames == 1 && bench_find(names[0])->unavailable_reason)
         why = bench_find(names[0])->unavailable_reason(&m);
     if (why) {
-        fprintf(stderr, "gpuvet bench: %s: %s\n", names[0], why);
+        fprintf(stderr, "gpuvet bench: %s: %s\n", names[0], _(why));
         machine_free(&m);
         free(names);
         return EXIT_CANNOT_RUN;
     }
+    /* The JSON is English: its texts (and strerror's) are made in an English scope. */
+    if (json)
+        i18n_english_begin();
     json_t *doc = bench_run_document(&m, &opts, nnames ? names : NULL, nnames, isatty(STDERR_FILENO));
+    if (json)
+        i18n_english_end();
     free(names);
     if (json) {
         json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6));

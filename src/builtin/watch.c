@@ -53,7 +53,7 @@ int cmd_watch(int argc, char **argv)
         case 'r': o.replay_path = optarg; break;
         case 'p': ok = option_int("watch", "pid", optarg, 1, INT_MAX, &o.pid); break;
         case 'h': fputs(_(usage), stdout); return 0;
-        default: fputs(_(usage), stderr); return EXIT_CANNOT_RUN;
+        default: return option_error(options, argv);
         }
         if (!ok)
             return EXIT_CANNOT_RUN;

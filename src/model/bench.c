@@ -1,5 +1,6 @@
 #include "model/bench.h"
 #include "model/machine.h"
+#include "util/i18n.h"
 #include "util/pciaddr.h"
 
 #include <stdio.h>
@@ -16,9 +17,9 @@ double machine_memory_theoretical_bytes_s(const struct machine *m, const char **
     if (total > 0)
         return total;
     *unknown_reason = m->memory.unknown_reason                 ? m->memory.unknown_reason
-                      : m->memory.ndimms == 0                  ? "no DIMM was seen"
-                      : memory_effective_mts(&m->memory) == 0 ? "the DIMMs report no speed"
-                                                               : "the populated channels are unknown";
+                      : m->memory.ndimms == 0                  ? N_("no DIMM was seen")
+                      : memory_effective_mts(&m->memory) == 0 ? N_("the DIMMs report no speed")
+                                                               : N_("the populated channels are unknown");
     return 0;
 }
 

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/i18n.h"
+
 void watch_timeline_init(struct watch_timeline *w)
 {
     memset(w, 0, sizeof *w);
@@ -16,10 +18,13 @@ void watch_timeline_free(struct watch_timeline *w)
 {
     free(w->source);
     free(w->target);
+    free(w->target_local);
     free(w->host_unseen);
     free(w->disk_unseen);
     free(w->gpu_unseen);
+    free(w->gpu_unseen_local);
     free(w->end_reason);
+    free(w->end_reason_local);
     free(w->samples);
     watch_timeline_init(w);
 }
@@ -64,6 +69,24 @@ void watch_set(char **field, const char *fmt, ...)
         *field = NULL;
     va_end(ap);
 }
+
+void watch_set_text(char **english, char **local, const char *fmt, ...)
+{
+    free(*english);
+    free(*local);
+    *local = NULL;
+    va_list ap, again;
+    va_start(ap, fmt);
+    va_copy(again, ap);
+    if (vasprintf(english, fmt, ap) < 0)
+        *english = NULL;
+    if (i18n_translating() && vasprintf(local, i18n_text(fmt), again) < 0)
+        *local = NULL;
+    va_end(again);
+    va_end(ap);
+}
+
+const char *watch_local(const char *english, const char *local) { return local ? local : english; }
 
 double watch_sample_sm(const struct watch_timeline *w, const struct watch_sample *s)
 {

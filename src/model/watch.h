@@ -71,6 +71,7 @@ struct watch_gpu_info {
 struct watch_timeline {
     char *source;                    /* "live", "gpuvet.watch/1 FILE", "nvidia-smi dmon FILE" */
     char *target;                    /* "command: ...", "pid N", "machine" */
+    char *target_local;              /* the same in the user's language (NULL: as target) */
     int root_pid;                    /* 0 in machine mode and for replayed dmon logs */
     int ncpus;                       /* -1 unknown */
     int nnodes;                      /* NUMA nodes holding CPUs; -1 unknown */
@@ -81,10 +82,12 @@ struct watch_timeline {
     char *disk_unseen;               /* why the job's disk is unknown; NULL known */
     int ngpus;                       /* GPUs sampled; 0 with gpu_unseen set when NVML was not there */
     char *gpu_unseen;
+    char *gpu_unseen_local;          /* the same in the user's language (NULL: as gpu_unseen) */
     struct watch_gpu_info gpu_info[WATCH_MAX_GPUS];
     struct watch_sample *samples;
     int count, capacity;
     char *end_reason;                /* "the job exited with status 0", "interrupted (Ctrl-C)", ... */
+    char *end_reason_local;          /* the same in the user's language (NULL: as end_reason) */
 };
 
 void watch_timeline_init(struct watch_timeline *w);
@@ -93,6 +96,12 @@ void watch_timeline_free(struct watch_timeline *w);
 struct watch_sample *watch_sample_add(struct watch_timeline *w);
 /* Replaces a string field (strdup of a printf). */
 void watch_set(char **field, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same for a field people read as well as the JSON: *english gets the English text (the
+ * gpuvet.watch/1 file), *local the translated one when gpuvet speaks another language (else
+ * NULL). fmt is the English msgid (scripts/update-po.sh extracts this function's format). */
+void watch_set_text(char **english, char **local, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The text of a field pair for people: the local one when there is one. */
+const char *watch_local(const char *english, const char *local);
 
 /* Mean SM utilisation over every sample and GPU that reported one, as a fraction; -1 when none.
  * *samples gets the count of (sample, GPU) readings. */

@@ -3,6 +3,17 @@
 #include <stdio.h>
 
 #include "report/bench_text.h"
+#include "util/i18n.h"
+
+/* A text people read: the copy in their language (KEY_local, which bench/registry.c adds when
+ * gpuvet speaks another language; `gpuvet bench --json` runs without), else the English. */
+static const char *bench_text(json_t *obj, const char *key)
+{
+    char local_key[64];
+    snprintf(local_key, sizeof local_key, "%s_local", key);
+    const char *local = json_string_value(json_object_get(obj, local_key));
+    return local ? local : json_string_value(json_object_get(obj, key));
+}
 
 static void print_gb(FILE *out, const char *label, json_t *o, const char *key)
 {
@@ -14,27 +25,36 @@ static void print_gb(FILE *out, const char *label, json_t *o, const char *key)
 static void print_memory(FILE *out, json_t *r)
 {
     json_t *bits = json_object_get(r, "vector_bits");
-    fprintf(out, "  kernel   %s (%s%s), %lld threads, arrays of %lld MiB\n", json_string_value(json_object_get(r, "kernel")),
-           json_is_integer(bits) ? "" : "compiler's vector width",
-           json_is_true(json_object_get(r, "nontemporal_stores")) ? "non-temporal stores" : "regular stores",
-           json_integer_value(json_object_get(r, "threads")),
-           json_integer_value(json_object_get(r, "array_bytes")) >> 20);
+    bool nontemporal = json_is_true(json_object_get(r, "nontemporal_stores"));
+    const char *kernel = json_string_value(json_object_get(r, "kernel"));
+    long long threads = json_integer_value(json_object_get(r, "threads"));
+    long long mib = json_integer_value(json_object_get(r, "array_bytes")) >> 20;
     if (json_is_integer(bits))
-        fprintf(out, "           %lld-bit vectors\n", json_integer_value(bits));
+        fprintf(out, nontemporal ? _("  kernel   %s (non-temporal stores), %lld threads, arrays of %lld MiB\n")
+                                 : _("  kernel   %s (regular stores), %lld threads, arrays of %lld MiB\n"),
+                kernel, threads, mib);
+    else
+        fprintf(out,
+                nontemporal
+                    ? _("  kernel   %s (compiler's vector width, non-temporal stores), %lld threads, arrays of %lld MiB\n")
+                    : _("  kernel   %s (compiler's vector width, regular stores), %lld threads, arrays of %lld MiB\n"),
+                kernel, threads, mib);
+    if (json_is_integer(bits))
+        fprintf(out, _("           %lld-bit vectors\n"), json_integer_value(bits));
     print_gb(out, "copy", r, "copy_bytes_s");
     print_gb(out, "scale", r, "scale_bytes_s");
     print_gb(out, "add", r, "add_bytes_s");
     print_gb(out, "triad", r, "triad_bytes_s");
     json_t *fraction = json_object_get(r, "fraction_of_theoretical");
     if (json_is_number(fraction))
-        fprintf(out, "  triad is %.0f%% of the theoretical %.1f GB/s\n", json_number_value(fraction) * 100,
+        fprintf(out, _("  triad is %.0f%% of the theoretical %.1f GB/s\n"), json_number_value(fraction) * 100,
                json_number_value(json_object_get(r, "theoretical_bytes_s")) / 1e9);
     else
-        fprintf(out, "  theoretical bandwidth unknown: %s\n", json_string_value(json_object_get(r, "theoretical_unknown")));
+        fprintf(out, _("  theoretical bandwidth unknown: %s\n"), bench_text(r, "theoretical_unknown"));
     size_t i;
     json_t *node;
     json_array_foreach(json_object_get(r, "per_node"), i, node)
-        fprintf(out, "  node %lld (CPUs %s): triad %.2f GB/s\n", json_integer_value(json_object_get(node, "node")),
+        fprintf(out, _("  node %lld (CPUs %s): triad %.2f GB/s\n"), json_integer_value(json_object_get(node, "node")),
                json_string_value(json_object_get(node, "cpus")),
                json_number_value(json_object_get(node, "triad_bytes_s")) / 1e9);
 }
@@ -42,7 +62,7 @@ static void print_memory(FILE *out, json_t *r)
 static void print_latency(FILE *out, json_t *r)
 {
     json_t *mem = json_object_get(r, "memory_nodes"), *cpus = json_object_get(r, "cpu_nodes");
-    fprintf(out, "  ns, CPU node (rows) reading memory node (columns); kernel distance in brackets\n  %8s", "");
+    fprintf(out, "%s  %8s", _("  ns, CPU node (rows) reading memory node (columns); kernel distance in brackets\n"), "");
     size_t i, k;
     json_t *v;
     json_array_foreach(mem, k, v)
@@ -67,30 +87,31 @@ static void print_latency(FILE *out, json_t *r)
 
 static void print_storage(FILE *out, json_t *r)
 {
-    fprintf(out, "  sequential read  %8.2f GB/s  (1 MiB, O_DIRECT, QD %lld, %s)\n",
+    /* TRANSLATORS: this line and "random read" line up: keep the numbers in the same column. */
+    fprintf(out, _("  sequential read  %8.2f GB/s  (1 MiB, O_DIRECT, QD %lld, %s)\n"),
            json_number_value(json_object_get(r, "seq_read_bytes_s")) / 1e9,
            json_integer_value(json_object_get(r, "queue_depth")), json_string_value(json_object_get(r, "engine")));
-    fprintf(out, "  random read      %8.0f IOPS  (4 KiB)\n", json_number_value(json_object_get(r, "rand_read_iops")));
+    fprintf(out, _("  random read      %8.0f IOPS  (4 KiB)\n"), json_number_value(json_object_get(r, "rand_read_iops")));
     const char *file = json_string_value(json_object_get(r, "file"));
     if (file)
-        fprintf(out, "  from %s, %lld MiB (only read)\n", file,
+        fprintf(out, _("  from %s, %lld MiB (only read)\n"), file,
                json_integer_value(json_object_get(r, "file_bytes")) >> 20);
     else
-        fprintf(out, "  in %s, a %lld MiB file written for the test (removed)\n", json_string_value(json_object_get(r, "dir")),
+        fprintf(out, _("  in %s, a %lld MiB file written for the test (removed)\n"), json_string_value(json_object_get(r, "dir")),
                json_integer_value(json_object_get(r, "file_bytes")) >> 20);
 }
 
 static void print_jitter(FILE *out, json_t *r)
 {
-    fprintf(out, "  CPU %lld, %lld wake-ups: p50 %.1f us, p99 %.1f us, max %.1f us\n",
+    fprintf(out, _("  CPU %lld, %lld wake-ups: p50 %.1f us, p99 %.1f us, max %.1f us\n"),
            json_integer_value(json_object_get(r, "cpu")), json_integer_value(json_object_get(r, "samples")),
            json_number_value(json_object_get(r, "p50_us")), json_number_value(json_object_get(r, "p99_us")),
            json_number_value(json_object_get(r, "max_us")));
     json_t *steal = json_object_get(r, "steal_percent");
     if (json_is_number(steal))
-        fprintf(out, "  steal %.2f%%, preempted %lld times\n", json_number_value(steal),
+        fprintf(out, _("  steal %.2f%%, preempted %lld times\n"), json_number_value(steal),
                json_integer_value(json_object_get(r, "involuntary_switches")));
-    const char *why = json_string_value(json_object_get(r, "explanation"));
+    const char *why = bench_text(r, "explanation");
     if (why)
         fprintf(out, "  %s\n", why);
 }
@@ -98,16 +119,17 @@ static void print_jitter(FILE *out, json_t *r)
 static void print_decode(FILE *out, json_t *r)
 {
     json_t *feeds = json_object_get(r, "feeds_gpus");
-    fprintf(out, "  one core:   %7.0f images/s (decode+crop+flip), decode alone %6.1f Mpix/s\n",
+    /* TRANSLATORS: this line and the next ("%3lld cores:") line up: keep the numbers in the same column. */
+    fprintf(out, _("  one core:   %7.0f images/s (decode+crop+flip), decode alone %6.1f Mpix/s\n"),
            json_number_value(json_object_get(r, "images_s_per_core")),
            json_number_value(json_object_get(r, "decode_only_mpix_s_per_core")));
-    fprintf(out, "  %3lld cores:  %7.0f images/s, decode alone %6.1f Mpix/s\n", json_integer_value(json_object_get(r, "cores")),
+    fprintf(out, _("  %3lld cores:  %7.0f images/s, decode alone %6.1f Mpix/s\n"), json_integer_value(json_object_get(r, "cores")),
            json_number_value(json_object_get(r, "images_s_all_cores")),
            json_number_value(json_object_get(r, "decode_only_mpix_s_all_cores")));
-    fprintf(out, "  this CPU feeds %.2f A100s or %.2f H100s (estimated rate) at ResNet-50 training rates\n",
+    fprintf(out, _("  this CPU feeds %.2f A100s or %.2f H100s (estimated rate) at ResNet-50 training rates\n"),
            json_number_value(json_object_get(feeds, "a100")), json_number_value(json_object_get(feeds, "h100")));
     json_t *set = json_object_get(r, "images");
-    fprintf(out, "  images: %lld from %s\n", json_integer_value(json_object_get(set, "count")),
+    fprintf(out, _("  images: %lld from %s\n"), json_integer_value(json_object_get(set, "count")),
            json_string_value(json_object_get(set, "dir")));
 }
 
@@ -116,7 +138,10 @@ static void print_pcie(FILE *out, json_t *r)
     size_t i;
     json_t *gpu;
     json_array_foreach(r, i, gpu)
-        fprintf(out, "  %s  H2D %.2f GB/s  D2H %.2f GB/s (pinned, NUMA node %lld)\n",
+        if (json_object_get(gpu, "error"))
+            fprintf(out, _("  %s  error: %s\n"), json_string_value(json_object_get(gpu, "bus_id")), bench_text(gpu, "error"));
+        else
+            fprintf(out, _("  %s  H2D %.2f GB/s  D2H %.2f GB/s (pinned, NUMA node %lld)\n"),
                json_string_value(json_object_get(gpu, "bus_id")),
                json_number_value(json_object_get(gpu, "h2d_pinned_bytes_s")) / 1e9,
                json_number_value(json_object_get(gpu, "d2h_pinned_bytes_s")) / 1e9,
@@ -136,17 +161,17 @@ int bench_report_text(FILE *out, json_t *doc)
         if (!r)
             continue;
         fprintf(out, "%s\n", printers[i].name);
-        const char *skipped = json_string_value(json_object_get(r, "skipped"));
-        const char *error = json_string_value(json_object_get(r, "error"));
+        const char *skipped = bench_text(r, "skipped");
+        const char *error = bench_text(r, "error");
         if (skipped)
-            fprintf(out, "  skipped: %s\n", skipped);
+            fprintf(out, _("  skipped: %s\n"), skipped);
         else if (error)
-            fprintf(out, "  error: %s\n", error);
+            fprintf(out, _("  error: %s\n"), error);
         else
             printers[i].print(out, r);
-        const char *note = json_string_value(json_object_get(r, "note"));
+        const char *note = bench_text(r, "note");
         if (note)
-            fprintf(out, "  note: %s\n", note);
+            fprintf(out, _("  note: %s\n"), note);
     }
     return ferror(out) ? -1 : 0;
 }

@@ -3,6 +3,7 @@
 
 #include "report/gpus_report.h"
 #include "util/i18n.h"
+#include "util/width.h"
 
 /* "989.4/1979" dense/sparse, "125" when there is no sparse figure, "-" when neither. */
 static const char *dense_sparse(const struct gpu_spec *g, enum precision p, char *buf, size_t len)
@@ -29,12 +30,32 @@ void gpus_text_row(FILE *out, const struct gpu_spec *g)
            g->scaleup_link, g->tdp_w);
 }
 
+/* The header's cells: the columns of gpus_text_row, negative widths right-aligned (display width,
+ * so translated headers line up). */
+static void header_line(FILE *out, const char *const cells[10])
+{
+    static const int widths[10] = {-18, 5, 6, -15, -13, -11, 6, -8, -30, 5};
+    for (int i = 0; i < 10; i++) {
+        size_t w = (size_t)(widths[i] < 0 ? -widths[i] : widths[i]), used = display_width(cells[i]);
+        if (widths[i] > 0)
+            fprintf(out, "%*s", used < w ? (int)(w - used) : 0, "");
+        fputs(cells[i], out);
+        if (widths[i] < 0 && i < 9)
+            fprintf(out, "%*s", used < w ? (int)(w - used) : 0, "");
+        fputs(i < 9 ? " " : "\n", out);
+    }
+}
+
 void gpus_text_header(FILE *out)
 {
-    fprintf(out, "%-18s %5s %6s %-15s %-13s %-11s %6s %-8s %-30s %5s\n", "ID", "MEM", "BW", "FP16", "TF32", "FP8", "FP64",
-           "PCIE", "SCALE-UP", "TDP");
-    fprintf(out, "%-18s %5s %6s %-15s %-13s %-11s %6s %-8s %-30s %5s\n", "", "GB", "GB/s", "dense/sparse", "dense/sparse",
-           "dense/sp.", "TFLOPS", "", "", "W");
+    /* TRANSLATORS: column headers of `gpuvet gpus`: at most 5 columns for MEM (GPU memory), 6 for BW
+     * (memory bandwidth), 8 for PCIE, 30 for SCALE-UP (the GPU-to-GPU link, NVLink), 5 for TDP. */
+    const char *const names[10] = {"ID", _("MEM"), _("BW"), "FP16", "TF32", "FP8", "FP64", "PCIE", _("SCALE-UP"), "TDP"};
+    /* TRANSLATORS: the units row under the headers: "dense/sparse" at most 15 columns, "dense/sp." 11. */
+    const char *const units[10] = {"", "GB", "GB/s", _("dense/sparse"), _("dense/sparse"), _("dense/sp."), "TFLOPS", "", "",
+                                   "W"};
+    header_line(out, names);
+    header_line(out, units);
 }
 
 void gpus_text_detail(FILE *out, const struct gpu_spec *g, const char *note)

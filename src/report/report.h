@@ -39,6 +39,8 @@ json_t *gpu_clock_events_json(bool known, uint64_t bits);
 void report_redact(json_t *value);
 /* "Gen4 x16", with "?" for an unknown generation or width. */
 void report_link_text(char *buf, size_t n, int gen, int width);
+/* A severity as people read it: "WARN", in the user's language (text.c). */
+const char *severity_label(enum severity s);
 void print_gpus(FILE *out, const struct machine *m, bool redact, const char *bold, const char *reset);
 
 /* The machine model as the documented JSON object (docs/audit-json.md). */

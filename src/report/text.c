@@ -48,7 +48,7 @@ static const char *cell(const char *s, size_t cols)
 }
 
 /* The labels people read: severities, verdicts and report areas, upper-case in English. */
-static const char *severity_label(enum severity s)
+const char *severity_label(enum severity s)
 {
     switch (s) {
     case SEV_PASS: return _("PASS");

@@ -5,7 +5,10 @@
 #include <unistd.h>
 
 #include "report/watch.h"
+#include "report/wrap.h"
 #include "rules/watch.h"
+#include "util/i18n.h"
+#include "util/width.h"
 
 #define CLEAR_TO_END "\033[J"
 
@@ -47,15 +50,17 @@ static void gpu_line(FILE *o, int index, const struct watch_gpu *g)
     else
         fprintf(o, " SM %3.0f%%", g->sm);
     if (g->mem >= 0)
-        fprintf(o, " mem %3.0f%%", g->mem);
+        /* TRANSLATORS: the GPU memory controller's utilisation (nvidia-smi's "mem"). */
+        fprintf(o, _(" mem %3.0f%%"), g->mem);
     if (g->mem_used_mib >= 0)
-        fprintf(o, " used %.0f MiB", g->mem_used_mib);
+        fprintf(o, _(" used %.0f MiB"), g->mem_used_mib);
     if (g->pcie_rx_mbs >= 0 || g->pcie_tx_mbs >= 0) {
-        mbs(o, "PCIe rx", g->pcie_rx_mbs);
-        mbs(o, "tx", g->pcie_tx_mbs);
+        mbs(o, _("PCIe rx"), g->pcie_rx_mbs);
+        mbs(o, _("tx"), g->pcie_tx_mbs);
         fputs(" MB/s", o);
         if (g->link_mbs > 0)
-            fprintf(o, " of %.0f", g->link_mbs);
+            /* TRANSLATORS: "PCIe rx 120.0 tx 30.0 MB/s of 25000": the link's rate in MB/s. */
+            fprintf(o, _(" of %.0f"), g->link_mbs);
     }
     if (g->sm_clock_mhz >= 0)
         fprintf(o, " %.0f/%.0f MHz", g->sm_clock_mhz, g->mem_clock_mhz);
@@ -64,56 +69,64 @@ static void gpu_line(FILE *o, int index, const struct watch_gpu *g)
     clock_event_names(o, g);
 }
 
+static const char *target_text(const struct watch_timeline *w)
+{
+    return w->target ? watch_local(w->target, w->target_local) : _("machine");
+}
+
 static void block(FILE *o, const struct watch_timeline *w, const struct watch_sample *s)
 {
-    fprintf(o, "gpuvet watch  %s  t=%.0fs  (Ctrl-C ends and diagnoses)\n", w->target ? w->target : "machine", s->t);
-    fputs("host ", o);
-    pct(o, "user", s->user);
-    pct(o, "sys", s->system);
+    fprintf(o, _("gpuvet watch  %s  t=%.0fs  (Ctrl-C ends and diagnoses)\n"), target_text(w), s->t);
+    fputs(_("host "), o);
+    pct(o, _("user"), s->user);
+    pct(o, _("sys"), s->system);
     pct(o, "iowait", s->iowait);
     pct(o, "steal", s->steal);
-    pct(o, "idle", s->idle);
-    fputs("  swap", o);
-    mbs(o, "in", s->swap_in_mbs);
-    mbs(o, "out", s->swap_out_mbs);
-    fputs(" MB/s  net", o);
-    mbs(o, "rx", s->net_rx_mbs);
-    mbs(o, "tx", s->net_tx_mbs);
+    pct(o, _("idle"), s->idle);
+    fputc(' ', o);
+    mbs(o, _("swap in"), s->swap_in_mbs);
+    mbs(o, _("out"), s->swap_out_mbs);
+    fputs(_(" MB/s  net"), o);
+    mbs(o, _("rx"), s->net_rx_mbs);
+    mbs(o, _("tx"), s->net_tx_mbs);
     fputs(" MB/s\n", o);
-    if (s->disk[0]) {
-        fprintf(o, "disk  %s read %.1f MB/s busy %.0f%%\n", s->disk, s->disk_read_mbs, 100 * s->disk_busy);
-        }
+    if (s->disk[0])
+        fprintf(o, _("disk  %s read %.1f MB/s busy %.0f%%\n"), s->disk, s->disk_read_mbs, 100 * s->disk_busy);
     if (w->job_seen) {
-        fprintf(o, "job   %d procs %d threads (%d R, %d D) %.2f cores, wants %.2f; majflt %.0f/s; read %.1f MB/s\n",
+        /* TRANSLATORS: R and D are the kernel's thread states (running, uninterruptible I/O sleep); majflt the
+         * major page faults. */
+        fprintf(o, _("job   %d procs %d threads (%d R, %d D) %.2f cores, wants %.2f; majflt %.0f/s; read %.1f MB/s\n"),
                 s->nprocs_total, s->threads, s->running, s->blocked, s->job_cpu, s->job_demand, s->job_majflt_s,
                 s->job_read_mbs < 0 ? 0 : s->job_read_mbs);
-            for (int i = 0; i < s->nprocs && i < 6; i++) {
+        for (int i = 0; i < s->nprocs && i < 6; i++) {
             const struct watch_proc *p = &s->procs[i];
-            fprintf(o, "  %7d %-16s %.2f cores (wants %.2f), main thread %.2f, %d thr\n", p->pid, p->name, p->cpu,
-                    p->demand, p->main_cpu, p->threads);
-                }
+            fprintf(o, "  %7d ", p->pid);
+            fput_padded(o, p->name, 16);
+            fprintf(o, _(" %.2f cores (wants %.2f), main thread %.2f, %d thr\n"), p->cpu, p->demand, p->main_cpu,
+                    p->threads);
+        }
     }
     if (s->outsiders[0].pid) {
-        fprintf(o, "others %.2f cores, busiest:", s->others_cpu);
+        fprintf(o, _("others %.2f cores, busiest:"), s->others_cpu);
         for (int k = 0; k < WATCH_MAX_OUTSIDERS && s->outsiders[k].pid; k++)
             fprintf(o, " %s (pid %d) %.2f", s->outsiders[k].name, s->outsiders[k].pid, s->outsiders[k].cpu);
         fputc('\n', o);
-        }
+    }
     for (int g = 0; g < w->ngpus; g++) {
         gpu_line(o, g, &s->gpus[g]);
         fputc('\n', o);
-        }
+    }
 }
 
 static void plain_line(FILE *o, const struct watch_timeline *w, const struct watch_sample *s)
 {
     fprintf(o, "t=%.1fs cpu", s->t);
-    pct(o, "usr", s->user);
-    pct(o, "sys", s->system);
+    pct(o, _("usr"), s->user);
+    pct(o, _("sys"), s->system);
     pct(o, "io", s->iowait);
     pct(o, "steal", s->steal);
     if (w->job_seen)
-        fprintf(o, " | job %.2f cores (wants %.2f) R%d D%d", s->job_cpu, s->job_demand, s->running, s->blocked);
+        fprintf(o, _(" | job %.2f cores (wants %.2f) R%d D%d"), s->job_cpu, s->job_demand, s->running, s->blocked);
     if (s->disk[0])
         fprintf(o, " | %s %.1f MB/s %.0f%%", s->disk, s->disk_read_mbs, 100 * s->disk_busy);
     for (int g = 0; g < w->ngpus; g++)
@@ -122,17 +135,16 @@ static void plain_line(FILE *o, const struct watch_timeline *w, const struct wat
     fputc('\n', o);
 }
 
-/* Rows a text takes on a terminal of width columns: a long line wraps and takes several. */
+/* Rows a text takes on a terminal of width columns: a long line wraps and takes several (a CJK
+ * character takes two columns). */
 static int terminal_rows(const char *text, int width)
 {
-    int rows = 0, column = 0;
-    for (const char *p = text; *p; p++) {
-        if (*p == '\n') {
-            rows += 1 + (column > 0 ? (column - 1) / width : 0);
-            column = 0;
-        } else if ((*p & 0xC0) != 0x80) { /* count UTF-8 characters, not bytes */
-            column++;
-        }
+    int rows = 0;
+    for (const char *line = text; *line;) {
+        size_t len = strcspn(line, "\n");
+        size_t columns = display_width_n(line, len);
+        rows += 1 + (columns > 0 ? (int)((columns - 1) / (size_t)width) : 0);
+        line += len + (line[len] == '\n');
     }
     return rows;
 }
@@ -161,17 +173,19 @@ void watch_print_live(FILE *out, struct watch_live *live, const struct watch_tim
     fflush(out);
 }
 
-void watch_print_diagnosis(FILE *o, const struct watch_timeline *w, const struct findings *f, bool color)
+/* The diagnosis goes through a buffer so that long lines wrap as the audit's text does. */
+static void diagnosis(FILE *o, const struct watch_timeline *w, const struct findings *f, const char *bold,
+                      const char *reset)
 {
-    const char *bold = color ? "\033[1m" : "", *reset = color ? "\033[0m" : "";
     double seconds = w->count ? w->samples[w->count - 1].t : 0;
-    fprintf(o, "\n%sDiagnosis%s  %s, %d interval(s), %.0f s (%s)\n", bold, reset, w->target ? w->target : "machine",
-            w->count, seconds, w->source ? w->source : "live");
+    const char *source = !w->source ? _("live") : !strcmp(w->source, "live") ? _("live") : w->source;
+    fprintf(o, _("\n%sDiagnosis%s  %s, %d interval(s), %.0f s (%s)\n"), bold, reset, target_text(w), w->count, seconds,
+            source);
     if (w->count == 0)
-        fputs("  nothing to diagnose: no interval was watched\n", o);
+        fputs(_("  nothing to diagnose: no interval was watched\n"), o);
     json_t *startup = f->count ? json_object_get(f->items[0].evidence, "startup_intervals") : NULL;
     if (json_integer_value(startup) > 0)
-        fprintf(o, "  the first %d interval(s), before the GPUs showed any activity, are start-up and not judged\n",
+        fprintf(o, _("  the first %d interval(s), before the GPUs showed any activity, are start-up and not judged\n"),
                 (int)json_integer_value(startup));
     int shown = 0;
     for (int i = 0; i < f->count; i++) {
@@ -180,19 +194,38 @@ void watch_print_diagnosis(FILE *o, const struct watch_timeline *w, const struct
             continue;
         double explains = json_number_value(json_object_get(it->evidence, "gpu_time_explained"));
         bool gpu_seen = json_is_true(json_object_get(it->evidence, "gpu_seen"));
-        fprintf(o, "  %s%-5s %s%s — %s; explains %.0f %% of the %s\n", bold, severity_name(it->severity), it->rule->id,
-                reset, it->rule->title, 100 * explains, gpu_seen ? "GPU time" : "watched time (GPUs not seen)");
-        fprintf(o, "        %s\n", it->message);
+        fprintf(o, "  %s", bold);
+        fput_padded(o, severity_label(it->severity), 5);
+        fprintf(o, " %s%s — ", it->rule->id, reset);
+        if (gpu_seen)
+            fprintf(o, _("%s; explains %.0f %% of the GPU time\n"), _(it->rule->title), 100 * explains);
+        else
+            fprintf(o, _("%s; explains %.0f %% of the watched time (GPUs not seen)\n"), _(it->rule->title),
+                    100 * explains);
+        fprintf(o, "        %s\n", finding_message(it));
         if (it->fix)
-            fprintf(o, "        fix: %s\n", it->fix);
+            fprintf(o, "        %s%s\n", _("fix: "), finding_fix(it));
         shown++;
     }
     if (w->count && !shown)
-        fputs("  no bottleneck found in what could be seen\n", o);
+        fputs(_("  no bottleneck found in what could be seen\n"), o);
     for (int i = 0; i < f->count; i++)
         if (f->items[i].severity == SEV_UNKNOWN)
-            fprintf(o, "  unknown %s: %s\n", f->items[i].rule->id, f->items[i].message);
+            fprintf(o, _("  unknown %s: %s\n"), f->items[i].rule->id, finding_message(&f->items[i]));
     if (w->end_reason)
-        fprintf(o, "  %s\n", w->end_reason);
-    fprintf(o, "  (gpuvet explain ID says what each diagnosis means)\n");
+        fprintf(o, "  %s\n", watch_local(w->end_reason, w->end_reason_local));
+    fputs(_("  (gpuvet explain ID says what each diagnosis means)\n"), o);
+}
+
+void watch_print_diagnosis(FILE *o, const struct watch_timeline *w, const struct findings *f, bool color)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *buf = open_memstream(&text, &len);
+    if (!buf)
+        return;
+    diagnosis(buf, w, f, color ? "\033[1m" : "", color ? "\033[0m" : "");
+    fclose(buf);
+    print_wrapped(o, text, len, REPORT_COLUMNS, _("fix: "));
+    free(text);
 }

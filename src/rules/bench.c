@@ -27,7 +27,7 @@ void judge_mem_bandwidth(struct audit_ctx *ctx, double measured_bytes_s, double 
     if (theoretical_bytes_s <= 0) {
         finding_add(ctx, SEV_UNKNOWN, "machine", evidence, NULL,
                     _("STREAM triad %.1f GB/s, but the theoretical bandwidth is unknown (%s)"), measured_bytes_s / 1e9,
-                    theoretical_unknown);
+                    _(theoretical_unknown));
         return;
     }
     double fraction = measured_bytes_s / theoretical_bytes_s, floor = ctx->thresholds->mem_bandwidth_min_fraction;

@@ -5,15 +5,16 @@
 
 #include "rules/rule.h"
 #include "rules/verdict.h"
+#include "util/i18n.h"
 
 const char *severity_name(enum severity s)
 {
     switch (s) {
-    case SEV_PASS: return "pass";
-    case SEV_INFO: return "info";
-    case SEV_UNKNOWN: return "unknown";
-    case SEV_WARN: return "warn";
-    case SEV_FAIL: return "fail";
+    case SEV_PASS: return N_("pass"); /* translated where people read it (explain) */
+    case SEV_INFO: return N_("info");
+    case SEV_UNKNOWN: return N_("unknown");
+    case SEV_WARN: return N_("warn");
+    case SEV_FAIL: return N_("fail");
     }
     return "?";
 }
@@ -46,6 +47,21 @@ void finding_add(struct audit_ctx *ctx, enum severity severity, const char *subj
 
 const char *finding_message(const struct finding *f) { return f->message_local ? f->message_local : f->message; }
 const char *finding_fix(const struct finding *f) { return f->fix_local ? f->fix_local : f->fix; }
+
+void findings_adopt_local(struct findings *out, struct findings *local)
+{
+    bool paired = local->count == out->count;
+    for (int i = 0; paired && i < out->count; i++)
+        paired = local->items[i].rule == out->items[i].rule && local->items[i].severity == out->items[i].severity &&
+                 !strcmp(local->items[i].subject, out->items[i].subject);
+    for (int i = 0; paired && i < out->count; i++) {
+        struct finding *it = &out->items[i];
+        it->message_local = local->items[i].message;
+        it->fix_local = local->items[i].fix;
+        local->items[i].message = local->items[i].fix = NULL;
+    }
+    findings_free(local);
+}
 
 static int rule_index(const struct rule *r) { return (int)(r - rules_table); }
 

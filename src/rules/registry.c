@@ -291,24 +291,13 @@ static void run_checks(const struct machine *m, enum workload workload, const st
 /* The local text of each finding comes from a second, translated run of the same checks: the
  * checks are pure functions of the model, so the runs pair up finding by finding. Formatting the
  * English and the local text in one call would leave the pieces a message is built from (a
- * "%s" filled with "could not be read") in English. A run that does not pair up (never seen)
- * keeps English. */
+ * "%s" filled with "could not be read") in English. */
 static void add_local_text(const struct machine *m, enum workload workload, const struct audit_inputs *inputs,
                            struct findings *out)
 {
     struct findings local = {0};
     run_checks(m, workload, inputs, &local);
-    bool paired = local.count == out->count;
-    for (int i = 0; paired && i < out->count; i++)
-        paired = local.items[i].rule == out->items[i].rule && local.items[i].severity == out->items[i].severity &&
-                 !strcmp(local.items[i].subject, out->items[i].subject);
-    for (int i = 0; paired && i < out->count; i++) {
-        struct finding *it = &out->items[i];
-        it->message_local = local.items[i].message;
-        it->fix_local = local.items[i].fix;
-        local.items[i].message = local.items[i].fix = NULL;
-    }
-    findings_free(&local);
+    findings_adopt_local(out, &local);
 }
 
 void rules_run(const struct machine *m, enum workload workload, const struct audit_inputs *inputs,

@@ -78,6 +78,10 @@ void finding_add(struct audit_ctx *ctx, enum severity severity, const char *subj
 
 /* What a report for people prints: the local text when there is one, else the English. */
 const char *finding_message(const struct finding *f);
+/* Gives each finding of out the message and fix of its fellow in local, a second run of the same
+ * checks in the user's language (the checks are pure, so the runs pair up finding by finding),
+ * and frees local. Runs that do not pair up (never seen) keep English. */
+void findings_adopt_local(struct findings *out, struct findings *local);
 const char *finding_fix(const struct finding *f);
 
 void findings_sort(struct findings *f);

@@ -267,15 +267,26 @@ static void add(struct judge *j, int rule, enum severity sev, json_t *ev, const 
  * wait, unknown when they were not seen. */
 static enum severity input_severity(const struct judge *j) { return j->gpu_seen ? SEV_WARN : SEV_UNKNOWN; }
 
+/* Why the GPU side was not seen, in the language of this pass (the English one for the JSON). */
+static const char *gpu_unseen_text(const struct watch_timeline *w)
+{
+    if (!w->gpu_unseen)
+        return _("no GPU was watched");
+    return i18n_translating() ? watch_local(w->gpu_unseen, w->gpu_unseen_local) : w->gpu_unseen;
+}
+
+/* The end of a diagnosis' message: when the condition held. */
 static const char *gpu_clause(const struct judge *j, char *buf, size_t size, int rule)
 {
     const struct tally *t = &j->tallies[rule];
     if (j->gpu_seen)
-        snprintf(buf, size, "while the GPUs waited (SM below %.0f %%), %.0f %% of the watched time",
+        /* TRANSLATORS: ends a diagnosis' message after a comma: "..., while the GPUs waited (SM below 80 %), 90 % of
+         * the watched time". */
+        snprintf(buf, size, _("while the GPUs waited (SM below %.0f %%), %.0f %% of the watched time"),
                  j->t->watch_gpu_busy_pct, 100 * t->held_s / t->total_s);
     else
-        snprintf(buf, size, "%.0f %% of the watched time; whether the GPUs waited could not be seen: %s",
-                 100 * t->held_s / t->total_s, j->w->gpu_unseen ? j->w->gpu_unseen : "no GPU was watched");
+        snprintf(buf, size, _("%.0f %% of the watched time; whether the GPUs waited could not be seen: %s"),
+                 100 * t->held_s / t->total_s, gpu_unseen_text(j->w));
     return buf;
 }
 
@@ -287,12 +298,12 @@ static void diagnose_input_cpu(struct judge *j)
     double workers = mean(j->sum_workers, n), saturated = mean(j->sum_saturated_workers, n);
     double idle = mean(j->sum_idle_cores, n);
     char msg[768], clause[400], fix[768];
-    snprintf(msg, sizeof msg, "%.0f of %.0f loader worker(s) wanted a whole core each, or the job wanted all %d CPUs, %s",
+    snprintf(msg, sizeof msg, _("%.0f of %.0f loader worker(s) wanted a whole core each, or the job wanted all %d CPUs, %s"),
              saturated, workers, ncpus, gpu_clause(j, clause, sizeof clause, R_INPUT_CPU));
     snprintf(fix, sizeof fix,
-             "raise the DataLoader's num_workers toward %d (this machine's %d CPUs minus two; %.1f were idle on average "
-             "while it held), decode faster (NVIDIA DALI, pillow-simd) or train on pre-decoded, pre-resized data; "
-             "`gpuvet bench decode` measures the images/s this CPU decodes",
+             _("raise the DataLoader's num_workers toward %d (this machine's %d CPUs minus two; %.1f were idle on "
+               "average while it held), decode faster (NVIDIA DALI, pillow-simd) or train on pre-decoded, pre-resized "
+               "data; `gpuvet bench decode` measures the images/s this CPU decodes"),
              ncpus > 2 ? ncpus - 2 : 1, ncpus, idle);
     json_t *ev = evidence(j, R_INPUT_CPU);
     json_object_set_new(ev, "workers", json_real(workers));
@@ -308,8 +319,8 @@ static void diagnose_input_io(struct judge *j)
     int n = j->tallies[R_INPUT_IO].held;
     char msg[768], clause[400];
     snprintf(msg, sizeof msg,
-             "the data disk was %.0f %% busy reading %.0f MB/s, iowait %.0f %%, %.1f of the job's threads in D state "
-             "at each sample, %s",
+             _("the data disk was %.0f %% busy reading %.0f MB/s, iowait %.0f %%, %.1f of the job's threads in D "
+               "state at each sample, %s"),
              100 * mean(j->sum_disk_busy, n), mean(j->sum_read_mbs, n), 100 * mean(j->sum_iowait, n),
              mean(j->sum_blocked, n), gpu_clause(j, clause, sizeof clause, R_INPUT_IO));
     json_t *ev = evidence(j, R_INPUT_IO);
@@ -318,8 +329,8 @@ static void diagnose_input_io(struct judge *j)
     json_object_set_new(ev, "iowait", json_real(mean(j->sum_iowait, n)));
     json_object_set_new(ev, "blocked_threads", json_real(mean(j->sum_blocked, n)));
     add(j, R_INPUT_IO, input_severity(j), ev,
-        "keep the dataset in the page cache, copy it to local NVMe, or pack it into large sequential records "
-        "(WebDataset, TFRecord); `gpuvet bench storage --dir DATA` measures the disk",
+        _("keep the dataset in the page cache, copy it to local NVMe, or pack it into large sequential records "
+          "(WebDataset, TFRecord); `gpuvet bench storage --dir DATA` measures the disk"),
         msg);
 }
 
@@ -328,13 +339,13 @@ static void diagnose_launch(struct judge *j)
     if (!holds(j, R_LAUNCH))
         return;
     char msg[768], clause[400];
-    snprintf(msg, sizeof msg, "the main thread of pid %d wanted %.2f of a core on average, %s", j->w->root_pid,
+    snprintf(msg, sizeof msg, _("the main thread of pid %d wanted %.2f of a core on average, %s"), j->w->root_pid,
              mean(j->sum_main_demand, j->tallies[R_LAUNCH].held), gpu_clause(j, clause, sizeof clause, R_LAUNCH));
     json_t *ev = evidence(j, R_LAUNCH);
     json_object_set_new(ev, "main_thread_demand", json_real(mean(j->sum_main_demand, j->tallies[R_LAUNCH].held)));
     add(j, R_LAUNCH, input_severity(j), ev,
-        "larger batches, CUDA graphs (torch.compile mode=\"reduce-overhead\"), fewer host syncs (.item(), .cpu()), "
-        "and DataLoader workers instead of loading in the main process",
+        _("larger batches, CUDA graphs (torch.compile mode=\"reduce-overhead\"), fewer host syncs (.item(), .cpu()), "
+          "and DataLoader workers instead of loading in the main process"),
         msg);
 }
 
@@ -355,25 +366,33 @@ static void diagnose_contention(struct judge *j)
     for (int k = 0; k < j->noutsiders && k < WATCH_MAX_OUTSIDERS; k++) {
         double cores = j->outsiders[k].core_s / j->tallies[R_CONTENTION].held_s;
         size_t len = strlen(names);
-        snprintf(names + len, sizeof names - len, "%s%s (pid %d, %.2f cores)", k ? ", " : "", j->outsiders[k].name,
+        if (k)
+            snprintf(names + len, sizeof names - len, ", ");
+        len = strlen(names);
+        snprintf(names + len, sizeof names - len, _("%s (pid %d, %.2f cores)"), j->outsiders[k].name,
                  j->outsiders[k].pid, cores);
         json_array_append_new(list, json_pack("{s:i, s:s, s:f}", "pid", j->outsiders[k].pid, "name",
                                               j->outsiders[k].name, "cores", cores));
     }
-    snprintf(msg, sizeof msg,
-             "for %.0f %% of the watched time the job waited on run queues for %.0f %% of the CPU time it wanted while "
-             "processes outside it used %.2f cores%s%s; steal %.1f %%",
-             100 * j->tallies[R_CONTENTION].held_s / j->tallies[R_CONTENTION].total_s,
-             100 * mean(j->sum_job_wait_share, n), mean(j->sum_others, n), *names ? ", busiest: " : "", names,
-             100 * mean(j->sum_steal, n));
+    double held = 100 * j->tallies[R_CONTENTION].held_s / j->tallies[R_CONTENTION].total_s;
+    if (*names)
+        snprintf(msg, sizeof msg,
+                 _("for %.0f %% of the watched time the job waited on run queues for %.0f %% of the CPU time it wanted "
+                   "while processes outside it used %.2f cores, busiest: %s; steal %.1f %%"),
+                 held, 100 * mean(j->sum_job_wait_share, n), mean(j->sum_others, n), names, 100 * mean(j->sum_steal, n));
+    else
+        snprintf(msg, sizeof msg,
+                 _("for %.0f %% of the watched time the job waited on run queues for %.0f %% of the CPU time it wanted "
+                   "while processes outside it used %.2f cores; steal %.1f %%"),
+                 held, 100 * mean(j->sum_job_wait_share, n), mean(j->sum_others, n), 100 * mean(j->sum_steal, n));
     json_t *ev = evidence(j, R_CONTENTION);
     json_object_set_new(ev, "others_cores", json_real(mean(j->sum_others, n)));
     json_object_set_new(ev, "job_run_queue_wait_share", json_real(mean(j->sum_job_wait_share, n)));
     json_object_set_new(ev, "steal", json_real(mean(j->sum_steal, n)));
     json_object_set_new(ev, "outsiders", list);
     add(j, R_CONTENTION, SEV_WARN, ev,
-        "stop or move the processes named, pin the job to its own cores (taskset, cpusets), or ask the provider "
-        "for dedicated vCPUs when steal is high",
+        _("stop or move the processes named, pin the job to its own cores (taskset, cpusets), or ask the provider "
+          "for dedicated vCPUs when steal is high"),
         msg);
 }
 
@@ -381,15 +400,16 @@ static void diagnose_gpu_side(struct judge *j)
 {
     char msg[768];
     if (holds(j, R_PCIE)) {
-        snprintf(msg, sizeof msg, "host<->GPU traffic ran at %.0f %% of the negotiated link's rate while the GPUs waited, "
-                                  "%.0f %% of the watched time",
+        snprintf(msg, sizeof msg,
+                 _("host<->GPU traffic ran at %.0f %% of the negotiated link's rate while the GPUs waited, %.0f %% of "
+                   "the watched time"),
                  100 * mean(j->sum_link_share, j->tallies[R_PCIE].held),
                  100 * j->tallies[R_PCIE].held_s / j->tallies[R_PCIE].total_s);
         json_t *ev = evidence(j, R_PCIE);
         json_object_set_new(ev, "link_share", json_real(mean(j->sum_link_share, j->tallies[R_PCIE].held)));
         add(j, R_PCIE, SEV_WARN, ev,
-            "pinned memory and non_blocking copies overlapped with compute, GPU-side augmentation, and "
-            "`gpuvet audit --load-check` to rule out a degraded link",
+            _("pinned memory and non_blocking copies overlapped with compute, GPU-side augmentation, and "
+              "`gpuvet audit --load-check` to rule out a degraded link"),
             msg);
     }
     if (j->tallies[R_THROTTLED].held > 0) { /* any slowdown is a fault, as DCGM judges it */
@@ -406,20 +426,22 @@ static void diagnose_gpu_side(struct judge *j)
                 size_t len = strlen(list);
                 snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "", reasons[k].name);
             }
-        snprintf(msg, sizeof msg, "%s in %d of %d intervals", list, j->tallies[R_THROTTLED].held,
+        /* TRANSLATORS: %s lists NVML's clock-event reasons (hw_slowdown, sw_thermal_slowdown, ...). */
+        snprintf(msg, sizeof msg, _("%s in %d of %d intervals"), list, j->tallies[R_THROTTLED].held,
                  j->w->count - j->first);
         json_t *ev = evidence(j, R_THROTTLED);
         json_object_set_new(ev, "reasons", names);
-        add(j, R_THROTTLED, SEV_WARN, ev, "check the server's cooling and power; report it to the provider", msg);
+        add(j, R_THROTTLED, SEV_WARN, ev, _("check the server's cooling and power; report it to the provider"), msg);
     }
     if (holds(j, R_GPU_BOUND) && j->tallies[R_GPU_BOUND].held_s >= 0.8 * j->tallies[R_GPU_BOUND].total_s) {
         double sm = mean(j->sum_sm, j->nsm) / 100;
-        snprintf(msg, sizeof msg, "the GPUs were busy (SM %.0f %% or more) %.0f %% of the watched time, mean SM %.0f %%: "
-                                  "the host keeps up",
+        snprintf(msg, sizeof msg,
+                 _("the GPUs were busy (SM %.0f %% or more) %.0f %% of the watched time, mean SM %.0f %%: the host "
+                   "keeps up"),
                  j->t->watch_gpu_busy_pct, 100 * j->tallies[R_GPU_BOUND].held_s / j->tallies[R_GPU_BOUND].total_s,
                  100 * sm);
         add(j, R_GPU_BOUND, SEV_INFO, evidence(j, R_GPU_BOUND),
-            "a faster job needs faster GPU code (mixed precision, fused kernels, larger batches) or more GPUs", msg);
+            _("a faster job needs faster GPU code (mixed precision, fused kernels, larger batches) or more GPUs"), msg);
     }
 }
 
@@ -429,14 +451,14 @@ static void diagnose_memory(struct judge *j)
         return;
     int n = j->tallies[R_MEMORY].held;
     char msg[512], clause[400];
-    snprintf(msg, sizeof msg, "swapping %.1f MB/s, the job's major faults %.0f/s, %s", mean(j->sum_swap, n),
+    snprintf(msg, sizeof msg, _("swapping %.1f MB/s, the job's major faults %.0f/s, %s"), mean(j->sum_swap, n),
              mean(j->sum_majflt, n), gpu_clause(j, clause, sizeof clause, R_MEMORY));
     json_t *ev = evidence(j, R_MEMORY);
     json_object_set_new(ev, "swap_mb_s", json_real(mean(j->sum_swap, n)));
     json_object_set_new(ev, "majflt_per_s", json_real(mean(j->sum_majflt, n)));
     add(j, R_MEMORY, SEV_WARN, ev,
-        "fewer or smaller workers, a smaller prefetch factor or shuffle buffer, more RAM, or a memory-mapped dataset "
-        "on fast local storage",
+        _("fewer or smaller workers, a smaller prefetch factor or shuffle buffer, more RAM, or a memory-mapped "
+          "dataset on fast local storage"),
         msg);
 }
 
@@ -445,10 +467,10 @@ static void diagnose_numa(struct judge *j)
     if (!holds(j, R_NUMA))
         return;
     char msg[512], clause[400];
-    snprintf(msg, sizeof msg, "most of the job's threads ran on CPUs of a NUMA node without any of its GPUs, %s",
+    snprintf(msg, sizeof msg, _("most of the job's threads ran on CPUs of a NUMA node without any of its GPUs, %s"),
              gpu_clause(j, clause, sizeof clause, R_NUMA));
     add(j, R_NUMA, input_severity(j), evidence(j, R_NUMA),
-        "bind the job to its GPUs' node: numactl --cpunodebind=N --membind=N (gpuvet audit prints N per GPU)", msg);
+        _("bind the job to its GPUs' node: numactl --cpunodebind=N --membind=N (gpuvet audit prints N per GPU)"), msg);
 }
 
 static void unseen(struct judge *j, int rule, const char *why)
@@ -463,21 +485,25 @@ static void diagnose_unseen(struct judge *j)
     const struct watch_timeline *w = j->w;
     char why[768];
     if (!j->gpu_seen) {
-        snprintf(why, sizeof why, "GPU side not seen: %s", w->gpu_unseen ? w->gpu_unseen : "no GPU was watched");
+        snprintf(why, sizeof why, _("GPU side not seen: %s"), gpu_unseen_text(w));
         unseen(j, R_PCIE, why);
         unseen(j, R_THROTTLED, why);
         unseen(j, R_GPU_BOUND, why);
     }
     if (!j->host_seen) {
-        snprintf(why, sizeof why, "host side not seen: %s", w->host_unseen ? w->host_unseen : "no host facts");
+        if (w->host_unseen)
+            snprintf(why, sizeof why, _("host side not seen: %s"), w->host_unseen);
+        else
+            snprintf(why, sizeof why, "%s", _("host side not seen: no host facts"));
         for (int r = R_INPUT_CPU; r <= R_NUMA; r++)
             if (r != R_PCIE && r != R_THROTTLED)
                 unseen(j, r, why);
         return;
     }
     if (!j->job_seen) {
-        snprintf(why, sizeof why, "no job was watched (give a command or --pid): the machine alone cannot say "
-                                  "whose workers or main thread are busy");
+        snprintf(why, sizeof why, "%s",
+                 _("no job was watched (give a command or --pid): the machine alone cannot say whose workers or main "
+                   "thread are busy"));
         unseen(j, R_INPUT_CPU, why);
         unseen(j, R_LAUNCH, why);
         unseen(j, R_NUMA, why);
@@ -486,10 +512,10 @@ static void diagnose_unseen(struct judge *j)
         for (int g = 0; g < w->ngpus; g++)
             placed |= w->gpu_info[g].numa_node >= 0;
         if (!placed)
-            unseen(j, R_NUMA, "the GPUs' NUMA nodes are unknown, so the job's placement cannot be judged");
+            unseen(j, R_NUMA, _("the GPUs' NUMA nodes are unknown, so the job's placement cannot be judged"));
     }
     if (j->job_seen && w->disk_unseen) {
-        snprintf(why, sizeof why, "the job's data disk is unknown: %s", w->disk_unseen);
+        snprintf(why, sizeof why, _("the job's data disk is unknown: %s"), w->disk_unseen);
         if (!holds(j, R_INPUT_IO))
             unseen(j, R_INPUT_IO, why);
     }
@@ -507,12 +533,11 @@ static int compare_explained(const void *a, const void *b)
     return (x < y) - (x > y);
 }
 
-void watch_diagnose(const struct watch_timeline *w, struct findings *out)
+/* One run of every diagnosis, in the language _() speaks now. */
+static void diagnose(const struct watch_timeline *w, struct findings *out)
 {
     struct judge j = {.w = w, .t = thresholds_for(WL_GENERAL), .out = out, .gpu_seen = w->ngpus > 0,
                       .host_seen = w->host_seen, .job_seen = w->job_seen};
-    if (w->count == 0)
-        return;
     j.first = j.gpu_seen ? first_gpu_activity(w) : 0;
     for (int i = j.first; i < w->count; i++)
         judge_interval(&j, &w->samples[i]);
@@ -524,6 +549,22 @@ void watch_diagnose(const struct watch_timeline *w, struct findings *out)
     diagnose_memory(&j);
     diagnose_numa(&j);
     diagnose_unseen(&j);
+}
+
+/* The English run is the JSON's; a second, translated run gives the text report its words (as
+ * rules_run does for the audit). */
+void watch_diagnose(const struct watch_timeline *w, struct findings *out)
+{
+    if (w->count == 0)
+        return;
+    i18n_english_begin();
+    diagnose(w, out);
+    i18n_english_end();
+    if (i18n_translating()) {
+        struct findings local = {0};
+        diagnose(w, &local);
+        findings_adopt_local(out, &local);
+    }
     if (out->count > 1)
         qsort(out->items, (size_t)out->count, sizeof *out->items, compare_explained);
 }

@@ -15,16 +15,28 @@
 static enum i18n_language language = I18N_ENGLISH;
 static char locale_dir[PATH_MAX];
 static _Thread_local int english_depth;
+/* Inside an English scope the thread runs in the C locale, so that glibc's own messages
+ * (strerror) are English in the JSON too: with LANGUAGE=zh_CN they would come from libc's
+ * catalogue. */
+static locale_t c_locale;
+static _Thread_local locale_t outside_scope;
 
 enum i18n_language i18n_language(void) { return language; }
 bool i18n_translating(void) { return language == I18N_CHINESE && english_depth == 0; }
 const char *i18n_locale_dir(void) { return locale_dir; }
 
-void i18n_english_begin(void) { english_depth++; }
+void i18n_english_begin(void)
+{
+    if (english_depth++ == 0 && c_locale)
+        outside_scope = uselocale(c_locale);
+}
+
 void i18n_english_end(void)
 {
-    if (english_depth > 0)
-        english_depth--;
+    if (english_depth > 0 && --english_depth == 0 && outside_scope) {
+        uselocale(outside_scope);
+        outside_scope = (locale_t)0;
+    }
 }
 
 const char *i18n_text(const char *msgid)
@@ -117,6 +129,8 @@ int i18n_init(const char *option)
         return 0;
     setlocale(LC_CTYPE, "C.UTF-8");
     setenv("LANGUAGE", "zh_CN", 1);
+    if (!c_locale)
+        c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
     bindtextdomain(DOMAIN, locale_dir);
     bind_textdomain_codeset(DOMAIN, "UTF-8");
     language = I18N_CHINESE;

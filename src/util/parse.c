@@ -1,4 +1,5 @@
 #include "util/parse.h"
+#include "util/i18n.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -378,7 +379,8 @@ bool parse_seconds(const char *s, double *out)
 
 bool option_invalid(const char *cmd, const char *opt, const char *value, const char *expected)
 {
-    fprintf(stderr, "gpuvet %s: --%s %s: expected %s\n", cmd, opt, value, expected);
+    /* TRANSLATORS: the last %s is what the option wants, as a noun phrase: "a size (...)". */
+    fprintf(stderr, _("gpuvet %s: --%s %s: expected %s\n"), cmd, opt, value, expected);
     return false;
 }
 
@@ -388,7 +390,7 @@ bool option_int(const char *cmd, const char *opt, const char *value, long min, l
     errno = 0;
     long v = strtol(value, &end, 10);
     if (end == value || *end || errno || v < min || v > max || v < INT_MIN || v > INT_MAX) {
-        fprintf(stderr, "gpuvet %s: --%s %s: expected a whole number from %ld to %ld\n", cmd, opt, value, min, max);
+        fprintf(stderr, _("gpuvet %s: --%s %s: expected a whole number from %ld to %ld\n"), cmd, opt, value, min, max);
         return false;
     }
     *out = (int)v;
@@ -397,14 +399,14 @@ bool option_int(const char *cmd, const char *opt, const char *value, long min, l
 
 bool option_bytes(const char *cmd, const char *opt, const char *value, double *out)
 {
-    return parse_bytes(value, out) || option_invalid(cmd, opt, value, "a size (" PARSE_BYTES_HINT ")");
+    return parse_bytes(value, out) || option_invalid(cmd, opt, value, _("a size (sizes are bytes: 150GB, 1.2TB, 512MiB; a lower-case b means bits)"));
 }
 
 bool option_tokens(const char *cmd, const char *opt, const char *value, int max, int *out)
 {
     if (parse_token_count(value, max, out))
         return true;
-    fprintf(stderr, "gpuvet %s: --%s %s: expected a token count from 1 to %d (4096, 8k = 8192, 128k)\n", cmd, opt,
+    fprintf(stderr, _("gpuvet %s: --%s %s: expected a token count from 1 to %d (4096, 8k = 8192, 128k)\n"), cmd, opt,
             value, max);
     return false;
 }
@@ -416,8 +418,12 @@ bool option_seconds(const char *cmd, const char *opt, const char *value, bool ze
         *out = v;
         return true;
     }
-    fprintf(stderr, "gpuvet %s: --%s %s: expected seconds in %s0, %.10g] (20, 1.5s, 500ms, 5m)\n", cmd, opt, value,
-            zero_ok ? "[" : "(", max);
+    if (zero_ok)
+        fprintf(stderr, _("gpuvet %s: --%s %s: expected seconds in [0, %.10g] (20, 1.5s, 500ms, 5m)\n"), cmd, opt,
+                value, max);
+    else
+        fprintf(stderr, _("gpuvet %s: --%s %s: expected seconds in (0, %.10g] (20, 1.5s, 500ms, 5m)\n"), cmd, opt,
+                value, max);
     return false;
 }
 
@@ -433,18 +439,18 @@ bool option_percent(const char *cmd, const char *opt, const char *value, double 
         *out = v;
         return true;
     }
-    fprintf(stderr, "gpuvet %s: --%s %s: expected a percentage from 0 to below %.10g (5 or 5%%)\n", cmd, opt, value,
-            max);
+    fprintf(stderr, _("gpuvet %s: --%s %s: expected a percentage from 0 to below %.10g (5 or 5%%)\n"), cmd, opt,
+            value, max);
     return false;
 }
 
 bool option_fraction(const char *cmd, const char *opt, const char *value, double *out)
 {
-    return parse_fraction(value, out) || option_invalid(cmd, opt, value, "a fraction in (0, 1]: 0.68 or 68%");
+    return parse_fraction(value, out) || option_invalid(cmd, opt, value, _("a fraction in (0, 1]: 0.68 or 68%"));
 }
 
 bool option_positive(const char *cmd, const char *opt, const char *value, double *out)
 {
     return parse_quantity(value, out) ||
-           option_invalid(cmd, opt, value, "a positive number (counts: 7B, 70e9, 2.5k, 2T; 1e21)");
+           option_invalid(cmd, opt, value, _("a positive number (counts: 7B, 70e9, 2.5k, 2T; 1e21)"));
 }

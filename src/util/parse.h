@@ -71,8 +71,6 @@ bool parse_token_count(const char *s, int max, int *out);
 bool parse_bytes(const char *s, double *out);
 /* A fraction in (0, 1], written 0.68 or 68%. */
 bool parse_fraction(const char *s, double *out);
-/* What the user can write for a size, for error messages. */
-#define PARSE_BYTES_HINT "sizes are bytes: 150GB, 1.2TB, 512MiB; a lower-case b means bits"
 /* Seconds: a number with an optional unit, ms, s, m (minutes) or h: "20", "1.5s", "500ms", "5m". */
 bool parse_seconds(const char *s, double *out);
 

@@ -16,6 +16,7 @@
 #include "report/watch.h"
 #include "rules/watch.h"
 #include "util/fsroot.h"
+#include "util/i18n.h"
 
 #define POLL_SLICE_S 0.05 /* how soon a job's end or Ctrl-C is noticed */
 
@@ -79,12 +80,12 @@ static pid_t start_job(char **argv, char *err, size_t errlen)
 {
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) {
-        snprintf(err, errlen, "pipe: %s", strerror(errno));
+        snprintf(err, errlen, _("pipe: %s"), strerror(errno));
         return -1;
     }
     pid_t pid = fork();
     if (pid < 0) {
-        snprintf(err, errlen, "fork: %s", strerror(errno));
+        snprintf(err, errlen, _("fork: %s"), strerror(errno));
         close(fds[0]);
         close(fds[1]);
         return -1;
@@ -107,7 +108,7 @@ static pid_t start_job(char **argv, char *err, size_t errlen)
         ;
     close(fds[0]);
     if (n == (ssize_t)sizeof e) {
-        snprintf(err, errlen, "cannot run '%s': %s", argv[0], strerror(e));
+        snprintf(err, errlen, _("cannot run '%s': %s"), argv[0], strerror(e));
         waitpid(pid, NULL, 0);
         return 0;
     }
@@ -119,7 +120,7 @@ static int check_pid(int pid, char *err, size_t errlen)
 {
     char *stat = fs_readf("/proc/%d/stat", pid);
     if (!stat) {
-        snprintf(err, errlen, "no process %d (/proc/%d/stat: %s)", pid, pid, strerror(errno));
+        snprintf(err, errlen, _("no process %d (/proc/%d/stat: %s)"), pid, pid, strerror(errno));
         return -1;
     }
     free(stat);
@@ -128,8 +129,8 @@ static int check_pid(int pid, char *err, size_t errlen)
     snprintf(dir, sizeof dir, "/proc/%d/task", pid);
     int n = fs_list(dir, &names);
     if (n < 0) {
-        snprintf(err, errlen, "process %d cannot be watched: %s: %s (another user's process? run as that user or "
-                              "as root)", pid, dir, strerror(errno));
+        snprintf(err, errlen, _("process %d cannot be watched: %s: %s (another user's process? run as that user or "
+                                "as root)"), pid, dir, strerror(errno));
         return -1;
     }
     fs_list_free(names, n);
@@ -145,11 +146,12 @@ static void probe_context(struct watch_timeline *w, struct watch_gpus **gpus, st
      * $GPUVET_NVML_LIBRARY) and whether it describes any GPU. */
     *gpus = NULL;
     if (!m.gpus.probed)
-        watch_set(&w->gpu_unseen, "no NVIDIA GPU on the PCI bus: GPU utilisation, PCIe traffic, clocks and power "
-                                  "were not seen");
+        watch_set_text(&w->gpu_unseen, &w->gpu_unseen_local,
+                       "no NVIDIA GPU on the PCI bus: GPU utilisation, PCIe traffic, clocks and power were not seen");
+    else if (m.gpus.count == 0 && m.gpus.unknown_reason)
+        watch_set_text(&w->gpu_unseen, &w->gpu_unseen_local, "NVML describes no GPU: %s", m.gpus.unknown_reason);
     else if (m.gpus.count == 0)
-        watch_set(&w->gpu_unseen, "NVML describes no GPU: %s",
-                  m.gpus.unknown_reason ? m.gpus.unknown_reason : "the driver lists none");
+        watch_set_text(&w->gpu_unseen, &w->gpu_unseen_local, "NVML describes no GPU: the driver lists none");
     else
         *gpus = watch_gpus_open(w);
     watch_numa_from_machine(numa, &m, w);
@@ -204,7 +206,7 @@ int watch_run(const struct watch_options *o)
     if (o->replay_path)
         return replay(o);
     if (!fsroot_is_live()) {
-        fputs("gpuvet watch: a recorded tree cannot be watched; use --replay FILE for a saved timeline\n", stderr);
+        fputs(_("gpuvet watch: a recorded tree cannot be watched; use --replay FILE for a saved timeline\n"), stderr);
         return EXIT_CANNOT_RUN;
     }
     if (check_json_path(o->json_path) != 0)
@@ -228,7 +230,7 @@ int watch_run(const struct watch_options *o)
     int root = o->pid, job_status = 0;
     if (o->command) {
         char *text = command_text(o->command);
-        watch_set(&w.target, "command: %s", text ? text : o->command[0]);
+        watch_set_text(&w.target, &w.target_local, "command: %s", text ? text : o->command[0]);
         free(text);
         pid_t pid = start_job(o->command, err, sizeof err);
         if (pid <= 0) {
@@ -240,9 +242,9 @@ int watch_run(const struct watch_options *o)
         }
         root = job_pid = pid;
     } else if (root) {
-        watch_set(&w.target, "pid %d", root);
+        watch_set_text(&w.target, &w.target_local, "pid %d", root);
     } else {
-        watch_set(&w.target, "machine");
+        watch_set_text(&w.target, &w.target_local, "machine");
     }
     w.root_pid = root;
     w.job_seen = root != 0;
@@ -260,9 +262,12 @@ int watch_run(const struct watch_options *o)
             if (waitpid(job_pid, &ws, WNOHANG) == job_pid) {
                 job_running = false;
                 job_status = status_of(ws);
-                watch_set(&w.end_reason, "the job ended after %.1f s: %s %d", now_s() - start,
-                          WIFSIGNALED(ws) ? "killed by signal" : "exit status",
-                          WIFSIGNALED(ws) ? WTERMSIG(ws) : WEXITSTATUS(ws));
+                if (WIFSIGNALED(ws))
+                    watch_set_text(&w.end_reason, &w.end_reason_local, "the job ended after %.1f s: killed by signal %d",
+                                   now_s() - start, WTERMSIG(ws));
+                else
+                    watch_set_text(&w.end_reason, &w.end_reason_local, "the job ended after %.1f s: exit status %d",
+                                   now_s() - start, WEXITSTATUS(ws));
                 break;
             }
         }
@@ -279,7 +284,8 @@ int watch_run(const struct watch_options *o)
         int rc = host ? watch_host_sample(host, &w, s) : 0;
         if (rc == 1 && !job_running) {
             w.count--; /* the process is gone: this interval has nothing of it */
-            watch_set(&w.end_reason, "process %d ended after %.1f s", root, now_s() - start);
+            watch_set_text(&w.end_reason, &w.end_reason_local, "process %d ended after %.1f s", root,
+                           now_s() - start);
             break;
         }
         if (rc == 1) {
@@ -293,12 +299,18 @@ int watch_run(const struct watch_options *o)
         if (next < now_s())
             next = now_s() + o->interval; /* a stalled sampler does not burst */
     }
-    if (stop_signal && !w.end_reason)
-        watch_set(&w.end_reason, "interrupted by signal %d after %.1f s%s", (int)stop_signal, now_s() - start,
-                  job_running ? ": passed on to the job, which gpuvet waits for" : "");
-    else if (job_running && !w.end_reason)
-        watch_set(&w.end_reason, "--duration passed after %.1f s; the job runs on and gpuvet waits for it",
-                  now_s() - start);
+    if (stop_signal && !w.end_reason) {
+        if (job_running)
+            watch_set_text(&w.end_reason, &w.end_reason_local,
+                           "interrupted by signal %d after %.1f s: passed on to the job, which gpuvet waits for",
+                           (int)stop_signal, now_s() - start);
+        else
+            watch_set_text(&w.end_reason, &w.end_reason_local, "interrupted by signal %d after %.1f s",
+                           (int)stop_signal, now_s() - start);
+    } else if (job_running && !w.end_reason) {
+        watch_set_text(&w.end_reason, &w.end_reason_local,
+                       "--duration passed after %.1f s; the job runs on and gpuvet waits for it", now_s() - start);
+    }
     watch_host_close(host);
     watch_gpus_close(gpus);
     watch_numa_free(&numa);

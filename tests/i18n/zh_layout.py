@@ -5,7 +5,8 @@ every nvidia-smi file of the fixtures and the corpus, and a sample of the corpus
 Every line is at most 100 display columns (a CJK character takes two: Unicode's East Asian Width W
 and F), and in every table the columns start at the same display column on every row. Then one
 report is shown in a real `tmux new-session -x 100` pane and capture-pane must show exactly the
-lines computed here (tmux wraps a line wider than the pane, which would add lines).
+lines computed here (tmux wraps a line wider than the pane, which would add lines). Help and explain
+pages, `watch --replay` of every recorded timeline and a short `bench` run must fit too.
 
 usage: zh_layout.py GPUVET FIXTURES_DIR CORPUS_DIR [--sample N]   (exit 77 when tmux is missing)
 """
@@ -192,11 +193,18 @@ def main():
         # explain's rationale and every command's help are pre-wrapped text: they fit too.
         rules = subprocess.run([gpuvet, 'audit', '--list-rules'], capture_output=True, text=True).stdout.split()
         pages = [['explain', r] for r in rules if re.fullmatch(r'[A-Z][A-Z0-9_]+', r)]
-        pages += [[c, '--help'] for c in ('audit', 'explain', 'snapshot', 'gpus', 'health', 'fleet', 'compare')]
+        pages += [[c, '--help'] for c in ('audit', 'explain', 'snapshot', 'gpus', 'health', 'fleet', 'compare', 'watch',
+                                          'bench')]
+        # watch's diagnosis of every recorded timeline, and bench's text of a run that needs no disk.
+        watch_dir = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'fixtures', 'watch')
+        pages += [['watch', '--replay', os.path.join(watch_dir, f)] for f in sorted(os.listdir(watch_dir))]
+        pages += [['bench', 'jitter', 'storage', '--seconds', '0.2', '--file', '/nonexistent/shard']]
         pages += [['--help'], ['explain', 'llm-train']]
         for page in pages:
             text = subprocess.run([gpuvet, '--lang', 'zh'] + page, capture_output=True, env=dict(os.environ, LC_ALL='C'),
                                   timeout=60).stdout.decode('utf-8')
+            if page[0] in ('watch', 'bench') and not re.search(r'[\u4e00-\u9fff]', text):
+                problems.append(f'gpuvet {" ".join(page)}: not in Chinese: {text[:300]!r}')
             for number, line in enumerate(text.split('\n'), 1):
                 if cols(line) > WIDTH:
                     problems.append(f'gpuvet {" ".join(page)}:{number}: {cols(line)} columns: {line}')
