@@ -88,11 +88,14 @@ bool board_slot_map_find(struct machine *m, const char *vendor, const char *prod
     bool found = false;
     /* The whole table is read, so a broken row is reported whatever the machine. */
     while ((nfields = data_row_next(f, line, sizeof line, &lineno, fields, SLOT_MAP_FIELDS)) >= 0) {
+        if (nfields != SLOT_MAP_FIELDS) {
+            data_row_field_count_problem(m, label, lineno, nfields, SLOT_MAP_FIELDS);
+            continue;
+        }
         struct board_slot_map row;
-        const char *problem = nfields == SLOT_MAP_FIELDS ? row_problem(fields, &row) : "wrong field count";
+        const char *problem = row_problem(fields, &row);
         if (problem) {
-            machine_problem(m, label, "line %d: %s (expected %d fields, see the header)", lineno, problem,
-                            SLOT_MAP_FIELDS);
+            machine_problem(m, label, "line %d: %s (see the header)", lineno, problem);
             continue;
         }
         if (found || !matches(fields[S_VENDOR], vendor) || !matches(fields[S_PRODUCT], product))

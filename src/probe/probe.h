@@ -95,8 +95,11 @@ bool board_slot_map_place(const struct board_slot_map *map, const char *locator,
 void probe_edac(struct machine *m);
 /* The next row of a data/ table: skips blank and '#' lines, counts lines in *lineno, and splits the
  * row in place at its commas (the tables quote nothing and have no commas inside fields) into at
- * most max fields. Returns the field count, or -1 at the end of the file. */
+ * most max fields. Returns the row's field count (more than max when the row has too many: the
+ * caller must reject it), or -1 at the end of the file. */
 int data_row_next(FILE *f, char *line, size_t size, int *lineno, char **fields, int max);
+/* Records "FILE: line N: K fields, expected E" for a data/ table row with the wrong field count. */
+void data_row_field_count_problem(struct machine *m, const char *file, int lineno, int nfields, int expected);
 /* Looks the CPU up in data/cpu-platforms.csv (model string, then CPUID family/model). */
 void probe_cpu_platform(struct machine *m);
 /* Samples /proc/stat, /proc/PID/stat, load average and thermal throttle counters for `seconds`

@@ -149,7 +149,9 @@ Test(locators, a_broken_slot_map_row_names_its_line)
     cr_assert_not_null(out);
     fputs("# name,vendor_regex,product_regex,scheme,channels,slot_channels,document,source\n"
           "Two channels named three,^HP$,^X$,proc-dimm,2,1;2;3,Guide,https://example.org/\n"
-          "Unknown scheme,^HP$,^Y$,slot-letter,2,1;2,Guide,https://example.org/\n",
+          "Unknown scheme,^HP$,^Y$,slot-letter,2,1;2,Guide,https://example.org/\n"
+          /* a comma inside the document title splits it: one field too many, not a longer source */
+          "Comma in the title,^HP$,^ProLiant DL380 G7$,proc-dimm,2,1;2,Guide, page 3,https://example.org/\n",
           out);
     fclose(out);
     setenv("GPUVET_DATA_DIR", dir, 1);
@@ -158,10 +160,12 @@ Test(locators, a_broken_slot_map_row_names_its_line)
     struct board_slot_map map;
     cr_expect(!board_slot_map_find(&m, "HP", "ProLiant DL380 G7", &map));
     unsetenv("GPUVET_DATA_DIR");
-    cr_assert_eq(m.nproblems, 2);
+    cr_assert_eq(m.nproblems, 3);
     cr_expect(strstr(m.problems[0].message, "line 2: slot_channels must name as many channels"), "%s",
               m.problems[0].message);
     cr_expect(strstr(m.problems[1].message, "line 3: scheme must be"), "%s", m.problems[1].message);
+    cr_expect(strstr(m.problems[2].message, "line 4: 9 fields, expected 8"), "%s", m.problems[2].message);
+    cr_expect(strstr(m.problems[2].path, "board-slot-maps.csv"), "%s", m.problems[2].path);
     board_slot_map_free(&map);
     machine_free(&m);
     unlink(path);
