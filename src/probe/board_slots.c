@@ -51,10 +51,23 @@ static const char *read_slots(struct board_slot_map *map, char *list, int channe
     return NULL;
 }
 
+/* The table's scheme names, in enum board_slot_layout order, with the locator each names in the audit. */
+static const struct {
+    const char *name, *example;
+} layouts[] = {{"proc-dimm", "PROC 1 DIMM 3"}, {"dimm-cpu", "DIMM 3 + CPU 1"}, {"dimm", "DIMM03"}};
+
+static int layout_of(const char *name)
+{
+    for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++)
+        if (!strcmp(name, layouts[i].name))
+            return (int)i;
+    return -1;
+}
+
 static const char *row_problem(char **f, struct board_slot_map *map)
 {
-    if (strcmp(f[S_SCHEME], "proc-dimm") && strcmp(f[S_SCHEME], "dimm-cpu"))
-        return "scheme must be proc-dimm or dimm-cpu";
+    if (layout_of(f[S_SCHEME]) < 0)
+        return "scheme must be proc-dimm, dimm-cpu or dimm";
     int channels = atoi(f[S_CHANNELS]);
     if (channels <= 0)
         return "no channel count";
@@ -88,20 +101,22 @@ bool board_slot_map_find(struct machine *m, const char *vendor, const char *prod
     bool found = false;
     /* The whole table is read, so a broken row is reported whatever the machine. */
     while ((nfields = data_row_next(f, line, sizeof line, &lineno, fields, SLOT_MAP_FIELDS)) >= 0) {
+        if (nfields != SLOT_MAP_FIELDS) {
+            data_row_field_count_problem(m, label, lineno, nfields, SLOT_MAP_FIELDS);
+            continue;
+        }
         struct board_slot_map row;
-        const char *problem = nfields == SLOT_MAP_FIELDS ? row_problem(fields, &row) : "wrong field count";
+        const char *problem = row_problem(fields, &row);
         if (problem) {
-            machine_problem(m, label, "line %d: %s (expected %d fields, see the header)", lineno, problem,
-                            SLOT_MAP_FIELDS);
+            machine_problem(m, label, "line %d: %s (see the header)", lineno, problem);
             continue;
         }
         if (found || !matches(fields[S_VENDOR], vendor) || !matches(fields[S_PRODUCT], product))
             continue;
         found = true;
         *out = row;
-        out->per_processor = !strcmp(fields[S_SCHEME], "proc-dimm");
-        if (asprintf(&out->scheme, "%s (slot map: %s)", out->per_processor ? "PROC 1 DIMM 3" : "DIMM 3 + CPU 1",
-                     fields[S_DOCUMENT]) < 0)
+        out->layout = (enum board_slot_layout)layout_of(fields[S_SCHEME]);
+        if (asprintf(&out->scheme, "%s (slot map: %s)", layouts[out->layout].example, fields[S_DOCUMENT]) < 0)
             out->scheme = NULL;
         out->source = strdup(fields[S_SOURCE]);
     }
@@ -131,15 +146,25 @@ static int number_after(const char *text, const char *regex)
 bool board_slot_map_place(const struct board_slot_map *map, const char *locator, const char *bank_locator,
                           int *socket, int *channel)
 {
-    int proc, slot;
-    if (map->per_processor) {
+    int proc = -1, slot = -1;
+    switch (map->layout) {
+    case SLOT_LAYOUT_PROC_DIMM:
         proc = number_after(locator, "^PROC +([0-9]+) +DIMM +[0-9]+[A-Z]? *$");
         slot = number_after(locator, "^PROC +[0-9]+ +DIMM +([0-9]+)[A-Z]? *$");
-    } else {
+        break;
+    case SLOT_LAYOUT_DIMM_CPU:
         proc = number_after(bank_locator, "^CPU ?([0-9]+) *$");
         slot = number_after(locator, "^DIMM ?([0-9]+) *$");
         if (proc >= 1)
             slot -= (proc - 1) * map->nslots;
+        break;
+    case SLOT_LAYOUT_DIMM:
+        slot = number_after(locator, "^DIMM ?([0-9]+) *$");
+        if (slot >= 1) {
+            proc = (slot - 1) / map->nslots + 1;
+            slot -= (proc - 1) * map->nslots;
+        }
+        break;
     }
     if (proc < 1 || slot < 1 || slot > map->nslots)
         return false;

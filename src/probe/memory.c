@@ -8,6 +8,7 @@
 #include "probe/dmi.h"
 #include "probe/probe.h"
 #include "util/fsroot.h"
+#include "util/i18n.h"
 #include "util/parse.h"
 
 /* Locator schemes, most explicit first (research/inventory.md §3.6), each checked on real linuxhw/DMI
@@ -648,6 +649,6 @@ void probe_memory(struct machine *m, const struct dmi_data *evidence)
     free(vendor);
     free(product);
     if (!dmi && mem->ndimms == 0 && !mem->unknown_reason)
-        mem->unknown_reason = strdup("no SMBIOS table and no EDAC DIMMs");
+        mem->unknown_reason = strdup(N_("no SMBIOS table and no EDAC DIMMs")); /* translated where printed */
     dmi_data_free(&local);
 }

@@ -72,17 +72,24 @@ int data_row_next(FILE *f, char *line, size_t size, int *lineno, char **fields, 
         if (line[0] == '#' || line[0] == '\0')
             continue;
         int n = 0;
-        for (char *p = line; n < max;) {
-            fields[n++] = p;
+        for (char *p = line; p; n++) {
             char *comma = strchr(p, ',');
-            if (!comma)
-                break;
-            *comma = '\0';
-            p = comma + 1;
+            if (comma)
+                *comma = '\0';
+            /* Fields beyond max are counted, not kept: the caller rejects the row by its count. */
+            if (n < max)
+                fields[n] = p;
+            p = comma ? comma + 1 : NULL;
         }
         return n;
     }
     return -1;
+}
+
+void data_row_field_count_problem(struct machine *m, const char *file, int lineno, int nfields, int expected)
+{
+    machine_problem(m, file, "line %d: %d fields, expected %d (see the header; fields hold no commas)", lineno,
+                    nfields, expected);
 }
 
 static bool row_matches(char **f, const struct cpu_info *c, bool by_name)
@@ -168,11 +175,15 @@ void probe_cpu_platform(struct machine *m)
         char *fields[PLATFORM_FIELDS];
         int lineno = 0, nfields;
         while ((nfields = data_row_next(f, line, sizeof line, &lineno, fields, PLATFORM_FIELDS)) >= 0) {
-            const char *problem = nfields == PLATFORM_FIELDS ? row_problem(fields) : "wrong field count";
+            if (nfields != PLATFORM_FIELDS) {
+                if (pass == 0)
+                    data_row_field_count_problem(m, label, lineno, nfields, PLATFORM_FIELDS);
+                continue;
+            }
+            const char *problem = row_problem(fields);
             if (problem) {
                 if (pass == 0)
-                    machine_problem(m, label, "line %d: %s (expected %d fields, see the header)", lineno,
-                                    problem, PLATFORM_FIELDS);
+                    machine_problem(m, label, "line %d: %s (see the header)", lineno, problem);
                 continue;
             }
             if (matched || !row_matches(fields, &m->cpu, pass == 0))

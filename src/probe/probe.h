@@ -74,12 +74,19 @@ void probe_memory(struct machine *m, const struct dmi_data *evidence);
  * the scheme names the socket only); NULL when no scheme matches (Dell's slot order needs the vendor
  * and is not tried here). */
 const char *memory_locator_scheme(const char *locator, const char *bank_locator, int *socket, int *channel);
+/* How a slot map's locators name the processor and the slot (the table's scheme field). */
+enum board_slot_layout {
+    SLOT_LAYOUT_PROC_DIMM, /* "PROC n DIMM m", m numbered per processor */
+    SLOT_LAYOUT_DIMM_CPU,  /* "DIMM m" + bank locator "CPU n", m numbered across processors */
+    SLOT_LAYOUT_DIMM,      /* "DIMM m" (or "DIMMmm") alone, numbered across processors: slots
+                              1..nslots on processor 1, the next nslots on processor 2, ... */
+};
 /* A server model's DIMM slot map (data/board-slot-maps.csv): slot_channel[k] is the channel (0..channels-1)
- * of processor 1's slot k+1. per_processor: "PROC n DIMM m" locators, else "DIMM m" + bank "CPU n". */
+ * of processor 1's slot k+1. */
 struct board_slot_map {
     char *scheme;  /* "PROC 1 DIMM 3 (slot map: DOCUMENT)", names the document */
     char *source;  /* where the document is published */
-    bool per_processor;
+    enum board_slot_layout layout;
     int channels, nslots;
     int slot_channel[64];
 };
@@ -95,8 +102,11 @@ bool board_slot_map_place(const struct board_slot_map *map, const char *locator,
 void probe_edac(struct machine *m);
 /* The next row of a data/ table: skips blank and '#' lines, counts lines in *lineno, and splits the
  * row in place at its commas (the tables quote nothing and have no commas inside fields) into at
- * most max fields. Returns the field count, or -1 at the end of the file. */
+ * most max fields. Returns the row's field count (more than max when the row has too many: the
+ * caller must reject it), or -1 at the end of the file. */
 int data_row_next(FILE *f, char *line, size_t size, int *lineno, char **fields, int max);
+/* Records "FILE: line N: K fields, expected E" for a data/ table row with the wrong field count. */
+void data_row_field_count_problem(struct machine *m, const char *file, int lineno, int nfields, int expected);
 /* Looks the CPU up in data/cpu-platforms.csv (model string, then CPUID family/model). */
 void probe_cpu_platform(struct machine *m);
 /* Samples /proc/stat, /proc/PID/stat, load average and thermal throttle counters for `seconds`

@@ -20,7 +20,7 @@ static bool memory_unknown(struct audit_ctx *ctx)
     }
     if (mem->ndimms == 0) {
         finding_add(ctx, SEV_UNKNOWN, "machine", json_pack("{s:s?}", "reason", mem->unknown_reason), hint_smbios_fix(ctx->machine),
-                    _("no DIMM information: %s"), mem->unknown_reason ? mem->unknown_reason : _("no source"));
+                    _("no DIMM information: %s"), mem->unknown_reason ? _(mem->unknown_reason) : _("no source"));
         return true;
     }
     return false;
@@ -154,8 +154,8 @@ void check_mem_channels_underpopulated(struct audit_ctx *ctx)
                     json_pack("{s:b, s:s, s:s?, s:i}", "rule_applies", false, "basis",
                               "front-side bus: the memory controller is in the chipset", "reason",
                               mem->platform_unknown_reason, "dimms", mem->ndimms),
-                    NULL, "the per-socket channel rule does not apply: %s",
-                    mem->platform_unknown_reason ? mem->platform_unknown_reason : "no memory controller in the CPU");
+                    NULL, _("the per-socket channel rule does not apply: %s"),
+                    mem->platform_unknown_reason ? mem->platform_unknown_reason : _("no memory controller in the CPU"));
         return;
     }
     if (channels <= 0) {

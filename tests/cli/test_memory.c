@@ -83,6 +83,11 @@ static const struct expectation corpus[] = {
     {"quanta-qssc-98j-2p-xeon-ddr3-8of18-dimm-a1", 8, 3, 3, "pass"},
     /* Tyan S7012 "P0-ChD-DIMM0..2": three DIMMs on one channel of socket 0. */
     {"tyan-s7012-2p-xeon-ddr3-6of18-p0-chd", 6, 3, 1, "warn"},
+    /* IBM x3550 M3 "DIMM01".."DIMM18", the bank locator naming no processor: the x3550 M3 manual's
+     * table puts 01-09 on CPU 1 and 10-18 on CPU 2, three slots per channel. DIMMs 02,03,06,09 and
+     * 11,12,15,18 reach all 3 channels; 03,06 and 12,15 reach channels 0 and 1 only. */
+    {"ibm-x3550-m3-2p-xeon-e5645-ddr3-8of18-dimm01", 8, 3, 3, "pass"},
+    {"ibm-x3550-m3-2p-xeon-e5645-ddr3-4of18-dimm01", 4, 3, 2, "warn"},
 };
 
 Test(memory_cli, every_corpus_report_gets_its_verdict)

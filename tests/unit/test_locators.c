@@ -107,6 +107,20 @@ static const struct slot_case slot_cases[] = {
     /* SR570 rules table: DIMM 3 and 4 share iMC0 CH0 (channel 2 in the row's order). */
     {"Lenovo/ThinkSystem/ThinkSystem SR570 -[7Y03CTO1WW]-/6E047AAB3D39", "Lenovo", "ThinkSystem SR570 -[7Y03CTO1WW]-",
      "DIMM 3", "CPU 1", 1, 2},
+    /* x3550 M3 manual, Table 11: DIMM01-03 channel 0, 04-06 channel 1, 07-09 channel 2 on CPU 1;
+     * 10-18 the same on CPU 2. The bank locator ("BANK12") names no processor. */
+    {"IBM/System x/System x3550 M3 -[2145CG8]-/2557A5FB1E15", "IBM", "System x3550 M3 -[2145CG8]-", "DIMM02",
+     "BANK02", 1, 0},
+    {"IBM/System x/System x3550 M3 -[2145CG8]-/2557A5FB1E15", "IBM", "System x3550 M3 -[2145CG8]-", "DIMM09",
+     "BANK09", 1, 2},
+    {"IBM/System x/System x3550 M3 -[2145CG8]-/2557A5FB1E15", "IBM", "System x3550 M3 -[2145CG8]-", "DIMM12",
+     "BANK12", 2, 0},
+    {"IBM/System x/System x3550 M3 -[2145CG8]-/2557A5FB1E15", "IBM", "System x3550 M3 -[2145CG8]-", "DIMM15",
+     "BANK15", 2, 1},
+    /* A locator of another form, and the x3650 M3, which has no row (its guide was not read). */
+    {"IBM/System x/System x3550 M3 -[2145CG8]-/2557A5FB1E15", "IBM", "System x3550 M3 -[2145CG8]-", "PROC 1 DIMM 2",
+     NULL, -1, -1},
+    {"IBM/System x/System x3650 M3 -[794522U]-", "IBM", "System x3650 M3 -[794522U]-", "DIMM01", "BANK01", -1, -1},
     /* A slot the map lacks, and a model without a row (DL380p Gen8: no guide read), place nothing. */
     {"Hewlett-Packard/ProLiant/ProLiant DL360e Gen8/D7898082F347", "HP", "ProLiant DL360e Gen8", "PROC  1 DIMM  7 ",
      NULL, -1, -1},
@@ -149,7 +163,9 @@ Test(locators, a_broken_slot_map_row_names_its_line)
     cr_assert_not_null(out);
     fputs("# name,vendor_regex,product_regex,scheme,channels,slot_channels,document,source\n"
           "Two channels named three,^HP$,^X$,proc-dimm,2,1;2;3,Guide,https://example.org/\n"
-          "Unknown scheme,^HP$,^Y$,slot-letter,2,1;2,Guide,https://example.org/\n",
+          "Unknown scheme,^HP$,^Y$,slot-letter,2,1;2,Guide,https://example.org/\n"
+          /* a comma inside the document title splits it: one field too many, not a longer source */
+          "Comma in the title,^HP$,^ProLiant DL380 G7$,proc-dimm,2,1;2,Guide, page 3,https://example.org/\n",
           out);
     fclose(out);
     setenv("GPUVET_DATA_DIR", dir, 1);
@@ -158,10 +174,12 @@ Test(locators, a_broken_slot_map_row_names_its_line)
     struct board_slot_map map;
     cr_expect(!board_slot_map_find(&m, "HP", "ProLiant DL380 G7", &map));
     unsetenv("GPUVET_DATA_DIR");
-    cr_assert_eq(m.nproblems, 2);
+    cr_assert_eq(m.nproblems, 3);
     cr_expect(strstr(m.problems[0].message, "line 2: slot_channels must name as many channels"), "%s",
               m.problems[0].message);
     cr_expect(strstr(m.problems[1].message, "line 3: scheme must be"), "%s", m.problems[1].message);
+    cr_expect(strstr(m.problems[2].message, "line 4: 9 fields, expected 8"), "%s", m.problems[2].message);
+    cr_expect(strstr(m.problems[2].path, "board-slot-maps.csv"), "%s", m.problems[2].path);
     board_slot_map_free(&map);
     machine_free(&m);
     unlink(path);
