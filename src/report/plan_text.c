@@ -113,11 +113,14 @@ static void print_corrections(FILE *out, json_t *plan)
         fprintf(out, "  - %s\n", json_string_value(v));
 }
 
-/* A need or a have: text as it is, a number of bytes in GB, another number as it is. */
-static void format_check_value(json_t *v, char *shown, size_t len)
+/* A need or a have: text as it is, a rate (unit "bytes/s") in GB/s, a number of bytes in GB, another
+ * number as it is. */
+static void format_check_value(json_t *v, const char *unit, char *shown, size_t len)
 {
     if (json_is_string(v))
         snprintf(shown, len, "%s", json_string_value(v));
+    else if (json_is_number(v) && unit && !strcmp(unit, "bytes/s"))
+        snprintf(shown, len, "%.2f GB/s", json_number_value(v) / 1e9);
     else if (json_is_number(v) && json_number_value(v) >= 1e8)
         snprintf(shown, len, "%.1f GB", json_number_value(v) / 1e9);
     else if (json_is_number(v))
@@ -134,8 +137,9 @@ static void print_check(FILE *out, json_t *plan)
     json_t *v;
     json_array_foreach(check, i, v) {
         char need[64] = "", have[64] = "";
-        format_check_value(json_object_get(v, "need"), need, sizeof need);
-        format_check_value(json_object_get(v, "have"), have, sizeof have);
+        const char *unit = json_string_value(json_object_get(v, "unit"));
+        format_check_value(json_object_get(v, "need"), unit, need, sizeof need);
+        format_check_value(json_object_get(v, "have"), unit, have, sizeof have);
         char need_cell[96], have_cell[96];
         /* TRANSLATORS: "need VALUE" and "have VALUE", cells of the --check table. */
         snprintf(need_cell, sizeof need_cell, _("need %s"), *need ? need : "-");

@@ -80,10 +80,13 @@ static void check_storage(json_t *out, const struct machine *m, json_t *requirem
         check_count(out, N_("NVMe space"), need, have, _("the block devices could not be listed"),
                     _("capacity of the NVMe drives"), shortfalls);
     }
-    if (requirement(requirements, "storage_read_bytes_s"))
+    if (requirement(requirements, "storage_read_bytes_s")) {
         add(out, N_("storage read rate"), json_incref(requirement(requirements, "storage_read_bytes_s")), NULL,
             N_("unknown"),
             _("a read rate is measured, not audited: gpuvet bench storage --dir DATA_DIR"));
+        /* A rate, not an amount: the report shows it in GB/s (other items' numbers are counts or bytes). */
+        json_object_set_new(json_array_get(out, json_array_size(out) - 1), "unit", json_string("bytes/s"));
+    }
 }
 
 /* GPUs the driver reports (NVML or nvidia-smi: m->gpus.source set), else PCI accelerators. */

@@ -262,3 +262,29 @@ Test(plan_balance, bench_decode_rate_sizes_the_cores)
         run_result_free(&r);
     }
 }
+
+/* The storage read rate is a rate: JSON says so (unit bytes/s) and the text shows GB/s, the
+ * requirement's images/s per node x the image size. */
+Test(plan_balance, storage_check_is_a_rate)
+{
+    const char *args[] = {"plan", "--workload", "cv-train", "--gpus", "1xh200-sxm-141gb", "--check", "--sysroot",
+                          fixture("sysroot/h200-firecracker-vm")};
+    struct run_result j = run_gpuvet(args[0], args[1], args[2], args[3], args[4], args[5], args[6], args[7], "--json",
+                                     NULL);
+    cr_assert(j.status == 0 || j.status == 1, "exit %d: %s", j.status, j.err);
+    json_t *doc = run_json(&j);
+    json_t *plan = json_object_get(doc, "plan");
+    json_t *item = array_entry(json_object_get(plan, "check"), "what", "storage read rate");
+    cr_assert(item, "no storage read rate check");
+    cr_expect_str_eq(json_string_value(json_object_get(item, "unit")), "bytes/s");
+    double need = json_number_value(json_object_get(item, "need"));
+    double per_gpu = json_number_value(json_object_get(json_object_get(plan, "pipeline"), "images_s_per_gpu"));
+    expect_close(need, per_gpu * IMAGE_BYTES);
+    struct run_result t = run_gpuvet(args[0], args[1], args[2], args[3], args[4], args[5], args[6], args[7], NULL);
+    char want[64];
+    snprintf(want, sizeof want, "need %.2f GB/s", need / 1e9);
+    cr_expect(strstr(t.out, want), "no '%s' in:\n%s", want, t.out);
+    json_decref(doc);
+    run_result_free(&j);
+    run_result_free(&t);
+}
