@@ -5,6 +5,7 @@
 
 #include "probe/probe.h"
 #include "slurm/slurm.h"
+#include "util/deadline.h"
 #include "util/fsroot.h"
 
 static double now_s(void)
@@ -28,6 +29,8 @@ const struct finding *health_worst(const struct findings *f, enum severity thres
 int health_check_run(const struct health_request *req, struct health_check *h)
 {
     *h = (struct health_check){.started_s = now_s(), .threshold = req->fail_on_warn ? SEV_WARN : SEV_FAIL};
+    /* The fast tier: no single blocking call (NVML, statvfs, scontrol) may wait longer than this. */
+    deadline_cap(DEADLINE_HEALTH_CAP_S);
     fsroot_set(req->sysroot);
     machine_init(&h->machine);
     if (probe_machine(&h->machine, true) != 0)

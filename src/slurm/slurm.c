@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/child.h"
@@ -70,7 +71,7 @@ static int run_with_deadline(char *const argv[], int timeout_ms, char *out, size
 {
     int rc = child_run_capture(argv, timeout_ms / 1000.0, out, outlen, err, errlen);
     if (rc == CHILD_TIMED_OUT)
-        snprintf(err, errlen, "%s did not finish within %d s and was stopped", argv[0], timeout_ms / 1000);
+        snprintf(err, errlen, "%s did not finish within %.3g s and was stopped", argv[0], timeout_ms / 1000.0);
     else if (rc > 128)
         snprintf(err, errlen, "%s ended by signal %d", argv[0], rc - 128);
     return rc < 0 || rc > 128 ? -1 : rc;
@@ -101,11 +102,27 @@ static bool field(const char *text, const char *key, bool to_line_end, char *out
     return false;
 }
 
-int slurm_node_read(const char *scontrol, const char *node, struct slurm_node *out, char *err, size_t errlen)
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+/* What is left of the SLURM_SCONTROL_TIMEOUT_MS that the calls since started_ms share (never under
+ * SLURM_SCONTROL_LAST_CALL_MS, so a last call still gets its chance to answer). */
+static int remaining_ms(double started_ms)
+{
+    double left = SLURM_SCONTROL_TIMEOUT_MS - (now_ms() - started_ms);
+    return left < SLURM_SCONTROL_LAST_CALL_MS ? SLURM_SCONTROL_LAST_CALL_MS : (int)left;
+}
+
+static int node_read(const char *scontrol, const char *node, int timeout_ms, struct slurm_node *out, char *err,
+                     size_t errlen)
 {
     char text[16384], why[256];
     char *argv[] = {(char *)scontrol, "show", "node", (char *)node, NULL};
-    int rc = run_with_deadline(argv, SLURM_SCONTROL_TIMEOUT_MS, text, sizeof text, why, sizeof why);
+    int rc = run_with_deadline(argv, timeout_ms, text, sizeof text, why, sizeof why);
     if (rc != 0) {
         char line[256];
         first_line(text, line, sizeof line);
@@ -129,8 +146,13 @@ int slurm_node_read(const char *scontrol, const char *node, struct slurm_node *o
     return 0;
 }
 
-static int update(const char *scontrol, const char *node, const char *state, const char *reason, char *err,
-                  size_t errlen)
+int slurm_node_read(const char *scontrol, const char *node, struct slurm_node *out, char *err, size_t errlen)
+{
+    return node_read(scontrol, node, SLURM_SCONTROL_TIMEOUT_MS, out, err, errlen);
+}
+
+static int update(const char *scontrol, const char *node, const char *state, const char *reason, int timeout_ms,
+                  char *err, size_t errlen)
 {
     char node_arg[300], state_arg[64], reason_arg[600], text[4096], why[256];
     snprintf(node_arg, sizeof node_arg, "NodeName=%s", node);
@@ -138,7 +160,7 @@ static int update(const char *scontrol, const char *node, const char *state, con
     /* One argv element each: no shell, so the reason's spaces need no quoting. */
     snprintf(reason_arg, sizeof reason_arg, "Reason=%s", reason ? reason : "");
     char *argv[] = {(char *)scontrol, "update", node_arg, state_arg, reason ? reason_arg : NULL, NULL};
-    int rc = run_with_deadline(argv, SLURM_SCONTROL_TIMEOUT_MS, text, sizeof text, why, sizeof why);
+    int rc = run_with_deadline(argv, timeout_ms, text, sizeof text, why, sizeof why);
     if (rc != 0) {
         char line[256];
         first_line(text, line, sizeof line);
@@ -151,8 +173,10 @@ static int update(const char *scontrol, const char *node, const char *state, con
 int slurm_apply(const char *scontrol, const char *node, const char *reason, enum slurm_outcome *outcome,
                 char *what, size_t whatlen, char *err, size_t errlen)
 {
+    /* The read and the update share one budget: a slow controller costs 10 s, not 20. */
+    double started_ms = now_ms();
     struct slurm_node now;
-    if (slurm_node_read(scontrol, node, &now, err, errlen) != 0)
+    if (node_read(scontrol, node, SLURM_SCONTROL_TIMEOUT_MS, &now, err, errlen) != 0)
         return -1;
     bool ours = !strncmp(now.reason, SLURM_REASON_PREFIX, strlen(SLURM_REASON_PREFIX));
     if (now.drained && now.reason[0] && !ours) {
@@ -167,14 +191,14 @@ int slurm_apply(const char *scontrol, const char *node, const char *reason, enum
             snprintf(what, whatlen, "node %s already drained: %s", node, reason);
             return 0;
         }
-        if (update(scontrol, node, "DRAIN", reason, err, errlen) != 0)
+        if (update(scontrol, node, "DRAIN", reason, remaining_ms(started_ms), err, errlen) != 0)
             return -1;
         *outcome = SLURM_DRAINED;
         snprintf(what, whatlen, "node %s drained: %s", node, reason);
         return 0;
     }
     if (now.drained && ours) {
-        if (update(scontrol, node, "RESUME", NULL, err, errlen) != 0)
+        if (update(scontrol, node, "RESUME", NULL, remaining_ms(started_ms), err, errlen) != 0)
             return -1;
         *outcome = SLURM_RESUMED;
         snprintf(what, whatlen, "node %s resumed (was drained by gpuvet: \"%s\")", node, now.reason);

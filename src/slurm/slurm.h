@@ -7,8 +7,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Every scontrol call is killed after this long: Slurm's HealthCheckProgram must end within 60 s. */
+/* The scontrol calls of one drain or resume (the read, then the update) share this budget and are
+ * killed when it is spent: Slurm's HealthCheckProgram must end within 60 s. */
 #define SLURM_SCONTROL_TIMEOUT_MS 10000
+/* ... except that the update always gets at least this long. */
+#define SLURM_SCONTROL_LAST_CALL_MS 500
 /* The prefix of every reason gpuvet writes; reasons without it are someone else's. */
 #define SLURM_REASON_PREFIX "gpuvet:"
 

@@ -10,8 +10,14 @@
 #include <sys/statvfs.h>
 #include <time.h>
 
+static double budget_cap; /* 0: none; set once, before any worker thread, by the command */
+
+void deadline_cap(double seconds) { budget_cap = seconds > 0 ? seconds : 0; }
+
 double deadline_seconds(const char *name, double fallback)
 {
+    if (budget_cap > 0 && fallback > budget_cap)
+        fallback = budget_cap;
     const char *text = getenv(name);
     if (!text || !*text)
         return fallback;

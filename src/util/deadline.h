@@ -13,8 +13,15 @@
 #define DEADLINE_STATFS_S 5.0   /* realpath and statvfs of --data-dir, statvfs of / */
 #define DEADLINE_CHILD_S 60.0   /* a tool gpuvet runs (snapshot's `nvidia-smi -q -x`) */
 
-/* `name`'s value from the environment when it is a positive number, else fallback. */
+/* `gpuvet health` caps every call's budget at this (Slurm kills a HealthCheckProgram after 60 s;
+ * the fast tier stays far below: README "Bounded" adds it up). */
+#define DEADLINE_HEALTH_CAP_S 10.0
+
+/* `name`'s value from the environment when it is a positive number, else fallback (at most the
+ * cap set by deadline_cap, when one is set). */
 double deadline_seconds(const char *name, double fallback);
+/* From now on no fallback budget exceeds seconds (0: no cap); an environment value still wins. */
+void deadline_cap(double seconds);
 
 /* Runs work(arg) in a new thread and waits at most `seconds` for it to return. True when it did;
  * false when the time ran out: the thread is then abandoned, still blocked in whatever it called.

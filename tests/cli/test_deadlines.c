@@ -59,6 +59,22 @@ Test(deadlines, a_gpu_that_stops_answering_mid_probe_is_unknown_after_the_deadli
     audit_with_hung_nvml("power");
 }
 
+/* gpuvet health caps every budget at DEADLINE_HEALTH_CAP_S (10 s), where the audit gives NVML 20 s:
+ * with no override in the environment, a hung NVML costs the health check 10 s, not 20. */
+Test(deadlines, health_caps_a_hung_nvml_at_its_own_budget, .timeout = 60)
+{
+    setenv("GPUVET_NVML_LIBRARY", GPUVET_MOCK_NVML_CURRENT, 1);
+    setenv("GPUVET_MOCK_NVML_XML", A5000, 1);
+    setenv("GPUVET_MOCK_NVML_HANG", "count", 1);
+    unsetenv("GPUVET_DEADLINE_NVML_S");
+    double start = now_s();
+    struct run_result r = run_gpuvet("health", NULL);
+    double took = now_s() - start;
+    cr_assert(r.status >= 0 && r.status <= 2, "exit %d; stderr: %s", r.status, r.err);
+    cr_assert(took >= 9.5 && took < 15, "took %.1f s (the cap is 10 s; the audit's NVML budget is 20 s)", took);
+    run_result_free(&r);
+}
+
 Test(deadlines, a_hung_mount_under_data_dir_costs_its_deadline_not_the_audit, .timeout = 60)
 {
     char dir[] = "/tmp/gpuvet-hungXXXXXX";

@@ -150,6 +150,35 @@ Test(health_slurm, an_scontrol_that_hangs_is_stopped, .timeout = 40)
     tree_remove(dir);
 }
 
+/* The read and the update share the 10 s: a controller that answers the read after 3 s and never
+ * answers the update costs the check about 10 s in all, not 3 + 10. The node is drained by gpuvet
+ * for another reason, so the update is a drain (a problem found) or a resume (none): either way it
+ * runs. */
+Test(health_slurm, the_read_and_the_update_share_one_budget, .timeout = 40)
+{
+    char dir[] = "/tmp/gpuvet-health-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    tree_write(dir, "slow-scontrol",
+               "#!/bin/sh\nif [ \"$1\" = show ]; then sleep 3; "
+               "echo 'NodeName=n1 State=IDLE+DRAIN Reason=gpuvet: OLD_RULE socket 9 [root@2026-01-01T00:00:00]'; "
+               "exit 0; fi\nsleep 30 &\nsleep 30\n");
+    char script[4096];
+    snprintf(script, sizeof script, "%s/slow-scontrol", dir);
+    chmod(script, 0755);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    struct run_result r = run_gpuvet("health", "--sysroot", fixture(INTEL), "--slurm", "--node", "n1", "--scontrol",
+                                     script, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double seconds = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+    cr_assert_eq(r.status, 2, "%s", r.err);
+    cr_assert(strstr(r.err, "scontrol update NodeName=n1"), "%s", r.err);
+    cr_assert(strstr(r.err, "did not finish within"), "%s", r.err);
+    cr_assert(seconds > 9 && seconds < 12.5, "took %.1f s", seconds);
+    run_result_free(&r);
+    tree_remove(dir);
+}
+
 /* scontrol's error line reaches the user without the CR, tab or blanks that trailed it (a
  * wrapper script or a Windows-edited one writes "\r\n"). */
 Test(health_slurm, an_scontrol_error_line_is_trimmed)
