@@ -129,25 +129,34 @@ Test(health_slurm, a_missing_scontrol_is_named_and_exit_2)
 /* A scheduler that does not answer must not hang the health check: scontrol is stopped at 10 s.
  * The stand-in is a shell script that never answers, not a fake Slurm: the real one is tested in
  * tests/integration/slurm-health.sh. */
-Test(health_slurm, an_scontrol_that_hangs_is_stopped, .timeout = 40)
+/* Runs `gpuvet health --slurm` on the recorded Intel tree with `body` as its scontrol; seconds: how
+ * long it took. */
+static struct run_result health_with_scontrol(const char *body, double *seconds)
 {
     char dir[] = "/tmp/gpuvet-health-XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
-    tree_write(dir, "hang-scontrol", "#!/bin/sh\nsleep 30 &\nsleep 30\n");
+    tree_write(dir, "scontrol", body);
     char script[4096];
-    snprintf(script, sizeof script, "%s/hang-scontrol", dir);
+    snprintf(script, sizeof script, "%s/scontrol", dir);
     chmod(script, 0755);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     struct run_result r = run_gpuvet("health", "--sysroot", fixture(INTEL), "--slurm", "--node", "n1", "--scontrol",
                                      script, NULL);
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    double seconds = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+    *seconds = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+    tree_remove(dir);
+    return r;
+}
+
+Test(health_slurm, an_scontrol_that_hangs_is_stopped, .timeout = 40)
+{
+    double seconds;
+    struct run_result r = health_with_scontrol("#!/bin/sh\nsleep 30 &\nsleep 30\n", &seconds);
     cr_assert_eq(r.status, 2, "%s", r.err);
     cr_assert(strstr(r.err, "did not finish within 10 s"), "%s", r.err);
     cr_assert(seconds > 9 && seconds < 20, "took %.1f s", seconds);
     run_result_free(&r);
-    tree_remove(dir);
 }
 
 /* The read and the update share the 10 s: a controller that answers the read after 3 s and never
@@ -156,27 +165,17 @@ Test(health_slurm, an_scontrol_that_hangs_is_stopped, .timeout = 40)
  * runs. */
 Test(health_slurm, the_read_and_the_update_share_one_budget, .timeout = 40)
 {
-    char dir[] = "/tmp/gpuvet-health-XXXXXX";
-    cr_assert_not_null(mkdtemp(dir));
-    tree_write(dir, "slow-scontrol",
-               "#!/bin/sh\nif [ \"$1\" = show ]; then sleep 3; "
-               "echo 'NodeName=n1 State=IDLE+DRAIN Reason=gpuvet: OLD_RULE socket 9 [root@2026-01-01T00:00:00]'; "
-               "exit 0; fi\nsleep 30 &\nsleep 30\n");
-    char script[4096];
-    snprintf(script, sizeof script, "%s/slow-scontrol", dir);
-    chmod(script, 0755);
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    struct run_result r = run_gpuvet("health", "--sysroot", fixture(INTEL), "--slurm", "--node", "n1", "--scontrol",
-                                     script, NULL);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    double seconds = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+    double seconds;
+    struct run_result r = health_with_scontrol(
+        "#!/bin/sh\nif [ \"$1\" = show ]; then sleep 3; "
+        "echo 'NodeName=n1 State=IDLE+DRAIN Reason=gpuvet: OLD_RULE socket 9 [root@2026-01-01T00:00:00]'; "
+        "exit 0; fi\nsleep 30 &\nsleep 30\n",
+        &seconds);
     cr_assert_eq(r.status, 2, "%s", r.err);
     cr_assert(strstr(r.err, "scontrol update NodeName=n1"), "%s", r.err);
     cr_assert(strstr(r.err, "did not finish within"), "%s", r.err);
     cr_assert(seconds > 9 && seconds < 12.5, "took %.1f s", seconds);
     run_result_free(&r);
-    tree_remove(dir);
 }
 
 /* scontrol's error line reaches the user without the CR, tab or blanks that trailed it (a
