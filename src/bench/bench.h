@@ -6,6 +6,7 @@
 #define GPUVET_BENCH_BENCH_H
 
 #include <jansson.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -68,6 +69,14 @@ static inline void bench_progress(const struct bench_ctx *ctx, double fraction)
     if (ctx->progress)
         ctx->progress(ctx, fraction);
 }
+
+/* pthread_create for benchmark threads: 0 or the error number. GPUVET_TEST_THREAD_LIMIT=N (tests
+ * only) makes a creation fail with EAGAIN while N benchmark threads are alive, as a low
+ * RLIMIT_NPROC does for users other than root, so tests running as root reach the failure path. */
+int bench_thread_create(pthread_t *id, void *(*fn)(void *), void *arg);
+/* {"error": "could not start N threads: <strerror(err)>"}: a benchmark that got fewer threads
+ * than it needs reports itself failed rather than measuring something smaller. */
+json_t *bench_thread_error(int wanted, int err);
 
 /* Seconds of CLOCK_MONOTONIC. */
 double bench_now(void);

@@ -1,5 +1,7 @@
 /* What every benchmark needs from the machine: memory it may use, cache sizes, cores to pin to. */
+#include <errno.h>
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,4 +165,50 @@ void bench_free(void *p, size_t bytes)
 {
     if (p)
         munmap(p, bytes);
+}
+
+/* GPUVET_TEST_THREAD_LIMIT: benchmark threads alive now, each counted from its creation to its end. */
+static atomic_int test_threads_alive;
+
+struct counted_thread {
+    void *(*fn)(void *);
+    void *arg;
+};
+
+static void *run_counted(void *arg)
+{
+    struct counted_thread t = *(struct counted_thread *)arg;
+    free(arg);
+    void *result = t.fn(t.arg);
+    atomic_fetch_sub(&test_threads_alive, 1);
+    return result;
+}
+
+int bench_thread_create(pthread_t *id, void *(*fn)(void *), void *arg)
+{
+    const char *limit = getenv("GPUVET_TEST_THREAD_LIMIT");
+    if (!limit || !*limit)
+        return pthread_create(id, NULL, fn, arg);
+    /* Like RLIMIT_NPROC, the limit is on threads alive at once. */
+    if (atomic_fetch_add(&test_threads_alive, 1) >= atoi(limit)) {
+        atomic_fetch_sub(&test_threads_alive, 1);
+        return EAGAIN; /* what pthread_create returns at RLIMIT_NPROC */
+    }
+    struct counted_thread *t = malloc(sizeof *t);
+    if (!t) {
+        atomic_fetch_sub(&test_threads_alive, 1);
+        return ENOMEM;
+    }
+    *t = (struct counted_thread){fn, arg};
+    int rc = pthread_create(id, NULL, run_counted, t);
+    if (rc) {
+        free(t);
+        atomic_fetch_sub(&test_threads_alive, 1);
+    }
+    return rc;
+}
+
+json_t *bench_thread_error(int wanted, int err)
+{
+    return bench_set_text(json_object(), "error", "could not start %d threads: %s", wanted, strerror(err));
 }

@@ -386,8 +386,10 @@ static void *decode_worker_run(void *arg)
 }
 
 /* Runs one phase on the PUs of `pus`; returns false when a decode failed. */
+/* Decodes on one thread per PU of pus; false when a decode failed or, with *thread_error set,
+ * when not every thread could be started (a rate from fewer cores would be a wrong figure). */
 static bool decode_phase(const struct decode_shared *shared, hwloc_const_bitmap_t pus, double *images_s,
-                         double *mpix_s)
+                         double *mpix_s, int *thread_error)
 {
     int n = hwloc_bitmap_weight(pus);
     struct decode_worker *workers = calloc((size_t)n, sizeof *workers);
@@ -395,12 +397,10 @@ static bool decode_phase(const struct decode_shared *shared, hwloc_const_bitmap_
     int k = 0, started = 0, pu;
     hwloc_bitmap_foreach_begin(pu, pus) workers[k++] = (struct decode_worker){shared, (unsigned)pu, 0, 0, 0, false};
     hwloc_bitmap_foreach_end();
-    for (int i = 0; i < n; i++)
-        if (pthread_create(&ids[i], NULL, decode_worker_run, &workers[i]) == 0)
+    for (int i = 0; i < n && !*thread_error; i++)
+        if ((*thread_error = bench_thread_create(&ids[i], decode_worker_run, &workers[i])) == 0)
             started++;
-        else
-            break;
-    bool ok = started > 0;
+    bool ok = started == n;
     *images_s = *mpix_s = 0;
     for (int i = 0; i < started; i++) {
         pthread_join(ids[i], NULL);
@@ -469,17 +469,18 @@ static json_t *decode_run(const struct bench_ctx *ctx)
     hwloc_bitmap_only(one, (unsigned)hwloc_bitmap_first(cores));
     struct decode_shared shared = {m, &images, PHASE_DECODE, seconds};
     double decode_img1, decode_mpix1, pipe_img1, pipe_mpix1, decode_imgN, decode_mpixN, pipe_imgN, pipe_mpixN;
-    bool ok = decode_phase(&shared, one, &decode_img1, &decode_mpix1);
+    int thread_error = 0;
+    bool ok = decode_phase(&shared, one, &decode_img1, &decode_mpix1, &thread_error);
     bench_progress(ctx, 0.3);
     shared.kind = PHASE_PIPELINE;
-    ok = ok && decode_phase(&shared, one, &pipe_img1, &pipe_mpix1);
+    ok = ok && decode_phase(&shared, one, &pipe_img1, &pipe_mpix1, &thread_error);
     bench_progress(ctx, 0.5);
     shared.kind = PHASE_DECODE;
-    ok = ok && decode_phase(&shared, cores, &decode_imgN, &decode_mpixN);
+    ok = ok && decode_phase(&shared, cores, &decode_imgN, &decode_mpixN, &thread_error);
     bench_progress(ctx, 0.75);
     shared.kind = PHASE_PIPELINE;
-    ok = ok && decode_phase(&shared, cores, &pipe_imgN, &pipe_mpixN);
     int ncores = hwloc_bitmap_weight(cores);
+    ok = ok && decode_phase(&shared, cores, &pipe_imgN, &pipe_mpixN, &thread_error);
     hwloc_bitmap_free(one);
     hwloc_bitmap_free(cores);
 
@@ -491,6 +492,10 @@ static json_t *decode_run(const struct bench_ctx *ctx)
     json_t *set = json_pack("{s:s, s:i, s:f, s:f}", "dir", dir, "count", images.count, "mean_megapixels",
                             pixels / images.count / 1e6, "mean_bytes", bytes / images.count);
     image_set_free(&images);
+    if (thread_error) {
+        json_decref(set);
+        return bench_thread_error(ncores, thread_error);
+    }
     if (!ok) {
         json_decref(set);
         return bench_set_text(json_object(), "error", "libturbojpeg could not decode the images");

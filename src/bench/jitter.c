@@ -108,11 +108,12 @@ static json_t *jitter_run(const struct bench_ctx *ctx)
     unsigned long long steal0 = 0, total0 = 0, steal1 = 0, total1 = 0;
     bool have_steal = cpu_jiffies(cpu, &steal0, &total0);
     pthread_t id;
-    if (pthread_create(&id, NULL, jitter_thread, &r) != 0) {
+    int thread_error = bench_thread_create(&id, jitter_thread, &r);
+    if (thread_error) {
         free(r.latency_ns);
         if (locked)
             munlockall();
-        return bench_set_text(json_object(), "error", "could not start the measuring thread");
+        return bench_thread_error(1, thread_error);
     }
     pthread_join(id, NULL);
     have_steal = have_steal && cpu_jiffies(cpu, &steal1, &total1);

@@ -129,6 +129,11 @@ struct stream_run {
     int nthreads, reps;
     unsigned *pus;
     pthread_barrier_t barrier;
+    /* Workers wait here until all of them exist: one that cannot be created would leave the
+     * others blocked on the barrier for ever, so then they are told to leave instead. */
+    pthread_mutex_t gate;
+    pthread_cond_t gate_open;
+    enum { GATE_WAIT, GATE_GO, GATE_ABORT } gate_state;
     double best[K_COUNT];     /* seconds */
     bool pinned_all;
     const struct bench_ctx *ctx;
@@ -151,6 +156,13 @@ static void *stream_worker(void *arg)
 {
     struct stream_thread *t = arg;
     struct stream_run *r = t->run;
+    pthread_mutex_lock(&r->gate);
+    while (r->gate_state == GATE_WAIT)
+        pthread_cond_wait(&r->gate_open, &r->gate);
+    bool go = r->gate_state == GATE_GO;
+    pthread_mutex_unlock(&r->gate);
+    if (!go)
+        return NULL;
     if (!bench_pin_thread(r->machine, r->pus[t->index]))
         r->pinned_all = false;
     size_t start, len;
@@ -231,22 +243,27 @@ static json_t *stream_measure(const struct bench_ctx *ctx, const struct stream_i
     hwloc_bitmap_foreach_begin(pu, pus) r.pus[k++] = (unsigned)pu;
     hwloc_bitmap_foreach_end();
     pthread_barrier_init(&r.barrier, NULL, (unsigned)r.nthreads);
-    int started = 0;
+    pthread_mutex_init(&r.gate, NULL);
+    pthread_cond_init(&r.gate_open, NULL);
+    r.gate_state = GATE_WAIT;
+    int started = 0, create_error = 0;
     for (int i = 0; i < r.nthreads; i++) {
         threads[i] = (struct stream_thread){&r, i};
-        if (pthread_create(&ids[i], NULL, stream_worker, &threads[i]) != 0)
+        create_error = bench_thread_create(&ids[i], stream_worker, &threads[i]);
+        if (create_error)
             break;
         started++;
     }
+    pthread_mutex_lock(&r.gate);
+    r.gate_state = started == r.nthreads ? GATE_GO : GATE_ABORT;
+    pthread_cond_broadcast(&r.gate_open);
+    pthread_mutex_unlock(&r.gate);
+    for (int i = 0; i < started; i++)
+        pthread_join(ids[i], NULL);
     json_t *out;
     if (started != r.nthreads) {
-        /* Threads already waiting on the barrier would never be released: a fatal shortage. */
-        fprintf(stderr, _("gpuvet bench memory: could not start %d threads\n"), r.nthreads);
-        exit(2);
-    }
-    for (int i = 0; i < r.nthreads; i++)
-        pthread_join(ids[i], NULL);
-    if (!stream_results_valid(&r)) {
+        out = bench_thread_error(r.nthreads, create_error);
+    } else if (!stream_results_valid(&r)) {
         out = bench_set_text(json_object(), "error", "STREAM validation failed: the arrays hold wrong values");
     } else {
         out = json_pack("{s:i, s:b}", "threads", r.nthreads, "threads_pinned", r.pinned_all);
@@ -257,6 +274,8 @@ static json_t *stream_measure(const struct bench_ctx *ctx, const struct stream_i
         }
     }
     pthread_barrier_destroy(&r.barrier);
+    pthread_mutex_destroy(&r.gate);
+    pthread_cond_destroy(&r.gate_open);
     for (int i = 0; i < 3; i++)
         bench_free(*arrays[i], bytes);
     free(r.pus);

@@ -234,16 +234,16 @@ static int64_t run_pread_threads(struct pattern *p, char *buffers, double second
     struct pread_worker workers[QUEUE_DEPTH];
     pthread_t ids[QUEUE_DEPTH];
     double deadline = bench_now() + seconds;
-    int started = 0;
-    for (int i = 0; i < QUEUE_DEPTH; i++) {
+    int started = 0, error = 0;
+    for (int i = 0; i < QUEUE_DEPTH && !error; i++) {
         workers[i] = (struct pread_worker){p, buffers + (size_t)i * SEQ_BLOCK, deadline, 0, 0, 0x9e3779b9u * (i + 1)};
-        if (pthread_create(&ids[i], NULL, pread_loop, &workers[i]) == 0)
+        if ((error = bench_thread_create(&ids[i], pread_loop, &workers[i])) == 0)
             started++;
-        else
-            break;
     }
+    /* Fewer threads would be a shallower queue than the figure claims: report the error instead. */
+    if (error)
+        error = -error;
     int64_t done = 0;
-    int error = 0;
     for (int i = 0; i < started; i++) {
         pthread_join(ids[i], NULL);
         done += (int64_t)workers[i].done;

@@ -85,7 +85,7 @@ static json_t *group_json(const struct fleet *f, const struct fleet_group *g)
         json_t *diffs = json_array();
         for (int k = 0; k < g->odd[i].ndifferences; k++)
             json_array_append_new(diffs, difference_json(&g->odd[i].differences[k]));
-        json_array_append_new(odd, json_pack("{s:s, s:s, s:o}", "host", n->host, "file", n->audit_file,
+        json_array_append_new(odd, json_pack("{s:s, s:s?, s:o}", "host", n->host, "file", n->audit_file,
                                              "differences", diffs));
     }
     json_object_set_new(o, "odd_nodes", odd);

@@ -9,7 +9,7 @@
 /* Appends an item; need and have are new references (or NULL for null). */
 static void add(json_t *out, const char *what, json_t *need, json_t *have, const char *status, const char *why)
 {
-    json_array_append_new(out, json_pack("{s:s, s:o, s:o, s:s, s:s}", "what", what, "need", need ? need : json_null(),
+    json_array_append_new(out, json_pack("{s:s, s:o, s:o, s:s, s:s?}", "what", what, "need", need ? need : json_null(),
                                          "have", have ? have : json_null(), "status", status, "why", why));
 }
 

@@ -53,32 +53,38 @@ const char *const llm_builtin_ids[] = {
     "qwen2.5-7b",   "qwen2.5-14b",    "qwen2.5-32b",  "qwen2.5-72b",  "mistral-7b",      "mistral-7b-v0.3",
     "mistral-nemo-12b", "gemma-2-2b", "gemma-2-9b",   "gemma-2-27b",  NULL};
 
-void llm_count_params(struct llm_shape *m)
+bool llm_count_params(struct llm_shape *m)
 {
-    int64_t h = m->hidden, q_width = (int64_t)m->heads * m->head_dim, kv_width = (int64_t)m->kv_heads * m->head_dim;
-    int64_t attention = h * q_width + 2 * h * kv_width + q_width * h + (m->qkv_bias ? q_width + 2 * kv_width : 0);
-    int64_t expert = 3 * h * m->ffn; /* gate, up and down projections (SwiGLU / GeGLU) */
-    int64_t mlp = expert, active_mlp = expert;
+    /* In double: a config.json's fields (each up to 10^7) multiply past int64 long before they
+     * are refused; below LLM_MAX_PARAMS every count is an exact integer in a double. */
+    double h = m->hidden, q_width = (double)m->heads * m->head_dim, kv_width = (double)m->kv_heads * m->head_dim;
+    double attention = h * q_width + 2 * h * kv_width + q_width * h + (m->qkv_bias ? q_width + 2 * kv_width : 0);
+    double expert = 3 * h * m->ffn; /* gate, up and down projections (SwiGLU / GeGLU) */
+    double mlp = expert, active_mlp = expert;
     if (m->experts > 0) {
-        int64_t router = h * m->experts;
+        double router = h * m->experts;
         /* A shared expert (Qwen-MoE) has its own MLP and a one-output gate. */
-        int64_t shared = m->shared_expert_ffn > 0 ? 3 * h * m->shared_expert_ffn + h : 0;
+        double shared = m->shared_expert_ffn > 0 ? 3 * h * m->shared_expert_ffn + h : 0;
         mlp = m->experts * expert + router + shared;
         active_mlp = m->experts_per_token * expert + router + shared;
     }
-    int64_t norms = (int64_t)m->norms_per_layer * h;
-    int64_t embedding = (int64_t)m->vocab * h;
-    int64_t outside = embedding + h + (m->tied_embeddings ? 0 : embedding); /* + the final norm */
-    m->params = outside + m->layers * (attention + mlp + norms);
-    m->active_params = outside + m->layers * (attention + active_mlp + norms);
+    double norms = m->norms_per_layer * h;
+    double embedding = (double)m->vocab * h;
+    double outside = embedding + h + (m->tied_embeddings ? 0 : embedding); /* + the final norm */
+    double params = outside + m->layers * (attention + mlp + norms);
+    if (!(params <= LLM_MAX_PARAMS))
+        return false;
+    m->params = (int64_t)params;
+    m->active_params = (int64_t)(outside + m->layers * (attention + active_mlp + norms));
     /* DeepSpeed's largest module: the embedding (or LM head) for these vocabularies, else one
      * MLP or attention projection. */
-    int64_t largest = embedding;
+    double largest = embedding;
     if (h * m->ffn > largest)
         largest = h * m->ffn;
     if (h * q_width > largest)
         largest = h * q_width;
-    m->largest_layer_params = largest;
+    m->largest_layer_params = (int64_t)largest;
+    return true;
 }
 
 bool llm_builtin(const char *id, struct llm_shape *out)
@@ -86,8 +92,7 @@ bool llm_builtin(const char *id, struct llm_shape *out)
     for (size_t i = 0; i < sizeof builtin / sizeof builtin[0]; i++)
         if (!strcasecmp(builtin[i].id, id)) {
             *out = builtin[i];
-            llm_count_params(out);
-            return true;
+            return llm_count_params(out); /* every built-in shape is far below the bound */
         }
     return false;
 }
@@ -232,7 +237,15 @@ int llm_from_hf_config(const char *path, struct llm_shape *out, char *err, size_
     snprintf(out->id, sizeof out->id, "%s", base ? base + 1 : path);
     snprintf(out->source, sizeof out->source, "%s (model_type %s%s)", path, type ? type : "not given",
              tie_known ? "" : "; tie_word_embeddings not given: transformers' default, tied");
-    llm_count_params(out);
+    if (!llm_count_params(out)) {
+        snprintf(err, errlen,
+                 "%s: num_hidden_layers %d, hidden_size %d, intermediate_size %d, num_attention_heads %d, head_dim "
+                 "%d, vocab_size %d%s make more than %.0e parameters, beyond any model gpuvet plans for (the "
+                 "largest published have about 2e12): check these fields",
+                 path, out->layers, out->hidden, out->ffn, out->heads, out->head_dim, out->vocab,
+                 out->experts ? " and the experts" : "", LLM_MAX_PARAMS);
+        goto done;
+    }
     rc = 0;
 done:
     json_decref(cfg);

@@ -39,8 +39,14 @@ int llm_from_hf_config(const char *path, struct llm_shape *out, char *err, size_
 /* A model known only by its parameter count (no KV cache or activation figures). */
 void llm_from_params(int64_t params, struct llm_shape *out);
 
-/* Fills params, active_params and largest_layer_params from the shape. */
-void llm_count_params(struct llm_shape *m);
+/* The most parameters gpuvet plans for: 50 times the largest published models (about 2e12), and
+ * far below where bytes of weights, gradients and optimizer states leave int64 or double's exact
+ * integers. --params has the same bound. */
+#define LLM_MAX_PARAMS 1e14
+
+/* Fills params, active_params and largest_layer_params from the shape; false (and nothing
+ * filled) when the shape holds more than LLM_MAX_PARAMS parameters. */
+bool llm_count_params(struct llm_shape *m);
 
 /* KV cache bytes per token of context, all layers: 2 (K and V) × layers × KV heads × head dim ×
  * bytes per element. */

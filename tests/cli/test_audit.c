@@ -426,3 +426,40 @@ Test(audit_live, works_without_root)
     json_decref(doc);
     unlink(out);
 }
+
+/* hwloc's 2pa-pcidomain32bits tree is sparse: no kernel release, THP, cmdline or governor, no CPU
+ * clocks, no container. Strings the model holds as NULL come out as null under their key: none is
+ * dropped (json_string(NULL) and json_pack "s" with NULL give NULL, which jansson drops silently). */
+Test(audit, sparse_tree_keeps_every_key_with_null)
+{
+    json_t *doc = audit_json(fixture("sysroot/2pa-pcidomain32bits"), "general", NULL);
+    json_t *machine = json_object_get(doc, "machine");
+    const struct {
+        const char *object, *keys[12];
+    } expected[] = {
+        {"kernel", {"release", "thp_enabled", "thp_defrag", "swappiness", "numa_balancing", "nohz_full",
+                    "cpufreq_governor", "cmdline", NULL}},
+        {"cpu", {"model", "vendor", "arch", "usable_cpus", "base_mhz", "max_mhz", NULL}},
+        {"virtualization", {"hypervisor", "container_kind", "evidence", NULL}},
+    };
+    int nulls = 0;
+    for (size_t o = 0; o < sizeof expected / sizeof expected[0]; o++) {
+        json_t *obj = json_object_get(machine, expected[o].object);
+        cr_assert(json_is_object(obj), "no machine.%s", expected[o].object);
+        for (int k = 0; expected[o].keys[k]; k++) {
+            json_t *v = json_object_get(obj, expected[o].keys[k]);
+            cr_expect_not_null(v, "machine.%s.%s is missing", expected[o].object, expected[o].keys[k]);
+            nulls += json_is_null(v);
+        }
+    }
+    cr_expect_geq(nulls, 8, "the tree is sparse: its unknowns must show as null, %d did", nulls);
+    /* Every finding keeps its seven keys, fix included when a rule has none to give. */
+    size_t i;
+    json_t *f;
+    json_array_foreach(json_object_get(doc, "findings"), i, f) {
+        const char *keys[] = {"id", "area", "severity", "subject", "message", "evidence", "fix"};
+        for (size_t k = 0; k < 7; k++)
+            cr_expect_not_null(json_object_get(f, keys[k]), "finding %zu has no %s", i, keys[k]);
+    }
+    json_decref(doc);
+}

@@ -562,3 +562,27 @@ Test(bench_cli, storage_reads_in_its_own_session_and_dies_with_ctrl_c, .timeout 
     rmdir(dir);
     free(dir);
 }
+
+/* A benchmark that cannot start its threads fails alone: the run goes on and keeps the others'
+ * results. GPUVET_TEST_THREAD_LIMIT stands in for RLIMIT_NPROC, which root (the test runner) ignores;
+ * it makes bench's own thread creation fail with EAGAIN, so the real error path runs. */
+Test(bench_cli, a_benchmark_without_its_threads_fails_alone, .timeout = 60)
+{
+    setenv("GPUVET_TEST_THREAD_LIMIT", "1", 1);
+    struct run_result r = run_gpuvet("bench", "memory", "jitter", "--quick", "--json", "--seconds", "1", NULL);
+    unsetenv("GPUVET_TEST_THREAD_LIMIT");
+    json_t *doc = run_json(&r);
+    json_t *b = json_object_get(doc, "benchmarks");
+    json_t *mem = json_object_get(b, "memory");
+    if (json_object_get(mem, "skipped") || json_object_get(mem, "threads"))
+        cr_skip_test("memory needs a single thread here (one core) or cannot run: %s", r.out);
+    cr_assert_eq(r.status, 2, "a failed benchmark must show in the exit status: %s", r.err);
+    const char *error = json_string_value(json_object_get(mem, "error"));
+    cr_assert(error && strstr(error, "could not start ") && strstr(error, " threads: Resource temporarily unavailable"),
+              "%s", r.out);
+    cr_assert_null(json_object_get(mem, "triad_bytes_s"), "a failed run has no figure: %s", r.out);
+    /* jitter needs one thread: it still measured, after memory failed. */
+    cr_assert_gt(number_at(json_object_get(b, "jitter"), "p50_us"), 0, "%s", r.out);
+    json_decref(doc);
+    run_result_free(&r);
+}

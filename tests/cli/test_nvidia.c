@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -359,6 +360,29 @@ Test(nvml, old_driver_without_v2_symbols_degrades_one_fact_each)
     cr_assert_eq(json_integer_value(json_object_get(g, "memory_bytes")), 24564LL * 1024 * 1024);
     cr_assert_str_eq(json_string_value(json_array_get(json_object_get(g, "clock_events"), 0)), "gpu_idle");
     cr_assert_str_eq(severity_of(doc, "PCIE_LINK_DEGRADED", "0000:81:00.0"), "info");
+    json_decref(doc);
+}
+
+/* A driver that reports UINT_MAX GPUs: the audit reads at most GPU_MAX_PER_NODE indices, says so,
+ * and ends in seconds rather than trying four billion handles. */
+Test(nvml, absurd_device_count_is_capped_with_a_problem, .timeout = 60)
+{
+    setenv("GPUVET_MOCK_NVML_COUNT", "4294967295", 1);
+    time_t start = time(NULL);
+    json_t *doc = audit_with_mock(GPUVET_MOCK_NVML_CURRENT, A5000);
+    double elapsed = difftime(time(NULL), start);
+    unsetenv("GPUVET_MOCK_NVML_COUNT");
+    cr_assert_lt(elapsed, 30, "audit took %.0f s", elapsed);
+    cr_assert_eq(json_array_size(gpus(doc)), 2, "the file's two GPUs are still read");
+    json_t *problems = json_object_get(json_object_get(doc, "machine"), "problems");
+    size_t i;
+    json_t *p;
+    bool capped = false;
+    json_array_foreach(problems, i, p) {
+        const char *message = json_string_value(json_object_get(p, "message"));
+        capped = capped || (message && contains(message, "NVML reports 4294967295 GPUs, more than the 64 a node holds"));
+    }
+    cr_assert(capped, "no problem names the cap: %s", json_dumps(problems, JSON_COMPACT));
     json_decref(doc);
 }
 

@@ -654,3 +654,94 @@ Test(plan, check_of_unread_lists_is_unknown)
     unlink(audit);
     free(audit);
 }
+
+/* Llama-2-7B's config.json with some fields replaced, written to a temporary file (malloc'd path). */
+static char *config_with(const char *key1, json_int_t value1, const char *key2, json_int_t value2)
+{
+    json_t *cfg = json_load_file(PLAN_FIXTURE("llama-2-7b-hf.config.json"), 0, NULL);
+    cr_assert_not_null(cfg);
+    json_object_set_new(cfg, key1, json_integer(value1));
+    if (key2)
+        json_object_set_new(cfg, key2, json_integer(value2));
+    char path[] = "/tmp/gpuvet-plan-config-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    cr_assert_eq(json_dumpfd(cfg, fd, 0), 0);
+    close(fd);
+    json_decref(cfg);
+    return strdup(path);
+}
+
+/* True when any number in the document is below zero: a size that wrapped around. */
+static bool has_negative(json_t *v, char *where, size_t len)
+{
+    const char *key;
+    json_t *child;
+    size_t i;
+    if (json_is_number(v) && json_number_value(v) < 0)
+        return true;
+    if (json_is_object(v))
+        json_object_foreach(v, key, child) if (has_negative(child, where, len)) {
+            snprintf(where, len, "%s", key);
+            return true;
+        }
+    if (json_is_array(v))
+        json_array_foreach(v, i, child) if (has_negative(child, where, len)) return true;
+    return false;
+}
+
+/* A config.json whose shape makes more parameters than any model (10^7 layers; a 10^7 hidden
+ * size) is refused naming the file and its fields, exit 2, rather than a plan from a count that
+ * wrapped past int64 (it used to show negative bytes). */
+Test(plan, absurd_config_shape_is_refused_naming_file_and_fields)
+{
+    const struct {
+        const char *key1, *key2;
+        json_int_t value;
+        const char *named;
+    } cases[] = {{"num_hidden_layers", NULL, 10000000, "num_hidden_layers 10000000"},
+                 {"hidden_size", "intermediate_size", 10000000, "hidden_size 10000000"}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char *path = config_with(cases[c].key1, cases[c].value, cases[c].key2, cases[c].value);
+        const char *workloads[] = {"llm-train", "llm-infer"};
+        for (size_t w = 0; w < 2; w++) {
+            struct run_result r = run_gpuvet("plan", "--workload", workloads[w], "--model-config", path, "--gpus",
+                                             "h100-sxm5-80gb", "--json", NULL);
+            cr_assert_eq(r.status, 2, "%s %s: exit %d, %s", cases[c].key1, workloads[w], r.status, r.out);
+            cr_expect(strstr(r.err, path) && strstr(r.err, cases[c].named) && strstr(r.err, "parameters"), "%s",
+                      r.err);
+            cr_expect_eq(r.out[0], '\0', "no plan on stdout: %s", r.out);
+            run_result_free(&r);
+        }
+        unlink(path);
+        free(path);
+    }
+}
+
+/* Ten million thin layers stay under the bound (1.1e13 parameters): a huge plan, every size positive. */
+Test(plan, ten_million_thin_layers_plan_without_negative_sizes)
+{
+    char *path = config_with("num_hidden_layers", 10000000, "hidden_size", 256);
+    json_t *cfg = json_load_file(path, 0, NULL);
+    json_object_set_new(cfg, "num_attention_heads", json_integer(2));
+    json_object_set_new(cfg, "num_key_value_heads", json_integer(2));
+    json_object_set_new(cfg, "intermediate_size", json_integer(1024));
+    cr_assert_eq(json_dump_file(cfg, path, 0), 0);
+    json_decref(cfg);
+    const char *workloads[] = {"llm-train", "llm-infer"};
+    for (size_t w = 0; w < 2; w++) {
+        struct run_result r = run_gpuvet("plan", "--workload", workloads[w], "--model-config", path, "--gpus",
+                                         "h100-sxm5-80gb", "--json", NULL);
+        cr_assert(r.status == 0 || r.status == 1, "%s: exit %d, %s", workloads[w], r.status, r.err);
+        json_t *doc = run_json(&r), *plan = plan_of(doc);
+        /* 10^7 × (4·256² attention + 3·256·1024 MLP + 2·256 norms) + 2 · 32000·256 embeddings + 256. */
+        cr_expect_eq(number_at(plan, "model", "params"), 1e7 * (4.0 * 256 * 256 + 3.0 * 256 * 1024 + 512) +
+                                                             2.0 * 32000 * 256 + 256);
+        char where[128] = "";
+        cr_expect(!has_negative(doc, where, sizeof where), "%s: a negative number at %s", workloads[w], where);
+        json_decref(doc);
+        run_result_free(&r);
+    }
+    unlink(path);
+    free(path);
+}

@@ -207,12 +207,15 @@ static void hang_if(const char *call)
             pause();
 }
 
+/* $GPUVET_MOCK_NVML_COUNT (e.g. 4294967295) overrides the count, as a broken driver might report;
+ * handles past the file's GPUs still cannot be opened. */
 static nvmlReturn_t count_all(unsigned *count)
 {
     hang_if("count");
     if (!doc)
         return NOT_INITIALIZED;
-    *count = ngpus;
+    const char *forced = getenv("GPUVET_MOCK_NVML_COUNT");
+    *count = forced && *forced ? (unsigned)strtoul(forced, NULL, 10) : ngpus;
     return OK;
 }
 /* A current driver's v1 count skips GPUs this user may not open while v2 counts them; the mock
