@@ -9,8 +9,8 @@
 #include "util/parse.h"
 #include "util/pciaddr.h"
 #include "util/i18n.h"
+#include "util/jsonval.h"
 
-static json_t *str_or_null(const char *s) { return s ? json_string(s) : json_null(); }
 static json_t *num_or_null(long long v) { return v >= 0 ? json_integer(v) : json_null(); }
 /* isfinite: jansson refuses inf, and a NULL value would drop the key. */
 static json_t *real_or_null(double v) { return v >= 0 && isfinite(v) ? json_real(v) : json_null(); }
@@ -47,7 +47,7 @@ static json_t *nvlinks_json(const struct gpu *g)
     for (int k = 0; k < g->nnvlinks; k++)
         json_array_append_new(arr, json_pack("{s:i, s:o, s:o}", "link", g->nvlinks[k].link, "active",
                                              tristate(g->nvlinks[k].active), "remote_bus_id",
-                                             str_or_null(*g->nvlinks[k].remote_bus_id ? g->nvlinks[k].remote_bus_id : NULL)));
+                                             json_string_or_null(*g->nvlinks[k].remote_bus_id ? g->nvlinks[k].remote_bus_id : NULL)));
     return arr;
 }
 
@@ -66,18 +66,18 @@ static json_t *gpu_json(const struct machine *m, const struct gpu *g)
     const struct pci_device *d = gpu_pci_device(m, g);
     json_t *o = json_object();
     json_object_set_new(o, "bus_id", json_string(g->bus_id));
-    json_object_set_new(o, "name", str_or_null(g->name));
-    json_object_set_new(o, "brand", str_or_null(g->brand));
-    json_object_set_new(o, "uuid", str_or_null(g->uuid));
-    json_object_set_new(o, "serial", str_or_null(g->serial));
-    json_object_set_new(o, "vbios", str_or_null(g->vbios));
+    json_object_set_new(o, "name", json_string_or_null(g->name));
+    json_object_set_new(o, "brand", json_string_or_null(g->brand));
+    json_object_set_new(o, "uuid", json_string_or_null(g->uuid));
+    json_object_set_new(o, "serial", json_string_or_null(g->serial));
+    json_object_set_new(o, "vbios", json_string_or_null(g->vbios));
     json_object_set_new(o, "memory_bytes", num_or_null(g->memory_total_bytes));
     json_object_set_new(o, "pci_device_found", json_boolean(d != NULL));
     json_object_set_new(o, "numa_node", num_or_null(gpu_numa_node(m, g)));
-    json_object_set_new(o, "cpu_affinity", str_or_null(g->cpu_affinity));
+    json_object_set_new(o, "cpu_affinity", json_string_or_null(g->cpu_affinity));
     json_object_set_new(o, "persistence_mode", tristate(g->persistence));
     json_object_set_new(o, "pstate", num_or_null(g->pstate));
-    json_object_set_new(o, "virtualization_mode", str_or_null(g->virtualization_mode));
+    json_object_set_new(o, "virtualization_mode", json_string_or_null(g->virtualization_mode));
     json_object_set_new(o, "pcie", json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "current_gen",
                                              num_or_null(g->pcie_gen_current), "max_gen", num_or_null(g->pcie_gen_max),
                                              "gpu_max_gen", num_or_null(g->pcie_gen_gpu_max), "current_width",
@@ -145,7 +145,7 @@ static json_t *topology_json(const struct machine *m)
         json_array_append_new(nodes, num_or_null(gpu_numa_node(m, a)));
         const struct pci_device *d = gpu_pci_device(m, a);
         char *list = d && !hwloc_bitmap_iszero(d->local_cpus) ? format_cpulist(d->local_cpus) : NULL;
-        json_array_append_new(cpus, str_or_null(list ? list : a->cpu_affinity));
+        json_array_append_new(cpus, json_string_or_null(list ? list : a->cpu_affinity));
         free(list);
     }
     return json_pack("{s:o, s:o, s:o, s:o}", "gpus", ids, "matrix", matrix, "numa_node", nodes, "cpu_affinity", cpus);
@@ -171,8 +171,8 @@ json_t *nvidia_to_json(const struct machine *m)
                                                       "major", r->major, "minor", num_or_null(r->minor)));
         }
     }
-    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "source", str_or_null(s->source), "unknown_reason",
-                     str_or_null(s->unknown_reason), "driver_version", str_or_null(s->driver_version),
+    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "source", json_string_or_null(s->source), "unknown_reason",
+                     json_string_or_null(s->unknown_reason), "driver_version", json_string_or_null(s->driver_version),
                      "cuda_version", cuda, "attached_gpus", num_or_null(s->attached_gpus), "cuda_runtimes", runtimes,
                      "topology", topology_json(m));
 }

@@ -4,8 +4,8 @@
 #include "report/report.h"
 #include "util/parse.h"
 #include "util/datadir.h"
+#include "util/jsonval.h"
 
-static json_t *str_or_null(const char *s) { return s ? json_string(s) : json_null(); }
 static json_t *positive_or_null(double v) { return v > 0 ? json_real(v) : json_null(); }
 static json_t *int_or_null(long v) { return v >= 0 ? json_integer(v) : json_null(); }
 
@@ -22,12 +22,12 @@ static json_t *cpu_json(const struct cpu_info *c)
     json_t *flags = json_null();
     if (c->flags_known)
         flags = json_pack("{s:b, s:b, s:b}", "avx2", c->avx2, "avx512f", c->avx512f, "amx", c->amx);
-    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "model", str_or_null(c->model),
-                     "vendor", str_or_null(c->vendor), "arch", str_or_null(c->arch), "family", int_or_null(c->family),
+    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "model", json_string_or_null(c->model),
+                     "vendor", json_string_or_null(c->vendor), "arch", json_string_or_null(c->arch), "family", int_or_null(c->family),
                      "model_number", int_or_null(c->model_number), "sockets", int_or_null(c->sockets ? c->sockets : -1),
                      "cores", int_or_null(c->cores ? c->cores : -1), "threads", int_or_null(c->threads ? c->threads : -1),
                      "usable_threads", int_or_null(c->usable_threads ? c->usable_threads : -1), "usable_cpus",
-                     str_or_null(c->usable_cpus), "base_mhz", positive_or_null(c->base_mhz), "max_mhz",
+                     json_string_or_null(c->usable_cpus), "base_mhz", positive_or_null(c->base_mhz), "max_mhz",
                      positive_or_null(c->max_mhz), "flags", flags);
 }
 
@@ -76,9 +76,9 @@ static json_t *pci_json(const struct pci_device *d)
                      "role", pci_role_name(d->role), "class", hex_id(d->class_id, 6), "vendor_id",
                      d->vendor_id == PCI_ID_UNKNOWN ? json_null() : hex_id(d->vendor_id, 4), "device_id",
                      d->device_id == PCI_ID_UNKNOWN ? json_null() : hex_id(d->device_id, 4), "missing_files",
-                     str_or_null(d->missing), "vendor",
-                     str_or_null(d->vendor_name), "device", str_or_null(d->device_name), "driver",
-                     str_or_null(d->driver), "numa_node", int_or_null(d->numa_node), "numa_node_raw",
+                     json_string_or_null(d->missing), "vendor",
+                     json_string_or_null(d->vendor_name), "device", json_string_or_null(d->device_name), "driver",
+                     json_string_or_null(d->driver), "numa_node", int_or_null(d->numa_node), "numa_node_raw",
                      d->numa_derived ? -1 : d->numa_node, "numa_node_derived", d->numa_derived, "local_cpus",
                      cpulist_json(d->local_cpus), "link", link_json(&d->link), "path", path);
 }
@@ -105,11 +105,11 @@ static json_t *storage_json(const struct machine *m)
         const struct block_device *d = &m->storage.devices[i];
         json_array_append_new(
             arr, json_pack("{s:s?, s:o, s:o, s:o, s:s, s:o, s:b, s:o, s:o, s:o, s:b, s:b}", "name", d->name, "vendor",
-                           str_or_null(d->vendor), "model", str_or_null(d->model), "size_bytes",
+                           json_string_or_null(d->vendor), "model", json_string_or_null(d->model), "size_bytes",
                            d->size_bytes >= 0 ? json_integer(d->size_bytes) : json_null(), "transport",
                            storage_transport_name(d->transport), "rotational",
                            d->rotational < 0 ? json_null() : json_boolean(d->rotational), "removable", d->removable,
-                           "pci_bus_id", str_or_null(d->pci_bus_id), "numa_node", int_or_null(d->numa_node),
+                           "pci_bus_id", json_string_or_null(d->pci_bus_id), "numa_node", int_or_null(d->numa_node),
                            "pcie_link", pcie_link_of(m, d->pci_bus_id), "holds_root", d->holds_root, "holds_data",
                            d->holds_data));
     }
@@ -122,10 +122,10 @@ static json_t *location_json(const struct storage_location *l)
     for (int i = 0; i < l->ndisks; i++)
         json_array_append_new(disks, json_string(l->disks[i]));
     return json_pack("{s:s, s:o, s:o, s:o, s:b, s:o, s:o, s:o}", "path", l->path, "mountpoint",
-                     str_or_null(l->mountpoint), "fstype", str_or_null(l->fstype), "source", str_or_null(l->source),
+                     json_string_or_null(l->mountpoint), "fstype", json_string_or_null(l->fstype), "source", json_string_or_null(l->source),
                      "network_fs", l->network_fs, "disks", disks, "free_bytes",
                      l->free_bytes >= 0 ? json_integer(l->free_bytes) : json_null(), "unknown_reason",
-                     str_or_null(l->unknown_reason));
+                     json_string_or_null(l->unknown_reason));
 }
 
 static json_t *storage_paths_json(const struct storage_info *s)
@@ -142,17 +142,17 @@ static json_t *network_json(const struct machine *m)
         json_t *rdma = json_null();
         if (p->has_rdma)
             rdma = json_pack("{s:s?, s:i, s:o, s:o, s:o}", "device", p->rdma.device, "port", p->rdma.port, "state",
-                             str_or_null(p->rdma.state), "rate_gbps", positive_or_null(p->rdma.rate_gbps),
-                             "link_layer", str_or_null(p->rdma.link_layer));
+                             json_string_or_null(p->rdma.state), "rate_gbps", positive_or_null(p->rdma.rate_gbps),
+                             "link_layer", json_string_or_null(p->rdma.link_layer));
         json_array_append_new(
             arr, json_pack("{s:s?, s:o, s:o, s:s, s:o, s:o, s:b, s:o, s:o, s:o, s:o, s:o}", "name", p->name,
-                           "pci_bus_id", str_or_null(p->pci_bus_id), "driver", str_or_null(p->driver), "state",
+                           "pci_bus_id", json_string_or_null(p->pci_bus_id), "driver", json_string_or_null(p->driver), "state",
                            link_state_name(p->state), "speed_mbps",
                            p->speed_mbps > 0 ? json_integer(p->speed_mbps) : json_null(), "speed_source",
                            p->speed_mbps > 0 ? json_string(p->speed_from_rdma ? "rdma_rate" : "netdev") : json_null(),
-                           "rdma", p->has_rdma, "rdma_port", rdma, "link_layer", str_or_null(p->link_layer),
+                           "rdma", p->has_rdma, "rdma_port", rdma, "link_layer", json_string_or_null(p->link_layer),
                            "numa_node", int_or_null(p->numa_node), "pcie_link", pcie_link_of(m, p->pci_bus_id),
-                           "unknown_reason", str_or_null(p->unknown_reason)));
+                           "unknown_reason", json_string_or_null(p->unknown_reason)));
     }
     return arr;
 }
@@ -164,30 +164,30 @@ json_t *claims_to_json(const struct claim_set *set)
         const struct claim *c = &set->items[i];
         json_array_append_new(arr, json_pack("{s:s, s:O, s:O, s:s, s:o}", "key", c->key, "claimed", c->claimed,
                                              "found", c->found, "verdict", claim_verdict_name(c->verdict), "message",
-                                             str_or_null(c->message)));
+                                             json_string_or_null(c->message)));
     }
     return arr;
 }
 
 static json_t *kernel_json(const struct kernel_info *k)
 {
-    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "release", str_or_null(k->release),
-                     "thp_enabled", str_or_null(k->thp_enabled), "thp_defrag", str_or_null(k->thp_defrag),
+    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "release", json_string_or_null(k->release),
+                     "thp_enabled", json_string_or_null(k->thp_enabled), "thp_defrag", json_string_or_null(k->thp_defrag),
                      "swap_total_bytes", k->swap_total_bytes >= 0 ? json_integer(k->swap_total_bytes) : json_null(),
                      "mem_total_bytes", k->mem_total_bytes >= 0 ? json_integer(k->mem_total_bytes) : json_null(),
                      "swappiness", int_or_null(k->swappiness), "numa_balancing", int_or_null(k->numa_balancing),
-                     "isolated_cpus", str_or_null(k->isolated_cpus), "nohz_full", str_or_null(k->nohz_full),
-                     "cpufreq_governor", str_or_null(k->governor), "cmdline", str_or_null(k->cmdline));
+                     "isolated_cpus", json_string_or_null(k->isolated_cpus), "nohz_full", json_string_or_null(k->nohz_full),
+                     "cpufreq_governor", json_string_or_null(k->governor), "cmdline", json_string_or_null(k->cmdline));
 }
 
 static json_t *virt_json(const struct virt_info *v)
 {
     if (!v->known)
         return json_pack("{s:n, s:n, s:b, s:o, s:o}", "vm", "hypervisor", "container", v->container,
-                         "container_kind", str_or_null(v->container_kind), "evidence", str_or_null(v->evidence));
-    return json_pack("{s:b, s:o, s:b, s:o, s:o}", "vm", v->vm, "hypervisor", str_or_null(v->hypervisor), "container",
-                     v->container, "container_kind", str_or_null(v->container_kind), "evidence",
-                     str_or_null(v->evidence));
+                         "container_kind", json_string_or_null(v->container_kind), "evidence", json_string_or_null(v->evidence));
+    return json_pack("{s:b, s:o, s:b, s:o, s:o}", "vm", v->vm, "hypervisor", json_string_or_null(v->hypervisor), "container",
+                     v->container, "container_kind", json_string_or_null(v->container_kind), "evidence",
+                     json_string_or_null(v->evidence));
 }
 
 json_t *machine_to_json(const struct machine *m)
@@ -202,8 +202,8 @@ json_t *machine_to_json(const struct machine *m)
                                                   m->problems[i].message ? m->problems[i].message : ""));
     /* One key per line: each part of the model adds its own. */
     json_t *o = json_object();
-    json_object_set_new(o, "source", str_or_null(m->source));
-    json_object_set_new(o, "hostname", str_or_null(m->hostname));
+    json_object_set_new(o, "source", json_string_or_null(m->source));
+    json_object_set_new(o, "hostname", json_string_or_null(m->hostname));
     json_object_set_new(o, "cpu", cpu_json(&m->cpu));
     json_object_set_new(json_object_get(o, "cpu"), "steal_ratio",
                         m->contention.steal_ratio >= 0 ? json_real(m->contention.steal_ratio) : json_null());
@@ -238,7 +238,7 @@ json_t *findings_to_json(const struct findings *f)
         json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s?, s:s?, s:O, s:o}", "id", it->rule->id, "area",
                                              it->rule->area, "severity", severity_name(it->severity), "subject",
                                              it->subject, "message", it->message, "evidence", it->evidence, "fix",
-                                             str_or_null(it->fix)));
+                                             json_string_or_null(it->fix)));
     }
     return arr;
 }

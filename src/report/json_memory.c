@@ -1,7 +1,7 @@
 /* JSON of the memory, power and contention parts of the model (docs/audit-json.md). */
 #include "report/report.h"
+#include "util/jsonval.h"
 
-static json_t *str_or_null(const char *s) { return s ? json_string(s) : json_null(); }
 static json_t *int_or_null(long v) { return v >= 0 ? json_integer(v) : json_null(); }
 static json_t *positive_int_or_null(long v) { return v > 0 ? json_integer(v) : json_null(); }
 
@@ -13,12 +13,12 @@ static const char *ecc_state_name(enum ecc_state e)
 static json_t *dimm_json(const struct dimm *d)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "locator", str_or_null(d->locator));
-    json_object_set_new(o, "bank_locator", str_or_null(d->bank_locator));
+    json_object_set_new(o, "locator", json_string_or_null(d->locator));
+    json_object_set_new(o, "bank_locator", json_string_or_null(d->bank_locator));
     json_object_set_new(o, "socket", int_or_null(d->socket));
     json_object_set_new(o, "channel", int_or_null(d->channel));
     json_object_set_new(o, "size_bytes", json_integer((json_int_t)d->size_bytes));
-    json_object_set_new(o, "type", str_or_null(d->type));
+    json_object_set_new(o, "type", json_string_or_null(d->type));
     json_object_set_new(o, "speed_mts", positive_int_or_null(d->speed_mts));
     json_object_set_new(o, "configured_mts", positive_int_or_null(d->configured_mts));
     json_object_set_new(o, "rank", positive_int_or_null(d->rank));
@@ -46,12 +46,12 @@ json_t *memory_json(const struct memory_info *mem)
                                                  "theoretical_bandwidth_bytes_s",
                                                  bw > 0 ? json_real(bw) : json_null()));
     }
-    json_object_set_new(o, "source", str_or_null(mem->source));
-    json_object_set_new(o, "unknown_reason", str_or_null(mem->unknown_reason));
+    json_object_set_new(o, "source", json_string_or_null(mem->source));
+    json_object_set_new(o, "unknown_reason", json_string_or_null(mem->unknown_reason));
     json_object_set_new(o, "installed_bytes", mem->installed_bytes >= 0 ? json_integer(mem->installed_bytes) : json_null());
     json_object_set_new(o, "usable_bytes", mem->usable_bytes >= 0 ? json_integer(mem->usable_bytes) : json_null());
     json_object_set_new(o, "ecc", json_string(ecc_state_name(mem->ecc)));
-    json_object_set_new(o, "ecc_evidence", str_or_null(mem->ecc_evidence));
+    json_object_set_new(o, "ecc_evidence", json_string_or_null(mem->ecc_evidence));
     json_object_set_new(o, "edac", json_pack("{s:b, s:o, s:o}", "present", mem->edac_present, "ce_count",
                                              int_or_null(mem->edac_ce), "ue_count", int_or_null(mem->edac_ue)));
     json_object_set_new(o, "dimm_slots", int_or_null(mem->slots_total));
@@ -69,11 +69,11 @@ json_t *memory_json(const struct memory_info *mem)
                                                        platform_scope_name(mem->platform.scope), "source",
                                                        mem->platform.source, "dpc_source", mem->platform.dpc_source)
                                            : json_null());
-    json_object_set_new(o, "platform_unknown_reason", str_or_null(mem->platform_unknown_reason));
+    json_object_set_new(o, "platform_unknown_reason", json_string_or_null(mem->platform_unknown_reason));
     json_object_set_new(o, "memory_controller_in_chipset", json_boolean(mem->memory_controller_in_chipset));
     json_object_set_new(o, "channels_per_socket", positive_int_or_null(mem->platform.channels_per_socket));
     json_object_set_new(o, "channels_from_locators", json_boolean(mem->channels_from_locators));
-    json_object_set_new(o, "locator_scheme", str_or_null(mem->locator_scheme));
+    json_object_set_new(o, "locator_scheme", json_string_or_null(mem->locator_scheme));
     json_object_set_new(o, "sockets", sockets);
     json_object_set_new(o, "theoretical_bandwidth_bytes_s", total_bw > 0 ? json_real(total_bw) : json_null());
     json_object_set_new(o, "dimms", dimms);
@@ -87,9 +87,9 @@ json_t *power_json(const struct power_info *p)
     json_t *arr = json_array();
     for (int i = 0; i < p->nsupplies; i++) {
         const struct power_supply *s = &p->supplies[i];
-        json_array_append_new(arr, json_pack("{s:o, s:o, s:b, s:o}", "name", str_or_null(s->name), "max_watts",
+        json_array_append_new(arr, json_pack("{s:o, s:o, s:b, s:o}", "name", json_string_or_null(s->name), "max_watts",
                                              int_or_null(s->max_watts), "present", s->present, "status",
-                                             str_or_null(s->status)));
+                                             json_string_or_null(s->status)));
     }
     return arr;
 }
@@ -107,7 +107,7 @@ json_t *contention_json(const struct contention_info *c)
 {
     json_t *o = json_object();
     json_object_set_new(o, "sampled", json_boolean(c->sampled));
-    json_object_set_new(o, "unknown_reason", str_or_null(c->unknown_reason));
+    json_object_set_new(o, "unknown_reason", json_string_or_null(c->unknown_reason));
     json_object_set_new(o, "seconds", c->sampled ? json_real(c->seconds) : json_null());
     json_object_set_new(o, "total", c->sampled ? shares_json(&c->total) : json_null());
     json_t *per_cpu = json_array();

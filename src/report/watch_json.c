@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "report/watch.h"
+#include "util/jsonval.h"
 
 static json_t *number(double v) { return v < 0 ? json_null() : json_real(v); }
 
@@ -71,7 +72,6 @@ static json_t *sample_json(const struct watch_timeline *w, const struct watch_sa
     return o;
 }
 
-static json_t *text_or_null(const char *s) { return s ? json_string(s) : json_null(); }
 
 json_t *watch_to_json(const struct watch_timeline *w, const struct findings *diagnosis)
 {
@@ -86,13 +86,13 @@ json_t *watch_to_json(const struct watch_timeline *w, const struct findings *dia
         json_array_append_new(samples, sample_json(w, &w->samples[i]));
     json_t *doc = json_pack("{s:s, s:s, s:o, s:o, s:o, s:f, s:o, s:o, s:b, s:o, s:b, s:o, s:o, s:o, s:o, s:o}",
                             "schema", WATCH_SCHEMA, "generated_by", "gpuvet " GPUVET_VERSION, "source",
-                            text_or_null(w->source), "target", text_or_null(w->target), "root_pid",
+                            json_string_or_null(w->source), "target", json_string_or_null(w->target), "root_pid",
                             w->root_pid ? json_integer(w->root_pid) : json_null(), "interval_s", w->interval, "ncpus",
                             w->ncpus < 0 ? json_null() : json_integer(w->ncpus), "numa_nodes",
                             w->nnodes < 0 ? json_null() : json_integer(w->nnodes), "host_seen", w->host_seen,
-                            "host_unseen", text_or_null(w->host_unseen), "job_seen", w->job_seen, "disk_unseen",
-                            text_or_null(w->disk_unseen), "gpu_unseen", text_or_null(w->gpu_unseen), "gpus", gpus,
-                            "samples", samples, "end", text_or_null(w->end_reason));
+                            "host_unseen", json_string_or_null(w->host_unseen), "job_seen", w->job_seen, "disk_unseen",
+                            json_string_or_null(w->disk_unseen), "gpu_unseen", json_string_or_null(w->gpu_unseen), "gpus", gpus,
+                            "samples", samples, "end", json_string_or_null(w->end_reason));
     json_t *list = diagnosis ? findings_to_json(diagnosis) : json_array();
     for (size_t i = 0; i < json_array_size(list); i++) {
         json_t *item = json_array_get(list, i);

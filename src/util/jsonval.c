@@ -16,3 +16,9 @@ void json_set_real(json_t *obj, const char *key, double v)
                         json_string(isnan(v) ? "not a number (NaN): the inputs it is computed from are out of range"
                                              : "infinite: the inputs it is computed from are out of range"));
 }
+
+json_t *json_string_or_null(const char *s)
+{
+    json_t *v = s ? json_string(s) : NULL;
+    return v ? v : json_null();
+}

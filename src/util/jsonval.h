@@ -1,5 +1,5 @@
-/* JSON numbers that may not be finite: jansson refuses inf and NaN (json_real returns NULL), and
- * json_object_set_new with NULL silently drops the key. */
+/* JSON values that jansson may refuse: json_real returns NULL for inf and NaN, json_string for NULL
+ * or text that is not UTF-8, and json_object_set_new with NULL silently drops the key. */
 #ifndef GPUVET_UTIL_JSONVAL_H
 #define GPUVET_UTIL_JSONVAL_H
 
@@ -7,5 +7,7 @@
 
 /* Sets obj[key] to v; when v is inf or NaN, to null, with obj[key + "_unknown"] saying why. */
 void json_set_real(json_t *obj, const char *key, double v);
+/* s as a JSON string; JSON null when s is NULL or not UTF-8, so the key stays (never NULL). */
+json_t *json_string_or_null(const char *s);
 
 #endif
