@@ -38,7 +38,7 @@ done
 while IFS= read -r hit; do
   echo "check-layers: $hit: a byte unit outside util/units.h (use KIB..TIB, KB..GB from there)"
   status=1
-done < <(grep -rnE '#define (KIB|MIB|GIB|TIB|KB|MB|GB|TB)\b|1024(\.0)? \* 1024' src --include='*.[ch]' |
+done < <(grep -rnE '#define (KIB|MIB|GIB|TIB|KB|MB|GB|TB|PB)\b|1024(\.0)? \* 1024|1073741824' src --include='*.[ch]' |
          grep -v '^src/util/units.h:' || true)
 [ $status -eq 0 ] && echo "check-layers: every include follows the Layout table; byte units come from util/units.h"
 exit $status
