@@ -34,5 +34,11 @@ for dir in src/*/; do
     esac
   done < <(grep -Hn '^#include "[a-z_]*/' "$dir"*.[ch] || true)
 done
-[ $status -eq 0 ] && echo "check-layers: every include follows the Layout table"
+# Byte units have one home, util/units.h: no file defines its own GiB or GB or spells 1024 x 1024.
+while IFS= read -r hit; do
+  echo "check-layers: $hit: a byte unit outside util/units.h (use KIB..TIB, KB..GB from there)"
+  status=1
+done < <(grep -rnE '#define (KIB|MIB|GIB|TIB|KB|MB|GB|TB|PB)\b|1024(\.0)? \* 1024|1073741824' src --include='*.[ch]' |
+         grep -v '^src/util/units.h:' || true)
+[ $status -eq 0 ] && echo "check-layers: every include follows the Layout table; byte units come from util/units.h"
 exit $status

@@ -1,6 +1,4 @@
-#include <errno.h>
 #include <getopt.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,12 +10,11 @@
 #include "claims/claims.h"
 #include "probe/dmi.h"
 #include "probe/probe.h"
+#include "report/explain_text.h"
 #include "report/report.h"
-#include "util/deadline.h"
 #include "util/fsroot.h"
 #include "util/output.h"
 #include "util/output_file.h"
-#include "util/inputfile.h"
 #include "util/parse.h"
 #include "util/i18n.h"
 
@@ -59,15 +56,6 @@ static const char usage[] =
     "verdict per workload: FAIL, WARN, INCONCLUSIVE (a key fact unknown), PASS\n"
     "exit status: 0 no fail (PASS, WARN or INCONCLUSIVE), 1 at least one fail, 2 could not run\n");
 
-static int list_rules(void)
-{
-    for (int i = 0; i < rules_count; i++) {
-        const struct rule *r = &rules_table[i];
-        printf("%-24s %-7s %s\n", r->id, r->area, _(r->title));
-    }
-    return 0;
-}
-
 static double now_ms(void)
 {
     struct timespec ts;
@@ -80,70 +68,6 @@ static bool use_colour(void)
 {
     const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
     return isatty(STDOUT_FILENO) && !(no && *no) && !(term && !strcmp(term, "dumb"));
-}
-
-/* Fills m->bench from a saved document, or (file NULL) from a quick run of the benchmarks that
- * rules judge. */
-static int load_bench(struct machine *m, const char *file)
-{
-    json_t *doc;
-    json_error_t error;
-    if (file) {
-        if (input_file_check(file) != 0) {
-            fprintf(stderr, _("gpuvet audit: %s: %s\n"), file, strerror(errno));
-            return -1;
-        }
-        doc = json_load_file(file, 0, &error);
-        if (!doc) {
-            fprintf(stderr, _("gpuvet audit: %s: not a JSON document (%s, line %d)\n"), file, error.text, error.line);
-            return -1;
-        }
-    } else {
-        static const char *const judged[] = {"memory", "pcie", "storage"};
-        struct bench_opts opts = {.quick = true, .dir = ".", .cpu = -1};
-        doc = bench_run_document(m, &opts, judged, 3, isatty(STDERR_FILENO));
-    }
-    char why[512];
-    int rc = bench_results_from_json(&m->bench, doc, file ? file : "bench-quick", why, sizeof why);
-    if (rc != 0)
-        fprintf(stderr, _("gpuvet audit: %s: %s\n"), file ? file : "bench-quick", why);
-    json_decref(doc);
-    return rc;
-}
-
-/* On the live machine the data directory must exist (its mount is looked up by its real path);
- * in a recorded tree it names a path of that machine, which must be absolute. */
-static int set_data_dir(struct machine *m, const char *dir)
-{
-    char *path = NULL;
-    if (fsroot_is_live()) {
-        double limit = deadline_seconds("GPUVET_DEADLINE_STATFS_S", DEADLINE_STATFS_S);
-        path = realpath_bounded(dir, limit);
-        if (!path && errno == ETIMEDOUT) {
-            /* A hung NFS or FUSE mount: its mount is still found by the path as given. */
-            char cwd[PATH_MAX];
-            if (asprintf(&path, "%s%s%s", dir[0] == '/' ? "" : getcwd(cwd, sizeof cwd) ? cwd : ".",
-                         dir[0] == '/' ? "" : "/", dir) < 0)
-                path = NULL;
-            machine_problem(m, dir, "no answer from its filesystem (realpath) in %g s: a hung NFS or FUSE mount? "
-                                    "Judged by the path as given", limit);
-        }
-        if (!path) {
-            fprintf(stderr, _("gpuvet audit: --data-dir %s: %s\n"), dir, strerror(errno));
-            return -1;
-        }
-    } else if (dir[0] != '/') {
-        fprintf(stderr, _("gpuvet audit: --data-dir %s: with --sysroot, give the absolute path on the recorded "
-                        "machine\n"), dir);
-        return -1;
-    } else {
-        path = strdup(dir);
-        for (size_t n = strlen(path); n > 1 && path[n - 1] == '/'; n--)
-            path[n - 1] = '\0';
-    }
-    m->storage.has_data = true;
-    m->storage.data.path = path;
-    return 0;
 }
 
 /* --output: stdout goes to a temporary file until the audit has run (cmd_audit ends it). */
@@ -201,7 +125,7 @@ static int run_audit(int argc, char **argv)
         case 'v': verbose = true; break;
         case 'b': bench_file = optarg; break;
         case 'B': bench_quick = true; break;
-        case 'l': return list_rules();
+        case 'l': explain_text_rule_list(stdout); return 0;
         case 'N': nvidia_smi = optarg; break;
         case 'L': load_check = true; break;
         case 'R': redact = true; break;
@@ -267,7 +191,7 @@ static int run_audit(int argc, char **argv)
     }
     struct machine m;
     machine_init(&m);
-    if (data_dir && set_data_dir(&m, data_dir) != 0) {
+    if (data_dir && probe_data_dir(&m, data_dir) != 0) {
         machine_free(&m);
         claim_set_free(&claims);
         dmi_data_free(&dmi);
@@ -298,7 +222,16 @@ static int run_audit(int argc, char **argv)
         claims_evaluate(&claims, &m, thresholds_for(workload));
         inputs.claims = &claims;
     }
-    if ((bench_file || bench_quick) && load_bench(&m, bench_file) != 0) {
+    int bench_rc = 0;
+    if (bench_file) {
+        bench_rc = probe_bench_file(&m, bench_file);
+    } else if (bench_quick) {
+        static const char *const judged[] = {"memory", "pcie", "storage"}; /* the benchmarks rules judge */
+        struct bench_opts quick = {.quick = true, .dir = ".", .cpu = -1};
+        bench_rc = probe_bench_document(&m, bench_run_document(&m, &quick, judged, 3, isatty(STDERR_FILENO)),
+                                        "bench-quick");
+    }
+    if (bench_rc != 0) {
         machine_free(&m);
         claim_set_free(&claims);
         return EXIT_CANNOT_RUN;

@@ -35,28 +35,6 @@ static const char usage[] =
     "\n"
     "exit status: 0 ok, 2 bad input (the message names FILE:LINE)\n");
 
-/* --util-from: a gpuvet.watch/1 timeline (docs/watch-json.md) when the name ends in .json, else an
- * `nvidia-smi dmon` log. */
-static int measured_utilisation(const char *path, double *util, int *samples, char *err, size_t errlen)
-{
-    size_t len = strlen(path);
-    if (len <= 5 || strcasecmp(path + len - 5, ".json"))
-        return dmon_mean_sm_utilisation(path, util, samples, err, errlen);
-    struct watch_timeline w;
-    watch_timeline_init(&w);
-    int rc = watch_replay_load(path, &w, err, errlen);
-    if (rc == 0) {
-        *util = watch_mean_sm(&w, samples);
-        if (*samples == 0) {
-            snprintf(err, errlen, _("%s: the timeline holds no GPU utilisation (%s)"), path,
-                     w.gpu_unseen ? w.gpu_unseen : _("no GPU was sampled"));
-            rc = -1;
-        }
-    }
-    watch_timeline_free(&w);
-    return rc;
-}
-
 /* The offers' flags are written in the language of the output: English for --json (like every
  * machine writer), the user's for the text. A file that fails to load in English is read again in
  * the user's language, for the error a person reads. */
@@ -148,7 +126,15 @@ int cmd_cost(int argc, char **argv)
     }
     char err[2048];
     int samples = 0;
-    if (util_from && measured_utilisation(util_from, &util, &samples, err, sizeof err) != 0) {
+    /* --util-from: a gpuvet.watch/1 timeline (docs/watch-json.md) when the name ends in .json, else an
+     * `nvidia-smi dmon` log. */
+    size_t from_len = util_from ? strlen(util_from) : 0;
+    int measured = 0;
+    if (from_len > 5 && !strcasecmp(util_from + from_len - 5, ".json"))
+        measured = watch_replay_mean_sm(util_from, &util, &samples, err, sizeof err);
+    else if (util_from)
+        measured = dmon_mean_sm_utilisation(util_from, &util, &samples, err, sizeof err);
+    if (measured != 0) {
         fprintf(stderr, "gpuvet cost: %s\n", err);
         return EXIT_CANNOT_RUN;
     }

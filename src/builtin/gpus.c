@@ -77,10 +77,7 @@ int cmd_gpus(int argc, char **argv)
             gpus_text_detail(stdout, g, note);
     }
     if (json && status == 0) {
-        json_t *doc = json_pack("{s:s, s:s, s:o}", "schema", "gpuvet.gpus/1", "table", table.path, "gpus", list);
-        json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-        fputc('\n', stdout);
-        json_decref(doc);
+        gpus_json_document(stdout, table.path, list);
     } else {
         json_decref(list);
     }

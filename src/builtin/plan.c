@@ -436,19 +436,6 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
     return rc;
 }
 
-/* plan.balance: the job's rate per pipeline stage on machine m (NULL: only the bench files count). */
-static void attach_balance(struct plan *p, const struct plan_command *cmd, const struct machine *m,
-                           const char *why_no_machine)
-{
-    struct balance_job job;
-    struct balance b;
-    char err[256];
-    if (balance_job_from_plan(p->doc, p->gpu, &job, err, sizeof err) != 0)
-        return;
-    balance_compute(&job, m, why_no_machine, &cmd->measured, &b);
-    json_object_set_new(p->doc, "balance", plan_balance_json(&b));
-}
-
 /* The machine --check judges: a saved audit, or a probe of this machine or of --sysroot's tree
  * (its problems printed as warnings, or as the error when the probe failed). */
 static int load_machine(const struct plan_command *cmd, struct machine *m)
@@ -462,9 +449,7 @@ static int load_machine(const struct plan_command *cmd, struct machine *m)
     }
     fsroot_set(cmd->sysroot);
     int rc = probe_machine(m, true);
-    for (int i = 0; i < m->nproblems; i++)
-        fprintf(stderr, rc == 0 ? _("gpuvet plan: warning: %s: %s\n") : _("gpuvet plan: error: %s: %s\n"),
-                m->problems[i].path, m->problems[i].message);
+    plan_report_machine_problems(stderr, m, rc != 0);
     return rc == 0 ? 0 : EXIT_CANNOT_RUN;
 }
 
@@ -474,11 +459,15 @@ static int plan_compute(struct plan *p, const struct plan_command *cmd, const st
 {
     int rc = cmd->offers.file ? plan_rank_offers(p, &cmd->offers, ranking) : plan_make(p);
     if (rc == 0 && cmd->check) {
-        /* A saved audit does not carry what the stages need (memory, bench): only --bench counts. */
-        attach_balance(p, cmd, cmd->check_file ? NULL : m,
-                       cmd->check_file ? _("an audit file: the balance reads the machine itself (--check alone, or "
-                                           "--sysroot)")
-                                       : NULL);
+        /* plan.balance, the job's rate per pipeline stage. A saved audit does not carry what the
+         * stages need (memory, bench): only --bench counts. */
+        struct balance b;
+        if (plan_balance(p, cmd->check_file ? NULL : m,
+                         cmd->check_file ? _("an audit file: the balance reads the machine itself (--check alone, or "
+                                             "--sysroot)")
+                                         : NULL,
+                         &b) == 0)
+            plan_balance_attach(p->doc, &b);
         plan_check_machine(p, m, cmd->check_file ? cmd->check_file : m->source);
         rc = p->shortfalls ? EXIT_VERDICT_FAIL : 0;
     }

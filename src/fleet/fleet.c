@@ -16,6 +16,7 @@
 #include "fleet/prune.h"
 #include "util/i18n.h"
 #include "util/pciaddr.h"
+#include "util/units.h"
 
 const struct fleet_field_info fleet_fields[FLEET_NFIELDS] = {
     [FF_CPU_MODEL] = {"cpu.model", N_("CPU"), false},
@@ -35,10 +36,10 @@ const struct fleet_field_info fleet_fields[FLEET_NFIELDS] = {
 };
 
 const struct fleet_metric_info fleet_metrics[FLEET_NMETRICS] = {
-    [FM_MEMORY_TRIAD] = {"memory_triad_bytes_s", N_("memory triad"), "GB/s", 1e9},
-    [FM_PCIE_H2D] = {"pcie_h2d_pinned_bytes_s", N_("PCIe host-to-device (slowest GPU)"), "GB/s", 1e9},
-    [FM_PCIE_D2H] = {"pcie_d2h_pinned_bytes_s", N_("PCIe device-to-host (slowest GPU)"), "GB/s", 1e9},
-    [FM_STORAGE_SEQ_READ] = {"storage_seq_read_bytes_s", N_("storage sequential read"), "GB/s", 1e9},
+    [FM_MEMORY_TRIAD] = {"memory_triad_bytes_s", N_("memory triad"), "GB/s", GB},
+    [FM_PCIE_H2D] = {"pcie_h2d_pinned_bytes_s", N_("PCIe host-to-device (slowest GPU)"), "GB/s", GB},
+    [FM_PCIE_D2H] = {"pcie_d2h_pinned_bytes_s", N_("PCIe device-to-host (slowest GPU)"), "GB/s", GB},
+    [FM_STORAGE_SEQ_READ] = {"storage_seq_read_bytes_s", N_("storage sequential read"), "GB/s", GB},
     [FM_STORAGE_RAND_READ] = {"storage_rand_read_iops", N_("storage random read"), "IOPS", 1},
     [FM_DECODE] = {"decode_images_s", N_("JPEG decode, all cores"), "images/s", 1},
 };
@@ -229,7 +230,7 @@ static void extract_memory(struct extract *x, json_t *memory)
         if (isnan(size))
             sb_printf(dimms, " size unknown");
         else
-            sb_printf(dimms, " %g GiB", size / (1024.0 * 1024 * 1024));
+            sb_printf(dimms, " %g GiB", size / GIB);
         sb_printf(dimms, " ");
         sb_scalar(dimms, at(d, "type"));
         sb_printf(dimms, " ");
@@ -376,7 +377,7 @@ static void extract_kernel(struct extract *x, json_t *kernel, json_t *virt)
     else if (swap == 0)
         sb_printf(&x->field[FF_SWAP], "off");
     else
-        sb_printf(&x->field[FF_SWAP], "%.0f GiB", swap / (1024.0 * 1024 * 1024));
+        sb_printf(&x->field[FF_SWAP], "%.0f GiB", swap / GIB);
     struct strbuf *v = &x->field[FF_VIRTUALIZATION];
     json_t *vm = at(virt, "vm");
     if (json_is_true(vm)) {

@@ -16,6 +16,7 @@
 #include "util/fsroot.h"
 #include "util/inputfile.h"
 #include "util/pciaddr.h"
+#include "util/units.h"
 
 static xmlNode *child(const xmlNode *node, const char *name)
 {
@@ -241,8 +242,8 @@ static int read_gpu(struct machine *m, const char *file, const xmlNode *g)
     set_string(g, "vbios_version", &gpu->vbios);
     set_string(g, "gpu_virtualization_mode/virtualization_mode", &gpu->virtualization_mode);
     double mib;
-    if (number_at(g, "fb_memory_usage/total", &mib) && mib >= 0 && mib * 1024 * 1024 < 9e18)
-        gpu->memory_total_bytes = (int64_t)(mib * 1024 * 1024);
+    if (number_at(g, "fb_memory_usage/total", &mib) && mib >= 0 && mib * MIB < 9e18)
+        gpu->memory_total_bytes = (int64_t)(mib * MIB);
     set_tristate(g, "persistence_mode", &gpu->persistence);
     set_tristate(g, "mig_mode/current_mig", &gpu->mig_current);
     set_tristate(g, "mig_mode/pending_mig", &gpu->mig_pending);

@@ -28,6 +28,15 @@ void probe_virt(struct machine *m);
 /* /sys/class/block and the mount table: disks, and the disks under `/` and the data directory
  * (m->storage.data.path, set before probing). Needs probe_pci first (NVMe NUMA nodes). */
 void probe_storage(struct machine *m);
+/* --data-dir DIR before probe_storage: on the live machine its real path (under a deadline: a hung
+ * mount is judged by the path as given), in a recorded tree the absolute path on that machine.
+ * 0, or -1 with the error printed. */
+int probe_data_dir(struct machine *m, const char *dir);
+/* m->bench from a saved `gpuvet bench --json` document (bench_json.c); doc is taken (freed), source
+ * names it in errors. 0, or -1 with the error printed. */
+int probe_bench_document(struct machine *m, json_t *doc, const char *source);
+/* The same from FILE, refused when it is not a readable regular file. */
+int probe_bench_file(struct machine *m, const char *file);
 /* /sys/class/net and /sys/class/infiniband: NICs, their links and RDMA ports. Needs probe_pci. */
 void probe_network(struct machine *m);
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 #include "probe/probe.h"
 #include "util/deadline.h"
@@ -491,3 +492,39 @@ void probe_storage(struct machine *m)
     }
     mount_table_free(&mounts);
 }
+
+/* On the live machine the data directory must exist (its mount is looked up by its real path);
+ * in a recorded tree it names a path of that machine, which must be absolute. */
+int probe_data_dir(struct machine *m, const char *dir)
+{
+    char *path = NULL;
+    if (fsroot_is_live()) {
+        double limit = deadline_seconds("GPUVET_DEADLINE_STATFS_S", DEADLINE_STATFS_S);
+        path = realpath_bounded(dir, limit);
+        if (!path && errno == ETIMEDOUT) {
+            /* A hung NFS or FUSE mount: its mount is still found by the path as given. */
+            char cwd[PATH_MAX];
+            if (asprintf(&path, "%s%s%s", dir[0] == '/' ? "" : getcwd(cwd, sizeof cwd) ? cwd : ".",
+                         dir[0] == '/' ? "" : "/", dir) < 0)
+                path = NULL;
+            machine_problem(m, dir, "no answer from its filesystem (realpath) in %g s: a hung NFS or FUSE mount? "
+                                    "Judged by the path as given", limit);
+        }
+        if (!path) {
+            fprintf(stderr, _("gpuvet audit: --data-dir %s: %s\n"), dir, strerror(errno));
+            return -1;
+        }
+    } else if (dir[0] != '/') {
+        fprintf(stderr, _("gpuvet audit: --data-dir %s: with --sysroot, give the absolute path on the recorded "
+                        "machine\n"), dir);
+        return -1;
+    } else {
+        path = strdup(dir);
+        for (size_t n = strlen(path); n > 1 && path[n - 1] == '/'; n--)
+            path[n - 1] = '\0';
+    }
+    m->storage.has_data = true;
+    m->storage.data.path = path;
+    return 0;
+}
+

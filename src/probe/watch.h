@@ -37,5 +37,8 @@ void watch_gpus_close(struct watch_gpus *g);
 /* Reads a gpuvet.watch/1 document or an `nvidia-smi dmon` log (any -s selection with the gpu
  * column; pucvmet gives the most) into w. 0, or -1 with "FILE[:LINE]: what" in err. */
 int watch_replay_load(const char *path, struct watch_timeline *w, char *err, size_t errlen);
+/* The mean SM utilisation (a fraction) of the timeline in path and the samples it counts
+ * (`gpuvet cost --util-from`). 0, or -1 with "FILE...: what" in err, also when no GPU was sampled. */
+int watch_replay_mean_sm(const char *path, double *util, int *samples, char *err, size_t errlen);
 
 #endif

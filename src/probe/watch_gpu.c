@@ -8,6 +8,7 @@
 #include "model/gpu.h"
 #include "probe/watch.h"
 #include "util/parse.h"
+#include "util/units.h"
 
 struct watch_gpus {
     struct nvml nvml;
@@ -77,9 +78,9 @@ void watch_gpus_sample(struct watch_gpus *g, const struct watch_timeline *w, str
         struct nvml_memory_v2 m2 = {.version = NVML_STRUCT_VERSION(struct nvml_memory_v2, 2)};
         struct nvml_memory_v1 m1;
         if (n->memory_v2 && n->memory_v2(dev, &m2) == NVML_SUCCESS)
-            x->mem_used_mib = (double)m2.used / 1048576;
+            x->mem_used_mib = (double)m2.used / MIB;
         else if (n->memory_v1 && n->memory_v1(dev, &m1) == NVML_SUCCESS)
-            x->mem_used_mib = (double)m1.used / 1048576;
+            x->mem_used_mib = (double)m1.used / MIB;
         unsigned kb_s, gen, width, mhz, mw;
         if (n->pcie_throughput && n->pcie_throughput(dev, NVML_PCIE_UTIL_RX_BYTES, &kb_s) == NVML_SUCCESS)
             x->pcie_rx_mbs = kb_s / 1e3;

@@ -10,6 +10,7 @@
 
 #include "model/gpu.h"
 #include "probe/watch.h"
+#include "util/i18n.h"
 #include "util/parse.h"
 #include "util/pciaddr.h"
 
@@ -293,5 +294,22 @@ int watch_replay_load(const char *path, struct watch_timeline *w, char *err, siz
         rc = load_dmon(f, path, w, err, errlen);
         fclose(f);
     }
+    return rc;
+}
+
+int watch_replay_mean_sm(const char *path, double *util, int *samples, char *err, size_t errlen)
+{
+    struct watch_timeline w;
+    watch_timeline_init(&w);
+    int rc = watch_replay_load(path, &w, err, errlen);
+    if (rc == 0) {
+        *util = watch_mean_sm(&w, samples);
+        if (*samples == 0) {
+            snprintf(err, errlen, _("%s: the timeline holds no GPU utilisation (%s)"), path,
+                     w.gpu_unseen ? w.gpu_unseen : _("no GPU was sampled"));
+            rc = -1;
+        }
+    }
+    watch_timeline_free(&w);
     return rc;
 }

@@ -4,6 +4,7 @@
 
 #include "report/bench_text.h"
 #include "util/i18n.h"
+#include "util/units.h"
 
 /* A text people read: the copy in their language (KEY_local, which bench/registry.c adds when
  * gpuvet speaks another language; `gpuvet bench --json` runs without), else the English. */
@@ -19,7 +20,7 @@ static void print_gb(FILE *out, const char *label, json_t *o, const char *key)
 {
     json_t *v = json_object_get(o, key);
     if (json_is_number(v))
-        fprintf(out, "  %-8s %8.2f GB/s\n", label, json_number_value(v) / 1e9);
+        fprintf(out, "  %-8s %8.2f GB/s\n", label, json_number_value(v) / GB);
 }
 
 static void print_memory(FILE *out, json_t *r)
@@ -48,7 +49,7 @@ static void print_memory(FILE *out, json_t *r)
     json_t *fraction = json_object_get(r, "fraction_of_theoretical");
     if (json_is_number(fraction))
         fprintf(out, _("  triad is %.0f%% of the theoretical %.1f GB/s\n"), json_number_value(fraction) * 100,
-               json_number_value(json_object_get(r, "theoretical_bytes_s")) / 1e9);
+               json_number_value(json_object_get(r, "theoretical_bytes_s")) / GB);
     else
         fprintf(out, _("  theoretical bandwidth unknown: %s\n"), bench_text(r, "theoretical_unknown"));
     size_t i;
@@ -56,7 +57,7 @@ static void print_memory(FILE *out, json_t *r)
     json_array_foreach(json_object_get(r, "per_node"), i, node)
         fprintf(out, _("  node %lld (CPUs %s): triad %.2f GB/s\n"), json_integer_value(json_object_get(node, "node")),
                json_string_value(json_object_get(node, "cpus")),
-               json_number_value(json_object_get(node, "triad_bytes_s")) / 1e9);
+               json_number_value(json_object_get(node, "triad_bytes_s")) / GB);
 }
 
 static void print_latency(FILE *out, json_t *r)
@@ -89,7 +90,7 @@ static void print_storage(FILE *out, json_t *r)
 {
     /* TRANSLATORS: this line and "random read" line up: keep the numbers in the same column. */
     fprintf(out, _("  sequential read  %8.2f GB/s  (1 MiB, O_DIRECT, QD %lld, %s)\n"),
-           json_number_value(json_object_get(r, "seq_read_bytes_s")) / 1e9,
+           json_number_value(json_object_get(r, "seq_read_bytes_s")) / GB,
            json_integer_value(json_object_get(r, "queue_depth")), json_string_value(json_object_get(r, "engine")));
     fprintf(out, _("  random read      %8.0f IOPS  (4 KiB)\n"), json_number_value(json_object_get(r, "rand_read_iops")));
     const char *file = json_string_value(json_object_get(r, "file"));
@@ -143,8 +144,8 @@ static void print_pcie(FILE *out, json_t *r)
         else
             fprintf(out, _("  %s  H2D %.2f GB/s  D2H %.2f GB/s (pinned, NUMA node %lld)\n"),
                json_string_value(json_object_get(gpu, "bus_id")),
-               json_number_value(json_object_get(gpu, "h2d_pinned_bytes_s")) / 1e9,
-               json_number_value(json_object_get(gpu, "d2h_pinned_bytes_s")) / 1e9,
+               json_number_value(json_object_get(gpu, "h2d_pinned_bytes_s")) / GB,
+               json_number_value(json_object_get(gpu, "d2h_pinned_bytes_s")) / GB,
                json_integer_value(json_object_get(gpu, "near_node")));
 }
 

@@ -16,6 +16,14 @@ void explain_text_rule(FILE *out, const struct rule *r)
     fprintf(out, "\n\n%s\n", rationale);
 }
 
+void explain_text_rule_list(FILE *out)
+{
+    for (int i = 0; i < rules_count; i++) {
+        const struct rule *r = &rules_table[i];
+        fprintf(out, "%-24s %-7s %s\n", r->id, r->area, _(r->title));
+    }
+}
+
 int explain_text_prefixed(FILE *out, const char *prefix)
 {
     int n = 0;

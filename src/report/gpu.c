@@ -10,6 +10,7 @@
 #include "util/pciaddr.h"
 #include "util/i18n.h"
 #include "util/jsonval.h"
+#include "util/units.h"
 
 static json_t *num_or_null(long long v) { return v >= 0 ? json_integer(v) : json_null(); }
 /* isfinite: jansson refuses inf, and a NULL value would drop the key. */
@@ -271,7 +272,7 @@ void print_gpus(FILE *o, const struct machine *m, bool redact, const char *bold,
                 memclk, maxsm, maxmem, draw, limit, temp, slow);
         if (g->load.done)
             fprintf(o, _("          under load: P%d, Gen%d x%d, %.1f GB/s host to device\n"), g->load.pstate, g->load.gen,
-                    g->load.width, g->load.h2d_bytes_s / 1e9);
+                    g->load.width, g->load.h2d_bytes_s / GB);
         else if (g->load.error)
             fprintf(o, _("          load check: %s\n"), g->load.error);
     }

@@ -47,3 +47,11 @@ json_t *gpus_spec_json(const struct gpu_spec *g, const char *query, const char *
     json_object_set_new(o, "source", json_string(g->source));
     return o;
 }
+
+void gpus_json_document(FILE *out, const char *table_path, json_t *list)
+{
+    json_t *doc = json_pack("{s:s, s:s, s:o}", "schema", "gpuvet.gpus/1", "table", table_path, "gpus", list);
+    json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    fputc('\n', out);
+    json_decref(doc);
+}

@@ -9,6 +9,8 @@
 
 /* One row of the gpuvet.gpus/1 document; query and note (may be NULL) say how a name resolved. */
 json_t *gpus_spec_json(const struct gpu_spec *g, const char *query, const char *note);
+/* Writes the gpuvet.gpus/1 document: the table's path and the GPUs of list (taken: freed). */
+void gpus_json_document(FILE *out, const char *table_path, json_t *list);
 
 /* The table: a two-line header, one row per GPU, and the footer that says what dense/sparse means. */
 void gpus_text_header(FILE *out);

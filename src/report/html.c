@@ -8,8 +8,8 @@
 #include "report/html.h"
 #include "util/parse.h"
 #include "util/i18n.h"
+#include "util/units.h"
 
-#define GIB (1024.0 * 1024.0 * 1024.0)
 
 static const char *or_unknown(const char *s) { return s ? s : _("unknown"); }
 
@@ -142,7 +142,7 @@ static void print_memory(FILE *o, const struct audit_report *r)
         double bw = memory_socket_bandwidth(mem, s);
         fprintf(o, _("<h3>Socket %d: %d DIMMs"), s, memory_socket_dimms(mem, s));
         if (bw > 0)
-            fprintf(o, _(", %.1f GB/s theoretical"), bw / 1e9);
+            fprintf(o, _(", %.1f GB/s theoretical"), bw / GB);
         fputs("</h3>\n<div class=\"scroll\"><table>", o);
         if (!mem->channels_from_locators) {
             fputs(_("<tr><th>DIMMs (the locators name no channel)</th>"), o);

@@ -8,7 +8,6 @@
 #include "util/parse.h"
 #include "util/i18n.h"
 
-#define GIB (1024.0 * 1024.0 * 1024.0)
 
 static const char *or_unknown(const char *s) { return s ? s : _("unknown"); }
 

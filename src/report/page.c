@@ -7,8 +7,8 @@
 #include "util/pciaddr.h"
 #include "util/i18n.h"
 #include "util/output_file.h"
+#include "util/units.h"
 
-#define GIB (1024.0 * 1024.0 * 1024.0)
 
 /* ---- every page: escaping and frame ---- */
 
@@ -576,8 +576,8 @@ int page_bench_rates(const struct audit_report *r, struct page_rate *out, int ma
         struct page_rate *rate = &out[n++];
         const char *why = NULL;
         snprintf(rate->what, sizeof rate->what, _("memory, STREAM triad (whole machine)"));
-        rate->measured_gb_s = b->mem_triad_bytes_s / 1e9;
-        rate->theory_gb_s = machine_memory_theoretical_bytes_s(m, &why) / 1e9;
+        rate->measured_gb_s = b->mem_triad_bytes_s / GB;
+        rate->theory_gb_s = machine_memory_theoretical_bytes_s(m, &why) / GB;
         if (rate->theory_gb_s > 0)
             snprintf(rate->theory_basis, sizeof rate->theory_basis, _("populated channels x %d MT/s x 8 bytes"),
                      memory_effective_mts(&m->memory));
@@ -598,8 +598,8 @@ int page_bench_rates(const struct audit_report *r, struct page_rate *out, int ma
             struct page_rate *rate = &out[n++];
             snprintf(rate->what, sizeof rate->what, _("PCIe %s %s, pinned"), c->bus_id,
                      k == 0 ? _("host to device") : _("device to host"));
-            rate->measured_gb_s = (k == 0 ? c->h2d_pinned_bytes_s : c->d2h_pinned_bytes_s) / 1e9;
-            rate->theory_gb_s = evidence ? evidence_number(evidence, "achievable_bytes_s") / 1e9 : 0;
+            rate->measured_gb_s = (k == 0 ? c->h2d_pinned_bytes_s : c->d2h_pinned_bytes_s) / GB;
+            rate->theory_gb_s = evidence ? evidence_number(evidence, "achievable_bytes_s") / GB : 0;
             if (evidence)
                 snprintf(rate->theory_basis, sizeof rate->theory_basis, _("achievable on Gen%.0f x%.0f"),
                          evidence_number(evidence, "link_gen"), evidence_number(evidence, "link_width"));
@@ -621,7 +621,7 @@ int page_bench_rates(const struct audit_report *r, struct page_rate *out, int ma
         struct page_rate *rate = &out[n++];
         snprintf(rate->what, sizeof rate->what, _("storage, sequential read (%s)"),
                  b->storage_file ? b->storage_file : b->storage_dir ? b->storage_dir : "?");
-        rate->measured_gb_s = b->storage_seq_read_bytes_s / 1e9;
+        rate->measured_gb_s = b->storage_seq_read_bytes_s / GB;
         snprintf(rate->theory_basis, sizeof rate->theory_basis, _("no theoretical figure for a disk"));
     }
     return n;

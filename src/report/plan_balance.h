@@ -9,6 +9,8 @@
 #include "sizing/balance.h"
 
 json_t *plan_balance_json(const struct balance *b);
+/* The plan document's "balance" member: plan_balance_json(b) set into plan. */
+void plan_balance_attach(json_t *plan, const struct balance *b);
 /* Prints plan.balance; nothing when the plan has none. */
 void plan_balance_print_text(FILE *out, json_t *balance);
 

@@ -20,3 +20,8 @@ json_t *plan_balance_json(const struct balance *b)
                      b->gpus_without_loss > 0 ? json_integer(b->gpus_without_loss) : json_null(), "advice",
                      b->advice);
 }
+
+void plan_balance_attach(json_t *plan, const struct balance *b)
+{
+    json_object_set_new(plan, "balance", plan_balance_json(b));
+}

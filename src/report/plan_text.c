@@ -9,6 +9,7 @@
 #include "util/i18n.h"
 #include "util/output.h"
 #include "util/width.h"
+#include "util/units.h"
 
 static const char *text_of(json_t *obj, const char *key) { return json_string_value(json_object_get(obj, key)); }
 
@@ -38,7 +39,7 @@ static void print_candidates(FILE *out, json_t *plan, json_t *candidates)
             snprintf(tflops, sizeof tflops, "%.0f", json_number_value(tf));
         fprintf(out, "  %-4zu %-30s %5lld %11.1f GB %12s\n", i + 1, text_of(c, "gpu"),
                 json_integer_value(json_object_get(c, "count_per_node")),
-                json_number_value(json_object_get(c, "gpu_memory_bytes_per_gpu")) / 1e9, tflops);
+                json_number_value(json_object_get(c, "gpu_memory_bytes_per_gpu")) / GB, tflops);
     }
     json_t *v;
     json_array_foreach(json_object_get(plan, "steps"), i, v)
@@ -76,9 +77,9 @@ static void format_requirement(const char *key, json_t *value, char *shown, size
     else if (json_is_boolean(value))
         snprintf(shown, len, "%s", json_is_true(value) ? _("yes") : _("no"));
     else if (strstr(key, "bytes_s"))
-        snprintf(shown, len, "%.2f GB/s", json_number_value(value) / 1e9);
+        snprintf(shown, len, "%.2f GB/s", json_number_value(value) / GB);
     else if (strstr(key, "bytes"))
-        snprintf(shown, len, "%.1f GB", json_number_value(value) / 1e9);
+        snprintf(shown, len, "%.1f GB", json_number_value(value) / GB);
     else if (strstr(key, "gbit"))
         snprintf(shown, len, "%g Gb/s", json_number_value(value));
     else
@@ -122,7 +123,7 @@ static void format_check_value(json_t *v, const char *unit, char *shown, size_t 
     else if (json_is_number(v) && unit && !strcmp(unit, "bytes/s"))
         snprintf(shown, len, "%.2f GB/s", json_number_value(v) / 1e9);
     else if (json_is_number(v) && json_number_value(v) >= 1e8)
-        snprintf(shown, len, "%.1f GB", json_number_value(v) / 1e9);
+        snprintf(shown, len, "%.1f GB", json_number_value(v) / GB);
     else if (json_is_number(v))
         snprintf(shown, len, "%.4g", json_number_value(v));
 }
@@ -188,4 +189,11 @@ int plan_report_text(FILE *out, json_t *plan, const struct plan_offers_ranking *
     int rc = text_render_escaped(out, render_plan_wrapped, plan, NULL);
     json_decref(plan);
     return rc;
+}
+
+void plan_report_machine_problems(FILE *out, const struct machine *m, bool failed)
+{
+    for (int i = 0; i < m->nproblems; i++)
+        fprintf(out, failed ? _("gpuvet plan: error: %s: %s\n") : _("gpuvet plan: warning: %s: %s\n"),
+                m->problems[i].path, m->problems[i].message);
 }

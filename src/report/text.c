@@ -14,8 +14,8 @@
 #include "util/datadir.h"
 #include "util/i18n.h"
 #include "util/width.h"
+#include "util/units.h"
 
-#define GIB (1024.0 * 1024.0 * 1024.0)
 #define SUMMARY_LINES 25
 
 struct style {
@@ -219,7 +219,7 @@ static void print_location(FILE *o, const char *what, const struct storage_locat
     if (l->mountpoint && !l->network_fs)
         fprintf(o, _(" (%s mounted on %s, %s)"), l->source, l->mountpoint, l->fstype);
     if (l->free_bytes >= 0)
-        fprintf(o, _("; %.1f GB free"), l->free_bytes / 1e9);
+        fprintf(o, _("; %.1f GB free"), l->free_bytes / GB);
     fputc('\n', o);
 }
 
@@ -232,7 +232,7 @@ static void print_storage(FILE *o, const struct machine *m, const struct style *
         char size[32];
         snprintf(size, sizeof size, "%s", _("size unknown"));
         if (d->size_bytes >= 0)
-            snprintf(size, sizeof size, "%.1f GB", d->size_bytes / 1e9);
+            snprintf(size, sizeof size, "%.1f GB", d->size_bytes / GB);
         fprintf(o, _("        %s %s %s %s %s%s%s  node %d%s%s\n"), cell(d->name, 10),
                 cell(storage_transport_name(d->transport), 7), cell(size, 14),
                 cell(d->rotational == 1 ? _("rotational") : d->rotational == 0 ? _("solid state") : _("rotation unknown"), 15),
@@ -321,7 +321,7 @@ static void print_memory(FILE *o, const struct machine *m, const struct style *s
             fprintf(o, _(" on %d channels"), memory_socket_channels(mem, s));
         double bw = memory_socket_bandwidth(mem, s);
         if (bw > 0)
-            fprintf(o, _(", %.1f GB/s theoretical"), bw / 1e9);
+            fprintf(o, _(", %.1f GB/s theoretical"), bw / GB);
         fputc('\n', o);
     }
     for (int i = 0; i < mem->ndimms; i++) {
@@ -386,19 +386,19 @@ static void print_measured(FILE *o, const struct machine *m, const struct style 
         return;
     fprintf(o, _("%sMeasured%s (%s)\n"), st->bold, st->reset, b->source);
     if (b->mem_triad_bytes_s > 0)
-        fprintf(o, _("        memory: triad %.2f GB/s, whole machine\n"), b->mem_triad_bytes_s / 1e9);
+        fprintf(o, _("        memory: triad %.2f GB/s, whole machine\n"), b->mem_triad_bytes_s / GB);
     else
         fprintf(o, _("        memory: %s\n"), or_unknown(b->mem_unmeasured));
     if (b->storage_seq_read_bytes_s > 0)
         fprintf(o, _("        storage: sequential read %.2f GB/s, random read %.0f IOPS (%s %s)\n"),
-                b->storage_seq_read_bytes_s / 1e9, b->storage_rand_read_iops, b->storage_file ? _("file") : _("in"),
+                b->storage_seq_read_bytes_s / GB, b->storage_rand_read_iops, b->storage_file ? _("file") : _("in"),
                 or_unknown(b->storage_file ? b->storage_file : b->storage_dir));
     else
         fprintf(o, _("        storage: %s\n"), or_unknown(b->storage_unmeasured));
     for (int i = 0; i < b->npcie; i++) {
         const struct bench_gpu_copy *c = &b->pcie[i];
         fprintf(o, _("        pcie %s: host to device %.1f GB/s, device to host %.1f GB/s (pinned"), c->bus_id,
-                c->h2d_pinned_bytes_s / 1e9, c->d2h_pinned_bytes_s / 1e9);
+                c->h2d_pinned_bytes_s / GB, c->d2h_pinned_bytes_s / GB);
         if (c->near_node >= 0)
             fprintf(o, _(", host memory on node %d"), c->near_node);
         fprintf(o, ")\n");

@@ -9,6 +9,7 @@
 #include "util/parse.h"
 #include "util/pciaddr.h"
 #include "util/i18n.h"
+#include "util/units.h"
 
 void judge_mem_bandwidth(struct audit_ctx *ctx, double measured_bytes_s, double theoretical_bytes_s,
                          const char *theoretical_unknown)
@@ -26,7 +27,7 @@ void judge_mem_bandwidth(struct audit_ctx *ctx, double measured_bytes_s, double 
     json_t *evidence = json_pack("{s:s, s:f}", "bench", b->source, "triad_bytes_s", measured_bytes_s);
     if (theoretical_bytes_s <= 0) {
         finding_add(ctx, SEV_UNKNOWN, "machine", evidence, NULL,
-                    _("STREAM triad %.1f GB/s, but the theoretical bandwidth is unknown (%s)"), measured_bytes_s / 1e9,
+                    _("STREAM triad %.1f GB/s, but the theoretical bandwidth is unknown (%s)"), measured_bytes_s / GB,
                     _(theoretical_unknown));
         return;
     }
@@ -40,10 +41,10 @@ void judge_mem_bandwidth(struct audit_ctx *ctx, double measured_bytes_s, double 
                     "that no other job ran during the bench, and rerun it"),
                     _("STREAM triad %.1f GB/s is %.0f%% of the theoretical %.1f GB/s (healthy machines reach "
                     "70-85%%; below %.0f%% something is wrong)"),
-                    measured_bytes_s / 1e9, fraction * 100, theoretical_bytes_s / 1e9, floor * 100);
+                    measured_bytes_s / GB, fraction * 100, theoretical_bytes_s / GB, floor * 100);
     else
         finding_add(ctx, SEV_PASS, "machine", evidence, NULL, _("STREAM triad %.1f GB/s is %.0f%% of the theoretical %.1f GB/s"),
-                    measured_bytes_s / 1e9, fraction * 100, theoretical_bytes_s / 1e9);
+                    measured_bytes_s / GB, fraction * 100, theoretical_bytes_s / GB);
 }
 
 void check_mem_bandwidth_low(struct audit_ctx *ctx)
@@ -57,7 +58,7 @@ double pcie_achievable_bytes_s(double gt_s, int width)
 {
     if (gt_s <= 0 || width <= 0)
         return 0;
-    return pci_link_gb_s(gt_s, width) * 1e9 * pcie_pinned_achievable_fraction(pcie_generation(gt_s));
+    return pci_link_gb_s(gt_s, width) * GB * pcie_pinned_achievable_fraction(pcie_generation(gt_s));
 }
 
 static const struct pci_device *accelerator_at(const struct machine *m, const char *bus_id)
@@ -129,16 +130,16 @@ void check_pcie_bandwidth_low(struct audit_ctx *ctx)
             json_object_set_new(evidence, "achievable_bytes_s", json_real(expected));
             if (expected > 0 && slowest < t->pcie_min_fraction_of_achievable * expected)
                 snprintf(problem, sizeof problem,
-                         _("pinned copies reach %.1f GB/s, %.0f%% of the %.1f GB/s a Gen%d x%d link achieves"), slowest / 1e9,
-                         100 * slowest / expected, expected / 1e9, pcie_generation(gt_s), width);
+                         _("pinned copies reach %.1f GB/s, %.0f%% of the %.1f GB/s a Gen%d x%d link achieves"), slowest / GB,
+                         100 * slowest / expected, expected / GB, pcie_generation(gt_s), width);
         }
         for (int dir = 0; dir < 2 && !*problem; dir++) {
             double mine = dir == 0 ? g->h2d_pinned_bytes_s : g->d2h_pinned_bytes_s;
             double median = sibling_median(b, i, dir == 0);
             if (median > 0 && mine < (1 - t->pcie_sibling_max_shortfall) * median)
                 snprintf(problem, sizeof problem, _("%s %.1f GB/s is %.0f%% below the other GPUs' median %.1f GB/s"),
-                         dir == 0 ? "host->device" : "device->host", mine / 1e9, 100 * (1 - mine / median),
-                         median / 1e9);
+                         dir == 0 ? "host->device" : "device->host", mine / GB, 100 * (1 - mine / median),
+                         median / GB);
         }
         if (*problem) {
             finding_add(ctx, ctx_severity(ctx), g->bus_id, evidence,
@@ -147,10 +148,10 @@ void check_pcie_bandwidth_low(struct audit_ctx *ctx)
                         "%s", problem);
         } else if (expected > 0) {
             finding_add(ctx, SEV_PASS, g->bus_id, evidence, NULL, _("pinned copies reach %.1f GB/s (%.0f%% of achievable)"),
-                        slowest / 1e9, 100 * slowest / expected);
+                        slowest / GB, 100 * slowest / expected);
         } else {
             finding_add(ctx, SEV_UNKNOWN, g->bus_id, evidence, NULL,
-                        _("pinned copies reach %.1f GB/s, but %s, so the expected rate is unknown"), slowest / 1e9,
+                        _("pinned copies reach %.1f GB/s, but %s, so the expected rate is unknown"), slowest / GB,
                         d ? _("the kernel shows no link attributes for it")
                           : _("this machine has no accelerator at that address (a bench from another machine?)"));
         }

@@ -12,9 +12,8 @@
 #include "rules/checks.h"
 #include "util/i18n.h"
 #include "util/parse.h"
+#include "util/units.h"
 
-#define GIB (1024.0 * 1024.0 * 1024.0)
-#define GB (1000.0 * 1000.0 * 1000.0)
 #define MAX_STORAGE_CLAIMS 64
 
 struct claim_eval {

@@ -4,6 +4,7 @@
 
 #include "rules/checks.h"
 #include "util/i18n.h"
+#include "util/units.h"
 
 static void unknown_setting(struct audit_ctx *ctx, const char *path)
 {
@@ -42,11 +43,11 @@ void check_kernel_swap(struct audit_ctx *ctx)
         finding_add(ctx, SEV_PASS, "machine", ev, NULL, _("no swap"));
     else if (k->swappiness < 0)
         finding_add(ctx, SEV_UNKNOWN, "machine", ev, NULL, _("%.1f GiB of swap, swappiness unknown (%s)"),
-                    k->swap_total_bytes / 1073741824.0, "/proc/sys/vm/swappiness");
+                    k->swap_total_bytes / GIB, "/proc/sys/vm/swappiness");
     else if (k->swappiness > ctx->thresholds->swappiness_max)
         finding_add(ctx, ctx_severity(ctx), "machine", ev, _("sudo sysctl -w vm.swappiness=1"),
                     _("%.1f GiB of swap with swappiness %d: the kernel may page out a job's host memory"),
-                    k->swap_total_bytes / 1073741824.0, k->swappiness);
+                    k->swap_total_bytes / GIB, k->swappiness);
     else
         finding_add(ctx, SEV_PASS, "machine", ev, NULL, _("swap present with swappiness %d"), k->swappiness);
 }

@@ -6,8 +6,8 @@
 #include "rules/checks.h"
 #include "rules/hints.h"
 #include "util/i18n.h"
+#include "util/units.h"
 
-#define GIB (1024.0 * 1024 * 1024)
 
 /* No DIMM facts, or facts a VM made up: an unknown finding says why. Returns true when it did. */
 static bool memory_unknown(struct audit_ctx *ctx)

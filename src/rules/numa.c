@@ -7,8 +7,8 @@
 #include "rules/checks.h"
 #include "util/parse.h"
 #include "util/i18n.h"
+#include "util/units.h"
 
-#define GIB (1024.0 * 1024.0 * 1024.0)
 
 /* The node an accelerator belongs to: its own, or the only CPU node of a single-node host. */
 static const struct numa_node *accelerator_node(const struct machine *m, const struct pci_device *d)

@@ -7,8 +7,8 @@
 
 #include "rules/checks.h"
 #include "util/i18n.h"
+#include "util/units.h"
 
-#define MB (1000.0 * 1000.0)
 
 static json_t *location_json(const struct storage_location *loc)
 {

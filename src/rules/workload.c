@@ -1,4 +1,5 @@
 #include "rules/workload.h"
+#include "util/units.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -11,11 +12,11 @@ static const char *const names[WORKLOAD_COUNT] = {
 
 #define COMMON_THRESHOLDS                                                                          \
     .numa_imbalance_ratio = 0.25, .numa_min_memory_share = 0.10,                                   \
-    .numa_min_memory_floor_bytes = 1024.0 * 1024 * 1024, .swappiness_max = 10,                     \
+    .numa_min_memory_floor_bytes = GIB, .swappiness_max = 10,                                      \
     .mem_bandwidth_min_fraction = 0.60, .pcie_min_fraction_of_achievable = 0.80,                   \
     .pcie_sibling_max_shortfall = 0.10,                                                            \
     .uplink_oversubscription = 1.0, .net_multinode_fail_gbps = 25.0,                               \
-    .claim_memory_page_map_share = 0.016, .claim_memory_fixed_reserve_bytes = 2.0 * 1024 * 1024 * 1024, \
+    .claim_memory_page_map_share = 0.016, .claim_memory_fixed_reserve_bytes = 2.0 * GIB,           \
     .claim_storage_size_tolerance = 0.07, .gpu_retired_pages_max = 63, .gpu_remapped_uncorrectable_max = 512, \
     .contention_process_share = 0.05, .steal_warn = 0.02, .steal_fail = 0.10, .power_headroom_ratio = 0.8,    \
     .watch_gpu_busy_pct = 80, .watch_core_saturated = 0.85, .watch_run_delay_share = 0.10,           \
@@ -100,7 +101,7 @@ static const struct {
 static const struct {
     const char *suffix, *printed;
     double scale;
-} units[] = {{"%", "%", 100.0}, {"GHz", " GHz", 1e-3}, {"GiB", " GiB", 1.0 / (1024.0 * 1024 * 1024)}, {"", "", 1.0}};
+} units[] = {{"%", "%", 100.0}, {"GHz", " GHz", 1e-3}, {"GiB", " GiB", 1.0 / GIB}, {"", "", 1.0}};
 
 static bool quote_value(const char *workload, size_t wlen, const char *field, size_t flen, char *buf, size_t buflen)
 {

@@ -8,8 +8,10 @@
 #include "model/machine.h"
 #include "sizing/demand.h"
 #include "sizing/jsonfile.h"
+#include "sizing/plan.h"
 #include "util/i18n.h"
 #include "util/parse.h"
+#include "util/units.h"
 
 /* Identifiers in JSON; the text report shows them translated. */
 static const char *const basis_names[] = {N_("measured"), N_("published"), N_("given"),
@@ -188,7 +190,7 @@ static double link_bytes_s(const struct pci_device *d, int *gen, int *width)
         gt = d->path[0].link.max_gt_s;
     *gen = pcie_generation(gt);
     *width = d->link.cur_width;
-    return pci_link_gb_s(gt, d->link.cur_width) * 1e9;
+    return pci_link_gb_s(gt, d->link.cur_width) * GB;
 }
 
 /* Bytes/s and IOPS of where the data is read from; *basis says from what. 0 unknown. */
@@ -237,7 +239,7 @@ static double storage_rate(const struct machine *m, const struct balance_measure
         bool sas = d->transport == TRANSPORT_SAS;
         snprintf(source, len, _("estimate, at most: %s (%s SSD, holds /) at its interface's %.0f MB/s (%s after "
                               "8b/10b)"),
-                 d->name, sas ? "SAS" : "SATA", (sas ? BALANCE_SAS_BYTES_S : BALANCE_SATA_BYTES_S) / 1e6,
+                 d->name, sas ? "SAS" : "SATA", (sas ? BALANCE_SAS_BYTES_S : BALANCE_SATA_BYTES_S) / MB,
                  sas ? "SAS-3 12 Gb/s" : "SATA III 6 Gb/s");
         return sas ? BALANCE_SAS_BYTES_S : BALANCE_SATA_BYTES_S;
     }
@@ -254,7 +256,7 @@ static double memory_rate(const struct machine *m, const struct balance_measured
     if (x && x->triad_bytes_s > 0) {
         *basis = BASIS_MEASURED;
         snprintf(source, len, _("gpuvet bench memory (%s): STREAM triad %.1f GB/s"), x->triad_file,
-                 x->triad_bytes_s / 1e9);
+                 x->triad_bytes_s / GB);
         return x->triad_bytes_s;
     }
     *basis = BASIS_UNKNOWN;
@@ -270,7 +272,7 @@ static double memory_rate(const struct machine *m, const struct balance_measured
     }
     *basis = BASIS_ESTIMATED;
     snprintf(source, len, _("estimate: the populated DIMMs' %.1f GB/s x %.0f %% (STREAM triad reaches 70-85 %%)"),
-             theoretical / 1e9, BALANCE_STREAM_SHARE_OF_THEORETICAL * 100);
+             theoretical / GB, BALANCE_STREAM_SHARE_OF_THEORETICAL * 100);
     return theoretical * BALANCE_STREAM_SHARE_OF_THEORETICAL;
 }
 
@@ -286,7 +288,7 @@ static double pcie_rate(const struct balance_job *job, const struct machine *m, 
                 slowest = x->pcie[i].h2d_pinned_bytes_s;
         *basis = BASIS_MEASURED;
         snprintf(source, len, _("gpuvet bench pcie (%s): slowest of %d GPU(s) %.1f GB/s host-to-device, pinned"),
-                 x->pcie_file, x->npcie, slowest / 1e9);
+                 x->pcie_file, x->npcie, slowest / GB);
         return slowest;
     }
     double slowest = 0;
@@ -314,7 +316,7 @@ static double pcie_rate(const struct balance_job *job, const struct machine *m, 
     }
     if (job->gpu->pcie_gen > 0 && job->gpu->pcie_lanes > 0) {
         int g = (int)job->gpu->pcie_gen;
-        double r = pci_link_gb_s(pcie_generation_gt_s(g), (int)job->gpu->pcie_lanes) * 1e9 *
+        double r = pci_link_gb_s(pcie_generation_gt_s(g), (int)job->gpu->pcie_lanes) * GB *
                    pcie_pinned_achievable_fraction(g);
         snprintf(source, len,
                  m ? _("estimate: the machine shows no accelerator link; %s's own Gen%d x%.0f x %.0f %%, assuming a "
@@ -378,10 +380,10 @@ static void stages_cv(const struct balance_job *job, int n, const struct machine
     if (rate > 0 && iops > 0) {
         s->capacity = 1.0 / (1.0 / iops + job->image_bytes / rate);
         snprintf(s->formula, sizeof s->formula, "1 / (1 / %.0f IOPS + %.0f B / %.1f MB/s)", iops, job->image_bytes,
-                 rate / 1e6);
+                 rate / MB);
     } else if (rate > 0) {
         s->capacity = rate / job->image_bytes;
-        snprintf(s->formula, sizeof s->formula, "%.1f MB/s / %.0f B per image", rate / 1e6, job->image_bytes);
+        snprintf(s->formula, sizeof s->formula, "%.1f MB/s / %.0f B per image", rate / MB, job->image_bytes);
     }
     /* cpu decode: the cores left after one per training process and the OS's share */
     s = add_stage(b, "cpu_decode");
@@ -418,7 +420,7 @@ static void stages_cv(const struct balance_job *job, int n, const struct machine
         s->capacity = rate / per_image;
         balance_format_count(per_image, a, sizeof a);
         snprintf(s->formula, sizeof s->formula,
-                 "%.2f GB/s / %s B per image (%d x %.0f B file + %d x %.0f B float32 3x224x224 sample)", rate / 1e9,
+                 "%.2f GB/s / %s B per image (%d x %.0f B file + %d x %.0f B float32 3x224x224 sample)", rate / GB,
                  a, BALANCE_FILE_PASSES, job->image_bytes, BALANCE_TENSOR_PASSES, BALANCE_CV_SAMPLE_BYTES);
     }
     /* pcie */
@@ -426,7 +428,7 @@ static void stages_cv(const struct balance_job *job, int n, const struct machine
     rate = pcie_rate(job, m, x, &s->basis, s->source, sizeof s->source);
     if (rate > 0) {
         s->capacity = n * rate / BALANCE_CV_SAMPLE_BYTES;
-        snprintf(s->formula, sizeof s->formula, "%d GPU(s) x %.2f GB/s / %.0f B per sample", n, rate / 1e9,
+        snprintf(s->formula, sizeof s->formula, "%d GPU(s) x %.2f GB/s / %.0f B per sample", n, rate / GB,
                  BALANCE_CV_SAMPLE_BYTES);
     }
     /* gpu compute */
@@ -446,7 +448,7 @@ static void stages_cv(const struct balance_job *job, int n, const struct machine
         s->capacity = rate * n * BALANCE_CV_IMAGES_PER_GPU_STEP / step_bytes;
         balance_format_count(BALANCE_RESNET50_PARAMS, c, sizeof c);
         snprintf(s->formula, sizeof s->formula,
-                 "%.2f GB/s x %d GPU(s) x %d images per step / (2 x %d/%d x %s parameters x 4 B)", rate / 1e9, n,
+                 "%.2f GB/s x %d GPU(s) x %d images per step / (2 x %d/%d x %s parameters x 4 B)", rate / GB, n,
                  BALANCE_CV_IMAGES_PER_GPU_STEP, job->nodes - 1, job->nodes, c);
     }
 }
@@ -476,10 +478,10 @@ static void stages_llm(const struct balance_job *job, int n, const struct machin
     if (rate > 0 && iops > 0 && seq_known) {
         s->capacity = job->seq / (1.0 / iops + job->seq * token_bytes / rate);
         snprintf(s->formula, sizeof s->formula, "%d tokens / (1 / %.0f IOPS + %d x %.0f B / %.1f MB/s)", job->seq,
-                 iops, job->seq, token_bytes, rate / 1e6);
+                 iops, job->seq, token_bytes, rate / MB);
     } else if (rate > 0) {
         s->capacity = rate / token_bytes;
-        snprintf(s->formula, sizeof s->formula, "%.1f MB/s / %.0f B per token", rate / 1e6, token_bytes);
+        snprintf(s->formula, sizeof s->formula, "%.1f MB/s / %.0f B per token", rate / MB, token_bytes);
     }
     s = add_stage(b, "cpu_loader");
     s->basis = BASIS_UNKNOWN;
@@ -496,12 +498,12 @@ static void stages_llm(const struct balance_job *job, int n, const struct machin
                                              : 0;
         s->capacity = rate * tokens_node_step / (tokens_node_step * per_token + adam);
         snprintf(s->formula, sizeof s->formula, "%.2f GB/s x %.0f tokens per step / (%.0f tokens x %.0f B%s%.3g GB)",
-                 rate / 1e9, tokens_node_step, tokens_node_step, per_token,
-                 adam > 0 ? " + CPU Adam 30 B x parameters per node = " : "", adam > 0 ? adam / 1e9 : 0.0);
+                 rate / GB, tokens_node_step, tokens_node_step, per_token,
+                 adam > 0 ? " + CPU Adam 30 B x parameters per node = " : "", adam > 0 ? adam / GB : 0.0);
         if (adam <= 0)
             snprintf(s->formula, sizeof s->formula, "%.2f GB/s / %.0f B per token (%d x %.0f B ids read + %d x 16 B "
                                                     "input ids and labels)",
-                     rate / 1e9, per_token, BALANCE_FILE_PASSES, token_bytes, BALANCE_TENSOR_PASSES);
+                     rate / GB, per_token, BALANCE_FILE_PASSES, token_bytes, BALANCE_TENSOR_PASSES);
     } else if (rate > 0) {
         s->basis = BASIS_UNKNOWN;
         snprintf(s->source, sizeof s->source, "%s", no_seq);
@@ -516,7 +518,7 @@ static void stages_llm(const struct balance_job *job, int n, const struct machin
         s->capacity = n * rate * tokens_gpu_step / h2d;
         snprintf(s->formula, sizeof s->formula, "%d GPU(s) x %.2f GB/s x %.0f tokens per step / %.0f B in per GPU "
                                                 "and step (16 B per token%s)",
-                 n, rate / 1e9, tokens_gpu_step, h2d,
+                 n, rate / GB, tokens_gpu_step, h2d,
                  job->offload_params      ? " + bf16 parameter partition 3x: optimizer step, forward, backward"
                  : job->offload_optimizer ? " + the bf16 parameter partition after the CPU optimizer step"
                                           : "");
@@ -555,7 +557,7 @@ static void stages_llm(const struct balance_job *job, int n, const struct machin
         s->capacity = rate * tokens_node_step / step_bytes;
         snprintf(s->formula, sizeof s->formula, "%.2f GB/s x %.0f tokens per step / (2 x %d/%d x %.4g GB of %s%s); one "
                                                 "all-reduce per micro-batch (no gradient accumulation)",
-                 rate / 1e9, tokens_node_step, job->nodes - 1, job->nodes, grads / 1e9,
+                 rate / GB, tokens_node_step, job->nodes - 1, job->nodes, grads / GB,
                  job->adapter_params > 0 ? "fp32 adapter gradients" : "bf16 gradients",
                  factor > 1 ? " x 1.5 for ZeRO-3" : "");
     } else if (rate > 0) {
@@ -663,4 +665,14 @@ void balance_compute(const struct balance_job *job, const struct machine *m, con
              i18n_plural("%d GPU and this machine: %s at %s %s per node%s%s; %s",
                          "%d GPUs and this machine: %s at %s %s per node%s%s; %s", (unsigned long)n),
              n, _(stage_words[w].label), shown, out->unit, busy, fewer, _(stage_words[w].change));
+}
+
+int plan_balance(const struct plan *p, const struct machine *m, const char *why_no_machine, struct balance *b)
+{
+    struct balance_job job;
+    char err[256];
+    if (balance_job_from_plan(p->doc, p->gpu, &job, err, sizeof err) != 0)
+        return -1;
+    balance_compute(&job, m, why_no_machine, p->measured, b);
+    return 0;
 }

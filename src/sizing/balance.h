@@ -98,6 +98,10 @@ int balance_job_from_plan(json_t *plan, const struct gpu_spec *gpu, struct balan
 int balance_measured_load(struct balance_measured *out, const char *const *paths, int npaths, char *err,
                           size_t errlen);
 /* The stages of job on machine m (NULL: machine facts unknown, with why_no_machine as reason). */
+struct plan;
+/* The balance of plan p's job (its measurements p->measured) on machine m (NULL: only the bench
+ * files count, why_no_machine says why). 0, or -1 when the plan is not one the balance models. */
+int plan_balance(const struct plan *p, const struct machine *m, const char *why_no_machine, struct balance *b);
 void balance_compute(const struct balance_job *job, const struct machine *m, const char *why_no_machine,
                      const struct balance_measured *measured, struct balance *out);
 

@@ -5,6 +5,7 @@
 
 #include "util/i18n.h"
 #include "util/parse.h"
+#include "util/units.h"
 
 /* Appends an item; need and have are new references (or NULL for null). */
 static void add(json_t *out, const char *what, json_t *need, json_t *have, const char *status, const char *why)
@@ -117,10 +118,10 @@ static void check_gpus(json_t *out, const struct machine *m, json_t *requirement
             add(out, what, json_string(gpu->id), json_string(name), N_("ok"), _("the planned model"));
         } else if (g->memory_total_bytes >= 0) {
             double mem = (double)g->memory_total_bytes;
-            bool ok = mem >= gpu->memory_gb * 1e9 * 0.97; /* drivers report a little less */
+            bool ok = mem >= gpu->memory_gb * GB * 0.97; /* drivers report a little less */
             *shortfalls += !ok;
             snprintf(why, sizeof why, _("%s is not %s; judged by its memory (%.0f GB, the plan needs %g GB)"),
-                     name ? name : _("a GPU"), gpu->id, mem / 1e9, gpu->memory_gb);
+                     name ? name : _("a GPU"), gpu->id, mem / GB, gpu->memory_gb);
             add(out, what, json_string(gpu->id), json_string(name ? name : "?"), ok ? N_("ok") : N_("short"), why);
         } else {
             add(out, what, json_string(gpu->id), json_string(name ? name : "?"), N_("unknown"),

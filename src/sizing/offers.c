@@ -13,6 +13,7 @@
 #include "util/csv.h"
 #include "util/i18n.h"
 #include "util/parse.h"
+#include "util/units.h"
 
 /* A quoted TFLOPS figure "matches" a table figure within this relative tolerance (rounding). */
 #define QUOTE_TOLERANCE 0.02
@@ -323,10 +324,10 @@ static void check_offer_host(struct offer *it, const struct offer_plan *plan)
                      plan->cpu_cores_per_node, it->cpu) < 0)
             it->why_not = NULL;
     }
-    if (it->fits && it->ram_gb > 0 && plan->host_ram_bytes_per_node > it->ram_gb * 1e9) {
+    if (it->fits && it->ram_gb > 0 && plan->host_ram_bytes_per_node > it->ram_gb * GB) {
         it->fits = false;
         if (asprintf(&it->why_not, _("the plan asks for %.1f GB of host memory per node; the offer has %g GB"),
-                     plan->host_ram_bytes_per_node / 1e9, it->ram_gb) < 0)
+                     plan->host_ram_bytes_per_node / GB, it->ram_gb) < 0)
             it->why_not = NULL;
     }
 }
@@ -457,10 +458,10 @@ void offer_plan_from_doc(json_t *plan, struct offer_plan *out)
     }
     if (advice)
         snprintf(out->why_not, sizeof out->why_not, _("needs %.1f GB of GPU memory per GPU, %.1f GB usable; %s"),
-                 json_number_value(total) / 1e9, json_number_value(available) / 1e9, advice);
+                 json_number_value(total) / GB, json_number_value(available) / GB, advice);
     else
         snprintf(out->why_not, sizeof out->why_not, _("needs %.1f GB of GPU memory per GPU, %.1f GB usable"),
-                 json_number_value(total) / 1e9, json_number_value(available) / 1e9);
+                 json_number_value(total) / GB, json_number_value(available) / GB);
 }
 
 int offers_rank_for_plan(struct offers *offers, const struct offer_job *job, const struct fx_rates *fx,

@@ -6,6 +6,7 @@
 #include "sizing/demand.h"
 #include "sizing/plan_internal.h"
 #include "sizing/throughput.h"
+#include "util/units.h"
 
 /* plan.throughput: the node's output tokens/s, an estimate (sizing/throughput.h) that plan --offers
  * prices per million output tokens. The node's GPUs may serve as several replicas of a smaller
@@ -168,7 +169,7 @@ int plan_infer(struct plan *p)
         p, N_("kv cache"),
         _("2 x %d layers x %d KV heads x %d head dim x %g B = %.0f KiB per token; %.2f GB per request of %d tokens%s; "
         "%.1f GB for batch %d, %.1f GB on each GPU"),
-        m->layers, m->kv_heads, m->head_dim, p->opt.kv_bytes, per_token / 1024.0, gb(per_request), p->opt.context,
+        m->layers, m->kv_heads, m->head_dim, p->opt.kv_bytes, per_token / KIB, gb(per_request), p->opt.context,
         !window_cap                      ? ""
         : m->sliding_layers == m->layers ? _(" (the sliding window caps it)")
                                          : _(" (the sliding-window layers keep only their window)"),
@@ -208,12 +209,12 @@ int plan_infer(struct plan *p)
                  _("the weights pass through host memory (page cache) when loading, + %d x 2 GB per GPU process"), n);
     plan_require(p, N_("storage_bytes_per_node"), json_real(weights), _("the model files"));
     plan_network(p, false);
-    double rule_of_thumb = 128.0 * 1024;
+    double rule_of_thumb = 128.0 * KIB;
     plan_correction(
         p,
         _("A common rule of thumb sizes the KV cache as batch x seq x 128 KB: true only for 32 layers x 8 KV heads in "
         "16 bits; %s needs %.0f KiB per token (%.2fx), %.2f GB for this batch instead of %.2f GB."),
-        m->id, per_token / 1024.0, per_token / rule_of_thumb, gb(kv_total),
+        m->id, per_token / KIB, per_token / rule_of_thumb, gb(kv_total),
         gb(rule_of_thumb * p->opt.batch * p->opt.context));
     plan_correction(p,
                     _("A common rule of thumb asks for a single-core turbo >= 4.5 GHz: no datacenter CPU has it; measure "

@@ -6,6 +6,7 @@
 
 #include "sizing/plan.h"
 #include "util/i18n.h"
+#include "util/units.h"
 
 /* The status a plan that could not be made returns (main's "could not run", exit 2). */
 #define PLAN_CANNOT_RUN 2
@@ -20,8 +21,8 @@ void plan_correction(struct plan *p, const char *fmt, ...) __attribute__((format
 void plan_require(struct plan *p, const char *key, json_t *value, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-static inline double gb(double bytes) { return bytes / 1e9; }
-static inline double gpu_bytes(const struct plan *p) { return p->gpu->memory_gb * 1e9; }
+static inline double gb(double bytes) { return bytes / GB; }
+static inline double gpu_bytes(const struct plan *p) { return p->gpu->memory_gb * GB; }
 
 /* Cores per GPU: own (the job's processes), raised to what the audit's CPU_CORES_PER_GPU asks. */
 int cores_per_gpu(enum workload w, int own, double images_s);

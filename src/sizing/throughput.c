@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "util/i18n.h"
+#include "util/units.h"
 
 void infer_rate_estimate(const struct infer_rate_input *in, struct infer_rate *out)
 {
@@ -34,7 +35,7 @@ void infer_rate_estimate(const struct infer_rate_input *in, struct infer_rate *o
     out->bytes_per_step_per_gpu =
         weights_per_gpu + (double)in->batch * kv_bytes_per_sequence(m, in->kv_bytes, (int)out->mean_kv_tokens, in->tp);
     double flops_per_gpu_s = out->dense_tflops_per_gpu * 1e12 * in->flops_share;
-    out->memory_step_s = out->bytes_per_step_per_gpu / (g->mem_bw_gbs * 1e9 * in->bandwidth_share);
+    out->memory_step_s = out->bytes_per_step_per_gpu / (g->mem_bw_gbs * GB * in->bandwidth_share);
     out->compute_step_s = 2.0 * (double)m->active_params * (double)in->batch / in->tp / flops_per_gpu_s;
     out->compute_bound = out->compute_step_s > out->memory_step_s;
     out->decode_tokens_s = (double)in->batch / (out->compute_bound ? out->compute_step_s : out->memory_step_s);

@@ -1,5 +1,6 @@
 #include "util/parse.h"
 #include "util/i18n.h"
+#include "util/units.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -331,10 +332,9 @@ bool parse_token_count(const char *s, int max, int *out)
 bool parse_bytes(const char *s, double *out)
 {
     /* Case matters for the b: "Gb" and "gb" are gigabits. The prefix letter may be either case. */
-    static const struct unit sizes[] = {{"", 1},      {"B", 1},          {"KB", 1e3},
-                                        {"MB", 1e6},  {"GB", 1e9},       {"TB", 1e12},         {"PB", 1e15},
-                                        {"KiB", 1024}, {"MiB", 1048576.0}, {"GiB", 1073741824.0},
-                                        {"TiB", 1099511627776.0}};
+    static const struct unit sizes[] = {{"", 1},        {"B", 1},        {"KB", KB},      {"MB", MB},
+                                        {"GB", GB},      {"TB", TB},      {"PB", PB},      {"KiB", KIB},
+                                        {"MiB", MIB},    {"GiB", GIB},    {"TiB", TIB}};
     char *end;
     if (!parse_positive(s, out, &end))
         return false;

@@ -1,0 +1,35 @@
+/* A `gpuvet bench --json` document as the audit's source of measurements (`audit --bench FILE`,
+ * or the document of `--bench-quick`): m->bench filled, or the error printed naming the file. */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "probe/probe.h"
+#include "util/i18n.h"
+#include "util/inputfile.h"
+
+int probe_bench_document(struct machine *m, json_t *doc, const char *source)
+{
+    char why[512];
+    int rc = bench_results_from_json(&m->bench, doc, source, why, sizeof why);
+    if (rc != 0)
+        fprintf(stderr, _("gpuvet audit: %s: %s\n"), source, why);
+    json_decref(doc);
+    return rc;
+}
+
+int probe_bench_file(struct machine *m, const char *file)
+{
+    json_error_t error;
+    if (input_file_check(file) != 0) {
+        fprintf(stderr, _("gpuvet audit: %s: %s\n"), file, strerror(errno));
+        return -1;
+    }
+    json_t *doc = json_load_file(file, 0, &error);
+    if (!doc) {
+        fprintf(stderr, _("gpuvet audit: %s: not a JSON document (%s, line %d)\n"), file, error.text, error.line);
+        return -1;
+    }
+    return probe_bench_document(m, doc, file);
+}

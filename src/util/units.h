@@ -1,0 +1,18 @@
+/* Byte units, one home for every layer. Binary units count what the kernel, SMBIOS and memory
+ * sizes count (GiB); decimal units count what vendors quote (GB of GPU memory, GB/s of bandwidth,
+ * disk sizes). Doubles, so that a byte count divided by one keeps its fraction. */
+#ifndef GPUVET_UTIL_UNITS_H
+#define GPUVET_UTIL_UNITS_H
+
+#define KIB 1024.0
+#define MIB (1024.0 * KIB)
+#define GIB (1024.0 * MIB)
+#define TIB (1024.0 * GIB)
+
+#define KB 1e3
+#define MB 1e6
+#define GB 1e9
+#define TB 1e12
+#define PB 1e15
+
+#endif
