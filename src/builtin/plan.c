@@ -14,6 +14,7 @@
 #include "report/plan_report.h"
 #include "report/report.h"
 #include "sizing/balance.h"
+#include "sizing/models.h"
 #include "sizing/plan.h"
 #include "sizing/plan_offers.h"
 #include "util/fsroot.h"
@@ -288,7 +289,7 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
         case O_PARAMS:
             if (!option_positive("plan", "params", optarg, &o->params))
                 return EXIT_CANNOT_RUN;
-            if (!(o->params >= 1e6 && o->params < 1e14) &&
+            if (!(o->params >= 1e6 && o->params < LLM_MAX_PARAMS) &&
                 !option_invalid("plan", "params", optarg, "a parameter count from 1M to 100T (7B, 70e9)"))
                 return EXIT_CANNOT_RUN;
             break;
