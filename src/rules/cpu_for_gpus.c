@@ -65,6 +65,12 @@ void check_cpu_cores_per_gpu(struct audit_ctx *ctx)
     bool scaled = ctx->workload == WL_CV_TRAIN && rate > 0;
     if (ctx->workload == WL_CV_TRAIN)
         need = cv_cores_per_accelerator(ctx->thresholds, scaled ? rate : ctx->thresholds->cv_reference_img_s);
+    if (ctx->workload == WL_CV_TRAIN && need == 0) {
+        finding_add(ctx, SEV_UNKNOWN, "machine", NULL, NULL,
+                    _("the cores a GPU needs for CV training are unknown: data/gpus.csv could not be read, or has "
+                      "neither this GPU's ResNet-50 rate nor the reference A100's"));
+        return;
+    }
     char basis[320];
     json_t *ev = json_pack("{s:i, s:f, s:i, s:f, s:i, s:s}", "physical_cores", c->cores, "usable_physical_cores",
                            cores, "accelerators", accelerators, "cores_per_accelerator", per, "need_per_accelerator",

@@ -1,7 +1,9 @@
 /* One home per number: the thresholds table (rules/workload.c) is where the CV pipeline's numbers
- * live; rationale text quotes it, and the GPU table's A100 row agrees with it. */
+ * live, rationale text quotes it, and the reference A100's ResNet-50 rate comes from the GPU
+ * table's row (data/gpus.csv), not a second copy. */
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rules/rule.h"
@@ -72,4 +74,43 @@ Test(thresholds, plan_help_prints_the_table_values)
     cr_expect(strstr(r.out, image), "no '%s' in: %s", image, r.out);
     cr_expect(strstr(r.out, "(0.4 or 40%; default 1 = peak)"), "%s", r.out);
     run_result_free(&r);
+}
+
+/* Change the A100 row's rate in a data folder and explain quotes the new figure: the thresholds
+ * table holds no copy of its own. 3000 / 460 per core, rounded up, + 1 = 8 cores. */
+Test(thresholds, the_reference_rate_is_the_gpu_tables)
+{
+    FILE *in = fopen(GPUVET_TEST_SOURCE "/../data/gpus.csv", "r");
+    cr_assert_not_null(in);
+    char dir[] = "/tmp/gpuvet-data-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char path[4096];
+    /* A data folder holds every table: the others as they are. */
+    snprintf(path, sizeof path, "cp -r '%s/../data/.' '%s/'", GPUVET_TEST_SOURCE, dir);
+    cr_assert_eq(system(path), 0, "%s", path);
+    snprintf(path, sizeof path, "%s/gpus.csv", dir);
+    FILE *out = fopen(path, "w");
+    cr_assert_not_null(out);
+    char line[8192];
+    int changed = 0;
+    while (fgets(line, sizeof line, in)) {
+        char *rate = strstr(line, ",2470,NVIDIA DeepLearningExamples");
+        if (!strncmp(line, "a100-sxm4-80gb,", 15) && rate) {
+            fprintf(out, "%.*s,3000%s", (int)(rate - line), line, rate + 5);
+            changed++;
+        } else {
+            fputs(line, out);
+        }
+    }
+    fclose(in);
+    fclose(out);
+    cr_assert_eq(changed, 1, "the A100 row's 2470 was not found");
+    setenv("GPUVET_DATA_DIR", dir, 1);
+    struct run_result r = run_gpuvet("explain", "CPU_CORES_PER_GPU", NULL);
+    unsetenv("GPUVET_DATA_DIR");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "ResNet-50 on 3000 img/s"), "%s", r.out);
+    cr_expect(strstr(r.out, "needs 8 cores"), "%s", r.out);
+    run_result_free(&r);
+    tree_remove(dir);
 }
