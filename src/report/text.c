@@ -183,7 +183,7 @@ static void print_pci(FILE *o, const struct machine *m, const struct style *st)
     }
 }
 
-/* Seed 000 §4.1's table: the provider's label next to what the machine is. */
+/* The claims table: the provider's label next to what the machine is. */
 static void print_claims(FILE *o, const struct claim_set *set, const struct style *st)
 {
     if (!set)

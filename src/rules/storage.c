@@ -107,7 +107,7 @@ static bool judge_disk_kind(struct audit_ctx *ctx, const struct storage_location
     return true;
 }
 
-/* Seed 002 keeps system and data apart: logs, package updates and swap on the same disk compete
+/* System and data belong on separate disks: logs, package updates and swap on the same disk compete
  * with the data loaders' reads. */
 static void judge_shared_with_system(struct audit_ctx *ctx, const struct storage_location *loc)
 {

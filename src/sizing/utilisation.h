@@ -1,6 +1,6 @@
 /* Measured GPU utilisation for `gpuvet cost --util-from`: the mean SM utilisation of an
- * `nvidia-smi dmon -s u` log, the measurement seed 000 §4.3 prescribes (sample for an hour, take
- * the mean). */
+ * `nvidia-smi dmon -s u` log, a long sample of the real job (an hour is typical), of which it takes
+ * the mean. */
 #ifndef GPUVET_SIZING_UTILISATION_H
 #define GPUVET_SIZING_UTILISATION_H
 
