@@ -127,14 +127,14 @@ static int load_json(const char *path, struct watch_timeline *w, char *err, size
     json_error_t error;
     json_t *doc = json_load_file(path, 0, &error);
     if (!doc) {
-        snprintf(err, errlen, "%s:%d: not JSON (%s)", path, error.line, error.text);
+        snprintf(err, errlen, _("%s:%d: not JSON (%s)"), path, error.line, error.text);
         return -1;
     }
     const char *schema = json_string_value(json_object_get(doc, "schema"));
     json_t *samples = json_object_get(doc, "samples");
     int rc = 0;
     if (!schema || strcmp(schema, WATCH_SCHEMA) || !json_is_array(samples)) {
-        snprintf(err, errlen, "%s: not a %s document (schema %s)", path, WATCH_SCHEMA, schema ? schema : "missing");
+        snprintf(err, errlen, _("%s: not a %s document (schema %s)"), path, WATCH_SCHEMA, schema ? schema : "missing");
         json_decref(doc);
         return -1;
     }
@@ -164,7 +164,7 @@ static int load_json(const char *path, struct watch_timeline *w, char *err, size
     for (size_t i = 0; rc == 0 && i < json_array_size(samples); i++) {
         struct watch_sample *s = watch_sample_add(w);
         if (!s || read_sample(json_array_get(samples, i), w, s) != 0) {
-            snprintf(err, errlen, "%s: samples[%zu] is not a sample (an object with t)", path, i);
+            snprintf(err, errlen, _("%s: samples[%zu] is not a sample (an object with t)"), path, i);
             rc = -1;
         }
     }
@@ -218,7 +218,7 @@ static int load_dmon(FILE *f, const char *path, struct watch_timeline *w, char *
         if (n == 0)
             continue;
         if (column[F_GPU] < 0) {
-            snprintf(err, errlen, "%s:%d: a sample before any '# gpu ...' header: not nvidia-smi dmon output", path,
+            snprintf(err, errlen, _("%s:%d: a sample before any '# gpu ...' header: not nvidia-smi dmon output"), path,
                      lineno);
             return -1;
         }
@@ -226,11 +226,11 @@ static int load_dmon(FILE *f, const char *path, struct watch_timeline *w, char *
         for (int k = 0; k < F_COUNT; k++) {
             v[k] = -1;
             if (column[k] >= n && column[k] >= 0) {
-                snprintf(err, errlen, "%s:%d: %d columns, the header names %d", path, lineno, n, column[k] + 1);
+                snprintf(err, errlen, _("%s:%d: %d columns, the header names %d"), path, lineno, n, column[k] + 1);
                 return -1;
             }
             if (column[k] >= 0 && !dmon_value(tokens[column[k]], &v[k])) {
-                snprintf(err, errlen, "%s:%d: %s '%s' is not a number", path, lineno, dmon_names[k], tokens[column[k]]);
+                snprintf(err, errlen, _("%s:%d: %s '%s' is not a number"), path, lineno, dmon_names[k], tokens[column[k]]);
                 return -1;
             }
         }
@@ -247,7 +247,7 @@ static int load_dmon(FILE *f, const char *path, struct watch_timeline *w, char *
         /* dmon prints the GPUs in order once per interval: a GPU not after the last starts one. */
         if (!s || id <= last_gpu) {
             if (!(s = watch_sample_add(w))) {
-                snprintf(err, errlen, "%s: out of memory", path);
+                snprintf(err, errlen, _("%s: out of memory"), path);
                 return -1;
             }
             s->seconds = w->interval;
@@ -268,7 +268,7 @@ static int load_dmon(FILE *f, const char *path, struct watch_timeline *w, char *
         g->clock_events = (v[F_PVIOL] > 0 ? GPU_EVENT_SW_POWER_CAP : 0) | (v[F_TVIOL] > 0 ? GPU_EVENT_SW_THERMAL : 0);
     }
     if (w->count == 0) {
-        snprintf(err, errlen, "%s:%d: no samples (record with `nvidia-smi dmon -s pucvmet` while the job runs)", path,
+        snprintf(err, errlen, _("%s:%d: no samples (record with `nvidia-smi dmon -s pucvmet` while the job runs)"), path,
                  lineno);
         return -1;
     }

@@ -83,27 +83,27 @@ static int offer_finish(struct offer *it, const struct gpu_table *table, double 
                         char *err, size_t errlen)
 {
     if (!it->name || !*it->name || !it->gpu_query || !*it->gpu_query) {
-        snprintf(err, errlen, "%s: %s is missing", it->where, !it->name || !*it->name ? "name" : "gpu");
+        snprintf(err, errlen, _("%s: %s is missing"), it->where, !it->name || !*it->name ? "name" : "gpu");
         return -1;
     }
     if (count < 1 || count != floor(count) || count > 100000) {
-        snprintf(err, errlen, "%s: count must be a whole number of GPUs >= 1", it->where);
+        snprintf(err, errlen, _("%s: count must be a whole number of GPUs >= 1"), it->where);
         return -1;
     }
     it->count = (int)count;
     if ((price_h > 0) == (price_m > 0)) {
-        snprintf(err, errlen, "%s: give one positive price: price_per_hour or price_per_month", it->where);
+        snprintf(err, errlen, _("%s: give one positive price: price_per_hour or price_per_month"), it->where);
         return -1;
     }
     it->monthly = price_m > 0;
     it->price_per_hour = it->monthly ? price_m / HOURS_PER_MONTH : price_h;
     if (it->util_given && (it->util <= 0 || it->util > 1)) {
-        snprintf(err, errlen, "%s: util must be a fraction in (0, 1]%s", it->where,
+        snprintf(err, errlen, _("%s: util must be a fraction in (0, 1]%s"), it->where,
                  it->util == 0 ? " (0: the GPUs did no work, so no price per TFLOPS; leave it empty for --util)" : "");
         return -1;
     }
     if (it->tflops_given && it->quoted_tflops <= 0) {
-        snprintf(err, errlen, "%s: tflops must be positive (leave it empty when the offer quotes none)", it->where);
+        snprintf(err, errlen, _("%s: tflops must be positive (leave it empty when the offer quotes none)"), it->where);
         return -1;
     }
     char why[1024];
@@ -139,7 +139,7 @@ static int load_csv_offers(const char *path, const struct gpu_table *table, stru
     static const char *const required[] = {"name", "gpu", "count"};
     for (size_t i = 0; rc == 0 && i < sizeof required / sizeof required[0]; i++)
         if (csv_column(&csv, required[i]) < 0) {
-            snprintf(err, errlen, "%s:1: no '%s' column (name, gpu, count, price_per_hour|price_per_month)", path,
+            snprintf(err, errlen, _("%s:1: no '%s' column (name, gpu, count, price_per_hour|price_per_month)"), path,
                      required[i]);
             rc = -1;
         }
@@ -165,7 +165,7 @@ static int load_csv_offers(const char *path, const struct gpu_table *table, stru
             rc = -1;
     }
     if (rc == 0 && out->count == 0) {
-        snprintf(err, errlen, "%s:2: no offers after the header", path);
+        snprintf(err, errlen, _("%s:2: no offers after the header"), path);
         rc = -1;
     }
     csv_free(&csv);
@@ -179,7 +179,7 @@ static int json_number_field(json_t *obj, const char *key, const char *where, do
     if (!v || json_is_null(v))
         return 0;
     if (!json_is_number(v)) {
-        snprintf(err, errlen, "%s: %s must be a number", where, key);
+        snprintf(err, errlen, _("%s: %s must be a number"), where, key);
         return -1;
     }
     *out = json_number_value(v);
@@ -200,7 +200,7 @@ static int load_json_offers(const char *path, const struct gpu_table *table, str
         return -1;
     json_t *list = json_is_array(doc) ? doc : json_object_get(doc, "offers");
     if (!json_is_array(list) || json_array_size(list) == 0) {
-        snprintf(err, errlen, "%s: expected a non-empty array of offers, or {\"offers\": [...]}", path);
+        snprintf(err, errlen, _("%s: expected a non-empty array of offers, or {\"offers\": [...]}"), path);
         json_decref(doc);
         return -1;
     }
@@ -211,7 +211,7 @@ static int load_json_offers(const char *path, const struct gpu_table *table, str
         struct offer *it = offer_add(out);
         snprintf(it->where, sizeof it->where, "%s: offers[%zu]", path, i);
         if (!json_is_object(o)) {
-            snprintf(err, errlen, "%s: not an object", it->where);
+            snprintf(err, errlen, _("%s: not an object"), it->where);
             rc = -1;
             break;
         }

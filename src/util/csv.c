@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "util/fsroot.h"
+#include "util/i18n.h"
 
 struct field_buf {
     char *s;
@@ -53,7 +54,7 @@ static int read_record(const char *path, const char **p, int *line, char ***out,
             s++;
             for (;;) {
                 if (!*s) {
-                    snprintf(err, errlen, "%s:%d: unterminated quoted field", path, start_line);
+                    snprintf(err, errlen, _("%s:%d: unterminated quoted field"), path, start_line);
                     free(b.s);
                     free_fields(fields, n);
                     return -1;
@@ -71,7 +72,7 @@ static int read_record(const char *path, const char **p, int *line, char ***out,
                 }
             }
             if (*s && *s != ',' && *s != '\n' && *s != '\r') {
-                snprintf(err, errlen, "%s:%d: text after a closing quote in field %d", path, start_line, n + 1);
+                snprintf(err, errlen, _("%s:%d: text after a closing quote in field %d"), path, start_line, n + 1);
                 free(b.s);
                 free_fields(fields, n);
                 return -1;
@@ -127,7 +128,7 @@ int csv_load_stream(FILE *f, const char *path, struct csv_table *t, char *err, s
     int c;
     while ((c = fgetc(f)) != EOF) {
         if (c == '\0') {
-            snprintf(err, errlen, "%s: binary data (a NUL byte), not CSV", path);
+            snprintf(err, errlen, _("%s: binary data (a NUL byte), not CSV"), path);
             fclose(f);
             free(text.s);
             return -1;
@@ -145,7 +146,7 @@ int csv_load_stream(FILE *f, const char *path, struct csv_table *t, char *err, s
         line++;
     }
     if (!*p) {
-        snprintf(err, errlen, "%s:%d: empty file, expected a header row", path, line);
+        snprintf(err, errlen, _("%s:%d: empty file, expected a header row"), path, line);
         free(all);
         return -1;
     }
@@ -166,7 +167,7 @@ int csv_load_stream(FILE *f, const char *path, struct csv_table *t, char *err, s
             break;
         }
         if (n != t->ncols) {
-            snprintf(err, errlen, "%s:%d: %d fields, the header has %d", path, row.line, n, t->ncols);
+            snprintf(err, errlen, _("%s:%d: %d fields, the header has %d"), path, row.line, n, t->ncols);
             free_fields(row.fields, n);
             rc = -1;
             break;
@@ -206,7 +207,7 @@ int csv_number(const struct csv_table *t, const struct csv_row *row, int col, bo
     if (!*s) {
         if (!required)
             return 0;
-        snprintf(err, errlen, "%s:%d: %s: empty, a number is required", t->path, row->line,
+        snprintf(err, errlen, _("%s:%d: %s: empty, a number is required"), t->path, row->line,
                  col >= 0 ? t->header[col] : "(missing column)");
         return -1;
     }
@@ -216,7 +217,7 @@ int csv_number(const struct csv_table *t, const struct csv_row *row, int col, bo
     while (*end == ' ')
         end++;
     if (errno || *end || !isfinite(v)) {
-        snprintf(err, errlen, "%s:%d: %s: '%s' is not a number", t->path, row->line, t->header[col], row->fields[col]);
+        snprintf(err, errlen, _("%s:%d: %s: '%s' is not a number"), t->path, row->line, t->header[col], row->fields[col]);
         return -1;
     }
     *out = v;
