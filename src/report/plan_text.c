@@ -121,7 +121,7 @@ static void format_check_value(json_t *v, const char *unit, char *shown, size_t 
     if (json_is_string(v))
         snprintf(shown, len, "%s", json_string_value(v));
     else if (json_is_number(v) && unit && !strcmp(unit, "bytes/s"))
-        snprintf(shown, len, "%.2f GB/s", json_number_value(v) / 1e9);
+        snprintf(shown, len, "%.2f GB/s", json_number_value(v) / GB);
     else if (json_is_number(v) && json_number_value(v) >= 1e8)
         snprintf(shown, len, "%.1f GB", json_number_value(v) / GB);
     else if (json_is_number(v))

@@ -7,11 +7,13 @@
 #include "util/parse.h"
 #include "util/units.h"
 
-/* Appends an item; need and have are new references (or NULL for null). */
-static void add(json_t *out, const char *what, json_t *need, json_t *have, const char *status, const char *why)
+/* Appends an item and returns it (borrowed); need and have are new references (or NULL for null). */
+static json_t *add(json_t *out, const char *what, json_t *need, json_t *have, const char *status, const char *why)
 {
-    json_array_append_new(out, json_pack("{s:s, s:o, s:o, s:s, s:s?}", "what", what, "need", need ? need : json_null(),
-                                         "have", have ? have : json_null(), "status", status, "why", why));
+    json_t *item = json_pack("{s:s, s:o, s:o, s:s, s:s?}", "what", what, "need", need ? need : json_null(), "have",
+                             have ? have : json_null(), "status", status, "why", why);
+    json_array_append_new(out, item);
+    return item;
 }
 
 static json_t *requirement(json_t *requirements, const char *key)
@@ -81,13 +83,13 @@ static void check_storage(json_t *out, const struct machine *m, json_t *requirem
         check_count(out, N_("NVMe space"), need, have, _("the block devices could not be listed"),
                     _("capacity of the NVMe drives"), shortfalls);
     }
-    if (requirement(requirements, "storage_read_bytes_s")) {
-        add(out, N_("storage read rate"), json_incref(requirement(requirements, "storage_read_bytes_s")), NULL,
-            N_("unknown"),
-            _("a read rate is measured, not audited: gpuvet bench storage --dir DATA_DIR"));
-        /* A rate, not an amount: the report shows it in GB/s (other items' numbers are counts or bytes). */
-        json_object_set_new(json_array_get(out, json_array_size(out) - 1), "unit", json_string("bytes/s"));
-    }
+    /* A rate, not an amount: "unit" tells the report to show GB/s (other items' numbers are counts or
+     * bytes). */
+    if (requirement(requirements, "storage_read_bytes_s"))
+        json_object_set_new(add(out, N_("storage read rate"),
+                                json_incref(requirement(requirements, "storage_read_bytes_s")), NULL, N_("unknown"),
+                                _("a read rate is measured, not audited: gpuvet bench storage --dir DATA_DIR")),
+                            "unit", json_string("bytes/s"));
 }
 
 /* GPUs the driver reports (NVML or nvidia-smi: m->gpus.source set), else PCI accelerators. */
