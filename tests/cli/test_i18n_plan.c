@@ -141,7 +141,7 @@ Test(i18n_plan, help_and_errors_are_chinese)
     cr_expect(strstr(r.err, "gpuvet plan: --sysroot 要与 --check 一起用"), "%s", r.err);
     run_result_free(&r);
     r = run_gpuvet("--lang", "zh", "cost", OFFERS, "--util", "0.5", "--util-from", OFFERS, NULL);
-    cr_expect(strstr(r.err, "gpuvet cost：--util 和 --util-from 只能给一个"), "%s", r.err);
+    cr_expect(strstr(r.err, "gpuvet cost: --util 和 --util-from 只能给一个"), "%s", r.err);
     run_result_free(&r);
     /* An error the plan itself finds: with --json the plan is made in English, and made again for
      * the message, which is the user's. */

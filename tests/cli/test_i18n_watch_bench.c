@@ -112,7 +112,7 @@ Test(i18n_watch_bench, watch_errors_in_chinese)
     /* Option values and a misspelt option: the shared checks speak Chinese too. */
     r = run_gpuvet("--lang", "zh", "watch", "--interval", "x", "--", "true", NULL);
     cr_expect_eq(r.status, 2);
-    cr_expect(strstr(r.err, "gpuvet watch：--interval x：应为 (0, 10000000] 范围内的秒数"), "%s", r.err);
+    cr_expect(strstr(r.err, "gpuvet watch: --interval x：应为 (0, 10000000] 范围内的秒数"), "%s", r.err);
     run_result_free(&r);
     r = run_gpuvet("--lang", "zh", "watch", "--intervl", "2", "--", "true", NULL);
     cr_expect_eq(r.status, 2);
@@ -158,7 +158,7 @@ Test(i18n_watch_bench, bench_results_usage_and_errors_in_chinese)
     run_result_free(&r);
     r = run_gpuvet("--lang", "zh", "bench", "nosuch", NULL);
     cr_expect_eq(r.status, 2);
-    cr_expect(strstr(r.err, "gpuvet bench：没有名为“nosuch”的测试"), "%s", r.err);
+    cr_expect(strstr(r.err, "gpuvet bench: 没有名为“nosuch”的测试"), "%s", r.err);
     run_result_free(&r);
 }
 

@@ -30,7 +30,7 @@ TABLES = {
                 ('capacity',)),
 }
 # The offers tables' right-aligned headers, in their order (cost_text.c).
-NUMBER_HEADERS = ['数量', '每小时价格', '利用率', '每 TFLOPS 时', '每 GPU-GB 时', 'tokens/s', '每百万 token', '作业小时',
+NUMBER_HEADERS = ['数量', '每小时价格', '利用率', '每 TFLOPS 时', '每 GPU-GB 时', 'tokens/s', '每百万 token', '作业时长',
                   '作业费用']
 
 
