@@ -40,7 +40,7 @@ Test(i18n_watch_bench, watch_diagnosis_in_chinese_and_its_json_identical_to_engl
     cr_expect(strstr(zh.out, "  警告  LAUNCH_BOUND — 瓶颈在训练进程的主线程；可解释 86% 的 GPU 时间"), "%s", zh.out);
     cr_expect(strstr(zh.out, "pid 690 的主线程平均需要 1.00 个核心，发生在 GPU 等待期间（SM 低于 80%）"), "%s",
               zh.out);
-    cr_expect(strstr(zh.out, "修复：更大的 batch"), "%s", zh.out);
+    cr_expect(strstr(zh.out, "修复：更大的批次"), "%s", zh.out);
     cr_expect(strstr(zh.out, "前 7 个采样间隔在 GPU 出现任何活动之前"), "%s", zh.out);
     static const char *const english[] = {"Diagnosis", "fix: ", "the main thread of pid", "explains ",
                                           "start-up and not judged", "gpuvet explain ID says"};
