@@ -36,8 +36,8 @@ if [ -n "$deb" ]; then
     cd / && { gpuvet audit --sample 0 --json > /tmp/audit.json 2>/dev/null || [ $? -eq 1 ]; }
     grep -q "\"path\": \"/usr/share/gpuvet/cpu-platforms.csv\"" /tmp/audit.json
     { gpuvet audi 2> /tmp/audi.txt || true; } && grep -q "did you mean audit?" /tmp/audi.txt
-    for page in /usr/share/man/man1/gpuvet*.1; do
-      [ -z "$(groff -ww -man -Tutf8 "$page" 2>&1 >/dev/null)" ] || { echo "groff warns on $page"; exit 1; }
+    for page in /usr/share/man/man1/gpuvet*.1.gz; do
+      [ -z "$(zcat "$page" | groff -ww -man -Tutf8 2>&1 >/dev/null)" ] || { echo "groff warns on $page"; exit 1; }
     done
     { gpuvet --lang zh audi 2> /tmp/audi-zh.txt || true; } && grep -q "未知命令" /tmp/audi-zh.txt
     DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq gpuvet

@@ -49,14 +49,14 @@ Test(install, installs_binary_tables_man_pages_and_completion)
     expect_file("share/bash-completion/completions/gpuvet");
     expect_file("share/zsh/vendor-completions/_gpuvet");
     expect_file("share/locale/zh_CN/LC_MESSAGES/gpuvet.mo");
-    expect_file("share/man/man1/gpuvet.1");
-    /* gpuvet-COMMAND.1 for every command `gpuvet --help` lists */
+    expect_file("share/man/man1/gpuvet.1.gz");
+    /* gpuvet-COMMAND.1.gz for every command `gpuvet --help` lists */
     struct run_result r = run_gpuvet("--help", NULL);
     int pages = 0;
     for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n")) {
         char name[64], rel[128];
         if (!strncmp(line, "  ", 2) && line[2] >= 'a' && line[2] <= 'z' && sscanf(line, "  %63[a-z] ", name) == 1) {
-            snprintf(rel, sizeof rel, "share/man/man1/gpuvet-%s.1", name);
+            snprintf(rel, sizeof rel, "share/man/man1/gpuvet-%s.1.gz", name);
             expect_file(rel);
             pages++;
         }
