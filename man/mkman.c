@@ -2,7 +2,7 @@
  *   - the command's own `--help` text (synopsis, description, options, exit status), taken from the
  *     freshly built binary, so an option added to a builtin's usage string appears in its page;
  *   - man/PAGE.man: what --help does not say (more description, EXAMPLES, FILES, SEE ALSO...).
- * usage: mkman GPUVET_BINARY COMMAND|- SOURCE.man VERSION OUT.1   ("-": the gpuvet(1) page)
+ * usage: mkman GPUVET_BINARY COMMAND|- SOURCE.man VERSION DATE OUT.1   ("-": the gpuvet(1) page)
  *
  * SOURCE.man markup: '#' lines are comments; a line in capitals alone starts a section; a blank line
  * ends a paragraph; a line indented by 4 spaces is a literal (example) line; `code` is set in bold.
@@ -253,13 +253,41 @@ static void upper(char *dst, const char *src, size_t len)
     dst[i] = '\0';
 }
 
+/* Writes the page, leaving out a .PP right after a heading: the heading starts the paragraph already
+ * (mandoc -T lint warns "skipping paragraph macro"). */
+static int write_page(const char *path, char *text)
+{
+    FILE *o = fopen(path, "w");
+    if (!o) {
+        perror(path);
+        return 1;
+    }
+    bool after_heading = false;
+    for (char *line = text, *end; *line; line = end + 1) {
+        end = strchr(line, '\n');
+        if (!end)
+            end = line + strlen(line) - 1; /* the last line lacks its newline: never so, but safe */
+        size_t len = (size_t)(end - line) + (*end != '\n');
+        bool paragraph = len == 3 && !strncmp(line, ".PP", 3);
+        if (!(after_heading && paragraph))
+            fprintf(o, "%.*s\n", (int)len, line);
+        after_heading = !strncmp(line, ".SH ", 4) || !strncmp(line, ".SS ", 4);
+    }
+    if (fclose(o) != 0) {
+        perror(path);
+        return 1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 6) {
-        fputs("usage: mkman GPUVET_BINARY COMMAND|- SOURCE.man VERSION OUT.1\n", stderr);
+    if (argc != 7) {
+        fputs("usage: mkman GPUVET_BINARY COMMAND|- SOURCE.man VERSION DATE OUT.1\n", stderr);
         return 2;
     }
-    const char *binary = argv[1], *command = argv[2], *source = argv[3], *version = argv[4], *out_path = argv[5];
+    const char *binary = argv[1], *command = argv[2], *source = argv[3], *version = argv[4], *date = argv[5],
+               *out_path = argv[6];
     bool top = !strcmp(command, "-");
     char page[128], args[256];
     snprintf(page, sizeof page, top ? "gpuvet" : "gpuvet-%s", command);
@@ -300,16 +328,14 @@ int main(int argc, char **argv)
         return 1;
     }
 
-    FILE *o = fopen(out_path, "w");
-    if (!o) {
-        perror(out_path);
-        return 1;
-    }
+    char *page_text = NULL;
+    size_t page_len = 0;
+    FILE *o = open_memstream(&page_text, &page_len);
     char title[128];
     upper(title, page, sizeof title);
     fputs(".TH ", o);
     put_text(o, title, strlen(title));
-    fprintf(o, " 1 \"\" \"gpuvet %s\" \"gpuvet manual\"\n.SH NAME\n", version);
+    fprintf(o, " 1 \"%s\" \"gpuvet %s\" \"gpuvet manual\"\n.SH NAME\n", date, version);
     put_text(o, page, strlen(page));
     fputs(" \\- ", o);
     if (top) {
@@ -347,6 +373,9 @@ int main(int argc, char **argv)
         if (&sections[s] != description && &sections[s] != name_section)
             fprintf(o, ".SH %s\n%s", sections[s].name, sections[s].text);
     fclose(o);
+    if (write_page(out_path, page_text) != 0)
+        return 1;
+    free(page_text);
     for (int s = 0; s < nsections; s++)
         free(sections[s].text);
     free(exit_text);

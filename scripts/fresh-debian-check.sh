@@ -4,7 +4,8 @@
 #   - default: runs the README's Quick start (setup.sh, then test.sh) from a clone;
 #   - --deb FILE.deb: installs the package with apt (which pulls its Depends from Debian) and runs
 #     the installed gpuvet: version, the GPU table, an audit of the chroot that names the installed
-#     tables, a "did you mean", and the man pages rendered by groff without a warning.
+#     tables, a "did you mean" in English and in Chinese (the installed catalogue), the man pages
+#     rendered by groff without a warning; then purges it and checks that none of its files is left.
 # Needs root, debootstrap and network access to a Debian mirror.
 # Usage: sudo scripts/fresh-debian-check.sh [--deb FILE.deb] [DIR]
 set -euo pipefail
@@ -35,10 +36,15 @@ if [ -n "$deb" ]; then
     cd / && { gpuvet audit --sample 0 --json > /tmp/audit.json 2>/dev/null || [ $? -eq 1 ]; }
     grep -q "\"path\": \"/usr/share/gpuvet/cpu-platforms.csv\"" /tmp/audit.json
     { gpuvet audi 2> /tmp/audi.txt || true; } && grep -q "did you mean audit?" /tmp/audi.txt
-    for page in /usr/share/man/man1/gpuvet*.1; do
-      [ -z "$(groff -ww -man -Tutf8 "$page" 2>&1 >/dev/null)" ] || { echo "groff warns on $page"; exit 1; }
+    for page in /usr/share/man/man1/gpuvet*.1.gz; do
+      [ -z "$(zcat "$page" | groff -ww -man -Tutf8 2>&1 >/dev/null)" ] || { echo "groff warns on $page"; exit 1; }
     done
-    echo "gpuvet package: installed and working on a fresh Debian 12"'
+    { gpuvet --lang zh audi 2> /tmp/audi-zh.txt || true; } && grep -q "未知命令" /tmp/audi-zh.txt
+    DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq gpuvet
+    left=$(ls -d /usr/bin/gpuvet /usr/share/gpuvet /usr/share/man/man1/gpuvet* \
+      /usr/share/locale/zh_CN/LC_MESSAGES/gpuvet.mo /usr/share/bash-completion/completions/gpuvet 2>/dev/null || true)
+    [ -z "$left" ] || { echo "left after purge: $left"; exit 1; }
+    echo "gpuvet package: installed, working and removed cleanly on a fresh Debian 12"'
   exit
 fi
 rm -rf "$root/root/gpuvet"

@@ -37,6 +37,9 @@ optional=(pci.ids mate-backgrounds clang)
 # systemd runs, Debian starts these packages' own services on install; the tests never use those:
 # they start their own daemons under a temporary folder, on other ports.
 optional+=(slurmctld slurmd slurm-client munge prometheus prometheus-node-exporter curl)
+# mandoc: test_man also lints every man page with `mandoc -T lint` (no warning allowed); without it
+# only groff -ww checks them.
+optional+=(mandoc)
 # `scripts/setup.sh --anchors`: the field's own tools that bench/bench-vs-anchors.sh runs beside
 # `gpuvet bench` (likwid-bench, fio, tjbench, cyclictest) and jq to read the JSON; stress-ng loads
 # the CPUs for its LOAD=cpu storage pairs.

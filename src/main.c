@@ -59,16 +59,24 @@ static const struct command *find_command(const char *name)
     return NULL;
 }
 
-static int unknown_command(const char *name)
+/* A word gpuvet does not know where the command stands, a misspelt command (`audi`) or global option
+ * (`--verison`): the closest one is named, else the usage printed. */
+static int unknown_command(const char *word)
 {
+    static const char *const global_options[] = {"data", "lang", "version", "help"};
+    bool option = word[0] == '-';
     const char *names[COMMAND_COUNT];
     for (size_t i = 0; i < COMMAND_COUNT; i++)
         names[i] = commands[i].name;
-    const char *closest = closest_name(name, names, COMMAND_COUNT);
+    char bare[64]; /* "--dta=DIR" -> "dta" */
+    snprintf(bare, sizeof bare, "%.*s", (int)strcspn(word + strspn(word, "-"), "="), word + strspn(word, "-"));
+    const char *closest = option ? closest_name(bare, global_options, sizeof global_options / sizeof global_options[0])
+                                 : closest_name(word, names, COMMAND_COUNT);
     if (closest) {
-        fprintf(stderr, _("gpuvet: unknown command '%s'; did you mean %s?\n"), name, closest);
+        fprintf(stderr, option ? _("gpuvet: unknown option '%s'; did you mean --%s?\n")
+                               : _("gpuvet: unknown command '%s'; did you mean %s?\n"), word, closest);
     } else {
-        fprintf(stderr, _("gpuvet: unknown command '%s'\n"), name);
+        fprintf(stderr, option ? _("gpuvet: unknown option '%s'\n") : _("gpuvet: unknown command '%s'\n"), word);
         print_usage(stderr);
     }
     return EXIT_CANNOT_RUN;

@@ -41,7 +41,7 @@ int cmd_compare(int argc, char **argv)
         case 'H': html_file = optarg; break;
         case 'M': markdown_file = optarg; break;
         case 'h': fputs(_(usage), stdout); return 0;
-        default: fputs(_(usage), stderr); return EXIT_CANNOT_RUN;
+        default: return option_error(options, argv);
         }
     }
     if (argc - optind != 2) {

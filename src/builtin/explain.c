@@ -40,22 +40,28 @@ static int no_such_rule(const char *query)
 
 int cmd_explain(int argc, char **argv)
 {
-    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+    static const struct option options[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+        if (c != 'h')
+            return option_error(options, argv); /* --hepl: did you mean --help? */
         print_usage(stdout);
         return 0;
     }
-    if (argc != 2 || argv[1][0] == '-') {
+    if (argc - optind != 1) {
         print_usage(stderr);
         return EXIT_CANNOT_RUN;
     }
+    const char *query = argv[optind];
     enum workload w;
-    if (workload_parse(argv[1], &w)) {
-        explain_text_workload(stdout, w, argv[1]);
+    if (workload_parse(query, &w)) {
+        explain_text_workload(stdout, w, query);
         return 0;
     }
-    const struct rule *r = rule_find(argv[1]);
+    const struct rule *r = rule_find(query);
     if (!r)
-        return explain_text_prefixed(stdout, argv[1]) > 0 ? 0 : no_such_rule(argv[1]);
+        return explain_text_prefixed(stdout, query) > 0 ? 0 : no_such_rule(query);
     explain_text_rule(stdout, r);
     return 0;
 }

@@ -53,7 +53,7 @@ int cmd_fleet(int argc, char **argv)
                 return EXIT_CANNOT_RUN;
             break;
         case 'h': fputs(_(usage), stdout); return 0;
-        default: fputs(_(usage), stderr); return EXIT_CANNOT_RUN;
+        default: return option_error(options, argv);
         }
     }
     if (optind >= argc) {

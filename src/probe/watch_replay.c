@@ -11,6 +11,7 @@
 #include "model/gpu.h"
 #include "probe/watch.h"
 #include "util/i18n.h"
+#include "util/inputfile.h"
 #include "util/parse.h"
 #include "util/pciaddr.h"
 
@@ -277,7 +278,7 @@ static int load_dmon(FILE *f, const char *path, struct watch_timeline *w, char *
 
 int watch_replay_load(const char *path, struct watch_timeline *w, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = input_file_open(path);
     if (!f) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return -1;

@@ -1,7 +1,9 @@
 /* The gpuvet.watch/1 document (docs/watch-json.md): the timeline, one record per interval, and
  * the diagnosis. Unknown numbers are null. probe/watch_replay.c reads it back. */
+#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "report/watch.h"
 #include "util/jsonval.h"
@@ -108,9 +110,11 @@ int watch_write_json(const char *path, const struct watch_timeline *w, const str
                      size_t errlen)
 {
     json_t *doc = watch_to_json(w, diagnosis);
+    errno = 0;
     int rc = json_dump_file(doc, path, JSON_INDENT(1) | JSON_REAL_PRECISION(6));
+    int why = errno; /* fopen's or the write's reason ("Is a directory") */
     json_decref(doc);
     if (rc != 0)
-        snprintf(err, errlen, "%s: cannot write the timeline", path);
+        snprintf(err, errlen, "%s: cannot write the timeline%s%s", path, why ? ": " : "", why ? strerror(why) : "");
     return rc == 0 ? 0 : -1;
 }

@@ -48,6 +48,20 @@ static const struct embedded_table *embedded(const char *name)
     return NULL;
 }
 
+/* A table with no line but comments (an empty or cut-off copy) would match nothing and leave every
+ * fact it gives unknown without a word: it is refused like a missing one. */
+static bool holds_rows(FILE *f)
+{
+    char line[256];
+    bool line_start = true;
+    while (fgets(line, sizeof line, f)) {
+        if (line_start && line[0] != '#' && line[strspn(line, " \t\r\n")] != '\0')
+            return true;
+        line_start = strchr(line, '\n') != NULL;
+    }
+    return false;
+}
+
 int data_dir_check(char *err, size_t errlen)
 {
     enum data_origin origin;
@@ -64,7 +78,13 @@ int data_dir_check(char *err, size_t errlen)
                      origin == DATA_OPTION ? "leave --data out" : "unset GPUVET_DATA_DIR");
             return -1;
         }
+        bool rows = holds_rows(f);
         fclose(f);
+        if (!rows) {
+            snprintf(err, errlen, "%s: holds no rows, only comments or nothing (a %s folder must hold every table)",
+                     path, data_origin_name(origin));
+            return -1;
+        }
     }
     return 0;
 }

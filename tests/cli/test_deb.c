@@ -28,9 +28,15 @@ Test(deb, package_holds_everything_and_its_binary_runs, .timeout = 240)
     cr_expect(strstr(out, "libhwloc") && strstr(out, "libjansson") && strstr(out, "libxml2"), "Depends: %s", out);
     free(out);
 
+    /* a summary line and the extended description lintian asks for */
+    snprintf(cmd, sizeof cmd, "dpkg-deb -f '%s'/out/gpuvet_*.deb Description", dir);
+    out = run_shell(cmd, &status);
+    cr_expect(strstr(out, "audit GPU servers") && strstr(out, "\n gpuvet finds the traps"), "Description: %s", out);
+    free(out);
+
     snprintf(cmd, sizeof cmd, "dpkg-deb -x '%s'/out/gpuvet_*.deb '%s/root' && cd '%s/root' && "
              "ls usr/bin/gpuvet usr/share/gpuvet/gpus.csv usr/share/gpuvet/cpu-platforms.csv "
-             "usr/share/man/man1/gpuvet.1 usr/share/man/man1/gpuvet-audit.1 "
+             "usr/share/man/man1/gpuvet.1.gz usr/share/man/man1/gpuvet-audit.1.gz "
              "usr/share/bash-completion/completions/gpuvet usr/share/zsh/vendor-completions/_gpuvet",
              dir, dir, dir);
     out = run_shell(cmd, &status);

@@ -48,13 +48,33 @@ Test(install, installs_binary_tables_man_pages_and_completion)
     expect_file("share/gpuvet/cpu-platforms.csv");
     expect_file("share/bash-completion/completions/gpuvet");
     expect_file("share/zsh/vendor-completions/_gpuvet");
-    const char *pages[] = {"gpuvet", "gpuvet-audit", "gpuvet-bench", "gpuvet-explain", "gpuvet-snapshot",
-                           "gpuvet-gpus", "gpuvet-plan", "gpuvet-cost"};
-    for (size_t i = 0; i < sizeof pages / sizeof pages[0]; i++) {
-        char rel[128];
-        snprintf(rel, sizeof rel, "share/man/man1/%s.1", pages[i]);
-        expect_file(rel);
+    expect_file("share/locale/zh_CN/LC_MESSAGES/gpuvet.mo");
+    expect_file("share/man/man1/gpuvet.1.gz");
+    /* gpuvet-COMMAND.1.gz for every command `gpuvet --help` lists */
+    struct run_result r = run_gpuvet("--help", NULL);
+    int pages = 0;
+    for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n")) {
+        char name[64], rel[128];
+        if (!strncmp(line, "  ", 2) && line[2] >= 'a' && line[2] <= 'z' && sscanf(line, "  %63[a-z] ", name) == 1) {
+            snprintf(rel, sizeof rel, "share/man/man1/gpuvet-%s.1.gz", name);
+            expect_file(rel);
+            pages++;
+        }
     }
+    cr_expect_geq(pages, 11);
+    run_result_free(&r);
+}
+
+/* The installed binary finds the catalogue installed beside it (PREFIX/share/locale), whatever PREFIX. */
+Test(install, installed_binary_speaks_chinese_from_its_prefix)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "cd / && env -u GPUVET_LOCALE_DIR LC_ALL=C '%s/bin/gpuvet' --lang zh audi", prefix);
+    int status;
+    char *out = run_shell(cmd, &status);
+    cr_expect_eq(status, 2, "%s", out);
+    cr_expect(strstr(out, "未知命令"), "%s", out);
+    free(out);
 }
 
 /* Audits a recorded tree with `binary` (data_option after the command: `audit --data DIR` names the

@@ -1,5 +1,5 @@
 /* Every command `gpuvet --help` lists has a man page, with examples, that groff renders without a
- * single warning (-ww), as `man -l` would show it. */
+ * single warning (-ww), as `man -l` would show it, and that `mandoc -T lint` passes. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +31,18 @@ static char *groff_warnings(const char *page)
     return text;
 }
 
+/* mandoc's lint at warning level and worse ("" when none, or when mandoc is not installed: it is an
+ * optional package of scripts/setup.sh), malloc'd. */
+static char *mandoc_warnings(const char *page)
+{
+    char cmd[1100];
+    snprintf(cmd, sizeof cmd, "! command -v mandoc >/dev/null || mandoc -T lint -W warning '%s' 2>&1", page);
+    int status;
+    char *text = run_shell(cmd, &status);
+    cr_expect(status == 0 || *text, "mandoc failed on %s", page);
+    return text;
+}
+
 static void check_page(const char *name)
 {
     char page[1024];
@@ -41,6 +53,9 @@ static void check_page(const char *name)
     cr_expect(strstr(text, "\n.SH EXAMPLES\n"), "%s: no EXAMPLES", page);
     free(text);
     char *warnings = groff_warnings(page);
+    cr_expect_str_eq(warnings, "", "%s", page);
+    free(warnings);
+    warnings = mandoc_warnings(page);
     cr_expect_str_eq(warnings, "", "%s", page);
     free(warnings);
 }
