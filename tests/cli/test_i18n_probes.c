@@ -152,3 +152,36 @@ Test(i18n_probes, a_fifo_in_a_recorded_tree_is_named_in_chinese, .timeout = 60)
     tree_remove(root);
     free(root);
 }
+
+/* NVML's reasons, on this machine through the stand-in library (tests/mock): a library that cannot
+ * be loaded, and one that never answers within the deadline. The loader's own words stay as they are. */
+Test(i18n_probes, nvml_reasons_are_chinese, .timeout = 60)
+{
+    setenv("GPUVET_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
+    struct run_result r = run_gpuvet("--lang", "zh", "audit", "--sample", "0", NULL);
+    cr_assert(r.status == 0 || r.status == 1, "exit %d: %s", r.status, r.err);
+    char *text = unwrapped(r.out, "");
+    cr_expect(strstr(text, "GPU 信息未知：NVIDIA 驱动不可用："), "%s", r.out);
+    cr_expect_null(strstr(r.out, "driver not usable"), "%s", r.out);
+    free(text);
+    run_result_free(&r);
+
+    setenv("GPUVET_NVML_LIBRARY", GPUVET_MOCK_NVML_CURRENT, 1);
+    setenv("GPUVET_MOCK_NVML_XML", GPUVET_TEST_SOURCE "/fixtures/nvidia-smi/telegraf-2x-rtx-a5000-schema-v13-drv590.xml", 1);
+    setenv("GPUVET_MOCK_NVML_HANG", "count", 1);
+    setenv("GPUVET_DEADLINE_NVML_S", "1", 1);
+    r = run_gpuvet("--lang", "zh", "audit", "--sample", "0", NULL);
+    cr_assert(r.status == 0 || r.status == 1, "exit %d: %s", r.status, r.err);
+    text = unwrapped(r.out, "");
+    cr_expect(strstr(text, "NVML（libnvidia-ml）在 1 s 内没有响应：驱动或某块 GPU 已挂死（用 `dmesg` 查看 Xid 错误）"),
+              "%s", r.out);
+    cr_expect(strstr(r.err, "nvml: NVML 在 1 s 内没有响应：GPU 信息未知"), "%s", r.err);
+    cr_expect_null(strstr(r.out, "no answer from"), "%s", r.out);
+    cr_expect_null(strstr(r.err, "no answer from"), "%s", r.err);
+    free(text);
+    run_result_free(&r);
+    unsetenv("GPUVET_MOCK_NVML_HANG");
+    unsetenv("GPUVET_DEADLINE_NVML_S");
+    unsetenv("GPUVET_MOCK_NVML_XML");
+    unsetenv("GPUVET_NVML_LIBRARY");
+}
