@@ -1,8 +1,8 @@
 #!/bin/sh
 # Regenerates po/gpuvet.pot from the marked strings in src/ (_() and N_(), util/i18n.h; N_() marks
 # table text, never a printf format: "80 % of" is not a conversion; the format of the helpers that
-# keep an English and a local text, watch_set_text, bench_skipped and bench_set_text, is
-# one) and merges
+# keep an English and a local text, watch_set_text, bench_skipped, bench_set_text, i18n_asprintf,
+# probe/virt.c's add_evidence and machine_problem, is one) and merges
 # it into every po/LANG.po. Then translate the new or fuzzy entries (po/README.md) and rebuild.
 # --check: write into a temporary copy and fail when any message is untranslated or fuzzy (ctest
 # po_complete runs this, so a new English string without its translation fails the tests).
@@ -16,6 +16,8 @@ cd "$root"
 find src -name '*.c' | LC_ALL=C sort > "$tmp/files"
 xgettext --language=C --from-code=UTF-8 --keyword=_ --keyword=N_ --keyword=i18n_plural:1,2 \
     --keyword=watch_set_text:3 --keyword=bench_skipped:1 --keyword=bench_set_text:3 \
+    --keyword=i18n_asprintf:2 --flag=i18n_asprintf:2:c-format --keyword=add_evidence:2 --flag=add_evidence:2:c-format \
+    --keyword=machine_problem:3 --flag=machine_problem:3:c-format \
     --flag=N_:1:no-c-format --add-comments=TRANSLATORS: --package-name=gpuvet --msgid-bugs-address=gpuvet@users.noreply.github.com \
     --no-location --sort-output --files-from="$tmp/files" -o "$tmp/gpuvet.pot"
 status=0

@@ -84,34 +84,67 @@ void machine_free(struct machine *m)
     memset(m, 0, sizeof *m);
 }
 
-void machine_problem(struct machine *m, const char *path, const char *fmt, ...)
+/* Takes message and local (may be NULL: the English one is shown). */
+static void add_problem(struct machine *m, const char *path, char *message, char *local)
 {
     struct input_problem *grown = realloc(m->problems, (size_t)(m->nproblems + 1) * sizeof *grown);
-    if (!grown)
+    if (!grown) {
+        free(message);
+        free(local);
         return;
+    }
     m->problems = grown;
-    char *msg = NULL;
-    va_list ap;
+    m->problems[m->nproblems].path = strdup(path);
+    m->problems[m->nproblems].message = message;
+    m->problems[m->nproblems].message_local = local;
+    m->nproblems++;
+}
+
+/* NULL when the translation says nothing new (English chosen, or no translation). */
+static char *local_copy(const char *english, const char *local)
+{
+    return english && local && strcmp(english, local) ? strdup(local) : NULL;
+}
+
+void machine_problem(struct machine *m, const char *path, const char *fmt, ...)
+{
+    char *msg = NULL, *local = NULL;
+    va_list ap, again;
     va_start(ap, fmt);
+    va_copy(again, ap);
     if (vasprintf(&msg, fmt, ap) < 0)
         msg = NULL;
+    if (msg && i18n_translating() && vasprintf(&local, _(fmt), again) < 0)
+        local = NULL;
+    va_end(again);
     va_end(ap);
-    m->problems[m->nproblems].path = strdup(path);
-    m->problems[m->nproblems].message = msg;
-    m->problems[m->nproblems].message_local = NULL;
-    m->nproblems++;
+    if (local && !strcmp(local, msg)) {
+        free(local);
+        local = NULL;
+    }
+    add_problem(m, path, msg, local);
+}
+
+void machine_problem_reason(struct machine *m, const char *path, const char *reason)
+{
+    add_problem(m, path, strdup(reason), local_copy(reason, _(reason)));
+}
+
+void machine_problem_copy(struct machine *m, const struct input_problem *p)
+{
+    add_problem(m, p->path ? p->path : "?", strdup(p->message ? p->message : "(no message: out of memory)"),
+                p->message_local ? strdup(p->message_local) : NULL);
 }
 
 void machine_problem_missing(struct machine *m, const char *path, const char *reason, const char *what)
 {
-    int before = m->nproblems;
-    machine_problem(m, path, "%s: %s", reason, what);
-    if (m->nproblems == before || !i18n_translating())
-        return;
-    struct input_problem *p = &m->problems[m->nproblems - 1];
+    char *msg = NULL, *local = NULL;
+    if (asprintf(&msg, "%s: %s", reason, what) < 0)
+        msg = NULL;
     /* TRANSLATORS: why a file is missing, then what is unknown because of it. */
-    if (asprintf(&p->message_local, _("%s: %s"), _(reason), _(what)) < 0)
-        p->message_local = NULL;
+    if (msg && i18n_translating() && asprintf(&local, _("%s: %s"), _(reason), _(what)) < 0)
+        local = NULL;
+    add_problem(m, path, msg, local);
 }
 
 const char *machine_problem_text(const struct input_problem *p)

@@ -20,7 +20,7 @@
 struct input_problem {
     char *path;    /* the file (or source) that was missing or malformed */
     char *message; /* what was wrong with it */
-    char *message_local; /* the same in the reader's language (machine_problem_missing); NULL: message */
+    char *message_local; /* the same in the reader's language; NULL: message */
 };
 
 struct cpu_info {
@@ -131,9 +131,17 @@ struct machine {
 void machine_init(struct machine *m);
 void machine_free(struct machine *m);
 
-/* Records that a file was missing or malformed; the report shows it and no fact is guessed. */
+/* Records that a file was missing or malformed; the report shows it and no fact is guessed. The
+ * message is kept in English (JSON) and, formatted from _(fmt) with the same arguments, in the
+ * reader's language (reports): arguments are paths, numbers and file contents, the same in both;
+ * a sentence around a translated word or an errno text is written with i18n_asprintf and given to
+ * machine_problem_reason. */
 void machine_problem(struct machine *m, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* The same with a reason already written in English (N_() or i18n_asprintf): _() translates it. */
+void machine_problem_reason(struct machine *m, const char *path, const char *reason);
+/* A problem recorded on another machine struct (a probe's scratch copy), in both languages. */
+void machine_problem_copy(struct machine *m, const struct input_problem *p);
 /* The same for a file that is not there: "REASON: WHAT", reason from probe_missing_reason() and
  * `what` ("NUMA layout unknown") marked with N_(), so that reports show both translated while the
  * JSON keeps the English message. */

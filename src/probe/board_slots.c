@@ -10,6 +10,7 @@
 
 #include "probe/probe.h"
 #include "util/datadir.h"
+#include "util/i18n.h"
 
 #define SLOT_MAP_FILE "board-slot-maps.csv"
 #define SLOT_MAP_FIELDS 8
@@ -92,7 +93,10 @@ bool board_slot_map_find(struct machine *m, const char *vendor, const char *prod
     char label[PATH_MAX];
     FILE *f = data_open(SLOT_MAP_FILE, label, sizeof label);
     if (!f) { /* only when a --data or GPUVET_DATA_DIR folder lacks it: gpuvet checks that at start */
-        machine_problem(m, label, "%s", strerror(errno));
+        char *why = i18n_strerror(errno);
+        if (why)
+            machine_problem_reason(m, label, why);
+        free(why);
         return false;
     }
     char line[2048];

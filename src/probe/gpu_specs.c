@@ -10,7 +10,7 @@ void probe_gpu_specs(struct machine *m)
     struct gpu_table table;
     char err[256];
     if (gpu_table_load_default(&table, err, sizeof err) != 0) {
-        machine_problem(m, "data/gpus.csv", "%s", err);
+        machine_problem_reason(m, "data/gpus.csv", err);
         return;
     }
     for (int i = 0; i < m->gpus.count; i++) {

@@ -556,9 +556,9 @@ static void take_system(struct virt_info *v, const struct dmi_data *dmi)
     v->known = true;
     v->vm = hv != NULL;
     v->hypervisor = hv ? strdup(hv) : NULL;
-    if (asprintf(&v->evidence, "SMBIOS system: %s %s", dmi->system_vendor ? dmi->system_vendor : "unknown",
-                 dmi->system_product ? dmi->system_product : "") < 0)
-        v->evidence = NULL;
+    /* TRANSLATORS: the vendor (or "unknown") and product the SMBIOS table names for the system. */
+    i18n_asprintf(&v->evidence, "SMBIOS system: %s %s", dmi->system_vendor ? dmi->system_vendor : _("unknown"),
+                  dmi->system_product ? dmi->system_product : "");
 }
 
 static void take_slots(struct memory_info *mem, const struct dmi_data *dmi)

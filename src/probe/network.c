@@ -269,17 +269,15 @@ static void add_silent_pci_nics(struct machine *m)
         p->pci_bus_id = strdup(d->bus_id);
         p->driver = d->driver ? strdup(d->driver) : NULL;
         p->numa_node = d->numa_node;
-        int rc;
         if (!d->driver)
-            rc = asprintf(&p->unknown_reason, "%s", N_("no driver bound: the NIC has no netdev, its link is unknown"));
+            p->unknown_reason = strdup(N_("no driver bound: the NIC has no netdev, its link is unknown"));
         else if (fsroot_is_live())
-            rc = asprintf(&p->unknown_reason, "driver %s is bound but no netdev is visible (another network "
+            /* TRANSLATORS: %s is a kernel driver's name (mlx5_core). */
+            i18n_asprintf(&p->unknown_reason, "driver %s is bound but no netdev is visible (another network "
                                               "namespace, e.g. a container)", d->driver);
         else
-            rc = asprintf(&p->unknown_reason, "driver %s is bound but its netdev is not in the recorded tree",
+            i18n_asprintf(&p->unknown_reason, "driver %s is bound but its netdev is not in the recorded tree",
                           d->driver);
-        if (rc < 0)
-            p->unknown_reason = NULL;
     }
 }
 

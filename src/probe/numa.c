@@ -23,10 +23,15 @@ static void read_node(struct machine *m, struct numa_node *n)
         snprintf(path, sizeof path, NODE_DIR "/node%d/cpumap", n->id);
         text = fs_read(path);
     }
-    if (!text)
-        machine_problem(m, NODE_DIR, "node%d has neither cpulist nor cpumap (%s): the node's CPUs are unknown", n->id,
-                        probe_missing_reason());
-    else if (is_list ? !parse_cpulist(text, n->cpus) : !parse_cpumask(text, n->cpus))
+    if (!text) {
+        char *why;
+        /* TRANSLATORS: a NUMA node's number, then why its files are missing ("not in the recorded tree"). */
+        i18n_asprintf(&why, "node%d has neither cpulist nor cpumap (%s): the node's CPUs are unknown", n->id,
+                      _(probe_missing_reason()));
+        if (why)
+            machine_problem_reason(m, NODE_DIR, why);
+        free(why);
+    } else if (is_list ? !parse_cpulist(text, n->cpus) : !parse_cpumask(text, n->cpus))
         machine_problem(m, path, "is not a %s (\"%.40s\"): the node's CPUs are unknown", is_list ? "cpulist" : "cpumask",
                         text);
     free(text);

@@ -12,6 +12,7 @@
 #include "probe/probe.h"
 #include "util/deadline.h"
 #include "util/fsroot.h"
+#include "util/i18n.h"
 #include "util/parse.h"
 #include "util/pciaddr.h"
 
@@ -240,8 +241,8 @@ static void probe_nvml(struct machine *m)
     char err[512];
     m->gpus.probed = true;
     if (nvml_open(&n, err, sizeof err) != 0) {
-        if (asprintf(&m->gpus.unknown_reason, "NVIDIA driver not usable: %s", err) < 0)
-            m->gpus.unknown_reason = NULL;
+        /* TRANSLATORS: %s is the loader's or NVML's own error text (English). */
+        i18n_asprintf(&m->gpus.unknown_reason, "NVIDIA driver not usable: %s", err);
         return;
     }
     if (asprintf(&m->gpus.source, "nvml:%s", n.library_path) < 0)
@@ -259,8 +260,7 @@ static void probe_nvml(struct machine *m)
     unsigned count = 0;
     nvml_return rc = n.device_count(&count);
     if (rc != NVML_SUCCESS) {
-        if (asprintf(&m->gpus.unknown_reason, "NVML cannot count GPUs: %s", nvml_error(&n, rc)) < 0)
-            m->gpus.unknown_reason = NULL;
+        i18n_asprintf(&m->gpus.unknown_reason, "NVML cannot count GPUs: %s", nvml_error(&n, rc));
     } else {
         if (count > GPU_MAX_PER_NODE) {
             machine_problem(m, "nvml", "NVML reports %u GPUs, more than the %d a node holds: only the first %d are read",
@@ -294,9 +294,8 @@ static void probe_nvml_bounded(struct machine *m)
     double limit = deadline_seconds("GPUVET_DEADLINE_NVML_S", DEADLINE_NVML_S);
     if (!deadline_run(nvml_work, scratch, nvml_release, limit)) {
         m->gpus.probed = true;
-        if (asprintf(&m->gpus.unknown_reason, "no answer from NVML (libnvidia-ml) in %g s: the driver or a GPU is "
-                                              "hung (see `dmesg` for Xid errors)", limit) < 0)
-            m->gpus.unknown_reason = NULL;
+        i18n_asprintf(&m->gpus.unknown_reason, "no answer from NVML (libnvidia-ml) in %g s: the driver or a GPU is "
+                                               "hung (see `dmesg` for Xid errors)", limit);
         machine_problem(m, "nvml", "no answer from NVML in %g s: GPU facts unknown", limit);
         return;
     }
@@ -304,8 +303,7 @@ static void probe_nvml_bounded(struct machine *m)
     m->gpus = scratch->gpus;
     gpu_set_init(&scratch->gpus);
     for (int i = 0; i < scratch->nproblems; i++)
-        machine_problem(m, scratch->problems[i].path, "%s",
-                        scratch->problems[i].message ? scratch->problems[i].message : "(no message: out of memory)");
+        machine_problem_copy(m, &scratch->problems[i]);
     nvml_release(scratch);
     /* On the machine itself, not the worker's scratch copy: a GPU passed through makes it a VM. */
     virt_from_gpus(m, "NVML");
@@ -453,11 +451,10 @@ void probe_nvidia(struct machine *m)
         int rc = probe_nvidia_smi_recorded(m);
         if (rc != 0 && nvidia) {
             m->gpus.probed = true;
-            if (asprintf(&m->gpus.unknown_reason, "%s",
-                         rc > 0 ? "the recorded tree has an NVIDIA device but no nvidia-smi.xml (record it with "
-                                  "`gpuvet snapshot` on the machine, with the driver loaded)"
-                                : "the recorded nvidia-smi.xml is malformed (see input problems)") < 0)
-                m->gpus.unknown_reason = NULL;
+            m->gpus.unknown_reason =
+                strdup(rc > 0 ? N_("the recorded tree has an NVIDIA device but no nvidia-smi.xml (record it with "
+                                   "`gpuvet snapshot` on the machine, with the driver loaded)")
+                              : N_("the recorded nvidia-smi.xml is malformed (see input problems)"));
         }
     }
     if (m->gpus.probed)
@@ -516,7 +513,7 @@ static void load_one(const struct nvml *n, const struct cuda *c, struct gpu *g)
     nvml_device dev;
     char err[512] = "";
     if (!nvml_find(n, g->bus_id, &dev)) {
-        set_load_error(g, "NVML does not list this GPU");
+        set_load_error(g, N_("NVML does not list this GPU"));
         return;
     }
     struct cuda_gpu cg;
@@ -531,7 +528,7 @@ static void load_one(const struct nvml *n, const struct cuda *c, struct gpu *g)
     if (repeat > 400)
         repeat = 400;
     if (rate <= 0 || cuda_copies_start(&cg, repeat, err, sizeof err) != 0) {
-        set_load_error(g, *err ? err : "the first copy failed");
+        set_load_error(g, *err ? err : N_("the first copy failed"));
         cuda_gpu_close(&cg);
         return;
     }
@@ -543,7 +540,7 @@ static void load_one(const struct nvml *n, const struct cuda *c, struct gpu *g)
     g->load.h2d_bytes_s = rate;
     g->load.done = g->load.gen > 0;
     if (!g->load.done)
-        set_load_error(g, "NVML gave no link generation while the copies ran");
+        set_load_error(g, N_("NVML gave no link generation while the copies ran"));
     cuda_gpu_close(&cg);
 }
 
@@ -609,11 +606,11 @@ void probe_nvidia_load_check(struct machine *m)
         if (!load_check_candidate(g))
             continue;
         if (!answered) {
-            char why[160];
             const char *call = cuda_call_in_progress();
-            snprintf(why, sizeof why, "no answer from %s in %g s: the GPU may be hung",
-                     call ? call : "the CUDA driver or NVML", limit);
-            set_load_error(g, why);
+            free(g->load.error);
+            /* TRANSLATORS: %s is a CUDA or NVML call (cuMemcpyHtoD) or "the CUDA driver or NVML". */
+            i18n_asprintf(&g->load.error, "no answer from %s in %g s: the GPU may be hung",
+                          call ? call : _("the CUDA driver or NVML"), limit);
             continue;
         }
         for (int k = 0; k < set->count; k++)

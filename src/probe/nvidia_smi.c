@@ -14,6 +14,7 @@
 
 #include "probe/probe.h"
 #include "util/fsroot.h"
+#include "util/i18n.h"
 #include "util/inputfile.h"
 #include "util/pciaddr.h"
 #include "util/units.h"
@@ -332,9 +333,12 @@ static int read_document(struct machine *m, const char *file, xmlDoc *doc)
         if (read_gpu(m, file, c) != 0)
             status = -1;
     }
-    if (refused_numbers > 0)
-        machine_problem(m, file, "%d number%s out of range (inf, nan or beyond %g) read as unknown; the first: %s",
-                        refused_numbers, refused_numbers == 1 ? "" : "s", NVIDIA_SMI_NUMBER_MAX, first_refused);
+    if (refused_numbers == 1)
+        machine_problem(m, file, "1 number out of range (inf, nan or beyond %g) read as unknown: %s",
+                        NVIDIA_SMI_NUMBER_MAX, first_refused);
+    else if (refused_numbers > 1)
+        machine_problem(m, file, "%d numbers out of range (inf, nan or beyond %g) read as unknown; the first: %s",
+                        refused_numbers, NVIDIA_SMI_NUMBER_MAX, first_refused);
     if (seen > GPU_MAX_PER_NODE)
         machine_problem(m, file, "holds %d <gpu> elements; only the first %d are read (no node has more)", seen,
                         GPU_MAX_PER_NODE);
@@ -345,14 +349,16 @@ static int read_document(struct machine *m, const char *file, xmlDoc *doc)
 static int parse_failed(struct machine *m, const char *file)
 {
     const xmlError *e = xmlGetLastError();
-    char msg[512] = "could not be parsed";
     if (e && e->message) {
-        snprintf(msg, sizeof msg, "malformed XML at line %d: %s", e->line, e->message);
-        size_t n = strlen(msg);
-        while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
-            msg[--n] = '\0';
+        char said[448]; /* libxml2's own words, in English */
+        snprintf(said, sizeof said, "%s", e->message);
+        size_t n = strlen(said);
+        while (n && (said[n - 1] == '\n' || said[n - 1] == ' '))
+            said[--n] = '\0';
+        machine_problem(m, file, "malformed XML at line %d: %s", e->line, said);
+    } else {
+        machine_problem(m, file, "could not be parsed");
     }
-    machine_problem(m, file, "%s", msg);
     return -1;
 }
 
@@ -409,7 +415,11 @@ int probe_nvidia_smi_file(struct machine *m, const char *path)
     size_t len = 0;
     char *text = (char *)fs_read_input(path, NVIDIA_SMI_MAX_BYTES, &len, why, sizeof why);
     if (!text) {
-        machine_problem(m, path, "cannot be read: %s", why);
+        char *said;
+        i18n_asprintf(&said, "cannot be read: %s", _(why));
+        if (said)
+            machine_problem_reason(m, path, said);
+        free(said);
         return -1;
     }
     int rc = read_buffer(m, path, text, len);

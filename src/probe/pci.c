@@ -63,7 +63,10 @@ static void read_link(struct machine *m, const char *dir, struct pci_link *link)
         bool ok = (i % 2 == 0) ? parse_link_speed(text[i], &d) : parse_link_width(text[i], &w);
         if (!ok) {
             snprintf(path, sizeof path, "%s/%s", dir, attrs[i]);
-            machine_problem(m, path, "holds \"%.40s\", not a PCIe link %s", text[i], i % 2 ? "width" : "speed");
+            if (i % 2)
+                machine_problem(m, path, "holds \"%.40s\", not a PCIe link width", text[i]);
+            else
+                machine_problem(m, path, "holds \"%.40s\", not a PCIe link speed", text[i]);
         }
     }
     for (int i = 0; i < 4; i++)
@@ -233,10 +236,18 @@ static void read_device(struct machine *m, const char *name)
     d->device_id = device_id;
     if (*missing) {
         d->missing = strdup(missing);
-        machine_problem(m, link_path, "has class 0x%06x but these ID files are missing or unreadable: %s; listed as %s %s "
-                        "of unknown vendor%s", class_id, missing, role == PCI_ROLE_ACCELERATOR ? "an" : "a",
-                        pci_role_name(role),
-                        (class_id >> 16) == 0x03 ? " (without IDs a BMC or emulated display cannot be ruled out)" : "");
+        const char *listed_as = role == PCI_ROLE_ACCELERATOR ? N_("an accelerator")
+                                : role == PCI_ROLE_NIC       ? N_("a nic")
+                                                             : N_("an nvme");
+        char *why;
+        /* TRANSLATORS: a PCI class code, the ID files missing ("vendor, device"), what the device is
+         * listed as ("an accelerator"), then the note on display devices or nothing. */
+        i18n_asprintf(&why, "has class 0x%06x but these ID files are missing or unreadable: %s; listed as %s of "
+                      "unknown vendor%s", class_id, missing, _(listed_as),
+                      (class_id >> 16) == 0x03 ? _(" (without IDs a BMC or emulated display cannot be ruled out)") : "");
+        if (why)
+            machine_problem_reason(m, link_path, why);
+        free(why);
     }
     read_hex(m, real, "subsystem_vendor", &d->subsystem_vendor_id);
     read_hex(m, real, "subsystem_device", &d->subsystem_device_id);

@@ -10,6 +10,7 @@
 
 #include "probe/probe.h"
 #include "util/datadir.h"
+#include "util/i18n.h"
 
 #define PLATFORM_FILE "cpu-platforms.csv"
 #define PLATFORM_FIELDS 12
@@ -147,11 +148,11 @@ static void platform_from_row(struct cpu_platform *p, char **f)
 static void chipset_memory_reason(struct memory_info *mem, char **f)
 {
     mem->memory_controller_in_chipset = true;
-    if (asprintf(&mem->platform_unknown_reason,
-                 "the %s has no memory controller: memory hangs off the chipset over the front-side bus (%s), "
-                 "and SMBIOS does not say which chipset channel holds each DIMM",
-                 f[F_NAME], source_label(f[F_SOURCE])) < 0)
-        mem->platform_unknown_reason = NULL;
+    /* TRANSLATORS: a CPU's name (Xeon E5450), then the source of that fact (a vendor's page). */
+    i18n_asprintf(&mem->platform_unknown_reason,
+                  "the %s has no memory controller: memory hangs off the chipset over the front-side bus (%s), "
+                  "and SMBIOS does not say which chipset channel holds each DIMM",
+                  f[F_NAME], source_label(f[F_SOURCE]));
 }
 
 void probe_cpu_platform(struct machine *m)
@@ -160,10 +161,13 @@ void probe_cpu_platform(struct machine *m)
     char label[PATH_MAX];
     FILE *f = data_open(PLATFORM_FILE, label, sizeof label);
     if (!f) { /* only when a --data or GPUVET_DATA_DIR folder lacks it: gpuvet checks that at start */
-        const char *why = strerror(errno);
-        if (asprintf(&mem->platform_unknown_reason, "%s: %s", label, why) < 0)
-            mem->platform_unknown_reason = NULL;
-        machine_problem(m, label, "%s", why);
+        int error = errno;
+        /* TRANSLATORS: a data table's path, then the system's error text (No such file or directory). */
+        i18n_asprintf(&mem->platform_unknown_reason, "%s: %s", label, strerror(error));
+        char *why = i18n_strerror(error);
+        if (why)
+            machine_problem_reason(m, label, why);
+        free(why);
         return;
     }
     /* Two passes: every row by name first, so a named CPU never falls to a CPUID row of a sibling. The
@@ -197,10 +201,8 @@ void probe_cpu_platform(struct machine *m)
     }
     fclose(f);
     if (!matched) {
-        char *why;
-        if (asprintf(&why, "CPU \"%s\" (family %d, model %d) is not in %s", m->cpu.model ? m->cpu.model : "unknown",
-                     m->cpu.family, m->cpu.model_number, PLATFORM_FILE) < 0)
-            why = NULL;
-        mem->platform_unknown_reason = why;
+        /* TRANSLATORS: a CPU's model name (or "unknown"), its CPUID family and model, then a data table. */
+        i18n_asprintf(&mem->platform_unknown_reason, "CPU \"%s\" (family %d, model %d) is not in %s",
+                      m->cpu.model ? m->cpu.model : _("unknown"), m->cpu.family, m->cpu.model_number, PLATFORM_FILE);
     }
 }

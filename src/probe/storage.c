@@ -266,9 +266,10 @@ static void read_mounts(struct machine *m, struct mount_table *t)
         for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
             if (!(f == 0 ? parse_mountinfo_line(t, line) : parse_mounts_line(t, line)))
                 bad++;
-        if (bad)
-            machine_problem(m, files[f], "%d line%s not in the mount table's format were skipped", bad,
-                            bad == 1 ? "" : "s");
+        if (bad == 1)
+            machine_problem(m, files[f], "1 line not in the mount table's format was skipped");
+        else if (bad)
+            machine_problem(m, files[f], "%d lines not in the mount table's format were skipped", bad);
         free(text);
     }
 }
@@ -400,8 +401,7 @@ static void locate(struct storage_location *loc, const struct mount_table *t)
     }
     const struct mount_entry *e = covering_mount(t, loc->path);
     if (!e) {
-        if (asprintf(&loc->unknown_reason, "%s lists no mount above %s", t->file, loc->path) < 0)
-            loc->unknown_reason = NULL;
+        i18n_asprintf(&loc->unknown_reason, "%s lists no mount above %s", t->file, loc->path);
         return;
     }
     loc->mountpoint = strdup(e->mountpoint);
@@ -419,20 +419,22 @@ static void locate(struct storage_location *loc, const struct mount_table *t)
         free(name);
         return;
     }
-    int rc;
+    /* Reasons in English for the model and JSON, translated where printed (util/i18n.h). */
     if (!strcmp(e->fstype, "tmpfs") || !strcmp(e->fstype, "ramfs"))
-        rc = asprintf(&loc->unknown_reason, "%s is held in memory (%s): no disk", e->mountpoint, e->fstype);
+        /* TRANSLATORS: a mount point, then its file system type (tmpfs, ramfs). */
+        i18n_asprintf(&loc->unknown_reason, "%s is held in memory (%s): no disk", e->mountpoint, e->fstype);
     else if (!strcmp(e->fstype, "overlay"))
-        rc = asprintf(&loc->unknown_reason, "%s is an overlay filesystem (a container's root): its disks are the "
+        i18n_asprintf(&loc->unknown_reason, "%s is an overlay filesystem (a container's root): its disks are the "
                                             "host's", e->mountpoint);
     else if (!strncmp(e->source, "/dev/", 5))
-        rc = asprintf(&loc->unknown_reason, "%s (%s) is not in %s (%s)", e->source, e->mountpoint,
-                      block_class_dir(), probe_missing_reason());
+        /* TRANSLATORS: a device (/dev/sda1), its mount point, a sysfs folder, then why the device is
+         * not in that folder ("not in the recorded tree"). */
+        i18n_asprintf(&loc->unknown_reason, "%s (%s) is not in %s (%s)", e->source, e->mountpoint, block_class_dir(),
+                      _(probe_missing_reason()));
     else
-        rc = asprintf(&loc->unknown_reason, "%s is mounted from \"%s\" (%s), not a block device", e->mountpoint,
+        /* TRANSLATORS: a mount point, what it is mounted from (a server's export), its file system type. */
+        i18n_asprintf(&loc->unknown_reason, "%s is mounted from \"%s\" (%s), not a block device", e->mountpoint,
                       e->source, e->fstype);
-    if (rc < 0)
-        loc->unknown_reason = NULL;
 }
 
 /* statvfs asks the running kernel, so a snapshot keeps its answer under this prefix. */

@@ -9,6 +9,7 @@
 
 #include "probe/probe.h"
 #include "util/fsroot.h"
+#include "util/i18n.h"
 #include "util/parse.h"
 
 /* A snapshot stores hwloc's own export beside the files gpuvet read. */
@@ -37,7 +38,7 @@ static bool configure_source(struct machine *m, hwloc_topology_t topo, char **xm
         return len < INT_MAX && hwloc_topology_set_xmlbuffer(topo, xml, (int)len + 1) == 0;
     }
     if (fs_last_failure()) {
-        machine_problem(m, SNAPSHOT_TOPOLOGY_XML, "%s", fs_last_failure());
+        machine_problem_reason(m, SNAPSHOT_TOPOLOGY_XML, fs_last_failure());
         return false;
     }
     /* hwloc opens the tree's files with openat() and follows their links: a link that leaves the
@@ -46,8 +47,13 @@ static bool configure_source(struct machine *m, hwloc_topology_t topo, char **xm
     for (size_t i = 0; i < sizeof hwloc_reads / sizeof *hwloc_reads; i++) {
         char why[PATH_MAX + 128];
         if (!fs_tree_is_closed(hwloc_reads[i], why, sizeof why)) {
-            machine_problem(m, fsroot_get(), "%s: hwloc is not given this tree (it follows links and blocks on FIFOs), "
-                                             "CPU topology unknown", why);
+            char *said;
+            /* TRANSLATORS: %s says what in the recorded tree stops hwloc ("sys/x links outside the tree"). */
+            i18n_asprintf(&said, "%s: hwloc is not given this tree (it follows links and blocks on FIFOs), "
+                                 "CPU topology unknown", _(why));
+            if (said)
+                machine_problem_reason(m, fsroot_get(), said);
+            free(said);
             return false;
         }
     }

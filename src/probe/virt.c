@@ -1,5 +1,6 @@
 /* Is this a VM or a container, and which? The answer decides which facts can be trusted:
  * a VM's PCIe ports, NUMA layout and ECC claims come from the hypervisor (SPEC: VIRT_LIMITS). */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 
 #include "probe/probe.h"
 #include "util/fsroot.h"
+#include "util/i18n.h"
 
 struct signature {
     const char *needle;
@@ -31,20 +33,46 @@ const char *virt_hypervisor_named_by(const char *dmi_text)
     return NULL;
 }
 
-static void add_evidence(struct virt_info *v, const char *fmt, const char *arg)
+/* Joins two observations: "first; second" in the given language. */
+static char *join_evidence(const char *first, const char *second, const char *separator)
 {
-    char piece[256];
-    snprintf(piece, sizeof piece, fmt, arg);
-    size_t old = v->evidence ? strlen(v->evidence) : 0;
-    char *grown = realloc(v->evidence, old + strlen(piece) + 3);
-    if (!grown)
+    char *joined;
+    if (asprintf(&joined, "%s%s%s", first ? first : "", first ? separator : "", second) < 0)
+        return NULL;
+    return joined;
+}
+
+/* Adds one observation. The model keeps the English list (JSON); the list in the reader's language
+ * is kept as its translation, which _() gives where it is printed (util/i18n.h). The arguments are
+ * file contents and paths, the same in both languages. */
+static void add_evidence(struct virt_info *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_evidence(struct virt_info *v, const char *fmt, ...)
+{
+    char *piece = NULL, *local_piece = NULL;
+    va_list ap, again;
+    va_start(ap, fmt);
+    va_copy(again, ap);
+    if (vasprintf(&piece, fmt, ap) < 0)
+        piece = NULL;
+    if (piece && i18n_translating() && vasprintf(&local_piece, _(fmt), again) < 0)
+        local_piece = NULL;
+    va_end(again);
+    va_end(ap);
+    if (!piece) {
+        free(local_piece);
         return;
-    if (old)
-        strcpy(grown + old, "; ");
-    else
-        grown[0] = '\0';
-    strcat(grown, piece);
-    v->evidence = grown;
+    }
+    char *joined = join_evidence(v->evidence, piece, "; ");
+    if (joined && local_piece) {
+        /* TRANSLATORS: the separator between two observations of the virtualization evidence. */
+        i18n_keep_translation(joined, join_evidence(v->evidence ? _(v->evidence) : NULL, local_piece, _("; ")));
+    }
+    if (joined) {
+        free(v->evidence);
+        v->evidence = joined;
+    }
+    free(piece);
+    free(local_piece);
 }
 
 static void detect_dmi(struct virt_info *v)
@@ -160,18 +188,23 @@ void probe_virt(struct machine *m)
      * it rests on DMI alone, and the evidence says so. */
     v->known = v->vm || x86 || fs_exists("/sys/class/dmi/id/sys_vendor");
     if (!v->vm && x86)
-        add_evidence(v, "%s", "no hypervisor flag in /proc/cpuinfo, no hypervisor in DMI");
+        add_evidence(v, "no hypervisor flag in /proc/cpuinfo, no hypervisor in DMI");
     else if (!v->vm && !x86)
-        add_evidence(v, "%s", "no hypervisor named by DMI or /sys/hypervisor (this CPU has no hypervisor flag)");
+        add_evidence(v, "no hypervisor named by DMI or /sys/hypervisor (this CPU has no hypervisor flag)");
 }
 
 /* Each mode once, however many GPUs share it. */
-static void add_gpu_evidence(struct virt_info *v, const char *source, const char *mode, const char *meaning)
+static void add_gpu_evidence(struct virt_info *v, const char *source, const char *mode, bool hosts)
 {
     char piece[128];
-    snprintf(piece, sizeof piece, "%s: %s%s", source, mode, meaning);
-    if (!v->evidence || !strstr(v->evidence, piece))
-        add_evidence(v, "%s", piece);
+    snprintf(piece, sizeof piece, "%s: %s%s", source, mode, hosts ? " (this machine hosts the GPU's guests)" : "");
+    if (v->evidence && strstr(v->evidence, piece))
+        return;
+    if (hosts)
+        /* TRANSLATORS: where the GPU's virtualization mode was read (nvml, nvidia-smi), then the mode. */
+        add_evidence(v, "%s: %s (this machine hosts the GPU's guests)", source, mode);
+    else
+        add_evidence(v, "%s: %s", source, mode);
 }
 
 void virt_from_gpus(struct machine *m, const char *source)
@@ -183,9 +216,9 @@ void virt_from_gpus(struct machine *m, const char *source)
          * hypervisor hides itself from the CPU flags (as it often does for passed-through GPUs). */
         if (gpu_virtualization_in_guest(mode)) {
             v->known = v->vm = true;
-            add_gpu_evidence(v, source, mode, "");
+            add_gpu_evidence(v, source, mode, false);
         } else if (gpu_virtualization_on_host(mode)) {
-            add_gpu_evidence(v, source, mode, " (this machine hosts the GPU's guests)");
+            add_gpu_evidence(v, source, mode, true);
         }
     }
 }

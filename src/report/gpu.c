@@ -235,7 +235,7 @@ void print_gpus(FILE *o, const struct machine *m, bool redact, const char *bold,
         return;
     fprintf(o, "%sGPUs%s    ", bold, reset);
     if (s->count == 0) {
-        fprintf(o, _("unknown: %s\n"), s->unknown_reason ? s->unknown_reason : _("no GPU reported"));
+        fprintf(o, _("unknown: %s\n"), s->unknown_reason ? _(s->unknown_reason) : _("no GPU reported"));
         return;
     }
     char cuda[16];
@@ -274,7 +274,7 @@ void print_gpus(FILE *o, const struct machine *m, bool redact, const char *bold,
             fprintf(o, _("          under load: P%d, Gen%d x%d, %.1f GB/s host to device\n"), g->load.pstate, g->load.gen,
                     g->load.width, g->load.h2d_bytes_s / GB);
         else if (g->load.error)
-            fprintf(o, _("          load check: %s\n"), g->load.error);
+            fprintf(o, _("          load check: %s\n"), _(g->load.error));
     }
     if (s->count < 2)
         return;

@@ -165,7 +165,8 @@ static void print_pci(FILE *o, const struct machine *m, const struct style *st)
             link_text(link, sizeof link, &d->link);
             char ids[64];
             if (d->missing)
-                snprintf(ids, sizeof ids, "[no %s file]", d->missing);
+                /* TRANSLATORS: %s lists the PCI ID files the tree lacks ("vendor, device"). */
+                snprintf(ids, sizeof ids, _("[no %s file]"), d->missing);
             else
                 snprintf(ids, sizeof ids, "[%04x:%04x]", d->vendor_id, d->device_id);
             fprintf(o, _("          %s  %s %s %s  node %d%s  %s\n"), d->bus_id, or_unknown(d->vendor_name),
@@ -240,9 +241,10 @@ static void print_storage(FILE *o, const struct machine *m, const struct style *
                 d->holds_root ? "  [/]" : "", d->holds_data ? _("  [data]") : "");
     }
     if (s->root.path)
-        print_location(o, "system", &s->root);
+        /* TRANSLATORS: before the path of the folder the system (/) or the data is on. */
+        print_location(o, _("system"), &s->root);
     if (s->has_data)
-        print_location(o, "data", &s->data);
+        print_location(o, _("data"), &s->data);
 }
 
 static void print_network(FILE *o, const struct machine *m, const struct style *st)
@@ -260,7 +262,9 @@ static void print_network(FILE *o, const struct machine *m, const struct style *
         if (p->has_rdma)
             fprintf(o, _("  RDMA %s port %d %s"), p->rdma.device, p->rdma.port, or_unknown(p->rdma.state));
         if (p->unknown_reason)
-            fprintf(o, "  %s(%s)%s", st->dim, _(p->unknown_reason), st->reset);
+            /* TRANSLATORS: why a NIC's link is unknown, in parentheses; the other two %s are terminal
+             * colour codes (or nothing). */
+            fprintf(o, _("  %s(%s)%s"), st->dim, _(p->unknown_reason), st->reset);
         fputc('\n', o);
     }
 }
@@ -290,7 +294,7 @@ static void print_virt(FILE *o, const struct machine *m, const struct style *st)
     if (v->vm && v->hypervisor)
         fprintf(o, " (%s)", v->hypervisor);
     else if (v->vm && v->evidence)
-        fprintf(o, _(" (hypervisor unknown; %s)"), v->evidence);
+        fprintf(o, _(" (hypervisor unknown; %s)"), _(v->evidence));
     if (v->container)
         fprintf(o, _(", container (%s)"), v->container_kind);
     fputc('\n', o);

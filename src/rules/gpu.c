@@ -71,7 +71,7 @@ static void judge_link_speed(struct audit_ctx *ctx, const struct gpu *g)
                 g->pcie_gen_current, g->pcie_gen_max, pstate_text(g->pstate, p));
     if (g->load.error)
         finding_add(ctx, SEV_UNKNOWN, g->bus_id, link_evidence(g), NULL, _("the load check could not run: %s"),
-                    g->load.error);
+                    _(g->load.error));
 }
 
 void check_gpu_link_degraded(struct audit_ctx *ctx)
@@ -110,7 +110,7 @@ static bool gpu_facts_missing(struct audit_ctx *ctx)
         finding_add(ctx, SEV_UNKNOWN, "machine", json_pack("{s:s?}", "reason", s->unknown_reason),
                     _("install the NVIDIA driver (and load it: `nvidia-smi` must list the GPUs), or give "
                     "`--nvidia-smi FILE` with `nvidia-smi -q -x` output"),
-                    _("GPU facts unknown: %s"), s->unknown_reason);
+                    _("GPU facts unknown: %s"), _(s->unknown_reason));
     return true;
 }
 

@@ -155,14 +155,14 @@ void check_mem_channels_underpopulated(struct audit_ctx *ctx)
                               "front-side bus: the memory controller is in the chipset", "reason",
                               mem->platform_unknown_reason, "dimms", mem->ndimms),
                     NULL, _("the per-socket channel rule does not apply: %s"),
-                    mem->platform_unknown_reason ? mem->platform_unknown_reason : _("no memory controller in the CPU"));
+                    mem->platform_unknown_reason ? _(mem->platform_unknown_reason) : _("no memory controller in the CPU"));
         return;
     }
     if (channels <= 0) {
         finding_add(ctx, SEV_UNKNOWN, "machine", json_pack("{s:s?, s:i}", "reason", mem->platform_unknown_reason, "dimms",
                                                            mem->ndimms),
                     NULL, _("channels per socket unknown: %s"),
-                    mem->platform_unknown_reason ? mem->platform_unknown_reason : _("CPU not identified"));
+                    mem->platform_unknown_reason ? _(mem->platform_unknown_reason) : _("CPU not identified"));
         return;
     }
     int unplaced = memory_socket_dimms(mem, -1);
@@ -358,7 +358,7 @@ void check_mem_speed_downclocked(struct audit_ctx *ctx)
         finding_add(ctx, SEV_UNKNOWN, "machine", ev, NULL,
                     _("memory runs at %d MT/s, below the DIMMs' rated %d, and the CPU's top speed is unknown: %s"),
                     configured, rated,
-                    mem->platform_unknown_reason ? mem->platform_unknown_reason : _("CPU not identified"));
+                    mem->platform_unknown_reason ? _(mem->platform_unknown_reason) : _("CPU not identified"));
         return;
     }
     if (l.best == 0) {
@@ -442,7 +442,7 @@ void check_mem_ecc_disabled(struct audit_ctx *ctx)
                     _("memory has no ECC"));
     } else {
         finding_add(ctx, SEV_UNKNOWN, "machine", ev, hint_smbios_fix(ctx->machine), _("ECC state unknown: %s"),
-                    mem->unknown_reason ? mem->unknown_reason : _("the SMBIOS table does not say"));
+                    mem->unknown_reason ? _(mem->unknown_reason) : _("the SMBIOS table does not say"));
     }
 }
 

@@ -15,7 +15,7 @@ void check_virt_limits(struct audit_ctx *ctx)
     }
     if (!v->known) {
         finding_add(ctx, SEV_UNKNOWN, "machine", json_pack("{s:s?}", "evidence", v->evidence), NULL,
-                    _("cannot tell whether this is a VM: %s"), v->evidence ? v->evidence : _("no signals"));
+                    _("cannot tell whether this is a VM: %s"), v->evidence ? _(v->evidence) : _("no signals"));
         return;
     }
     json_t *limits = json_array();

@@ -1,4 +1,5 @@
 #include "util/fsroot.h"
+#include "util/i18n.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -382,26 +383,29 @@ void fs_record_text(const char *path, const char *text)
         record_failed(dst, "cannot write", error);
 }
 
-/* Why the latest read failed, in words, when it was not simply absent (see fs_last_failure). */
-static char last_failure[160];
+/* Why the latest read failed, in words, when it was not simply absent (see fs_last_failure): in
+ * English, with its translation kept for _() where a report prints it (util/i18n.h). A buffer, not
+ * an allocation: callers hold on to the text (machine.missing_reason) past the next read. */
+static char last_failure[PATH_MAX + 96];
 
 static void set_failure(const char *path, int error)
 {
+    char *text = NULL;
     switch (error) {
     case 0:
     case ENOENT:
-    case ENOTDIR: last_failure[0] = '\0'; break;
+    case ENOTDIR: break;
     case EACCES:
-    case EPERM: snprintf(last_failure, sizeof last_failure, "%s is not readable (permission denied)", path); break;
-    case EFBIG:
-        snprintf(last_failure, sizeof last_failure, "%s is oversized (more than %u MiB)", path, FS_READ_LIMIT >> 20);
-        break;
-    case EFTYPE_NOT_REGULAR:
-        snprintf(last_failure, sizeof last_failure, "%s is not a regular file (a FIFO, device or socket)", path);
-        break;
-    case ELOOP: snprintf(last_failure, sizeof last_failure, "%s is a symlink loop", path); break;
-    default: snprintf(last_failure, sizeof last_failure, "%s cannot be read: %s", path, strerror(error)); break;
+    case EPERM: i18n_asprintf(&text, "%s is not readable (permission denied)", path); break;
+    case EFBIG: i18n_asprintf(&text, "%s is oversized (more than %u MiB)", path, FS_READ_LIMIT >> 20); break;
+    case EFTYPE_NOT_REGULAR: i18n_asprintf(&text, "%s is not a regular file (a FIFO, device or socket)", path); break;
+    case ELOOP: i18n_asprintf(&text, "%s is a symlink loop", path); break;
+    /* TRANSLATORS: a path, then the system's error text (strerror), in the reader's language where
+     * the C library has it. */
+    default: i18n_asprintf(&text, "%s cannot be read: %s", path, strerror(error)); break;
     }
+    snprintf(last_failure, sizeof last_failure, "%s", text ? text : "");
+    free(text);
 }
 
 const char *fs_last_failure(void) { return last_failure[0] ? last_failure : NULL; }
@@ -483,14 +487,24 @@ static unsigned char *read_whole(const char *path, size_t limit, size_t *len)
     return buf;
 }
 
+/* In English (the JSON's input problems keep it), with its translation kept for _() (util/i18n.h). */
+/* Copies a reason written with i18n_asprintf (taken over) into a caller's buffer. */
+static void copy_reason(char *why, size_t whylen, char *text)
+{
+    snprintf(why, whylen, "%s", text ? text : "out of memory");
+    free(text);
+}
+
 static void describe_input_failure(int error, size_t limit, char *why, size_t whylen)
 {
+    char *text = NULL;
     if (error == EFTYPE_NOT_REGULAR)
-        snprintf(why, whylen, "not a regular file (a FIFO, device or socket): give a saved file");
+        text = strdup(N_("not a regular file (a FIFO, device or socket): give a saved file"));
     else if (error == EFBIG)
-        snprintf(why, whylen, "larger than %zu MiB: not the expected evidence file", limit >> 20);
+        i18n_asprintf(&text, "larger than %zu MiB: not the expected evidence file", limit >> 20);
     else
-        snprintf(why, whylen, "%s", strerror(error));
+        text = i18n_strerror(error);
+    copy_reason(why, whylen, text);
 }
 
 /* O_NONBLOCK: opening a FIFO for reading would wait for a writer. */
@@ -745,7 +759,9 @@ static bool leaves_root(int root_fd, const char *path, const char *target, int d
 static bool check_dir(struct tree_check *c, int dir_fd, const char *path, int depth)
 {
     if (depth > TREE_CHECK_MAX_DEPTH) {
-        snprintf(c->why, c->whylen, "%s: folders nested more than %d deep", path, TREE_CHECK_MAX_DEPTH);
+        char *text;
+        i18n_asprintf(&text, "%s: folders nested more than %d deep", path, TREE_CHECK_MAX_DEPTH);
+        copy_reason(c->why, c->whylen, text);
         return false;
     }
     DIR *d = fdopendir(dir_fd);
@@ -761,7 +777,9 @@ static bool check_dir(struct tree_check *c, int dir_fd, const char *path, int de
         char child[PATH_MAX];
         snprintf(child, sizeof child, "%s/%s", path, e->d_name);
         if (++c->entries > TREE_CHECK_MAX_ENTRIES) {
-            snprintf(c->why, c->whylen, "more than %d entries: too large to check", TREE_CHECK_MAX_ENTRIES);
+            char *text;
+            i18n_asprintf(&text, "more than %d entries: too large to check", TREE_CHECK_MAX_ENTRIES);
+            copy_reason(c->why, c->whylen, text);
             ok = false;
             break;
         }
@@ -779,7 +797,10 @@ static bool check_dir(struct tree_check *c, int dir_fd, const char *path, int de
                 continue;
             target[n] = '\0';
             if (target[0] == '/' || leaves_root(c->root_fd, child, target, depth)) {
-                snprintf(c->why, c->whylen, "%s links outside the tree (to %s)", child, target);
+                char *text;
+                /* TRANSLATORS: a path inside a recorded tree, then where its symbolic link points. */
+                i18n_asprintf(&text, "%s links outside the tree (to %s)", child, target);
+                copy_reason(c->why, c->whylen, text);
                 ok = false;
             }
         } else if (S_ISDIR(st.st_mode)) {
@@ -787,7 +808,9 @@ static bool check_dir(struct tree_check *c, int dir_fd, const char *path, int de
             if (sub >= 0)
                 ok = check_dir(c, sub, child, depth + 1);
         } else if (!S_ISREG(st.st_mode)) {
-            snprintf(c->why, c->whylen, "%s is not a regular file (a FIFO, device or socket)", child);
+            char *text;
+            i18n_asprintf(&text, "%s is not a regular file (a FIFO, device or socket)", child);
+            copy_reason(c->why, c->whylen, text);
             ok = false;
         }
     }
@@ -806,7 +829,9 @@ bool fs_tree_is_closed(const char *top, char *why, size_t whylen)
     /* The folder itself must be reached without a link: check its path first. */
     char target[PATH_MAX];
     if (readlink_in_root(top, target, sizeof target - 1) >= 0) {
-        snprintf(why, whylen, "%s is a link (a tree to check must be real folders)", top);
+        char *text;
+        i18n_asprintf(&text, "%s is a link (a tree to check must be real folders)", top);
+        copy_reason(why, whylen, text);
         return false;
     }
     int fd = fs_open(top, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);

@@ -4,6 +4,8 @@
 #include <libintl.h>
 #include <limits.h>
 #include <locale.h>
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,9 +41,104 @@ void i18n_english_end(void)
     }
 }
 
+/* Translations of sentences built at run time (i18n_asprintf), by their English text: a hash table
+ * of chains. Entries live until the process ends, so _() may hand out their text. Probes may run
+ * on several threads: one lock. */
+struct kept_translation {
+    struct kept_translation *next;
+    char *local;
+    char english[];
+};
+#define KEPT_BUCKETS 256
+static struct kept_translation *kept[KEPT_BUCKETS];
+static int nkept;
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static unsigned kept_bucket(const char *s)
+{
+    unsigned h = 2166136261u; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h % KEPT_BUCKETS;
+}
+
+/* Under kept_lock. */
+static struct kept_translation *kept_find(const char *english)
+{
+    for (struct kept_translation *k = kept[kept_bucket(english)]; k; k = k->next)
+        if (!strcmp(k->english, english))
+            return k;
+    return NULL;
+}
+
+int i18n_english_end_with(int rc)
+{
+    i18n_english_end();
+    return rc;
+}
+
+char *i18n_format_local(const char *fmt, ...)
+{
+    char *local = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    if (vasprintf(&local, fmt, ap) < 0)
+        local = NULL;
+    va_end(ap);
+    return local;
+}
+
+int i18n_keep_translation(const char *english, char *local)
+{
+    if (!english || !local || !strcmp(english, local)) {
+        free(local);
+        return 0;
+    }
+    size_t len = strlen(english);
+    pthread_mutex_lock(&kept_lock);
+    struct kept_translation *k = kept_find(english);
+    if (!k && (k = malloc(sizeof *k + len + 1))) {
+        memcpy(k->english, english, len + 1);
+        k->local = local;
+        local = NULL;
+        unsigned b = kept_bucket(english);
+        k->next = kept[b];
+        kept[b] = k;
+        nkept++;
+    }
+    pthread_mutex_unlock(&kept_lock);
+    free(local); /* already kept (the same sentence twice), or out of memory */
+    return 0;
+}
+
+char *i18n_strerror(int error)
+{
+    i18n_english_begin(); /* the C locale: English */
+    char *english = strdup(strerror(error));
+    i18n_english_end();
+    if (english && i18n_translating())
+        i18n_keep_translation(english, strdup(strerror(error)));
+    return english;
+}
+
+static const char *kept_translation(const char *english)
+{
+    const char *local = NULL;
+    pthread_mutex_lock(&kept_lock);
+    if (nkept) {
+        const struct kept_translation *k = kept_find(english);
+        local = k ? k->local : NULL;
+    }
+    pthread_mutex_unlock(&kept_lock);
+    return local;
+}
+
 const char *i18n_text(const char *msgid)
 {
-    return i18n_translating() && msgid && *msgid ? dgettext(DOMAIN, msgid) : msgid;
+    if (!i18n_translating() || !msgid || !*msgid)
+        return msgid;
+    const char *local = kept_translation(msgid);
+    return local ? local : dgettext(DOMAIN, msgid);
 }
 
 const char *i18n_plural(const char *singular, const char *plural, unsigned long n)

@@ -8,6 +8,7 @@
 #define GPUVET_UTIL_I18N_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 /* Marks a string for translation and translates it now (English inside an English scope). */
 #define _(msgid) i18n_text(msgid)
@@ -35,6 +36,29 @@ const char *i18n_plural(const char *singular, const char *plural, unsigned long 
  * Scopes nest and are per thread. */
 void i18n_english_begin(void);
 void i18n_english_end(void);
+
+/* A sentence built at run time around a file, mount, driver name or errno text (a probe's reason
+ * for an unknown fact): formats fmt into a malloc'd *english with the arguments evaluated inside an
+ * English scope (so _() and strerror() in them give English: the model and the JSON keep it), and
+ * when translating formats _(fmt) with the arguments evaluated again in the reader's language and
+ * remembers it as the translation of *english: _(*english) where the text is printed shows it, as
+ * it shows a constant reason marked with N_(). The arguments are evaluated twice: no side effects.
+ * 0, or -1 with *english NULL when out of memory. */
+#define i18n_asprintf(english, fmt, ...)                                                                \
+    (i18n_english_begin(), i18n_english_end_with(asprintf((english), fmt, __VA_ARGS__)) < 0              \
+         ? (*(english) = NULL, -1)                                                                      \
+         : (i18n_translating() ? i18n_keep_translation(*(english), i18n_format_local(_(fmt), __VA_ARGS__)) \
+                               : 0))
+
+/* Parts of i18n_asprintf: closes the English scope and passes rc on; formats the translation
+ * (NULL when out of memory); keeps local (taken over) as the translation of english for _(). */
+int i18n_english_end_with(int rc);
+char *i18n_format_local(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int i18n_keep_translation(const char *english, char *local);
+
+/* strerror(error) in English (malloc'd; NULL when out of memory), its text in the reader's language
+ * kept as the translation, as i18n_asprintf does. */
+char *i18n_strerror(int error);
 
 /* The folder the catalogue was bound from ("" when none): for --version and tests. */
 const char *i18n_locale_dir(void);

@@ -10,16 +10,6 @@
 
 #define TREE "sysroot/32intel64-2p8co2t+8ve"
 
-/* The document without its timing, which differs between two runs. */
-static char *json_without_timing(const struct run_result *r)
-{
-    json_t *doc = run_json(r);
-    json_object_del(doc, "elapsed_ms");
-    char *text = json_dumps(doc, JSON_SORT_KEYS);
-    json_decref(doc);
-    return text;
-}
-
 Test(i18n, lang_zh_prints_findings_fixes_and_headings_in_chinese)
 {
     struct run_result r =
@@ -42,7 +32,7 @@ Test(i18n, json_stays_english_and_identical_to_the_english_run)
     struct run_result en = run_gpuvet("--lang", "en", "audit", "--sysroot", fixture(TREE), "--sample", "0", "--json", NULL);
     struct run_result zh = run_gpuvet("audit", "--sysroot", fixture(TREE), "--sample", "0", "--json", "--lang", "zh", NULL);
     cr_expect_eq(en.status, zh.status);
-    char *a = json_without_timing(&en), *b = json_without_timing(&zh);
+    char *a = run_json_without_timing(&en), *b = run_json_without_timing(&zh);
     cr_expect_str_eq(a, b);
     cr_expect(strstr(b, "behind switch 0000:18:00.0 share one Gen3 x16 uplink"), "%s", b);
     free(a);

@@ -100,6 +100,15 @@ json_t *run_json(const struct run_result *r)
     return doc;
 }
 
+char *run_json_without_timing(const struct run_result *r)
+{
+    json_t *doc = run_json(r);
+    json_object_del(doc, "elapsed_ms");
+    char *text = json_dumps(doc, JSON_SORT_KEYS);
+    json_decref(doc);
+    return text;
+}
+
 const char *fixture(const char *rel)
 {
     static char path[4096];

@@ -21,6 +21,9 @@ char *run_shell(const char *command, int *status);
 
 /* Parses r->out as JSON; fails the test when it is not. */
 json_t *run_json(const struct run_result *r);
+/* The audit document of r->out as sorted text without its timing (elapsed_ms differs between two
+ * runs): for comparing two runs byte for byte. malloc'd. */
+char *run_json_without_timing(const struct run_result *r);
 
 /* A whole file (NUL-terminated; len, when not NULL, counts the bytes: files may hold NULs). */
 char *file_contents(const char *path, size_t *len);
