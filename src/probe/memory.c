@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "probe/dmi.h"
 #include "probe/probe.h"
@@ -303,23 +304,40 @@ static bool is_persistent(const struct dmi_memdev *dev)
     return dev->detail_non_volatile && dev->technology != DMI_TECH_DRAM && !(dev->type && !strcmp(dev->type, "DRAM"));
 }
 
-/* The channel letter of "DIMM_A1", "DIMM A1", "ChannelA_Dimm1", "ChannelA-DIMM0"; 0 when not of that form. */
-static char channel_letter(const char *locator)
+/* Fujitsu PRIMERGY letters the channel after the slot digit: "DIMM-1A" is memory slot 1 of channel A
+ * (Fujitsu's upgrade and maintenance manuals, "memory slot 1 / channel A (DIMM-1A)"). Supermicro's X8
+ * "P1-DIMM1A" reads the other way round, so only on Fujitsu's boards. */
+static bool is_fujitsu(const char *vendor)
+{
+    return vendor && !strncasecmp(vendor, "FUJITSU", 7);
+}
+
+/* The channel letter of "DIMM_A1", "DIMM A1", "ChannelA_Dimm1", "ChannelA-DIMM0", and on Fujitsu's
+ * boards "DIMM-1A"; 0 when not of that form. */
+static char letter_of(const char *locator, const char *regex)
 {
     regex_t re;
     regmatch_t mt[3];
-    if (!locator || regcomp(&re, "^(DIMM[_ ]|Channel)([A-Z])([-_]D[Ii][Mm][Mm])?[0-9]+$", REG_EXTENDED) != 0)
+    if (!locator || regcomp(&re, regex, REG_EXTENDED) != 0)
         return 0;
     bool ok = regexec(&re, locator, 3, mt, 0) == 0;
     regfree(&re);
     return ok ? locator[mt[2].rm_so] : 0;
 }
 
+static char channel_letter(const char *locator, bool fujitsu)
+{
+    char c = fujitsu ? letter_of(locator, "^(DIMM[-_ ][0-9])([A-Z])$") : 0;
+    return c ? c : letter_of(locator, "^(DIMM[_ ]|Channel)([A-Z])([-_]D[Ii][Mm][Mm])?[0-9]+$");
+}
+
 /* Boards that letter their channels on across sockets (A-H on a 2 x 4-channel board: ETegro, ASUS,
  * Intel): when every slot of the table is lettered and there are exactly sockets x channels letters,
  * the k-th letter is channel k % N of socket k / N. Any other count proves nothing. */
-static const char *map_letters_across_sockets(struct memory_info *mem, const struct dmi_data *dmi, int sockets)
+static const char *map_letters_across_sockets(struct memory_info *mem, const struct dmi_data *dmi, int sockets,
+                                              const char *vendor)
 {
+    bool fujitsu = is_fujitsu(vendor);
     int channels = mem->platform.channels_per_socket;
     if (!dmi || channels <= 0 || sockets <= 0 || mem->ndimms == 0)
         return NULL;
@@ -329,7 +347,7 @@ static const char *map_letters_across_sockets(struct memory_info *mem, const str
         const struct dmi_memdev *dev = &dmi->devices[i];
         if (!is_system_memory(dmi, dev->array_handle) || is_firmware_store(dev->type))
             continue;
-        char c = channel_letter(dev->locator);
+        char c = channel_letter(dev->locator, fujitsu);
         if (!c)
             return NULL;
         letters += !used[c - 'A'];
@@ -339,14 +357,15 @@ static const char *map_letters_across_sockets(struct memory_info *mem, const str
         return NULL;
     for (int i = 0; i < mem->ndimms; i++) {
         struct dimm *d = &mem->dimms[i];
-        char c = channel_letter(d->locator);
+        char c = channel_letter(d->locator, fujitsu);
         int rank = 0;
         for (int k = 0; k < c - 'A'; k++)
             rank += used[k];
         d->socket = rank / channels;
         d->channel = rank % channels;
     }
-    return "DIMM_A1 / ChannelA (letters run on across sockets)";
+    return fujitsu ? "Fujitsu DIMM-1A (channel letters run on across sockets)"
+                   : "DIMM_A1 / ChannelA (letters run on across sockets)";
 }
 
 static void map_channels(struct machine *m, const char *vendor, const char *product, const struct dmi_data *dmi)
@@ -363,7 +382,7 @@ static void map_channels(struct machine *m, const char *vendor, const char *prod
             scheme = s;
         all_channels = all_channels && d->channel >= 0;
     }
-    if (!scheme && (scheme = map_letters_across_sockets(mem, dmi, m->cpu.sockets)))
+    if (!scheme && (scheme = map_letters_across_sockets(mem, dmi, m->cpu.sockets, vendor)))
         all_channels = true;
     for (int i = 0; i < mem->npersistent; i++)
         map_locator(&mem->persistent[i], vendor, slot_map, mem->platform.channels_per_socket, dmi);

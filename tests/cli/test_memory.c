@@ -88,6 +88,10 @@ static const struct expectation corpus[] = {
      * 11,12,15,18 reach all 3 channels; 03,06 and 12,15 reach channels 0 and 1 only. */
     {"ibm-x3550-m3-2p-xeon-e5645-ddr3-8of18-dimm01", 8, 3, 3, "pass"},
     {"ibm-x3550-m3-2p-xeon-e5645-ddr3-4of18-dimm01", 4, 3, 2, "warn"},
+    /* Fujitsu "DIMM-1A": slot 1 of channel A. Letters A-F for 2 x 3 channels (TX200 S5), A-H for
+     * 2 x 4 (RX2530 M1), each DIMM in slot 1: 1A-1F all 3 channels; 1A,1B and 1E,1F 2 of 4. */
+    {"fujitsu-tx200-s5-2p-xeon-x5550-ddr3-6of18-dimm-1a", 6, 3, 3, "pass"},
+    {"fujitsu-rx2530-m1-2p-xeon-ddr4-4of24-dimm-1a", 4, 4, 2, "warn"},
 };
 
 Test(memory_cli, every_corpus_report_gets_its_verdict)
@@ -268,6 +272,36 @@ Test(memory_cli, devices_outside_system_memory_arrays_are_not_dimms)
     cr_assert_eq(json_integer_value(json_object_get(memory_of(doc), "installed_bytes")), 4ll * 8192 << 20);
     cr_assert_str_eq(json_string_value(json_object_get(memory_of(doc), "ecc")), "on",
                      "the Flash array's 'None' is not the system memory's ECC");
+    json_decref(doc);
+    tree_remove(dir);
+}
+
+/* Supermicro's X8 "P1-DIMM1A" puts the channel in the digit: "DIMM-1A" is read as Fujitsu's channel A
+ * only on a Fujitsu board. The same TX200 S5 report under another vendor name proves nothing. */
+Test(memory_cli, fujitsu_channel_letters_only_on_fujitsu_boards)
+{
+    char dir[] = "/tmp/gpuvet-fts-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    FILE *in = fopen(REPORT("fujitsu-tx200-s5-2p-xeon-x5550-ddr3-6of18-dimm-1a"), "r");
+    cr_assert_not_null(in);
+    char path[512], line[512];
+    snprintf(path, sizeof path, "%s/other-vendor.txt", dir);
+    FILE *out = fopen(path, "w");
+    int renamed = 0;
+    while (fgets(line, sizeof line, in)) {
+        if (strstr(line, "Manufacturer: FUJITSU")) {
+            fputs("\tManufacturer: Example Systems\n", out);
+            renamed++;
+        } else {
+            fputs(line, out);
+        }
+    }
+    fclose(in);
+    fclose(out);
+    cr_assert_gt(renamed, 0);
+    json_t *doc = audit_dmidecode(path, "general");
+    cr_assert_eq(count_findings(doc, "MEM_CHANNELS_UNDERPOPULATED", "pass"), 0);
+    cr_assert_gt(count_findings(doc, "MEM_CHANNELS_UNDERPOPULATED", "unknown"), 0);
     json_decref(doc);
     tree_remove(dir);
 }
