@@ -53,7 +53,7 @@ static int parse_options(int argc, char **argv, struct health_options *o)
         case 's': o->sysroot = optarg; break;
         case 'w':
             if (!workload_parse(optarg, &o->workload)) {
-                option_invalid("health", "workload", optarg, WORKLOAD_NAMES_HINT);
+                option_invalid("health", "workload", optarg, workload_names_hint);
                 return -1;
             }
             break;
@@ -63,7 +63,7 @@ static int parse_options(int argc, char **argv, struct health_options *o)
         case 'n': o->node = optarg; break;
         case 'C': o->scontrol = optarg; break;
         case 'h': fputs(_(usage), stdout); return 1;
-        default: fputs(_(usage), stderr); return -1;
+        default: option_error(options, argv); return -1;
         }
     }
     if (optind < argc) {

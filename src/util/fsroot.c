@@ -1,4 +1,5 @@
 #include "util/fsroot.h"
+#include "util/i18n.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -486,9 +487,9 @@ static unsigned char *read_whole(const char *path, size_t limit, size_t *len)
 static void describe_input_failure(int error, size_t limit, char *why, size_t whylen)
 {
     if (error == EFTYPE_NOT_REGULAR)
-        snprintf(why, whylen, "not a regular file (a FIFO, device or socket): give a saved file");
+        snprintf(why, whylen, "%s", _("not a regular file (a FIFO, device or socket): give a saved file"));
     else if (error == EFBIG)
-        snprintf(why, whylen, "larger than %zu MiB: not the expected evidence file", limit >> 20);
+        snprintf(why, whylen, _("larger than %zu MiB: not the expected evidence file"), limit >> 20);
     else
         snprintf(why, whylen, "%s", strerror(error));
 }
