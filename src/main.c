@@ -134,7 +134,7 @@ static int run(int argc, char **argv)
         return unknown_command(argv[1 + help]);
     char error[4200];
     if (data_dir_check(error, sizeof error) != 0) {
-        fprintf(stderr, "gpuvet: %s\n", error);
+        print_error(NULL, "%s", error);
         return EXIT_CANNOT_RUN;
     }
     /* getopt_long's messages start with argv[0]: make them "gpuvet audit: ...". */
@@ -144,6 +144,7 @@ static int run(int argc, char **argv)
     if (help)
         return cmd->run(2, help_argv);
     argv[1] = program;
+    opterr = 0; /* the commands' option errors are ours (option_error), in the user's language */
     return cmd->run(argc - 1, argv + 1);
 }
 

@@ -111,7 +111,7 @@ static int run_audit(int argc, char **argv)
             break;
         case 'w':
             if (!workload_parse(optarg, &workload)) {
-                option_invalid("audit", "workload", optarg, WORKLOAD_NAMES_HINT);
+                option_invalid("audit", "workload", optarg, workload_names_hint);
                 return EXIT_CANNOT_RUN;
             }
             break;
@@ -160,7 +160,7 @@ static int run_audit(int argc, char **argv)
     for (size_t i = 0; i < sizeof named_files / sizeof *named_files; i++) {
         char why[256];
         if (named_files[i] && !fs_input_check(named_files[i], FS_INPUT_LIMIT, why, sizeof why)) {
-            fprintf(stderr, _("gpuvet audit: %s: %s\n"), named_files[i], why);
+            print_error("audit", _("%s: %s"), named_files[i], why);
             return EXIT_CANNOT_RUN;
         }
     }
@@ -174,7 +174,7 @@ static int run_audit(int argc, char **argv)
     const char *dmi_file = dmidecode_file ? dmidecode_file : dmi_table_file;
     if (dmi_file && (dmidecode_file ? dmidecode_load(dmi_file, &dmi, &dmi_error)
                                     : smbios_load_dump(dmi_file, &dmi, &dmi_error)) != 0) {
-        fprintf(stderr, _("gpuvet audit: %s\n"), dmi_error ? dmi_error : dmi_file);
+        print_error("audit", "%s", dmi_error ? dmi_error : dmi_file);
         free(dmi_error);
         dmi_data_free(&dmi);
         return EXIT_CANNOT_RUN;
@@ -184,7 +184,7 @@ static int run_audit(int argc, char **argv)
     struct claim_set claims = {0};
     char *error = NULL;
     if (claim_file && claim_file_load(claim_file, &claims, &error) != 0) {
-        fprintf(stderr, _("gpuvet audit: %s\n"), error ? error : claim_file);
+        print_error("audit", "%s", error ? error : claim_file);
         free(error);
         dmi_data_free(&dmi);
         return EXIT_CANNOT_RUN;
@@ -211,7 +211,7 @@ static int run_audit(int argc, char **argv)
         probe_contention(&m, sample_seconds);
     if (probed != 0) {
         for (int i = 0; i < m.nproblems; i++)
-            fprintf(stderr, _("gpuvet audit: %s: %s\n"), m.problems[i].path, machine_problem_text(&m.problems[i]));
+            print_error("audit", _("%s: %s"), m.problems[i].path, machine_problem_text(&m.problems[i]));
         machine_free(&m);
         claim_set_free(&claims);
         return EXIT_CANNOT_RUN;

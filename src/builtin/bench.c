@@ -13,6 +13,7 @@
 #include "rules/workload.h"
 #include "util/fsroot.h"
 #include "util/i18n.h"
+#include "util/output.h"
 #include "util/output_file.h"
 #include "util/parse.h"
 
@@ -118,7 +119,7 @@ static int run_bench(int argc, char **argv)
     machine_init(&m);
     if (probe_machine(&m, true) != 0) {
         for (int i = 0; i < m.nproblems; i++)
-            fprintf(stderr, "gpuvet bench: %s: %s\n", m.problems[i].path, m.problems[i].message);
+            print_error("bench", _("%s: %s"), m.problems[i].path, m.problems[i].message);
         machine_free(&m);
         free(names);
         return EXIT_CANNOT_RUN;
@@ -129,7 +130,7 @@ static int run_bench(int argc, char **argv)
     if (nnames == 1 && bench_find(names[0])->unavailable_reason)
         why = bench_find(names[0])->unavailable_reason(&m);
     if (why) {
-        fprintf(stderr, "gpuvet bench: %s: %s\n", names[0], _(why));
+        print_error("bench", _("%s: %s"), names[0], _(why));
         machine_free(&m);
         free(names);
         return EXIT_CANNOT_RUN;

@@ -21,8 +21,8 @@ int cmd_fleet(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
 
-/* What --workload takes, for option_invalid (util/parse.h). */
-#define WORKLOAD_NAMES_HINT "general, cv-train, llm-train, llm-infer, render or hpc"
+/* What --workload takes, for option_invalid (util/parse.h; a msgid, options.c). */
+extern const char workload_names_hint[];
 
 /* The long name of the option getopt_long returned as `val`, for error messages; "?" if none. */
 const char *option_name(const struct option *options, int val);

@@ -6,6 +6,7 @@
 #include "fleet/fleet.h"
 #include "report/fleet_report.h"
 #include "util/i18n.h"
+#include "util/output.h"
 #include "util/output_file.h"
 
 static const char usage[] =
@@ -58,7 +59,7 @@ int cmd_compare(int argc, char **argv)
         if (fleet_add_path(&sides[i], argv[optind + i], why, sizeof why) != 0 || sides[i].count != 1) {
             if (sides[i].count > 1)
                 snprintf(why, sizeof why, _("%s: give one document, not a directory of them"), argv[optind + i]);
-            fprintf(stderr, _("gpuvet compare: %s\n"), why);
+            print_error("compare", "%s", why);
             status = EXIT_CANNOT_RUN;
         }
     }

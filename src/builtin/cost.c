@@ -11,6 +11,7 @@
 #include "sizing/utilisation.h"
 #include "util/gputable.h"
 #include "util/i18n.h"
+#include "util/output.h"
 #include "util/parse.h"
 
 static const char usage[] =
@@ -80,7 +81,7 @@ int cmd_cost(int argc, char **argv)
         switch (c) {
         case 'p':
             ok = precision_parse(optarg, &prec) ||
-                 option_invalid("cost", "precision", optarg, "bf16, fp16, tf32, fp32, fp64, fp8 or int8");
+                 option_invalid("cost", "precision", optarg, N_("bf16, fp16, tf32, fp32, fp64, fp8 or int8"));
             break;
         case 'u':
             ok = option_fraction("cost", "util", optarg, &util);
@@ -98,7 +99,7 @@ int cmd_cost(int argc, char **argv)
             util_from = optarg;
             break;
         case 'x':
-            ok = fx_add(&fx, optarg) || option_invalid("cost", "fx", optarg, FX_HINT);
+            ok = fx_add(&fx, optarg) || option_invalid("cost", "fx", optarg, fx_hint);
             break;
         case 'j':
             json = true;
@@ -135,7 +136,7 @@ int cmd_cost(int argc, char **argv)
     else if (util_from)
         measured = dmon_mean_sm_utilisation(util_from, &util, &samples, err, sizeof err);
     if (measured != 0) {
-        fprintf(stderr, "gpuvet cost: %s\n", err);
+        print_error("cost", "%s", err);
         return EXIT_CANNOT_RUN;
     }
     if (util_from && util <= 0) {
@@ -151,7 +152,7 @@ int cmd_cost(int argc, char **argv)
     int status = 0;
     if (gpu_table_load_default(&table, err, sizeof err) != 0 ||
         offers_in_output_language(path, &table, json, &offers, err, sizeof err) != 0) {
-        fprintf(stderr, "gpuvet cost: %s\n", err);
+        print_error("cost", "%s", err);
         status = EXIT_CANNOT_RUN;
     } else {
         if (json)

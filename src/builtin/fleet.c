@@ -7,6 +7,7 @@
 #include "fleet/fleet.h"
 #include "report/fleet_report.h"
 #include "util/i18n.h"
+#include "util/output.h"
 #include "util/output_file.h"
 #include "util/parse.h"
 
@@ -65,7 +66,7 @@ int cmd_fleet(int argc, char **argv)
     char why[8192];
     for (int i = optind; i < argc; i++) {
         if (fleet_add_path(&f, argv[i], why, sizeof why) != 0) {
-            fprintf(stderr, _("gpuvet fleet: %s\n"), why);
+            print_error("fleet", "%s", why);
             fleet_free(&f);
             return EXIT_CANNOT_RUN;
         }

@@ -8,6 +8,7 @@
 #include "report/gpus_report.h"
 #include "util/gputable.h"
 #include "util/i18n.h"
+#include "util/output.h"
 
 static const char usage[] =
      N_("usage: gpuvet gpus [--json] [NAME...]\n"
@@ -44,7 +45,7 @@ int cmd_gpus(int argc, char **argv)
     struct gpu_table table;
     char err[1024];
     if (gpu_table_load_default(&table, err, sizeof err) != 0) {
-        fprintf(stderr, _("gpuvet gpus: %s\n"), err);
+        print_error("gpus", "%s", err);
         gpu_table_free(&table);
         return EXIT_CANNOT_RUN;
     }
@@ -65,9 +66,15 @@ int cmd_gpus(int argc, char **argv)
     for (int i = optind; i < argc; i++) {
         char note[512];
         int count; /* "8 x H100" as offers write it: the GPU is what is listed */
+        /* The note goes into the JSON in English; an error is in the reader's language. */
+        if (json)
+            i18n_english_begin();
         const struct gpu_spec *g = gpu_lookup_counted(&table, argv[i], &count, note, sizeof note, err, sizeof err);
+        if (json)
+            i18n_english_end();
         if (!g) {
-            fprintf(stderr, _("gpuvet gpus: %s\n"), err);
+            gpu_lookup_counted(&table, argv[i], &count, NULL, 0, err, sizeof err);
+            print_error("gpus", "%s", err);
             status = EXIT_CANNOT_RUN;
             continue;
         }

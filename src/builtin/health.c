@@ -53,7 +53,7 @@ static int parse_options(int argc, char **argv, struct health_options *o)
         case 's': o->sysroot = optarg; break;
         case 'w':
             if (!workload_parse(optarg, &o->workload)) {
-                option_invalid("health", "workload", optarg, WORKLOAD_NAMES_HINT);
+                option_invalid("health", "workload", optarg, workload_names_hint);
                 return -1;
             }
             break;

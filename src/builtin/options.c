@@ -5,6 +5,8 @@
 #include "util/suggest.h"
 #include "util/i18n.h"
 
+const char workload_names_hint[] = N_("general, cv-train, llm-train, llm-infer, render or hpc");
+
 const char *option_name(const struct option *options, int val)
 {
     for (const struct option *opt = options; opt->name; opt++)
@@ -13,28 +15,70 @@ const char *option_name(const struct option *options, int val)
     return "?";
 }
 
+/* The option of options whose long name is name, or the only one it abbreviates (as getopt_long
+ * takes "--mod" for --model); NULL when none, with *ambiguous set when several start with it. */
+static const struct option *long_option(const struct option *options, const char *name, size_t len, bool *ambiguous)
+{
+    const struct option *found = NULL;
+    int prefixed = 0;
+    *ambiguous = false;
+    for (const struct option *opt = options; opt->name; opt++) {
+        if (strncmp(opt->name, name, len) != 0)
+            continue;
+        if (strlen(opt->name) == len)
+            return opt;
+        found = prefixed++ ? found : opt;
+    }
+    *ambiguous = prefixed > 1;
+    return prefixed == 1 ? found : NULL;
+}
+
 int option_error(const struct option *options, char **argv)
 {
-    /* getopt_long has said what was wrong (under argv[0], "gpuvet COMMAND"); the element it stopped
-     * at is argv[optind - 1]. A misspelt long option gets the closest real one, not the whole usage. */
-    const char *arg = optind > 0 ? argv[optind - 1] : "";
-    const char *suggestion = NULL;
-    if (!strncmp(arg, "--", 2) && arg[2]) {
-        char name[128];
-        snprintf(name, sizeof name, "%.*s", (int)strcspn(arg + 2, "="), arg + 2);
-        const char *names[128];
-        size_t count = 0;
-        bool known = false;
-        for (const struct option *opt = options; opt->name && count < 128; opt++) {
-            names[count++] = opt->name;
-            known = known || !strncmp(opt->name, name, strlen(name)); /* missing argument or ambiguous */
-        }
-        if (!known)
-            suggestion = closest_name(name, names, count);
+    /* getopt_long stays quiet (opterr = 0, set in main.c): its own messages would be glibc's English
+     * or glibc's catalogue's wording. The element it stopped at is argv[optind - 1]; for a short
+     * option, optopt is the letter. */
+    const char *cmd = argv[0], *arg = optind > 0 ? argv[optind - 1] : "";
+    if (strncmp(arg, "--", 2) != 0 || !arg[2]) {
+        const struct option *opt = NULL;
+        for (const struct option *o = options; o->name && optopt; o++)
+            opt = !opt && o->val == optopt ? o : opt;
+        if (opt && opt->has_arg == required_argument)
+            fprintf(stderr, _("%s: -%c (--%s) needs a value  (%s --help lists the options)\n"), cmd, optopt, opt->name,
+                    cmd);
+        else
+            fprintf(stderr, _("%s: unknown option -%c  (%s --help lists the options)\n"), cmd, optopt ? optopt : '?',
+                    cmd);
+        return EXIT_CANNOT_RUN;
     }
-    if (suggestion)
-        fprintf(stderr, _("%s: did you mean --%s?  (%s --help lists the options)\n"), argv[0], suggestion, argv[0]);
-    else
-        fprintf(stderr, _("%s: %s --help lists the options\n"), argv[0], argv[0]);
+    const char *name = arg + 2;
+    size_t len = strcspn(name, "=");
+    bool ambiguous;
+    const struct option *opt = long_option(options, name, len, &ambiguous);
+    if (opt && name[len] == '=' && opt->has_arg == no_argument) {
+        fprintf(stderr, _("%s: --%s takes no value  (%s --help lists the options)\n"), cmd, opt->name, cmd);
+    } else if (opt) {
+        fprintf(stderr, _("%s: --%s needs a value  (%s --help lists the options)\n"), cmd, opt->name, cmd);
+    } else if (ambiguous) {
+        char names[1024] = "";
+        for (const struct option *o = options; o->name; o++)
+            if (!strncmp(o->name, name, len))
+                snprintf(names + strlen(names), sizeof names - strlen(names), "%s--%s", *names ? ", " : "", o->name);
+        /* TRANSLATORS: "--re" could be --recompute or --replay: the second %s lists them. */
+        fprintf(stderr, _("%s: --%.*s is ambiguous: %s\n"), cmd, (int)len, name, names);
+    } else {
+        const char *all[128];
+        size_t count = 0;
+        for (const struct option *o = options; o->name && count < 128; o++)
+            all[count++] = o->name;
+        char typed[128];
+        snprintf(typed, sizeof typed, "%.*s", (int)len, name);
+        const char *suggestion = closest_name(typed, all, count);
+        if (suggestion)
+            fprintf(stderr, _("%s: unknown option --%s; did you mean --%s?  (%s --help lists the options)\n"), cmd,
+                    typed, suggestion, cmd);
+        else
+            fprintf(stderr, _("%s: unknown option --%s  (%s --help lists the options)\n"), cmd, typed, cmd);
+    }
     return EXIT_CANNOT_RUN;
 }

@@ -19,6 +19,7 @@
 #include "sizing/plan_offers.h"
 #include "util/fsroot.h"
 #include "util/i18n.h"
+#include "util/output.h"
 #include "util/parse.h"
 
 /* A printf format: the defaults it names come from the thresholds table (print_usage). */
@@ -96,12 +97,12 @@ struct plan_command {
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int fail(const char *fmt, ...)
 {
+    char message[4096];
     va_list ap;
     va_start(ap, fmt);
-    fputs("gpuvet plan: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(message, sizeof message, fmt, ap);
     va_end(ap);
+    print_error("plan", "%s", message);
     return EXIT_CANNOT_RUN;
 }
 
@@ -260,7 +261,7 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
             given[c] = true;
         switch (c) {
         case O_FINETUNE:
-            if (!(finetune_parse(optarg, &o->finetune) || option_invalid("plan", "finetune", optarg, "lora or qlora")))
+            if (!(finetune_parse(optarg, &o->finetune) || option_invalid("plan", "finetune", optarg, N_("lora or qlora"))))
                 return EXIT_CANNOT_RUN;
             break;
         case O_RANK:
@@ -268,13 +269,13 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
                 return EXIT_CANNOT_RUN;
             break;
         case O_TARGETS:
-            if (strcmp(optarg, "all") && strcmp(optarg, "qv") && !option_invalid("plan", "lora-targets", optarg, "all or qv"))
+            if (strcmp(optarg, "all") && strcmp(optarg, "qv") && !option_invalid("plan", "lora-targets", optarg, N_("all or qv")))
                 return EXIT_CANNOT_RUN;
             o->lora_qv_only = !strcmp(optarg, "qv");
             break;
         case 'w':
             if (!(o->workload_set = workload_parse(optarg, &o->workload)) &&
-                !option_invalid("plan", "workload", optarg, "llm-train, llm-infer or cv-train"))
+                !option_invalid("plan", "workload", optarg, N_("llm-train, llm-infer or cv-train")))
                 return EXIT_CANNOT_RUN;
             break;
         case 'g':
@@ -290,7 +291,7 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
             if (!option_positive("plan", "params", optarg, &o->params))
                 return EXIT_CANNOT_RUN;
             if (!(o->params >= 1e6 && o->params < LLM_MAX_PARAMS) &&
-                !option_invalid("plan", "params", optarg, "a parameter count from 1M to 100T (7B, 70e9)"))
+                !option_invalid("plan", "params", optarg, N_("a parameter count from 1M to 100T (7B, 70e9)")))
                 return EXIT_CANNOT_RUN;
             break;
         case O_NODES:
@@ -302,7 +303,7 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
                 return EXIT_CANNOT_RUN;
             break;
         case O_OFFLOAD:
-            if (!(offload_parse(optarg, &o->zero.offload) || option_invalid("plan", "offload", optarg, "none, optimizer, cpu or nvme")))
+            if (!(offload_parse(optarg, &o->zero.offload) || option_invalid("plan", "offload", optarg, N_("none, optimizer, cpu or nvme"))))
                 return EXIT_CANNOT_RUN;
             break;
         case O_NO_INIT:
@@ -317,11 +318,11 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
                 return EXIT_CANNOT_RUN;
             break;
         case O_RECOMPUTE:
-            if (!(recompute_parse(optarg, &o->recompute) || option_invalid("plan", "recompute", optarg, "none, selective or full")))
+            if (!(recompute_parse(optarg, &o->recompute) || option_invalid("plan", "recompute", optarg, N_("none, selective or full"))))
                 return EXIT_CANNOT_RUN;
             break;
         case O_ATTN:
-            if (strcmp(optarg, "flash") && strcmp(optarg, "eager") && !option_invalid("plan", "attention", optarg, "flash or eager"))
+            if (strcmp(optarg, "flash") && strcmp(optarg, "eager") && !option_invalid("plan", "attention", optarg, N_("flash or eager")))
                 return EXIT_CANNOT_RUN;
             o->flash = !strcmp(optarg, "flash");
             break;
@@ -335,11 +336,11 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
             break;
         case O_WEIGHTS:
             if (!(parse_element_bytes(optarg, true, &o->weight_bytes) ||
-                  option_invalid("plan", "weights", optarg, "bf16, fp16, fp8, int8 or int4")))
+                  option_invalid("plan", "weights", optarg, N_("bf16, fp16, fp8, int8 or int4"))))
                 return EXIT_CANNOT_RUN;
             break;
         case O_KV:
-            if (!(parse_element_bytes(optarg, false, &o->kv_bytes) || option_invalid("plan", "kv", optarg, "bf16, fp16 or fp8")))
+            if (!(parse_element_bytes(optarg, false, &o->kv_bytes) || option_invalid("plan", "kv", optarg, N_("bf16, fp16 or fp8"))))
                 return EXIT_CANNOT_RUN;
             break;
         case O_IMG:
@@ -389,7 +390,7 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
             break;
         case O_FX:
             if (!fx_add(&cmd->offers.fx, optarg)) {
-                option_invalid("plan", "fx", optarg, FX_HINT);
+                option_invalid("plan", "fx", optarg, fx_hint);
                 return EXIT_CANNOT_RUN;
             }
             break;

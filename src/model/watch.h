@@ -100,8 +100,25 @@ void watch_set(char **field, const char *fmt, ...) __attribute__((format(printf,
  * gpuvet.watch/1 file), *local the translated one when gpuvet speaks another language (else
  * NULL). fmt is the English msgid (scripts/update-po.sh extracts this function's format). */
 void watch_set_text(char **english, char **local, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* The text of a field pair for people: the local one when there is one. */
+/* The text of a field pair for people: the local one when there is one. A replayed file keeps
+ * only the English: a sentence of watch_saved_formats, or one the catalogue knows as it stands,
+ * is shown in the user's language; any other stays as saved. */
 const char *watch_local(const char *english, const char *local);
+
+/* The sentences gpuvet.watch/1 keeps in "target" and "end" (English msgids): session.c writes them,
+ * watch_local recognises them in a saved file. */
+enum watch_saved_text {
+    WATCH_TARGET_COMMAND, /* %s */
+    WATCH_TARGET_PID,     /* %d */
+    WATCH_END_KILLED,     /* %.1f %d */
+    WATCH_END_EXITED,     /* %.1f %d */
+    WATCH_END_PROCESS,    /* %d %.1f */
+    WATCH_END_SIGNAL_JOB, /* %d %.1f */
+    WATCH_END_SIGNAL,     /* %d %.1f */
+    WATCH_END_DURATION,   /* %.1f */
+    WATCH_SAVED_TEXTS
+};
+extern const char *const watch_saved_formats[WATCH_SAVED_TEXTS];
 
 /* Mean SM utilisation over every sample and GPU that reported one, as a fraction; -1 when none.
  * *samples gets the count of (sample, GPU) readings. */

@@ -198,7 +198,8 @@ static int load_dmon(FILE *f, const char *path, struct watch_timeline *w, char *
     struct watch_sample *s = NULL;
     watch_set(&w->source, "nvidia-smi dmon %s", path);
     watch_set(&w->target, "%s", path);
-    watch_set(&w->host_unseen, "an nvidia-smi dmon log records only the GPUs");
+    /* a msgid: watch_local shows it translated */
+    watch_set(&w->host_unseen, "%s", N_("an nvidia-smi dmon log records only the GPUs"));
     while (fgets(line, sizeof line, f)) {
         lineno++;
         char *tokens[MAX_COLUMNS];

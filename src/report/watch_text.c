@@ -11,6 +11,10 @@
 #include "util/width.h"
 
 #define CLEAR_TO_END "\033[J"
+/* Where a live line too wide for the terminal may continue on the next: between two readings,
+ * never inside one (fit_block). */
+#define BREAK "\x1f"
+#define CONTINUATION "      "
 
 static void pct(FILE *o, const char *label, double share)
 {
@@ -20,25 +24,32 @@ static void pct(FILE *o, const char *label, double share)
         fprintf(o, " %s %.0f%%", label, 100 * share);
 }
 
+/* MB/s: a tenth below 100, whole above (a PCIe rate of 25000.0 only widens the line). */
 static void mbs(FILE *o, const char *label, double v)
 {
     if (v < 0)
         fprintf(o, " %s ?", label);
     else
-        fprintf(o, " %s %.1f", label, v);
+        fprintf(o, v < 100 ? " %s %.1f" : " %s %.0f", label, v);
 }
 
+/* The clock events on a line of their own under the GPU's (the names are long: seven of them take
+ * more than a line). */
 static void clock_event_names(FILE *o, const struct watch_gpu *g)
 {
     if (!g->clock_events_known)
         return;
     json_t *names = gpu_clock_events_json(true, g->clock_events);
-    size_t i;
-    json_t *v;
-    fputs(json_array_size(names) ? " [" : "", o);
-    json_array_foreach (names, i, v)
-        fprintf(o, "%s%s", i ? "," : "", json_string_value(v));
-    fputs(json_array_size(names) ? "]" : "", o);
+    if (json_array_size(names)) {
+        char list[512] = "";
+        size_t i;
+        json_t *v;
+        json_array_foreach (names, i, v)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? "," BREAK " " : "", json_string_value(v));
+        /* TRANSLATORS: NVML's clock event reasons (sw_power_cap, hw_slowdown, ...), which stay as they are. */
+        fputs("\n" CONTINUATION, o);
+        fprintf(o, _("clock events: %s"), list);
+    }
     json_decref(names);
 }
 
@@ -55,6 +66,7 @@ static void gpu_line(FILE *o, int index, const struct watch_gpu *g)
     if (g->mem_used_mib >= 0)
         fprintf(o, _(" used %.0f MiB"), g->mem_used_mib);
     if (g->pcie_rx_mbs >= 0 || g->pcie_tx_mbs >= 0) {
+        fputs(BREAK, o);
         mbs(o, _("PCIe rx"), g->pcie_rx_mbs);
         mbs(o, _("tx"), g->pcie_tx_mbs);
         fputs(" MB/s", o);
@@ -63,9 +75,9 @@ static void gpu_line(FILE *o, int index, const struct watch_gpu *g)
             fprintf(o, _(" of %.0f"), g->link_mbs);
     }
     if (g->sm_clock_mhz >= 0)
-        fprintf(o, " %.0f/%.0f MHz", g->sm_clock_mhz, g->mem_clock_mhz);
+        fprintf(o, BREAK " %.0f/%.0f MHz", g->sm_clock_mhz, g->mem_clock_mhz);
     if (g->power_w >= 0)
-        fprintf(o, " %.0f W", g->power_w);
+        fprintf(o, BREAK " %.0f W", g->power_w);
     clock_event_names(o, g);
 }
 
@@ -74,19 +86,52 @@ static const char *target_text(const struct watch_timeline *w)
     return w->target ? watch_local(w->target, w->target_local) : _("machine");
 }
 
+/* The first line: the target (a command can be any length) is cut to keep the line within columns. */
+static void title(FILE *o, const struct watch_timeline *w, const struct watch_sample *s, size_t columns)
+{
+    const char *target = target_text(w);
+    char line[512];
+    snprintf(line, sizeof line, _("gpuvet watch  %s  t=%.0fs  (Ctrl-C ends and diagnoses)\n"), "", s->t);
+    size_t room = display_width(line) + 1 < columns ? columns - 1 - display_width(line) : 0;
+    if (display_width(target) <= room) {
+        fprintf(o, _("gpuvet watch  %s  t=%.0fs  (Ctrl-C ends and diagnoses)\n"), target, s->t);
+        return;
+    }
+    char cut[512];
+    size_t bytes = display_prefix(target, strlen(target), room > 3 ? room - 3 : 0);
+    snprintf(cut, sizeof cut, "%.*s...", (int)bytes, target);
+    fprintf(o, _("gpuvet watch  %s  t=%.0fs  (Ctrl-C ends and diagnoses)\n"), cut, s->t);
+}
+
+/* The busiest processes outside the job, as many as the line has room for. */
+static void outsiders(FILE *o, const struct watch_sample *s, size_t columns)
+{
+    char line[1024];
+    snprintf(line, sizeof line, _("others %.2f cores, busiest:"), s->others_cpu);
+    for (int k = 0; k < WATCH_MAX_OUTSIDERS && s->outsiders[k].pid; k++) {
+        char one[128];
+        snprintf(one, sizeof one, " %s (pid %d) %.2f", s->outsiders[k].name, s->outsiders[k].pid, s->outsiders[k].cpu);
+        if (k > 0 && display_width(line) + display_width(one) > columns)
+            break;
+        snprintf(line + strlen(line), sizeof line - strlen(line), "%s", one);
+    }
+    fprintf(o, "%s\n", line);
+}
+
 static void block(FILE *o, const struct watch_timeline *w, const struct watch_sample *s)
 {
-    fprintf(o, _("gpuvet watch  %s  t=%.0fs  (Ctrl-C ends and diagnoses)\n"), target_text(w), s->t);
+    title(o, w, s, REPORT_COLUMNS);
     fputs(_("host "), o);
     pct(o, _("user"), s->user);
     pct(o, _("sys"), s->system);
     pct(o, "iowait", s->iowait);
     pct(o, "steal", s->steal);
     pct(o, _("idle"), s->idle);
-    fputc(' ', o);
+    fputs(BREAK " ", o);
     mbs(o, _("swap in"), s->swap_in_mbs);
     mbs(o, _("out"), s->swap_out_mbs);
-    fputs(_(" MB/s  net"), o);
+    fputs(" MB/s" BREAK " ", o);
+    fputs(_(" net"), o);
     mbs(o, _("rx"), s->net_rx_mbs);
     mbs(o, _("tx"), s->net_tx_mbs);
     fputs(" MB/s\n", o);
@@ -106,12 +151,8 @@ static void block(FILE *o, const struct watch_timeline *w, const struct watch_sa
                     p->threads);
         }
     }
-    if (s->outsiders[0].pid) {
-        fprintf(o, _("others %.2f cores, busiest:"), s->others_cpu);
-        for (int k = 0; k < WATCH_MAX_OUTSIDERS && s->outsiders[k].pid; k++)
-            fprintf(o, " %s (pid %d) %.2f", s->outsiders[k].name, s->outsiders[k].pid, s->outsiders[k].cpu);
-        fputc('\n', o);
-    }
+    if (s->outsiders[0].pid)
+        outsiders(o, s, REPORT_COLUMNS);
     for (int g = 0; g < w->ngpus; g++) {
         gpu_line(o, g, &s->gpus[g]);
         fputc('\n', o);
@@ -135,6 +176,34 @@ static void plain_line(FILE *o, const struct watch_timeline *w, const struct wat
     fputc('\n', o);
 }
 
+/* Writes the block with each line that is wider than columns continued at its BREAK marks (an
+ * indented line), the marks dropped. */
+static void fit_block(FILE *o, const char *text, size_t columns)
+{
+    for (const char *line = text; *line;) {
+        const char *end = line + strcspn(line, "\n");
+        size_t col = 0;
+        for (const char *p = line; p < end;) {
+            const char *mark = memchr(p, BREAK[0], (size_t)(end - p));
+            if (!mark)
+                mark = end;
+            size_t width = display_width_n(p, (size_t)(mark - p));
+            if (p != line && col + width > columns) {
+                fputs("\n" CONTINUATION, o);
+                col = strlen(CONTINUATION);
+                for (; p < mark && *p == ' '; p++)
+                    width--;
+            }
+            fwrite(p, 1, (size_t)(mark - p), o);
+            col += width;
+            p = mark < end ? mark + 1 : end;
+        }
+        if (*end)
+            fputc('\n', o);
+        line = *end ? end + 1 : end;
+    }
+}
+
 /* Rows a text takes on a terminal of width columns: a long line wraps and takes several (a CJK
  * character takes two columns). */
 static int terminal_rows(const char *text, int width)
@@ -156,13 +225,23 @@ void watch_print_live(FILE *out, struct watch_live *live, const struct watch_tim
         fflush(out);
         return;
     }
-    char *text = NULL;
-    size_t len = 0;
-    FILE *buf = open_memstream(&text, &len);
+    char *drawn = NULL, *text = NULL;
+    size_t drawn_len = 0, len = 0;
+    FILE *buf = open_memstream(&drawn, &drawn_len);
     if (!buf)
         return;
     block(buf, w, s);
     fclose(buf);
+    /* A line wider than a 100-column terminal (a language's longer words, eight-digit rates)
+     * continues under itself at a reading's edge, so the block keeps its shape. */
+    buf = open_memstream(&text, &len);
+    if (!buf) {
+        free(drawn);
+        return;
+    }
+    fit_block(buf, drawn, REPORT_COLUMNS);
+    fclose(buf);
+    free(drawn);
     struct winsize ws;
     int width = ioctl(fileno(out), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 80;
     if (live->lines)

@@ -492,7 +492,7 @@ static void diagnose_unseen(struct judge *j)
     }
     if (!j->host_seen) {
         if (w->host_unseen)
-            snprintf(why, sizeof why, _("host side not seen: %s"), w->host_unseen);
+            snprintf(why, sizeof why, _("host side not seen: %s"), watch_local(w->host_unseen, NULL));
         else
             snprintf(why, sizeof why, "%s", _("host side not seen: no host facts"));
         for (int r = R_INPUT_CPU; r <= R_NUMA; r++)
@@ -515,7 +515,7 @@ static void diagnose_unseen(struct judge *j)
             unseen(j, R_NUMA, _("the GPUs' NUMA nodes are unknown, so the job's placement cannot be judged"));
     }
     if (j->job_seen && w->disk_unseen) {
-        snprintf(why, sizeof why, _("the job's data disk is unknown: %s"), w->disk_unseen);
+        snprintf(why, sizeof why, _("the job's data disk is unknown: %s"), watch_local(w->disk_unseen, NULL));
         if (!holds(j, R_INPUT_IO))
             unseen(j, R_INPUT_IO, why);
     }

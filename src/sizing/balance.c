@@ -383,7 +383,7 @@ static void stages_cv(const struct balance_job *job, int n, const struct machine
                  rate / MB);
     } else if (rate > 0) {
         s->capacity = rate / job->image_bytes;
-        snprintf(s->formula, sizeof s->formula, "%.1f MB/s / %.0f B per image", rate / MB, job->image_bytes);
+        snprintf(s->formula, sizeof s->formula, _("%.1f MB/s / %.0f B per image"), rate / MB, job->image_bytes);
     }
     /* cpu decode: the cores left after one per training process and the OS's share */
     s = add_stage(b, "cpu_decode");
@@ -407,7 +407,7 @@ static void stages_cv(const struct balance_job *job, int n, const struct machine
                      cores_basis);
         }
         snprintf(s->formula, sizeof s->formula,
-                 "(%d cores - %d training process(es) - %d for the OS) x %.1f images/s per core", cores,
+                 _("(%d cores - %d training process(es) - %d for the OS) x %.1f images/s per core"), cores,
                  n * CORES_PER_TRAINING_PROCESS, CORES_FOR_OS, per_core);
     } else {
         snprintf(s->source, sizeof s->source, "%s", m ? cores_basis : why_no_machine);
@@ -420,7 +420,7 @@ static void stages_cv(const struct balance_job *job, int n, const struct machine
         s->capacity = rate / per_image;
         balance_format_count(per_image, a, sizeof a);
         snprintf(s->formula, sizeof s->formula,
-                 "%.2f GB/s / %s B per image (%d x %.0f B file + %d x %.0f B float32 3x224x224 sample)", rate / GB,
+                 _("%.2f GB/s / %s B per image (%d x %.0f B file + %d x %.0f B float32 3x224x224 sample)"), rate / GB,
                  a, BALANCE_FILE_PASSES, job->image_bytes, BALANCE_TENSOR_PASSES, BALANCE_CV_SAMPLE_BYTES);
     }
     /* pcie */
@@ -428,7 +428,7 @@ static void stages_cv(const struct balance_job *job, int n, const struct machine
     rate = pcie_rate(job, m, x, &s->basis, s->source, sizeof s->source);
     if (rate > 0) {
         s->capacity = n * rate / BALANCE_CV_SAMPLE_BYTES;
-        snprintf(s->formula, sizeof s->formula, "%d GPU(s) x %.2f GB/s / %.0f B per sample", n, rate / GB,
+        snprintf(s->formula, sizeof s->formula, _("%d GPU(s) x %.2f GB/s / %.0f B per sample"), n, rate / GB,
                  BALANCE_CV_SAMPLE_BYTES);
     }
     /* gpu compute */
@@ -438,7 +438,7 @@ static void stages_cv(const struct balance_job *job, int n, const struct machine
                : job->gpu->resnet50_img_s > 0            ? BASIS_PUBLISHED
                                                           : BASIS_ESTIMATED;
     snprintf(s->source, sizeof s->source, _("%s ResNet-50 training: %s"), job->gpu->id, job->images_s_source);
-    snprintf(s->formula, sizeof s->formula, "%d GPU(s) x %.0f images/s", n, job->images_s_per_gpu);
+    snprintf(s->formula, sizeof s->formula, _("%d GPU(s) x %.0f images/s"), n, job->images_s_per_gpu);
     /* network: ring all-reduce of the fp32 gradients once per step */
     s = add_stage(b, "network");
     rate = network_stage_rate(job, m, why_no_machine, s);
@@ -448,7 +448,7 @@ static void stages_cv(const struct balance_job *job, int n, const struct machine
         s->capacity = rate * n * BALANCE_CV_IMAGES_PER_GPU_STEP / step_bytes;
         balance_format_count(BALANCE_RESNET50_PARAMS, c, sizeof c);
         snprintf(s->formula, sizeof s->formula,
-                 "%.2f GB/s x %d GPU(s) x %d images per step / (2 x %d/%d x %s parameters x 4 B)", rate / GB, n,
+                 _("%.2f GB/s x %d GPU(s) x %d images per step / (2 x %d/%d x %s parameters x 4 B)"), rate / GB, n,
                  BALANCE_CV_IMAGES_PER_GPU_STEP, job->nodes - 1, job->nodes, c);
     }
 }
@@ -477,11 +477,11 @@ static void stages_llm(const struct balance_job *job, int n, const struct machin
     double iops, rate = storage_rate(m, x, &iops, &s->basis, s->source, sizeof s->source, why_no_machine);
     if (rate > 0 && iops > 0 && seq_known) {
         s->capacity = job->seq / (1.0 / iops + job->seq * token_bytes / rate);
-        snprintf(s->formula, sizeof s->formula, "%d tokens / (1 / %.0f IOPS + %d x %.0f B / %.1f MB/s)", job->seq,
+        snprintf(s->formula, sizeof s->formula, _("%d tokens / (1 / %.0f IOPS + %d x %.0f B / %.1f MB/s)"), job->seq,
                  iops, job->seq, token_bytes, rate / MB);
     } else if (rate > 0) {
         s->capacity = rate / token_bytes;
-        snprintf(s->formula, sizeof s->formula, "%.1f MB/s / %.0f B per token", rate / MB, token_bytes);
+        snprintf(s->formula, sizeof s->formula, _("%.1f MB/s / %.0f B per token"), rate / MB, token_bytes);
     }
     s = add_stage(b, "cpu_loader");
     s->basis = BASIS_UNKNOWN;
@@ -497,12 +497,14 @@ static void stages_llm(const struct balance_job *job, int n, const struct machin
                                                    job->nodes
                                              : 0;
         s->capacity = rate * tokens_node_step / (tokens_node_step * per_token + adam);
-        snprintf(s->formula, sizeof s->formula, "%.2f GB/s x %.0f tokens per step / (%.0f tokens x %.0f B%s%.3g GB)",
-                 rate / GB, tokens_node_step, tokens_node_step, per_token,
-                 adam > 0 ? " + CPU Adam 30 B x parameters per node = " : "", adam > 0 ? adam / GB : 0.0);
-        if (adam <= 0)
-            snprintf(s->formula, sizeof s->formula, "%.2f GB/s / %.0f B per token (%d x %.0f B ids read + %d x 16 B "
-                                                    "input ids and labels)",
+        if (adam > 0)
+            snprintf(s->formula, sizeof s->formula,
+                     _("%.2f GB/s x %.0f tokens per step / (%.0f tokens x %.0f B + CPU Adam 30 B x parameters per "
+                       "node = %.3g GB)"),
+                     rate / GB, tokens_node_step, tokens_node_step, per_token, adam / GB);
+        else
+            snprintf(s->formula, sizeof s->formula,
+                     _("%.2f GB/s / %.0f B per token (%d x %.0f B ids read + %d x 16 B input ids and labels)"),
                      rate / GB, per_token, BALANCE_FILE_PASSES, token_bytes, BALANCE_TENSOR_PASSES);
     } else if (rate > 0) {
         s->basis = BASIS_UNKNOWN;
@@ -516,11 +518,12 @@ static void stages_llm(const struct balance_job *job, int n, const struct machin
         double h2d = tokens_gpu_step * BALANCE_LLM_TENSOR_BYTES_PER_TOKEN +
                      (job->offload_optimizer ? model : 0) + (job->offload_params ? 2 * model : 0);
         s->capacity = n * rate * tokens_gpu_step / h2d;
-        snprintf(s->formula, sizeof s->formula, "%d GPU(s) x %.2f GB/s x %.0f tokens per step / %.0f B in per GPU "
-                                                "and step (16 B per token%s)",
-                 n, rate / GB, tokens_gpu_step, h2d,
-                 job->offload_params      ? " + bf16 parameter partition 3x: optimizer step, forward, backward"
-                 : job->offload_optimizer ? " + the bf16 parameter partition after the CPU optimizer step"
+        /* TRANSLATORS: the last %s is empty or one of the two " + ... parameter partition ..." texts. */
+        snprintf(s->formula, sizeof s->formula,
+                 _("%d GPU(s) x %.2f GB/s x %.0f tokens per step / %.0f B in per GPU and step (16 B per token%s)"), n,
+                 rate / GB, tokens_gpu_step, h2d,
+                 job->offload_params      ? _(" + bf16 parameter partition 3x: optimizer step, forward, backward")
+                 : job->offload_optimizer ? _(" + the bf16 parameter partition after the CPU optimizer step")
                                           : "");
     } else if (rate > 0) {
         s->basis = BASIS_UNKNOWN;
@@ -536,12 +539,14 @@ static void stages_llm(const struct balance_job *job, int n, const struct machin
         snprintf(s->source, sizeof s->source, _("estimate: %s dense BF16 %g TFLOPS (GPU table) x %.0f %% "
                                               "utilisation (Llama 3 pre-training reached 38-43 %% on H100)"),
                  job->gpu->id, peak, BALANCE_LLM_UTILISATION * 100);
-        char attention[96] = "0: --params gives no layers, attention not counted";
+        char attention[160];
+        snprintf(attention, sizeof attention, "%s", _("0: --params gives no layers, attention not counted"));
         if (job->layers > 0)
-            snprintf(attention, sizeof attention, "2 x %d layers x %d seq x %d attention width", job->layers, job->seq,
-                     job->attention_width);
-        snprintf(s->formula, sizeof s->formula, "%d x %g TFLOPS x %.2f / (%d passes x (2 x %.4g + %s)) FLOPs per "
-                                                "token",
+            snprintf(attention, sizeof attention, _("2 x %d layers x %d seq x %d attention width"), job->layers,
+                     job->seq, job->attention_width);
+        /* TRANSLATORS: the last %s is the attention term: "2 x 32 layers x ..." or why it is 0. */
+        snprintf(s->formula, sizeof s->formula, _("%d x %g TFLOPS x %.2f / (%d passes x (2 x %.4g + %s)) FLOPs per "
+                                                  "token"),
                  n, peak, BALANCE_LLM_UTILISATION, passes, job->active_params, attention);
     } else {
         snprintf(s->source, sizeof s->source, _("the GPU table lists no dense BF16 rate for %s"), job->gpu->id);
@@ -555,11 +560,13 @@ static void stages_llm(const struct balance_job *job, int n, const struct machin
         double step_bytes = 2.0 * (job->nodes - 1) / job->nodes * grads * factor;
         s->basis = BASIS_ESTIMATED;
         s->capacity = rate * tokens_node_step / step_bytes;
-        snprintf(s->formula, sizeof s->formula, "%.2f GB/s x %.0f tokens per step / (2 x %d/%d x %.4g GB of %s%s); one "
-                                                "all-reduce per micro-batch (no gradient accumulation)",
+        /* TRANSLATORS: "of %s%s": what the gradients are ("bf16 gradients"), then "" or " x 1.5 for ZeRO-3". */
+        snprintf(s->formula, sizeof s->formula,
+                 _("%.2f GB/s x %.0f tokens per step / (2 x %d/%d x %.4g GB of %s%s); one all-reduce per micro-batch "
+                   "(no gradient accumulation)"),
                  rate / GB, tokens_node_step, job->nodes - 1, job->nodes, grads / GB,
-                 job->adapter_params > 0 ? "fp32 adapter gradients" : "bf16 gradients",
-                 factor > 1 ? " x 1.5 for ZeRO-3" : "");
+                 job->adapter_params > 0 ? _("fp32 adapter gradients") : _("bf16 gradients"),
+                 factor > 1 ? _(" x 1.5 for ZeRO-3") : "");
     } else if (rate > 0) {
         s->basis = BASIS_UNKNOWN;
         snprintf(s->source, sizeof s->source, "%s", no_seq);

@@ -54,7 +54,7 @@ struct balance_stage {
     double capacity;           /* per node, in the job's unit; meaningful for measured/estimated */
     enum balance_basis basis;
     char source[320];          /* what the number rests on (a file, the table, the machine) */
-    char formula[320];         /* the arithmetic, with its numbers */
+    char formula[512];         /* the arithmetic, with its numbers */
 };
 
 /* What the job asks, read from the plan document (plan.pipeline, plan.model, plan.zero, ...). */

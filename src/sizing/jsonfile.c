@@ -7,17 +7,18 @@
 #include <unistd.h>
 
 #include "util/fsroot.h"
+#include "util/i18n.h"
 
 json_t *json_load_named(const char *path, char *err, size_t errlen)
 {
     char why[256];
     if (!fs_input_check(path, FS_INPUT_LIMIT, why, sizeof why)) {
-        snprintf(err, errlen, "%s: %s", path, why);
+        snprintf(err, errlen, _("%s: %s"), path, why);
         return NULL;
     }
     json_error_t jerr;
     json_t *doc = json_load_file(path, 0, &jerr);
     if (!doc)
-        snprintf(err, errlen, "%s:%d: not valid JSON: %s", path, jerr.line > 0 ? jerr.line : 1, jerr.text);
+        snprintf(err, errlen, _("%s:%d: not valid JSON: %s"), path, jerr.line > 0 ? jerr.line : 1, jerr.text);
     return doc;
 }

@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "sizing/jsonfile.h"
+#include "util/i18n.h"
 
 /* Values of each model's published config.json on huggingface.co. */
 #define LLAMA(ID, REPO, L, H, A, KV, HD, F, V, TIED)                                                                 \
@@ -110,14 +111,14 @@ static int int_field(json_t *cfg, const char *path, const char *key, bool requir
     json_t *v = json_object_get(cfg, key);
     if (!v || json_is_null(v)) {
         if (required) {
-            snprintf(err, errlen, "%s: no \"%s\" in the config", path, key);
+            snprintf(err, errlen, _("%s: no \"%s\" in the config"), path, key);
             return -1;
         }
         *out = fallback;
         return 0;
     }
     if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 10000000) {
-        snprintf(err, errlen, "%s: \"%s\" must be a non-negative integer", path, key);
+        snprintf(err, errlen, _("%s: \"%s\" must be a non-negative integer"), path, key);
         return -1;
     }
     *out = (int)json_integer_value(v);
@@ -145,8 +146,8 @@ static bool tied_by_default(const char *model_type, bool *known)
 static int read_experts(json_t *cfg, const char *path, struct llm_shape *out, char *err, size_t errlen)
 {
     if (json_object_get(cfg, "n_routed_experts")) {
-        snprintf(err, errlen, "%s: DeepSeek-style experts (n_routed_experts, MLA attention) are not modelled; use "
-                              "--params",
+        snprintf(err, errlen, _("%s: DeepSeek-style experts (n_routed_experts, MLA attention) are not modelled; use "
+                              "--params"),
                  path);
         return -1;
     }
@@ -164,8 +165,8 @@ static int read_experts(json_t *cfg, const char *path, struct llm_shape *out, ch
         if (out->experts && (int_field(cfg, path, "decoder_sparse_step", false, 1, &step, err, errlen) ||
                              step != 1 || json_array_size(dense_layers) > 0)) {
             if (!*err)
-                snprintf(err, errlen, "%s: dense MLP layers among the expert layers (decoder_sparse_step, "
-                                      "mlp_only_layers) are not modelled; use --params",
+                snprintf(err, errlen, _("%s: dense MLP layers among the expert layers (decoder_sparse_step, "
+                                      "mlp_only_layers) are not modelled; use --params"),
                          path);
             return -1;
         }
@@ -174,7 +175,7 @@ static int read_experts(json_t *cfg, const char *path, struct llm_shape *out, ch
         (int_field(cfg, path, "num_experts_per_tok", true, 0, &out->experts_per_token, err, errlen)))
         return -1;
     if (out->experts && (out->experts_per_token < 1 || out->experts_per_token > out->experts)) {
-        snprintf(err, errlen, "%s: num_experts_per_tok must be 1 to the number of experts (%d)", path, out->experts);
+        snprintf(err, errlen, _("%s: num_experts_per_tok must be 1 to the number of experts (%d)"), path, out->experts);
         return -1;
     }
     return 0;
@@ -190,7 +191,7 @@ int llm_from_hf_config(const char *path, struct llm_shape *out, char *err, size_
         return -1;
     int rc = -1;
     if (!json_is_object(cfg)) {
-        snprintf(err, errlen, "%s: expected a JSON object (a Hugging Face config.json)", path);
+        snprintf(err, errlen, _("%s: expected a JSON object (a Hugging Face config.json)"), path);
         goto done;
     }
     if (int_field(cfg, path, "num_hidden_layers", true, 0, &out->layers, err, errlen) ||
@@ -201,14 +202,14 @@ int llm_from_hf_config(const char *path, struct llm_shape *out, char *err, size_
         int_field(cfg, path, "vocab_size", true, 0, &out->vocab, err, errlen))
         goto done;
     if (!out->layers || !out->hidden || !out->heads || !out->kv_heads || !out->vocab) {
-        snprintf(err, errlen, "%s: layers, hidden size, heads, KV heads and vocabulary must be positive", path);
+        snprintf(err, errlen, _("%s: layers, hidden size, heads, KV heads and vocabulary must be positive"), path);
         goto done;
     }
     if (int_field(cfg, path, "head_dim", false, out->hidden / out->heads, &out->head_dim, err, errlen) ||
         read_experts(cfg, path, out, err, errlen))
         goto done;
     if (out->heads % out->kv_heads != 0) {
-        snprintf(err, errlen, "%s: num_attention_heads (%d) is not a multiple of num_key_value_heads (%d)", path,
+        snprintf(err, errlen, _("%s: num_attention_heads (%d) is not a multiple of num_key_value_heads (%d)"), path,
                  out->heads, out->kv_heads);
         goto done;
     }
@@ -239,11 +240,14 @@ int llm_from_hf_config(const char *path, struct llm_shape *out, char *err, size_
              tie_known ? "" : "; tie_word_embeddings not given: transformers' default, tied");
     if (!llm_count_params(out)) {
         snprintf(err, errlen,
-                 "%s: num_hidden_layers %d, hidden_size %d, intermediate_size %d, num_attention_heads %d, head_dim "
-                 "%d, vocab_size %d%s make more than %.0e parameters, beyond any model gpuvet plans for (the "
-                 "largest published have about 2e12): check these fields",
-                 path, out->layers, out->hidden, out->ffn, out->heads, out->head_dim, out->vocab,
-                 out->experts ? " and the experts" : "", LLM_MAX_PARAMS);
+                 out->experts ? _("%s: num_hidden_layers %d, hidden_size %d, intermediate_size %d, num_attention_heads "
+                                  "%d, head_dim %d, vocab_size %d and the experts make more than %.0e parameters, "
+                                  "beyond any model gpuvet plans for (the largest published have about 2e12): check "
+                                  "these fields")
+                              : _("%s: num_hidden_layers %d, hidden_size %d, intermediate_size %d, num_attention_heads "
+                                  "%d, head_dim %d, vocab_size %d make more than %.0e parameters, beyond any model "
+                                  "gpuvet plans for (the largest published have about 2e12): check these fields"),
+                 path, out->layers, out->hidden, out->ffn, out->heads, out->head_dim, out->vocab, LLM_MAX_PARAMS);
         goto done;
     }
     rc = 0;

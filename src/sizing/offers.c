@@ -32,6 +32,8 @@ static void offer_flag(struct offer *it, const char *fmt, ...)
     it->flags[it->nflags++] = text;
 }
 
+const char fx_hint[] = N_("CUR=RATE, US dollars per unit of CUR (CNY=0.14)");
+
 bool fx_add(struct fx_rates *fx, const char *arg)
 {
     const char *eq = strchr(arg, '=');

@@ -61,7 +61,8 @@ struct fx_rates {
 };
 
 /* What --fx takes, for error messages. */
-#define FX_HINT "CUR=RATE, US dollars per unit of CUR (CNY=0.14)"
+/* What --fx takes, for option_invalid (a msgid). */
+extern const char fx_hint[];
 /* Adds "CUR=RATE" (a positive rate); false when malformed or when 16 are given. */
 bool fx_add(struct fx_rates *fx, const char *arg);
 

@@ -178,8 +178,13 @@ int plan_one(struct plan *p)
     plan_start_doc(p);
     json_t *gpu = json_pack("{s:s, s:i, s:f}", "id", p->gpu->id, "count_per_node", p->gpus_per_node, "memory_bytes",
                             gpu_bytes(p));
-    if (*p->gpu_note)
+    if (*p->gpu_note) {
+        /* resolve_gpus ran before the output's language was chosen: the note again, in it */
+        int count;
+        char err[1024];
+        gpu_lookup_counted(&p->table, p->opt.gpus, &count, p->gpu_note, sizeof p->gpu_note, err, sizeof err);
         json_object_set_new(gpu, "note", json_string(p->gpu_note));
+    }
     json_object_set_new(p->doc, "gpu", gpu);
     if (p->opt.workload != WL_CV_TRAIN)
         json_object_set_new(p->doc, "model", model_json(&p->model));

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "util/fsroot.h"
+#include "util/i18n.h"
 #include "util/parse.h"
 
 enum { MAX_COLUMNS = 64 };
@@ -14,12 +15,12 @@ int dmon_mean_sm_utilisation(const char *path, double *mean, int *samples, char 
 {
     char why[256];
     if (!fs_input_check(path, FS_INPUT_LIMIT, why, sizeof why)) {
-        snprintf(err, errlen, "%s: %s", path, why);
+        snprintf(err, errlen, _("%s: %s"), path, why);
         return -1;
     }
     FILE *f = fopen(path, "r");
     if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        snprintf(err, errlen, _("%s: %s"), path, strerror(errno));
         return -1;
     }
     char line[1024];

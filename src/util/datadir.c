@@ -1,5 +1,6 @@
 #include "util/datadir.h"
 
+#include "util/i18n.h"
 #include "util/inputfile.h"
 
 #include <errno.h>
@@ -73,9 +74,12 @@ int data_dir_check(char *err, size_t errlen)
         snprintf(path, sizeof path, "%s/%s", dir, embedded_tables[i].name);
         FILE *f = input_file_open(path);
         if (!f) {
-            snprintf(err, errlen, "%s: %s (a %s folder must hold every table; %s to use the built-in ones)",
-                     path, strerror(errno), data_origin_name(origin),
-                     origin == DATA_OPTION ? "leave --data out" : "unset GPUVET_DATA_DIR");
+            snprintf(err, errlen,
+                     origin == DATA_OPTION
+                         ? _("%s: %s (a --data folder must hold every table; leave --data out to use the built-in ones)")
+                         : _("%s: %s (a GPUVET_DATA_DIR folder must hold every table; unset GPUVET_DATA_DIR to use the "
+                             "built-in ones)"),
+                     path, strerror(errno));
             return -1;
         }
         bool rows = holds_rows(f);

@@ -12,6 +12,7 @@
 
 #include "util/csv.h"
 #include "util/datadir.h"
+#include "util/i18n.h"
 #include "util/suggest.h"
 
 static const char *const precision_names[PRECISION_COUNT] = {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8"};
@@ -310,11 +311,10 @@ static void list_closest(const struct gpu_table *t, const char *query, char *err
             order[pos] = i;
         }
     }
-    size_t used = (size_t)snprintf(err, errlen, "unknown GPU '%s'; closest: ", query);
-    for (int k = 0; k < n && used < errlen; k++)
-        used += (size_t)snprintf(err + used, errlen - used, "%s%s", k ? ", " : "", t->gpus[order[k]].id);
-    if (used < errlen)
-        snprintf(err + used, errlen - used, " (`gpuvet gpus` lists all)");
+    char closest[SHOWN * 64] = "";
+    for (int k = 0; k < n; k++)
+        snprintf(closest + strlen(closest), sizeof closest - strlen(closest), "%s%s", k ? ", " : "", t->gpus[order[k]].id);
+    snprintf(err, errlen, _("unknown GPU '%s'; closest: %s (`gpuvet gpus` lists all)"), query, closest);
 }
 
 const struct gpu_spec *gpu_lookup(const struct gpu_table *t, const char *name, char *note, size_t notelen,
@@ -358,13 +358,13 @@ const struct gpu_spec *gpu_lookup(const struct gpu_table *t, const char *name, c
     if (matches > 1 && best_ties == 1) {
         if (note)
             snprintf(note, notelen,
-                     "'%s' names %d parts (%s); picked %s (socketed before PCIe cards, then the most memory): name "
-                     "the id to choose another",
+                     _("'%s' names %d parts (%s); picked %s (socketed before PCIe cards, then the most memory): name "
+                       "the id to choose another"),
                      name, matches, candidates, best->id);
         return best;
     }
     if (matches > 1)
-        snprintf(err, errlen, "GPU '%s' is ambiguous: %s; name one of these ids", name, candidates);
+        snprintf(err, errlen, _("GPU '%s' is ambiguous: %s; name one of these ids"), name, candidates);
     else
         list_closest(t, name, err, errlen);
     return NULL;
@@ -414,7 +414,7 @@ const struct gpu_spec *gpu_lookup_counted(const struct gpu_table *t, const char 
         }
     }
     if (n < 1 || n > 1024 || !*name) {
-        snprintf(err, errlen, "'%s': the GPU count must be 1 to 1024, with a GPU name", spec);
+        snprintf(err, errlen, _("'%s': the GPU count must be 1 to 1024, with a GPU name"), spec);
         return NULL;
     }
     *count = (int)n;

@@ -1,12 +1,15 @@
 #include "util/output.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "util/i18n.h"
 
 void output_guard_std_fds(void)
 {
@@ -32,9 +35,24 @@ int output_finish(void)
         return 0;
     if (!error)
         error = errno;
-    fprintf(stderr, "gpuvet: cannot write the report to standard output: %s\n",
-            error ? strerror(error) : "a write failed");
+    print_error(NULL, _("cannot write the report to standard output: %s"), error ? strerror(error) : _("a write failed"));
     return -1;
+}
+
+void print_error(const char *command, const char *fmt, ...)
+{
+    char message[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof message, fmt, ap);
+    va_end(ap);
+    size_t len = strlen(message);
+    if (len && message[len - 1] == '\n')
+        message[len - 1] = '\0';
+    if (command)
+        fprintf(stderr, _("gpuvet %s: %s\n"), command, message);
+    else
+        fprintf(stderr, _("gpuvet: %s\n"), message);
 }
 
 static size_t kept_sequence(const char *p, size_t left, const char *const *keep)

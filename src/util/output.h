@@ -15,6 +15,11 @@ void output_guard_std_fds(void);
  * "gpuvet: cannot write the report ..." on stderr and returns -1 (the caller exits 2). */
 int output_finish(void);
 
+/* Prints "gpuvet COMMAND: MESSAGE" and a newline on stderr ("gpuvet: MESSAGE" when command is
+ * NULL), the prefix in the user's language: Chinese takes a full-width colon, as every command's
+ * translated errors do. fmt is translated by the caller; a trailing newline in it is dropped. */
+void print_error(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Writes text to o with every control character but newline and tab written as \xNN (C0, DEL,
  * and C1 as UTF-8), so that strings from evidence files cannot move the cursor, clear, retitle or
  * recolour the user's terminal. The sequences listed in keep (NULL-terminated; the report's own

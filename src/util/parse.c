@@ -380,7 +380,7 @@ bool parse_seconds(const char *s, double *out)
 bool option_invalid(const char *cmd, const char *opt, const char *value, const char *expected)
 {
     /* TRANSLATORS: the last %s is what the option wants, as a noun phrase: "a size (...)". */
-    fprintf(stderr, _("gpuvet %s: --%s %s: expected %s\n"), cmd, opt, value, expected);
+    fprintf(stderr, _("gpuvet %s: --%s %s: expected %s\n"), cmd, opt, value, _(expected));
     return false;
 }
 

@@ -94,7 +94,7 @@ bool option_fraction(const char *cmd, const char *opt, const char *value, double
 /* A positive real with an optional count suffix (parse_quantity: 7B, 2T, 1e21). */
 bool option_positive(const char *cmd, const char *opt, const char *value, double *out);
 /* For values of their own kind (a name from a list, CUR=RATE): writes the same error with the
- * caller's "expected ..." text and returns false. */
+ * caller's "expected ..." text (a msgid: N_() marks it, this translates it) and returns false. */
 bool option_invalid(const char *cmd, const char *opt, const char *value, const char *expected);
 
 #endif

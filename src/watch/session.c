@@ -17,6 +17,7 @@
 #include "rules/watch.h"
 #include "util/fsroot.h"
 #include "util/i18n.h"
+#include "util/output.h"
 
 #define POLL_SLICE_S 0.05 /* how soon a job's end or Ctrl-C is noticed */
 
@@ -166,7 +167,7 @@ static int finish(const struct watch_options *o, struct watch_timeline *w, FILE 
     watch_print_diagnosis(out, w, &diagnosis, isatty(fileno(out)) && !getenv("NO_COLOR"));
     char err[512];
     if (o->json_path && watch_write_json(o->json_path, w, &diagnosis, err, sizeof err) != 0) {
-        fprintf(stderr, "gpuvet watch: %s\n", err);
+        print_error("watch", "%s", err);
         if (status == 0)
             status = EXIT_CANNOT_RUN;
     }
@@ -181,7 +182,7 @@ static int replay(const struct watch_options *o)
     watch_timeline_init(&w);
     char err[1024];
     if (watch_replay_load(o->replay_path, &w, err, sizeof err) != 0) {
-        fprintf(stderr, "gpuvet watch: %s\n", err);
+        print_error("watch", "%s", err);
         watch_timeline_free(&w);
         return EXIT_CANNOT_RUN;
     }
@@ -193,7 +194,7 @@ static int check_json_path(const char *path)
 {
     FILE *f = path ? fopen(path, "w") : NULL;
     if (path && !f) {
-        fprintf(stderr, "gpuvet watch: %s: %s\n", path, strerror(errno));
+        print_error("watch", _("%s: %s"), path, strerror(errno));
         return -1;
     }
     if (f)
@@ -213,7 +214,7 @@ int watch_run(const struct watch_options *o)
         return EXIT_CANNOT_RUN;
     char err[1024];
     if (o->pid && check_pid(o->pid, err, sizeof err) != 0) {
-        fprintf(stderr, "gpuvet watch: %s\n", err);
+        print_error("watch", "%s", err);
         return EXIT_CANNOT_RUN;
     }
     struct watch_timeline w;
@@ -230,11 +231,11 @@ int watch_run(const struct watch_options *o)
     int root = o->pid, job_status = 0;
     if (o->command) {
         char *text = command_text(o->command);
-        watch_set_text(&w.target, &w.target_local, "command: %s", text ? text : o->command[0]);
+        watch_set_text(&w.target, &w.target_local, watch_saved_formats[WATCH_TARGET_COMMAND], text ? text : o->command[0]);
         free(text);
         pid_t pid = start_job(o->command, err, sizeof err);
         if (pid <= 0) {
-            fprintf(stderr, "gpuvet watch: %s\n", err);
+            print_error("watch", "%s", err);
             watch_gpus_close(gpus);
             watch_numa_free(&numa);
             watch_timeline_free(&w);
@@ -242,7 +243,7 @@ int watch_run(const struct watch_options *o)
         }
         root = job_pid = pid;
     } else if (root) {
-        watch_set_text(&w.target, &w.target_local, "pid %d", root);
+        watch_set_text(&w.target, &w.target_local, watch_saved_formats[WATCH_TARGET_PID], root);
     } else {
         watch_set_text(&w.target, &w.target_local, "machine");
     }
@@ -263,10 +264,10 @@ int watch_run(const struct watch_options *o)
                 job_running = false;
                 job_status = status_of(ws);
                 if (WIFSIGNALED(ws))
-                    watch_set_text(&w.end_reason, &w.end_reason_local, "the job ended after %.1f s: killed by signal %d",
+                    watch_set_text(&w.end_reason, &w.end_reason_local, watch_saved_formats[WATCH_END_KILLED],
                                    now_s() - start, WTERMSIG(ws));
                 else
-                    watch_set_text(&w.end_reason, &w.end_reason_local, "the job ended after %.1f s: exit status %d",
+                    watch_set_text(&w.end_reason, &w.end_reason_local, watch_saved_formats[WATCH_END_EXITED],
                                    now_s() - start, WEXITSTATUS(ws));
                 break;
             }
@@ -284,7 +285,7 @@ int watch_run(const struct watch_options *o)
         int rc = host ? watch_host_sample(host, &w, s) : 0;
         if (rc == 1 && !job_running) {
             w.count--; /* the process is gone: this interval has nothing of it */
-            watch_set_text(&w.end_reason, &w.end_reason_local, "process %d ended after %.1f s", root,
+            watch_set_text(&w.end_reason, &w.end_reason_local, watch_saved_formats[WATCH_END_PROCESS], root,
                            now_s() - start);
             break;
         }
@@ -302,14 +303,14 @@ int watch_run(const struct watch_options *o)
     if (stop_signal && !w.end_reason) {
         if (job_running)
             watch_set_text(&w.end_reason, &w.end_reason_local,
-                           "interrupted by signal %d after %.1f s: passed on to the job, which gpuvet waits for",
+                           watch_saved_formats[WATCH_END_SIGNAL_JOB],
                            (int)stop_signal, now_s() - start);
         else
-            watch_set_text(&w.end_reason, &w.end_reason_local, "interrupted by signal %d after %.1f s",
+            watch_set_text(&w.end_reason, &w.end_reason_local, watch_saved_formats[WATCH_END_SIGNAL],
                            (int)stop_signal, now_s() - start);
     } else if (job_running && !w.end_reason) {
         watch_set_text(&w.end_reason, &w.end_reason_local,
-                       "--duration passed after %.1f s; the job runs on and gpuvet waits for it", now_s() - start);
+                       watch_saved_formats[WATCH_END_DURATION], now_s() - start);
     }
     watch_host_close(host);
     watch_gpus_close(gpus);
