@@ -72,6 +72,9 @@ static const struct expectation corpus[] = {
     /* Xeon 5600, "PROC 1 DIMM 1G": the DL380 G7 user guide's slot map (slots 1-3 are channel 1). */
     {"hp-dl380-g7-2p-xeon-e5620-ddr3-2of18", 2, 3, 1, "warn"},
     {"hp-dl380-g7-2p-xeon-x5660-ddr3-11of18-quad-rank", 11, 3, 3, "pass"},
+    /* DL380 G6 (its own guide's table, the same layout): 2D and 3A share channel 1, 6B and 9C are
+     * channels 2 and 3. Four DIMMs for three channels proved nothing without the map. */
+    {"hp-dl380-g6-2p-xeon-e5520-ddr3-8of18", 8, 3, 3, "pass"},
     /* DL360e Gen8 (E5-2400, 3 channels): its guide pairs slots 1-2, 3-4, 5-6; two DIMMs in one pair. */
     {"hp-dl360e-gen8-2p-xeon-e5-2450l-ddr3-4of12", 4, 3, 1, "warn"},
     /* Lenovo "DIMM 3" + bank "CPU 1": the SR650 V2 manual's slot table puts slots 1,3,7,10,14,16 on
@@ -149,6 +152,26 @@ Test(memory_cli, every_slot_full_proves_every_channel)
                      "all 12 slots of socket 1 hold a DIMM (12 = 3 x 4 channels): every channel is populated");
     json_t *socket = json_array_get(json_object_get(memory_of(doc), "sockets"), 1);
     cr_assert_eq(json_integer_value(json_object_get(socket, "populated_channels")), 4);
+    json_decref(f);
+    json_decref(doc);
+}
+
+/* DL380 G6 with 5 and 4 DIMMs: socket 0 holds slots 1-3, 6, 9 (all 3 channels), socket 1 slots
+ * 1-3 and 6, so three DIMMs share channel 1 and channel 3 is empty: more DIMMs than channels, yet
+ * underpopulated. The finding names the guide the map comes from. */
+Test(memory_cli, a_slot_map_finds_an_empty_channel_behind_more_dimms_than_channels)
+{
+    json_t *doc = audit_dmidecode(REPORT("hp-dl380-g6-2p-xeon-l5640-ddr3-9of18-3dpc"), "general");
+    cr_assert_str_eq(channel_verdict(doc, 0), "pass");
+    cr_assert_str_eq(channel_verdict(doc, 1), "warn");
+    json_t *sockets = json_object_get(memory_of(doc), "sockets");
+    cr_assert_eq(json_integer_value(json_object_get(json_array_get(sockets, 0), "populated_channels")), 3);
+    cr_assert_eq(json_integer_value(json_object_get(json_array_get(sockets, 1), "populated_channels")), 2);
+    json_t *f = findings_of(doc, "MEM_CHANNELS_UNDERPOPULATED", "socket 1");
+    json_t *ev = json_object_get(json_array_get(f, 0), "evidence");
+    cr_assert_eq(json_integer_value(json_object_get(ev, "dimms")), 4);
+    const char *scheme = json_string_value(json_object_get(ev, "locator_scheme"));
+    cr_assert(scheme && strstr(scheme, "HP ProLiant DL380 G6 Server User Guide"), "%s", scheme);
     json_decref(f);
     json_decref(doc);
 }

@@ -76,6 +76,9 @@ static const struct speed_case reports[] = {
     {"hp-dl380-g7-2p-xeon-e5620-ddr3-2of18", "pass", "1066 MT/s is the top speed of the Xeon E5620"},
     /* X5660 at 800 with quad-rank DIMMs, 2 per channel: the 1066 of 2DPC is for single- and dual-rank. */
     {"hp-dl380-g7-2p-xeon-x5660-ddr3-11of18-quad-rank", "unknown", "the DIMMs are quad-rank"},
+    /* L5640 at 800 with 1333 DIMMs: the DL380 G6 slot map puts 3 DIMMs on channel 1, and 800 is
+     * the 3-per-channel speed (unknown before the map: the channels were not known). */
+    {"hp-dl380-g6-2p-xeon-l5640-ddr3-9of18-3dpc", "pass", "with 3 DIMMs per channel"},
     /* A Xeon 5400 has no memory controller: no CPU speed applies. */
     {"intel-s5000psl-2p-xeon-e5430-fsb", "unknown", "not given"},
 };

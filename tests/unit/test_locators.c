@@ -94,6 +94,16 @@ static const struct slot_case slot_cases[] = {
     /* DL380 G7 guide: slots 1-3 channel 1, 4-6 channel 2, 7-9 channel 3; the population letter follows. */
     {"Hewlett-Packard/ProLiant/ProLiant DL380 G7/251402BD003A", "HP", "ProLiant DL380 G7", "PROC 2 DIMM 9C", NULL, 2, 2},
     {"Hewlett-Packard/ProLiant/ProLiant DL380 G7/251402BD003A", "HP", "ProLiant DL380 G7", "PROC 1 DIMM 3A", NULL, 1, 0},
+    /* DL380 G6 guide: the same three groups of three; slot 4H opens channel 2. The DL360 G6 and G7,
+     * whose locators look alike, have no row: their own guides' tables were not read. */
+    {"Hewlett-Packard/ProLiant/ProLiant DL380 G6/F03052EFB871", "HP", "ProLiant DL380 G6", "PROC 2 DIMM 4H",
+     NULL, 2, 1},
+    {"Hewlett-Packard/ProLiant/ProLiant DL380 G6/F03052EFB871", "HP", "ProLiant DL380 G6", "PROC 1 DIMM 7I",
+     NULL, 1, 2},
+    {"Hewlett-Packard/ProLiant/ProLiant DL360 G7/BE425EE16F85", "HP", "ProLiant DL360 G7", "PROC 1 DIMM 3A",
+     NULL, -1, -1},
+    {"Hewlett-Packard/ProLiant/ProLiant DL360 G6/442D4ED2B444", "HP", "ProLiant DL360 G6", "PROC 1 DIMM 3",
+     NULL, -1, -1},
     /* DL360e Gen8 guide: slots 1-2, 3-4, 5-6; the BIOS pads with spaces. */
     {"Hewlett-Packard/ProLiant/ProLiant DL360e Gen8/D7898082F347", "HP", "ProLiant DL360e Gen8", "PROC  1 DIMM  2 ",
      NULL, 1, 0},
