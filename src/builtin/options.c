@@ -64,7 +64,7 @@ int option_error(const struct option *options, char **argv)
         for (const struct option *o = options; o->name; o++)
             if (!strncmp(o->name, name, len))
                 snprintf(names + strlen(names), sizeof names - strlen(names), "%s--%s", *names ? ", " : "", o->name);
-        /* TRANSLATORS: "--re" could be --recompute or --replay: the second %s lists them. */
+        /* TRANSLATORS: "--s" of audit could be --sysroot or --sample: the last %s lists them. */
         fprintf(stderr, _("%s: --%.*s is ambiguous: %s\n"), cmd, (int)len, name, names);
     } else {
         const char *all[128];

@@ -26,27 +26,27 @@ static void expect_err(const struct run_result *r, const char *chinese, const ch
 Test(i18n_errors, option_errors_are_ours_in_both_languages)
 {
     struct run_result r = run_gpuvet("--lang", "zh", "plan", "--modle", "x", NULL);
-    expect_err(&r, "gpuvet plan：未知选项 --modle；你是不是想用 --model？", "unrecognized");
+    expect_err(&r, "gpuvet plan: 未知选项 --modle；你是不是想用 --model？", "unrecognized");
     run_result_free(&r);
     r = run_gpuvet("--lang", "zh", "plan", "--model", NULL);
-    expect_err(&r, "gpuvet plan：--model 需要一个值", "requires an argument");
+    expect_err(&r, "gpuvet plan: --model 需要一个值", "requires an argument");
     run_result_free(&r);
     r = run_gpuvet("--lang", "zh", "plan", "-w", NULL);
-    expect_err(&r, "gpuvet plan：-w（--workload）需要一个值", "requires an argument");
+    expect_err(&r, "gpuvet plan: -w（--workload）需要一个值", "requires an argument");
     run_result_free(&r);
     r = run_gpuvet("--lang", "zh", "gpus", "--json=yes", NULL);
-    expect_err(&r, "gpuvet gpus：--json 不接受值", "doesn't allow");
+    expect_err(&r, "gpuvet gpus: --json 不接受值", "doesn't allow");
     run_result_free(&r);
     r = run_gpuvet("--lang", "zh", "audit", "--s", "/", NULL);
-    expect_err(&r, "gpuvet audit：--s 有歧义：--sysroot, --sample", "ambiguous");
+    expect_err(&r, "gpuvet audit: --s 有歧义：--sysroot, --sample", "ambiguous");
     run_result_free(&r);
     r = run_gpuvet("--lang", "zh", "fleet", "-q", NULL);
-    expect_err(&r, "gpuvet fleet：未知选项 -q（gpuvet fleet --help 会列出所有选项）", "invalid option");
+    expect_err(&r, "gpuvet fleet: 未知选项 -q（gpuvet fleet --help 会列出所有选项）", "invalid option");
     cr_expect_null(strstr(r.err, "用法"), "one line, not the usage: %s", r.err);
     run_result_free(&r);
     /* The values an option takes are translated too; the names in them stay. */
     r = run_gpuvet("--lang", "zh", "plan", "--recompute", "some", NULL);
-    expect_err(&r, "gpuvet plan：--recompute some：应为 none、selective 或 full", " or full");
+    expect_err(&r, "gpuvet plan: --recompute some：应为 none、selective 或 full", " or full");
     run_result_free(&r);
 
     r = run_gpuvet("plan", "--model", NULL);
@@ -79,7 +79,7 @@ Test(i18n_errors, model_config_and_input_files_name_the_file_in_chinese)
     struct run_result r = run_gpuvet(plan[0], plan[1], plan[2], plan[3], plan[4], plan[5], plan[6], plan[7], config,
                                      NULL);
     char want[256];
-    snprintf(want, sizeof want, "gpuvet plan：%s：配置中没有 \"num_hidden_layers\"", config);
+    snprintf(want, sizeof want, "gpuvet plan: %s：配置中没有 \"num_hidden_layers\"", config);
     expect_err(&r, want, "in the config");
     run_result_free(&r);
     temp_file("{\"num_hidden_layers\": 32, \"hidden_size\": 4096, \"num_attention_heads\": 32, "
@@ -94,18 +94,18 @@ Test(i18n_errors, model_config_and_input_files_name_the_file_in_chinese)
     unlink(config);
 
     r = run_gpuvet(plan[0], plan[1], plan[2], plan[3], plan[4], plan[5], plan[6], plan[7], "/dev/null", NULL);
-    expect_err(&r, "gpuvet plan：/dev/null：不是普通文件（而是 FIFO、设备或套接字）", "not a regular file");
+    expect_err(&r, "gpuvet plan: /dev/null：不是普通文件（而是 FIFO、设备或套接字）", "not a regular file");
     run_result_free(&r);
     r = run_gpuvet("--lang", "zh", "cost", "/dev/null", NULL);
-    expect_err(&r, "gpuvet cost：/dev/null：不是普通文件", "not a regular file");
+    expect_err(&r, "gpuvet cost: /dev/null：不是普通文件", "not a regular file");
     run_result_free(&r);
     /* A folder where a file is expected: the message names it (strerror's words are libc's). */
     r = run_gpuvet("--lang", "zh", "cost", "/tmp", NULL);
-    expect_err(&r, "gpuvet cost：/tmp：", "gpuvet cost: ");
+    expect_err(&r, "gpuvet cost: /tmp：", "gpuvet cost：");
     run_result_free(&r);
     r = run_gpuvet("--lang", "zh", "--data", "/tmp", "gpus", NULL);
     expect_err(&r, "（--data 文件夹必须包含所有数据表；去掉 --data 即使用内置的数据表）", "must hold every table");
-    cr_expect(strstr(r.err, "gpuvet：/tmp/"), "%s", r.err);
+    cr_expect(strstr(r.err, "gpuvet: /tmp/"), "%s", r.err);
     run_result_free(&r);
 }
 
@@ -137,7 +137,7 @@ Test(i18n_errors, gpu_note_and_balance_formulas_are_chinese_and_the_json_is_engl
     cr_expect_null(strstr(r.out, "names 3 parts"), "%s", r.out);
     run_result_free(&r);
     r = run_gpuvet("--lang", "zh", "gpus", "h10", NULL);
-    expect_err(&r, "gpuvet gpus：未知 GPU“h10”；最接近的：", "closest:");
+    expect_err(&r, "gpuvet gpus: 未知 GPU“h10”；最接近的：", "closest:");
     run_result_free(&r);
     expect_same_json((const char *const[]){"gpus", "h100", "a100", NULL});
     expect_same_json((const char *const[]){"plan", "--workload", "llm-train", "--model", "llama-3-8b", "--gpus",

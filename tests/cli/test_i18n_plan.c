@@ -138,7 +138,7 @@ Test(i18n_plan, help_and_errors_are_chinese)
     run_result_free(&r);
     r = run_gpuvet("--lang", "zh", "plan", "--workload", "cv-train", "--gpus", "1xl4", "--sysroot", "/", NULL);
     cr_expect_eq(r.status, 2);
-    cr_expect(strstr(r.err, "gpuvet plan：--sysroot 要与 --check 一起用"), "%s", r.err);
+    cr_expect(strstr(r.err, "gpuvet plan: --sysroot 要与 --check 一起用"), "%s", r.err);
     run_result_free(&r);
     r = run_gpuvet("--lang", "zh", "cost", OFFERS, "--util", "0.5", "--util-from", OFFERS, NULL);
     cr_expect(strstr(r.err, "gpuvet cost: --util 和 --util-from 只能给一个"), "%s", r.err);

@@ -103,7 +103,7 @@ Test(i18n_watch_bench, watch_errors_in_chinese)
 {
     struct run_result r = run_gpuvet("--lang", "zh", "watch", "--pid", "2147483646", NULL);
     cr_expect_eq(r.status, 2);
-    cr_expect(strstr(r.err, "gpuvet watch：没有进程 2147483646（/proc/2147483646/stat："), "%s", r.err);
+    cr_expect(strstr(r.err, "gpuvet watch: 没有进程 2147483646（/proc/2147483646/stat："), "%s", r.err);
     run_result_free(&r);
     r = run_gpuvet("--lang", "zh", "watch", "--", "/nonexistent/trainer", NULL);
     cr_expect_eq(r.status, 127);
