@@ -158,6 +158,8 @@ audit bench watch snapshot plan cost fleet compare explain health decode latency
 memory help en zh full selective none offload count name util samples type stas tp topo jpg multi
 bank locator true eager struct crashkernel ext page scripts general hpc render currency int tf flash
 xa bf qv detector node problem subject update scontrol supply channel data
+family model flags features hypervisor rate xml cpulist cpumask cpumap realpath statvfs overlay
+hugging face inf nan optimizer all
 """.split())
 # One letter: a variable of a formula (s, b, h), a unit (B, k, M), the A and B of `gpuvet compare`.
 ALLOWED_LATIN |= set("abcdefghijklmnopqrstuvwxyz")

@@ -160,7 +160,7 @@ static int run_audit(int argc, char **argv)
     for (size_t i = 0; i < sizeof named_files / sizeof *named_files; i++) {
         char why[256];
         if (named_files[i] && !fs_input_check(named_files[i], FS_INPUT_LIMIT, why, sizeof why)) {
-            print_error("audit", _("%s: %s"), named_files[i], why);
+            print_error("audit", _("%s: %s"), named_files[i], _(why));
             return EXIT_CANNOT_RUN;
         }
     }

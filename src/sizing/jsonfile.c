@@ -13,7 +13,7 @@ json_t *json_load_named(const char *path, char *err, size_t errlen)
 {
     char why[256];
     if (!fs_input_check(path, FS_INPUT_LIMIT, why, sizeof why)) {
-        snprintf(err, errlen, _("%s: %s"), path, why);
+        snprintf(err, errlen, _("%s: %s"), path, _(why));
         return NULL;
     }
     json_error_t jerr;

@@ -15,7 +15,7 @@ int dmon_mean_sm_utilisation(const char *path, double *mean, int *samples, char 
 {
     char why[256];
     if (!fs_input_check(path, FS_INPUT_LIMIT, why, sizeof why)) {
-        snprintf(err, errlen, _("%s: %s"), path, why);
+        snprintf(err, errlen, _("%s: %s"), path, _(why));
         return -1;
     }
     FILE *f = fopen(path, "r");

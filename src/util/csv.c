@@ -111,7 +111,7 @@ int csv_load(const char *path, struct csv_table *t, char *err, size_t errlen)
     char why[256];
     FILE *f = NULL;
     if (!fs_input_check(path, FS_INPUT_LIMIT, why, sizeof why))
-        snprintf(err, errlen, _("%s: %s"), path, why);
+        snprintf(err, errlen, _("%s: %s"), path, _(why));
     else if (!(f = fopen(path, "r")))
         snprintf(err, errlen, _("%s: %s"), path, strerror(errno));
     if (!f) {

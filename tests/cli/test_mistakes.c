@@ -65,7 +65,7 @@ Test(mistakes, every_command_names_the_closest_option)
         cr_assert_lt(i, ncases, "no misspelt option tried for gpuvet %s", name);
         struct run_result r = run_gpuvet(cases[i][0], cases[i][1], NULL);
         char want[128];
-        snprintf(want, sizeof want, "gpuvet %s: did you mean %s?", cases[i][0], cases[i][2]);
+        snprintf(want, sizeof want, "gpuvet %s: unknown option %s; did you mean %s?", cases[i][0], cases[i][1], cases[i][2]);
         cr_expect_eq(r.status, 2, "gpuvet %s %s", cases[i][0], cases[i][1]);
         cr_expect(strstr(r.err, want), "want '%s', got: %s", want, r.err);
         cr_expect_null(strstr(r.err, "usage:"), "gpuvet %s %s printed the usage: %s", cases[i][0], cases[i][1], r.err);
