@@ -545,7 +545,8 @@ static void summary_verdict_line(FILE *o, const struct audit_report *r, enum wor
             append(line, sizeof line, _("%d fail%s"), v->fails, v->warns ? _(", ") : "");
         if (v->warns)
             append(line, sizeof line, _("%d warn"), v->warns);
-        append(line, sizeof line, ": ");
+        /* TRANSLATORS: between "1 fail, 2 warn" and the rule IDs. */
+        append(line, sizeof line, "%s", _(": "));
         problem_rules(line, sizeof line, &r->verdicts->findings[w]);
         if (v->ngaps && v->gaps[0].key) {
             append(line, sizeof line, _("; unknown: "));
@@ -614,7 +615,8 @@ static int print_summary(FILE *o, const struct audit_report *r, const struct sty
     if (sel->ngaps) {
         line[0] = '\0';
         bool key = sel->gaps[0].key; /* key gaps come first */
-        append(line, sizeof line, "  %s: ", key ? _("unknown, needed") : _("unknown, not needed for the verdict"));
+        /* TRANSLATORS: the label ("unknown, needed") and the facts after it. */
+        append(line, sizeof line, _("  %s: "), key ? _("unknown, needed") : _("unknown, not needed for the verdict"));
         for (int i = 0, shown = 0; i < sel->ngaps; i++) {
             if (key && !sel->gaps[i].key) {
                 append(line, sizeof line, _("; not needed: "));
@@ -683,7 +685,8 @@ static void print_coverage(FILE *o, const struct audit_report *r, const struct s
         const struct coverage_gap *g = &v->gaps[i];
         if (g->outside_evidence && !g->key && !verbose)
             continue;
-        fprintf(o, "  %s%s%s %s: %s\n", st->sev[SEV_UNKNOWN], cell(g->key ? _("key") : "", 4), st->reset,
+        /* TRANSLATORS: colour, "key" or blank, colour end, the fact, its reason. */
+        fprintf(o, _("  %s%s%s %s: %s\n"), st->sev[SEV_UNKNOWN], cell(g->key ? _("key") : "", 4), st->reset,
                 gap_fact_text(g), gap_reason_text(g));
     }
 }
