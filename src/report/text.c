@@ -727,7 +727,8 @@ static void print_findings(FILE *o, const struct audit_report *r, const struct s
                 fprintf(o, "  %s%s%s\n", st->bold, area_label(areas[a]), st->reset);
             char subjects[512] = "";
             group_subjects(subjects, sizeof subjects, g, 3);
-            fprintf(o, "    %s%s%s %s %s%s%s: %s\n", st->sev[it->severity], cell(severity_label(it->severity), 7),
+            /* TRANSLATORS: colour, severity, colour end, rule ID, dim, subjects, colour end, the finding. */
+            fprintf(o, _("    %s%s%s %s %s%s%s: %s\n"), st->sev[it->severity], cell(severity_label(it->severity), 7),
                     st->reset, it->rule->id, st->dim, subjects, st->reset, finding_message(it));
             if (it->fix && it->severity != SEV_PASS)
                 fprintf(o, _("            fix: %s\n"), finding_fix(it));
