@@ -16,6 +16,7 @@
 #include "util/output.h"
 #include "util/output_file.h"
 #include "util/parse.h"
+#include "util/suggest.h"
 
 static const char usage[] = N_(
     "usage: gpuvet bench [memory|latency|pcie|storage|jitter|decode|all]... [options]\n"
@@ -101,7 +102,16 @@ static int run_bench(int argc, char **argv)
             break;
         }
         if (!bench_find(argv[i])) {
-            fprintf(stderr, _("gpuvet bench: unknown benchmark '%s'\n%s"), argv[i], _(usage));
+            const char *known[32];
+            size_t nknown = 0;
+            for (int k = 0; k < bench_count && nknown < 31; k++)
+                known[nknown++] = bench_table[k]->name;
+            known[nknown++] = "all";
+            const char *closest = closest_name(argv[i], known, nknown);
+            if (closest)
+                fprintf(stderr, _("gpuvet bench: unknown benchmark '%s'; did you mean %s?\n"), argv[i], closest);
+            else
+                fprintf(stderr, _("gpuvet bench: unknown benchmark '%s'\n%s"), argv[i], _(usage));
             free(names);
             return EXIT_CANNOT_RUN;
         }

@@ -8,9 +8,10 @@
 
 void explain_text_rule(FILE *out, const struct rule *r)
 {
-    fprintf(out, _("%s — %s\narea: %s\nseverity when it applies:"), r->id, _(r->title), r->area);
+    /* The label ends in its own space: Chinese drops it after a full-width colon. */
+    fprintf(out, _("%s — %s\narea: %s\nseverity when it applies: "), r->id, _(r->title), r->area);
     for (int w = 0; w < WORKLOAD_COUNT; w++)
-        fprintf(out, " %s=%s", workload_name((enum workload)w), _(severity_name(r->severity[w])));
+        fprintf(out, "%s%s=%s", w ? " " : "", workload_name((enum workload)w), _(severity_name(r->severity[w])));
     char rationale[4096];
     thresholds_expand(_(r->rationale), rationale, sizeof rationale);
     fprintf(out, "\n\n%s\n", rationale);

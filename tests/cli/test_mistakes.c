@@ -180,3 +180,17 @@ Test(mistakes, empty_table_in_data_folder_is_an_error_naming_it)
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     cr_assert_eq(system(cmd), 0);
 }
+
+/* A misspelt benchmark name gets the closest one, not the whole usage. */
+Test(mistakes, bench_names_the_closest_benchmark)
+{
+    struct run_result r = run_gpuvet("bench", "memroy", NULL);
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "gpuvet bench: unknown benchmark 'memroy'; did you mean memory?"), "%s", r.err);
+    cr_expect_null(strstr(r.err, "usage:"), "%s", r.err);
+    run_result_free(&r);
+    r = run_gpuvet("bench", "xyzzy", NULL);
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "usage:"), "nothing close: the usage lists the names: %s", r.err);
+    run_result_free(&r);
+}
