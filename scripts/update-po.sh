@@ -14,6 +14,24 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$root"
 find src -name '*.c' | LC_ALL=C sort > "$tmp/files"
+# The GPU table's notes and confidence words are data, printed through _() by `gpuvet gpus`: a C
+# file of N_() lines made from data/gpus.csv puts them in the catalogue (a --data table's own
+# notes, not in it, print as they are).
+python3 - data/gpus.csv > "$tmp/gpu_table_text.c" <<'PY'
+import csv, json, sys
+rows = csv.reader(line for line in open(sys.argv[1], encoding="utf-8") if not line.startswith("#"))
+header = next(rows)
+texts = set()
+for row in rows:
+    for column in ("confidence", "notes"):
+        i = header.index(column)
+        if i < len(row) and row[i]:
+            texts.add((column, row[i]))
+for column, text in sorted(texts):
+    print("/* TRANSLATORS: the %s column of data/gpus.csv (gpuvet gpus NAME). */" % column)
+    print("N_(%s);" % json.dumps(text, ensure_ascii=False))
+PY
+echo "$tmp/gpu_table_text.c" >> "$tmp/files"
 xgettext --language=C --from-code=UTF-8 --keyword=_ --keyword=N_ --keyword=i18n_plural:1,2 \
     --keyword=watch_set_text:3 --keyword=bench_skipped:1 --keyword=bench_set_text:3 \
     --keyword=i18n_asprintf:2 --flag=i18n_asprintf:2:c-format --keyword=add_evidence:2 --flag=add_evidence:2:c-format \

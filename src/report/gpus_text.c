@@ -78,7 +78,9 @@ void gpus_text_detail(FILE *out, const struct gpu_spec *g, const char *note)
         fprintf(out, _("  resnet-50   %g images/s per GPU (%s)\n"), g->resnet50_img_s, g->resnet50_source);
     else if (g->resnet50_estimate_img_s > 0)
         fprintf(out, _("  resnet-50   ~%g images/s per GPU (%s)\n"), g->resnet50_estimate_img_s, g->resnet50_estimate_source);
-    fprintf(out, _("  confidence  %s%s%s\n  source      %s\n"), g->confidence, *g->notes ? "; " : "", g->notes, g->source);
+    /* The table's words are in the catalogue (scripts/update-po.sh); _("") would be its header. */
+    fprintf(out, _("  confidence  %s%s%s\n  source      %s\n"), *g->confidence ? _(g->confidence) : "",
+            *g->notes ? _("; ") : "", *g->notes ? _(g->notes) : "", g->source);
 }
 
 void gpus_text_footer(FILE *out)

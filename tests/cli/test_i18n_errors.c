@@ -179,3 +179,19 @@ Test(i18n_errors, a_replayed_timeline_shows_its_saved_sentences_in_chinese)
     cr_expect(strstr(r.out, "  the job ended after 26.1 s: exit status 0\n"), "%s", r.out);
     run_result_free(&r);
 }
+
+/* The GPU table's notes and confidence words are data, put in the catalogue by update-po.sh. */
+Test(i18n_errors, gpu_table_notes_are_chinese_and_the_json_keeps_the_table_text)
+{
+    struct run_result zh = run_gpuvet("--lang", "zh", "gpus", "v100-sxm2-32gb", NULL);
+    cr_expect_eq(zh.status, 0, "%s", zh.err);
+    cr_expect(strstr(zh.out, "高；Tensor = FP16 乘 / FP32 累加；Volta 不支持 TF32/BF16/FP8/稀疏"), "%s", zh.out);
+    cr_expect_null(strstr(zh.out, "Volta has no"), "%s", zh.out);
+    run_result_free(&zh);
+    struct run_result zh_json = run_gpuvet("--lang", "zh", "gpus", "--json", "v100-sxm2-32gb", NULL);
+    struct run_result en_json = run_gpuvet("gpus", "--json", "v100-sxm2-32gb", NULL);
+    cr_expect_str_eq(zh_json.out, en_json.out);
+    cr_expect(strstr(en_json.out, "Volta has no TF32/BF16/FP8/sparsity"), "%s", en_json.out);
+    run_result_free(&zh_json);
+    run_result_free(&en_json);
+}
