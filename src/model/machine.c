@@ -108,15 +108,10 @@ static char *local_copy(const char *english, const char *local)
 
 void machine_problem(struct machine *m, const char *path, const char *fmt, ...)
 {
-    char *msg = NULL, *local = NULL;
-    va_list ap, again;
+    char *msg, *local;
+    va_list ap;
     va_start(ap, fmt);
-    va_copy(again, ap);
-    if (vasprintf(&msg, fmt, ap) < 0)
-        msg = NULL;
-    if (msg && i18n_translating() && vasprintf(&local, _(fmt), again) < 0)
-        local = NULL;
-    va_end(again);
+    i18n_vformat_pair(&msg, &local, fmt, ap);
     va_end(ap);
     if (local && !strcmp(local, msg)) {
         free(local);

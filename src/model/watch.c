@@ -74,15 +74,9 @@ void watch_set_text(char **english, char **local, const char *fmt, ...)
 {
     free(*english);
     free(*local);
-    *local = NULL;
-    va_list ap, again;
+    va_list ap;
     va_start(ap, fmt);
-    va_copy(again, ap);
-    if (vasprintf(english, fmt, ap) < 0)
-        *english = NULL;
-    if (i18n_translating() && vasprintf(local, i18n_text(fmt), again) < 0)
-        *local = NULL;
-    va_end(again);
+    i18n_vformat_pair(english, local, fmt, ap);
     va_end(ap);
 }
 

@@ -48,15 +48,10 @@ static char *join_evidence(const char *first, const char *second, const char *se
 static void add_evidence(struct virt_info *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void add_evidence(struct virt_info *v, const char *fmt, ...)
 {
-    char *piece = NULL, *local_piece = NULL;
-    va_list ap, again;
+    char *piece, *local_piece;
+    va_list ap;
     va_start(ap, fmt);
-    va_copy(again, ap);
-    if (vasprintf(&piece, fmt, ap) < 0)
-        piece = NULL;
-    if (piece && i18n_translating() && vasprintf(&local_piece, _(fmt), again) < 0)
-        local_piece = NULL;
-    va_end(again);
+    i18n_vformat_pair(&piece, &local_piece, fmt, ap);
     va_end(ap);
     if (!piece) {
         free(local_piece);

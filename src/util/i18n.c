@@ -88,6 +88,18 @@ char *i18n_format_local(const char *fmt, ...)
     return local;
 }
 
+void i18n_vformat_pair(char **english, char **local, const char *fmt, va_list ap)
+{
+    va_list again;
+    va_copy(again, ap);
+    if (vasprintf(english, fmt, ap) < 0)
+        *english = NULL;
+    *local = NULL;
+    if (*english && i18n_translating() && vasprintf(local, _(fmt), again) < 0)
+        *local = NULL;
+    va_end(again);
+}
+
 int i18n_keep_translation(const char *english, char *local)
 {
     if (!english || !local || !strcmp(english, local)) {

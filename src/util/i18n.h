@@ -7,6 +7,7 @@
 #ifndef GPUVET_UTIL_I18N_H
 #define GPUVET_UTIL_I18N_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -49,6 +50,11 @@ void i18n_english_end(void);
          ? (*(english) = NULL, -1)                                                                      \
          : (i18n_translating() ? i18n_keep_translation(*(english), i18n_format_local(_(fmt), __VA_ARGS__)) \
                                : 0))
+
+/* A sentence in English (*english) and, when gpuvet speaks another language, in it (*local, else
+ * NULL): fmt and _(fmt) with the same arguments, which are the same in both languages (paths,
+ * numbers). Either is NULL when out of memory. For helpers that keep both texts side by side. */
+void i18n_vformat_pair(char **english, char **local, const char *fmt, va_list ap) __attribute__((format(printf, 3, 0)));
 
 /* Parts of i18n_asprintf: closes the English scope and passes rc on; formats the translation
  * (NULL when out of memory); keeps local (taken over) as the translation of english for _(). */
