@@ -27,7 +27,8 @@ static const struct option *long_option(const struct option *options, const char
             continue;
         if (strlen(opt->name) == len)
             return opt;
-        found = prefixed++ ? found : opt;
+        if (prefixed++ == 0)
+            found = opt;
     }
     *ambiguous = prefixed > 1;
     return prefixed == 1 ? found : NULL;
@@ -41,8 +42,9 @@ int option_error(const struct option *options, char **argv)
     const char *cmd = argv[0], *arg = optind > 0 ? argv[optind - 1] : "";
     if (strncmp(arg, "--", 2) != 0 || !arg[2]) {
         const struct option *opt = NULL;
-        for (const struct option *o = options; o->name && optopt; o++)
-            opt = !opt && o->val == optopt ? o : opt;
+        for (const struct option *o = options; o->name && optopt && !opt; o++)
+            if (o->val == optopt)
+                opt = o;
         if (opt && opt->has_arg == required_argument)
             fprintf(stderr, _("%s: -%c (--%s) needs a value  (%s --help lists the options)\n"), cmd, optopt, opt->name,
                     cmd);
