@@ -35,8 +35,9 @@ optional=(pci.ids mate-backgrounds clang)
 # tests/integration/prom-node-exporter.sh checks the files with promtool (prometheus) and serves
 # them with a real node_exporter (curl fetches them). Without them those two tests skip. Where
 # systemd runs, Debian starts these packages' own services on install; the tests never use those:
-# they start their own daemons under a temporary folder, on other ports.
-optional+=(slurmctld slurmd slurm-client munge prometheus prometheus-node-exporter curl)
+# they start their own daemons under a temporary folder, on other ports, which ss (iproute2: not in
+# a minimal Debian or its container image) finds free.
+optional+=(slurmctld slurmd slurm-client munge prometheus prometheus-node-exporter curl iproute2)
 # mandoc: test_man also lints every man page with `mandoc -T lint` (no warning allowed); without it
 # only groff -ww checks them.
 optional+=(mandoc)

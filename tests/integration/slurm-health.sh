@@ -13,6 +13,7 @@ skip() { echo "SKIP: $*"; exit 77; }
 for f in /usr/sbin/munged /usr/sbin/slurmctld /usr/sbin/slurmd /usr/bin/scontrol /usr/bin/sinfo; do
   [ -x "$f" ] || skip "$f missing: apt-get install munge slurmctld slurmd slurm-client (scripts/setup.sh does)"
 done
+command -v ss >/dev/null || skip "ss missing (finds free ports): apt-get install iproute2 (scripts/setup.sh does)"
 
 export SLURM_LOCAL_BASE
 SLURM_LOCAL_BASE=$(mktemp -d /tmp/gpuvet-slurm-XXXXXX)
