@@ -6,9 +6,10 @@ cd "$(dirname "$0")/.."
 
 # Build and test dependencies: the field's own libraries, from the distribution.
 # groff-base renders the man pages in their test (groff -ww); build-essential brings dpkg-dev, whose
-# dpkg-shlibdeps gives the Debian package its Depends.
+# dpkg-shlibdeps gives the Debian package its Depends; CPack's DEB generator runs file(1) to find
+# the binaries to give to dpkg-shlibdeps (not in a minimal Debian: without it test_deb fails).
 required=(build-essential cmake pkg-config libhwloc-dev libjansson-dev libxml2-dev libturbojpeg0-dev
-          libcriterion-dev groff-base
+          libcriterion-dev groff-base file
           # the public-corpus tests (scripts/corpus-*.sh): read gpuvet's JSON, unpack the corpus
           jq xz-utils bzip2)
 # Test dependency: tests/cli/test_html_report.c opens every `audit --html` page in headless
