@@ -5,7 +5,8 @@
 #   - --deb FILE.deb: installs the package with apt (which pulls its Depends from Debian) and runs
 #     the installed gpuvet: version, the GPU table, an audit of the chroot that names the installed
 #     tables, a "did you mean" in English and in Chinese (the installed catalogue), the man pages
-#     rendered by groff without a warning; then purges it and checks that none of its files is left.
+#     rendered by groff without a warning, its changelog (whose version is the installed package's)
+#     and its copyright file; then purges it and checks that none of its files is left.
 # Needs root, debootstrap and network access to a Debian mirror.
 # Usage: sudo scripts/fresh-debian-check.sh [--deb FILE.deb] [DIR]
 set -euo pipefail
@@ -30,6 +31,8 @@ if [ -n "$deb" ]; then
   chroot "$root" /bin/bash -c '
     set -euo pipefail
     apt-get update -qq
+    # A package left by an interrupted run would make apt skip installing this one (same version).
+    if dpkg -s gpuvet >/dev/null 2>&1; then DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq gpuvet; fi
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends /tmp/gpuvet.deb groff-base
     gpuvet --version
     gpuvet gpus h100 > /tmp/gpus.txt && grep -q "^h100-sxm5-80gb: " /tmp/gpus.txt
@@ -40,9 +43,15 @@ if [ -n "$deb" ]; then
       [ -z "$(zcat "$page" | groff -ww -man -Tutf8 2>&1 >/dev/null)" ] || { echo "groff warns on $page"; exit 1; }
     done
     { gpuvet --lang zh audi 2> /tmp/audi-zh.txt || true; } && grep -q "未知命令" /tmp/audi-zh.txt
+    version=$(dpkg-query -W -f "\${Version}" gpuvet)
+    [ "$(zcat /usr/share/doc/gpuvet/changelog.gz | head -n 1)" = "gpuvet ($version) UNRELEASED; urgency=medium" ] ||
+      { echo "changelog.gz does not start with version $version"; exit 1; }
+    grep -qx "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/" /usr/share/doc/gpuvet/copyright ||
+      { echo "no machine-readable /usr/share/doc/gpuvet/copyright"; exit 1; }
     DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq gpuvet
     left=$(ls -d /usr/bin/gpuvet /usr/share/gpuvet /usr/share/man/man1/gpuvet* \
-      /usr/share/locale/zh_CN/LC_MESSAGES/gpuvet.mo /usr/share/bash-completion/completions/gpuvet 2>/dev/null || true)
+      /usr/share/locale/zh_CN/LC_MESSAGES/gpuvet.mo /usr/share/bash-completion/completions/gpuvet \
+      /usr/share/doc/gpuvet 2>/dev/null || true)
     [ -z "$left" ] || { echo "left after purge: $left"; exit 1; }
     echo "gpuvet package: installed, working and removed cleanly on a fresh Debian 12"'
   exit

@@ -42,6 +42,9 @@ optional+=(slurmctld slurmd slurm-client munge prometheus prometheus-node-export
 # mandoc: test_man also lints every man page with `mandoc -T lint` (no warning allowed); without it
 # only groff -ww checks them.
 optional+=(mandoc)
+# lintian: tests/cli/test_deb.c runs it on the built Debian package (no error, no warning allowed);
+# without it that check is skipped.
+optional+=(lintian)
 # `scripts/setup.sh --anchors`: the field's own tools that bench/bench-vs-anchors.sh runs beside
 # `gpuvet bench` (likwid-bench, fio, tjbench, cyclictest) and jq to read the JSON; stress-ng loads
 # the CPUs for its LOAD=cpu storage pairs.

@@ -1,9 +1,13 @@
 /* The Debian package, built as the README says (cpack -G DEB), holds the binary, the tables, the man
  * pages and the completions under /usr, declares the libraries the binary links, and its binary,
  * unpacked with `dpkg-deb -x` into an empty root, runs with nothing else of gpuvet around.
+ * It also holds the documents Debian policy asks for (share/doc/gpuvet: a changelog whose version is
+ * the package's, a machine-readable copyright file), and lintian, where installed, finds no error
+ * and no warning in it. Skipped (77) where cpack or dpkg-deb is not installed.
  * What this does not prove: that apt resolves the Depends on a fresh system and that the package
  * installs there; scripts/fresh-debian-check.sh --deb does that in a debootstrapped Debian 12. */
 #include <criterion/criterion.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +38,39 @@ Test(deb, package_holds_everything_and_its_binary_runs, .timeout = 240)
     cr_expect(strstr(out, "audit GPU servers") && strstr(out, "\n gpuvet finds the traps"), "Description: %s", out);
     free(out);
 
+    snprintf(cmd, sizeof cmd, "dpkg-deb -c '%s'/out/gpuvet_*.deb", dir);
+    out = run_shell(cmd, &status);
+    cr_expect_eq(status, 0, "%s", out);
+    cr_expect(strstr(out, " ./usr/share/doc/gpuvet/changelog.gz\n") && strstr(out, " ./usr/share/doc/gpuvet/copyright\n"),
+              "no changelog.gz or copyright in share/doc/gpuvet:\n%s", out);
+    free(out);
+
+    /* The changelog's latest entry is the package's version, which is the binary's. */
+    snprintf(cmd, sizeof cmd, "dpkg-deb -f '%s'/out/gpuvet_*.deb Version && dpkg-deb --fsys-tarfile '%s'/out/gpuvet_*.deb | "
+             "tar -xO ./usr/share/doc/gpuvet/changelog.gz | zcat | head -n 1", dir, dir);
+    out = run_shell(cmd, &status);
+    cr_expect_eq(status, 0, "%s", out);
+    cr_expect_str_eq(out, GPUVET_VERSION "\ngpuvet (" GPUVET_VERSION ") UNRELEASED; urgency=medium\n");
+    free(out);
+
+    /* Machine-readable (DEP-5): the format's header, a Files paragraph and its License. */
+    snprintf(cmd, sizeof cmd, "dpkg-deb --fsys-tarfile '%s'/out/gpuvet_*.deb | tar -xO ./usr/share/doc/gpuvet/copyright", dir);
+    out = run_shell(cmd, &status);
+    cr_expect_eq(status, 0, "%s", out);
+    const char dep5_header[] = "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n";
+    cr_expect(strncmp(out, dep5_header, strlen(dep5_header)) == 0 &&
+              strstr(out, "\nUpstream-Name: gpuvet\n") && strstr(out, "\nFiles: *\n") && strstr(out, "\nLicense: "),
+              "copyright:\n%s", out);
+    free(out);
+
+    snprintf(cmd, sizeof cmd, "command -v lintian >/dev/null || exit 77; lintian --fail-on error,warning '%s'/out/gpuvet_*.deb", dir);
+    out = run_shell(cmd, &status);
+    if (status == 77)
+        cr_log_warn("lintian is not installed: the package's lintian check is skipped");
+    else
+        cr_expect_eq(status, 0, "lintian finds errors or warnings:\n%s", out);
+    free(out);
+
     snprintf(cmd, sizeof cmd, "dpkg-deb -x '%s'/out/gpuvet_*.deb '%s/root' && cd '%s/root' && "
              "ls usr/bin/gpuvet usr/share/gpuvet/gpus.csv usr/share/gpuvet/cpu-platforms.csv "
              "usr/share/man/man1/gpuvet.1.gz usr/share/man/man1/gpuvet-audit.1.gz "
@@ -55,4 +92,19 @@ Test(deb, package_holds_everything_and_its_binary_runs, .timeout = 240)
 
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     cr_assert_eq(system(cmd), 0);
+}
+
+/* Without the packaging tools there is nothing to build: skipped (77), not failed. */
+int main(int argc, char *argv[])
+{
+    if (system("command -v cpack >/dev/null && command -v dpkg-deb >/dev/null") != 0) {
+        fputs("cpack or dpkg-deb is not installed: the Debian package is not built (skipped)\n", stderr);
+        return 77;
+    }
+    struct criterion_test_set *tests = criterion_initialize();
+    int result = 0;
+    if (criterion_handle_args(argc, argv, true))
+        result = !criterion_run_all_tests(tests);
+    criterion_finalize(tests);
+    return result;
 }
