@@ -73,8 +73,10 @@ static int submatch_int(const char *s, const regmatch_t *m)
 /* Dell PowerEdge: locator A1..A12 / B1..B12 (or DIMM_A1). The letter is the socket. Slots 1..N of a
  * socket with N channels hold the first DIMM of each channel (the white-tab slots, filled first).
  * Beyond N the map is board specific: slot k shares a channel with k-N on boards with 2N or 3N slots
- * per socket (R740xd, T420, XC750xa owner's manuals), not on the R540 (10 slots on 6 channels, A9 on
- * channel 3): there the channel is left unnamed. slots_per_socket 0 when not known. */
+ * per socket (R740xd, T420, XC750xa owner's manuals; Dell's own EDAC label table, github.com/dell/edac
+ * edac.pl: R620, R720, T620, M620, R820 put A1-A4 on channels 0-3 and A5-A8, A9-A12 behind them), not
+ * on the R540 (10 slots on 6 channels, A9 on channel 3): there the channel is left unnamed.
+ * slots_per_socket 0 when not known. */
 static bool map_dell(const char *locator, int channels, int slots_per_socket, int *socket, int *channel)
 {
     regex_t re;
@@ -177,17 +179,31 @@ static const char *map_locator(struct dimm *d, const char *vendor, const struct 
         return slot_map->scheme;
     int socket, channel; /* EDAC DIMMs arrive placed: a locator that matches nothing keeps that */
     const char *name = memory_locator_scheme(d->locator, d->bank_locator, &socket, &channel);
-    if (name) {
+    if (name && channel >= 0) {
         d->socket = socket;
         d->channel = channel;
         return name;
     }
+    /* Dell's slot order before a socket-only scheme: the PowerEdge C6220 II and C8220 write "DIMM_A1"
+     * with bank "CPU1", which names the socket the letter already names and no channel (their type-17
+     * entries run A1, A5, A2, A6 ...: slot k beside k + 4, as on the 2N-slot boards above). */
+    int dell_socket, dell_channel;
     if (vendor && strstr(vendor, "Dell") && d->locator) {
         const char *l = !strncmp(d->locator, "DIMM_", 5) ? d->locator + 5 : d->locator;
-        if (map_dell(d->locator, channels, dell_slots_of_socket(dmi, l[0]), &d->socket, &d->channel))
+        if (map_dell(d->locator, channels, dell_slots_of_socket(dmi, l[0]), &dell_socket, &dell_channel) &&
+            (!name || (!strcmp(name, "DIMM 1 + CPU 1") && dell_socket == socket - 1))) {
+            /* The bank's socket number is kept (renumbered later with the other DIMMs'); a bank naming
+             * another processor than the letter (A is CPU1) contradicts the reading: socket only then. */
+            d->socket = name ? socket : dell_socket;
+            d->channel = dell_channel;
             return "Dell A1/B1 (slot order)";
+        }
     }
-    return NULL;
+    if (name) {
+        d->socket = socket;
+        d->channel = channel;
+    }
+    return name;
 }
 
 static int socket_rank(const int *seen, int nseen, int socket)

@@ -58,7 +58,12 @@ static bool report_slots_unconfirmed(struct audit_ctx *ctx, const char *subject,
  * (no empty slot placed on it, none that no locator places, no persistent module) and the slots are
  * k x the CPU's channels, every channel holds one. The listed slots count only when the type-16
  * arrays declare as many (summed over all of them, so every slot of every socket is listed). Returns
- * true when it added the finding: a pass, or an unknown saying the slot count is not confirmed. */
+ * true when it added the finding: a pass, or an unknown saying the slot count is not confirmed.
+ * A socket with one slot or more empty proves nothing by counting: a board may wire a channel to one
+ * slot (12 slots on 8 channels leave four channels a single slot), and that slot may be the empty
+ * one. A per-channel limit m would make more than (channels - 1) x m DIMMs a proof (pigeonhole), but
+ * no limit holds on every board: buffered boards exceed the CPU's own (Cisco's UCS B250 M2 has 48
+ * slots on two Xeon 5600s, 3 channels x 3 DIMMs each), and cpu-platforms.csv gives none. */
 static bool judge_socket_full(struct audit_ctx *ctx, const char *subject, int s, int channels, json_t *ev)
 {
     const struct memory_info *mem = &ctx->machine->memory;

@@ -95,6 +95,10 @@ static const struct expectation corpus[] = {
      * 2 x 4 (RX2530 M1), each DIMM in slot 1: 1A-1F all 3 channels; 1A,1B and 1E,1F 2 of 4. */
     {"fujitsu-tx200-s5-2p-xeon-x5550-ddr3-6of18-dimm-1a", 6, 3, 3, "pass"},
     {"fujitsu-rx2530-m1-2p-xeon-ddr4-4of24-dimm-1a", 4, 4, 2, "warn"},
+    /* Dell C6220 II / C8220 "DIMM_A1" with bank "CPU1": Dell's slot order (A1-A4 the first slot of
+     * channels 0-3), not the bank's socket-only name. A1-A4 and B1-B4: 4 of 4; A1 and B1: 1 of 4. */
+    {"dell-c6220-ii-2p-xeon-e5-2670-ddr3-8of16-dimm-a1-bank-cpu", 8, 4, 4, "pass"},
+    {"dell-c8220-2p-xeon-e5-2680-ddr3-2of16-dimm-a1-bank-cpu", 2, 4, 1, "warn"},
 };
 
 Test(memory_cli, every_corpus_report_gets_its_verdict)
@@ -555,6 +559,33 @@ Test(memory_cli, other_vendor_locator_schemes)
             cr_assert_str_eq(channel_verdict(doc, s), cases[i].populated < 0 ? "unknown" : "pass", "%s socket %d",
                              cases[i].scheme, s);
         }
+        json_decref(doc);
+    }
+}
+
+#define C6220 REPORT("dell-c6220-ii-2p-xeon-e5-2670-ddr3-8of16-dimm-a1-bank-cpu")
+
+/* Dell's slot order is read only where the bank agrees with the letter (A is CPU1) and the board is a
+ * Dell: the C6220 II report with its banks swapped, or under another vendor's name, names the
+ * socket only and 4 DIMMs for 4 channels prove nothing. */
+Test(memory_cli, dell_slot_order_needs_a_dell_whose_bank_agrees)
+{
+    static const struct {
+        const char *sed, *scheme;
+    } cases[] = {
+        {"s/Bank Locator: CPU1/Bank Locator: CPUX/; s/Bank Locator: CPU2/Bank Locator: CPU1/; "
+         "s/Bank Locator: CPUX/Bank Locator: CPU2/",
+         "DIMM 1 + CPU 1"},
+        {"s/Manufacturer: Dell Inc./Manufacturer: Example Systems/", "DIMM 1 + CPU 1"},
+        {"s/Bank Locator: CPU[12]/Bank Locator: Not Specified/", "Dell A1/B1 (slot order)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        json_t *doc = audit_rewritten(C6220, cases[i].sed);
+        json_t *mem = memory_of(doc);
+        cr_assert_str_eq(json_string_value(json_object_get(mem, "locator_scheme")), cases[i].scheme, "case %zu", i);
+        bool dell = !strcmp(cases[i].scheme, "Dell A1/B1 (slot order)");
+        for (int s = 0; s < 2; s++)
+            cr_assert_str_eq(channel_verdict(doc, s), dell ? "pass" : "unknown", "case %zu socket %d", i, s);
         json_decref(doc);
     }
 }
