@@ -1,5 +1,6 @@
-/* Messages in the user's language through gettext (glibc's libintl; catalogues in po/, compiled to
- * LOCALEDIR/zh_CN/LC_MESSAGES/gpuvet.mo at build time).
+/* Messages in the user's language from gettext catalogues (po/zh_CN.po, compiled by msgfmt at build
+ * time into the binary and into LOCALEDIR/zh_CN/LC_MESSAGES/gpuvet.mo), read by our own .mo reader
+ * (util/mo.c): no libintl, no locale to generate. An installed catalogue overrides the built-in one.
  *
  * The language is English unless `--lang zh` or LC_ALL / LC_MESSAGES / LANG (the first one set)
  * names zh. Human output is translated; machine output (JSON, Prometheus) never is: its writers and
@@ -18,9 +19,12 @@
 
 enum i18n_language { I18N_ENGLISH, I18N_CHINESE };
 
-/* Picks the language: option "zh", "zh_CN", "en" (from --lang; NULL: the environment) and binds
- * the catalogue. Returns -1 for an option value it does not know (nothing changed). A Chinese
- * choice without a catalogue found stays English and says why on stderr. */
+/* Picks the language: option "zh", "zh_CN", "en" (from --lang; NULL: the environment) and, the first
+ * time Chinese is chosen, loads the catalogues: the built-in one, and over it the first
+ * zh_CN/LC_MESSAGES/gpuvet.mo in $GPUVET_LOCALE_DIR, PREFIX/share/locale beside an installed binary,
+ * locale/ beside it (the build tree) or the install prefix compiled in. An installed file that is
+ * not a usable catalogue is named once on stderr and the built-in one is used. Returns -1 for an
+ * option value it does not know (nothing changed). */
 int i18n_init(const char *option);
 
 /* The language messages are shown in (English before i18n_init, so unit tests see English). */
@@ -62,11 +66,9 @@ int i18n_english_end_with(int rc);
 char *i18n_format_local(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int i18n_keep_translation(const char *english, char *local);
 
-/* strerror(error) in English (malloc'd; NULL when out of memory), its text in the reader's language
- * kept as the translation, as i18n_asprintf does. */
+/* strerror(error) in English (malloc'd; NULL when out of memory), glibc's C-locale text; for the errno
+ * values gpuvet can meet (a table in i18n.c) its translation from our catalogue kept, as
+ * i18n_asprintf does, so _() of it is Chinese without the C library's own translations. */
 char *i18n_strerror(int error);
-
-/* The folder the catalogue was bound from ("" when none): for --version and tests. */
-const char *i18n_locale_dir(void);
 
 #endif

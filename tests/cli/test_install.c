@@ -1,5 +1,6 @@
 /* `cmake --install` into a temporary prefix installs everything, and the binary copied alone to
- * another folder still works: its data tables are compiled in, and the audit says which it used. */
+ * another folder still works: its data tables and its Chinese catalogue are compiled in, and the
+ * audit says which tables it used. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,6 +127,39 @@ Test(install, binary_copied_alone_uses_its_built_in_tables)
     snprintf(cmd, sizeof cmd, "'%s' audit --sample 0 --sysroot '%s'", binary, fixture(H200));
     out = run_shell(cmd, &status);
     cr_expect(strstr(out, "\nData tables: ") && strstr(out, "cpu-platforms.csv built-in"), "%s", out);
+    free(out);
+
+    /* It speaks Chinese from its built-in catalogue: no .mo beside it, LANG chosen as users do. */
+    snprintf(cmd, sizeof cmd, "cd '%s' && env -u LC_ALL -u LC_MESSAGES -u GPUVET_LOCALE_DIR LANG=zh_CN.UTF-8 ./gpuvet audi",
+             alone);
+    out = run_shell(cmd, &status);
+    cr_expect_eq(status, 2, "%s", out);
+    cr_expect(strstr(out, "gpuvet: 未知命令“audi”；你是不是想用 audit？"), "%s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "cd '%s' && env -u GPUVET_LOCALE_DIR ./gpuvet --lang zh audit --claim /nonexistent.json --sample 0 --sysroot '%s'",
+             alone, fixture(H200));
+    out = run_shell(cmd, &status);
+    cr_expect(strstr(out, "/nonexistent.json：没有那个文件或目录"), "%s", out);
+    free(out);
+
+    /* A translator's catalogue in GPUVET_LOCALE_DIR, built from a changed po/zh_CN.po, wins over the
+     * built-in one; the messages it does not change stay as they were. */
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/locale/zh_CN/LC_MESSAGES' && "
+             "sed 's/^msgstr \"没有那个文件或目录\"/msgstr \"译者改过的：文件不存在\"/' '%s/../po/zh_CN.po' > '%s/changed.po' && "
+             "msgfmt -o '%s/locale/zh_CN/LC_MESSAGES/gpuvet.mo' '%s/changed.po'",
+             alone, GPUVET_TEST_SOURCE, alone, alone, alone);
+    out = run_shell(cmd, &status);
+    cr_assert_eq(status, 0, "%s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "cd '%s' && GPUVET_LOCALE_DIR='%s/locale' ./gpuvet --lang zh audit --claim /nonexistent.json --sample 0 --sysroot '%s'",
+             alone, alone, fixture(H200));
+    out = run_shell(cmd, &status);
+    cr_expect(strstr(out, "/nonexistent.json：译者改过的：文件不存在"), "%s", out);
+    cr_expect_null(strstr(out, "没有那个文件或目录"), "%s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "cd '%s' && GPUVET_LOCALE_DIR='%s/locale' ./gpuvet --lang zh audi", alone, alone);
+    out = run_shell(cmd, &status);
+    cr_expect(strstr(out, "未知命令“audi”"), "%s", out);
     free(out);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", alone);
     cr_assert_eq(system(cmd), 0);
