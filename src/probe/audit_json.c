@@ -13,6 +13,7 @@
 #include "util/pciaddr.h"
 #include "util/fsroot.h"
 #include "util/i18n.h"
+#include "util/jsonerror.h"
 #include "util/parse.h"
 
 /* Lists longer than any machine has (a damaged or hostile file) are cut here, with a problem. */
@@ -395,8 +396,11 @@ static json_t *load_document(const char *path, char *err, size_t errlen)
     json_error_t jerr;
     json_t *doc = json_loadb((const char *)text, len, 0, &jerr);
     free(text);
-    if (!doc)
-        snprintf(err, errlen, "%s:%d: not valid JSON: %s", path, jerr.line > 0 ? jerr.line : 1, jerr.text);
+    if (!doc) {
+        char what[320];
+        json_error_describe(&jerr, what, sizeof what);
+        snprintf(err, errlen, _("%s: not valid JSON: %s"), path, what);
+    }
     return doc;
 }
 
