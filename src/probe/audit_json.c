@@ -390,7 +390,7 @@ static json_t *load_document(const char *path, char *err, size_t errlen)
     size_t len;
     unsigned char *text = fs_read_input(path, FS_INPUT_LIMIT, &len, why, sizeof why);
     if (!text) {
-        snprintf(err, errlen, "%s: %s", path, why);
+        snprintf(err, errlen, _("%s: %s"), path, _(why));
         return NULL;
     }
     json_error_t jerr;
@@ -412,7 +412,7 @@ int audit_json_load(const char *path, const char *schema, struct machine *m, cha
     const char *found = json_string_value(json_object_get(doc, "schema"));
     json_t *machine = json_object_get(doc, "machine");
     if (!found || strcmp(found, schema) || !json_is_object(machine)) {
-        snprintf(err, errlen, "%s: not a %s document (from `gpuvet audit --json`)", path, schema);
+        snprintf(err, errlen, _("%s: not a %s document (from `gpuvet audit --json`)"), path, schema);
         json_decref(doc);
         return -1;
     }
@@ -432,6 +432,6 @@ int audit_json_load(const char *path, const char *schema, struct machine *m, cha
     load_kernel_and_virt(m, json_object_get(machine, "kernel"), json_object_get(machine, "virtualization"));
     json_decref(doc);
     if (rc != 0)
-        snprintf(err, errlen, "%s: out of memory", path);
+        snprintf(err, errlen, _("%s: out of memory"), path);
     return rc;
 }
