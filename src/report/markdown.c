@@ -50,7 +50,8 @@ static void finding_row(FILE *o, const struct finding *it)
     char sev[16];
     page_severity_upper(sev, it->severity);
     fprintf(o, "| %s | %s | ", sev, it->rule->id);
-    md_text(o, it->subject);
+    char subject[128];
+    md_text(o, finding_subject_shown(it->subject, subject, sizeof subject));
     fputs(" | ", o);
     md_text(o, finding_message(it));
     fputs(" | ", o);
