@@ -239,9 +239,8 @@ static void print_claims(FILE *o, const struct audit_report *r)
     const struct claim_set *set = r->claims;
     fputs("<p class=\"muted\">", o);
     html_text(o, set->file);
-    fputs("</p><div class=\"scroll\"><table><tr><th>claim</th><th>claimed</th><th>found</th><th>verdict</th>"
-          "<th>why</th></tr>\n",
-          o);
+    fprintf(o, "</p><div class=\"scroll\"><table><tr><th>%s</th><th>%s</th><th>%s</th><th>%s</th><th>%s</th></tr>\n",
+            _("claim"), _("claimed"), _("found"), _("verdict"), _("why"));
     for (int i = 0; i < set->count; i++) {
         const struct claim *c = &set->items[i];
         char *claimed, *found;

@@ -198,7 +198,8 @@ static void print_bench(FILE *o, const struct audit_report *r)
 static void print_claims(FILE *o, const struct audit_report *r)
 {
     const struct claim_set *set = r->claims;
-    fputs("| claim | claimed | found | verdict | why |\n|---|---|---|---|---|\n", o);
+    fprintf(o, "| %s | %s | %s | %s | %s |\n|---|---|---|---|---|\n", _("claim"), _("claimed"), _("found"), _("verdict"),
+            _("why"));
     for (int i = 0; i < set->count; i++) {
         const struct claim *c = &set->items[i];
         char *claimed, *found;
