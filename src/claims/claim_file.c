@@ -10,6 +10,7 @@
 #include "claims/claims.h"
 #include "util/i18n.h"
 #include "util/inputfile.h"
+#include "util/jsonerror.h"
 
 #define ARRAY_SECTION "storage"
 
@@ -213,9 +214,11 @@ int claim_file_load(const char *path, struct claim_set *out, char **error)
     json_error_t jerr;
     json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
     if (!root) {
-        char where[64];
-        snprintf(where, sizeof where, _("line %d, column %d"), jerr.line, jerr.column);
-        return fail(error, path, jerr.line > 0 ? where : _("(file)"), "%s", jerr.text);
+        char what[320];
+        json_error_describe(&jerr, what, sizeof what);
+        if (asprintf(error, _("%s: not valid JSON: %s"), path, what) < 0)
+            *error = NULL;
+        return -1;
     }
     struct claim_set set = {0};
     int rc = json_is_object(root) ? load_root(&set, error, path, root)

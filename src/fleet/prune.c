@@ -13,6 +13,7 @@
 #include "fleet/prune.h"
 
 #include "util/i18n.h"
+#include "util/jsonerror.h"
 
 struct scan {
     const char *start, *end;
@@ -192,8 +193,11 @@ static json_t *prune_value(const struct scan *s, const char *p, const struct pru
     }
     json_error_t error;
     json_t *v = json_loadb(p, (size_t)(end - p), JSON_DECODE_ANY, &error);
-    if (!v)
-        fail_at(s, p, error.text, error.line);
+    if (!v) {
+        char what[256];
+        json_error_what(&error, what, sizeof what);
+        fail_at(s, p, what, error.line);
+    }
     *after = end;
     return v;
 }

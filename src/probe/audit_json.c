@@ -13,6 +13,7 @@
 #include "util/pciaddr.h"
 #include "util/fsroot.h"
 #include "util/i18n.h"
+#include "util/jsonerror.h"
 #include "util/parse.h"
 
 /* Lists longer than any machine has (a damaged or hostile file) are cut here, with a problem. */
@@ -389,14 +390,17 @@ static json_t *load_document(const char *path, char *err, size_t errlen)
     size_t len;
     unsigned char *text = fs_read_input(path, FS_INPUT_LIMIT, &len, why, sizeof why);
     if (!text) {
-        snprintf(err, errlen, "%s: %s", path, why);
+        snprintf(err, errlen, _("%s: %s"), path, _(why));
         return NULL;
     }
     json_error_t jerr;
     json_t *doc = json_loadb((const char *)text, len, 0, &jerr);
     free(text);
-    if (!doc)
-        snprintf(err, errlen, "%s:%d: not valid JSON: %s", path, jerr.line > 0 ? jerr.line : 1, jerr.text);
+    if (!doc) {
+        char what[320];
+        json_error_describe(&jerr, what, sizeof what);
+        snprintf(err, errlen, _("%s: not valid JSON: %s"), path, what);
+    }
     return doc;
 }
 
@@ -408,7 +412,7 @@ int audit_json_load(const char *path, const char *schema, struct machine *m, cha
     const char *found = json_string_value(json_object_get(doc, "schema"));
     json_t *machine = json_object_get(doc, "machine");
     if (!found || strcmp(found, schema) || !json_is_object(machine)) {
-        snprintf(err, errlen, "%s: not a %s document (from `gpuvet audit --json`)", path, schema);
+        snprintf(err, errlen, _("%s: not a %s document (from `gpuvet audit --json`)"), path, schema);
         json_decref(doc);
         return -1;
     }
@@ -428,6 +432,6 @@ int audit_json_load(const char *path, const char *schema, struct machine *m, cha
     load_kernel_and_virt(m, json_object_get(machine, "kernel"), json_object_get(machine, "virtualization"));
     json_decref(doc);
     if (rc != 0)
-        snprintf(err, errlen, "%s: out of memory", path);
+        snprintf(err, errlen, _("%s: out of memory"), path);
     return rc;
 }

@@ -8,13 +8,15 @@
 #include "probe/probe.h"
 #include "util/i18n.h"
 #include "util/inputfile.h"
+#include "util/jsonerror.h"
+#include "util/output.h"
 
 int probe_bench_document(struct machine *m, json_t *doc, const char *source)
 {
     char why[512];
     int rc = bench_results_from_json(&m->bench, doc, source, why, sizeof why);
     if (rc != 0)
-        fprintf(stderr, _("gpuvet audit: %s: %s\n"), source, why);
+        print_error("audit", _("%s: %s"), source, why);
     json_decref(doc);
     return rc;
 }
@@ -23,12 +25,14 @@ int probe_bench_file(struct machine *m, const char *file)
 {
     json_error_t error;
     if (input_file_check(file) != 0) {
-        fprintf(stderr, _("gpuvet audit: %s: %s\n"), file, strerror(errno));
+        print_error("audit", _("%s: %s"), file, strerror(errno));
         return -1;
     }
     json_t *doc = json_load_file(file, 0, &error);
     if (!doc) {
-        fprintf(stderr, _("gpuvet audit: %s: not a JSON document (%s, line %d)\n"), file, error.text, error.line);
+        char what[320];
+        json_error_describe(&error, what, sizeof what);
+        print_error("audit", _("%s: not valid JSON: %s"), file, what);
         return -1;
     }
     return probe_bench_document(m, doc, file);

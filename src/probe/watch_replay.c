@@ -12,6 +12,7 @@
 #include "probe/watch.h"
 #include "util/i18n.h"
 #include "util/inputfile.h"
+#include "util/jsonerror.h"
 #include "util/parse.h"
 #include "util/pciaddr.h"
 
@@ -128,14 +129,18 @@ static int load_json(const char *path, struct watch_timeline *w, char *err, size
     json_error_t error;
     json_t *doc = json_load_file(path, 0, &error);
     if (!doc) {
-        snprintf(err, errlen, _("%s:%d: not JSON (%s)"), path, error.line, error.text);
+        char what[320];
+        json_error_describe(&error, what, sizeof what);
+        snprintf(err, errlen, _("%s: not valid JSON: %s"), path, what);
         return -1;
     }
     const char *schema = json_string_value(json_object_get(doc, "schema"));
     json_t *samples = json_object_get(doc, "samples");
     int rc = 0;
     if (!schema || strcmp(schema, WATCH_SCHEMA) || !json_is_array(samples)) {
-        snprintf(err, errlen, _("%s: not a %s document (schema %s)"), path, WATCH_SCHEMA, schema ? schema : "missing");
+        /* TRANSLATORS: in "(schema %s)", for a document that names no schema. */
+        const char *named = schema ? schema : _("missing");
+        snprintf(err, errlen, _("%s: not a %s document (schema %s)"), path, WATCH_SCHEMA, named);
         json_decref(doc);
         return -1;
     }

@@ -226,7 +226,8 @@ void report_link_text(char *buf, size_t n, int gen, int width)
     snprintf(buf, n, _("Gen%s x%s"), g, w);
 }
 
-static const char *onoff(int v) { return v == GPU_ON ? _("on") : v == GPU_OFF ? _("off") : "n/a"; }
+/* TRANSLATORS: a GPU setting nvidia-smi reports as not applicable ("ECC n/a"). */
+static const char *onoff(int v) { return v == GPU_ON ? _("on") : v == GPU_OFF ? _("off") : _("n/a"); }
 
 void print_gpus(FILE *o, const struct machine *m, bool redact, const char *bold, const char *reset)
 {

@@ -76,7 +76,8 @@ static void print_finding(FILE *o, const struct finding *it)
     fputs(" <b>", o);
     html_text(o, it->rule->id);
     fputs("</b> <code>", o);
-    html_text(o, it->subject);
+    char subject[128];
+    html_text(o, finding_subject_shown(it->subject, subject, sizeof subject));
     fputs("</code><div class=\"msg\">", o);
     html_text(o, finding_message(it));
     fputs("</div>", o);
@@ -119,7 +120,7 @@ static void dimm_cell(FILE *o, const struct memory_info *mem, const struct dimm 
     fprintf(o, "<td class=\"dimm%s\">", mismatched ? " mismatched" : "");
     html_text(o, text);
     if (mismatched)
-        fputs("<br><b>mismatched</b>", o);
+        fputs(_("<br><b>mismatched</b>"), o);
     fputs("</td>", o);
 }
 
@@ -162,7 +163,7 @@ static void print_memory(FILE *o, const struct audit_report *r)
                     n++;
                 }
             for (int empty = n; empty < (slots ? slots : 1); empty++)
-                fputs("<td class=\"dimm empty\">empty</td>", o);
+                fprintf(o, "<td class=\"dimm empty\">%s</td>", _("empty"));
             fputs("</tr>\n", o);
         }
         fputs("</table></div>\n", o);
@@ -174,7 +175,7 @@ static void print_numa(FILE *o, const struct audit_report *r)
     const struct machine *m = r->machine;
     int lo = 0, hi = 0;
     if (!page_distance_range(m, &lo, &hi)) {
-        fputs("<p>The kernel's distance table is unknown.</p>\n", o);
+        fputs(_("<p>The kernel's distance table is unknown.</p>\n"), o);
         return;
     }
     fputs(_("<p class=\"muted\">The kernel's relative distances (10 = local); darker is farther.</p>"
@@ -238,9 +239,8 @@ static void print_claims(FILE *o, const struct audit_report *r)
     const struct claim_set *set = r->claims;
     fputs("<p class=\"muted\">", o);
     html_text(o, set->file);
-    fputs("</p><div class=\"scroll\"><table><tr><th>claim</th><th>claimed</th><th>found</th><th>verdict</th>"
-          "<th>why</th></tr>\n",
-          o);
+    fprintf(o, "</p><div class=\"scroll\"><table><tr><th>%s</th><th>%s</th><th>%s</th><th>%s</th><th>%s</th></tr>\n",
+            _("claim"), _("claimed"), _("found"), _("verdict"), _("why"));
     for (int i = 0; i < set->count; i++) {
         const struct claim *c = &set->items[i];
         char *claimed, *found;
@@ -250,7 +250,7 @@ static void print_claims(FILE *o, const struct audit_report *r)
         fputs("</td><td>", o);
         html_text(o, claimed ? claimed : "?");
         fputs("</td><td>", o);
-        html_text(o, found ? found : "unknown");
+        html_text(o, found ? found : _("unknown"));
         fputs("</td><td>", o);
         html_text(o, _(claim_verdict_name(c->verdict)));
         fputs("</td><td>", o);
@@ -303,7 +303,7 @@ int report_html(FILE *o, const struct audit_report *r)
          [AUDIT_FINDINGS] = print_all_findings},
     };
     char title[256];
-    snprintf(title, sizeof title, "gpuvet audit of %s", or_unknown(r->machine->hostname));
+    snprintf(title, sizeof title, _("gpuvet audit of %s"), or_unknown(r->machine->hostname));
     page_html_begin(o, title);
     print_header(o, r);
     audit_sections_write(o, r, &writer);

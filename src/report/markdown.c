@@ -50,7 +50,8 @@ static void finding_row(FILE *o, const struct finding *it)
     char sev[16];
     page_severity_upper(sev, it->severity);
     fprintf(o, "| %s | %s | ", sev, it->rule->id);
-    md_text(o, it->subject);
+    char subject[128];
+    md_text(o, finding_subject_shown(it->subject, subject, sizeof subject));
     fputs(" | ", o);
     md_text(o, finding_message(it));
     fputs(" | ", o);
@@ -197,7 +198,8 @@ static void print_bench(FILE *o, const struct audit_report *r)
 static void print_claims(FILE *o, const struct audit_report *r)
 {
     const struct claim_set *set = r->claims;
-    fputs("| claim | claimed | found | verdict | why |\n|---|---|---|---|---|\n", o);
+    fprintf(o, "| %s | %s | %s | %s | %s |\n|---|---|---|---|---|\n", _("claim"), _("claimed"), _("found"), _("verdict"),
+            _("why"));
     for (int i = 0; i < set->count; i++) {
         const struct claim *c = &set->items[i];
         char *claimed, *found;

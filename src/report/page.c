@@ -85,9 +85,8 @@ void page_html_begin(FILE *o, const char *title)
 
 void page_html_end(FILE *o)
 {
-    fputs("<footer class=\"muted\"><p>Written by gpuvet; this page loads nothing from the network.</p></footer>\n"
-          "</body></html>\n",
-          o);
+    fputs(_("<footer class=\"muted\"><p>Written by gpuvet; this page loads nothing from the network.</p></footer>\n"), o);
+    fputs("</body></html>\n", o);
 }
 
 void page_html_section_begin(FILE *o, const char *id, const char *title)
@@ -326,7 +325,7 @@ static const char *device_kind(const struct pci_device *d)
         return "NIC";
     if (d->role == PCI_ROLE_NVME)
         return "NVMe";
-    return (d->class_id >> 16) == 0x03 ? "GPU" : "accelerator";
+    return (d->class_id >> 16) == 0x03 ? "GPU" : _("accelerator");
 }
 
 /* The NUMA node item of a node id, creating "NUMA node unknown" under the machine on demand. */
@@ -407,7 +406,7 @@ void topo_tree_build(const struct audit_report *r, struct topo_tree *t)
     struct tree_builder b = {0};
     int root = tree_add(&b, -1, TOPO_MACHINE);
     struct topo_item *top = &b.nodes[root].item;
-    snprintf(top->label, sizeof top->label, "Machine%s%s", m->hostname ? " " : "", m->hostname ? m->hostname : "");
+    snprintf(top->label, sizeof top->label, "%s%s%s", _("Machine"), m->hostname ? " " : "", m->hostname ? m->hostname : "");
     if (m->kernel.mem_total_bytes >= 0)
         snprintf(top->detail, sizeof top->detail, _("%.1f GiB usable memory"), m->kernel.mem_total_bytes / GIB);
 

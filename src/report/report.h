@@ -41,6 +41,10 @@ void report_redact(json_t *value);
 void report_link_text(char *buf, size_t n, int gen, int width);
 /* A severity as people read it: "WARN", in the user's language (text.c). */
 const char *severity_label(enum severity s);
+/* A finding's subject as people read it: the words rules write ("machine", "socket 1", "power
+ * supply PSU1") in the user's language, anything else (a PCI address, a name) as it is. The
+ * finding and the JSON keep the English subject, as they keep the rule ID (text.c). */
+const char *finding_subject_shown(const char *subject, char *buf, size_t n);
 void print_gpus(FILE *out, const struct machine *m, bool redact, const char *bold, const char *reset);
 
 /* The machine model as the documented JSON object (docs/audit-json.md). */

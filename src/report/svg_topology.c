@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "report/html.h"
+#include "util/i18n.h"
+#include "util/width.h"
 
 #define SVG_WIDTH 760
 #define ROW 30
@@ -29,18 +31,19 @@ static const char *mark_name(enum link_state_mark m)
     return names[m];
 }
 
-/* Writes at most max_chars of s (escaped), ending with "..." when cut. */
+/* Writes at most max_chars columns of s (escaped), ending with "..." when cut; a Chinese
+ * character takes two columns, as it takes about two glyph widths, and is never cut in half. */
 static void text_cut(FILE *o, const char *s, int max_chars)
 {
     if (max_chars < 4)
         max_chars = 4;
-    int len = (int)strlen(s);
-    if (len <= max_chars) {
+    if ((int)display_width(s) <= max_chars) {
         html_text(o, s);
         return;
     }
+    size_t keep = display_prefix(s, strlen(s), (size_t)max_chars - 3);
     char buf[256];
-    snprintf(buf, sizeof buf, "%.*s...", max_chars - 3 < 250 ? max_chars - 3 : 250, s);
+    snprintf(buf, sizeof buf, "%.*s...", keep < 250 ? (int)keep : 250, s);
     html_text(o, buf);
 }
 
@@ -76,8 +79,10 @@ static void draw_item(FILE *o, const struct topo_item *it, int row)
             x, y, width, height, fill_of(it), stroke, stroke_width, dash);
     const char *detail_colour = it->mark == LINK_MARK_DEGRADED ? "#b00000" : "#333";
     char detail[200];
-    snprintf(detail, sizeof detail, "%s%s", it->detail, it->mark == LINK_MARK_DEGRADED ? "  DEGRADED" : "");
-    int detail_chars = (int)strlen(detail), room = (int)((width - 24) / CHAR_PX);
+    bool degraded = it->mark == LINK_MARK_DEGRADED;
+    /* TRANSLATORS: the mark after a device's link in the topology picture. */
+    snprintf(detail, sizeof detail, "%s%s%s", it->detail, degraded ? "  " : "", degraded ? _("DEGRADED") : "");
+    int detail_chars = (int)display_width(detail), room = (int)((width - 24) / CHAR_PX);
     if (detail_chars > room / 2)
         detail_chars = room / 2;
     fprintf(o, "<text x=\"%d\" y=\"%d\" class=\"%s\">", x + 8, y + 18,
@@ -93,27 +98,27 @@ void svg_topology(FILE *o, const struct topo_tree *t)
 {
     int legend_y = PAD + t->count * ROW + 8;
     int height = legend_y + 24;
-    fprintf(o, "<svg class=\"topology\" viewBox=\"0 0 %d %d\" role=\"img\" "
-               "aria-label=\"machine topology\" font-family=\"sans-serif\" font-size=\"12\">\n",
-            SVG_WIDTH, height);
+    fprintf(o, "<svg class=\"topology\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"", SVG_WIDTH, height);
+    html_text(o, _("machine topology"));
+    fputs("\" font-family=\"sans-serif\" font-size=\"12\">\n", o);
     for (int i = 0; i < t->count; i++)
         draw_item(o, &t->items[i], i);
     static const struct {
         const char *label, *colour, *dash;
         int width;
     } legend[] = {
-        {"link at its max", "#7a7a7a", "", 1},
-        {"lower speed at idle (re-check under load)", "#e08a00", "6 3", 2},
-        {"degraded link", "#d40000", "", 3},
-        {"link unknown", "#7a7a7a", "3 3", 1},
+        {N_("link at its max"), "#7a7a7a", "", 1},
+        {N_("lower speed at idle (re-check under load)"), "#e08a00", "6 3", 2},
+        {N_("degraded link"), "#d40000", "", 3},
+        {N_("link unknown"), "#7a7a7a", "3 3", 1},
     };
     int x = PAD;
     for (size_t i = 0; i < sizeof legend / sizeof legend[0]; i++) {
         fprintf(o, "<rect x=\"%d\" y=\"%d\" width=\"22\" height=\"12\" fill=\"#fff\" stroke=\"%s\" stroke-width=\"%d\"%s%s%s/>"
                    "<text x=\"%d\" y=\"%d\">%s</text>\n",
                 x, legend_y, legend[i].colour, legend[i].width, *legend[i].dash ? " stroke-dasharray=\"" : "",
-                legend[i].dash, *legend[i].dash ? "\"" : "", x + 28, legend_y + 11, legend[i].label);
-        x += 40 + (int)(strlen(legend[i].label) * CHAR_PX);
+                legend[i].dash, *legend[i].dash ? "\"" : "", x + 28, legend_y + 11, _(legend[i].label));
+        x += 40 + (int)(display_width(_(legend[i].label)) * CHAR_PX);
     }
     fputs("</svg>\n", o);
 }

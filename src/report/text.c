@@ -60,6 +60,29 @@ const char *severity_label(enum severity s)
     return "?";
 }
 
+const char *finding_subject_shown(const char *subject, char *buf, size_t n)
+{
+    static const char *const words[] = {N_("machine"), N_("network"), N_("dataset")};
+    if (!subject || !i18n_translating())
+        return subject;
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (!strcmp(subject, words[i]))
+            return _(words[i]);
+    int socket, end = 0;
+    if (sscanf(subject, "socket %d%n", &socket, &end) == 1 && !subject[end]) {
+        /* TRANSLATORS: a finding's subject: a CPU socket's number. */
+        snprintf(buf, n, _("socket %d"), socket);
+        return buf;
+    }
+    const char *power = "power supply ";
+    if (!strncmp(subject, power, strlen(power))) {
+        /* TRANSLATORS: a finding's subject: a power supply's name from the SMBIOS table. */
+        snprintf(buf, n, _("power supply %s"), subject + strlen(power));
+        return buf;
+    }
+    return subject;
+}
+
 static const char *verdict_label(enum verdict v)
 {
     switch (v) {
@@ -573,8 +596,9 @@ static bool group_shown(const struct finding_group *g, const struct machine *m, 
 /* "0000:1b:00.0" or "0000:1b:00.0, 0000:1c:00.0 and 6 more". */
 static void group_subjects(char *buf, size_t n, const struct finding_group *g, int listed)
 {
+    char shown[128];
     for (int i = 0; i < g->count && i < listed; i++)
-        append(buf, n, "%s%s", i ? ", " : "", g->members[i]->subject);
+        append(buf, n, "%s%s", i ? _(", ") : "", finding_subject_shown(g->members[i]->subject, shown, sizeof shown));
     if (g->count > listed)
         append(buf, n, _(" and %d more"), g->count - listed);
 }
@@ -762,12 +786,26 @@ struct section {
     void (*print)(FILE *o, const struct machine *m, const struct style *st);
 };
 
+/* Where a data table came from, in the reader's language; the option and variable names stay. */
+static const char *data_origin_shown(enum data_origin origin)
+{
+    switch (origin) {
+    /* TRANSLATORS: a data table compiled into the binary ("gpus.csv built-in"). */
+    case DATA_BUILT_IN: return _("built-in");
+    /* TRANSLATORS: a data table read from the installed share/gpuvet folder. */
+    case DATA_INSTALLED: return _("installed");
+    case DATA_OPTION:
+    case DATA_ENVIRONMENT: break;
+    }
+    return data_origin_name(origin);
+}
+
 static void print_sections(FILE *o, const struct machine *m, const struct style *st, const struct section *sections,
                            size_t count, char *absent, size_t n)
 {
     for (size_t i = 0; i < count; i++) {
         if (sections[i].absent)
-            append(absent, n, "%s%s", *absent ? ", " : "", sections[i].name);
+            append(absent, n, "%s%s", *absent ? _(", ") : "", sections[i].name);
         else if (sections[i].print)
             sections[i].print(o, m, st);
     }
@@ -803,10 +841,10 @@ static int report_text_unescaped(FILE *out, const struct audit_report *r, bool c
         {false, NULL, print_pci},
     };
     const struct section after_gpus[] = {
-        {evidence && !m->storage.listed && m->storage.ndevices == 0, "storage", print_storage},
-        {evidence && !m->network.listed && m->network.nports == 0, "network", print_network},
-        {evidence && !m->kernel.release, "kernel", print_kernel},
-        {evidence && !m->virt.known, "virtualization", print_virt},
+        {evidence && !m->storage.listed && m->storage.ndevices == 0, _("storage"), print_storage},
+        {evidence && !m->network.listed && m->network.nports == 0, _("network"), print_network},
+        {evidence && !m->kernel.release, _("kernel"), print_kernel},
+        {evidence && !m->virt.known, _("virtualization"), print_virt},
         {evidence && !m->memory.source, _("memory, power supplies"), print_memory},
         {evidence, _("CPU use"), NULL},
     };
@@ -827,7 +865,7 @@ static int report_text_unescaped(FILE *out, const struct audit_report *r, bool c
     int ntables;
     const struct data_table_use *tables = data_tables_used(&ntables);
     for (int i = 0; i < ntables; i++)
-        fprintf(o, "%s%s %s%s%s%s%s", i ? ", " : _("\nData tables: "), tables[i].name, data_origin_name(tables[i].origin),
+        fprintf(o, "%s%s %s%s%s%s%s", i ? _(", ") : _("\nData tables: "), tables[i].name, data_origin_shown(tables[i].origin),
                 *tables[i].path ? " (" : "", tables[i].path, *tables[i].path ? ")" : "", i + 1 == ntables ? "\n" : "");
     const struct workload_verdict *v = &r->verdicts->verdicts[r->workload];
     enum severity sev = verdict_colour(v->verdict);

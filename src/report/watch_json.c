@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "report/watch.h"
+#include "util/i18n.h"
 #include "util/jsonval.h"
 
 static json_t *number(double v) { return v < 0 ? json_null() : json_real(v); }
@@ -114,7 +115,11 @@ int watch_write_json(const char *path, const struct watch_timeline *w, const str
     int rc = json_dump_file(doc, path, JSON_INDENT(1) | JSON_REAL_PRECISION(6));
     int why = errno; /* fopen's or the write's reason ("Is a directory") */
     json_decref(doc);
-    if (rc != 0)
-        snprintf(err, errlen, "%s: cannot write the timeline%s%s", path, why ? ": " : "", why ? strerror(why) : "");
+    if (rc != 0) {
+        if (why)
+            snprintf(err, errlen, _("%s: cannot write the timeline: %s"), path, strerror(why));
+        else
+            snprintf(err, errlen, _("%s: cannot write the timeline"), path);
+    }
     return rc == 0 ? 0 : -1;
 }

@@ -8,6 +8,7 @@
 
 #include "util/fsroot.h"
 #include "util/i18n.h"
+#include "util/jsonerror.h"
 
 json_t *json_load_named(const char *path, char *err, size_t errlen)
 {
@@ -18,7 +19,10 @@ json_t *json_load_named(const char *path, char *err, size_t errlen)
     }
     json_error_t jerr;
     json_t *doc = json_load_file(path, 0, &jerr);
-    if (!doc)
-        snprintf(err, errlen, _("%s:%d: not valid JSON: %s"), path, jerr.line > 0 ? jerr.line : 1, jerr.text);
+    if (!doc) {
+        char what[320];
+        json_error_describe(&jerr, what, sizeof what);
+        snprintf(err, errlen, _("%s: not valid JSON: %s"), path, what);
+    }
     return doc;
 }
