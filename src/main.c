@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "builtin/builtin.h"
+#include "probe/probe.h"
 #include "util/deadline.h"
 #include "util/output.h"
 #include "util/datadir.h"
@@ -133,7 +134,7 @@ static int run(int argc, char **argv)
     if (!cmd)
         return unknown_command(argv[1 + help]);
     char error[4200];
-    if (data_dir_check(error, sizeof error) != 0) {
+    if (probe_data_tables_check(error, sizeof error) != 0) {
         print_error(NULL, "%s", error);
         return EXIT_CANNOT_RUN;
     }

@@ -37,7 +37,7 @@ static const char *read_slots(struct board_slot_map *map, char *list, int channe
     char *save = NULL;
     for (char *t = strtok_r(list, ";", &save); t; t = strtok_r(NULL, ";", &save)) {
         if (map->nslots == SLOT_MAP_MAX_SLOTS)
-            return "more slots than the table allows";
+            return N_("more slots than the table allows");
         int k = 0;
         while (k < nnames && strcmp(names[k], t))
             k++;
@@ -46,9 +46,9 @@ static const char *read_slots(struct board_slot_map *map, char *list, int channe
         map->slot_channel[map->nslots++] = k;
     }
     if (map->nslots == 0)
-        return "no slots";
+        return N_("no slots");
     if (nnames != channels)
-        return "slot_channels must name as many channels as the channels field";
+        return N_("slot_channels must name as many channels as the channels field");
     return NULL;
 }
 
@@ -65,24 +65,41 @@ static int layout_of(const char *name)
     return -1;
 }
 
+/* NULL for a usable row (then in *map), else what is wrong with it (an N_() text). */
 static const char *row_problem(char **f, struct board_slot_map *map)
 {
     if (layout_of(f[S_SCHEME]) < 0)
-        return "scheme must be proc-dimm, dimm-cpu or dimm";
+        return N_("scheme must be proc-dimm, dimm-cpu or dimm");
     int channels = atoi(f[S_CHANNELS]);
     if (channels <= 0)
-        return "no channel count";
+        return N_("no channel count");
     regex_t re;
     for (int i = S_VENDOR; i <= S_PRODUCT; i++) {
         if (!*f[i] || regcomp(&re, f[i], REG_EXTENDED | REG_NOSUB) != 0)
-            return "vendor_regex and product_regex must be regular expressions";
+            return N_("vendor_regex and product_regex must be regular expressions");
         regfree(&re);
     }
     if (!*f[S_DOCUMENT] || !*f[S_SOURCE])
-        return "no document or source";
+        return N_("no document or source");
     memset(map, 0, sizeof *map);
     map->channels = channels;
     return read_slots(map, f[S_SLOTS], channels);
+}
+
+int board_slot_table_check(FILE *f, const char *label, char *err, size_t errlen)
+{
+    struct line_reader r;
+    line_reader_init(&r, f, label, TEXT_LINE_MAX);
+    char *fields[SLOT_MAP_FIELDS];
+    int n, rc = 0;
+    while (rc == 0 && (n = data_row_next(&r, fields, SLOT_MAP_FIELDS, err, errlen)) > 0) {
+        struct board_slot_map row;
+        rc = data_row_error(label, r.number, n, SLOT_MAP_FIELDS, n == SLOT_MAP_FIELDS ? row_problem(fields, &row) : NULL,
+                            err, errlen);
+    }
+    line_reader_free(&r);
+    fclose(f);
+    return rc == 0 && n == 0 ? 0 : -1;
 }
 
 bool board_slot_map_find(struct machine *m, const char *vendor, const char *product, struct board_slot_map *out)
@@ -99,20 +116,21 @@ bool board_slot_map_find(struct machine *m, const char *vendor, const char *prod
         free(why);
         return false;
     }
-    char line[2048];
-    char *fields[SLOT_MAP_FIELDS];
-    int lineno = 0, nfields;
+    struct line_reader r;
+    line_reader_init(&r, f, label, TEXT_LINE_MAX);
+    char *fields[SLOT_MAP_FIELDS], err[PATH_MAX + 128];
+    int nfields;
     bool found = false;
     /* The whole table is read, so a broken row is reported whatever the machine. */
-    while ((nfields = data_row_next(f, line, sizeof line, &lineno, fields, SLOT_MAP_FIELDS)) >= 0) {
+    while ((nfields = data_row_next(&r, fields, SLOT_MAP_FIELDS, err, sizeof err)) > 0) {
         if (nfields != SLOT_MAP_FIELDS) {
-            data_row_field_count_problem(m, label, lineno, nfields, SLOT_MAP_FIELDS);
+            data_row_field_count_problem(m, label, r.number, nfields, SLOT_MAP_FIELDS);
             continue;
         }
         struct board_slot_map row;
         const char *problem = row_problem(fields, &row);
         if (problem) {
-            machine_problem(m, label, "line %d: %s (see the header)", lineno, problem);
+            machine_problem(m, label, "line %d: %s (see the header)", r.number, problem);
             continue;
         }
         if (found || !matches(fields[S_VENDOR], vendor) || !matches(fields[S_PRODUCT], product))
@@ -124,6 +142,9 @@ bool board_slot_map_find(struct machine *m, const char *vendor, const char *prod
             out->scheme = NULL;
         out->source = strdup(fields[S_SOURCE]);
     }
+    if (nfields < 0)
+        machine_problem_reason(m, label, err);
+    line_reader_free(&r);
     fclose(f);
     return found && out->scheme;
 }

@@ -7,6 +7,7 @@
 
 #include "probe/dmi.h"
 #include "util/inputfile.h"
+#include "util/linereader.h"
 
 #define DMIDECODE_FILE_LIMIT (16u << 20)
 
@@ -276,15 +277,13 @@ static void finish_oem(struct dmi_data *d, int type, const uint8_t *raw, size_t 
 int dmidecode_parse(const char *text, struct dmi_data *d, char **error)
 {
     int type = -1, structures = 0;
-    char line[4096];
+    /* Each line whole (a copy, cut at its fields' separators below): the text is in memory already. */
+    char *line = NULL;
+    size_t capacity = 0;
     uint8_t raw[256];
     size_t rawlen = 0;
     bool in_raw = false;
-    for (const char *p = text; *p;) {
-        const char *nl = strchr(p, '\n');
-        size_t n = nl ? (size_t)(nl - p) : strlen(p);
-        snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line ? n : sizeof line - 1), p);
-        p += n + (nl != NULL);
+    for (const char *p = text; text_line_next(&p, &line, &capacity);) {
         size_t l = strlen(line);
         while (l > 0 && (line[l - 1] == '\r' || line[l - 1] == ' '))
             line[--l] = '\0';
@@ -297,6 +296,7 @@ int dmidecode_parse(const char *text, struct dmi_data *d, char **error)
             type = (int)t;
             structures++;
             if (!open_structure(d, type, handle)) {
+                free(line);
                 *error = strdup("out of memory");
                 return -1;
             }
@@ -323,6 +323,7 @@ int dmidecode_parse(const char *text, struct dmi_data *d, char **error)
             type = -1;
         }
     }
+    free(line);
     finish_oem(d, type, raw, rawlen);
     if (structures == 0) {
         *error = strdup("no \"Handle 0x..., DMI type N\" blocks: not dmidecode output");

@@ -165,7 +165,9 @@ static void name_devices(struct machine *m)
         names[i].vendor_id = m->pci[i].vendor_id;
         names[i].device_id = m->pci[i].device_id;
     }
-    pciids_lookup(names, m->npci);
+    char err[512];
+    if (pciids_lookup(names, m->npci, err, sizeof err) != 0)
+        machine_problem_reason(m, "pci.ids", err);
     for (int i = 0; i < m->npci; i++) {
         m->pci[i].vendor_name = names[i].vendor_name;
         m->pci[i].device_name = names[i].device_name;

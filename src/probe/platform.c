@@ -65,11 +65,11 @@ static bool cpuid_listed(const char *list, int model)
     return found;
 }
 
-int data_row_next(FILE *f, char *line, size_t size, int *lineno, char **fields, int max)
+int data_row_next(struct line_reader *r, char **fields, int max, char *err, size_t errlen)
 {
-    while (fgets(line, (int)size, f)) {
-        ++*lineno;
-        line[strcspn(line, "\r\n")] = '\0';
+    int got;
+    while ((got = line_reader_next(r, err, errlen)) > 0) {
+        char *line = r->line;
         if (line[0] == '#' || line[0] == '\0')
             continue;
         int n = 0;
@@ -84,13 +84,26 @@ int data_row_next(FILE *f, char *line, size_t size, int *lineno, char **fields, 
         }
         return n;
     }
-    return -1;
+    return got;
 }
 
 void data_row_field_count_problem(struct machine *m, const char *file, int lineno, int nfields, int expected)
 {
     machine_problem(m, file, "line %d: %d fields, expected %d (see the header; fields hold no commas)", lineno,
                     nfields, expected);
+}
+
+int data_row_error(const char *file, int lineno, int nfields, int expected, const char *problem, char *err,
+                   size_t errlen)
+{
+    if (nfields != expected)
+        /* TRANSLATORS: a data table, a line number, the fields found in it, the fields a row has. */
+        snprintf(err, errlen, _("%s:%d: %d fields, expected %d (see the header; fields hold no commas)"), file,
+                 lineno, nfields, expected);
+    else if (problem)
+        /* TRANSLATORS: a data table, a line number, what is wrong with that row. */
+        snprintf(err, errlen, _("%s:%d: %s (see the header)"), file, lineno, _(problem));
+    return nfields != expected || problem ? -1 : 0;
 }
 
 static bool row_matches(char **f, const struct cpu_info *c, bool by_name)
@@ -107,25 +120,46 @@ static bool row_matches(char **f, const struct cpu_info *c, bool by_name)
            cpuid_listed(f[F_CPUID_MODELS], c->model_number);
 }
 
-/* A row the loader can use: "chipset" with no speeds, or a channel count, a 1DPC speed, DPC speeds that do not exceed it, a scope. */
+/* A row the loader can use: "chipset" with no speeds, or a channel count, a 1DPC speed, DPC speeds that do
+ * not exceed it, a scope; a model regex that compiles. Returns an N_() text, NULL for a usable row. */
 static const char *row_problem(char **f)
 {
+    regex_t re;
+    if (*f[F_REGEX]) {
+        if (regcomp(&re, f[F_REGEX], REG_EXTENDED | REG_ICASE | REG_NOSUB) != 0)
+            return N_("model_regex is not a regular expression");
+        regfree(&re);
+    }
     if (!strcmp(f[F_CHANNELS], CHANNELS_IN_CHIPSET))
-        return *f[F_MTS] || *f[F_MTS_2DPC] || *f[F_MTS_3DPC] ? "a CPU without a memory controller has no MT/s"
+        return *f[F_MTS] || *f[F_MTS_2DPC] || *f[F_MTS_3DPC] ? N_("a CPU without a memory controller has no MT/s")
                : *f[F_SOURCE]                                ? NULL
-                                                             : "no source";
+                                                             : N_("no source");
     if (atoi(f[F_CHANNELS]) <= 0)
-        return "no channel count";
+        return N_("no channel count");
     int mts = atoi(f[F_MTS]), dpc2 = atoi(f[F_MTS_2DPC]), dpc3 = atoi(f[F_MTS_3DPC]);
     if (mts <= 0)
-        return "no MT/s";
+        return N_("no MT/s");
     if (dpc2 < 0 || dpc2 > mts || dpc3 < 0 || dpc3 > mts || (dpc3 && dpc2 && dpc3 > dpc2))
-        return "DIMMs-per-channel speeds must not exceed the 1DPC speed";
+        return N_("DIMMs-per-channel speeds must not exceed the 1DPC speed");
     if (scope_of(f[F_SCOPE]) < 0)
-        return "scope must be model, models or family";
+        return N_("scope must be model, models or family");
     if (!*f[F_SOURCE])
-        return "no source";
+        return N_("no source");
     return NULL;
+}
+
+int cpu_platform_table_check(FILE *f, const char *label, char *err, size_t errlen)
+{
+    struct line_reader r;
+    line_reader_init(&r, f, label, TEXT_LINE_MAX);
+    char *fields[PLATFORM_FIELDS];
+    int n, rc = 0;
+    while (rc == 0 && (n = data_row_next(&r, fields, PLATFORM_FIELDS, err, errlen)) > 0)
+        rc = data_row_error(label, r.number, n, PLATFORM_FIELDS, n == PLATFORM_FIELDS ? row_problem(fields) : NULL,
+                            err, errlen);
+    line_reader_free(&r);
+    fclose(f);
+    return rc == 0 && n == 0 ? 0 : -1;
 }
 
 static void platform_from_row(struct cpu_platform *p, char **f)
@@ -175,19 +209,20 @@ void probe_cpu_platform(struct machine *m)
     bool matched = false;
     for (int pass = 0; pass < 2 && !matched; pass++) {
         rewind(f);
-        char line[1024];
-        char *fields[PLATFORM_FIELDS];
-        int lineno = 0, nfields;
-        while ((nfields = data_row_next(f, line, sizeof line, &lineno, fields, PLATFORM_FIELDS)) >= 0) {
+        struct line_reader r;
+        line_reader_init(&r, f, label, TEXT_LINE_MAX);
+        char *fields[PLATFORM_FIELDS], err[PATH_MAX + 128];
+        int nfields;
+        while ((nfields = data_row_next(&r, fields, PLATFORM_FIELDS, err, sizeof err)) > 0) {
             if (nfields != PLATFORM_FIELDS) {
                 if (pass == 0)
-                    data_row_field_count_problem(m, label, lineno, nfields, PLATFORM_FIELDS);
+                    data_row_field_count_problem(m, label, r.number, nfields, PLATFORM_FIELDS);
                 continue;
             }
             const char *problem = row_problem(fields);
             if (problem) {
                 if (pass == 0)
-                    machine_problem(m, label, "line %d: %s (see the header)", lineno, problem);
+                    machine_problem(m, label, "line %d: %s (see the header)", r.number, problem);
                 continue;
             }
             if (matched || !row_matches(fields, &m->cpu, pass == 0))
@@ -198,6 +233,9 @@ void probe_cpu_platform(struct machine *m)
             else
                 platform_from_row(&mem->platform, fields);
         }
+        if (nfields < 0 && pass == 0)
+            machine_problem_reason(m, label, err);
+        line_reader_free(&r);
     }
     fclose(f);
     if (!matched) {

@@ -4,6 +4,8 @@
 #define GPUVET_PROBE_PROBE_H
 
 #include "model/machine.h"
+#include "util/datadir.h"
+#include "util/linereader.h"
 
 struct cpu_ticks;
 
@@ -109,13 +111,25 @@ bool board_slot_map_place(const struct board_slot_map *map, const char *locator,
                           int *socket, int *channel);
 /* EDAC memory controllers: ECC driver presence, error counters, DIMMs when SMBIOS had none. */
 void probe_edac(struct machine *m);
-/* The next row of a data/ table: skips blank and '#' lines, counts lines in *lineno, and splits the
- * row in place at its commas (the tables quote nothing and have no commas inside fields) into at
- * most max fields. Returns the row's field count (more than max when the row has too many: the
- * caller must reject it), or -1 at the end of the file. */
-int data_row_next(FILE *f, char *line, size_t size, int *lineno, char **fields, int max);
+/* The next row of a data/ table read by r: skips blank and '#' lines and splits the row in place at
+ * its commas (the tables quote nothing and have no commas inside fields) into at most max fields.
+ * Returns the row's field count (more than max when the row has too many: the caller must reject
+ * it), 0 at the end of the file, -1 with "FILE:LINE: why" in err for a line over TEXT_LINE_MAX. */
+int data_row_next(struct line_reader *r, char **fields, int max, char *err, size_t errlen);
 /* Records "FILE: line N: K fields, expected E" for a data/ table row with the wrong field count. */
 void data_row_field_count_problem(struct machine *m, const char *file, int lineno, int nfields, int expected);
+/* 0 for a usable row (nfields == expected, problem NULL), else -1 with "FILE:LINE: what is wrong"
+ * in err: the field count, or problem (an N_() text the table's loader found). */
+int data_row_error(const char *file, int lineno, int nfields, int expected, const char *problem, char *err,
+                   size_t errlen);
+/* Row checkers of the data tables (util/datadir.h's data_table_checker): read f to its end and
+ * close it; the first row the loader could not use is "FILE:LINE: what is wrong" in err, -1. */
+int cpu_platform_table_check(FILE *f, const char *label, char *err, size_t errlen);
+int board_slot_table_check(FILE *f, const char *label, char *err, size_t errlen);
+/* Every table's checker by file name (probe/data_tables.c), and data_tables_check run with them. */
+extern const struct data_table_checks data_table_checkers[];
+extern const int data_table_checkers_count;
+int probe_data_tables_check(char *err, size_t errlen);
 /* Looks the CPU up in data/cpu-platforms.csv (model string, then CPUID family/model). */
 void probe_cpu_platform(struct machine *m);
 /* Samples /proc/stat, /proc/PID/stat, load average and thermal throttle counters for `seconds`

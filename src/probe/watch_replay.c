@@ -13,6 +13,7 @@
 #include "util/i18n.h"
 #include "util/inputfile.h"
 #include "util/jsonerror.h"
+#include "util/linereader.h"
 #include "util/parse.h"
 #include "util/pciaddr.h"
 
@@ -194,19 +195,20 @@ static bool dmon_value(const char *token, double *out)
     return end != token && *end == '\0' && *out >= 0;
 }
 
-static int load_dmon(FILE *f, const char *path, struct watch_timeline *w, char *err, size_t errlen)
+static int load_dmon_lines(struct line_reader *r, const char *path, struct watch_timeline *w, char *err,
+                           size_t errlen)
 {
-    int column[F_COUNT], lineno = 0, last_gpu = -1, gpu_ids[WATCH_MAX_GPUS];
+    int column[F_COUNT], lineno = 0, last_gpu = -1, gpu_ids[WATCH_MAX_GPUS], got;
     for (int k = 0; k < F_COUNT; k++)
         column[k] = -1;
-    char line[2048];
     struct watch_sample *s = NULL;
     watch_set(&w->source, "nvidia-smi dmon %s", path);
     watch_set(&w->target, "%s", path);
     /* a msgid: watch_local shows it translated */
     watch_set(&w->host_unseen, "%s", N_("an nvidia-smi dmon log records only the GPUs"));
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
+    while ((got = line_reader_next(r, err, errlen)) > 0) {
+        char *line = r->line;
+        lineno = r->number;
         char *tokens[MAX_COLUMNS];
         if (line[0] == '#') {
             int n = split_blanks(line + 1, tokens, MAX_COLUMNS);
@@ -274,12 +276,23 @@ static int load_dmon(FILE *f, const char *path, struct watch_timeline *w, char *
         g->clock_events_known = column[F_PVIOL] >= 0 || column[F_TVIOL] >= 0;
         g->clock_events = (v[F_PVIOL] > 0 ? GPU_EVENT_SW_POWER_CAP : 0) | (v[F_TVIOL] > 0 ? GPU_EVENT_SW_THERMAL : 0);
     }
+    if (got < 0)
+        return -1;
     if (w->count == 0) {
         snprintf(err, errlen, _("%s:%d: no samples (record with `nvidia-smi dmon -s pucvmet` while the job runs)"), path,
                  lineno);
         return -1;
     }
     return 0;
+}
+
+static int load_dmon(FILE *f, const char *path, struct watch_timeline *w, char *err, size_t errlen)
+{
+    struct line_reader r;
+    line_reader_init(&r, f, path, TEXT_LINE_MAX);
+    int rc = load_dmon_lines(&r, path, w, err, errlen);
+    line_reader_free(&r);
+    return rc;
 }
 
 int watch_replay_load(const char *path, struct watch_timeline *w, char *err, size_t errlen)

@@ -7,6 +7,7 @@
 
 #include "util/fsroot.h"
 #include "util/i18n.h"
+#include "util/linereader.h"
 #include "util/parse.h"
 
 enum { MAX_COLUMNS = 64 };
@@ -23,12 +24,18 @@ int dmon_mean_sm_utilisation(const char *path, double *mean, int *samples, char 
         snprintf(err, errlen, _("%s: %s"), path, strerror(errno));
         return -1;
     }
-    char line[1024];
-    int lineno = 0, sm_column = -1, rc = 0;
+    struct line_reader r;
+    line_reader_init(&r, f, path, TEXT_LINE_MAX);
+    int lineno = 0, sm_column = -1, rc = 0, got;
     double sum = 0;
     *samples = 0;
-    while (rc == 0 && fgets(line, sizeof line, f)) {
-        lineno++;
+    while (rc == 0 && (got = line_reader_next(&r, err, errlen)) != 0) {
+        if (got < 0) {
+            rc = -1;
+            break;
+        }
+        char *line = r.line;
+        lineno = r.number;
         char *tokens[MAX_COLUMNS];
         if (line[0] == '#') {
             /* "# gpu sm mem ..." names the columns (a "# Idx % % ..." units line follows); with -o T
@@ -68,6 +75,7 @@ int dmon_mean_sm_utilisation(const char *path, double *mean, int *samples, char 
             }
         }
     }
+    line_reader_free(&r);
     fclose(f);
     if (rc == 0 && *samples == 0) {
         snprintf(err, errlen, "%s:%d: no sm samples (record with `nvidia-smi dmon -s u` while the job runs)", path,

@@ -87,8 +87,9 @@ static void first_line(const char *text, char *out, size_t outlen)
 }
 
 /* Copies the value of `key=` in scontrol's output: to the next space, or (Reason=, whose value
- * has spaces) to the end of its line. false when the key is absent. */
-static bool field(const char *text, const char *key, bool to_line_end, char *out, size_t outlen)
+ * has spaces) to the end of its line. 1 when copied, 0 when the key is absent, -1 when the value
+ * is longer than out holds (a cut reason would never compare equal to the one gpuvet set). */
+static int field(const char *text, const char *key, bool to_line_end, char *out, size_t outlen)
 {
     size_t klen = strlen(key);
     for (const char *p = strstr(text, key); p; p = strstr(p + 1, key)) {
@@ -96,10 +97,12 @@ static bool field(const char *text, const char *key, bool to_line_end, char *out
             continue; /* "NodeState=" is not "State=" */
         const char *v = p + klen;
         size_t n = to_line_end ? strcspn(v, "\n") : strcspn(v, " \n");
+        if (n >= outlen)
+            return -1;
         snprintf(out, outlen, "%.*s", (int)n, v);
-        return true;
+        return 1;
     }
-    return false;
+    return 0;
 }
 
 static double now_ms(void)
@@ -130,11 +133,20 @@ static int node_read(const char *scontrol, const char *node, int timeout_ms, str
         return -1;
     }
     memset(out, 0, sizeof *out);
-    if (!field(text, "State=", false, out->state, sizeof out->state)) {
-        snprintf(err, errlen, "scontrol show node %s: no State= in its output", node);
+    int state = field(text, "State=", false, out->state, sizeof out->state);
+    if (state <= 0) {
+        if (state == 0)
+            snprintf(err, errlen, "scontrol show node %s: no State= in its output", node);
+        else
+            snprintf(err, errlen, "scontrol show node %s: State= longer than %zu bytes", node, sizeof out->state - 1);
         return -1;
     }
-    if (field(text, "Reason=", true, out->reason, sizeof out->reason)) {
+    int reason = field(text, "Reason=", true, out->reason, sizeof out->reason);
+    if (reason < 0) {
+        snprintf(err, errlen, "scontrol show node %s: Reason= longer than %zu bytes", node, sizeof out->reason - 1);
+        return -1;
+    }
+    if (reason > 0) {
         /* scontrol appends " [user@time]" to the reason it stored. */
         char *stamp = strrchr(out->reason, '[');
         if (stamp && stamp > out->reason && stamp[-1] == ' ' && strchr(stamp, ']'))

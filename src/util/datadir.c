@@ -2,6 +2,7 @@
 
 #include "util/i18n.h"
 #include "util/inputfile.h"
+#include "util/linereader.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -49,50 +50,6 @@ static const struct embedded_table *embedded(const char *name)
     return NULL;
 }
 
-/* A table with no line but comments (an empty or cut-off copy) would match nothing and leave every
- * fact it gives unknown without a word: it is refused like a missing one. */
-static bool holds_rows(FILE *f)
-{
-    char line[256];
-    bool line_start = true;
-    while (fgets(line, sizeof line, f)) {
-        if (line_start && line[0] != '#' && line[strspn(line, " \t\r\n")] != '\0')
-            return true;
-        line_start = strchr(line, '\n') != NULL;
-    }
-    return false;
-}
-
-int data_dir_check(char *err, size_t errlen)
-{
-    enum data_origin origin;
-    const char *dir = explicit_dir(&origin);
-    if (!dir)
-        return 0;
-    for (int i = 0; i < embedded_tables_count; i++) {
-        char path[PATH_MAX];
-        snprintf(path, sizeof path, "%s/%s", dir, embedded_tables[i].name);
-        FILE *f = input_file_open(path);
-        if (!f) {
-            snprintf(err, errlen,
-                     origin == DATA_OPTION
-                         ? _("%s: %s (a --data folder must hold every table; leave --data out to use the built-in ones)")
-                         : _("%s: %s (a GPUVET_DATA_DIR folder must hold every table; unset GPUVET_DATA_DIR to use the "
-                             "built-in ones)"),
-                     path, strerror(errno));
-            return -1;
-        }
-        bool rows = holds_rows(f);
-        fclose(f);
-        if (!rows) {
-            snprintf(err, errlen, "%s: holds no rows, only comments or nothing (a %s folder must hold every table)",
-                     path, data_origin_name(origin));
-            return -1;
-        }
-    }
-    return 0;
-}
-
 static void record(const char *name, enum data_origin origin, const char *path)
 {
     for (int i = 0; i < nused; i++)
@@ -109,18 +66,15 @@ static void record(const char *name, enum data_origin origin, const char *path)
     nused++;
 }
 
-FILE *data_open(const char *name, char *label, size_t labellen)
+/* Opens table `name` from the first place that has it; *origin says which. */
+static FILE *open_table(const char *name, char *label, size_t labellen, enum data_origin *origin)
 {
-    enum data_origin origin;
-    const char *dir = explicit_dir(&origin);
+    const char *dir = explicit_dir(origin);
     char path[PATH_MAX];
     if (dir) {
         snprintf(path, sizeof path, "%s/%s", dir, name);
         snprintf(label, labellen, "%s", path);
-        FILE *f = input_file_open(path);
-        if (f)
-            record(name, origin, path);
-        return f;
+        return input_file_open(path);
     }
     char share[PATH_MAX - 64];
     if (installed_dir(share, sizeof share)) {
@@ -129,19 +83,89 @@ FILE *data_open(const char *name, char *label, size_t labellen)
         if (f) {
             char *real = realpath(path, NULL);
             snprintf(label, labellen, "%s", real ? real : path);
-            record(name, DATA_INSTALLED, label);
             free(real);
+            *origin = DATA_INSTALLED;
             return f;
         }
     }
     const struct embedded_table *t = embedded(name);
     snprintf(label, labellen, "%s (built in)", name);
+    *origin = DATA_BUILT_IN;
     if (!t) {
         errno = ENOENT;
         return NULL;
     }
-    record(name, DATA_BUILT_IN, "");
     return fmemopen((void *)t->bytes, t->size, "r");
+}
+
+FILE *data_open(const char *name, char *label, size_t labellen)
+{
+    enum data_origin origin;
+    FILE *f = open_table(name, label, labellen, &origin);
+    if (f)
+        record(name, origin, origin == DATA_BUILT_IN ? "" : label);
+    return f;
+}
+
+/* A table with no line but comments (an empty or cut-off copy) would match nothing and leave every
+ * fact it gives unknown without a word: it is refused like a missing one. */
+static bool holds_rows(FILE *f, const char *label)
+{
+    struct line_reader r;
+    /* An over-long line counts as a row: the table's checker refuses it, naming its line. */
+    line_reader_init(&r, f, label, TEXT_LINE_MAX);
+    char err[64];
+    int got;
+    while ((got = line_reader_next(&r, err, sizeof err)) > 0 && (r.line[0] == '#' || !r.line[strspn(r.line, " \t")]))
+        ;
+    line_reader_free(&r);
+    return got != 0;
+}
+
+static const char *empty_table_message(enum data_origin origin)
+{
+    switch (origin) {
+    case DATA_OPTION:
+        return _("%s: holds no rows, only comments or nothing (a --data folder must hold every table)");
+    case DATA_ENVIRONMENT:
+        return _("%s: holds no rows, only comments or nothing (a GPUVET_DATA_DIR folder must hold every table)");
+    case DATA_INSTALLED:
+        return _("%s: holds no rows, only comments or nothing (an installed table replaces the built-in one: "
+                 "reinstall gpuvet, or delete the file to use the built-in table)");
+    case DATA_BUILT_IN: break;
+    }
+    return _("%s: holds no rows, only comments or nothing");
+}
+
+int data_tables_check(const struct data_table_checks *checks, int nchecks, char *err, size_t errlen)
+{
+    for (int i = 0; i < embedded_tables_count; i++) {
+        const char *name = embedded_tables[i].name;
+        char label[PATH_MAX];
+        enum data_origin origin;
+        FILE *f = open_table(name, label, sizeof label, &origin);
+        if (!f) {
+            snprintf(err, errlen,
+                     origin == DATA_OPTION
+                         ? _("%s: %s (a --data folder must hold every table; leave --data out to use the built-in ones)")
+                         : _("%s: %s (a GPUVET_DATA_DIR folder must hold every table; unset GPUVET_DATA_DIR to use the "
+                             "built-in ones)"),
+                     label, strerror(errno));
+            return -1;
+        }
+        if (!holds_rows(f, label)) {
+            fclose(f);
+            snprintf(err, errlen, empty_table_message(origin), label);
+            return -1;
+        }
+        rewind(f);
+        int k = 0;
+        while (k < nchecks && strcmp(checks[k].name, name))
+            k++;
+        if (k < nchecks ? checks[k].check(f, label, err, errlen) != 0 : fclose(f) != 0)
+            return -1;
+    }
+    return 0;
 }
 
 const char *data_origin_name(enum data_origin origin)

@@ -1,7 +1,8 @@
 /* The data tables (the CSV files in data/) are compiled into the binary, so a binary copied alone still works.
  * A folder overrides them: `gpuvet --data DIR` or $GPUVET_DATA_DIR (explicit: every table must be
  * there, a missing one is an error naming the file), else share/gpuvet beside the installed binary
- * (PREFIX/bin/gpuvet reads PREFIX/share/gpuvet; a table it lacks comes from the built-in copy). */
+ * (PREFIX/bin/gpuvet reads PREFIX/share/gpuvet; a table it lacks comes from the built-in copy).
+ * Every table is checked where it will be read before a command runs (data_tables_check). */
 #ifndef GPUVET_UTIL_DATADIR_H
 #define GPUVET_UTIL_DATADIR_H
 
@@ -29,9 +30,19 @@ extern const int embedded_tables_count;
 /* `--data DIR`: read every table from DIR (overrides $GPUVET_DATA_DIR). */
 void data_set_dir(const char *dir);
 
-/* With an explicit folder (--data or $GPUVET_DATA_DIR), checks that it holds every table: on a
- * missing or unreadable one writes "DIR/NAME: reason" into err and returns -1. Else 0. */
-int data_dir_check(char *err, size_t errlen);
+/* A table's row checker: reads the open table f (label names it in errors) to its end and closes
+ * it; the first row its loader could not use is "LABEL:LINE: what is wrong" in err, -1. Else 0. */
+typedef int (*data_table_checker)(FILE *f, const char *label, char *err, size_t errlen);
+struct data_table_checks {
+    const char *name; /* "gpus.csv" */
+    data_table_checker check;
+};
+
+/* Before a command runs, checks every table where data_open() will find it (recording nothing): a
+ * table an explicit folder lacks, a table with no rows (in a folder or installed beside the binary)
+ * and a row the table's checker (by name in checks) refuses are each an error naming the file (and
+ * line) in err, -1. Else 0. */
+int data_tables_check(const struct data_table_checks *checks, int nchecks, char *err, size_t errlen);
 
 /* Opens table `name` from the first place that has it (see above) and records where in the list
  * data_tables_used() returns; *label gets a name for error messages (the path, or "NAME (built in)").

@@ -208,6 +208,14 @@ int gpu_table_load_default(struct gpu_table *t, char *err, size_t errlen)
     return load_table(f, label, t, err, errlen);
 }
 
+int gpu_table_check(FILE *f, const char *label, char *err, size_t errlen)
+{
+    struct gpu_table t;
+    int rc = load_table(f, label, &t, err, errlen);
+    gpu_table_free(&t);
+    return rc;
+}
+
 void gpu_table_free(struct gpu_table *t)
 {
     for (int i = 0; i < t->count; i++)

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 enum precision { PREC_FP64, PREC_FP32, PREC_TF32, PREC_FP16, PREC_BF16, PREC_FP8, PREC_INT8, PRECISION_COUNT };
 
@@ -46,6 +47,8 @@ struct gpu_table {
 int gpu_table_load(const char *path, struct gpu_table *t, char *err, size_t errlen);
 /* Loads data/gpus.csv (util/datadir.h says where it is found). */
 int gpu_table_load_default(struct gpu_table *t, char *err, size_t errlen);
+/* Loads the open table f (named label, closed here) only to check it: data_tables_check's checker. */
+int gpu_table_check(FILE *f, const char *label, char *err, size_t errlen);
 void gpu_table_free(struct gpu_table *t);
 
 /* Resolves a user's GPU name, case-insensitively and ignoring spaces, dashes and the brand words

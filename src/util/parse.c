@@ -1,5 +1,6 @@
 #include "util/parse.h"
 #include "util/i18n.h"
+#include "util/linereader.h"
 #include "util/units.h"
 
 #include <ctype.h>
@@ -221,12 +222,10 @@ int parse_proc_stat(const char *text, struct cpu_ticks **out)
 {
     int n = 0, cap = 0;
     *out = NULL;
-    for (const char *line = text; line && *line;) {
-        const char *nl = strchr(line, '\n');
-        size_t len = nl ? (size_t)(nl - line) : strlen(line);
-        char buf[512];
-        snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf ? len : sizeof buf - 1), line);
-        line = nl ? nl + 1 : NULL;
+    /* Whole lines (sscanf must not read the next line's numbers as this one's). */
+    char *buf = NULL;
+    size_t capacity = 0;
+    for (const char *line = text; text_line_next(&line, &buf, &capacity);) {
         if (strncmp(buf, "cpu", 3) != 0)
             continue;
         struct cpu_ticks t = {.cpu = -1};
@@ -245,6 +244,7 @@ int parse_proc_stat(const char *text, struct cpu_ticks **out)
         }
         (*out)[n++] = t;
     }
+    free(buf);
     return n;
 }
 
