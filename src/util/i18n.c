@@ -185,6 +185,15 @@ static const struct errno_text {
     {EDQUOT, N_("Disk quota exceeded")},
 };
 
+/* Our translation of glibc's C-locale text for error, NULL for an errno outside errno_texts. */
+static const char *own_error_translation(int error, const char *english)
+{
+    for (size_t i = 0; i < sizeof errno_texts / sizeof errno_texts[0]; i++)
+        if (errno_texts[i].error == error && !strcmp(errno_texts[i].english, english))
+            return _(english);
+    return NULL;
+}
+
 char *i18n_strerror(int error)
 {
     i18n_english_begin(); /* the C locale: English */
@@ -192,12 +201,28 @@ char *i18n_strerror(int error)
     i18n_english_end();
     if (!english || !i18n_translating())
         return english;
-    const char *local = strerror(error); /* glibc's, in the reader's language where libc-l10n is installed */
-    for (size_t i = 0; i < sizeof errno_texts / sizeof errno_texts[0]; i++)
-        if (errno_texts[i].error == error && !strcmp(errno_texts[i].english, english))
-            local = _(english);
-    i18n_keep_translation(english, strdup(local));
+    const char *local = own_error_translation(error, english);
+    /* else glibc's, in the reader's language where libc-l10n is installed */
+    i18n_keep_translation(english, strdup(local ? local : strerror(error)));
     return english;
+}
+
+const char *i18n_error_text(int error)
+{
+    if (!i18n_translating()) {
+        /* glibc's English (a constant, or its thread's buffer for an unknown value), even after a
+         * Chinese run in this process set LANGUAGE */
+        i18n_english_begin();
+        const char *english = strerror(error);
+        i18n_english_end();
+        return english;
+    }
+    char english[128];
+    i18n_english_begin(); /* the C locale: glibc's English, the msgid */
+    snprintf(english, sizeof english, "%s", strerror(error));
+    i18n_english_end();
+    const char *local = own_error_translation(error, english);
+    return local ? local : strerror(error);
 }
 
 static const char *kept_translation(const char *english)

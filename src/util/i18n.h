@@ -70,5 +70,9 @@ int i18n_keep_translation(const char *english, char *local);
  * values gpuvet can meet (a table in i18n.c) its translation from our catalogue kept, as
  * i18n_asprintf does, so _() of it is Chinese without the C library's own translations. */
 char *i18n_strerror(int error);
+/* strerror(error) for a message printed at once: in the reader's language, from our catalogue for
+ * the errno values of that table (glibc's text for the others); English inside an English scope,
+ * like strerror itself. Not to be freed; like strerror, valid until the next call. */
+const char *i18n_error_text(int error);
 
 #endif

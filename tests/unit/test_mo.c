@@ -250,3 +250,20 @@ Test(mo, strerror_texts_are_chinese_from_the_catalogue)
     free(english);
     cr_assert_eq(i18n_init("en"), 0);
 }
+
+/* i18n_error_text, for messages printed at once: the same Chinese, English inside an English scope
+ * and in English mode, glibc's text for an errno outside the table. */
+Test(mo, error_text_follows_the_language_and_the_scope)
+{
+    cr_assert_eq(i18n_init("zh"), 0);
+    cr_expect_str_eq(i18n_error_text(ENOENT), "没有那个文件或目录");
+    cr_expect_str_eq(i18n_error_text(EISDIR), "是一个目录");
+    i18n_english_begin();
+    cr_expect_str_eq(i18n_error_text(ENOENT), "No such file or directory");
+    i18n_english_end();
+    char outside[128];
+    snprintf(outside, sizeof outside, "%s", strerror(EDOM));
+    cr_expect_str_eq(i18n_error_text(EDOM), outside, "an errno outside the table keeps glibc's text");
+    cr_assert_eq(i18n_init("en"), 0);
+    cr_expect_str_eq(i18n_error_text(ENOENT), "No such file or directory");
+}
