@@ -138,21 +138,22 @@ static int run_audit(int argc, char **argv)
         }
     }
     if (optind < argc) {
-        fprintf(stderr, _("gpuvet audit: unexpected argument '%s'\n%s"), argv[optind], _(usage));
+        print_error("audit", _("unexpected argument '%s'"), argv[optind]);
+        fputs(_(usage), stderr);
         return EXIT_CANNOT_RUN;
     }
 
     if (bench_quick && (sysroot || bench_file || nvidia_smi || dmidecode_file || dmi_table_file)) {
-        fprintf(stderr, _("gpuvet audit: --bench-quick measures this machine; it goes with neither --sysroot, "
-                        "evidence files nor --bench\n"));
+        print_error("audit", _("--bench-quick measures this machine; it goes with neither --sysroot, evidence files "
+                               "nor --bench"));
         return EXIT_CANNOT_RUN;
     }
     if (load_check && (sysroot || nvidia_smi)) {
-        fprintf(stderr, _("gpuvet audit: --load-check drives this machine's GPUs: not with --sysroot or --nvidia-smi\n"));
+        print_error("audit", _("--load-check drives this machine's GPUs: not with --sysroot or --nvidia-smi"));
         return EXIT_CANNOT_RUN;
     }
     if (dmidecode_file && dmi_table_file) {
-        fprintf(stderr, _("gpuvet audit: give --dmidecode or --dmi-table, not both\n"));
+        print_error("audit", _("give --dmidecode or --dmi-table, not both"));
         return EXIT_CANNOT_RUN;
     }
     /* A FIFO or /dev/zero named as evidence is refused before a byte is read. */

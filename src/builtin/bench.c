@@ -39,8 +39,9 @@ static const char usage[] = N_(
     "A saved --json file feeds `gpuvet audit --bench FILE`.\n"
     "exit status: 0 measured, 2 could not run (bad usage, or nothing selected could be measured)\n");
 
-/* 0 when at least one benchmark measured and none failed, EXIT_CANNOT_RUN otherwise. */
-static int document_status(json_t *doc)
+/* 0 when at least one benchmark measured and none failed, EXIT_CANNOT_RUN otherwise (*why says
+ * which, for stderr: the report itself may have gone to a file). */
+static int document_status(json_t *doc, const char **why)
 {
     const char *name;
     json_t *r;
@@ -51,6 +52,8 @@ static int document_status(json_t *doc)
         else if (!json_object_get(r, "skipped"))
             measured++;
     }
+    *why = failed ? N_("a benchmark failed (the report says which and why)")
+                  : N_("nothing selected could be measured (the report says why)");
     return measured > 0 && failed == 0 ? 0 : EXIT_CANNOT_RUN;
 }
 
@@ -109,9 +112,11 @@ static int run_bench(int argc, char **argv)
             known[nknown++] = "all";
             const char *closest = closest_name(argv[i], known, nknown);
             if (closest)
-                fprintf(stderr, _("gpuvet bench: unknown benchmark '%s'; did you mean %s?\n"), argv[i], closest);
-            else
-                fprintf(stderr, _("gpuvet bench: unknown benchmark '%s'\n%s"), argv[i], _(usage));
+                print_error("bench", _("unknown benchmark '%s'; did you mean %s?"), argv[i], closest);
+            else {
+                print_error("bench", _("unknown benchmark '%s'"), argv[i]);
+                fputs(_(usage), stderr);
+            }
             free(names);
             return EXIT_CANNOT_RUN;
         }
@@ -158,7 +163,10 @@ static int run_bench(int argc, char **argv)
     } else {
         bench_report_text(stdout, doc);
     }
-    int status = document_status(doc);
+    const char *failure;
+    int status = document_status(doc, &failure);
+    if (status != 0)
+        print_error("bench", "%s", _(failure));
     struct prom_report prom = {"bench", &m, NULL, doc, difftime(time(NULL), started), time(NULL), NULL};
     if (prom_file && report_prom_file(prom_file, &prom) != 0)
         status = EXIT_CANNOT_RUN;

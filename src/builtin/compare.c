@@ -46,7 +46,8 @@ int cmd_compare(int argc, char **argv)
         }
     }
     if (argc - optind != 2) {
-        fprintf(stderr, _("gpuvet compare: give exactly two documents\n%s"), _(usage));
+        print_error("compare", _("give exactly two documents"));
+        fputs(_(usage), stderr);
         return EXIT_CANNOT_RUN;
     }
     /* One fleet per side: two trial boxes may well carry the same host name. */

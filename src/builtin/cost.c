@@ -114,15 +114,16 @@ int cmd_cost(int argc, char **argv)
             return EXIT_CANNOT_RUN;
     }
     if (optind + 1 != argc) {
-        fprintf(stderr, _("gpuvet cost: give one offers file\n%s"), _(usage));
+        print_error("cost", _("give one offers file"));
+        fputs(_(usage), stderr);
         return EXIT_CANNOT_RUN;
     }
     if ((params > 0) != (tokens > 0) || (job_flops > 0 && params > 0)) {
-        fputs(_("gpuvet cost: give --job-flops, or --params with --tokens\n"), stderr);
+        print_error("cost", _("give --job-flops, or --params with --tokens"));
         return EXIT_CANNOT_RUN;
     }
     if (util_from && util > 0) {
-        fputs(_("gpuvet cost: give --util or --util-from, not both\n"), stderr);
+        print_error("cost", _("give --util or --util-from, not both"));
         return EXIT_CANNOT_RUN;
     }
     char err[2048];
@@ -140,7 +141,7 @@ int cmd_cost(int argc, char **argv)
         return EXIT_CANNOT_RUN;
     }
     if (util_from && util <= 0) {
-        fprintf(stderr, _("gpuvet cost: %s: mean SM utilisation is 0: record it while the job runs\n"), util_from);
+        print_error("cost", _("%s: mean SM utilisation is 0: record it while the job runs"), util_from);
         return EXIT_CANNOT_RUN;
     }
     const char *flops_method;

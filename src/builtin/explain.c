@@ -5,6 +5,7 @@
 #include "report/explain_text.h"
 #include "rules/rule.h"
 #include "util/i18n.h"
+#include "util/output.h"
 #include "util/suggest.h"
 
 static void print_usage(FILE *out)
@@ -31,10 +32,10 @@ static int no_such_rule(const char *query)
         names[count++] = workload_name((enum workload)w);
     const char *closest = closest_name(query, names, count);
     if (closest)
-        fprintf(stderr, _("gpuvet explain: no rule, rule prefix or workload '%s'; did you mean %s?\n"), query, closest);
+        print_error("explain", _("no rule, rule prefix or workload '%s'; did you mean %s?"), query, closest);
     else
-        fprintf(stderr, _("gpuvet explain: no rule, rule prefix or workload '%s' (gpuvet audit --list-rules lists the "
-                          "rules)\n"), query);
+        print_error("explain", _("no rule, rule prefix or workload '%s' (gpuvet audit --list-rules lists the rules)"),
+                    query);
     return EXIT_CANNOT_RUN;
 }
 
@@ -50,6 +51,10 @@ int cmd_explain(int argc, char **argv)
         return 0;
     }
     if (argc - optind != 1) {
+        if (optind == argc)
+            print_error("explain", _("give a rule ID, rule prefix or workload"));
+        else
+            print_error("explain", _("unexpected argument '%s'"), argv[optind + 1]);
         print_usage(stderr);
         return EXIT_CANNOT_RUN;
     }

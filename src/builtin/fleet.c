@@ -58,7 +58,8 @@ int cmd_fleet(int argc, char **argv)
         }
     }
     if (optind >= argc) {
-        fprintf(stderr, _("gpuvet fleet: give the audit and bench documents (files or directories)\n%s"), _(usage));
+        print_error("fleet", _("give the audit and bench documents (files or directories)"));
+        fputs(_(usage), stderr);
         return EXIT_CANNOT_RUN;
     }
     struct fleet f;

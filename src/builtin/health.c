@@ -6,6 +6,7 @@
 #include "health/health.h"
 #include "report/health_report.h"
 #include "util/i18n.h"
+#include "util/output.h"
 #include "util/parse.h"
 
 static const char usage[] =
@@ -67,11 +68,12 @@ static int parse_options(int argc, char **argv, struct health_options *o)
         }
     }
     if (optind < argc) {
-        fprintf(stderr, _("gpuvet health: unexpected argument '%s'\n%s"), argv[optind], _(usage));
+        print_error("health", _("unexpected argument '%s'"), argv[optind]);
+        fputs(_(usage), stderr);
         return -1;
     }
     if ((o->node || o->scontrol) && !o->slurm) {
-        fprintf(stderr, _("gpuvet health: --node and --scontrol go with --slurm\n"));
+        print_error("health", _("--node and --scontrol go with --slurm"));
         return -1;
     }
     return 0;

@@ -7,6 +7,7 @@
 #include "report/snapshot_text.h"
 #include "snapshot/snapshot.h"
 #include "util/i18n.h"
+#include "util/output.h"
 
 static const char usage[] =
      N_("usage: gpuvet snapshot [--sysroot SRC] [--redact] DIR\n"
@@ -47,6 +48,10 @@ int cmd_snapshot(int argc, char **argv)
         }
     }
     if (optind + (tar ? 0 : 1) != argc) {
+        if (optind == argc)
+            print_error("snapshot", _("give a new folder to record into, or --tar FILE"));
+        else
+            print_error("snapshot", _("unexpected argument '%s'"), argv[tar ? optind : optind + 1]);
         fputs(_(usage), stderr);
         return EXIT_CANNOT_RUN;
     }

@@ -8,6 +8,7 @@
 #include "util/parse.h"
 #include "watch/session.h"
 #include "util/i18n.h"
+#include "util/output.h"
 
 static const char usage[] =
      N_("usage: gpuvet watch [options] -- COMMAND [ARGS...]   start the job and watch it\n"
@@ -62,7 +63,8 @@ int cmd_watch(int argc, char **argv)
         o.command = &argv[optind];
     int modes = (o.command != NULL) + (o.pid != 0) + (o.replay_path != NULL);
     if (modes > 1) {
-        fprintf(stderr, _("gpuvet watch: give one of COMMAND, --pid or --replay\n%s"), _(usage));
+        print_error("watch", _("give one of COMMAND, --pid or --replay"));
+        fputs(_(usage), stderr);
         return EXIT_CANNOT_RUN;
     }
     return watch_run(&o);

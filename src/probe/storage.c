@@ -13,6 +13,7 @@
 #include "util/deadline.h"
 #include "util/fsroot.h"
 #include "util/i18n.h"
+#include "util/output.h"
 
 /* sysfs `size` counts 512-byte sectors whatever the drive's logical block size. */
 #define SECTOR_BYTES 512
@@ -513,12 +514,11 @@ int probe_data_dir(struct machine *m, const char *dir)
                                     "Judged by the path as given", limit);
         }
         if (!path) {
-            fprintf(stderr, _("gpuvet audit: --data-dir %s: %s\n"), dir, strerror(errno));
+            print_error("audit", _("--data-dir %s: %s"), dir, strerror(errno));
             return -1;
         }
     } else if (dir[0] != '/') {
-        fprintf(stderr, _("gpuvet audit: --data-dir %s: with --sysroot, give the absolute path on the recorded "
-                        "machine\n"), dir);
+        print_error("audit", _("--data-dir %s: with --sysroot, give the absolute path on the recorded machine"), dir);
         return -1;
     } else {
         path = strdup(dir);

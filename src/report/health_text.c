@@ -4,6 +4,7 @@
 
 #include "report/report.h"
 #include "util/i18n.h"
+#include "util/output.h"
 
 void health_report_text(FILE *out, FILE *err, const struct health_check *h)
 {
@@ -15,7 +16,7 @@ void health_report_text(FILE *out, FILE *err, const struct health_check *h)
                  m->nproblems ? m->problems[0].message : "the machine could not be read");
         fprintf(out, "%s\n", line);
         for (int i = 0; i < m->nproblems; i++)
-            fprintf(err, _("gpuvet health: %s: %s\n"), m->problems[i].path, m->problems[i].message);
+            print_error_to(err, "health", _("%s: %s"), m->problems[i].path, machine_problem_text(&m->problems[i]));
         return;
     }
     health_reason(line, &h->findings, h->threshold);
@@ -30,7 +31,7 @@ void health_report_text(FILE *out, FILE *err, const struct health_check *h)
 void health_report_slurm(FILE *err, int rc, const char *what, const char *why)
 {
     if (rc == 0)
-        fprintf(err, _("gpuvet health: slurm: %s\n"), what);
+        print_error_to(err, "health", _("slurm: %s"), what);
     else
-        fprintf(err, _("gpuvet health: %s\n"), why);
+        print_error_to(err, "health", "%s", why);
 }

@@ -194,6 +194,6 @@ int plan_report_text(FILE *out, json_t *plan, const struct plan_offers_ranking *
 void plan_report_machine_problems(FILE *out, const struct machine *m, bool failed)
 {
     for (int i = 0; i < m->nproblems; i++)
-        fprintf(out, failed ? _("gpuvet plan: error: %s: %s\n") : _("gpuvet plan: warning: %s: %s\n"),
-                m->problems[i].path, m->problems[i].message);
+        print_error_to(out, "plan", failed ? _("error: %s: %s") : _("warning: %s: %s"), m->problems[i].path,
+                       machine_problem_text(&m->problems[i]));
 }

@@ -19,12 +19,35 @@
 #include "util/deadline.h"
 #include "util/fsroot.h"
 #include "util/i18n.h"
+#include "util/output.h"
 #include "util/redact_tree.h"
 #include "util/ustar.h"
 
-/* Keeps one line for stderr (fmt ends in a newline). */
+/* Takes line (malloc'd) into r->problems. Without memory it is lost; the snapshot fails all the same. */
+static void keep_line(struct snapshot_result *r, char *line)
+{
+    char **grown = line ? realloc(r->problems, (size_t)(r->nproblems + 1) * sizeof *grown) : NULL;
+    if (!grown) {
+        free(line);
+        return;
+    }
+    r->problems = grown;
+    r->problems[r->nproblems++] = line;
+}
+
+/* Keeps one "gpuvet snapshot: ..." line for stderr (util/output.c builds the prefix). */
 static void problem(struct snapshot_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void problem(struct snapshot_result *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    keep_line(r, error_vline("snapshot", fmt, ap));
+    va_end(ap);
+}
+
+/* Keeps a line that continues the problem before it, as it is (fmt ends in a newline). */
+static void problem_detail(struct snapshot_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void problem_detail(struct snapshot_result *r, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -32,13 +55,7 @@ static void problem(struct snapshot_result *r, const char *fmt, ...)
     if (vasprintf(&line, fmt, ap) < 0)
         line = NULL;
     va_end(ap);
-    char **grown = realloc(r->problems, (size_t)(r->nproblems + 1) * sizeof *grown);
-    if (!grown) {
-        free(line);
-        return;
-    }
-    r->problems = grown;
-    r->problems[r->nproblems++] = line ? line : strdup("gpuvet snapshot: out of memory\n");
+    keep_line(r, line);
 }
 
 static int write_metadata(const char *dir, const struct machine *m)
@@ -84,12 +101,11 @@ static int record_nvidia_smi(const char *dir, struct snapshot_result *r)
     int status = child_run_bounded(argv, path, FS_INPUT_LIMIT, limit, why, sizeof why);
     struct stat st;
     if (status == CHILD_TIMED_OUT)
-        problem(r, _("gpuvet snapshot: no answer from `%s -q -x` in %g s (a hung driver?): GPU facts not recorded\n"),
-                tool, limit);
+        problem(r, _("no answer from `%s -q -x` in %g s (a hung driver?): GPU facts not recorded"), tool, limit);
     else if (status < 0)
-        problem(r, _("gpuvet snapshot: %s: GPU facts not recorded\n"), why);
+        problem(r, _("%s: GPU facts not recorded"), why);
     else if (status != 0 || stat(path, &st) != 0 || st.st_size == 0)
-        problem(r, _("gpuvet snapshot: `%s -q -x` failed (status %d): GPU facts not recorded\n"), tool, status);
+        problem(r, _("`%s -q -x` failed (status %d): GPU facts not recorded"), tool, status);
     bool failed = status != 0 || stat(path, &st) != 0 || st.st_size == 0;
     if (failed)
         unlink(path);
@@ -106,10 +122,10 @@ static int check_complete(const char *dir, struct snapshot_result *r)
     int failed = fsroot_record_failures(&lines, &listed);
     if (failed == 0)
         return 0;
-    problem(r, _("gpuvet snapshot: %s is incomplete: %d file%s, folder%s or link%s not stored:\n"), dir, failed,
+    problem(r, _("%s is incomplete: %d file%s, folder%s or link%s not stored:"), dir, failed,
             failed == 1 ? "" : "s", failed == 1 ? "" : "s", failed == 1 ? "" : "s");
     for (int i = 0; i < listed; i++)
-        problem(r, "  %s\n", lines[i] ? lines[i] : _("(out of memory for the name)"));
+        problem_detail(r, "  %s\n", lines[i] ? lines[i] : _("(out of memory for the name)"));
     fsroot_record_failures_clear();
     return -1;
 }
@@ -141,20 +157,20 @@ static int record(const char *dir, const char *sysroot, bool redact, struct snap
     machine_init(&m);
     int status = 0;
     if (probe_machine(&m, true) != 0) {
-        problem(r, _("gpuvet snapshot: %s: nothing to record\n"), fsroot_get());
+        problem(r, _("%s: nothing to record"), fsroot_get());
         status = -1;
     } else {
         char xml[4096];
         snprintf(xml, sizeof xml, "%s/gpuvet-hwloc.xml", dir);
         if (m.topology && hwloc_topology_export_xml(m.topology, xml, 0) != 0) {
-            problem(r, _("gpuvet snapshot: could not write %s\n"), xml);
+            problem(r, _("could not write %s"), xml);
             status = -1;
         }
         /* A recorded tree's nvidia-smi.xml was copied when the probe read it. */
         if (fsroot_is_live() && record_nvidia_smi(dir, r) != 0)
             status = -1;
         if (write_metadata(dir, &m) != 0) {
-            problem(r, _("gpuvet snapshot: could not write %s/gpuvet-snapshot.json\n"), dir);
+            problem(r, _("could not write %s/gpuvet-snapshot.json"), dir);
             status = -1;
         }
         if (check_complete(dir, r) != 0)
@@ -172,7 +188,7 @@ static int record(const char *dir, const char *sysroot, bool redact, struct snap
         }
         char err[512];
         if (redact_tree(dir, literals, n, err, sizeof err) != 0) {
-            problem(r, _("gpuvet snapshot: --redact: %s\n"), err);
+            problem(r, _("--redact: %s"), err);
             status = -1;
         }
         free(literals);
@@ -193,13 +209,13 @@ int snapshot_take(const struct snapshot_request *req, struct snapshot_result *ou
         /* The tree is recorded into a private temporary folder, packed, then removed. */
         const char *tmp = getenv("TMPDIR");
         if (asprintf(&abs_dir, "%s/gpuvet-snapshot-XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0 || !mkdtemp(abs_dir)) {
-            problem(out, _("gpuvet snapshot: temporary folder: %s\n"), strerror(errno));
+            problem(out, _("temporary folder: %s"), strerror(errno));
             free(abs_dir);
             return -1;
         }
     } else {
         if (mkdir(req->dir, 0755) != 0) {
-            problem(out, _("gpuvet snapshot: %s: %s (give a new folder)\n"), req->dir, strerror(errno));
+            problem(out, _("%s: %s (give a new folder)"), req->dir, strerror(errno));
             return -1;
         }
         abs_dir = realpath(req->dir, NULL);
@@ -209,7 +225,7 @@ int snapshot_take(const struct snapshot_request *req, struct snapshot_result *ou
         char err[512];
         tar_top_name(req->tar, out->tar_top, sizeof out->tar_top);
         if (status == 0 && ustar_write_tree(abs_dir, out->tar_top, req->tar, err, sizeof err) != 0) {
-            problem(out, _("gpuvet snapshot: %s\n"), err);
+            problem(out, "%s", err);
             status = -1;
         }
         nftw(abs_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);

@@ -39,20 +39,58 @@ int output_finish(void)
     return -1;
 }
 
-void print_error(const char *command, const char *fmt, ...)
+/* The one place the prefix is built: "gpuvet COMMAND: MESSAGE\n" (or "gpuvet: MESSAGE\n"), the prefix
+ * in the user's language, written to out, or when out is NULL returned malloc'd (NULL without memory). */
+static char *prefixed_line(FILE *out, const char *command, const char *message)
 {
-    char message[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(message, sizeof message, fmt, ap);
-    va_end(ap);
+    char *line = NULL;
+    if (out && command)
+        fprintf(out, _("gpuvet %s: %s\n"), command, message);
+    else if (out)
+        fprintf(out, _("gpuvet: %s\n"), message);
+    else if ((command ? asprintf(&line, _("gpuvet %s: %s\n"), command, message)
+                      : asprintf(&line, _("gpuvet: %s\n"), message)) < 0)
+        line = NULL;
+    return line;
+}
+
+/* fmt's text without its trailing newline (the prefixed line adds one). */
+static void format_message(char *message, size_t size, const char *fmt, va_list ap)
+{
+    vsnprintf(message, size, fmt, ap);
     size_t len = strlen(message);
     if (len && message[len - 1] == '\n')
         message[len - 1] = '\0';
-    if (command)
-        fprintf(stderr, _("gpuvet %s: %s\n"), command, message);
-    else
-        fprintf(stderr, _("gpuvet: %s\n"), message);
+}
+
+static void vprint_error_to(FILE *out, const char *command, const char *fmt, va_list ap)
+{
+    char message[4096];
+    format_message(message, sizeof message, fmt, ap);
+    prefixed_line(out, command, message);
+}
+
+void print_error_to(FILE *out, const char *command, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vprint_error_to(out, command, fmt, ap);
+    va_end(ap);
+}
+
+void print_error(const char *command, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vprint_error_to(stderr, command, fmt, ap);
+    va_end(ap);
+}
+
+char *error_vline(const char *command, const char *fmt, va_list ap)
+{
+    char message[4096];
+    format_message(message, sizeof message, fmt, ap);
+    return prefixed_line(NULL, command, message);
 }
 
 static size_t kept_sequence(const char *p, size_t left, const char *const *keep)

@@ -3,6 +3,7 @@
 #ifndef GPUVET_UTIL_OUTPUT_H
 #define GPUVET_UTIL_OUTPUT_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -16,9 +17,14 @@ void output_guard_std_fds(void);
 int output_finish(void);
 
 /* Prints "gpuvet COMMAND: MESSAGE" and a newline on stderr ("gpuvet: MESSAGE" when command is
- * NULL), the prefix in the user's language: Chinese takes a full-width colon, as every command's
- * translated errors do. fmt is translated by the caller; a trailing newline in it is dropped. */
+ * NULL): every error of a command starts with exactly this prefix, built in one place (output.c);
+ * a message never carries it in its own text. The prefix is in the user's language (its colon stays
+ * ASCII). fmt is translated by the caller; a trailing newline in it is dropped. */
 void print_error(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same line on out: for a report that writes its problems to a stream it is given. */
+void print_error_to(FILE *out, const char *command, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The same line, malloc'd (NULL without memory): for problems collected now and printed later. */
+char *error_vline(const char *command, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
 /* Writes text to o with every control character but newline and tab written as \xNN (C0, DEL,
  * and C1 as UTF-8), so that strings from evidence files cannot move the cursor, clear, retitle or

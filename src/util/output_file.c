@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "util/i18n.h"
+#include "util/output.h"
 
 int output_path_expand(const char *pattern, const char *host, char *out, size_t size, char *why, size_t why_size)
 {
@@ -60,18 +61,18 @@ int output_file_begin(struct output_file *o, const char *pattern, const char *co
     o->saved_stdout = -1;
     short_host_name(host, sizeof host);
     if (output_path_expand(pattern, host, o->path, sizeof o->path, why, sizeof why) != 0) {
-        fprintf(stderr, _("gpuvet %s: --output %s\n"), command, why);
+        print_error(command, _("--output %s"), why);
         return -1;
     }
     /* The temporary file lies in the target's directory: rename(2) is atomic only within one
      * file system. */
     if (snprintf(o->temp, sizeof o->temp, "%s.tmp.XXXXXX", o->path) >= (int)sizeof o->temp) {
-        fprintf(stderr, _("gpuvet %s: --output %s: the path is too long\n"), command, o->path);
+        print_error(command, _("--output %s: the path is too long"), o->path);
         return -1;
     }
     int fd = mkstemp(o->temp);
     if (fd < 0) {
-        fprintf(stderr, _("gpuvet %s: --output %s: cannot create a file there: %s\n"), command, o->path, strerror(errno));
+        print_error(command, _("--output %s: cannot create a file there: %s"), o->path, strerror(errno));
         return -1;
     }
     /* mkstemp makes 0600; the finished file gets the mode any new file of this user gets. */
@@ -81,7 +82,7 @@ int output_file_begin(struct output_file *o, const char *pattern, const char *co
     fflush(stdout);
     o->saved_stdout = dup(STDOUT_FILENO);
     if (o->saved_stdout < 0 || dup2(fd, STDOUT_FILENO) < 0) {
-        fprintf(stderr, _("gpuvet %s: --output %s: %s\n"), command, o->path, strerror(errno));
+        print_error(command, _("--output %s: %s"), o->path, strerror(errno));
         if (o->saved_stdout >= 0)
             close(o->saved_stdout);
         o->saved_stdout = -1;
@@ -99,7 +100,7 @@ int output_file_end(struct output_file *o, bool keep, const char *command)
         return 0;
     int rc = 0;
     if (fflush(stdout) != 0 || (keep && fsync(STDOUT_FILENO) != 0)) {
-        fprintf(stderr, _("gpuvet %s: --output %s: writing failed: %s\n"), command, o->path, strerror(errno));
+        print_error(command, _("--output %s: writing failed: %s"), o->path, strerror(errno));
         keep = false;
         rc = -1;
     }
@@ -107,7 +108,7 @@ int output_file_end(struct output_file *o, bool keep, const char *command)
     close(o->saved_stdout);
     o->saved_stdout = -1;
     if (keep && rename(o->temp, o->path) != 0) {
-        fprintf(stderr, _("gpuvet %s: --output %s: %s\n"), command, o->path, strerror(errno));
+        print_error(command, _("--output %s: %s"), o->path, strerror(errno));
         rc = -1;
         keep = false;
     }
@@ -122,14 +123,14 @@ FILE *output_open(const char *file, const char *command)
 {
     FILE *out = output_is_stdout(file) ? stdout : fopen(file, "w");
     if (!out)
-        fprintf(stderr, _("gpuvet %s: %s: %s\n"), command, file, strerror(errno));
+        print_error(command, _("%s: %s"), file, strerror(errno));
     return out;
 }
 
 int output_close(FILE *out, const char *file, const char *command, int rc)
 {
     if (out != stdout && fclose(out) != 0) {
-        fprintf(stderr, _("gpuvet %s: %s: %s\n"), command, file, strerror(errno));
+        print_error(command, _("%s: %s"), file, strerror(errno));
         rc = -1;
     }
     return rc;

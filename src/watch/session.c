@@ -207,7 +207,7 @@ int watch_run(const struct watch_options *o)
     if (o->replay_path)
         return replay(o);
     if (!fsroot_is_live()) {
-        fputs(_("gpuvet watch: a recorded tree cannot be watched; use --replay FILE for a saved timeline\n"), stderr);
+        print_error("watch", _("a recorded tree cannot be watched; use --replay FILE for a saved timeline"));
         return EXIT_CANNOT_RUN;
     }
     if (check_json_path(o->json_path) != 0)

@@ -282,14 +282,6 @@ Test(fleet, names_exactly_the_mutated_nodes_with_their_difference)
     free_fleet(&t);
 }
 
-static int count_of(const char *text, const char *needle)
-{
-    int n = 0;
-    for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
-        n++;
-    return n;
-}
-
 /* The rows of the odd nodes' table in the HTML page: one per difference, no other node. */
 static const char *const odd_rows_html[] = {
     "<tr class=\"odd\"><td>sv03</td><td>accelerator links</td><td>0000:1b:00.0 Gen3 x8 of x16</td>"

@@ -52,14 +52,6 @@ static const char *device_mark(const char *page, const char *bus_id)
     return NULL;
 }
 
-static int count_of(const char *text, const char *needle)
-{
-    int n = 0;
-    for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
-        n++;
-    return n;
-}
-
 static void check_no_remote_reference(const char *page, const char *name)
 {
     /* A source URL may appear as text (a finding cites a vendor page); as an attribute or a CSS

@@ -294,3 +294,11 @@ char *saved_audit(const char *tree)
     run_result_free(&r);
     return strdup(path);
 }
+
+int count_of(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}

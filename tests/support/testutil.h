@@ -25,6 +25,9 @@ json_t *run_json(const struct run_result *r);
  * runs): for comparing two runs byte for byte. malloc'd. */
 char *run_json_without_timing(const struct run_result *r);
 
+/* How many times needle stands in text (overlapping ones counted). */
+int count_of(const char *text, const char *needle);
+
 /* A whole file (NUL-terminated; len, when not NULL, counts the bytes: files may hold NULs). */
 char *file_contents(const char *path, size_t *len);
 
