@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "bench/bench.h"
+#include "util/i18n.h"
 
 #define QUEUE_DEPTH 16
 #define SEQ_BLOCK (1u << 20)
@@ -396,7 +397,7 @@ static json_t *storage_measure(const struct bench_ctx *ctx, int fd, uint64_t fil
     if (fork_rc < 0)
         read_both_patterns(ctx, fd, file_bytes, &r);
     if (r.seq_bytes < 0 || r.rand_bytes < 0)
-        return json_pack("{s:s}", "error", strerror((int)-(r.seq_bytes < 0 ? r.seq_bytes : r.rand_bytes)));
+        return json_pack("{s:s}", "error", i18n_error_text((int)-(r.seq_bytes < 0 ? r.seq_bytes : r.rand_bytes)));
     json_t *out = json_pack("{s:f, s:f, s:s, s:i, s:i, s:i, s:I, s:b, s:b}", "seq_read_bytes_s",
                             (double)r.seq_bytes / r.seq_seconds, "rand_read_iops",
                             (double)r.rand_bytes / RAND_BLOCK / r.rand_seconds, "engine",
@@ -404,9 +405,9 @@ static json_t *storage_measure(const struct bench_ctx *ctx, int fd, uint64_t fil
                             "seq_block_bytes", SEQ_BLOCK, "rand_block_bytes", RAND_BLOCK, "file_bytes",
                             (json_int_t)file_bytes, "o_direct", true, "own_session", fork_rc == 0);
     if (r.uring_rc != 0)
-        json_object_set_new(out, "engine_reason", json_sprintf("io_uring_setup failed: %s", strerror(-r.uring_rc)));
+        json_object_set_new(out, "engine_reason", json_sprintf("io_uring_setup failed: %s", i18n_error_text(-r.uring_rc)));
     if (fork_rc < 0)
-        json_object_set_new(out, "own_session_reason", json_sprintf("fork failed: %s", strerror(-fork_rc)));
+        json_object_set_new(out, "own_session_reason", json_sprintf("fork failed: %s", i18n_error_text(-fork_rc)));
     /* Linux 6.6 accepts O_DIRECT on tmpfs, where the "disk" is RAM. */
     struct statfs fs;
     if (fstatfs(fd, &fs) == 0 && (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC))
@@ -420,10 +421,10 @@ static json_t *skipped_no_direct(const char *path, bool own_file)
     if (own_file)
         return bench_skipped("%s: cannot open with O_DIRECT (%s); tmpfs and some network filesystems do not support "
                              "it: copy it to the disk under test",
-                             path, strerror(errno));
+                             path, i18n_error_text(errno));
     return bench_skipped("%s: cannot open with O_DIRECT (%s); tmpfs and some network filesystems do not support it: "
                          "choose another --dir",
-                         path, strerror(errno));
+                         path, i18n_error_text(errno));
 }
 
 /* --file: the user's own file (a dataset shard, say), read and never written or removed. */
@@ -431,7 +432,7 @@ static json_t *storage_run_on_file(const struct bench_ctx *ctx, const char *path
 {
     struct stat st;
     if (stat(path, &st) != 0)
-        return bench_skipped("%s: %s", path, strerror(errno));
+        return bench_skipped("%s: %s", path, i18n_error_text(errno));
     if (!S_ISREG(st.st_mode))
         return bench_skipped("%s: not a regular file", path);
     /* Smaller files would be served from the drive's own cache after the first pass. */
@@ -440,7 +441,7 @@ static json_t *storage_run_on_file(const struct bench_ctx *ctx, const char *path
                              (long long)(st.st_size >> 20), (unsigned long long)(MIN_FILE >> 20));
     int fd = open(path, O_RDONLY | O_DIRECT);
     if (fd < 0)
-        return errno == EINVAL ? skipped_no_direct(path, true) : bench_skipped("%s: %s", path, strerror(errno));
+        return errno == EINVAL ? skipped_no_direct(path, true) : bench_skipped("%s: %s", path, i18n_error_text(errno));
     json_t *out = storage_measure(ctx, fd, (uint64_t)st.st_size / SEQ_BLOCK * SEQ_BLOCK);
     close(fd);
     if (!json_object_get(out, "skipped") && !json_object_get(out, "error"))
@@ -455,7 +456,7 @@ static json_t *storage_run(const struct bench_ctx *ctx)
     const char *dir = ctx->opts->dir ? ctx->opts->dir : ".";
     struct statvfs fs;
     if (statvfs(dir, &fs) != 0)
-        return bench_skipped("%s: %s", dir, strerror(errno));
+        return bench_skipped("%s: %s", dir, i18n_error_text(errno));
     uint64_t free_bytes = (uint64_t)fs.f_bavail * fs.f_frsize;
     uint64_t file_bytes = ctx->opts->quick ? 256ull << 20 : 1024ull << 20;
     if (file_bytes > free_bytes * MAX_SHARE_OF_FREE)
@@ -477,12 +478,12 @@ static json_t *storage_run(const struct bench_ctx *ctx)
         guard_file(path);
     sigprocmask(SIG_SETMASK, &old, NULL);
     if (fd < 0)
-        return bench_skipped("%s: cannot create a file here (%s)", dir, strerror(errno));
+        return bench_skipped("%s: cannot create a file here (%s)", dir, i18n_error_text(errno));
     close(fd);
     json_t *out;
     int rc = lay_out_file(path, file_bytes, ctx);
     if (rc < 0)
-        out = json_pack("{s:s}", "error", strerror(-rc));
+        out = json_pack("{s:s}", "error", i18n_error_text(-rc));
     else if ((fd = open(path, O_RDONLY | O_DIRECT)) < 0)
         out = skipped_no_direct(path, false);
     else {

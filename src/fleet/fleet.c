@@ -621,7 +621,7 @@ int fleet_add_path(struct fleet *f, const char *path, char *why, size_t why_size
 {
     struct stat st;
     if (stat(path, &st) != 0) {
-        snprintf(why, why_size, "%s: %s", path, strerror(errno));
+        snprintf(why, why_size, "%s: %s", path, i18n_error_text(errno));
         return -1;
     }
     if (!S_ISDIR(st.st_mode))
@@ -629,7 +629,7 @@ int fleet_add_path(struct fleet *f, const char *path, char *why, size_t why_size
     struct dirent **entries;
     int n = scandir(path, &entries, json_name, alphasort);
     if (n < 0) {
-        snprintf(why, why_size, "%s: %s", path, strerror(errno));
+        snprintf(why, why_size, "%s: %s", path, i18n_error_text(errno));
         return -1;
     }
     int rc = 0;

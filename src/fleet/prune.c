@@ -207,7 +207,7 @@ json_t *prune_load_file(const char *path, const struct prune_keep *top, char *wh
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) {
-        snprintf(why, why_size, "%s", strerror(errno));
+        snprintf(why, why_size, "%s", i18n_error_text(errno));
         if (fd >= 0)
             close(fd);
         return NULL;

@@ -197,7 +197,7 @@ void probe_cpu_platform(struct machine *m)
     if (!f) { /* only when a --data or GPUVET_DATA_DIR folder lacks it: gpuvet checks that at start */
         int error = errno;
         /* TRANSLATORS: a data table's path, then the system's error text (No such file or directory). */
-        i18n_asprintf(&mem->platform_unknown_reason, "%s: %s", label, strerror(error));
+        i18n_asprintf(&mem->platform_unknown_reason, "%s: %s", label, i18n_error_text(error));
         char *why = i18n_strerror(error);
         if (why)
             machine_problem_reason(m, label, why);

@@ -514,7 +514,7 @@ int probe_data_dir(struct machine *m, const char *dir)
                                     "Judged by the path as given", limit);
         }
         if (!path) {
-            print_error("audit", _("--data-dir %s: %s"), dir, strerror(errno));
+            print_error("audit", _("--data-dir %s: %s"), dir, i18n_error_text(errno));
             return -1;
         }
     } else if (dir[0] != '/') {

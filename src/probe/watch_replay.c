@@ -299,7 +299,7 @@ int watch_replay_load(const char *path, struct watch_timeline *w, char *err, siz
 {
     FILE *f = input_file_open(path);
     if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        snprintf(err, errlen, "%s: %s", path, i18n_error_text(errno));
         return -1;
     }
     int c;

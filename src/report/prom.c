@@ -244,12 +244,12 @@ int report_prom_file(const char *path, const struct prom_report *r)
     /* The temporary name does not end in .prom: the textfile collector skips it. */
     int fd = mkstemp(temp);
     if (fd < 0) {
-        fprintf(stderr, _("gpuvet: --prom %s: cannot create a file in its folder: %s\n"), path, strerror(errno));
+        fprintf(stderr, _("gpuvet: --prom %s: cannot create a file in its folder: %s\n"), path, i18n_error_text(errno));
         return -1;
     }
     FILE *out = fdopen(fd, "w");
     if (!out) {
-        fprintf(stderr, _("gpuvet: --prom %s: %s\n"), path, strerror(errno));
+        fprintf(stderr, _("gpuvet: --prom %s: %s\n"), path, i18n_error_text(errno));
         close(fd);
         unlink(temp);
         return -1;
@@ -266,7 +266,7 @@ int report_prom_file(const char *path, const struct prom_report *r)
         ok = false;
     }
     if (!ok) {
-        fprintf(stderr, _("gpuvet: --prom %s: %s\n"), path, strerror(saved));
+        fprintf(stderr, _("gpuvet: --prom %s: %s\n"), path, i18n_error_text(saved));
         unlink(temp);
         return -1;
     }

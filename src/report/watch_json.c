@@ -117,7 +117,7 @@ int watch_write_json(const char *path, const struct watch_timeline *w, const str
     json_decref(doc);
     if (rc != 0) {
         if (why)
-            snprintf(err, errlen, _("%s: cannot write the timeline: %s"), path, strerror(why));
+            snprintf(err, errlen, _("%s: cannot write the timeline: %s"), path, i18n_error_text(why));
         else
             snprintf(err, errlen, _("%s: cannot write the timeline"), path);
     }

@@ -21,7 +21,7 @@ int dmon_mean_sm_utilisation(const char *path, double *mean, int *samples, char 
     }
     FILE *f = fopen(path, "r");
     if (!f) {
-        snprintf(err, errlen, _("%s: %s"), path, strerror(errno));
+        snprintf(err, errlen, _("%s: %s"), path, i18n_error_text(errno));
         return -1;
     }
     struct line_reader r;

@@ -10,12 +10,13 @@
 #include <unistd.h>
 
 #include "util/child.h"
+#include "util/i18n.h"
 
 int slurm_find_scontrol(const char *given, char *out, size_t outlen, char *err, size_t errlen)
 {
     if (given) {
         if (access(given, X_OK) != 0) {
-            snprintf(err, errlen, "--scontrol %s: %s", given, strerror(errno));
+            snprintf(err, errlen, "--scontrol %s: %s", given, i18n_error_text(errno));
             return -1;
         }
         snprintf(out, outlen, "%s", given);

@@ -209,13 +209,13 @@ int snapshot_take(const struct snapshot_request *req, struct snapshot_result *ou
         /* The tree is recorded into a private temporary folder, packed, then removed. */
         const char *tmp = getenv("TMPDIR");
         if (asprintf(&abs_dir, "%s/gpuvet-snapshot-XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0 || !mkdtemp(abs_dir)) {
-            problem(out, _("temporary folder: %s"), strerror(errno));
+            problem(out, _("temporary folder: %s"), i18n_error_text(errno));
             free(abs_dir);
             return -1;
         }
     } else {
         if (mkdir(req->dir, 0755) != 0) {
-            problem(out, _("%s: %s (give a new folder)"), req->dir, strerror(errno));
+            problem(out, _("%s: %s (give a new folder)"), req->dir, i18n_error_text(errno));
             return -1;
         }
         abs_dir = realpath(req->dir, NULL);

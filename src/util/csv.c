@@ -113,7 +113,7 @@ int csv_load(const char *path, struct csv_table *t, char *err, size_t errlen)
     if (!fs_input_check(path, FS_INPUT_LIMIT, why, sizeof why))
         snprintf(err, errlen, _("%s: %s"), path, _(why));
     else if (!(f = fopen(path, "r")))
-        snprintf(err, errlen, _("%s: %s"), path, strerror(errno));
+        snprintf(err, errlen, _("%s: %s"), path, i18n_error_text(errno));
     if (!f) {
         *t = (struct csv_table){.path = strdup(path)};
         return -1;

@@ -199,7 +199,7 @@ static int record_failure_count, record_failure_cap;
 static void record_failed(const char *dst, const char *what, int error)
 {
     char *line = NULL;
-    if (asprintf(&line, "%s: %s: %s", dst, what, strerror(error)) < 0)
+    if (asprintf(&line, "%s: %s: %s", dst, what, i18n_error_text(error)) < 0)
         line = NULL;
     if (record_failure_count == record_failure_cap) {
         int cap = record_failure_cap ? record_failure_cap * 2 : 16;
@@ -402,7 +402,7 @@ static void set_failure(const char *path, int error)
     case ELOOP: i18n_asprintf(&text, "%s is a symlink loop", path); break;
     /* TRANSLATORS: a path, then the system's error text (strerror), in the reader's language where
      * the C library has it. */
-    default: i18n_asprintf(&text, "%s cannot be read: %s", path, strerror(error)); break;
+    default: i18n_asprintf(&text, "%s cannot be read: %s", path, i18n_error_text(error)); break;
     }
     snprintf(last_failure, sizeof last_failure, "%s", text ? text : "");
     free(text);

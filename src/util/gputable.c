@@ -202,7 +202,7 @@ int gpu_table_load_default(struct gpu_table *t, char *err, size_t errlen)
     FILE *f = data_open("gpus.csv", label, sizeof label);
     if (!f) {
         *t = (struct gpu_table){.path = strdup(label)};
-        snprintf(err, errlen, "%s: %s", label, strerror(errno));
+        snprintf(err, errlen, "%s: %s", label, i18n_error_text(errno));
         return -1;
     }
     return load_table(f, label, t, err, errlen);

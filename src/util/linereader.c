@@ -56,19 +56,19 @@ int line_reader_next(struct line_reader *r, char *err, size_t errlen)
         }
         if (!reserve(&r->line, &r->capacity, r->length + 2)) {
             r->number++;
-            return line_error(r, strerror(ENOMEM), err, errlen);
+            return line_error(r, i18n_error_text(ENOMEM), err, errlen);
         }
         r->line[r->length++] = (char)c;
     }
     if (!ended && ferror(r->f)) {
         r->number++;
-        return line_error(r, strerror(errno ? errno : EIO), err, errlen);
+        return line_error(r, i18n_error_text(errno ? errno : EIO), err, errlen);
     }
     if (!ended && r->length == 0)
         return 0;
     r->number++;
     if (!reserve(&r->line, &r->capacity, r->length + 1))
-        return line_error(r, strerror(ENOMEM), err, errlen);
+        return line_error(r, i18n_error_text(ENOMEM), err, errlen);
     r->line[r->length] = '\0';
     if (r->length > 0 && r->line[r->length - 1] == '\r')
         r->line[--r->length] = '\0';

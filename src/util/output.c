@@ -35,7 +35,7 @@ int output_finish(void)
         return 0;
     if (!error)
         error = errno;
-    print_error(NULL, _("cannot write the report to standard output: %s"), error ? strerror(error) : _("a write failed"));
+    print_error(NULL, _("cannot write the report to standard output: %s"), error ? i18n_error_text(error) : _("a write failed"));
     return -1;
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "util/i18n.h"
 #include "util/redact.h"
 #include "util/redact_tree.h"
 
@@ -159,7 +160,7 @@ static int list_files(const char *root, const char *rel, struct file_list *out, 
     snprintf(path, sizeof path, "%s%s%s", root, *rel ? "/" : "", rel);
     DIR *dir = opendir(path);
     if (!dir) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        snprintf(err, errlen, "%s: %s", path, i18n_error_text(errno));
         return -1;
     }
     int rc = 0;
@@ -206,7 +207,7 @@ static int write_all(const char *path, const char *data, size_t len, char *err, 
     chmod(path, 0644);
     FILE *f = fopen(path, "wb");
     if (!f || fwrite(data, 1, len, f) != len || fclose(f) != 0) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        snprintf(err, errlen, "%s: %s", path, i18n_error_text(errno));
         return -1;
     }
     return 0;

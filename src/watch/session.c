@@ -81,12 +81,12 @@ static pid_t start_job(char **argv, char *err, size_t errlen)
 {
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) {
-        snprintf(err, errlen, _("pipe: %s"), strerror(errno));
+        snprintf(err, errlen, _("pipe: %s"), i18n_error_text(errno));
         return -1;
     }
     pid_t pid = fork();
     if (pid < 0) {
-        snprintf(err, errlen, _("fork: %s"), strerror(errno));
+        snprintf(err, errlen, _("fork: %s"), i18n_error_text(errno));
         close(fds[0]);
         close(fds[1]);
         return -1;
@@ -109,7 +109,7 @@ static pid_t start_job(char **argv, char *err, size_t errlen)
         ;
     close(fds[0]);
     if (n == (ssize_t)sizeof e) {
-        snprintf(err, errlen, _("cannot run '%s': %s"), argv[0], strerror(e));
+        snprintf(err, errlen, _("cannot run '%s': %s"), argv[0], i18n_error_text(e));
         waitpid(pid, NULL, 0);
         return 0;
     }
@@ -121,7 +121,7 @@ static int check_pid(int pid, char *err, size_t errlen)
 {
     char *stat = fs_readf("/proc/%d/stat", pid);
     if (!stat) {
-        snprintf(err, errlen, _("no process %d (/proc/%d/stat: %s)"), pid, pid, strerror(errno));
+        snprintf(err, errlen, _("no process %d (/proc/%d/stat: %s)"), pid, pid, i18n_error_text(errno));
         return -1;
     }
     free(stat);
@@ -131,7 +131,7 @@ static int check_pid(int pid, char *err, size_t errlen)
     int n = fs_list(dir, &names);
     if (n < 0) {
         snprintf(err, errlen, _("process %d cannot be watched: %s: %s (another user's process? run as that user or "
-                                "as root)"), pid, dir, strerror(errno));
+                                "as root)"), pid, dir, i18n_error_text(errno));
         return -1;
     }
     fs_list_free(names, n);
@@ -194,7 +194,7 @@ static int check_json_path(const char *path)
 {
     FILE *f = path ? fopen(path, "w") : NULL;
     if (path && !f) {
-        print_error("watch", _("%s: %s"), path, strerror(errno));
+        print_error("watch", _("%s: %s"), path, i18n_error_text(errno));
         return -1;
     }
     if (f)
