@@ -294,3 +294,20 @@ char *saved_audit(const char *tree)
     run_result_free(&r);
     return strdup(path);
 }
+
+char *text_unwrapped(const char *text, const char *joiner)
+{
+    char *out = malloc(strlen(text) + 1), *w = out;
+    cr_assert_not_null(out);
+    for (const char *r = text; *r; r++) {
+        if (*r == '\n') {
+            while (r[1] == ' ')
+                r++;
+            w = stpcpy(w, joiner);
+            continue;
+        }
+        *w++ = *r;
+    }
+    *w = '\0';
+    return out;
+}
