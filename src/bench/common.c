@@ -70,12 +70,12 @@ uint64_t bench_memory_budget(char *why, size_t whylen)
     uint64_t from_cgroup = (uint64_t)(cgroup * BENCH_MEMORY_FRACTION);
     if (from_cgroup && (!from_available || from_cgroup < from_available)) {
         i18n_snprintf(why, whylen, "%d%% of the %" PRIu64 " MiB left under the cgroup memory limit",
-                 (int)(BENCH_MEMORY_FRACTION * 100), cgroup >> 20);
+                      (int)(BENCH_MEMORY_FRACTION * 100), cgroup >> 20);
         return from_cgroup;
     }
     if (from_available) {
         i18n_snprintf(why, whylen, "%d%% of MemAvailable (%" PRIu64 " MiB)", (int)(BENCH_MEMORY_FRACTION * 100),
-                 available >> 20);
+                      available >> 20);
         return from_available;
     }
     snprintf(why, whylen, "%s", N_("neither MemAvailable nor a cgroup limit could be read"));

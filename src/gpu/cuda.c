@@ -31,9 +31,10 @@ int cuda_open(struct cuda *c, char *err, size_t errlen)
     const char *name = wanted && *wanted ? wanted : "libcuda.so.1";
     i18n_english_begin(); /* the loader's text in English: it reaches the JSON */
     c->library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    const char *loader_error = c->library ? NULL : dlerror();
     char why[512] = "";
-    if (!c->library)
-        snprintf(why, sizeof why, "%s", dlerror());
+    if (loader_error)
+        snprintf(why, sizeof why, "%s", loader_error);
     i18n_english_end();
     if (!c->library) {
         /* TRANSLATORS: %s is the library, then the loader's own error text (English). */
