@@ -161,6 +161,7 @@ xa bf qv detector node problem subject update scontrol supply channel data
 family model flags features hypervisor rate xml cpulist cpumask cpumap realpath statvfs overlay
 hugging face inf nan optimizer all
 turing max gbps bit
+nvmlinit cuinit cueventcreate benchmarks
 """.split())
 # One letter: a variable of a formula (s, b, h), a unit (B, k, M), the A and B of `gpuvet compare`.
 ALLOWED_LATIN |= set("abcdefghijklmnopqrstuvwxyz")

@@ -34,7 +34,8 @@ PY
 echo "$tmp/gpu_table_text.c" >> "$tmp/files"
 xgettext --language=C --from-code=UTF-8 --keyword=_ --keyword=N_ --keyword=i18n_plural:1,2 \
     --keyword=watch_set_text:3 --keyword=bench_skipped:1 --keyword=bench_set_text:3 \
-    --keyword=i18n_asprintf:2 --flag=i18n_asprintf:2:c-format --keyword=add_evidence:2 --flag=add_evidence:2:c-format \
+    --keyword=i18n_asprintf:2 --flag=i18n_asprintf:2:c-format --keyword=i18n_snprintf:3 --flag=i18n_snprintf:3:c-format \
+    --keyword=add_evidence:2 --flag=add_evidence:2:c-format \
     --keyword=machine_problem:3 --flag=machine_problem:3:c-format \
     --flag=N_:1:no-c-format --add-comments=TRANSLATORS: --package-name=gpuvet --msgid-bugs-address=gpuvet@users.noreply.github.com \
     --no-location --sort-output --files-from="$tmp/files" -o "$tmp/gpuvet.pot"

@@ -10,6 +10,7 @@
 
 #include "bench/bench.h"
 #include "util/fsroot.h"
+#include "util/i18n.h"
 #include "util/parse.h"
 
 /* Benchmarks leave three quarters of the available memory to everything else on the box. */
@@ -68,16 +69,16 @@ uint64_t bench_memory_budget(char *why, size_t whylen)
     uint64_t from_available = have_available ? (uint64_t)(available * BENCH_MEMORY_FRACTION) : 0;
     uint64_t from_cgroup = (uint64_t)(cgroup * BENCH_MEMORY_FRACTION);
     if (from_cgroup && (!from_available || from_cgroup < from_available)) {
-        snprintf(why, whylen, "%d%% of the %" PRIu64 " MiB left under the cgroup memory limit",
-                 (int)(BENCH_MEMORY_FRACTION * 100), cgroup >> 20);
+        i18n_snprintf(why, whylen, "%d%% of the %" PRIu64 " MiB left under the cgroup memory limit",
+                      (int)(BENCH_MEMORY_FRACTION * 100), cgroup >> 20);
         return from_cgroup;
     }
     if (from_available) {
-        snprintf(why, whylen, "%d%% of MemAvailable (%" PRIu64 " MiB)", (int)(BENCH_MEMORY_FRACTION * 100),
-                 available >> 20);
+        i18n_snprintf(why, whylen, "%d%% of MemAvailable (%" PRIu64 " MiB)", (int)(BENCH_MEMORY_FRACTION * 100),
+                      available >> 20);
         return from_available;
     }
-    snprintf(why, whylen, "neither MemAvailable nor a cgroup limit could be read");
+    snprintf(why, whylen, "%s", N_("neither MemAvailable nor a cgroup limit could be read"));
     return 0;
 }
 

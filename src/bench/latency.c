@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "bench/bench.h"
+#include "util/i18n.h"
 
 #define LINE 64
 #define LLC_FACTOR 4
@@ -144,8 +145,10 @@ static json_t *latency_run(const struct bench_ctx *ctx)
                             "matrix_ns", matrix, "kernel_distances", distances, "buffer_bytes", (json_int_t)bytes,
                             "loads", (json_int_t)loads, "huge_pages_requested", true, "method",
                             "pointer chase over a random cyclic permutation of 64-byte lines");
-    if (capped)
-        bench_set_text(out, "note", "buffer limited to the memory budget (%s)", budget_why);
+    char *note = NULL;
+    if (capped && i18n_asprintf(&note, "buffer limited to the memory budget (%s)", _(budget_why)) == 0)
+        json_object_set_new(out, "note", json_string(note)); /* the reader's copy: _(note), report/bench_text.c */
+    free(note);
     return out;
 }
 

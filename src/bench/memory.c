@@ -315,9 +315,16 @@ static json_t *memory_run(const struct bench_ctx *ctx)
     bool capped = budget && 3 * array_bytes > budget;
     if (capped)
         array_bytes = budget / 3;
-    if (array_bytes < (16u << 20))
-        return bench_skipped("only %" PRIu64 " MiB may be used (%s): too little for STREAM arrays", budget >> 20,
-                             budget_why);
+    if (array_bytes < (16u << 20)) {
+        /* The budget's reason is a sentence of its own (English, its translation kept): _() of it is
+         * evaluated again in the reader's language. */
+        char *why = NULL;
+        i18n_asprintf(&why, "only %" PRIu64 " MiB may be used (%s): too little for STREAM arrays", budget >> 20,
+                      _(budget_why));
+        json_t *skipped = json_pack("{s:s}", "skipped", why ? why : "");
+        free(why);
+        return skipped;
+    }
     size_t n = (size_t)(array_bytes / sizeof(double)) / SLICE_ALIGN * SLICE_ALIGN;
     int reps = ctx->opts->quick ? 3 : 10;
     struct stream_impl impl = choose_impl();

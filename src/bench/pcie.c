@@ -122,7 +122,7 @@ static void measure(void *p)
         goto failed;
     pageable = malloc(COPY_BYTES);
     if (!pageable) {
-        snprintf(err, sizeof err, "no memory for a %u MiB pageable buffer", COPY_BYTES >> 20);
+        i18n_snprintf(err, sizeof err, "no memory for a %u MiB pageable buffer", COPY_BYTES >> 20);
         goto failed;
     }
     memset(pageable, 0x5a, COPY_BYTES);
@@ -257,7 +257,10 @@ json_t *bench_pcie_run(const struct machine *m, bool quick)
         return bench_skipped("CUDA driver not usable: no answer from libcuda while it loaded in %.3g s", limit);
     }
     if (opened->rc != 0) {
-        json_t *skipped = bench_skipped("CUDA driver not usable: %s", opened->err);
+        char *why = NULL;
+        i18n_asprintf(&why, "CUDA driver not usable: %s", _(opened->err)); /* cuda_open's reason, kept in both */
+        json_t *skipped = json_pack("{s:s}", "skipped", why ? why : "");
+        free(why);
         free(opened);
         return skipped;
     }

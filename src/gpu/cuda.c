@@ -1,5 +1,6 @@
 #include "gpu/cuda.h"
 #include "gpu/dlsym.h"
+#include "util/i18n.h"
 
 #include <dlfcn.h>
 #include <stdatomic.h>
@@ -28,10 +29,16 @@ int cuda_open(struct cuda *c, char *err, size_t errlen)
     memset(c, 0, sizeof *c);
     const char *wanted = getenv("GPUVET_CUDA_LIBRARY");
     const char *name = wanted && *wanted ? wanted : "libcuda.so.1";
+    i18n_english_begin(); /* the loader's text in English: it reaches the JSON */
     c->library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    const char *loader_error = c->library ? NULL : dlerror();
+    char why[512] = "";
+    if (loader_error)
+        snprintf(why, sizeof why, "%s", loader_error);
+    i18n_english_end();
     if (!c->library) {
-        const char *why = dlerror();
-        snprintf(err, errlen, "cannot load %s: %s", name, why ? why : "unknown error");
+        /* TRANSLATORS: %s is the library, then the loader's own error text (English). */
+        i18n_snprintf(err, errlen, "cannot load %s: %s", name, *why ? why : _("unknown error"));
         return -1;
     }
     RESOLVE(init, "cuInit");
@@ -64,13 +71,13 @@ int cuda_open(struct cuda *c, char *err, size_t errlen)
                     c->stream_query && c->stream_synchronize && c->stream_destroy && c->event_create &&
                     c->event_record && c->event_synchronize && c->event_elapsed && c->event_destroy;
     if (!complete) {
-        snprintf(err, errlen, "%s lacks CUDA driver API calls gpuvet needs (a stub or a very old driver)", name);
+        i18n_snprintf(err, errlen, "%s lacks CUDA driver API calls gpuvet needs (a stub or a very old driver)", name);
         cuda_close(c);
         return -1;
     }
     cu_result rc = DRIVER("cuInit", c->init(0));
     if (rc != CUDA_SUCCESS) {
-        snprintf(err, errlen, "cuInit failed: %s (error %d)", cuda_error(c, rc), rc);
+        i18n_snprintf(err, errlen, "cuInit failed: %s (error %d)", _(cuda_error(c, rc)), rc);
         cuda_close(c);
         return -1;
     }
@@ -90,11 +97,11 @@ const char *cuda_error(const struct cuda *c, cu_result rc)
     if (c->error_string && c->error_string(rc, &s) == CUDA_SUCCESS && s)
         return s;
     switch (rc) {
-    case 34: return "CUDA stub library loaded instead of the driver's";
-    case 35: return "driver too old for this CUDA";
-    case 100: return "no CUDA device";
-    case 803: return "driver and kernel module versions differ";
-    default: return "unknown error";
+    case 34: return N_("CUDA stub library loaded instead of the driver's");
+    case 35: return N_("driver too old for this CUDA");
+    case 100: return N_("no CUDA device");
+    case 803: return N_("driver and kernel module versions differ");
+    default: return N_("unknown error");
     }
 }
 
@@ -102,7 +109,7 @@ const char *cuda_error(const struct cuda *c, cu_result rc)
     do {                                                                                           \
         cu_result rc_ = DRIVER(name, call);                                                        \
         if (rc_ != CUDA_SUCCESS) {                                                                 \
-            snprintf(err, errlen, "%s: %s (error %d)", name, cuda_error(g->api, rc_), rc_);        \
+            i18n_snprintf(err, errlen, "%s: %s (error %d)", name, _(cuda_error(g->api, rc_)), rc_);     \
             return -1;                                                                             \
         }                                                                                          \
     } while (0)
@@ -183,7 +190,7 @@ static double pinned_rate(struct cuda_gpu *g, enum cuda_direction dir, int repea
     float ms = 0;
     if (DRIVER("cuEventCreate", g->api->event_create(&start, 0)) != CUDA_SUCCESS ||
         DRIVER("cuEventCreate", g->api->event_create(&stop, 0)) != CUDA_SUCCESS) {
-        snprintf(err, errlen, "cuEventCreate failed");
+        snprintf(err, errlen, "%s", N_("cuEventCreate failed"));
     } else if (DRIVER("cuEventRecord", g->api->event_record(start, g->stream)) == CUDA_SUCCESS &&
                queue_copies(g, dir, repeat, err, errlen) == 0 &&
                DRIVER("cuEventRecord", g->api->event_record(stop, g->stream)) == CUDA_SUCCESS &&
@@ -191,7 +198,7 @@ static double pinned_rate(struct cuda_gpu *g, enum cuda_direction dir, int repea
                DRIVER("cuEventElapsedTime", g->api->event_elapsed(&ms, start, stop)) == CUDA_SUCCESS && ms > 0) {
         rate = (double)g->bytes * repeat / (ms / 1e3);
     } else if (!*err) {
-        snprintf(err, errlen, "timing the pinned copies failed");
+        snprintf(err, errlen, "%s", N_("timing the pinned copies failed"));
     }
     if (start)
         DRIVER("cuEventDestroy", g->api->event_destroy(start));

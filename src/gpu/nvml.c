@@ -4,6 +4,7 @@
  * v2 counts them, so mixing versions would map indices to the wrong GPUs. */
 #include "gpu/nvml.h"
 #include "gpu/dlsym.h"
+#include "util/i18n.h"
 
 #include <dlfcn.h>
 #include <stdbool.h>
@@ -76,26 +77,29 @@ int nvml_open(struct nvml *n, char *err, size_t errlen)
     const char *wanted = getenv("GPUVET_NVML_LIBRARY");
     const char *const candidates[] = {wanted && *wanted ? wanted : "libnvidia-ml.so.1", "libnvidia-ml.so"};
     /* dlerror's text lives until the next dl call: the second dlopen would overwrite it. */
-    char why[512] = "not found";
+    char why[512] = "";
     for (size_t i = 0; i < 2 && !n->library; i++) {
+        i18n_english_begin(); /* the loader's text in English: it reaches the JSON */
         n->library = dlopen(candidates[i], RTLD_NOW | RTLD_LOCAL);
         const char *error = n->library ? NULL : dlerror();
         if (n->library)
             snprintf(n->library_path, sizeof n->library_path, "%s", candidates[i]);
         else if (i == 0 && error)
             snprintf(why, sizeof why, "%s", error);
+        i18n_english_end();
         if (wanted && *wanted)
             break; /* an explicit library is the only one to try */
     }
     if (!n->library) {
-        snprintf(err, errlen, "cannot load %s: %s", candidates[0], why);
+        /* TRANSLATORS: %s is the library, then the loader's own error text (English). */
+        i18n_snprintf(err, errlen, "cannot load %s: %s", candidates[0], *why ? why : _("not found"));
         return -1;
     }
     nvml_return (*init)(void) = NULL;
     void *sym = dl_first_symbol(n->library, "nvmlInit_v2", "nvmlInit", (const char *)NULL);
     memcpy(&init, &sym, sizeof sym);
     if (!init || !resolve_device_pair(n)) {
-        snprintf(err, errlen, "%s lacks nvmlInit or nvmlDeviceGetCount/HandleByIndex: not an NVML library",
+        i18n_snprintf(err, errlen, "%s lacks nvmlInit or nvmlDeviceGetCount/HandleByIndex: not an NVML library",
                  n->library_path);
         dlclose(n->library);
         n->library = NULL;
@@ -104,7 +108,7 @@ int nvml_open(struct nvml *n, char *err, size_t errlen)
     resolve_all(n);
     nvml_return rc = init();
     if (rc != NVML_SUCCESS) {
-        snprintf(err, errlen, "nvmlInit failed: %s (error %d)", nvml_error(n, rc), rc);
+        i18n_snprintf(err, errlen, "nvmlInit failed: %s (error %d)", _(nvml_error(n, rc)), rc);
         dlclose(n->library);
         n->library = NULL;
         return -1;
@@ -127,14 +131,14 @@ const char *nvml_error(const struct nvml *n, nvml_return rc)
     if (n->error_string)
         return n->error_string(rc);
     switch (rc) {
-    case NVML_ERROR_UNINITIALIZED: return "NVML was not initialised";
-    case NVML_ERROR_NOT_SUPPORTED: return "not supported";
-    case NVML_ERROR_NO_PERMISSION: return "no permission";
-    case NVML_ERROR_DRIVER_NOT_LOADED: return "driver not loaded";
-    case NVML_ERROR_LIBRARY_NOT_FOUND: return "library not found";
-    case NVML_ERROR_GPU_IS_LOST: return "GPU is lost";
-    case NVML_ERROR_LIB_RM_VERSION_MISMATCH: return "driver/library version mismatch";
-    default: return "unknown error";
+    case NVML_ERROR_UNINITIALIZED: return N_("NVML was not initialised");
+    case NVML_ERROR_NOT_SUPPORTED: return N_("not supported");
+    case NVML_ERROR_NO_PERMISSION: return N_("no permission");
+    case NVML_ERROR_DRIVER_NOT_LOADED: return N_("driver not loaded");
+    case NVML_ERROR_LIBRARY_NOT_FOUND: return N_("library not found");
+    case NVML_ERROR_GPU_IS_LOST: return N_("GPU is lost");
+    case NVML_ERROR_LIB_RM_VERSION_MISMATCH: return N_("driver/library version mismatch");
+    default: return N_("unknown error");
     }
 }
 

@@ -23,18 +23,32 @@ double machine_memory_theoretical_bytes_s(const struct machine *m, const char **
     return 0;
 }
 
-/* Why a benchmark result holds no measurement, or NULL when it does. */
+/* A text of the bench document in the reader's language: its KEY_local copy (bench/registry.c adds
+ * it when the document was made here, by --bench-quick), else the catalogue's translation. English
+ * in an English scope (the model's and the JSON's copy). */
+static const char *document_text(json_t *result, const char *key)
+{
+    const char *english = json_string_value(json_object_get(result, key));
+    if (!english || !i18n_translating())
+        return english;
+    char local_key[64];
+    snprintf(local_key, sizeof local_key, "%s_local", key);
+    const char *local = json_string_value(json_object_get(result, local_key));
+    return local ? local : _(english);
+}
+
+/* Why a benchmark result holds no measurement, or NULL when it does: English, its translation kept
+ * for _() where it is shown. */
 static char *unmeasured_reason(json_t *result, const char *name)
 {
     char *why = NULL;
     if (!result)
-        return asprintf(&why, "the bench did not run %s", name) < 0 ? NULL : why;
-    const char *skipped = json_string_value(json_object_get(result, "skipped"));
-    const char *error = json_string_value(json_object_get(result, "error"));
-    if (skipped)
-        return asprintf(&why, "%s was skipped: %s", name, skipped) < 0 ? NULL : why;
-    if (error)
-        return asprintf(&why, "%s failed: %s", name, error) < 0 ? NULL : why;
+        return i18n_asprintf(&why, "the bench did not run %s", name) < 0 ? NULL : why;
+    if (json_object_get(result, "skipped"))
+        /* TRANSLATORS: the first %s is a benchmark name (memory, storage, pcie), the second its reason. */
+        return i18n_asprintf(&why, "%s was skipped: %s", name, document_text(result, "skipped")) < 0 ? NULL : why;
+    if (json_object_get(result, "error"))
+        return i18n_asprintf(&why, "%s failed: %s", name, document_text(result, "error")) < 0 ? NULL : why;
     return NULL;
 }
 
@@ -43,7 +57,10 @@ static int positive(json_t *result, const char *key, double *out, char *err, siz
 {
     json_t *v = json_object_get(result, key);
     if (!json_is_number(v) || json_number_value(v) <= 0) {
-        snprintf(err, errlen, "benchmarks.%s.%s is %s, not a positive number", name, key, v ? "wrong" : "missing");
+        snprintf(err, errlen,
+                 v ? _("benchmarks.%s.%s is wrong, not a positive number")
+                   : _("benchmarks.%s.%s is missing, not a positive number"),
+                 name, key);
         return -1;
     }
     *out = json_number_value(v);
@@ -63,7 +80,7 @@ static int load_pcie(struct bench_results *b, json_t *pcie, char *err, size_t er
         struct bench_gpu_copy *c = &b->pcie[b->npcie];
         const char *bus = json_string_value(json_object_get(gpu, "bus_id"));
         if (!bus || !pci_address_normalise(bus, c->bus_id)) {
-            snprintf(err, errlen, "benchmarks.pcie[%zu].bus_id is missing or not a PCI address", i);
+            snprintf(err, errlen, _("benchmarks.pcie[%zu].bus_id is missing or not a PCI address"), i);
             return -1;
         }
         if (positive(gpu, "h2d_pinned_bytes_s", &c->h2d_pinned_bytes_s, err, errlen, "pcie[]") ||
@@ -81,13 +98,16 @@ int bench_results_from_json(struct bench_results *b, json_t *doc, const char *so
 {
     const char *schema = json_string_value(json_object_get(doc, "schema"));
     if (!schema || strcmp(schema, BENCH_SCHEMA_NAME) != 0) {
-        snprintf(err, errlen, "not a gpuvet bench document (schema is %s%s%s, expected " BENCH_SCHEMA_NAME ")",
-                 schema ? "\"" : "", schema ? schema : "missing", schema ? "\"" : "");
+        if (schema)
+            snprintf(err, errlen, _("not a gpuvet bench document (schema is \"%s\", expected %s)"), schema,
+                     BENCH_SCHEMA_NAME);
+        else
+            snprintf(err, errlen, _("not a gpuvet bench document (schema is missing, expected %s)"), BENCH_SCHEMA_NAME);
         return -1;
     }
     json_t *benchmarks = json_object_get(doc, "benchmarks");
     if (!json_is_object(benchmarks)) {
-        snprintf(err, errlen, "\"benchmarks\" is missing or not an object");
+        snprintf(err, errlen, "%s", _("\"benchmarks\" is missing or not an object"));
         return -1;
     }
     b->source = strdup(source);

@@ -241,8 +241,8 @@ static void probe_nvml(struct machine *m)
     char err[512];
     m->gpus.probed = true;
     if (nvml_open(&n, err, sizeof err) != 0) {
-        /* TRANSLATORS: %s is the loader's or NVML's own error text (English). */
-        i18n_asprintf(&m->gpus.unknown_reason, "NVIDIA driver not usable: %s", err);
+        /* TRANSLATORS: %s is gpuvet's reason, around the loader's or NVML's own error text (English). */
+        i18n_asprintf(&m->gpus.unknown_reason, "NVIDIA driver not usable: %s", _(err));
         return;
     }
     if (asprintf(&m->gpus.source, "nvml:%s", n.library_path) < 0)
@@ -260,7 +260,7 @@ static void probe_nvml(struct machine *m)
     unsigned count = 0;
     nvml_return rc = n.device_count(&count);
     if (rc != NVML_SUCCESS) {
-        i18n_asprintf(&m->gpus.unknown_reason, "NVML cannot count GPUs: %s", nvml_error(&n, rc));
+        i18n_asprintf(&m->gpus.unknown_reason, "NVML cannot count GPUs: %s", _(nvml_error(&n, rc)));
     } else {
         if (count > GPU_MAX_PER_NODE) {
             machine_problem(m, "nvml", "NVML reports %u GPUs, more than the %d a node holds: only the first %d are read",

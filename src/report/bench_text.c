@@ -7,13 +7,14 @@
 #include "util/units.h"
 
 /* A text people read: the copy in their language (KEY_local, which bench/registry.c adds when
- * gpuvet speaks another language; `gpuvet bench --json` runs without), else the English. */
+ * gpuvet speaks another language; `gpuvet bench --json` runs without), else the English through _()
+ * (a sentence made with i18n_asprintf, such as a CUDA error, has its translation kept). */
 static const char *bench_text(json_t *obj, const char *key)
 {
     char local_key[64];
     snprintf(local_key, sizeof local_key, "%s_local", key);
     const char *local = json_string_value(json_object_get(obj, local_key));
-    return local ? local : json_string_value(json_object_get(obj, key));
+    return local ? local : _(json_string_value(json_object_get(obj, key)));
 }
 
 static void print_gb(FILE *out, const char *label, json_t *o, const char *key)

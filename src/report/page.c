@@ -608,13 +608,15 @@ int page_bench_rates(const struct audit_report *r, struct page_rate *out, int ma
     }
     const struct {
         const char *what, *why;
-    } unmeasured[] = {{"memory", b->mem_unmeasured}, {"storage", b->storage_unmeasured}, {"PCIe", b->pcie_unmeasured}};
+    } unmeasured[] = {{N_("memory"), b->mem_unmeasured},
+                      {N_("storage"), b->storage_unmeasured},
+                      {"PCIe", b->pcie_unmeasured}};
     for (size_t i = 0; i < sizeof unmeasured / sizeof unmeasured[0] && n < max; i++) {
         if (!unmeasured[i].why)
             continue;
         struct page_rate *rate = &out[n++];
-        snprintf(rate->what, sizeof rate->what, "%s", unmeasured[i].what);
-        snprintf(rate->theory_basis, sizeof rate->theory_basis, _("not measured: %s"), unmeasured[i].why);
+        snprintf(rate->what, sizeof rate->what, "%s", _(unmeasured[i].what));
+        snprintf(rate->theory_basis, sizeof rate->theory_basis, _("not measured: %s"), _(unmeasured[i].why));
     }
     if (b->storage_seq_read_bytes_s > 0 && n < max) {
         struct page_rate *rate = &out[n++];

@@ -415,13 +415,13 @@ static void print_measured(FILE *o, const struct machine *m, const struct style 
     if (b->mem_triad_bytes_s > 0)
         fprintf(o, _("        memory: triad %.2f GB/s, whole machine\n"), b->mem_triad_bytes_s / GB);
     else
-        fprintf(o, _("        memory: %s\n"), or_unknown(b->mem_unmeasured));
+        fprintf(o, _("        memory: %s\n"), or_unknown(_(b->mem_unmeasured)));
     if (b->storage_seq_read_bytes_s > 0)
         fprintf(o, _("        storage: sequential read %.2f GB/s, random read %.0f IOPS (%s %s)\n"),
                 b->storage_seq_read_bytes_s / GB, b->storage_rand_read_iops, b->storage_file ? _("file") : _("in"),
                 or_unknown(b->storage_file ? b->storage_file : b->storage_dir));
     else
-        fprintf(o, _("        storage: %s\n"), or_unknown(b->storage_unmeasured));
+        fprintf(o, _("        storage: %s\n"), or_unknown(_(b->storage_unmeasured)));
     for (int i = 0; i < b->npcie; i++) {
         const struct bench_gpu_copy *c = &b->pcie[i];
         fprintf(o, _("        pcie %s: host to device %.1f GB/s, device to host %.1f GB/s (pinned"), c->bus_id,
@@ -431,7 +431,7 @@ static void print_measured(FILE *o, const struct machine *m, const struct style 
         fprintf(o, ")\n");
     }
     if (b->npcie == 0)
-        fprintf(o, _("        pcie: %s\n"), or_unknown(b->pcie_unmeasured));
+        fprintf(o, _("        pcie: %s\n"), or_unknown(_(b->pcie_unmeasured)));
 }
 
 /* Appends text to a fixed buffer, cut with "..." when it does not fit. */

@@ -21,7 +21,7 @@ void judge_mem_bandwidth(struct audit_ctx *ctx, double measured_bytes_s, double 
     }
     if (measured_bytes_s <= 0) {
         finding_add(ctx, SEV_UNKNOWN, "machine", json_pack("{s:s}", "bench", b->source), hint_measure_fix(ctx->machine), "%s",
-                    b->mem_unmeasured ? b->mem_unmeasured : _("memory bandwidth not measured"));
+                    b->mem_unmeasured ? _(b->mem_unmeasured) : _("memory bandwidth not measured"));
         return;
     }
     json_t *evidence = json_pack("{s:s, s:f}", "bench", b->source, "triad_bytes_s", measured_bytes_s);
@@ -107,7 +107,7 @@ void check_pcie_bandwidth_low(struct audit_ctx *ctx)
         finding_add(ctx, SEV_UNKNOWN, "machine", b->loaded ? json_pack("{s:s}", "bench", b->source) : NULL,
                     hint_measure_fix(ctx->machine), "%s",
                     !b->loaded ? _("host<->GPU bandwidth not measured")
-                    : b->pcie_unmeasured ? b->pcie_unmeasured
+                    : b->pcie_unmeasured ? _(b->pcie_unmeasured)
                                          : _("the bench measured no GPU"));
         return;
     }

@@ -35,13 +35,13 @@ int balance_job_from_plan(json_t *plan, const struct gpu_spec *gpu, struct balan
     const char *workload = json_string_value(json_object_get(plan, "workload"));
     if (!gpu || !workload || !workload_parse(workload, &job->workload) ||
         (job->workload != WL_CV_TRAIN && job->workload != WL_LLM_TRAIN)) {
-        snprintf(err, errlen, "the balance model covers cv-train and llm-train with --gpus");
+        snprintf(err, errlen, "%s", _("the balance model covers cv-train and llm-train with --gpus"));
         return -1;
     }
     job->gpus_per_node = (int)json_integer_value(json_object_get(json_object_get(plan, "gpu"), "count_per_node"));
     job->nodes = (int)json_integer_value(json_object_get(plan, "nodes"));
     if (job->gpus_per_node < 1 || job->nodes < 1) {
-        snprintf(err, errlen, "the plan has no GPU count or node count");
+        snprintf(err, errlen, "%s", _("the plan has no GPU count or node count"));
         return -1;
     }
     if (job->workload == WL_CV_TRAIN) {
@@ -52,7 +52,7 @@ int balance_job_from_plan(json_t *plan, const struct gpu_spec *gpu, struct balan
         copy_string(job->images_s_source, sizeof job->images_s_source, json_object_get(pipe, "images_s_source"));
         copy_string(job->decode_source, sizeof job->decode_source, json_object_get(pipe, "images_s_per_core_source"));
         if (!(job->images_s_per_gpu > 0 && job->decode_per_core > 0 && job->image_bytes > 0)) {
-            snprintf(err, errlen, "the plan has no image pipeline");
+            snprintf(err, errlen, "%s", _("the plan has no image pipeline"));
             return -1;
         }
         return 0;
@@ -75,7 +75,7 @@ int balance_job_from_plan(json_t *plan, const struct gpu_spec *gpu, struct balan
     job->offload_params = offload && (!strcmp(offload, "cpu") || !strcmp(offload, "nvme")) && job->zero_stage == 3;
     job->adapter_params = num(json_object_get(plan, "finetune"), "adapter_params");
     if (!(job->params > 0 && job->active_params > 0)) {
-        snprintf(err, errlen, "the plan has no model size");
+        snprintf(err, errlen, "%s", _("the plan has no model size"));
         return -1;
     }
     return 0;
@@ -96,7 +96,7 @@ int balance_measured_load(struct balance_measured *out, const char *const *paths
         }
         struct bench_results b = {0};
         if (bench_results_from_json(&b, doc, paths[i], why, sizeof why) != 0) {
-            snprintf(err, errlen, "--bench %s: %s", paths[i], why);
+            snprintf(err, errlen, _("--bench %s: %s"), paths[i], why);
             json_decref(doc);
             return -1;
         }
@@ -104,7 +104,7 @@ int balance_measured_load(struct balance_measured *out, const char *const *paths
         json_t *per_core = json_object_get(decode, "images_s_per_core");
         if (decode && !json_object_get(decode, "skipped") && !json_object_get(decode, "error")) {
             if (!json_is_number(per_core) || !(json_number_value(per_core) > 0)) {
-                snprintf(err, errlen, "--bench %s: benchmarks.decode.images_s_per_core is missing or not positive",
+                snprintf(err, errlen, _("--bench %s: benchmarks.decode.images_s_per_core is missing or not positive"),
                          paths[i]);
                 bench_results_free(&b);
                 json_decref(doc);

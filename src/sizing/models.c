@@ -273,12 +273,12 @@ double kv_bytes_per_sequence(const struct llm_shape *m, double bytes_per_element
 bool tensor_parallel_valid(const struct llm_shape *m, int tp, char *why, size_t whylen)
 {
     if (m->heads % tp != 0) {
-        snprintf(why, whylen, "%d attention heads do not divide over tensor parallelism %d (vLLM refuses it)",
+        snprintf(why, whylen, _("%d attention heads do not divide over tensor parallelism %d (vLLM refuses it)"),
                  m->heads, tp);
         return false;
     }
     if (m->kv_heads % tp != 0 && tp % m->kv_heads != 0) {
-        snprintf(why, whylen, "%d KV heads neither divide by nor divide tensor parallelism %d (vLLM refuses it)",
+        snprintf(why, whylen, _("%d KV heads neither divide by nor divide tensor parallelism %d (vLLM refuses it)"),
                  m->kv_heads, tp);
         return false;
     }

@@ -101,7 +101,7 @@ static int offer_finish(struct offer *it, const struct gpu_table *table, double 
     it->price_per_hour = it->monthly ? price_m / HOURS_PER_MONTH : price_h;
     if (it->util_given && (it->util <= 0 || it->util > 1)) {
         snprintf(err, errlen, _("%s: util must be a fraction in (0, 1]%s"), it->where,
-                 it->util == 0 ? " (0: the GPUs did no work, so no price per TFLOPS; leave it empty for --util)" : "");
+                 it->util == 0 ? _(" (0: the GPUs did no work, so no price per TFLOPS; leave it empty for --util)") : "");
         return -1;
     }
     if (it->tflops_given && it->quoted_tflops <= 0) {

@@ -1,4 +1,5 @@
 #include "util/child.h"
+#include "util/i18n.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -43,9 +44,11 @@ static int run_into(char *const argv[], int out, bool merge_stderr, size_t max_b
                     size_t whylen)
 {
     double start = now_s();
+    const char *exec_failed = _("exec failed: "); /* looked up before fork: no locks in the child */
     pid_t pid = fork();
     if (pid < 0) {
-        snprintf(why, whylen, "cannot start %s: %s", argv[0], strerror(errno));
+        int error = errno; /* before _(), which may touch errno */
+        snprintf(why, whylen, _("cannot start %s: %s"), argv[0], strerror(error));
         return -1;
     }
     if (pid == 0) {
@@ -60,9 +63,8 @@ static int run_into(char *const argv[], int out, bool merge_stderr, size_t max_b
         execv(argv[0], argv);
         if (merge_stderr) {
             /* No stdio between fork and exec (its locks may be held by another thread). */
-            static const char failed[] = "exec failed: ";
             const char *reason = strerror(errno);
-            ssize_t ignored = write(STDERR_FILENO, failed, sizeof failed - 1);
+            ssize_t ignored = write(STDERR_FILENO, exec_failed, strlen(exec_failed));
             ignored = write(STDERR_FILENO, reason, strlen(reason));
             (void)ignored;
         }
@@ -77,7 +79,8 @@ static int run_into(char *const argv[], int out, bool merge_stderr, size_t max_b
         return CHILD_TIMED_OUT;
     }
     if (ended < 0) {
-        snprintf(why, whylen, "cannot wait for %s: %s", argv[0], strerror(errno));
+        int error = errno; /* before _(), which may touch errno */
+        snprintf(why, whylen, _("cannot wait for %s: %s"), argv[0], strerror(error));
         return -1;
     }
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -101,7 +104,8 @@ int child_run_capture(char *const argv[], double seconds, char *text, size_t tex
     text[0] = '\0';
     FILE *f = tmpfile();
     if (!f) {
-        snprintf(why, whylen, "temporary file for %s's output: %s", argv[0], strerror(errno));
+        int error = errno; /* before _(), which may touch errno */
+        snprintf(why, whylen, _("temporary file for %s's output: %s"), argv[0], strerror(error));
         return -1;
     }
     int rc = run_into(argv, fileno(f), true, textlen, seconds, why, whylen);

@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 /* Marks a string for translation and translates it now (English inside an English scope). */
 #define _(msgid) i18n_text(msgid)
@@ -54,6 +55,17 @@ void i18n_english_end(void);
          ? (*(english) = NULL, -1)                                                                      \
          : (i18n_translating() ? i18n_keep_translation(*(english), i18n_format_local(_(fmt), __VA_ARGS__)) \
                                : 0))
+
+/* i18n_asprintf into a caller's buffer (an error or reason returned through char *why, size_t len):
+ * the English in buf, cut to len, and its translation kept, so _(buf) where it is printed shows it.
+ * The arguments are evaluated twice, as for i18n_asprintf. Out of memory: buf holds "". */
+#define i18n_snprintf(buf, len, fmt, ...)                                                              \
+    do {                                                                                               \
+        char *i18n_text_ = NULL;                                                                       \
+        i18n_asprintf(&i18n_text_, fmt, __VA_ARGS__);                                                  \
+        snprintf((buf), (len), "%s", i18n_text_ ? i18n_text_ : "");                                    \
+        free(i18n_text_);                                                                              \
+    } while (0)
 
 /* A sentence in English (*english) and, when gpuvet speaks another language, in it (*local, else
  * NULL): fmt and _(fmt) with the same arguments, which are the same in both languages (paths,

@@ -24,20 +24,20 @@ int output_path_expand(const char *pattern, const char *host, char *out, size_t 
             } else if (p[1] == '%') {
                 piece = "%";
             } else {
-                snprintf(why, why_size, "'%s': only %%h (short host name) and %%%% may follow a %%", pattern);
+                snprintf(why, why_size, _("'%s': only %%h (short host name) and %%%% may follow a %%"), pattern);
                 return -1;
             }
             p++;
         }
         if (n + len >= size) {
-            snprintf(why, why_size, "'%s': the path is too long", pattern);
+            snprintf(why, why_size, _("'%s': the path is too long"), pattern);
             return -1;
         }
         memcpy(out + n, piece, len);
         n += len;
     }
     if (n == 0) {
-        snprintf(why, why_size, "the file name is empty");
+        snprintf(why, why_size, "%s", _("the file name is empty"));
         return -1;
     }
     out[n] = '\0';

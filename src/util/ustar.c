@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "util/ustar.h"
+#include "util/i18n.h"
 
 #define BLOCK 512
 
@@ -112,7 +113,7 @@ static int add_file(struct tar_out *t, const char *full, const char *name, const
     }
     fclose(in);
     if (total != (size_t)st->st_size) {
-        snprintf(t->err, t->errlen, "%s: changed while it was packed", full);
+        snprintf(t->err, t->errlen, _("%s: changed while it was packed"), full);
         return -1;
     }
     pad_to_block(t, total);

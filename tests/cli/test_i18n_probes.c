@@ -15,32 +15,12 @@
 #define POWER9 "sysroot/nvidiagpunumanodes"        /* GPUs without vendor/device files, no DMI */
 #define CGROUP2 "sysroot/32amd64-4s2n4c-cgroup"  /* / on an LVM volume not in /sys/block */
 
-/* The text with its 100-column wraps undone: a newline and the indent after it become joiner
- * ("" for Chinese, which wraps between characters; " " for English, which wraps between words),
- * so that a sentence split over two lines is found whole. */
-static char *unwrapped(const char *text, const char *joiner)
-{
-    char *out = malloc(strlen(text) + 1), *w = out;
-    cr_assert_not_null(out);
-    for (const char *r = text; *r; r++) {
-        if (*r == '\n') {
-            while (r[1] == ' ')
-                r++;
-            w = stpcpy(w, joiner);
-            continue;
-        }
-        *w++ = *r;
-    }
-    *w = '\0';
-    return out;
-}
-
 static void expect_zh_without_english(const char *tree, const char *const *chinese, const char *const *english)
 {
     struct run_result r =
         run_gpuvet("--lang", "zh", "audit", "--sysroot", fixture(tree), "--sample", "0", "--verbose", NULL);
     cr_assert(r.status == 0 || r.status == 1, "exit %d: %s", r.status, r.err);
-    char *text = unwrapped(r.out, ""), *words = unwrapped(r.out, " ");
+    char *text = text_unwrapped(r.out, ""), *words = text_unwrapped(r.out, " ");
     for (int i = 0; chinese[i]; i++)
         cr_expect(strstr(text, chinese[i]) || strstr(r.err, chinese[i]), "%s: no \"%s\" in:\n%s\n%s", tree,
                   chinese[i], r.out, r.err);
@@ -160,7 +140,7 @@ Test(i18n_probes, nvml_reasons_are_chinese, .timeout = 60)
     setenv("GPUVET_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
     struct run_result r = run_gpuvet("--lang", "zh", "audit", "--sample", "0", NULL);
     cr_assert(r.status == 0 || r.status == 1, "exit %d: %s", r.status, r.err);
-    char *text = unwrapped(r.out, "");
+    char *text = text_unwrapped(r.out, "");
     cr_expect(strstr(text, "GPU 信息未知：NVIDIA 驱动不可用："), "%s", r.out);
     cr_expect_null(strstr(r.out, "driver not usable"), "%s", r.out);
     free(text);
@@ -172,7 +152,7 @@ Test(i18n_probes, nvml_reasons_are_chinese, .timeout = 60)
     setenv("GPUVET_DEADLINE_NVML_S", "1", 1);
     r = run_gpuvet("--lang", "zh", "audit", "--sample", "0", NULL);
     cr_assert(r.status == 0 || r.status == 1, "exit %d: %s", r.status, r.err);
-    text = unwrapped(r.out, "");
+    text = text_unwrapped(r.out, "");
     cr_expect(strstr(text, "NVML（libnvidia-ml）在 1 s 内没有响应：驱动或某块 GPU 已挂死（用 `dmesg` 查看 Xid 错误）"),
               "%s", r.out);
     cr_expect(strstr(r.err, "nvml: NVML 在 1 s 内没有响应：GPU 信息未知"), "%s", r.err);

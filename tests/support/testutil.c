@@ -302,3 +302,20 @@ int count_of(const char *text, const char *needle)
         n++;
     return n;
 }
+
+char *text_unwrapped(const char *text, const char *joiner)
+{
+    char *out = malloc(strlen(text) + 1), *w = out;
+    cr_assert_not_null(out);
+    for (const char *r = text; *r; r++) {
+        if (*r == '\n') {
+            while (r[1] == ' ')
+                r++;
+            w = stpcpy(w, joiner);
+            continue;
+        }
+        *w++ = *r;
+    }
+    *w = '\0';
+    return out;
+}

@@ -64,4 +64,9 @@ int markdown_check_tables(const char *md, const char *name);
  * parser): fails the test with the script's message when it is not. */
 void html_check_well_formed(const char *path);
 
+/* The text with its 100-column wraps undone: a newline and the indent after it become joiner
+ * ("" for Chinese, which wraps between characters; " " for English, which wraps between words),
+ * so that a sentence split over two lines is found whole. malloc'd. */
+char *text_unwrapped(const char *text, const char *joiner);
+
 #endif
