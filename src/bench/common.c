@@ -211,5 +211,5 @@ int bench_thread_create(pthread_t *id, void *(*fn)(void *), void *arg)
 
 json_t *bench_thread_error(int wanted, int err)
 {
-    return bench_set_text(json_object(), "error", "could not start %d threads: %s", wanted, strerror(err));
+    return bench_set_text(json_object(), "error", "could not start %d threads: %s", wanted, i18n_error_text(err));
 }

@@ -19,6 +19,7 @@
 
 #include "bench/bench.h"
 #include "util/gputable.h"
+#include "util/i18n.h"
 
 #define CROP 224
 #define MAX_IMAGES 256
@@ -149,7 +150,7 @@ static json_t *make_default_images(const char *cache)
         *slash = '/';
     }
     if (mkdir(tmp, 0755) != 0) {
-        json_t *skipped = bench_skipped("cannot create %s: %s", tmp, strerror(errno));
+        json_t *skipped = bench_skipped("cannot create %s: %s", tmp, i18n_error_text(errno));
         free_names(names, n);
         return skipped;
     }
@@ -238,7 +239,7 @@ static json_t *load_images(const char *dir, struct image_set *s)
     char **names;
     int n = list_jpegs(dir, &names, MAX_IMAGES);
     if (n < 0)
-        return bench_skipped("%s: %s", dir, strerror(errno));
+        return bench_skipped("%s: %s", dir, i18n_error_text(errno));
     s->items = calloc((size_t)(n ? n : 1), sizeof *s->items);
     tjhandle dec = tjInitDecompress();
     int skipped = 0;

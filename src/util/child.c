@@ -48,7 +48,7 @@ static int run_into(char *const argv[], int out, bool merge_stderr, size_t max_b
     pid_t pid = fork();
     if (pid < 0) {
         int error = errno; /* before _(), which may touch errno */
-        snprintf(why, whylen, _("cannot start %s: %s"), argv[0], strerror(error));
+        snprintf(why, whylen, _("cannot start %s: %s"), argv[0], i18n_error_text(error));
         return -1;
     }
     if (pid == 0) {
@@ -80,7 +80,7 @@ static int run_into(char *const argv[], int out, bool merge_stderr, size_t max_b
     }
     if (ended < 0) {
         int error = errno; /* before _(), which may touch errno */
-        snprintf(why, whylen, _("cannot wait for %s: %s"), argv[0], strerror(error));
+        snprintf(why, whylen, _("cannot wait for %s: %s"), argv[0], i18n_error_text(error));
         return -1;
     }
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -91,7 +91,7 @@ int child_run_bounded(char *const argv[], const char *out_path, size_t max_bytes
 {
     int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (out < 0) {
-        snprintf(why, whylen, "%s: %s", out_path, strerror(errno));
+        snprintf(why, whylen, "%s: %s", out_path, i18n_error_text(errno));
         return -1;
     }
     int rc = run_into(argv, out, false, max_bytes, seconds, why, whylen);
@@ -105,7 +105,7 @@ int child_run_capture(char *const argv[], double seconds, char *text, size_t tex
     FILE *f = tmpfile();
     if (!f) {
         int error = errno; /* before _(), which may touch errno */
-        snprintf(why, whylen, _("temporary file for %s's output: %s"), argv[0], strerror(error));
+        snprintf(why, whylen, _("temporary file for %s's output: %s"), argv[0], i18n_error_text(error));
         return -1;
     }
     int rc = run_into(argv, fileno(f), true, textlen, seconds, why, whylen);

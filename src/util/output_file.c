@@ -72,7 +72,7 @@ int output_file_begin(struct output_file *o, const char *pattern, const char *co
     }
     int fd = mkstemp(o->temp);
     if (fd < 0) {
-        print_error(command, _("--output %s: cannot create a file there: %s"), o->path, strerror(errno));
+        print_error(command, _("--output %s: cannot create a file there: %s"), o->path, i18n_error_text(errno));
         return -1;
     }
     /* mkstemp makes 0600; the finished file gets the mode any new file of this user gets. */
@@ -82,7 +82,7 @@ int output_file_begin(struct output_file *o, const char *pattern, const char *co
     fflush(stdout);
     o->saved_stdout = dup(STDOUT_FILENO);
     if (o->saved_stdout < 0 || dup2(fd, STDOUT_FILENO) < 0) {
-        print_error(command, _("--output %s: %s"), o->path, strerror(errno));
+        print_error(command, _("--output %s: %s"), o->path, i18n_error_text(errno));
         if (o->saved_stdout >= 0)
             close(o->saved_stdout);
         o->saved_stdout = -1;
@@ -100,7 +100,7 @@ int output_file_end(struct output_file *o, bool keep, const char *command)
         return 0;
     int rc = 0;
     if (fflush(stdout) != 0 || (keep && fsync(STDOUT_FILENO) != 0)) {
-        print_error(command, _("--output %s: writing failed: %s"), o->path, strerror(errno));
+        print_error(command, _("--output %s: writing failed: %s"), o->path, i18n_error_text(errno));
         keep = false;
         rc = -1;
     }
@@ -108,7 +108,7 @@ int output_file_end(struct output_file *o, bool keep, const char *command)
     close(o->saved_stdout);
     o->saved_stdout = -1;
     if (keep && rename(o->temp, o->path) != 0) {
-        print_error(command, _("--output %s: %s"), o->path, strerror(errno));
+        print_error(command, _("--output %s: %s"), o->path, i18n_error_text(errno));
         rc = -1;
         keep = false;
     }
@@ -123,14 +123,14 @@ FILE *output_open(const char *file, const char *command)
 {
     FILE *out = output_is_stdout(file) ? stdout : fopen(file, "w");
     if (!out)
-        print_error(command, _("%s: %s"), file, strerror(errno));
+        print_error(command, _("%s: %s"), file, i18n_error_text(errno));
     return out;
 }
 
 int output_close(FILE *out, const char *file, const char *command, int rc)
 {
     if (out != stdout && fclose(out) != 0) {
-        print_error(command, _("%s: %s"), file, strerror(errno));
+        print_error(command, _("%s: %s"), file, i18n_error_text(errno));
         rc = -1;
     }
     return rc;

@@ -100,7 +100,7 @@ static int add_file(struct tar_out *t, const char *full, const char *name, const
 {
     FILE *in = fopen(full, "rb");
     if (!in) {
-        snprintf(t->err, t->errlen, "%s: %s", full, strerror(errno));
+        snprintf(t->err, t->errlen, "%s: %s", full, i18n_error_text(errno));
         return -1;
     }
     entry(t, name, '0', 0644, (unsigned long long)st->st_size, NULL);
@@ -127,7 +127,7 @@ static int add_tree(struct tar_out *t, const char *full, const char *name)
 {
     DIR *dir = opendir(full);
     if (!dir) {
-        snprintf(t->err, t->errlen, "%s: %s", full, strerror(errno));
+        snprintf(t->err, t->errlen, "%s: %s", full, i18n_error_text(errno));
         return -1;
     }
     char **names = NULL;
@@ -148,7 +148,7 @@ static int add_tree(struct tar_out *t, const char *full, const char *name)
             asprintf(&child_name, "%s/%s", name, names[i]) > 0) {
             struct stat st;
             if (lstat(child_full, &st) != 0) {
-                snprintf(t->err, t->errlen, "%s: %s", child_full, strerror(errno));
+                snprintf(t->err, t->errlen, "%s: %s", child_full, i18n_error_text(errno));
                 rc = -1;
             } else if (S_ISDIR(st.st_mode)) {
                 char *dir_name = NULL;
@@ -160,7 +160,7 @@ static int add_tree(struct tar_out *t, const char *full, const char *name)
                 char target[4096];
                 ssize_t n = readlink(child_full, target, sizeof target - 1);
                 if (n < 0) {
-                    snprintf(t->err, t->errlen, "%s: %s", child_full, strerror(errno));
+                    snprintf(t->err, t->errlen, "%s: %s", child_full, i18n_error_text(errno));
                     rc = -1;
                 } else {
                     target[n] = '\0';
@@ -183,7 +183,7 @@ int ustar_write_tree(const char *root, const char *top, const char *path, char *
     struct tar_out t = {.path = path, .mtime = (long long)time(NULL), .err = err, .errlen = errlen};
     t.file = fopen(path, "wb");
     if (!t.file) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        snprintf(err, errlen, "%s: %s", path, i18n_error_text(errno));
         return -1;
     }
     char *top_dir = NULL;
@@ -199,7 +199,7 @@ int ustar_write_tree(const char *root, const char *top, const char *path, char *
     if (fclose(t.file) != 0)
         t.failed = 1;
     if (rc == 0 && t.failed) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno ? errno : EIO));
+        snprintf(err, errlen, "%s: %s", path, i18n_error_text(errno ? errno : EIO));
         rc = -1;
     }
     if (rc != 0)
