@@ -29,8 +29,9 @@ required+=(gettext tmux)
 # real photographs `gpuvet bench decode` makes its default ImageNet-sized JPEGs from (without it,
 # decode needs --images DIR). clang: `CC=clang` builds with -DGPUVET_SANITIZE=ON add UBSan's
 # float-cast-overflow check (numbers from files converted to integers), which gcc lacks, and build
-# the libFuzzer targets.
-optional=(pci.ids mate-backgrounds clang)
+# the libFuzzer targets, whose runtime (libclang_rt.fuzzer) Debian 12 ships apart, in
+# libclang-rt-dev, which clang does not pull in (a distribution without that package is skipped).
+optional=(pci.ids mate-backgrounds clang libclang-rt-dev)
 # Test dependencies for `gpuvet health --slurm` and `--prom`: tests/integration/slurm-health.sh
 # starts a throw-away Slurm (munged, slurmctld, slurmd; scontrol and sinfo from slurm-client), and
 # tests/integration/prom-node-exporter.sh checks the files with promtool (prometheus) and serves
