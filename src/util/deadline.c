@@ -1,5 +1,7 @@
 #include "util/deadline.h"
 
+#include "util/i18n.h"
+
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -30,6 +32,7 @@ struct deadline_job {
     pthread_mutex_t lock;
     pthread_cond_t finished;
     bool done, abandoned;
+    bool english; /* the caller was in an English scope (a JSON document): so is the work */
     void (*work)(void *);
     void (*release)(void *);
     void *arg;
@@ -45,7 +48,11 @@ static void job_free(struct deadline_job *job)
 static void *run_job(void *p)
 {
     struct deadline_job *job = p;
+    if (job->english)
+        i18n_english_begin();
     job->work(job->arg);
+    if (job->english)
+        i18n_english_end();
     pthread_mutex_lock(&job->lock);
     job->done = true;
     bool abandoned = job->abandoned;
@@ -80,6 +87,7 @@ bool deadline_run(void (*work)(void *), void *arg, void (*release)(void *), doub
     job->work = work;
     job->release = release;
     job->arg = arg;
+    job->english = i18n_language() == I18N_CHINESE && !i18n_translating();
     /* Signals (Ctrl-C, SIGXFSZ) stay with the main thread, which handles them. */
     sigset_t all, old;
     sigfillset(&all);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "testutil.h"
+#include "util/deadline.h"
 #include "util/i18n.h"
 #include "util/mo.h"
 
@@ -266,4 +267,21 @@ Test(mo, error_text_follows_the_language_and_the_scope)
     cr_expect_str_eq(i18n_error_text(EDOM), outside, "an errno outside the table keeps glibc's text");
     cr_assert_eq(i18n_init("en"), 0);
     cr_expect_str_eq(i18n_error_text(ENOENT), "No such file or directory");
+}
+
+/* Work run under a deadline (a benchmark's measurement, a probe) runs in another thread: it keeps
+ * the caller's English scope, so texts it writes into a JSON document stay English. */
+static void note_translating(void *arg) { *(bool *)arg = i18n_translating(); }
+
+Test(mo, deadline_work_keeps_the_callers_english_scope)
+{
+    cr_assert_eq(i18n_init("zh"), 0);
+    bool translating = false;
+    cr_assert(deadline_run(note_translating, &translating, NULL, 5));
+    cr_expect(translating, "outside a scope the worker translates");
+    i18n_english_begin();
+    cr_assert(deadline_run(note_translating, &translating, NULL, 5));
+    i18n_english_end();
+    cr_expect(!translating, "inside the caller's English scope the worker does not");
+    cr_assert_eq(i18n_init("en"), 0);
 }
