@@ -2,7 +2,8 @@
  * A folder overrides them: `gpuvet --data DIR` or $GPUVET_DATA_DIR (explicit: every table must be
  * there, a missing one is an error naming the file), else share/gpuvet beside the installed binary
  * (PREFIX/bin/gpuvet reads PREFIX/share/gpuvet; a table it lacks comes from the built-in copy).
- * Every table is checked where it will be read before a command runs (data_tables_check). */
+ * Every table read from a folder is checked before a command runs (data_tables_check); the built-in
+ * ones were checked when they were built. */
 #ifndef GPUVET_UTIL_DATADIR_H
 #define GPUVET_UTIL_DATADIR_H
 
