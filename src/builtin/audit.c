@@ -166,6 +166,8 @@ static int run_audit(int argc, char **argv)
         }
     }
 
+    if (prom_file && output_target_check_option("audit", "--prom", prom_file) != 0)
+        return EXIT_CANNOT_RUN;
     if (output_pattern && output_file_begin(&output, output_pattern, "audit") != 0)
         return EXIT_CANNOT_RUN;
 

@@ -124,6 +124,10 @@ static int run_bench(int argc, char **argv)
         names[nnames++] = argv[i];
     }
 
+    if (prom_file && output_target_check_option("bench", "--prom", prom_file) != 0) {
+        free(names);
+        return EXIT_CANNOT_RUN;
+    }
     if (output_pattern && output_file_begin(&output, output_pattern, "bench") != 0) {
         free(names);
         return EXIT_CANNOT_RUN;

@@ -7,6 +7,7 @@
 #include "report/health_report.h"
 #include "util/i18n.h"
 #include "util/output.h"
+#include "util/output_file.h"
 #include "util/parse.h"
 
 static const char usage[] =
@@ -85,6 +86,9 @@ int cmd_health(int argc, char **argv)
     int parsed = parse_options(argc, argv, &o);
     if (parsed != 0)
         return parsed > 0 ? 0 : EXIT_CANNOT_RUN;
+    /* A --prom FILE that cannot be written fails before any verdict is printed. */
+    if (o.prom && output_target_check_option("health", "--prom", o.prom) != 0)
+        return EXIT_CANNOT_RUN;
 
     struct health_request req = {.sysroot = o.sysroot, .workload = o.workload, .fail_on_warn = o.fail_on_warn,
                                  .verdict = o.prom != NULL};

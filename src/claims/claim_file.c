@@ -207,7 +207,7 @@ int claim_file_load(const char *path, struct claim_set *out, char **error)
     memset(out, 0, sizeof *out);
     *error = NULL;
     if (input_file_check(path) != 0) {
-        if (asprintf(error, _("%s: %s"), path, i18n_error_text(errno)) < 0)
+        if (asprintf(error, _("%s: %s"), path, input_file_error(errno)) < 0)
             *error = NULL;
         return -1;
     }

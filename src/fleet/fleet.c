@@ -408,6 +408,7 @@ void fleet_free(struct fleet *f)
         free(f->nodes[i].audit_file);
         free(f->nodes[i].bench_file);
         free(f->nodes[i].findings);
+        free(f->nodes[i].findings_sorted);
     }
     free(f->nodes);
     pool_free(&f->hosts);
@@ -457,11 +458,20 @@ static void host_of(json_t *name, const char *path, char *out, size_t size)
         out[n - 5] = '\0';
 }
 
+static int compare_keys(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 static void add_findings(struct fleet *f, struct fleet_node *n, json_t *findings)
 {
     size_t i;
     json_t *finding;
     struct strbuf key = {0};
+    size_t room = (size_t)n->nfindings + json_array_size(findings);
+    n->findings = realloc(n->findings, (room ? room : 1) * sizeof *n->findings);
+    if (!n->findings)
+        abort();
     json_array_foreach(findings, i, finding) {
         const char *severity = json_string_value(at(finding, "severity"));
         if (!severity || (strcmp(severity, "fail") && strcmp(severity, "warn")))
@@ -471,12 +481,22 @@ static void add_findings(struct fleet *f, struct fleet_node *n, json_t *findings
         sb_scalar(&key, at(finding, "id"));
         sb_printf(&key, " ");
         sb_scalar(&key, at(finding, "subject"));
-        n->findings = realloc(n->findings, (size_t)(n->nfindings + 1) * sizeof *n->findings);
-        if (!n->findings)
-            abort();
         n->findings[n->nfindings++] = pool_intern(&f->values, key.s, NULL);
     }
     free(key.s);
+    free(n->findings_sorted);
+    n->findings_sorted = malloc((n->nfindings ? (size_t)n->nfindings : 1) * sizeof *n->findings_sorted);
+    if (!n->findings_sorted)
+        abort();
+    if (n->nfindings)
+        memcpy(n->findings_sorted, n->findings, (size_t)n->nfindings * sizeof *n->findings);
+    qsort(n->findings_sorted, (size_t)n->nfindings, sizeof *n->findings_sorted, compare_keys);
+}
+
+bool fleet_node_has_finding(const struct fleet_node *n, const char *key)
+{
+    return n->nfindings > 0 &&
+           bsearch(&key, n->findings_sorted, (size_t)n->nfindings, sizeof *n->findings_sorted, compare_keys);
 }
 
 /* The node of the document's host, its file recorded; NULL (with `why`) when that host has a

@@ -68,6 +68,7 @@ struct fleet_node {
     double metric[FLEET_NMETRICS];       /* NAN when not measured */
     const char **findings;               /* interned "fail RULE_ID subject" (warn and fail only) */
     int nfindings;
+    const char **findings_sorted;        /* the same, sorted (strcmp): fleet_node_has_finding */
 };
 
 struct fleet {
@@ -93,6 +94,9 @@ char *fleet_items_missing(const char *a, const char *b);
 
 /* How many configuration fields of two nodes differ: against a node without an audit document
  * every field differs; two without one have none to compare. */
+/* Whether node n has the finding key (compared as text: the two sides of compare have pools of their
+ * own). O(log n): compare of 100,000 findings a side stays linear-logarithmic. */
+bool fleet_node_has_finding(const struct fleet_node *n, const char *key);
 int fleet_node_differences(const struct fleet_node *a, const struct fleet_node *b);
 
 /* --- analysis: groups, their majority, and the nodes that stand out --- */

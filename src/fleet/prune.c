@@ -2,16 +2,13 @@
  * evidence, NICs and bridge paths a fleet does not compare; building jansson's tree of all of it
  * dominated `gpuvet fleet` on 10,000 nodes. Values are skipped by a bracket-and-string scanner and
  * only the kept ones are parsed, into a small tree of the same shape. */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "fleet/prune.h"
 
+#include "util/fsroot.h"
 #include "util/i18n.h"
 #include "util/jsonerror.h"
 
@@ -204,25 +201,14 @@ static json_t *prune_value(const struct scan *s, const char *p, const struct pru
 
 json_t *prune_load_file(const char *path, const struct prune_keep *top, char *why, size_t why_size)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) {
-        snprintf(why, why_size, "%s", i18n_error_text(errno));
-        if (fd >= 0)
-            close(fd);
+    /* A shared fleet folder is anyone's: a FIFO, a device or an oversized file is refused unread. */
+    size_t n = 0;
+    char reason[256];
+    char *buf = (char *)fs_read_input(path, FS_INPUT_LIMIT, &n, reason, sizeof reason);
+    if (!buf) {
+        snprintf(why, why_size, "%s", _(reason));
         return NULL;
     }
-    char *buf = malloc((size_t)st.st_size + 1);
-    if (!buf)
-        abort();
-    size_t n = 0;
-    while (n < (size_t)st.st_size) {
-        ssize_t got = read(fd, buf + n, (size_t)st.st_size - n);
-        if (got <= 0)
-            break;
-        n += (size_t)got;
-    }
-    close(fd);
     struct scan s = {buf, buf + n, why, why_size};
     const char *end = NULL;
     json_t *doc = prune_object(&s, buf, top, &end);

@@ -25,7 +25,7 @@ int probe_bench_file(struct machine *m, const char *file)
 {
     json_error_t error;
     if (input_file_check(file) != 0) {
-        print_error("audit", _("%s: %s"), file, i18n_error_text(errno));
+        print_error("audit", _("%s: %s"), file, input_file_error(errno));
         return -1;
     }
     json_t *doc = json_load_file(file, 0, &error);

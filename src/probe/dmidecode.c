@@ -352,7 +352,7 @@ int dmidecode_load(const char *path, struct dmi_data *d, char **error)
     FILE *f = input_file_open(path);
     char *msg = NULL;
     if (!f) {
-        if (asprintf(error, "%s: %s", path, i18n_error_text(errno)) < 0)
+        if (asprintf(error, "%s: %s", path, input_file_error(errno)) < 0)
             *error = NULL;
         return -1;
     }

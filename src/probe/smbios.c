@@ -349,7 +349,7 @@ int smbios_load_dump(const char *path, struct dmi_data *d, char **error)
 {
     FILE *f = input_file_open(path);
     if (!f) {
-        if (asprintf(error, "%s: %s", path, i18n_error_text(errno)) < 0)
+        if (asprintf(error, "%s: %s", path, input_file_error(errno)) < 0)
             *error = NULL;
         return -1;
     }

@@ -10,6 +10,7 @@
 
 #include "model/gpu.h"
 #include "probe/watch.h"
+#include "util/fsroot.h"
 #include "util/i18n.h"
 #include "util/inputfile.h"
 #include "util/jsonerror.h"
@@ -128,7 +129,15 @@ static int read_sample(json_t *o, struct watch_timeline *w, struct watch_sample 
 static int load_json(const char *path, struct watch_timeline *w, char *err, size_t errlen)
 {
     json_error_t error;
-    json_t *doc = json_load_file(path, 0, &error);
+    char why[256];
+    size_t len = 0;
+    unsigned char *bytes = fs_read_input(path, FS_INPUT_LIMIT, &len, why, sizeof why);
+    if (!bytes) {
+        snprintf(err, errlen, _("%s: %s"), path, _(why));
+        return -1;
+    }
+    json_t *doc = json_loadb((const char *)bytes, len, 0, &error);
+    free(bytes);
     if (!doc) {
         char what[320];
         json_error_describe(&error, what, sizeof what);
@@ -299,7 +308,7 @@ int watch_replay_load(const char *path, struct watch_timeline *w, char *err, siz
 {
     FILE *f = input_file_open(path);
     if (!f) {
-        snprintf(err, errlen, "%s: %s", path, i18n_error_text(errno));
+        snprintf(err, errlen, "%s: %s", path, input_file_error(errno));
         return -1;
     }
     int c;

@@ -318,10 +318,7 @@ bool fleet_finding_split(const char *key, struct fleet_finding_parts *out)
 
 bool fleet_finding_only_on(const struct fleet_node *x, int i, const struct fleet_node *y)
 {
-    for (int k = 0; k < y->nfindings; k++)
-        if (!strcmp(x->findings[i], y->findings[k]))
-            return false;
-    return true;
+    return !fleet_node_has_finding(y, x->findings[i]);
 }
 
 void fleet_write_items(FILE *o, const char *items, void (*text)(FILE *, const char *), const char *separator)

@@ -1,8 +1,8 @@
 /* node_exporter's textfile format (the Prometheus text exposition format, version 0.0.4):
  * `--prom FILE` on audit, bench and health. The file is written next to its final name and
- * renamed over it, so the textfile collector never reads half a file. */
+ * renamed over it, so the textfile collector never reads half a file (a device or FIFO is written
+ * through, never replaced: util/output_file.h). */
 #include <errno.h>
-#include <libgen.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +13,7 @@
 
 #include "report/report.h"
 #include "util/i18n.h"
+#include "util/output_file.h"
 #include "util/pciaddr.h"
 
 /* A label value as the format wants it: backslash, double quote and line feed escaped. */
@@ -235,39 +236,36 @@ static void put_document(FILE *out, const struct prom_report *r)
 
 int report_prom_file(const char *path, const struct prom_report *r)
 {
-    /* POSIX dirname and basename may change their argument: each gets its own copy. */
-    char *dir_copy = strdup(path), *base_copy = strdup(path);
-    char temp[4096];
-    snprintf(temp, sizeof temp, "%s/.%s.XXXXXX", dirname(dir_copy), basename(base_copy));
-    free(dir_copy);
-    free(base_copy);
-    /* The temporary name does not end in .prom: the textfile collector skips it. */
-    int fd = mkstemp(temp);
-    if (fd < 0) {
-        fprintf(stderr, _("gpuvet: --prom %s: cannot create a file in its folder: %s\n"), path, i18n_error_text(errno));
+    /* A temporary file renamed over path, or a device or FIFO written through: util/output_file.h. */
+    struct output_target target;
+    char why[PATH_MAX + 128];
+    if (output_target_open(&target, path, 0644, why, sizeof why) != 0) {
+        fprintf(stderr, _("gpuvet: --prom %s: %s\n"), path, _(why));
         return -1;
     }
-    FILE *out = fdopen(fd, "w");
+    int fd = dup(target.fd);
+    FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!out) {
         fprintf(stderr, _("gpuvet: --prom %s: %s\n"), path, i18n_error_text(errno));
-        close(fd);
-        unlink(temp);
+        if (fd >= 0)
+            close(fd);
+        output_target_finish(&target, false, why, sizeof why);
         return -1;
     }
     /* Metric names, labels and HELP texts are for machines: English in every language. */
     i18n_english_begin();
     put_document(out, r);
     i18n_english_end();
-    bool ok = fflush(out) == 0 && !ferror(out) && fchmod(fd, 0644) == 0 && fsync(fd) == 0;
+    bool ok = fflush(out) == 0 && !ferror(out);
     int saved = errno;
     ok = fclose(out) == 0 && ok;
-    if (ok && rename(temp, path) != 0) {
-        saved = errno;
-        ok = false;
-    }
     if (!ok) {
         fprintf(stderr, _("gpuvet: --prom %s: %s\n"), path, i18n_error_text(saved));
-        unlink(temp);
+        output_target_finish(&target, false, why, sizeof why);
+        return -1;
+    }
+    if (output_target_finish(&target, true, why, sizeof why) != 0) {
+        fprintf(stderr, _("gpuvet: --prom %s: %s\n"), path, _(why));
         return -1;
     }
     return 0;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/fsroot.h"
+#include "util/inputfile.h"
 #include "util/i18n.h"
 #include "util/linereader.h"
 #include "util/parse.h"
@@ -14,14 +14,9 @@ enum { MAX_COLUMNS = 64 };
 
 int dmon_mean_sm_utilisation(const char *path, double *mean, int *samples, char *err, size_t errlen)
 {
-    char why[256];
-    if (!fs_input_check(path, FS_INPUT_LIMIT, why, sizeof why)) {
-        snprintf(err, errlen, _("%s: %s"), path, _(why));
-        return -1;
-    }
-    FILE *f = fopen(path, "r");
+    FILE *f = input_file_open(path);
     if (!f) {
-        snprintf(err, errlen, _("%s: %s"), path, i18n_error_text(errno));
+        snprintf(err, errlen, _("%s: %s"), path, input_file_error(errno));
         return -1;
     }
     struct line_reader r;

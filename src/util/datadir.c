@@ -156,7 +156,7 @@ int data_tables_check(const struct data_table_checks *checks, int nchecks, char 
                          ? _("%s: %s (a --data folder must hold every table; leave --data out to use the built-in ones)")
                          : _("%s: %s (a GPUVET_DATA_DIR folder must hold every table; unset GPUVET_DATA_DIR to use the "
                              "built-in ones)"),
-                     label, i18n_error_text(errno));
+                     label, input_file_error(errno));
             return -1;
         }
         if (!holds_rows(f, label)) {

@@ -1,5 +1,6 @@
 #include "util/fsroot.h"
 #include "util/i18n.h"
+#include "util/inputfile.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -21,7 +22,7 @@
 /* The kernel's own bound on symlinks followed in one path (MAXSYMLINKS). */
 #define FS_MAX_WALK_LINKS 40
 /* errno for "exists but is a FIFO, device or socket": an errno no sysfs/procfs read returns. */
-#define EFTYPE_NOT_REGULAR EMEDIUMTYPE
+#define EFTYPE_NOT_REGULAR INPUT_NOT_REGULAR
 
 /* openat2(2) (Linux 5.6) by number with our own copy of struct open_how: glibc had no wrapper
  * before 2.36 and old headers lack linux/openat2.h. The number is the same on every arch. */

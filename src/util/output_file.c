@@ -2,6 +2,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,42 +57,340 @@ static void short_host_name(char *out, size_t size)
         *dot = '\0';
 }
 
+/* ---- temporary files removed when a signal ends the run ---- */
+
+/* A handler may only call async-signal-safe functions: unlink(2), signal(2) and raise(3) are; the
+ * list is fixed, its paths written before their slot is marked used. */
+enum { CLEANUP_SLOTS = 8 };
+static struct {
+    volatile sig_atomic_t used;
+    char path[PATH_MAX];
+} cleanup[CLEANUP_SLOTS];
+static volatile sig_atomic_t handlers_installed;
+static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP};
+
+static void on_fatal_signal(int sig)
+{
+    for (int i = 0; i < CLEANUP_SLOTS; i++)
+        if (cleanup[i].used)
+            unlink(cleanup[i].path);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+/* Installed only where the signal would end the run anyway (its default action): an ignored signal
+ * (nohup) stays ignored, and a command with its own handler (watch) ends through its own path,
+ * which removes the file. */
+static void install_cleanup_handlers(void)
+{
+    if (handlers_installed)
+        return;
+    handlers_installed = 1;
+    for (size_t i = 0; i < sizeof cleanup_signals / sizeof *cleanup_signals; i++) {
+        struct sigaction old, sa;
+        if (sigaction(cleanup_signals[i], NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) ||
+            old.sa_handler != SIG_DFL)
+            continue;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_fatal_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(cleanup_signals[i], &sa, NULL);
+    }
+}
+
+static int cleanup_add(const char *path)
+{
+    install_cleanup_handlers();
+    for (int i = 0; i < CLEANUP_SLOTS; i++)
+        if (!cleanup[i].used) {
+            snprintf(cleanup[i].path, sizeof cleanup[i].path, "%s", path);
+            cleanup[i].used = 1;
+            return i;
+        }
+    return -1; /* more files open at once than gpuvet ever writes: removed at the end only */
+}
+
+static void cleanup_remove(const char *path)
+{
+    for (int i = 0; i < CLEANUP_SLOTS; i++)
+        if (cleanup[i].used && !strcmp(cleanup[i].path, path))
+            cleanup[i].used = 0;
+}
+
+/* ---- what a target is, and how it is written ---- */
+
+enum target_kind { TARGET_REPLACE, TARGET_THROUGH };
+
+static void error_reason(char *why, size_t why_size, int error)
+{
+    char *text = i18n_strerror(error);
+    snprintf(why, why_size, "%s", text ? text : "");
+    free(text);
+}
+
+/* The folder a new file at path would be created in must be one. */
+static int check_parent(const char *path, char *why, size_t why_size)
+{
+    char *copy = strdup(path);
+    if (!copy) {
+        snprintf(why, why_size, "%s", N_("out of memory"));
+        return -1;
+    }
+    const char *dir = dirname(copy);
+    struct stat st;
+    int rc = 0;
+    if (stat(dir, &st) != 0) {
+        /* TRANSLATORS: the folder, then the system's error text (strerror). */
+        i18n_snprintf(why, why_size, "its folder %s: %s", dir, i18n_error_text(errno));
+        rc = -1;
+    } else if (!S_ISDIR(st.st_mode)) {
+        i18n_snprintf(why, why_size, "%s is not a folder", dir);
+        rc = -1;
+    }
+    free(copy);
+    return rc;
+}
+
+/* How the (non-link) file `st` describes is written; -1 with the reason when it is refused. */
+static int kind_of(const struct stat *st, char *why, size_t why_size)
+{
+    if (S_ISREG(st->st_mode))
+        return TARGET_REPLACE;
+    if (S_ISCHR(st->st_mode) || S_ISFIFO(st->st_mode))
+        return TARGET_THROUGH;
+    if (S_ISDIR(st->st_mode))
+        error_reason(why, why_size, EISDIR);
+    else if (S_ISSOCK(st->st_mode))
+        snprintf(why, why_size, "%s", N_("a socket: neither written nor replaced"));
+    else
+        snprintf(why, why_size, "%s", N_("a block device or other special file: neither written nor replaced"));
+    return -1;
+}
+
+/* The descriptor a name stands for: /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N; -1 for
+ * other names. Written through that descriptor (its offset shared, as a shell's `>>` wants), never
+ * replaced: renaming over what it leads to would leave the shell's own file behind. */
+static int fd_alias(const char *path)
+{
+    if (!strcmp(path, "/dev/stdout"))
+        return STDOUT_FILENO;
+    if (!strcmp(path, "/dev/stderr"))
+        return STDERR_FILENO;
+    const char *prefixes[] = {"/dev/fd/", "/proc/self/fd/"};
+    for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++) {
+        size_t n = strlen(prefixes[i]);
+        if (strncmp(path, prefixes[i], n) || !path[n] || strspn(path + n, "0123456789") != strlen(path + n) ||
+            strlen(path + n) > 6)
+            continue;
+        return atoi(path + n);
+    }
+    return -1;
+}
+
+/* What path is, and the name written: its own, or a symlink's final target (resolved). */
+static int classify(const char *path, char *resolved, size_t size, char *why, size_t why_size)
+{
+    struct stat st;
+    if (snprintf(resolved, size, "%s", path) >= (int)size) {
+        snprintf(why, why_size, "%s", N_("the path is too long"));
+        return -1;
+    }
+    int fd = fd_alias(path);
+    if (fd >= 0) {
+        if (fstat(fd, &st) != 0) {
+            error_reason(why, why_size, errno);
+            return -1;
+        }
+        return S_ISDIR(st.st_mode) || S_ISSOCK(st.st_mode) ? kind_of(&st, why, why_size) : TARGET_THROUGH;
+    }
+    if (lstat(path, &st) != 0) {
+        if (errno != ENOENT) {
+            error_reason(why, why_size, errno);
+            return -1;
+        }
+        return check_parent(path, why, why_size) == 0 ? TARGET_REPLACE : -1;
+    }
+    if (!S_ISLNK(st.st_mode))
+        return kind_of(&st, why, why_size);
+    if (st.st_uid != geteuid() && st.st_uid != 0) {
+        i18n_snprintf(why, why_size, "a symlink owned by another user (uid %u): not followed", (unsigned)st.st_uid);
+        return -1;
+    }
+    if (stat(path, &st) != 0) {
+        if (errno == ENOENT)
+            snprintf(why, why_size, "%s", N_("a symlink to a missing file: not followed"));
+        else
+            error_reason(why, why_size, errno);
+        return -1;
+    }
+    int kind = kind_of(&st, why, why_size);
+    if (kind != TARGET_REPLACE)
+        return kind; /* a device or FIFO is opened through the link */
+    char *target = realpath(path, NULL);
+    if (!target) {
+        error_reason(why, why_size, errno);
+        return -1;
+    }
+    int n = snprintf(resolved, size, "%s", target);
+    free(target);
+    if (n >= (int)size) {
+        snprintf(why, why_size, "%s", N_("the path is too long"));
+        return -1;
+    }
+    return TARGET_REPLACE;
+}
+
+int output_target_check(const char *path, char *why, size_t why_size)
+{
+    char resolved[PATH_MAX];
+    return classify(path, resolved, sizeof resolved, why, why_size) < 0 ? -1 : 0;
+}
+
+int output_target_check_option(const char *command, const char *option, const char *path)
+{
+    char why[PATH_MAX + 128];
+    if (output_target_check(path, why, sizeof why) == 0)
+        return 0;
+    print_error(command, _("%s %s: %s"), option, path, _(why));
+    return -1;
+}
+
+/* A device or FIFO, opened without waiting: a FIFO that nobody reads fails at once (ENXIO). */
+static int open_through(struct output_target *t, char *why, size_t why_size)
+{
+    int alias = fd_alias(t->path);
+    if (alias >= 0) {
+        t->fd = fcntl(alias, F_DUPFD_CLOEXEC, 0);
+        if (t->fd < 0)
+            error_reason(why, why_size, errno);
+        return t->fd < 0 ? -1 : 0;
+    }
+    int fd = open(t->path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0) {
+        if (errno == ENXIO)
+            snprintf(why, why_size, "%s", N_("a FIFO that nobody reads: start its reader first"));
+        else
+            error_reason(why, why_size, errno);
+        return -1;
+    }
+    /* It may have changed since it was looked at: a regular file now would be written into, not
+     * replaced. */
+    int flags = fcntl(fd, F_GETFL);
+    if (fstat(fd, &st) != 0 || !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) || flags < 0 ||
+        fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+        snprintf(why, why_size, "%s", N_("changed while it was opened"));
+        close(fd);
+        return -1;
+    }
+    t->fd = fd;
+    return 0;
+}
+
+/* A temporary file in the target's folder (rename(2) is atomic only within one file system), named
+ * with a leading dot and no .prom or .json ending: node_exporter's textfile collector and a fleet
+ * folder skip it. */
+static int open_temp(struct output_target *t, mode_t mode, char *why, size_t why_size)
+{
+    char *dir_copy = strdup(t->path), *base_copy = strdup(t->path);
+    int n = dir_copy && base_copy ? snprintf(t->temp, sizeof t->temp, "%s/.%s.XXXXXX", dirname(dir_copy),
+                                             basename(base_copy))
+                                  : -1;
+    free(dir_copy);
+    free(base_copy);
+    if (n < 0 || n >= (int)sizeof t->temp) {
+        snprintf(why, why_size, "%s", N_("the path is too long"));
+        t->temp[0] = '\0';
+        return -1;
+    }
+    int fd = mkstemp(t->temp);
+    if (fd < 0) {
+        i18n_snprintf(why, why_size, "cannot create a file in its folder: %s", i18n_error_text(errno));
+        t->temp[0] = '\0';
+        return -1;
+    }
+    cleanup_add(t->temp);
+    (void)fchmod(fd, mode); /* mkstemp makes 0600 */
+    t->fd = fd;
+    return 0;
+}
+
+int output_target_open(struct output_target *t, const char *path, mode_t mode, char *why, size_t why_size)
+{
+    t->fd = -1;
+    t->temp[0] = '\0';
+    int kind = classify(path, t->path, sizeof t->path, why, why_size);
+    if (kind < 0)
+        return -1;
+    return kind == TARGET_THROUGH ? open_through(t, why, why_size) : open_temp(t, mode, why, why_size);
+}
+
+int output_target_finish(struct output_target *t, bool keep, char *why, size_t why_size)
+{
+    if (t->fd < 0)
+        return 0;
+    int rc = 0;
+    if (keep && t->temp[0] && fsync(t->fd) != 0) {
+        error_reason(why, why_size, errno);
+        rc = -1;
+    }
+    if (close(t->fd) != 0 && rc == 0 && keep) {
+        error_reason(why, why_size, errno);
+        rc = -1;
+    }
+    t->fd = -1;
+    if (!t->temp[0])
+        return rc;
+    keep = keep && rc == 0;
+    if (keep) {
+        /* Looked at again just before: what became a device or folder meanwhile is not replaced. */
+        struct stat st;
+        if (lstat(t->path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+            snprintf(why, why_size, "%s", N_("changed while it was written: no longer a regular file, not replaced"));
+            keep = false;
+            rc = -1;
+        } else if (rename(t->temp, t->path) != 0) {
+            error_reason(why, why_size, errno);
+            keep = false;
+            rc = -1;
+        }
+    }
+    if (!keep)
+        unlink(t->temp);
+    cleanup_remove(t->temp);
+    t->temp[0] = '\0';
+    return rc;
+}
+
+/* ---- --output FILE ---- */
+
 int output_file_begin(struct output_file *o, const char *pattern, const char *command)
 {
     char host[256], why[PATH_MAX + 64];
     o->saved_stdout = -1;
+    o->target.fd = -1;
     short_host_name(host, sizeof host);
     if (output_path_expand(pattern, host, o->path, sizeof o->path, why, sizeof why) != 0) {
         print_error(command, _("--output %s"), why);
         return -1;
     }
-    /* The temporary file lies in the target's directory: rename(2) is atomic only within one
-     * file system. */
-    if (snprintf(o->temp, sizeof o->temp, "%s.tmp.XXXXXX", o->path) >= (int)sizeof o->temp) {
-        print_error(command, _("--output %s: the path is too long"), o->path);
-        return -1;
-    }
-    int fd = mkstemp(o->temp);
-    if (fd < 0) {
-        print_error(command, _("--output %s: cannot create a file there: %s"), o->path, i18n_error_text(errno));
-        return -1;
-    }
-    /* mkstemp makes 0600; the finished file gets the mode any new file of this user gets. */
+    /* The finished file gets the mode any new file of this user gets. */
     mode_t mask = umask(0);
     umask(mask);
-    (void)fchmod(fd, 0666 & ~mask);
+    if (output_target_open(&o->target, o->path, 0666 & ~mask, why, sizeof why) != 0) {
+        print_error(command, _("--output %s: %s"), o->path, _(why));
+        return -1;
+    }
     fflush(stdout);
     o->saved_stdout = dup(STDOUT_FILENO);
-    if (o->saved_stdout < 0 || dup2(fd, STDOUT_FILENO) < 0) {
+    if (o->saved_stdout < 0 || dup2(o->target.fd, STDOUT_FILENO) < 0) {
         print_error(command, _("--output %s: %s"), o->path, i18n_error_text(errno));
         if (o->saved_stdout >= 0)
             close(o->saved_stdout);
         o->saved_stdout = -1;
-        close(fd);
-        unlink(o->temp);
+        output_target_finish(&o->target, false, why, sizeof why);
         return -1;
     }
-    close(fd);
     return 0;
 }
 
@@ -99,7 +399,8 @@ int output_file_end(struct output_file *o, bool keep, const char *command)
     if (o->saved_stdout < 0)
         return 0;
     int rc = 0;
-    if (fflush(stdout) != 0 || (keep && fsync(STDOUT_FILENO) != 0)) {
+    char why[PATH_MAX + 64];
+    if (fflush(stdout) != 0) {
         print_error(command, _("--output %s: writing failed: %s"), o->path, i18n_error_text(errno));
         keep = false;
         rc = -1;
@@ -107,13 +408,10 @@ int output_file_end(struct output_file *o, bool keep, const char *command)
     dup2(o->saved_stdout, STDOUT_FILENO);
     close(o->saved_stdout);
     o->saved_stdout = -1;
-    if (keep && rename(o->temp, o->path) != 0) {
-        print_error(command, _("--output %s: %s"), o->path, i18n_error_text(errno));
+    if (output_target_finish(&o->target, keep, why, sizeof why) != 0 && keep) {
+        print_error(command, _("--output %s: %s"), o->path, _(why));
         rc = -1;
-        keep = false;
     }
-    if (!keep)
-        unlink(o->temp);
     return rc;
 }
 

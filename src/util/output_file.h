@@ -1,6 +1,7 @@
 /* `--output FILE` for commands that print their report on stdout: stdout goes to a temporary file
  * in FILE's directory, renamed over FILE only when the command succeeded, so a reader never sees a
- * half-written document and a failed run leaves no file. FILE may hold `%h` (this host's short
+ * half-written document and a failed run leaves no file (a device or FIFO is written through:
+ * struct output_target says the rule). FILE may hold `%h` (this host's short
  * name, as srun/clush runs on every node) and `%%` (a percent sign). */
 #ifndef GPUVET_UTIL_OUTPUT_FILE_H
 #define GPUVET_UTIL_OUTPUT_FILE_H
@@ -9,10 +10,41 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
+
+/* Where a file gpuvet was asked to write goes (--output, --prom). The rule, by what the path is:
+ *  - missing, or a regular file: a temporary file in the same folder, renamed over it when complete
+ *    (a reader never sees half a document, a failed run leaves the old one);
+ *  - a character device or a FIFO (/dev/stdout, /dev/null, a terminal, a pipe): written through,
+ *    never replaced; a FIFO that nobody reads is refused at once rather than waited on;
+ *  - /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: that descriptor, written through;
+ *  - a symlink: followed to its final target, which gets these same rules (the link stays a link).
+ *    A link owned by another user (not by this one, not by root) is refused: it could point a root
+ *    run at any file;
+ *  - a folder, a socket or a block device: refused.
+ * Temporary files are removed when SIGINT, SIGTERM or SIGHUP ends the run. */
+struct output_target {
+    char path[PATH_MAX]; /* what is written: the name given, or a symlink's final target */
+    char temp[PATH_MAX]; /* the temporary file beside it; "" when written through */
+    int fd;              /* open for writing; -1 once finished */
+};
+
+/* Decides how `path` would be written, without creating or writing anything (a run can refuse a
+ * bad target before its work). 0, or -1 with the reason in why (English, kept for _()). */
+int output_target_check(const char *path, char *why, size_t why_size);
+/* output_target_check for a command's option (--prom FILE), before its work: 0, or -1 after
+ * "gpuvet COMMAND: OPTION PATH: why" on stderr. */
+int output_target_check_option(const char *command, const char *option, const char *path);
+/* Opens `path` for writing as the rule above says; a temporary file gets `mode`. 0, or -1 with
+ * the reason in why. */
+int output_target_open(struct output_target *t, const char *path, mode_t mode, char *why, size_t why_size);
+/* keep: flush the temporary file to disk and rename it over the target (or just close a target
+ * written through); otherwise remove the temporary file. 0, or -1 with the reason in why. */
+int output_target_finish(struct output_target *t, bool keep, char *why, size_t why_size);
 
 struct output_file {
     char path[PATH_MAX]; /* FILE with %h expanded */
-    char temp[PATH_MAX];
+    struct output_target target;
     int saved_stdout;    /* -1 when stdout was not redirected */
 };
 

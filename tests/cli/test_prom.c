@@ -163,3 +163,78 @@ Test(prom, an_unwritable_folder_is_named_and_exit_2)
     cr_assert(strstr(r.err, "--prom /nonexistent/dir/g.prom"), "%s", r.err);
     run_result_free(&r);
 }
+
+/* ---- --prom never replaces what is not a regular file (issue 25) ---- */
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+Test(prom, a_device_is_written_through_and_stays_a_device)
+{
+    struct prom_out out;
+    prom_out_init(&out, "null");
+    /* Our own null device (1, 3) in a fresh folder, never the real /dev/null: needs root. */
+    if (mknod(out.path, S_IFCHR | 0666, makedev(1, 3)) != 0) {
+        prom_out_done(&out);
+        cr_skip_test("mknod needs root");
+    }
+    struct run_result r = run_gpuvet("health", "--sysroot", fixture(H200), "--prom", out.path, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    struct stat st;
+    cr_assert_eq(lstat(out.path, &st), 0);
+    cr_expect(S_ISCHR(st.st_mode), "health --prom replaced the device with a file (mode %o)", (unsigned)st.st_mode);
+    assert_only_file(out.dir, "null");
+    run_result_free(&r);
+    prom_out_done(&out);
+}
+
+Test(prom, a_symlink_is_followed_and_a_fifo_is_not_replaced)
+{
+    struct prom_out out;
+    prom_out_init(&out, "gpuvet.prom");
+    char real[96], fifo[96];
+    snprintf(real, sizeof real, "%s/real.prom", out.dir);
+    snprintf(fifo, sizeof fifo, "%s/pipe", out.dir);
+    /* A link to a file that exists (a dangling link is refused: util/output_file.h). */
+    FILE *old = fopen(real, "w");
+    cr_assert_not_null(old);
+    fclose(old);
+    cr_assert_eq(symlink("real.prom", out.path), 0);
+    struct run_result r = run_gpuvet("health", "--sysroot", fixture(H200), "--prom", out.path, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    struct stat st;
+    cr_assert_eq(lstat(out.path, &st), 0);
+    cr_expect(S_ISLNK(st.st_mode), "the link was replaced by a file");
+    char *text = read_all(real);
+    cr_expect(strstr(text, "gpuvet_verdict{command=\"health\""), "%s", text);
+    free(text);
+    run_result_free(&r);
+    /* A FIFO nobody reads: refused at once, left a FIFO. */
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    r = run_gpuvet("health", "--sysroot", fixture(H200), "--prom", fifo, NULL);
+    cr_expect_eq(r.status, 2, "%s", r.err);
+    cr_expect(strstr(r.err, "a FIFO that nobody reads"), "%s", r.err);
+    cr_assert_eq(lstat(fifo, &st), 0);
+    cr_expect(S_ISFIFO(st.st_mode), "the FIFO was replaced");
+    run_result_free(&r);
+    unlink(fifo);
+    unlink(real);
+    prom_out_done(&out);
+}
+
+Test(prom, a_missing_folder_fails_before_the_verdict_is_printed)
+{
+    struct prom_out out;
+    prom_out_init(&out, "missing/gpuvet.prom");
+    struct run_result r = run_gpuvet("health", "--sysroot", fixture(H200), "--prom", out.path, NULL);
+    cr_expect_eq(r.status, 2, "%s", r.err);
+    cr_expect_str_eq(r.out, "", "a verdict was printed before --prom failed");
+    cr_expect(strstr(r.err, "--prom") && strstr(r.err, "missing: No such file or directory"), "%s", r.err);
+    run_result_free(&r);
+    r = run_gpuvet("health", "--sysroot", fixture(H200), "--prom", out.dir, NULL);
+    cr_expect_eq(r.status, 2, "%s", r.err);
+    cr_expect(strstr(r.err, "Is a directory"), "%s", r.err);
+    run_result_free(&r);
+    prom_out_done(&out);
+}
