@@ -62,7 +62,8 @@ const char *input_file_error(int error)
     if (error == INPUT_NOT_REGULAR)
         return _("not a regular file (a FIFO, device or socket): give a saved file");
     if (error == EFBIG) {
-        snprintf(text, sizeof text, _("larger than %u MiB: not a file gpuvet reads"), FS_INPUT_LIMIT >> 20);
+        snprintf(text, sizeof text, _("larger than %zu MiB: not the expected evidence file"),
+                 (size_t)FS_INPUT_LIMIT >> 20);
         return text;
     }
     return i18n_error_text(error);
