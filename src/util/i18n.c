@@ -356,7 +356,7 @@ static void load_catalogues(void)
 {
     catalogues_loaded = true;
     char err[256];
-    have_built_in = mo_open(&built_in_catalogue, embedded_catalogue_zh_CN, embedded_catalogue_zh_CN_size, err,
+    have_built_in = mo_open_built_in(&built_in_catalogue, embedded_catalogue_zh_CN, embedded_catalogue_zh_CN_size, err,
                             sizeof err) == 0;
     if (!have_built_in) /* msgfmt made it at build time: only a broken build gets here */
         fprintf(stderr, "gpuvet: the built-in Chinese catalogue is unreadable (%s)\n", err);

@@ -171,8 +171,166 @@ static int expand_sysdep(const struct mo_catalogue *mo, uint32_t segments, uint3
     return rc;
 }
 
+/* ---- printf conversions: a translation takes the arguments of its msgid ---- */
+
+enum { FORMAT_MAX_ARGS = 64 };
+/* What printf fetches for an argument: sizes that va_arg tells apart, and what is dereferenced. */
+enum arg_type {
+    ARG_NONE, ARG_INT, ARG_LONG, ARG_LLONG, ARG_INTMAX, ARG_SIZE, ARG_PTRDIFF, ARG_DOUBLE, ARG_LDOUBLE,
+    ARG_WINT, ARG_STRING, ARG_WSTRING, ARG_POINTER
+};
+
+struct format_args {
+    unsigned char type[FORMAT_MAX_ARGS + 1]; /* by argument number, from 1 */
+    int count;                               /* the highest argument number used */
+};
+
+static bool set_arg(struct format_args *a, int number, enum arg_type type)
+{
+    if (number < 1 || number > FORMAT_MAX_ARGS || (a->type[number] && a->type[number] != type))
+        return false;
+    a->type[number] = (unsigned char)type;
+    if (number > a->count)
+        a->count = number;
+    return true;
+}
+
+/* "12$" at *p: the argument number (p moved past the '$'), or 0 when there is none (p unmoved). */
+static int position(const char **p)
+{
+    const char *q = *p;
+    int n = 0;
+    while (*q >= '0' && *q <= '9' && n <= FORMAT_MAX_ARGS)
+        n = n * 10 + (*q++ - '0');
+    if (q == *p || *q != '$')
+        return 0;
+    *p = q + 1;
+    return n;
+}
+
+/* A '*' width or precision at *p: an int argument, positional (*2$) or the next one. */
+static bool star(const char **p, struct format_args *a, int *next, int *positional)
+{
+    if (**p != '*')
+        return true;
+    (*p)++;
+    int n = position(p);
+    if (*positional < 0)
+        *positional = n > 0;
+    if ((n > 0) != (*positional == 1))
+        return false;
+    return set_arg(a, n > 0 ? n : (*next)++, ARG_INT);
+}
+
+/* The arguments a printf format takes; false when it is not a valid one (or takes %n, or mixes
+ * numbered and unnumbered arguments, or leaves a numbered one out). */
+static bool format_parse(const char *s, struct format_args *a)
+{
+    memset(a, 0, sizeof *a);
+    int next = 1, positional = -1; /* unknown until the first conversion */
+    for (const char *p = strchr(s, '%'); p; p = strchr(p, '%')) {
+        p++;
+        if (*p == '%') {
+            p++;
+            continue;
+        }
+        int n = position(&p);
+        if (positional < 0)
+            positional = n > 0;
+        if ((n > 0) != (positional == 1))
+            return false;
+        p += strspn(p, "-+ #0'I");
+        if (!star(&p, a, &next, &positional))
+            return false;
+        p += strspn(p, "0123456789");
+        if (*p == '.') {
+            p++;
+            if (!star(&p, a, &next, &positional))
+                return false;
+            p += strspn(p, "0123456789");
+        }
+        enum arg_type size = ARG_INT;
+        bool wide = false, ldouble = false;
+        if (p[0] == 'h')
+            p += p[1] == 'h' ? 2 : 1;
+        else if (p[0] == 'l' && p[1] == 'l')
+            size = ARG_LLONG, p += 2;
+        else if (p[0] == 'l')
+            size = ARG_LONG, wide = true, p++;
+        else if (p[0] == 'q' || p[0] == 'L')
+            size = ARG_LLONG, ldouble = true, p++;
+        else if (p[0] == 'j')
+            size = ARG_INTMAX, p++;
+        else if (p[0] == 'z' || p[0] == 'Z')
+            size = ARG_SIZE, p++;
+        else if (p[0] == 't')
+            size = ARG_PTRDIFF, p++;
+        enum arg_type type;
+        switch (*p) {
+        case 'd': case 'i': case 'o': case 'u': case 'x': case 'X': type = size; break;
+        case 'e': case 'E': case 'f': case 'F': case 'g': case 'G': case 'a': case 'A':
+            type = ldouble ? ARG_LDOUBLE : ARG_DOUBLE;
+            break;
+        case 'c': type = wide ? ARG_WINT : ARG_INT; break;
+        case 'C': type = ARG_WINT; break;
+        case 's': type = wide ? ARG_WSTRING : ARG_STRING; break;
+        case 'S': type = ARG_WSTRING; break;
+        case 'p': type = ARG_POINTER; break;
+        case 'm': p++; continue; /* glibc: strerror(errno), no argument */
+        case 'n': return false;  /* writes through its argument */
+        default:
+            /* A letter may be a conversion of some C library (glibc 2.35's %b): refused. Anything
+             * else ("70 % 以上", a final "%") is printed as it stands and takes no argument. */
+            if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'))
+                return false;
+            continue;
+        }
+        p++;
+        if (!set_arg(a, n > 0 ? n : next++, type))
+            return false;
+    }
+    for (int i = 1; i <= a->count; i++)
+        if (!a->type[i])
+            return false; /* a numbered argument left out: printf cannot tell where the next one is */
+    return true;
+}
+
+bool mo_format_compatible(const char *msgid, const char *translation)
+{
+    struct format_args want, got;
+    if (!format_parse(translation, &got))
+        return false;
+    if (!format_parse(msgid, &want))
+        return got.count == 0; /* a msgid that is no format is printed with no arguments */
+    /* Only arguments the msgid takes, each with its type. One left out is never read (msgfmt -c
+     * refuses that too, but the .mo no longer says which messages are formats: "70 % or more" in a
+     * help text is no conversion, and its translation "70% 以上" must stay). */
+    if (got.count > want.count)
+        return false;
+    for (int i = 1; i <= got.count; i++)
+        if (got.type[i] != want.type[i])
+            return false;
+    return true;
+}
+
+/* Every form of a translation (NUL-separated, len bytes) takes its msgid's arguments; a plural
+ * entry's original is "singular\0plural", a form matching either is printed with the same
+ * arguments. */
+static bool translation_compatible(const char *original, size_t original_len, const char *text, size_t len)
+{
+    if (!*original)
+        return true; /* the header */
+    const char *plural = strlen(original) < original_len ? original + strlen(original) + 1 : NULL;
+    for (const char *form = text;; form += strlen(form) + 1) {
+        if (!mo_format_compatible(original, form) && !(plural && mo_format_compatible(plural, form)))
+            return false;
+        if (form + strlen(form) >= text + len)
+            return true;
+    }
+}
+
 /* Minor revision 1: the messages with system-dependent segments, expanded once into mo->sysdep. */
-static int read_sysdep_messages(struct mo_catalogue *mo, char *err, size_t errlen)
+static int read_sysdep_messages(struct mo_catalogue *mo, bool check_formats, char *err, size_t errlen)
 {
     uint32_t nsegments = read_u32(mo, 28), segments = read_u32(mo, 32), count = read_u32(mo, 36),
              originals = read_u32(mo, 40), translations = read_u32(mo, 44);
@@ -205,15 +363,22 @@ static int read_sysdep_messages(struct mo_catalogue *mo, char *err, size_t errle
             snprintf(err, errlen, _("system-dependent string %u is damaged"), i);
             return -1;
         }
+        if (rc == 0 && check_formats &&
+            !translation_compatible(m->original, m->original_len, m->translation, m->translation_len)) {
+            free(m->translation);
+            mo->nrefused++;
+            rc = 1;
+        }
         if (rc == 0)
             mo->nsysdep++;
         else
-            free(m->original); /* a segment unknown here: that message stays English */
+            free(m->original); /* a segment unknown here, or other conversions: that message stays English */
     }
     return 0;
 }
 
-int mo_open(struct mo_catalogue *mo, const void *data, size_t size, char *err, size_t errlen)
+static int open_catalogue(struct mo_catalogue *mo, const void *data, size_t size, bool check_formats, char *err,
+                          size_t errlen)
 {
     memset(mo, 0, sizeof *mo);
     mo->data = data;
@@ -247,7 +412,22 @@ int mo_open(struct mo_catalogue *mo, const void *data, size_t size, char *err, s
             return -1;
         }
     }
-    if ((revision & 0xffff) >= 1 && size >= MO_SYSDEP_HEADER_BYTES && read_sysdep_messages(mo, err, errlen)) {
+    mo->refused = calloc(mo->count ? mo->count : 1, 1);
+    if (!mo->refused) {
+        snprintf(err, errlen, "%s", _("out of memory"));
+        return -1;
+    }
+    for (uint32_t i = 0; i < mo->count && check_formats; i++) {
+        uint32_t original_len, len;
+        const char *original = string_at(mo, mo->originals, i, &original_len);
+        const char *text = string_at(mo, mo->translations, i, &len);
+        if (!translation_compatible(original, original_len, text, len)) {
+            mo->refused[i] = 1;
+            mo->nrefused++;
+        }
+    }
+    if ((revision & 0xffff) >= 1 && size >= MO_SYSDEP_HEADER_BYTES &&
+        read_sysdep_messages(mo, check_formats, err, errlen)) {
         mo_close(mo);
         return -1;
     }
@@ -264,6 +444,16 @@ int mo_open(struct mo_catalogue *mo, const void *data, size_t size, char *err, s
     if (header && header_field(header, "nplurals=", value, sizeof value))
         mo->nplurals = atoi(value);
     return 0;
+}
+
+int mo_open(struct mo_catalogue *mo, const void *data, size_t size, char *err, size_t errlen)
+{
+    return open_catalogue(mo, data, size, true, err, errlen);
+}
+
+int mo_open_built_in(struct mo_catalogue *mo, const void *data, size_t size, char *err, size_t errlen)
+{
+    return open_catalogue(mo, data, size, false, err, errlen);
 }
 
 const char *mo_lookup(const struct mo_catalogue *mo, const char *msgid)
@@ -290,6 +480,8 @@ const char *mo_lookup_plural(const struct mo_catalogue *mo, const char *singular
         string_at(mo, mo->originals, (uint32_t)entry, &original_len);
         if (index > 0 && original_len <= strlen(singular))
             return NULL; /* not a plural entry: only form 0 */
+        if (mo->refused && mo->refused[entry])
+            return NULL; /* its conversions differ from the msgid's: English */
         const char *text = string_at(mo, mo->translations, (uint32_t)entry, &len);
         return nth_form(text, len, index);
     }
@@ -312,5 +504,8 @@ void mo_close(struct mo_catalogue *mo)
     }
     free(mo->sysdep);
     mo->sysdep = NULL;
+    free(mo->refused);
+    mo->refused = NULL;
+    mo->nrefused = 0;
     mo->nsysdep = 0;
 }

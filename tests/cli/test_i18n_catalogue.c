@@ -138,3 +138,25 @@ Test(i18n_catalogue, missing_file_reason_is_chinese_without_libc_translations)
     cr_expect(strstr(out, "/nonexistent.json: No such file or directory"), "%s", out);
     free(out);
 }
+
+/* A translation with other conversions than its msgid (issue 25): printf would read arguments that
+ * were never passed (%s more) or write through one (%n). That message is left out of the installed
+ * catalogue: the built-in one speaks it, and gpuvet does not crash. */
+Test(i18n_catalogue, a_translation_with_other_conversions_is_not_printed)
+{
+    char po[512], setup[2048];
+    snprintf(po, sizeof po, "%s/x.po", dir);
+    FILE *f = fopen(po, "w");
+    cr_assert_not_null(f);
+    fputs("msgid \"\"\nmsgstr \"Content-Type: text/plain; charset=UTF-8\\n\"\n\n"
+          "msgid \"gpuvet: unknown command '%s'; did you mean %s?\\n\"\n"
+          "msgstr \"%s%s%s%s%s%s%s%s%s%s%n\\n\"\n",
+          f);
+    fclose(f);
+    snprintf(setup, sizeof setup, "msgfmt -o '%s/zh_CN/LC_MESSAGES/gpuvet.mo' '%s'", dir, po);
+    int status;
+    char *out = run_with_catalogue(setup, "--lang zh audi", &status);
+    cr_expect_eq(status, 2, "%s", out);
+    cr_expect(strstr(out, "gpuvet: 未知命令“audi”；你是不是想用 audit？"), "the built-in translation:\n%s", out);
+    free(out);
+}
