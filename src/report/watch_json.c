@@ -8,6 +8,7 @@
 #include "report/watch.h"
 #include "util/i18n.h"
 #include "util/jsonval.h"
+#include "util/output_file.h"
 
 static json_t *number(double v) { return v < 0 ? json_null() : json_real(v); }
 
@@ -110,14 +111,25 @@ json_t *watch_to_json(const struct watch_timeline *w, const struct findings *dia
 int watch_write_json(const char *path, const struct watch_timeline *w, const struct findings *diagnosis, char *err,
                      size_t errlen)
 {
+    /* Written as --output is (util/output_file.h): renamed over a regular file, through a device. */
+    struct output_target target;
+    char why[PATH_MAX + 128];
+    if (output_target_open(&target, path, output_new_file_mode(), why, sizeof why) != 0) {
+        snprintf(err, errlen, _("%s: cannot write the timeline: %s"), path, _(why));
+        return -1;
+    }
     json_t *doc = watch_to_json(w, diagnosis);
     errno = 0;
-    int rc = json_dump_file(doc, path, JSON_INDENT(1) | JSON_REAL_PRECISION(6));
-    int why = errno; /* fopen's or the write's reason ("Is a directory") */
+    int rc = json_dumpfd(doc, target.fd, JSON_INDENT(1) | JSON_REAL_PRECISION(6));
+    int error = errno; /* the write's reason */
     json_decref(doc);
+    if (output_target_finish(&target, rc == 0, why, sizeof why) != 0 && rc == 0) {
+        snprintf(err, errlen, _("%s: cannot write the timeline: %s"), path, _(why));
+        return -1;
+    }
     if (rc != 0) {
-        if (why)
-            snprintf(err, errlen, _("%s: cannot write the timeline: %s"), path, i18n_error_text(why));
+        if (error)
+            snprintf(err, errlen, _("%s: cannot write the timeline: %s"), path, i18n_error_text(error));
         else
             snprintf(err, errlen, _("%s: cannot write the timeline"), path);
     }

@@ -375,9 +375,7 @@ int output_file_begin(struct output_file *o, const char *pattern, const char *co
         return -1;
     }
     /* The finished file gets the mode any new file of this user gets. */
-    mode_t mask = umask(0);
-    umask(mask);
-    if (output_target_open(&o->target, o->path, 0666 & ~mask, why, sizeof why) != 0) {
+    if (output_target_open(&o->target, o->path, output_new_file_mode(), why, sizeof why) != 0) {
         print_error(command, _("--output %s: %s"), o->path, _(why));
         return -1;
     }
@@ -417,19 +415,69 @@ int output_file_end(struct output_file *o, bool keep, const char *command)
 
 bool output_is_stdout(const char *file) { return file && !strcmp(file, "-"); }
 
+/* The files output_open gave, with their targets (a command writes one or two pages at a time). */
+enum { OPEN_PAGES = 4 };
+static struct {
+    FILE *file;
+    struct output_target target;
+} pages[OPEN_PAGES];
+
+mode_t output_new_file_mode(void)
+{
+    mode_t mask = umask(0);
+    umask(mask);
+    return 0666 & ~mask;
+}
+
 FILE *output_open(const char *file, const char *command)
 {
-    FILE *out = output_is_stdout(file) ? stdout : fopen(file, "w");
-    if (!out)
+    if (output_is_stdout(file))
+        return stdout;
+    int slot = 0;
+    while (slot < OPEN_PAGES && pages[slot].file)
+        slot++;
+    char why[PATH_MAX + 128];
+    if (slot == OPEN_PAGES) {
+        print_error(command, _("%s: %s"), file, i18n_error_text(EMFILE));
+        return NULL;
+    }
+    if (output_target_open(&pages[slot].target, file, output_new_file_mode(), why, sizeof why) != 0) {
+        print_error(command, _("%s: %s"), file, _(why));
+        return NULL;
+    }
+    int fd = dup(pages[slot].target.fd);
+    FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!out) {
         print_error(command, _("%s: %s"), file, i18n_error_text(errno));
+        if (fd >= 0)
+            close(fd);
+        output_target_finish(&pages[slot].target, false, why, sizeof why);
+        return NULL;
+    }
+    pages[slot].file = out;
     return out;
 }
 
 int output_close(FILE *out, const char *file, const char *command, int rc)
 {
-    if (out != stdout && fclose(out) != 0) {
-        print_error(command, _("%s: %s"), file, i18n_error_text(errno));
-        rc = -1;
+    if (out == stdout)
+        return rc;
+    int slot = 0;
+    while (slot < OPEN_PAGES && pages[slot].file != out)
+        slot++;
+    bool written = fclose(out) == 0;
+    int error = errno;
+    char why[PATH_MAX + 128];
+    if (!written)
+        print_error(command, _("%s: %s"), file, i18n_error_text(error));
+    if (slot < OPEN_PAGES) {
+        pages[slot].file = NULL;
+        /* What the writer wrote is kept, whatever it returned (rc passes through); a page that
+         * could not be written whole is not. */
+        if (output_target_finish(&pages[slot].target, written, why, sizeof why) != 0 && written) {
+            print_error(command, _("%s: %s"), file, _(why));
+            written = false;
+        }
     }
-    return rc;
+    return written ? rc : -1;
 }

@@ -59,7 +59,12 @@ int output_file_begin(struct output_file *o, const char *pattern, const char *co
  * message on stderr), otherwise remove it. */
 int output_file_end(struct output_file *o, bool keep, const char *command);
 
-/* A page FILE named on the command line (--html FILE, --markdown FILE): "-" is stdout. */
+/* The mode any new file of this user gets (0666 less the umask). */
+mode_t output_new_file_mode(void);
+
+/* A page FILE named on the command line (--html FILE, --markdown FILE): "-" is stdout. Other names
+ * follow struct output_target's rule: a temporary file renamed over FILE when closed, a device or
+ * FIFO written through. */
 bool output_is_stdout(const char *file);
 /* Opens FILE for writing, or gives stdout for "-"; NULL after "gpuvet COMMAND: FILE: why" on
  * stderr. */

@@ -18,6 +18,7 @@
 #include "util/fsroot.h"
 #include "util/i18n.h"
 #include "util/output.h"
+#include "util/output_file.h"
 
 #define POLL_SLICE_S 0.05 /* how soon a job's end or Ctrl-C is noticed */
 
@@ -189,17 +190,11 @@ static int replay(const struct watch_options *o)
     return finish(o, &w, stdout, 0);
 }
 
-/* Creates the --json file before anything starts, so a bad path fails before the job runs. */
+/* Checks the --json file before anything starts, so a bad path fails before the job runs (nothing
+ * is created: a FIFO there would wait for a reader, a device is written through at the end). */
 static int check_json_path(const char *path)
 {
-    FILE *f = path ? fopen(path, "w") : NULL;
-    if (path && !f) {
-        print_error("watch", _("%s: %s"), path, i18n_error_text(errno));
-        return -1;
-    }
-    if (f)
-        fclose(f);
-    return 0;
+    return path ? output_target_check_option("watch", "--json", path) : 0;
 }
 
 int watch_run(const struct watch_options *o)

@@ -51,7 +51,8 @@ Test(output_file, a_file_that_cannot_be_created_is_named_in_the_error, .init = c
 {
     cr_expect_null(output_open("/nonexistent-dir/page.html", "compare"));
     fflush(stderr);
-    cr_expect_stderr_eq_str("gpuvet compare: /nonexistent-dir/page.html: No such file or directory\n");
+    cr_expect_stderr_eq_str("gpuvet compare: /nonexistent-dir/page.html: its folder /nonexistent-dir: No such file or "
+                            "directory\n");
 }
 
 /* ---- output_target: what --output and --prom may replace (issue 25) ---- */
