@@ -8,7 +8,8 @@ cd "$(dirname "$0")/../.."
 seconds=${1:-60}
 shift || true
 names=("$@")
-[ ${#names[@]} -gt 0 ] || names=(nvsmi dmidecode claim bench_json audit_json offers hf_config dmon mo smbios)
+[ ${#names[@]} -gt 0 ] || names=(nvsmi dmidecode claim bench_json audit_json offers hf_config dmon mo smbios fleet watch
+    mo_format)
 out=build/fuzz
 fixtures=tests/fixtures
 
@@ -27,12 +28,23 @@ seed hf_config $fixtures/plan/*.config.json
 seed dmon $fixtures/plan/*.log
 seed mo build/locale/zh_CN/LC_MESSAGES/gpuvet.mo # the catalogue the build compiled
 seed smbios $fixtures/dmi-raw/17-* tests/fuzz/regressions/smbios/*
+seed fleet $fixtures/bench/*.json
+seed watch $fixtures/watch/*
+# A translation of each msgid fuzz_mo_format picks (its first byte): the real ones and %-heavy ones.
+mkdir -p $out/corpus/mo_format
+printf '\000gpuvet: 未知命令“%%s”；你是不是想用 %%s？\n' > $out/corpus/mo_format/0
+printf '\001；%%2$d 个内存槽位中 %%1$d 个空闲' > $out/corpus/mo_format/1
+printf '\002 在每通道 %%d 条内存时%%.0s' > $out/corpus/mo_format/2
+printf '\003%%s：%%.1f GB/s（已复制 %%zu MiB）' > $out/corpus/mo_format/3
+printf '\004%%llu 字节，%%*d%%%%' > $out/corpus/mo_format/4
+printf '\005没有转换 %%s%%n' > $out/corpus/mo_format/5
 # Audit documents: gpuvet's own audit of each recorded machine (unpacked by ctest's unpack_fixtures).
 mkdir -p $out/corpus/audit_json
 for tree in build/fixtures/sysroot/*/; do
     [ -d "$tree" ] || continue
     ./build/gpuvet audit --json --sample 0 --sysroot "$tree" > "$out/corpus/audit_json/$(basename "$tree").json" 2>/dev/null
 done
+cp $out/corpus/audit_json/*.json $out/corpus/fleet/ 2>/dev/null # fleet and compare read audits too
 
 # nvidia-smi XML: a dictionary of the element names real output uses, so that mutations keep finding
 # the parser's paths instead of breaking the XML.

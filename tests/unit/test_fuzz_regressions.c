@@ -19,6 +19,9 @@ int fuzz_offers_one(const uint8_t *data, size_t size);
 int fuzz_hf_config_one(const uint8_t *data, size_t size);
 int fuzz_dmon_one(const uint8_t *data, size_t size);
 int fuzz_mo_one(const uint8_t *data, size_t size);
+int fuzz_fleet_one(const uint8_t *data, size_t size);
+int fuzz_watch_one(const uint8_t *data, size_t size);
+int fuzz_mo_format_one(const uint8_t *data, size_t size);
 
 #define REGRESSIONS GPUVET_TEST_SOURCE "/fuzz/regressions"
 
@@ -30,6 +33,7 @@ static const struct {
     {"claim", fuzz_claim_one},          {"bench_json", fuzz_bench_json_one}, {"audit_json", fuzz_audit_json_one},
     {"offers", fuzz_offers_one},        {"hf_config", fuzz_hf_config_one}, {"dmon", fuzz_dmon_one},
     {"mo", fuzz_mo_one},
+    {"fleet", fuzz_fleet_one},          {"watch", fuzz_watch_one},           {"mo_format", fuzz_mo_format_one},
 };
 
 /* Runs every file of one harness's folder (none is fine: that parser never failed). */

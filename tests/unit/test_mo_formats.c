@@ -52,6 +52,8 @@ Test(mo_formats, other_conversions_are_refused)
     cr_expect_not(mo_format_compatible("%d", "%b"), "a letter some C library reads an argument for");
     cr_expect_not(mo_format_compatible("%d", "%w32d"));
     cr_expect_not(mo_format_compatible("0.68 or 68%", "%s"));
+    cr_expect_not(mo_format_compatible("; %d of %d", "；%2"), "a directive cut by the end (found by fuzz_mo_format)");
+    cr_expect_not(mo_format_compatible("no conversion", "x %-"));
 }
 
 Test(mo_formats, every_translation_of_the_real_catalogue_is_accepted)
