@@ -286,9 +286,11 @@ static bool format_parse(const char *s, struct format_args *a)
             continue;
         default:
             /* A letter may be a conversion of some C library (glibc 2.35's %b): refused. Anything
-             * else ("70 % 以上", a final "%") is printed as it stands and takes no argument. */
+             * else ("70 % 以上", "%.1%") is printed as it stands and takes no argument; printf goes
+             * on after that byte, and so does this reading (a second '%' there is no new directive). */
             if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'))
                 return false;
+            p++;
             continue;
         }
         p++;

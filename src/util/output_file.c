@@ -140,8 +140,9 @@ static int check_parent(const char *path, char *why, size_t why_size)
     struct stat st;
     int rc = 0;
     if (stat(dir, &st) != 0) {
+        int error = errno; /* the arguments are evaluated twice (util/i18n.h) */
         /* TRANSLATORS: the folder, then the system's error text (strerror). */
-        i18n_snprintf(why, why_size, "its folder %s: %s", dir, i18n_error_text(errno));
+        i18n_snprintf(why, why_size, "its folder %s: %s", dir, i18n_error_text(error));
         rc = -1;
     } else if (!S_ISDIR(st.st_mode)) {
         i18n_snprintf(why, why_size, "%s is not a folder", dir);
@@ -305,7 +306,8 @@ static int open_temp(struct output_target *t, mode_t mode, char *why, size_t why
     }
     int fd = mkstemp(t->temp);
     if (fd < 0) {
-        i18n_snprintf(why, why_size, "cannot create a file in its folder: %s", i18n_error_text(errno));
+        int error = errno;
+        i18n_snprintf(why, why_size, "cannot create a file in its folder: %s", i18n_error_text(error));
         t->temp[0] = '\0';
         return -1;
     }

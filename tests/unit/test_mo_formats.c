@@ -54,6 +54,10 @@ Test(mo_formats, other_conversions_are_refused)
     cr_expect_not(mo_format_compatible("0.68 or 68%", "%s"));
     cr_expect_not(mo_format_compatible("; %d of %d", "；%2"), "a directive cut by the end (found by fuzz_mo_format)");
     cr_expect_not(mo_format_compatible("no conversion", "x %-"));
+    /* "%.1%" is one literal '%' to printf: the "%S" after "%%" is a wide string (found by
+     * fuzz_mo_format: it crashed in wcsrtombs). */
+    cr_expect_not(mo_format_compatible("; %d of %d", "%.1%%%%Sd"));
+    cr_expect(mo_format_compatible("%d", "%.1%%d"), "'%%.1%%' then '%%d'");
 }
 
 Test(mo_formats, every_translation_of_the_real_catalogue_is_accepted)
