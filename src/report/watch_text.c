@@ -8,6 +8,7 @@
 #include "report/wrap.h"
 #include "rules/watch.h"
 #include "util/i18n.h"
+#include "util/output.h"
 #include "util/width.h"
 
 #define CLEAR_TO_END "\033[J"
@@ -305,6 +306,19 @@ void watch_print_diagnosis(FILE *o, const struct watch_timeline *w, const struct
         return;
     diagnosis(buf, w, f, color ? "\033[1m" : "", color ? "\033[0m" : "");
     fclose(buf);
-    print_wrapped(o, text, len, REPORT_COLUMNS, _("fix: "));
+    /* A replayed timeline is a file from anywhere: its names and reasons reach the terminal with
+     * their control bytes and invalid bytes as \xNN (util/sanitize.h), only our bold kept. */
+    static const char *const own[] = {"\033[1m", "\033[0m", NULL};
+    char *safe = NULL;
+    size_t safe_len = 0;
+    FILE *sb = text ? open_memstream(&safe, &safe_len) : NULL;
+    if (sb && text_write_escaped(sb, text, len, own) == 0 && fclose(sb) == 0)
+        print_wrapped(o, safe, safe_len, REPORT_COLUMNS, _("fix: "));
+    else {
+        if (sb)
+            fclose(sb);
+        print_wrapped(o, text, len, REPORT_COLUMNS, _("fix: "));
+    }
+    free(safe);
     free(text);
 }
