@@ -4,6 +4,7 @@
  * adds date and time columns first). A dmon log has no host side: the report says so. */
 #include <errno.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,10 @@ static double num(json_t *obj, const char *key)
 static int integer(json_t *obj, const char *key, int fallback)
 {
     json_t *v = json_object_get(obj, key);
-    return json_is_integer(v) ? (int)json_integer_value(v) : fallback;
+    /* Past an int it is no count, pid or index of a real timeline: the fallback (unknown), never wrapped. */
+    return json_is_integer(v) && json_integer_value(v) >= INT_MIN && json_integer_value(v) <= INT_MAX
+               ? (int)json_integer_value(v)
+               : fallback;
 }
 
 static char *text(json_t *obj, const char *key)
