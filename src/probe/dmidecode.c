@@ -1,6 +1,7 @@
 /* `dmidecode` text output (what providers hand out): the same structures as the binary table,
  * read from "Handle 0x0031, DMI type 17, 40 bytes" blocks of "\tKey: Value" lines. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -45,6 +46,18 @@ static int leading_count(const char *v)
     if (end == v || n < 0)
         return 0;
     return errno == ERANGE || n > INT_MAX ? INT_MAX : (int)n;
+}
+
+/* Sets *error to the message (NULL without memory) and returns -1: a file refused by name. */
+static int refused(char **error, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int refused(char **error, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (vasprintf(error, fmt, ap) < 0)
+        *error = NULL;
+    va_end(ap);
+    return -1;
 }
 
 /* "16384 MB", "32 GB", "1 TB", "512 kB" -> bytes; "No Module Installed" and garbage -> 0. */
@@ -357,25 +370,15 @@ int dmidecode_parse(const char *text, struct dmi_data *d, char **error)
         return -1;
     }
     for (int i = 0; i < d->npsus; i++)
-        if (d->psus[i].max_watts > DMI_MAX_PSU_WATTS) {
-            if (asprintf(error, "power supply %s: its Max Power Capacity is more than the %d W SMBIOS can state",
-                         d->psus[i].name ? d->psus[i].name : "(no name)", DMI_MAX_PSU_WATTS) < 0)
-                *error = NULL;
-            return -1;
-        }
-    if (d->ncpus > DMI_MAX_PROCESSORS) {
-        if (asprintf(error, "%d processors, more than the %d any board has: not read", d->ncpus,
-                     DMI_MAX_PROCESSORS) < 0)
-            *error = NULL;
-        return -1;
-    }
+        if (d->psus[i].max_watts > DMI_MAX_PSU_WATTS)
+            return refused(error, "power supply %s: its Max Power Capacity is more than the %d W SMBIOS can state",
+                           d->psus[i].name ? d->psus[i].name : "(no name)", DMI_MAX_PSU_WATTS);
+    if (d->ncpus > DMI_MAX_PROCESSORS)
+        return refused(error, "%d processors, more than the %d any board has: not read", d->ncpus, DMI_MAX_PROCESSORS);
     for (int i = 0; i < d->ncpus; i++)
-        if (d->cpus[i].cores > DMI_MAX_PROCESSOR_CORES || d->cpus[i].threads > DMI_MAX_PROCESSOR_CORES) {
-            if (asprintf(error, "processor %s: its Core Count or Thread Count is more than the %d SMBIOS can state",
-                         d->cpus[i].socket ? d->cpus[i].socket : "(no socket)", DMI_MAX_PROCESSOR_CORES) < 0)
-                *error = NULL;
-            return -1;
-        }
+        if (d->cpus[i].cores > DMI_MAX_PROCESSOR_CORES || d->cpus[i].threads > DMI_MAX_PROCESSOR_CORES)
+            return refused(error, "processor %s: its Core Count or Thread Count is more than the %d SMBIOS can state",
+                           d->cpus[i].socket ? d->cpus[i].socket : "(no socket)", DMI_MAX_PROCESSOR_CORES);
     finish_processors(d);
     return 0;
 }
