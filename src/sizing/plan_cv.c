@@ -10,6 +10,9 @@
 
 /* More decode cores per GPU than any machine has: the rate they came from is refused. */
 #define PLAN_MAX_DECODE_CORES_PER_GPU 4096
+/* Images/s one GPU consumes: ResNet-50 training runs at thousands; past this the cores it would
+ * need overflow (the audit's CPU_CORES_PER_GPU need scales with it). */
+#define PLAN_MAX_IMAGES_S_PER_GPU 1e7
 
 static int decode_rate_from_bench(struct plan *p, const char *path, double *out)
 {
@@ -71,6 +74,9 @@ int plan_cv(struct plan *p)
     /* Checked where the rates meet: a per-core rate so small that the cores would not fit an int (a
      * bench document of a stalled run, a mistyped --decode-rate) is refused by name, never printed
      * as "-2147483648 decode cores". */
+    if (rate > PLAN_MAX_IMAGES_S_PER_GPU)
+        return plan_fail(p, _("%g images/s per GPU (%s) is more than any GPU consumes (%g): check --img-rate"), rate,
+                         rate_source, PLAN_MAX_IMAGES_S_PER_GPU);
     double decode_need = ceil(rate / per_core);
     if (!(per_core > 0) || !isfinite(decode_need) || decode_need > PLAN_MAX_DECODE_CORES_PER_GPU)
         return plan_fail(p,

@@ -46,6 +46,14 @@ Test(numbers, a_decode_rate_that_needs_more_cores_than_an_int_is_refused)
     run_result_free(&r);
 }
 
+Test(numbers, an_image_rate_past_any_gpu_is_refused)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "cv-train", "--gpus", "8xH100", "--img-rate", "1e300", NULL);
+    cr_assert_eq(r.status, 2, "exit %d: %s", r.status, r.out);
+    cr_assert(strstr(r.err, "1e+300 images/s per GPU (--img-rate) is more than any GPU consumes (1e+07)"), "%s", r.err);
+    run_result_free(&r);
+}
+
 Test(numbers, a_power_supply_past_what_smbios_states_is_refused_by_name)
 {
     char *path = replaced_copy(HP_DMI, "Max Power Capacity: 500 W", "Max Power Capacity: 99999999999 W");
