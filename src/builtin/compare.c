@@ -21,7 +21,7 @@ static const char usage[] =
     "                  to standard output instead of the text report\n"
     "  --markdown FILE  also write it as GitHub-flavoured Markdown (- likewise)\n"
     "\n"
-    "exit status: 0 no difference, 1 differences, 2 could not run\n");
+    "exit status: 0 no difference, 1 differences or a fail finding on either side, 2 could not run\n");
 
 int cmd_compare(int argc, char **argv)
 {
@@ -75,7 +75,9 @@ int cmd_compare(int argc, char **argv)
         if (rc == 0 && !stdout_taken)
             rc = json ? compare_report_json(stdout, &sides[0], &sides[1])
                       : compare_report_text(stdout, &sides[0], &sides[1]);
-        status = rc != 0 ? EXIT_CANNOT_RUN : differences ? 1 : 0;
+        /* Two machines alike that both FAIL are not in order: the status says so. */
+        bool fails = fleet_failing_nodes(&sides[0]) + fleet_failing_nodes(&sides[1]) > 0;
+        status = rc != 0 ? EXIT_CANNOT_RUN : differences || fails ? 1 : 0;
     }
     fleet_free(&sides[0]);
     fleet_free(&sides[1]);

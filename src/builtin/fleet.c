@@ -26,8 +26,8 @@ static const char usage[] =
     "                      FILE - writes it to standard output instead of the text report\n"
     "  --markdown FILE     also write the same content as GitHub-flavoured Markdown (- likewise)\n"
     "\n"
-    "exit status: 0 every node alike, 1 odd nodes, fields without a majority or low figures found,\n"
-    "2 could not run\n");
+    "exit status: 0 every node alike, 1 odd nodes, fields without a majority, low figures or a fail\n"
+    "finding on any node, 2 could not run\n");
 
 int cmd_fleet(int argc, char **argv)
 {
@@ -85,6 +85,15 @@ int cmd_fleet(int argc, char **argv)
     int found = 0;
     for (int i = 0; i < a.ngroups; i++)
         found += a.groups[i].nodd + a.groups[i].nsplits + a.groups[i].nlow;
+    /* A FAIL on every node (or on a lone node) is no odd one out, but it is no fleet in order. */
+    found += (int)(fleet_failing_nodes(&f) > 0);
+    const char **apart;
+    size_t napart = fleet_unplain_hosts(&f, &apart);
+    for (size_t i = 0; i < napart; i++)
+        print_error("fleet", _("host name \"%s\" is not a Slurm host name (letters, digits, '-', '.', '_'): it is "
+                               "listed apart, in no hostlist"),
+                    apart[i]);
+    free(apart);
     fleet_analysis_free(&a);
     fleet_free(&f);
     return rc != 0 ? EXIT_CANNOT_RUN : found ? 1 : 0;

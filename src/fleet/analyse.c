@@ -1,11 +1,13 @@
 /* Groups, majorities and the nodes that stand out (fleet.h). Counting uses the string pool's
  * scratch counters, so every pass is linear in the number of nodes. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fleet/fleet.h"
 #include "util/hostlist.h"
+#include "util/sanitize.h"
 
 static void *grow_array(void *array, int count, size_t size)
 {
@@ -239,9 +241,11 @@ char *fleet_hostlist(const struct fleet *f, const size_t *nodes, size_t n)
     const char **names = malloc((n ? n : 1) * sizeof *names);
     if (!names)
         abort();
+    size_t plain = 0;
     for (size_t i = 0; i < n; i++)
-        names[i] = f->nodes[nodes[i]].host;
-    char *list = hostlist_compress(names, n);
+        if (hostname_is_plain(f->nodes[nodes[i]].host)) /* "gpu[01-99],login1" would name 100 nodes */
+            names[plain++] = f->nodes[nodes[i]].host;
+    char *list = hostlist_compress(names, plain);
     free(names);
     return list;
 }
@@ -268,4 +272,47 @@ char *fleet_odd_hostlist(const struct fleet *f, const struct fleet_analysis *a)
     char *list = fleet_hostlist(f, nodes, n);
     free(nodes);
     return list;
+}
+
+size_t fleet_unplain_hosts(const struct fleet *f, const char ***names)
+{
+    size_t n = 0;
+    *names = NULL;
+    for (size_t i = 0; i < f->count; i++) {
+        if (hostname_is_plain(f->nodes[i].host))
+            continue;
+        const char **grown = realloc(*names, (n + 1) * sizeof *grown);
+        if (!grown)
+            abort();
+        *names = grown;
+        (*names)[n++] = f->nodes[i].host;
+    }
+    return n;
+}
+
+size_t fleet_failing_nodes(const struct fleet *f)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < f->count; i++) {
+        bool fails = false;
+        for (int k = 0; k < f->nodes[i].nfindings && !fails; k++)
+            fails = !strncmp(f->nodes[i].findings[k], "fail ", 5);
+        n += fails;
+    }
+    return n;
+}
+
+char *fleet_unplain_line(const struct fleet *f)
+{
+    const char **names;
+    size_t n = fleet_unplain_hosts(f, &names);
+    char *line = NULL;
+    size_t len = 0;
+    FILE *o = n ? open_memstream(&line, &len) : NULL;
+    for (size_t i = 0; o && i < n; i++)
+        fprintf(o, "%s\"%s\"", i ? ", " : "", names[i]);
+    if (o)
+        fclose(o);
+    free(names);
+    return line;
 }

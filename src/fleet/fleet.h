@@ -172,7 +172,15 @@ void fleet_analysis_free(struct fleet_analysis *a);
 /* Every node some group names as odd or low, as one hostlist ("" when none; caller frees). */
 char *fleet_odd_hostlist(const struct fleet *f, const struct fleet_analysis *a);
 
-/* The hostlist of the given nodes (caller frees). */
+/* The hostlist of the given nodes (caller frees). A node whose name is not a plain host name
+ * (util/sanitize.h: hostname_is_plain) is never put in a hostlist: see fleet_unplain_hosts. */
 char *fleet_hostlist(const struct fleet *f, const size_t *nodes, size_t n);
+/* The host names no hostlist holds, in node order: *names (borrowed strings, the array malloc'd;
+ * the caller frees it), their count returned. */
+size_t fleet_unplain_hosts(const struct fleet *f, const char ***names);
+/* Those names quoted and joined by ", " (caller frees), NULL when there are none. */
+char *fleet_unplain_line(const struct fleet *f);
+/* How many nodes have a fail finding: a FAIL is a fault however many nodes share it. */
+size_t fleet_failing_nodes(const struct fleet *f);
 
 #endif

@@ -39,6 +39,15 @@ int health_check_run(const struct health_request *req, struct health_check *h)
     probe_contention(&h->machine, 0); /* no sample window: the check must stay fast */
     rules_run(&h->machine, req->workload, NULL, &h->findings);
     h->problem = health_worst(&h->findings, h->threshold);
+    int judged = 0;
+    for (int i = 0; i < h->findings.count; i++)
+        judged += h->findings.items[i].severity != SEV_UNKNOWN;
+    if (judged == 0) {
+        /* A tree (or a machine) that gave no fact: "OK" would resume a node nobody checked. */
+        h->blind = true;
+        h->problem = NULL;
+        return -1;
+    }
     if (req->verdict) {
         verdict_judge(&h->verdict, &h->machine, req->workload, &h->findings);
         h->judged = true;

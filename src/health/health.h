@@ -24,6 +24,8 @@ struct health_check {
     double started_s;   /* CLOCK_MONOTONIC when the check began */
     struct machine machine;
     bool probed;        /* false: the machine could not be read (m.problems say why) */
+    bool blind;         /* probed, but not one check could judge anything (every finding unknown):
+                           silence is not health, the check is unknown */
     enum severity threshold;
     struct findings findings;
     const struct finding *problem; /* the worst finding at or above threshold; NULL: OK */
@@ -32,7 +34,7 @@ struct health_check {
 };
 
 /* Probes and checks; 0 checked (h->problem says whether the node has a problem), -1 the machine
- * could not be read. Free h with health_check_free either way. */
+ * could not be read, or nothing on it could be checked (h->blind). Free h with health_check_free either way. */
 int health_check_run(const struct health_request *req, struct health_check *h);
 void health_check_free(struct health_check *h);
 /* Seconds since the check began. */

@@ -87,8 +87,13 @@ static int load_pcie(struct bench_results *b, json_t *pcie, char *err, size_t er
             positive(gpu, "d2h_pinned_bytes_s", &c->d2h_pinned_bytes_s, err, errlen, "pcie[]"))
             return -1;
         json_t *near = json_object_get(gpu, "near_node"), *far = json_object_get(gpu, "far_node");
-        c->near_node = json_is_integer(near) ? (int)json_integer_value(near) : -1;
-        c->far_node = json_is_integer(far) ? (int)json_integer_value(far) : -1;
+        /* A NUMA node number is small: one past 65535 would wrap in the cast. */
+        c->near_node = json_is_integer(near) && json_integer_value(near) >= 0 && json_integer_value(near) <= 65535
+                           ? (int)json_integer_value(near)
+                           : -1;
+        c->far_node = json_is_integer(far) && json_integer_value(far) >= 0 && json_integer_value(far) <= 65535
+                          ? (int)json_integer_value(far)
+                          : -1;
         b->npcie++;
     }
     return 0;

@@ -1,7 +1,9 @@
 /* `dmidecode` text output (what providers hand out): the same structures as the binary table,
  * read from "Handle 0x0031, DMI type 17, 40 bytes" blocks of "\tKey: Value" lines. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +34,30 @@ static int leading_int(const char *v, int unknown)
     char *end;
     long n = strtol(v, &end, 10);
     return end == v || n < 0 || n > 1000000000L ? unknown : (int)n;
+}
+
+/* A count at the start of v; 0 for garbage or a negative one; INT_MAX for one past it, so that
+ * dmidecode_load refuses it by name instead of taking it for unknown. */
+static int leading_count(const char *v)
+{
+    char *end;
+    errno = 0;
+    long long n = strtoll(v, &end, 10);
+    if (end == v || n < 0)
+        return 0;
+    return errno == ERANGE || n > INT_MAX ? INT_MAX : (int)n;
+}
+
+/* Sets *error to the message (NULL without memory) and returns -1: a file refused by name. */
+static int refused(char **error, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int refused(char **error, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (vasprintf(error, fmt, ap) < 0)
+        *error = NULL;
+    va_end(ap);
+    return -1;
 }
 
 /* "16384 MB", "32 GB", "1 TB", "512 kB" -> bytes; "No Module Installed" and garbage -> 0. */
@@ -103,9 +129,9 @@ static void processor_field(struct dmi_processor *c, const char *key, const char
     else if (!strcmp(key, "Status"))
         c->populated = !strncmp(v, "Populated", 9);
     else if (!strcmp(key, "Core Count"))
-        c->cores = leading_int(v, 0);
+        c->cores = leading_count(v);
     else if (!strcmp(key, "Thread Count"))
-        c->threads = leading_int(v, 0);
+        c->threads = leading_count(v);
 }
 
 /* dmidecode's names for SMBIOS 3.2 memory technologies (Optane's changed between versions). */
@@ -161,7 +187,7 @@ static void psu_field(struct dmi_psu *p, const char *key, const char *v)
     if (!strcmp(key, "Name") || (!strcmp(key, "Location") && !p->name))
         set_string(&p->name, v);
     else if (!strcmp(key, "Max Power Capacity"))
-        p->max_watts = leading_int(v, -1) > 0 ? leading_int(v, -1) : -1; /* "0 W" means not given */
+        p->max_watts = leading_count(v) > 0 ? leading_count(v) : -1; /* "0 W" means not given */
     else if (!strcmp(key, "Status")) {
         p->present = !strncmp(v, "Present", 7);
         const char *state = strchr(v, ',');
@@ -343,6 +369,16 @@ int dmidecode_parse(const char *text, struct dmi_data *d, char **error)
             *error = NULL;
         return -1;
     }
+    for (int i = 0; i < d->npsus; i++)
+        if (d->psus[i].max_watts > DMI_MAX_PSU_WATTS)
+            return refused(error, "power supply %s: its Max Power Capacity is more than the %d W SMBIOS can state",
+                           d->psus[i].name ? d->psus[i].name : "(no name)", DMI_MAX_PSU_WATTS);
+    if (d->ncpus > DMI_MAX_PROCESSORS)
+        return refused(error, "%d processors, more than the %d any board has: not read", d->ncpus, DMI_MAX_PROCESSORS);
+    for (int i = 0; i < d->ncpus; i++)
+        if (d->cpus[i].cores > DMI_MAX_PROCESSOR_CORES || d->cpus[i].threads > DMI_MAX_PROCESSOR_CORES)
+            return refused(error, "processor %s: its Core Count or Thread Count is more than the %d SMBIOS can state",
+                           d->cpus[i].socket ? d->cpus[i].socket : "(no socket)", DMI_MAX_PROCESSOR_CORES);
     finish_processors(d);
     return 0;
 }

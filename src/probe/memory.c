@@ -546,10 +546,15 @@ static void take_power(struct power_info *p, const struct dmi_data *dmi)
     }
 }
 
+/* More cores than any machine has (a sum of forged counts): left unknown. */
+#define CPU_MAX_CORES (1 << 20)
+
 /* Processors from type 4 where the system was not read (evidence-only audits). */
 static void take_processors(struct cpu_info *c, const struct dmi_data *dmi)
 {
-    int sockets = 0, cores = 0, threads = 0;
+    /* Summed wide: a binary table may list many processors of 65,535 cores each; a total past
+     * CPU_MAX_CORES is no machine's and stays unknown, never a wrapped count. */
+    long long sockets = 0, cores = 0, threads = 0;
     const struct dmi_processor *first = NULL;
     for (int i = 0; i < dmi->ncpus; i++) {
         const struct dmi_processor *p = &dmi->cpus[i];
@@ -562,6 +567,8 @@ static void take_processors(struct cpu_info *c, const struct dmi_data *dmi)
     }
     if (!first)
         return;
+    if (sockets > CPU_MAX_CORES || cores > CPU_MAX_CORES || threads > CPU_MAX_CORES)
+        sockets = cores = threads = 0;
     if (!c->model && first->version)
         c->model = strdup(first->version);
     if (!c->vendor && first->manufacturer)
@@ -571,11 +578,11 @@ static void take_processors(struct cpu_info *c, const struct dmi_data *dmi)
         c->model_number = first->cpuid_model;
     }
     if (!c->sockets)
-        c->sockets = sockets;
+        c->sockets = (int)sockets;
     if (!c->cores)
-        c->cores = cores;
+        c->cores = (int)cores;
     if (!c->threads)
-        c->threads = threads;
+        c->threads = (int)threads;
     if (c->max_mhz <= 0 && first->max_mhz > 0)
         c->max_mhz = first->max_mhz;
 }

@@ -98,7 +98,7 @@ static void read_ecc(const struct nvml *n, nvml_device dev, struct gpu *g)
     }
 }
 
-static void read_clocks_power(const struct nvml *n, nvml_device dev, struct gpu *g)
+static void read_clocks_power(struct machine *m, const struct nvml *n, nvml_device dev, struct gpu *g)
 {
     static const int types[] = {NVML_CLOCK_GRAPHICS, NVML_CLOCK_SM, NVML_CLOCK_MEM};
     int *cur[] = {&g->clock_graphics_mhz, &g->clock_sm_mhz, &g->clock_mem_mhz};
@@ -116,10 +116,12 @@ static void read_clocks_power(const struct nvml *n, nvml_device dev, struct gpu 
         g->clock_events = events;
     }
     unsigned mw;
-    if (n->power_usage && n->power_usage(dev, &mw) == NVML_SUCCESS)
-        g->power_draw_w = mw / 1000.0;
-    if (n->power_limit && n->power_limit(dev, &mw) == NVML_SUCCESS)
-        g->power_limit_w = mw / 1000.0;
+    if (n->power_usage && n->power_usage(dev, &mw) == NVML_SUCCESS && !nvml_power_w(mw, &g->power_draw_w))
+        machine_problem(m, "nvml", "GPU %s: power draw of %u milliwatts is not a reading (NVML's 0xffffffff, or past %d W): "
+                        "unknown", g->bus_id, mw, NVML_POWER_MAX_W);
+    if (n->power_limit && n->power_limit(dev, &mw) == NVML_SUCCESS && !nvml_power_w(mw, &g->power_limit_w))
+        machine_problem(m, "nvml", "GPU %s: power limit of %u milliwatts is not a reading (NVML's 0xffffffff, or past %d W): "
+                        "unknown", g->bus_id, mw, NVML_POWER_MAX_W);
     struct nvml_temperature_v1 t = {.version = NVML_STRUCT_VERSION(struct nvml_temperature_v1, 1)};
     unsigned c;
     if (n->temperature_v && n->temperature_v(dev, &t) == NVML_SUCCESS)
@@ -225,7 +227,7 @@ static void read_device(struct machine *m, const struct nvml *n, unsigned index)
     if (n->replay_counter && n->replay_counter(dev, &replays) == NVML_SUCCESS)
         g->pcie_replays = replays;
     read_ecc(n, dev, g);
-    read_clocks_power(n, dev, g);
+    read_clocks_power(m, n, dev, g);
     unsigned mig, mig_pending;
     if (n->mig_mode && n->mig_mode(dev, &mig, &mig_pending) == NVML_SUCCESS) {
         g->mig_current = mig ? GPU_ON : GPU_OFF;
@@ -350,7 +352,14 @@ static void scan_cudart_dir(struct machine *m, const char *dir)
     int best = -1, major = 0, minor = -1;
     for (int i = 0; i < n; i++) {
         int a, b;
-        if (cudart_version(names[i], &a, &b) && (best < 0 || b > minor)) {
+        if (!cudart_version(names[i], &a, &b))
+            continue;
+        /* The names are what this check reads: a snapshot keeps them, so that its replay finds
+         * the same runtimes (and gives the same verdict) as the machine. */
+        char seen[4096];
+        snprintf(seen, sizeof seen, "%s/%s", dir, names[i]);
+        fs_record_name(seen);
+        if (best < 0 || b > minor) {
             best = i;
             major = a;
             minor = b;

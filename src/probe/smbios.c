@@ -236,7 +236,7 @@ static void decode_psu(const struct structure *s, struct dmi_data *d)
     if (!p->name)
         p->name = string_at(s, 0x05);
     unsigned watts = word_at(s, 0x0C);
-    p->max_watts = watts == 0x8000 || watts == 0 ? -1 : (int)watts;
+    p->max_watts = watts >= 0x8000 || watts == 0 ? -1 : (int)watts; /* 0x8000 unknown; past it no value */
     unsigned ch = word_at(s, 0x0E);
     p->present = ch & 0x02;
     static const char *const status[] = {NULL, "Other", NULL, "OK", "Non-critical", "Critical"};

@@ -95,8 +95,8 @@ void watch_gpus_sample(struct watch_gpus *g, const struct watch_timeline *w, str
             x->mem_clock_mhz = mhz;
         if (n->clock_events && n->clock_events(dev, &x->clock_events) == NVML_SUCCESS)
             x->clock_events_known = true;
-        if (n->power_usage && n->power_usage(dev, &mw) == NVML_SUCCESS)
-            x->power_w = mw / 1e3;
+        if (n->power_usage && n->power_usage(dev, &mw) == NVML_SUCCESS && !nvml_power_w(mw, &x->power_w))
+            x->power_w = -1; /* NVML's 0xffffffff "not available", never 4.29 MW */
     }
 }
 

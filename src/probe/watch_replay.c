@@ -4,6 +4,7 @@
  * adds date and time columns first). A dmon log has no host side: the report says so. */
 #include <errno.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,10 +28,16 @@ static double num(json_t *obj, const char *key)
     return json_is_number(v) && json_number_value(v) >= 0 ? json_number_value(v) : -1;
 }
 
+/* The largest GPU index a dmon log may name (NVML numbers a node's GPUs from 0). */
+#define DMON_MAX_GPU_INDEX 1023
+
 static int integer(json_t *obj, const char *key, int fallback)
 {
     json_t *v = json_object_get(obj, key);
-    return json_is_integer(v) ? (int)json_integer_value(v) : fallback;
+    /* Past an int it is no count, pid or index of a real timeline: the fallback (unknown), never wrapped. */
+    return json_is_integer(v) && json_integer_value(v) >= INT_MIN && json_integer_value(v) <= INT_MAX
+               ? (int)json_integer_value(v)
+               : fallback;
 }
 
 static char *text(json_t *obj, const char *key)
@@ -251,6 +258,12 @@ static int load_dmon_lines(struct line_reader *r, const char *path, struct watch
                 snprintf(err, errlen, _("%s:%d: %s '%s' is not a number"), path, lineno, dmon_names[k], tokens[column[k]]);
                 return -1;
             }
+        }
+        /* dmon's index is NVML's: a small whole number. A huge one would overflow the cast. */
+        if (v[F_GPU] < 0 || v[F_GPU] > DMON_MAX_GPU_INDEX || v[F_GPU] != (int)v[F_GPU]) {
+            snprintf(err, errlen, _("%s:%d: gpu '%s' is not a GPU index (0 to %d)"), path, lineno, tokens[column[F_GPU]],
+                     DMON_MAX_GPU_INDEX);
+            return -1;
         }
         int id = (int)v[F_GPU], slot = 0;
         while (slot < w->ngpus && gpu_ids[slot] != id)

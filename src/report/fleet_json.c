@@ -6,6 +6,8 @@
 
 #include "report/fleet_report.h"
 #include "util/i18n.h"
+#include "util/jsonval.h"
+#include "util/sanitize.h"
 
 /* A field value as JSON: a string, or an array of strings for list fields. */
 static json_t *value_json(enum fleet_field field, const char *value)
@@ -42,7 +44,7 @@ static json_t *host_array(const struct fleet *f, const size_t *nodes, int n)
 {
     json_t *names = json_array();
     for (int i = 0; i < n; i++)
-        json_array_append_new(names, json_string(f->nodes[nodes[i]].host));
+        json_array_append_new(names, json_text(f->nodes[nodes[i]].host));
     return names;
 }
 
@@ -85,7 +87,7 @@ static json_t *group_json(const struct fleet *f, const struct fleet_group *g)
         json_t *diffs = json_array();
         for (int k = 0; k < g->odd[i].ndifferences; k++)
             json_array_append_new(diffs, difference_json(&g->odd[i].differences[k]));
-        json_array_append_new(odd, json_pack("{s:s, s:s?, s:o}", "host", n->host, "file", n->audit_file,
+        json_array_append_new(odd, json_pack("{s:o, s:o, s:o}", "host", json_text(n->host), "file", json_string_or_null(n->audit_file),
                                              "differences", diffs));
     }
     json_object_set_new(o, "odd_nodes", odd);
@@ -108,7 +110,7 @@ static json_t *group_json(const struct fleet *f, const struct fleet_group *g)
         json_t *low = json_array();
         for (int i = 0; i < g->nlow; i++)
             if (g->low[i].metric == (enum fleet_metric)m)
-                json_array_append_new(low, json_pack("{s:s, s:f, s:f}", "host", f->nodes[g->low[i].node].host,
+                json_array_append_new(low, json_pack("{s:o, s:f, s:f}", "host", json_text(f->nodes[g->low[i].node].host),
                                                      "value", g->low[i].value, "ratio",
                                                      g->low[i].value / g->low[i].median));
         json_array_append_new(bench, json_pack("{s:s, s:i, s:o, s:o}", "metric", fleet_metrics[m].key, "measured",
@@ -147,12 +149,21 @@ static int fleet_json_english(FILE *out, const struct fleet *f, const struct fle
                             "audit_documents", (json_int_t)f->audits, "bench_documents", (json_int_t)f->benches,
                             "odd_hosts", list, "groups", groups);
     free(list);
+    /* Names that would change a hostlist's meaning ("gpu[01-99],login1") are in none of its
+     * hostlists: listed here, as plain strings. */
+    const char **apart;
+    size_t napart = fleet_unplain_hosts(f, &apart);
+    json_t *unlisted = json_array();
+    for (size_t i = 0; i < napart; i++)
+        json_array_append_new(unlisted, json_text(apart[i]));
+    free(apart);
+    json_object_set_new(doc, "hosts_not_in_hostlists", unlisted);
     return dump(out, doc);
 }
 
 static json_t *side_json(const struct fleet_node *n)
 {
-    return json_pack("{s:s, s:o, s:o}", "host", n->host, "audit_file",
+    return json_pack("{s:o, s:o, s:o}", "host", json_text(n->host), "audit_file",
                      n->audit_file ? json_string(n->audit_file) : json_null(), "bench_file",
                      n->bench_file ? json_string(n->bench_file) : json_null());
 }

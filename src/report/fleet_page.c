@@ -576,6 +576,12 @@ void fleet_page_write(FILE *o, const struct fleet *f, const struct fleet_analysi
     fmt->note(o, line);
     free(line);
     free(odd);
+    char *apart = fleet_unplain_line(f);
+    if (apart && asprintf(&line, _("in no hostlist (not a Slurm host name): %s"), apart) >= 0) {
+        fmt->note(o, line);
+        free(line);
+    }
+    free(apart);
     fmt->note(o, "gpuvet " GPUVET_VERSION);
     fmt->heading(o, 2, "groups", _(GROUPS_TITLE));
     overview(o, f, a, fmt);

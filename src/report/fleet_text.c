@@ -155,6 +155,10 @@ static int fleet_text_unescaped(FILE *out, const struct fleet *f, const struct f
     char *odd = fleet_odd_hostlist(f, a);
     fprintf(out, _("odd nodes: %s\n"), *odd ? odd : _("none"));
     free(odd);
+    char *apart = fleet_unplain_line(f);
+    if (apart)
+        fprintf(out, _("in no hostlist (not a Slurm host name): %s\n"), apart);
+    free(apart);
     for (int i = 0; i < a->ngroups; i++)
         print_group(out, f, a, i);
     return ferror(out) ? -1 : 0;

@@ -168,7 +168,7 @@ json_t *nvidia_to_json(const struct machine *m)
         runtimes = json_array();
         for (int i = 0; i < s->nruntimes; i++) {
             const struct cuda_runtime *r = &s->runtimes[i];
-            json_array_append_new(runtimes, json_pack("{s:s?, s:s?, s:i, s:o}", "path", r->path, "kind", r->kind,
+            json_array_append_new(runtimes, json_pack("{s:o, s:s?, s:i, s:o}", "path", json_string_or_null(r->path), "kind", r->kind,
                                                       "major", r->major, "minor", num_or_null(r->minor)));
         }
     }

@@ -6,17 +6,7 @@
 
 #include "health/health.h"
 #include "report/report.h"
-
-/* Cuts text to at most max bytes without splitting a UTF-8 character. */
-static void cut_utf8(char *text, size_t max)
-{
-    size_t n = strlen(text);
-    if (n <= max)
-        return;
-    while (max > 0 && ((unsigned char)text[max] & 0xC0) == 0x80)
-        max--;
-    text[max] = '\0';
-}
+#include "util/sanitize.h"
 
 void health_reason(char out[HEALTH_REASON_MAX + 1], const struct findings *f, enum severity threshold)
 {
@@ -38,9 +28,7 @@ void health_reason(char out[HEALTH_REASON_MAX + 1], const struct findings *f, en
     char line[1024];
     snprintf(line, sizeof line, "gpuvet: %s %s %s%s: %s", severity, worst->rule->id, worst->subject, more,
              worst->message);
-    for (char *p = line; *p; p++)
-        if (*p == '\n' || *p == '\t')
-            *p = ' ';
-    cut_utf8(line, HEALTH_REASON_MAX);
-    memcpy(out, line, strlen(line) + 1);
+    /* One line whatever the machine's strings hold: a newline in a subject would forge a second
+     * line for NPD and Slurm to read, a bad byte would garble it (util/sanitize.h). */
+    text_one_line(out, HEALTH_REASON_MAX + 1, line);
 }

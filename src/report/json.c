@@ -5,6 +5,7 @@
 #include "util/parse.h"
 #include "util/datadir.h"
 #include "util/jsonval.h"
+#include "util/sanitize.h"
 
 static json_t *positive_or_null(double v) { return v > 0 ? json_real(v) : json_null(); }
 static json_t *int_or_null(long v) { return v >= 0 ? json_integer(v) : json_null(); }
@@ -104,7 +105,7 @@ static json_t *storage_json(const struct machine *m)
     for (int i = 0; i < m->storage.ndevices; i++) {
         const struct block_device *d = &m->storage.devices[i];
         json_array_append_new(
-            arr, json_pack("{s:s?, s:o, s:o, s:o, s:s, s:o, s:b, s:o, s:o, s:o, s:b, s:b}", "name", d->name, "vendor",
+            arr, json_pack("{s:o, s:o, s:o, s:o, s:s, s:o, s:b, s:o, s:o, s:o, s:b, s:b}", "name", json_string_or_null(d->name), "vendor",
                            json_string_or_null(d->vendor), "model", json_string_or_null(d->model), "size_bytes",
                            d->size_bytes >= 0 ? json_integer(d->size_bytes) : json_null(), "transport",
                            storage_transport_name(d->transport), "rotational",
@@ -120,8 +121,8 @@ static json_t *location_json(const struct storage_location *l)
 {
     json_t *disks = json_array();
     for (int i = 0; i < l->ndisks; i++)
-        json_array_append_new(disks, json_string(l->disks[i]));
-    return json_pack("{s:s, s:o, s:o, s:o, s:b, s:o, s:o, s:o}", "path", l->path, "mountpoint",
+        json_array_append_new(disks, json_text(l->disks[i]));
+    return json_pack("{s:o, s:o, s:o, s:o, s:b, s:o, s:o, s:o}", "path", json_text(l->path), "mountpoint",
                      json_string_or_null(l->mountpoint), "fstype", json_string_or_null(l->fstype), "source", json_string_or_null(l->source),
                      "network_fs", l->network_fs, "disks", disks, "free_bytes",
                      l->free_bytes >= 0 ? json_integer(l->free_bytes) : json_null(), "unknown_reason",
@@ -141,11 +142,11 @@ static json_t *network_json(const struct machine *m)
         const struct nic_port *p = &m->network.ports[i];
         json_t *rdma = json_null();
         if (p->has_rdma)
-            rdma = json_pack("{s:s?, s:i, s:o, s:o, s:o}", "device", p->rdma.device, "port", p->rdma.port, "state",
+            rdma = json_pack("{s:o, s:i, s:o, s:o, s:o}", "device", json_string_or_null(p->rdma.device), "port", p->rdma.port, "state",
                              json_string_or_null(p->rdma.state), "rate_gbps", positive_or_null(p->rdma.rate_gbps),
                              "link_layer", json_string_or_null(p->rdma.link_layer));
         json_array_append_new(
-            arr, json_pack("{s:s?, s:o, s:o, s:s, s:o, s:o, s:b, s:o, s:o, s:o, s:o, s:o}", "name", p->name,
+            arr, json_pack("{s:o, s:o, s:o, s:s, s:o, s:o, s:b, s:o, s:o, s:o, s:o, s:o}", "name", json_string_or_null(p->name),
                            "pci_bus_id", json_string_or_null(p->pci_bus_id), "driver", json_string_or_null(p->driver), "state",
                            link_state_name(p->state), "speed_mbps",
                            p->speed_mbps > 0 ? json_integer(p->speed_mbps) : json_null(), "speed_source",
@@ -198,8 +199,8 @@ json_t *machine_to_json(const struct machine *m)
         json_array_append_new(arr, pci_json(&m->pci[i]));
     }
     for (int i = 0; i < m->nproblems; i++)
-        json_array_append_new(problems, json_pack("{s:s?, s:s}", "path", m->problems[i].path, "message",
-                                                  m->problems[i].message ? m->problems[i].message : ""));
+        json_array_append_new(problems, json_pack("{s:o, s:o}", "path", json_string_or_null(m->problems[i].path), "message",
+                                                  json_text(m->problems[i].message)));
     /* One key per line: each part of the model adds its own. */
     json_t *o = json_object();
     json_object_set_new(o, "source", json_string_or_null(m->source));
@@ -235,9 +236,10 @@ json_t *findings_to_json(const struct findings *f)
     json_t *arr = json_array();
     for (int i = 0; i < f->count; i++) {
         const struct finding *it = &f->items[i];
-        json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s?, s:s?, s:O, s:o}", "id", it->rule->id, "area",
+        json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:o, s:o, s:O, s:o}", "id", it->rule->id, "area",
                                              it->rule->area, "severity", severity_name(it->severity), "subject",
-                                             it->subject, "message", it->message, "evidence", it->evidence, "fix",
+                                             json_string_or_null(it->subject), "message",
+                                             json_string_or_null(it->message), "evidence", it->evidence, "fix",
                                              json_string_or_null(it->fix)));
     }
     return arr;

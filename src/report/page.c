@@ -7,21 +7,38 @@
 #include "util/pciaddr.h"
 #include "util/i18n.h"
 #include "util/output_file.h"
+#include "util/sanitize.h"
 #include "util/units.h"
 
 
 /* ---- every page: escaping and frame ---- */
 
+/* A character of s that may not be written as it is (a control byte, a byte that begins no UTF-8
+ * character: util/sanitize.h) as \xNN; 0 when the character at s is printable (*len its bytes). */
+static bool page_escaped(FILE *o, const char *s, size_t *len)
+{
+    unsigned char shown;
+    enum text_piece kind = text_piece_at(s, strnlen(s, 4), len, &shown);
+    if (kind == TEXT_PRINTABLE)
+        return false;
+    fprintf(o, "\\x%02x", shown);
+    return true;
+}
+
 void html_text(FILE *o, const char *s)
 {
-    for (; s && *s; s++) {
+    for (size_t n = 1; s && *s; s += n) {
+        n = 1;
         switch (*s) {
         case '&': fputs("&amp;", o); break;
         case '<': fputs("&lt;", o); break;
         case '>': fputs("&gt;", o); break;
         case '"': fputs("&quot;", o); break;
         case '\'': fputs("&#39;", o); break;
-        default: fputc(*s, o);
+        case '\n': case '\t': fputc(*s, o); break;
+        default:
+            if (!page_escaped(o, s, &n))
+                fwrite(s, 1, n, o);
         }
     }
 }
@@ -61,13 +78,14 @@ static const char style[] =
 
 void md_text(FILE *o, const char *s)
 {
-    for (; s && *s; s++) {
-        if (*s == '\n' || *s == '\r')
+    for (size_t n = 1; s && *s; s += n) {
+        n = 1;
+        if (*s == '\n' || *s == '\r' || *s == '\t')
             fputc(' ', o);
         else if (strchr("\\`*[]<>|~", *s))
             fprintf(o, "\\%c", *s);
-        else
-            fputc(*s, o);
+        else if (!page_escaped(o, s, &n))
+            fwrite(s, 1, n, o);
     }
 }
 

@@ -15,13 +15,17 @@
 #include "util/i18n.h"
 #include "util/output_file.h"
 #include "util/pciaddr.h"
+#include "util/sanitize.h"
 
-/* A label value as the format wants it: backslash, double quote and line feed escaped. */
+/* A label value as the format wants it: valid UTF-8 (a bad byte as U+FFFD, util/sanitize.h: one
+ * invalid byte would make node_exporter drop the whole file, the verdict with it), backslash,
+ * double quote and line feed escaped. */
 static void put_label(FILE *out, const char *name, const char *value, bool *first)
 {
     fprintf(out, "%s%s=\"", *first ? "" : ",", name);
     *first = false;
-    for (const char *p = value ? value : ""; *p; p++) {
+    char *valid = text_valid_utf8(value);
+    for (const char *p = valid ? valid : ""; *p; p++) {
         if (*p == '\\')
             fputs("\\\\", out);
         else if (*p == '"')
@@ -31,6 +35,7 @@ static void put_label(FILE *out, const char *name, const char *value, bool *firs
         else
             fputc(*p, out);
     }
+    free(valid);
     fputc('"', out);
 }
 

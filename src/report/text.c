@@ -382,9 +382,15 @@ static void print_memory(FILE *o, const struct machine *m, const struct style *s
     fprintf(o, _("%sPower%s   "), st->bold, st->reset);
     if (p->nsupplies == 0)
         fprintf(o, _("supplies unknown"));
-    for (int i = 0; i < p->nsupplies; i++)
-        fprintf(o, "%s%s %d W %s", i ? ", " : "", or_unknown(p->supplies[i].name), p->supplies[i].max_watts,
+    for (int i = 0; i < p->nsupplies; i++) {
+        char watts[32];
+        if (p->supplies[i].max_watts > 0)
+            snprintf(watts, sizeof watts, "%d W", p->supplies[i].max_watts);
+        else
+            snprintf(watts, sizeof watts, "%s", _("capacity unknown")); /* never "-1 W" */
+        fprintf(o, "%s%s %s %s", i ? ", " : "", or_unknown(p->supplies[i].name), watts,
                 p->supplies[i].present ? or_unknown(p->supplies[i].status) : _("absent"));
+    }
     if (p->cpu_tdp_watts > 0)
         fprintf(o, _("; CPU package limits %.0f W"), p->cpu_tdp_watts);
     fputc('\n', o);

@@ -9,13 +9,14 @@
 #include "util/i18n.h"
 #include "util/jsonval.h"
 #include "util/output_file.h"
+#include "util/sanitize.h"
 
 static json_t *number(double v) { return v < 0 ? json_null() : json_real(v); }
 
 static json_t *proc_json(const struct watch_proc *p)
 {
-    json_t *o = json_pack("{s:i, s:i, s:s, s:o, s:o, s:o, s:o, s:i, s:i, s:i, s:o}", "pid", p->pid, "ppid", p->ppid,
-                          "name", p->name, "cpu", number(p->cpu), "demand", number(p->demand), "main_cpu",
+    json_t *o = json_pack("{s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:i, s:o}", "pid", p->pid, "ppid", p->ppid,
+                          "name", json_text(p->name), "cpu", number(p->cpu), "demand", number(p->demand), "main_cpu",
                           number(p->main_cpu), "main_demand", number(p->main_demand), "threads", p->threads,
                           "running", p->running, "blocked", p->blocked, "majflt_per_s", number(p->majflt_s));
     json_object_set_new(o, "numa_misplaced_threads",
@@ -57,12 +58,12 @@ static json_t *sample_json(const struct watch_timeline *w, const struct watch_sa
     json_object_set_new(o, "job", job);
     json_t *top = json_array();
     for (int k = 0; k < WATCH_MAX_OUTSIDERS && s->outsiders[k].pid; k++)
-        json_array_append_new(top, json_pack("{s:i, s:s, s:o}", "pid", s->outsiders[k].pid, "name",
-                                             s->outsiders[k].name, "cpu", number(s->outsiders[k].cpu)));
+        json_array_append_new(top, json_pack("{s:i, s:o, s:o}", "pid", s->outsiders[k].pid, "name",
+                                             json_text(s->outsiders[k].name), "cpu", number(s->outsiders[k].cpu)));
     json_object_set_new(o, "others", w->host_seen ? json_pack("{s:o, s:o}", "cpu", number(s->others_cpu), "top", top)
                                                   : (json_decref(top), json_null()));
     json_object_set_new(o, "disk",
-                        s->disk[0] ? json_pack("{s:s, s:o, s:o}", "name", s->disk, "read_mb_s",
+                        s->disk[0] ? json_pack("{s:o, s:o, s:o}", "name", json_text(s->disk), "read_mb_s",
                                                number(s->disk_read_mbs), "busy", number(s->disk_busy))
                                    : json_null());
     json_object_set_new(o, "swap", json_pack("{s:o, s:o}", "in_mb_s", number(s->swap_in_mbs), "out_mb_s",
@@ -81,8 +82,8 @@ json_t *watch_to_json(const struct watch_timeline *w, const struct findings *dia
 {
     json_t *gpus = json_array();
     for (int g = 0; g < w->ngpus; g++)
-        json_array_append_new(gpus, json_pack("{s:i, s:s, s:s, s:o}", "index", g, "bus_id", w->gpu_info[g].bus_id,
-                                              "name", w->gpu_info[g].name, "numa_node",
+        json_array_append_new(gpus, json_pack("{s:i, s:o, s:o, s:o}", "index", g, "bus_id", json_text(w->gpu_info[g].bus_id),
+                                              "name", json_text(w->gpu_info[g].name), "numa_node",
                                               w->gpu_info[g].numa_node < 0 ? json_null()
                                                                            : json_integer(w->gpu_info[g].numa_node)));
     json_t *samples = json_array();

@@ -8,6 +8,7 @@
 #include "report/wrap.h"
 #include "rules/watch.h"
 #include "util/i18n.h"
+#include "util/output.h"
 #include "util/width.h"
 
 #define CLEAR_TO_END "\033[J"
@@ -218,6 +219,24 @@ static int terminal_rows(const char *text, int width)
     return rows;
 }
 
+/* text (len bytes) with the machine's control and invalid bytes as \xNN (util/output.h), the
+ * sequences of keep passed as they are; malloc'd, *out_len its length; NULL without memory. Process
+ * names are anyone's to choose, a replayed timeline is a file from anywhere. */
+static char *escaped(const char *text, size_t len, const char *const *keep, size_t *out_len)
+{
+    char *safe = NULL;
+    *out_len = 0;
+    FILE *sb = text ? open_memstream(&safe, out_len) : NULL;
+    if (!sb)
+        return NULL;
+    int rc = text_write_escaped(sb, text, len, keep);
+    if (fclose(sb) != 0 || rc != 0) {
+        free(safe);
+        return NULL;
+    }
+    return safe;
+}
+
 void watch_print_live(FILE *out, struct watch_live *live, const struct watch_timeline *w, const struct watch_sample *s)
 {
     if (!live->tty) {
@@ -232,6 +251,13 @@ void watch_print_live(FILE *out, struct watch_live *live, const struct watch_tim
         return;
     block(buf, w, s);
     fclose(buf);
+    size_t safe_len;
+    char *safe = escaped(drawn, drawn_len, NULL, &safe_len);
+    if (safe) {
+        free(drawn);
+        drawn = safe;
+        drawn_len = safe_len;
+    }
     /* A line wider than a 100-column terminal (a language's longer words, eight-digit rates)
      * continues under itself at a reading's edge, so the block keeps its shape. */
     buf = open_memstream(&text, &len);
@@ -305,6 +331,12 @@ void watch_print_diagnosis(FILE *o, const struct watch_timeline *w, const struct
         return;
     diagnosis(buf, w, f, color ? "\033[1m" : "", color ? "\033[0m" : "");
     fclose(buf);
-    print_wrapped(o, text, len, REPORT_COLUMNS, _("fix: "));
+    /* A replayed timeline is a file from anywhere: its names and reasons reach the terminal with
+     * their control bytes and invalid bytes as \xNN (util/sanitize.h), only our bold kept. */
+    static const char *const own[] = {"\033[1m", "\033[0m", NULL};
+    size_t safe_len;
+    char *safe = escaped(text, len, own, &safe_len);
+    print_wrapped(o, safe ? safe : text, safe ? safe_len : len, REPORT_COLUMNS, _("fix: "));
+    free(safe);
     free(text);
 }

@@ -11,6 +11,7 @@
 #include "claims/claims.h"
 #include "rules/checks.h"
 #include "util/i18n.h"
+#include "util/sanitize.h"
 #include "util/parse.h"
 #include "util/units.h"
 
@@ -85,11 +86,11 @@ static void eval_cpu_model(struct claim *c, const struct claim_eval *e)
         for (int k = 0; k < na && !seen; k++)
             seen = !strcmp(claimed[i], actual[k]);
         if (!seen) {
-            set_verdict(c, CLAIM_MISMATCH, json_string(found), _("\"%s\" is not in the CPU's model name"), claimed[i]);
+            set_verdict(c, CLAIM_MISMATCH, json_text(found), _("\"%s\" is not in the CPU's model name"), claimed[i]);
             return;
         }
     }
-    set_verdict(c, CLAIM_PASS, json_string(found), _("every word of the claim is in the CPU's model name"));
+    set_verdict(c, CLAIM_PASS, json_text(found), _("every word of the claim is in the CPU's model name"));
 }
 
 static void eval_count(struct claim *c, int found, const char *what)
@@ -179,12 +180,12 @@ static void eval_memory_type(struct claim *c, const struct claim_eval *e)
     }
     for (int i = 0; i < mem->ndimms; i++)
         if (!mem->dimms[i].type || strcasecmp(mem->dimms[i].type, claimed)) {
-            set_verdict(c, CLAIM_MISMATCH, json_string(mem->dimms[i].type ? mem->dimms[i].type : "unknown"),
+            set_verdict(c, CLAIM_MISMATCH, json_text(mem->dimms[i].type ? mem->dimms[i].type : "unknown"),
                         _("%s is %s, %s claimed"), mem->dimms[i].locator ? mem->dimms[i].locator : _("a DIMM"),
                         mem->dimms[i].type ? mem->dimms[i].type : _("of unknown type"), claimed);
             return;
         }
-    set_verdict(c, CLAIM_PASS, json_string(mem->dimms[0].type), _("all %d DIMMs are %s"), mem->ndimms, mem->dimms[0].type);
+    set_verdict(c, CLAIM_PASS, json_text(mem->dimms[0].type), _("all %d DIMMs are %s"), mem->ndimms, mem->dimms[0].type);
 }
 
 /* What the memory runs at, not what the modules are rated for: a BIOS may run 3200 MT/s DIMMs
@@ -256,13 +257,13 @@ static void eval_gpus_model(struct claim *c, const struct claim_eval *e)
             for (int k = 0; k < na && !seen; k++)
                 seen = !strcmp(claimed[i], actual[k]);
             if (!seen) {
-                set_verdict(c, CLAIM_MISMATCH, json_string(name), _("GPU %d is \"%s\": \"%s\" is not in its name"), g,
+                set_verdict(c, CLAIM_MISMATCH, json_text(name), _("GPU %d is \"%s\": \"%s\" is not in its name"), g,
                             name, claimed[i]);
                 return;
             }
         }
     }
-    set_verdict(c, CLAIM_PASS, json_string(gpus->items[0].name ? gpus->items[0].name : ""),
+    set_verdict(c, CLAIM_PASS, json_text(gpus->items[0].name ? gpus->items[0].name : ""),
                 _("all %d GPUs match"), gpus->count);
 }
 
@@ -457,12 +458,12 @@ static void eval_storage_type(struct claim *c, const struct claim_eval *e)
              !flag_trusted ? "" : d->rotational == 1 ? " hdd" : d->rotational == 0 ? " ssd" : "");
     int match = type_matches(e->m, d, claimed);
     if (match < 0)
-        set_verdict(c, CLAIM_UNKNOWN, json_string(found),
+        set_verdict(c, CLAIM_UNKNOWN, json_text(found),
                     flag_trusted ? _("%s shows no rotational flag: whether it is %s is unknown")
                                  : _("%s is a virtual disk: whether the storage behind it is %s is unknown"),
                     d->name, claimed);
     else
-        set_verdict(c, match ? CLAIM_PASS : CLAIM_MISMATCH, json_string(found), _("%s is %s"), d->name, found);
+        set_verdict(c, match ? CLAIM_PASS : CLAIM_MISMATCH, json_text(found), _("%s is %s"), d->name, found);
 }
 
 static void eval_storage_gb(struct claim *c, const struct claim_eval *e)

@@ -6,6 +6,7 @@
 #include "rules/rule.h"
 #include "rules/verdict.h"
 #include "util/i18n.h"
+#include "util/sanitize.h"
 
 const char *severity_name(enum severity s)
 {
@@ -34,15 +35,20 @@ void finding_add(struct audit_ctx *ctx, enum severity severity, const char *subj
     struct finding *it = &f->items[f->count++];
     it->rule = ctx->rule;
     it->severity = severity;
-    it->subject = strdup(subject ? subject : "machine");
+    /* One line in every report: a newline or escape from the machine (a folder name, a DMI field)
+     * shown as \xNN, never a line of its own (util/sanitize.h). */
+    it->subject = text_without_controls(subject ? subject : "machine");
     it->evidence = evidence ? evidence : json_object();
     it->fix = fix ? strdup(fix) : NULL;
     it->message_local = it->fix_local = NULL;
     va_list ap;
     va_start(ap, fmt);
-    if (vasprintf(&it->message, fmt, ap) < 0)
-        it->message = strdup("");
+    char *message = NULL;
+    if (vasprintf(&message, fmt, ap) < 0)
+        message = NULL;
     va_end(ap);
+    it->message = text_without_controls(message ? message : "");
+    free(message);
 }
 
 const char *finding_message(const struct finding *f) { return f->message_local ? f->message_local : f->message; }

@@ -7,6 +7,7 @@
 #include "rules/checks.h"
 #include "rules/hints.h"
 #include "util/i18n.h"
+#include "util/sanitize.h"
 
 static json_t *tristate_json(int v) { return v == GPU_UNKNOWN ? json_null() : json_boolean(v == GPU_ON); }
 static json_t *count_json(long long v) { return v >= 0 ? json_integer(v) : json_null(); }
@@ -35,7 +36,7 @@ static json_t *link_evidence(const struct gpu *g)
                                                        g->load.width, "pstate", pstate_text(g->load.pstate, p),
                                                        "h2d_bytes_s", g->load.h2d_bytes_s));
     else if (g->load.error)
-        json_object_set_new(e, "load_check_error", json_string(g->load.error));
+        json_object_set_new(e, "load_check_error", json_text(g->load.error));
     return e;
 }
 

@@ -6,6 +6,7 @@
 #include "rules/checks.h"
 #include "rules/hints.h"
 #include "util/i18n.h"
+#include "util/sanitize.h"
 #include "util/units.h"
 
 
@@ -31,7 +32,7 @@ static json_t *socket_locators(const struct memory_info *mem, int socket)
     json_t *arr = json_array();
     for (int i = 0; i < mem->ndimms; i++)
         if (mem->dimms[i].socket == socket)
-            json_array_append_new(arr, json_string(mem->dimms[i].locator ? mem->dimms[i].locator : "?"));
+            json_array_append_new(arr, json_text(mem->dimms[i].locator ? mem->dimms[i].locator : "?"));
     return arr;
 }
 

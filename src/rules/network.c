@@ -7,6 +7,7 @@
 
 #include "rules/checks.h"
 #include "util/i18n.h"
+#include "util/sanitize.h"
 
 #define NET_FIX _("rent nodes with RDMA networking (InfiniBand or RoCE) of at least the workload's rate per node")
 
@@ -27,7 +28,7 @@ static json_t *port_json(const struct nic_port *p)
 {
     json_t *e = json_pack("{s:s?, s:s, s:o, s:b, s:o, s:i}", "name", p->name, "state", link_state_name(p->state),
                           "speed_mbps", p->speed_mbps > 0 ? json_integer(p->speed_mbps) : json_null(), "rdma",
-                          rdma_active(p), "link_layer", p->link_layer ? json_string(p->link_layer) : json_null(),
+                          rdma_active(p), "link_layer", p->link_layer ? json_text(p->link_layer) : json_null(),
                           "numa_node", p->numa_node);
     return e;
 }

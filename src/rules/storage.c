@@ -7,6 +7,7 @@
 
 #include "rules/checks.h"
 #include "util/i18n.h"
+#include "util/sanitize.h"
 #include "util/units.h"
 
 
@@ -14,14 +15,14 @@ static json_t *location_json(const struct storage_location *loc)
 {
     json_t *disks = json_array();
     for (int i = 0; i < loc->ndisks; i++)
-        json_array_append_new(disks, json_string(loc->disks[i]));
-    json_t *e = json_pack("{s:s, s:o}", "data_dir", loc->path, "disks", disks);
+        json_array_append_new(disks, json_text(loc->disks[i]));
+    json_t *e = json_pack("{s:o, s:o}", "data_dir", json_text(loc->path), "disks", disks);
     if (loc->mountpoint)
-        json_object_set_new(e, "mountpoint", json_string(loc->mountpoint));
+        json_object_set_new(e, "mountpoint", json_text(loc->mountpoint));
     if (loc->fstype)
-        json_object_set_new(e, "fstype", json_string(loc->fstype));
+        json_object_set_new(e, "fstype", json_text(loc->fstype));
     if (loc->source)
-        json_object_set_new(e, "source", json_string(loc->source));
+        json_object_set_new(e, "source", json_text(loc->source));
     if (loc->free_bytes >= 0)
         json_object_set_new(e, "free_bytes", json_integer(loc->free_bytes));
     return e;

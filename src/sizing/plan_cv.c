@@ -8,6 +8,12 @@
 #include "sizing/jsonfile.h"
 #include "sizing/plan_internal.h"
 
+/* More decode cores per GPU than any machine has: the rate they came from is refused. */
+#define PLAN_MAX_DECODE_CORES_PER_GPU 4096
+/* Images/s one GPU consumes: ResNet-50 training runs at thousands; past this the cores it would
+ * need overflow (the audit's CPU_CORES_PER_GPU need scales with it). */
+#define PLAN_MAX_IMAGES_S_PER_GPU 1e7
+
 static int decode_rate_from_bench(struct plan *p, const char *path, double *out)
 {
     char err[1024];
@@ -65,6 +71,19 @@ int plan_cv(struct plan *p)
         decode_shown = bench_shown;
         basis = "measured";
     }
+    /* Checked where the rates meet: a per-core rate so small that the cores would not fit an int (a
+     * bench document of a stalled run, a mistyped --decode-rate) is refused by name, never printed
+     * as "-2147483648 decode cores". */
+    if (rate > PLAN_MAX_IMAGES_S_PER_GPU)
+        return plan_fail(p, _("%g images/s per GPU (%s) is more than any GPU consumes (%g): check --img-rate"), rate,
+                         rate_source, PLAN_MAX_IMAGES_S_PER_GPU);
+    double decode_need = ceil(rate / per_core);
+    if (!(per_core > 0) || !isfinite(decode_need) || decode_need > PLAN_MAX_DECODE_CORES_PER_GPU)
+        return plan_fail(p,
+                         _("%g images/s per core (%s) would need %.3g decode cores per GPU, more than the %d any "
+                           "machine has: measure the decode rate again or pass --decode-rate N"),
+                         per_core, decode_shown ? decode_shown : _(decode_source), decode_need,
+                         PLAN_MAX_DECODE_CORES_PER_GPU);
     struct cv_demand d;
     cv_pipeline_demand(rate, per_core, n, p->opt.image_bytes, &d);
     int decode_cores = d.cores_per_gpu - CORES_PER_TRAINING_PROCESS;

@@ -11,6 +11,7 @@
 
 #include "util/child.h"
 #include "util/i18n.h"
+#include "util/sanitize.h"
 
 int slurm_find_scontrol(const char *given, char *out, size_t outlen, char *err, size_t errlen)
 {
@@ -89,8 +90,8 @@ static void first_line(const char *text, char *out, size_t outlen)
 
 /* Copies the value of `key=` in scontrol's output: to the next space, or (Reason=, whose value
  * has spaces) to the end of its line. 1 when copied, 0 when the key is absent, -1 when the value
- * is longer than out holds (a cut reason would never compare equal to the one gpuvet set). */
-static int field(const char *text, const char *key, bool to_line_end, char *out, size_t outlen)
+ * is longer than out holds; with cut, such a value is copied cut to what out holds and 2 returned. */
+static int field(const char *text, const char *key, bool to_line_end, bool cut, char *out, size_t outlen)
 {
     size_t klen = strlen(key);
     for (const char *p = strstr(text, key); p; p = strstr(p + 1, key)) {
@@ -98,10 +99,11 @@ static int field(const char *text, const char *key, bool to_line_end, char *out,
             continue; /* "NodeState=" is not "State=" */
         const char *v = p + klen;
         size_t n = to_line_end ? strcspn(v, "\n") : strcspn(v, " \n");
-        if (n >= outlen)
+        bool too_long = n >= outlen;
+        if (too_long && !cut)
             return -1;
-        snprintf(out, outlen, "%.*s", (int)n, v);
-        return 1;
+        snprintf(out, outlen, "%.*s", (int)(too_long ? outlen - 1 : n), v);
+        return too_long ? 2 : 1;
     }
     return 0;
 }
@@ -134,7 +136,7 @@ static int node_read(const char *scontrol, const char *node, int timeout_ms, str
         return -1;
     }
     memset(out, 0, sizeof *out);
-    int state = field(text, "State=", false, out->state, sizeof out->state);
+    int state = field(text, "State=", false, false, out->state, sizeof out->state);
     if (state <= 0) {
         if (state == 0)
             snprintf(err, errlen, "scontrol show node %s: no State= in its output", node);
@@ -142,12 +144,10 @@ static int node_read(const char *scontrol, const char *node, int timeout_ms, str
             snprintf(err, errlen, "scontrol show node %s: State= longer than %zu bytes", node, sizeof out->state - 1);
         return -1;
     }
-    int reason = field(text, "Reason=", true, out->reason, sizeof out->reason);
-    if (reason < 0) {
-        snprintf(err, errlen, "scontrol show node %s: Reason= longer than %zu bytes", node, sizeof out->reason - 1);
-        return -1;
-    }
-    if (reason > 0) {
+    /* A reason too long to hold (set by someone, or by an older gpuvet) is kept cut: it still tells
+     * whose it is, and it cannot equal a reason of SLURM_REASON_MAX bytes. */
+    int reason = field(text, "Reason=", true, true, out->reason, sizeof out->reason);
+    if (reason == 1) {
         /* scontrol appends " [user@time]" to the reason it stored. */
         char *stamp = strrchr(out->reason, '[');
         if (stamp && stamp > out->reason && stamp[-1] == ' ' && strchr(stamp, ']'))
@@ -188,6 +188,11 @@ int slurm_apply(const char *scontrol, const char *node, const char *reason, enum
 {
     /* The read and the update share one budget: a slow controller costs 10 s, not 20. */
     double started_ms = now_ms();
+    char safe[SLURM_REASON_MAX + 1];
+    if (reason) {
+        text_one_line(safe, sizeof safe, reason);
+        reason = safe;
+    }
     struct slurm_node now;
     if (node_read(scontrol, node, SLURM_SCONTROL_TIMEOUT_MS, &now, err, errlen) != 0)
         return -1;

@@ -14,6 +14,12 @@
 #define SLURM_SCONTROL_LAST_CALL_MS 500
 /* The prefix of every reason gpuvet writes; reasons without it are someone else's. */
 #define SLURM_REASON_PREFIX "gpuvet:"
+/* The longest reason gpuvet sets, in bytes. Slurm documents no limit, but the reason must read back
+ * equal from `scontrol show node` (one line, with " [user@time]" appended) or every later run
+ * would relabel or never resume the node: the reason goes through text_one_line (util/sanitize.h:
+ * no newline or control byte, no invalid UTF-8) and is cut to this, far inside the 511 bytes that
+ * are read back of the Reason= line. */
+#define SLURM_REASON_MAX 200
 
 /* The scontrol to run: `given` when not NULL (it must be executable), else the first executable
  * of /usr/bin/scontrol, /usr/local/bin/scontrol, then scontrol in each PATH folder (PATH may be
@@ -40,8 +46,10 @@ enum slurm_outcome {
     SLURM_LEFT_ALONE,   /* drained or down for another reason: never touched */
 };
 
-/* Drains the node with reason (which starts with SLURM_REASON_PREFIX), or, reason NULL (healthy),
- * resumes it when gpuvet drained it. 0 with *outcome and a sentence in what, or -1 with err. */
+/* Drains the node with reason (which starts with SLURM_REASON_PREFIX; made one safe line of at most
+ * SLURM_REASON_MAX bytes here), or, reason NULL (healthy), resumes it when gpuvet drained it. A
+ * Reason= longer than the node read holds is read cut (it is not gpuvet's reason of today, so it
+ * is replaced or, when gpuvet's, resumed), never a failure that leaves the node drained for good. 0 with *outcome and a sentence in what, or -1 with err. */
 int slurm_apply(const char *scontrol, const char *node, const char *reason, enum slurm_outcome *outcome,
                 char *what, size_t whatlen, char *err, size_t errlen);
 

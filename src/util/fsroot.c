@@ -197,11 +197,9 @@ int fs_open(const char *path, int flags)
 static char **record_failures;
 static int record_failure_count, record_failure_cap;
 
-static void record_failed(const char *dst, const char *what, int error)
+/* Keeps line (taken over; NULL when memory ran out) among the failures. */
+static void record_failed_line(char *line)
 {
-    char *line = NULL;
-    if (asprintf(&line, "%s: %s: %s", dst, what, i18n_error_text(error)) < 0)
-        line = NULL;
     if (record_failure_count == record_failure_cap) {
         int cap = record_failure_cap ? record_failure_cap * 2 : 16;
         char **grown = realloc(record_failures, (size_t)cap * sizeof *grown);
@@ -216,6 +214,14 @@ static void record_failed(const char *dst, const char *what, int error)
     if (record_failure_count < record_failure_cap)
         record_failures[record_failure_count] = line;
     record_failure_count++;
+}
+
+static void record_failed(const char *dst, const char *what, int error)
+{
+    char *line = NULL;
+    if (asprintf(&line, "%s: %s: %s", dst, what, i18n_error_text(error)) < 0)
+        line = NULL;
+    record_failed_line(line);
 }
 
 int fsroot_record_failures(const char *const **lines, int *listed)
@@ -289,6 +295,10 @@ static void copy_file(const char *path, const char *dst)
     free(data);
 }
 
+/* While set, record_walk stores a regular file at the end of a path as an empty file of that name
+ * (fs_record_name). */
+static bool record_names_only;
+
 /* Mirrors a machine path into the record directory: symlinks along the way become the same
  * symlinks, directories are created, and a regular file at the end is copied. `hops` counts the
  * links followed so far, so a tree whose links loop ends instead of recursing without end. */
@@ -347,7 +357,15 @@ static void record_walk(const char *path, int hops)
             if (!mkdirs(dst))
                 return;
         } else if (S_ISREG(st.st_mode) && access(dst, F_OK) != 0) {
-            copy_file(cur, dst);
+            if (record_names_only) {
+                int fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+                if (fd < 0)
+                    record_failed(dst, "cannot create", errno);
+                else
+                    close(fd);
+            } else {
+                copy_file(cur, dst);
+            }
         }
     }
 }
@@ -356,6 +374,15 @@ static void record(const char *path)
 {
     if (record_dir[0])
         record_walk(path, 0);
+}
+
+void fs_record_name(const char *path)
+{
+    if (!record_dir[0])
+        return;
+    record_names_only = true;
+    record_walk(path, 0);
+    record_names_only = false;
 }
 
 void fs_record_text(const char *path, const char *text)
@@ -481,6 +508,18 @@ static unsigned char *read_whole(const char *path, size_t limit, size_t *len)
         close(fd);
     set_failure(path, error);
     if (!buf) {
+        /* The audit of the machine names it oversized or not a file; a record without it would
+         * call it missing: the snapshot says what it left out (and so fails). */
+        if (record_dir[0] && (error == EFBIG || error == EFTYPE_NOT_REGULAR)) {
+            char dst[PATH_MAX * 2], *line = NULL;
+            snprintf(dst, sizeof dst, "%s%s", record_dir, path);
+            int n = error == EFBIG
+                        ? asprintf(&line, "%s: left out: larger than %u MiB", dst, FS_READ_LIMIT >> 20)
+                        : asprintf(&line, "%s: left out: not a regular file (a FIFO, device or socket)", dst);
+            if (n < 0)
+                line = NULL;
+            record_failed_line(line);
+        }
         errno = error;
         return NULL;
     }

@@ -19,7 +19,12 @@ void fsroot_record_to(const char *dir);
  * at `path` in the record, where fs_read finds it when the record is replayed. */
 void fs_record_text(const char *path, const char *text);
 
-/* What the record could not store (a folder, link or file it could not create, read or write):
+/* While recording, stores path as its name alone: its links as links, a regular file as an empty
+ * file. For files whose names are the fact (libcudart.so.12.2.140) and whose bytes are not read. */
+void fs_record_name(const char *path);
+
+/* What the record could not store (a folder, link or file it could not create, read or write; an
+ * oversized file or a FIFO the audit met, "left out"):
  * returns the count, with the first *listed of them described one line each in *lines (a line may
  * be NULL when memory ran out). `snapshot` fails with this list when it is not empty. */
 int fsroot_record_failures(const char *const **lines, int *listed);

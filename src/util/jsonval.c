@@ -1,4 +1,5 @@
 #include "util/jsonval.h"
+#include "util/sanitize.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -19,6 +20,6 @@ void json_set_real(json_t *obj, const char *key, double v)
 
 json_t *json_string_or_null(const char *s)
 {
-    json_t *v = s ? json_string(s) : NULL;
+    json_t *v = s ? json_text(s) : NULL; /* valid UTF-8, never dropped for a bad byte */
     return v ? v : json_null();
 }

@@ -7,7 +7,8 @@
 
 /* Sets obj[key] to v; when v is inf or NaN, to null, with obj[key + "_unknown"] saying why. */
 void json_set_real(json_t *obj, const char *key, double v);
-/* s as a JSON string; JSON null when s is NULL or not UTF-8, so the key stays (never NULL). */
+/* s as a JSON string, made valid UTF-8 (util/sanitize.h: a bad byte as U+FFFD); JSON null when s is
+ * NULL, so the key stays (never NULL). */
 json_t *json_string_or_null(const char *s);
 
 #endif

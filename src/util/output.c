@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "util/i18n.h"
+#include "util/sanitize.h"
 
 void output_guard_std_fds(void)
 {
@@ -63,11 +64,19 @@ static void format_message(char *message, size_t size, const char *fmt, va_list 
         message[len - 1] = '\0';
 }
 
+/* The line through text_write_escaped: an error names files and quotes what it read, and their
+ * control bytes must not reach the terminal. */
 static void vprint_error_to(FILE *out, const char *command, const char *fmt, va_list ap)
 {
     char message[4096];
     format_message(message, sizeof message, fmt, ap);
-    prefixed_line(out, command, message);
+    char *line = prefixed_line(NULL, command, message);
+    if (!line) {
+        prefixed_line(out, command, message);
+        return;
+    }
+    text_write_escaped(out, line, strlen(line), NULL);
+    free(line);
 }
 
 void print_error_to(FILE *out, const char *command, const char *fmt, ...)
@@ -107,17 +116,18 @@ int text_write_escaped(FILE *o, const char *text, size_t len, const char *const 
 {
     for (size_t i = 0; i < len;) {
         const unsigned char *p = (const unsigned char *)text + i;
-        size_t kept = *p == 0x1B ? kept_sequence(text + i, len - i, keep) : 0;
-        bool c1 = p[0] == 0xC2 && i + 1 < len && p[1] >= 0x80 && p[1] <= 0x9F;
+        size_t kept = *p == 0x1B ? kept_sequence(text + i, len - i, keep) : 0, n;
+        unsigned char shown;
+        enum text_piece kind = kept ? TEXT_PRINTABLE : text_piece_at(text + i, len - i, &n, &shown);
         if (kept) {
             fwrite(p, 1, kept, o);
             i += kept;
-        } else if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7F || c1) {
-            fprintf(o, "\\x%02x", c1 ? p[1] : p[0]);
-            i += c1 ? 2 : 1;
+        } else if (kind == TEXT_INVALID || (kind == TEXT_CONTROL && *p != '\n' && *p != '\t')) {
+            fprintf(o, "\\x%02x", shown);
+            i += n;
         } else {
-            fputc(*p, o);
-            i++;
+            fwrite(p, 1, n, o);
+            i += n;
         }
     }
     return ferror(o) ? -1 : 0;

@@ -27,8 +27,9 @@ void print_error_to(FILE *out, const char *command, const char *fmt, ...) __attr
 char *error_vline(const char *command, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
 /* Writes text to o with every control character but newline and tab written as \xNN (C0, DEL,
- * and C1 as UTF-8), so that strings from evidence files cannot move the cursor, clear, retitle or
- * recolour the user's terminal. The sequences listed in keep (NULL-terminated; the report's own
+ * and C1 as UTF-8), and every byte that begins no well-formed UTF-8 character as \xNN too
+ * (util/sanitize.h), so that strings from evidence files cannot move the cursor, clear, retitle or
+ * recolour the user's terminal, nor garble the text after them. The sequences listed in keep (NULL-terminated; the report's own
  * colours) pass as they are. Returns 0, or -1 when o has a write error. */
 int text_write_escaped(FILE *o, const char *text, size_t len, const char *const *keep);
 
