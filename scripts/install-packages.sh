@@ -66,7 +66,10 @@ install_packages() {
           unit=${path##*/}
           case "$unit" in *@.*) continue ;; esac   # templates are never enabled by themselves
           if [ -d /run/systemd/system ]; then $sudo systemctl stop "$unit" 2>/dev/null || true; fi
-          if command -v deb-systemd-helper >/dev/null; then $sudo deb-systemd-helper disable "$unit" >/dev/null 2>&1 || true; fi
+          # deb-systemd-helper acts only when called as a maintainer script would call it.
+          if command -v deb-systemd-helper >/dev/null; then
+            $sudo env DPKG_MAINTSCRIPT_PACKAGE="$p" deb-systemd-helper disable "$unit" >/dev/null 2>&1 || true
+          fi
           if [ -d /run/systemd/system ]; then $sudo systemctl disable --quiet "$unit" 2>/dev/null || true; fi
           echo "not started, not enabled: $unit ($p)"
           ;;
@@ -77,5 +80,13 @@ install_packages() {
           ;;
       esac
     done < <(dpkg-query -L "$p" 2>/dev/null)
+  done
+  # What would start at boot: a unit of ours still linked from a .wants folder.
+  local left
+  for p in $new; do
+    for unit in $(dpkg-query -L "$p" 2>/dev/null | grep -E '^(/usr)?/lib/systemd/system/[^/@]+\.(service|socket|timer)$' | sed 's|.*/||'); do
+      left=$(ls /etc/systemd/system/*.wants/"$unit" 2>/dev/null || true)
+      [ -z "$left" ] || echo "warning: still enabled: $left" >&2
+    done
   done
 }
