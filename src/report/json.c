@@ -295,6 +295,13 @@ int report_json(FILE *out, const struct audit_report *r)
     if (!root)
         return -1;
     json_object_set_new(root, "data_tables", data_tables_json());
+    if (r->finished > 0) {
+        /* RFC 3339 UTC: gpuvet fleet keeps the newest audit of a host by it. */
+        char when[32];
+        struct tm tm;
+        if (gmtime_r(&r->finished, &tm) && strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm))
+            json_object_set_new(root, "generated_at", json_string(when));
+    }
     if (r->redact)
         report_redact(root);
     int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));

@@ -1,5 +1,6 @@
 #include "util/output_file.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -19,6 +20,11 @@ int output_path_expand(const char *pattern, const char *host, char *out, size_t 
         size_t len = 1;
         if (*p == '%') {
             if (p[1] == 'h') {
+                if (!*host) {
+                    snprintf(why, why_size, _("'%s': %%h: the audited machine's host name is missing or not a plain name"),
+                             pattern);
+                    return -1;
+                }
                 piece = host;
                 len = strlen(host);
             } else if (p[1] == '%') {
@@ -55,11 +61,34 @@ static void short_host_name(char *out, size_t size)
         *dot = '\0';
 }
 
+/* A recorded host name as a file name: up to its first dot, letters, digits, '-' and '_' only
+ * (RFC 1123 names and the odd underscore); anything else ("..", a '/') gives "", which %h refuses. */
+static void plain_host_name(const char *name, char *out, size_t size)
+{
+    size_t n = strcspn(name, ".");
+    out[0] = '\0';
+    if (n == 0 || n >= size)
+        return;
+    for (size_t i = 0; i < n; i++)
+        if (!(isalnum((unsigned char)name[i]) || name[i] == '-' || name[i] == '_'))
+            return;
+    memcpy(out, name, n);
+    out[n] = '\0';
+}
+
 int output_file_begin(struct output_file *o, const char *pattern, const char *command)
+{
+    return output_file_begin_for(o, pattern, command, NULL);
+}
+
+int output_file_begin_for(struct output_file *o, const char *pattern, const char *command, const char *recorded_host)
 {
     char host[256], why[PATH_MAX + 64];
     o->saved_stdout = -1;
-    short_host_name(host, sizeof host);
+    if (recorded_host)
+        plain_host_name(recorded_host, host, sizeof host);
+    else
+        short_host_name(host, sizeof host);
     if (output_path_expand(pattern, host, o->path, sizeof o->path, why, sizeof why) != 0) {
         print_error(command, _("--output %s"), why);
         return -1;
@@ -134,4 +163,50 @@ int output_close(FILE *out, const char *file, const char *command, int rc)
         rc = -1;
     }
     return rc;
+}
+
+FILE *output_atomic_begin(struct output_atomic *a, const char *path, const char *command, const char *option)
+{
+    a->file = NULL;
+    const char *slash = strrchr(path, '/');
+    int dirlen = slash ? (int)(slash - path) + 1 : 0;
+    if (snprintf(a->path, sizeof a->path, "%s", path) >= (int)sizeof a->path ||
+        snprintf(a->temp, sizeof a->temp, "%.*s.%s.XXXXXX", dirlen, path, slash ? slash + 1 : path) >= (int)sizeof a->temp) {
+        print_error(command, _("%s %s: the path is too long"), option, path);
+        return NULL;
+    }
+    int fd = mkstemp(a->temp);
+    if (fd < 0) {
+        print_error(command, _("%s %s: cannot create a file in its folder: %s"), option, path, i18n_error_text(errno));
+        return NULL;
+    }
+    a->file = fdopen(fd, "w");
+    if (!a->file) {
+        print_error(command, _("%s %s: %s"), option, path, i18n_error_text(errno));
+        close(fd);
+        unlink(a->temp);
+    }
+    return a->file;
+}
+
+int output_atomic_end(struct output_atomic *a, bool keep, const char *command, const char *option)
+{
+    if (!a->file)
+        return 0;
+    int fd = fileno(a->file);
+    bool ok = !keep || (fflush(a->file) == 0 && !ferror(a->file) && fchmod(fd, 0644) == 0 && fsync(fd) == 0);
+    int saved = errno;
+    ok = fclose(a->file) == 0 && ok;
+    a->file = NULL;
+    if (keep && ok && rename(a->temp, a->path) != 0) {
+        saved = errno;
+        ok = false;
+    }
+    if (!keep || !ok)
+        unlink(a->temp);
+    if (keep && !ok) {
+        print_error(command, _("%s %s: %s"), option, a->path, i18n_error_text(saved));
+        return -1;
+    }
+    return 0;
 }

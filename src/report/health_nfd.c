@@ -1,0 +1,29 @@
+/* `gpuvet health --nfd FILE`: Node Feature Discovery's features.d format (its local source): an
+ * expiry directive, then one key=value label per line, replaced atomically. */
+#include <stdio.h>
+#include <time.h>
+
+#include "report/health_report.h"
+#include "util/output_file.h"
+
+int health_report_nfd(const char *path, const struct health_check *h, double interval_s, time_t now)
+{
+    struct health_labels labels;
+    health_nfd_labels(h, &labels);
+    struct output_atomic a;
+    FILE *out = output_atomic_begin(&a, path, "health", "--nfd");
+    if (!out)
+        return -1;
+    /* NFD drops the labels once this time has passed: a node whose check stopped running loses them
+     * after two missed runs instead of keeping stale ones. */
+    time_t expiry = now + (time_t)(2 * interval_s);
+    struct tm tm;
+    char when[32] = "";
+    if (gmtime_r(&expiry, &tm))
+        strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    fprintf(out, "# +expiry-time=%s\n", when);
+    fprintf(out, "# written by gpuvet health --nfd (run every %.0f s)\n", interval_s);
+    for (int i = 0; i < labels.count; i++)
+        fprintf(out, "%s=%s\n", labels.items[i].key, labels.items[i].value);
+    return output_atomic_end(&a, true, "health", "--nfd");
+}
