@@ -18,6 +18,7 @@
 #include "util/i18n.h"
 #include "util/pciaddr.h"
 #include "util/units.h"
+#include "util/output.h"
 
 const struct fleet_field_info fleet_fields[FLEET_NFIELDS] = {
     [FF_CPU_MODEL] = {"cpu.model", N_("CPU"), false},
@@ -670,7 +671,7 @@ static int candidate_read(struct fleet *f, struct candidate *c, char *why, size_
         abort();
     const char *when = json_string_value(json_object_get(doc, "generated_at"));
     struct tm tm = {0};
-    const char *end = when ? strptime(when, "%Y-%m-%dT%H:%M:%SZ", &tm) : NULL;
+    const char *end = when ? strptime(when, UTC_TIME_FORMAT, &tm) : NULL;
     c->dated = end && !*end;
     struct stat st;
     c->when = c->dated ? timegm(&tm) : stat(c->file, &st) == 0 ? st.st_mtime : 0;
@@ -695,7 +696,7 @@ static int candidate_order(const void *a, const void *b)
 static void time_text(time_t t, char *out, size_t size)
 {
     struct tm tm;
-    if (!gmtime_r(&t, &tm) || !strftime(out, size, "%Y-%m-%dT%H:%M:%SZ", &tm))
+    if (!gmtime_r(&t, &tm) || !strftime(out, size, UTC_TIME_FORMAT, &tm))
         snprintf(out, size, "?");
 }
 

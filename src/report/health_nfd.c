@@ -5,6 +5,7 @@
 
 #include "report/health_report.h"
 #include "util/output_file.h"
+#include "util/output.h"
 
 int health_report_nfd(const char *path, const struct health_check *h, double interval_s, time_t now)
 {
@@ -20,7 +21,7 @@ int health_report_nfd(const char *path, const struct health_check *h, double int
     struct tm tm;
     char when[32] = "";
     if (gmtime_r(&expiry, &tm))
-        strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+        strftime(when, sizeof when, UTC_TIME_FORMAT, &tm);
     fprintf(out, "# +expiry-time=%s\n", when);
     fprintf(out, "# written by gpuvet health --nfd (run every %.0f s)\n", interval_s);
     for (int i = 0; i < labels.count; i++)

@@ -5,6 +5,7 @@
 #include "util/parse.h"
 #include "util/datadir.h"
 #include "util/jsonval.h"
+#include "util/output.h"
 
 static json_t *positive_or_null(double v) { return v > 0 ? json_real(v) : json_null(); }
 static json_t *int_or_null(long v) { return v >= 0 ? json_integer(v) : json_null(); }
@@ -299,7 +300,7 @@ int report_json(FILE *out, const struct audit_report *r)
         /* RFC 3339 UTC: gpuvet fleet keeps the newest audit of a host by it. */
         char when[32];
         struct tm tm;
-        if (gmtime_r(&r->finished, &tm) && strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm))
+        if (gmtime_r(&r->finished, &tm) && strftime(when, sizeof when, UTC_TIME_FORMAT, &tm))
             json_object_set_new(root, "generated_at", json_string(when));
     }
     if (r->redact)
