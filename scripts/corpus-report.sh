@@ -23,7 +23,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 for tool in jq tar xz bzip2; do
-  command -v "$tool" >/dev/null || { echo "corpus-report: $tool is needed (scripts/setup.sh)" >&2; exit 2; }
+  command -v "$tool" >/dev/null || { echo "corpus-report: $tool is needed (scripts/test.sh installs it)" >&2; exit 2; }
 done
 [ -x "$bin" ] || { echo "corpus-report: $bin: no gpuvet binary (build it first)" >&2; exit 2; }
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")

@@ -46,7 +46,8 @@ static const char usage[] =
     "                  FILE - writes it to standard output instead of the text report\n"
     "  --markdown FILE  also write the same content as GitHub-flavoured Markdown (- likewise)\n"
     "  --output FILE   write the report to FILE (replaced atomically, only when the audit ran);\n"
-    "                  %h in FILE is this host's short name: --output DIR/%h.json on every node\n"
+    "                  %h in FILE is the audited host's short name (--sysroot: the recorded one):\n"
+    "                  --output DIR/%h.json on every node\n"
     "  --verbose       list passed checks too, and the checks evidence files cannot hold\n"
     "  --bench FILE    judge the measurements of a saved `gpuvet bench --json` document\n"
     "  --bench-quick   measure first (`gpuvet bench memory pcie storage --quick` in .) and judge that\n"
@@ -168,8 +169,18 @@ static int run_audit(int argc, char **argv)
 
     if (prom_file && output_target_check_option("audit", "--prom", prom_file) != 0)
         return EXIT_CANNOT_RUN;
-    if (output_pattern && output_file_begin(&output, output_pattern, "audit") != 0)
-        return EXIT_CANNOT_RUN;
+    if (output_pattern) {
+        /* --sysroot: %h is the recorded machine's name (the one its document carries), not this host's. */
+        char *recorded = NULL;
+        if (sysroot) {
+            fsroot_set(sysroot);
+            recorded = probe_hostname();
+        }
+        int begun = output_file_begin_for(&output, output_pattern, "audit", sysroot ? (recorded ? recorded : "") : NULL);
+        free(recorded);
+        if (begun != 0)
+            return EXIT_CANNOT_RUN;
+    }
 
     double start = now_ms();
     struct dmi_data dmi = {0};
@@ -258,7 +269,7 @@ static int run_audit(int argc, char **argv)
             workload_verdict_free(&verdicts.verdicts[w]);
             verdict_judge(&verdicts.verdicts[w], &m, (enum workload)w, &verdicts.findings[w]);
         }
-    struct audit_report report = {&m, findings, workload, now_ms() - start, inputs.claims, redact, &verdicts};
+    struct audit_report report = {&m, findings, workload, now_ms() - start, inputs.claims, redact, &verdicts, time(NULL)};
     int rc = 0;
     if (html_file && report_to_file(html_file, report_html, &report) != 0)
         rc = -1;

@@ -15,10 +15,11 @@ static const char usage[] =
      N_("usage: gpuvet fleet [--json] [--html FILE] [--markdown FILE] [--tolerance PERCENT] FILE|DIR...\n"
     "\n"
     "Reads gpuvet.audit/1 and gpuvet.bench/1 documents (files, or every *.json of a directory; one\n"
-    "of each per host, joined by host name), groups the nodes by CPU and accelerator models, and names\n"
-    "the nodes that differ from their group's majority (CPU count, DIMMs per channel, accelerator\n"
-    "links, driver and CUDA, kernel settings), bench figures below the group's median, and problem\n"
-    "findings present on only some nodes.\n"
+    "of each per host, joined by host name; in a directory, other JSON files are skipped and only the\n"
+    "newest document of a host is read, each with a note), groups the nodes by CPU and accelerator\n"
+    "models, and names the nodes that differ from their group's majority (CPU count, DIMMs per\n"
+    "channel, accelerator links, driver and CUDA, kernel settings), bench figures below the group's\n"
+    "median, and problem findings present on only some nodes.\n"
     "\n"
     "  --tolerance PERCENT  how far below the group's median a bench figure may fall (default 5)\n"
     "  --json              write the gpuvet.fleet/1 document (docs/fleet-json.md)\n"
@@ -72,6 +73,8 @@ int cmd_fleet(int argc, char **argv)
             return EXIT_CANNOT_RUN;
         }
     }
+    for (int i = 0; i < f.nnotes; i++)
+        print_error("fleet", _("note: %s"), f.notes[i]);
     struct fleet_analysis a;
     fleet_analyse(&f, tolerance / 100, &a);
     int rc = 0;

@@ -1,6 +1,7 @@
 /* gpuvet health: the options, then health/health.c checks (and tells Slurm) and report/ prints. */
 #include <getopt.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "builtin/builtin.h"
 #include "health/health.h"
@@ -12,6 +13,7 @@
 
 static const char usage[] =
      N_("usage: gpuvet health [--sysroot DIR] [--workload W] [--fail-on-warn] [--prom FILE]\n"
+    "                     [--area AREA] [--nfd FILE [--nfd-interval SECONDS]]\n"
     "                     [--slurm [--node NAME] [--scontrol PATH]]\n"
     "\n"
     "The fast check for Slurm's HealthCheckProgram and Node Problem Detector's custom plugins: the\n"
@@ -22,10 +24,19 @@ static const char usage[] =
     "  --workload W    general (default), cv-train, llm-train, llm-infer, render, hpc\n"
     "  --fail-on-warn  warnings fail the node too (default: only the audit's fails do)\n"
     "  --prom FILE     also write node_exporter's textfile format to FILE, atomically\n"
+    "  --area AREA     only the rules of one area count: pcie, gpu, memory, numa, cpu, kernel,\n"
+    "                  storage, network, power (one Node Problem Detector condition per area)\n"
+    "  --nfd FILE      also write Node Feature Discovery labels (features.d format) to FILE,\n"
+    "                  atomically: the verdict per workload, the narrowest GPU link, GPUs and\n"
+    "                  memory on one NUMA node, memory channels full\n"
+    "  --nfd-interval SECONDS  how often the check runs (default 300): the labels expire after\n"
+    "                  twice that\n"
     "  --slurm         on a fail, drain this node: scontrol update NodeName=NODE State=DRAIN\n"
-    "                  Reason=\"gpuvet: RULE_ID subject\"; when clean again, resume a node gpuvet\n"
+    "                  Reason=\"gpuvet:RULE_ID subject\"; when clean again, resume a node gpuvet\n"
     "                  drained. A node drained or down for any other reason is never touched.\n"
     "                  This is the one thing gpuvet changes, through the scheduler, because you ask.\n"
+    "                  slurm.conf: SLURM_CONF, else the one slurmd runs with, else Slurm's defaults;\n"
+    "                  drains, resumes and errors also go to syslog (ident gpuvet)\n"
     "  --node NAME     the Slurm node name (default: SLURMD_NODENAME, else the short host name)\n"
     "  --scontrol PATH scontrol to run (default: /usr/bin/scontrol, /usr/local/bin/scontrol, then\n"
     "                  PATH); each call is stopped after 10 s\n"
@@ -33,7 +44,8 @@ static const char usage[] =
     "exit status: 0 OK, 1 the node has a problem, 2 could not check (or scontrol failed)\n");
 
 struct health_options {
-    const char *sysroot, *prom, *node, *scontrol;
+    const char *sysroot, *prom, *node, *scontrol, *area, *nfd;
+    double nfd_interval;
     enum workload workload;
     bool fail_on_warn, slurm;
 };
@@ -46,6 +58,8 @@ static int parse_options(int argc, char **argv, struct health_options *o)
         {"fail-on-warn", no_argument, NULL, 'W'},  {"prom", required_argument, NULL, 'P'},
         {"slurm", no_argument, NULL, 'S'},         {"node", required_argument, NULL, 'n'},
         {"scontrol", required_argument, NULL, 'C'}, {"help", no_argument, NULL, 'h'},
+        {"area", required_argument, NULL, 'a'},    {"nfd", required_argument, NULL, 'F'},
+        {"nfd-interval", required_argument, NULL, 'I'},
         {NULL, 0, NULL, 0},
     };
     int c;
@@ -64,6 +78,19 @@ static int parse_options(int argc, char **argv, struct health_options *o)
         case 'S': o->slurm = true; break;
         case 'n': o->node = optarg; break;
         case 'C': o->scontrol = optarg; break;
+        case 'a':
+            if (!health_area_known(optarg)) {
+                option_invalid("health", "area", optarg,
+                               N_("pcie, gpu, memory, numa, cpu, kernel, storage, network or power"));
+                return -1;
+            }
+            o->area = optarg;
+            break;
+        case 'F': o->nfd = optarg; break;
+        case 'I':
+            if (!option_seconds("health", "nfd-interval", optarg, false, 7 * 86400, &o->nfd_interval))
+                return -1;
+            break;
         case 'h': fputs(_(usage), stdout); return 1;
         default: option_error(options, argv); return -1;
         }
@@ -82,7 +109,7 @@ static int parse_options(int argc, char **argv, struct health_options *o)
 
 int cmd_health(int argc, char **argv)
 {
-    struct health_options o = {.workload = WL_GENERAL};
+    struct health_options o = {.workload = WL_GENERAL, .nfd_interval = 300};
     int parsed = parse_options(argc, argv, &o);
     if (parsed != 0)
         return parsed > 0 ? 0 : EXIT_CANNOT_RUN;
@@ -91,19 +118,25 @@ int cmd_health(int argc, char **argv)
         return EXIT_CANNOT_RUN;
 
     struct health_request req = {.sysroot = o.sysroot, .workload = o.workload, .fail_on_warn = o.fail_on_warn,
-                                 .verdict = o.prom != NULL};
+                                 .verdict = o.prom != NULL, .area = o.area, .every_workload = o.nfd != NULL};
     struct health_check h;
     int rc = health_check_run(&req, &h);
     health_report_text(stdout, stderr, &h);
     int status = rc != 0 ? EXIT_CANNOT_RUN : h.problem ? EXIT_VERDICT_FAIL : 0;
+    if (rc != 0 && o.slurm)
+        health_report_syslog_unchecked(&h); /* slurmd does not log the program's stderr */
     if (rc == 0 && o.slurm) {
-        char what[1024], why[1024];
-        int told = health_tell_slurm(o.scontrol, o.node, h.problem, what, sizeof what, why, sizeof why);
+        char what[1024], why[4096];
+        bool changed;
+        int told = health_tell_slurm(o.scontrol, o.node, h.problem, &changed, what, sizeof what, why, sizeof why);
         health_report_slurm(stderr, told, what, why);
+        health_report_syslog_slurm(told, changed, what, why);
         if (told != 0)
             status = EXIT_CANNOT_RUN;
     }
     if (rc == 0 && o.prom && health_report_prom(o.prom, &h) != 0)
+        status = EXIT_CANNOT_RUN;
+    if (rc == 0 && o.nfd && health_report_nfd(o.nfd, &h, o.nfd_interval, time(NULL)) != 0)
         status = EXIT_CANNOT_RUN;
     health_check_free(&h);
     return status;

@@ -11,12 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "fleet/pool.h"
 #include "fleet/prune.h"
 #include "util/i18n.h"
 #include "util/pciaddr.h"
 #include "util/units.h"
+#include "util/output.h"
 
 const struct fleet_field_info fleet_fields[FLEET_NFIELDS] = {
     [FF_CPU_MODEL] = {"cpu.model", N_("CPU"), false},
@@ -411,6 +413,9 @@ void fleet_free(struct fleet *f)
         free(f->nodes[i].findings_sorted);
     }
     free(f->nodes);
+    for (int i = 0; i < f->nnotes; i++)
+        free(f->notes[i]);
+    free(f->notes);
     pool_free(&f->hosts);
     pool_free(&f->values);
     memset(f, 0, sizeof *f);
@@ -637,6 +642,157 @@ static int json_name(const struct dirent *e)
     return e->d_name[0] != '.' && n > 5 && !strcmp(e->d_name + n - 5, ".json");
 }
 
+static void fleet_note(struct fleet *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fleet_note(struct fleet *f, const char *fmt, ...)
+{
+    char text[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    f->notes = realloc(f->notes, (size_t)(f->nnotes + 1) * sizeof *f->notes);
+    if (!f->notes || !(f->notes[f->nnotes] = strdup(text)))
+        abort();
+    f->nnotes++;
+}
+
+/* One *.json of a directory, read first for what picks the documents to add: its kind, host and
+ * time. */
+struct candidate {
+    char *file, *host;
+    bool audit, left_out;
+    time_t when;        /* generated_at, else the file's modification time */
+    bool dated;         /* when is the document's own generated_at */
+};
+static const struct prune_keep host_keys[] = {{"hostname", NULL, false}, {NULL, NULL, false}};
+static const struct prune_keep candidate_keys[] = {{"schema", NULL, false}, {"generated_at", NULL, false},
+                                                   {"machine", host_keys, false}, {"hostname", NULL, false},
+                                                   {NULL, NULL, false}};
+
+/* 1 a candidate; 0 not a gpuvet audit or bench document (skipped with a note); -1 unreadable. */
+static int candidate_read(struct fleet *f, struct candidate *c, char *why, size_t why_size)
+{
+    char reason[512];
+    json_t *doc = prune_load_file(c->file, candidate_keys, reason, sizeof reason);
+    if (!doc) {
+        snprintf(why, why_size, "%s: %s", c->file, reason);
+        return -1;
+    }
+    const char *schema = json_string_value(json_object_get(doc, "schema"));
+    c->audit = schema && !strcmp(schema, "gpuvet.audit/1");
+    if (!c->audit && !(schema && !strcmp(schema, "gpuvet.bench/1"))) {
+        fleet_note(f, _("%s: skipped: not a gpuvet.audit/1 or gpuvet.bench/1 document"), c->file);
+        json_decref(doc);
+        return 0;
+    }
+    char host[256];
+    host_of(c->audit ? at(at(doc, "machine"), "hostname") : at(doc, "hostname"), c->file, host, sizeof host);
+    if (!(c->host = strdup(host)))
+        abort();
+    const char *when = json_string_value(json_object_get(doc, "generated_at"));
+    struct tm tm = {0};
+    const char *end = when ? strptime(when, UTC_TIME_FORMAT, &tm) : NULL;
+    c->dated = end && !*end;
+    struct stat st;
+    c->when = c->dated ? timegm(&tm) : stat(c->file, &st) == 0 ? st.st_mtime : 0;
+    json_decref(doc);
+    return 1;
+}
+
+/* Candidates of one kind and host together, oldest first (as old: the later file name last). */
+static int candidate_order(const void *a, const void *b)
+{
+    const struct candidate *x = *(struct candidate *const *)a, *y = *(struct candidate *const *)b;
+    if (x->audit != y->audit)
+        return x->audit ? -1 : 1;
+    int by_host = strcmp(x->host, y->host);
+    if (by_host)
+        return by_host;
+    if (x->when != y->when)
+        return x->when < y->when ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+static void time_text(time_t t, char *out, size_t size)
+{
+    struct tm tm;
+    if (!gmtime_r(&t, &tm) || !strftime(out, size, UTC_TIME_FORMAT, &tm))
+        snprintf(out, size, "?");
+}
+
+/* Of the documents of one host and kind, only the newest is added; each other one gets a note. */
+static void candidates_pick(struct fleet *f, struct candidate *c, int n)
+{
+    struct candidate **order = malloc((n > 0 ? (size_t)n : 1) * sizeof *order);
+    if (!order)
+        abort();
+    for (int i = 0; i < n; i++)
+        order[i] = &c[i];
+    qsort(order, (size_t)n, sizeof *order, candidate_order);
+    for (int i = 0; i + 1 < n; i++) {
+        struct candidate *old = order[i], *next = order[i + 1];
+        if (old->audit != next->audit || strcmp(old->host, next->host))
+            continue;
+        struct candidate *newest = next;
+        for (int k = i + 2; k < n && order[k]->audit == old->audit && !strcmp(order[k]->host, old->host); k++)
+            newest = order[k];
+        old->left_out = true;
+        char at_old[32], at_new[32];
+        time_text(old->when, at_old, sizeof at_old);
+        time_text(newest->when, at_new, sizeof at_new);
+        fleet_note(f,
+                   old->audit ? _("%s: left out: an older audit of host %s (%s%s) than %s (%s%s)")
+                              : _("%s: left out: an older bench document of host %s (%s%s) than %s (%s%s)"),
+                   old->file, old->host, at_old, old->dated ? "" : _(", file time"), newest->file, at_new,
+                   newest->dated ? "" : _(", file time"));
+    }
+    free(order);
+}
+
+/* Every *.json of a directory: what is not a gpuvet document is skipped, and of several documents
+ * of one host and kind only the newest is added (each with a note). */
+static int add_directory(struct fleet *f, const char *path, char *why, size_t why_size)
+{
+    struct dirent **entries;
+    int n = scandir(path, &entries, json_name, alphasort);
+    if (n < 0) {
+        snprintf(why, why_size, "%s: %s", path, i18n_error_text(errno));
+        return -1;
+    }
+    struct candidate *c = calloc(n > 0 ? (size_t)n : 1, sizeof *c);
+    if (!c)
+        abort();
+    int rc = 0, count = 0;
+    for (int i = 0; i < n; i++) {
+        int got = 0;
+        if (rc == 0) {
+            if (asprintf(&c[count].file, "%s/%s", path, entries[i]->d_name) < 0)
+                abort();
+            got = candidate_read(f, &c[count], why, why_size);
+            if (got <= 0)
+                free(c[count].file);
+        }
+        if (got < 0)
+            rc = -1;
+        count += got > 0;
+        free(entries[i]);
+    }
+    free(entries);
+    candidates_pick(f, c, count);
+    for (int i = 0; i < count; i++) {
+        if (rc == 0 && !c[i].left_out)
+            rc = add_file(f, c[i].file, why, why_size);
+        free(c[i].file);
+        free(c[i].host);
+    }
+    free(c);
+    if (rc == 0 && count == 0) {
+        snprintf(why, why_size, _("%s: no gpuvet audit or bench documents (*.json) in this directory"), path);
+        rc = -1;
+    }
+    return rc;
+}
+
 int fleet_add_path(struct fleet *f, const char *path, char *why, size_t why_size)
 {
     struct stat st;
@@ -644,28 +800,7 @@ int fleet_add_path(struct fleet *f, const char *path, char *why, size_t why_size
         snprintf(why, why_size, "%s: %s", path, i18n_error_text(errno));
         return -1;
     }
-    if (!S_ISDIR(st.st_mode))
-        return add_file(f, path, why, why_size);
-    struct dirent **entries;
-    int n = scandir(path, &entries, json_name, alphasort);
-    if (n < 0) {
-        snprintf(why, why_size, "%s: %s", path, i18n_error_text(errno));
-        return -1;
-    }
-    int rc = 0;
-    for (int i = 0; i < n; i++) {
-        char file[4096];
-        snprintf(file, sizeof file, "%s/%s", path, entries[i]->d_name);
-        if (rc == 0)
-            rc = add_file(f, file, why, why_size);
-        free(entries[i]);
-    }
-    free(entries);
-    if (rc == 0 && n == 0) {
-        snprintf(why, why_size, _("%s: no *.json documents in this directory"), path);
-        rc = -1;
-    }
-    return rc;
+    return S_ISDIR(st.st_mode) ? add_directory(f, path, why, why_size) : add_file(f, path, why, why_size);
 }
 
 char *fleet_items_missing(const char *a, const char *b)

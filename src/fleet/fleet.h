@@ -77,13 +77,18 @@ struct fleet {
     struct fleet_pool hosts;  /* host name -> node index (the entry's counter) */
     struct fleet_pool values;
     size_t audits, benches;
+    char **notes;             /* what a directory's walk skipped or left out, one sentence each */
+    int nnotes;
 };
 
 void fleet_init(struct fleet *f);
 void fleet_free(struct fleet *f);
 
-/* Adds one document (audit or bench, told by its "schema"), or every *.json file of a directory.
- * 0, or -1 with a message naming the file in `why`. */
+/* Adds one document (audit or bench, told by its "schema"), or every *.json file of a directory:
+ * there, a JSON document that is neither is skipped, and of several documents of one host and
+ * kind only the newest (its generated_at, else the file's modification time) is added; each
+ * skipped or older file gets a sentence in f->notes. 0, or -1 with a message naming the file in
+ * `why`. */
 int fleet_add_path(struct fleet *f, const char *path, char *why, size_t why_size);
 
 /* Scratch counter of an interned string (0 between uses). */

@@ -1,12 +1,15 @@
 #include "health/health.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "probe/probe.h"
 #include "slurm/slurm.h"
 #include "util/deadline.h"
 #include "util/fsroot.h"
+#include "util/parse.h"
 
 static double now_s(void)
 {
@@ -26,6 +29,33 @@ const struct finding *health_worst(const struct findings *f, enum severity thres
     return worst;
 }
 
+const char *const health_areas[] = {"pcie", "gpu", "memory", "numa", "cpu", "kernel", "storage", "network", "power", NULL};
+
+bool health_area_known(const char *area)
+{
+    for (int i = 0; health_areas[i]; i++)
+        if (!strcmp(area, health_areas[i]))
+            return true;
+    return false;
+}
+
+/* Keeps the findings of one rule area (one Node Problem Detector condition per area). */
+static void keep_area(struct findings *f, const char *area)
+{
+    struct findings dropped = {calloc((size_t)f->count + 1, sizeof *f->items), 0};
+    if (!dropped.items)
+        abort();
+    int kept = 0;
+    for (int i = 0; i < f->count; i++) {
+        if (!strcmp(f->items[i].rule->area, area))
+            f->items[kept++] = f->items[i];
+        else
+            dropped.items[dropped.count++] = f->items[i];
+    }
+    f->count = kept;
+    findings_free(&dropped);
+}
+
 int health_check_run(const struct health_request *req, struct health_check *h)
 {
     *h = (struct health_check){.started_s = now_s(), .threshold = req->fail_on_warn ? SEV_WARN : SEV_FAIL};
@@ -38,7 +68,6 @@ int health_check_run(const struct health_request *req, struct health_check *h)
     h->probed = true;
     probe_contention(&h->machine, 0); /* no sample window: the check must stay fast */
     rules_run(&h->machine, req->workload, NULL, &h->findings);
-    h->problem = health_worst(&h->findings, h->threshold);
     int judged = 0;
     for (int i = 0; i < h->findings.count; i++)
         judged += h->findings.items[i].severity != SEV_UNKNOWN;
@@ -47,6 +76,13 @@ int health_check_run(const struct health_request *req, struct health_check *h)
         h->blind = true;
         h->problem = NULL;
         return -1;
+    }
+    if (req->area)
+        keep_area(&h->findings, req->area);
+    h->problem = health_worst(&h->findings, h->threshold);
+    if (req->every_workload) {
+        verdict_set_build(&h->all, &h->machine, NULL);
+        h->all_judged = true;
     }
     if (req->verdict) {
         verdict_judge(&h->verdict, &h->machine, req->workload, &h->findings);
@@ -57,25 +93,110 @@ int health_check_run(const struct health_request *req, struct health_check *h)
 
 void health_check_free(struct health_check *h)
 {
+    if (h->all_judged)
+        verdict_set_free(&h->all);
     if (h->judged)
         workload_verdict_free(&h->verdict);
     findings_free(&h->findings);
     machine_free(&h->machine);
 }
 
-int health_tell_slurm(const char *scontrol_given, const char *node_given, const struct finding *problem, char *what,
-                      size_t whatlen, char *err, size_t errlen)
+void health_slurm_reason(char *out, size_t size, const struct finding *problem)
 {
-    char scontrol[4096], node[256], reason[512];
+    /* `sinfo -R` shows 20 characters of a reason: the prefix without a space, then the rule, then
+     * the subject (the device), so that the rule is what those 20 show. */
+    snprintf(out, size, SLURM_REASON_PREFIX "%s %s", problem->rule->id, problem->subject);
+}
+
+int health_tell_slurm(const char *scontrol_given, const char *node_given, const struct finding *problem, bool *changed,
+                      char *what, size_t whatlen, char *err, size_t errlen)
+{
+    char scontrol[4096], node[256], reason[512], conf[4096];
+    *changed = false;
     if (slurm_find_scontrol(scontrol_given, scontrol, sizeof scontrol, err, errlen) != 0)
         return -1;
+    const char *how = slurm_conf_locate(conf, sizeof conf);
     if (node_given)
         snprintf(node, sizeof node, "%s", node_given);
     else
         slurm_node_name(node, sizeof node);
-    /* Slurm shows the reason in `sinfo -R`: the rule and the subject, short. */
     if (problem)
-        snprintf(reason, sizeof reason, "gpuvet: %s %s", problem->rule->id, problem->subject);
+        health_slurm_reason(reason, sizeof reason, problem);
     enum slurm_outcome outcome;
-    return slurm_apply(scontrol, node, problem ? reason : NULL, &outcome, what, whatlen, err, errlen) != 0 ? -1 : 0;
+    char why[2048];
+    if (slurm_apply(scontrol, node, problem ? reason : NULL, &outcome, what, whatlen, why, sizeof why) != 0) {
+        /* Which configuration scontrol read: under slurmd the usual cause of a failure. */
+        if (how)
+            snprintf(err, errlen, "with slurm.conf %s (from %s): %s", conf, how, why);
+        else
+            snprintf(err, errlen, "with no slurm.conf (SLURM_CONF unset, not run by slurmd, no " SLURM_CONF_DEFAULT
+                     " or " SLURM_CONF_CONFIGLESS ": set SLURM_CONF in the HealthCheckProgram wrapper): %s", why);
+        return -1;
+    }
+    *changed = outcome == SLURM_DRAINED || outcome == SLURM_RESUMED;
+    return 0;
+}
+
+static void label(struct health_labels *out, const char *name, const char *value)
+{
+    struct health_label *l = &out->items[out->count++];
+    snprintf(l->key, sizeof l->key, HEALTH_NFD_PREFIX "%s", name);
+    snprintf(l->value, sizeof l->value, "%s", value);
+}
+
+/* "true" when every finding of the rule passed, "false" when one warned or failed, "unknown" when
+ * one could not be judged or there is none. */
+static const char *rule_state(const struct findings *f, const char *id)
+{
+    enum severity worst = SEV_PASS;
+    bool any = false;
+    for (int i = 0; i < f->count; i++)
+        if (!strcmp(f->items[i].rule->id, id)) {
+            any = true;
+            if (f->items[i].severity > worst)
+                worst = f->items[i].severity;
+        }
+    if (!any || worst == SEV_UNKNOWN)
+        return "unknown";
+    return worst >= SEV_WARN ? "false" : "true";
+}
+
+void health_nfd_labels(const struct health_check *h, struct health_labels *out)
+{
+    out->count = 0;
+    if (!h->all_judged)
+        return;
+    for (int w = 0; w < WORKLOAD_COUNT; w++) {
+        char name[64];
+        snprintf(name, sizeof name, "verdict-%s", workload_name((enum workload)w));
+        label(out, name, verdict_name(h->all.verdicts[w].verdict));
+    }
+    /* The narrowest accelerator link: the least bandwidth, as it negotiated. */
+    const struct machine *m = &h->machine;
+    const struct pci_link *narrowest = NULL;
+    bool unknown = !m->pci_scanned, any = false;
+    for (int i = 0; i < m->npci; i++) {
+        const struct pci_device *d = &m->pci[i];
+        if (d->role != PCI_ROLE_ACCELERATOR)
+            continue;
+        any = true;
+        if (!d->link.known || pcie_generation(d->link.cur_gt_s) <= 0 || d->link.cur_width <= 0) {
+            unknown = true;
+            continue;
+        }
+        if (!narrowest || pci_link_gb_s(d->link.cur_gt_s, d->link.cur_width) <
+                              pci_link_gb_s(narrowest->cur_gt_s, narrowest->cur_width))
+            narrowest = &d->link;
+    }
+    char link[32];
+    if (unknown)
+        snprintf(link, sizeof link, "unknown");
+    else if (!any)
+        snprintf(link, sizeof link, "none");
+    else
+        snprintf(link, sizeof link, "gen%d-x%d", pcie_generation(narrowest->cur_gt_s), narrowest->cur_width);
+    label(out, "gpu-link-narrowest", link);
+    const struct findings *general = &h->all.findings[WL_GENERAL];
+    label(out, "gpu-numa-memory", any ? rule_state(general, "NUMA_GPU_NODE_NO_MEMORY") : "none");
+    label(out, "memory-channels-full", rule_state(general, "MEM_CHANNELS_UNDERPOPULATED"));
 }

@@ -18,6 +18,8 @@ struct health_request {
     enum workload workload;
     bool fail_on_warn;   /* warnings fail the node too */
     bool verdict;        /* judge the workload's verdict too (--prom writes it) */
+    const char *area;    /* --area: only the findings of this rule area ("pcie", ...); NULL: all */
+    bool every_workload; /* judge every workload too (--nfd labels them) */
 };
 
 struct health_check {
@@ -31,7 +33,33 @@ struct health_check {
     const struct finding *problem; /* the worst finding at or above threshold; NULL: OK */
     bool judged;
     struct workload_verdict verdict; /* when req->verdict */
+    bool all_judged;
+    struct verdict_set all;          /* when req->every_workload: each workload's findings, verdict */
 };
+
+/* The rule areas --area takes (those of the rule table a node check can judge), NULL-terminated. */
+extern const char *const health_areas[];
+bool health_area_known(const char *area);
+
+/* Node Feature Discovery's features.d labels (health --nfd FILE). The keys are under NFD's own
+ * label namespace, which nfd-master accepts without configuration (a features.d name without a
+ * namespace gets it too); each name within 63 characters, each value within Kubernetes' label
+ * alphabet ([A-Za-z0-9._-], at most 63, alphanumeric at both ends). */
+#define HEALTH_NFD_PREFIX "feature.node.kubernetes.io/gpuvet-"
+struct health_label {
+    char key[128];
+    char value[64];
+};
+struct health_labels {
+    struct health_label items[WORKLOAD_COUNT + 4];
+    int count;
+};
+/* The labels of a check run with every_workload: verdict-WORKLOAD (pass, inconclusive, warn,
+ * fail), gpu-link-narrowest ("gen4-x8"; "none" without accelerators, "unknown" when a link could
+ * not be read), gpu-numa-memory and memory-channels-full ("true", "false", "unknown"; the first
+ * "none" without accelerators), from NUMA_GPU_NODE_NO_MEMORY's and MEM_CHANNELS_UNDERPOPULATED's
+ * findings. */
+void health_nfd_labels(const struct health_check *h, struct health_labels *out);
 
 /* Probes and checks; 0 checked (h->problem says whether the node has a problem), -1 the machine
  * could not be read, or nothing on it could be checked (h->blind). Free h with health_check_free either way. */
@@ -45,8 +73,12 @@ const struct finding *health_worst(const struct findings *f, enum severity thres
 
 /* Drains this node for problem, or resumes it when problem is NULL (slurm/slurm.c: a node drained
  * or down for any other reason is never touched). scontrol and node: the options, or NULL for
- * the defaults. 0 with what it did in what, or -1 with why in err. */
-int health_tell_slurm(const char *scontrol, const char *node, const struct finding *problem, char *what,
+ * the defaults. 0 with what it did in what (*changed: drained or resumed now), or -1 with why in
+ * err (naming the slurm.conf scontrol read). */
+int health_tell_slurm(const char *scontrol, const char *node, const struct finding *problem, bool *changed, char *what,
                       size_t whatlen, char *err, size_t errlen);
+/* The drain reason for problem: "gpuvet:RULE_ID subject" (SLURM_REASON_PREFIX first, then what
+ * `sinfo -R`'s 20 characters should show: the rule, then the device). */
+void health_slurm_reason(char *out, size_t size, const struct finding *problem);
 
 #endif

@@ -22,7 +22,7 @@ const char *probe_missing_reason(void)
     return fsroot_is_live() ? N_("not exposed by this kernel or not readable") : N_("not in the recorded tree");
 }
 
-static char *read_hostname(void)
+char *probe_hostname(void)
 {
     char *name = fs_read("/proc/sys/kernel/hostname");
     if (!name && fsroot_is_live()) {
@@ -52,7 +52,7 @@ int probe_machine(struct machine *m, bool read_system)
     } else if (asprintf(&m->source, "sysroot:%s", fsroot_get()) < 0) {
         m->source = NULL;
     }
-    m->hostname = read_hostname();
+    m->hostname = probe_hostname();
     probe_topology(m);
     probe_cpu(m);
     probe_numa(m);

@@ -13,6 +13,9 @@ struct cpu_ticks;
  * (an audit of evidence files alone) it reads nothing and marks the source "evidence".
  * Returns 0, or -1 when the machine cannot be read at all (the reason is in m->problems). */
 int probe_machine(struct machine *m, bool read_system);
+/* The host name of the machine under fsroot (its proc/sys/kernel/hostname; live: else gethostname),
+ * malloc'd; NULL when a recorded tree has none. */
+char *probe_hostname(void);
 
 /* hwloc: packages, cores, threads, usable CPUs, CPU model and frequencies. */
 void probe_topology(struct machine *m);

@@ -2,6 +2,8 @@
  * problem is on stderr. */
 #include "report/health_report.h"
 
+#include <syslog.h>
+
 #include "report/report.h"
 #include "util/i18n.h"
 #include "util/output.h"
@@ -52,4 +54,28 @@ void health_report_slurm(FILE *err, int rc, const char *what, const char *why)
         print_error_to(err, "health", _("slurm: %s"), what);
     else
         print_error_to(err, "health", "%s", why);
+}
+
+static void log_line(int priority, const char *text)
+{
+    openlog("gpuvet", LOG_PID, LOG_DAEMON);
+    syslog(priority, "health --slurm: %s", text);
+    closelog();
+}
+
+void health_report_syslog_slurm(int rc, bool changed, const char *what, const char *why)
+{
+    if (rc != 0)
+        log_line(LOG_ERR, why);
+    else if (changed)
+        log_line(LOG_WARNING, what);
+}
+
+void health_report_syslog_unchecked(const struct health_check *h)
+{
+    char text[1024];
+    const struct machine *m = &h->machine;
+    snprintf(text, sizeof text, "could not check this node: %s: %s", m->nproblems ? m->problems[0].path : "probe",
+             m->nproblems ? m->problems[0].message : "the machine could not be read");
+    log_line(LOG_ERR, text);
 }

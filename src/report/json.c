@@ -5,6 +5,7 @@
 #include "util/parse.h"
 #include "util/datadir.h"
 #include "util/jsonval.h"
+#include "util/output.h"
 #include "util/sanitize.h"
 
 static json_t *positive_or_null(double v) { return v > 0 ? json_real(v) : json_null(); }
@@ -297,6 +298,13 @@ int report_json(FILE *out, const struct audit_report *r)
     if (!root)
         return -1;
     json_object_set_new(root, "data_tables", data_tables_json());
+    if (r->finished > 0) {
+        /* RFC 3339 UTC: gpuvet fleet keeps the newest audit of a host by it. */
+        char when[32];
+        struct tm tm;
+        if (gmtime_r(&r->finished, &tm) && strftime(when, sizeof when, UTC_TIME_FORMAT, &tm))
+            json_object_set_new(root, "generated_at", json_string(when));
+    }
     if (r->redact)
         report_redact(root);
     int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));

@@ -24,6 +24,7 @@ struct audit_report {
     bool redact;          /* hide host names, serials, UUIDs and MACs */
     const struct verdict_set *verdicts; /* every workload judged (rules/verdict.h); findings is
                                          * verdicts->findings[workload] */
+    time_t finished;      /* when the audit ended: the document's generated_at; 0 leaves it out */
 };
 
 /* What --redact puts in place of an identifying value. */

@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,104 @@ int slurm_find_scontrol(const char *given, char *out, size_t outlen, char *err, 
     snprintf(err, errlen, "scontrol not found in /usr/bin, /usr/local/bin%s (give --scontrol PATH)",
              path ? " or PATH" : " (PATH is unset)");
     return -1;
+}
+
+/* At most size - 1 bytes of a live /proc file (NUL-terminated; cmdline and environ are NUL-separated
+ * lists, so *len says where the text ends). The running system's processes, never a --sysroot tree:
+ * scontrol runs here whatever machine was checked. -1 when unreadable. */
+static int proc_read(int pid, const char *name, char *out, size_t size, size_t *len)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/%s", pid, name);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return -1;
+    size_t n = 0;
+    while (n + 1 < size) {
+        ssize_t got = read(fd, out + n, size - 1 - n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            break;
+        n += (size_t)got;
+    }
+    close(fd);
+    out[n] = '\0';
+    *len = n;
+    return 0;
+}
+
+/* The parent of pid, from /proc/PID/stat ("pid (comm) state ppid ..."; comm may hold spaces and
+ * parentheses, so after the last ')'). 0 when unknown. */
+static int parent_of(int pid)
+{
+    char stat[1024];
+    size_t len;
+    if (proc_read(pid, "stat", stat, sizeof stat, &len) != 0)
+        return 0;
+    const char *close_paren = strrchr(stat, ')');
+    int ppid = 0;
+    if (!close_paren || sscanf(close_paren + 1, " %*c %d", &ppid) != 1)
+        return 0;
+    return ppid;
+}
+
+/* slurmd's configuration from its command line (-f FILE, -fFILE) or its SLURM_CONF. */
+static bool slurmd_conf(int pid, char *out, size_t outlen, const char **how)
+{
+    static char buf[65536];
+    size_t len;
+    if (proc_read(pid, "cmdline", buf, sizeof buf, &len) == 0)
+        for (size_t i = 0; i < len; i += strlen(buf + i) + 1) {
+            const char *arg = buf + i;
+            const char *value = !strcmp(arg, "-f") && i + 3 < len ? arg + 3 : !strncmp(arg, "-f", 2) ? arg + 2 : NULL;
+            if (value && *value == '/' && strlen(value) < outlen) {
+                snprintf(out, outlen, "%s", value);
+                *how = "slurmd's -f";
+                return true;
+            }
+        }
+    if (proc_read(pid, "environ", buf, sizeof buf, &len) == 0)
+        for (size_t i = 0; i < len; i += strlen(buf + i) + 1)
+            if (!strncmp(buf + i, "SLURM_CONF=", 11) && buf[i + 11] == '/' && strlen(buf + i + 11) < outlen) {
+                snprintf(out, outlen, "%s", buf + i + 11);
+                *how = "slurmd's SLURM_CONF";
+                return true;
+            }
+    return false;
+}
+
+const char *slurm_conf_locate(char *out, size_t outlen)
+{
+    const char *env = getenv("SLURM_CONF");
+    if (env && *env) {
+        snprintf(out, outlen, "%s", env);
+        return "SLURM_CONF";
+    }
+    /* HealthCheckProgram (and a wrapper that does not exec) runs under slurmd, which gives it no
+     * SLURM_CONF: the file slurmd itself was started with is the one to use. */
+    int pid = getppid();
+    for (int depth = 0; depth < 4 && pid > 1; depth++, pid = parent_of(pid)) {
+        char comm[64];
+        size_t len;
+        if (proc_read(pid, "comm", comm, sizeof comm, &len) != 0)
+            break;
+        comm[strcspn(comm, "\n")] = '\0';
+        const char *how;
+        if (!strcmp(comm, "slurmd") && slurmd_conf(pid, out, outlen, &how)) {
+            setenv("SLURM_CONF", out, 1); /* for the scontrol gpuvet runs */
+            return how;
+        }
+    }
+    /* As scontrol itself: the compiled-in default, then the copy a configless slurmd keeps. */
+    static const char *const fixed[] = {SLURM_CONF_DEFAULT, SLURM_CONF_CONFIGLESS};
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        if (access(fixed[i], R_OK) == 0) {
+            snprintf(out, outlen, "%s", fixed[i]);
+            return i == 0 ? "the default" : "configless slurmd's copy";
+        }
+    snprintf(out, outlen, "%s", "none");
+    return NULL;
 }
 
 void slurm_node_name(char *out, size_t outlen)

@@ -26,6 +26,19 @@
  * unset, as under slurmd). 0, or -1 with the reason in err. */
 int slurm_find_scontrol(const char *given, char *out, size_t outlen, char *err, size_t errlen);
 
+/* Where Slurm's commands find slurm.conf: SLURM_CONF, else the compiled-in default, else the copy
+ * a configless slurmd (Slurm 20.02+) keeps under /run/slurm/conf; beyond those, scontrol asks DNS
+ * for the controller (configless). */
+#define SLURM_CONF_DEFAULT "/etc/slurm/slurm.conf"
+#define SLURM_CONF_CONFIGLESS "/run/slurm/conf/slurm.conf"
+
+/* The slurm.conf the scontrol runs will read, as Slurm's commands find it, with one step before the
+ * defaults: under slurmd (HealthCheckProgram, whose environment has no SLURM_CONF), the file that
+ * slurmd was started with (its -f, else its SLURM_CONF), which is then put in SLURM_CONF for
+ * scontrol. The path in out; returns how it was found ("SLURM_CONF", "slurmd's -f", ...), or NULL
+ * when none was (out "none": scontrol tries DNS). */
+const char *slurm_conf_locate(char *out, size_t outlen);
+
 /* This node's Slurm name: SLURMD_NODENAME when set (slurmd sets it for HealthCheckProgram), else
  * the host name up to its first dot. */
 void slurm_node_name(char *out, size_t outlen);

@@ -37,6 +37,9 @@ int text_write_escaped(FILE *o, const char *text, size_t len, const char *const 
  * render's result (-1 also when the text could not be completed), or TEXT_NO_MEMORY when no
  * buffer could be opened (nothing ran, *text is NULL). */
 #define TEXT_NO_MEMORY (-2)
+
+/* RFC 3339 in UTC, to the second ("2026-12-01T21:30:00Z"): what documents and files carry as a time. */
+#define UTC_TIME_FORMAT "%Y-%m-%dT%H:%M:%SZ"
 int text_render_to_memory(int (*render)(FILE *out, const void *ctx), const void *ctx, char **text, size_t *len);
 
 /* Runs render into memory, then writes its text to o through text_write_escaped (keep as there):

@@ -1,5 +1,6 @@
 #include "util/output_file.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -21,6 +22,11 @@ int output_path_expand(const char *pattern, const char *host, char *out, size_t 
         size_t len = 1;
         if (*p == '%') {
             if (p[1] == 'h') {
+                if (!*host) {
+                    snprintf(why, why_size, _("'%s': %%h: the audited machine's host name is missing or not a plain name"),
+                             pattern);
+                    return -1;
+                }
                 piece = host;
                 len = strlen(host);
             } else if (p[1] == '%') {
@@ -366,12 +372,36 @@ int output_target_finish(struct output_target *t, bool keep, char *why, size_t w
 
 /* ---- --output FILE ---- */
 
+
+/* A recorded host name as a file name: up to its first dot, letters, digits, '-' and '_' only
+ * (RFC 1123 names and the odd underscore); anything else ("..", a '/') gives "", which %h refuses. */
+static void plain_host_name(const char *name, char *out, size_t size)
+{
+    size_t n = strcspn(name, ".");
+    out[0] = '\0';
+    if (n == 0 || n >= size)
+        return;
+    for (size_t i = 0; i < n; i++)
+        if (!(isalnum((unsigned char)name[i]) || name[i] == '-' || name[i] == '_'))
+            return;
+    memcpy(out, name, n);
+    out[n] = '\0';
+}
+
 int output_file_begin(struct output_file *o, const char *pattern, const char *command)
+{
+    return output_file_begin_for(o, pattern, command, NULL);
+}
+
+int output_file_begin_for(struct output_file *o, const char *pattern, const char *command, const char *recorded_host)
 {
     char host[256], why[PATH_MAX + 64];
     o->saved_stdout = -1;
     o->target.fd = -1;
-    short_host_name(host, sizeof host);
+    if (recorded_host)
+        plain_host_name(recorded_host, host, sizeof host);
+    else
+        short_host_name(host, sizeof host);
     if (output_path_expand(pattern, host, o->path, sizeof o->path, why, sizeof why) != 0) {
         print_error(command, _("--output %s"), why);
         return -1;

@@ -1,8 +1,8 @@
 /* `--output FILE` for commands that print their report on stdout: stdout goes to a temporary file
  * in FILE's directory, renamed over FILE only when the command succeeded, so a reader never sees a
  * half-written document and a failed run leaves no file (a device or FIFO is written through:
- * struct output_target says the rule). FILE may hold `%h` (this host's short
- * name, as srun/clush runs on every node) and `%%` (a percent sign). */
+ * struct output_target says the rule). FILE may hold `%h` (this host's short name, as srun/clush
+ * runs on every node; audit --sysroot: the recorded machine's) and `%%` (a percent sign). */
 #ifndef GPUVET_UTIL_OUTPUT_FILE_H
 #define GPUVET_UTIL_OUTPUT_FILE_H
 
@@ -54,6 +54,11 @@ int output_path_expand(const char *pattern, const char *host, char *out, size_t 
 /* Redirects stdout into a temporary file beside the expanded FILE. 0, or -1 with a message on
  * stderr prefixed by `command` (nothing redirected then). */
 int output_file_begin(struct output_file *o, const char *pattern, const char *command);
+
+/* The same for an audited machine that is not this host (audit --sysroot): %h is recorded_host up
+ * to its first dot ("" or a name that is not plain, such as "..", makes %h an error); NULL: this
+ * host's short name, as output_file_begin. */
+int output_file_begin_for(struct output_file *o, const char *pattern, const char *command, const char *recorded_host);
 
 /* Restores stdout; keep: flush, sync and rename the temporary file over FILE (0, or -1 with a
  * message on stderr), otherwise remove it. */

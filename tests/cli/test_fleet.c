@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <utime.h>
 
 #include "testutil.h"
 
@@ -378,7 +379,7 @@ Test(fleet, bad_documents_are_named)
     unlink(path);
     r = run_gpuvet("fleet", dir, NULL);
     cr_assert_eq(r.status, 2);
-    cr_assert(strstr(r.err, "no *.json"), "%s", r.err);
+    cr_assert(strstr(r.err, "no gpuvet audit or bench documents (*.json)"), "%s", r.err);
     run_result_free(&r);
     r = run_gpuvet("fleet", "--tolerance", "x", dir, NULL);
     cr_assert_eq(r.status, 2);
@@ -472,15 +473,14 @@ Test(fleet, compare_puts_differences_first)
     free(dir);
 }
 
-/* --output DIR/%h.json names the file by this host's short name, as srun and clush run it on
- * every node; a failed run leaves no file behind, and no temporary file stays either way. */
+/* --output DIR/%h.json names the file by the audited host's short name (as srun and clush run it
+ * on every node; with --sysroot, the recorded machine's: the H200 tree's is "vm"); a failed run
+ * leaves no file behind, and no temporary file stays either way. */
 Test(fleet, output_file_per_host)
 {
-    char *dir = make_temp_dir(), pattern[4096], want[4096], host[256];
-    cr_assert_eq(gethostname(host, sizeof host), 0);
-    host[strcspn(host, ".")] = '\0';
+    char *dir = make_temp_dir(), pattern[4096], want[4096];
     snprintf(pattern, sizeof pattern, "%s/%%h-100%%%%.json", dir);
-    snprintf(want, sizeof want, "%s/%s-100%%.json", dir, host);
+    snprintf(want, sizeof want, "%s/vm-100%%.json", dir);
     struct run_result r = run_gpuvet("audit", "--json", "--sample", "0", "--sysroot", fixture(H200_TREE), "--output",
                                      pattern, NULL);
     cr_assert(r.status == 0 || r.status == 1, "%s", r.err);
@@ -572,4 +572,119 @@ Test(fleet, terminal_escapes_in_documents_are_escaped)
     }
     tree_remove(dir);
     free(dir);
+}
+
+/* The audit document in path with its generated_at set to when (NULL: taken out, as an older gpuvet
+ * wrote it). */
+static void set_generated_at(const char *path, const char *when)
+{
+    json_error_t e;
+    json_t *doc = json_load_file(path, 0, &e);
+    cr_assert_not_null(doc, "%s: %s", path, e.text);
+    cr_assert(json_is_string(json_object_get(doc, "generated_at")), "audit --json has generated_at");
+    if (when)
+        json_object_set_new(doc, "generated_at", json_string(when));
+    else
+        json_object_del(doc, "generated_at");
+    cr_assert_eq(json_dump_file(doc, path, JSON_INDENT(2)), 0);
+    json_decref(doc);
+}
+
+/* audit --sysroot --output DIR/%h.json names the file after the recorded machine; fleet DIR skips
+ * what is not a gpuvet document and keeps the newest audit of a host, naming the older ones. */
+Test(fleet, folders_as_they_are)
+{
+    /* The H200 tree records its host name (proc/sys/kernel/hostname); here it is renamed. */
+    char *tree = fixture_copy(H200_TREE), *dir = make_temp_dir(), pattern[4096], path[4096];
+    tree_write(tree, "proc/sys/kernel/hostname", "gpu07.example.org\n");
+    snprintf(pattern, sizeof pattern, "%s/%%h.json", dir);
+    audit_to(pattern, tree, NULL);
+    snprintf(path, sizeof path, "%s/gpu07.json", dir);
+    cr_assert_eq(access(path, R_OK), 0, "%%h is the recorded host's short name");
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "ls -A '%s'", dir);
+    int status;
+    char *listing = run_shell(cmd, &status);
+    cr_assert_str_eq(listing, "gpu07.json\n", "no file named after this host");
+    free(listing);
+    /* Live, %h is this host's short name. */
+    char host[256], live[4096];
+    cr_assert_eq(gethostname(host, sizeof host), 0);
+    host[strcspn(host, ".")] = '\0';
+    char live_dir[4096];
+    snprintf(live_dir, sizeof live_dir, "%s/live", dir);
+    cr_assert_eq(mkdir(live_dir, 0755), 0);
+    snprintf(pattern, sizeof pattern, "%s/%%h.json", live_dir);
+    struct run_result r = run_gpuvet("audit", "--json", "--sample", "0", "--output", pattern, NULL);
+    cr_assert(r.status == 0 || r.status == 1, "%s", r.err);
+    run_result_free(&r);
+    snprintf(live, sizeof live, "%s/%s.json", live_dir, host);
+    cr_assert_eq(access(live, R_OK), 0, "live: %s", live);
+    tree_remove(live_dir);
+    snprintf(pattern, sizeof pattern, "%s/%%h.json", dir);
+    /* A recorded name that is not a plain name is refused, not used as a path. */
+    tree_write(tree, "proc/sys/kernel/hostname", "../escape\n");
+    r = run_gpuvet("audit", "--json", "--sample", "0", "--sysroot", tree, "--output", pattern, NULL);
+    cr_assert_eq(r.status, 2, "%s", r.err);
+    cr_assert(strstr(r.err, "%h: the audited machine's host name is missing or not a plain name"), "%s", r.err);
+    run_result_free(&r);
+
+    /* The same host audited three times: newer.json (its own time), gpu07.json (older), and
+     * legacy.json without generated_at (its file time, older still); and a JSON file of another tool. */
+    char newer[4096], legacy[4096], other[4096];
+    snprintf(newer, sizeof newer, "%s/newer.json", dir);
+    snprintf(legacy, sizeof legacy, "%s/legacy.json", dir);
+    snprintf(other, sizeof other, "%s/package.json", dir);
+    audit_to(newer, fixture(SILVER_TREE), NULL);
+    /* newer.json is the fixture's own host: give it gpu07's name. */
+    char *text = read_text(newer);
+    json_error_t e;
+    json_t *doc = json_loads(text, 0, &e);
+    free(text);
+    cr_assert_not_null(doc);
+    json_object_set_new(json_object_get(doc, "machine"), "hostname", json_string("gpu07.example.org"));
+    cr_assert_eq(json_dump_file(doc, newer, JSON_INDENT(2)), 0);
+    json_decref(doc);
+    set_generated_at(newer, "2030-01-02T03:04:05Z");
+    set_generated_at(path, "2029-06-01T00:00:00Z");
+    audit_to(legacy, fixture(SILVER_TREE), NULL);
+    text = read_text(legacy);
+    doc = json_loads(text, 0, &e);
+    free(text);
+    json_object_set_new(json_object_get(doc, "machine"), "hostname", json_string("gpu07"));
+    cr_assert_eq(json_dump_file(doc, legacy, JSON_INDENT(2)), 0);
+    json_decref(doc);
+    set_generated_at(legacy, NULL);
+    struct utimbuf long_ago = {946684800, 946684800}; /* 2000-01-01 */
+    cr_assert_eq(utime(legacy, &long_ago), 0);
+    tree_write(dir, "package.json", "{\"name\": \"not-an-audit\"}\n");
+
+    r = run_gpuvet("fleet", "--json", dir, NULL);
+    cr_assert_eq(r.status, 0, "one node, alike with itself: %s", r.err);
+    char expect[16384];
+    snprintf(expect, sizeof expect, "gpuvet fleet: note: %s: skipped: not a gpuvet.audit/1 or gpuvet.bench/1 document",
+             other);
+    cr_assert(strstr(r.err, expect), "%s", r.err);
+    snprintf(expect, sizeof expect,
+             "gpuvet fleet: note: %s: left out: an older audit of host gpu07 (2029-06-01T00:00:00Z) than %s "
+             "(2030-01-02T03:04:05Z)", path, newer);
+    cr_assert(strstr(r.err, expect), "%s", r.err);
+    snprintf(expect, sizeof expect,
+             "gpuvet fleet: note: %s: left out: an older audit of host gpu07 (2000-01-01T00:00:00Z, file time) "
+             "than %s (2030-01-02T03:04:05Z)", legacy, newer);
+    cr_assert(strstr(r.err, expect), "%s", r.err);
+    json_t *fleet = run_json(&r);
+    cr_assert_eq(json_integer_value(json_object_get(fleet, "nodes")), 1, "%s", r.out);
+    cr_assert_eq(json_integer_value(json_object_get(fleet, "audit_documents")), 1, "%s", r.out);
+    cr_assert(strstr(r.out, "\"gpu07\""), "%s", r.out);
+    json_decref(fleet);
+    run_result_free(&r);
+    /* Named on the command line, the other tool's file is still an error. */
+    r = run_gpuvet("fleet", other, NULL);
+    cr_assert_eq(r.status, 2);
+    run_result_free(&r);
+    tree_remove(dir);
+    tree_remove(tree);
+    free(dir);
+    free(tree);
 }

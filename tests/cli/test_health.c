@@ -200,3 +200,43 @@ Test(health_slurm, an_scontrol_error_line_is_trimmed)
     run_result_free(&r);
     tree_remove(dir);
 }
+
+/* The drain reason leads with what `sinfo -R`'s 20 characters show: "gpuvet:" and the rule, then the
+ * device; and a failing scontrol's error names the slurm.conf it read and where that came from. */
+Test(health_slurm, the_reason_leads_with_the_rule_and_the_error_names_slurm_conf)
+{
+    char dir[] = "/tmp/gpuvet-health-XXXXXX", script[4096], calls[4096];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(calls, sizeof calls, "%s/calls", dir);
+    char body[8192];
+    snprintf(body, sizeof body,
+             "#!/bin/sh\necho \"$SLURM_CONF|$*\" >> '%s'\n"
+             "[ \"$1\" = show ] && { echo 'NodeName=n1 State=IDLE Reason=(null)'; exit 0; }\nexit 0\n", calls);
+    tree_write(dir, "scontrol", body);
+    snprintf(script, sizeof script, "%s/scontrol", dir);
+    chmod(script, 0755);
+    char *tree = narrowed_tree();
+    setenv("SLURM_CONF", "/nowhere/slurm.conf", 1);
+    struct run_result r = run_gpuvet("health", "--sysroot", tree, "--slurm", "--node", "n1", "--scontrol", script, NULL);
+    cr_assert_eq(r.status, 1, "%s", r.err);
+    char *log = file_contents(calls, NULL);
+    cr_assert_not_null(log);
+    cr_assert_str_eq(log,
+                     "/nowhere/slurm.conf|show node n1\n"
+                     "/nowhere/slurm.conf|update NodeName=n1 State=DRAIN Reason=gpuvet:PCIE_LINK_DEGRADED 0000:3d:00.0\n");
+    free(log);
+    run_result_free(&r);
+
+    tree_write(dir, "scontrol", "#!/bin/sh\necho 'slurm_load_node error: Unable to contact slurm controller'\nexit 1\n");
+    chmod(script, 0755);
+    r = run_gpuvet("health", "--sysroot", tree, "--slurm", "--node", "n1", "--scontrol", script, NULL);
+    cr_assert_eq(r.status, 2, "%s", r.err);
+    cr_assert(strstr(r.err, "with slurm.conf /nowhere/slurm.conf (from SLURM_CONF): scontrol show node n1: "
+                            "slurm_load_node error: Unable to contact slurm controller"),
+              "%s", r.err);
+    run_result_free(&r);
+    unsetenv("SLURM_CONF");
+    tree_remove(tree);
+    free(tree);
+    tree_remove(dir);
+}

@@ -1,6 +1,6 @@
 /* `gpuvet audit --html FILE` and `--markdown FILE` on every recorded machine (each sysroot tree,
  * dmidecode and nvidia-smi fixture) and on this machine. Each page is opened in headless
- * Chromium (Debian's chromium, installed by scripts/setup.sh) and screenshotted into
+ * Chromium (Debian's chromium, installed by scripts/test.sh) and screenshotted into
  * build/html-report-screenshots/. A page fails the test when:
  *  - Chromium logs any console message (the page has no script: a message can only be an error
  *    such as a blocked load or a Content-Security-Policy violation), or
@@ -29,7 +29,7 @@ static const char *chromium_binary(void)
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (access(names[i], X_OK) == 0)
             return names[i];
-    cr_assert_fail("chromium is not installed: scripts/setup.sh installs it (a test dependency)");
+    cr_assert_fail("chromium is not installed: scripts/test.sh installs it (a test dependency)");
     return NULL;
 }
 

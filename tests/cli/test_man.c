@@ -32,7 +32,7 @@ static char *groff_warnings(const char *page)
 }
 
 /* mandoc's lint at warning level and worse ("" when none, or when mandoc is not installed: it is an
- * optional package of scripts/setup.sh), malloc'd. */
+ * optional package of scripts/test.sh), malloc'd. */
 static char *mandoc_warnings(const char *page)
 {
     char cmd[1100];

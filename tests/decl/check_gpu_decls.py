@@ -11,7 +11,7 @@ From those it derives every struct's size and field offsets (C layout rules over
 types), every constant, and each function's parameter types; struct layouts and constants are
 compared in C (a generated program of sizeof/offsetof/value checks built against our headers),
 function signatures here by their ABI class. Exit 0: all agree; 1: a mismatch (listed); 77: a
-source package is missing (ctest reports the test as skipped, scripts/setup.sh installs both).
+source package is missing (ctest reports the test as skipped, scripts/test.sh installs both).
 
 Usage: check_gpu_decls.py SRC_DIR WORK_DIR CC
 """
@@ -235,9 +235,9 @@ def match_params(ours, theirs, struct_pairs, label):
 def main():
     src, work, cc = sys.argv[1], sys.argv[2], sys.argv[3]
     if not RUST_BINDINGS:
-        die_skip("librust-nvml-wrapper-sys-dev is not installed (scripts/setup.sh installs it)")
+        die_skip("librust-nvml-wrapper-sys-dev is not installed (scripts/test.sh installs it)")
     if not os.path.exists(os.path.join(NUMBA_CUDADRV, "drvapi.py")):
-        die_skip("python3-numba is not installed (scripts/setup.sh installs it)")
+        die_skip("python3-numba is not installed (scripts/test.sh installs it)")
     rust = Bindings(open(RUST_BINDINGS[0]).read())
     print("NVML source: %s (%d structs, %d functions, %d constants)"
           % (RUST_BINDINGS[0], len(rust.structs), len(rust.functions), len(rust.consts)))

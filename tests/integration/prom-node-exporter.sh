@@ -8,10 +8,10 @@ bin=$1 fixtures=$2
 skip() { echo "SKIP: $*"; exit 77; }
 promtool=$(command -v promtool || true)
 exporter=$(command -v prometheus-node-exporter || true)
-[ -n "$promtool" ] || skip "promtool missing: apt-get install prometheus (scripts/setup.sh does)"
-[ -n "$exporter" ] || skip "prometheus-node-exporter missing: apt-get install prometheus-node-exporter (scripts/setup.sh does)"
+[ -n "$promtool" ] || skip "promtool missing: apt-get install prometheus (scripts/test.sh does)"
+[ -n "$exporter" ] || skip "prometheus-node-exporter missing: apt-get install prometheus-node-exporter (scripts/test.sh does)"
 command -v curl >/dev/null || skip "curl missing"
-command -v ss >/dev/null || skip "ss missing (finds a free port): apt-get install iproute2 (scripts/setup.sh does)"
+command -v ss >/dev/null || skip "ss missing (finds a free port): apt-get install iproute2 (scripts/test.sh does)"
 
 dir=$(mktemp -d /tmp/gpuvet-prom-XXXXXX)
 exporter_pid=

@@ -2,8 +2,9 @@
 # gpuvet health --slurm against a real Slurm (scripts/slurm-local.sh: munged, slurmctld and three
 # slurmd on this host, everything under a temporary folder, non-default ports), started and
 # stopped here. A node whose recorded tree has a GPU link narrowed to x8 is drained with a gpuvet
-# reason, a clean run resumes it, and a node an admin drained stays drained. Then the README's
-# srun recipe for gpuvet fleet (audit --output DIR/%h.json on every node).
+# reason, a clean run resumes it, and a node an admin drained stays drained; as slurmd's own
+# HealthCheckProgram (no SLURM_CONF in its environment), syslog, sinfo -R, and as a Prolog. Then the
+# README's srun recipe for gpuvet fleet (audit --output DIR/%h.json on every node).
 # usage: slurm-health.sh GPUVET_BIN FIXTURES_DIR   (exit 77: skipped)
 set -euo pipefail
 bin=$1 fixtures=$2
@@ -11,9 +12,14 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 skip() { echo "SKIP: $*"; exit 77; }
 [ "$(id -u)" -eq 0 ] || skip "needs root to start munged, slurmctld and slurmd"
 for f in /usr/sbin/munged /usr/sbin/slurmctld /usr/sbin/slurmd /usr/bin/scontrol /usr/bin/sinfo; do
-  [ -x "$f" ] || skip "$f missing: apt-get install munge slurmctld slurmd slurm-client (scripts/setup.sh does)"
+  [ -x "$f" ] || skip "$f missing: apt-get install munge slurmctld slurmd slurm-client (scripts/test.sh does)"
 done
-command -v ss >/dev/null || skip "ss missing (finds free ports): apt-get install iproute2 (scripts/setup.sh does)"
+command -v ss >/dev/null || skip "ss missing (finds free ports): apt-get install iproute2 (scripts/test.sh does)"
+# Ports: Slurm 22.05 has no option to bind slurmctld or slurmd to loopback alone, so for the test's
+# duration they listen on random high ports of every interface, behind munge with a throw-away key
+# (a request without a credential from that key is refused). A network namespace of its own (only
+# loopback) was tried: slurmd cannot bind its port there under gVisor ("Address family not
+# supported"), so it is not used.
 
 export SLURM_LOCAL_BASE
 SLURM_LOCAL_BASE=$(mktemp -d /tmp/gpuvet-slurm-XXXXXX)
@@ -24,7 +30,29 @@ for try in $(seq 50); do
   [ "$busy" -eq 0 ] && break
 done
 export SLURM_LOCAL_PORT=$port
-cleanup() { "$repo/scripts/slurm-local.sh" down || true; rm -rf "$SLURM_LOCAL_BASE"; }
+# syslog: where there is no /dev/log (a container), a listener of our own takes gpuvet's messages
+# there for the checks below, and is removed with everything else.
+syslog_file=$SLURM_LOCAL_BASE/syslog
+syslog_pid=""
+if [ ! -e /dev/log ] && command -v python3 >/dev/null; then
+  python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind("/dev/log")
+open(sys.argv[1] + ".ready", "w").close()
+with open(sys.argv[1], "ab", buffering=0) as out:
+    while True:
+        out.write(s.recv(8192) + b"\n")
+' "$syslog_file" &
+  syslog_pid=$!
+  for i in $(seq 50); do [ -e "$syslog_file.ready" ] && break; sleep 0.1; done
+  [ -e "$syslog_file.ready" ] || { kill "$syslog_pid" 2>/dev/null; syslog_pid=""; }
+fi
+cleanup() {
+  "$repo/scripts/slurm-local.sh" down || true
+  if [ -n "$syslog_pid" ]; then kill "$syslog_pid" 2>/dev/null || true; wait "$syslog_pid" 2>/dev/null || true; rm -f /dev/log; fi
+  rm -rf "$SLURM_LOCAL_BASE"
+}
 trap cleanup EXIT
 "$repo/scripts/slurm-local.sh" up 3
 export SLURM_CONF=$SLURM_LOCAL_BASE/etc/slurm.conf
@@ -58,13 +86,17 @@ health() {  # health NODE TREE -> prints the first line, sets rc
 if [ -x /usr/bin/srun ]; then
   audits=$SLURM_LOCAL_BASE/audits
   mkdir "$audits"
+  # %h is the audited machine's name: the recorded tree's, given one here.
+  named=$SLURM_LOCAL_BASE/named
+  cp -a "$clean" "$named"
+  mkdir -p "$named/proc/sys/kernel" && echo gpu01.example.org > "$named/proc/sys/kernel/hostname"
   rc=0
-  timeout 60 srun -N 3 --ntasks-per-node=1 "$bin" audit --json --sample 0 --sysroot "$clean" \
+  timeout 60 srun -N 3 --ntasks-per-node=1 "$bin" audit --json --sample 0 --sysroot "$named" \
     --output "$audits/%h.json" 2>/dev/null || rc=$?
   check "srun audit --output: exit status" 0 "$rc"
-  check "srun audit --output: the files" "$(hostname -s).json" "$(ls -A "$audits" | tr '\n' ' ' | sed 's/ $//')"
+  check "srun audit --output: the files" "gpu01.json" "$(ls -A "$audits" | tr '\n' ' ' | sed 's/ $//')"
   check "srun audit --output: a whole document" gpuvet.audit/1 \
-    "$(jq -r .schema "$audits/$(hostname -s).json" 2>/dev/null || true)"
+    "$(jq -r .schema "$audits/gpu01.json" 2>/dev/null || true)"
   rc=0
   "$bin" fleet "$audits" >/dev/null || rc=$?
   check "gpuvet fleet over srun's documents: exit status" 0 "$rc"
@@ -77,7 +109,7 @@ health node1 "$narrowed"
 check "narrowed link: exit status" 1 "$rc"
 check "narrowed link: first line" "gpuvet: FAIL PCIE_LINK_DEGRADED 0000:3d:00.0" "${line:0:44}"
 check "node1 drained" yes "$(drained node1)"
-check "node1 reason" "gpuvet: PCIE_LINK_DEGRADED 0000:3d:00.0" "$(reason node1)"
+check "node1 reason" "gpuvet:PCIE_LINK_DEGRADED 0000:3d:00.0" "$(reason node1)"
 health node1 "$narrowed"
 check "still failing: exit status" 1 "$rc"
 check "node1 still drained" yes "$(drained node1)"
@@ -109,14 +141,15 @@ check "node1 not drained by node3's check" no "$(drained node1)"
 #    link is narrowed). slurmd drains node1 through gpuvet; once its tree is clean, it resumes.
 timeout 10 scontrol update NodeName=node3 State=RESUME
 wrapper=$SLURM_LOCAL_BASE/healthcheck
-write_wrapper() {  # write_wrapper TREE_FOR_NODE1
+write_wrapper() {  # write_wrapper TREE_FOR_NODE1 [exec|child]
+  # As deployed: slurmd gives it only SLURMD_NODENAME (no SLURM_CONF, no PATH), and this cluster's
+  # slurm.conf is not /etc/slurm/slurm.conf: gpuvet finds the file slurmd runs with, whether it is
+  # slurmd's child (exec) or its grandchild (a shell that waits for it).
   cat > "$wrapper.new" <<EOW
 #!/bin/sh
-# slurmd passes no SLURM_CONF: a real cluster reads /etc/slurm/slurm.conf, this one does not.
-export SLURM_CONF=$SLURM_CONF
 tree=$clean
 [ "\$SLURMD_NODENAME" = node1 ] && tree=$1
-exec $bin health --slurm --sysroot "\$tree"
+${2-exec} $bin health --slurm --sysroot "\$tree"
 EOW
   chmod 755 "$wrapper.new"
   mv "$wrapper.new" "$wrapper"
@@ -131,12 +164,65 @@ wait_for() {  # wait_for NODE yes|no: until drained() says so, at most 20 s
 }
 wait_for node1 yes || true
 check "HealthCheckProgram drained node1" yes "$(drained node1)"
-check "HealthCheckProgram's reason on node1" "gpuvet: PCIE_LINK_DEGRADED 0000:3d:00.0" "$(reason node1)"
+check "HealthCheckProgram's reason on node1" "gpuvet:PCIE_LINK_DEGRADED 0000:3d:00.0" "$(reason node1)"
 check "HealthCheckProgram left node3 in service" no "$(drained node3)"
-write_wrapper "$clean"
+write_wrapper "$clean" ""
 wait_for node1 no || true
 check "HealthCheckProgram resumed node1" no "$(drained node1)"
 check "HealthCheckProgram left the admin's node2 drained" "disk replacement" "$(reason node2)"
+
+# sinfo -R shows 20 characters of a reason: "gpuvet:" and the rule; a wider format shows it all.
+write_wrapper "$narrowed"
+wait_for node1 yes || true
+check "sinfo -R: the first 20 characters" "gpuvet:PCIE_LINK_DEG" \
+  "$(timeout 10 sinfo -R -h -n node1 | cut -c1-20)"
+check "sinfo -R -o '%60E %N'" "gpuvet:PCIE_LINK_DEGRADED 0000:3d:00.0 node1" \
+  "$(timeout 10 sinfo -R -h -n node1 -o '%60E %N' | tr -s ' ')"
+timeout 10 sinfo -R -o '%60E %19H %N' || true
+
+# 5. syslog: the drain, and a check that could not reach the controller (scontrol's error, with the
+#    slurm.conf it read), where an administrator looks; stderr is not logged by slurmd.
+if [ -n "$syslog_pid" ]; then
+  rc=0
+  env -i SLURM_CONF="$SLURM_LOCAL_BASE/no-such.conf" "$bin" health --slurm --node node3 --sysroot "$clean" 2>/dev/null || rc=$?
+  check "unreadable slurm.conf: exit status" 2 "$rc"
+  sleep 0.5
+  logged() { grep -c "$1" "$syslog_file" 2>/dev/null || true; }
+  check "syslog: the drain, ident gpuvet, LOG_DAEMON|LOG_WARNING" yes \
+    "$([ "$(logged '^<28>.*gpuvet\[[0-9]*\]: health --slurm: node node1 drained: gpuvet:PCIE_LINK_DEGRADED 0000:3d:00.0')" -gt 0 ] && echo yes || echo no)"
+  check "syslog: the error, LOG_DAEMON|LOG_ERR, naming the slurm.conf" yes \
+    "$([ "$(logged "^<27>.*gpuvet\[[0-9]*\]: health --slurm: with slurm.conf $SLURM_LOCAL_BASE/no-such.conf (from SLURM_CONF): scontrol show node node3: ")" -gt 0 ] && echo yes || echo no)"
+  [ $failures -eq 0 ] || cat "$syslog_file"
+else
+  echo "skip: /dev/log exists (a real syslog): the syslog checks are not run here (journalctl -t gpuvet shows them)"
+fi
+
+# 6. The per-job check (README's Prolog recipe): slurmd runs the Prolog before each job on each of
+#    its nodes; gpuvet health --slurm fails there on node1, which drains it with gpuvet's reason and
+#    makes Slurm abort the job; on a clean node the job runs. HealthCheckProgram is taken out first.
+if [ -x /usr/bin/srun ]; then
+  sed -i '/^HealthCheck/d' "$SLURM_CONF"
+  prolog=$SLURM_LOCAL_BASE/prolog
+  cat > "$prolog" <<EOP
+#!/bin/sh
+tree=$clean
+[ "\$SLURMD_NODENAME" = node1 ] && tree=$narrowed
+exec $bin health --slurm --sysroot "\$tree"
+EOP
+  chmod 755 "$prolog"
+  echo "Prolog=$prolog" >> "$SLURM_CONF"
+  timeout 10 scontrol reconfigure
+  timeout 10 scontrol update NodeName=node1 State=RESUME
+  wait_for node1 no || true
+  rc=0
+  timeout 60 srun -w node3 -N 1 true 2>/dev/null || rc=$?
+  check "Prolog: a job on a clean node runs" 0 "$rc"
+  rc=0
+  timeout 60 srun -w node1 -N 1 true 2>/dev/null || rc=$?
+  check "Prolog: the job on node1 does not run" yes "$([ "$rc" -ne 0 ] && echo yes || echo no)"
+  wait_for node1 yes || true
+  check "Prolog: node1 drained with gpuvet's reason" "gpuvet:PCIE_LINK_DEGRADED 0000:3d:00.0" "$(reason node1)"
+fi
 
 timeout 10 sinfo -R || true
 [ $failures -eq 0 ] || { echo "$failures checks failed"; exit 1; }

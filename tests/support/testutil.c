@@ -104,6 +104,7 @@ char *run_json_without_timing(const struct run_result *r)
 {
     json_t *doc = run_json(r);
     json_object_del(doc, "elapsed_ms");
+    json_object_del(doc, "generated_at"); /* the time of the run */
     char *text = json_dumps(doc, JSON_SORT_KEYS);
     json_decref(doc);
     return text;
