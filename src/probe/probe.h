@@ -56,6 +56,21 @@ void probe_nvidia(struct machine *m);
  * A GPU the table does not know keeps its unknowns. */
 void probe_gpu_specs(struct machine *m);
 
+/* NVSwitch functions on the PCI bus, the fabric manager's process where there are any, and the
+ * uptime (probe/fabric.c). Needs probe_virt first (a container cannot see the host's processes). */
+void probe_fabric(struct machine *m);
+/* AER counters of each accelerator and the ports above it (probe/aer.c). Needs probe_pci. */
+void probe_aer(struct machine *m);
+/* InfiniBand/RoCE port error counters (probe/rdma_faults.c). */
+void probe_ib_errors(struct machine *m);
+/* GPUDirect RDMA: the peer-memory module and ACS on the switch ports between NVIDIA GPUs and RDMA
+ * NICs, where both exist. Needs probe_pci, probe_network and probe_nvidia. */
+void probe_gpudirect(struct machine *m);
+/* ACS redirect state from a port's config space (len bytes): 1 redirect or egress control on, 0
+ * off or no ACS capability, -1 with the reason in *why (static English) when too little of the
+ * space was readable. */
+int pci_acs_redirect(const unsigned char *config, size_t len, const char **why);
+
 /* Where `gpuvet snapshot` stores `nvidia-smi -q -x` output inside its tree. */
 #define NVIDIA_SMI_SNAPSHOT_FILE "/nvidia-smi.xml"
 /* Reads `nvidia-smi -q -x` output from a file given by the user; replaces any GPU facts.

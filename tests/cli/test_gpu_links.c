@@ -1,0 +1,236 @@
+/* NVLink state and error counters, and the NVSwitch fabric, on the live path: the stand-in
+ * libnvidia-ml.so.1 (tests/mock/nvml_mock.c) answers from a real `nvidia-smi -q -x` file (an H200
+ * SXM, whose part has 18 NVLinks; two RTX A5000 cards, whose bridge is optional) with its NVLinks
+ * described by $GPUVET_MOCK_NVLINK and its <fabric> section set per test. The same fabric words
+ * are read from the file by `--nvidia-smi`. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#define SMI(name) GPUVET_TEST_SOURCE "/fixtures/nvidia-smi/" name
+#define H200 SMI("gpuvet-h200-passthrough-drv580.xml")
+#define A5000 SMI("telegraf-2x-rtx-a5000-schema-v13-drv590.xml")
+
+static json_t *audit_mock(const char *library, const char *xml, const char *nvlink, int expected_status)
+{
+    setenv("GPUVET_NVML_LIBRARY", library, 1);
+    setenv("GPUVET_MOCK_NVML_XML", xml, 1);
+    if (nvlink)
+        setenv("GPUVET_MOCK_NVLINK", nvlink, 1);
+    struct run_result r = run_gpuvet("audit", "--json", NULL);
+    unsetenv("GPUVET_NVML_LIBRARY");
+    unsetenv("GPUVET_MOCK_NVML_XML");
+    unsetenv("GPUVET_MOCK_NVLINK");
+    if (expected_status >= 0)
+        cr_assert_eq(r.status, expected_status, "%s (%s): exit %d, stderr: %s", xml, nvlink ? nvlink : "-", r.status,
+                     r.err);
+    json_t *doc = run_json(&r);
+    run_result_free(&r);
+    return doc;
+}
+
+/* The one finding of a rule on a subject. */
+static json_t *the_finding(json_t *doc, const char *id, const char *subject)
+{
+    json_t *found = findings_of(doc, id, subject);
+    cr_assert_eq(json_array_size(found), 1, "%s on %s: %zu findings", id, subject, json_array_size(found));
+    json_t *f = json_incref(json_array_get(found, 0));
+    json_decref(found);
+    return f;
+}
+
+static const char *severity(json_t *doc, const char *id, const char *subject)
+{
+    static char sev[16];
+    json_t *f = the_finding(doc, id, subject);
+    snprintf(sev, sizeof sev, "%s", json_string_value(json_object_get(f, "severity")));
+    json_decref(f);
+    return sev;
+}
+
+static bool message_has(json_t *doc, const char *id, const char *subject, const char *words)
+{
+    json_t *f = the_finding(doc, id, subject);
+    const char *m = json_string_value(json_object_get(f, "message"));
+    bool has = m && strstr(m, words);
+    json_decref(f);
+    return has;
+}
+
+#define GPU "0000:00:06.0"
+
+Test(nvlink, all_eighteen_links_of_an_h200_up_pass)
+{
+    json_t *doc = audit_mock(GPUVET_MOCK_NVML_CURRENT, H200, "18", -1);
+    cr_assert_str_eq(severity(doc, "GPU_NVLINK_DOWN", GPU), "pass");
+    cr_assert(message_has(doc, "GPU_NVLINK_DOWN", GPU, "all 18 NVLinks active (the part has 18)"));
+    cr_assert_str_eq(severity(doc, "GPU_NVLINK_ERRORS", GPU), "pass");
+    json_decref(doc);
+}
+
+Test(nvlink, one_link_down_fails_the_gpu)
+{
+    json_t *doc = audit_mock(GPUVET_MOCK_NVML_CURRENT, H200, "18 down=0:3", 1);
+    cr_assert_str_eq(severity(doc, "GPU_NVLINK_DOWN", GPU), "fail");
+    cr_assert(message_has(doc, "GPU_NVLINK_DOWN", GPU, "1 of its 18 NVLinks down"));
+    json_t *f = the_finding(doc, "GPU_NVLINK_DOWN", GPU);
+    json_t *links = json_object_get(json_object_get(f, "evidence"), "links");
+    cr_assert_eq(json_array_size(links), 18);
+    cr_assert(json_is_false(json_object_get(json_array_get(links, 3), "active")));
+    cr_assert_eq(json_integer_value(json_object_get(json_array_get(links, 0), "version")), 4);
+    json_decref(f);
+    json_decref(doc);
+}
+
+/* The driver lists 12 links where the part has 18: six are missing, not fine. */
+Test(nvlink, fewer_links_than_the_part_has_fail)
+{
+    json_t *doc = audit_mock(GPUVET_MOCK_NVML_CURRENT, H200, "12", 1);
+    cr_assert_str_eq(severity(doc, "GPU_NVLINK_DOWN", GPU), "fail");
+    cr_assert(message_has(doc, "GPU_NVLINK_DOWN", GPU, "6 of its 18 NVLinks down"));
+    json_decref(doc);
+}
+
+/* One GPU of a board, alone in its VM, with no link up: nothing to talk to (info), not a fail. */
+Test(nvlink, a_lone_sxm_gpu_with_no_link_up_is_info)
+{
+    char spec[256] = "18";
+    for (int l = 0; l < 18; l++)
+        snprintf(spec + strlen(spec), sizeof spec - strlen(spec), " down=0:%d", l);
+    json_t *doc = audit_mock(GPUVET_MOCK_NVML_CURRENT, H200, spec, -1);
+    cr_assert_str_eq(severity(doc, "GPU_NVLINK_DOWN", GPU), "info");
+    json_decref(doc);
+}
+
+Test(nvlink, replay_errors_warn_crc_errors_alone_do_not)
+{
+    json_t *doc = audit_mock(GPUVET_MOCK_NVML_CURRENT, H200, "18 replay=0:2:5", -1);
+    cr_assert_str_eq(severity(doc, "GPU_NVLINK_ERRORS", GPU), "warn");
+    cr_assert(message_has(doc, "GPU_NVLINK_ERRORS", GPU, "5 replay and 0 recovery errors"));
+    json_decref(doc);
+    /* A few CRC errors since boot are far below DCGM's 100 per second. */
+    doc = audit_mock(GPUVET_MOCK_NVML_CURRENT, H200, "18 crc_flit=0:1:40 crc_data=0:1:2", -1);
+    cr_assert_str_eq(severity(doc, "GPU_NVLINK_ERRORS", GPU), "info");
+    cr_assert(message_has(doc, "GPU_NVLINK_ERRORS", GPU, "42 NVLink CRC errors"));
+    json_decref(doc);
+}
+
+/* A CRC count whose mean since boot passes 100/s: more errors than seconds since boot times 100. */
+Test(nvlink, crc_rate_past_dcgm_limit_warns)
+{
+    FILE *f = fopen("/proc/uptime", "r");
+    double up = 0;
+    cr_assert(f && fscanf(f, "%lf", &up) == 1);
+    fclose(f);
+    char spec[128];
+    snprintf(spec, sizeof spec, "18 crc_flit=0:0:%.0f", up * 200 + 1e6);
+    json_t *doc = audit_mock(GPUVET_MOCK_NVML_CURRENT, H200, spec, -1);
+    cr_assert_str_eq(severity(doc, "GPU_NVLINK_ERRORS", GPU), "warn");
+    cr_assert(message_has(doc, "GPU_NVLINK_ERRORS", GPU, "per second on average since boot"));
+    json_decref(doc);
+}
+
+/* PCIe cards link through an optional bridge: none up is "no bridge", one of two bridged links down fails. */
+Test(nvlink, bridged_cards_are_judged_by_what_is_up)
+{
+    json_t *doc = audit_mock(GPUVET_MOCK_NVML_CURRENT, A5000, "4 down=0:0 down=0:1 down=0:2 down=0:3 down=1:0 "
+                                                              "down=1:1 down=1:2 down=1:3", -1);
+    json_t *list = findings_of(doc, "GPU_NVLINK_DOWN", NULL);
+    cr_assert_gt(json_array_size(list), 0);
+    for (size_t i = 0; i < json_array_size(list); i++)
+        cr_assert_str_eq(json_string_value(json_object_get(json_array_get(list, i), "severity")), "info");
+    json_decref(list);
+    json_decref(doc);
+    doc = audit_mock(GPUVET_MOCK_NVML_CURRENT, A5000, "4 down=0:1", -1);
+    list = findings_of(doc, "GPU_NVLINK_DOWN", NULL);
+    int fails = 0;
+    for (size_t i = 0; i < json_array_size(list); i++)
+        fails += !strcmp(json_string_value(json_object_get(json_array_get(list, i), "severity")), "fail");
+    cr_assert_eq(fails, 1, "the card with one of its four links down fails, the other passes");
+    json_decref(list);
+    json_decref(doc);
+}
+
+/* --- fabric ------------------------------------------------------------------------------------ */
+
+/* A copy of the H200 file with its <fabric> state and status set. */
+static char *fabric_file(const char *state, const char *status)
+{
+    FILE *in = fopen(H200, "rb");
+    cr_assert_not_null(in);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    char buf[8192];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+        fwrite(buf, 1, n, mem);
+    fclose(mem);
+    fclose(in);
+    char *s = strstr(text, "<fabric>");
+    cr_assert_not_null(s);
+    char *st = strstr(s, "<state>N/A</state>"), *ss = strstr(s, "<status>N/A</status>");
+    cr_assert(st && ss && st < ss);
+    char path[] = "/tmp/gpuvet-fabric-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    FILE *out = fdopen(fd, "wb");
+    fprintf(out, "%.*s<state>%s</state>%.*s<status>%s</status>%s", (int)(st - text), text, state,
+            (int)(ss - (st + strlen("<state>N/A</state>"))), st + strlen("<state>N/A</state>"), status,
+            ss + strlen("<status>N/A</status>"));
+    fclose(out);
+    free(text);
+    return strdup(path);
+}
+
+static void fabric_case(const char *state, const char *status, const char *want, const char *words)
+{
+    char *file = fabric_file(state, status);
+    const char *libraries[] = {GPUVET_MOCK_NVML_CURRENT, GPUVET_MOCK_NVML_OLD};
+    for (int i = 0; i < 2; i++) {
+        json_t *doc = audit_mock(libraries[i], file, "18", -1);
+        cr_assert_str_eq(severity(doc, "GPU_FABRIC_NOT_READY", GPU), want, "%s %s via %s", state, status, libraries[i]);
+        cr_assert(message_has(doc, "GPU_FABRIC_NOT_READY", GPU, words), "%s %s via %s", state, status, libraries[i]);
+        json_decref(doc);
+    }
+    struct run_result r = run_gpuvet("audit", "--nvidia-smi", file, "--json", NULL);
+    json_t *doc = run_json(&r);
+    cr_assert_str_eq(severity(doc, "GPU_FABRIC_NOT_READY", GPU), want, "%s %s from the file", state, status);
+    cr_assert(message_has(doc, "GPU_FABRIC_NOT_READY", GPU, words));
+    if (!strcmp(want, "fail"))
+        cr_assert_eq(r.status, 1, "a fabric that is not up fails the audit");
+    json_decref(doc);
+    run_result_free(&r);
+    unlink(file);
+    free(file);
+}
+
+Test(fabric, in_progress_fails)
+{
+    fabric_case("In Progress", "N/A", "fail", "has not joined the NVSwitch fabric (In Progress)");
+}
+
+Test(fabric, not_started_fails) { fabric_case("Not Started", "N/A", "fail", "error 802"); }
+
+/* Azure's HPC images saw this one: Completed, but with an error. */
+Test(fabric, completed_with_insufficient_resources_fails)
+{
+    fabric_case("Completed", "Insufficient Resources", "fail", "completed with an error (Insufficient Resources)");
+}
+
+Test(fabric, completed_success_passes) { fabric_case("Completed", "Success", "pass", "joined the NVSwitch fabric"); }
+
+/* "N/A" (a GPU outside any fabric, and the original file): no per-GPU finding; no NVSwitch on this
+ * host's PCI bus gives the machine a pass on the live path. */
+Test(fabric, not_applicable_gives_no_gpu_finding)
+{
+    json_t *doc = audit_mock(GPUVET_MOCK_NVML_CURRENT, H200, "18", -1);
+    json_t *list = findings_of(doc, "GPU_FABRIC_NOT_READY", GPU);
+    cr_assert_eq(json_array_size(list), 0);
+    json_decref(list);
+    json_decref(doc);
+}
