@@ -234,3 +234,54 @@ Test(fabric, not_applicable_gives_no_gpu_finding)
     json_decref(list);
     json_decref(doc);
 }
+
+/* --- health's fast tier and its Prometheus file ------------------------------------------------- */
+
+static struct run_result health_mock(const char *xml, const char *nvlink, const char *prom)
+{
+    setenv("GPUVET_NVML_LIBRARY", GPUVET_MOCK_NVML_CURRENT, 1);
+    setenv("GPUVET_MOCK_NVML_XML", xml, 1);
+    setenv("GPUVET_MOCK_NVLINK", nvlink, 1);
+    struct run_result r = prom ? run_gpuvet("health", "--prom", prom, NULL) : run_gpuvet("health", NULL);
+    unsetenv("GPUVET_NVML_LIBRARY");
+    unsetenv("GPUVET_MOCK_NVML_XML");
+    unsetenv("GPUVET_MOCK_NVLINK");
+    return r;
+}
+
+Test(health, an_nvlink_down_fails_health_with_dcgm_labels_in_prom)
+{
+    struct run_result r = health_mock(H200, "18", NULL);
+    cr_assert_eq(r.status, 0, "all links up: %s %s", r.out, r.err);
+    run_result_free(&r);
+    char prom[] = "/tmp/gpuvet-links-XXXXXX";
+    int fd = mkstemp(prom);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    r = health_mock(H200, "18 down=0:3", prom);
+    cr_assert_eq(r.status, 1, "%s %s", r.out, r.err);
+    cr_assert(strstr(r.out, "GPU_NVLINK_DOWN 0000:00:06.0"), "%s", r.out);
+    run_result_free(&r);
+    FILE *f = fopen(prom, "r");
+    cr_assert_not_null(f);
+    char line[1024];
+    bool found = false;
+    while (fgets(line, sizeof line, f))
+        found |= strstr(line, "gpuvet_finding{command=\"health\",rule=\"GPU_NVLINK_DOWN\",severity=\"fail\","
+                              "subject=\"0000:00:06.0\",gpu=\"0\",UUID=\"GPU-73c875d3-52f8-d69d-d97f-d85545bd5967\","
+                              "pci_bus_id=\"00000000:00:06.0\"} 1") != NULL;
+    fclose(f);
+    unlink(prom);
+    cr_assert(found, "the finding carries dcgm-exporter's GPU labels");
+}
+
+Test(health, a_fabric_in_progress_fails_health)
+{
+    char *file = fabric_file("In Progress", "N/A");
+    struct run_result r = health_mock(file, "18", NULL);
+    cr_assert_eq(r.status, 1, "%s %s", r.out, r.err);
+    cr_assert(strstr(r.out, "GPU_FABRIC_NOT_READY 0000:00:06.0"), "%s", r.out);
+    run_result_free(&r);
+    unlink(file);
+    free(file);
+}
