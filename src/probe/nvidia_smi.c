@@ -449,6 +449,38 @@ int probe_nvidia_smi_file(struct machine *m, const char *path)
     return rc;
 }
 
+int probe_nvidia_smi_files(struct machine *m, const char *const *paths, int n)
+{
+    char *texts[NVIDIA_SMI_MAX_FILES] = {0};
+    int status = 0;
+    if (n > NVIDIA_SMI_MAX_FILES)
+        n = NVIDIA_SMI_MAX_FILES;
+    for (int i = 0; i < n && status == 0; i++) {
+        char why[256];
+        size_t len = 0;
+        char *text = (char *)fs_read_input(paths[i], NVIDIA_SMI_MAX_BYTES, &len, why, sizeof why);
+        if (!text) {
+            char *said;
+            i18n_asprintf(&said, "cannot be read: %s", _(why));
+            if (said)
+                machine_problem_reason(m, paths[i], said);
+            free(said);
+            status = -1;
+        } else if (strlen(text) == len && nvidia_smi_text_is_nvlink(text)) {
+            texts[i] = text; /* after every XML file: it completes the GPUs they describe */
+        } else {
+            status = read_buffer(m, paths[i], text, len);
+            free(text);
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        if (texts[i] && status == 0)
+            status = probe_nvidia_smi_nvlink_text(m, paths[i], texts[i]);
+        free(texts[i]);
+    }
+    return status;
+}
+
 int probe_nvidia_smi_recorded(struct machine *m)
 {
     char *text = fs_read(NVIDIA_SMI_SNAPSHOT_FILE);

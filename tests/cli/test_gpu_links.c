@@ -285,3 +285,62 @@ Test(health, a_fabric_in_progress_fails_health)
     unlink(file);
     free(file);
 }
+
+/* --- `nvidia-smi nvlink -s` text beside the -q -x file (--nvidia-smi twice) ------------------- */
+
+#define NVLINK_TEXT(name) SMI(name "-nvlink-s.txt")
+
+/* The H200 file with its UUID replaced by the first GPU's of bottlerocket's H100 paste: a synthetic
+ * pairing of two real files, so that the text joins by UUID. */
+static char *h200_with_uuid(const char *uuid)
+{
+    FILE *in = fopen(H200, "rb");
+    cr_assert_not_null(in);
+    static char text[1 << 20];
+    size_t n = fread(text, 1, sizeof text - 1, in);
+    text[n] = '\0';
+    fclose(in);
+    const char *old = "GPU-73c875d3-52f8-d69d-d97f-d85545bd5967";
+    char *at = strstr(text, old);
+    cr_assert_not_null(at);
+    char path[] = "/tmp/gpuvet-uuid-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    FILE *out = fdopen(fd, "wb");
+    fprintf(out, "%.*s%s%s", (int)(at - text), text, uuid, at + strlen(old));
+    fclose(out);
+    return strdup(path);
+}
+
+Test(nvlink_text, the_text_completes_the_xml_by_uuid)
+{
+    char *xml = h200_with_uuid("GPU-4039dfe4-0c97-4b1e-683e-eb7d42699053");
+    /* Either order: the XML is read first. */
+    struct run_result r = run_gpuvet("audit", "--nvidia-smi", NVLINK_TEXT("bottlerocket-4418-h100"), "--nvidia-smi",
+                                     xml, "--json", NULL);
+    cr_assert(r.status == 0 || r.status == 1, "exit %d: %s", r.status, r.err);
+    json_t *doc = run_json(&r);
+    cr_assert_str_eq(severity(doc, "GPU_NVLINK_DOWN", GPU), "pass");
+    cr_assert(message_has(doc, "GPU_NVLINK_DOWN", GPU, "all 18 NVLinks active (the part has 18)"));
+    /* The paste's second GPU is not in the XML: said, not guessed. */
+    char *problems = json_dumps(json_object_get(json_object_get(doc, "machine"), "problems"), 0);
+    cr_assert(strstr(problems, "GPU-dd3b269a-8f3a-d2d5-1518-2713ba03fcf7"), "%s", problems);
+    free(problems);
+    json_decref(doc);
+    run_result_free(&r);
+    unlink(xml);
+    free(xml);
+}
+
+Test(nvlink_text, alone_or_unmatched_it_cannot_run)
+{
+    struct run_result r = run_gpuvet("audit", "--nvidia-smi", NVLINK_TEXT("bottlerocket-4418-h100"), NULL);
+    cr_assert_eq(r.status, 2, "%s", r.out);
+    cr_assert(strstr(r.err, "give the same machine's `nvidia-smi -q -x` file too"), "%s", r.err);
+    run_result_free(&r);
+    /* gpud's B200 paste names GPU 2 with its UUID elided; the H200 file has one GPU. */
+    r = run_gpuvet("audit", "--nvidia-smi", H200, "--nvidia-smi", NVLINK_TEXT("gpud-1085-b200-all-inactive"), NULL);
+    cr_assert_eq(r.status, 2, "%s", r.out);
+    cr_assert(strstr(r.err, "no GPU of this `nvidia-smi nvlink -s` output matched"), "%s", r.err);
+    run_result_free(&r);
+}
