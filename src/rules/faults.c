@@ -124,6 +124,11 @@ void check_gpu_fabric_not_ready(struct audit_ctx *ctx)
                         f->nvswitches, _(f->fabric_manager_unknown ? f->fabric_manager_unknown : "not read"));
     } else if (f->nvswitches == 0 && in_fabric == 0 && m->gpus.count > 0) {
         finding_add(ctx, SEV_PASS, "machine", ev, NULL, _("no NVSwitch on the PCI bus: no fabric to wait for"));
+    } else if (f->nvswitches < 0 && in_fabric == 0 && m->gpus.count > 1 && m->gpus.items[0].nvlinks_expected > 0) {
+        /* SXM GPUs described by a file alone: an A100 board reports no fabric state, and the bus is not read. */
+        finding_add(ctx, SEV_UNKNOWN, "machine", ev, NULL,
+                    _("whether these SXM GPUs sit on an NVSwitch fabric that is up is not in this source (no "
+                    "fabric state; the PCI bus and the fabric manager's process were not read)"));
     } else {
         json_decref(ev);
     }

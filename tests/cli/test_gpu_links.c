@@ -344,3 +344,35 @@ Test(nvlink_text, alone_or_unmatched_it_cannot_run)
     cr_assert(strstr(r.err, "no GPU of this `nvidia-smi nvlink -s` output matched"), "%s", r.err);
     run_result_free(&r);
 }
+
+/* Two A100 SXM4 described by a file alone (its one <gpu> twice, the second at another bus id: a
+ * synthetic copy): A100s report no fabric state and the bus is not read, so the fabric is unknown,
+ * not passed. */
+Test(fabric, sxm_gpus_from_a_file_alone_leave_the_fabric_unknown)
+{
+    FILE *in = fopen(SMI("telegraf-a100-sxm4-80gb-mig-v12.xml"), "rb");
+    cr_assert_not_null(in);
+    static char text[1 << 20];
+    size_t n = fread(text, 1, sizeof text - 1, in);
+    text[n] = '\0';
+    fclose(in);
+    char *open_gpu = strstr(text, "<gpu "), *close_gpu = strstr(text, "</gpu>");
+    cr_assert(open_gpu && close_gpu);
+    close_gpu += strlen("</gpu>");
+    char *second = strndup(open_gpu, (size_t)(close_gpu - open_gpu)), *bus;
+    while ((bus = strstr(second, "00000000:")))
+        memcpy(bus, "00000001:", 9); /* another domain: another GPU */
+    char path[] = "/tmp/gpuvet-a100x2-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    FILE *out = fdopen(fd, "wb");
+    fprintf(out, "%.*s%s%s", (int)(close_gpu - text), text, second, close_gpu);
+    fclose(out);
+    free(second);
+    struct run_result r = run_gpuvet("audit", "--nvidia-smi", path, "--json", NULL);
+    json_t *doc = run_json(&r);
+    cr_assert_str_eq(severity(doc, "GPU_FABRIC_NOT_READY", "machine"), "unknown");
+    json_decref(doc);
+    run_result_free(&r);
+    unlink(path);
+}
