@@ -36,7 +36,7 @@ static bool parse_aer(const char *text, const char *total_name, int64_t *total, 
             } else if (!strncmp(name, "TOTAL_", 6)) {
                 return false; /* another file's total: not this kind */
             } else {
-                sum += (int64_t)v;
+                sum = sum > INT64_MAX / 2 - (int64_t)v ? INT64_MAX / 2 : sum + (int64_t)v; /* hostile files saturate */
                 if (v > 0 && used < sizeof names - 1)
                     used += (size_t)snprintf(names + used, sizeof names - used, "%s%s %llu", used ? ", " : "", name, v);
             }

@@ -1,5 +1,6 @@
 /* Faults counted around the GPUs: NVLink error counters, the NVSwitch fabric, PCIe AER counters,
  * InfiniBand/RoCE port errors and GPUDirect RDMA readiness (model/faults.h, model/gpu.h). */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,7 @@ void check_gpu_nvlink_errors(struct audit_ctx *ctx)
             for (int c = 0; c < GPU_NVLINK_COUNTERS; c++)
                 if (l->errors[c] >= 0) {
                     known = true;
-                    sum[c] += l->errors[c];
+                    sum[c] = sum[c] > INT64_MAX / 4 - l->errors[c] ? INT64_MAX / 4 : sum[c] + l->errors[c];
                     nonzero |= l->errors[c] > 0;
                 }
             if (nonzero)
