@@ -84,6 +84,34 @@ if [ -s "$OUT/nvidia-smi.xml" ]; then
   gv audit --nvidia-smi "$OUT/nvidia-smi.xml" --json >"$OUT/audit-from-xml.json" 2>"$OUT/audit-from-xml.err"
   note "gpuvet audit --nvidia-smi: exit $?"
 fi
+# The faults around the GPUs (issue 24): NVLink state and counters, the NVSwitch fabric, AER of the
+# GPUs and their ports, InfiniBand counters and GPUDirect (with --nodes 2). A lone PCIe GPU has no
+# NVLink and no NVSwitch: NVML's link and fabric calls are only seen answering "not supported", and
+# the NVLink text file of `nvidia-smi nvlink -s` is empty there; the findings say what was judged.
+nvidia-smi nvlink -e >"$OUT/nvlink-e.txt" 2>&1
+nvidia-smi -q -d FABRIC >"$OUT/fabric.txt" 2>&1
+gv audit --sample 0 --nodes 2 --json >"$OUT/audit-faults.json" 2>"$OUT/audit-faults.err"
+note "gpuvet audit --nodes 2 (faults): exit $?"
+python3 - "$OUT/audit-faults.json" >>"$summary" 2>&1 <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+rules = ("GPU_NVLINK_DOWN", "GPU_NVLINK_ERRORS", "GPU_FABRIC_NOT_READY", "PCIE_AER_ERRORS", "NET_IB_ERRORS", "NET_GPUDIRECT")
+seen = set()
+for f in doc["findings"]:
+    if f["id"] in rules:
+        seen.add(f["id"])
+        print(f'faults: {f["severity"]:8} {f["id"]} {f["subject"]}: {f["message"]}')
+for g in doc["machine"].get("gpus") or []:
+    print(f'faults: {g["bus_id"]} nvlinks {None if g["nvlinks"] is None else len(g["nvlinks"])} of {g.get("nvlinks_expected")}, fabric {g.get("fabric")}')
+for r in rules:
+    if r not in seen:
+        print(f"faults: {r}: no finding (nothing of that kind on this machine)")
+PY
+if [ -s "$OUT/nvidia-smi.xml" ] && grep -q "Link 0" "$OUT/nvlink.txt" 2>/dev/null; then
+  gv audit --nvidia-smi "$OUT/nvidia-smi.xml" --nvidia-smi "$OUT/nvlink.txt" --json >"$OUT/audit-from-nvlink-text.json" \
+    2>"$OUT/audit-from-nvlink-text.err"
+  note "gpuvet audit --nvidia-smi XML --nvidia-smi nvlink.txt: exit $?"
+fi
 
 gv bench pcie --json $quick >"$OUT/bench-pcie.json" 2>"$OUT/bench-pcie.err"
 note "gpuvet bench pcie --json $quick: exit $?"

@@ -27,7 +27,8 @@ static const char usage[] =
     "\n"
     "  --sysroot DIR   audit a recorded machine (DIR/sys, DIR/proc; a `gpuvet snapshot` or an\n"
     "                  hwloc-gather-topology tree) instead of this one\n"
-    "  --nvidia-smi FILE  read the GPUs from `nvidia-smi -q -x` output\n"
+    "  --nvidia-smi FILE  read the GPUs from `nvidia-smi -q -x` output; again for the same machine's\n"
+    "                  `nvidia-smi nvlink -s` text (NVLink state), each file known by its content\n"
     "  --dmidecode FILE  `dmidecode` text output: DIMMs, ECC, slots, power supplies, processors\n"
     "  --dmi-table FILE  a `dmidecode --dump-bin FILE` binary SMBIOS table (same facts)\n"
     "                  Evidence files given without --sysroot: the audit is of the machine they\n"
@@ -91,6 +92,8 @@ static int run_audit(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     const char *sysroot = NULL, *bench_file = NULL, *data_dir = NULL, *claim_file = NULL, *nvidia_smi = NULL;
+    const char *nvidia_smi_files[NVIDIA_SMI_MAX_FILES];
+    int n_nvidia_smi = 0;
     struct audit_inputs inputs = {.nodes = 1};
     bool bench_quick = false;
     enum workload workload = WL_GENERAL;
@@ -127,7 +130,13 @@ static int run_audit(int argc, char **argv)
         case 'b': bench_file = optarg; break;
         case 'B': bench_quick = true; break;
         case 'l': explain_text_rule_list(stdout); return 0;
-        case 'N': nvidia_smi = optarg; break;
+        case 'N':
+            if (n_nvidia_smi == NVIDIA_SMI_MAX_FILES) {
+                print_error("audit", _("--nvidia-smi: at most %d files"), NVIDIA_SMI_MAX_FILES);
+                return EXIT_CANNOT_RUN;
+            }
+            nvidia_smi = nvidia_smi_files[n_nvidia_smi++] = optarg;
+            break;
         case 'L': load_check = true; break;
         case 'R': redact = true; break;
         case 'H': html_file = optarg; break;
@@ -159,10 +168,12 @@ static int run_audit(int argc, char **argv)
     }
     /* A FIFO or /dev/zero named as evidence is refused before a byte is read. */
     const char *const named_files[] = {dmidecode_file, dmi_table_file, claim_file, nvidia_smi, bench_file};
-    for (size_t i = 0; i < sizeof named_files / sizeof *named_files; i++) {
+    for (size_t i = 0; i < sizeof named_files / sizeof *named_files + (size_t)n_nvidia_smi; i++) {
         char why[256];
-        if (named_files[i] && !fs_input_check(named_files[i], FS_INPUT_LIMIT, why, sizeof why)) {
-            print_error("audit", _("%s: %s"), named_files[i], _(why));
+        const char *named = i < sizeof named_files / sizeof *named_files ? named_files[i]
+                                                                          : nvidia_smi_files[i - sizeof named_files / sizeof *named_files];
+        if (named && !fs_input_check(named, FS_INPUT_LIMIT, why, sizeof why)) {
+            print_error("audit", _("%s: %s"), named, _(why));
             return EXIT_CANNOT_RUN;
         }
     }
@@ -214,7 +225,7 @@ static int run_audit(int argc, char **argv)
     /* SPEC: evidence files alone describe another machine; this one is not read. */
     bool evidence_only = !sysroot && (nvidia_smi || dmi_file);
     int probed = probe_machine(&m, !evidence_only);
-    if (probed == 0 && nvidia_smi && probe_nvidia_smi_file(&m, nvidia_smi) != 0)
+    if (probed == 0 && nvidia_smi && probe_nvidia_smi_files(&m, nvidia_smi_files, n_nvidia_smi) != 0)
         probed = -1;
     if (probed == 0 && nvidia_smi)
         probe_gpu_specs(&m);

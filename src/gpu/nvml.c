@@ -53,6 +53,10 @@ static void resolve_all(struct nvml *n)
     RESOLVE(mig_mode, "nvmlDeviceGetMigMode");
     RESOLVE(nvlink_state, "nvmlDeviceGetNvLinkState");
     RESOLVE(nvlink_remote_pci, "nvmlDeviceGetNvLinkRemotePciInfo_v2", "nvmlDeviceGetNvLinkRemotePciInfo");
+    RESOLVE(nvlink_version, "nvmlDeviceGetNvLinkVersion");
+    RESOLVE(nvlink_error_counter, "nvmlDeviceGetNvLinkErrorCounter");
+    RESOLVE(fabric_info_v, "nvmlDeviceGetGpuFabricInfoV");
+    RESOLVE(fabric_info, "nvmlDeviceGetGpuFabricInfo");
     RESOLVE(cpu_affinity, "nvmlDeviceGetCpuAffinity");
     RESOLVE(memory_affinity, "nvmlDeviceGetMemoryAffinity");
     RESOLVE(pcie_throughput, "nvmlDeviceGetPcieThroughput");

@@ -60,6 +60,30 @@ enum { NVML_RETIRED_SBE = 0, NVML_RETIRED_DBE = 1 };
 enum { NVML_TEMPERATURE_THRESHOLD_SLOWDOWN = 1 };
 enum { NVML_AFFINITY_SCOPE_NODE = 0 };
 enum { NVML_PCIE_UTIL_TX_BYTES = 0, NVML_PCIE_UTIL_RX_BYTES = 1 };
+/* nvmlNvLinkErrorCounter_t: data-link replays and recoveries, CRC errors in flits and in data. */
+enum { NVML_NVLINK_ERROR_DL_REPLAY = 0, NVML_NVLINK_ERROR_DL_RECOVERY = 1, NVML_NVLINK_ERROR_DL_CRC_FLIT = 2,
+       NVML_NVLINK_ERROR_DL_CRC_DATA = 3 };
+
+/* nvmlGpuFabricInfo_t (driver 525+) and its versioned successor nvmlGpuFabricInfo_v2_t
+ * (nvmlDeviceGetGpuFabricInfoV, driver 550+), as nvml.h declares them (NCCL's nvmlwrap.h carries
+ * a copy); the 0.7 bindings predate both, so tests/decl cannot check these two. state is an
+ * unsigned char holding GPU_FABRIC_STATE_* (model/gpu.h); status is an nvmlReturn_t, meaningful
+ * once state is "completed". */
+struct nvml_fabric_info_v1 {
+    unsigned char cluster_uuid[16];
+    nvml_return status;
+    unsigned clique_id;
+    unsigned char state;
+};
+
+struct nvml_fabric_info_v2 {
+    unsigned version;
+    unsigned char cluster_uuid[16];
+    nvml_return status;
+    unsigned clique_id;
+    unsigned char state;
+    unsigned health_mask;
+};
 
 struct nvml {
     void *library;
@@ -104,6 +128,10 @@ struct nvml {
     nvml_return (*mig_mode)(nvml_device, unsigned *, unsigned *);
     nvml_return (*nvlink_state)(nvml_device, unsigned, int *);
     nvml_return (*nvlink_remote_pci)(nvml_device, unsigned, struct nvml_pci_info *);
+    nvml_return (*nvlink_version)(nvml_device, unsigned, unsigned *);
+    nvml_return (*nvlink_error_counter)(nvml_device, unsigned, int, unsigned long long *); /* NVML_NVLINK_ERROR_* */
+    nvml_return (*fabric_info_v)(nvml_device, struct nvml_fabric_info_v2 *);
+    nvml_return (*fabric_info)(nvml_device, struct nvml_fabric_info_v1 *);
     nvml_return (*cpu_affinity)(nvml_device, unsigned, unsigned long *);
     nvml_return (*memory_affinity)(nvml_device, unsigned, unsigned long *, unsigned); /* nvmlAffinityScope_t */
     /* KB/s over the last 20 ms (nvmlDeviceGetPcieThroughput), counter NVML_PCIE_UTIL_*. */

@@ -28,6 +28,31 @@ void gpu_init(struct gpu *g)
     g->utilization_gpu = g->utilization_memory = -1;
     g->numa_node = -1;
     g->load.pstate = g->load.gen = g->load.width = -1;
+    g->nvlinks_expected = -1;
+    g->fabric_state = GPU_FABRIC_UNKNOWN;
+    g->fabric_status_ok = GPU_UNKNOWN;
+    for (int k = 0; k < GPU_MAX_NVLINKS; k++) {
+        g->nvlinks[k].version = -1;
+        for (int c = 0; c < GPU_NVLINK_COUNTERS; c++)
+            g->nvlinks[k].errors[c] = -1;
+    }
+}
+
+static const char *const fabric_states[] = {
+    [GPU_FABRIC_NOT_SUPPORTED] = "Not Supported", [GPU_FABRIC_NOT_STARTED] = "Not Started",
+    [GPU_FABRIC_IN_PROGRESS] = "In Progress", [GPU_FABRIC_COMPLETED] = "Completed"};
+
+int gpu_fabric_state_parse(const char *words)
+{
+    for (int i = 0; words && i <= GPU_FABRIC_COMPLETED; i++)
+        if (!strcasecmp(words, fabric_states[i]))
+            return i;
+    return GPU_FABRIC_UNKNOWN;
+}
+
+const char *gpu_fabric_state_name(int state)
+{
+    return state >= 0 && state <= GPU_FABRIC_COMPLETED ? fabric_states[state] : "unknown";
 }
 
 struct gpu *gpu_set_add(struct gpu_set *s)
@@ -70,6 +95,7 @@ static void gpu_free(struct gpu *g)
     free(g->cpu_affinity);
     free(g->virtualization_mode);
     free(g->load.error);
+    free(g->fabric_status);
 }
 
 void gpu_set_free(struct gpu_set *s)

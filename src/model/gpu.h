@@ -25,11 +25,21 @@ enum { GPU_UNKNOWN = -1, GPU_OFF = 0, GPU_ON = 1 };
 #define GPU_EVENT_HW_POWER_BRAKE 0x80ULL
 #define GPU_EVENT_DISPLAY_CLOCKS 0x100ULL
 
+/* NVLink error counters, in NVML's order (nvmlNvLinkErrorCounter_t): data-link replays and
+ * recoveries, CRC errors in flits and in data. */
+enum { GPU_NVLINK_REPLAY, GPU_NVLINK_RECOVERY, GPU_NVLINK_CRC_FLIT, GPU_NVLINK_CRC_DATA, GPU_NVLINK_COUNTERS };
+
 struct gpu_nvlink {
     int link;
     int active;                /* tristate */
     char remote_bus_id[32];    /* normalised; "" unknown */
+    int version;               /* NVLink generation (NVML's nvmlDeviceGetNvLinkVersion); -1 unknown */
+    int64_t errors[GPU_NVLINK_COUNTERS]; /* since the driver loaded; -1 unknown */
 };
+
+/* NVSwitch fabric registration of a GPU (NVML's nvmlGpuFabricState_t, nvidia-smi's Fabric State). */
+enum { GPU_FABRIC_UNKNOWN = -1, GPU_FABRIC_NOT_SUPPORTED = 0, GPU_FABRIC_NOT_STARTED = 1, GPU_FABRIC_IN_PROGRESS = 2,
+       GPU_FABRIC_COMPLETED = 3 };
 
 /* The link re-read while `--load-check` drives host-to-device copies. */
 struct gpu_load_check {
@@ -63,6 +73,11 @@ struct gpu {
     bool nvlink_known;         /* the source reports NVLink state (NVML does, -q -x does not) */
     int nnvlinks;
     struct gpu_nvlink nvlinks[GPU_MAX_NVLINKS];
+    /* NVLinks the part has (data/gpus.csv, gpu_spec_nvlinks); 0 none or bridge-dependent, -1 unknown. */
+    int nvlinks_expected;
+    int fabric_state;          /* GPU_FABRIC_*; GPU_FABRIC_UNKNOWN when the source does not say */
+    int fabric_status_ok;      /* tristate: the registration's status is success (read once completed) */
+    char *fabric_status;       /* the status in words ("Success", "Insufficient Resources"); NULL unknown */
     struct gpu_load_check load;
     double resnet50_img_s;     /* ResNet-50 training rate of this part (data/gpus.csv); 0 unknown */
 };
@@ -111,6 +126,12 @@ void gpu_set_add_runtime(struct gpu_set *s, const char *path, const char *kind, 
 void gpu_set_free(struct gpu_set *s);
 /* The GPU facts came from an `nvidia-smi -q -x` file (source "nvidia-smi:FILE"), not from NVML. */
 bool gpu_set_from_nvidia_smi(const struct gpu_set *s);
+
+/* nvidia-smi's words for a fabric state ("Not Supported", "Not Started", "In Progress",
+ * "Completed"), case-insensitive, to GPU_FABRIC_*; GPU_FABRIC_UNKNOWN for anything else. */
+int gpu_fabric_state_parse(const char *words);
+/* The same words back; "unknown" for GPU_FABRIC_UNKNOWN. */
+const char *gpu_fabric_state_name(int state);
 
 /* Datacenter parts (Tesla, A100, H100, L40...) as opposed to GeForce, TITAN, Quadro and RTX
  * workstation cards, judged by the product name. */

@@ -20,6 +20,7 @@ void machine_init(struct machine *m)
 
     memory_info_init(&m->memory);
     contention_info_init(&m->contention);
+    fault_info_init(&m->faults);
 }
 
 static void cpu_free(struct cpu_info *c)
@@ -72,6 +73,7 @@ void machine_free(struct machine *m)
     memory_info_free(&m->memory);
     power_info_free(&m->power);
     contention_info_free(&m->contention);
+    fault_info_free(&m->faults);
     for (int i = 0; i < m->nproblems; i++) {
         free(m->problems[i].path);
         free(m->problems[i].message);

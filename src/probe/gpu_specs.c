@@ -17,8 +17,10 @@ void probe_gpu_specs(struct machine *m)
         struct gpu *g = &m->gpus.items[i];
         char note[256], why[256];
         const struct gpu_spec *spec = g->name ? gpu_lookup(&table, g->name, note, sizeof note, why, sizeof why) : NULL;
-        if (spec)
+        if (spec) {
             g->resnet50_img_s = spec->resnet50_img_s;
+            g->nvlinks_expected = gpu_spec_nvlinks(spec);
+        }
     }
     gpu_table_free(&table);
 }

@@ -63,6 +63,10 @@ int probe_machine(struct machine *m, bool read_system)
     probe_virt(m);
     probe_nvidia(m);
     probe_gpu_specs(m);
+    probe_fabric(m);
+    probe_aer(m);
+    probe_ib_errors(m);
+    probe_gpudirect(m);
 
     probe_memory(m, NULL);
     return 0;

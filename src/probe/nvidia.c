@@ -2,6 +2,7 @@
  * the CUDA runtimes and PyTorch builds installed (what they need of the driver). A machine
  * without NVIDIA devices gets nothing here; one with an NVIDIA device but no driver gets an
  * "unknown, because" that the rules turn into findings with the fix. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,8 +154,57 @@ static void read_nvlinks(const struct nvml *n, nvml_device dev, struct gpu *g)
         memset(&remote, 0, sizeof remote);
         if (n->nvlink_remote_pci && n->nvlink_remote_pci(dev, link, &remote) == NVML_SUCCESS)
             nvml_pci_bus_id(&remote, l->remote_bus_id);
+        unsigned version;
+        if (n->nvlink_version && n->nvlink_version(dev, link, &version) == NVML_SUCCESS && version < 100)
+            l->version = (int)version;
+        static const int counters[GPU_NVLINK_COUNTERS] = {
+            [GPU_NVLINK_REPLAY] = NVML_NVLINK_ERROR_DL_REPLAY, [GPU_NVLINK_RECOVERY] = NVML_NVLINK_ERROR_DL_RECOVERY,
+            [GPU_NVLINK_CRC_FLIT] = NVML_NVLINK_ERROR_DL_CRC_FLIT, [GPU_NVLINK_CRC_DATA] = NVML_NVLINK_ERROR_DL_CRC_DATA};
+        for (int c = 0; c < GPU_NVLINK_COUNTERS; c++) {
+            unsigned long long v;
+            /* Counters of an inactive link, and on Blackwell the CRC ones, are "not supported". */
+            if (n->nvlink_error_counter && n->nvlink_error_counter(dev, link, counters[c], &v) == NVML_SUCCESS &&
+                v < (unsigned long long)INT64_MAX)
+                l->errors[c] = (int64_t)v;
+        }
     }
     g->nvlink_known = true;
+}
+
+/* The GPU's registration with the NVSwitch fabric: the versioned call first (driver 550+), then
+ * the first one (525+). A GPU outside any fabric (PCIe, a single SXM GPU) answers "not supported". */
+static void read_fabric(const struct nvml *n, nvml_device dev, struct gpu *g)
+{
+    struct nvml_fabric_info_v2 v2 = {.version = NVML_STRUCT_VERSION(struct nvml_fabric_info_v2, 2)};
+    struct nvml_fabric_info_v1 v1;
+    memset(&v1, 0, sizeof v1);
+    int state;
+    nvml_return status;
+    /* -1: the library lacks the call. A driver that does not know v2 says so (version mismatch):
+     * then the first call answers. */
+    nvml_return rc = n->fabric_info_v ? n->fabric_info_v(dev, &v2) : -1;
+    if (rc == NVML_SUCCESS) {
+        state = v2.state;
+        status = v2.status;
+    } else {
+        if (rc != NVML_ERROR_NOT_SUPPORTED && rc != NVML_ERROR_GPU_IS_LOST && n->fabric_info)
+            rc = n->fabric_info(dev, &v1);
+        if (rc != NVML_SUCCESS) {
+            if (rc == NVML_ERROR_NOT_SUPPORTED)
+                g->fabric_state = GPU_FABRIC_NOT_SUPPORTED;
+            return;
+        }
+        state = v1.state;
+        status = v1.status;
+    }
+    if (state < GPU_FABRIC_NOT_SUPPORTED || state > GPU_FABRIC_COMPLETED)
+        return; /* a state this gpuvet does not know: unknown, not a guess */
+    g->fabric_state = state;
+    if (state == GPU_FABRIC_COMPLETED) {
+        g->fabric_status_ok = status == NVML_SUCCESS ? GPU_ON : GPU_OFF;
+        const char *words = status == NVML_SUCCESS ? "Success" : nvml_error(n, status);
+        g->fabric_status = strdup(words ? words : "error");
+    }
 }
 
 static void read_affinity(const struct nvml *n, nvml_device dev, struct gpu *g)
@@ -234,6 +284,7 @@ static void read_device(struct machine *m, const struct nvml *n, unsigned index)
         g->mig_pending = mig_pending ? GPU_ON : GPU_OFF;
     }
     read_nvlinks(n, dev, g);
+    read_fabric(n, dev, g);
     read_affinity(n, dev, g);
 }
 

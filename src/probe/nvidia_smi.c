@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>
@@ -216,6 +217,26 @@ static void read_power(const xmlNode *g, struct gpu *gpu)
     }
 }
 
+/* <fabric><state>Completed</state><status>Success</status> (driver 525+; "N/A" where the GPU is in
+ * no NVSwitch fabric, and on A100 even where it is). */
+static void read_fabric(struct machine *m, const char *file, const xmlNode *g, struct gpu *gpu)
+{
+    char *state = text_at(g, "fabric/state");
+    if (!state)
+        return;
+    gpu->fabric_state = gpu_fabric_state_parse(state);
+    if (gpu->fabric_state == GPU_FABRIC_UNKNOWN)
+        machine_problem(m, file, "GPU %s: fabric state \"%.40s\" is not one gpuvet knows: unknown", gpu->bus_id, state);
+    free(state);
+    char *status = text_at(g, "fabric/status");
+    if (gpu->fabric_state == GPU_FABRIC_COMPLETED && status) {
+        gpu->fabric_status_ok = !strcasecmp(status, "Success") ? GPU_ON : GPU_OFF;
+        gpu->fabric_status = status;
+        status = NULL;
+    }
+    free(status);
+}
+
 static int read_gpu(struct machine *m, const char *file, const xmlNode *g)
 {
     char *bus = text_at(g, "pci/pci_bus_id");
@@ -283,6 +304,7 @@ static int read_gpu(struct machine *m, const char *file, const xmlNode *g)
     set_int(g, "temperature/gpu_temp_slow_threshold", &gpu->slowdown_temperature_c);
     set_int(g, "utilization/gpu_util", &gpu->utilization_gpu);
     set_int(g, "utilization/memory_util", &gpu->utilization_memory);
+    read_fabric(m, file, g, gpu);
     return 0;
 }
 
@@ -425,6 +447,38 @@ int probe_nvidia_smi_file(struct machine *m, const char *path)
     int rc = read_buffer(m, path, text, len);
     free(text);
     return rc;
+}
+
+int probe_nvidia_smi_files(struct machine *m, const char *const *paths, int n)
+{
+    char *texts[NVIDIA_SMI_MAX_FILES] = {0};
+    int status = 0;
+    if (n > NVIDIA_SMI_MAX_FILES)
+        n = NVIDIA_SMI_MAX_FILES;
+    for (int i = 0; i < n && status == 0; i++) {
+        char why[256];
+        size_t len = 0;
+        char *text = (char *)fs_read_input(paths[i], NVIDIA_SMI_MAX_BYTES, &len, why, sizeof why);
+        if (!text) {
+            char *said;
+            i18n_asprintf(&said, "cannot be read: %s", _(why));
+            if (said)
+                machine_problem_reason(m, paths[i], said);
+            free(said);
+            status = -1;
+        } else if (strlen(text) == len && nvidia_smi_text_is_nvlink(text)) {
+            texts[i] = text; /* after every XML file: it completes the GPUs they describe */
+        } else {
+            status = read_buffer(m, paths[i], text, len);
+            free(text);
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        if (texts[i] && status == 0)
+            status = probe_nvidia_smi_nvlink_text(m, paths[i], texts[i]);
+        free(texts[i]);
+    }
+    return status;
 }
 
 int probe_nvidia_smi_recorded(struct machine *m)

@@ -59,11 +59,34 @@ void probe_nvidia(struct machine *m);
  * A GPU the table does not know keeps its unknowns. */
 void probe_gpu_specs(struct machine *m);
 
+/* NVSwitch functions on the PCI bus, the fabric manager's process where there are any, and the
+ * uptime (probe/fabric.c). Needs probe_virt first (a container cannot see the host's processes). */
+void probe_fabric(struct machine *m);
+/* AER counters of each accelerator and the ports above it (probe/aer.c). Needs probe_pci. */
+void probe_aer(struct machine *m);
+/* InfiniBand/RoCE port error counters (probe/rdma_faults.c). */
+void probe_ib_errors(struct machine *m);
+/* GPUDirect RDMA: the peer-memory module and ACS on the switch ports between NVIDIA GPUs and RDMA
+ * NICs, where both exist. Needs probe_pci, probe_network and probe_nvidia. */
+void probe_gpudirect(struct machine *m);
+/* ACS redirect state from a port's config space (len bytes): 1 redirect or egress control on, 0
+ * off or no ACS capability, -1 with the reason in *why (static English) when too little of the
+ * space was readable. */
+int pci_acs_redirect(const unsigned char *config, size_t len, const char **why);
+
 /* Where `gpuvet snapshot` stores `nvidia-smi -q -x` output inside its tree. */
 #define NVIDIA_SMI_SNAPSHOT_FILE "/nvidia-smi.xml"
 /* Reads `nvidia-smi -q -x` output from a file given by the user; replaces any GPU facts.
  * Returns 0, or -1 with the reason in m->problems (naming the file). */
 int probe_nvidia_smi_file(struct machine *m, const char *path);
+#define NVIDIA_SMI_MAX_FILES 8
+/* Several --nvidia-smi files (at most NVIDIA_SMI_MAX_FILES), each recognised by its content: `nvidia-smi -q -x` XML first (the
+ * last one describes the GPUs), then `nvidia-smi nvlink -s` text joined to those GPUs. 0 or -1. */
+int probe_nvidia_smi_files(struct machine *m, const char *const *paths, int n);
+/* `nvidia-smi nvlink -s` text: a "GPU N: ..." line and a "Link L: ..." (or all-inactive) line. */
+bool nvidia_smi_text_is_nvlink(const char *text);
+/* Sets the NVLink state of the GPUs already described (by UUID, else index); 0 or -1 with a problem. */
+int probe_nvidia_smi_nvlink_text(struct machine *m, const char *file, const char *text);
 /* Reads NVIDIA_SMI_SNAPSHOT_FILE under the root: 0 read, 1 absent, -1 malformed (in m->problems). */
 int probe_nvidia_smi_recorded(struct machine *m);
 /* `--load-check`: drives host-to-device copies on each GPU whose link generation is below its

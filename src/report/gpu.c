@@ -45,10 +45,16 @@ static json_t *nvlinks_json(const struct gpu *g)
     if (!g->nvlink_known)
         return json_null();
     json_t *arr = json_array();
-    for (int k = 0; k < g->nnvlinks; k++)
-        json_array_append_new(arr, json_pack("{s:i, s:o, s:o}", "link", g->nvlinks[k].link, "active",
-                                             tristate(g->nvlinks[k].active), "remote_bus_id",
-                                             json_string_or_null(*g->nvlinks[k].remote_bus_id ? g->nvlinks[k].remote_bus_id : NULL)));
+    for (int k = 0; k < g->nnvlinks; k++) {
+        const struct gpu_nvlink *l = &g->nvlinks[k];
+        json_t *errors = json_object();
+        static const char *const names[GPU_NVLINK_COUNTERS] = {"replay", "recovery", "crc_flit", "crc_data"};
+        for (int c = 0; c < GPU_NVLINK_COUNTERS; c++)
+            json_object_set_new(errors, names[c], l->errors[c] >= 0 ? json_integer(l->errors[c]) : json_null());
+        json_array_append_new(arr, json_pack("{s:i, s:o, s:o, s:o, s:o}", "link", l->link, "active", tristate(l->active),
+                                             "remote_bus_id", json_string_or_null(*l->remote_bus_id ? l->remote_bus_id : NULL),
+                                             "version", num_or_null(l->version), "errors", errors));
+    }
     return arr;
 }
 
@@ -114,6 +120,11 @@ static json_t *gpu_json(const struct machine *m, const struct gpu *g)
     json_object_set_new(o, "mig", json_pack("{s:o, s:o}", "current", tristate(g->mig_current), "pending",
                                             tristate(g->mig_pending)));
     json_object_set_new(o, "nvlinks", nvlinks_json(g));
+    json_object_set_new(o, "nvlinks_expected", num_or_null(g->nvlinks_expected));
+    json_object_set_new(o, "fabric", g->fabric_state == GPU_FABRIC_UNKNOWN
+                                         ? json_null()
+                                         : json_pack("{s:s, s:o}", "state", gpu_fabric_state_name(g->fabric_state),
+                                                     "status", json_string_or_null(g->fabric_status)));
     json_object_set_new(o, "load_check", load_json(g));
     return o;
 }

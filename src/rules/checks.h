@@ -18,6 +18,12 @@ void check_gpu_persistence_off(struct audit_ctx *ctx);
 void check_gpu_mig_on(struct audit_ctx *ctx);
 void check_gpu_nvlink_down(struct audit_ctx *ctx);
 void check_gpu_p2p_cross_socket(struct audit_ctx *ctx);
+/* rules/faults.c */
+void check_gpu_nvlink_errors(struct audit_ctx *ctx);
+void check_gpu_fabric_not_ready(struct audit_ctx *ctx);
+void check_pcie_aer_errors(struct audit_ctx *ctx);
+void check_net_ib_errors(struct audit_ctx *ctx);
+void check_net_gpudirect(struct audit_ctx *ctx);
 /* rules/numa.c */
 void check_numa_gpu_node_no_memory(struct audit_ctx *ctx);
 void check_numa_gpu_node_no_cpus(struct audit_ctx *ctx);

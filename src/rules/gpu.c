@@ -326,8 +326,9 @@ void check_gpu_nvlink_down(struct audit_ctx *ctx)
     for (int i = 0; i < s->count; i++) {
         const struct gpu *g = &s->items[i];
         if (!g->nvlink_known) {
-            if (gpu_is_datacenter(g))
-                finding_add(ctx, SEV_UNKNOWN, g->bus_id, NULL, _("`nvidia-smi nvlink -s` shows the links"),
+            if (gpu_is_datacenter(g) && g->nvlinks_expected != 0)
+                finding_add(ctx, SEV_UNKNOWN, g->bus_id, json_pack("{s:o}", "expected", count_json(g->nvlinks_expected)),
+                            _("`nvidia-smi nvlink -s` shows the links"),
                             _("NVLink state not in this source (`nvidia-smi -q -x` does not report it)"));
             continue;
         }
@@ -337,19 +338,35 @@ void check_gpu_nvlink_down(struct audit_ctx *ctx)
             const struct gpu_nvlink *l = &g->nvlinks[k];
             active += l->active == GPU_ON;
             down += l->active == GPU_OFF;
-            json_array_append_new(links, json_pack("{s:i, s:o, s:s}", "link", l->link, "active",
-                                                   tristate_json(l->active), "remote_bus_id", l->remote_bus_id));
+            json_array_append_new(links, json_pack("{s:i, s:o, s:s, s:o}", "link", l->link, "active",
+                                                   tristate_json(l->active), "remote_bus_id", l->remote_bus_id,
+                                                   "version", count_json(l->version)));
         }
-        json_t *ev = json_pack("{s:o}", "links", links);
+        json_t *ev = json_pack("{s:o, s:o, s:i}", "links", links, "expected", count_json(g->nvlinks_expected), "active",
+                               active);
         bool sxm = g->name && strstr(g->name, "SXM");
-        if (g->nnvlinks == 0)
+        /* The part's own count (data/gpus.csv): links the driver does not list are missing, not fine. */
+        int expected = g->nvlinks_expected > 0 ? g->nvlinks_expected : 0;
+        int missing = expected > g->nnvlinks ? expected - g->nnvlinks : 0;
+        const char *fix = _("check `nvidia-smi nvlink -s` and `-e` (errors); on NVSwitch systems, that "
+                            "nvidia-fabricmanager runs; then ask the provider to reseat or replace the board");
+        if (expected > 0 && active == 0 && s->count == 1)
+            finding_add(ctx, SEV_INFO, g->bus_id, ev, NULL,
+                        _("none of its %d NVLinks is up, and this machine sees only this GPU: nothing to talk to "
+                        "over NVLink (a slice of a larger board)"), expected);
+        else if (expected > 0 && (down > 0 || missing > 0))
+            finding_add(ctx, ctx_severity(ctx), g->bus_id, ev, fix,
+                        _("%d of its %d NVLinks down: GPU-to-GPU traffic falls back to slower links"),
+                        down + missing, expected);
+        else if (expected > 0)
+            finding_add(ctx, SEV_PASS, g->bus_id, ev, NULL, _("all %d NVLinks active (the part has %d)"), active,
+                        expected);
+        else if (g->nnvlinks == 0)
             finding_add(ctx, SEV_PASS, g->bus_id, ev, NULL, _("no NVLink on this GPU"));
         else if (down == 0)
             finding_add(ctx, SEV_PASS, g->bus_id, ev, NULL, _("all %d NVLinks active"), active);
         else if (active > 0 || sxm)
-            finding_add(ctx, ctx_severity(ctx), g->bus_id, ev,
-                        _("check `nvidia-smi nvlink -s` and `-e` (errors); on NVSwitch systems, that "
-                        "nvidia-fabricmanager runs; then ask the provider to reseat or replace the board"),
+            finding_add(ctx, ctx_severity(ctx), g->bus_id, ev, fix,
                         _("%d of %d NVLinks down: GPU-to-GPU traffic falls back to slower links"), down, active + down);
         else
             finding_add(ctx, SEV_INFO, g->bus_id, ev, NULL, _("NVLink-capable but no link is up (no bridge fitted)"));

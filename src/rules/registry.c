@@ -45,6 +45,16 @@ const struct rule rules_table[] = {
      "shared with busy devices, or IOMMU/ATS settings. The expected rate uses the link's width and\n"
      "the highest speed both the device and its port support, because idle GPUs read a lower speed.\n"
      "Without a bench (audit --bench FILE or --bench-quick) the verdict is unknown.")},
+    {"PCIE_AER_ERRORS", "pcie", N_("PCIe errors counted by AER on a GPU or the ports above it"), ALL(SEV_FAIL),
+     check_pcie_aer_errors,
+     N_("PCIe Advanced Error Reporting counts each function's errors since boot (sysfs aer_dev_fatal,\n"
+     "aer_dev_nonfatal, aer_dev_correctable: the kernel's sysfs-bus-pci-devices-aer_stats). gpuvet reads\n"
+     "them for every accelerator and each port on its way to the root port. A fatal or non-fatal\n"
+     "(uncorrectable) error lost a transaction: the GPU may have dropped off the bus or corrupted a\n"
+     "transfer (fail). Correctable errors were retried by the link; a mean since boot of\n"
+     "{general.aer_correctable_per_min_max} or more per minute, DCGM's limit for PCIe replays, means a bad contact, riser or cable (warn),\n"
+     "fewer are info. Without the files (firmware-first AER, or a kernel without CONFIG_PCIEAER) the\n"
+     "counts are unknown.")},
     {"GPU_ECC_OFF", "gpu", N_("datacenter GPU with ECC disabled"),
      PER_WORKLOAD(SEV_WARN, SEV_WARN, SEV_FAIL, SEV_WARN, SEV_WARN, SEV_FAIL), check_gpu_ecc_off,
      N_("ECC on GPU memory detects and corrects bit flips; without it a flipped bit silently corrupts\n"
@@ -83,7 +93,31 @@ const struct rule rules_table[] = {
     {"GPU_NVLINK_DOWN", "gpu", N_("NVLink-capable GPU with inactive links"), ALL(SEV_FAIL), check_gpu_nvlink_down,
      N_("SXM GPUs talk to each other over NVLink (and NVSwitch). A link that is down makes collective\n"
      "operations fall back to slower paths or fail; on NVSwitch systems, a stopped fabric manager\n"
-     "leaves all links down. `nvidia-smi -q -x` does not report NVLink; NVML does.")},
+     "leaves all links down. Each link is judged against the links the part has, derived from its\n"
+     "scale-up bandwidth in data/gpus.csv and NVIDIA's per-link rate (NVLink page: 50 GB/s per link for\n"
+     "NVLink 2-4, 100 GB/s for NVLink 5): V100 SXM2 6, A100 SXM4 12, H100/H200 SXM 18, B200 18. A link\n"
+     "the driver does not list counts as down. PCIe cards link through an optional bridge, so their\n"
+     "count is not judged: one bridged link down beside an active one still fails, none up is 'no\n"
+     "bridge' (info). A machine that sees a single SXM GPU (a slice of a board) has nothing to talk to\n"
+     "over NVLink (info). `nvidia-smi -q -x` does not report NVLink; NVML does.")},
+    {"GPU_NVLINK_ERRORS", "gpu", N_("NVLink error counters past DCGM's limits"), ALL(SEV_WARN), check_gpu_nvlink_errors,
+     N_("NVLink counts data-link replays and recoveries and CRC errors per link since the driver loaded\n"
+     "(NVML's nvmlDeviceGetNvLinkErrorCounter, `nvidia-smi nvlink -e`). DCGM's health watch\n"
+     "(dcgm_gpu_hardware_limits.h) flags a link at {general.nvlink_error_max} replay or recovery error and at {general.nvlink_crc_per_s_max} CRC errors per second,\n"
+     "both over a minute; gpuvet reads the counters once, so it warns at the same replay/recovery count\n"
+     "since the driver loaded, and at the CRC limit as a mean since boot (a lower bound of the rate while\n"
+     "they were counted). CRC errors below that are info: the link retried and recovered. Read the\n"
+     "counters again a minute later: growing counters mean a bad link.")},
+    {"GPU_FABRIC_NOT_READY", "gpu", N_("NVSwitch fabric not up"), ALL(SEV_FAIL), check_gpu_fabric_not_ready,
+     N_("On NVSwitch boards (HGX/DGX A100, H100, H200, B200) each GPU must register with the NVLink fabric,\n"
+     "which NVIDIA's fabric manager (nv-fabricmanager) sets up; until then every CUDA job fails with\n"
+     "error 802, 'system not yet initialized' (NVIDIA Fabric Manager User Guide). NVML's GPU fabric\n"
+     "info (nvmlDeviceGetGpuFabricInfo, nvidia-smi's Fabric State/Status) must say Completed and Success:\n"
+     "Not Started, In Progress, or Completed with an error such as Insufficient Resources is a fail,\n"
+     "as Azure's HPC image checks treat it. A100 boards report no fabric state, so gpuvet also looks\n"
+     "for NVSwitches on the PCI bus (NVIDIA bridge functions, class 0x0680) and fails when no\n"
+     "nv-fabricmanager process runs beside them. Inside a container the host's processes are not\n"
+     "visible (unknown). A GPU outside any fabric (PCIe, a single SXM GPU) reports Not Supported.")},
     {"GPU_P2P_CROSS_SOCKET", "gpu", N_("GPU pairs that talk across the CPU interconnect"),
      PER_WORKLOAD(SEV_INFO, SEV_WARN, SEV_WARN, SEV_INFO, SEV_INFO, SEV_INFO), check_gpu_p2p_cross_socket,
      N_("GPUs on different sockets without NVLink exchange data through both CPUs' PCIe roots and the\n"
@@ -157,6 +191,22 @@ const struct rule rules_table[] = {
      "moves data between NIC and GPU memory over PCIe: a NIC on another NUMA node than the GPUs, or\n"
      "under no common PCIe switch, routes it through the CPU (info). NICs whose link is not visible\n"
      "(no driver, another network namespace) make the verdict unknown rather than a fail.")},
+    {"NET_IB_ERRORS", "network", N_("InfiniBand/RoCE port error counters above zero"), ALL(SEV_WARN), check_net_ib_errors,
+     N_("Each RDMA port counts symbol errors, link error recoveries, link downs, receive errors (local and\n"
+     "remote physical), link integrity errors, buffer overruns and transmit discards\n"
+     "(/sys/class/infiniband/DEV/ports/N/counters, the InfiniBand PortCounters). A clean link counts\n"
+     "none: `ibqueryerrors` (rdma-core's infiniband-diags) reports every counter above its default\n"
+     "threshold of zero, and so does gpuvet (warn). A link that went down or keeps recovering makes NCCL\n"
+     "jobs hang or restart. The counters run since the port came up or was last cleared: clear them\n"
+     "(`perfquery -R`) and read again under load to tell an old event from a bad cable.")},
+    {"NET_GPUDIRECT", "network", N_("GPUDirect RDMA not ready for a multi-node job"), ALL(SEV_WARN), check_net_gpudirect,
+     N_("A multi-node job (--nodes N) moves GPU data over the network. With GPUDirect RDMA the NIC reads\n"
+     "and writes GPU memory directly; that needs NVIDIA's peer-memory module (nvidia_peermem, formerly\n"
+     "nv_peer_mem) loaded, unless NCCL uses DMA-BUF (open GPU kernel modules, Linux 5.12+). PCIe Access\n"
+     "Control Services that redirect peer requests on the switch ports between a GPU and its NIC send\n"
+     "that traffic up to the root complex, which cuts its bandwidth or breaks it (NCCL troubleshooting\n"
+     "guide: disable ACS). ACS lives in the ports' extended configuration space, which only root can\n"
+     "read: as another user it is unknown.")},
     {"CLAIM_MISMATCH", "claims", N_("the provider's claimed spec differs from the machine"), ALL(SEV_FAIL),
      check_claim_mismatch,
      N_("`--claim FILE` sets the offer's spec against what the audit finds, key by key (label vs\n"

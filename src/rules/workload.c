@@ -23,7 +23,8 @@ static const char *const names[WORKLOAD_COUNT] = {
     .contention_process_share = 0.05, .steal_warn = 0.02, .steal_fail = 0.10, .power_headroom_ratio = 0.8,    \
     .watch_gpu_busy_pct = 80, .watch_core_saturated = 0.85, .watch_run_delay_share = 0.10,           \
     .watch_iowait_share = 0.20, .watch_disk_busy = 0.80, .watch_pcie_link_share = 0.70,              \
-    .watch_swap_mb_s = 1.0, .watch_majflt_per_s = 100, .watch_min_time_share = 0.25
+    .watch_swap_mb_s = 1.0, .watch_majflt_per_s = 100, .watch_min_time_share = 0.25,                \
+    .nvlink_error_max = 1, .nvlink_crc_per_s_max = 100.0, .aer_correctable_per_min_max = 8.0
 
 /* Not const: cv_reference_img_s is filled once from data/gpus.csv (reference_rate_load). */
 static struct thresholds table[WORKLOAD_COUNT] = {
@@ -120,6 +121,9 @@ static const struct {
     {"steal_fail", offsetof(struct thresholds, steal_fail), false},
     {"power_headroom_ratio", offsetof(struct thresholds, power_headroom_ratio), false},
     {"swappiness_max", offsetof(struct thresholds, swappiness_max), true},
+    {"nvlink_error_max", offsetof(struct thresholds, nvlink_error_max), true},
+    {"nvlink_crc_per_s_max", offsetof(struct thresholds, nvlink_crc_per_s_max), false},
+    {"aer_correctable_per_min_max", offsetof(struct thresholds, aer_correctable_per_min_max), false},
 };
 
 /* A field name may end in a unit the text wants: "%" (a share as a percentage), "GHz" (from

@@ -82,6 +82,13 @@ struct thresholds {
     double claim_memory_fixed_reserve_bytes;
     /* CLAIM_MISMATCH storage[].gb: drives are sold in rounded decimal sizes (1.92 TB as "2 TB"). */
     double claim_storage_size_tolerance;
+    /* GPU_NVLINK_ERRORS: DCGM's NVLink limits (dcgm_gpu_hardware_limits.h): one replay or recovery
+     * error, and CRC errors at 100 per second (its health watch judges both over a minute). */
+    int nvlink_error_max;
+    double nvlink_crc_per_s_max;
+    /* PCIE_AER_ERRORS: correctable errors at DCGM's PCIe replay limit, 8 per minute (the rate NVIDIA's
+     * driver team recommends as the most, DCGM_LIMIT_MAX_PCIREPLAY_RATE), as a mean since boot. */
+    double aer_correctable_per_min_max;
 };
 
 /* Share of a PCIe link's theoretical per-direction rate that pinned cudaMemcpy reaches on a

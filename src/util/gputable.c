@@ -285,6 +285,27 @@ static bool socketed(const struct gpu_spec *g)
            !strncasecmp(g->variant, "HGX", 3);
 }
 
+int gpu_spec_nvlinks(const struct gpu_spec *g)
+{
+    /* NVIDIA's NVLink page: NVLink 2, 3 and 4 links carry 50 GB/s both ways together (V100 6 x 50 =
+     * 300, A100 12 x 50 = 600, H100 18 x 50 = 900), NVLink 5 links 100 GB/s (B200 18 x 100 = 1800). */
+    static const struct {
+        const char *link;
+        double gbs_per_link;
+    } gens[] = {{"NVLink2", 50}, {"NVLink3", 50}, {"NVLink4", 50}, {"NVLink5", 100}};
+    if (!g->scaleup_link || !g->variant)
+        return -1;
+    if (!strncasecmp(g->scaleup_link, "none", 4))
+        return 0;
+    for (size_t i = 0; i < sizeof gens / sizeof gens[0]; i++)
+        if (!strcmp(g->scaleup_link, gens[i].link)) {
+            double n = g->scaleup_gbs_bidir / gens[i].gbs_per_link;
+            /* Bridged cards and superchips link what the board fits: not a count to judge by. */
+            return socketed(g) && n >= 1 && n <= 18 && n == (int)n ? (int)n : -1;
+        }
+    return -1; /* a bridge ("NVLink3 bridge (2 GPUs)"), another vendor's fabric, or a new generation */
+}
+
 static size_t name_distance(const struct gpu_spec *g, const char *query)
 {
     char nq[128], nc[160];

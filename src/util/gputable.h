@@ -43,6 +43,11 @@ struct gpu_table {
     int count;
 };
 
+/* The NVLinks a socketed NVIDIA part has (SXM, HGX), from its scale-up link and bandwidth: 6 for
+ * V100 SXM2, 12 for A100 SXM4, 18 for H100/H200/B200; 0 for a part without NVLink; -1 where the
+ * count depends on a bridge or the board (PCIe cards, NVL, superchips) or the table does not say. */
+int gpu_spec_nvlinks(const struct gpu_spec *g);
+
 /* Loads a GPU table; a malformed row gives "FILE:LINE: what is wrong" in err. 0 or -1. */
 int gpu_table_load(const char *path, struct gpu_table *t, char *err, size_t errlen);
 /* Loads data/gpus.csv (util/datadir.h says where it is found). */

@@ -186,7 +186,10 @@ nvmlReturn_t nvmlShutdown(void)
     doc = NULL;
     return OK;
 }
-const char *nvmlErrorString(nvmlReturn_t rc) { return rc == NOT_SUPPORTED ? "Not Supported" : "mock error"; }
+const char *nvmlErrorString(nvmlReturn_t rc)
+{
+    return rc == NOT_SUPPORTED ? "Not Supported" : rc == 23 ? "Insufficient Resources" : "mock error";
+}
 nvmlReturn_t nvmlSystemGetDriverVersion(char *out, unsigned len) { return string_at(NULL, "driver_version", out, len); }
 nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *out)
 {
@@ -461,10 +464,103 @@ nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t d, int counter, unsigned *
     *o = counter == 0 ? row->tx_kb_s : row->rx_kb_s;
     return OK;
 }
+/* NVLink: `-q -x` carries none, so $GPUVET_MOCK_NVLINK describes it, words apart by spaces:
+ * "LINKS" (each GPU's link count, all active, NVLink version 4), then "down=G:L" (GPU index G's
+ * link L inactive), "version=N", and "replay=G:L:N", "recovery=...", "crc_flit=...", "crc_data=..."
+ * (that link's error counter). Unset: no NVLink (NOT_SUPPORTED), as before. */
+static unsigned gpu_index(nvmlDevice_t d)
+{
+    for (unsigned i = 0; i < ngpus; i++)
+        if ((xmlNode *)d == gpus[i])
+            return i;
+    return ~0u;
+}
+
+static bool nvlink_spec(unsigned *links)
+{
+    const char *spec = getenv("GPUVET_MOCK_NVLINK");
+    return spec && sscanf(spec, "%u", links) == 1;
+}
+
+/* The value a "name=G:L[:N]" word gives this GPU's link (1 for down=G:L); false when none does. */
+static bool nvlink_word(const char *name, unsigned gpu, unsigned link, unsigned long long *value)
+{
+    const char *spec = getenv("GPUVET_MOCK_NVLINK");
+    size_t len = strlen(name);
+    for (const char *p = spec; p && *p; p = strchr(p, ' ') ? strchr(p, ' ') + 1 : NULL) {
+        unsigned g, l;
+        unsigned long long v = 1;
+        if (!strncmp(p, name, len) && p[len] == '=' && sscanf(p + len + 1, "%u:%u:%llu", &g, &l, &v) >= 2 &&
+            g == gpu && l == link) {
+            *value = v;
+            return true;
+        }
+    }
+    return false;
+}
+
 nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t d, unsigned link, int *o)
 {
-    (void)d, (void)link, (void)o;
-    return NOT_SUPPORTED; /* -q -x carries no NVLink state: report none */
+    unsigned links;
+    unsigned long long down;
+    if (!nvlink_spec(&links) || link >= links)
+        return NOT_SUPPORTED;
+    *o = !nvlink_word("down", gpu_index(d), link, &down);
+    return OK;
+}
+nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t d, unsigned link, unsigned *o)
+{
+    unsigned links;
+    (void)d;
+    if (!nvlink_spec(&links) || link >= links)
+        return NOT_SUPPORTED;
+    const char *v = strstr(getenv("GPUVET_MOCK_NVLINK"), "version=");
+    *o = v ? (unsigned)atoi(v + 8) : 4;
+    return OK;
+}
+nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t d, unsigned link, int counter, unsigned long long *o)
+{
+    static const char *const names[] = {"replay", "recovery", "crc_flit", "crc_data"};
+    unsigned links;
+    unsigned long long down;
+    if (!nvlink_spec(&links) || link >= links || counter < 0 || counter > 3)
+        return counter > 4 ? INVALID_ARGUMENT : NOT_SUPPORTED;
+    if (nvlink_word("down", gpu_index(d), link, &down))
+        return NOT_SUPPORTED; /* an inactive link counts nothing */
+    if (!nvlink_word(names[counter], gpu_index(d), link, o))
+        *o = 0;
+    return OK;
+}
+
+/* Fabric: the file's own <fabric><state>/<status> (nvidia-smi's words). "N/A" is a GPU outside any
+ * fabric: NOT_SUPPORTED, as NVML answers on PCIe GPUs. */
+#define INSUFFICIENT_RESOURCES 23
+static nvmlReturn_t fabric(nvmlDevice_t d, unsigned char *state, nvmlReturn_t *status)
+{
+    static const char *const states[] = {"Not Supported", "Not Started", "In Progress", "Completed"};
+    char buf[64];
+    const char *t = text((xmlNode *)d, "fabric/state", buf, sizeof buf);
+    if (!t)
+        return NOT_SUPPORTED;
+    for (unsigned char i = 0; i < 4; i++)
+        if (!strcmp(t, states[i])) {
+            *state = i;
+            const char *st = text((xmlNode *)d, "fabric/status", buf, sizeof buf);
+            *status = !st || !strcmp(st, "Success") ? OK : !strcmp(st, "Insufficient Resources") ? INSUFFICIENT_RESOURCES : 999;
+            return OK;
+        }
+    return NOT_SUPPORTED;
+}
+struct fabric_v1 {
+    unsigned char cluster_uuid[16];
+    nvmlReturn_t status;
+    unsigned clique_id;
+    unsigned char state;
+};
+nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t d, struct fabric_v1 *f)
+{
+    memset(f, 0, sizeof *f);
+    return fabric(d, &f->state, &f->status);
 }
 
 #ifndef MOCK_OLD_DRIVER
@@ -487,6 +583,20 @@ nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t d, struct memory_v2 *m)
     m->total = v1.total;
     m->used = v1.used;
     return rc;
+}
+struct fabric_v2 {
+    unsigned version;
+    unsigned char cluster_uuid[16];
+    nvmlReturn_t status;
+    unsigned clique_id;
+    unsigned char state;
+    unsigned health_mask;
+};
+nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t d, struct fabric_v2 *f)
+{
+    if (f->version != (unsigned)(sizeof(struct fabric_v2) | 2u << 24))
+        return ARGUMENT_VERSION_MISMATCH;
+    return fabric(d, &f->state, &f->status);
 }
 nvmlReturn_t nvmlDeviceGetGpuMaxPcieLinkGeneration(nvmlDevice_t d, unsigned *o)
 {

@@ -1,0 +1,281 @@
+/* Faults counted around the GPUs: NVLink error counters, the NVSwitch fabric, PCIe AER counters,
+ * InfiniBand/RoCE port errors and GPUDirect RDMA readiness (model/faults.h, model/gpu.h). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules/checks.h"
+#include "util/i18n.h"
+
+static json_t *count_json(long long v) { return v >= 0 ? json_integer(v) : json_null(); }
+
+/* --- GPU_NVLINK_ERRORS ------------------------------------------------------------------------- */
+
+void check_gpu_nvlink_errors(struct audit_ctx *ctx)
+{
+    const struct machine *m = ctx->machine;
+    const struct thresholds *t = ctx->thresholds;
+    for (int i = 0; i < m->gpus.count; i++) {
+        const struct gpu *g = &m->gpus.items[i];
+        int64_t sum[GPU_NVLINK_COUNTERS] = {0};
+        bool known = false;
+        json_t *links = json_array();
+        for (int k = 0; k < g->nnvlinks; k++) {
+            const struct gpu_nvlink *l = &g->nvlinks[k];
+            bool nonzero = false;
+            for (int c = 0; c < GPU_NVLINK_COUNTERS; c++)
+                if (l->errors[c] >= 0) {
+                    known = true;
+                    sum[c] = sum[c] > INT64_MAX / 4 - l->errors[c] ? INT64_MAX / 4 : sum[c] + l->errors[c];
+                    nonzero |= l->errors[c] > 0;
+                }
+            if (nonzero)
+                json_array_append_new(links, json_pack("{s:i, s:o, s:o, s:o, s:o}", "link", l->link, "replay",
+                                                       count_json(l->errors[GPU_NVLINK_REPLAY]), "recovery",
+                                                       count_json(l->errors[GPU_NVLINK_RECOVERY]), "crc_flit",
+                                                       count_json(l->errors[GPU_NVLINK_CRC_FLIT]), "crc_data",
+                                                       count_json(l->errors[GPU_NVLINK_CRC_DATA])));
+        }
+        if (!known) {
+            json_decref(links);
+            if (gpu_is_datacenter(g) && g->nvlinks_expected != 0 && (!g->nvlink_known || g->nnvlinks > 0))
+                finding_add(ctx, SEV_UNKNOWN, g->bus_id, NULL, _("`nvidia-smi nvlink -e` shows the counters"),
+                            _("NVLink error counters not in this source"));
+            continue;
+        }
+        int64_t crc = sum[GPU_NVLINK_CRC_FLIT] + sum[GPU_NVLINK_CRC_DATA];
+        double uptime = m->faults.uptime_s;
+        /* Counted since the driver loaded, which is after boot: the mean since boot is a lower bound
+         * of the rate while they were counted. */
+        double crc_per_s = uptime > 0 ? (double)crc / uptime : -1;
+        json_t *ev = json_pack("{s:I, s:I, s:I, s:I, s:o, s:o}", "replay", (json_int_t)sum[GPU_NVLINK_REPLAY], "recovery",
+                               (json_int_t)sum[GPU_NVLINK_RECOVERY], "crc_flit", (json_int_t)sum[GPU_NVLINK_CRC_FLIT],
+                               "crc_data", (json_int_t)sum[GPU_NVLINK_CRC_DATA], "crc_per_s_since_boot",
+                               crc_per_s >= 0 ? json_real(crc_per_s) : json_null(), "links", links);
+        const char *fix = _("watch whether they grow (`nvidia-smi nvlink -e -i N` twice, a minute apart, or "
+                            "`dcgmi health`); growing counters mean a bad link: ask the provider to reseat or "
+                            "replace the board");
+        int64_t link_errors = sum[GPU_NVLINK_REPLAY] + sum[GPU_NVLINK_RECOVERY];
+        if (link_errors >= t->nvlink_error_max)
+            finding_add(ctx, ctx_severity(ctx), g->bus_id, ev, fix,
+                        _("%lld replay and %lld recovery errors on its NVLinks since the driver loaded (DCGM "
+                        "warns at %d)"), (long long)sum[GPU_NVLINK_REPLAY], (long long)sum[GPU_NVLINK_RECOVERY],
+                        t->nvlink_error_max);
+        else if (crc_per_s >= t->nvlink_crc_per_s_max)
+            finding_add(ctx, ctx_severity(ctx), g->bus_id, ev, fix,
+                        _("%lld NVLink CRC errors, %.0f per second on average since boot (DCGM's limit: %.0f/s)"),
+                        (long long)crc, crc_per_s, t->nvlink_crc_per_s_max);
+        else if (crc > 0)
+            finding_add(ctx, SEV_INFO, g->bus_id, ev, fix,
+                        _("%lld NVLink CRC errors since the driver loaded, below DCGM's %.0f per second"),
+                        (long long)crc, t->nvlink_crc_per_s_max);
+        else
+            finding_add(ctx, SEV_PASS, g->bus_id, ev, NULL, _("no NVLink errors counted"));
+    }
+}
+
+/* --- GPU_FABRIC_NOT_READY ---------------------------------------------------------------------- */
+
+static const char FABRIC_FIX[] =
+    N_("start NVIDIA's fabric manager (`sudo systemctl enable --now nvidia-fabricmanager`, of the driver's exact "
+       "version), then check `nvidia-smi -q -d FABRIC`: State Completed, Status Success");
+
+void check_gpu_fabric_not_ready(struct audit_ctx *ctx)
+{
+    const struct machine *m = ctx->machine;
+    const struct fault_info *f = &m->faults;
+    int joined = 0, in_fabric = 0;
+    for (int i = 0; i < m->gpus.count; i++) {
+        const struct gpu *g = &m->gpus.items[i];
+        if (g->fabric_state == GPU_FABRIC_UNKNOWN || g->fabric_state == GPU_FABRIC_NOT_SUPPORTED)
+            continue;
+        in_fabric++;
+        json_t *ev = json_pack("{s:s, s:s?}", "state", gpu_fabric_state_name(g->fabric_state), "status",
+                               g->fabric_status);
+        if (g->fabric_state == GPU_FABRIC_COMPLETED && g->fabric_status_ok == GPU_ON) {
+            joined++;
+            finding_add(ctx, SEV_PASS, g->bus_id, ev, NULL, _("joined the NVSwitch fabric (Completed, Success)"));
+        } else if (g->fabric_state == GPU_FABRIC_COMPLETED)
+            finding_add(ctx, ctx_severity(ctx), g->bus_id, ev, _(FABRIC_FIX),
+                        _("the GPU's fabric registration completed with an error (%s): CUDA cannot use it"),
+                        g->fabric_status ? g->fabric_status : _("status not reported"));
+        else
+            finding_add(ctx, ctx_severity(ctx), g->bus_id, ev, _(FABRIC_FIX),
+                        _("the GPU has not joined the NVSwitch fabric (%s): every CUDA job fails with error 802, "
+                        "\"system not yet initialized\""), gpu_fabric_state_name(g->fabric_state));
+    }
+    json_t *ev = json_pack("{s:o, s:o}", "nvswitches", count_json(f->nvswitches), "fabric_manager_running",
+                           f->fabric_manager < 0 ? json_null() : json_boolean(f->fabric_manager));
+    if (f->nvswitches > 0) {
+        if (f->fabric_manager == 1)
+            finding_add(ctx, SEV_PASS, "machine", ev, NULL, _("%d NVSwitches on the PCI bus, fabric manager running"),
+                        f->nvswitches);
+        else if (f->fabric_manager == 0 && joined > 0 && joined == in_fabric)
+            finding_add(ctx, SEV_INFO, "machine", ev, NULL,
+                        _("%d NVSwitches on the PCI bus and no fabric manager process, but every GPU reports the "
+                        "fabric up"), f->nvswitches);
+        else if (f->fabric_manager == 0)
+            finding_add(ctx, ctx_severity(ctx), "machine", ev, _(FABRIC_FIX),
+                        _("%d NVSwitches on the PCI bus but no nv-fabricmanager process: the GPUs cannot use "
+                        "NVLink and CUDA jobs fail with error 802"), f->nvswitches);
+        else if (joined == 0 || joined < in_fabric)
+            finding_add(ctx, SEV_UNKNOWN, "machine", ev, NULL,
+                        _("%d NVSwitches on the PCI bus; whether the fabric manager runs is unknown: %s"),
+                        f->nvswitches, _(f->fabric_manager_unknown ? f->fabric_manager_unknown : "not read"));
+    } else if (f->nvswitches == 0 && in_fabric == 0 && m->gpus.count > 0) {
+        finding_add(ctx, SEV_PASS, "machine", ev, NULL, _("no NVSwitch on the PCI bus: no fabric to wait for"));
+    } else if (f->nvswitches < 0 && in_fabric == 0 && m->gpus.count > 1 && m->gpus.items[0].nvlinks_expected > 0) {
+        /* SXM GPUs described by a file alone: an A100 board reports no fabric state, and the bus is not read. */
+        finding_add(ctx, SEV_UNKNOWN, "machine", ev, NULL,
+                    _("whether these SXM GPUs sit on an NVSwitch fabric that is up is not in this source (no "
+                    "fabric state; the PCI bus and the fabric manager's process were not read)"));
+    } else {
+        json_decref(ev);
+    }
+}
+
+/* --- PCIE_AER_ERRORS --------------------------------------------------------------------------- */
+
+static json_t *aer_evidence(const struct aer_counts *c)
+{
+    return json_pack("{s:s, s:s, s:b, s:o, s:o, s:o, s:s?, s:s?, s:s?}", "bus_id", c->bus_id, "gpu", c->of_gpu, "is_gpu",
+                     c->is_gpu, "correctable", count_json(c->total[AER_CORRECTABLE]), "nonfatal",
+                     count_json(c->total[AER_NONFATAL]), "fatal", count_json(c->total[AER_FATAL]),
+                     "correctable_named", c->nonzero[AER_CORRECTABLE], "nonfatal_named", c->nonzero[AER_NONFATAL],
+                     "fatal_named", c->nonzero[AER_FATAL]);
+}
+
+void check_pcie_aer_errors(struct audit_ctx *ctx)
+{
+    const struct machine *m = ctx->machine;
+    const struct fault_info *f = &m->faults;
+    if (!f->aer_read)
+        return;
+    if (f->naer == 0) {
+        if (machine_accelerator_count(m) > 0)
+            finding_add(ctx, SEV_UNKNOWN, "machine", NULL, NULL,
+                        _("no AER counters in sysfs for the accelerators or their ports (a kernel without "
+                        "CONFIG_PCIEAER, AER handled by the firmware, or %s)"), _(m->missing_reason));
+        return;
+    }
+    double minutes = f->uptime_s > 0 ? f->uptime_s / 60 : -1;
+    const struct thresholds *t = ctx->thresholds;
+    for (int i = 0; i < f->naer; i++) {
+        const struct aer_counts *c = &f->aer[i];
+        char where[96];
+        if (c->is_gpu)
+            snprintf(where, sizeof where, "%s", _("the GPU"));
+        else
+            snprintf(where, sizeof where, _("port %s above it"), c->bus_id);
+        int64_t uncorrectable = (c->total[AER_FATAL] > 0 ? c->total[AER_FATAL] : 0) +
+                                (c->total[AER_NONFATAL] > 0 ? c->total[AER_NONFATAL] : 0);
+        int64_t correctable = c->total[AER_CORRECTABLE];
+        double per_min = minutes > 0 && correctable >= 0 ? (double)correctable / minutes : -1;
+        if (uncorrectable > 0)
+            finding_add(ctx, SEV_FAIL, c->of_gpu, aer_evidence(c),
+                        _("see `dmesg | grep -i aer` for when; reseat the card or riser, and ask the provider to "
+                        "replace the part if it recurs"),
+                        _("%lld uncorrectable PCIe errors (%lld fatal, %lld non-fatal) on %s since boot"),
+                        (long long)uncorrectable, (long long)(c->total[AER_FATAL] > 0 ? c->total[AER_FATAL] : 0),
+                        (long long)(c->total[AER_NONFATAL] > 0 ? c->total[AER_NONFATAL] : 0), where);
+        else if (per_min >= t->aer_correctable_per_min_max)
+            finding_add(ctx, SEV_WARN, c->of_gpu, aer_evidence(c),
+                        _("a link that keeps correcting errors has a bad contact, riser or cable: reseat, and "
+                        "watch whether the count grows"),
+                        _("%lld correctable PCIe errors on %s, %.1f per minute on average since boot (DCGM's "
+                        "PCIe replay limit: %.0f)"), (long long)correctable, where, per_min,
+                        t->aer_correctable_per_min_max);
+        else if (correctable > 0)
+            finding_add(ctx, SEV_INFO, c->of_gpu, aer_evidence(c), NULL,
+                        _("%lld correctable PCIe errors on %s since boot (the link recovered each one)"),
+                        (long long)correctable, where);
+    }
+    /* One pass per accelerator whose functions all counted nothing. */
+    for (int i = 0; i < m->npci; i++) {
+        const struct pci_device *d = &m->pci[i];
+        if (d->role != PCI_ROLE_ACCELERATOR)
+            continue;
+        int read = 0;
+        bool dirty = false;
+        for (int k = 0; k < f->naer; k++)
+            if (!strcmp(f->aer[k].of_gpu, d->bus_id)) {
+                read++;
+                for (int kind = 0; kind < AER_KINDS; kind++)
+                    dirty |= f->aer[k].total[kind] > 0;
+            }
+        if (read > 0 && !dirty)
+            finding_add(ctx, SEV_PASS, d->bus_id, json_pack("{s:i}", "functions_read", read), NULL,
+                        _("no PCIe errors counted on the device or the %d port(s) read above it"), read - 1);
+    }
+}
+
+/* --- NET_IB_ERRORS ----------------------------------------------------------------------------- */
+
+void check_net_ib_errors(struct audit_ctx *ctx)
+{
+    const struct fault_info *f = &ctx->machine->faults;
+    for (int i = 0; i < f->nib; i++) {
+        const struct ib_port_errors *p = &f->ib[i];
+        char subject[96], named[512] = "";
+        size_t used = 0;
+        snprintf(subject, sizeof subject, "%s/%d", p->device, p->port);
+        json_t *ev = json_object();
+        for (int c = 0; c < IB_COUNTERS; c++) {
+            json_object_set_new(ev, ib_counter_name(c), count_json(p->counters[c]));
+            if (p->counters[c] > 0 && used < sizeof named - 1)
+                used += (size_t)snprintf(named + used, sizeof named - used, "%s%s %lld", used ? ", " : "",
+                                         ib_counter_name(c), (long long)p->counters[c]);
+        }
+        if (used)
+            finding_add(ctx, ctx_severity(ctx), subject, ev,
+                        _("check the cable and the switch port (`perfquery -x`, `ibdiagnet`); clear the counters "
+                        "with `perfquery -R` and see whether they grow under load"),
+                        _("port error counters above zero (ibqueryerrors' default threshold): %s"), named);
+        else
+            finding_add(ctx, SEV_PASS, subject, ev, NULL, _("no port errors counted"));
+    }
+}
+
+/* --- NET_GPUDIRECT ----------------------------------------------------------------------------- */
+
+void check_net_gpudirect(struct audit_ctx *ctx)
+{
+    const struct machine *m = ctx->machine;
+    const struct fault_info *f = &m->faults;
+    /* Looked at only where NVIDIA GPUs and RDMA NICs both exist; a single-node job does not use it. */
+    if (ctx->inputs->nodes <= 1 || !f->gpudirect_probed)
+        return;
+    if (f->peermem < 0)
+        finding_add(ctx, SEV_UNKNOWN, "machine", NULL, NULL,
+                    _("whether NVIDIA's peer-memory module is loaded is unknown: /proc/modules %s"),
+                    _(m->missing_reason));
+    json_t *ev = json_pack("{s:o, s:s?}", "peermem_loaded", f->peermem < 0 ? json_null() : json_boolean(f->peermem),
+                           "module", f->peermem_module);
+    if (f->peermem == 1)
+        finding_add(ctx, SEV_PASS, "machine", ev, NULL, _("%s loaded: NICs can read and write GPU memory directly"),
+                    f->peermem_module);
+    else if (f->peermem == 0)
+        finding_add(ctx, ctx_severity(ctx), "machine", ev, _("`sudo modprobe nvidia_peermem` (it ships with the driver)"),
+                    _("nvidia_peermem is not loaded: unless NCCL uses DMA-BUF (open GPU kernel modules, Linux 5.12+), "
+                    "GPU data crosses host memory on its way to the network"));
+    else
+        json_decref(ev);
+    for (int i = 0; i < f->nacs; i++) {
+        const struct acs_port *a = &f->acs[i];
+        json_t *pe = json_pack("{s:s, s:s, s:s}", "port", a->bus_id, "gpu", a->gpu, "nic", a->nic);
+        if (a->redirect == 1)
+            finding_add(ctx, ctx_severity(ctx), a->bus_id, pe,
+                        _("disable ACS redirect on the switch ports in the BIOS, or have the provider do so (NCCL's "
+                        "troubleshooting guide; `setpci` resets at reboot)"),
+                        _("ACS redirects peer traffic at switch port %s between GPU %s and NIC %s: GPUDirect RDMA "
+                        "goes up to the root complex"), a->bus_id, a->gpu, a->nic);
+        else if (a->redirect == 0)
+            finding_add(ctx, SEV_PASS, a->bus_id, pe, NULL, _("no ACS redirect between GPU %s and NIC %s"), a->gpu,
+                        a->nic);
+        else
+            finding_add(ctx, SEV_UNKNOWN, a->bus_id, pe, _("run gpuvet as root to read it"),
+                        _("ACS state of the switch port between GPU %s and NIC %s unknown: %s"), a->gpu, a->nic,
+                        _(a->unknown_reason));
+    }
+}
