@@ -18,6 +18,8 @@ struct health_request {
     enum workload workload;
     bool fail_on_warn;   /* warnings fail the node too */
     bool verdict;        /* judge the workload's verdict too (--prom writes it) */
+    const char *kernel_log; /* --kernel-log: a saved log judged instead of the live one; NULL none */
+    int expect_gpus;     /* --expect-gpus: accelerators the node should show; 0 not given */
 };
 
 struct health_check {

@@ -86,6 +86,10 @@ struct gpu_set {
     bool runtimes_searched;
     struct cuda_runtime *runtimes;
     int nruntimes;
+    /* GPUs NVML counted but answered "GPU is lost" for (NVML_ERROR_GPU_IS_LOST): their bus ids
+     * where NVML still gave one ("" when not), the first 8 of them. */
+    int nvml_lost;
+    char nvml_lost_bus_ids[8][32];
 };
 
 struct machine;

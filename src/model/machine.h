@@ -15,6 +15,7 @@
 #include "model/gpu.h"
 
 #include "model/contention.h"
+#include "model/kernel_log.h"
 #include "model/memory.h"
 
 struct input_problem {
@@ -126,6 +127,7 @@ struct machine {
     int nproblems;
     hwloc_topology_t topology; /* kept for binding advice and benchmarks; NULL when not loaded */
     struct bench_results bench; /* audit --bench / --bench-quick; zero when none */
+    struct kernel_log_info kernel_log; /* the GPUs' lines of the kernel log (model/kernel_log.h) */
 };
 
 void machine_init(struct machine *m);

@@ -18,6 +18,9 @@ void check_gpu_persistence_off(struct audit_ctx *ctx);
 void check_gpu_mig_on(struct audit_ctx *ctx);
 void check_gpu_nvlink_down(struct audit_ctx *ctx);
 void check_gpu_p2p_cross_socket(struct audit_ctx *ctx);
+/* rules/gpu_faults.c */
+void check_gpu_xid_errors(struct audit_ctx *ctx);
+void check_gpu_lost(struct audit_ctx *ctx);
 /* rules/numa.c */
 void check_numa_gpu_node_no_memory(struct audit_ctx *ctx);
 void check_numa_gpu_node_no_cpus(struct audit_ctx *ctx);

@@ -357,6 +357,8 @@ static void record(const char *path)
         record_walk(path, 0);
 }
 
+bool fsroot_recording(void) { return record_dir[0] != '\0'; }
+
 void fs_record_text(const char *path, const char *text)
 {
     if (!record_dir[0])
