@@ -30,6 +30,12 @@ for row in rows:
 for column, text in sorted(texts):
     print("/* TRANSLATORS: the %s column of data/gpus.csv (gpuvet gpus NAME). */" % column)
     print("N_(%s);" % json.dumps(text, ensure_ascii=False))
+# The Xid table's actions (data/xid-codes.csv): GPU_XID_ERRORS prints them as the fix.
+rows = csv.reader(line for line in open("data/xid-codes.csv", encoding="utf-8") if not line.startswith("#"))
+header = next(rows)
+for text in sorted({row[header.index("action")] for row in rows if row}):
+    print("/* TRANSLATORS: the action column of data/xid-codes.csv (GPU_XID_ERRORS' fix). */")
+    print("N_(%s);" % json.dumps(text, ensure_ascii=False))
 PY
 echo "$tmp/gpu_table_text.c" >> "$tmp/files"
 xgettext --language=C --from-code=UTF-8 --keyword=_ --keyword=N_ --keyword=i18n_plural:1,2 \

@@ -192,8 +192,9 @@ void check_gpu_lost(struct audit_ctx *ctx)
             counted = "PCI bus";
         } else if (s->count > 0 || s->nvml_lost > 0) {
             seen = s->count;
-            counted = "NVIDIA driver's list";
+            counted = "NVIDIA driver";
         }
+        bool pci = m->pci_scanned;
         json_t *ev = json_pack("{s:i, s:s, s:o, s:s?}", "expected", expected, "expected_from", source, "seen",
                                seen >= 0 ? json_integer(seen) : json_null(), "counted_on", counted);
         if (seen < 0)
@@ -202,11 +203,14 @@ void check_gpu_lost(struct audit_ctx *ctx)
                         source);
         else if (seen < expected)
             finding_add(ctx, ctx_severity(ctx), "machine", ev, _(LOST_FIX),
-                        _("%d of the %d accelerators expected (%s) seen on the %s: %d missing"), seen, expected, source,
-                        counted, expected - seen);
+                        pci ? _("%d of the %d accelerators expected (%s) seen on the PCI bus: %d missing")
+                            : _("%d of the %d GPUs expected (%s) listed by the NVIDIA driver: %d missing"),
+                        seen, expected, source, expected - seen);
         else
-            finding_add(ctx, SEV_PASS, "machine", ev, NULL, _("%d accelerators seen on the %s, %d expected (%s)"), seen,
-                        counted, expected, source);
+            finding_add(ctx, SEV_PASS, "machine", ev, NULL,
+                        pci ? _("%d accelerators seen on the PCI bus, %d expected (%s)")
+                            : _("%d GPUs listed by the NVIDIA driver, %d expected (%s)"),
+                        seen, expected, source);
         judged++;
     }
     /* NVIDIA GPUs on the bus that the driver does not list. Only when the driver answered: without
