@@ -737,9 +737,15 @@ static void read_kmsg(struct machine *m)
         struct kernel_log_info *k = &m->kernel_log;
         kernel_log_free(k);
         k->source = strdup("/dev/kmsg");
-        if (error == EPERM || error == EACCES)
+        char *restrict_text = fs_read("/proc/sys/kernel/dmesg_restrict");
+        bool restricted = restrict_text && !strcmp(restrict_text, "1");
+        free(restrict_text);
+        if ((error == EPERM || error == EACCES) && restricted)
             k->unknown_reason = strdup(N_("the kernel log is readable by root only here (kernel.dmesg_restrict=1): "
                                           "run as root, or give --kernel-log FILE"));
+        else if (error == EPERM || error == EACCES)
+            k->unknown_reason = strdup(N_("/dev/kmsg is not readable here (a container without CAP_SYSLOG, or a "
+                                          "security policy): run on the host as root, or give --kernel-log FILE"));
         else
             i18n_asprintf(&k->unknown_reason, "/dev/kmsg cannot be opened: %s", i18n_error_text(error));
         return;

@@ -278,6 +278,24 @@ Test(kernel_log, a_snapshot_records_the_log_and_replays_it)
     free(log);
 }
 
+Test(kernel_log, a_user_under_dmesg_restrict_gets_unknown_with_the_reason)
+{
+    char *restrict_text = file_contents("/proc/sys/kernel/dmesg_restrict", NULL);
+    bool restricted = restrict_text && restrict_text[0] == '1';
+    free(restrict_text);
+    if (geteuid() != 0 || !restricted || access("/usr/bin/setpriv", X_OK) != 0)
+        cr_skip_test("needs root, kernel.dmesg_restrict=1 and setpriv to run as nobody");
+    int status;
+    char *out = run_shell("/usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups " GPUVET_BIN
+                          " audit --json --sample 0 2>/dev/null",
+                          &status);
+    cr_assert(strstr(out, "the kernel log is readable by root only here (kernel.dmesg_restrict=1)"), "%s", out);
+    free(out);
+    out = run_shell("/usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups " GPUVET_BIN " health 2>&1", &status);
+    cr_assert_eq(status, 0, "unknown does not fail the node: %s", out);
+    free(out);
+}
+
 /* --- GPU_LOST ------------------------------------------------------------------------------------ */
 
 Test(gpu_lost, health_expect_gpus_fails_a_node_that_shows_fewer)
