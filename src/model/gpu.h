@@ -92,6 +92,16 @@ struct gpu_set {
     char nvml_lost_bus_ids[8][32];
 };
 
+/* PCIe switches whose downstream ports hold accelerators and one or more ports hold nothing
+ * (probe/gpu_slots.c): a hint for GPU_LOST without an expected count, never a verdict. */
+struct empty_port_hints {
+    int count;
+    struct {
+        char switch_port[32], empty_port[32];
+        int accelerators;
+    } items[8];
+};
+
 struct machine;
 struct pci_device;
 

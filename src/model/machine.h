@@ -128,6 +128,7 @@ struct machine {
     hwloc_topology_t topology; /* kept for binding advice and benchmarks; NULL when not loaded */
     struct bench_results bench; /* audit --bench / --bench-quick; zero when none */
     struct kernel_log_info kernel_log; /* the GPUs' lines of the kernel log (model/kernel_log.h) */
+    struct empty_port_hints empty_ports; /* model/gpu.h */
 };
 
 void machine_init(struct machine *m);

@@ -67,5 +67,6 @@ int probe_machine(struct machine *m, bool read_system)
 
     probe_memory(m, NULL);
     probe_kernel_log(m);
+    probe_gpu_slots(m);
     return 0;
 }

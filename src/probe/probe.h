@@ -88,6 +88,9 @@ void probe_kernel_log(struct machine *m);
  * what probe_kernel_log read. 0, or -1 with the reason in m->problems (not a regular file, not a
  * kernel log, a read error). */
 int probe_kernel_log_file(struct machine *m, const char *path);
+/* PCIe switches with accelerators below and an empty downstream port (m->empty_ports). Needs
+ * probe_pci. */
+void probe_gpu_slots(struct machine *m);
 /* data/xid-codes.csv's row checker (util/datadir.h). */
 int xid_table_check(FILE *f, const char *label, char *err, size_t errlen);
 

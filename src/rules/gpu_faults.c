@@ -268,5 +268,17 @@ void check_gpu_lost(struct audit_ctx *ctx)
                     _(LOST_FIX), _("the kernel log says this GPU has fallen off the bus (last at %s)"), e->last_time);
         judged++;
     }
+    /* Without an expected count, an empty port beside GPUs is a hint, never a verdict. */
+    for (int i = 0; expected == 0 && i < m->empty_ports.count; i++) {
+        const char *sw = m->empty_ports.items[i].switch_port;
+        finding_add(ctx, SEV_INFO, sw,
+                    json_pack("{s:s, s:s, s:i}", "switch", sw, "empty_port", m->empty_ports.items[i].empty_port,
+                              "accelerators", m->empty_ports.items[i].accelerators),
+                    _("give --expect-gpus N (the GPUs paid for) to judge the count"),
+                    _("PCIe switch %s holds %d accelerators and an empty port %s: a GPU may be missing, or the port "
+                      "is a spare"),
+                    sw, m->empty_ports.items[i].accelerators, m->empty_ports.items[i].empty_port);
+        judged++;
+    }
     (void)judged;
 }

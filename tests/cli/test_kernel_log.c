@@ -347,6 +347,48 @@ Test(gpu_lost, audit_counts_against_expect_gpus_and_the_claim)
     unlink(claim);
 }
 
+Test(gpu_lost, an_empty_switch_port_beside_gpus_is_a_hint_not_a_verdict)
+{
+    char *root = fixture_copy(INTEL);
+    char *dir = NULL;
+    cr_assert(asprintf(&dir, "rm -rf '%s/sys/devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0/0000:3c:04.0/0000:3d:00.0' "
+                             "'%s/sys/bus/pci/devices/0000:3d:00.0'", root, root) > 0);
+    int status;
+    free(run_shell(dir, &status));
+    cr_assert_eq(status, 0);
+    struct run_result r = run_gpuvet("audit", "--sysroot", root, "--json", "--sample", "0", NULL);
+    json_t *doc = run_json(&r);
+    json_t *f = findings_of(doc, "GPU_LOST", "0000:3b:00.0");
+    cr_assert_eq(json_array_size(f), 1, "%s", r.out);
+    json_t *it = json_array_get(f, 0);
+    cr_assert_str_eq(json_string_value(json_object_get(it, "severity")), "info");
+    cr_assert_str_eq(json_string_value(json_object_get(json_object_get(it, "evidence"), "empty_port")), "0000:3c:04.0");
+    json_decref(f);
+    json_decref(doc);
+    run_result_free(&r);
+    /* With the count asked for, the count is the verdict and the hint is not repeated. */
+    r = run_gpuvet("audit", "--sysroot", root, "--expect-gpus", "8", "--json", "--sample", "0", NULL);
+    cr_assert_eq(r.status, 1);
+    doc = run_json(&r);
+    f = findings_of(doc, "GPU_LOST", NULL);
+    cr_assert_eq(json_array_size(f), 1);
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(f, 0), "subject")), "machine");
+    json_decref(f);
+    json_decref(doc);
+    run_result_free(&r);
+    /* The untouched tree: every port of that switch holds a device, no hint. */
+    r = run_gpuvet("audit", "--sysroot", fixture(INTEL), "--json", "--sample", "0", NULL);
+    doc = run_json(&r);
+    f = findings_of(doc, "GPU_LOST", NULL);
+    cr_assert_eq(json_array_size(f), 0);
+    json_decref(f);
+    json_decref(doc);
+    run_result_free(&r);
+    free(dir);
+    tree_remove(root);
+    free(root);
+}
+
 Test(gpu_lost, nvml_gpu_is_lost_fails_that_gpu)
 {
     setenv("GPUVET_NVML_LIBRARY", GPUVET_MOCK_NVML_CURRENT, 1);
