@@ -471,10 +471,18 @@ static void add_findings(struct fleet *f, struct fleet_node *n, json_t *findings
         sb_scalar(&key, at(finding, "id"));
         sb_printf(&key, " ");
         sb_scalar(&key, at(finding, "subject"));
+        /* One rule can report one subject several times (GPU_XID_ERRORS: one finding per Xid code
+         * of a GPU): the node has that problem once, or "on N of M nodes" counts it twice. */
+        const char *interned = pool_intern(&f->values, key.s, NULL);
+        bool again = false;
+        for (int k = 0; k < n->nfindings && !again; k++)
+            again = n->findings[k] == interned;
+        if (again)
+            continue;
         n->findings = realloc(n->findings, (size_t)(n->nfindings + 1) * sizeof *n->findings);
         if (!n->findings)
             abort();
-        n->findings[n->nfindings++] = pool_intern(&f->values, key.s, NULL);
+        n->findings[n->nfindings++] = interned;
     }
     free(key.s);
 }

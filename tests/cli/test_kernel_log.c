@@ -296,6 +296,42 @@ Test(kernel_log, a_user_under_dmesg_restrict_gets_unknown_with_the_reason)
     free(out);
 }
 
+/* fleet names the node whose log has faults once, though the rule reports its GPU twice. */
+Test(kernel_log, fleet_counts_a_node_once_for_a_gpu_with_several_xids)
+{
+    char dir[] = "/tmp/gpuvet-klog-fleet-XXXXXX";
+    cr_assert(mkdtemp(dir));
+    const char *names[] = {"node-a", "node-b"};
+    for (int i = 0; i < 2; i++) {
+        char *root = fixture_copy(INTEL);
+        char host[32];
+        snprintf(host, sizeof host, "%s\n", names[i]);
+        char *mk = NULL;
+        int status;
+        cr_assert(asprintf(&mk, "mkdir -p '%s/proc/sys/kernel'", root) > 0);
+        free(run_shell(mk, &status));
+        free(mk);
+        tree_write(root, "proc/sys/kernel/hostname", host);
+        if (i == 1) {
+            char *log = file_contents(CORPUS "gpud-dmesg-T-xid119.log", NULL);
+            tree_write(root, "kernel-log.txt", log);
+            free(log);
+        }
+        char out[600];
+        snprintf(out, sizeof out, "%s/%s.json", dir, names[i]);
+        struct run_result r = run_gpuvet("audit", "--sysroot", root, "--json", "--sample", "0", "--output", out, NULL);
+        cr_assert(r.status == 0 || r.status == 1, "%s", r.err);
+        run_result_free(&r);
+        tree_remove(root);
+        free(root);
+    }
+    struct run_result r = run_gpuvet("fleet", dir, NULL);
+    cr_assert(strstr(r.out, "fail GPU_XID_ERRORS 0000:9b:00.0"), "%s", r.out);
+    cr_assert(strstr(r.out, "on node-b (1 of 2)"), "%s", r.out);
+    run_result_free(&r);
+    tree_remove(dir);
+}
+
 /* --- GPU_LOST ------------------------------------------------------------------------------------ */
 
 Test(gpu_lost, health_expect_gpus_fails_a_node_that_shows_fewer)

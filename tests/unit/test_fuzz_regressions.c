@@ -19,6 +19,7 @@ int fuzz_offers_one(const uint8_t *data, size_t size);
 int fuzz_hf_config_one(const uint8_t *data, size_t size);
 int fuzz_dmon_one(const uint8_t *data, size_t size);
 int fuzz_mo_one(const uint8_t *data, size_t size);
+int fuzz_kernel_log_one(const uint8_t *data, size_t size);
 
 #define REGRESSIONS GPUVET_TEST_SOURCE "/fuzz/regressions"
 
@@ -29,7 +30,7 @@ static const struct {
     {"smbios", LLVMFuzzerTestOneInput}, {"nvsmi", fuzz_nvsmi_one},         {"dmidecode", fuzz_dmidecode_one},
     {"claim", fuzz_claim_one},          {"bench_json", fuzz_bench_json_one}, {"audit_json", fuzz_audit_json_one},
     {"offers", fuzz_offers_one},        {"hf_config", fuzz_hf_config_one}, {"dmon", fuzz_dmon_one},
-    {"mo", fuzz_mo_one},
+    {"mo", fuzz_mo_one}, {"kernel_log", fuzz_kernel_log_one},
 };
 
 /* Runs every file of one harness's folder (none is fine: that parser never failed). */
