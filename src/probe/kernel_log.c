@@ -184,6 +184,7 @@ struct parser {
     char recent_bus[32];    /* the GPU the last driver line named, for messages over several lines */
     long long recent_line;
     unsigned formats;       /* FMT_* bits seen */
+    long long driver_lines; /* lines naming NVRM, nvidia or the kernel: a grep of a log is all of them */
     char *record;           /* the current boot's lines, kept for a snapshot (NULL when not recording) */
     size_t record_len, record_cap;
     bool record_full;
@@ -515,6 +516,7 @@ static void parse_message(struct parser *p, const char *msg, const char *when)
     bool nvidia = nvrm || !strncmp(msg, "nvidia", 6);
     if (!nvidia)
         return;
+    p->driver_lines++;
     if (parse_xid(p, msg, when))
         return;
     char bus[32];
@@ -597,15 +599,20 @@ static void parse_line(struct parser *p, char *line, size_t len)
         const char *close = memchr(s, ']', strnlen(s, 48));
         if (close) {
             double v;
-            if (mono_seconds(s + 1, (size_t)(close - s - 1), &v)) {
+            const char *b = s + 1;
+            /* dmesg -T writes ctime's "Tue Dec  1 12:34:56 2026"; other brackets are text. */
+            bool ctime_like = close - b >= 20 && isupper((unsigned char)b[0]) && islower((unsigned char)b[1]) &&
+                              b[3] == ' ' && isupper((unsigned char)b[4]) && b[7] == ' ' && memchr(b, ':', 20);
+            if (mono_seconds(b, (size_t)(close - b), &v)) {
                 mono = v;
                 p->formats |= journal ? 0 : FMT_DMESG;
-            } else if (!journal) {
+            } else if (ctime_like && !journal) {
                 p->formats |= FMT_DMESG_T;
             }
-            if (!when[0])
-                set_time(when, s + 1, (size_t)(close - s - 1));
-            s = close + 1;
+            if (!when[0] && (ctime_like || mono >= 0))
+                set_time(when, b, (size_t)(close - b));
+            if (ctime_like || mono >= 0)
+                s = close + 1;
         }
     }
     /* A kernel timestamp that goes back is a new boot whose "Linux version" line the log lost. */
@@ -715,9 +722,12 @@ int probe_kernel_log_file(struct machine *m, const char *path)
     int rc = parse_stream(&p, f, path, KLOG_BYTES_MAX, KLOG_TIME_MAX_S);
     fclose(f);
     unsigned formats = p.formats;
+    bool grep_of_driver_lines = p.driver_lines * 2 >= m->kernel_log.lines && p.driver_lines > 0;
     parser_end(&p);
-    /* A file with no line of a kernel log's forms is not one: judging it would pass any file. */
-    if (rc == 0 && formats == 0 && m->kernel_log.nevents == 0) {
+    /* A file with no line of a kernel log's forms is not one: judging it would pass any file, and a
+     * text that quotes an Xid line would fail. Lines without a prefix are taken as a grep of a log
+     * only when most of them are the driver's. */
+    if (rc == 0 && formats == 0 && !grep_of_driver_lines) {
         machine_problem(m, path, m->kernel_log.lines == 0 ? "is empty: not a kernel log"
                                                           : "no line is in a kernel log's form (dmesg, journalctl -k, "
                                                             "syslog): not a kernel log");
