@@ -53,7 +53,7 @@ static void event_name(const struct klog_event *e, char *out, size_t n)
     switch (e->kind) {
     case KLOG_XID:
         if (e->meaning)
-            snprintf(out, n, _("Xid %d (%s)"), e->code, e->meaning);
+            snprintf(out, n, _("Xid %d (%s)"), e->code, _(e->meaning));
         else
             snprintf(out, n, _("Xid %d"), e->code);
         return;
