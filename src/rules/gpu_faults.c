@@ -213,6 +213,15 @@ void check_gpu_lost(struct audit_ctx *ctx)
                         seen, expected, source);
         judged++;
     }
+    /* NVML's own word first: the GPU it calls lost is not reported again as "not listed". */
+    for (int i = 0; i < s->nvml_lost; i++) {
+        const char *bus = i < 8 && s->nvml_lost_bus_ids[i][0] ? s->nvml_lost_bus_ids[i] : "machine";
+        if (strcmp(bus, "machine") && !first_time_lost(&lost, bus))
+            continue;
+        finding_add(ctx, ctx_severity(ctx), bus, json_pack("{s:s, s:i}", "nvml", "GPU is lost", "lost_gpus", s->nvml_lost),
+                    _(LOST_FIX), _("NVML answers \"GPU is lost\" (NVML_ERROR_GPU_IS_LOST) for this GPU"));
+        judged++;
+    }
     /* NVIDIA GPUs on the bus that the driver does not list. Only when the driver answered: without
      * it, every GPU rule is unknown already (GPU facts unknown). */
     if (m->pci_scanned && s->probed && !s->unknown_reason) {
@@ -244,14 +253,6 @@ void check_gpu_lost(struct audit_ctx *ctx)
             finding_add(ctx, SEV_PASS, "machine", json_pack("{s:i}", "gpus", nvidia), NULL,
                         _("all %d NVIDIA GPUs on the PCI bus are listed by the driver"), nvidia);
         judged += nvidia > 0;
-    }
-    for (int i = 0; i < s->nvml_lost; i++) {
-        const char *bus = i < 8 && s->nvml_lost_bus_ids[i][0] ? s->nvml_lost_bus_ids[i] : "machine";
-        if (strcmp(bus, "machine") && !first_time_lost(&lost, bus))
-            continue;
-        finding_add(ctx, ctx_severity(ctx), bus, json_pack("{s:s, s:i}", "nvml", "GPU is lost", "lost_gpus", s->nvml_lost),
-                    _(LOST_FIX), _("NVML answers \"GPU is lost\" (NVML_ERROR_GPU_IS_LOST) for this GPU"));
-        judged++;
     }
     const struct kernel_log_info *k = &m->kernel_log;
     for (int i = 0; i < k->nevents; i++) {
