@@ -54,6 +54,11 @@ struct kernel_log_info {
     long events_dropped;   /* lines of events beyond KLOG_MAX_EVENTS */
     struct klog_event *events;
     int nevents;
+    /* GPU board serial numbers the driver's lines name ("GPU Board Serial Number: N"), for
+     * `snapshot --redact` to remove from the recorded log: a GPU that fell off the bus is in no
+     * other list. */
+    char serials[16][40];
+    int nserials;
 };
 
 void kernel_log_init(struct kernel_log_info *k);

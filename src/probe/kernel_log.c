@@ -517,6 +517,18 @@ static void parse_message(struct parser *p, const char *msg, const char *when)
     if (!nvidia)
         return;
     p->driver_lines++;
+    const char *serial = strstr(msg, "Serial Number: ");
+    serial = serial ? serial + 15 : strstr(msg, "serial number is ");
+    if (serial && serial[0] == 's')
+        serial += 17;
+    if (serial && p->k->nserials < 16) {
+        size_t n = strspn(serial, "0123456789ABCDEFabcdef");
+        bool known = false;
+        for (int i = 0; i < p->k->nserials; i++)
+            known |= strlen(p->k->serials[i]) == n && !strncmp(p->k->serials[i], serial, n);
+        if (n >= 4 && n < sizeof p->k->serials[0] && !known)
+            snprintf(p->k->serials[p->k->nserials++], sizeof p->k->serials[0], "%.*s", (int)n, serial);
+    }
     if (parse_xid(p, msg, when))
         return;
     char bus[32];
