@@ -6,6 +6,7 @@
 #   bench-pcie.json                         host<->GPU copy rates (bench_pcie_run)
 #   compare.txt                             NVML view vs nvidia-smi view, field by field
 #   snapshot.tar.gz                         gpuvet snapshot of the machine (a recorded GPU server)
+#   dmesg.txt, journal-k.txt, nvrm-lines.txt, audit-kernel-log.json   the kernel log and its verdicts
 #   balance-compare.txt                     plan's balance model: predicted vs measured images/s of
 #                                           a real decode + copy + ResNet-50 loop (gpu-balance-loop.py)
 #   ctest.log, build.log, summary.txt
@@ -186,6 +187,41 @@ note "gpuvet bench pcie --prom: exit $?; $(grep -c '^gpuvet_' "$OUT/bench-pcie.p
 if [ "$tests" = ON ]; then
   with_libs ctest --test-dir "$build" --output-on-failure -j"$(nproc)" -R "${CTEST_REGEX:-.}" >"$OUT/ctest.log" 2>&1
   note "ctest: exit $? ($(grep -o '[0-9]*% tests passed.*' "$OUT/ctest.log"))"
+fi
+
+# The GPU's own faults (issue 24): the live kernel log's GPU lines (as root, and as nobody where
+# kernel.dmesg_restrict=1: unknown with the reason), the same log saved and given back with
+# --kernel-log in dmesg and journalctl forms, the snapshot's recorded log, and the GPU count
+# against --expect-gpus (the real count passes, one more fails). The NVRM lines are kept.
+xid_of() {  # xid_of FILE.json -> the GPU_XID_ERRORS and GPU_LOST findings, one line each
+  python3 -c 'import json,sys
+for f in json.load(open(sys.argv[1])).get("findings", []):
+    if f["id"] in ("GPU_XID_ERRORS", "GPU_LOST"): print(f["severity"], f["id"], f["subject"] + ":", f["message"][:120])' "$1" 2>/dev/null | head -5
+}
+dmesg >"$OUT/dmesg.txt" 2>&1
+journalctl -k -b --no-pager -o short-iso >"$OUT/journal-k.txt" 2>&1
+grep -E 'NVRM|nvidia|SXid' "$OUT/dmesg.txt" | tail -50 >"$OUT/nvrm-lines.txt"
+note "kernel log: $(wc -l <"$OUT/dmesg.txt") dmesg lines, $(grep -c 'Xid' "$OUT/dmesg.txt") with Xid; dmesg_restrict=$(cat /proc/sys/kernel/dmesg_restrict 2>/dev/null)"
+gv audit --sample 0 --json >"$OUT/audit-kernel-log.json" 2>/dev/null
+note "gpuvet audit (live /dev/kmsg): exit $?"; xid_of "$OUT/audit-kernel-log.json" | while read -r l; do note "  $l"; done
+for saved in dmesg.txt journal-k.txt; do
+  gv audit --kernel-log "$OUT/$saved" --json >"$OUT/audit-$saved.json" 2>"$OUT/audit-$saved.err"
+  note "gpuvet audit --kernel-log $saved: exit $?"; xid_of "$OUT/audit-$saved.json" | while read -r l; do note "  $l"; done
+done
+if [ -d "$OUT/snapshot" ]; then
+  note "snapshot kernel-log.txt: $(wc -l <"$OUT/snapshot/kernel-log.txt" 2>/dev/null || echo missing) lines"
+  xid_of "$OUT/audit-replay.json" | while read -r l; do note "  replay: $l"; done
+fi
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+  setpriv --reuid=65534 --regid=65534 --clear-groups "$build/gpuvet" audit --sample 0 --json >"$OUT/audit-nobody.json" 2>/dev/null
+  xid_of "$OUT/audit-nobody.json" | while read -r l; do note "  as nobody: $l"; done
+fi
+ngpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
+if [ "$ngpus" -gt 0 ]; then
+  gv health --expect-gpus "$ngpus" >"$OUT/health-expect.txt" 2>&1
+  note "gpuvet health --expect-gpus $ngpus: exit $? ($(head -1 "$OUT/health-expect.txt"))"
+  gv health --expect-gpus "$((ngpus + 1))" >"$OUT/health-expect-more.txt" 2>&1
+  note "gpuvet health --expect-gpus $((ngpus + 1)): exit $? (1 expected: $(head -1 "$OUT/health-expect-more.txt"))"
 fi
 
 # gpuvet watch on a real GPU (issue 12): a job whose CPU-side producer is deliberately slow,

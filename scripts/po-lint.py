@@ -163,6 +163,7 @@ hugging face inf nan optimizer all
 turing max gbps bit
 nvmlinit cuinit cueventcreate benchmarks
 network slurmd syslog feature discovery
+dmesg journalctl syslog kmsg sxid gsp
 """.split())
 # One letter: a variable of a formula (s, b, h), a unit (B, k, M), the A and B of `gpuvet compare`.
 ALLOWED_LATIN |= set("abcdefghijklmnopqrstuvwxyz")

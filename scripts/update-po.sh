@@ -30,6 +30,14 @@ for row in rows:
 for column, text in sorted(texts):
     print("/* TRANSLATORS: the %s column of data/gpus.csv (gpuvet gpus NAME). */" % column)
     print("N_(%s);" % json.dumps(text, ensure_ascii=False))
+# The Xid table's actions and descriptions (data/xid-codes.csv): GPU_XID_ERRORS prints them.
+rows = csv.reader(line for line in open("data/xid-codes.csv", encoding="utf-8") if not line.startswith("#"))
+header = next(rows)
+xid_rows = [row for row in rows if row]
+for column in ("action", "description"):
+    for text in sorted({row[header.index(column)] for row in xid_rows}):
+        print("/* TRANSLATORS: the %s column of data/xid-codes.csv (GPU_XID_ERRORS). */" % column)
+        print("N_(%s);" % json.dumps(text, ensure_ascii=False))
 PY
 echo "$tmp/gpu_table_text.c" >> "$tmp/files"
 xgettext --language=C --from-code=UTF-8 --keyword=_ --keyword=N_ --keyword=i18n_plural:1,2 \

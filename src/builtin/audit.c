@@ -23,6 +23,7 @@ static const char usage[] =
     "                    [--workload W] [--data-dir DIR] [--nodes N] [--claim FILE] [--sample SECONDS]\n"
     "                    [--json] [--html FILE] [--markdown FILE] [--verbose] [--load-check] [--redact]\n"
     "                    [--bench FILE | --bench-quick] [--prom FILE] [--output FILE]\n"
+    "                    [--kernel-log FILE] [--expect-gpus N] [--xid-fatal LIST] [--xid-ignore LIST]\n"
     "       gpuvet audit --list-rules\n"
     "\n"
     "  --sysroot DIR   audit a recorded machine (DIR/sys, DIR/proc; a `gpuvet snapshot` or an\n"
@@ -33,6 +34,13 @@ static const char usage[] =
     "  --dmi-table FILE  a `dmidecode --dump-bin FILE` binary SMBIOS table (same facts)\n"
     "                  Evidence files given without --sysroot: the audit is of the machine they\n"
     "                  describe, and this one is not read.\n"
+    "  --kernel-log FILE  a saved kernel log (dmesg, dmesg -T, journalctl -k, a syslog file): its GPU\n"
+    "                  errors since the last boot in it (GPU_XID_ERRORS, GPU_LOST); without it the live\n"
+    "                  log (/dev/kmsg) or a snapshot's is read\n"
+    "  --expect-gpus N  the node should show N accelerators: fewer is GPU_LOST (default: --claim's\n"
+    "                  gpus.count)\n"
+    "  --xid-fatal LIST, --xid-ignore LIST  Xid codes (48,79) judged as faults, or ignored, whatever\n"
+    "                  NVIDIA's catalogue (data/xid-codes.csv) says\n"
     "  --sample SECONDS  watch CPU use for this long (default 2; 0 skips): CPU_CONTENTION, CPU_STEAL\n"
     "  --load-check    NVIDIA GPUs whose link is below its max generation at idle: drive host-to-device\n"
     "                  copies for about a second each and re-read the link under load\n"
@@ -88,7 +96,7 @@ static int run_audit(int argc, char **argv)
         {"dmidecode", required_argument, NULL, 'D'}, {"dmi-table", required_argument, NULL, 'T'},
         {"sample", required_argument, NULL, 'S'},  {"html", required_argument, NULL, 'H'},
         {"markdown", required_argument, NULL, 'M'}, {"prom", required_argument, NULL, 'P'},
-        {"output", required_argument, NULL, 'o'},
+        {"output", required_argument, NULL, 'o'}, GPU_FAULT_OPTIONS,
         {NULL, 0, NULL, 0},
     };
     const char *sysroot = NULL, *bench_file = NULL, *data_dir = NULL, *claim_file = NULL, *nvidia_smi = NULL;
@@ -102,6 +110,7 @@ static int run_audit(int argc, char **argv)
     const char *output_pattern = NULL;
     double sample_seconds = 2;
     bool json = false, verbose = false, load_check = false, redact = false;
+    struct gpu_fault_options faults = {0};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "s:w:jvlhd:n:c:", options, NULL)) != -1) {
@@ -144,16 +153,25 @@ static int run_audit(int argc, char **argv)
         case 'P': prom_file = optarg; break;
         case 'o': output_pattern = optarg; break;
         case 'h': fputs(_(usage), stdout); return 0;
-        default: return option_error(options, argv);
+        default: {
+            int taken = gpu_fault_option("audit", c, optarg, &faults);
+            if (taken < 0)
+                return EXIT_CANNOT_RUN;
+            if (taken == 0)
+                return option_error(options, argv);
+        }
         }
     }
+    if (!gpu_fault_options_apply("audit", &faults))
+        return EXIT_CANNOT_RUN;
+    inputs.expect_gpus = faults.expect_gpus;
     if (optind < argc) {
         print_error("audit", _("unexpected argument '%s'"), argv[optind]);
         fputs(_(usage), stderr);
         return EXIT_CANNOT_RUN;
     }
 
-    if (bench_quick && (sysroot || bench_file || nvidia_smi || dmidecode_file || dmi_table_file)) {
+    if (bench_quick && (sysroot || bench_file || nvidia_smi || dmidecode_file || dmi_table_file || faults.kernel_log)) {
         print_error("audit", _("--bench-quick measures this machine; it goes with neither --sysroot, evidence files "
                                "nor --bench"));
         return EXIT_CANNOT_RUN;
@@ -223,8 +241,10 @@ static int run_audit(int argc, char **argv)
         return EXIT_CANNOT_RUN;
     }
     /* SPEC: evidence files alone describe another machine; this one is not read. */
-    bool evidence_only = !sysroot && (nvidia_smi || dmi_file);
+    bool evidence_only = !sysroot && (nvidia_smi || dmi_file || faults.kernel_log);
     int probed = probe_machine(&m, !evidence_only);
+    if (probed == 0 && faults.kernel_log && probe_kernel_log_file(&m, faults.kernel_log) != 0)
+        probed = -1;
     if (probed == 0 && nvidia_smi && probe_nvidia_smi_files(&m, nvidia_smi_files, n_nvidia_smi) != 0)
         probed = -1;
     if (probed == 0 && nvidia_smi)

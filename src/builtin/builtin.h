@@ -6,6 +6,8 @@
 #include <getopt.h>
 #include <stdbool.h>
 
+#include "probe/probe.h"
+
 #define EXIT_VERDICT_FAIL 1
 #define EXIT_CANNOT_RUN 2
 
@@ -30,5 +32,21 @@ const char *option_name(const struct option *options, int val);
 /* The default case after getopt_long: names the closest option to a misspelt one (or points to
  * --help) and returns EXIT_CANNOT_RUN. argv[0] is "gpuvet COMMAND" (main.c sets it). */
 int option_error(const struct option *options, char **argv);
+
+/* The GPU-fault evidence audit and health share: --kernel-log FILE, --expect-gpus N,
+ * --xid-fatal LIST, --xid-ignore LIST. Add GPU_FAULT_OPTIONS to a getopt_long table. */
+struct gpu_fault_options {
+    const char *kernel_log;
+    int expect_gpus;            /* 0 not given */
+    struct xid_overrides xid;
+};
+#define GPU_FAULT_OPTIONS                                                                                         \
+    {"kernel-log", required_argument, NULL, 'K'}, {"expect-gpus", required_argument, NULL, 'E'},                  \
+        {"xid-fatal", required_argument, NULL, 'F'}, {"xid-ignore", required_argument, NULL, 'I'}
+/* One of them as getopt_long returned it (c): 1 taken, 0 not one of them, -1 a bad value (said). */
+int gpu_fault_option(const char *cmd, int c, const char *value, struct gpu_fault_options *o);
+/* After the options: refuses a code in both lists and an unusable --kernel-log file (said), false;
+ * else sets the Xid overrides for the probe, true. */
+bool gpu_fault_options_apply(const char *cmd, const struct gpu_fault_options *o);
 
 #endif

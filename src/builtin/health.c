@@ -15,6 +15,7 @@ static const char usage[] =
      N_("usage: gpuvet health [--sysroot DIR] [--workload W] [--fail-on-warn] [--prom FILE]\n"
     "                     [--area AREA] [--nfd FILE [--nfd-interval SECONDS]]\n"
     "                     [--slurm [--node NAME] [--scontrol PATH]]\n"
+    "                     [--expect-gpus N] [--kernel-log FILE] [--xid-fatal LIST] [--xid-ignore LIST]\n"
     "\n"
     "The fast check for Slurm's HealthCheckProgram and Node Problem Detector's custom plugins: the\n"
     "audit's rules without benchmarks and without the CPU-use sample. stdout is one line of at most\n"
@@ -31,6 +32,9 @@ static const char usage[] =
     "                  memory on one NUMA node, memory channels full\n"
     "  --nfd-interval SECONDS  how often the check runs (default 300): the labels expire after\n"
     "                  twice that\n"
+    "  --expect-gpus N  the node should show N accelerators: fewer fails it (GPU_LOST)\n"
+    "  --kernel-log FILE  judge this saved kernel log instead of the live one (GPU_XID_ERRORS)\n"
+    "  --xid-fatal LIST, --xid-ignore LIST  Xid codes (48,79) judged as faults, or ignored\n"
     "  --slurm         on a fail, drain this node: scontrol update NodeName=NODE State=DRAIN\n"
     "                  Reason=\"gpuvet:RULE_ID subject\"; when clean again, resume a node gpuvet\n"
     "                  drained. A node drained or down for any other reason is never touched.\n"
@@ -48,6 +52,7 @@ struct health_options {
     double nfd_interval;
     enum workload workload;
     bool fail_on_warn, slurm;
+    struct gpu_fault_options faults;
 };
 
 /* Parses argv into o; returns -1 to exit EXIT_CANNOT_RUN, 1 to exit 0 (--help), 0 to go on. */
@@ -58,8 +63,9 @@ static int parse_options(int argc, char **argv, struct health_options *o)
         {"fail-on-warn", no_argument, NULL, 'W'},  {"prom", required_argument, NULL, 'P'},
         {"slurm", no_argument, NULL, 'S'},         {"node", required_argument, NULL, 'n'},
         {"scontrol", required_argument, NULL, 'C'}, {"help", no_argument, NULL, 'h'},
-        {"area", required_argument, NULL, 'a'},    {"nfd", required_argument, NULL, 'F'},
-        {"nfd-interval", required_argument, NULL, 'I'},
+        {"area", required_argument, NULL, 'a'},    {"nfd", required_argument, NULL, 'D'},
+        {"nfd-interval", required_argument, NULL, 'T'},
+        GPU_FAULT_OPTIONS,
         {NULL, 0, NULL, 0},
     };
     int c;
@@ -86,13 +92,21 @@ static int parse_options(int argc, char **argv, struct health_options *o)
             }
             o->area = optarg;
             break;
-        case 'F': o->nfd = optarg; break;
-        case 'I':
+        case 'D': o->nfd = optarg; break;
+        case 'T':
             if (!option_seconds("health", "nfd-interval", optarg, false, 7 * 86400, &o->nfd_interval))
                 return -1;
             break;
         case 'h': fputs(_(usage), stdout); return 1;
-        default: option_error(options, argv); return -1;
+        default: {
+            int taken = gpu_fault_option("health", c, optarg, &o->faults);
+            if (taken < 0)
+                return -1;
+            if (taken == 0) {
+                option_error(options, argv);
+                return -1;
+            }
+        }
         }
     }
     if (optind < argc) {
@@ -104,7 +118,7 @@ static int parse_options(int argc, char **argv, struct health_options *o)
         print_error("health", _("--node and --scontrol go with --slurm"));
         return -1;
     }
-    return 0;
+    return gpu_fault_options_apply("health", &o->faults) ? 0 : -1;
 }
 
 int cmd_health(int argc, char **argv)
@@ -118,7 +132,8 @@ int cmd_health(int argc, char **argv)
         return EXIT_CANNOT_RUN;
 
     struct health_request req = {.sysroot = o.sysroot, .workload = o.workload, .fail_on_warn = o.fail_on_warn,
-                                 .verdict = o.prom != NULL, .area = o.area, .every_workload = o.nfd != NULL};
+                                 .verdict = o.prom != NULL, .area = o.area, .every_workload = o.nfd != NULL,
+                                 .kernel_log = o.faults.kernel_log, .expect_gpus = o.faults.expect_gpus};
     struct health_check h;
     int rc = health_check_run(&req, &h);
     health_report_text(stdout, stderr, &h);

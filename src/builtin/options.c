@@ -2,6 +2,9 @@
 #include <string.h>
 
 #include "builtin/builtin.h"
+#include "util/fsroot.h"
+#include "util/output.h"
+#include "util/parse.h"
 #include "util/suggest.h"
 #include "util/i18n.h"
 
@@ -83,4 +86,41 @@ int option_error(const struct option *options, char **argv)
             fprintf(stderr, _("%s: unknown option --%s  (%s --help lists the options)\n"), cmd, typed, cmd);
     }
     return EXIT_CANNOT_RUN;
+}
+
+int gpu_fault_option(const char *cmd, int c, const char *value, struct gpu_fault_options *o)
+{
+    switch (c) {
+    case 'K': o->kernel_log = value; return 1;
+    case 'E': return option_int(cmd, "expect-gpus", value, 1, GPU_MAX_PER_NODE, &o->expect_gpus) ? 1 : -1;
+    case 'F':
+    case 'I':
+        if (xid_list_parse(value, c == 'F' ? o->xid.fatal : o->xid.ignore))
+            return 1;
+        option_invalid(cmd, c == 'F' ? "xid-fatal" : "xid-ignore", value,
+                       N_("a comma-separated list of Xid codes from 0 to 1023, such as 48,79"));
+        return -1;
+    }
+    return 0;
+}
+
+bool gpu_fault_options_apply(const char *cmd, const struct gpu_fault_options *o)
+{
+    for (int i = 0; i < XID_SET_BYTES; i++)
+        if (o->xid.fatal[i] & o->xid.ignore[i]) {
+            int code = i * 8;
+            while (!((o->xid.fatal[i] & o->xid.ignore[i]) >> (code % 8) & 1))
+                code++;
+            print_error(cmd, _("Xid %d is in both --xid-fatal and --xid-ignore"), code);
+            return false;
+        }
+    char why[256];
+    /* A FIFO or device named as the log is refused before a byte is read; its size is not bounded here
+     * (a 1 GB syslog is streamed). */
+    if (o->kernel_log && !fs_input_check(o->kernel_log, (size_t)-1 / 2, why, sizeof why)) {
+        print_error(cmd, _("%s: %s"), o->kernel_log, _(why));
+        return false;
+    }
+    probe_kernel_log_overrides(&o->xid);
+    return true;
 }

@@ -496,6 +496,30 @@ static void add_findings(struct fleet *f, struct fleet_node *n, json_t *findings
     if (n->nfindings)
         memcpy(n->findings_sorted, n->findings, (size_t)n->nfindings * sizeof *n->findings);
     qsort(n->findings_sorted, (size_t)n->nfindings, sizeof *n->findings_sorted, compare_keys);
+    /* One rule can report one subject several times (GPU_XID_ERRORS: one finding per Xid code of a
+     * GPU): the node has that problem once, or "on N of M nodes" counts it twice. Interned keys are
+     * equal strings at one address; duplicates are dropped in n log n, the first one kept in order. */
+    int unique = 0;
+    for (int k = 0; k < n->nfindings; k++)
+        if (unique == 0 || n->findings_sorted[unique - 1] != n->findings_sorted[k])
+            n->findings_sorted[unique++] = n->findings_sorted[k];
+    if (unique < n->nfindings) {
+        bool *taken = calloc((size_t)unique, sizeof *taken);
+        if (!taken)
+            abort();
+        int kept = 0;
+        for (int k = 0; k < n->nfindings; k++) {
+            const char **at_key = bsearch(&n->findings[k], n->findings_sorted, (size_t)unique,
+                                          sizeof *n->findings_sorted, compare_keys);
+            size_t slot = (size_t)(at_key - n->findings_sorted);
+            if (taken[slot])
+                continue;
+            taken[slot] = true;
+            n->findings[kept++] = n->findings[k];
+        }
+        free(taken);
+        n->nfindings = kept;
+    }
 }
 
 bool fleet_node_has_finding(const struct fleet_node *n, const char *key)

@@ -65,9 +65,12 @@ int health_check_run(const struct health_request *req, struct health_check *h)
     machine_init(&h->machine);
     if (probe_machine(&h->machine, true) != 0)
         return -1;
+    if (req->kernel_log && probe_kernel_log_file(&h->machine, req->kernel_log) != 0)
+        return -1;
     h->probed = true;
     probe_contention(&h->machine, 0); /* no sample window: the check must stay fast */
-    rules_run(&h->machine, req->workload, NULL, &h->findings);
+    struct audit_inputs inputs = {.nodes = 1, .expect_gpus = req->expect_gpus};
+    rules_run(&h->machine, req->workload, &inputs, &h->findings);
     int judged = 0;
     for (int i = 0; i < h->findings.count; i++)
         judged += h->findings.items[i].severity != SEV_UNKNOWN;

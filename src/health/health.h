@@ -20,6 +20,8 @@ struct health_request {
     bool verdict;        /* judge the workload's verdict too (--prom writes it) */
     const char *area;    /* --area: only the findings of this rule area ("pcie", ...); NULL: all */
     bool every_workload; /* judge every workload too (--nfd labels them) */
+    const char *kernel_log; /* --kernel-log: a saved log judged instead of the live one; NULL none */
+    int expect_gpus;     /* --expect-gpus: accelerators the node should show; 0 not given */
 };
 
 struct health_check {

@@ -101,6 +101,20 @@ struct gpu_set {
     bool runtimes_searched;
     struct cuda_runtime *runtimes;
     int nruntimes;
+    /* GPUs NVML counted but answered "GPU is lost" for (NVML_ERROR_GPU_IS_LOST): their bus ids
+     * where NVML still gave one ("" when not), the first 8 of them. */
+    int nvml_lost;
+    char nvml_lost_bus_ids[8][32];
+};
+
+/* PCIe switches whose downstream ports hold accelerators and one or more ports hold nothing
+ * (probe/gpu_slots.c): a hint for GPU_LOST without an expected count, never a verdict. */
+struct empty_port_hints {
+    int count;
+    struct {
+        char switch_port[32], empty_port[32];
+        int accelerators;
+    } items[8];
 };
 
 struct machine;

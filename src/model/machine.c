@@ -74,6 +74,7 @@ void machine_free(struct machine *m)
     power_info_free(&m->power);
     contention_info_free(&m->contention);
     fault_info_free(&m->faults);
+    kernel_log_free(&m->kernel_log);
     for (int i = 0; i < m->nproblems; i++) {
         free(m->problems[i].path);
         free(m->problems[i].message);

@@ -16,6 +16,7 @@
 
 #include "model/contention.h"
 #include "model/faults.h"
+#include "model/kernel_log.h"
 #include "model/memory.h"
 
 struct input_problem {
@@ -128,6 +129,8 @@ struct machine {
     hwloc_topology_t topology; /* kept for binding advice and benchmarks; NULL when not loaded */
     struct bench_results bench; /* audit --bench / --bench-quick; zero when none */
     struct fault_info faults; /* NVSwitch fabric manager, AER, InfiniBand counters, GPUDirect (model/faults.h) */
+    struct kernel_log_info kernel_log; /* the GPUs' lines of the kernel log (model/kernel_log.h) */
+    struct empty_port_hints empty_ports; /* model/gpu.h */
 };
 
 void machine_init(struct machine *m);

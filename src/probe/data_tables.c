@@ -8,6 +8,7 @@ const struct data_table_checks data_table_checkers[] = {
     {"gpus.csv", gpu_table_check},
     {"cpu-platforms.csv", cpu_platform_table_check},
     {"board-slot-maps.csv", board_slot_table_check},
+    {"xid-codes.csv", xid_table_check},
 };
 const int data_table_checkers_count = (int)(sizeof data_table_checkers / sizeof data_table_checkers[0]);
 

@@ -41,6 +41,7 @@ int probe_machine(struct machine *m, bool read_system)
     m->missing_reason = probe_missing_reason();
     if (!read_system) {
         m->source = strdup("evidence");
+        m->kernel_log.unknown_reason = strdup(N_("not in the evidence files: give --kernel-log FILE"));
         return 0;
     }
     if (!fs_is_dir("/sys") || !fs_is_dir("/proc")) {
@@ -69,5 +70,7 @@ int probe_machine(struct machine *m, bool read_system)
     probe_gpudirect(m);
 
     probe_memory(m, NULL);
+    probe_kernel_log(m);
+    probe_gpu_slots(m);
     return 0;
 }

@@ -240,18 +240,32 @@ static void read_device(struct machine *m, const struct nvml *n, unsigned index)
 {
     nvml_device dev;
     nvml_return rc = n->device_by_index(index, &dev);
+    if (rc == NVML_ERROR_GPU_IS_LOST) /* GPU_LOST: counted, its bus id unknown */
+        m->gpus.nvml_lost++;
     if (rc != NVML_SUCCESS) {
         machine_problem(m, "nvml", "GPU index %u cannot be opened: %s", index, nvml_error(n, rc));
         return;
     }
     struct nvml_pci_info pci;
     memset(&pci, 0, sizeof pci);
-    if (!n->pci_info || n->pci_info(dev, &pci) != NVML_SUCCESS) {
+    rc = n->pci_info ? n->pci_info(dev, &pci) : NVML_ERROR_NOT_SUPPORTED;
+    if (rc == NVML_ERROR_GPU_IS_LOST)
+        m->gpus.nvml_lost++;
+    if (rc != NVML_SUCCESS) {
         machine_problem(m, "nvml", "GPU index %u has no PCI bus id", index);
         return;
     }
     char bus_id[PCI_ADDRESS_LEN];
     nvml_pci_bus_id(&pci, bus_id);
+    /* A GPU that answers its bus id but "GPU is lost" for its name is lost too. */
+    char probe_name[96];
+    if (n->name && n->name(dev, probe_name, sizeof probe_name) == NVML_ERROR_GPU_IS_LOST) {
+        if (m->gpus.nvml_lost < 8)
+            snprintf(m->gpus.nvml_lost_bus_ids[m->gpus.nvml_lost], sizeof m->gpus.nvml_lost_bus_ids[0], "%s", bus_id);
+        m->gpus.nvml_lost++;
+        machine_problem(m, "nvml", "GPU %s: GPU is lost", bus_id);
+        return;
+    }
     struct gpu *g = gpu_set_add(&m->gpus);
     if (!g)
         return;

@@ -93,6 +93,33 @@ int probe_nvidia_smi_recorded(struct machine *m);
  * max and re-reads the link in NVML while they run (gpu.load). Live machine only. */
 void probe_nvidia_load_check(struct machine *m);
 
+/* The kernel log (probe/kernel_log.c, model/kernel_log.h). Where `gpuvet snapshot` stores the
+ * current boot's log inside its tree (what --sysroot reads back). */
+#define KERNEL_LOG_SNAPSHOT_FILE "/kernel-log.txt"
+#define XID_CODE_MAX 1023
+#define XID_SET_BYTES ((XID_CODE_MAX + 1) / 8)
+/* `--xid-fatal LIST`, `--xid-ignore LIST`: codes classified against the catalogue. */
+struct xid_overrides {
+    unsigned char fatal[XID_SET_BYTES], ignore[XID_SET_BYTES];
+};
+/* Adds a comma-separated list of codes ("48,79") to set; false when it is not such a list. */
+bool xid_list_parse(const char *list, unsigned char set[XID_SET_BYTES]);
+/* The overrides every later read applies (NULL: none). */
+void probe_kernel_log_overrides(const struct xid_overrides *o);
+/* The live ring buffer (/dev/kmsg, without blocking; readable by root only under dmesg_restrict:
+ * then unknown with that reason), or a recorded tree's KERNEL_LOG_SNAPSHOT_FILE. While a snapshot
+ * records, the current boot's lines are stored at KERNEL_LOG_SNAPSHOT_FILE. */
+void probe_kernel_log(struct machine *m);
+/* `--kernel-log FILE`: a saved log in any of dmesg's, journalctl's or syslog's forms, replacing
+ * what probe_kernel_log read. 0, or -1 with the reason in m->problems (not a regular file, not a
+ * kernel log, a read error). */
+int probe_kernel_log_file(struct machine *m, const char *path);
+/* PCIe switches with accelerators below and an empty downstream port (m->empty_ports). Needs
+ * probe_pci. */
+void probe_gpu_slots(struct machine *m);
+/* data/xid-codes.csv's row checker (util/datadir.h). */
+int xid_table_check(FILE *f, const char *label, char *err, size_t errlen);
+
 /* What the GPUs' virtualization mode says of the machine (after the GPUs are read): a GPU passed
  * through or a vGPU slice means a VM, with `source` ("nvidia-smi", "NVML") and the mode as the
  * evidence; the hypervisor stays unknown unless something else named it. */

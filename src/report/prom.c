@@ -45,12 +45,25 @@ static void put_family(FILE *out, const char *name, const char *help)
 }
 
 /* dcgm-exporter's GPU labels (gpu: the NVML index, in the order gpuvet read the GPUs; UUID;
- * pci_bus_id) when bus_id is one of the machine's NVIDIA GPUs; nothing otherwise. */
+ * pci_bus_id) when bus_id is one of the machine's NVIDIA GPUs; only pci_bus_id for an NVIDIA GPU on
+ * the PCI bus that the driver does not list; nothing otherwise. dcgm-exporter's modelName is left
+ * out: promtool refuses camelCase label names, and gpuvet_gpu_info's model_name joins on UUID. */
 static void put_gpu_labels(FILE *out, const struct machine *m, const char *bus_id, bool *first)
 {
     const struct gpu *g = m && bus_id ? gpu_set_find(&m->gpus, bus_id) : NULL;
     struct pci_address address;
-    if (!g || !pci_address_parse(g->bus_id, &address))
+    if (!g) {
+        /* An NVIDIA GPU on the bus that the driver lost (GPU_LOST) keeps its pci_bus_id, for joins. */
+        for (int i = 0; m && bus_id && i < m->npci; i++)
+            if (m->pci[i].vendor_id == 0x10de && m->pci[i].role == PCI_ROLE_ACCELERATOR &&
+                !strcmp(m->pci[i].bus_id, bus_id) && pci_address_parse(bus_id, &address)) {
+                char lost[PCI_ADDRESS_LEN];
+                pci_address_format_nvml(&address, lost);
+                put_label(out, "pci_bus_id", lost, first);
+            }
+        return;
+    }
+    if (!pci_address_parse(g->bus_id, &address))
         return;
     /* NVML's spelling, as dcgm-exporter's pci_bus_id label has it: "00000000:3B:00.0". */
     char index[16], nvml[PCI_ADDRESS_LEN];

@@ -24,6 +24,9 @@ void check_gpu_fabric_not_ready(struct audit_ctx *ctx);
 void check_pcie_aer_errors(struct audit_ctx *ctx);
 void check_net_ib_errors(struct audit_ctx *ctx);
 void check_net_gpudirect(struct audit_ctx *ctx);
+/* rules/gpu_faults.c */
+void check_gpu_xid_errors(struct audit_ctx *ctx);
+void check_gpu_lost(struct audit_ctx *ctx);
 /* rules/numa.c */
 void check_numa_gpu_node_no_memory(struct audit_ctx *ctx);
 void check_numa_gpu_node_no_cpus(struct audit_ctx *ctx);

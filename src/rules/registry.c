@@ -124,6 +124,26 @@ const struct rule rules_table[] = {
      "socket interconnect (UPI, Infinity Fabric): 'SYS' in `nvidia-smi topo -m`. Gradient all-reduce\n"
      "between them is slower than within a socket, and P2P may be disabled altogether. It matters for\n"
      "multi-GPU training (warn); single-GPU jobs do not care.")},
+    {"GPU_XID_ERRORS", "gpu", N_("the kernel log shows GPU faults since boot"), ALL(SEV_FAIL), check_gpu_xid_errors,
+     N_("The NVIDIA driver logs every error it sees on a GPU in the kernel log as an Xid (`NVRM: Xid\n"
+     "(PCI:0000:3b:00): 79, ...`), NVSwitch errors as SXid, and says when a GPU has fallen off the bus,\n"
+     "could not be initialised (RmInitAdapter failed) or needs a reset. NVIDIA's Xid catalogue\n"
+     "(docs.nvidia.com/deploy/xid-errors) says which codes are the application's (13 graphics exception,\n"
+     "31 page fault, 43 channel reset, 45 cleanup: info) and which are hardware or driver faults with a\n"
+     "recovery action (48 double-bit ECC, 62 micro-controller halt, 63/64 row remapping, 74 NVLink, 79 off\n"
+     "the bus, 92 SBE rate, 94/95 contained/uncontained memory error, 119/120 GSP, ...: fail, with the\n"
+     "count, the first and last time and the catalogue's action). Only the current boot counts. The\n"
+     "table is data/xid-codes.csv; `--xid-fatal LIST` and `--xid-ignore LIST` override it. Reading\n"
+     "/dev/kmsg needs root where kernel.dmesg_restrict=1 (Debian's default): then it is unknown, and\n"
+     "`--kernel-log FILE` (dmesg, journalctl -k or syslog text) judges a saved log.")},
+    {"GPU_LOST", "gpu", N_("a GPU is missing or lost"), ALL(SEV_FAIL), check_gpu_lost,
+     N_("A GPU that fell off the bus, failed to initialise or was never seated is a GPU paid for and not\n"
+     "delivered. Fails: an NVIDIA GPU on the PCI bus that the driver (NVML or the nvidia-smi file) does\n"
+     "not list, NVML answering NVML_ERROR_GPU_IS_LOST, a 'fallen off the bus' line in the kernel log,\n"
+     "and fewer accelerators (of any vendor gpuvet recognises) than expected: `--expect-gpus N`, or\n"
+     "`--claim`'s gpus.count. Without an expected count, a GPU gone from the bus altogether cannot be\n"
+     "told from one never fitted; give --expect-gpus in Slurm's HealthCheckProgram. NVIDIA's Xid\n"
+     "catalogue (Xid 79) and NVML's reference (nvmlReturn_t) are the sources.")},
     {"NUMA_GPU_NODE_NO_MEMORY", "numa", N_("accelerator's NUMA node has no host memory"), ALL(SEV_FAIL),
      check_numa_gpu_node_no_memory,
      N_("An accelerator is attached to one CPU socket (its NUMA node). Pinned staging buffers should be\n"

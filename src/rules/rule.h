@@ -19,6 +19,7 @@ struct claim_set;
 struct audit_inputs {
     int nodes;                /* --nodes: machines one job spans; 1 = a single-node job */
     const struct claim_set *claims; /* --claim, already evaluated (claims_evaluate); NULL none */
+    int expect_gpus;          /* --expect-gpus: accelerators the node should show; 0 not given */
 };
 
 struct rule {

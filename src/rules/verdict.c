@@ -16,7 +16,8 @@ enum holder {
     FROM_SMBIOS = 2,   /* --dmidecode, --dmi-table */
     FROM_NVIDIA = 4,   /* --nvidia-smi */
     FROM_BENCH = 8,    /* --bench */
-    FROM_ANY = 15,
+    FROM_KERNEL_LOG = 16, /* --kernel-log */
+    FROM_ANY = 31,
 };
 
 struct fact_rule {
@@ -54,6 +55,8 @@ static const struct fact_rule facts[] = {
     {"PCIE_AER_ERRORS", N_("PCIe error counters"), FROM_MACHINE, 0, NULL},
     {"NET_IB_ERRORS", N_("network error counters"), FROM_MACHINE, 0, NULL},
     {"NET_GPUDIRECT", N_("network"), FROM_MACHINE, 0, NULL},
+    {"GPU_XID_ERRORS", N_("kernel log"), FROM_MACHINE | FROM_KERNEL_LOG, 0, NULL},
+    {"GPU_LOST", N_("GPU count"), FROM_ANY, 0, NULL},
     {"NUMA_GPU_NODE_NO_MEMORY", N_("GPU NUMA placement"), FROM_MACHINE, GPU_WORKLOADS,
      N_("a GPU whose node has no memory or CPUs is fed across the socket interconnect")},
     {"NUMA_GPU_NODE_NO_CPUS", N_("GPU NUMA placement"), FROM_MACHINE, GPU_WORKLOADS,
@@ -119,6 +122,8 @@ static unsigned holders_given(const struct machine *m)
         given |= FROM_NVIDIA;
     if (m->bench.loaded)
         given |= FROM_BENCH;
+    if (m->kernel_log.read)
+        given |= FROM_KERNEL_LOG;
     return given;
 }
 

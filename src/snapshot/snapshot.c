@@ -179,13 +179,16 @@ static int record(const char *dir, const char *sysroot, bool redact, struct snap
     fsroot_record_to(NULL);
     if (status == 0 && redact) {
         /* What the probe saw is removed too, wherever a recorded file repeats it. */
-        const char **literals = calloc((size_t)(1 + 2 * m.gpus.count), sizeof *literals);
+        const char **literals = calloc((size_t)(1 + 2 * m.gpus.count + m.kernel_log.nserials), sizeof *literals);
         int n = 0;
         literals[n++] = m.hostname;
         for (int i = 0; i < m.gpus.count; i++) {
             literals[n++] = m.gpus.items[i].serial;
             literals[n++] = m.gpus.items[i].uuid;
         }
+        /* The recorded kernel log names boards by serial, lost GPUs' too. */
+        for (int i = 0; i < m.kernel_log.nserials; i++)
+            literals[n++] = m.kernel_log.serials[i];
         char err[512];
         if (redact_tree(dir, literals, n, err, sizeof err) != 0) {
             problem(r, _("--redact: %s"), err);

@@ -384,6 +384,7 @@ void fs_record_name(const char *path)
     record_walk(path, 0);
     record_names_only = false;
 }
+bool fsroot_recording(void) { return record_dir[0] != '\0'; }
 
 void fs_record_text(const char *path, const char *text)
 {

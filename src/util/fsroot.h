@@ -15,6 +15,10 @@ bool fsroot_is_live(void);
 /* When set, every path read or listed is also copied below this directory. */
 void fsroot_record_to(const char *dir);
 
+/* Whether a record is being made (fsroot_record_to a folder): a probe that reads a stream rather
+ * than a file (the kernel's /dev/kmsg) then keeps what it read for fs_record_text. */
+bool fsroot_recording(void);
+
 /* While recording, stores a fact that has no file of its own (a CPUID leaf, a tool's output)
  * at `path` in the record, where fs_read finds it when the record is replayed. */
 void fs_record_text(const char *path, const char *text);

@@ -8,8 +8,8 @@ cd "$(dirname "$0")/../.."
 seconds=${1:-60}
 shift || true
 names=("$@")
-[ ${#names[@]} -gt 0 ] || names=(nvsmi dmidecode claim bench_json audit_json offers hf_config dmon mo smbios fleet watch
-    mo_format)
+[ ${#names[@]} -gt 0 ] || names=(nvsmi dmidecode claim bench_json audit_json offers hf_config dmon mo kernel_log smbios fleet
+    watch mo_format)
 out=build/fuzz
 fixtures=tests/fixtures
 
@@ -26,6 +26,7 @@ seed bench_json $fixtures/bench/*.json
 seed offers $fixtures/plan/*.csv
 seed hf_config $fixtures/plan/*.config.json
 seed dmon $fixtures/plan/*.log
+seed kernel_log tests/corpus/kernel-log/*.log
 seed mo build/locale/zh_CN/LC_MESSAGES/gpuvet.mo # the catalogue the build compiled
 seed smbios $fixtures/dmi-raw/17-* tests/fuzz/regressions/smbios/*
 seed fleet $fixtures/bench/*.json

@@ -70,11 +70,12 @@ state() { timeout 10 scontrol show node "$1" | grep -o ' State=[^ ]*' | cut -d= 
 reason() { timeout 10 scontrol show node "$1" | sed -n 's/^ *Reason=\(.*\) \[[^]]*\]$/\1/p'; }
 drained() { case "$(state "$1")" in *DRAIN*) echo yes ;; *) echo no ;; esac; }
 # As slurmd starts HealthCheckProgram: by absolute path, SLURMD_NODENAME set, no PATH or HOME.
-health() {  # health NODE TREE -> prints the first line, sets rc
+health() {  # health NODE TREE [OPTION...] -> prints the first line, sets rc
   local node=$1 tree=$2
+  shift 2
   rc=0
   local t0; t0=$(date +%s.%N)
-  line=$(env -i SLURM_CONF="$SLURM_CONF" SLURMD_NODENAME="$node" "$bin" health --slurm --sysroot "$tree" 2>"$SLURM_LOCAL_BASE/err") || rc=$?
+  line=$(env -i SLURM_CONF="$SLURM_CONF" SLURMD_NODENAME="$node" "$bin" health --slurm --sysroot "$tree" "$@" 2>"$SLURM_LOCAL_BASE/err") || rc=$?
   cat "$SLURM_LOCAL_BASE/err"
   echo "gpuvet health --slurm on $node took $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b-a}') s"
 }
@@ -118,6 +119,20 @@ check "clean: exit status" 0 "$rc"
 check "clean: first line" "gpuvet: OK" "$line"
 check "node1 resumed" no "$(drained node1)"
 check "node1 reason cleared" "" "$(reason node1)"
+
+# 1b. A node that shows 7 of the 8 accelerators it should have (--expect-gpus 8) is drained as
+#     GPU_LOST; with all 8 back it is resumed.
+seven=$SLURM_LOCAL_BASE/seven
+cp -a "$clean" "$seven"
+rm "$seven/sys/bus/pci/devices/0000:3d:00.0"
+health node1 "$seven" --expect-gpus 8
+check "7 of 8 GPUs: exit status" 1 "$rc"
+check "7 of 8 GPUs: first line" "gpuvet: FAIL GPU_LOST machine: 7 of the 8 accelerators expected" "${line:0:63}"
+check "node1 drained for the lost GPU" yes "$(drained node1)"
+check "node1 reason: the lost GPU" "gpuvet:GPU_LOST machine" "$(reason node1)"
+health node1 "$clean" --expect-gpus 8
+check "8 of 8 GPUs: exit status" 0 "$rc"
+check "node1 resumed with 8 GPUs" no "$(drained node1)"
 
 # 2. A node an admin drained stays drained, with the admin's reason, whatever gpuvet finds.
 timeout 10 scontrol update NodeName=node2 State=DRAIN Reason="disk replacement"

@@ -21,6 +21,7 @@
 #define NOT_SUPPORTED 3
 #define NOT_FOUND 6
 #define INSUFFICIENT_SIZE 7
+#define GPU_IS_LOST 15
 #define ARGUMENT_VERSION_MISMATCH 25
 
 typedef int nvmlReturn_t;
@@ -232,6 +233,29 @@ nvmlReturn_t nvmlDeviceGetCount(unsigned *count)
 #endif
     return rc;
 }
+/* $GPUVET_MOCK_NVML_LOST names GPU indexes ("3" or "1,3") that answer "GPU is lost", as a GPU that
+ * fell off the bus does: its handle opens and its PCI info answers, every other call fails. */
+static bool lost(unsigned i)
+{
+    const char *list = getenv("GPUVET_MOCK_NVML_LOST");
+    for (const char *p = list; p && *p;) {
+        char *end;
+        unsigned long v = strtoul(p, &end, 10);
+        if (end == p)
+            break;
+        if (v == i)
+            return true;
+        p = *end == ',' ? end + 1 : end;
+    }
+    return false;
+}
+static bool lost_device(nvmlDevice_t d)
+{
+    for (unsigned i = 0; i < ngpus; i++)
+        if ((nvmlDevice_t)gpus[i] == d)
+            return lost(i);
+    return false;
+}
 nvmlReturn_t nvmlDeviceGetHandleByIndex(unsigned i, nvmlDevice_t *dev)
 {
     if (i >= ngpus)
@@ -239,7 +263,10 @@ nvmlReturn_t nvmlDeviceGetHandleByIndex(unsigned i, nvmlDevice_t *dev)
     *dev = (nvmlDevice_t)gpus[i];
     return OK;
 }
-nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char *o, unsigned n) { return string_at(d, "product_name", o, n); }
+nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char *o, unsigned n)
+{
+    return lost_device(d) ? GPU_IS_LOST : string_at(d, "product_name", o, n);
+}
 nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char *o, unsigned n) { return string_at(d, "uuid", o, n); }
 nvmlReturn_t nvmlDeviceGetSerial(nvmlDevice_t d, char *o, unsigned n) { return string_at(d, "serial", o, n); }
 nvmlReturn_t nvmlDeviceGetVbiosVersion(nvmlDevice_t d, char *o, unsigned n) { return string_at(d, "vbios_version", o, n); }

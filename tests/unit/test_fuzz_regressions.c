@@ -22,6 +22,7 @@ int fuzz_mo_one(const uint8_t *data, size_t size);
 int fuzz_fleet_one(const uint8_t *data, size_t size);
 int fuzz_watch_one(const uint8_t *data, size_t size);
 int fuzz_mo_format_one(const uint8_t *data, size_t size);
+int fuzz_kernel_log_one(const uint8_t *data, size_t size);
 
 #define REGRESSIONS GPUVET_TEST_SOURCE "/fuzz/regressions"
 
@@ -34,6 +35,7 @@ static const struct {
     {"offers", fuzz_offers_one},        {"hf_config", fuzz_hf_config_one}, {"dmon", fuzz_dmon_one},
     {"mo", fuzz_mo_one},
     {"fleet", fuzz_fleet_one},          {"watch", fuzz_watch_one},           {"mo_format", fuzz_mo_format_one},
+    {"kernel_log", fuzz_kernel_log_one},
 };
 
 /* Runs every file of one harness's folder (none is fine: that parser never failed). */

@@ -1,0 +1,844 @@
+/* The kernel log's GPU lines (model/kernel_log.h): the live ring buffer (/dev/kmsg, read without
+ * blocking), a recorded tree's KERNEL_LOG_SNAPSHOT_FILE, or a saved log (`--kernel-log FILE`: plain
+ * `dmesg`, `dmesg -T`, `dmesg -x`, `dmesg -r`, `journalctl -k` in its short, short-iso and
+ * short-precise forms, syslog files with host names), told apart line by line by their prefix.
+ * Only the last boot in the log counts: a kernel's "Linux version" line, journalctl's "-- Boot"
+ * markers and a kernel timestamp that goes back start a new one. The log is streamed: memory stays
+ * bounded by the events kept (KLOG_MAX_EVENTS), time and bytes by KLOG_TIME_MAX_S and KLOG_BYTES_MAX.
+ * Codes are classified by data/xid-codes.csv (NVIDIA's Xid catalogue) and the overrides. */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "probe/probe.h"
+#include "util/datadir.h"
+#include "util/fsroot.h"
+#include "util/i18n.h"
+#include "util/pciaddr.h"
+
+#define XID_TABLE "xid-codes.csv"
+#define XID_FIELDS 5
+#define KLOG_LINE_MAX 16384                    /* longer lines are skipped, counted */
+#define KLOG_BYTES_MAX (8ULL << 30)           /* a saved log read up to 8 GiB */
+#define KLOG_TIME_MAX_S 60.0                  /* and for at most a minute */
+#define KMSG_BYTES_MAX (64u << 20)            /* the ring buffer is far smaller (log_buf_len) */
+#define KMSG_TIME_MAX_S 5.0
+#define KLOG_RECORD_MAX (32u << 20)           /* a snapshot keeps at most this much of the last boot */
+#define RECENT_LINES 4                        /* a multi-line message names its GPU this close */
+
+/* --- the catalogue ------------------------------------------------------------------------------- */
+
+struct xid_row {
+    int code;
+    enum klog_class klass;
+    char *action, *description;
+};
+
+struct xid_table {
+    struct xid_row *rows;
+    int count;
+};
+
+static struct xid_overrides overrides;
+
+void probe_kernel_log_overrides(const struct xid_overrides *o)
+{
+    if (o)
+        overrides = *o;
+    else
+        memset(&overrides, 0, sizeof overrides);
+}
+
+static bool code_in(const unsigned char *set, int code)
+{
+    return code >= 0 && code <= XID_CODE_MAX && (set[code / 8] >> (code % 8)) & 1;
+}
+
+bool xid_list_parse(const char *list, unsigned char set[XID_SET_BYTES])
+{
+    const char *p = list;
+    if (!*p)
+        return false;
+    while (*p) {
+        if (!isdigit((unsigned char)*p))
+            return false;
+        char *end;
+        errno = 0;
+        long code = strtol(p, &end, 10);
+        if (errno || code < 0 || code > XID_CODE_MAX)
+            return false;
+        set[code / 8] |= (unsigned char)(1u << (code % 8));
+        p = end;
+        if (*p == ',' && p[1])
+            p++;
+        else if (*p)
+            return false;
+    }
+    return true;
+}
+
+/* The row's problem (an N_() text) or NULL. */
+static const char *row_problem(char **f, struct xid_row *out)
+{
+    char *end;
+    errno = 0;
+    long code = strtol(f[0], &end, 10);
+    if (!*f[0] || *end || errno || code < 0 || code > XID_CODE_MAX)
+        return N_("the code is not a number from 0 to 1023");
+    if (!strcmp(f[1], "fault"))
+        out->klass = KLOG_CLASS_FAULT;
+    else if (!strcmp(f[1], "app"))
+        out->klass = KLOG_CLASS_APP;
+    else
+        return N_("the class is neither fault nor app");
+    if (!*f[2] || !*f[3] || !*f[4])
+        return N_("the action, description and source must not be empty");
+    out->code = (int)code;
+    return NULL;
+}
+
+int xid_table_check(FILE *f, const char *label, char *err, size_t errlen)
+{
+    struct line_reader r;
+    line_reader_init(&r, f, label, TEXT_LINE_MAX);
+    char *fields[XID_FIELDS];
+    int n, rc = 0;
+    bool header = true;
+    while (rc == 0 && (n = data_row_next(&r, fields, XID_FIELDS, err, errlen)) > 0) {
+        if (header && n >= 1 && !strcmp(fields[0], "code")) {
+            header = false;
+            continue;
+        }
+        struct xid_row row;
+        rc = data_row_error(label, r.number, n, XID_FIELDS, n == XID_FIELDS ? row_problem(fields, &row) : NULL, err,
+                            errlen);
+    }
+    line_reader_free(&r);
+    fclose(f);
+    return rc == 0 && n == 0 ? 0 : -1;
+}
+
+static void xid_table_load(struct machine *m, struct xid_table *t)
+{
+    memset(t, 0, sizeof *t);
+    char label[PATH_MAX];
+    FILE *f = data_open(XID_TABLE, label, sizeof label);
+    if (!f) { /* only when a --data folder lacks it: checked at start */
+        machine_problem(m, label, "cannot be opened: Xid codes unclassified");
+        return;
+    }
+    struct line_reader r;
+    line_reader_init(&r, f, label, TEXT_LINE_MAX);
+    char *fields[XID_FIELDS], err[PATH_MAX + 128];
+    int n;
+    while ((n = data_row_next(&r, fields, XID_FIELDS, err, sizeof err)) > 0) {
+        struct xid_row row;
+        if (n == XID_FIELDS && !strcmp(fields[0], "code"))
+            continue;
+        if (n != XID_FIELDS || row_problem(fields, &row))
+            continue; /* the start-up check refused such a table already */
+        struct xid_row *grown = realloc(t->rows, (size_t)(t->count + 1) * sizeof *grown);
+        if (!grown)
+            break;
+        t->rows = grown;
+        row.action = strdup(fields[2]);
+        row.description = strdup(fields[3]);
+        t->rows[t->count++] = row;
+    }
+    line_reader_free(&r);
+    fclose(f);
+}
+
+static void xid_table_free(struct xid_table *t)
+{
+    for (int i = 0; i < t->count; i++) {
+        free(t->rows[i].action);
+        free(t->rows[i].description);
+    }
+    free(t->rows);
+}
+
+static const struct xid_row *xid_row_find(const struct xid_table *t, int code)
+{
+    for (int i = 0; i < t->count; i++)
+        if (t->rows[i].code == code)
+            return &t->rows[i];
+    return NULL;
+}
+
+/* --- one log ---------------------------------------------------------------------------------------- */
+
+struct parser {
+    struct machine *m;
+    struct kernel_log_info *k;
+    struct xid_table table;
+    double last_mono;       /* the last kernel timestamp, seconds since boot; < 0 none yet */
+    char recent_bus[32];    /* the GPU the last driver line named, for messages over several lines */
+    long long recent_line;
+    unsigned formats;       /* FMT_* bits seen */
+    long long driver_lines; /* lines naming NVRM, nvidia or the kernel: a grep of a log is all of them */
+    char *record;           /* the current boot's lines, kept for a snapshot (NULL when not recording) */
+    size_t record_len, record_cap;
+    bool record_full;
+};
+
+enum { FMT_KMSG = 1, FMT_DMESG = 2, FMT_DMESG_T = 4, FMT_JOURNAL = 8, FMT_SYSLOG = 16, FMT_DMESG_ISO = 32 };
+
+static void record_line(struct parser *p, const char *line, size_t len)
+{
+    if (!p->record || p->record_full)
+        return;
+    if (p->record_len + len + 2 > KLOG_RECORD_MAX) {
+        p->record_full = true;
+        return;
+    }
+    if (p->record_len + len + 2 > p->record_cap) {
+        size_t cap = p->record_cap ? p->record_cap : 1 << 16;
+        while (cap < p->record_len + len + 2)
+            cap *= 2;
+        char *grown = realloc(p->record, cap);
+        if (!grown) {
+            p->record_full = true;
+            return;
+        }
+        p->record = grown;
+        p->record_cap = cap;
+    }
+    memcpy(p->record + p->record_len, line, len);
+    p->record_len += len;
+    p->record[p->record_len++] = '\n';
+    p->record[p->record_len] = '\0';
+}
+
+static void new_boot(struct parser *p)
+{
+    p->k->boots++;
+    kernel_log_clear_events(p->k);
+    p->recent_bus[0] = '\0';
+    p->last_mono = -1;
+    p->record_len = 0;
+    p->record_full = false;
+    if (p->record)
+        p->record[0] = '\0';
+}
+
+static bool all_digits(const char *s, size_t n)
+{
+    if (n == 0)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!isdigit((unsigned char)s[i]))
+            return false;
+    return true;
+}
+
+/* "[  12.345678]": the seconds; false when the brackets hold something else (dmesg -T's date). */
+static bool mono_seconds(const char *s, size_t n, double *out)
+{
+    while (n > 0 && *s == ' ')
+        s++, n--;
+    if (n == 0 || n > 24 || !isdigit((unsigned char)*s))
+        return false;
+    char buf[32];
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    char *end;
+    double v = strtod(buf, &end);
+    if (*end || v < 0)
+        return false;
+    *out = v;
+    return true;
+}
+
+static void set_time(char out[40], const char *s, size_t n)
+{
+    while (n > 0 && *s == ' ')
+        s++, n--;
+    if (n > 39)
+        n = 39;
+    memcpy(out, s, n);
+    out[n] = '\0';
+}
+
+/* "Dec  1 12:34:56" or "Dec 01 12:34:56.123456" (syslog, journalctl short and short-precise): its length. */
+static size_t syslog_time_length(const char *s)
+{
+    if (!isupper((unsigned char)s[0]) || !islower((unsigned char)s[1]) || !islower((unsigned char)s[2]) || s[3] != ' ')
+        return 0;
+    if (!(s[4] == ' ' || isdigit((unsigned char)s[4])) || !isdigit((unsigned char)s[5]) || s[6] != ' ')
+        return 0;
+    const char *t = s + 7;
+    if (!(isdigit((unsigned char)t[0]) && isdigit((unsigned char)t[1]) && t[2] == ':' && isdigit((unsigned char)t[3]) &&
+          isdigit((unsigned char)t[4]) && t[5] == ':' && isdigit((unsigned char)t[6]) && isdigit((unsigned char)t[7])))
+        return 0;
+    size_t n = 15;
+    if (s[n] == '.')
+        for (n++; isdigit((unsigned char)s[n]); n++)
+            ;
+    return s[n] == ' ' ? n : 0;
+}
+
+/* "2026-12-01T12:34:56..." (journalctl short-iso, RFC 3339 syslog, dmesg --time-format iso): its length. */
+static size_t iso_time_length(const char *s)
+{
+    if (!(all_digits(s, 4) && s[4] == '-' && all_digits(s + 5, 2) && s[7] == '-' && all_digits(s + 8, 2) && s[10] == 'T'))
+        return 0;
+    size_t n = 11;
+    while (s[n] && s[n] != ' ')
+        n++;
+    return s[n] == ' ' && n < 40 ? n : 0;
+}
+
+/* After a wall-clock time: "HOST TAG: message" (syslog, journalctl) or the message itself (dmesg's
+ * iso form has no host). Returns the message, or NULL for a line of another program than the kernel. */
+static const char *after_host(const char *s, bool *journal)
+{
+    const char *host_end = strchr(s, ' ');
+    *journal = false;
+    if (!host_end || host_end == s || host_end[-1] == ':')
+        return s; /* no host: the message */
+    const char *tag = host_end + 1, *tag_end = strchr(tag, ' ');
+    if (!tag_end || tag_end == tag || tag_end[-1] != ':')
+        return s;
+    *journal = true;
+    size_t n = (size_t)(tag_end - tag - 1);
+    const char *bracket = memchr(tag, '[', n);
+    if (bracket)
+        n = (size_t)(bracket - tag);
+    if (n == 6 && !strncmp(tag, "kernel", 6))
+        return tag_end + 1;
+    return NULL;
+}
+
+/* Whether text names a PCI function ("0000:3b:00.0", or nvidia's "0000:3b:00" without the
+ * function) at s: its sysfs form in out. */
+static bool bus_id_at(const char *s, char out[32])
+{
+    size_t d = 0;
+    while (d < 8 && isxdigit((unsigned char)s[d]))
+        d++;
+    if (d < 4 || s[d] != ':' || !isxdigit((unsigned char)s[d + 1]) || !isxdigit((unsigned char)s[d + 2]) ||
+        s[d + 3] != ':' || !isxdigit((unsigned char)s[d + 4]) || !isxdigit((unsigned char)s[d + 5]))
+        return false;
+    char text[PCI_ADDRESS_LEN + 4];
+    size_t n = d + 6;
+    if (s[n] == '.' && s[n + 1] >= '0' && s[n + 1] <= '7')
+        snprintf(text, sizeof text, "%.*s", (int)(n + 2), s);
+    else
+        snprintf(text, sizeof text, "%.*s.0", (int)n, s);
+    char norm[PCI_ADDRESS_LEN];
+    if (!pci_address_normalise(text, norm))
+        return false;
+    snprintf(out, 32, "%s", norm);
+    return true;
+}
+
+static bool find_bus_id(const char *msg, char out[32])
+{
+    for (const char *s = msg; *s; s++)
+        if ((s == msg || !isxdigit((unsigned char)s[-1])) && bus_id_at(s, out))
+            return true;
+    return false;
+}
+
+/* Message text kept for the reports: printable ASCII only (kernel messages are ASCII; anything else
+ * is a stray byte), cut at KLOG_TEXT_MAX. */
+static char *clean_text(const char *s)
+{
+    size_t n = strlen(s);
+    if (n > KLOG_TEXT_MAX)
+        n = KLOG_TEXT_MAX;
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '.'))
+        n--;
+    char *out = malloc(n + 1);
+    if (!out)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        out[i] = (unsigned char)s[i] >= 0x20 && (unsigned char)s[i] < 0x7f ? s[i] : '?';
+    out[n] = '\0';
+    return out;
+}
+
+static void add_event(struct parser *p, enum klog_kind kind, enum klog_class klass, const char *class_source,
+                      const char *bus_id, int code, const char *text, const char *process, const char *when)
+{
+    struct kernel_log_info *k = p->k;
+    for (int i = 0; i < k->nevents; i++) {
+        struct klog_event *e = &k->events[i];
+        if (e->kind == kind && e->code == code && e->klass == klass && !strcmp(e->bus_id, bus_id)) {
+            e->count++;
+            snprintf(e->last_time, sizeof e->last_time, "%s", when);
+            return;
+        }
+    }
+    if (k->nevents >= KLOG_MAX_EVENTS) {
+        k->events_dropped++;
+        return;
+    }
+    struct klog_event *grown = realloc(k->events, (size_t)(k->nevents + 1) * sizeof *grown);
+    if (!grown) {
+        k->events_dropped++;
+        return;
+    }
+    k->events = grown;
+    struct klog_event *e = &k->events[k->nevents++];
+    *e = (struct klog_event){.kind = kind, .klass = klass, .class_source = class_source, .code = code, .count = 1};
+    snprintf(e->bus_id, sizeof e->bus_id, "%s", bus_id);
+    snprintf(e->first_time, sizeof e->first_time, "%s", when);
+    snprintf(e->last_time, sizeof e->last_time, "%s", when);
+    e->text = clean_text(text);
+    e->process = process ? clean_text(process) : NULL;
+    if (kind == KLOG_XID) {
+        const struct xid_row *row = xid_row_find(&p->table, code);
+        if (row) {
+            e->meaning = strdup(row->description);
+            e->action = strdup(row->action);
+        }
+    }
+}
+
+/* "NVRM: Xid (PCI:0000:3b:00): 79, pid=123, name=python, text" and the older forms without
+ * "PCI:" or without pid and name; "nvidia-nvswitch3: SXid (PCI:0000:05:00.0): 12028, Non-fatal,
+ * text". true when the line was one. */
+static bool parse_xid(struct parser *p, const char *msg, const char *when)
+{
+    const char *x = strstr(msg, "Xid (");
+    if (!x)
+        return false;
+    bool sxid = x > msg && x[-1] == 'S';
+    if (!sxid && !strstr(msg, "NVRM"))
+        return false;
+    const char *in = x + 5, *close = strchr(in, ')');
+    if (!close || close[1] != ':')
+        return false;
+    if (!strncmp(in, "PCI:", 4))
+        in += 4;
+    char bus[32] = "";
+    if (!bus_id_at(in, bus))
+        bus[0] = '\0';
+    const char *c = close + 2;
+    while (*c == ' ')
+        c++;
+    if (!isdigit((unsigned char)*c))
+        return false;
+    char *end;
+    long code = strtol(c, &end, 10);
+    if (code < 0 || code > 100000)
+        return false;
+    const char *rest = end;
+    if (*rest == ',')
+        rest++;
+    while (*rest == ' ')
+        rest++;
+    if (sxid) {
+        /* The first line of an SXid gives its severity; the lines after it (Severity, Data) repeat
+         * the code with details, and are not new errors. */
+        enum klog_class klass;
+        if (!strncasecmp(rest, "Fatal", 5))
+            klass = KLOG_CLASS_FAULT;
+        else if (!strncasecmp(rest, "Non-fatal", 9) || !strncasecmp(rest, "Non fatal", 9))
+            klass = KLOG_CLASS_APP;
+        else
+            return true;
+        add_event(p, KLOG_SXID, klass, "SXid severity", bus, (int)code, rest, NULL, when);
+        return true;
+    }
+    /* pid=..., name=... (drivers since about 470) */
+    char process[128] = "";
+    if (!strncmp(rest, "pid=", 4)) {
+        const char *comma = strchr(rest, ',');
+        const char *name = comma ? strstr(comma, " name=") : NULL;
+        const char *after = name ? strchr(name + 1, ',') : comma;
+        size_t n = after ? (size_t)(after - rest) : strlen(rest);
+        snprintf(process, sizeof process, "%.*s", (int)(n < sizeof process ? n : sizeof process - 1), rest);
+        rest = after ? after + 1 : rest + n;
+        while (*rest == ' ')
+            rest++;
+    }
+    enum klog_class klass = KLOG_CLASS_UNLISTED;
+    const char *source = "catalogue";
+    const struct xid_row *row = xid_row_find(&p->table, (int)code);
+    if (row)
+        klass = row->klass;
+    /* 154 says which recovery action the GPU needs now: back to "None" is no fault. */
+    if (code == 154 && strstr(rest, "to 0x0 (None)")) {
+        klass = KLOG_CLASS_APP;
+        source = "driver message";
+    }
+    if (code_in(overrides.fatal, (int)code)) {
+        klass = KLOG_CLASS_FAULT;
+        source = "--xid-fatal";
+    } else if (code_in(overrides.ignore, (int)code)) {
+        klass = KLOG_CLASS_IGNORED;
+        source = "--xid-ignore";
+    }
+    add_event(p, KLOG_XID, klass, source, bus, (int)code, rest, process[0] ? process : NULL, when);
+    if (bus[0]) {
+        snprintf(p->recent_bus, sizeof p->recent_bus, "%s", bus);
+        p->recent_line = p->k->lines;
+    }
+    return true;
+}
+
+static bool contains_ci(const char *s, const char *word) { return strcasestr(s, word) != NULL; }
+
+/* The GPU a driver line names, or the one a line just before named (messages over several lines). */
+static void line_gpu(struct parser *p, const char *msg, char bus[32])
+{
+    if (find_bus_id(msg, bus)) {
+        snprintf(p->recent_bus, sizeof p->recent_bus, "%s", bus);
+        p->recent_line = p->k->lines;
+        return;
+    }
+    if (p->recent_bus[0] && p->k->lines - p->recent_line <= RECENT_LINES)
+        snprintf(bus, 32, "%s", p->recent_bus);
+    else
+        bus[0] = '\0';
+}
+
+static void parse_message(struct parser *p, const char *msg, const char *when)
+{
+    while (*msg == ' ' || *msg == '\t')
+        msg++;
+    if (!strncmp(msg, "Linux version ", 14)) {
+        new_boot(p);
+        return;
+    }
+    bool nvrm = strstr(msg, "NVRM") != NULL;
+    bool nvidia = nvrm || !strncmp(msg, "nvidia", 6);
+    if (!nvidia)
+        return;
+    p->driver_lines++;
+    const char *serial = strstr(msg, "Serial Number: ");
+    serial = serial ? serial + 15 : strstr(msg, "serial number is ");
+    if (serial && serial[0] == 's')
+        serial += 17;
+    if (serial && p->k->nserials < 16) {
+        size_t n = strspn(serial, "0123456789ABCDEFabcdef");
+        bool known = false;
+        for (int i = 0; i < p->k->nserials; i++)
+            known |= strlen(p->k->serials[i]) == n && !strncmp(p->k->serials[i], serial, n);
+        if (n >= 4 && n < sizeof p->k->serials[0] && !known)
+            snprintf(p->k->serials[p->k->nserials++], sizeof p->k->serials[0], "%.*s", (int)n, serial);
+    }
+    if (parse_xid(p, msg, when))
+        return;
+    char bus[32];
+    line_gpu(p, msg, bus);
+    if (contains_ci(msg, "fallen off the bus"))
+        add_event(p, KLOG_FALLEN_OFF_BUS, KLOG_CLASS_FAULT, "driver message", bus, -1, msg, NULL, when);
+    else if (strstr(msg, "RmInitAdapter failed") || strstr(msg, "rm_init_adapter failed"))
+        add_event(p, KLOG_INIT_FAILED, KLOG_CLASS_FAULT, "driver message", bus, -1, msg, NULL, when);
+    else if ((!strncmp(msg, "nvidia", 6) && strstr(msg, "probe of ") && strstr(msg, " failed")) ||
+             strstr(msg, "probe routine failed"))
+        add_event(p, KLOG_PROBE_FAILED, KLOG_CLASS_FAULT, "driver message", bus, -1, msg, NULL, when);
+    else if (nvrm && (contains_ci(msg, "reset required") || contains_ci(msg, "requires a reset") ||
+                      contains_ci(msg, "needs to be reset")))
+        add_event(p, KLOG_RESET_REQUIRED, KLOG_CLASS_FAULT, "driver message", bus, -1, msg, NULL, when);
+    else if (nvrm && (strstr(msg, "GSP") || strstr(msg, "kgsp") || strstr(msg, "Gsp")) &&
+             (contains_ci(msg, "error") || contains_ci(msg, "failed") || contains_ci(msg, "timeout") ||
+              contains_ci(msg, "timed out")))
+        add_event(p, KLOG_GSP_ERROR, KLOG_CLASS_FAULT, "driver message", bus, -1, msg, NULL, when);
+}
+
+/* One line of any of the formats: its time and message, boot markers, then the message. */
+static void parse_line(struct parser *p, char *line, size_t len)
+{
+    p->k->lines++;
+    p->k->bytes += (long long)len + 1;
+    const char *s = line;
+    char when[40] = "";
+    double mono = -1;
+    if (s[0] == '<') { /* dmesg -r, syslog's raw priority */
+        size_t n = 1;
+        while (isdigit((unsigned char)s[n]))
+            n++;
+        if (n > 1 && s[n] == '>')
+            s += n + 1;
+    }
+    if (!strncmp(s, "-- ", 3)) { /* journalctl's markers */
+        if (!strncmp(s, "-- Boot ", 8) || !strncmp(s, "-- Reboot --", 12))
+            new_boot(p);
+        return;
+    }
+    /* kmsg: "PRI,SEQ,USEC,FLAGS;message" */
+    const char *semi = strchr(s, ';');
+    if (semi && semi - s < 64) {
+        int fields = 0;
+        const char *c = s;
+        while (c < semi && (isdigit((unsigned char)*c) || *c == ',' || *c == '-' || *c == 'c' || *c == '+'))
+            fields += *c++ == ',';
+        if (c == semi && fields >= 3 && isdigit((unsigned char)*s)) {
+            const char *usec = strchr(strchr(s, ',') + 1, ',') + 1;
+            unsigned long long us = strtoull(usec, NULL, 10);
+            mono = (double)us / 1e6;
+            snprintf(when, sizeof when, "%.6f", mono);
+            p->formats |= FMT_KMSG;
+            s = semi + 1;
+        }
+    }
+    /* dmesg -x: "kern  :warn  : " */
+    if (mono < 0 && !strncmp(s, "kern", 4) && (s[4] == ' ' || s[4] == ':')) {
+        const char *c1 = strchr(s, ':');
+        const char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+        if (c1 && c2 && c2 - s < 20 && c2[1] == ' ')
+            s = c2 + 2;
+    }
+    bool journal = false;
+    size_t t;
+    if (mono < 0 && (t = syslog_time_length(s)) > 0) {
+        set_time(when, s, t);
+        s = after_host(s + t + 1, &journal);
+        p->formats |= journal ? FMT_SYSLOG : FMT_DMESG_T;
+    } else if (mono < 0 && (t = iso_time_length(s)) > 0) {
+        set_time(when, s, t);
+        s = after_host(s + t + 1, &journal);
+        p->formats |= journal ? FMT_JOURNAL : FMT_DMESG_ISO;
+    }
+    if (!s)
+        return; /* another program's line in a syslog file */
+    while (*s == ' ')
+        s++;
+    if (s[0] == '[') { /* dmesg's "[  12.345678]", dmesg -T's "[Tue Dec  1 12:34:56 2026]", or inside syslog */
+        const char *close = memchr(s, ']', strnlen(s, 48));
+        if (close) {
+            double v;
+            const char *b = s + 1;
+            /* dmesg -T writes ctime's "Tue Dec  1 12:34:56 2026"; other brackets are text. */
+            bool ctime_like = close - b >= 20 && isupper((unsigned char)b[0]) && islower((unsigned char)b[1]) &&
+                              b[3] == ' ' && isupper((unsigned char)b[4]) && b[7] == ' ' && memchr(b, ':', 20);
+            if (mono_seconds(b, (size_t)(close - b), &v)) {
+                mono = v;
+                p->formats |= journal ? 0 : FMT_DMESG;
+            } else if (ctime_like && !journal) {
+                p->formats |= FMT_DMESG_T;
+            }
+            if (!when[0] && (ctime_like || mono >= 0))
+                set_time(when, b, (size_t)(close - b));
+            if (ctime_like || mono >= 0)
+                s = close + 1;
+        }
+    }
+    /* A kernel timestamp that goes back is a new boot whose "Linux version" line the log lost. */
+    if (mono >= 0) {
+        if (p->last_mono >= 0 && mono + 1.0 < p->last_mono)
+            new_boot(p);
+        p->last_mono = mono;
+    }
+    parse_message(p, s, when[0] ? when : "?");
+    record_line(p, line, len);
+}
+
+static const char *format_name(unsigned formats)
+{
+    switch (formats) {
+    case 0: return "unknown";
+    case FMT_KMSG: return "kmsg";
+    case FMT_DMESG: return "dmesg";
+    case FMT_DMESG_T: return "dmesg -T";
+    case FMT_DMESG_ISO: return "dmesg --time-format iso";
+    case FMT_JOURNAL: return "journalctl -o short-iso";
+    case FMT_SYSLOG: return "syslog or journalctl";
+    case FMT_SYSLOG | FMT_DMESG: return "syslog with kernel timestamps";
+    }
+    return "mixed";
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void parser_begin(struct parser *p, struct machine *m, const char *source)
+{
+    kernel_log_free(&m->kernel_log);
+    *p = (struct parser){.m = m, .k = &m->kernel_log, .last_mono = -1};
+    p->k->source = strdup(source);
+    xid_table_load(m, &p->table);
+    if (fsroot_recording()) {
+        p->record = malloc(1);
+        if (p->record)
+            p->record[0] = '\0';
+    }
+}
+
+static void parser_end(struct parser *p)
+{
+    p->k->read = true;
+    p->k->format = strdup(format_name(p->formats));
+    if (p->record) {
+        fs_record_text(KERNEL_LOG_SNAPSHOT_FILE, p->record);
+        free(p->record);
+    }
+    xid_table_free(&p->table);
+}
+
+/* Reads f to its end, or to the bounds; 0, or -1 on a read error (in m->problems). */
+static int parse_stream(struct parser *p, FILE *f, const char *label, unsigned long long max_bytes, double max_s)
+{
+    struct line_reader r;
+    line_reader_init(&r, f, label, KLOG_LINE_MAX);
+    double start = now_s();
+    char err[PATH_MAX + 128];
+    int rc = 0, got;
+    while ((got = line_reader_next(&r, err, sizeof err)) != 0) {
+        if (got < 0) {
+            if (ferror(f)) {
+                machine_problem(p->m, label, "%s", err);
+                rc = -1;
+                break;
+            }
+            /* A line over the cap: skip its rest, count it. */
+            int c;
+            while ((c = getc_unlocked(f)) != EOF && c != '\n')
+                ;
+            p->k->lines++;
+            p->k->lines_too_long++;
+            continue;
+        }
+        parse_line(p, r.line, r.length);
+        if ((p->k->lines & 0xfff) == 0 &&
+            ((unsigned long long)p->k->bytes > max_bytes || now_s() - start > max_s)) {
+            p->k->truncated = true;
+            break;
+        }
+    }
+    line_reader_free(&r);
+    return rc;
+}
+
+int probe_kernel_log_file(struct machine *m, const char *path)
+{
+    char why[256];
+    if (!fs_input_check(path, (size_t)KLOG_BYTES_MAX * 2, why, sizeof why)) {
+        machine_problem_reason(m, path, why);
+        return -1;
+    }
+    FILE *f = fopen(path, "re");
+    if (!f) {
+        machine_problem(m, path, "%s", i18n_error_text(errno));
+        return -1;
+    }
+    struct parser p;
+    parser_begin(&p, m, path);
+    int rc = parse_stream(&p, f, path, KLOG_BYTES_MAX, KLOG_TIME_MAX_S);
+    fclose(f);
+    unsigned formats = p.formats;
+    bool grep_of_driver_lines = p.driver_lines * 2 >= m->kernel_log.lines && p.driver_lines > 0;
+    parser_end(&p);
+    /* A file with no line of a kernel log's forms is not one: judging it would pass any file, and a
+     * text that quotes an Xid line would fail. Lines without a prefix are taken as a grep of a log
+     * only when most of them are the driver's. */
+    if (rc == 0 && formats == 0 && !grep_of_driver_lines) {
+        machine_problem(m, path, m->kernel_log.lines == 0 ? "is empty: not a kernel log"
+                                                          : "no line is in a kernel log's form (dmesg, journalctl -k, "
+                                                            "syslog): not a kernel log");
+        m->kernel_log.read = false;
+        return -1;
+    }
+    return rc;
+}
+
+/* /dev/kmsg: one record per read(2), "PRI,SEQ,USEC,FLAGS;message\n" and continuation lines
+ * (" KEY=value") after it; O_NONBLOCK, so the end of the buffer is EAGAIN, never a wait. */
+static void read_kmsg(struct machine *m)
+{
+    int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        int error = errno;
+        struct kernel_log_info *k = &m->kernel_log;
+        kernel_log_free(k);
+        k->source = strdup("/dev/kmsg");
+        char *restrict_text = fs_read("/proc/sys/kernel/dmesg_restrict");
+        bool restricted = restrict_text && !strcmp(restrict_text, "1");
+        free(restrict_text);
+        if ((error == EPERM || error == EACCES) && restricted)
+            k->unknown_reason = strdup(N_("the kernel log is readable by root only here (kernel.dmesg_restrict=1): "
+                                          "run as root, or give --kernel-log FILE"));
+        else if (error == EPERM || error == EACCES)
+            k->unknown_reason = strdup(N_("/dev/kmsg is not readable here (a container without CAP_SYSLOG, or a "
+                                          "security policy): run on the host as root, or give --kernel-log FILE"));
+        else
+            i18n_asprintf(&k->unknown_reason, "/dev/kmsg cannot be opened: %s", i18n_error_text(error));
+        return;
+    }
+    struct parser p;
+    parser_begin(&p, m, "/dev/kmsg");
+    char buf[8192];
+    double start = now_s();
+    unsigned long long total = 0;
+    for (;;) {
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno == EPIPE)
+            continue; /* records overwritten while reading: go on with the next one */
+        if (n <= 0)
+            break;    /* EAGAIN: the end of the buffer */
+        buf[n] = '\0';
+        total += (unsigned long long)n;
+        char *nl = strchr(buf, '\n');
+        size_t len = nl ? (size_t)(nl - buf) : (size_t)n;
+        buf[len] = '\0';
+        /* The record goes on in the dmesg form, which a snapshot replays like any saved log. */
+        char *semi = strchr(buf, ';');
+        char line[sizeof buf + 32];
+        int w = -1;
+        if (semi) {
+            unsigned long long us = 0;
+            const char *c = strchr(buf, ',');
+            c = c ? strchr(c + 1, ',') : NULL;
+            if (c)
+                us = strtoull(c + 1, NULL, 10);
+            w = snprintf(line, sizeof line, "[%5llu.%06llu] %s", us / 1000000, us % 1000000, semi + 1);
+        }
+        if (w > 0)
+            parse_line(&p, line, (size_t)w < sizeof line ? (size_t)w : sizeof line - 1);
+        if (total > KMSG_BYTES_MAX || now_s() - start > KMSG_TIME_MAX_S) {
+            p.k->truncated = true;
+            break;
+        }
+    }
+    close(fd);
+    p.formats = FMT_KMSG;
+    parser_end(&p);
+}
+
+void probe_kernel_log(struct machine *m)
+{
+    if (fsroot_is_live()) {
+        read_kmsg(m);
+        return;
+    }
+    int fd = fs_open(KERNEL_LOG_SNAPSHOT_FILE, O_RDONLY | O_NONBLOCK);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        if (fd >= 0)
+            close(fd);
+        kernel_log_free(&m->kernel_log);
+        m->kernel_log.source = strdup(KERNEL_LOG_SNAPSHOT_FILE);
+        m->kernel_log.unknown_reason =
+            strdup(N_("no kernel log in the recorded tree (a `gpuvet snapshot` records one): give --kernel-log FILE"));
+        return;
+    }
+    FILE *f = fdopen(fd, "r");
+    if (!f) {
+        close(fd);
+        return;
+    }
+    struct parser p;
+    parser_begin(&p, m, KERNEL_LOG_SNAPSHOT_FILE);
+    parse_stream(&p, f, KERNEL_LOG_SNAPSHOT_FILE, KLOG_BYTES_MAX, KLOG_TIME_MAX_S);
+    fclose(f);
+    parser_end(&p);
+}
