@@ -127,8 +127,10 @@ int cmd_health(int argc, char **argv)
     int parsed = parse_options(argc, argv, &o);
     if (parsed != 0)
         return parsed > 0 ? 0 : EXIT_CANNOT_RUN;
-    /* A --prom FILE that cannot be written fails before any verdict is printed. */
+    /* A --prom or --nfd FILE that cannot be written fails before any verdict is printed. */
     if (o.prom && output_target_check_option("health", "--prom", o.prom) != 0)
+        return EXIT_CANNOT_RUN;
+    if (o.nfd && !output_is_stdout(o.nfd) && output_target_check_option("health", "--nfd", o.nfd) != 0)
         return EXIT_CANNOT_RUN;
 
     struct health_request req = {.sysroot = o.sysroot, .workload = o.workload, .fail_on_warn = o.fail_on_warn,
