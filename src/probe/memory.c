@@ -384,6 +384,33 @@ static const char *map_letters_across_sockets(struct memory_info *mem, const str
                    : "DIMM_A1 / ChannelA (letters run on across sockets)";
 }
 
+/* More sockets than the CPU model runs in: a BIOS that lists a processor entry for a socket a
+ * one-socket board does not have, or locators naming a CPU the board cannot hold. The count is in
+ * doubt, so the per-socket rules say so rather than judge an empty socket that is not there. */
+static void dispute_sockets(struct machine *m, int from_locators)
+{
+    struct memory_info *mem = &m->memory;
+    int max = mem->platform.max_sockets;
+    if (max <= 0 || mem->sockets <= max)
+        return;
+    const char *model = m->cpu.model ? m->cpu.model : mem->platform.name;
+    const char *source = mem->platform.source_label ? mem->platform.source_label : "";
+    if (m->cpu.sockets > max && m->source && !strcmp(m->source, "evidence"))
+        /* TRANSLATORS: processor entries counted, the CPU model, the most sockets it runs in, the source. */
+        i18n_asprintf(&mem->sockets_disputed,
+                      "SMBIOS lists %d populated processor entries, but the %s runs in at most %d socket(s) (%s)",
+                      m->cpu.sockets, model, max, source);
+    else if (m->cpu.sockets > max)
+        /* TRANSLATORS: sockets counted, the CPU model, the most sockets it runs in, the source. */
+        i18n_asprintf(&mem->sockets_disputed, "%d sockets counted, but the %s runs in at most %d socket(s) (%s)",
+                      m->cpu.sockets, model, max, source);
+    else
+        /* TRANSLATORS: sockets the DIMM locators name, the CPU model, the most sockets it runs in, the source. */
+        i18n_asprintf(&mem->sockets_disputed,
+                      "the DIMM locators name %d sockets, but the %s runs in at most %d socket(s) (%s)",
+                      from_locators, model, max, source);
+}
+
 static void map_channels(struct machine *m, const char *vendor, const char *product, const struct dmi_data *dmi)
 {
     struct memory_info *mem = &m->memory;
@@ -416,6 +443,7 @@ static void map_channels(struct machine *m, const char *vendor, const char *prod
         sockets = 1;
     }
     mem->sockets = sockets > m->cpu.sockets ? sockets : m->cpu.sockets;
+    dispute_sockets(m, sockets);
     number_channels(mem);
     mem->channels_from_locators = all_channels;
     mem->locator_scheme = scheme ? strdup(scheme) : NULL;
@@ -652,6 +680,10 @@ void probe_memory(struct machine *m, const struct dmi_data *evidence)
             m->power.unknown_reason = error ? strdup(error) : NULL;
         }
     }
+    if (dmi && dmi->repeated_structures > 0)
+        machine_problem(m, dmi->source ? dmi->source : "SMBIOS",
+                        "%d structures repeat a handle listed before (the table is in the file twice?): each "
+                        "handle was read once", dmi->repeated_structures);
     if (dmi) {
         take_processors(&m->cpu, dmi);
         take_system(&m->virt, dmi);

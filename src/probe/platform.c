@@ -13,13 +13,13 @@
 #include "util/i18n.h"
 
 #define PLATFORM_FILE "cpu-platforms.csv"
-#define PLATFORM_FIELDS 12
+#define PLATFORM_FIELDS 13
 /* channels_per_socket of a CPU without a memory controller (front-side bus: it is in the chipset). */
 #define CHANNELS_IN_CHIPSET "chipset"
 
 enum platform_field {
     F_NAME, F_REGEX, F_CPUID_FAMILY, F_CPUID_MODELS, F_CHANNELS, F_DDR, F_MTS, F_MTS_2DPC, F_MTS_3DPC, F_SCOPE,
-    F_SOURCE, F_DPC_SOURCE
+    F_SOURCE, F_DPC_SOURCE, F_MAX_SOCKETS
 };
 
 static int scope_of(const char *word)
@@ -147,6 +147,8 @@ static const char *row_problem(char **f, bool check_regex)
         return N_("scope must be model, models or family");
     if (!*f[F_SOURCE])
         return N_("no source");
+    if (*f[F_MAX_SOCKETS] && (atoi(f[F_MAX_SOCKETS]) < 1 || atoi(f[F_MAX_SOCKETS]) > 32))
+        return N_("max_sockets must be empty or 1 to 32");
     return NULL;
 }
 
@@ -177,6 +179,7 @@ static void platform_from_row(struct cpu_platform *p, char **f)
     p->source_label = strdup(source_label(f[F_SOURCE]));
     p->dpc_source = *f[F_DPC_SOURCE] ? strdup(f[F_DPC_SOURCE]) : NULL;
     p->dpc_source_label = p->dpc_source ? strdup(source_label(p->dpc_source)) : NULL;
+    p->max_sockets = atoi(f[F_MAX_SOCKETS]);
 }
 
 /* A front-side-bus CPU: the channels are the chipset's, which SMBIOS does not name per DIMM, so
