@@ -65,6 +65,7 @@ struct memory_info {
     int nempty_slots;
     int sockets;           /* sockets the DIMMs are spread over (from locators, or the CPU count) */
     char *sockets_disputed; /* why that count is in doubt (more than the CPU model runs in); NULL not */
+    char *edac_placement;  /* SMBIOS DIMMs placed on channels by EDAC, or why not; NULL not tried */
     bool channels_from_locators; /* every DIMM's channel is named; false: some (or all) only by socket */
     char *locator_scheme;  /* which pattern mapped the locators ("P0_Node0_Channel0_Dimm0", ...) */
     struct cpu_platform platform; /* channels_per_socket 0 when the CPU is not in the table */

@@ -113,6 +113,11 @@ bool board_slot_map_place(const struct board_slot_map *map, const char *locator,
                           int *socket, int *channel);
 /* EDAC memory controllers: ECC driver presence, error counters, DIMMs when SMBIOS had none. */
 void probe_edac(struct machine *m);
+/* Socket (-1 unknown) and channel key (-1 unknown) from an EDAC dimm_label and dimm_location. */
+void edac_position(const char *label, const char *location, int *socket, int *channel);
+/* The DIMMs EDAC lists, placed as far as label, location and topology say (*out malloc'd: free each
+ * locator, bank_locator, type and the array). Returns the count. */
+int edac_read_dimms(const struct machine *m, struct dimm **out);
 /* The next row of a data/ table read by r: skips blank and '#' lines and splits the row in place at
  * its commas (the tables quote nothing and have no commas inside fields) into at most max fields.
  * Returns the row's field count (more than max when the row has too many: the caller must reject

@@ -110,3 +110,99 @@ Test(host_evidence, a_second_processor_entry_on_a_one_socket_part_is_in_doubt)
     json_decref(doc);
     tree_remove(dir);
 }
+
+#define DELL "sysroot/32em64t-2n8c+1mic"
+
+/* The Dell tree (2x E5-2680, 8 DIMMs, 4 channels per socket) with its locators renamed "SLOT_A1" so
+ * that they name nothing, and an EDAC tree as sb_edac lays it out: one controller per socket, the
+ * label "CPU_SrcID#S_Ha#0_Chan#C_DIMM#D", size in MiB. chan[s][k]: the channel of socket s's k-th
+ * DIMM; ndimms EDAC DIMMs in all. */
+static char *dell_with_edac(int chan[2][4], int ndimms)
+{
+    char *dir = fixture_copy(DELL);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "chmod -R u+w '%s/sys' && python3 -c \"import glob,sys\nfor p in glob.glob(sys.argv[1]+'/sys/firmware/dmi/"
+             "entries/17-*/raw'):\n b=open(p,'rb').read(); open(p,'wb').write(b.replace(b'DIMM_',b'SLOT_'))\" '%s'",
+             dir, dir);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    for (int i = 0; i < ndimms; i++) {
+        int s = i / 4, k = i % 4, slot = 0;
+        for (int j = 0; j < k; j++)
+            slot += chan[s][j] == chan[s][k];
+        char path[256], label[64];
+        snprintf(cmd, sizeof cmd, "mkdir -p '%s/sys/devices/system/edac/mc/mc%d/dimm%d'", dir, s, k);
+        cr_assert_eq(system(cmd), 0);
+        snprintf(path, sizeof path, "sys/devices/system/edac/mc/mc%d/dimm%d/size", s, k);
+        tree_write(dir, path, "4096\n");
+        snprintf(path, sizeof path, "sys/devices/system/edac/mc/mc%d/dimm%d/dimm_label", s, k);
+        snprintf(label, sizeof label, "CPU_SrcID#%d_Ha#0_Chan#%d_DIMM#%d\n", s, chan[s][k], slot);
+        tree_write(dir, path, label);
+        snprintf(path, sizeof path, "sys/devices/system/edac/mc/mc%d/dimm%d/dimm_location", s, k);
+        snprintf(label, sizeof label, "channel %d slot %d \n", chan[s][k], slot);
+        tree_write(dir, path, label);
+    }
+    return dir;
+}
+
+static const char *socket_verdict(json_t *doc, const char *subject)
+{
+    json_t *f = findings_of(doc, "MEM_CHANNELS_UNDERPOPULATED", subject);
+    cr_assert_eq(json_array_size(f), 1, "one finding for %s", subject);
+    static char sev[16];
+    snprintf(sev, sizeof sev, "%s", json_string_value(json_object_get(json_array_get(f, 0), "severity")));
+    json_decref(f);
+    return sev;
+}
+
+Test(host_evidence, edac_places_smbios_dimms_whose_locators_name_no_channel)
+{
+    /* Without EDAC the renamed locators prove nothing: one unknown for the machine. */
+    int full[2][4] = {{0, 1, 2, 3}, {0, 1, 2, 3}};
+    char *dir = dell_with_edac(full, 0);
+    struct run_result r = run_gpuvet("audit", "--sysroot", dir, "--json", NULL);
+    json_t *doc = run_json(&r);
+    cr_expect_str_eq(socket_verdict(doc, "machine"), "unknown");
+    json_decref(doc);
+    run_result_free(&r);
+    tree_remove(dir);
+    free(dir);
+
+    dir = dell_with_edac(full, 8);
+    r = run_gpuvet("audit", "--sysroot", dir, "--json", NULL);
+    doc = run_json(&r);
+    json_t *mem = json_object_get(machine_of(doc), "memory");
+    cr_expect(strstr(json_string_value(json_object_get(mem, "edac_placement")), "8 SMBIOS DIMMs placed"), "%s",
+              json_string_value(json_object_get(mem, "edac_placement")));
+    cr_expect_str_eq(socket_verdict(doc, "socket 0"), "pass");
+    cr_expect_str_eq(socket_verdict(doc, "socket 1"), "pass");
+    json_decref(doc);
+    run_result_free(&r);
+    tree_remove(dir);
+    free(dir);
+
+    /* Socket 1's four DIMMs two by two on channels 0 and 1: 2 of 4, which the count alone hid. */
+    int paired[2][4] = {{0, 1, 2, 3}, {0, 0, 1, 1}};
+    dir = dell_with_edac(paired, 8);
+    r = run_gpuvet("audit", "--sysroot", dir, "--json", NULL);
+    doc = run_json(&r);
+    cr_expect_str_eq(socket_verdict(doc, "socket 0"), "pass");
+    cr_expect_str_eq(socket_verdict(doc, "socket 1"), "warn");
+    json_decref(doc);
+    run_result_free(&r);
+    tree_remove(dir);
+    free(dir);
+
+    /* EDAC lists 7 of the 8: the lists do not match, nothing is placed, and the audit says why. */
+    dir = dell_with_edac(full, 7);
+    r = run_gpuvet("audit", "--sysroot", dir, "--json", NULL);
+    doc = run_json(&r);
+    mem = json_object_get(machine_of(doc), "memory");
+    cr_expect_str_eq(json_string_value(json_object_get(mem, "edac_placement")),
+                     "EDAC lists 7 DIMMs, SMBIOS 8: they do not match, not used");
+    cr_expect_str_eq(socket_verdict(doc, "machine"), "unknown");
+    json_decref(doc);
+    run_result_free(&r);
+    tree_remove(dir);
+    free(dir);
+}
