@@ -155,54 +155,43 @@ static const char *socket_verdict(json_t *doc, const char *subject)
     return sev;
 }
 
+/* Audits the tree dir as a recorded machine, then removes it (and frees dir). */
+static json_t *audit_tree_once(char *dir)
+{
+    struct run_result r = run_gpuvet("audit", "--sysroot", dir, "--json", NULL);
+    json_t *doc = run_json(&r);
+    run_result_free(&r);
+    tree_remove(dir);
+    free(dir);
+    return doc;
+}
+
 Test(host_evidence, edac_places_smbios_dimms_whose_locators_name_no_channel)
 {
     /* Without EDAC the renamed locators prove nothing: one unknown for the machine. */
     int full[2][4] = {{0, 1, 2, 3}, {0, 1, 2, 3}};
-    char *dir = dell_with_edac(full, 0);
-    struct run_result r = run_gpuvet("audit", "--sysroot", dir, "--json", NULL);
-    json_t *doc = run_json(&r);
+    json_t *doc = audit_tree_once(dell_with_edac(full, 0));
     cr_expect_str_eq(socket_verdict(doc, "machine"), "unknown");
     json_decref(doc);
-    run_result_free(&r);
-    tree_remove(dir);
-    free(dir);
 
-    dir = dell_with_edac(full, 8);
-    r = run_gpuvet("audit", "--sysroot", dir, "--json", NULL);
-    doc = run_json(&r);
-    json_t *mem = json_object_get(machine_of(doc), "memory");
-    cr_expect(strstr(json_string_value(json_object_get(mem, "edac_placement")), "8 SMBIOS DIMMs placed"), "%s",
-              json_string_value(json_object_get(mem, "edac_placement")));
+    doc = audit_tree_once(dell_with_edac(full, 8));
+    const char *placed = json_string_value(json_object_get(json_object_get(machine_of(doc), "memory"), "edac_placement"));
+    cr_expect(placed && strstr(placed, "8 SMBIOS DIMMs placed"), "%s", placed ? placed : "(null)");
     cr_expect_str_eq(socket_verdict(doc, "socket 0"), "pass");
     cr_expect_str_eq(socket_verdict(doc, "socket 1"), "pass");
     json_decref(doc);
-    run_result_free(&r);
-    tree_remove(dir);
-    free(dir);
 
     /* Socket 1's four DIMMs two by two on channels 0 and 1: 2 of 4, which the count alone hid. */
     int paired[2][4] = {{0, 1, 2, 3}, {0, 0, 1, 1}};
-    dir = dell_with_edac(paired, 8);
-    r = run_gpuvet("audit", "--sysroot", dir, "--json", NULL);
-    doc = run_json(&r);
+    doc = audit_tree_once(dell_with_edac(paired, 8));
     cr_expect_str_eq(socket_verdict(doc, "socket 0"), "pass");
     cr_expect_str_eq(socket_verdict(doc, "socket 1"), "warn");
     json_decref(doc);
-    run_result_free(&r);
-    tree_remove(dir);
-    free(dir);
 
     /* EDAC lists 7 of the 8: the lists do not match, nothing is placed, and the audit says why. */
-    dir = dell_with_edac(full, 7);
-    r = run_gpuvet("audit", "--sysroot", dir, "--json", NULL);
-    doc = run_json(&r);
-    mem = json_object_get(machine_of(doc), "memory");
-    cr_expect_str_eq(json_string_value(json_object_get(mem, "edac_placement")),
+    doc = audit_tree_once(dell_with_edac(full, 7));
+    cr_expect_str_eq(json_string_value(json_object_get(json_object_get(machine_of(doc), "memory"), "edac_placement")),
                      "EDAC lists 7 DIMMs, SMBIOS 8: they do not match, not used");
     cr_expect_str_eq(socket_verdict(doc, "machine"), "unknown");
     json_decref(doc);
-    run_result_free(&r);
-    tree_remove(dir);
-    free(dir);
 }
