@@ -2,37 +2,54 @@
 # Benchmark, not a test: times `gpuvet audit --sample 0` (no benchmarks, no CPU-use sampling) against the commands the
 # seed articles run by hand to see the same facts — lscpu, numactl -H, lspci -vv and
 # lstopo-no-graphics --whole-io — on this machine, and prints the ratio and peak memory.
+# Paired and alternating: each round runs every command once, in turn, so a machine whose speed
+# drifts (other work on it) slows both sides of a round alike; each figure is the median over the
+# rounds, and each ratio the median of the rounds' own ratios.
 # Target (issue 2): gpuvet <= 0.5 x the sum of the four, peak RSS < 20 MB.
 # Needs: build/gpuvet (scripts/setup.sh), util-linux, numactl, pciutils, hwloc-nox, time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-runs=${RUNS:-30}
+runs=${RUNS:-31}
 gpuvet=${GPUVET:-./build/gpuvet}
 for tool in lscpu numactl lspci lstopo-no-graphics /usr/bin/time; do
   command -v "$tool" >/dev/null || { echo "missing $tool: apt-get install util-linux numactl pciutils hwloc-nox time" >&2; exit 2; }
 done
+cmds=("lscpu" "numactl -H" "lspci -vv" "lstopo-no-graphics --whole-io" "$gpuvet audit --json --sample 0")
+labels=("lscpu" "numactl -H" "lspci -vv" "lstopo-no-graphics --whole-io" "gpuvet audit --json --sample 0")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 
-# Mean wall time of a command over $runs runs, in milliseconds.
-mean_ms() {
+# Wall time of one run in milliseconds.
+once_ms() {
   local start end
-  "$@" >/dev/null 2>&1 || true  # warm the page cache once
   start=$(date +%s%N)
-  for _ in $(seq "$runs"); do "$@" >/dev/null 2>&1 || true; done
+  "$@" >/dev/null 2>&1 || true
   end=$(date +%s%N)
-  echo "scale=2; ($end - $start) / 1000000 / $runs" | bc
+  echo "scale=3; ($end - $start) / 1000000" | bc
 }
+median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 peak_kb() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -n 1; }
 
-printf '%-34s %10s %12s\n' command mean_ms peak_rss_kb
-sum=0
-for cmd in "lscpu" "numactl -H" "lspci -vv" "lstopo-no-graphics --whole-io"; do
-  # shellcheck disable=SC2086
-  ms=$(mean_ms $cmd)
-  # shellcheck disable=SC2086
-  printf '%-34s %10s %12s\n' "$cmd" "$ms" "$(peak_kb $cmd)"
-  sum=$(echo "$sum + $ms" | bc)
+# shellcheck disable=SC2086
+for c in "${cmds[@]}"; do $c >/dev/null 2>&1 || true; done  # warm the page cache once
+for _ in $(seq "$runs"); do
+  sum=0
+  for i in "${!cmds[@]}"; do
+    # shellcheck disable=SC2086
+    ms=$(once_ms ${cmds[$i]})
+    echo "$ms" >>"$tmp/$i"
+    [ "$i" -lt 4 ] && sum=$(echo "$sum + $ms" | bc)
+    [ "$i" -eq 3 ] && lstopo=$ms
+  done
+  echo "scale=4; $ms / $sum" | bc >>"$tmp/ratio_sum"
+  echo "scale=4; $ms / $lstopo" | bc >>"$tmp/ratio_lstopo"
 done
-printf '%-34s %10s\n' "sum of the seed's commands" "$sum"
-ours=$(mean_ms "$gpuvet" audit --json --sample 0)
-printf '%-34s %10s %12s\n' "gpuvet audit --json --sample 0" "$ours" "$(peak_kb "$gpuvet" audit --json --sample 0)"
-printf 'ratio gpuvet / sum: %s (target <= 0.5)\n' "$(echo "scale=3; $ours / $sum" | bc)"
+
+printf '%-34s %10s %12s\n' command median_ms peak_rss_kb
+for i in "${!cmds[@]}"; do
+  # shellcheck disable=SC2086
+  printf '%-34s %10s %12s\n' "${labels[$i]}" "$(median <"$tmp/$i")" "$(peak_kb ${cmds[$i]})"
+done
+printf 'rounds: %s, alternating; ratios are medians of the rounds'"'"' own ratios\n' "$runs"
+printf 'ratio gpuvet / sum of the four: %s (target <= 0.5)\n' "$(median <"$tmp/ratio_sum")"
+printf 'ratio gpuvet / lstopo-no-graphics --whole-io: %s\n' "$(median <"$tmp/ratio_lstopo")"

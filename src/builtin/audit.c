@@ -242,6 +242,10 @@ static int run_audit(int argc, char **argv)
     }
     /* SPEC: evidence files alone describe another machine; this one is not read. */
     bool evidence_only = !sysroot && (nvidia_smi || dmi_file || faults.kernel_log);
+    /* The CPU-use window opens first, so the probes below run inside it rather than before it. */
+    struct contention_window window = {.seconds = sample_seconds};
+    if (!evidence_only && fsroot_is_live() && sample_seconds > 0)
+        contention_window_open(&window, sample_seconds);
     int probed = probe_machine(&m, !evidence_only);
     if (probed == 0 && faults.kernel_log && probe_kernel_log_file(&m, faults.kernel_log) != 0)
         probed = -1;
@@ -253,8 +257,10 @@ static int run_audit(int argc, char **argv)
         probe_memory(&m, &dmi);
     dmi_data_free(&dmi);
     if (probed == 0)
-        probe_contention(&m, sample_seconds);
+        probe_contention_close(&m, &window);
     if (probed != 0) {
+        free(window.ticks); /* the window opened for a probe that failed */
+        free(window.procs);
         for (int i = 0; i < m.nproblems; i++)
             print_error("audit", _("%s: %s"), m.problems[i].path, machine_problem_text(&m.problems[i]));
         machine_free(&m);

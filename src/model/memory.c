@@ -187,6 +187,8 @@ void memory_info_free(struct memory_info *mem)
     free(mem->platform.dpc_source);
     free(mem->platform.dpc_source_label);
     free(mem->platform_unknown_reason);
+    free(mem->sockets_disputed);
+    free(mem->edac_placement);
     memory_info_init(mem);
 }
 

@@ -41,6 +41,7 @@ struct cpu_platform {
     int mts;               /* top MT/s at one DIMM per channel */
     int mts_at_dpc[PLATFORM_MAX_DPC + 1]; /* [n]: top MT/s with n DIMMs in a channel; 0 unknown */
     enum platform_scope scope;
+    int max_sockets;       /* the most sockets the model runs in (its source page); 0 not recorded */
 };
 
 struct memory_info {
@@ -63,6 +64,8 @@ struct memory_info {
     struct dimm *empty_slots;
     int nempty_slots;
     int sockets;           /* sockets the DIMMs are spread over (from locators, or the CPU count) */
+    char *sockets_disputed; /* why that count is in doubt (more than the CPU model runs in); NULL not */
+    char *edac_placement;  /* SMBIOS DIMMs placed on channels by EDAC, or why not; NULL not tried */
     bool channels_from_locators; /* every DIMM's channel is named; false: some (or all) only by socket */
     char *locator_scheme;  /* which pattern mapped the locators ("P0_Node0_Channel0_Dimm0", ...) */
     struct cpu_platform platform; /* channels_per_socket 0 when the CPU is not in the table */

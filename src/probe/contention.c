@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -142,7 +143,54 @@ static void name_processes(struct contention_info *c, const struct proc_ticks *b
         c->nprocs = MAX_NAMED_PROCS;
 }
 
-void probe_contention(struct machine *m, double seconds)
+/* gpuvet's own CPU seconds so far, user and system, its reaped children's included. */
+static void self_cpu(double *user, double *system)
+{
+    struct rusage self, children;
+    *user = *system = 0;
+    if (getrusage(RUSAGE_SELF, &self) != 0 || getrusage(RUSAGE_CHILDREN, &children) != 0)
+        return;
+    *user = (double)self.ru_utime.tv_sec + self.ru_utime.tv_usec / 1e6 + (double)children.ru_utime.tv_sec +
+            children.ru_utime.tv_usec / 1e6;
+    *system = (double)self.ru_stime.tv_sec + self.ru_stime.tv_usec / 1e6 + (double)children.ru_stime.tv_sec +
+              children.ru_stime.tv_usec / 1e6;
+}
+
+static double seconds_since(const struct timespec *start)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - start->tv_sec) + (double)(now.tv_nsec - start->tv_nsec) / 1e9;
+}
+
+void contention_window_open(struct contention_window *w, double seconds)
+{
+    *w = (struct contention_window){.seconds = seconds, .open = true};
+    clock_gettime(CLOCK_MONOTONIC, &w->start);
+    self_cpu(&w->self_user, &w->self_system);
+    w->throttle = read_throttle_events();
+    w->ncpus = proc_stat_read(&w->ticks);
+    w->nprocs = proc_ticks_read(&w->procs);
+}
+
+/* Moves gpuvet's own CPU time of the window from busy to idle in the all-CPU line (never below zero). */
+static void discount_self(const struct contention_window *w, struct cpu_ticks *after)
+{
+    double user, system;
+    self_cpu(&user, &system);
+    long hz = sysconf(_SC_CLK_TCK);
+    if (hz <= 0)
+        return;
+    unsigned long long du = (unsigned long long)((user - w->self_user) * (double)hz + 0.5);
+    unsigned long long ds = (unsigned long long)((system - w->self_system) * (double)hz + 0.5);
+    du = du > after->user - w->ticks[0].user ? after->user - w->ticks[0].user : du;
+    ds = ds > after->system - w->ticks[0].system ? after->system - w->ticks[0].system : ds;
+    after->user -= du;
+    after->system -= ds;
+    after->idle += du + ds;
+}
+
+void probe_contention_close(struct machine *m, struct contention_window *w)
 {
     struct contention_info *c = &m->contention;
     contention_info_free(c);
@@ -151,26 +199,37 @@ void probe_contention(struct machine *m, double seconds)
         why = N_("an evidence file describes another machine: there is nothing of it to sample");
     else if (!fsroot_is_live())
         why = N_("a recorded tree has no CPU activity to sample (run gpuvet audit on the machine itself)");
-    else if (seconds <= 0)
+    else if (w->seconds <= 0)
         why = N_("sampling skipped (--sample 0)");
     if (why) {
         c->unknown_reason = strdup(why);
+        free(w->ticks);
+        free(w->procs);
+        *w = (struct contention_window){0};
         return;
     }
-    struct cpu_ticks *t0, *t1;
-    struct proc_ticks *p0, *p1;
-    c->throttle_before = read_throttle_events();
-    int ncpu0 = proc_stat_read(&t0), np0 = proc_ticks_read(&p0);
-    struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-        ;
+    if (!w->open)
+        contention_window_open(w, w->seconds);
+    double left = w->seconds - seconds_since(&w->start);
+    if (left > 0) {
+        struct timespec ts = {(time_t)left, (long)((left - (double)(time_t)left) * 1e9)};
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+            ;
+    }
+    struct cpu_ticks *t0 = w->ticks, *t1;
+    struct proc_ticks *p0 = w->procs, *p1;
+    int ncpu0 = w->ncpus, np0 = w->nprocs;
+    c->throttle_before = w->throttle;
     int ncpu1 = proc_stat_read(&t1), np1 = proc_ticks_read(&p1);
+    double seconds = seconds_since(&w->start);
     c->throttle_after = read_throttle_events();
     if (ncpu0 < 1 || ncpu1 != ncpu0 || !same_cpus(t0, t1, ncpu1) || !p0 || !p1) {
         c->unknown_reason = strdup(N_("/proc/stat could not be read twice with the same CPUs (CPU hotplug?)"));
     } else {
+        discount_self(w, &t1[0]);
         c->sampled = true;
-        c->seconds = seconds;
+        /* The window as asked, unless the probes inside it took longer. */
+        c->seconds = seconds > w->seconds + 0.05 ? seconds : w->seconds;
         c->ncpus = ncpu1;
         c->total = cpu_shares_between(&t0[0], &t1[0]);
         c->steal_ratio = c->total.steal;
@@ -189,4 +248,11 @@ void probe_contention(struct machine *m, double seconds)
     free(t1);
     free(p0);
     free(p1);
+    *w = (struct contention_window){0};
+}
+
+void probe_contention(struct machine *m, double seconds)
+{
+    struct contention_window w = {.seconds = seconds};
+    probe_contention_close(m, &w);
 }

@@ -90,6 +90,7 @@ struct dmi_data {
     struct dmi_slot *slots; int nslots;
     struct dmi_psu *psus; int npsus;
     struct dmi_hpe_dimm *hpe_dimms; int nhpe_dimms; /* type 202 whatever the vendor: only HP/HPE's mean this */
+    int repeated_structures; /* dmidecode text: structures whose handle came before (read once) */
 };
 
 void dmi_data_free(struct dmi_data *d);

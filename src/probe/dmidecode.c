@@ -301,39 +301,76 @@ static void finish_oem(struct dmi_data *d, int type, const uint8_t *raw, size_t 
         dmi_add_hpe_dimm(d, raw, len);
 }
 
+/* dmidecode 2.7 and later write "Handle 0x0029, DMI type 17, 27 bytes" and the fields one tab in;
+ * before 2.7, "Handle 0x0029" alone, "\tDMI type 17, 27 bytes." on the next line, the structure's
+ * name one tab in and its fields two (dmidecode 2.6 in an LKML post of 2005, tests/fixtures/dmidecode).
+ * A handle listed again (a report pasted twice into one file, linuxhw's ASUS TS100-E7-PI4) is the
+ * same structure: read once, counted in d->repeated_structures. */
 int dmidecode_parse(const char *text, struct dmi_data *d, char **error)
 {
-    int type = -1, structures = 0;
+    int type = -1, structures = 0, depth = 1; /* depth: the tabs before a field of the open structure */
     /* Each line whole (a copy, cut at its fields' separators below): the text is in memory already. */
     char *line = NULL;
     size_t capacity = 0;
     uint8_t raw[256];
     size_t rawlen = 0;
-    bool in_raw = false;
+    bool in_raw = false, handle_alone = false;
+    unsigned alone = 0;
+    uint8_t *seen = calloc(0x10000 / 8, 1); /* handles already opened */
+    if (!seen) {
+        *error = strdup("out of memory");
+        return -1;
+    }
     for (const char *p = text; text_line_next(&p, &line, &capacity);) {
         size_t l = strlen(line);
         while (l > 0 && (line[l - 1] == '\r' || line[l - 1] == ' '))
             line[--l] = '\0';
         unsigned handle, t;
-        int major, minor;
+        int major, minor, used = 0;
+        bool opens = false;
         if (sscanf(line, "Handle 0x%x, DMI type %u,", &handle, &t) == 2) {
+            opens = true;
+            depth = 1;
+        } else if (sscanf(line, "Handle 0x%x%n", &handle, &used) == 1 && line[used] == '\0') {
             finish_oem(d, type, raw, rawlen);
             rawlen = 0;
             in_raw = false;
-            type = (int)t;
+            type = -1;
+            handle_alone = true;
+            alone = handle;
+            continue;
+        } else if (handle_alone && sscanf(line, "\tDMI type %u,", &t) == 1) {
+            opens = true;
+            handle = alone;
+            depth = 2;
+        }
+        handle_alone = false;
+        if (opens) {
+            finish_oem(d, type, raw, rawlen);
+            rawlen = 0;
+            in_raw = false;
             structures++;
+            handle &= 0xFFFF;
+            if (seen[handle / 8] & (1u << (handle % 8))) {
+                d->repeated_structures++;
+                type = -1; /* its fields are the first copy's */
+                continue;
+            }
+            seen[handle / 8] |= (uint8_t)(1u << (handle % 8));
+            type = (int)t;
             if (!open_structure(d, type, handle)) {
                 free(line);
+                free(seen);
                 *error = strdup("out of memory");
                 return -1;
             }
         } else if (sscanf(line, "SMBIOS %d.%d", &major, &minor) == 2 && strstr(line, "present")) {
             d->version_major = major;
             d->version_minor = minor;
-        } else if (in_raw && line[0] == '\t' && line[1] == '\t') {
-            append_hex_bytes(line + 2, raw, &rawlen, sizeof raw);
-        } else if (type >= 0 && line[0] == '\t' && line[1] != '\t') {
-            in_raw = type == 202 && !strcmp(line, "\tHeader and Data:");
+        } else if (in_raw && (int)strspn(line, "\t") == depth + 1) {
+            append_hex_bytes(line + depth + 1, raw, &rawlen, sizeof raw);
+        } else if (type >= 0 && (int)strspn(line, "\t") == depth) {
+            in_raw = type == 202 && !strcmp(line + depth, "Header and Data:");
             char *colon = strstr(line, ": ");
             if (!colon) {
                 colon = strchr(line, ':');
@@ -342,7 +379,7 @@ int dmidecode_parse(const char *text, struct dmi_data *d, char **error)
             }
             *colon = '\0';
             const char *value = colon[1] ? colon + 2 : "";
-            structure_field(d, type, line + 1, value);
+            structure_field(d, type, line + depth, value);
         } else if (line[0] == '\0') {
             finish_oem(d, type, raw, rawlen);
             rawlen = 0;
@@ -350,6 +387,7 @@ int dmidecode_parse(const char *text, struct dmi_data *d, char **error)
             type = -1;
         }
     }
+    free(seen);
     free(line);
     finish_oem(d, type, raw, rawlen);
     if (structures == 0) {

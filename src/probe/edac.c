@@ -14,17 +14,42 @@
 /* 16 TiB: more than any DIMM; a size past it is not believed (and 1024 of them still fit int64). */
 #define EDAC_DIMM_MAX_MIB (16L << 20)
 
-/* "CPU_SrcID#0_MC#1_Chan#2_DIMM#0" (skx/i10nm) or a dimm_location "channel 2 slot 0". */
-static void edac_position(const char *label, const char *location, int *socket, int *channel)
+/* Where a DIMM sits, from what the drivers write (drivers/edac/edac_mc.c): dimm_location is "%s %d "
+ * per layer of the controller, the layers named csrow, branch, channel, slot or memory: "channel 2
+ * slot 0 " (skx, i10nm, sb_edac, ie31200), "csrow 3 channel 1 " (amd64_edac, older chipsets), "branch 1
+ * channel 0 slot 2 " (i5000, i5400, i7300: two channels per branch), "memory 5 " (no layer but the
+ * DIMM: no channel). The socket is in the label skx_edac/i10nm ("CPU_SrcID#1_MC#0_Chan#0_DIMM#0")
+ * and sb_edac ("CPU_SrcID#1_Ha#0_Chan#2_DIMM#0") write, not in the controller's index: those drivers
+ * register a controller per memory controller (a kernel log line "EDAC skx MC2: ... SOCKET 1" on
+ * CPU_SrcID#1_MC#0), amd64_edac one per node. Channel keys are controller * 64 + channel, as the
+ * locator schemes', so two controllers' channel 0 stay two channels. */
+void edac_position(const char *label, const char *location, int *socket, int *channel)
 {
     unsigned src, mc, chan, slot;
-    if (label && sscanf(label, "CPU_SrcID#%u_MC#%u_Chan#%u_DIMM#%u", &src, &mc, &chan, &slot) == 4) {
+    *socket = *channel = -1;
+    if (label && (sscanf(label, "CPU_SrcID#%u_MC#%u_Chan#%u_DIMM#%u", &src, &mc, &chan, &slot) == 4 ||
+                  sscanf(label, "CPU_SrcID#%u_Ha#%u_Chan#%u_DIMM#%u", &src, &mc, &chan, &slot) == 4)) {
         *socket = (int)src;
         *channel = (int)(mc * 64 + chan);
-    } else if (location && (sscanf(location, "channel %u", &chan) == 1 ||
-                            sscanf(location, "csrow %*u channel %u", &chan) == 1)) {
-        *channel = (int)chan;
+        return;
     }
+    if (!location)
+        return;
+    int branch = -1, ch = -1;
+    const char *p = location;
+    char layer[16];
+    int value, used;
+    while (sscanf(p, " %15[a-z] %d%n", layer, &value, &used) == 2) {
+        if (value < 0 || value > 255)
+            return; /* not a position any driver writes */
+        if (!strcmp(layer, "branch"))
+            branch = value;
+        else if (!strcmp(layer, "channel"))
+            ch = value;
+        p += used;
+    }
+    if (ch >= 0)
+        *channel = branch >= 0 ? branch * 64 + ch : ch;
 }
 
 static long read_count(const char *dir, const char *name)
@@ -45,8 +70,9 @@ static void add_count(long *total, long count)
     *total = count > LONG_MAX - base ? LONG_MAX : base + count;
 }
 
-/* Adds the DIMMs of one controller to the model (only when SMBIOS gave none). */
-static void add_dimms(struct memory_info *mem, const char *mc_dir, int mc_index, char **ecc_mode)
+/* Adds the DIMMs of one controller to mem. socket_of_mc: the socket of this controller when the
+ * topology says (as many controllers as sockets), else -1. */
+static void add_dimms(struct memory_info *mem, const char *mc_dir, int socket_of_mc, char **ecc_mode)
 {
     char **names;
     int n = fs_list(mc_dir, &names);
@@ -76,12 +102,10 @@ static void add_dimms(struct memory_info *mem, const char *mc_dir, int mc_index,
         d->type = type ? strdup(dash ? dash + 1 : type) : NULL;
         free(type);
         d->size_bytes = (uint64_t)mib << 20;
-        d->socket = -1;
-        d->channel = -1;
         d->total_width = d->data_width = -1;
         edac_position(d->locator, d->bank_locator, &d->socket, &d->channel);
         if (d->socket < 0 && d->channel >= 0)
-            d->socket = mc_index; /* one controller per socket on the drivers without a SrcID label */
+            d->socket = socket_of_mc;
         d->ce_count = read_count(dir, "dimm_ce_count");
         d->ue_count = read_count(dir, "dimm_ue_count");
         if (!*ecc_mode)
@@ -91,11 +115,44 @@ static void add_dimms(struct memory_info *mem, const char *mc_dir, int mc_index,
     fs_list_free(names, n > 0 ? n : 0);
 }
 
+/* The drivers without a SrcID label: one controller per socket only when there are as many as the
+ * topology's sockets (amd64_edac registers one per node: on a first-generation EPYC four per
+ * socket, and then the controller index is no socket). */
+static int controllers_listed(char **names, int n)
+{
+    int controllers = 0, index;
+    for (int i = 0; i < n; i++)
+        controllers += sscanf(names[i], "mc%d", &index) == 1;
+    return controllers;
+}
+
+int edac_read_dimms(const struct machine *m, struct dimm **out)
+{
+    struct memory_info list;
+    memory_info_init(&list);
+    char **names, *mode = NULL;
+    int n = fs_list(EDAC_MC, &names);
+    bool per_socket = m->cpu.sockets > 0 && controllers_listed(names, n) == m->cpu.sockets;
+    for (int i = 0; i < n; i++) {
+        int index;
+        if (sscanf(names[i], "mc%d", &index) != 1 || list.ndimms >= DMI_MAX_MEMORY_DEVICES)
+            continue;
+        char dir[256];
+        snprintf(dir, sizeof dir, EDAC_MC "/%s", names[i]);
+        add_dimms(&list, dir, per_socket ? index : -1, &mode);
+    }
+    fs_list_free(names, n > 0 ? n : 0);
+    free(mode);
+    *out = list.dimms;
+    return list.ndimms;
+}
+
 void probe_edac(struct machine *m)
 {
     struct memory_info *mem = &m->memory;
     char **names;
     int n = fs_list(EDAC_MC, &names);
+    bool per_socket = m->cpu.sockets > 0 && controllers_listed(names, n) == m->cpu.sockets;
     bool dimms_from_edac = mem->ndimms == 0;
     char *ecc_mode = NULL;
     int controllers = 0;
@@ -110,7 +167,7 @@ void probe_edac(struct machine *m)
         add_count(&mem->edac_ce, ce);
         add_count(&mem->edac_ue, ue);
         if (dimms_from_edac && mem->ndimms < DMI_MAX_MEMORY_DEVICES)
-            add_dimms(mem, dir, index, &ecc_mode);
+            add_dimms(mem, dir, per_socket ? index : -1, &ecc_mode);
     }
     if (mem->ndimms >= DMI_MAX_MEMORY_DEVICES)
         machine_problem(m, EDAC_MC, "lists %d DIMMs or more: only the first %d are kept (no server has more)",

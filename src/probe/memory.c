@@ -384,6 +384,33 @@ static const char *map_letters_across_sockets(struct memory_info *mem, const str
                    : "DIMM_A1 / ChannelA (letters run on across sockets)";
 }
 
+/* More sockets than the CPU model runs in: a BIOS that lists a processor entry for a socket a
+ * one-socket board does not have, or locators naming a CPU the board cannot hold. The count is in
+ * doubt, so the per-socket rules say so rather than judge an empty socket that is not there. */
+static void dispute_sockets(struct machine *m, int from_locators)
+{
+    struct memory_info *mem = &m->memory;
+    int max = mem->platform.max_sockets;
+    if (max <= 0 || mem->sockets <= max)
+        return;
+    const char *model = m->cpu.model ? m->cpu.model : mem->platform.name;
+    const char *source = mem->platform.source_label ? mem->platform.source_label : "";
+    if (m->cpu.sockets > max && m->source && !strcmp(m->source, "evidence"))
+        /* TRANSLATORS: processor entries counted, the CPU model, the most sockets it runs in, the source. */
+        i18n_asprintf(&mem->sockets_disputed,
+                      "SMBIOS lists %d populated processor entries, but the %s runs in at most %d socket(s) (%s)",
+                      m->cpu.sockets, model, max, source);
+    else if (m->cpu.sockets > max)
+        /* TRANSLATORS: sockets counted, the CPU model, the most sockets it runs in, the source. */
+        i18n_asprintf(&mem->sockets_disputed, "%d sockets counted, but the %s runs in at most %d socket(s) (%s)",
+                      m->cpu.sockets, model, max, source);
+    else
+        /* TRANSLATORS: sockets the DIMM locators name, the CPU model, the most sockets it runs in, the source. */
+        i18n_asprintf(&mem->sockets_disputed,
+                      "the DIMM locators name %d sockets, but the %s runs in at most %d socket(s) (%s)",
+                      from_locators, model, max, source);
+}
+
 static void map_channels(struct machine *m, const char *vendor, const char *product, const struct dmi_data *dmi)
 {
     struct memory_info *mem = &m->memory;
@@ -416,10 +443,95 @@ static void map_channels(struct machine *m, const char *vendor, const char *prod
         sockets = 1;
     }
     mem->sockets = sockets > m->cpu.sockets ? sockets : m->cpu.sockets;
+    dispute_sockets(m, sockets);
     number_channels(mem);
     mem->channels_from_locators = all_channels;
     mem->locator_scheme = scheme ? strdup(scheme) : NULL;
     board_slot_map_free(&board);
+}
+
+struct size_order {
+    uint64_t size;
+    int socket, index;
+};
+
+static int by_socket_size_order(const void *a, const void *b)
+{
+    const struct size_order *x = a, *y = b;
+    if (x->socket != y->socket)
+        return x->socket < y->socket ? -1 : 1;
+    if (x->size != y->size)
+        return x->size < y->size ? -1 : 1;
+    return x->index - y->index;
+}
+
+/* SMBIOS DIMMs whose locators name no channel, placed by the kernel's EDAC view of the same DIMMs:
+ * the two lists must hold as many DIMMs, of the same sizes (per socket, where the locators name
+ * sockets); they are paired in order within each size. Rank is not compared: EDAC has no rank file.
+ * Identical DIMMs may be paired with the wrong twin, which changes no channel count. Says in
+ * mem->edac_placement what was done, or why not. */
+static void place_from_edac(struct machine *m)
+{
+    struct memory_info *mem = &m->memory;
+    if (mem->ndimms == 0 || mem->channels_from_locators || (mem->source && !strcmp(mem->source, "edac")))
+        return;
+    struct dimm *e = NULL;
+    int ne = edac_read_dimms(m, &e), placed = 0;
+    for (int i = 0; i < ne; i++)
+        placed += e[i].socket >= 0 && e[i].channel >= 0;
+    bool by_socket = true;
+    for (int i = 0; i < mem->ndimms; i++)
+        by_socket = by_socket && mem->dimms[i].socket >= 0;
+    struct size_order *a = calloc((size_t)mem->ndimms + 1, sizeof *a), *b = calloc((size_t)ne + 1, sizeof *b);
+    bool same = a && b && ne == mem->ndimms && placed == ne;
+    for (int i = 0; same && i < ne; i++) {
+        a[i] = (struct size_order){mem->dimms[i].size_bytes, by_socket ? mem->dimms[i].socket : 0, i};
+        b[i] = (struct size_order){e[i].size_bytes, by_socket ? e[i].socket : 0, i};
+    }
+    if (same) {
+        qsort(a, (size_t)ne, sizeof *a, by_socket_size_order);
+        qsort(b, (size_t)ne, sizeof *b, by_socket_size_order);
+        for (int i = 0; same && i < ne; i++)
+            same = a[i].size == b[i].size && a[i].socket == b[i].socket;
+    }
+    if (ne == 0) {
+        /* no EDAC DIMMs: nothing to say */
+    } else if (same) {
+        for (int i = 0; i < ne; i++) {
+            mem->dimms[a[i].index].socket = e[b[i].index].socket;
+            mem->dimms[a[i].index].channel = e[b[i].index].channel;
+        }
+        normalise_sockets(mem);
+        number_channels(mem);
+        mem->channels_from_locators = true;
+        free(mem->locator_scheme);
+        mem->locator_scheme = strdup("EDAC dimm_label / dimm_location (SMBIOS DIMMs matched by size and order)");
+        if (by_socket)
+            i18n_asprintf(&mem->edac_placement,
+                          "%d SMBIOS DIMMs placed on the channels EDAC names (matched by size per socket and order)", ne);
+        else
+            i18n_asprintf(&mem->edac_placement,
+                          "%d SMBIOS DIMMs placed on the channels EDAC names (matched by size and order)", ne);
+    } else if (placed < ne) {
+        i18n_asprintf(&mem->edac_placement, "EDAC names the channel of %d of its %d DIMMs: not used to place them",
+                      placed, ne);
+    } else if (ne != mem->ndimms) {
+        i18n_asprintf(&mem->edac_placement, "EDAC lists %d DIMMs, SMBIOS %d: they do not match, not used", ne,
+                      mem->ndimms);
+    } else {
+        mem->edac_placement = strdup(by_socket ? N_("the DIMM sizes EDAC lists per socket differ from SMBIOS's: they "
+                                                    "do not match, not used")
+                                               : N_("the DIMM sizes EDAC lists differ from SMBIOS's: they do not match, "
+                                                    "not used")); /* translated where printed */
+    }
+    free(a);
+    free(b);
+    for (int i = 0; i < ne; i++) {
+        free(e[i].locator);
+        free(e[i].bank_locator);
+        free(e[i].type);
+    }
+    free(e);
 }
 
 static void take_module(struct dimm *d, const struct dmi_memdev *dev)
@@ -659,6 +771,10 @@ void probe_memory(struct machine *m, const struct dmi_data *evidence)
             m->power.unknown_reason = error ? strdup(error) : NULL;
         }
     }
+    if (dmi && dmi->repeated_structures > 0)
+        machine_problem(m, dmi->source ? dmi->source : "SMBIOS",
+                        "%d structures repeat a handle listed before (the table is in the file twice?): each "
+                        "handle was read once", dmi->repeated_structures);
     if (dmi) {
         take_processors(&m->cpu, dmi);
         take_system(&m->virt, dmi);
@@ -688,6 +804,8 @@ void probe_memory(struct machine *m, const struct dmi_data *evidence)
     if (product)
         product[strcspn(product, "\n")] = '\0';
     map_channels(m, vendor, product, dmi);
+    if (read_system)
+        place_from_edac(m);
     free(vendor);
     free(product);
     if (!dmi && mem->ndimms == 0 && !mem->unknown_reason)

@@ -3,6 +3,8 @@
 #ifndef GPUVET_PROBE_PROBE_H
 #define GPUVET_PROBE_PROBE_H
 
+#include <time.h>
+
 #include "model/machine.h"
 #include "util/datadir.h"
 #include "util/linereader.h"
@@ -164,6 +166,11 @@ bool board_slot_map_place(const struct board_slot_map *map, const char *locator,
                           int *socket, int *channel);
 /* EDAC memory controllers: ECC driver presence, error counters, DIMMs when SMBIOS had none. */
 void probe_edac(struct machine *m);
+/* Socket (-1 unknown) and channel key (-1 unknown) from an EDAC dimm_label and dimm_location. */
+void edac_position(const char *label, const char *location, int *socket, int *channel);
+/* The DIMMs EDAC lists, placed as far as label, location and topology say (*out malloc'd: free each
+ * locator, bank_locator, type and the array). Returns the count. */
+int edac_read_dimms(const struct machine *m, struct dimm **out);
 /* The next row of a data/ table read by r: skips blank and '#' lines and splits the row in place at
  * its commas (the tables quote nothing and have no commas inside fields) into at most max fields.
  * Returns the row's field count (more than max when the row has too many: the caller must reject
@@ -188,6 +195,26 @@ void probe_cpu_platform(struct machine *m);
 /* Samples /proc/stat, /proc/PID/stat, load average and thermal throttle counters for `seconds`
  * on the live machine; a recorded tree or seconds <= 0 leaves the sample unknown with the reason. */
 void probe_contention(struct machine *m, double seconds);
+/* The same window opened before the other probes, so that they run inside it instead of before it
+ * (audit: NVML on an 8-GPU node overlaps the 2 s). Open it where probe_contention would sample (the
+ * live machine, seconds > 0); close fills m->contention as probe_contention does, sleeping out what
+ * is left of the window (a window the probes outran is as long as they took: seconds says so).
+ * gpuvet's own CPU time in the window (getrusage, itself and its reaped children) is counted idle in
+ * the machine total, as if it had slept throughout; per-CPU shares still hold it. A window not
+ * opened is opened at close (probe_contention's behaviour). */
+struct contention_window {
+    bool open;
+    double seconds;
+    struct timespec start;
+    struct cpu_ticks *ticks;
+    int ncpus;
+    struct proc_ticks *procs;
+    int nprocs;
+    long throttle;
+    double self_user, self_system; /* seconds, at open */
+};
+void contention_window_open(struct contention_window *w, double seconds);
+void probe_contention_close(struct machine *m, struct contention_window *w);
 /* /proc/stat's cpu lines into *all: the all-CPU line first, then one per online CPU. Returns the
  * count of CPUs, < 1 when unreadable. */
 int proc_stat_read(struct cpu_ticks **all);

@@ -75,6 +75,8 @@ json_t *memory_json(const struct memory_info *mem)
     json_object_set_new(o, "channels_from_locators", json_boolean(mem->channels_from_locators));
     json_object_set_new(o, "locator_scheme", json_string_or_null(mem->locator_scheme));
     json_object_set_new(o, "sockets", sockets);
+    json_object_set_new(o, "sockets_disputed", json_string_or_null(mem->sockets_disputed));
+    json_object_set_new(o, "edac_placement", json_string_or_null(mem->edac_placement));
     json_object_set_new(o, "theoretical_bandwidth_bytes_s", total_bw > 0 ? json_real(total_bw) : json_null());
     json_object_set_new(o, "dimms", dimms);
     json_object_set_new(o, "persistent_modules", persistent);

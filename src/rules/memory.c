@@ -171,6 +171,16 @@ void check_mem_channels_underpopulated(struct audit_ctx *ctx)
                     mem->platform_unknown_reason ? _(mem->platform_unknown_reason) : _("CPU not identified"));
         return;
     }
+    if (mem->sockets_disputed) {
+        /* Judging "socket 1" of a one-socket board would fail a socket that is not there. */
+        finding_add(ctx, SEV_UNKNOWN, "machine",
+                    json_pack("{s:s, s:i, s:i, s:i, s:i}", "basis", "socket count in doubt", "sockets", mem->sockets,
+                              "cpu_max_sockets", mem->platform.max_sockets, "dimms", mem->ndimms,
+                              "channels_per_socket", channels),
+                    _("check how many processors the board holds: `dmidecode -t 4` (`Status: Populated`), `lscpu`"),
+                    _("channels per socket not judged: %s"), _(mem->sockets_disputed));
+        return;
+    }
     int unplaced = memory_socket_dimms(mem, -1);
     if (unplaced > 0) {
         /* Locators name no socket: only the total can be judged. */

@@ -4,12 +4,14 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "probe/probe.h"
 #include "rules/workload.h"
 #include "testutil.h"
 
@@ -174,4 +176,43 @@ Test(contention_cli, live_memory_without_smbios_is_unknown_with_the_reason)
     cr_assert_eq(count_findings(doc, "MEM_ECC_DISABLED", "pass") + count_findings(doc, "MEM_ECC_DISABLED", "fail"), 0);
     json_decref(doc);
     run_result_free(&r);
+}
+
+static double now_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* The window opens before the probes: they run inside it, the close only sleeps out the rest, and a
+ * window the probes outran says how long it really was. gpuvet's own CPU time is counted idle. */
+Test(contention_cli, the_window_opened_first_holds_the_probes)
+{
+    struct machine m;
+    machine_init(&m);
+    m.source = strdup("live");
+    struct contention_window w;
+    double t0 = now_seconds();
+    contention_window_open(&w, 0.3);
+    double burn_until = now_seconds() + 0.1;
+    for (volatile unsigned long i = 0; now_seconds() < burn_until; i++)
+        ;
+    probe_contention_close(&m, &w);
+    double took = now_seconds() - t0;
+    cr_expect(m.contention.sampled, "%s", m.contention.unknown_reason ? m.contention.unknown_reason : "");
+    cr_expect_eq(m.contention.seconds, 0.3);
+    cr_expect_lt(took, 0.3 + 0.09, "0.1 s of work inside a 0.3 s window took %.3f s in all", took);
+    cr_expect_null(w.ticks, "the window's readings are freed at close");
+    machine_free(&m);
+
+    machine_init(&m);
+    m.source = strdup("live");
+    contention_window_open(&w, 0.05);
+    burn_until = now_seconds() + 0.2;
+    for (volatile unsigned long i = 0; now_seconds() < burn_until; i++)
+        ;
+    probe_contention_close(&m, &w);
+    cr_expect_geq(m.contention.seconds, 0.2, "the probes outran the window: %.3f s", m.contention.seconds);
+    machine_free(&m);
 }

@@ -201,12 +201,13 @@ Test(cpu_platform, a_broken_row_is_reported_whatever_the_cpu)
     FILE *out = fopen(path, "w");
     cr_assert_not_null(out);
     fputs("# name,model_regex,cpuid_family,cpuid_models,channels_per_socket,ddr,mts,mts_2dpc,mts_3dpc,scope,source,"
-          "dpc_source\n"
-          "Xeon E5-2640 v4,E5-2640 v4,,,4,DDR4,2133,2133,,model,https://ark.intel.com/,\n"
-          "Xeon E5-2680 v4,E5-2680 v4,,,4,DDR4,2400,2666,,model,https://ark.intel.com/,\n"
-          "Xeon Gold 6430,Gold 6430,,,8,DDR5,4400,4400,,modle,https://ark.intel.com/,\n"
+          "dpc_source,max_sockets\n"
+          "Xeon E5-2640 v4,E5-2640 v4,,,4,DDR4,2133,2133,,model,https://ark.intel.com/,,\n"
+          "Xeon E5-2680 v4,E5-2680 v4,,,4,DDR4,2400,2666,,model,https://ark.intel.com/,,\n"
+          "Xeon Gold 6430,Gold 6430,,,8,DDR5,4400,4400,,modle,https://ark.intel.com/,,\n"
           /* a comma too many: once folded into the last field and read as a valid row */
-          "Xeon Gold 6330,Gold 6330,,,8,DDR4,2933,2933,,model,https://ark.intel.com/,,\n",
+          "Xeon Gold 6330,Gold 6330,,,8,DDR4,2933,2933,,model,https://ark.intel.com/,,,\n"
+          "Xeon Gold 6338,Gold 6338,,,8,DDR4,3200,2933,,model,https://ark.intel.com/,,0\n",
           out);
     fclose(out);
     setenv("GPUVET_DATA_DIR", dir, 1);
@@ -214,11 +215,12 @@ Test(cpu_platform, a_broken_row_is_reported_whatever_the_cpu)
     look_up(&m, "Intel(R) Xeon(R) CPU E5-2640 v4 @ 2.40GHz", 6, 79);
     unsetenv("GPUVET_DATA_DIR");
     cr_assert_str_eq(m.memory.platform.name, "Xeon E5-2640 v4");
-    cr_assert_eq(m.nproblems, 3);
+    cr_assert_eq(m.nproblems, 4);
     cr_assert(strstr(m.problems[0].message, "line 3: DIMMs-per-channel speeds"), "%s", m.problems[0].message);
     cr_assert(strstr(m.problems[1].message, "line 4: scope"), "%s", m.problems[1].message);
-    cr_assert(strstr(m.problems[2].message, "line 5: 13 fields, expected 12"), "%s", m.problems[2].message);
+    cr_assert(strstr(m.problems[2].message, "line 5: 14 fields, expected 13"), "%s", m.problems[2].message);
     cr_assert(strstr(m.problems[2].path, "cpu-platforms.csv"), "%s", m.problems[2].path);
+    cr_assert(strstr(m.problems[3].message, "line 6: max_sockets must be empty or 1 to 32"), "%s", m.problems[3].message);
     machine_free(&m);
     unlink(path);
     rmdir(dir);

@@ -141,3 +141,55 @@ Test(dmidecode, persistent_memory_fields)
     cr_assert_eq(flagged, 4);
     dmi_data_free(&d);
 }
+
+/* dmidecode 2.6 (ASUS K8N-DL, 2x Opteron 246, an LKML post of 2005): "Handle 0x0004" alone, the
+ * type on the next line, fields two tabs in. Every fact of the new layout is read. */
+Test(dmidecode, before_2_7_handle_and_type_on_two_lines)
+{
+    struct dmi_data d = {0};
+    char *err = NULL;
+    cr_assert_eq(dmidecode_load(REPORT("asus-k8n-dl-2p-opteron246-dmidecode-2.6"), &d, &err), 0, "%s", err);
+    cr_expect_eq(d.version_major, 2);
+    cr_expect_eq(d.version_minor, 3);
+    cr_assert_eq(d.ncpus, 2);
+    cr_expect_str_eq(d.cpus[1].version, "AMD Opteron(tm) Processor 246");
+    cr_expect(d.cpus[0].populated && d.cpus[1].populated);
+    cr_expect_eq(d.cpus[0].max_mhz, 3700);
+    cr_expect_eq(d.cpus[0].cpuid_family, 15);
+    cr_expect_eq(d.cpus[0].cpuid_model, 5);
+    cr_assert_eq(d.narrays, 1);
+    cr_expect_eq(d.arrays[0].use, DMI_USE_SYSTEM_MEMORY);
+    cr_expect_eq(d.arrays[0].slots, 6);
+    cr_assert_eq(d.ndevices, 6);
+    cr_expect_eq(d.devices[5].size_bytes, 1024ull << 20);
+    cr_expect_str_eq(d.devices[5].locator, "A5");
+    cr_expect_str_eq(d.devices[5].bank_locator, "Bank10/11");
+    cr_expect_eq(d.devices[5].array_handle, 0x28);
+    cr_expect_eq(d.devices[5].total_width, 72);
+    cr_expect_str_eq(d.system_product, "System Product Name");
+    cr_expect_eq(d.repeated_structures, 0);
+    dmi_data_free(&d);
+
+    /* The two layouts mixed line by line are not one structure: a lone handle line then a field. */
+    struct dmi_data m = {0};
+    cr_assert_eq(dmidecode_parse("Handle 0x0001\n\tManufacturer: X\nHandle 0x0002\n\tDMI type 1, 25 bytes.\n"
+                                 "\tSystem Information\n\t\tManufacturer: Y\n", &m, &err), 0, "%s", err);
+    cr_expect_str_eq(m.system_vendor, "Y");
+    dmi_data_free(&m);
+}
+
+/* linuxhw's ASUS TS100-E7-PI4 report holds the whole table twice: each handle is read once (one
+ * processor, two DIMMs), and the repeats are counted. */
+Test(dmidecode, a_table_listed_twice_is_read_once)
+{
+    struct dmi_data d = {0};
+    char *err = NULL;
+    cr_assert_eq(dmidecode_load(REPORT("asus-ts100-e7-pi4-1p-xeon-e3-1230v2-report-twice"), &d, &err), 0, "%s", err);
+    cr_expect_eq(d.ncpus, 1);
+    int installed = 0;
+    for (int i = 0; i < d.ndevices; i++)
+        installed += d.devices[i].size_bytes > 0;
+    cr_expect_eq(installed, 2);
+    cr_expect_eq(d.repeated_structures, 62);
+    dmi_data_free(&d);
+}
