@@ -95,7 +95,7 @@ static void infer_throughput(struct plan *p, bool fits, double usable)
                 "tokens/s; prefill %.0f prompt tokens/s; with %d prompt tokens per %d generated (%s): %.0f output "
                 "tokens/s per replica, %.0f per node"),
               replicas, tp, batch, p->opt.context, gb(r.bytes_per_step_per_gpu), tp, r.mean_kv_tokens,
-              t->infer_decode_bandwidth_share * 100, p->gpu->mem_bw_gbs, r.memory_step_s * 1e3,
+              t->infer_decode_bandwidth_share * 100, p->gpu->mem_bw_gbs / p->gpu->devices, r.memory_step_s * 1e3,
               r.compute_bound ? _("compute-bound") : _("memory-bound"), r.compute_step_s * 1e3, t->infer_prefill_flops_share * 100,
               r.dense_tflops_per_gpu, precision_name(r.compute_precision), r.decode_tokens_s, r.prefill_tokens_s,
               prompt, p->opt.context - prompt, prompt_given ? "--prompt" : _("--prompt not given: half the context"),
@@ -175,9 +175,9 @@ int plan_infer(struct plan *p)
                                          : _(" (the sliding-window layers keep only their window)"),
         gb(kv_total), p->opt.batch, gb(kv_per_gpu));
     plan_step(p, N_("gpu memory"),
-              _("%.1f GB per GPU of %.1f GB usable (%.0f%% of %g GB, as vLLM plans, less 1 GB CUDA context): %s; the "
+              _("%.1f GB per GPU of %.1f GB usable (%.0f%% of %.1f GB, as vLLM plans, less 1 GB CUDA context): %s; the "
               "largest batch at %d tokens is %ld, the longest context at batch %d is %ld tokens"),
-              gb(per_gpu), gb(usable), INFER_GPU_MEMORY_SHARE * 100, p->gpu->memory_gb,
+              gb(per_gpu), gb(usable), INFER_GPU_MEMORY_SHARE * 100, gb(gpu_bytes(p)),
               fits    ? _("fits")
               : tp_ok ? _("does NOT fit")
                       : _("not runnable (tensor parallelism)"),

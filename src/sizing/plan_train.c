@@ -142,9 +142,9 @@ int plan_train(struct plan *p)
                                              : "model states and CUDA context only: activations unknown (--params)"));
     p->does_not_fit = !f.fits;
     plan_step(p, N_("gpu memory"),
-              _("%.1f GB per GPU (states + activations + 1 GB CUDA context, which is GPU memory) of %g GB on "
+              _("%.1f GB per GPU (states + activations + 1 GB CUDA context, which is GPU memory) of %.1f GB on "
               "%s: %s"),
-              gb(f.per_gpu), p->gpu->memory_gb, p->gpu->id,
+              gb(f.per_gpu), gb(gpu_bytes(p)), p->gpu->id,
               !f.fits      ? _("does NOT fit")
               : f.complete ? _("fits")
                            : _("the model states fit, but the activations are unknown with --params, so whether the "
@@ -219,7 +219,7 @@ int plan_train(struct plan *p)
             p, N_("host_ram_bytes_per_node"), json_real(host),
             _("DeepSpeed's estimate %.0f GB (%.0f GB + its 1.5 buffer) + %d x 2 GB training processes (PyTorch+CUDA "
             "RSS); stas00 also advises at least the node's GPU memory, %.0f GB, for loading checkpoints"),
-            gb(f.states.cpu_bytes_per_node), gb(f.states.cpu_bytes_unbuffered), n, n * p->gpu->memory_gb);
+            gb(f.states.cpu_bytes_per_node), gb(f.states.cpu_bytes_unbuffered), n, n * gb(gpu_bytes(p)));
     }
     if (f.states.nvme_bytes_per_node > 0)
         plan_require(
@@ -312,8 +312,8 @@ int plan_finetune(struct plan *p)
               _("%.1f GB per GPU: the backward pass still runs through the frozen layers (%s, seq %d, "
               "micro-batch %d)"),
               gb(activations), recompute_name(p->opt.recompute), p->opt.seq, p->opt.micro_batch);
-    plan_step(p, N_("gpu memory"), _("%.1f GB per GPU of %g GB on %s: %s; each GPU holds a whole copy (data parallel)"),
-              gb(total), p->gpu->memory_gb, p->gpu->id, fits ? _("fits") : _("does NOT fit"));
+    plan_step(p, N_("gpu memory"), _("%.1f GB per GPU of %.1f GB on %s: %s; each GPU holds a whole copy (data parallel)"),
+              gb(total), gb(gpu_bytes(p)), p->gpu->id, fits ? _("fits") : _("does NOT fit"));
     if (!fits) {
         struct finetune_estimate q;
         finetune_estimate(m, FINETUNE_QLORA, p->opt.lora_rank, p->opt.lora_qv_only, &q);

@@ -745,3 +745,38 @@ Test(plan, ten_million_thin_layers_plan_without_negative_sizes)
     unlink(path);
     free(path);
 }
+
+/* Dettmers et al., "QLoRA" (2023): "finetune a 65B parameter model on a single 48GB GPU", with
+ * LoRA r = 64 on every linear layer and gradient checkpointing. LLaMA-65B's config.json; an RTX
+ * A6000 shows 49140 MiB (51.5 GB): the job fits there, where 48e9 bytes made it 1 GB short. */
+Test(plan, qlora_65b_fits_one_48gb_card_as_the_qlora_paper_ran_it)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-train", "--finetune", "qlora", "--rank", "64",
+                                     "--model-config", PLAN_FIXTURE("llama-65b.config.json"), "--seq", "512",
+                                     "--recompute", "full", "--gpus", "1xrtx-a6000-48gb", "--json", NULL);
+    cr_assert_eq(r.status, 0, "%s%s", r.err, r.out);
+    json_t *doc = run_json(&r), *plan = plan_of(doc);
+    cr_expect_float_eq(number_at(plan, "model", "params"), 65.2e9, 0.2e9);
+    cr_expect_eq(number_at(plan, "gpu_memory", "available"), 49140.0 * 1048576);
+    cr_expect(json_is_true(json_object_get(json_object_get(plan, "gpu_memory"), "fits")));
+    double total = number_at(plan, "gpu_memory", "total");
+    cr_expect(total > 48e9 && total < 49140.0 * 1048576, "%.2f GB", total / 1e9);
+    json_decref(doc);
+    run_result_free(&r);
+}
+
+/* ROCm shows an MI250X as two devices of 64 GB (AMD Instinct docs, MI250/MI250X system
+ * acceptance): 4 packages are 8 GPUs, each judged by its 64 GB. */
+Test(plan, mi250x_is_two_64gb_devices)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-infer", "--model", "llama-2-13b", "--gpus",
+                                     "1xmi250x-oam-128gb", "--json", NULL);
+    cr_assert(r.status == 0 || r.status == 1, "%s", r.err);
+    json_t *doc = run_json(&r), *plan = plan_of(doc);
+    cr_expect_eq(number_at(plan, "gpu", "count_per_node"), 2);
+    cr_expect_eq(number_at(plan, "gpu", "packages_per_node"), 1);
+    cr_expect_eq(number_at(plan, "gpu", "memory_bytes"), 64e9);
+    cr_expect_eq(number_at(plan, "tensor_parallel", "size"), 2);
+    json_decref(doc);
+    run_result_free(&r);
+}
