@@ -21,6 +21,7 @@ void plan_options_default(struct plan_options *o)
         .zero = {.stage = 2, .offload = OFFLOAD_NONE, .zero_init = true},
         .weight_bytes = 2,
         .kv_bytes = 2,
+        .gpu_memory_utilization = INFER_GPU_MEMORY_SHARE,
         .image_bytes = thresholds_for(WL_CV_TRAIN)->cv_image_bytes,
         .lora_rank = 16,
     };

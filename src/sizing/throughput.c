@@ -32,7 +32,7 @@ void infer_rate_estimate(const struct infer_rate_input *in, struct infer_rate *o
                  in->batch < 1 ? _("not one request of this context fits") : _("the request generates no tokens"));
         return;
     }
-    double weights_per_gpu = (double)m->params * in->weight_bytes / in->tp;
+    double weights_per_gpu = (in->weights_total > 0 ? in->weights_total : (double)m->params * in->weight_bytes) / in->tp;
     out->mean_kv_tokens = in->prompt + output / 2.0;
     out->bytes_per_step_per_gpu =
         weights_per_gpu + (double)in->batch * kv_bytes_per_sequence(m, in->kv_bytes, (int)out->mean_kv_tokens, in->tp);
