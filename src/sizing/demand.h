@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "sizing/models.h"
+#include "util/units.h"
 
 /* GPU memory of one process's CUDA context: 0.3-0.5 GB with lazy loading, 1 GB to be safe
  * (research §6f; pytorch/pytorch#86509, #109888). */
@@ -30,8 +31,8 @@
 /* Non-torch memory vLLM measured after profiling on an H100 (llm-d/llm-d-benchmark,
  * config_explorer/empirical-vllm-memory-results.md): 0.13 GiB at tensor parallelism 1, 0.55 GiB at
  * 2 (NCCL's buffers and communicators); larger sizes are planned with the tp 2 figure. */
-#define VLLM_NON_TORCH_BYTES (0.13 * 1073741824.0)
-#define VLLM_NON_TORCH_TP_BYTES (0.55 * 1073741824.0)
+#define VLLM_NON_TORCH_BYTES (0.13 * GIB)
+#define VLLM_NON_TORCH_TP_BYTES (0.55 * GIB)
 /* One DeepSpeed checkpoint holds bf16 weights (2) + fp32 master weights, momentum, variance (12). */
 #define CHECKPOINT_BYTES_PER_PARAM 14
 

@@ -14,6 +14,7 @@
 #include "util/datadir.h"
 #include "util/i18n.h"
 #include "util/suggest.h"
+#include "util/units.h"
 
 static const char *const precision_names[PRECISION_COUNT] = {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8"};
 
@@ -111,7 +112,7 @@ static int parse_row(const struct csv_table *csv, const struct csv_row *row, str
     g->devices = devices > 0 ? (int)devices : 1;
     /* The driver's figure is per device and never far from the vendor's: a MiB column holding GB, or
      * a whole package's memory, is a mistake in the table. */
-    double vendor = g->memory_gb * 1e9 / g->devices, mib = g->memory_mib * 1048576.0;
+    double vendor = g->memory_gb * GB / g->devices, mib = g->memory_mib * MIB;
     if (g->memory_mib != 0 && (g->memory_mib < 0 || mib < 0.9 * vendor || mib > 1.2 * vendor)) {
         snprintf(err, errlen, "%s:%d: memory_mib %g is not within 0.9-1.2x of memory_gb %g / %d device(s)", csv->path,
                  row->line, g->memory_mib, g->memory_gb, g->devices);
@@ -126,7 +127,7 @@ static int parse_row(const struct csv_table *csv, const struct csv_row *row, str
 
 double gpu_memory_bytes(const struct gpu_spec *g)
 {
-    return g->memory_mib > 0 ? g->memory_mib * 1048576.0 : g->memory_gb * 1e9 / (g->devices > 0 ? g->devices : 1);
+    return g->memory_mib > 0 ? g->memory_mib * MIB : g->memory_gb * GB / (g->devices > 0 ? g->devices : 1);
 }
 
 const char *gpu_memory_source(const struct gpu_spec *g)

@@ -9,7 +9,6 @@
 #include "sizing/models.h"
 #include "sizing/zero.h"
 
-#define GIB (1024.0 * 1024.0 * 1024.0)
 
 static struct llm_shape builtin_model(const char *id)
 {
