@@ -54,6 +54,7 @@ static const char usage[] =
     "                       option; default 0.9)\n"
     "  --prompt N           prompt tokens of each request's context, for the tokens/s estimate\n"
     "                       (default half the context)\n"
+    "  --rate R             requests per second to serve: the GPUs and nodes they need, and the headroom\n"
     "cv-train:\n"
     "  --img-rate N         images/s one GPU consumes (default: the table's ResNet-50 figure)\n"
     "  --decode-rate N | --decode-from BENCH.json   images/s one core decodes and augments\n"
@@ -158,6 +159,7 @@ enum {
     O_FX,
     O_PROMPT,
     O_GMU,
+    O_RATE,
     O_COUNT
 };
 
@@ -194,6 +196,7 @@ static int check_options_apply(const struct plan_options *o, const bool *given, 
         {O_BENCH, 1u << WL_CV_TRAIN | 1u << WL_LLM_TRAIN, 0},
         {O_PROMPT, 1u << WL_LLM_INFER, 0},
         {O_GMU, 1u << WL_LLM_INFER, 0},
+        {O_RATE, 1u << WL_LLM_INFER, 0},
         {O_TOKENS, 1u << WL_LLM_TRAIN | 1u << WL_LLM_INFER, 0},
         {O_UTIL, 1u << WL_LLM_TRAIN, 0},
         {O_IMAGES, 1u << WL_CV_TRAIN, 0},
@@ -254,6 +257,7 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
         {"fx", required_argument, NULL, O_FX},
         {"prompt", required_argument, NULL, O_PROMPT},
         {"gpu-memory-utilization", required_argument, NULL, O_GMU},
+        {"rate", required_argument, NULL, O_RATE},
         {"json", no_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -389,6 +393,10 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
             break;
         case O_GMU:
             if (!option_fraction("plan", "gpu-memory-utilization", optarg, &o->gpu_memory_utilization))
+                return EXIT_CANNOT_RUN;
+            break;
+        case O_RATE:
+            if (!option_positive("plan", "rate", optarg, &o->rate))
                 return EXIT_CANNOT_RUN;
             break;
         case O_IMAGES:

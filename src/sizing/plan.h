@@ -35,6 +35,7 @@ struct plan_options {
     bool lora_qv_only;
     double weight_bytes, kv_bytes; /* per element */
     double gpu_memory_utilization; /* llm-infer: the share of GPU memory the engine plans with (vLLM's) */
+    double rate;                   /* llm-infer: requests per second to serve; 0 = not given */
     double img_rate, decode_rate, image_bytes, dataset_bytes;
 };
 

@@ -73,6 +73,10 @@ static void infer_throughput(struct plan *p, bool fits)
                     "tokens; prefill tokens/s = tp x dense TFLOPS x 1e12 x FLOPS share / (2 x active parameters); "
                     "output tokens/s = 1 / (1 / decode + (prompt / output) / prefill); x replicas per node"));
     if (!r.known) {
+        if (p->opt.rate > 0)
+            json_object_set_new(p->doc, "rate",
+                                json_pack("{s:f, s:n, s:n, s:s}", "requests_s", p->opt.rate, "gpus", "nodes",
+                                          "why_unknown", r.why_unknown));
         json_object_set_new(o, "why_unknown", json_string(r.why_unknown));
         json_object_set_new(o, "output_tokens_s", json_null());
         json_object_set_new(p->doc, "throughput", o);
@@ -108,6 +112,28 @@ static void infer_throughput(struct plan *p, bool fits)
               r.dense_tflops_per_gpu, precision_name(r.compute_precision), r.decode_tokens_s, r.prefill_tokens_s,
               prompt, p->opt.context - prompt, prompt_given ? "--prompt" : _("--prompt not given: half the context"),
               r.output_tokens_s, replicas * r.output_tokens_s);
+    if (p->opt.rate > 0) {
+        /* --rate R: R requests/s of --context tokens, each generating context - prompt tokens, on
+         * replicas of this split, each at its estimated rate. */
+        int output = p->opt.context - prompt;
+        double needed = p->opt.rate * output;
+        long need_replicas = (long)ceil(needed / r.output_tokens_s);
+        long gpus = need_replicas * tp, nodes = (gpus + n - 1) / n;
+        double headroom = need_replicas * r.output_tokens_s / needed - 1;
+        json_object_set_new(
+            p->doc, "rate",
+            json_pack("{s:b, s:f, s:i, s:f, s:f, s:i, s:I, s:I, s:I, s:f, s:s}", "estimate", 1, "requests_s",
+                      p->opt.rate, "output_tokens_per_request", output, "output_tokens_s_needed", needed,
+                      "output_tokens_s_per_replica", r.output_tokens_s, "tensor_parallel", tp, "replicas",
+                      (json_int_t)need_replicas, "gpus", (json_int_t)gpus, "nodes", (json_int_t)nodes, "headroom",
+                      headroom, "basis", "plan.throughput: the roofline estimate, at each replica's largest batch"));
+        plan_step(p, N_("rate"),
+                  _("%g requests/s x %d output tokens = %.0f output tokens/s: %ld replica(s) of %d x %s at the "
+                    "estimated %.0f tokens/s each = %ld GPUs, %ld node(s) of %d; headroom %.0f%% (an estimate: "
+                    "see throughput)"),
+                  p->opt.rate, output, needed, need_replicas, tp, p->gpu->id, r.output_tokens_s, gpus, nodes, n,
+                  headroom * 100);
+    }
 }
 
 int plan_infer(struct plan *p)

@@ -870,3 +870,25 @@ Test(plan, inference_memory_matches_vllm_logs)
     json_decref(doc);
     run_result_free(&r);
 }
+
+/* --rate R: "Llama-3.1-70B at 20 requests/s, 2k in and 512 out: what should I rent?" The GPUs and
+ * nodes are the fewest replicas of the throughput estimate's split that carry R x 512 output
+ * tokens/s, with the headroom that leaves. */
+Test(plan, rate_gives_gpus_nodes_and_headroom)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-infer", "--model", "llama-3.1-70b", "--gpus",
+                                     "8xh100-sxm5-80gb", "--rate", "20", "--context", "2560", "--prompt", "2048",
+                                     "--json", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *doc = run_json(&r), *plan = plan_of(doc);
+    double per_replica = number_at(plan, "throughput", "output_tokens_s_per_replica");
+    double tp = number_at(plan, "throughput", "tensor_parallel");
+    double replicas = number_at(plan, "rate", "replicas"), needed = 20.0 * 512;
+    cr_expect_eq(number_at(plan, "rate", "output_tokens_s_needed"), needed);
+    cr_expect(replicas * per_replica >= needed && (replicas - 1) * per_replica < needed, "%g replicas", replicas);
+    cr_expect_eq(number_at(plan, "rate", "gpus"), replicas * tp);
+    cr_expect_eq(number_at(plan, "rate", "nodes"), ceil(replicas * tp / 8));
+    cr_expect_float_eq(number_at(plan, "rate", "headroom"), replicas * per_replica / needed - 1, 1e-9);
+    json_decref(doc);
+    run_result_free(&r);
+}
