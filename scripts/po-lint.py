@@ -133,7 +133,7 @@ pcie pci lspci lscpu dmidecode sysfs procfs proc sys dev cpu cpus gpu gpus numa 
 dimm dimms ddr ddr4 ddr5 hbm hbm2 hbm2e hbm3 hbm3e lpddr5 lpddr5x gddr6 gddr6x mt gt gb gib mb mib kb kib tb tib
 tflops pflops flops fp fp8 fp16 bf16 fp32 fp64 tf32 int8 int4 w watt watts tdp mhz ghz hz ms us ns s min h
 json csv html markdown prometheus slurm tmux bash zsh man utf utf-8 lang lc_all
-llm lora qlora zero deepspeed megatron fsdp vllm sglang tensorrt trt pytorch torch resnet resnet-50 bert gpt
+llm lora qlora unsloth peft zero deepspeed megatron fsdp vllm sglang tensorrt trt pytorch torch resnet resnet-50 bert gpt
 llama kv rdma ib infiniband roce ethernet nic nvme ssd hdd fio iperf ior
 h100 h200 a100 a800 h800 h20 l40 l40s l4 a10 a10g a30 a40 t4 v100 p100 rtx 4090 3090 5090 b200 gb200 mi300x mi250x
 epyc xeon genoa milan rome bergamo turin sapphire rapids emerald granite ice lake cascade skylake

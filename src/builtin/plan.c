@@ -41,7 +41,8 @@ static const char usage[] =
     "                       parameters to CPU; nvme = ZeRO-Infinity (default none)\n"
     "  --no-zero-init       the model is built whole on every rank (no deepspeed.zero.Init)\n"
     "  --seq N --micro-batch N   sequence length (default 4096) and micro-batch per GPU (default 1)\n"
-    "  --recompute none|selective|full  activation checkpointing (default none)\n"
+    "  --recompute none|selective|full  activation checkpointing (default none; full with --finetune,\n"
+    "                       as PEFT, Unsloth, LLaMA-Factory and QLoRA run it)\n"
     "  --attention flash|eager           FlashAttention/SDPA keeps no s x s scores (default flash)\n"
     "  --finetune lora|qlora   train low-rank adapters beside frozen bf16 (lora) or 4-bit (qlora) weights\n"
     "  --rank R --lora-targets all|qv    adapter rank (default 16) and matrices (default all linear layers)\n"
@@ -49,8 +50,11 @@ static const char usage[] =
     "  --batch N --context N     concurrent sequences and tokens each (defaults 1, 4096; 8k = 8192)\n"
     "  --weights bf16|fp16|fp8|int8|int4   weight precision (default bf16)\n"
     "  --kv bf16|fp16|fp8   KV cache precision (default bf16)\n"
+    "  --gpu-memory-utilization F   the share of each GPU's memory the engine plans with (vLLM's\n"
+    "                       option; default 0.9)\n"
     "  --prompt N           prompt tokens of each request's context, for the tokens/s estimate\n"
     "                       (default half the context)\n"
+    "  --rate R             requests per second to serve: the GPUs and nodes they need, and the headroom\n"
     "cv-train:\n"
     "  --img-rate N         images/s one GPU consumes (default: the table's ResNet-50 figure)\n"
     "  --decode-rate N | --decode-from BENCH.json   images/s one core decodes and augments\n"
@@ -154,6 +158,8 @@ enum {
     O_UTIL,
     O_FX,
     O_PROMPT,
+    O_GMU,
+    O_RATE,
     O_COUNT
 };
 
@@ -189,6 +195,8 @@ static int check_options_apply(const struct plan_options *o, const bool *given, 
         {O_DATA, 1u << WL_CV_TRAIN, 0},
         {O_BENCH, 1u << WL_CV_TRAIN | 1u << WL_LLM_TRAIN, 0},
         {O_PROMPT, 1u << WL_LLM_INFER, 0},
+        {O_GMU, 1u << WL_LLM_INFER, 0},
+        {O_RATE, 1u << WL_LLM_INFER, 0},
         {O_TOKENS, 1u << WL_LLM_TRAIN | 1u << WL_LLM_INFER, 0},
         {O_UTIL, 1u << WL_LLM_TRAIN, 0},
         {O_IMAGES, 1u << WL_CV_TRAIN, 0},
@@ -248,6 +256,8 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
         {"util", required_argument, NULL, O_UTIL},
         {"fx", required_argument, NULL, O_FX},
         {"prompt", required_argument, NULL, O_PROMPT},
+        {"gpu-memory-utilization", required_argument, NULL, O_GMU},
+        {"rate", required_argument, NULL, O_RATE},
         {"json", no_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -320,6 +330,7 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
         case O_RECOMPUTE:
             if (!(recompute_parse(optarg, &o->recompute) || option_invalid("plan", "recompute", optarg, N_("none, selective or full"))))
                 return EXIT_CANNOT_RUN;
+            o->recompute_given = true;
             break;
         case O_ATTN:
             if (strcmp(optarg, "flash") && strcmp(optarg, "eager") && !option_invalid("plan", "attention", optarg, N_("flash or eager")))
@@ -378,6 +389,14 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
             break;
         case O_PROMPT:
             if (!option_tokens("plan", "prompt", optarg, 100000000, &o->prompt))
+                return EXIT_CANNOT_RUN;
+            break;
+        case O_GMU:
+            if (!option_fraction("plan", "gpu-memory-utilization", optarg, &o->gpu_memory_utilization))
+                return EXIT_CANNOT_RUN;
+            break;
+        case O_RATE:
+            if (!option_positive("plan", "rate", optarg, &o->rate))
                 return EXIT_CANNOT_RUN;
             break;
         case O_IMAGES:

@@ -27,6 +27,10 @@ json_t *gpus_spec_json(const struct gpu_spec *g, const char *query, const char *
     json_object_set_new(o, "arch", json_string(g->arch));
     json_object_set_new(o, "aliases", aliases);
     json_object_set_new(o, "memory_gb", json_real(g->memory_gb));
+    json_object_set_new(o, "memory_mib", num_or_null(g->memory_mib));
+    json_object_set_new(o, "memory_bytes_per_device", json_real(gpu_memory_bytes(g)));
+    json_object_set_new(o, "memory_source", json_string(gpu_memory_source(g)));
+    json_object_set_new(o, "devices", json_integer(g->devices));
     json_object_set_new(o, "memory_type", json_string(g->memory_type));
     json_object_set_new(o, "memory_bandwidth_gb_s", json_real(g->mem_bw_gbs));
     json_object_set_new(o, "tflops", tflops);

@@ -3,6 +3,7 @@
 
 #include "report/gpus_report.h"
 #include "util/i18n.h"
+#include "util/units.h"
 #include "util/width.h"
 
 /* "989.4/1979" dense/sparse, "125" when there is no sparse figure, "-" when neither. */
@@ -64,6 +65,10 @@ void gpus_text_detail(FILE *out, const struct gpu_spec *g, const char *note)
         fprintf(out, _("note: %s\n"), note);
     fprintf(out, "%s: %s %s (%s %s)\n", g->id, g->name, g->variant, g->vendor, g->arch);
     fprintf(out, _("  memory      %g GB %s, %g GB/s\n"), g->memory_gb, g->memory_type, g->mem_bw_gbs);
+    /* TRANSLATORS: %.0f MiB is one device's memory as the driver reports it; the last %s its source. */
+    fprintf(out, _("  per device  %.0f MiB (%.1f GB) x %d device(s) as software sees them (%s)\n"),
+            gpu_memory_bytes(g) / MIB, gpu_memory_bytes(g) / GB, g->devices,
+            g->memory_mib > 0 ? gpu_memory_source(g) : _(gpu_memory_source(g)));
     for (int p = 0; p < PRECISION_COUNT; p++) {
         char buf[32];
         fprintf(out, "  %-5s       %s %s\n", precision_name((enum precision)p),

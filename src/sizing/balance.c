@@ -649,6 +649,22 @@ void balance_compute(const struct balance_job *job, const struct machine *m, con
         if (!strcmp(out->stages[i].name, "gpu_compute"))
             gpu = &out->stages[i];
     int w = stage_word(neck->name), n = job->gpus_per_node;
+    /* A stage the job uses whose capacity is unknown may be slower than every known one: the GPUs
+     * being the slowest known stage says nothing about what holds them back. */
+    char unknown[160] = "";
+    for (int i = 0; i < out->nstages; i++)
+        if (out->stages[i].basis == BASIS_UNKNOWN)
+            snprintf(unknown + strlen(unknown), sizeof unknown - strlen(unknown), "%s%s", *unknown ? ", " : "",
+                     out->stages[i].name);
+    if (*unknown && !strcmp(neck->name, "gpu_compute")) {
+        out->bottleneck = -1;
+        out->gpus_without_loss = 0;
+        snprintf(out->advice, sizeof out->advice,
+                 _("the bottleneck is unknown: %s not measured or read (each stage's source says why); the GPUs "
+                   "could take %s %s per node, so the job runs at most that fast: measure the rest (gpuvet bench)"),
+                 unknown, shown, out->unit);
+        return;
+    }
     if (!strcmp(neck->name, "gpu_compute")) {
         snprintf(out->advice, sizeof out->advice,
                  i18n_plural("%d GPU and this machine: GPU-bound at %s %s per node, as it should be; %s",

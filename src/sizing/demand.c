@@ -1,5 +1,7 @@
 #include "sizing/demand.h"
 
+#include "sizing/finetune.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -34,6 +36,31 @@ double activation_bytes_per_layer(const struct llm_shape *m, int seq, int micro_
     if (r == RECOMPUTE_SELECTIVE || flash)
         return sb * per_token;
     return sb * (per_token + 5.0 * m->heads * seq);
+}
+
+double recompute_working_bytes(const struct llm_shape *m, int seq, int micro_batch, enum recompute r, bool flash)
+{
+    if (r != RECOMPUTE_FULL)
+        return 0;
+    return activation_bytes_per_layer(m, seq, micro_batch, RECOMPUTE_NONE, flash) + logits_bytes(m, seq, micro_batch);
+}
+
+double infer_profile_peak_bytes(const struct llm_shape *m, int tp)
+{
+    double tokens = VLLM_MAX_NUM_BATCHED_TOKENS;
+    double experts = m->experts > 0 ? m->experts_per_token : 1;
+    double ffn = (double)m->ffn * experts + m->shared_expert_ffn;
+    return tokens * m->vocab * 4 + tokens * 2 * (3 * ffn / tp + 4.0 * m->hidden);
+}
+
+double infer_non_torch_bytes(int tp) { return tp > 1 ? VLLM_NON_TORCH_TP_BYTES : VLLM_NON_TORCH_BYTES; }
+
+double infer_weight_bytes(const struct llm_shape *m, double bytes_per_weight)
+{
+    if (bytes_per_weight >= 2 || !m->has_shape)
+        return (double)m->params * bytes_per_weight;
+    double linear = (double)llm_linear_params(m);
+    return linear * bytes_per_weight + ((double)m->params - linear) * 2;
 }
 
 double logits_bytes(const struct llm_shape *m, int seq, int micro_batch)

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "sizing/models.h"
+#include "util/units.h"
 
 /* GPU memory of one process's CUDA context: 0.3-0.5 GB with lazy loading, 1 GB to be safe
  * (research §6f; pytorch/pytorch#86509, #109888). */
@@ -20,8 +21,18 @@
 #define LLM_LOADER_WORKERS_PER_GPU 2 /* "2 workers ... plenty for LMs" */
 /* The images/s one core decodes and ImageNet's mean image size are the thresholds table's
  * (rules/workload.c): `gpuvet plan` passes them in. */
-/* vLLM's default gpu_memory_utilization: the share of GPU memory the server plans with. */
+/* vLLM's default gpu_memory_utilization: the share of GPU memory the server plans with
+ * (--gpu-memory-utilization overrides it). Of that share vLLM gives the KV cache what is left after
+ * the weights, the peak of its profiling run and the non-torch memory (vLLM's worker,
+ * determine_available_memory). */
 #define INFER_GPU_MEMORY_SHARE 0.9
+/* The profiling run's step: max_num_batched_tokens, 8192 as `vllm serve` sets it on large GPUs. */
+#define VLLM_MAX_NUM_BATCHED_TOKENS 8192
+/* Non-torch memory vLLM measured after profiling on an H100 (llm-d/llm-d-benchmark,
+ * config_explorer/empirical-vllm-memory-results.md): 0.13 GiB at tensor parallelism 1, 0.55 GiB at
+ * 2 (NCCL's buffers and communicators); larger sizes are planned with the tp 2 figure. */
+#define VLLM_NON_TORCH_BYTES (0.13 * GIB)
+#define VLLM_NON_TORCH_TP_BYTES (0.55 * GIB)
 /* One DeepSpeed checkpoint holds bf16 weights (2) + fp32 master weights, momentum, variance (12). */
 #define CHECKPOINT_BYTES_PER_PARAM 14
 
@@ -40,6 +51,21 @@ double activation_bytes_per_token_layer(const struct llm_shape *m);
  * softmax, mask and dropout scores); FlashAttention (never stores the s×s scores) or selective
  * recompute: s·b·that; full recompute: 2·s·b·h (the layer input only). */
 double activation_bytes_per_layer(const struct llm_shape *m, int seq, int micro_batch, enum recompute r, bool flash);
+/* What full recompute still holds while the backward pass runs (0 for other modes): one layer
+ * re-materialised whole (its activations as without recompute, Korthikanti et al.'s per-layer
+ * count) and the gradient of the fp32 logits beside the logits (b·s·V·4 more). Checkpointing
+ * frees the layers, not the working set of the one being recomputed. */
+double recompute_working_bytes(const struct llm_shape *m, int seq, int micro_batch, enum recompute r, bool flash);
+/* The peak of vLLM's profiling run per GPU: one step of VLLM_MAX_NUM_BATCHED_TOKENS tokens holds the
+ * fp32 logits of every token, gathered whole on each GPU (tokens x V x 4), and the MLP's transient
+ * (gate and up outputs, the activation: 3 x FFN / tp) with the hidden states (4 x h), 16-bit. Against
+ * llm-d's H100 logs: Llama-3.1-8B 4.82 GiB estimated, 4.76 measured; Llama-3.3-70B TP 2 5.07 / 4.84. */
+double infer_profile_peak_bytes(const struct llm_shape *m, int tp);
+/* Non-torch memory per GPU at tensor parallelism tp (VLLM_NON_TORCH_*). */
+double infer_non_torch_bytes(int tp);
+/* The weights at bytes_per_weight: 16-bit and wider, all parameters; narrower (FP8, INT8, INT4), the
+ * linear layers only, embeddings, LM head and norms staying 16-bit. */
+double infer_weight_bytes(const struct llm_shape *m, double bytes_per_weight);
 /* Logits kept in fp32 for the loss: b·s·V·4 bytes. */
 double logits_bytes(const struct llm_shape *m, int seq, int micro_batch);
 

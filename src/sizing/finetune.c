@@ -16,6 +16,18 @@ bool finetune_parse(const char *name, enum finetune *out)
     return false;
 }
 
+/* Embeddings, an untied LM head, the final norm, each layer's norms, MoE routers and QKV biases. */
+static int64_t outside_linear_params(const struct llm_shape *m)
+{
+    int64_t h = m->hidden, q = (int64_t)m->heads * m->head_dim, kv = (int64_t)m->kv_heads * m->head_dim;
+    int64_t embedding = (int64_t)m->vocab * h;
+    return embedding + (m->tied_embeddings ? 0 : embedding) + h +
+           (int64_t)m->layers *
+               (m->norms_per_layer * h + (m->experts > 0 ? h * m->experts : 0) + (m->qkv_bias ? q + 2 * kv : 0));
+}
+
+int64_t llm_linear_params(const struct llm_shape *m) { return m->params - outside_linear_params(m); }
+
 void finetune_estimate(const struct llm_shape *m, enum finetune kind, int rank, bool attention_only,
                        struct finetune_estimate *out)
 {
@@ -25,11 +37,8 @@ void finetune_estimate(const struct llm_shape *m, enum finetune kind, int rank, 
     int64_t attention = rank * ((h + q) + (h + kv) + (h + kv) + (q + h));
     int64_t per_layer = attention_only ? rank * ((h + q) + (h + kv)) : attention + experts * rank * 3 * (h + f);
     out->adapter_params = m->layers * per_layer;
-    int64_t embedding = (int64_t)m->vocab * h;
-    int64_t outside_linears = embedding + (m->tied_embeddings ? 0 : embedding) + h +
-                              (int64_t)m->layers * (m->norms_per_layer * h + (m->experts > 0 ? h * m->experts : 0) +
-                                                    (m->qkv_bias ? q + 2 * kv : 0));
-    out->quantized_params = m->params - outside_linears;
+    int64_t outside_linears = outside_linear_params(m);
+    out->quantized_params = llm_linear_params(m);
     /* QLoRA quantizes the linear layers' weights; embeddings, LM head, norms, biases and the router
      * stay in bf16. */
     out->frozen_bytes = kind == FINETUNE_QLORA

@@ -21,6 +21,7 @@ void plan_options_default(struct plan_options *o)
         .zero = {.stage = 2, .offload = OFFLOAD_NONE, .zero_init = true},
         .weight_bytes = 2,
         .kv_bytes = 2,
+        .gpu_memory_utilization = INFER_GPU_MEMORY_SHARE,
         .image_bytes = thresholds_for(WL_CV_TRAIN)->cv_image_bytes,
         .lora_rank = 16,
     };
@@ -173,6 +174,10 @@ void plan_start_doc(struct plan *p)
 
 int plan_one(struct plan *p)
 {
+    /* A package of several devices (an MI250X: two GCDs of 64 GB) is that many GPUs to ROCm, to
+     * PyTorch and to every engine: each holds its own share, so the plan counts devices. */
+    int packages = p->gpus_per_node;
+    p->gpus_per_node *= p->gpu->devices;
     p->opt.zero.gpus_per_node = p->gpus_per_node;
     p->opt.zero.nodes = p->opt.nodes;
     plan_start_doc(p);
@@ -185,7 +190,15 @@ int plan_one(struct plan *p)
         gpu_lookup_counted(&p->table, p->opt.gpus, &count, p->gpu_note, sizeof p->gpu_note, err, sizeof err);
         json_object_set_new(gpu, "note", json_string(p->gpu_note));
     }
+    json_object_set_new(gpu, "packages_per_node", json_integer(packages));
+    json_object_set_new(gpu, "devices_per_package", json_integer(p->gpu->devices));
+    json_object_set_new(gpu, "memory_source", json_string(gpu_memory_source(p->gpu)));
     json_object_set_new(p->doc, "gpu", gpu);
+    if (p->gpu->devices > 1)
+        plan_step(p, N_("devices"),
+                  _("%d x %s = %d devices of %.1f GB each, as the driver shows them: every count and \"per GPU\" "
+                    "below is per device"),
+                  packages, p->gpu->id, p->gpus_per_node, gb(gpu_bytes(p)));
     if (p->opt.workload != WL_CV_TRAIN)
         json_object_set_new(p->doc, "model", model_json(&p->model));
     int rc;

@@ -28,11 +28,14 @@ struct plan_options {
     int prompt; /* llm-infer: prompt tokens of each request's context; 0 = not given (half the context) */
     struct zero_config zero;
     enum recompute recompute;
+    bool recompute_given; /* --recompute given: else --finetune runs with full (the recipes' default) */
     bool flash;
     enum finetune finetune;
     int lora_rank;
     bool lora_qv_only;
     double weight_bytes, kv_bytes; /* per element */
+    double gpu_memory_utilization; /* llm-infer: the share of GPU memory the engine plans with (vLLM's) */
+    double rate;                   /* llm-infer: requests per second to serve; 0 = not given */
     double img_rate, decode_rate, image_bytes, dataset_bytes;
 };
 

@@ -13,15 +13,23 @@
  * tensor-parallel size (8 GPUs as 8 x tp 1 for a model one GPU holds): the split with the most
  * tokens/s, each replica at the largest batch of --context requests its memory holds (at least
  * --batch). */
-static void infer_throughput(struct plan *p, bool fits, double usable)
+/* What vLLM gives the weights and the KV cache on each GPU at tensor parallelism tp: the share of
+ * the GPU's memory it plans with, less its profiling run's peak and the non-torch memory. */
+static double infer_usable(const struct plan *p, int tp)
+{
+    return gpu_bytes(p) * p->opt.gpu_memory_utilization - infer_profile_peak_bytes(&p->model, tp) -
+           infer_non_torch_bytes(tp);
+}
+
+static void infer_throughput(struct plan *p, bool fits)
 {
     const struct llm_shape *m = &p->model;
     const struct thresholds *t = thresholds_for(WL_LLM_INFER);
     int n = p->gpus_per_node;
     bool prompt_given = p->opt.prompt > 0;
     int prompt = prompt_given ? p->opt.prompt : p->opt.context / 2;
-    double weights = (double)m->params * p->opt.weight_bytes;
-    struct infer_rate_input in = {.model = m, .gpu = p->gpu, .weight_bytes = p->opt.weight_bytes,
+    double weights = infer_weight_bytes(m, p->opt.weight_bytes);
+    struct infer_rate_input in = {.model = m, .gpu = p->gpu, .weight_bytes = p->opt.weight_bytes, .weights_total = weights,
                                   .kv_bytes = p->opt.kv_bytes, .context = p->opt.context, .prompt = prompt,
                                   .bandwidth_share = t->infer_decode_bandwidth_share,
                                   .flops_share = t->infer_prefill_flops_share};
@@ -33,7 +41,7 @@ static void infer_throughput(struct plan *p, bool fits, double usable)
         char why[256];
         if (n % k || !tensor_parallel_valid(m, k, why, sizeof why))
             continue;
-        double room = usable - weights / k;
+        double room = infer_usable(p, k) - weights / k;
         long holds = room > 0 ? (long)floor(room / kv_bytes_per_sequence(m, p->opt.kv_bytes, p->opt.context, k)) : 0;
         if (holds < p->opt.batch)
             continue;
@@ -65,6 +73,10 @@ static void infer_throughput(struct plan *p, bool fits, double usable)
                     "tokens; prefill tokens/s = tp x dense TFLOPS x 1e12 x FLOPS share / (2 x active parameters); "
                     "output tokens/s = 1 / (1 / decode + (prompt / output) / prefill); x replicas per node"));
     if (!r.known) {
+        if (p->opt.rate > 0)
+            json_object_set_new(p->doc, "rate",
+                                json_pack("{s:f, s:n, s:n, s:s}", "requests_s", p->opt.rate, "gpus", "nodes",
+                                          "why_unknown", r.why_unknown));
         json_object_set_new(o, "why_unknown", json_string(r.why_unknown));
         json_object_set_new(o, "output_tokens_s", json_null());
         json_object_set_new(p->doc, "throughput", o);
@@ -95,11 +107,33 @@ static void infer_throughput(struct plan *p, bool fits, double usable)
                 "tokens/s; prefill %.0f prompt tokens/s; with %d prompt tokens per %d generated (%s): %.0f output "
                 "tokens/s per replica, %.0f per node"),
               replicas, tp, batch, p->opt.context, gb(r.bytes_per_step_per_gpu), tp, r.mean_kv_tokens,
-              t->infer_decode_bandwidth_share * 100, p->gpu->mem_bw_gbs, r.memory_step_s * 1e3,
+              t->infer_decode_bandwidth_share * 100, p->gpu->mem_bw_gbs / p->gpu->devices, r.memory_step_s * 1e3,
               r.compute_bound ? _("compute-bound") : _("memory-bound"), r.compute_step_s * 1e3, t->infer_prefill_flops_share * 100,
               r.dense_tflops_per_gpu, precision_name(r.compute_precision), r.decode_tokens_s, r.prefill_tokens_s,
               prompt, p->opt.context - prompt, prompt_given ? "--prompt" : _("--prompt not given: half the context"),
               r.output_tokens_s, replicas * r.output_tokens_s);
+    if (p->opt.rate > 0) {
+        /* --rate R: R requests/s of --context tokens, each generating context - prompt tokens, on
+         * replicas of this split, each at its estimated rate. */
+        int output = p->opt.context - prompt;
+        double needed = p->opt.rate * output;
+        long need_replicas = (long)ceil(needed / r.output_tokens_s);
+        long gpus = need_replicas * tp, nodes = (gpus + n - 1) / n;
+        double headroom = need_replicas * r.output_tokens_s / needed - 1;
+        json_object_set_new(
+            p->doc, "rate",
+            json_pack("{s:b, s:f, s:i, s:f, s:f, s:i, s:I, s:I, s:I, s:f, s:s}", "estimate", 1, "requests_s",
+                      p->opt.rate, "output_tokens_per_request", output, "output_tokens_s_needed", needed,
+                      "output_tokens_s_per_replica", r.output_tokens_s, "tensor_parallel", tp, "replicas",
+                      (json_int_t)need_replicas, "gpus", (json_int_t)gpus, "nodes", (json_int_t)nodes, "headroom",
+                      headroom, "basis", "plan.throughput: the roofline estimate, at each replica's largest batch"));
+        plan_step(p, N_("rate"),
+                  _("%g requests/s x %d output tokens = %.0f output tokens/s: %ld replica(s) of %d x %s at the "
+                    "estimated %.0f tokens/s each = %ld GPUs, %ld node(s) of %d; headroom %.0f%% (an estimate: "
+                    "see throughput)"),
+                  p->opt.rate, output, needed, need_replicas, tp, p->gpu->id, r.output_tokens_s, gpus, nodes, n,
+                  headroom * 100);
+    }
 }
 
 int plan_infer(struct plan *p)
@@ -113,7 +147,7 @@ int plan_infer(struct plan *p)
     if (p->opt.prompt >= p->opt.context)
         return plan_fail(p, _("--prompt %d: the prompt is part of the --context of %d tokens; it must be shorter"),
                          p->opt.prompt, p->opt.context);
-    double weights = (double)m->params * p->opt.weight_bytes;
+    double weights = infer_weight_bytes(m, p->opt.weight_bytes);
     int64_t per_token = kv_bytes_per_token(m, p->opt.kv_bytes);
     /* vLLM keeps max(1, KV heads / tp) KV heads on each GPU: replicated when tp exceeds them. */
     char tp_why[256] = "";
@@ -122,7 +156,7 @@ int plan_infer(struct plan *p)
     double per_request = kv_bytes_per_sequence(m, p->opt.kv_bytes, p->opt.context, 1);
     double kv_total = per_request * p->opt.batch, kv_per_gpu = per_request_gpu * p->opt.batch;
     int kv_heads_per_gpu = m->kv_heads / n > 1 ? m->kv_heads / n : 1;
-    double usable = gpu_bytes(p) * INFER_GPU_MEMORY_SHARE - CUDA_CONTEXT_BYTES;
+    double usable = infer_usable(p, n), peak = infer_profile_peak_bytes(m, n), non_torch = infer_non_torch_bytes(n);
     double per_gpu = weights / n + kv_per_gpu;
     bool fits = tp_ok && per_gpu <= usable;
     p->does_not_fit = !fits;
@@ -153,11 +187,19 @@ int plan_infer(struct plan *p)
                                   "max_tokens", max_tokens, "max_batch_at_context", (json_int_t)max_batch,
                                   "max_context_at_batch", (json_int_t)max_context));
     json_object_set_new(p->doc, "gpu_memory",
-                        json_pack("{s:f, s:f, s:I, s:f, s:f, s:b}", "weights", weights, "kv_cache", kv_total,
-                                  "cuda_context", (json_int_t)CUDA_CONTEXT_BYTES, "total_per_gpu", per_gpu,
+                        json_pack("{s:f, s:f, s:f, s:f, s:f, s:i, s:f, s:f, s:b}", "weights", weights, "kv_cache",
+                                  kv_total, "gpu_memory_utilization", p->opt.gpu_memory_utilization,
+                                  "profile_peak_per_gpu", peak, "non_torch_per_gpu", non_torch,
+                                  "max_num_batched_tokens", VLLM_MAX_NUM_BATCHED_TOKENS, "total_per_gpu", per_gpu,
                                   "available_per_gpu", usable, "fits", fits));
-    plan_step(p, N_("weights"), _("%.1f GB at %g B/parameter, split over %d GPU(s) by tensor parallelism"), gb(weights),
-              p->opt.weight_bytes, n);
+    if (p->opt.weight_bytes < 2)
+        plan_step(p, N_("weights"),
+                  _("%.1f GB: the linear layers at %g B/parameter, embeddings, LM head and norms in 16 bits (as FP8, "
+                    "INT8 and INT4 checkpoints keep them), split over %d GPU(s) by tensor parallelism"),
+                  gb(weights), p->opt.weight_bytes, n);
+    else
+        plan_step(p, N_("weights"), _("%.1f GB at %g B/parameter, split over %d GPU(s) by tensor parallelism"),
+                  gb(weights), p->opt.weight_bytes, n);
     if (!tp_ok)
         plan_step(p, N_("tensor parallel"), _("%s: use a GPU count that divides %d heads and fits %d KV heads"), tp_why,
                   m->heads, m->kv_heads);
@@ -175,18 +217,20 @@ int plan_infer(struct plan *p)
                                          : _(" (the sliding-window layers keep only their window)"),
         gb(kv_total), p->opt.batch, gb(kv_per_gpu));
     plan_step(p, N_("gpu memory"),
-              _("%.1f GB per GPU of %.1f GB usable (%.0f%% of %g GB, as vLLM plans, less 1 GB CUDA context): %s; the "
-              "largest batch at %d tokens is %ld, the longest context at batch %d is %ld tokens"),
-              gb(per_gpu), gb(usable), INFER_GPU_MEMORY_SHARE * 100, p->gpu->memory_gb,
+              _("%.1f GB per GPU of %.1f GB usable (%.0f%% of %.1f GB, as vLLM plans, less its profiling run's peak, "
+                "%.1f GB for a %d-token step with its fp32 logits, and %.2f GB non-torch memory): %s; the largest "
+                "batch at %d tokens is %ld, the longest context at batch %d is %ld tokens"),
+              gb(per_gpu), gb(usable), p->opt.gpu_memory_utilization * 100, gb(gpu_bytes(p)), gb(peak),
+              VLLM_MAX_NUM_BATCHED_TOKENS, gb(non_torch),
               fits    ? _("fits")
               : tp_ok ? _("does NOT fit")
                       : _("not runnable (tensor parallelism)"),
               p->opt.context, max_batch, p->opt.batch, max_context);
-    infer_throughput(p, fits, usable);
+    infer_throughput(p, fits);
     int min_n = 0;
     for (int k = 1; k <= 64 && !min_n; k *= 2)
         if (tensor_parallel_valid(m, k, tp_why, sizeof tp_why) &&
-            weights / k + kv_bytes_per_sequence(m, p->opt.kv_bytes, p->opt.context, k) * p->opt.batch <= usable)
+            weights / k + kv_bytes_per_sequence(m, p->opt.kv_bytes, p->opt.context, k) * p->opt.batch <= infer_usable(p, k))
             min_n = k;
     if (min_n)
         plan_require(p, N_("gpus_per_node"), json_integer(n),

@@ -22,7 +22,8 @@ void plan_require(struct plan *p, const char *key, json_t *value, const char *fm
     __attribute__((format(printf, 4, 5)));
 
 static inline double gb(double bytes) { return bytes / GB; }
-static inline double gpu_bytes(const struct plan *p) { return p->gpu->memory_gb * GB; }
+/* One device's memory as the driver reports it (util/gputable.h): the "fits" answers use it. */
+static inline double gpu_bytes(const struct plan *p) { return gpu_memory_bytes(p->gpu); }
 
 /* Cores per GPU: own (the job's processes), raised to what the audit's CPU_CORES_PER_GPU asks. */
 int cores_per_gpu(enum workload w, int own, double images_s);

@@ -55,7 +55,7 @@ static int by_count_then_speed(const void *a, const void *b)
 static json_t *candidate_json(const struct candidate *c, int rank)
 {
     return json_pack("{s:i, s:s, s:i, s:f, s:f, s:o, s:s}", "rank", rank, "gpu", c->gpu->id, "count_per_node", c->count,
-                     "gpu_memory_bytes_per_gpu", c->need_per_gpu, "memory_bytes", c->gpu->memory_gb * 1e9,
+                     "gpu_memory_bytes_per_gpu", c->need_per_gpu, "memory_bytes", gpu_memory_bytes(c->gpu),
                      "dense_bf16_tflops_total", c->dense_bf16_total > 0 ? json_real(c->dense_bf16_total) : json_null(),
                      "confidence", c->gpu->confidence);
 }

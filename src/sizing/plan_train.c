@@ -20,7 +20,27 @@ static double train_activations(const struct plan *p, enum recompute r)
     if (!p->model.has_shape)
         return 0;
     return p->model.layers * activation_bytes_per_layer(&p->model, p->opt.seq, p->opt.micro_batch, r, p->opt.flash) +
-           logits_bytes(&p->model, p->opt.seq, p->opt.micro_batch);
+           logits_bytes(&p->model, p->opt.seq, p->opt.micro_batch) +
+           recompute_working_bytes(&p->model, p->opt.seq, p->opt.micro_batch, r, p->opt.flash);
+}
+
+/* The largest term per GPU at the asked settings (what to change first): the model states, the
+ * activations, or the fp32 logits (with, under full recompute, their gradient). */
+static const char *largest_term(double states, double activations, double logits, double *bytes)
+{
+    double layers = activations - logits;
+    if (states >= layers && states >= logits) {
+        *bytes = states;
+        return _("the model states");
+    }
+    *bytes = logits > layers ? logits : layers;
+    return logits > layers ? _("the fp32 logits") : _("the activations");
+}
+
+static double logits_held(const struct plan *p, enum recompute r)
+{
+    double logits = logits_bytes(&p->model, p->opt.seq, p->opt.micro_batch);
+    return r == RECOMPUTE_FULL ? 2 * logits : logits;
 }
 
 static struct train_fit train_fit(const struct plan *p, const struct zero_config *cfg, enum recompute r)
@@ -104,8 +124,10 @@ int plan_train(struct plan *p)
         double layer = activation_bytes_per_layer(m, p->opt.seq, p->opt.micro_batch, p->opt.recompute, p->opt.flash);
         double logits = logits_bytes(m, p->opt.seq, p->opt.micro_batch);
         double per_token = activation_bytes_per_token_layer(m);
+        double working = recompute_working_bytes(m, p->opt.seq, p->opt.micro_batch, p->opt.recompute, p->opt.flash);
         json_object_set_new(p->doc, "activations",
-                            json_pack("{s:f, s:f, s:f, s:f, s:f, s:s, s:s, s:i, s:i}", "bytes_per_gpu", f.activations,
+                            json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:s, s:s, s:i, s:i}", "bytes_per_gpu", f.activations,
+                                      "recompute_working_bytes", working,
                                       "per_layer_bytes", layer, "bytes_per_token_layer", per_token, "per_token_layer_h",
                                       per_token / m->hidden, "logits_bytes", logits, "recompute",
                                       recompute_name(p->opt.recompute), "attention", p->opt.flash ? "flash" : "eager",
@@ -126,6 +148,12 @@ int plan_train(struct plan *p)
             _("%.1f GB per GPU: %d layers x %.2f GB (%s; counted as Korthikanti et al. count GPT's 34sbh) + %.2f GB "
             "fp32 logits (b*s*V*4); seq %d, micro-batch %d"),
             gb(f.activations), m->layers, gb(layer), what, gb(logits), p->opt.seq, p->opt.micro_batch);
+        if (working > 0)
+            plan_step(p, N_("recompute"),
+                      _("counted in the %.1f GB: full recompute still holds, while the backward pass runs, one layer "
+                        "re-materialised whole (%.2f GB, Korthikanti et al.'s per-layer count) and the fp32 logits' "
+                        "gradient (%.2f GB)"),
+                      gb(f.activations), gb(working - logits), gb(logits));
     } else {
         json_object_set_new(p->doc, "activations", json_null());
         plan_step(p, N_("activations"), _("unknown: --params gives no layer shape; use --model or --model-config"));
@@ -142,9 +170,9 @@ int plan_train(struct plan *p)
                                              : "model states and CUDA context only: activations unknown (--params)"));
     p->does_not_fit = !f.fits;
     plan_step(p, N_("gpu memory"),
-              _("%.1f GB per GPU (states + activations + 1 GB CUDA context, which is GPU memory) of %g GB on "
+              _("%.1f GB per GPU (states + activations + 1 GB CUDA context, which is GPU memory) of %.1f GB on "
               "%s: %s"),
-              gb(f.per_gpu), p->gpu->memory_gb, p->gpu->id,
+              gb(f.per_gpu), gb(gpu_bytes(p)), p->gpu->id,
               !f.fits      ? _("does NOT fit")
               : f.complete ? _("fits")
                            : _("the model states fit, but the activations are unknown with --params, so whether the "
@@ -169,8 +197,13 @@ int plan_train(struct plan *p)
                             json_pack("{s:i, s:s, s:s, s:f, s:I}", "stage", advice.stage, "offload",
                                       offload_name(advice.offload), "recompute", "full", "gpu_bytes_per_gpu",
                                       af.per_gpu, "cpu_bytes_per_node", (json_int_t)af.states.cpu_bytes_per_node));
-        plan_step(p, N_("advice"), _("activations dominate: with --recompute full, %s fits (%.1f GB per GPU)"),
-                  zero_label(&advice, label2, sizeof label2), gb(af.per_gpu));
+        double term;
+        const char *what = largest_term((double)f.states.gpu_bytes_per_gpu, f.activations,
+                                        logits_held(p, p->opt.recompute), &term);
+        plan_step(p, N_("advice"),
+                  _("with --recompute full, %s fits (%.1f GB per GPU); at the asked settings the largest term is %s, "
+                    "%.1f of %.1f GB per GPU"),
+                  zero_label(&advice, label2, sizeof label2), gb(af.per_gpu), what, gb(term), gb(f.per_gpu));
     } else if (m->has_shape) {
         json_object_set_new(p->doc, "advice", json_null());
         plan_step(p, N_("advice"),
@@ -219,7 +252,7 @@ int plan_train(struct plan *p)
             p, N_("host_ram_bytes_per_node"), json_real(host),
             _("DeepSpeed's estimate %.0f GB (%.0f GB + its 1.5 buffer) + %d x 2 GB training processes (PyTorch+CUDA "
             "RSS); stas00 also advises at least the node's GPU memory, %.0f GB, for loading checkpoints"),
-            gb(f.states.cpu_bytes_per_node), gb(f.states.cpu_bytes_unbuffered), n, n * p->gpu->memory_gb);
+            gb(f.states.cpu_bytes_per_node), gb(f.states.cpu_bytes_unbuffered), n, n * gb(gpu_bytes(p)));
     }
     if (f.states.nvme_bytes_per_node > 0)
         plan_require(
@@ -269,6 +302,11 @@ int plan_finetune(struct plan *p)
     if (!m->has_shape)
         return plan_fail(
             p, _("--finetune needs the layer shapes to count the adapters: --model or --model-config, not --params"));
+    /* The recipes people run turn gradient checkpointing on for LoRA and QLoRA: the plan does too,
+     * unless --recompute says otherwise. */
+    bool recompute_default = !p->opt.recompute_given;
+    if (recompute_default)
+        p->opt.recompute = RECOMPUTE_FULL;
     struct finetune_estimate e;
     finetune_estimate(m, p->opt.finetune, p->opt.lora_rank, p->opt.lora_qv_only, &e);
     bool qlora = p->opt.finetune == FINETUNE_QLORA;
@@ -285,8 +323,14 @@ int plan_finetune(struct plan *p)
                                   qlora ? QLORA_BITS_PER_PARAM : 16.0, "frozen_bytes", e.frozen_bytes, "adapter_bytes",
                                   e.adapter_bytes));
     json_object_set_new(p->doc, "activations",
-                        json_pack("{s:f, s:s, s:s, s:i, s:i}", "bytes_per_gpu", activations, "recompute",
-                                  recompute_name(p->opt.recompute), "attention", p->opt.flash ? "flash" : "eager",
+                        json_pack("{s:f, s:s, s:s, s:f, s:f, s:s, s:i, s:i}", "bytes_per_gpu", activations, "recompute",
+                                  recompute_name(p->opt.recompute), "recompute_source",
+                                  recompute_default ? FINETUNE_RECOMPUTE_SOURCE : "--recompute",
+                                  "recompute_working_bytes",
+                                  recompute_working_bytes(m, p->opt.seq, p->opt.micro_batch, p->opt.recompute,
+                                                          p->opt.flash),
+                                  "logits_bytes", logits_held(p, p->opt.recompute), "attention",
+                                  p->opt.flash ? "flash" : "eager",
                                   "seq", p->opt.seq, "micro_batch", p->opt.micro_batch));
     json_object_set_new(p->doc, "gpu_memory",
                         json_pack("{s:f, s:f, s:f, s:I, s:f, s:f, s:b}", "frozen_weights", e.frozen_bytes, "adapters",
@@ -312,8 +356,13 @@ int plan_finetune(struct plan *p)
               _("%.1f GB per GPU: the backward pass still runs through the frozen layers (%s, seq %d, "
               "micro-batch %d)"),
               gb(activations), recompute_name(p->opt.recompute), p->opt.seq, p->opt.micro_batch);
-    plan_step(p, N_("gpu memory"), _("%.1f GB per GPU of %g GB on %s: %s; each GPU holds a whole copy (data parallel)"),
-              gb(total), p->gpu->memory_gb, p->gpu->id, fits ? _("fits") : _("does NOT fit"));
+    if (recompute_default)
+        plan_step(p, N_("recompute"),
+                  _("--recompute not given: full (gradient checkpointing), as fine-tuning recipes run LoRA and QLoRA: "
+                    "PEFT's prepare_model_for_kbit_training, Unsloth's get_peft_model, LLaMA-Factory and the QLoRA "
+                    "paper's qlora.py turn it on by default; --recompute none plans without it"));
+    plan_step(p, N_("gpu memory"), _("%.1f GB per GPU of %.1f GB on %s: %s; each GPU holds a whole copy (data parallel)"),
+              gb(total), gb(gpu_bytes(p)), p->gpu->id, fits ? _("fits") : _("does NOT fit"));
     if (!fits) {
         struct finetune_estimate q;
         finetune_estimate(m, FINETUNE_QLORA, p->opt.lora_rank, p->opt.lora_qv_only, &q);
@@ -329,6 +378,18 @@ int plan_finetune(struct plan *p)
             plan_step(p, N_("advice"),
                       _("the adapters' states (%.1f GB) are what does not fit: lower --rank, or --lora-targets qv"),
                       gb(e.adapter_bytes));
+        else if (e.frozen_bytes + e.adapter_bytes + CUDA_CONTEXT_BYTES <= gpu_bytes(p))
+            plan_step(p, N_("advice"),
+                      _("the frozen weights and adapters fit (%.1f GB); the activations do not: %.1f GB even with "
+                        "full recompute, of which %.1f GB are the fp32 logits and their gradient: shorten --seq or "
+                        "lower --micro-batch"),
+                      gb(e.frozen_bytes + e.adapter_bytes + CUDA_CONTEXT_BYTES), gb(full),
+                      gb(logits_held(p, RECOMPUTE_FULL)));
+        else if (e.frozen_bytes + CUDA_CONTEXT_BYTES <= gpu_bytes(p))
+            plan_step(p, N_("advice"),
+                      _("the frozen weights fit (%.1f GB); the adapters' states (%.1f GB) and the activations (%.1f "
+                        "GB with full recompute) do not: lower --rank, --lora-targets qv, shorten --seq, or shard"),
+                      gb(e.frozen_bytes + CUDA_CONTEXT_BYTES), gb(e.adapter_bytes), gb(full));
         else
             plan_step(p, N_("advice"),
                       _("the frozen model alone does not fit one %s: shard it (FSDP or ZeRO-3 with LoRA) over "

@@ -17,7 +17,9 @@ void infer_rate_estimate(const struct infer_rate_input *in, struct infer_rate *o
     out->compute_precision = in->weight_bytes == 1 && g->dense[PREC_FP8] > 0 ? PREC_FP8 : PREC_BF16;
     if (out->compute_precision == PREC_BF16 && g->dense[PREC_BF16] <= 0)
         out->compute_precision = PREC_FP16; /* Volta and Turing: FP16 tensor cores only */
-    out->dense_tflops_per_gpu = g->dense[out->compute_precision];
+    /* Per device: a package of two (MI250X) splits its figures between them. */
+    double devices = g->devices > 0 ? g->devices : 1, bandwidth = g->mem_bw_gbs / devices;
+    out->dense_tflops_per_gpu = g->dense[out->compute_precision] / devices;
     if (g->mem_bw_gbs <= 0 || out->dense_tflops_per_gpu <= 0) {
         snprintf(out->why_unknown, sizeof out->why_unknown,
                  g->mem_bw_gbs <= 0 ? _("the GPU table has no memory bandwidth for %s")
@@ -30,12 +32,12 @@ void infer_rate_estimate(const struct infer_rate_input *in, struct infer_rate *o
                  in->batch < 1 ? _("not one request of this context fits") : _("the request generates no tokens"));
         return;
     }
-    double weights_per_gpu = (double)m->params * in->weight_bytes / in->tp;
+    double weights_per_gpu = (in->weights_total > 0 ? in->weights_total : (double)m->params * in->weight_bytes) / in->tp;
     out->mean_kv_tokens = in->prompt + output / 2.0;
     out->bytes_per_step_per_gpu =
         weights_per_gpu + (double)in->batch * kv_bytes_per_sequence(m, in->kv_bytes, (int)out->mean_kv_tokens, in->tp);
     double flops_per_gpu_s = out->dense_tflops_per_gpu * 1e12 * in->flops_share;
-    out->memory_step_s = out->bytes_per_step_per_gpu / (g->mem_bw_gbs * GB * in->bandwidth_share);
+    out->memory_step_s = out->bytes_per_step_per_gpu / (bandwidth * GB * in->bandwidth_share);
     out->compute_step_s = 2.0 * (double)m->active_params * (double)in->batch / in->tp / flops_per_gpu_s;
     out->compute_bound = out->compute_step_s > out->memory_step_s;
     out->decode_tokens_s = (double)in->batch / (out->compute_bound ? out->compute_step_s : out->memory_step_s);

@@ -19,6 +19,7 @@ struct infer_rate_input {
     const struct gpu_spec *gpu;
     int tp;                        /* GPUs of one replica */
     double weight_bytes, kv_bytes; /* per element */
+    double weights_total;          /* bytes of all weights (demand.h infer_weight_bytes); 0: params x weight_bytes */
     int context, prompt;           /* tokens per request, of which prompt (output = context - prompt) */
     long batch;                    /* sequences decoded together (the most that fit at context) */
     double bandwidth_share;        /* of peak HBM bandwidth that decode reaches */

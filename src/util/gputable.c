@@ -14,6 +14,7 @@
 #include "util/datadir.h"
 #include "util/i18n.h"
 #include "util/suggest.h"
+#include "util/units.h"
 
 static const char *const precision_names[PRECISION_COUNT] = {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8"};
 
@@ -63,7 +64,8 @@ static void gpu_spec_free(struct gpu_spec *g)
         free(g->aliases[i]);
     free(g->aliases);
     char **strings[] = {&g->id,   &g->name,         &g->variant, &g->vendor,     &g->arch,  &g->memory_type,
-                        &g->ecc,  &g->scaleup_link, &g->notes,   &g->confidence, &g->source, &g->resnet50_source};
+                        &g->ecc,  &g->scaleup_link, &g->notes,   &g->confidence, &g->source, &g->resnet50_source,
+                        &g->memory_mib_source};
     for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++)
         free(*strings[i]);
 }
@@ -79,7 +81,7 @@ static int parse_row(const struct csv_table *csv, const struct csv_row *row, str
         {"memory_gb", &g->memory_gb, true},   {"mem_bw_gbs", &g->mem_bw_gbs, true},
         {"pcie_gen", &g->pcie_gen, false},    {"pcie_lanes", &g->pcie_lanes, false},
         {"scaleup_gbs_bidir", &g->scaleup_gbs_bidir, false}, {"tdp_w", &g->tdp_w, false},
-        {"resnet50_img_s", &g->resnet50_img_s, false},
+        {"resnet50_img_s", &g->resnet50_img_s, false}, {"memory_mib", &g->memory_mib, false},
     };
     for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++)
         if (csv_number(csv, row, csv_column(csv, numbers[i].column), numbers[i].required, numbers[i].out, err,
@@ -100,7 +102,38 @@ static int parse_row(const struct csv_table *csv, const struct csv_row *row, str
         snprintf(err, errlen, "%s:%d: memory_gb must be positive", csv->path, row->line);
         return -1;
     }
+    double devices = 0;
+    if (csv_number(csv, row, csv_column(csv, "devices"), false, &devices, err, errlen) != 0)
+        return -1;
+    if (devices != 0 && (devices < 1 || devices > 16 || devices != floor(devices))) {
+        snprintf(err, errlen, "%s:%d: devices must be a whole number from 1 to 16", csv->path, row->line);
+        return -1;
+    }
+    g->devices = devices > 0 ? (int)devices : 1;
+    /* The driver's figure is per device and never far from the vendor's: a MiB column holding GB, or
+     * a whole package's memory, is a mistake in the table. */
+    double vendor = g->memory_gb * GB / g->devices, mib = g->memory_mib * MIB;
+    if (g->memory_mib != 0 && (g->memory_mib < 0 || mib < 0.9 * vendor || mib > 1.2 * vendor)) {
+        snprintf(err, errlen, "%s:%d: memory_mib %g is not within 0.9-1.2x of memory_gb %g / %d device(s)", csv->path,
+                 row->line, g->memory_mib, g->memory_gb, g->devices);
+        return -1;
+    }
+    if (g->memory_mib > 0 && !*g->memory_mib_source) {
+        snprintf(err, errlen, "%s:%d: memory_mib needs a memory_mib_source", csv->path, row->line);
+        return -1;
+    }
     return 0;
+}
+
+double gpu_memory_bytes(const struct gpu_spec *g)
+{
+    return g->memory_mib > 0 ? g->memory_mib * MIB : g->memory_gb * GB / (g->devices > 0 ? g->devices : 1);
+}
+
+const char *gpu_memory_source(const struct gpu_spec *g)
+{
+    return g->memory_mib > 0 ? g->memory_mib_source
+                             : N_("the vendor's decimal GB: no driver-reported figure recorded (a lower bound)");
 }
 
 /* The reference for estimates: the A100 SXM4 80GB's 2,470 img/s (NVIDIA DeepLearningExamples). */
@@ -165,6 +198,7 @@ static int load_table(FILE *f, const char *path, struct gpu_table *t, char *err,
         g->confidence = field_dup(&csv, row, "confidence");
         g->source = field_dup(&csv, row, "source");
         g->resnet50_source = field_dup(&csv, row, "resnet50_source");
+        g->memory_mib_source = field_dup(&csv, row, "memory_mib_source");
         int alias_col = csv_column(&csv, "aliases");
         if (alias_col >= 0)
             split_aliases(g, row->fields[alias_col]);

@@ -17,7 +17,12 @@ struct gpu_spec {
     char **aliases;      /* nvidia-smi / rocm-smi product names */
     int naliases;
     char *name, *variant, *vendor, *arch, *memory_type, *scaleup_link, *ecc, *confidence, *notes, *source;
-    double memory_gb;    /* decimal GB as the vendor quotes it */
+    double memory_gb;    /* decimal GB as the vendor quotes it (the name's "80GB"; the whole package) */
+    /* Memory of one device as the driver reports it (nvidia-smi's, rocm-smi's MiB), with where that
+     * figure was read; 0 and "" when no such figure is recorded (gpu_memory_bytes falls back). */
+    double memory_mib;
+    char *memory_mib_source;
+    int devices; /* devices the package shows to software (an MI250X: 2 GCDs); 1 for most */
     double mem_bw_gbs;
     double pcie_gen, pcie_lanes, scaleup_gbs_bidir, tdp_w;
     /* TFLOPS (TOPS for int8) per precision; 0 = the GPU has no such mode or the vendor lists none.
@@ -33,6 +38,12 @@ struct gpu_spec {
     double resnet50_estimate_img_s;
     char resnet50_estimate_source[256];
 };
+
+/* Memory of one device in bytes as software sees it: the driver's MiB where recorded, else the
+ * vendor's decimal GB over the devices (a lower bound: "80 GB" cards carry 80 GiB or more). */
+double gpu_memory_bytes(const struct gpu_spec *g);
+/* Where gpu_memory_bytes comes from (the memory_mib_source, or that it is the vendor's GB). */
+const char *gpu_memory_source(const struct gpu_spec *g);
 
 /* The measured rate, else the estimate; *source says which. 0 when the GPU has neither. */
 double gpu_resnet50_rate(const struct gpu_spec *g, const char **source);

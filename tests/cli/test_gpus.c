@@ -99,3 +99,52 @@ Test(gpus, broken_table_names_file_and_line)
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     cr_assert_eq(system(cmd), 0);
 }
+
+/* Card memory in the units the card has: nvidia-smi's MiB (H100 80GB HBM3: 81559 MiB, NVIDIA/nccl
+ * issue #1264; L40S: 46068 MiB, akash-network/provider-configs PR #99), rocm-smi's bytes (MI300X:
+ * 206141652992 B, ROCm/legacy-rocm-build issue #4750), and an MI250X as two 64 GB devices. */
+Test(gpus, memory_is_per_device_as_the_driver_reports_it)
+{
+    struct run_result r = run_gpuvet("gpus", "--json", "h100-sxm5-80gb", "l40s-pcie-48gb", "mi300x-oam-192gb",
+                                     "mi250x-oam-128gb", "a30-pcie-24gb", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *doc = run_json(&r), *list = json_object_get(doc, "gpus");
+    cr_assert_eq(json_array_size(list), 5, "%s", r.out);
+    static const double bytes[] = {81559.0 * 1048576, 46068.0 * 1048576, 206141652992.0, 64e9, 24e9};
+    static const int devices[] = {1, 1, 1, 2, 1};
+    for (size_t i = 0; i < 5; i++) {
+        json_t *g = json_array_get(list, i);
+        cr_expect_float_eq(json_number_value(json_object_get(g, "memory_bytes_per_device")), bytes[i], 1,
+                           "%s", json_string_value(json_object_get(g, "id")));
+        cr_expect_eq(json_integer_value(json_object_get(g, "devices")), devices[i]);
+        cr_expect(json_string_length(json_object_get(g, "memory_source")) > 0);
+    }
+    /* The A30 has no driver figure recorded: its vendor GB, said so, and memory_mib null. */
+    json_t *a30 = json_array_get(list, 4);
+    cr_expect(json_is_null(json_object_get(a30, "memory_mib")));
+    cr_expect(strstr(json_string_value(json_object_get(a30, "memory_source")), "lower bound"));
+    json_decref(doc);
+    run_result_free(&r);
+}
+
+/* A MiB column holding GB (80 instead of 81559) is refused, naming the file and line. */
+Test(gpus, memory_mib_far_from_the_vendor_figure_is_refused)
+{
+    char dir[] = "/tmp/gpuvet-gpus-mib-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "cp '%s/../data/'*.csv '%s' && printf '%%s\\n' "
+             "'id,gpu,variant,memory_gb,mem_bw_gbs,source,memory_mib,memory_mib_source' "
+             "'h100-x,H100,SXM5 80GB,80,3350,https://example.invalid/h100,80,nvidia-smi' > '%s/gpus.csv'",
+             GPUVET_TEST_SOURCE, dir, dir);
+    cr_assert_eq(system(cmd), 0);
+    setenv("GPUVET_DATA_DIR", dir, 1);
+    struct run_result r = run_gpuvet("gpus", NULL);
+    unsetenv("GPUVET_DATA_DIR");
+    cr_expect_eq(r.status, 2, "%s", r.out);
+    cr_expect(strstr(r.err, "gpus.csv:2: memory_mib 80 is not within"), "%s", r.err);
+    run_result_free(&r);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}

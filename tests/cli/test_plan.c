@@ -10,6 +10,7 @@
 #include "testutil.h"
 
 #define PLAN_FIXTURE(name) GPUVET_TEST_SOURCE "/fixtures/plan/" name
+#define GIB (1024.0 * 1024.0 * 1024.0)
 
 static json_t *plan_of(json_t *doc)
 {
@@ -744,4 +745,150 @@ Test(plan, ten_million_thin_layers_plan_without_negative_sizes)
     }
     unlink(path);
     free(path);
+}
+
+/* Dettmers et al., "QLoRA" (2023): "finetune a 65B parameter model on a single 48GB GPU", with
+ * LoRA r = 64 on every linear layer and gradient checkpointing. LLaMA-65B's config.json; an RTX
+ * A6000 shows 49140 MiB (51.5 GB): the job fits there, where 48e9 bytes made it 1 GB short. */
+Test(plan, qlora_65b_fits_one_48gb_card_as_the_qlora_paper_ran_it)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-train", "--finetune", "qlora", "--rank", "64",
+                                     "--model-config", PLAN_FIXTURE("llama-65b.config.json"), "--seq", "512",
+                                     "--recompute", "full", "--gpus", "1xrtx-a6000-48gb", "--json", NULL);
+    cr_assert_eq(r.status, 0, "%s%s", r.err, r.out);
+    json_t *doc = run_json(&r), *plan = plan_of(doc);
+    cr_expect_float_eq(number_at(plan, "model", "params"), 65.2e9, 0.2e9);
+    cr_expect_eq(number_at(plan, "gpu_memory", "available"), 49140.0 * 1048576);
+    cr_expect(json_is_true(json_object_get(json_object_get(plan, "gpu_memory"), "fits")));
+    double total = number_at(plan, "gpu_memory", "total");
+    cr_expect(total > 48e9 && total < 49140.0 * 1048576, "%.2f GB", total / 1e9);
+    json_decref(doc);
+    run_result_free(&r);
+}
+
+/* ROCm shows an MI250X as two devices of 64 GB (AMD Instinct docs, MI250/MI250X system
+ * acceptance): 4 packages are 8 GPUs, each judged by its 64 GB. */
+Test(plan, mi250x_is_two_64gb_devices)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-infer", "--model", "llama-2-13b", "--gpus",
+                                     "1xmi250x-oam-128gb", "--json", NULL);
+    cr_assert(r.status == 0 || r.status == 1, "%s", r.err);
+    json_t *doc = run_json(&r), *plan = plan_of(doc);
+    cr_expect_eq(number_at(plan, "gpu", "count_per_node"), 2);
+    cr_expect_eq(number_at(plan, "gpu", "packages_per_node"), 1);
+    cr_expect_eq(number_at(plan, "gpu", "memory_bytes"), 64e9);
+    cr_expect_eq(number_at(plan, "tensor_parallel", "size"), 2);
+    json_decref(doc);
+    run_result_free(&r);
+}
+
+/* LoRA/QLoRA recipes turn gradient checkpointing on (PEFT's prepare_model_for_kbit_training,
+ * Unsloth, LLaMA-Factory, the QLoRA paper's qlora.py): without --recompute, --finetune plans with
+ * full recompute and says where the default comes from; --recompute none still plans without. */
+Test(plan, finetune_defaults_to_gradient_checkpointing_overridable)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-train", "--model", "qwen2.5-32b", "--finetune",
+                                     "qlora", "--gpus", "1xl40s", "--json", NULL);
+    cr_assert_eq(r.status, 0, "%s%s", r.err, r.out);
+    json_t *doc = run_json(&r), *plan = plan_of(doc), *act = json_object_get(plan, "activations");
+    cr_expect_str_eq(json_string_value(json_object_get(act, "recompute")), "full");
+    cr_expect(strstr(json_string_value(json_object_get(act, "recompute_source")), "PEFT"));
+    cr_expect_gt(number_at(plan, "activations", "recompute_working_bytes"), 0);
+    json_decref(doc);
+    run_result_free(&r);
+    r = run_gpuvet("plan", "--workload", "llm-train", "--model", "qwen2.5-32b", "--finetune", "qlora", "--gpus",
+                   "1xl40s", "--recompute", "none", "--json", NULL);
+    cr_assert_eq(r.status, 1, "%s%s", r.err, r.out);
+    doc = run_json(&r);
+    plan = plan_of(doc);
+    act = json_object_get(plan, "activations");
+    cr_expect_str_eq(json_string_value(json_object_get(act, "recompute")), "none");
+    cr_expect_str_eq(json_string_value(json_object_get(act, "recompute_source")), "--recompute");
+    json_decref(doc);
+    run_result_free(&r);
+    /* Without --gpus a 48 GB card is among the answers (it was H200/B200/MI300X only). */
+    r = run_gpuvet("plan", "--workload", "llm-train", "--model", "qwen2.5-32b", "--finetune", "qlora", "--json", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    doc = run_json(&r);
+    json_t *c;
+    size_t i;
+    bool l40s = false;
+    json_array_foreach(json_object_get(plan_of(doc), "candidates"), i, c)
+        l40s |= !strcmp(json_string_value(json_object_get(c, "gpu")), "l40s-pcie-48gb") &&
+                json_integer_value(json_object_get(c, "count_per_node")) == 1;
+    cr_expect(l40s, "%s", r.out);
+    json_decref(doc);
+    run_result_free(&r);
+}
+
+/* The advice names the real cause: Llama-3.1-8B fully trained on one RTX 4090 has 160 GB of model
+ * states against a few GB of activations: "activations dominate" was wrong. */
+Test(plan, advice_names_the_largest_term)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-train", "--model", "llama-3.1-8b", "--gpus", "1x4090",
+                                     NULL);
+    cr_assert_eq(r.status, 1, "%s", r.err);
+    cr_expect(strstr(r.out, "the largest term is the model states"), "%s", r.out);
+    cr_expect_null(strstr(r.out, "activations dominate"), "%s", r.out);
+    run_result_free(&r);
+}
+
+/* Inference memory as vLLM plans it, against vLLM's own logs on an H100 (llm-d/llm-d-benchmark,
+ * config_explorer/empirical-vllm-memory-results.md, --gpu-memory-utilization 0.9, max-model-len
+ * 16000): Llama-3.1-8B weights 14.99 GiB, peak activation 4.76, non-torch 0.13, KV cache 51.38 GiB;
+ * Llama-3.3-70B-FP8 (Llama-3.1-70B's shape) at TP 2: 33.88, 4.84, 0.55, 32.0 GiB. The FP8
+ * checkpoint keeps embeddings and LM head in 16 bits: all-FP8 weights would be 3 % low. The KV
+ * cache comes out 0.8 % high: CUDA shows 79.18 GiB of the 81559 MiB nvidia-smi reports. */
+static void expect_vllm_log(const char *model, const char *gpus, const char *weights, int tp, double w_gib,
+                            double peak_gib, double non_torch_gib, double kv_gib)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-infer", "--model", model, "--gpus", gpus,
+                                     "--weights", weights, "--context", "16000", "--json", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *doc = run_json(&r), *plan = plan_of(doc);
+    double w = number_at(plan, "gpu_memory", "weights") / tp / GIB;
+    double peak = number_at(plan, "gpu_memory", "profile_peak_per_gpu") / GIB;
+    double kv = number_at(plan, "gpu_memory", "available_per_gpu") / GIB - w;
+    cr_expect(fabs(w / w_gib - 1) < 0.005, "%s weights %.2f GiB, vLLM %.2f", model, w, w_gib);
+    cr_expect(fabs(peak / peak_gib - 1) < 0.05, "%s peak %.2f GiB, vLLM %.2f", model, peak, peak_gib);
+    cr_expect_float_eq(number_at(plan, "gpu_memory", "non_torch_per_gpu") / GIB, non_torch_gib, 1e-9);
+    cr_expect(fabs(kv / kv_gib - 1) < 0.015, "%s KV cache %.2f GiB, vLLM %.2f", model, kv, kv_gib);
+    json_decref(doc);
+    run_result_free(&r);
+}
+
+Test(plan, inference_memory_matches_vllm_logs)
+{
+    expect_vllm_log("llama-3.1-8b", "1xh100-sxm5-80gb", "bf16", 1, 14.99, 4.76, 0.13, 51.38);
+    expect_vllm_log("llama-3.1-70b", "2xh100-sxm5-80gb", "fp8", 2, 33.88, 4.84, 0.55, 32.0);
+    /* --gpu-memory-utilization is vLLM's option: 0.95 leaves 5 % of 79.65 GiB more for the cache. */
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-infer", "--model", "llama-3.1-8b", "--gpus",
+                                     "1xh100-sxm5-80gb", "--gpu-memory-utilization", "0.95", "--json", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *doc = run_json(&r), *plan = plan_of(doc);
+    cr_expect_float_eq(number_at(plan, "gpu_memory", "gpu_memory_utilization"), 0.95, 1e-12);
+    json_decref(doc);
+    run_result_free(&r);
+}
+
+/* --rate R: "Llama-3.1-70B at 20 requests/s, 2k in and 512 out: what should I rent?" The GPUs and
+ * nodes are the fewest replicas of the throughput estimate's split that carry R x 512 output
+ * tokens/s, with the headroom that leaves. */
+Test(plan, rate_gives_gpus_nodes_and_headroom)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-infer", "--model", "llama-3.1-70b", "--gpus",
+                                     "8xh100-sxm5-80gb", "--rate", "20", "--context", "2560", "--prompt", "2048",
+                                     "--json", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *doc = run_json(&r), *plan = plan_of(doc);
+    double per_replica = number_at(plan, "throughput", "output_tokens_s_per_replica");
+    double tp = number_at(plan, "throughput", "tensor_parallel");
+    double replicas = number_at(plan, "rate", "replicas"), needed = 20.0 * 512;
+    cr_expect_eq(number_at(plan, "rate", "output_tokens_s_needed"), needed);
+    cr_expect(replicas * per_replica >= needed && (replicas - 1) * per_replica < needed, "%g replicas", replicas);
+    cr_expect_eq(number_at(plan, "rate", "gpus"), replicas * tp);
+    cr_expect_eq(number_at(plan, "rate", "nodes"), ceil(replicas * tp / 8));
+    cr_expect_float_eq(number_at(plan, "rate", "headroom"), replicas * per_replica / needed - 1, 1e-9);
+    json_decref(doc);
+    run_result_free(&r);
 }

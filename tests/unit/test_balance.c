@@ -61,10 +61,13 @@ Test(balance, llm_train_without_offload_is_compute_bound, .init = load, .fini = 
     expect_close(stage(&b, "gpu_compute")->capacity, 8 * 312e12 * 0.40 / (3 * LLAMA_FORWARD_FLOPS));
     /* PCIe carries 16 B per token: 8 x rate / 16 */
     expect_close(stage(&b, "pcie")->capacity, 8 * A100_PCIE_BYTES_S / 16);
-    cr_expect_str_eq(b.stages[b.bottleneck].name, "gpu_compute");
     cr_expect_eq(stage(&b, "storage")->basis, BASIS_UNKNOWN);
     cr_expect_eq(stage(&b, "network")->basis, BASIS_NOT_USED);
-    cr_expect(strstr(b.advice, "8 GPUs and this machine: GPU-bound"), "%s", b.advice);
+    /* No machine: storage, the loader and host memory are unknown, so the GPUs being the slowest
+     * known stage makes no bottleneck: never "GPU-bound, nothing upstream holds the GPUs back". */
+    cr_expect_eq(b.bottleneck, -1);
+    cr_expect(strstr(b.advice, "the bottleneck is unknown: storage"), "%s", b.advice);
+    cr_expect_null(strstr(b.advice, "GPU-bound"), "%s", b.advice);
 }
 
 /* ZeRO-2 with the optimizer on the CPU: each GPU receives its bf16 parameter partition (2 B x N / 8)
@@ -82,9 +85,10 @@ Test(balance, offload_moves_the_parameter_partition_over_pcie, .init = load, .fi
     job.offload_params = true;
     balance_compute(&job, NULL, NULL, NULL, &b);
     expect_close(stage(&b, "pcie")->capacity, 8 * A100_PCIE_BYTES_S * 4096 / (16 * 4096 + 3 * partition));
-    /* 7B at 3 x 1.68 GB per step still leaves PCIe (~170k tokens/s) above the compute (~23k) */
-    cr_expect_str_eq(b.stages[b.bottleneck].name, "gpu_compute");
-    cr_expect_eq(b.gpus_without_loss, 8);
+    /* 7B at 3 x 1.68 GB per step still leaves PCIe (~170k tokens/s) above the compute (~23k); the
+     * unknown stages (no machine) leave the bottleneck unknown. */
+    cr_expect_gt(stage(&b, "pcie")->capacity, stage(&b, "gpu_compute")->capacity);
+    cr_expect_eq(b.bottleneck, -1);
 }
 
 /* LoRA computes no weight gradients of the frozen matrices: 2 passes, 3 with full recompute. */

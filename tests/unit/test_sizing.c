@@ -9,7 +9,6 @@
 #include "sizing/models.h"
 #include "sizing/zero.h"
 
-#define GIB (1024.0 * 1024.0 * 1024.0)
 
 static struct llm_shape builtin_model(const char *id)
 {
@@ -231,4 +230,27 @@ Test(sizing, lora_adapters_and_qlora_bits)
     int64_t bf16_params = 2LL * 32000 * 4096 + 32 * 2 * 4096 + 4096;
     cr_expect_eq(e.quantized_params, m.params - bf16_params);
     cr_expect_float_eq(e.frozen_bytes, e.quantized_params * QLORA_BITS_PER_PARAM / 8 + 2.0 * bf16_params, 1);
+}
+
+/* Full recompute keeps each layer's input, 2·s·b·h: huggingface/transformers PR #48444 measured
+ * exactly that on an H100 (Qwen3 shape, bf16, 8 layers x hidden 1024 x 8k tokens: 128.0 MB resident
+ * after the forward, "layers x seq x hidden x 2"). While the backward pass runs it still holds one
+ * layer re-materialised whole (Korthikanti et al.'s per-layer count, FlashAttention: no s x s
+ * scores) and the fp32 logits' gradient beside the logits. */
+Test(sizing, full_recompute_holds_one_layer_and_the_logits_gradient)
+{
+    struct llm_shape m = builtin_model("llama-3.1-8b");
+    struct llm_shape small = m;
+    small.hidden = 1024;
+    cr_expect_eq(8 * activation_bytes_per_layer(&small, 8192, 1, RECOMPUTE_FULL, true), 128.0 * 1024 * 1024);
+    cr_expect_eq(recompute_working_bytes(&m, 32768, 1, RECOMPUTE_NONE, true), 0);
+    cr_expect_eq(recompute_working_bytes(&m, 32768, 1, RECOMPUTE_SELECTIVE, true), 0);
+    double layer = activation_bytes_per_layer(&m, 32768, 1, RECOMPUTE_NONE, true);
+    double logits = 32768.0 * 128256 * 4; /* b·s·V·4, Llama 3's 128,256-token vocabulary */
+    cr_expect_eq(logits_bytes(&m, 32768, 1), logits);
+    cr_expect_eq(recompute_working_bytes(&m, 32768, 1, RECOMPUTE_FULL, true), layer + logits);
+    /* At 32k tokens the working set outweighs the 32 checkpoints: counting only those misses most
+     * of what full recompute holds. */
+    double checkpoints = m.layers * activation_bytes_per_layer(&m, 32768, 1, RECOMPUTE_FULL, true);
+    cr_expect_gt(layer + logits, checkpoints);
 }
