@@ -47,7 +47,7 @@ static const char usage[] =
     "  --rank R --lora-targets all|qv    adapter rank (default 16) and matrices (default all linear layers)\n"
     "llm-infer:\n"
     "  --batch N --context N     concurrent sequences and tokens each (defaults 1, 4096; 8k = 8192)\n"
-    "  --weights bf16|fp16|fp8|int8|int4   weight precision (default bf16)\n"
+    "  --weights bf16|fp16|fp8|int8|int4   weight precision (default: as the checkpoint ships, else bf16)\n"
     "  --kv bf16|fp16|fp8   KV cache precision (default bf16)\n"
     "  --prompt N           prompt tokens of each request's context, for the tokens/s estimate\n"
     "                       (default half the context)\n"
@@ -338,6 +338,7 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
             if (!(parse_element_bytes(optarg, true, &o->weight_bytes) ||
                   option_invalid("plan", "weights", optarg, N_("bf16, fp16, fp8, int8 or int4"))))
                 return EXIT_CANNOT_RUN;
+            o->weights_given = true;
             break;
         case O_KV:
             if (!(parse_element_bytes(optarg, false, &o->kv_bytes) || option_invalid("plan", "kv", optarg, N_("bf16, fp16 or fp8"))))

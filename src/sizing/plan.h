@@ -33,6 +33,7 @@ struct plan_options {
     int lora_rank;
     bool lora_qv_only;
     double weight_bytes, kv_bytes; /* per element */
+    bool weights_given; /* --weights given; else a model's checkpoint precision replaces bf16 */
     double img_rate, decode_rate, image_bytes, dataset_bytes;
 };
 

@@ -156,24 +156,41 @@ int plan_infer(struct plan *p)
                         json_pack("{s:f, s:f, s:I, s:f, s:f, s:b}", "weights", weights, "kv_cache", kv_total,
                                   "cuda_context", (json_int_t)CUDA_CONTEXT_BYTES, "total_per_gpu", per_gpu,
                                   "available_per_gpu", usable, "fits", fits));
-    plan_step(p, N_("weights"), _("%.1f GB at %g B/parameter, split over %d GPU(s) by tensor parallelism"), gb(weights),
-              p->opt.weight_bytes, n);
+    if (!p->opt.weights_given && m->checkpoint[0])
+        plan_step(p, N_("weights"),
+                  _("%.1f GB as the checkpoint ships (%s: %.3g B/parameter on average; --weights to change it), split "
+                    "over %d GPU(s) by tensor parallelism"),
+                  gb(weights), m->checkpoint, p->opt.weight_bytes, n);
+    else
+        plan_step(p, N_("weights"), _("%.1f GB at %g B/parameter, split over %d GPU(s) by tensor parallelism"),
+                  gb(weights), p->opt.weight_bytes, n);
     if (!tp_ok)
         plan_step(p, N_("tensor parallel"), _("%s: use a GPU count that divides %d heads and fits %d KV heads"), tp_why,
                   m->heads, m->kv_heads);
+    else if (n > 1 && m->kv_lora_rank > 0)
+        plan_step(p, N_("tensor parallel"),
+                  _("%d GPUs: multi-head latent attention keeps the whole latent KV cache on every GPU (vLLM, SGLang)"),
+                  n);
     else if (n > 1)
         plan_step(p, N_("tensor parallel"), _("%d GPUs: %d of %d KV heads per GPU%s (vLLM: max(1, KV heads / tp))"), n,
                   kv_heads_per_gpu, m->kv_heads, m->kv_heads < n ? _(", replicated") : "");
     int window_cap = m->sliding_window && m->sliding_window < p->opt.context;
-    plan_step(
-        p, N_("kv cache"),
-        _("2 x %d layers x %d KV heads x %d head dim x %g B = %.0f KiB per token; %.2f GB per request of %d tokens%s; "
-        "%.1f GB for batch %d, %.1f GB on each GPU"),
-        m->layers, m->kv_heads, m->head_dim, p->opt.kv_bytes, per_token / KIB, gb(per_request), p->opt.context,
-        !window_cap                      ? ""
-        : m->sliding_layers == m->layers ? _(" (the sliding window caps it)")
-                                         : _(" (the sliding-window layers keep only their window)"),
-        gb(kv_total), p->opt.batch, gb(kv_per_gpu));
+    const char *capped = !window_cap                      ? ""
+                         : m->chunked_attention           ? _(" (the chunked-attention layers keep only their chunk)")
+                         : m->sliding_layers == m->layers ? _(" (the sliding window caps it)")
+                                                          : _(" (the sliding-window layers keep only their window)");
+    if (m->kv_lora_rank > 0)
+        plan_step(p, N_("kv cache"),
+                  _("multi-head latent attention: %d layers x (%d latent + %d rotary) x %g B = %.1f KiB per token; "
+                    "%.2f GB per request of %d tokens; %.1f GB for batch %d, %.1f GB on each GPU"),
+                  m->layers, m->kv_lora_rank, m->qk_rope_head_dim, p->opt.kv_bytes, per_token / KIB, gb(per_request),
+                  p->opt.context, gb(kv_total), p->opt.batch, gb(kv_per_gpu));
+    else
+        plan_step(p, N_("kv cache"),
+                  _("2 x %d layers x %d KV heads x %d head dim x %g B = %.0f KiB per token; %.2f GB per request of %d "
+                    "tokens%s; %.1f GB for batch %d, %.1f GB on each GPU"),
+                  m->layers, m->kv_heads, m->head_dim, p->opt.kv_bytes, per_token / KIB, gb(per_request),
+                  p->opt.context, capped, gb(kv_total), p->opt.batch, gb(kv_per_gpu));
     plan_step(p, N_("gpu memory"),
               _("%.1f GB per GPU of %.1f GB usable (%.0f%% of %g GB, as vLLM plans, less 1 GB CUDA context): %s; the "
               "largest batch at %d tokens is %ld, the longest context at batch %d is %ld tokens"),
