@@ -162,6 +162,7 @@ family model flags features hypervisor rate xml cpulist cpumask cpumap realpath 
 hugging face inf nan optimizer all
 turing max gbps bit
 nvmlinit cuinit cueventcreate benchmarks
+mixtral deepseek gemma
 """.split())
 # One letter: a variable of a formula (s, b, h), a unit (B, k, M), the A and B of `gpuvet compare`.
 ALLOWED_LATIN |= set("abcdefghijklmnopqrstuvwxyz")
