@@ -222,11 +222,14 @@ static int int_field(json_t *cfg, const char *path, const char *key, bool requir
 }
 
 /* transformers' per-architecture default for tie_word_embeddings when a config.json leaves it out:
- * LlamaConfig, MistralConfig, MixtralConfig, Qwen2Config, Qwen2MoeConfig: False; GemmaConfig,
+ * LlamaConfig, MistralConfig, MixtralConfig, Qwen2Config, Qwen2MoeConfig, Qwen3(Moe)Config,
+ * GptOssConfig, DeepseekV2/V3Config, Llama4TextConfig: False; GemmaConfig,
  * Gemma2Config and the PretrainedConfig base: True. */
 static bool tied_by_default(const char *model_type, bool *known)
 {
-    static const char *const untied[] = {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe"};
+    static const char *const untied[] = {"llama",       "mistral",     "mixtral", "qwen2",       "qwen2_moe",
+                                         "qwen3",       "qwen3_moe",   "gpt_oss", "deepseek_v3", "deepseek_v2",
+                                         "llama4_text", "llama4"};
     *known = true;
     for (size_t i = 0; model_type && i < sizeof untied / sizeof untied[0]; i++)
         if (!strcmp(model_type, untied[i]))
@@ -237,15 +240,62 @@ static bool tied_by_default(const char *model_type, bool *known)
     return true;
 }
 
-/* Mixtral (num_local_experts, intermediate_size per expert) and Qwen-MoE (num_experts,
- * moe_intermediate_size, shared_expert_intermediate_size). */
-static int read_experts(json_t *cfg, const char *path, struct llm_shape *out, char *err, size_t errlen)
+/* DeepSeek-V2/V3: n_routed_experts of moe_intermediate_size, n_shared_experts of the same width,
+ * the first first_k_dense_replace layers dense (intermediate_size), and multi-head latent attention. */
+static int read_deepseek(json_t *cfg, const char *path, struct llm_shape *out, char *err, size_t errlen)
 {
-    if (json_object_get(cfg, "n_routed_experts")) {
-        snprintf(err, errlen, _("%s: DeepSeek-style experts (n_routed_experts, MLA attention) are not modelled; use "
-                              "--params"),
+    int shared = 0, freq = 1;
+    out->dense_ffn = out->ffn;
+    if (int_field(cfg, path, "n_routed_experts", true, 0, &out->experts, err, errlen) ||
+        int_field(cfg, path, "moe_intermediate_size", true, 0, &out->ffn, err, errlen) ||
+        int_field(cfg, path, "n_shared_experts", false, 0, &shared, err, errlen) ||
+        int_field(cfg, path, "first_k_dense_replace", false, 0, &out->dense_layers, err, errlen) ||
+        int_field(cfg, path, "moe_layer_freq", false, 1, &freq, err, errlen) ||
+        int_field(cfg, path, "q_lora_rank", false, 0, &out->q_lora_rank, err, errlen) ||
+        int_field(cfg, path, "kv_lora_rank", true, 0, &out->kv_lora_rank, err, errlen) ||
+        int_field(cfg, path, "qk_nope_head_dim", true, 0, &out->qk_nope_head_dim, err, errlen) ||
+        int_field(cfg, path, "qk_rope_head_dim", true, 0, &out->qk_rope_head_dim, err, errlen) ||
+        int_field(cfg, path, "v_head_dim", true, 0, &out->v_head_dim, err, errlen))
+        return -1;
+    if (freq != 1 || out->dense_layers > out->layers || !out->kv_lora_rank || shared > 1000) {
+        snprintf(err, errlen,
+                 _("%s: moe_layer_freq other than 1, first_k_dense_replace beyond the layers or kv_lora_rank 0 are "
+                   "not modelled; use --params"),
                  path);
         return -1;
+    }
+    out->shared_expert_ffn = shared * out->ffn;
+    out->head_dim = out->qk_nope_head_dim + out->qk_rope_head_dim;
+    return 0;
+}
+
+/* Llama 4 (text_config): num_local_experts of intermediate_size plus a shared expert of the same
+ * width; with interleave_moe_layer_step S only every S-th layer has experts, the others a dense MLP
+ * of intermediate_size_mlp. */
+static int read_llama4(json_t *cfg, const char *path, struct llm_shape *out, char *err, size_t errlen)
+{
+    int step = 1;
+    if (int_field(cfg, path, "interleave_moe_layer_step", false, 1, &step, err, errlen) ||
+        int_field(cfg, path, "intermediate_size_mlp", step > 1, 0, &out->dense_ffn, err, errlen))
+        return -1;
+    if (step < 1) {
+        snprintf(err, errlen, _("%s: \"%s\" must be a positive integer"), path, "interleave_moe_layer_step");
+        return -1;
+    }
+    out->shared_expert_ffn = out->ffn;
+    out->dense_layers = out->layers - out->layers / step;
+    return 0;
+}
+
+/* Mixtral (num_local_experts, intermediate_size per expert) and Qwen-MoE (num_experts,
+ * moe_intermediate_size, shared_expert_intermediate_size); DeepSeek and Llama 4 above. */
+static int read_experts(json_t *cfg, const char *path, const char *type, struct llm_shape *out, char *err,
+                        size_t errlen)
+{
+    if (json_object_get(cfg, "n_routed_experts")) {
+        if (read_deepseek(cfg, path, out, err, errlen))
+            return -1;
+        goto per_token;
     }
     if (int_field(cfg, path, "num_local_experts", false, 0, &out->experts, err, errlen))
         return -1;
@@ -266,7 +316,10 @@ static int read_experts(json_t *cfg, const char *path, struct llm_shape *out, ch
                          path);
             return -1;
         }
-    }
+    } else if (type && !strncmp(type, "llama4", 6) && read_llama4(cfg, path, out, err, errlen))
+        return -1;
+    out->expert_bias = out->experts && type && !strcmp(type, "gpt_oss");
+per_token:
     if (out->experts &&
         (int_field(cfg, path, "num_experts_per_tok", true, 0, &out->experts_per_token, err, errlen)))
         return -1;
@@ -290,6 +343,16 @@ int llm_from_hf_config(const char *path, struct llm_shape *out, char *err, size_
         snprintf(err, errlen, _("%s: expected a JSON object (a Hugging Face config.json)"), path);
         goto done;
     }
+    /* Llama 4 and other multimodal checkpoints keep the decoder's fields in text_config. */
+    json_t *text = json_object_get(cfg, "text_config");
+    if (json_is_object(text) && !json_object_get(cfg, "num_hidden_layers")) {
+        json_t *quant = json_object_get(cfg, "quantization_config");
+        if (quant && !json_object_get(text, "quantization_config"))
+            json_object_set(text, "quantization_config", quant);
+        json_incref(text);
+        json_decref(cfg);
+        cfg = text;
+    }
     if (int_field(cfg, path, "num_hidden_layers", true, 0, &out->layers, err, errlen) ||
         int_field(cfg, path, "hidden_size", true, 0, &out->hidden, err, errlen) ||
         int_field(cfg, path, "num_attention_heads", true, 0, &out->heads, err, errlen) ||
@@ -301,15 +364,15 @@ int llm_from_hf_config(const char *path, struct llm_shape *out, char *err, size_
         snprintf(err, errlen, _("%s: layers, hidden size, heads, KV heads and vocabulary must be positive"), path);
         goto done;
     }
+    const char *type = json_string_value(json_object_get(cfg, "model_type"));
     if (int_field(cfg, path, "head_dim", false, out->hidden / out->heads, &out->head_dim, err, errlen) ||
-        read_experts(cfg, path, out, err, errlen))
+        read_experts(cfg, path, type, out, err, errlen))
         goto done;
     if (out->heads % out->kv_heads != 0) {
         snprintf(err, errlen, _("%s: num_attention_heads (%d) is not a multiple of num_key_value_heads (%d)"), path,
                  out->heads, out->kv_heads);
         goto done;
     }
-    const char *type = json_string_value(json_object_get(cfg, "model_type"));
     json_t *tie = json_object_get(cfg, "tie_word_embeddings");
     bool tie_known = true;
     out->tied_embeddings = json_is_boolean(tie) ? json_is_true(tie) : tied_by_default(type, &tie_known);
@@ -318,17 +381,55 @@ int llm_from_hf_config(const char *path, struct llm_shape *out, char *err, size_
         out->norms_per_layer = 4; /* input, post-attention, pre- and post-feedforward */
     out->qkv_bias = (type && (!strcmp(type, "qwen2") || !strcmp(type, "qwen2_moe"))) ||
                     json_is_true(json_object_get(cfg, "attention_bias"));
+    out->qk_norm = type && (!strcmp(type, "qwen3") || !strcmp(type, "qwen3_moe"));
     json_t *use_window = json_object_get(cfg, "use_sliding_window");
     if (!json_is_false(use_window) &&
         int_field(cfg, path, "sliding_window", false, 0, &out->sliding_window, err, errlen))
         goto done;
-    if (out->sliding_window) {
+    /* Llama 4's chunked attention: a token attends within its chunk of attention_chunk_size, on the
+     * layers no_rope_layers marks 1 (the RoPE layers; every fourth, NoPE, attends globally). */
+    if (type && !strncmp(type, "llama4", 6)) {
+        if (int_field(cfg, path, "attention_chunk_size", false, 0, &out->sliding_window, err, errlen))
+            goto done;
+        json_t *rope = json_object_get(cfg, "no_rope_layers");
+        if (out->sliding_window && json_array_size(rope) == (size_t)out->layers) {
+            size_t i;
+            json_t *v;
+            json_array_foreach(rope, i, v) out->sliding_layers += json_is_integer(v) && json_integer_value(v) != 0;
+        } else if (out->sliding_window)
+            out->sliding_layers = out->layers - out->layers / 4; /* no_rope_layer_interval 4 */
+        out->chunked_attention = out->sliding_window > 0;
+    }
+    /* layer_types (gpt-oss, newer transformers configs) names each layer's attention. */
+    json_t *layer_types = json_object_get(cfg, "layer_types");
+    if (out->sliding_window && json_array_size(layer_types) == (size_t)out->layers) {
+        size_t i;
+        json_t *v;
+        out->sliding_layers = 0;
+        json_array_foreach(layer_types, i, v)
+        {
+            const char *t = json_string_value(v);
+            out->sliding_layers += t && (!strcmp(t, "sliding_attention") || !strcmp(t, "chunked_attention"));
+        }
+    } else if (out->sliding_window && !out->chunked_attention) {
         /* Gemma-2 alternates local (even) and global layers; Qwen2 slides from max_window_layers on. */
         int first = 0;
         if (type && !strcmp(type, "qwen2") &&
             int_field(cfg, path, "max_window_layers", false, 0, &first, err, errlen))
             goto done;
         out->sliding_layers = gemma2 ? (out->layers + 1) / 2 : first < out->layers ? out->layers - first : 0;
+    }
+    /* The precision the checkpoint ships in (quantization_config): gpt-oss's mxfp4 experts (4-bit
+     * values and an 8-bit scale per 32), DeepSeek-V3's fp8 linear layers. */
+    const char *quant = json_string_value(json_object_get(json_object_get(cfg, "quantization_config"), "quant_method"));
+    if (quant && !strcmp(quant, "mxfp4") && out->experts) {
+        snprintf(out->checkpoint, sizeof out->checkpoint, "MXFP4 experts (4.25 bits per parameter), BF16 rest");
+        out->expert_weight_bytes = 4.25 / 8;
+        out->embedding_weight_bytes = out->other_weight_bytes = 2;
+    } else if (quant && !strcmp(quant, "fp8")) {
+        snprintf(out->checkpoint, sizeof out->checkpoint, "FP8 linear layers, BF16 embedding and LM head");
+        out->expert_weight_bytes = out->other_weight_bytes = 1;
+        out->embedding_weight_bytes = 2;
     }
     const char *base = strrchr(path, '/');
     snprintf(out->id, sizeof out->id, "%s", base ? base + 1 : path);

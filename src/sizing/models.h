@@ -50,9 +50,10 @@ bool llm_builtin(const char *id, struct llm_shape *out);
 /* Ids of the built-in models, NULL-terminated. */
 extern const char *const llm_builtin_ids[];
 
-/* Reads a Hugging Face config.json (Llama, Mistral, Qwen2, Gemma/Gemma-2 and other Llama-shaped
- * decoders; Mixtral and Qwen-MoE mixtures of experts). Missing or non-integer fields and
- * unsupported architectures are an error naming the file. */
+/* Reads a Hugging Face config.json (Llama, Mistral, Qwen2/3, Gemma/Gemma-2 and other Llama-shaped
+ * decoders; Mixtral, Qwen-MoE and Qwen3-MoE mixtures of experts; gpt-oss; DeepSeek-V2/V3; Llama 4's
+ * text_config). Missing or non-integer fields and unsupported architectures are an error naming
+ * the file. */
 int llm_from_hf_config(const char *path, struct llm_shape *out, char *err, size_t errlen);
 
 /* A model known only by its parameter count (no KV cache or activation figures). */

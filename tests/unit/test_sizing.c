@@ -2,6 +2,7 @@
  * research notes' figures, the models' published parameter counts, KV cache per token. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 
 #include "rules/workload.h"
 #include "sizing/demand.h"
@@ -354,4 +355,27 @@ Test(sizing, checkpoint_weight_bytes)
     cr_expect(per_param > 1 && per_param < 1.01, "%.4f bytes per parameter", per_param);
     struct llm_shape q = builtin_model("qwen3-8b");
     cr_expect_float_eq(llm_checkpoint_bytes(&q), 2.0 * q.params, 1);
+}
+
+/* --model-config reads the new architectures as the built-in table has them: gpt-oss's layer_types
+ * and mxfp4 quantization_config, DeepSeek-V3's MLA, dense first layers and fp8, Llama 4's text_config,
+ * chunked attention (no_rope_layers) and shared expert, Qwen3-MoE's q/k norms. */
+Test(sizing, new_architecture_configs_match_builtin)
+{
+    const char *ids[][2] = {{"gpt-oss-120b", "gpt-oss-120b.config.json"},
+                            {"deepseek-v3", "deepseek-v3.config.json"},
+                            {"llama-4-scout", "llama-4-scout.config.json"},
+                            {"qwen3-30b-a3b", "qwen3-30b-a3b.config.json"}};
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+        char path[512], err[512];
+        snprintf(path, sizeof path, "%s/fixtures/plan/%s", GPUVET_TEST_SOURCE, ids[i][1]);
+        struct llm_shape c, b = builtin_model(ids[i][0]);
+        cr_assert_eq(llm_from_hf_config(path, &c, err, sizeof err), 0, "%s", err);
+        cr_expect_eq(c.params, b.params, "%s: %lld", ids[i][0], (long long)c.params);
+        cr_expect_eq(c.active_params, b.active_params, "%s: %lld", ids[i][0], (long long)c.active_params);
+        cr_expect_eq(kv_bytes_per_token(&c, 2), kv_bytes_per_token(&b, 2), "%s", ids[i][0]);
+        cr_expect_eq(c.sliding_layers, b.sliding_layers, "%s", ids[i][0]);
+        cr_expect_eq(c.sliding_window, b.sliding_window, "%s", ids[i][0]);
+        cr_expect_float_eq(llm_checkpoint_bytes(&c), llm_checkpoint_bytes(&b), 1, "%s", ids[i][0]);
+    }
 }
