@@ -90,7 +90,11 @@ int cmd_health(int argc, char **argv)
                                  .verdict = o.prom != NULL};
     struct health_check h;
     int rc = health_check_run(&req, &h);
-    health_report_text(stdout, stderr, &h);
+    /* --prom first: a file that cannot be written is an error (exit 2), and then no "OK" is
+     * printed above it; a problem found is still printed. */
+    bool prom_failed = rc == 0 && o.prom && health_report_prom(o.prom, &h) != 0;
+    if (!prom_failed || h.problem)
+        health_report_text(stdout, stderr, &h);
     int status = rc != 0 ? EXIT_CANNOT_RUN : h.problem ? EXIT_VERDICT_FAIL : 0;
     if (rc == 0 && o.slurm) {
         char what[1024], why[1024];
@@ -99,7 +103,7 @@ int cmd_health(int argc, char **argv)
         if (told != 0)
             status = EXIT_CANNOT_RUN;
     }
-    if (rc == 0 && o.prom && health_report_prom(o.prom, &h) != 0)
+    if (prom_failed)
         status = EXIT_CANNOT_RUN;
     health_check_free(&h);
     return status;

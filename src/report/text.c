@@ -135,7 +135,10 @@ static void print_cpu(FILE *o, const struct machine *m, const struct style *st)
         fprintf(o, _("; base %.0f MHz"), c->base_mhz);
     if (c->max_mhz > 0)
         fprintf(o, _("; max %.0f MHz"), c->max_mhz);
-    if (c->flags_known)
+    /* AVX2, AVX-512 and AMX are x86 extensions: on an ARM or other CPU they do not apply. */
+    bool x86 = !c->arch || !strcmp(c->arch, "x86_64") || !strcmp(c->arch, "i686") || !strcmp(c->arch, "i386") ||
+               !strcmp(c->arch, "x86");
+    if (c->flags_known && x86)
         fprintf(o, _("; avx2 %s, avx512f %s, amx %s"), c->avx2 ? _("yes") : _("no"), c->avx512f ? _("yes") : _("no"),
                 c->amx ? _("yes") : _("no"));
     fputc('\n', o);
@@ -259,7 +262,12 @@ static void print_storage(FILE *o, const struct machine *m, const struct style *
             snprintf(size, sizeof size, "%.1f GB", d->size_bytes / GB);
         fprintf(o, _("        %s %s %s %s %s%s%s  node %d%s%s\n"), cell(d->name, 10),
                 cell(storage_transport_name(d->transport), 7), cell(size, 14),
-                cell(d->rotational == 1 ? _("rotational") : d->rotational == 0 ? _("solid state") : _("rotation unknown"), 15),
+                /* virtio-blk reports rotational 1 whatever backs it, and in a VM any disk's flag is the
+                 * hypervisor's choice: unknown, not a spinning disk */
+                cell(d->rotational == 1 && d->transport != TRANSPORT_VIRTIO && !m->virt.vm ? _("rotational")
+                     : d->rotational == 0                                   ? _("solid state")
+                                                                            : _("rotation unknown"),
+                     15),
                 d->vendor ? d->vendor : "", d->vendor ? " " : "", or_unknown(d->model), d->numa_node,
                 d->holds_root ? "  [/]" : "", d->holds_data ? _("  [data]") : "");
     }
@@ -488,7 +496,7 @@ static void accelerator_summary(char *buf, size_t n, const struct machine *m)
             counts[k]++;
     }
     if (total == 0) {
-        append(buf, n, _("no accelerator seen"));
+        append(buf, n, m->pci_scanned ? _("no accelerator seen") : _("accelerators unknown (the PCI bus could not be read)"));
         return;
     }
     append(buf, n, i18n_plural("%d accelerator: ", "%d accelerators: ", (unsigned long)total), total);

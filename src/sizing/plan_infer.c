@@ -100,6 +100,12 @@ static void infer_throughput(struct plan *p, bool fits, double usable)
               r.dense_tflops_per_gpu, precision_name(r.compute_precision), r.decode_tokens_s, r.prefill_tokens_s,
               prompt, p->opt.context - prompt, prompt_given ? "--prompt" : _("--prompt not given: half the context"),
               r.output_tokens_s, replicas * r.output_tokens_s);
+    if (batch != p->opt.batch)
+        plan_step(p, N_("batch"),
+                  _("the estimate runs each replica at batch %ld, the most requests of %d tokens that fit, not at the "
+                    "--batch %d asked: a server (vLLM, SGLang) keeps as many requests running as its memory holds; "
+                    "fewer requests give fewer tokens/s"),
+                  batch, p->opt.context, p->opt.batch);
 }
 
 int plan_infer(struct plan *p)
