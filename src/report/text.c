@@ -457,16 +457,32 @@ static void append(char *buf, size_t n, const char *fmt, ...)
         memcpy(buf + n - 4, "...", 4);
 }
 
-/* A line cut to `width` display columns with "..." (for the first screen, which must not wrap). */
-static void print_cut(FILE *o, const char *line, size_t width)
+/* A first-screen line within `width` display columns: wrapped at a space (never between a number
+ * and its unit), continuing 8 columns in, or under the command of a "fix: " line, so that the fix,
+ * a process name or a reason is read whole. Returns the lines written. */
+static int print_cut(FILE *o, const char *line, size_t width)
 {
     size_t len = strlen(line);
     if (display_width_n(line, len) <= width) {
         fprintf(o, "%s\n", line);
-        return;
+        return 1;
     }
-    size_t keep = display_prefix(line, len, width - 3);
-    fprintf(o, "%.*s...\n", (int)keep, line);
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *m = open_memstream(&buf, &n);
+    if (!m) {
+        size_t keep = display_prefix(line, len, width - 3);
+        fprintf(o, "%.*s...\n", (int)keep, line);
+        return 1;
+    }
+    print_wrapped(m, line, len, width, _("fix: "));
+    fclose(m);
+    fputs(buf, o);
+    int lines = 0;
+    for (size_t i = 0; i < n; i++)
+        lines += buf[i] == '\n';
+    free(buf);
+    return lines;
 }
 
 /* "8x NEC Corporation Vector Engine 1.0, 1x ..." for the accelerators (GPUs by NVIDIA's name). */
@@ -506,7 +522,7 @@ static void accelerator_summary(char *buf, size_t n, const struct machine *m)
         append(buf, n, _(" (from nvidia-smi)"));
 }
 
-static void summary_machine(FILE *o, const struct audit_report *r, const struct style *st)
+static int summary_machine(FILE *o, const struct audit_report *r, const struct style *st)
 {
     const struct machine *m = r->machine;
     const struct cpu_info *c = &m->cpu;
@@ -525,11 +541,11 @@ static void summary_machine(FILE *o, const struct audit_report *r, const struct 
         append(line, sizeof line, ", %.0f GiB", mem->installed_bytes / GIB);
     else if (mem->usable_bytes >= 0)
         append(line, sizeof line, _(", %.0f GiB usable"), mem->usable_bytes / GIB);
-    print_cut(o, line, REPORT_COLUMNS);
+    int lines = print_cut(o, line, REPORT_COLUMNS);
     line[0] = '\0';
     append(line, sizeof line, "         %s", !m->virt.known ? "" : m->virt.vm ? _("VM; ") : _("bare metal; "));
     accelerator_summary(line, sizeof line, m);
-    print_cut(o, line, REPORT_COLUMNS);
+    return lines + print_cut(o, line, REPORT_COLUMNS);
 }
 
 /* The rules behind a workload's fail and warn findings, worst first: "PCIE_SLOT_CAPPED, ...". */
@@ -564,10 +580,10 @@ static enum severity verdict_colour(enum verdict v)
     return v == VERDICT_FAIL ? SEV_FAIL : v == VERDICT_WARN ? SEV_WARN : v == VERDICT_PASS ? SEV_PASS : SEV_UNKNOWN;
 }
 
-static void summary_verdict_line(FILE *o, const struct audit_report *r, enum workload w, const struct style *st)
+static int summary_verdict_line(FILE *o, const struct audit_report *r, enum workload w, const struct style *st)
 {
     const struct workload_verdict *v = &r->verdicts->verdicts[w];
-    char line[512] = "";
+    char line[2048] = "";
     enum severity colour = verdict_colour(v->verdict);
     append(line, sizeof line, "  %s%-10s%s %s%s%s ", w == r->workload ? st->bold : "", workload_name(w),
            w == r->workload ? st->reset : "", st->sev[colour], cell(verdict_label(v->verdict), 12), st->reset);
@@ -589,7 +605,7 @@ static void summary_verdict_line(FILE *o, const struct audit_report *r, enum wor
     } else {
         append(line, sizeof line, _("checked %d of %d checks"), v->checked, v->applicable);
     }
-    print_cut(o, line, REPORT_COLUMNS);
+    return print_cut(o, line, REPORT_COLUMNS);
 }
 
 /* The groups worth a line on the first screen or in the details. */
@@ -616,24 +632,20 @@ static int print_summary(FILE *o, const struct audit_report *r, const struct sty
     const struct machine *m = r->machine;
     const struct workload_verdict *sel = &r->verdicts->verdicts[r->workload];
     int lines = 0;
-    summary_machine(o, r, st);
+    lines += summary_machine(o, r, st) + 1;
     fputc('\n', o);
-    lines += 3;
     fprintf(o, _("%sVerdict%s per workload (asked: %s)\n"), st->bold, st->reset,
             workload_name(r->workload));
     lines++;
     static const enum workload first_screen[] = {WL_GENERAL, WL_CV_TRAIN, WL_LLM_TRAIN, WL_LLM_INFER};
     bool asked_shown = false;
     for (size_t i = 0; i < sizeof first_screen / sizeof first_screen[0]; i++) {
-        summary_verdict_line(o, r, first_screen[i], st);
+        lines += summary_verdict_line(o, r, first_screen[i], st);
         asked_shown |= first_screen[i] == r->workload;
-        lines++;
     }
-    if (!asked_shown) {
-        summary_verdict_line(o, r, r->workload, st);
-        lines++;
-    }
-    char line[1024] = "";
+    if (!asked_shown)
+        lines += summary_verdict_line(o, r, r->workload, st);
+    char line[4096] = "";
     if (machine_from_evidence(m)) {
         append(line, sizeof line, _("  Evidence files only: %d of %d checks judged"), sel->checked, sel->applicable);
         if (sel->outside_evidence)
@@ -642,8 +654,7 @@ static int print_summary(FILE *o, const struct audit_report *r, const struct sty
         append(line, sizeof line, _("  Checked %d of %d checks for %s"), sel->checked, sel->applicable,
                workload_name(r->workload));
     }
-    print_cut(o, line, REPORT_COLUMNS);
-    lines++;
+    lines += print_cut(o, line, REPORT_COLUMNS);
     if (sel->ngaps) {
         line[0] = '\0';
         bool key = sel->gaps[0].key; /* key gaps come first */
@@ -657,8 +668,7 @@ static int print_summary(FILE *o, const struct audit_report *r, const struct sty
             }
             append(line, sizeof line, "%s%s", shown++ ? _(", ") : "", gap_fact_text(&sel->gaps[i]));
         }
-        print_cut(o, line, REPORT_COLUMNS);
-        lines++;
+        lines += print_cut(o, line, REPORT_COLUMNS);
     }
     struct finding_group *groups;
     int ngroups = findings_group(r->findings, &groups);
@@ -685,13 +695,11 @@ static int print_summary(FILE *o, const struct audit_report *r, const struct sty
                    st->reset, it->rule->id);
             group_subjects(line, sizeof line, g, 1);
             append(line, sizeof line, ": %s", finding_message(it));
-            print_cut(o, line, REPORT_COLUMNS);
-            lines++;
+            lines += print_cut(o, line, REPORT_COLUMNS);
             if (it->fix) {
                 line[0] = '\0';
                 append(line, sizeof line, _("       fix: %s"), finding_fix(it));
-                print_cut(o, line, REPORT_COLUMNS);
-                lines++;
+                lines += print_cut(o, line, REPORT_COLUMNS);
             }
             shown++;
         }
