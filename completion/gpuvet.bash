@@ -10,6 +10,21 @@ _gpuvet_options()
     "${1:-gpuvet}" ${2:+"$2"} --help 2>/dev/null | sed 's/`[^`]*`//g' | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u
 }
 
+# GPU ids of the table (`gpuvet gpus --json`), built-in model ids (named by plan's error for an
+# unknown --model) and the languages of --lang (its usage line).
+_gpuvet_gpu_ids()
+{
+    "$1" gpus --json 2>/dev/null | sed -n 's/^ *"id": "\([^"]*\)".*/\1/p'
+}
+_gpuvet_model_ids()
+{
+    "$1" --lang en plan --workload llm-infer --gpus h100 --model '?' 2>&1 | sed -n 's/.*built in: \([^;]*\);.*/\1/p' | tr -d ','
+}
+_gpuvet_langs()
+{
+    "$1" --lang en --help 2>/dev/null | sed -n 's/.*\[--lang \([a-z|]*\)\].*/\1/p' | tr '|' ' '
+}
+
 _gpuvet()
 {
     local cur prev gpuvet=${COMP_WORDS[0]} i command=""
@@ -27,6 +42,12 @@ _gpuvet()
     case $prev in
         --data|--sysroot|--data-dir|--dir|--images)
             COMPREPLY=($(compgen -d -- "$cur")); return ;;
+        --lang)
+            COMPREPLY=($(compgen -W "$(_gpuvet_langs "$gpuvet")" -- "$cur")); return ;;
+        --gpus)
+            COMPREPLY=($(compgen -W "$(_gpuvet_gpu_ids "$gpuvet")" -- "$cur")); return ;;
+        --model)
+            COMPREPLY=($(compgen -W "$(_gpuvet_model_ids "$gpuvet")" -- "$cur")); return ;;
         --workload|-w)
             COMPREPLY=($(compgen -W "$("$gpuvet" --lang en explain --help 2>/dev/null | sed -n 's/^workloads: //p')" -- "$cur"))
             return ;;
@@ -57,6 +78,8 @@ _gpuvet()
                                      sed -n 's/^usage: gpuvet bench \[\([a-z|]*\)\].*/\1/p' | tr '|' ' ')" -- "$cur")) ;;
         snapshot)
             COMPREPLY=($(compgen -d -- "$cur")) ;;
+        gpus)
+            COMPREPLY=($(compgen -W "$(_gpuvet_gpu_ids "$gpuvet")" -- "$cur")) ;;
         *)
             COMPREPLY=($(compgen -f -- "$cur")) ;;
     esac

@@ -164,6 +164,7 @@ turing max gbps bit
 nvmlinit cuinit cueventcreate benchmarks
 network slurmd syslog feature discovery
 dmesg journalctl syslog kmsg sxid gsp
+mixtral deepseek gemma
 """.split())
 # One letter: a variable of a formula (s, b, h), a unit (B, k, M), the A and B of `gpuvet compare`.
 ALLOWED_LATIN |= set("abcdefghijklmnopqrstuvwxyz")

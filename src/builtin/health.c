@@ -138,7 +138,11 @@ int cmd_health(int argc, char **argv)
                                  .kernel_log = o.faults.kernel_log, .expect_gpus = o.faults.expect_gpus};
     struct health_check h;
     int rc = health_check_run(&req, &h);
-    health_report_text(stdout, stderr, &h);
+    /* --prom first: a file that cannot be written is an error (exit 2), and then no "OK" is
+     * printed above it; a problem found is still printed. */
+    bool prom_failed = rc == 0 && o.prom && health_report_prom(o.prom, &h) != 0;
+    if (!prom_failed || h.problem)
+        health_report_text(stdout, stderr, &h);
     int status = rc != 0 ? EXIT_CANNOT_RUN : h.problem ? EXIT_VERDICT_FAIL : 0;
     if (rc != 0 && o.slurm)
         health_report_syslog_unchecked(&h); /* slurmd does not log the program's stderr */
@@ -151,7 +155,7 @@ int cmd_health(int argc, char **argv)
         if (told != 0)
             status = EXIT_CANNOT_RUN;
     }
-    if (rc == 0 && o.prom && health_report_prom(o.prom, &h) != 0)
+    if (prom_failed)
         status = EXIT_CANNOT_RUN;
     if (rc == 0 && o.nfd && health_report_nfd(o.nfd, &h, o.nfd_interval, time(NULL)) != 0)
         status = EXIT_CANNOT_RUN;

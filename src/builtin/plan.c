@@ -33,8 +33,9 @@ static const char usage[] =
     "  --gpus [Nx]GPU       GPUs per node, e.g. 8xA100-80GB, \"8 x H100\" (`gpuvet gpus` lists them);\n"
     "                       without it (llm-*): the GPUs of the table that fit, fewest per node first\n"
     "  --nodes N            nodes (default 1)\n"
-    "  model (llm-*):       --model ID (llama-2/3/3.1/3.2, qwen2/2.5, mistral, gemma-2: an unknown id\n"
-    "                       lists them) | --model-config config.json (MoE too) | --params N (7B)\n"
+    "  model (llm-*):       --model ID (llama-2/3/3.x/4, qwen2/2.5/3, mistral, mixtral, gemma-2,\n"
+    "                       deepseek-v3/r1, gpt-oss: an unknown id lists them) | --model-config\n"
+    "                       config.json (MoE too) | --params N (7B)\n"
     "llm-train:\n"
     "  --zero 0|1|2|3       DeepSpeed ZeRO stage (default 2)\n"
     "  --offload none|optimizer|cpu|nvme   optimizer states to CPU; cpu = optimizer and (ZeRO-3)\n"
@@ -48,7 +49,7 @@ static const char usage[] =
     "  --rank R --lora-targets all|qv    adapter rank (default 16) and matrices (default all linear layers)\n"
     "llm-infer:\n"
     "  --batch N --context N     concurrent sequences and tokens each (defaults 1, 4096; 8k = 8192)\n"
-    "  --weights bf16|fp16|fp8|int8|int4   weight precision (default bf16)\n"
+    "  --weights bf16|fp16|fp8|int8|int4   weight precision (default: as the checkpoint ships, else bf16)\n"
     "  --kv bf16|fp16|fp8   KV cache precision (default bf16)\n"
     "  --gpu-memory-utilization F   the share of each GPU's memory the engine plans with (vLLM's\n"
     "                       option; default 0.9)\n"
@@ -349,6 +350,7 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
             if (!(parse_element_bytes(optarg, true, &o->weight_bytes) ||
                   option_invalid("plan", "weights", optarg, N_("bf16, fp16, fp8, int8 or int4"))))
                 return EXIT_CANNOT_RUN;
+            o->weights_given = true;
             break;
         case O_KV:
             if (!(parse_element_bytes(optarg, false, &o->kv_bytes) || option_invalid("plan", "kv", optarg, N_("bf16, fp16 or fp8"))))

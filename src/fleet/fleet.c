@@ -47,6 +47,15 @@ const struct fleet_metric_info fleet_metrics[FLEET_NMETRICS] = {
 };
 
 static const char UNKNOWN[] = "unknown";
+/* The audit could not read the PCI bus (machine.listed.pci false): no accelerator is not "none". */
+static const char PCI_UNREAD[] = "unknown (the PCI bus could not be read)";
+
+/* Whether the audit read the PCI bus: listed.pci, or (older audits) an accelerators list. */
+static bool pci_listed(json_t *machine)
+{
+    json_t *said = json_object_get(json_object_get(machine, "listed"), "pci");
+    return json_is_boolean(said) ? json_is_true(said) : json_is_array(json_object_get(machine, "accelerators"));
+}
 
 /* ---- a growable string ---- */
 
@@ -304,12 +313,12 @@ static void add_accelerator(struct extract *x, struct strbuf *names, json_t *gpu
 }
 
 /* "8x NVIDIA H200, 1x ASPEED..." from one name per line, and the class key's model list. */
-static void count_names(struct extract *x, struct strbuf *names)
+static void count_names(struct extract *x, struct strbuf *names, bool listed)
 {
     struct strbuf *acc = &x->field[FF_ACCELERATORS];
     sort_items(names);
     if (!names->len) {
-        sb_printf(acc, "none");
+        sb_printf(acc, "%s", listed ? "none" : PCI_UNREAD);
         return;
     }
     char *save = NULL, *copy = strdup(names->s), *prev = NULL;
@@ -344,16 +353,17 @@ static void extract_accelerators(struct extract *x, json_t *machine)
         if (!json_is_true(at(gpu, "pci_device_found")))
             add_accelerator(x, &names, gpu, NULL);
     sort_items(&x->field[FF_LINKS]);
+    bool listed = pci_listed(machine);
     if (!x->field[FF_LINKS].len)
-        sb_printf(&x->field[FF_LINKS], "none");
-    count_names(x, &names);
+        sb_printf(&x->field[FF_LINKS], "%s", listed ? "none" : PCI_UNREAD);
+    count_names(x, &names, listed);
     free(names.s);
 }
 
-static void version_field(struct strbuf *b, json_t *nvidia, const char *key)
+static void version_field(struct strbuf *b, json_t *nvidia, const char *key, bool listed)
 {
     if (!json_is_object(nvidia))
-        sb_printf(b, "none (no NVIDIA device)");
+        sb_printf(b, "%s", listed ? "none (no NVIDIA device)" : PCI_UNREAD);
     else if (json_is_string(at(nvidia, key)))
         sb_scalar(b, at(nvidia, key));
     else
@@ -581,8 +591,8 @@ static int add_audit(struct fleet *f, json_t *doc, const char *path, char *why, 
     extract_memory(&x, at(machine, "memory"));
     sb_printf(&x.class_key, " / ");
     extract_accelerators(&x, machine);
-    version_field(&x.field[FF_DRIVER], at(machine, "nvidia"), "driver_version");
-    version_field(&x.field[FF_CUDA], at(machine, "nvidia"), "cuda_version");
+    version_field(&x.field[FF_DRIVER], at(machine, "nvidia"), "driver_version", pci_listed(machine));
+    version_field(&x.field[FF_CUDA], at(machine, "nvidia"), "cuda_version", pci_listed(machine));
     extract_kernel(&x, at(machine, "kernel"), at(machine, "virtualization"));
     for (int i = 0; i < FLEET_NFIELDS; i++) {
         n->field[i] = pool_intern(&f->values, sb_text(&x.field[i]), NULL);
@@ -630,7 +640,7 @@ static const struct prune_keep machine_keys[] = {
     {"hostname", NULL, false}, {"cpu", NULL, false},    {"memory", NULL, false},
     {"accelerators", pci_keys, true}, {"gpus", NULL, false}, {"nvidia", NULL, false},
     {"kernel", NULL, false},   {"virtualization", NULL, false}, {"bench", NULL, false},
-    {NULL, NULL, false}};
+    {"listed", NULL, false},   {NULL, NULL, false}};
 static const struct prune_keep document_keys[] = {
     {"schema", NULL, false},    {"machine", machine_keys, false}, {"findings", finding_keys, true},
     {"hostname", NULL, false},  {"benchmarks", NULL, false},      {NULL, NULL, false}};

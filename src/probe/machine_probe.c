@@ -44,6 +44,10 @@ int probe_machine(struct machine *m, bool read_system)
         m->kernel_log.unknown_reason = strdup(N_("not in the evidence files: give --kernel-log FILE"));
         return 0;
     }
+    if (!fs_is_dir("/")) {
+        machine_problem(m, fsroot_get(), "no such folder (or not a folder): give a recorded machine's root");
+        return -1;
+    }
     if (!fs_is_dir("/sys") || !fs_is_dir("/proc")) {
         machine_problem(m, fsroot_get(), "holds no sys/ and proc/ folders: not a machine root");
         return -1;

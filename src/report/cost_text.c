@@ -1,6 +1,7 @@
 /* `gpuvet cost` as text: offers ranked per currency by price per dense TFLOPS-hour; and the
  * offers of `gpuvet plan --offers` ranked by the cost of the planned job. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -89,6 +90,50 @@ static void print_currencies_note(FILE *out, size_t currencies)
                 currencies);
 }
 
+/* Whether offer i's flag k is said by another offer too: such a flag is printed once, after the
+ * table, with the offers it concerns, rather than under every row. */
+static bool flag_shared(const struct offers *offers, int i, int k)
+{
+    for (int j = 0; j < offers->count; j++)
+        for (int l = 0; j != i && l < offers->items[j].nflags; l++)
+            if (!strcmp(offers->items[j].flags[l], offers->items[i].flags[k]))
+                return true;
+    return false;
+}
+
+/* The flags several offers share, once each: "! offers 1, 2 and 3 (USD): ...". Ranks restart per
+ * currency, so each names its currency. */
+static void print_shared_flags(FILE *out, const struct offers *offers, const int *ranks)
+{
+    bool header = false;
+    for (int i = 0; i < offers->count; i++)
+        for (int k = 0; k < offers->items[i].nflags; k++) {
+            const char *flag = offers->items[i].flags[k];
+            bool first = flag_shared(offers, i, k);
+            for (int j = 0; first && j < i; j++)
+                for (int l = 0; l < offers->items[j].nflags; l++)
+                    if (!strcmp(offers->items[j].flags[l], flag))
+                        first = false;
+            if (!first)
+                continue;
+            if (!header)
+                fputc('\n', out);
+            header = true;
+            char list[512] = "";
+            size_t len = 0;
+            int shown = 0;
+            for (int j = 0; j < offers->count; j++)
+                for (int l = 0; l < offers->items[j].nflags; l++)
+                    if (!strcmp(offers->items[j].flags[l], flag) && len < sizeof list - 64) {
+                        len += (size_t)snprintf(list + len, sizeof list - len, "%s%d (%s)", shown++ ? ", " : "",
+                                                ranks[j], offers->items[j].ranked_currency);
+                        break;
+                    }
+            /* TRANSLATORS: %s: the offers' ranks with their currency, "1 (USD), 2 (USD)"; then the note. */
+            fprintf(out, _("! offers %s: %s\n"), list, flag);
+        }
+}
+
 static int print_cost(FILE *out, const struct cost_report *r, const struct offers *offers)
 {
     if (r->util_from)
@@ -96,11 +141,24 @@ static int print_cost(FILE *out, const struct cost_report *r, const struct offer
                 r->measured_samples);
     fprintf(out,
             _("Offers ranked by price per dense %s TFLOPS-hour = price per hour / (GPUs x dense TFLOPS x "
-              "utilisation)\n\n"),
+              "utilisation)\n"),
             precision_name(r->prec));
+    /* The ranking is by price and compute only: say so, since a cheap offer may not hold the model. */
+    if (r->params > 0)
+        fprintf(out,
+                _("Not checked: whether a %.3gB-parameter model and its training states fit each offer's GPU "
+                  "memory; `gpuvet plan --workload llm-train --params %.3gB --tokens T --offers FILE` plans the job "
+                  "on each offer and names those that do not fit\n"),
+                r->params / 1e9, r->params / 1e9);
+    else
+        fputs(_("Not checked: whether the job fits each offer's GPU memory; `gpuvet plan --offers FILE` plans it on "
+                "each offer and names those that do not fit\n"),
+              out);
+    fputc('\n', out);
     struct offer_columns c = offer_columns();
-    print_offers_header(out, &c, true, false, r->job_flops > 0);
+    print_offers_header(out, &c, true, false, false);
     int rank = 0, groups = 0;
+    int *ranks = offers->count > 0 ? calloc((size_t)offers->count, sizeof *ranks) : NULL;
     for (int i = 0; i < offers->count; i++) {
         const struct offer *it = &offers->items[i];
         /* Each currency is its own ranking: a price in CNY and one in USD are not comparable. */
@@ -113,16 +171,23 @@ static int print_cost(FILE *out, const struct cost_report *r, const struct offer
         snprintf(price, sizeof price, "%.3f %s", it->price_per_hour, it->currency);
         if (it->per_dense_tflops_hour > 0)
             snprintf(per_tflops, sizeof per_tflops, "%.6f", it->per_dense_tflops_hour);
+        if (ranks)
+            ranks[i] = rank + 1;
         fprintf(out, "%-3d ", ++rank);
         print_offer_name(out, it->name);
-        fprintf(out, "%-16s %*d %*s %*.2f %*s %*.5f", it->gpu->id, c.n, it->count, c.price, price, c.util,
+        fprintf(out, "%-16s %*d %*s %*.2f %*s %*.6f\n", it->gpu->id, c.n, it->count, c.price, price, c.util,
                 it->applied_util, c.per_tflops, per_tflops, c.per_gb, it->per_gpu_memory_gb_hour);
+        /* The job on its own line: hours and cost start at the same column on every offer, the cost
+         * in the currency it is ranked in. */
         if (r->job_flops > 0 && it->hours > 0)
-            fprintf(out, " %*.1f %*.2f", c.hours, it->hours, c.cost, it->cost);
-        fputc('\n', out);
+            fprintf(out, _("      job: %.1f hours, %.2f %s\n"), it->hours, it->cost, it->ranked_currency);
         for (int k = 0; k < it->nflags; k++)
-            fprintf(out, "      ! %s\n", it->flags[k]);
+            if (!ranks || !flag_shared(offers, i, k))
+                fprintf(out, "      ! %s\n", it->flags[k]);
     }
+    if (ranks)
+        print_shared_flags(out, offers, ranks);
+    free(ranks);
     print_currencies_note(out, (size_t)groups);
     if (r->job_flops > 0)
         fprintf(out, _("\nJob: %.3g FLOPs; hours = FLOPs / (GPUs x dense TFLOPS x 1e12 x utilisation x 3600).\n"),

@@ -147,6 +147,7 @@ static void item_shown(FILE *o, enum fleet_field k, const char *item)
                                         N_("off"),
                                         N_("bare metal"),
                                         N_("none (no NVIDIA device)"),
+                                        N_("unknown (the PCI bus could not be read)"),
                                         N_("none (no cpufreq)"),
                                         N_("no DIMMs"),
                                         NULL};

@@ -1,7 +1,10 @@
 /* `gpuvet gpus`: the GPU table as a text table, and one GPU in detail. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "report/gpus_report.h"
+#include "report/wrap.h"
 #include "util/i18n.h"
 #include "util/units.h"
 #include "util/width.h"
@@ -18,48 +21,129 @@ static const char *dense_sparse(const struct gpu_spec *g, enum precision p, char
     return buf;
 }
 
+/* The table's columns (display width; negative: left-aligned): ID, MEM, BW, FP16, FP8, FP64, PCIE,
+ * TDP, then SCALE-UP in the columns left of 100, wrapped under itself. TF32 is in `gpuvet gpus ID`
+ * and the JSON: eight figures and a link name do not fit 100 columns. An id longer than its column
+ * has a line of its own, so every row's figures start in the same columns. */
+enum { GPUS_COLUMNS = 9, GPUS_WIDTH = 100 };
+static const int gpus_widths[GPUS_COLUMNS] = {-20, 4, 5, -13, -13, 6, -7, 4, 0};
+
+static int gpus_scaleup_column(void)
+{
+    int col = 0;
+    for (int i = 0; i < GPUS_COLUMNS - 1; i++)
+        col += (gpus_widths[i] < 0 ? -gpus_widths[i] : gpus_widths[i]) + 1;
+    return col;
+}
+
+/* text from column col on, wrapped at spaces within GPUS_WIDTH, continuations under col. */
+static void put_wrapped_from(FILE *out, const char *text, int col)
+{
+    size_t room = (size_t)(GPUS_WIDTH - col), used = 0;
+    const char *p = text;
+    while (*p) {
+        const char *sp = strchr(p, ' ');
+        /* a number stays with the word after it: "(2 GPUs)", "128 GB/s" */
+        while (sp && sp > p && sp[-1] >= '0' && sp[-1] <= '9' && sp[1])
+            sp = strchr(sp + 1, ' ');
+        size_t word = sp ? (size_t)(sp - p) : strlen(p);
+        size_t cols = display_width_n(p, word);
+        if (used && used + 1 + cols > room) {
+            fprintf(out, "\n%*s", col, "");
+            used = 0;
+        } else if (used) {
+            fputc(' ', out);
+            used++;
+        }
+        fwrite(p, 1, word, out);
+        used += cols;
+        p += word;
+        while (*p == ' ')
+            p++;
+    }
+    fputc('\n', out);
+}
+
+/* One line of cells in the columns: negative widths left-aligned, padded by display width. */
+static void cells_line(FILE *out, const char *const cells[GPUS_COLUMNS])
+{
+    int pending = 0; /* spaces owed before the next text: none at a line's end */
+    for (int i = 0; i < GPUS_COLUMNS - 1; i++) {
+        size_t w = (size_t)(gpus_widths[i] < 0 ? -gpus_widths[i] : gpus_widths[i]), used = display_width(cells[i]);
+        int pad = used < w ? (int)(w - used) : 0;
+        if (gpus_widths[i] > 0)
+            pending += pad;
+        if (*cells[i]) {
+            fprintf(out, "%*s%s", pending, "", cells[i]);
+            pending = 0;
+        }
+        pending += (gpus_widths[i] < 0 ? pad : 0) + 1;
+    }
+    if (*cells[GPUS_COLUMNS - 1]) {
+        fprintf(out, "%*s", pending, "");
+        put_wrapped_from(out, cells[GPUS_COLUMNS - 1], gpus_scaleup_column());
+    } else
+        fputc('\n', out);
+}
+
 void gpus_text_row(FILE *out, const struct gpu_spec *g)
 {
-    char f16[32], tf32[32], fp8[32], fp64[16], pcie[16];
+    char f16[32], fp8[32], fp64[16], pcie[16], mem[16], bw[16], tdp[16];
     if (g->pcie_gen > 0)
         snprintf(pcie, sizeof pcie, "Gen%gx%g", g->pcie_gen, g->pcie_lanes);
     else
         snprintf(pcie, sizeof pcie, "-");
-    fprintf(out, "%-18s %5.0f %6.0f %-15s %-13s %-11s %6s %-8s %-30s %5.0f\n", g->id, g->memory_gb, g->mem_bw_gbs,
-           dense_sparse(g, PREC_FP16, f16, sizeof f16), dense_sparse(g, PREC_TF32, tf32, sizeof tf32),
-           dense_sparse(g, PREC_FP8, fp8, sizeof fp8), dense_sparse(g, PREC_FP64, fp64, sizeof fp64), pcie,
-           g->scaleup_link, g->tdp_w);
-}
-
-/* The header's cells: the columns of gpus_text_row, negative widths right-aligned (display width,
- * so translated headers line up). */
-static void header_line(FILE *out, const char *const cells[10])
-{
-    static const int widths[10] = {-18, 5, 6, -15, -13, -11, 6, -8, -30, 5};
-    for (int i = 0; i < 10; i++) {
-        size_t w = (size_t)(widths[i] < 0 ? -widths[i] : widths[i]), used = display_width(cells[i]);
-        if (widths[i] > 0)
-            fprintf(out, "%*s", used < w ? (int)(w - used) : 0, "");
-        fputs(cells[i], out);
-        if (widths[i] < 0 && i < 9)
-            fprintf(out, "%*s", used < w ? (int)(w - used) : 0, "");
-        fputs(i < 9 ? " " : "\n", out);
+    snprintf(mem, sizeof mem, "%.0f", g->memory_gb);
+    snprintf(bw, sizeof bw, "%.0f", g->mem_bw_gbs);
+    snprintf(tdp, sizeof tdp, "%.0f", g->tdp_w);
+    const char *id = g->id;
+    if (display_width(id) > (size_t)-gpus_widths[0]) {
+        fprintf(out, "%s\n", id);
+        id = "";
     }
+    const char *const cells[GPUS_COLUMNS] = {id,
+                                             mem,
+                                             bw,
+                                             dense_sparse(g, PREC_FP16, f16, sizeof f16),
+                                             dense_sparse(g, PREC_FP8, fp8, sizeof fp8),
+                                             dense_sparse(g, PREC_FP64, fp64, sizeof fp64),
+                                             pcie,
+                                             tdp,
+                                             g->scaleup_link};
+    cells_line(out, cells);
 }
 
 void gpus_text_header(FILE *out)
 {
-    /* TRANSLATORS: column headers of `gpuvet gpus`: at most 5 columns for MEM (GPU memory), 6 for BW
-     * (memory bandwidth), 8 for PCIE, 30 for SCALE-UP (the GPU-to-GPU link, NVLink), 5 for TDP. */
-    const char *const names[10] = {"ID", _("MEM"), _("BW"), "FP16", "TF32", "FP8", "FP64", "PCIE", _("SCALE-UP"), "TDP"};
-    /* TRANSLATORS: the units row under the headers: "dense/sparse" at most 15 columns, "dense/sp." 11. */
-    const char *const units[10] = {"", "GB", "GB/s", _("dense/sparse"), _("dense/sparse"), _("dense/sp."), "TFLOPS", "", "",
-                                   "W"};
-    header_line(out, names);
-    header_line(out, units);
+    /* TRANSLATORS: column headers of `gpuvet gpus`: at most 4 columns for MEM (GPU memory), 5 for BW
+     * (memory bandwidth), 7 for PCIE, 4 for TDP; SCALE-UP (the GPU-to-GPU link, NVLink) is last. */
+    const char *const names[GPUS_COLUMNS] = {"ID",  _("MEM"), _("BW"), "FP16", "FP8",
+                                             "FP64", "PCIE",  "TDP",  _("SCALE-UP")};
+    /* TRANSLATORS: the units row under the headers: "dense/sparse" at most 13 columns, "dense/sp." 13. */
+    const char *const units[GPUS_COLUMNS] = {"", "GB", "GB/s", _("dense/sparse"), _("dense/sp."), "TFLOPS", "", "W", ""};
+    cells_line(out, names);
+    cells_line(out, units);
 }
 
+static void detail(FILE *out, const struct gpu_spec *g, const char *note);
+
+/* Long lines (the ResNet-50 source, the notes) wrap within 100 columns, under their text. */
 void gpus_text_detail(FILE *out, const struct gpu_spec *g, const char *note)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m) {
+        detail(out, g, note);
+        return;
+    }
+    detail(m, g, note);
+    fclose(m);
+    print_wrapped_table(out, buf, len, REPORT_COLUMNS);
+    free(buf);
+}
+
+static void detail(FILE *out, const struct gpu_spec *g, const char *note)
 {
     if (note && *note)
         fprintf(out, _("note: %s\n"), note);
@@ -91,4 +175,5 @@ void gpus_text_detail(FILE *out, const struct gpu_spec *g, const char *note)
 void gpus_text_footer(FILE *out)
 {
     fprintf(out, _("\nTensor TFLOPS: dense/sparse (2:4 structured sparsity). Cost and sizing use dense.\n"));
+    fprintf(out, _("TF32, the other precisions and the sources: gpuvet gpus ID (or --json).\n"));
 }

@@ -62,6 +62,9 @@ static const char style[] =
     ".finding .msg{margin:2px 0}.evidence{color:#444;font-size:.9em}"
     ".scroll{overflow-x:auto}table{border-collapse:collapse;margin:6px 0}"
     "td,th{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top}"
+    /* a cell breaks between words, and inside one only when it overflows: "anywhere" (the body's)
+     * lets a table squeeze its headers and host names letter by letter */
+    "td,th{overflow-wrap:break-word}"
     "td.num{text-align:right}tr.odd td{background:#fff0e0}"
     "svg.topology{width:100%;height:auto;max-width:760px;display:block}"
     "svg .strong{font-weight:bold}"
@@ -558,6 +561,8 @@ char *page_evidence_text(const json_t *evidence)
     bool first = true;
     json_object_foreach((json_t *)evidence, key, value)
     {
+        if (json_is_null(value))
+            continue; /* a fact the rule had no value for: "key = null" tells a reader nothing */
         char *text = json_is_string(value) ? strdup(json_string_value(value))
                                            : json_dumps(value, JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(6));
         fprintf(o, "%s%s = %s", first ? "" : "; ", key, text ? text : "?");
@@ -565,6 +570,10 @@ char *page_evidence_text(const json_t *evidence)
         first = false;
     }
     fclose(o);
+    if (first) {
+        free(out);
+        return NULL;
+    }
     return out;
 }
 

@@ -1,6 +1,7 @@
 /* The machine's topology as an inline SVG picture in the spirit of hwloc's lstopo: boxes nested
  * machine > package > NUMA node > PCIe root port > bridges > devices, each device with its link;
  * a degraded link is drawn red, an idle-slow one amber, an unknown one grey and dashed. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "report/html.h"
@@ -47,12 +48,42 @@ static void text_cut(FILE *o, const char *s, int max_chars)
     html_text(o, buf);
 }
 
-static void draw_item(FILE *o, const struct topo_item *it, int row)
+/* Rows are ROW apart, plus CLOSE_GAP after a row for each box that ends there, so that boxes that
+ * end on the same row (the last bridge under a switch, the switch, its root port) each keep their
+ * bottom edge below the one inside them instead of drawing over it. */
+#define CLOSE_GAP 4
+
+/* The y of every row, and of the legend after the last (y[count]). */
+static void row_positions(const struct topo_tree *t, int *y)
 {
+    int offset = 0;
+    for (int i = 0; i < t->count; i++) {
+        y[i] = PAD + i * ROW + offset;
+        for (int k = 0; k <= i; k++)
+            if (t->items[k].kind != TOPO_DEVICE && t->items[k].last_descendant == i)
+                offset += CLOSE_GAP;
+    }
+    y[t->count] = PAD + t->count * ROW + offset;
+}
+
+/* A box's bottom: under its last row's device, CLOSE_GAP lower for each box inside it that ends on
+ * the same row. */
+static int box_bottom(const struct topo_tree *t, int index, const int *y)
+{
+    const struct topo_item *it = &t->items[index];
+    int inner = 0;
+    for (int k = index + 1; k <= it->last_descendant; k++)
+        inner += t->items[k].kind != TOPO_DEVICE && t->items[k].last_descendant == it->last_descendant;
+    return y[it->last_descendant] + ROW - 6 + CLOSE_GAP * inner + 2;
+}
+
+static void draw_item(FILE *o, const struct topo_tree *t, int row, const int *ys)
+{
+    const struct topo_item *it = &t->items[row];
     int x = PAD + it->depth * INSET, width = SVG_WIDTH - 2 * x;
-    int y = PAD + row * ROW;
+    int y = ys[row];
     bool container = it->kind != TOPO_DEVICE;
-    int height = container ? (it->last_descendant - row + 1) * ROW - 4 : ROW - 6;
+    int height = container ? box_bottom(t, row, ys) - y : ROW - 6;
     const char *stroke = "#7a7a7a", *dash = "";
     int stroke_width = 1;
     if (it->kind == TOPO_DEVICE || it->kind == TOPO_BRIDGE) {
@@ -85,9 +116,11 @@ static void draw_item(FILE *o, const struct topo_item *it, int row)
     int detail_chars = (int)display_width(detail), room = (int)((width - 24) / CHAR_PX);
     if (detail_chars > room / 2)
         detail_chars = room / 2;
+    /* A degraded link's text is bold, about a fifth wider: the label keeps clear of it. */
+    int detail_room = degraded ? (detail_chars * 6 + 4) / 5 : detail_chars;
     fprintf(o, "<text x=\"%d\" y=\"%d\" class=\"%s\">", x + 8, y + 18,
             it->kind == TOPO_PACKAGE || it->kind == TOPO_NUMA || it->kind == TOPO_MACHINE ? "strong" : "plain");
-    text_cut(o, it->label, room - detail_chars - 2);
+    text_cut(o, it->label, room - detail_room - 3);
     fprintf(o, "</text><text x=\"%d\" y=\"%d\" text-anchor=\"end\" fill=\"%s\"%s>", x + width - 8, y + 18,
             detail_colour, it->mark == LINK_MARK_DEGRADED ? " font-weight=\"bold\"" : "");
     text_cut(o, detail, detail_chars);
@@ -96,13 +129,18 @@ static void draw_item(FILE *o, const struct topo_item *it, int row)
 
 void svg_topology(FILE *o, const struct topo_tree *t)
 {
-    int legend_y = PAD + t->count * ROW + 8;
+    int *ys = malloc(((size_t)t->count + 1) * sizeof *ys);
+    if (!ys)
+        return;
+    row_positions(t, ys);
+    int legend_y = ys[t->count] + 8;
     int height = legend_y + 24;
     fprintf(o, "<svg class=\"topology\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"", SVG_WIDTH, height);
     html_text(o, _("machine topology"));
     fputs("\" font-family=\"sans-serif\" font-size=\"12\">\n", o);
     for (int i = 0; i < t->count; i++)
-        draw_item(o, &t->items[i], i);
+        draw_item(o, t, i, ys);
+    free(ys);
     static const struct {
         const char *label, *colour, *dash;
         int width;

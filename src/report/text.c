@@ -135,7 +135,10 @@ static void print_cpu(FILE *o, const struct machine *m, const struct style *st)
         fprintf(o, _("; base %.0f MHz"), c->base_mhz);
     if (c->max_mhz > 0)
         fprintf(o, _("; max %.0f MHz"), c->max_mhz);
-    if (c->flags_known)
+    /* AVX2, AVX-512 and AMX are x86 extensions: on an ARM or other CPU they do not apply. */
+    bool x86 = !c->arch || !strcmp(c->arch, "x86_64") || !strcmp(c->arch, "i686") || !strcmp(c->arch, "i386") ||
+               !strcmp(c->arch, "x86");
+    if (c->flags_known && x86)
         fprintf(o, _("; avx2 %s, avx512f %s, amx %s"), c->avx2 ? _("yes") : _("no"), c->avx512f ? _("yes") : _("no"),
                 c->amx ? _("yes") : _("no"));
     fputc('\n', o);
@@ -259,7 +262,12 @@ static void print_storage(FILE *o, const struct machine *m, const struct style *
             snprintf(size, sizeof size, "%.1f GB", d->size_bytes / GB);
         fprintf(o, _("        %s %s %s %s %s%s%s  node %d%s%s\n"), cell(d->name, 10),
                 cell(storage_transport_name(d->transport), 7), cell(size, 14),
-                cell(d->rotational == 1 ? _("rotational") : d->rotational == 0 ? _("solid state") : _("rotation unknown"), 15),
+                /* virtio-blk reports rotational 1 whatever backs it, and in a VM any disk's flag is the
+                 * hypervisor's choice: unknown, not a spinning disk */
+                cell(d->rotational == 1 && d->transport != TRANSPORT_VIRTIO && !m->virt.vm ? _("rotational")
+                     : d->rotational == 0                                   ? _("solid state")
+                                                                            : _("rotation unknown"),
+                     15),
                 d->vendor ? d->vendor : "", d->vendor ? " " : "", or_unknown(d->model), d->numa_node,
                 d->holds_root ? "  [/]" : "", d->holds_data ? _("  [data]") : "");
     }
@@ -455,16 +463,32 @@ static void append(char *buf, size_t n, const char *fmt, ...)
         memcpy(buf + n - 4, "...", 4);
 }
 
-/* A line cut to `width` display columns with "..." (for the first screen, which must not wrap). */
-static void print_cut(FILE *o, const char *line, size_t width)
+/* A first-screen line within `width` display columns: wrapped at a space (never between a number
+ * and its unit), continuing 8 columns in, or under the command of a "fix: " line, so that the fix,
+ * a process name or a reason is read whole. Returns the lines written. */
+static int print_cut(FILE *o, const char *line, size_t width)
 {
     size_t len = strlen(line);
     if (display_width_n(line, len) <= width) {
         fprintf(o, "%s\n", line);
-        return;
+        return 1;
     }
-    size_t keep = display_prefix(line, len, width - 3);
-    fprintf(o, "%.*s...\n", (int)keep, line);
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *m = open_memstream(&buf, &n);
+    if (!m) {
+        size_t keep = display_prefix(line, len, width - 3);
+        fprintf(o, "%.*s...\n", (int)keep, line);
+        return 1;
+    }
+    print_wrapped(m, line, len, width, _("fix: "));
+    fclose(m);
+    fputs(buf, o);
+    int lines = 0;
+    for (size_t i = 0; i < n; i++)
+        lines += buf[i] == '\n';
+    free(buf);
+    return lines;
 }
 
 /* "8x NEC Corporation Vector Engine 1.0, 1x ..." for the accelerators (GPUs by NVIDIA's name). */
@@ -494,7 +518,7 @@ static void accelerator_summary(char *buf, size_t n, const struct machine *m)
             counts[k]++;
     }
     if (total == 0) {
-        append(buf, n, _("no accelerator seen"));
+        append(buf, n, m->pci_scanned ? _("no accelerator seen") : _("accelerators unknown (the PCI bus could not be read)"));
         return;
     }
     append(buf, n, i18n_plural("%d accelerator: ", "%d accelerators: ", (unsigned long)total), total);
@@ -504,7 +528,7 @@ static void accelerator_summary(char *buf, size_t n, const struct machine *m)
         append(buf, n, _(" (from nvidia-smi)"));
 }
 
-static void summary_machine(FILE *o, const struct audit_report *r, const struct style *st)
+static int summary_machine(FILE *o, const struct audit_report *r, const struct style *st)
 {
     const struct machine *m = r->machine;
     const struct cpu_info *c = &m->cpu;
@@ -523,11 +547,11 @@ static void summary_machine(FILE *o, const struct audit_report *r, const struct 
         append(line, sizeof line, ", %.0f GiB", mem->installed_bytes / GIB);
     else if (mem->usable_bytes >= 0)
         append(line, sizeof line, _(", %.0f GiB usable"), mem->usable_bytes / GIB);
-    print_cut(o, line, REPORT_COLUMNS);
+    int lines = print_cut(o, line, REPORT_COLUMNS);
     line[0] = '\0';
     append(line, sizeof line, "         %s", !m->virt.known ? "" : m->virt.vm ? _("VM; ") : _("bare metal; "));
     accelerator_summary(line, sizeof line, m);
-    print_cut(o, line, REPORT_COLUMNS);
+    return lines + print_cut(o, line, REPORT_COLUMNS);
 }
 
 /* The rules behind a workload's fail and warn findings, worst first: "PCIE_SLOT_CAPPED, ...". */
@@ -562,10 +586,10 @@ static enum severity verdict_colour(enum verdict v)
     return v == VERDICT_FAIL ? SEV_FAIL : v == VERDICT_WARN ? SEV_WARN : v == VERDICT_PASS ? SEV_PASS : SEV_UNKNOWN;
 }
 
-static void summary_verdict_line(FILE *o, const struct audit_report *r, enum workload w, const struct style *st)
+static int summary_verdict_line(FILE *o, const struct audit_report *r, enum workload w, const struct style *st)
 {
     const struct workload_verdict *v = &r->verdicts->verdicts[w];
-    char line[512] = "";
+    char line[2048] = "";
     enum severity colour = verdict_colour(v->verdict);
     append(line, sizeof line, "  %s%-10s%s %s%s%s ", w == r->workload ? st->bold : "", workload_name(w),
            w == r->workload ? st->reset : "", st->sev[colour], cell(verdict_label(v->verdict), 12), st->reset);
@@ -587,7 +611,7 @@ static void summary_verdict_line(FILE *o, const struct audit_report *r, enum wor
     } else {
         append(line, sizeof line, _("checked %d of %d checks"), v->checked, v->applicable);
     }
-    print_cut(o, line, REPORT_COLUMNS);
+    return print_cut(o, line, REPORT_COLUMNS);
 }
 
 /* The groups worth a line on the first screen or in the details. */
@@ -614,24 +638,20 @@ static int print_summary(FILE *o, const struct audit_report *r, const struct sty
     const struct machine *m = r->machine;
     const struct workload_verdict *sel = &r->verdicts->verdicts[r->workload];
     int lines = 0;
-    summary_machine(o, r, st);
+    lines += summary_machine(o, r, st) + 1;
     fputc('\n', o);
-    lines += 3;
     fprintf(o, _("%sVerdict%s per workload (asked: %s)\n"), st->bold, st->reset,
             workload_name(r->workload));
     lines++;
     static const enum workload first_screen[] = {WL_GENERAL, WL_CV_TRAIN, WL_LLM_TRAIN, WL_LLM_INFER};
     bool asked_shown = false;
     for (size_t i = 0; i < sizeof first_screen / sizeof first_screen[0]; i++) {
-        summary_verdict_line(o, r, first_screen[i], st);
+        lines += summary_verdict_line(o, r, first_screen[i], st);
         asked_shown |= first_screen[i] == r->workload;
-        lines++;
     }
-    if (!asked_shown) {
-        summary_verdict_line(o, r, r->workload, st);
-        lines++;
-    }
-    char line[1024] = "";
+    if (!asked_shown)
+        lines += summary_verdict_line(o, r, r->workload, st);
+    char line[4096] = "";
     if (machine_from_evidence(m)) {
         append(line, sizeof line, _("  Evidence files only: %d of %d checks judged"), sel->checked, sel->applicable);
         if (sel->outside_evidence)
@@ -640,8 +660,7 @@ static int print_summary(FILE *o, const struct audit_report *r, const struct sty
         append(line, sizeof line, _("  Checked %d of %d checks for %s"), sel->checked, sel->applicable,
                workload_name(r->workload));
     }
-    print_cut(o, line, REPORT_COLUMNS);
-    lines++;
+    lines += print_cut(o, line, REPORT_COLUMNS);
     if (sel->ngaps) {
         line[0] = '\0';
         bool key = sel->gaps[0].key; /* key gaps come first */
@@ -655,8 +674,7 @@ static int print_summary(FILE *o, const struct audit_report *r, const struct sty
             }
             append(line, sizeof line, "%s%s", shown++ ? _(", ") : "", gap_fact_text(&sel->gaps[i]));
         }
-        print_cut(o, line, REPORT_COLUMNS);
-        lines++;
+        lines += print_cut(o, line, REPORT_COLUMNS);
     }
     struct finding_group *groups;
     int ngroups = findings_group(r->findings, &groups);
@@ -683,13 +701,11 @@ static int print_summary(FILE *o, const struct audit_report *r, const struct sty
                    st->reset, it->rule->id);
             group_subjects(line, sizeof line, g, 1);
             append(line, sizeof line, ": %s", finding_message(it));
-            print_cut(o, line, REPORT_COLUMNS);
-            lines++;
+            lines += print_cut(o, line, REPORT_COLUMNS);
             if (it->fix) {
                 line[0] = '\0';
                 append(line, sizeof line, _("       fix: %s"), finding_fix(it));
-                print_cut(o, line, REPORT_COLUMNS);
-                lines++;
+                lines += print_cut(o, line, REPORT_COLUMNS);
             }
             shown++;
         }

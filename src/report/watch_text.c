@@ -82,15 +82,28 @@ static void gpu_line(FILE *o, int index, const struct watch_gpu *g)
     clock_event_names(o, g);
 }
 
-static const char *target_text(const struct watch_timeline *w)
+/* The target on one line: a command given several lines (`watch -- python3 -c "..."`) shows its
+ * line breaks and tabs as \n and \t, so the header keeps its shape. buf holds the result. */
+static const char *target_text(const struct watch_timeline *w, char *buf, size_t n)
 {
-    return w->target ? watch_local(w->target, w->target_local) : _("machine");
+    const char *t = w->target ? watch_local(w->target, w->target_local) : _("machine");
+    size_t k = 0;
+    for (; *t && k + 3 < n; t++) {
+        if (*t == '\n' || *t == '\t' || *t == '\r') {
+            buf[k++] = '\\';
+            buf[k++] = *t == '\n' ? 'n' : *t == '\t' ? 't' : 'r';
+        } else
+            buf[k++] = *t;
+    }
+    buf[k] = '\0';
+    return buf;
 }
 
 /* The first line: the target (a command can be any length) is cut to keep the line within columns. */
 static void title(FILE *o, const struct watch_timeline *w, const struct watch_sample *s, size_t columns)
 {
-    const char *target = target_text(w);
+    char one_line[1024];
+    const char *target = target_text(w, one_line, sizeof one_line);
     char line[512];
     snprintf(line, sizeof line, _("gpuvet watch  %s  t=%.0fs  (Ctrl-C ends and diagnoses)\n"), "", s->t);
     size_t room = display_width(line) + 1 < columns ? columns - 1 - display_width(line) : 0;
@@ -284,7 +297,9 @@ static void diagnosis(FILE *o, const struct watch_timeline *w, const struct find
 {
     double seconds = w->count ? w->samples[w->count - 1].t : 0;
     const char *source = !w->source ? _("live") : !strcmp(w->source, "live") ? _("live") : w->source;
-    fprintf(o, _("\n%sDiagnosis%s  %s, %d interval(s), %.0f s (%s)\n"), bold, reset, target_text(w), w->count, seconds,
+    char one_line[1024];
+    fprintf(o, _("\n%sDiagnosis%s  %s, %d interval(s), %.0f s (%s)\n"), bold, reset,
+            target_text(w, one_line, sizeof one_line), w->count, seconds,
             source);
     if (w->count == 0)
         fputs(_("  nothing to diagnose: no interval was watched\n"), o);
@@ -312,7 +327,13 @@ static void diagnosis(FILE *o, const struct watch_timeline *w, const struct find
             fprintf(o, "        %s%s\n", _("fix: "), finding_fix(it));
         shown++;
     }
-    if (w->count && !shown)
+    int sm_samples = 0;
+    double sm = w->count && !shown ? watch_mean_sm(w, &sm_samples) : -1;
+    if (w->count && !shown && sm_samples > 0)
+        /* TRANSLATORS: %.1f %%: the mean SM utilisation; %d: GPU samples it is the mean of. */
+        fprintf(o, _("  no bottleneck found in what could be seen; mean SM utilisation %.1f %% over %d GPU samples\n"),
+                sm * 100, sm_samples);
+    else if (w->count && !shown)
         fputs(_("  no bottleneck found in what could be seen\n"), o);
     for (int i = 0; i < f->count; i++)
         if (f->items[i].severity == SEV_UNKNOWN)

@@ -22,6 +22,25 @@ static bool no_break_before(unsigned cp)
 
 static bool no_break_after(unsigned cp) { return cp == 0xFF08 || cp == 0x300C || cp == 0x300E || cp == 0x201C || cp == 0x3010; }
 
+/* Whether the word after the space at q is a unit, so that a number before the space stays with
+ * it: "34 ms", "2.3 %", "25 s", "80 GB" never wrap apart. The word ends at a space, the line's end
+ * or punctuation (",", ")", ";", ":", "."). */
+static bool unit_follows(const char *q, const char *stop)
+{
+    static const char *const units[] = {"%",   "s",    "ms",   "us",   "ns",   "min",  "h",     "B",      "KB",
+                                        "MB",  "GB",   "TB",   "KiB",  "MiB",  "GiB",  "TiB",   "GB/s",   "MB/s",
+                                        "Gb/s", "GT/s", "MHz", "GHz",  "W",    "°C",   "TFLOPS", "tokens/s", "img/s",
+                                        "cores", "x"};
+    const char *w = q + 1, *e = w;
+    while (e < stop && *e != ' ' && *e != ',' && *e != ')' && *e != ';' && *e != ':' &&
+           !(*e == '.' && (e + 1 == stop || e[1] == ' ')))
+        e++;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if ((size_t)(e - w) == strlen(units[i]) && !strncmp(w, units[i], (size_t)(e - w)))
+            return true;
+    return false;
+}
+
 /* Columns a continuation of line (n bytes, indent spaces) is indented by. */
 typedef size_t hang_fn(const char *line, size_t n, size_t indent, const char *hang_under);
 
@@ -88,7 +107,8 @@ static void wrap_lines(FILE *o, const char *buf, size_t len, size_t width, hang_
                 if (cols + w > room)
                     break;
                 if (q > p && (*q == ' ' || w == 2 || prev_wide) && !(first && q < p + indent) &&
-                    !no_break_before(cp) && !no_break_after(prev_cp))
+                    !no_break_before(cp) && !no_break_after(prev_cp) &&
+                    !(*q == ' ' && prev_cp >= '0' && prev_cp <= '9' && unit_follows(q, stop)))
                     cut = q;
                 cols += w;
                 prev_wide = w == 2;

@@ -246,7 +246,9 @@ static double storage_rate(const struct machine *m, const struct balance_measure
     *basis = BASIS_UNKNOWN;
     snprintf(source, len, _("%s (holds /) is %s%s: no interface ceiling to estimate from; measure it with gpuvet bench "
                           "storage --dir DATASET_DIR and pass --bench"),
-             d->name, d->rotational == 1 ? _("a spinning disk on ") : "", storage_transport_name(d->transport));
+             /* A virtual disk's rotational flag is the hypervisor's default (virtio-blk says 1), not a spindle. */
+             d->name, d->rotational == 1 && d->transport != TRANSPORT_VIRTIO && !m->virt.vm ? _("a spinning disk on ") : "",
+             storage_transport_name(d->transport));
     return 0;
 }
 

@@ -21,6 +21,56 @@
      .heads = A, .kv_heads = KV, .head_dim = HD, .ffn = F, .vocab = 256000, .tied_embeddings = true,                 \
      .norms_per_layer = 4, .sliding_window = 4096, .sliding_layers = L / 2}
 
+/* Qwen3 dense: no q/k/v biases, an RMSNorm on queries and keys, head_dim 128 (config.json). */
+#define QWEN3(ID, REPO, L, H, A, KV, F, TIED)                                                                        \
+    {.id = ID, .source = "huggingface.co/" REPO " config.json", .has_shape = true, .layers = L, .hidden = H,          \
+     .heads = A, .kv_heads = KV, .head_dim = 128, .ffn = F, .vocab = 151936, .tied_embeddings = TIED,                \
+     .qk_norm = true, .norms_per_layer = 2}
+/* Qwen3-MoE: every layer routes to num_experts_per_tok of num_experts experts of moe_intermediate_size, no
+ * shared expert (config.json: decoder_sparse_step 1, mlp_only_layers []). */
+#define QWEN3_MOE(ID, REPO, L, H, A, KV, F, E, K)                                                                    \
+    {.id = ID, .source = "huggingface.co/" REPO " config.json", .has_shape = true, .layers = L, .hidden = H,          \
+     .heads = A, .kv_heads = KV, .head_dim = 128, .ffn = F, .vocab = 151936, .qk_norm = true, .norms_per_layer = 2,  \
+     .experts = E, .experts_per_token = K}
+/* Mixtral: 8 experts of intermediate_size, 2 per token; sliding_window null in both configs. */
+#define MIXTRAL(ID, REPO, L, H, A, F, V)                                                                             \
+    {.id = ID, .source = "huggingface.co/" REPO " config.json", .has_shape = true, .layers = L, .hidden = H,          \
+     .heads = A, .kv_heads = 8, .head_dim = 128, .ffn = F, .vocab = V, .norms_per_layer = 2, .experts = 8,           \
+     .experts_per_token = 2}
+/* Llama 4 (text_config): one routed expert of 16 (Scout) or 128 (Maverick) plus a shared expert of the
+ * same width (intermediate_size 8192); Maverick's interleave_moe_layer_step 2 makes every other layer
+ * dense (intermediate_size_mlp 16384). Three of every four layers use chunked attention
+ * (attention_chunk_size 8192; every fourth, the NoPE layers of no_rope_layers, attends globally). The
+ * text model only: the vision encoder is not counted. */
+#define LLAMA4(ID, REPO, E, DENSE)                                                                                   \
+    {.id = ID, .source = "huggingface.co/" REPO " config.json (text_config)", .has_shape = true, .layers = 48,       \
+     .hidden = 5120, .heads = 40, .kv_heads = 8, .head_dim = 128, .ffn = 8192, .vocab = 202048, .norms_per_layer = 2, \
+     .experts = E, .experts_per_token = 1, .shared_expert_ffn = 8192, .dense_layers = DENSE, .dense_ffn = 16384,     \
+     .sliding_window = 8192, .sliding_layers = 36, .chunked_attention = true}
+/* DeepSeek-V3 and R1 (one config.json): multi-head latent attention (q_lora_rank 1536, kv_lora_rank 512,
+ * qk_nope_head_dim 128, qk_rope_head_dim 64, v_head_dim 128), the first 3 layers dense (first_k_dense_replace,
+ * intermediate_size 18432), then 256 routed experts of 2048 (8 per token) and one shared expert. The
+ * checkpoint is FP8 (quantization_config fp8, 128 x 128 blocks: their float32 scales add 4 bytes per
+ * 16384 weights, not counted); embedding and LM head BF16. The multi-token-prediction layer
+ * (num_nextn_predict_layers 1, 11.5B more) is not counted: engines load it only for speculative decoding. */
+#define DEEPSEEK_V3(ID, REPO)                                                                                        \
+    {.id = ID, .source = "huggingface.co/" REPO " config.json", .has_shape = true, .layers = 61, .hidden = 7168,     \
+     .heads = 128, .kv_heads = 128, .head_dim = 192, .ffn = 2048, .vocab = 129280, .norms_per_layer = 2,             \
+     .experts = 256, .experts_per_token = 8, .shared_expert_ffn = 2048, .dense_layers = 3, .dense_ffn = 18432,       \
+     .q_lora_rank = 1536, .kv_lora_rank = 512, .qk_nope_head_dim = 128, .qk_rope_head_dim = 64, .v_head_dim = 128,  \
+     .checkpoint = "FP8 (e4m3, block scales) linear layers, BF16 embedding and LM head", .expert_weight_bytes = 1,  \
+     .embedding_weight_bytes = 2, .other_weight_bytes = 1}
+/* gpt-oss: experts of intermediate_size 2880 with biases (4 per token), attention with biases, head_dim 64,
+ * layer_types alternating sliding_attention (sliding_window 128) and full_attention. The checkpoint's
+ * quantization_config is mxfp4 for the experts (4-bit values and one 8-bit scale per 32: 4.25 bits) and
+ * keeps self_attn, router, embed_tokens and lm_head in BF16 (modules_to_not_convert). */
+#define GPT_OSS(ID, REPO, L, E)                                                                                      \
+    {.id = ID, .source = "huggingface.co/" REPO " config.json", .has_shape = true, .layers = L, .hidden = 2880,      \
+     .heads = 64, .kv_heads = 8, .head_dim = 64, .ffn = 2880, .vocab = 201088, .qkv_bias = true,                     \
+     .norms_per_layer = 2, .experts = E, .experts_per_token = 4, .expert_bias = true, .sliding_window = 128,        \
+     .sliding_layers = L / 2, .checkpoint = "MXFP4 experts (4.25 bits per parameter), BF16 rest",                   \
+     .expert_weight_bytes = 4.25 / 8, .embedding_weight_bytes = 2, .other_weight_bytes = 2}
+
 static const struct llm_shape builtin[] = {
     LLAMA("llama-2-7b", "meta-llama/Llama-2-7b-hf", 32, 4096, 32, 32, 128, 11008, 32000, false),
     LLAMA("llama-2-13b", "meta-llama/Llama-2-13b-hf", 40, 5120, 40, 40, 128, 13824, 32000, false),
@@ -46,37 +96,74 @@ static const struct llm_shape builtin[] = {
     GEMMA2("gemma-2-2b", "google/gemma-2-2b", 26, 2304, 8, 4, 256, 9216),
     GEMMA2("gemma-2-9b", "google/gemma-2-9b", 42, 3584, 16, 8, 256, 14336),
     GEMMA2("gemma-2-27b", "google/gemma-2-27b", 46, 4608, 32, 16, 128, 36864),
+    LLAMA("llama-3.3-70b", "meta-llama/Llama-3.3-70B-Instruct", 80, 8192, 64, 8, 128, 28672, 128256, false),
+    LLAMA4("llama-4-scout", "meta-llama/Llama-4-Scout-17B-16E", 16, 0),
+    LLAMA4("llama-4-maverick", "meta-llama/Llama-4-Maverick-17B-128E", 128, 24),
+    QWEN3("qwen3-0.6b", "Qwen/Qwen3-0.6B", 28, 1024, 16, 8, 3072, true),
+    QWEN3("qwen3-1.7b", "Qwen/Qwen3-1.7B", 28, 2048, 16, 8, 6144, true),
+    QWEN3("qwen3-4b", "Qwen/Qwen3-4B", 36, 2560, 32, 8, 9728, true),
+    QWEN3("qwen3-8b", "Qwen/Qwen3-8B", 36, 4096, 32, 8, 12288, false),
+    QWEN3("qwen3-14b", "Qwen/Qwen3-14B", 40, 5120, 40, 8, 17408, false),
+    QWEN3("qwen3-32b", "Qwen/Qwen3-32B", 64, 5120, 64, 8, 25600, false),
+    QWEN3_MOE("qwen3-30b-a3b", "Qwen/Qwen3-30B-A3B", 48, 2048, 32, 4, 768, 128, 8),
+    QWEN3_MOE("qwen3-235b-a22b", "Qwen/Qwen3-235B-A22B", 94, 4096, 64, 4, 1536, 128, 8),
+    DEEPSEEK_V3("deepseek-v3", "deepseek-ai/DeepSeek-V3"),
+    DEEPSEEK_V3("deepseek-r1", "deepseek-ai/DeepSeek-R1"),
+    MIXTRAL("mixtral-8x7b", "mistralai/Mixtral-8x7B-v0.1", 32, 4096, 32, 14336, 32000),
+    MIXTRAL("mixtral-8x22b", "mistralai/Mixtral-8x22B-v0.1", 56, 6144, 48, 16384, 32000),
+    GPT_OSS("gpt-oss-20b", "openai/gpt-oss-20b", 24, 32),
+    GPT_OSS("gpt-oss-120b", "openai/gpt-oss-120b", 36, 128),
 };
 
 const char *const llm_builtin_ids[] = {
     "llama-2-7b",   "llama-2-13b",    "llama-2-70b",  "llama-3-8b",   "llama-3-70b",     "llama-3.1-8b",
     "llama-3.1-70b", "llama-3.1-405b", "llama-3.2-1b", "llama-3.2-3b", "qwen2-7b",        "qwen2-72b",
     "qwen2.5-7b",   "qwen2.5-14b",    "qwen2.5-32b",  "qwen2.5-72b",  "mistral-7b",      "mistral-7b-v0.3",
-    "mistral-nemo-12b", "gemma-2-2b", "gemma-2-9b",   "gemma-2-27b",  NULL};
+    "mistral-nemo-12b", "gemma-2-2b", "gemma-2-9b",   "gemma-2-27b",  "llama-3.3-70b", "llama-4-scout",
+    "llama-4-maverick", "qwen3-0.6b", "qwen3-1.7b",   "qwen3-4b",     "qwen3-8b",      "qwen3-14b",
+    "qwen3-32b",    "qwen3-30b-a3b",  "qwen3-235b-a22b", "deepseek-v3", "deepseek-r1", "mixtral-8x7b",
+    "mixtral-8x22b", "gpt-oss-20b",   "gpt-oss-120b", NULL};
 
 bool llm_count_params(struct llm_shape *m)
 {
     /* In double: a config.json's fields (each up to 10^7) multiply past int64 long before they
      * are refused; below LLM_MAX_PARAMS every count is an exact integer in a double. */
     double h = m->hidden, q_width = (double)m->heads * m->head_dim, kv_width = (double)m->kv_heads * m->head_dim;
-    double attention = h * q_width + 2 * h * kv_width + q_width * h + (m->qkv_bias ? q_width + 2 * kv_width : 0);
-    double expert = 3 * h * m->ffn; /* gate, up and down projections (SwiGLU / GeGLU) */
-    double mlp = expert, active_mlp = expert;
+    double attention;
+    if (m->kv_lora_rank > 0) {
+        /* Multi-head latent attention: queries through a rank-q_lora_rank bottleneck (with its norm),
+         * keys and values from a kv_lora_rank latent (with its norm) plus a shared rotary key. */
+        double qk = (double)m->heads * (m->qk_nope_head_dim + m->qk_rope_head_dim);
+        double q = m->q_lora_rank > 0 ? h * m->q_lora_rank + m->q_lora_rank + (double)m->q_lora_rank * qk : h * qk;
+        double kv = h * (m->kv_lora_rank + m->qk_rope_head_dim) + m->kv_lora_rank +
+                    (double)m->kv_lora_rank * m->heads * (m->qk_nope_head_dim + m->v_head_dim);
+        attention = q + kv + (double)m->heads * m->v_head_dim * h;
+        q_width = (double)m->heads * m->v_head_dim;
+    } else
+        attention = h * q_width + 2 * h * kv_width + q_width * h + (m->qkv_bias ? q_width + 2 * kv_width : 0) +
+                    (m->qk_norm ? 2.0 * m->head_dim : 0);
+    /* gate, up and down projections (SwiGLU / GeGLU), with gpt-oss's biases */
+    double expert = 3 * h * m->ffn + (m->expert_bias ? 2.0 * m->ffn + h : 0);
+    double moe_layers = m->experts > 0 ? m->layers - m->dense_layers : 0;
+    double dense_mlp = 3 * h * (m->dense_ffn > 0 && m->experts > 0 ? m->dense_ffn : m->ffn);
+    double mlp = (m->layers - moe_layers) * dense_mlp, active_mlp = mlp;
     if (m->experts > 0) {
-        double router = h * m->experts;
-        /* A shared expert (Qwen-MoE) has its own MLP and a one-output gate. */
+        double router = h * m->experts + (m->expert_bias ? m->experts : 0);
+        /* A shared expert (Qwen-MoE, DeepSeek, Llama 4) has its own MLP and a one-output gate. */
         double shared = m->shared_expert_ffn > 0 ? 3 * h * m->shared_expert_ffn + h : 0;
-        mlp = m->experts * expert + router + shared;
-        active_mlp = m->experts_per_token * expert + router + shared;
+        mlp += moe_layers * (m->experts * expert + router + shared);
+        active_mlp += moe_layers * (m->experts_per_token * expert + router + shared);
     }
     double norms = m->norms_per_layer * h;
     double embedding = (double)m->vocab * h;
     double outside = embedding + h + (m->tied_embeddings ? 0 : embedding); /* + the final norm */
-    double params = outside + m->layers * (attention + mlp + norms);
+    double params = outside + m->layers * (attention + norms) + mlp;
     if (!(params <= LLM_MAX_PARAMS))
         return false;
     m->params = (int64_t)params;
-    m->active_params = (int64_t)(outside + m->layers * (attention + active_mlp + norms));
+    m->active_params = (int64_t)(outside + m->layers * (attention + norms) + active_mlp);
+    m->expert_params = (int64_t)(moe_layers * m->experts * expert);
+    m->embedding_params = (int64_t)(m->tied_embeddings ? embedding : 2 * embedding);
     /* DeepSpeed's largest module: the embedding (or LM head) for these vocabularies, else one
      * MLP or attention projection. */
     double largest = embedding;
@@ -86,6 +173,15 @@ bool llm_count_params(struct llm_shape *m)
         largest = h * q_width;
     m->largest_layer_params = (int64_t)largest;
     return true;
+}
+
+double llm_checkpoint_bytes(const struct llm_shape *m)
+{
+    if (!m->checkpoint[0])
+        return 2.0 * (double)m->params;
+    double rest = (double)(m->params - m->expert_params - m->embedding_params);
+    return (double)m->expert_params * m->expert_weight_bytes + (double)m->embedding_params * m->embedding_weight_bytes +
+           rest * m->other_weight_bytes;
 }
 
 bool llm_builtin(const char *id, struct llm_shape *out)
@@ -126,11 +222,14 @@ static int int_field(json_t *cfg, const char *path, const char *key, bool requir
 }
 
 /* transformers' per-architecture default for tie_word_embeddings when a config.json leaves it out:
- * LlamaConfig, MistralConfig, MixtralConfig, Qwen2Config, Qwen2MoeConfig: False; GemmaConfig,
+ * LlamaConfig, MistralConfig, MixtralConfig, Qwen2Config, Qwen2MoeConfig, Qwen3(Moe)Config,
+ * GptOssConfig, DeepseekV2/V3Config, Llama4TextConfig: False; GemmaConfig,
  * Gemma2Config and the PretrainedConfig base: True. */
 static bool tied_by_default(const char *model_type, bool *known)
 {
-    static const char *const untied[] = {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe"};
+    static const char *const untied[] = {"llama",       "mistral",     "mixtral", "qwen2",       "qwen2_moe",
+                                         "qwen3",       "qwen3_moe",   "gpt_oss", "deepseek_v3", "deepseek_v2",
+                                         "llama4_text", "llama4"};
     *known = true;
     for (size_t i = 0; model_type && i < sizeof untied / sizeof untied[0]; i++)
         if (!strcmp(model_type, untied[i]))
@@ -141,15 +240,62 @@ static bool tied_by_default(const char *model_type, bool *known)
     return true;
 }
 
-/* Mixtral (num_local_experts, intermediate_size per expert) and Qwen-MoE (num_experts,
- * moe_intermediate_size, shared_expert_intermediate_size). */
-static int read_experts(json_t *cfg, const char *path, struct llm_shape *out, char *err, size_t errlen)
+/* DeepSeek-V2/V3: n_routed_experts of moe_intermediate_size, n_shared_experts of the same width,
+ * the first first_k_dense_replace layers dense (intermediate_size), and multi-head latent attention. */
+static int read_deepseek(json_t *cfg, const char *path, struct llm_shape *out, char *err, size_t errlen)
 {
-    if (json_object_get(cfg, "n_routed_experts")) {
-        snprintf(err, errlen, _("%s: DeepSeek-style experts (n_routed_experts, MLA attention) are not modelled; use "
-                              "--params"),
+    int shared = 0, freq = 1;
+    out->dense_ffn = out->ffn;
+    if (int_field(cfg, path, "n_routed_experts", true, 0, &out->experts, err, errlen) ||
+        int_field(cfg, path, "moe_intermediate_size", true, 0, &out->ffn, err, errlen) ||
+        int_field(cfg, path, "n_shared_experts", false, 0, &shared, err, errlen) ||
+        int_field(cfg, path, "first_k_dense_replace", false, 0, &out->dense_layers, err, errlen) ||
+        int_field(cfg, path, "moe_layer_freq", false, 1, &freq, err, errlen) ||
+        int_field(cfg, path, "q_lora_rank", false, 0, &out->q_lora_rank, err, errlen) ||
+        int_field(cfg, path, "kv_lora_rank", true, 0, &out->kv_lora_rank, err, errlen) ||
+        int_field(cfg, path, "qk_nope_head_dim", true, 0, &out->qk_nope_head_dim, err, errlen) ||
+        int_field(cfg, path, "qk_rope_head_dim", true, 0, &out->qk_rope_head_dim, err, errlen) ||
+        int_field(cfg, path, "v_head_dim", true, 0, &out->v_head_dim, err, errlen))
+        return -1;
+    if (freq != 1 || out->dense_layers > out->layers || !out->kv_lora_rank || shared > 1000) {
+        snprintf(err, errlen,
+                 _("%s: moe_layer_freq other than 1, first_k_dense_replace beyond the layers or kv_lora_rank 0 are "
+                   "not modelled; use --params"),
                  path);
         return -1;
+    }
+    out->shared_expert_ffn = shared * out->ffn;
+    out->head_dim = out->qk_nope_head_dim + out->qk_rope_head_dim;
+    return 0;
+}
+
+/* Llama 4 (text_config): num_local_experts of intermediate_size plus a shared expert of the same
+ * width; with interleave_moe_layer_step S only every S-th layer has experts, the others a dense MLP
+ * of intermediate_size_mlp. */
+static int read_llama4(json_t *cfg, const char *path, struct llm_shape *out, char *err, size_t errlen)
+{
+    int step = 1;
+    if (int_field(cfg, path, "interleave_moe_layer_step", false, 1, &step, err, errlen) ||
+        int_field(cfg, path, "intermediate_size_mlp", step > 1, 0, &out->dense_ffn, err, errlen))
+        return -1;
+    if (step < 1) {
+        snprintf(err, errlen, _("%s: \"%s\" must be a positive integer"), path, "interleave_moe_layer_step");
+        return -1;
+    }
+    out->shared_expert_ffn = out->ffn;
+    out->dense_layers = out->layers - out->layers / step;
+    return 0;
+}
+
+/* Mixtral (num_local_experts, intermediate_size per expert) and Qwen-MoE (num_experts,
+ * moe_intermediate_size, shared_expert_intermediate_size); DeepSeek and Llama 4 above. */
+static int read_experts(json_t *cfg, const char *path, const char *type, struct llm_shape *out, char *err,
+                        size_t errlen)
+{
+    if (json_object_get(cfg, "n_routed_experts")) {
+        if (read_deepseek(cfg, path, out, err, errlen))
+            return -1;
+        goto per_token;
     }
     if (int_field(cfg, path, "num_local_experts", false, 0, &out->experts, err, errlen))
         return -1;
@@ -170,7 +316,10 @@ static int read_experts(json_t *cfg, const char *path, struct llm_shape *out, ch
                          path);
             return -1;
         }
-    }
+    } else if (type && !strncmp(type, "llama4", 6) && read_llama4(cfg, path, out, err, errlen))
+        return -1;
+    out->expert_bias = out->experts && type && !strcmp(type, "gpt_oss");
+per_token:
     if (out->experts &&
         (int_field(cfg, path, "num_experts_per_tok", true, 0, &out->experts_per_token, err, errlen)))
         return -1;
@@ -194,6 +343,16 @@ int llm_from_hf_config(const char *path, struct llm_shape *out, char *err, size_
         snprintf(err, errlen, _("%s: expected a JSON object (a Hugging Face config.json)"), path);
         goto done;
     }
+    /* Llama 4 and other multimodal checkpoints keep the decoder's fields in text_config. */
+    json_t *text = json_object_get(cfg, "text_config");
+    if (json_is_object(text) && !json_object_get(cfg, "num_hidden_layers")) {
+        json_t *quant = json_object_get(cfg, "quantization_config");
+        if (quant && !json_object_get(text, "quantization_config"))
+            json_object_set(text, "quantization_config", quant);
+        json_incref(text);
+        json_decref(cfg);
+        cfg = text;
+    }
     if (int_field(cfg, path, "num_hidden_layers", true, 0, &out->layers, err, errlen) ||
         int_field(cfg, path, "hidden_size", true, 0, &out->hidden, err, errlen) ||
         int_field(cfg, path, "num_attention_heads", true, 0, &out->heads, err, errlen) ||
@@ -205,15 +364,15 @@ int llm_from_hf_config(const char *path, struct llm_shape *out, char *err, size_
         snprintf(err, errlen, _("%s: layers, hidden size, heads, KV heads and vocabulary must be positive"), path);
         goto done;
     }
+    const char *type = json_string_value(json_object_get(cfg, "model_type"));
     if (int_field(cfg, path, "head_dim", false, out->hidden / out->heads, &out->head_dim, err, errlen) ||
-        read_experts(cfg, path, out, err, errlen))
+        read_experts(cfg, path, type, out, err, errlen))
         goto done;
     if (out->heads % out->kv_heads != 0) {
         snprintf(err, errlen, _("%s: num_attention_heads (%d) is not a multiple of num_key_value_heads (%d)"), path,
                  out->heads, out->kv_heads);
         goto done;
     }
-    const char *type = json_string_value(json_object_get(cfg, "model_type"));
     json_t *tie = json_object_get(cfg, "tie_word_embeddings");
     bool tie_known = true;
     out->tied_embeddings = json_is_boolean(tie) ? json_is_true(tie) : tied_by_default(type, &tie_known);
@@ -222,17 +381,55 @@ int llm_from_hf_config(const char *path, struct llm_shape *out, char *err, size_
         out->norms_per_layer = 4; /* input, post-attention, pre- and post-feedforward */
     out->qkv_bias = (type && (!strcmp(type, "qwen2") || !strcmp(type, "qwen2_moe"))) ||
                     json_is_true(json_object_get(cfg, "attention_bias"));
+    out->qk_norm = type && (!strcmp(type, "qwen3") || !strcmp(type, "qwen3_moe"));
     json_t *use_window = json_object_get(cfg, "use_sliding_window");
     if (!json_is_false(use_window) &&
         int_field(cfg, path, "sliding_window", false, 0, &out->sliding_window, err, errlen))
         goto done;
-    if (out->sliding_window) {
+    /* Llama 4's chunked attention: a token attends within its chunk of attention_chunk_size, on the
+     * layers no_rope_layers marks 1 (the RoPE layers; every fourth, NoPE, attends globally). */
+    if (type && !strncmp(type, "llama4", 6)) {
+        if (int_field(cfg, path, "attention_chunk_size", false, 0, &out->sliding_window, err, errlen))
+            goto done;
+        json_t *rope = json_object_get(cfg, "no_rope_layers");
+        if (out->sliding_window && json_array_size(rope) == (size_t)out->layers) {
+            size_t i;
+            json_t *v;
+            json_array_foreach(rope, i, v) out->sliding_layers += json_is_integer(v) && json_integer_value(v) != 0;
+        } else if (out->sliding_window)
+            out->sliding_layers = out->layers - out->layers / 4; /* no_rope_layer_interval 4 */
+        out->chunked_attention = out->sliding_window > 0;
+    }
+    /* layer_types (gpt-oss, newer transformers configs) names each layer's attention. */
+    json_t *layer_types = json_object_get(cfg, "layer_types");
+    if (out->sliding_window && json_array_size(layer_types) == (size_t)out->layers) {
+        size_t i;
+        json_t *v;
+        out->sliding_layers = 0;
+        json_array_foreach(layer_types, i, v)
+        {
+            const char *t = json_string_value(v);
+            out->sliding_layers += t && (!strcmp(t, "sliding_attention") || !strcmp(t, "chunked_attention"));
+        }
+    } else if (out->sliding_window && !out->chunked_attention) {
         /* Gemma-2 alternates local (even) and global layers; Qwen2 slides from max_window_layers on. */
         int first = 0;
         if (type && !strcmp(type, "qwen2") &&
             int_field(cfg, path, "max_window_layers", false, 0, &first, err, errlen))
             goto done;
         out->sliding_layers = gemma2 ? (out->layers + 1) / 2 : first < out->layers ? out->layers - first : 0;
+    }
+    /* The precision the checkpoint ships in (quantization_config): gpt-oss's mxfp4 experts (4-bit
+     * values and an 8-bit scale per 32), DeepSeek-V3's fp8 linear layers. */
+    const char *quant = json_string_value(json_object_get(json_object_get(cfg, "quantization_config"), "quant_method"));
+    if (quant && !strcmp(quant, "mxfp4") && out->experts) {
+        snprintf(out->checkpoint, sizeof out->checkpoint, "MXFP4 experts (4.25 bits per parameter), BF16 rest");
+        out->expert_weight_bytes = 4.25 / 8;
+        out->embedding_weight_bytes = out->other_weight_bytes = 2;
+    } else if (quant && !strcmp(quant, "fp8")) {
+        snprintf(out->checkpoint, sizeof out->checkpoint, "FP8 linear layers, BF16 embedding and LM head");
+        out->expert_weight_bytes = out->other_weight_bytes = 1;
+        out->embedding_weight_bytes = 2;
     }
     const char *base = strrchr(path, '/');
     snprintf(out->id, sizeof out->id, "%s", base ? base + 1 : path);
@@ -256,15 +453,23 @@ done:
     return rc;
 }
 
+/* KV cache elements of one token in one layer on one GPU of tensor parallelism tp. */
+static double kv_elements_per_layer_token(const struct llm_shape *m, int tp)
+{
+    if (m->kv_lora_rank > 0)
+        return (double)m->kv_lora_rank + m->qk_rope_head_dim; /* the latent, whole on every GPU */
+    int heads_per_gpu = m->kv_heads / tp > 1 ? m->kv_heads / tp : 1;
+    return 2.0 * heads_per_gpu * m->head_dim;
+}
+
 int64_t kv_bytes_per_token(const struct llm_shape *m, double bytes_per_element)
 {
-    return (int64_t)(2.0 * m->layers * m->kv_heads * m->head_dim * bytes_per_element);
+    return (int64_t)(m->layers * kv_elements_per_layer_token(m, 1) * bytes_per_element);
 }
 
 double kv_bytes_per_sequence(const struct llm_shape *m, double bytes_per_element, int context, int tp)
 {
-    int heads_per_gpu = m->kv_heads / tp > 1 ? m->kv_heads / tp : 1;
-    double per_layer_token = 2.0 * heads_per_gpu * m->head_dim * bytes_per_element;
+    double per_layer_token = kv_elements_per_layer_token(m, tp) * bytes_per_element;
     int window = m->sliding_window && m->sliding_window < context ? m->sliding_window : context;
     int full_layers = m->layers - m->sliding_layers;
     return per_layer_token * ((double)full_layers * context + (double)m->sliding_layers * window);

@@ -21,9 +21,28 @@ struct llm_shape {
     /* Mixture of experts: experts per layer (0 = dense), experts each token uses, each expert's
      * MLP width (ffn), and a shared expert's width (Qwen-MoE; 0 none). */
     int experts, experts_per_token, shared_expert_ffn;
+    /* Layers without experts in a mixture: dense_layers of the layers have a dense MLP of width
+     * dense_ffn (DeepSeek-V3: the first 3 at 18432; Llama 4 Maverick: every other at 16384). */
+    int dense_layers, dense_ffn;
+    bool expert_bias; /* gpt-oss: biases on the expert projections and the router */
+    bool qk_norm;     /* Qwen3: an RMSNorm of head_dim on the queries and one on the keys */
+    /* Multi-head latent attention (DeepSeek-V2/V3, kv_lora_rank > 0): the KV cache holds, per token
+     * and layer, the compressed latent (kv_lora_rank) and the rotary key (qk_rope_head_dim), one copy
+     * on every GPU of a tensor-parallel group; heads and kv_heads count the decompressed heads. */
+    int q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim;
+    /* The sliding layers are Llama 4's chunked attention: a token sees only its own chunk of
+     * sliding_window tokens, so those layers keep at most one chunk. */
+    bool chunked_attention;
+    /* The precision the published checkpoint ships in, when not BF16 for every weight: bytes per
+     * parameter of the routed experts, of the embedding and LM head, and of the rest (gpt-oss:
+     * MXFP4 experts, 4.25 bits; DeepSeek-V3: FP8 linear layers). checkpoint[0] == 0: none given. */
+    char checkpoint[96];
+    double expert_weight_bytes, embedding_weight_bytes, other_weight_bytes;
     int64_t params;        /* total parameters */
     int64_t active_params; /* parameters one token passes through (= params for a dense model) */
     int64_t largest_layer_params; /* largest single module (DeepSpeed's ZeRO-3 term); 0 unknown */
+    int64_t expert_params;        /* routed experts' parameters, all layers (0 dense) */
+    int64_t embedding_params;     /* embedding + LM head (one matrix when tied) */
 };
 
 /* The built-in models, by id (case-insensitive). false when unknown. */
@@ -31,9 +50,10 @@ bool llm_builtin(const char *id, struct llm_shape *out);
 /* Ids of the built-in models, NULL-terminated. */
 extern const char *const llm_builtin_ids[];
 
-/* Reads a Hugging Face config.json (Llama, Mistral, Qwen2, Gemma/Gemma-2 and other Llama-shaped
- * decoders; Mixtral and Qwen-MoE mixtures of experts). Missing or non-integer fields and
- * unsupported architectures are an error naming the file. */
+/* Reads a Hugging Face config.json (Llama, Mistral, Qwen2/3, Gemma/Gemma-2 and other Llama-shaped
+ * decoders; Mixtral, Qwen-MoE and Qwen3-MoE mixtures of experts; gpt-oss; DeepSeek-V2/V3; Llama 4's
+ * text_config). Missing or non-integer fields and unsupported architectures are an error naming
+ * the file. */
 int llm_from_hf_config(const char *path, struct llm_shape *out, char *err, size_t errlen);
 
 /* A model known only by its parameter count (no KV cache or activation figures). */
@@ -48,12 +68,18 @@ void llm_from_params(int64_t params, struct llm_shape *out);
  * filled) when the shape holds more than LLM_MAX_PARAMS parameters. */
 bool llm_count_params(struct llm_shape *m);
 
-/* KV cache bytes per token of context, all layers: 2 (K and V) × layers × KV heads × head dim ×
- * bytes per element. */
+/* Bytes of the weights as the checkpoint ships them (the fields above); params × 2 (BF16) for a
+ * model that gives no checkpoint precision. */
+double llm_checkpoint_bytes(const struct llm_shape *m);
+
+/* KV cache bytes per token of context, all layers, before any window: 2 (K and V) × layers × KV
+ * heads × head dim × bytes per element; multi-head latent attention: layers × (kv_lora_rank +
+ * qk_rope_head_dim) × bytes per element. */
 int64_t kv_bytes_per_token(const struct llm_shape *m, double bytes_per_element);
 /* KV cache bytes of one sequence of `context` tokens on one GPU of a tensor-parallel group of tp:
- * each GPU keeps max(1, KV heads / tp) heads (vLLM replicates them when tp exceeds the KV heads),
- * and sliding-window layers keep at most the window. */
+ * each GPU keeps max(1, KV heads / tp) heads (vLLM replicates them when tp exceeds the KV heads;
+ * the latent of multi-head latent attention is whole on every GPU), and sliding-window and chunked
+ * layers keep at most the window (chunk). */
 double kv_bytes_per_sequence(const struct llm_shape *m, double bytes_per_element, int context, int tp);
 /* Whether vLLM accepts tensor parallelism tp for this shape: tp divides the attention heads, and
  * the KV heads divide by tp or tp by them. false with why filled. */

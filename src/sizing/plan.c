@@ -102,6 +102,10 @@ static int resolve_model(struct plan *p)
         return plan_fail(p, "%s", err);
     if (p->opt.params > 0)
         llm_from_params((int64_t)p->opt.params, &p->model);
+    /* Without --weights, the weights as the checkpoint ships them (gpt-oss's MXFP4 experts,
+     * DeepSeek-V3's FP8): bytes per parameter averaged over the model. */
+    if (!p->opt.weights_given && p->model.checkpoint[0] && p->model.params > 0)
+        p->opt.weight_bytes = llm_checkpoint_bytes(&p->model) / (double)p->model.params;
     return 0;
 }
 
@@ -123,6 +127,13 @@ json_t *model_json(const struct llm_shape *m)
         json_object_set_new(o, "vocab", json_integer(m->vocab));
         json_object_set_new(o, "largest_layer_params", json_integer(m->largest_layer_params));
         json_object_set_new(o, "sliding_window", m->sliding_window ? json_integer(m->sliding_window) : json_null());
+        json_object_set_new(o, "chunked_attention", json_boolean(m->chunked_attention));
+        json_object_set_new(o, "dense_layers", json_integer(m->experts ? m->dense_layers : m->layers));
+        json_object_set_new(o, "expert_params", json_integer(m->expert_params));
+        json_object_set_new(o, "kv_lora_rank", m->kv_lora_rank ? json_integer(m->kv_lora_rank) : json_null());
+        json_object_set_new(o, "qk_rope_head_dim", m->kv_lora_rank ? json_integer(m->qk_rope_head_dim) : json_null());
+        json_object_set_new(o, "checkpoint", m->checkpoint[0] ? json_string(m->checkpoint) : json_null());
+        json_object_set_new(o, "checkpoint_bytes", json_real(llm_checkpoint_bytes(m)));
     }
     return o;
 }

@@ -21,6 +21,15 @@ static double infer_usable(const struct plan *p, int tp)
            infer_non_torch_bytes(tp);
 }
 
+/* The weights in GPU memory: as the checkpoint ships them (gpt-oss's MXFP4 experts, DeepSeek-V3's FP8)
+ * unless --weights was given; else the linear layers at --weights and the rest in 16 bits. */
+static double infer_weights(const struct plan *p)
+{
+    if (!p->opt.weights_given && p->model.checkpoint[0])
+        return llm_checkpoint_bytes(&p->model);
+    return infer_weight_bytes(&p->model, p->opt.weight_bytes);
+}
+
 static void infer_throughput(struct plan *p, bool fits)
 {
     const struct llm_shape *m = &p->model;
@@ -28,7 +37,7 @@ static void infer_throughput(struct plan *p, bool fits)
     int n = p->gpus_per_node;
     bool prompt_given = p->opt.prompt > 0;
     int prompt = prompt_given ? p->opt.prompt : p->opt.context / 2;
-    double weights = infer_weight_bytes(m, p->opt.weight_bytes);
+    double weights = infer_weights(p);
     struct infer_rate_input in = {.model = m, .gpu = p->gpu, .weight_bytes = p->opt.weight_bytes, .weights_total = weights,
                                   .kv_bytes = p->opt.kv_bytes, .context = p->opt.context, .prompt = prompt,
                                   .bandwidth_share = t->infer_decode_bandwidth_share,
@@ -112,6 +121,12 @@ static void infer_throughput(struct plan *p, bool fits)
               r.dense_tflops_per_gpu, precision_name(r.compute_precision), r.decode_tokens_s, r.prefill_tokens_s,
               prompt, p->opt.context - prompt, prompt_given ? "--prompt" : _("--prompt not given: half the context"),
               r.output_tokens_s, replicas * r.output_tokens_s);
+    if (batch != p->opt.batch)
+        plan_step(p, N_("batch"),
+                  _("the estimate runs each replica at batch %ld, the most requests of %d tokens that fit, not at the "
+                    "--batch %d asked: a server (vLLM, SGLang) keeps as many requests running as its memory holds; "
+                    "fewer requests give fewer tokens/s"),
+                  batch, p->opt.context, p->opt.batch);
     if (p->opt.rate > 0) {
         /* --rate R: R requests/s of --context tokens, each generating context - prompt tokens, on
          * replicas of this split, each at its estimated rate. */
@@ -147,7 +162,7 @@ int plan_infer(struct plan *p)
     if (p->opt.prompt >= p->opt.context)
         return plan_fail(p, _("--prompt %d: the prompt is part of the --context of %d tokens; it must be shorter"),
                          p->opt.prompt, p->opt.context);
-    double weights = infer_weight_bytes(m, p->opt.weight_bytes);
+    double weights = infer_weights(p);
     int64_t per_token = kv_bytes_per_token(m, p->opt.kv_bytes);
     /* vLLM keeps max(1, KV heads / tp) KV heads on each GPU: replicated when tp exceeds them. */
     char tp_why[256] = "";
@@ -192,7 +207,12 @@ int plan_infer(struct plan *p)
                                   "profile_peak_per_gpu", peak, "non_torch_per_gpu", non_torch,
                                   "max_num_batched_tokens", VLLM_MAX_NUM_BATCHED_TOKENS, "total_per_gpu", per_gpu,
                                   "available_per_gpu", usable, "fits", fits));
-    if (p->opt.weight_bytes < 2)
+    if (!p->opt.weights_given && m->checkpoint[0])
+        plan_step(p, N_("weights"),
+                  _("%.1f GB as the checkpoint ships (%s: %.3g B/parameter on average; --weights to change it), split "
+                    "over %d GPU(s) by tensor parallelism"),
+                  gb(weights), m->checkpoint, p->opt.weight_bytes, n);
+    else if (p->opt.weight_bytes < 2)
         plan_step(p, N_("weights"),
                   _("%.1f GB: the linear layers at %g B/parameter, embeddings, LM head and norms in 16 bits (as FP8, "
                     "INT8 and INT4 checkpoints keep them), split over %d GPU(s) by tensor parallelism"),
@@ -203,19 +223,30 @@ int plan_infer(struct plan *p)
     if (!tp_ok)
         plan_step(p, N_("tensor parallel"), _("%s: use a GPU count that divides %d heads and fits %d KV heads"), tp_why,
                   m->heads, m->kv_heads);
+    else if (n > 1 && m->kv_lora_rank > 0)
+        plan_step(p, N_("tensor parallel"),
+                  _("%d GPUs: multi-head latent attention keeps the whole latent KV cache on every GPU (vLLM, SGLang)"),
+                  n);
     else if (n > 1)
         plan_step(p, N_("tensor parallel"), _("%d GPUs: %d of %d KV heads per GPU%s (vLLM: max(1, KV heads / tp))"), n,
                   kv_heads_per_gpu, m->kv_heads, m->kv_heads < n ? _(", replicated") : "");
     int window_cap = m->sliding_window && m->sliding_window < p->opt.context;
-    plan_step(
-        p, N_("kv cache"),
-        _("2 x %d layers x %d KV heads x %d head dim x %g B = %.0f KiB per token; %.2f GB per request of %d tokens%s; "
-        "%.1f GB for batch %d, %.1f GB on each GPU"),
-        m->layers, m->kv_heads, m->head_dim, p->opt.kv_bytes, per_token / KIB, gb(per_request), p->opt.context,
-        !window_cap                      ? ""
-        : m->sliding_layers == m->layers ? _(" (the sliding window caps it)")
-                                         : _(" (the sliding-window layers keep only their window)"),
-        gb(kv_total), p->opt.batch, gb(kv_per_gpu));
+    const char *capped = !window_cap                      ? ""
+                         : m->chunked_attention           ? _(" (the chunked-attention layers keep only their chunk)")
+                         : m->sliding_layers == m->layers ? _(" (the sliding window caps it)")
+                                                          : _(" (the sliding-window layers keep only their window)");
+    if (m->kv_lora_rank > 0)
+        plan_step(p, N_("kv cache"),
+                  _("multi-head latent attention: %d layers x (%d latent + %d rotary) x %g B = %.1f KiB per token; "
+                    "%.2f GB per request of %d tokens; %.1f GB for batch %d, %.1f GB on each GPU"),
+                  m->layers, m->kv_lora_rank, m->qk_rope_head_dim, p->opt.kv_bytes, per_token / KIB, gb(per_request),
+                  p->opt.context, gb(kv_total), p->opt.batch, gb(kv_per_gpu));
+    else
+        plan_step(p, N_("kv cache"),
+                  _("2 x %d layers x %d KV heads x %d head dim x %g B = %.0f KiB per token; %.2f GB per request of %d "
+                    "tokens%s; %.1f GB for batch %d, %.1f GB on each GPU"),
+                  m->layers, m->kv_heads, m->head_dim, p->opt.kv_bytes, per_token / KIB, gb(per_request),
+                  p->opt.context, capped, gb(kv_total), p->opt.batch, gb(kv_per_gpu));
     plan_step(p, N_("gpu memory"),
               _("%.1f GB per GPU of %.1f GB usable (%.0f%% of %.1f GB, as vLLM plans, less its profiling run's peak, "
                 "%.1f GB for a %d-token step with its fp32 logits, and %.2f GB non-torch memory): %s; the largest "

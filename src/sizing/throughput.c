@@ -13,8 +13,10 @@ void infer_rate_estimate(const struct infer_rate_input *in, struct infer_rate *o
     const struct llm_shape *m = in->model;
     int output = in->context - in->prompt;
     /* fp8 weights run FP8 matmuls on GPUs that have them (W8A8); other weight formats are
-     * dequantised to 16 bits for the matmul (weight-only quantisation, W4A16/W8A16). */
-    out->compute_precision = in->weight_bytes == 1 && g->dense[PREC_FP8] > 0 ? PREC_FP8 : PREC_BF16;
+     * dequantised to 16 bits for the matmul (weight-only quantisation, W4A16/W8A16). An FP8
+     * checkpoint that keeps its embedding in BF16 (DeepSeek-V3) averages a little over 1 byte. */
+    bool fp8 = in->weight_bytes >= 1 && in->weight_bytes < 1.01;
+    out->compute_precision = fp8 && g->dense[PREC_FP8] > 0 ? PREC_FP8 : PREC_BF16;
     if (out->compute_precision == PREC_BF16 && g->dense[PREC_BF16] <= 0)
         out->compute_precision = PREC_FP16; /* Volta and Turing: FP16 tensor cores only */
     /* Per device: a package of two (MI250X) splits its figures between them. */

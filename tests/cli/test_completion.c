@@ -58,3 +58,12 @@ Test(completion, no_option_borrowed_from_another_command)
     cr_expect_str_eq(got, "");
     free(got);
 }
+
+/* Languages, GPU ids and built-in model names, as gpuvet itself lists them. */
+Test(completion, languages) { expect_completion("gpuvet --lang \"\"", "zh en"); }
+Test(completion, gpu_ids_for_gpus) { expect_completion("gpuvet gpus h100-s", "h100-sxm5-80gb"); }
+Test(completion, gpu_ids_for_the_gpus_option)
+{
+    expect_completion("gpuvet plan --gpus rtx-pro", "rtx-pro-6000-blackwell-96gb");
+}
+Test(completion, model_names) { expect_completion("gpuvet plan --model gpt-oss", "gpt-oss-20b gpt-oss-120b"); }

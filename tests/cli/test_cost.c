@@ -217,3 +217,30 @@ Test(cost, currencies_ranked_apart_or_converted)
     json_decref(doc);
     run_result_free(&r);
 }
+
+/* The text says what the ranking did not check (the model's fit), says a note all offers share
+ * once (not under every row), gives each job's hours and cost at the same column of its own line,
+ * the cost with its currency, and keeps every line within 100 columns. */
+Test(cost, text_says_what_it_did_not_check_once_and_aligned)
+{
+    struct run_result r =
+        run_gpuvet("cost", PLAN_FIXTURE("offers-no-util.csv"), "--params", "7B", "--tokens", "2T", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "Not checked: whether a 7B-parameter model"), "%s", r.out);
+    const char *first = strstr(r.out, "no utilisation given");
+    cr_expect(first && !strstr(first + 1, "no utilisation given"), "said once:\n%s", r.out);
+    int jobs = 0;
+    for (const char *p = r.out; (p = strstr(p, "\n      job: ")); p++) {
+        jobs++;
+        const char *eol = strchr(p + 1, '\n');
+        cr_expect(eol && eol - 4 > p && !strncmp(eol - 4, " USD", 4), "the cost names its currency: %.60s", p + 1);
+    }
+    cr_expect_eq(jobs, 3, "%s", r.out);
+    for (const char *line = r.out; *line;) {
+        const char *eol = strchr(line, '\n');
+        size_t len = eol ? (size_t)(eol - line) : strlen(line);
+        cr_expect(len <= 100, "%zu columns: %.*s", len, (int)len, line);
+        line += len + (eol != NULL);
+    }
+    run_result_free(&r);
+}

@@ -688,3 +688,30 @@ Test(fleet, folders_as_they_are)
     free(dir);
     free(tree);
 }
+
+/* An audit that could not read the PCI bus (the tree has no /sys/bus/pci) lists no accelerators:
+ * fleet says they, the links and the NVIDIA driver are unknown, not "none" or "no NVIDIA device". */
+Test(fleet, unread_pci_bus_is_unknown_not_none)
+{
+    char *dir = make_temp_dir(), a[4096], b[4096], pci[4096];
+    char *tree = fixture_copy(SILVER_TREE);
+    snprintf(pci, sizeof pci, "%s/sys/bus/pci", tree);
+    tree_remove(pci);
+    snprintf(a, sizeof a, "%s/a.json", dir);
+    snprintf(b, sizeof b, "%s/b.json", dir);
+    audit_to(a, tree, SILVER_DMI);
+    audit_to(b, tree, SILVER_DMI);
+    struct run_result r = run_gpuvet("fleet", a, b, NULL);
+    cr_assert(r.status == 0 || r.status == 1, "exit %d: %s", r.status, r.err);
+    cr_expect(strstr(r.out, "unknown (the PCI bus could not be read)"), "%s", r.out);
+    cr_expect(!strstr(r.out, "no NVIDIA device"), "%s", r.out);
+    run_result_free(&r);
+    r = run_gpuvet("audit", "--sample", "0", "--sysroot", tree, NULL);
+    cr_expect(strstr(r.out, "accelerators unknown (the PCI bus could not be read)"), "%s", r.out);
+    cr_expect(!strstr(r.out, "no accelerator seen"), "%s", r.out);
+    run_result_free(&r);
+    tree_remove(tree);
+    free(tree);
+    tree_remove(dir);
+    free(dir);
+}

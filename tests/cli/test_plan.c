@@ -892,3 +892,45 @@ Test(plan, rate_gives_gpus_nodes_and_headroom)
     json_decref(doc);
     run_result_free(&r);
 }
+
+/* OpenAI: gpt-oss-120b "runs on a single 80 GB GPU": its MXFP4 checkpoint (65.2 GB, not 234 GB of BF16)
+ * is what plan holds without --weights, and --weights bf16 still asks for BF16. DeepSeek-V3's FP8
+ * checkpoint (673 GB) fits 8 x H200 but not 8 x H100 (SGLang's DeepSeek guide: two 8 x H100 nodes),
+ * its KV cache the MLA latent, 70,272 bytes per token in BF16, whole on each GPU. */
+Test(plan, new_models_checkpoint_precision_and_latent_kv)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-infer", "--model", "gpt-oss-120b", "--gpus",
+                                     "1xh100-sxm5-80gb", "--json", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *doc = run_json(&r), *plan = plan_of(doc);
+    cr_expect(fabs(number_at(plan, "gpu_memory", "weights") - 65.19e9) < 0.05e9, "%g",
+              number_at(plan, "gpu_memory", "weights"));
+    cr_expect(json_is_true(json_object_get(json_object_get(plan, "gpu_memory"), "fits")));
+    cr_expect(strstr(json_string_value(json_object_get(json_object_get(plan, "model"), "checkpoint")), "MXFP4"));
+    json_decref(doc);
+    run_result_free(&r);
+
+    r = run_gpuvet("plan", "--workload", "llm-infer", "--model", "gpt-oss-120b", "--gpus", "1xh100-sxm5-80gb",
+                   "--weights", "bf16", "--json", NULL);
+    cr_expect_eq(r.status, 1, "BF16 weights (234 GB) do not fit one GPU: %s", r.err);
+    run_result_free(&r);
+
+    r = run_gpuvet("plan", "--workload", "llm-infer", "--model", "deepseek-v3", "--gpus", "8xh100-sxm5-80gb", "--json",
+                   NULL);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    run_result_free(&r);
+
+    r = run_gpuvet("plan", "--workload", "llm-infer", "--model", "deepseek-v3", "--gpus", "8xh200-sxm-141gb",
+                   "--context", "1000", "--json", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    doc = run_json(&r);
+    plan = plan_of(doc);
+    cr_expect_eq(number_at(plan, "kv_cache", "bytes_per_token"), 70272);
+    cr_expect_eq(number_at(plan, "kv_cache", "bytes_per_request_per_gpu"), 70272 * 1000.0);
+    cr_expect_eq(number_at(plan, "model", "kv_lora_rank"), 512);
+    cr_expect(fabs(number_at(plan, "gpu_memory", "weights") - 672.9e9) < 0.5e9);
+    cr_expect_str_eq(json_string_value(json_object_get(json_object_get(plan, "throughput"), "compute_precision")),
+                     "fp8");
+    json_decref(doc);
+    run_result_free(&r);
+}

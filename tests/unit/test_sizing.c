@@ -2,6 +2,7 @@
  * research notes' figures, the models' published parameter counts, KV cache per token. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 
 #include "rules/workload.h"
 #include "sizing/demand.h"
@@ -253,4 +254,150 @@ Test(sizing, full_recompute_holds_one_layer_and_the_logits_gradient)
      * of what full recompute holds. */
     double checkpoints = m.layers * activation_bytes_per_layer(&m, 32768, 1, RECOMPUTE_FULL, true);
     cr_expect_gt(layer + logits, checkpoints);
+}
+
+/* The models added for issue 30, against the totals their publishers state (model cards on
+ * huggingface.co, Meta's and Mistral AI's announcements, OpenAI's gpt-oss model card, DeepSeek's
+ * README_WEIGHTS.md), rounded as they round them. Where a publisher leaves the input embedding out
+ * of its active count (gpt-oss, DeepSeek-V3) or its total (Qwen3's "non-embedding"), so does the
+ * comparison. */
+Test(sizing, new_models_match_published_totals)
+{
+    struct {
+        const char *id;
+        double total, active, scale; /* billions; scale: the published figure's last digit */
+        bool without_embeddings;    /* the publisher's figure leaves the embedding matrices out */
+        bool active_without_input;  /* the active figure leaves the input embedding out */
+    } cases[] = {
+        /* Qwen3 model cards: "Number of Parameters (Non-Embedding)" */
+        {"qwen3-0.6b", 0.44, 0.44, 0.01, true, false},
+        {"qwen3-1.7b", 1.4, 1.4, 0.1, true, false},
+        {"qwen3-4b", 3.6, 3.6, 0.1, true, false},
+        {"qwen3-8b", 6.95, 6.95, 0.01, true, false},
+        {"qwen3-14b", 13.2, 13.2, 0.1, true, false},
+        {"qwen3-32b", 31.2, 31.2, 0.1, true, false},
+        /* Qwen3 MoE cards: 30.5B total, 3.3B activated; 235B total, 22B activated */
+        {"qwen3-30b-a3b", 30.5, 3.3, 0.1, false, false},
+        {"qwen3-235b-a22b", 235, 22, 1, false, false},
+        /* DeepSeek-V3 README_WEIGHTS.md: main model 671B, 36.6B activated "including 0.9B for the
+         * output Head" (the input embedding not counted) */
+        {"deepseek-v3", 671, 36.6, 0.1, false, true},
+        {"deepseek-r1", 671, 36.6, 0.1, false, true},
+        /* Mistral AI: 46.7B total, 12.9B per token; Mixtral 8x22B: 141B, 39B */
+        {"mixtral-8x7b", 46.7, 12.9, 0.1, false, false},
+        {"mixtral-8x22b", 141, 39, 1, false, false},
+        /* OpenAI's gpt-oss model card: 116.83B total, 5.13B active; 20.91B, 3.61B */
+        {"gpt-oss-120b", 116.83, 5.13, 0.01, false, true},
+        {"gpt-oss-20b", 20.91, 3.61, 0.01, false, true},
+        /* Meta: Llama 4 Maverick 400B total, 17B active; Scout 17B active (its 109B total counts
+         * the vision encoder too, which is not modelled: the text model is 108B) */
+        {"llama-4-maverick", 400, 17, 1, false, false},
+        {"llama-4-scout", 108, 17, 1, false, false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct llm_shape m = builtin_model(cases[i].id);
+        double emb = (double)m.vocab * m.hidden;
+        double total = (double)m.params - (cases[i].without_embeddings ? (double)m.embedding_params : 0);
+        double active = (double)m.active_params - (cases[i].without_embeddings ? (double)m.embedding_params
+                                                   : cases[i].active_without_input ? emb
+                                                                                    : 0);
+        /* within one unit of the published figure's last digit */
+        cr_expect(fabs(total / 1e9 - cases[i].total) <= cases[i].scale, "%s total %.4gB", cases[i].id, total / 1e9);
+        cr_expect(fabs(active / 1e9 - cases[i].active) <= cases[i].scale, "%s active %.4gB", cases[i].id,
+                  active / 1e9);
+        cr_expect(m.params >= m.active_params && (m.experts > 0) == (m.params > m.active_params), "%s", cases[i].id);
+    }
+}
+
+/* KV cache per token from the configs' arithmetic. DeepSeek-V3's multi-head latent attention keeps
+ * kv_lora_rank + qk_rope_head_dim = 576 elements per layer (the DeepSeek-V2 paper's (d_c + d_h^R) l;
+ * 70,272 bytes in BF16, the ~70 KB per token SGLang's and vLLM's MLA write-ups give), not 2 x 128
+ * heads x 192, and the same on every GPU of a tensor-parallel group. */
+Test(sizing, kv_cache_per_token_new_models)
+{
+    struct {
+        const char *id;
+        int64_t bytes; /* BF16, every layer at full context */
+    } cases[] = {
+        {"deepseek-v3", 61LL * (512 + 64) * 2},    {"gpt-oss-120b", 2LL * 36 * 8 * 64 * 2},
+        {"gpt-oss-20b", 2LL * 24 * 8 * 64 * 2},    {"llama-4-scout", 2LL * 48 * 8 * 128 * 2},
+        {"qwen3-32b", 2LL * 64 * 8 * 128 * 2},     {"qwen3-235b-a22b", 2LL * 94 * 4 * 128 * 2},
+        {"mixtral-8x22b", 2LL * 56 * 8 * 128 * 2}, {"qwen3-0.6b", 2LL * 28 * 8 * 128 * 2},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct llm_shape m = builtin_model(cases[i].id);
+        cr_expect_eq(kv_bytes_per_token(&m, 2), cases[i].bytes, "%s: %lld", cases[i].id,
+                     (long long)kv_bytes_per_token(&m, 2));
+    }
+    struct llm_shape d = builtin_model("deepseek-v3");
+    cr_expect_eq(kv_bytes_per_token(&d, 2), 70272);
+    cr_expect_float_eq(kv_bytes_per_sequence(&d, 2, 1000, 8), kv_bytes_per_sequence(&d, 2, 1000, 1), 1,
+                       "the latent is whole on every GPU");
+    cr_expect_float_eq(kv_bytes_per_sequence(&d, 1, 1000, 1), 1000.0 * 61 * 576, 1, "FP8 KV cache: one byte");
+}
+
+/* Windowed layers stop growing: gpt-oss alternates 128-token sliding windows and full attention
+ * (layer_types), Llama 4 attends in 8192-token chunks on 3 of every 4 layers (attention_chunk_size,
+ * no_rope_layers), Gemma-2 alternates a 4096-token window. */
+Test(sizing, windowed_and_chunked_layers_stop_growing)
+{
+    struct llm_shape g = builtin_model("gpt-oss-120b");
+    cr_expect_eq(g.sliding_layers, 18);
+    double per_layer_token = 2.0 * 8 * 64 * 2;
+    cr_expect_float_eq(kv_bytes_per_sequence(&g, 2, 131072, 1), per_layer_token * (18 * 131072.0 + 18 * 128.0), 1);
+    cr_expect_float_eq(kv_bytes_per_sequence(&g, 2, 100, 1), per_layer_token * 36 * 100.0, 1, "inside the window");
+    struct llm_shape l = builtin_model("llama-4-maverick");
+    cr_expect(l.chunked_attention);
+    cr_expect_eq(l.sliding_layers, 36);
+    double l_layer_token = 2.0 * 8 * 128 * 2;
+    cr_expect_float_eq(kv_bytes_per_sequence(&l, 2, 1048576, 1), l_layer_token * (12 * 1048576.0 + 36 * 8192.0), 1);
+    struct llm_shape gemma = builtin_model("gemma-2-27b");
+    cr_expect_eq(gemma.sliding_layers, 23);
+    cr_expect_eq(gemma.sliding_window, 4096);
+}
+
+/* Weight bytes as the checkpoints ship: gpt-oss's MXFP4 experts (4-bit values, an 8-bit scale per 32:
+ * 4.25 bits) and BF16 rest make OpenAI's model-card checkpoint sizes, 60.8 GiB and 12.8 GiB, and
+ * gpt-oss-120b fits one 80 GB GPU as OpenAI states; DeepSeek-V3's FP8 linear layers make about
+ * 1 byte per parameter; a BF16 model is 2 bytes per parameter. */
+Test(sizing, checkpoint_weight_bytes)
+{
+    struct llm_shape big = builtin_model("gpt-oss-120b"), small = builtin_model("gpt-oss-20b");
+    cr_expect_eq(llround(llm_checkpoint_bytes(&big) / GIB * 10), 607, "%.2f GiB (card: 60.8)",
+                 llm_checkpoint_bytes(&big) / GIB);
+    cr_expect(fabs(llm_checkpoint_bytes(&big) / GIB - 60.8) / 60.8 < 0.005);
+    cr_expect_eq(llround(llm_checkpoint_bytes(&small) / GIB * 10), 128, "%.2f GiB (card: 12.8)",
+                 llm_checkpoint_bytes(&small) / GIB);
+    cr_expect(llm_checkpoint_bytes(&big) + kv_bytes_per_sequence(&big, 2, 4096, 1) < 0.9 * 80e9 - 1e9,
+              "fits one 80 GB GPU at vLLM's 90%% with a request of 4096 tokens");
+    /* experts: 36 layers x 128 x (3 x 2880 x 2880 + 2 x 2880 + 2880) */
+    cr_expect_eq(big.expert_params, 36LL * 128 * (3LL * 2880 * 2880 + 3 * 2880));
+    struct llm_shape d = builtin_model("deepseek-v3");
+    double per_param = llm_checkpoint_bytes(&d) / (double)d.params;
+    cr_expect(per_param > 1 && per_param < 1.01, "%.4f bytes per parameter", per_param);
+    struct llm_shape q = builtin_model("qwen3-8b");
+    cr_expect_float_eq(llm_checkpoint_bytes(&q), 2.0 * q.params, 1);
+}
+
+/* --model-config reads the new architectures as the built-in table has them: gpt-oss's layer_types
+ * and mxfp4 quantization_config, DeepSeek-V3's MLA, dense first layers and fp8, Llama 4's text_config,
+ * chunked attention (no_rope_layers) and shared expert, Qwen3-MoE's q/k norms. */
+Test(sizing, new_architecture_configs_match_builtin)
+{
+    const char *ids[][2] = {{"gpt-oss-120b", "gpt-oss-120b.config.json"},
+                            {"deepseek-v3", "deepseek-v3.config.json"},
+                            {"llama-4-scout", "llama-4-scout.config.json"},
+                            {"qwen3-30b-a3b", "qwen3-30b-a3b.config.json"}};
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+        char path[512], err[512];
+        snprintf(path, sizeof path, "%s/fixtures/plan/%s", GPUVET_TEST_SOURCE, ids[i][1]);
+        struct llm_shape c, b = builtin_model(ids[i][0]);
+        cr_assert_eq(llm_from_hf_config(path, &c, err, sizeof err), 0, "%s", err);
+        cr_expect_eq(c.params, b.params, "%s: %lld", ids[i][0], (long long)c.params);
+        cr_expect_eq(c.active_params, b.active_params, "%s: %lld", ids[i][0], (long long)c.active_params);
+        cr_expect_eq(kv_bytes_per_token(&c, 2), kv_bytes_per_token(&b, 2), "%s", ids[i][0]);
+        cr_expect_eq(c.sliding_layers, b.sliding_layers, "%s", ids[i][0]);
+        cr_expect_eq(c.sliding_window, b.sliding_window, "%s", ids[i][0]);
+        cr_expect_float_eq(llm_checkpoint_bytes(&c), llm_checkpoint_bytes(&b), 1, "%s", ids[i][0]);
+    }
 }
