@@ -166,7 +166,7 @@ void nvml_pci_bus_id(const struct nvml_pci_info *p, char out[PCI_ADDRESS_LEN])
 
 bool nvml_power_w(unsigned mw, double *w)
 {
-    if (mw == 0xFFFFFFFFu || mw > NVML_POWER_MAX_W * 1000u)
+    if (mw == 0xFFFFFFFFu || mw > GPU_POWER_READING_MAX_W * 1000u)
         return false;
     *w = mw / 1000.0;
     return true;

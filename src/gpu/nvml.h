@@ -151,9 +151,9 @@ const char *nvml_error(const struct nvml *n, nvml_return rc);
 void nvml_pci_bus_id(const struct nvml_pci_info *p, char out[PCI_ADDRESS_LEN]);
 
 /* A power reading of NVML (milliwatts) as watts, checked where it enters: false for 0xFFFFFFFF
- * (NVML's "not available", 4.29 MW taken at its word) and for anything past NVML_POWER_MAX_W,
+ * (NVML's "not available", 4.29 MW taken at its word) and for anything past GPU_POWER_READING_MAX_W,
  * which no board draws or is limited to (a GB200 superchip is rated about 2.7 kW). */
-#define NVML_POWER_MAX_W 10000
+#define GPU_POWER_READING_MAX_W 10000
 bool nvml_power_w(unsigned mw, double *w);
 
 #endif

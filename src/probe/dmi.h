@@ -69,8 +69,8 @@ struct dmi_hpe_dimm {       /* HPE OEM type 202, DIMM location record (channel f
  * expanders a few hundred): a table or dmidecode file past it is refused, not numbered. */
 #define DMI_MAX_MEMORY_DEVICES 1024
 /* What SMBIOS can state: a power supply's Max Power Capacity is a WORD of watts (0x8000 "unknown",
- * so at most 32,767 W); a processor's Core Count 2 and Thread Count 2 are WORDs. A dmidecode file
- * past them is refused (dmidecode.c), never wrapped into a plausible "-1 W". */
+ * so at most 32,767 W: a larger one is unknown); a processor's Core Count 2 and Thread Count 2 are
+ * WORDs, and a dmidecode file past them is refused (dmidecode.c), never summed into a wrapped count. */
 #define DMI_MAX_PSU_WATTS 32767
 #define DMI_MAX_PROCESSOR_CORES 65535
 /* No board has more sockets: the sum of their cores stays far inside an int. */

@@ -407,10 +407,12 @@ int dmidecode_parse(const char *text, struct dmi_data *d, char **error)
             *error = NULL;
         return -1;
     }
+    /* A capacity past the WORD's 15 bits has bit 15 set, SMBIOS's "unknown": dmidecode prints the raw
+     * 0xFFFF as "65535 W" (a Supermicro X9DRi report of the corpus does). Unknown, not a refusal of
+     * the whole report, and never a wrapped "-1 W". */
     for (int i = 0; i < d->npsus; i++)
         if (d->psus[i].max_watts > DMI_MAX_PSU_WATTS)
-            return refused(error, "power supply %s: its Max Power Capacity is more than the %d W SMBIOS can state",
-                           d->psus[i].name ? d->psus[i].name : "(no name)", DMI_MAX_PSU_WATTS);
+            d->psus[i].max_watts = -1;
     if (d->ncpus > DMI_MAX_PROCESSORS)
         return refused(error, "%d processors, more than the %d any board has: not read", d->ncpus, DMI_MAX_PROCESSORS);
     for (int i = 0; i < d->ncpus; i++)

@@ -119,10 +119,10 @@ static void read_clocks_power(struct machine *m, const struct nvml *n, nvml_devi
     unsigned mw;
     if (n->power_usage && n->power_usage(dev, &mw) == NVML_SUCCESS && !nvml_power_w(mw, &g->power_draw_w))
         machine_problem(m, "nvml", "GPU %s: power draw of %u milliwatts is not a reading (NVML's 0xffffffff, or past %d W): "
-                        "unknown", g->bus_id, mw, NVML_POWER_MAX_W);
+                        "unknown", g->bus_id, mw, GPU_POWER_READING_MAX_W);
     if (n->power_limit && n->power_limit(dev, &mw) == NVML_SUCCESS && !nvml_power_w(mw, &g->power_limit_w))
         machine_problem(m, "nvml", "GPU %s: power limit of %u milliwatts is not a reading (NVML's 0xffffffff, or past %d W): "
-                        "unknown", g->bus_id, mw, NVML_POWER_MAX_W);
+                        "unknown", g->bus_id, mw, GPU_POWER_READING_MAX_W);
     struct nvml_temperature_v1 t = {.version = NVML_STRUCT_VERSION(struct nvml_temperature_v1, 1)};
     unsigned c;
     if (n->temperature_v && n->temperature_v(dev, &t) == NVML_SUCCESS)

@@ -264,8 +264,11 @@ void watch_print_live(FILE *out, struct watch_live *live, const struct watch_tim
         return;
     block(buf, w, s);
     fclose(buf);
+    /* Our own BREAK marks stay for fit_block, which drops them (one in a process name only adds a
+     * place to break); every other control byte is shown as \xNN. */
+    static const char *const marks[] = {BREAK, NULL};
     size_t safe_len;
-    char *safe = escaped(drawn, drawn_len, NULL, &safe_len);
+    char *safe = escaped(drawn, drawn_len, marks, &safe_len);
     if (safe) {
         free(drawn);
         drawn = safe;

@@ -116,7 +116,7 @@ int text_write_escaped(FILE *o, const char *text, size_t len, const char *const 
 {
     for (size_t i = 0; i < len;) {
         const unsigned char *p = (const unsigned char *)text + i;
-        size_t kept = *p == 0x1B ? kept_sequence(text + i, len - i, keep) : 0, n;
+        size_t kept = *p < 0x20 ? kept_sequence(text + i, len - i, keep) : 0, n; /* ESC sequences, a report's marks */
         unsigned char shown;
         enum text_piece kind = kept ? TEXT_PRINTABLE : text_piece_at(text + i, len - i, &n, &shown);
         if (kept) {

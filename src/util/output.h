@@ -30,7 +30,7 @@ char *error_vline(const char *command, const char *fmt, va_list ap) __attribute_
  * and C1 as UTF-8), and every byte that begins no well-formed UTF-8 character as \xNN too
  * (util/sanitize.h), so that strings from evidence files cannot move the cursor, clear, retitle or
  * recolour the user's terminal, nor garble the text after them. The sequences listed in keep (NULL-terminated; the report's own
- * colours) pass as they are. Returns 0, or -1 when o has a write error. */
+ * colours, or a control byte a report uses as its own mark) pass as they are. Returns 0, or -1 when o has a write error. */
 int text_write_escaped(FILE *o, const char *text, size_t len, const char *const *keep);
 
 /* Runs render into memory: *text (len bytes, NUL-terminated; the caller frees it). Returns

@@ -203,7 +203,8 @@ Test(i18n_fleet, claim_results_and_unknown_reasons_are_chinese_and_the_json_is_t
         "      PCI 总线上有 1 张加速卡，标称 8 张\n",
         "      实测 1 个CPU 插槽，标称 2 个\n",
         "      内存条类型未知：录制的目录树中没有 SMBIOS 表\n",
-        "失败 CLAIM_MISMATCH gpus.count: 标称 8，实测 1：PCI 总线上有 1 张加速卡，标称 8 张",
+        /* The claim's 8 GPUs against the one on the bus: GPU_LOST leads the worst problems now. */
+        "失败 GPU_LOST 整机: PCI 总线上只看到预期 8 张加速卡（--claim gpus.count）中的 1 张：缺 7 张",
         "修复：请服务商更正报价中的规格，或修好机器",
         "不符",
         /* The probes' reasons: CPU sampling, the power supplies' SMBIOS table, a missing folder. */

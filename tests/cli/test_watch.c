@@ -165,7 +165,7 @@ Test(watch, without_nvml_the_input_diagnosis_is_unknown_and_says_why)
     json_t *doc = load(json);
     if (json_is_null(json_object_get(doc, "gpu_unseen")))
         cr_skip_test("this machine has NVIDIA GPUs");
-    cr_expect_str_eq(severity(doc, "INPUT_CPU_BOUND"), "unknown");
+    cr_assert_str_eq(severity(doc, "INPUT_CPU_BOUND"), "unknown");
     cr_expect(strstr(json_string_value(json_object_get(diagnosis(doc, "INPUT_CPU_BOUND"), "message")),
                      "whether the GPUs waited could not be seen"));
     cr_expect_str_eq(severity(doc, "GPU_BOUND"), "unknown");
