@@ -100,7 +100,7 @@ echo "corpus: $corpus ($(cut -f1 "$out/runs.tsv" | sort | uniq -c | awk '{printf
 awk -F'\t' '{ n[$3 <= 1 ? "ran" : $3 == 2 ? "could not run" : "crashed"]++ }
   END { printf "runs: %d; ran (exit 0/1): %d; could not run (exit 2): %d; crashed (signal, sanitizer): %d\n",
         NR, n["ran"], n["could not run"], n["crashed"] }' "$out/runs.tsv"
-awk -F'\t' '$3 > 1 { printf "  %s %s: exit %s (%s)\n", $1, $2, $3, $3 > 128 ? "signal " $3 - 128 : "see json/" $1 "--" $2 ".json.stderr" }' "$out/runs.tsv"
+awk -F'\t' '$3 > 1 { printf "  %s %s: exit %s (%s)\n", $1, $2, $3, ($3 > 128 ? "signal " ($3 - 128) : "see json/" $1 "--" $2 ".json.stderr") }' "$out/runs.tsv"
 
 echo
 echo "== per rule: files by their worst finding (fail > warn > unknown > info > pass) =="
