@@ -195,17 +195,21 @@ static bool set_arg(struct format_args *a, int number, enum arg_type type)
     return true;
 }
 
-/* "12$" at *p: the argument number (p moved past the '$'), or 0 when there is none (p unmoved). */
+/* "12$" at *p: the argument number (p moved past the '$'), 0 when there is none (p unmoved), -1 for one no
+ * message has. */
 static int position(const char **p)
 {
     const char *q = *p;
     int n = 0;
-    while (*q >= '0' && *q <= '9' && n <= FORMAT_MAX_ARGS)
-        n = n * 10 + (*q++ - '0');
+    for (; *q >= '0' && *q <= '9'; q++)
+        if (n <= FORMAT_MAX_ARGS)
+            n = n * 10 + (*q - '0');
     if (q == *p || *q != '$')
         return 0;
     *p = q + 1;
-    return n;
+    /* "%41416$d" is argument 41416 to printf (glibc sizes a table of that many on the stack), not a
+     * width: past the arguments any message has, or 0, the format is refused (-1). */
+    return n == 0 || n > FORMAT_MAX_ARGS ? -1 : n;
 }
 
 /* A '*' width or precision at *p: an int argument, positional (*2$) or the next one. */
@@ -215,6 +219,8 @@ static bool star(const char **p, struct format_args *a, int *next, int *position
         return true;
     (*p)++;
     int n = position(p);
+    if (n < 0)
+        return false;
     if (*positional < 0)
         *positional = n > 0;
     if ((n > 0) != (*positional == 1))
@@ -235,6 +241,8 @@ static bool format_parse(const char *s, struct format_args *a)
             continue;
         }
         int n = position(&p);
+        if (n < 0)
+            return false;
         if (positional < 0)
             positional = n > 0;
         if ((n > 0) != (positional == 1))

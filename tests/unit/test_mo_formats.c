@@ -38,6 +38,12 @@ Test(mo_formats, other_conversions_are_refused)
     cr_expect_not(mo_format_compatible("%s failed", "%s 失败%n"), "%%n writes through an argument");
     cr_expect_not(mo_format_compatible("%d%n", "%d%n"), "%%n is refused even where the msgid has it");
     cr_expect_not(mo_format_compatible("%s failed", "%s %s 失败"), "one argument more");
+    /* Argument 41416, not a width of 41416 before a '$': glibc's printf sizes a table of that many
+     * arguments on the stack (fuzz_mo_format: a stack overflow); 0$ is no argument either. */
+    cr_expect_not(mo_format_compatible("unknown command '%s'; did you mean %s?", "%41416$d\xb2" "6$d"));
+    cr_expect_not(mo_format_compatible("%s", "%99999999999$s"));
+    cr_expect_not(mo_format_compatible("%s", "%0$s"));
+    cr_expect_not(mo_format_compatible("%d items", "%*41416$d 项"));
     cr_expect_not(mo_format_compatible("%d GPUs", "%s 个 GPU"), "a string for an int");
     cr_expect_not(mo_format_compatible("%d GPUs", "%f 个 GPU"), "a double for an int");
     cr_expect_not(mo_format_compatible("%d GPUs", "%ld 个 GPU"), "a long for an int");
