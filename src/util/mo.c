@@ -248,14 +248,20 @@ static bool format_parse(const char *s, struct format_args *a)
         if ((n > 0) != (positional == 1))
             return false;
         p += strspn(p, "-+ #0'I");
+        /* A width is '*' or digits, never both: glibc reads "%*4%S" as '*', the unknown conversion
+         * '4', then a new "%S" (fuzz_mo_format: a wide string read from an int). So is a precision. */
+        bool starred = *p == '*';
         if (!star(&p, a, &next, &positional))
             return false;
-        p += strspn(p, "0123456789");
+        if (!starred)
+            p += strspn(p, "0123456789");
         if (*p == '.') {
             p++;
+            starred = *p == '*';
             if (!star(&p, a, &next, &positional))
                 return false;
-            p += strspn(p, "0123456789");
+            if (!starred)
+                p += strspn(p, "0123456789");
         }
         enum arg_type size = ARG_INT;
         bool wide = false, ldouble = false;

@@ -44,6 +44,10 @@ Test(mo_formats, other_conversions_are_refused)
     cr_expect_not(mo_format_compatible("%s", "%99999999999$s"));
     cr_expect_not(mo_format_compatible("%s", "%0$s"));
     cr_expect_not(mo_format_compatible("%d items", "%*41416$d 项"));
+    /* After '*' no width digits follow: "%*4%S" is '*', the unknown '4', then a wide string. */
+    cr_expect_not(mo_format_compatible("; %d of %d DIMM slots free", "%*4%S$"));
+    cr_expect_not(mo_format_compatible("%d of %d", "%.*4%s"));
+    cr_expect(mo_format_compatible("%d of %d", "%*d"), "a '*' width and its conversion");
     cr_expect_not(mo_format_compatible("%d GPUs", "%s 个 GPU"), "a string for an int");
     cr_expect_not(mo_format_compatible("%d GPUs", "%f 个 GPU"), "a double for an int");
     cr_expect_not(mo_format_compatible("%d GPUs", "%ld 个 GPU"), "a long for an int");
