@@ -1,6 +1,5 @@
 #include "util/output_file.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -13,6 +12,7 @@
 
 #include "util/i18n.h"
 #include "util/output.h"
+#include "util/sanitize.h"
 
 int output_path_expand(const char *pattern, const char *host, char *out, size_t size, char *why, size_t why_size)
 {
@@ -373,19 +373,19 @@ int output_target_finish(struct output_target *t, bool keep, char *why, size_t w
 /* ---- --output FILE ---- */
 
 
-/* A recorded host name as a file name: up to its first dot, letters, digits, '-' and '_' only
- * (RFC 1123 names and the odd underscore); anything else ("..", a '/') gives "", which %h refuses. */
+/* A recorded host name as a file name: up to its first dot, and only if that is a name fit for a
+ * hostlist (util/sanitize: letters, digits, '-', '_'); anything else ("..", a '/') gives "", which
+ * %h refuses. */
 static void plain_host_name(const char *name, char *out, size_t size)
 {
     size_t n = strcspn(name, ".");
     out[0] = '\0';
     if (n == 0 || n >= size)
         return;
-    for (size_t i = 0; i < n; i++)
-        if (!(isalnum((unsigned char)name[i]) || name[i] == '-' || name[i] == '_'))
-            return;
     memcpy(out, name, n);
     out[n] = '\0';
+    if (!hostname_is_plain(out))
+        out[0] = '\0';
 }
 
 int output_file_begin(struct output_file *o, const char *pattern, const char *command)
