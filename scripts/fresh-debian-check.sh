@@ -58,4 +58,28 @@ if [ -n "$deb" ]; then
 fi
 rm -rf "$root/root/gpuvet"
 git clone -q "$repo" "$root/root/gpuvet"
-chroot "$root" /bin/bash -c 'cd /root/gpuvet && ./scripts/setup.sh && ./scripts/test.sh'
+# Each Quick-start command is measured as the README reports it: packages it added, what apt
+# downloaded (the archive cache, which a debootstrap chroot keeps) and installed, and wall time.
+cat > "$root/root/quick-start-measured.sh" <<'EOF'
+#!/bin/bash
+set -euo pipefail
+cd /root/gpuvet
+packages() { dpkg-query -W -f='${binary:Package}\n' | wc -l; }
+downloaded_mb() { du -sm /var/cache/apt/archives | cut -f1; }
+installed_mb() { dpkg-query -W -f='${Installed-Size}\n' | awk '{s += $1} END {print int(s / 1024)}'; }
+measure() {
+  local name=$1 p0 d0 i0 t0 tenths
+  shift
+  p0=$(packages); d0=$(downloaded_mb); i0=$(installed_mb); t0=$(date +%s)
+  "$@"
+  tenths=$(( ($(date +%s) - t0) * 10 / 60 ))
+  printf '%s: %d packages, %d MB downloaded, %d MB installed, %d.%d min\n' "$name" \
+    $(( $(packages) - p0 )) $(( $(downloaded_mb) - d0 )) $(( $(installed_mb) - i0 )) \
+    $(( tenths / 10 )) $(( tenths % 10 )) >> /root/quick-start-figures.txt
+}
+: > /root/quick-start-figures.txt
+measure "first command (scripts/setup.sh)" ./scripts/setup.sh
+measure "second command (scripts/test.sh)" ./scripts/test.sh
+cat /root/quick-start-figures.txt
+EOF
+chroot "$root" /bin/bash /root/quick-start-measured.sh

@@ -15,11 +15,27 @@ for f in /usr/sbin/munged /usr/sbin/slurmctld /usr/sbin/slurmd /usr/bin/scontrol
   [ -x "$f" ] || skip "$f missing: apt-get install munge slurmctld slurmd slurm-client (scripts/test.sh does)"
 done
 command -v ss >/dev/null || skip "ss missing (finds free ports): apt-get install iproute2 (scripts/test.sh does)"
-# Ports: Slurm 22.05 has no option to bind slurmctld or slurmd to loopback alone, so for the test's
-# duration they listen on random high ports of every interface, behind munge with a throw-away key
-# (a request without a credential from that key is refused). A network namespace of its own (only
-# loopback) was tried: slurmd cannot bind its port there under gVisor ("Address family not
-# supported"), so it is not used.
+# Ports: Slurm 22.05 has no option to bind slurmctld or slurmd to loopback alone, so the test
+# re-runs itself in a network namespace of its own (unshare(1)): its only interface is loopback,
+# and the daemons' listening ports exist nowhere else. Slurm resolves with AI_ADDRCONFIG, which
+# glibc answers only when an IPv4 address other than 127.0.0.1 is configured (getaddrinfo(3),
+# glibc's check_pf.c), so the namespace's loopback also gets 192.0.2.1/32 (TEST-NET-1, RFC 5737,
+# never routed). Where no namespace can be made (a container without CAP_SYS_ADMIN), the test runs
+# on the host's network: random high ports of every interface for its minute, behind munge with a
+# throw-away key (a request without a credential from that key is refused), and says so.
+if [ -z "${GPUVET_SLURM_TEST_NETNS:-}" ] && command -v unshare >/dev/null && command -v ip >/dev/null &&
+   unshare --net true 2>/dev/null; then
+  export GPUVET_SLURM_TEST_NETNS=private
+  exec unshare --net bash -c 'ip link set lo up && ip addr add 192.0.2.1/32 dev lo && exec "$@"' \
+    slurm-health "$(realpath "$0")" "$@"
+fi
+if [ "${GPUVET_SLURM_TEST_NETNS:-}" = private ]; then
+  interfaces=$(ip -o link show | awk -F': ' '{print $2}' | tr '\n' ' ')
+  [ "$interfaces" = "lo " ] || { echo "FAIL: the test's network namespace has interfaces: $interfaces"; exit 1; }
+  echo "slurm-health: in a private network namespace (loopback only): no port is open outside it"
+else
+  echo "slurm-health: no private network namespace here; Slurm listens on the host's interfaces while the test runs"
+fi
 
 export SLURM_LOCAL_BASE
 SLURM_LOCAL_BASE=$(mktemp -d /tmp/gpuvet-slurm-XXXXXX)
