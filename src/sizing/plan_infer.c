@@ -200,7 +200,7 @@ static void infer_throughput(struct plan *p, bool fits)
                       p->opt.rate, "output_tokens_per_request", output, "output_tokens_s_needed", needed,
                       "output_tokens_s_per_replica", r.output_tokens_s, "tensor_parallel", tp, "replicas",
                       (json_int_t)need_replicas, "gpus", (json_int_t)gpus, "nodes", (json_int_t)nodes, "headroom",
-                      headroom, "basis", "plan.throughput: the roofline estimate, at each replica's largest batch"));
+                      headroom, "basis", "plan.throughput: the roofline estimate, at the batch memory and vLLM's limits allow"));
         plan_step(p, N_("rate"),
                   _("%g requests/s x %d output tokens = %.0f output tokens/s: %ld replica(s) of %d x %s at the "
                     "estimated %.0f tokens/s each = %ld GPUs, %ld node(s) of %d; headroom %.0f%% (an estimate: "
