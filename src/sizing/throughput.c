@@ -91,7 +91,10 @@ void infer_rate_estimate(const struct infer_rate_input *in, struct infer_rate *o
                  in->batch < 1 ? _("not one request of this context fits") : _("the request generates no tokens"));
         return;
     }
-    if (in->tp > 1 && in->link_gbs <= 0) {
+    const char *link;
+    double link_gbs = in->link_gbs > 0 ? in->link_gbs : infer_link_gbs(g, in->tp, &link);
+    double latency_s = in->allreduce_latency_s > 0 ? in->allreduce_latency_s : ALLREDUCE_LATENCY_S;
+    if (in->tp > 1 && link_gbs <= 0) {
         snprintf(out->why_unknown, sizeof out->why_unknown,
                  _("the GPU table gives %s neither a scale-up link nor a PCIe generation for the all-reduces"), g->id);
         return;
@@ -130,7 +133,7 @@ void infer_rate_estimate(const struct infer_rate_input *in, struct infer_rate *o
     out->compute_bound = linear_flops / flops_per_gpu_s > weights_per_gpu / bytes_s;
     if (in->tp > 1) {
         out->allreduce_bytes = out->tokens_per_step * m->hidden * 2.0;
-        double call = in->allreduce_latency_s + 2.0 * (tp - 1) / tp * out->allreduce_bytes / (in->link_gbs * GB);
+        double call = latency_s + 2.0 * (tp - 1) / tp * out->allreduce_bytes / (link_gbs * GB);
         out->allreduce_step_s = 2.0 * m->layers * call;
     }
     out->step_s = linear_s + attention_s + out->allreduce_step_s;

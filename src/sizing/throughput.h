@@ -75,8 +75,8 @@ struct infer_rate_input {
     /* Tokens one step schedules, decode and prompt chunks together (chunked prefill); 0: prefill runs
      * apart from decoding, one after the other. */
     long max_batched_tokens;
-    double link_gbs;               /* one direction of the link the all-reduces cross (infer_link_gbs) */
-    double allreduce_latency_s;    /* per all-reduce call */
+    double link_gbs;               /* one direction of the link the all-reduces cross; 0: infer_link_gbs's */
+    double allreduce_latency_s;    /* per all-reduce call; 0: ALLREDUCE_LATENCY_S */
 };
 
 enum batch_limit { BATCH_BY_MEMORY, BATCH_BY_MAX_SEQS, BATCH_BY_TOKEN_BUDGET };
@@ -108,7 +108,8 @@ struct infer_rate {
 };
 
 /* Fills out from in; out->known is false (with why_unknown) when the GPU lacks a bandwidth or dense
- * figure, the batch is 0 (nothing fits), the request has no output tokens, or tp > 1 has no link. */
+ * figure, the batch is 0 (nothing fits), the request has no output tokens, or tp > 1 has no link
+ * (neither given nor in the table). */
 void infer_rate_estimate(const struct infer_rate_input *in, struct infer_rate *out);
 
 #endif

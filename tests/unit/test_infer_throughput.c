@@ -228,8 +228,8 @@ Test(infer_throughput, all_reduces_of_tensor_parallelism_by_hand, .init = load_t
     cr_expect(fabs(r.allreduce_step_s - 0.02556) < 1e-4, "%.5f s", r.allreduce_step_s);
     /* The step waits for them: without, it is shorter by exactly that. */
     struct infer_rate none;
-    in.allreduce_latency_s = 0;
-    in.link_gbs = 1e12;
+    in.allreduce_latency_s = 1e-15;
+    in.link_gbs = 1e15;
     infer_rate_estimate(&in, &none);
     cr_expect(fabs((r.step_s - none.step_s) - r.allreduce_step_s) < 1e-6);
     /* A group with no link the table knows has no estimate. */
@@ -242,6 +242,15 @@ Test(infer_throughput, all_reduces_of_tensor_parallelism_by_hand, .init = load_t
     in.link_gbs = 0;
     infer_rate_estimate(&in, &r);
     cr_expect(!r.known);
+    /* Left 0, the link and the latency are the table's and ALLREDUCE_LATENCY_S. */
+    struct infer_rate given, derived;
+    in.gpu = gpu("h100-sxm5-80gb");
+    in.link_gbs = 450;
+    in.allreduce_latency_s = ALLREDUCE_LATENCY_S;
+    infer_rate_estimate(&in, &given);
+    in.link_gbs = in.allreduce_latency_s = 0;
+    infer_rate_estimate(&in, &derived);
+    expect_rel(derived.allreduce_step_s, given.allreduce_step_s);
 }
 
 /* The link an all-reduce crosses: NVLink/NVSwitch on SXM parts, a bridge only for its 2 (H200 NVL: 4)
