@@ -100,12 +100,13 @@ static void infer_throughput(struct plan *p, bool fits)
         o, "formula",
         json_string("per replica of tp GPUs, running batch = min(what memory holds, max_num_seqs, "
                     "max_num_batched_tokens / (1 + prompt / output)); a step holds batch decode tokens and batch x "
-                    "prompt / output prompt tokens (chunked prefill); step = max(bytes per step per GPU / (HBM "
-                    "bandwidth x share), FLOPs per step per GPU / (dense TFLOPS x 1e12 x FLOPS share)) + 2 x layers x "
-                    "(latency + 2 (tp - 1) / tp x tokens per step x hidden x 2 B / link bandwidth); bytes per step "
-                    "per GPU = weights / tp + batch x KV cache per sequence per GPU at prompt + output / 2 tokens; "
-                    "FLOPs per token = 2 x active parameters + attention's 4 x layers x query width x positions; "
-                    "output tokens/s = batch / step; x replicas per node"));
+                    "prompt / output prompt tokens (chunked prefill); step = max(weights / tp / (HBM bandwidth x "
+                    "share), 2 x active parameters x tokens / tp / (dense TFLOPS x 1e12 x FLOPS share)) + max(batch x "
+                    "KV cache per sequence per GPU at prompt + output / 2 tokens / (HBM bandwidth x share), attention "
+                    "FLOPs / tp / (dense TFLOPS x 1e12 x FLOPS share)) + 2 x layers x (latency + 2 (tp - 1) / tp x "
+                    "tokens x hidden x 2 B / link bandwidth one way); attention FLOPs = 4 x query width x layers x "
+                    "positions per token (prompt + output / 2 decoding, prompt / 2 prefilling); output tokens/s = "
+                    "batch / step; x replicas per node"));
     if (!r.known) {
         if (p->opt.rate > 0)
             json_object_set_new(p->doc, "rate",
@@ -141,7 +142,7 @@ static void infer_throughput(struct plan *p, bool fits)
     json_object_set_new(o, "output_tokens_s_per_replica", json_real(r.output_tokens_s));
     json_object_set_new(o, "output_tokens_s", json_real(replicas * r.output_tokens_s));
     json_object_set_new(p->doc, "throughput", o);
-    char limit[256], allreduce[256];
+    char limit[512], allreduce[512];
     if (r.batch_limit == BATCH_BY_MEMORY)
         snprintf(limit, sizeof limit, "%s", _("all of them"));
     else
@@ -175,10 +176,10 @@ static void infer_throughput(struct plan *p, bool fits)
               prompt_given ? "--prompt" : _("--prompt not given: half the context"));
     plan_step(p, N_("accuracy"),
               moe ? _("for mixtures of experts the estimate lands between %+.0f%% and %+.0f%% of TensorRT-LLM's "
-                      "published throughput (H100 and H200, FP8; README \"Inference tokens/s\"): it models tensor "
+                      "published throughput (its performance overview, v1.0: H100 and H200, FP8): it models tensor "
                       "parallelism, not expert parallelism")
                   : _("for dense models the estimate lands between %+.0f%% and %+.0f%% of TensorRT-LLM's published "
-                      "throughput (H100 and H200, FP8; README \"Inference tokens/s\")"),
+                      "throughput (its performance overview, v1.0: H100 and H200, FP8)"),
               band_low * 100, band_high * 100);
     if ((long)r.batch != p->opt.batch)
         plan_step(p, N_("batch"),
