@@ -351,6 +351,29 @@ per_token:
     return 0;
 }
 
+/* A compressed-tensors checkpoint (llm-compressor's) with FP8 on every linear layer: each config group
+ * quantises its weights to 8-bit floats and targets "Linear" (what is left out is its ignore list).
+ * Groups of other widths, or of named modules, are not claimed: the checkpoint is then planned as
+ * BF16 unless --weights says otherwise. */
+static bool compressed_tensors_fp8(const json_t *qcfg)
+{
+    json_t *groups = json_object_get(qcfg, "config_groups");
+    const char *key;
+    json_t *group;
+    size_t n = 0;
+    json_object_foreach(groups, key, group)
+    {
+        json_t *w = json_object_get(group, "weights"), *targets = json_object_get(group, "targets");
+        const char *type = json_string_value(json_object_get(w, "type"));
+        if (json_integer_value(json_object_get(w, "num_bits")) != 8 || !type || strcmp(type, "float") ||
+            !json_is_array(targets) || json_array_size(targets) != 1 ||
+            !json_string_value(json_array_get(targets, 0)) || strcmp(json_string_value(json_array_get(targets, 0)), "Linear"))
+            return false;
+        n++;
+    }
+    return n > 0;
+}
+
 int llm_from_hf_config(const char *path, struct llm_shape *out, char *err, size_t errlen)
 {
     *out = (struct llm_shape){.has_shape = true, .norms_per_layer = 2};
@@ -442,17 +465,19 @@ int llm_from_hf_config(const char *path, struct llm_shape *out, char *err, size_
     }
     /* The precision the checkpoint ships in (quantization_config): gpt-oss's mxfp4 experts (4-bit
      * values and an 8-bit scale per 32), DeepSeek-V3's fp8 linear layers. */
-    const char *quant = json_string_value(json_object_get(json_object_get(cfg, "quantization_config"), "quant_method"));
+    json_t *qcfg = json_object_get(cfg, "quantization_config");
+    const char *quant = json_string_value(json_object_get(qcfg, "quant_method"));
     if (quant && !strcmp(quant, "mxfp4") && out->experts) {
         snprintf(out->checkpoint, sizeof out->checkpoint, "MXFP4 experts (4.25 bits per parameter), BF16 rest");
         out->expert_weight_bytes = 4.25 / 8;
         out->embedding_weight_bytes = out->other_weight_bytes = 2;
-    } else if (quant && (!strcmp(quant, "fp8") || !strcmp(quant, "fbgemm_fp8"))) {
+    } else if (quant && (!strcmp(quant, "fp8") || !strcmp(quant, "fbgemm_fp8") ||
+                         (!strcmp(quant, "compressed-tensors") && compressed_tensors_fp8(qcfg)))) {
         out->expert_weight_bytes = out->other_weight_bytes = 1;
         out->embedding_weight_bytes = 2;
-        /* modules_to_not_convert: the modules left 16-bit (Meta's fbgemm_fp8 checkpoints list every
-         * self_attn projection and the MLPs of the first and last layers). */
-        json_t *skip = json_object_get(json_object_get(cfg, "quantization_config"), "modules_to_not_convert");
+        /* The modules left 16-bit: fbgemm_fp8's modules_to_not_convert (Meta's checkpoints list every
+         * self_attn projection and the MLPs of the first and last layers), compressed-tensors' ignore. */
+        json_t *skip = json_object_get(qcfg, !strcmp(quant, "compressed-tensors") ? "ignore" : "modules_to_not_convert");
         int attention16 = 0, mlp16 = 0;
         for (size_t i = 0; json_is_array(skip) && i < json_array_size(skip); i++) {
             const char *name = json_string_value(json_array_get(skip, i));

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "rules/workload.h"
+#include "sizing/demand.h"
 #include "sizing/throughput.h"
 
 static struct gpu_table table;
@@ -342,4 +343,45 @@ Test(infer_throughput, meta_fp8_checkpoint_keeps_attention_16_bit)
     cr_expect_eq(cfg.bf16_mlp_layers, 2);
     cr_expect_float_eq(cfg.attention_weight_bytes, 2, 1e-12);
     expect_rel(llm_checkpoint_bytes(&cfg), want);
+}
+
+/* A compressed-tensors FP8 checkpoint (llm-compressor: one config group of 8-bit float weights
+ * targeting "Linear", ignore ["lm_head"]) is FP8 on every linear layer: 410.1 GB for the 405B's
+ * shape, as --weights fp8 plans it. A group of 4-bit weights is not claimed as FP8. */
+Test(infer_throughput, compressed_tensors_fp8_config)
+{
+    static const char *const groups[] = {
+        "{\"group_0\": {\"targets\": [\"Linear\"], \"weights\": {\"num_bits\": 8, \"type\": \"float\"}}}",
+        "{\"group_0\": {\"targets\": [\"Linear\"], \"weights\": {\"num_bits\": 4, \"type\": \"int\"}}}",
+    };
+    struct llm_shape plain;
+    cr_assert(llm_builtin("llama-3.1-405b", &plain));
+    for (int g = 0; g < 2; g++) {
+        char path[] = "/tmp/gpuvet-ct-config-XXXXXX";
+        int fd = mkstemp(path);
+        cr_assert(fd >= 0);
+        FILE *f = fdopen(fd, "w");
+        fprintf(f,
+                "{\"architectures\": [\"LlamaForCausalLM\"], \"model_type\": \"llama\", \"num_hidden_layers\": 126, "
+                "\"hidden_size\": 16384, \"num_attention_heads\": 128, \"num_key_value_heads\": 8, "
+                "\"intermediate_size\": 53248, \"vocab_size\": 128256, \"tie_word_embeddings\": false, "
+                "\"quantization_config\": {\"quant_method\": \"compressed-tensors\", \"format\": \"float-quantized\", "
+                "\"config_groups\": %s, \"ignore\": [\"lm_head\"]}}",
+                groups[g]);
+        fclose(f);
+        struct llm_shape cfg;
+        char err[512];
+        cr_assert_eq(llm_from_hf_config(path, &cfg, err, sizeof err), 0, "%s", err);
+        unlink(path);
+        if (g == 0) {
+            cr_expect_str_eq(cfg.checkpoint, "FP8 linear layers, BF16 embedding and LM head");
+            cr_expect_eq(cfg.attention_weight_bytes, 0);
+            /* within the norms' 4.1 MB, which the checkpoint's count puts at a byte */
+            double all_linear = infer_weight_bytes(&plain, 1);
+            cr_expect(fabs(llm_checkpoint_bytes(&cfg) - all_linear) < 5e6, "%.0f vs %.0f", llm_checkpoint_bytes(&cfg),
+                      all_linear);
+            cr_expect(fabs(llm_checkpoint_bytes(&cfg) / 1e9 - 410.1) < 0.05, "%.2f GB", llm_checkpoint_bytes(&cfg) / 1e9);
+        } else
+            cr_expect_str_eq(cfg.checkpoint, "", "4-bit groups are not FP8");
+    }
 }
