@@ -83,7 +83,8 @@ static const struct llm_shape builtin[] = {
     /* Meta's FP8 checkpoint of the 405B: config.json's quantization_config is fbgemm_fp8 (row-wise FP8
      * weights) with modules_to_not_convert listing every self_attn projection, the MLPs of layers 0 and
      * 125 and lm_head; the Llama 3 paper (Dubey et al. 2024, §6.2) says why: FP8 on the feed-forward
-     * layers only, not self-attention, not the first and last layers. 16-bit: 86.8 GB of 487 GB. */
+     * layers only, not self-attention, not the first and last layers. 81.3 B parameters stay 16-bit:
+     * 487.2 GB in all, not the 410.1 GB of FP8 on every linear layer. */
     {.id = "llama-3.1-405b-instruct-fp8", .source = "huggingface.co/meta-llama/Llama-3.1-405B-Instruct-FP8 config.json",
      .has_shape = true, .layers = 126, .hidden = 16384, .heads = 128, .kv_heads = 8, .head_dim = 128, .ffn = 53248,
      .vocab = 128256, .norms_per_layer = 2,
