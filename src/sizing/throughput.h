@@ -16,8 +16,10 @@
  * - Batch caps: the running sequences are the fewest of what memory holds, the engine's maximum
  *   (vLLM's max_num_seqs) and what its token budget per step allows.
  * - Chunked prefill (vLLM V1 and TensorRT-LLM's in-flight batching): prompt tokens ride in the same
- *   step as the decode tokens, up to max_num_batched_tokens, so a step costs the larger of reading
- *   the weights and computing all its tokens, not prefill and decode one after the other. */
+ *   step as the decode tokens, up to max_num_batched_tokens, not prefill and decode one after the
+ *   other. A step's matmuls cost the larger of reading the weights and computing all its tokens, its
+ *   attention kernels the larger of reading the KV cache and their FLOPs: each kernel on its own
+ *   roofline, one after the other. */
 #ifndef GPUVET_SIZING_THROUGHPUT_H
 #define GPUVET_SIZING_THROUGHPUT_H
 
