@@ -80,6 +80,17 @@ static const struct llm_shape builtin[] = {
     LLAMA("llama-3.1-8b", "meta-llama/Llama-3.1-8B", 32, 4096, 32, 8, 128, 14336, 128256, false),
     LLAMA("llama-3.1-70b", "meta-llama/Llama-3.1-70B", 80, 8192, 64, 8, 128, 28672, 128256, false),
     LLAMA("llama-3.1-405b", "meta-llama/Llama-3.1-405B", 126, 16384, 128, 8, 128, 53248, 128256, false),
+    /* Meta's FP8 checkpoint of the 405B: config.json's quantization_config is fbgemm_fp8 (row-wise FP8
+     * weights) with modules_to_not_convert listing every self_attn projection, the MLPs of layers 0 and
+     * 125 and lm_head; the Llama 3 paper (Dubey et al. 2024, §6.2) says why: FP8 on the feed-forward
+     * layers only, not self-attention, not the first and last layers. 81.3 B parameters stay 16-bit:
+     * 487.2 GB in all, not the 410.1 GB of FP8 on every linear layer. */
+    {.id = "llama-3.1-405b-instruct-fp8", .source = "huggingface.co/meta-llama/Llama-3.1-405B-Instruct-FP8 config.json",
+     .has_shape = true, .layers = 126, .hidden = 16384, .heads = 128, .kv_heads = 8, .head_dim = 128, .ffn = 53248,
+     .vocab = 128256, .norms_per_layer = 2,
+     .checkpoint = "FBGEMM FP8 MLPs of layers 1-124; attention, layers 0 and 125, embedding, LM head BF16",
+     .expert_weight_bytes = 1, .embedding_weight_bytes = 2, .other_weight_bytes = 1, .attention_weight_bytes = 2,
+     .bf16_mlp_layers = 2},
     LLAMA("llama-3.2-1b", "meta-llama/Llama-3.2-1B", 16, 2048, 32, 8, 64, 8192, 128256, true),
     LLAMA("llama-3.2-3b", "meta-llama/Llama-3.2-3B", 28, 3072, 24, 8, 128, 8192, 128256, true),
     QWEN2("qwen2-7b", "Qwen/Qwen2-7B", 28, 3584, 28, 4, 18944),
@@ -117,7 +128,7 @@ static const struct llm_shape builtin[] = {
 
 const char *const llm_builtin_ids[] = {
     "llama-2-7b",   "llama-2-13b",    "llama-2-70b",  "llama-3-8b",   "llama-3-70b",     "llama-3.1-8b",
-    "llama-3.1-70b", "llama-3.1-405b", "llama-3.2-1b", "llama-3.2-3b", "qwen2-7b",        "qwen2-72b",
+    "llama-3.1-70b", "llama-3.1-405b", "llama-3.1-405b-instruct-fp8", "llama-3.2-1b", "llama-3.2-3b", "qwen2-7b",        "qwen2-72b",
     "qwen2.5-7b",   "qwen2.5-14b",    "qwen2.5-32b",  "qwen2.5-72b",  "mistral-7b",      "mistral-7b-v0.3",
     "mistral-nemo-12b", "gemma-2-2b", "gemma-2-9b",   "gemma-2-27b",  "llama-3.3-70b", "llama-4-scout",
     "llama-4-maverick", "qwen3-0.6b", "qwen3-1.7b",   "qwen3-4b",     "qwen3-8b",      "qwen3-14b",
@@ -164,6 +175,8 @@ bool llm_count_params(struct llm_shape *m)
     m->active_params = (int64_t)(outside + m->layers * (attention + norms) + active_mlp);
     m->expert_params = (int64_t)(moe_layers * m->experts * expert);
     m->embedding_params = (int64_t)(m->tied_embeddings ? embedding : 2 * embedding);
+    m->attention_params = (int64_t)(m->layers * attention);
+    m->dense_mlp_params = m->layers > moe_layers ? (int64_t)dense_mlp : 0;
     /* DeepSpeed's largest module: the embedding (or LM head) for these vocabularies, else one
      * MLP or attention projection. */
     double largest = embedding;
@@ -180,8 +193,17 @@ double llm_checkpoint_bytes(const struct llm_shape *m)
     if (!m->checkpoint[0])
         return 2.0 * (double)m->params;
     double rest = (double)(m->params - m->expert_params - m->embedding_params);
-    return (double)m->expert_params * m->expert_weight_bytes + (double)m->embedding_params * m->embedding_weight_bytes +
-           rest * m->other_weight_bytes;
+    double bytes = (double)m->expert_params * m->expert_weight_bytes + (double)m->embedding_params * m->embedding_weight_bytes;
+    if (m->attention_weight_bytes > 0) {
+        bytes += (double)m->attention_params * m->attention_weight_bytes;
+        rest -= (double)m->attention_params;
+    }
+    if (m->bf16_mlp_layers > 0) {
+        double mlp16 = (double)m->bf16_mlp_layers * (double)m->dense_mlp_params;
+        bytes += mlp16 * 2;
+        rest -= mlp16;
+    }
+    return bytes + rest * m->other_weight_bytes;
 }
 
 bool llm_builtin(const char *id, struct llm_shape *out)
@@ -330,6 +352,29 @@ per_token:
     return 0;
 }
 
+/* A compressed-tensors checkpoint (llm-compressor's) with FP8 on every linear layer: each config group
+ * quantises its weights to 8-bit floats and targets "Linear" (what is left out is its ignore list).
+ * Groups of other widths, or of named modules, are not claimed: the checkpoint is then planned as
+ * BF16 unless --weights says otherwise. */
+static bool compressed_tensors_fp8(const json_t *qcfg)
+{
+    json_t *groups = json_object_get(qcfg, "config_groups");
+    const char *key;
+    json_t *group;
+    size_t n = 0;
+    json_object_foreach(groups, key, group)
+    {
+        json_t *w = json_object_get(group, "weights"), *targets = json_object_get(group, "targets");
+        const char *type = json_string_value(json_object_get(w, "type"));
+        if (json_integer_value(json_object_get(w, "num_bits")) != 8 || !type || strcmp(type, "float") ||
+            !json_is_array(targets) || json_array_size(targets) != 1 ||
+            !json_string_value(json_array_get(targets, 0)) || strcmp(json_string_value(json_array_get(targets, 0)), "Linear"))
+            return false;
+        n++;
+    }
+    return n > 0;
+}
+
 int llm_from_hf_config(const char *path, struct llm_shape *out, char *err, size_t errlen)
 {
     *out = (struct llm_shape){.has_shape = true, .norms_per_layer = 2};
@@ -421,15 +466,34 @@ int llm_from_hf_config(const char *path, struct llm_shape *out, char *err, size_
     }
     /* The precision the checkpoint ships in (quantization_config): gpt-oss's mxfp4 experts (4-bit
      * values and an 8-bit scale per 32), DeepSeek-V3's fp8 linear layers. */
-    const char *quant = json_string_value(json_object_get(json_object_get(cfg, "quantization_config"), "quant_method"));
+    json_t *qcfg = json_object_get(cfg, "quantization_config");
+    const char *quant = json_string_value(json_object_get(qcfg, "quant_method"));
     if (quant && !strcmp(quant, "mxfp4") && out->experts) {
         snprintf(out->checkpoint, sizeof out->checkpoint, "MXFP4 experts (4.25 bits per parameter), BF16 rest");
         out->expert_weight_bytes = 4.25 / 8;
         out->embedding_weight_bytes = out->other_weight_bytes = 2;
-    } else if (quant && !strcmp(quant, "fp8")) {
-        snprintf(out->checkpoint, sizeof out->checkpoint, "FP8 linear layers, BF16 embedding and LM head");
+    } else if (quant && (!strcmp(quant, "fp8") || !strcmp(quant, "fbgemm_fp8") ||
+                         (!strcmp(quant, "compressed-tensors") && compressed_tensors_fp8(qcfg)))) {
         out->expert_weight_bytes = out->other_weight_bytes = 1;
         out->embedding_weight_bytes = 2;
+        /* The modules left 16-bit: fbgemm_fp8's modules_to_not_convert (Meta's checkpoints list every
+         * self_attn projection and the MLPs of the first and last layers), compressed-tensors' ignore. */
+        json_t *skip = json_object_get(qcfg, !strcmp(quant, "compressed-tensors") ? "ignore" : "modules_to_not_convert");
+        int attention16 = 0, mlp16 = 0;
+        for (size_t i = 0; json_is_array(skip) && i < json_array_size(skip); i++) {
+            const char *name = json_string_value(json_array_get(skip, i));
+            if (name && strstr(name, "self_attn"))
+                attention16 = 1;
+            else if (name && strstr(name, "mlp.down_proj"))
+                mlp16++;
+        }
+        if (attention16)
+            out->attention_weight_bytes = 2;
+        if (!out->experts && mlp16 <= out->layers)
+            out->bf16_mlp_layers = mlp16;
+        snprintf(out->checkpoint, sizeof out->checkpoint, "%s",
+                 attention16 ? "FP8 MLP linear layers; attention, embedding and LM head BF16"
+                             : "FP8 linear layers, BF16 embedding and LM head");
     }
     const char *base = strrchr(path, '/');
     snprintf(out->id, sizeof out->id, "%s", base ? base + 1 : path);

@@ -38,11 +38,19 @@ struct llm_shape {
      * MXFP4 experts, 4.25 bits; DeepSeek-V3: FP8 linear layers). checkpoint[0] == 0: none given. */
     char checkpoint[96];
     double expert_weight_bytes, embedding_weight_bytes, other_weight_bytes;
+    /* Where the checkpoint keeps more than the linear layers in 16 bits: bytes per parameter of the
+     * attention projections (0: as other_weight_bytes), and how many layers keep their MLP in 16
+     * bits (Meta's Llama-3.1-405B-Instruct-FP8 quantises only the MLPs of layers 1 to 124: the Llama
+     * 3 paper, §6.2, and its config.json's modules_to_not_convert). */
+    double attention_weight_bytes;
+    int bf16_mlp_layers;
     int64_t params;        /* total parameters */
     int64_t active_params; /* parameters one token passes through (= params for a dense model) */
     int64_t largest_layer_params; /* largest single module (DeepSpeed's ZeRO-3 term); 0 unknown */
     int64_t expert_params;        /* routed experts' parameters, all layers (0 dense) */
     int64_t embedding_params;     /* embedding + LM head (one matrix when tied) */
+    int64_t attention_params;     /* attention projections (and their biases, norms), all layers */
+    int64_t dense_mlp_params;     /* one dense layer's MLP (0 for a mixture without dense layers) */
 };
 
 /* The built-in models, by id (case-insensitive). false when unknown. */

@@ -38,11 +38,19 @@ static void infer_throughput(struct plan *p, bool fits)
     bool prompt_given = p->opt.prompt > 0;
     int prompt = prompt_given ? p->opt.prompt : p->opt.context / 2;
     double weights = infer_weights(p);
-    struct infer_rate_input in = {.model = m, .gpu = p->gpu, .weight_bytes = p->opt.weight_bytes, .weights_total = weights,
+    /* A checkpoint with FP8 linear layers (DeepSeek-V3's, Meta's 405B FP8) runs its matmuls in FP8 though
+     * its average is over a byte; the 16-bit attention of Meta's is counted at the FP8 rate too. */
+    bool fp8_checkpoint = !p->opt.weights_given && m->checkpoint[0] && m->other_weight_bytes == 1;
+    struct infer_rate_input in = {.model = m, .gpu = p->gpu, .weight_bytes = fp8_checkpoint ? 1 : p->opt.weight_bytes,
+                                  .weights_total = weights,
                                   .kv_bytes = p->opt.kv_bytes, .context = p->opt.context, .prompt = prompt,
                                   .bandwidth_share = t->infer_decode_bandwidth_share,
-                                  .flops_share = t->infer_prefill_flops_share};
+                                  .flops_share = t->infer_prefill_flops_share,
+                                  .allreduce_latency_s = ALLREDUCE_LATENCY_S};
+    vllm_batch_defaults(p->gpu, &in.max_seqs, &in.max_batched_tokens);
     struct infer_rate r = {0}, candidate;
+    const char *link = "none", *candidate_link;
+    double link_gbs = 0;
     snprintf(r.why_unknown, sizeof r.why_unknown, "%s", _("the asked configuration does not fit"));
     int tp = n;
     long batch = 0;
@@ -56,6 +64,7 @@ static void infer_throughput(struct plan *p, bool fits)
             continue;
         in.tp = k;
         in.batch = holds;
+        in.link_gbs = infer_link_gbs(p->gpu, k, &candidate_link);
         infer_rate_estimate(&in, &candidate);
         if (!r.known && !candidate.known && k == n)
             r = candidate; /* why the asked split has no estimate */
@@ -63,6 +72,8 @@ static void infer_throughput(struct plan *p, bool fits)
             r = candidate;
             tp = k;
             batch = holds;
+            link = candidate_link;
+            link_gbs = in.link_gbs;
         }
     }
     int replicas = n / tp;
@@ -74,13 +85,28 @@ static void infer_throughput(struct plan *p, bool fits)
     json_object_set_new(o, "output_tokens", json_integer(p->opt.context - prompt));
     json_object_set_new(o, "hbm_bandwidth_share", json_real(t->infer_decode_bandwidth_share));
     json_object_set_new(o, "flops_share", json_real(t->infer_prefill_flops_share));
+    json_object_set_new(o, "engine", json_string("vLLM defaults: chunked prefill, max_num_seqs and max_num_batched_tokens "
+                                                 "of EngineArgs.get_batch_defaults"));
+    json_object_set_new(o, "max_num_seqs", json_integer(in.max_seqs));
+    json_object_set_new(o, "max_num_batched_tokens", json_integer(in.max_batched_tokens));
+    json_object_set_new(o, "allreduce_latency_s", json_real(ALLREDUCE_LATENCY_S));
+    bool moe = m->experts > 0;
+    double band_low = moe ? INFER_BAND_MOE_LOW : INFER_BAND_DENSE_LOW, band_high = moe ? INFER_BAND_MOE_HIGH : INFER_BAND_DENSE_HIGH;
+    json_object_set_new(o, "error_band", json_pack("{s:f, s:f, s:s, s:s}", "estimate_over_measured_min", 1 + band_low,
+                                                   "estimate_over_measured_max", 1 + band_high, "models",
+                                                   moe ? "mixtures of experts" : "dense", "against",
+                                                   INFER_BAND_REFERENCE));
     json_object_set_new(
         o, "formula",
-        json_string("per replica of tp GPUs: decode tokens/s = batch / max(bytes per step per GPU / (HBM bandwidth x "
-                    "share), 2 x active parameters x batch / tp / (dense TFLOPS x 1e12 x FLOPS share)), bytes per "
-                    "step per GPU = weights / tp + batch x KV cache per sequence per GPU at prompt + output / 2 "
-                    "tokens; prefill tokens/s = tp x dense TFLOPS x 1e12 x FLOPS share / (2 x active parameters); "
-                    "output tokens/s = 1 / (1 / decode + (prompt / output) / prefill); x replicas per node"));
+        json_string("per replica of tp GPUs, running batch = min(what memory holds, max_num_seqs, "
+                    "max_num_batched_tokens / (1 + prompt / output)); a step holds batch decode tokens and batch x "
+                    "prompt / output prompt tokens (chunked prefill); step = max(weights / tp / (HBM bandwidth x "
+                    "share), 2 x active parameters x tokens / tp / (dense TFLOPS x 1e12 x FLOPS share)) + max(batch x "
+                    "KV cache per sequence per GPU at prompt + output / 2 tokens / (HBM bandwidth x share), attention "
+                    "FLOPs / tp / (dense TFLOPS x 1e12 x FLOPS share)) + 2 x layers x (latency + 2 (tp - 1) / tp x "
+                    "tokens x hidden x 2 B / link bandwidth one way); attention FLOPs = 4 x query width x layers x "
+                    "positions per token (prompt + output / 2 decoding, prompt / 2 prefilling); output tokens/s = "
+                    "batch / step; x replicas per node"));
     if (!r.known) {
         if (p->opt.rate > 0)
             json_object_set_new(p->doc, "rate",
@@ -95,6 +121,15 @@ static void infer_throughput(struct plan *p, bool fits)
     json_object_set_new(o, "tensor_parallel", json_integer(tp));
     json_object_set_new(o, "replicas", json_integer(replicas));
     json_object_set_new(o, "batch_per_replica", json_integer(batch));
+    json_object_set_new(o, "running_batch_per_replica", json_real(r.batch));
+    json_object_set_new(o, "batch_limited_by", json_string(batch_limit_name(r.batch_limit)));
+    json_object_set_new(o, "tokens_per_step", json_real(r.tokens_per_step));
+    json_object_set_new(o, "flops_per_step_per_gpu", json_real(r.flops_per_step_per_gpu));
+    json_object_set_new(o, "allreduce_link", json_string(link));
+    json_object_set_new(o, "allreduce_link_gbs", json_real(link_gbs));
+    json_object_set_new(o, "allreduce_bytes", json_real(r.allreduce_bytes));
+    json_object_set_new(o, "allreduce_step_s", json_real(r.allreduce_step_s));
+    json_object_set_new(o, "step_s", json_real(r.step_s));
     json_object_set_new(o, "compute_precision", json_string(precision_name(r.compute_precision)));
     json_object_set_new(o, "dense_tflops_per_gpu", json_real(r.dense_tflops_per_gpu));
     json_object_set_new(o, "mean_kv_tokens", json_real(r.mean_kv_tokens));
@@ -107,26 +142,51 @@ static void infer_throughput(struct plan *p, bool fits)
     json_object_set_new(o, "output_tokens_s_per_replica", json_real(r.output_tokens_s));
     json_object_set_new(o, "output_tokens_s", json_real(replicas * r.output_tokens_s));
     json_object_set_new(p->doc, "throughput", o);
+    char limit[512], allreduce[512];
+    if (r.batch_limit == BATCH_BY_MEMORY)
+        snprintf(limit, sizeof limit, "%s", _("all of them"));
+    else
+        snprintf(limit, sizeof limit,
+                 r.batch_limit == BATCH_BY_MAX_SEQS ? _("%.0f: vLLM's max_num_seqs %ld caps them")
+                                                    : _("%.0f: vLLM's budget of %ld tokens per step caps them"),
+                 r.batch, r.batch_limit == BATCH_BY_MAX_SEQS ? in.max_seqs : in.max_batched_tokens);
+    if (tp > 1)
+        snprintf(allreduce, sizeof allreduce,
+                 _("then all-reduces %.1f ms (2 x %d layers, %.1f MB each over %s at %.0f GB/s one way, + %.0f µs each)"),
+                 r.allreduce_step_s * 1e3, m->layers, r.allreduce_bytes / 1e6, link, link_gbs,
+                 ALLREDUCE_LATENCY_S * 1e6);
+    else
+        snprintf(allreduce, sizeof allreduce, "%s", _("no all-reduce at tensor parallelism 1"));
     plan_step(p, N_("throughput"),
-              /* TRANSLATORS: the %s after "ms," is "memory-bound" or "compute-bound"; the one after
-               * "generated" is "--prompt" or "--prompt not given: half the context". */
-              _("estimate: %d replica(s) of tensor parallelism %d, each at batch %ld (the most requests of %d tokens "
-                "that fit); a decode step reads %.1f GB per GPU (weights / %d + the KV cache at %.0f tokens) at "
-                "%.0f%% of %g GB/s: %.1f ms, %s (compute %.1f ms at %.0f%% of %g dense %s TFLOPS) = %.0f "
-                "tokens/s; prefill %.0f prompt tokens/s; with %d prompt tokens per %d generated (%s): %.0f output "
-                "tokens/s per replica, %.0f per node"),
-              replicas, tp, batch, p->opt.context, gb(r.bytes_per_step_per_gpu), tp, r.mean_kv_tokens,
-              t->infer_decode_bandwidth_share * 100, p->gpu->mem_bw_gbs / p->gpu->devices, r.memory_step_s * 1e3,
-              r.compute_bound ? _("compute-bound") : _("memory-bound"), r.compute_step_s * 1e3, t->infer_prefill_flops_share * 100,
-              r.dense_tflops_per_gpu, precision_name(r.compute_precision), r.decode_tokens_s, r.prefill_tokens_s,
-              prompt, p->opt.context - prompt, prompt_given ? "--prompt" : _("--prompt not given: half the context"),
-              r.output_tokens_s, replicas * r.output_tokens_s);
-    if (batch != p->opt.batch)
+              /* TRANSLATORS: the %s after "running" says how many of them run (all of them, or a cap); the
+               * one after "matmuls are" is "memory-bound" or "compute-bound"; the next the all-reduces'
+               * clause; the last is "--prompt" or "--prompt not given: half the context". */
+              _("estimate: %d replica(s) of tensor parallelism %d; memory holds %ld requests of %d tokens, "
+                "running %s; a step with chunked prefill holds %.0f tokens (decode and prompt chunks), reads "
+                "%.1f GB per GPU (weights / %d + the KV cache at %.0f tokens) at %.0f%% of %g GB/s: %.1f ms, and "
+                "computes %.1f TFLOP per GPU at %.0f%% of %g dense %s TFLOPS: %.1f ms; the matmuls are %s, each "
+                "kernel takes the longer of its reads and its FLOPs, %s: %.1f ms a step, %.0f output tokens/s per "
+                "replica, %.0f per node, with %d prompt tokens per %d generated (%s)"),
+              replicas, tp, batch, p->opt.context, limit, r.tokens_per_step, gb(r.bytes_per_step_per_gpu), tp,
+              r.mean_kv_tokens, t->infer_decode_bandwidth_share * 100, p->gpu->mem_bw_gbs / p->gpu->devices,
+              r.memory_step_s * 1e3, r.flops_per_step_per_gpu / 1e12, t->infer_prefill_flops_share * 100,
+              r.dense_tflops_per_gpu, precision_name(r.compute_precision), r.compute_step_s * 1e3,
+              r.compute_bound ? _("compute-bound") : _("memory-bound"), allreduce, r.step_s * 1e3, r.output_tokens_s,
+              replicas * r.output_tokens_s, prompt, p->opt.context - prompt,
+              prompt_given ? "--prompt" : _("--prompt not given: half the context"));
+    plan_step(p, N_("accuracy"),
+              moe ? _("for mixtures of experts the estimate lands between %+.0f%% and %+.0f%% of TensorRT-LLM's "
+                      "published throughput (its performance overview, v1.0: H100 and H200, FP8): it models tensor "
+                      "parallelism, not expert parallelism")
+                  : _("for dense models the estimate lands between %+.0f%% and %+.0f%% of TensorRT-LLM's published "
+                      "throughput (its performance overview, v1.0: H100 and H200, FP8)"),
+              band_low * 100, band_high * 100);
+    if ((long)r.batch != p->opt.batch)
         plan_step(p, N_("batch"),
-                  _("the estimate runs each replica at batch %ld, the most requests of %d tokens that fit, not at the "
-                    "--batch %d asked: a server (vLLM, SGLang) keeps as many requests running as its memory holds; "
-                    "fewer requests give fewer tokens/s"),
-                  batch, p->opt.context, p->opt.batch);
+                  _("the estimate runs each replica at batch %.0f, the most requests of %d tokens that memory and "
+                    "vLLM's limits allow, not at the --batch %d asked: a server (vLLM, SGLang) keeps as many requests "
+                    "running as it can; fewer requests give fewer tokens/s"),
+                  r.batch, p->opt.context, p->opt.batch);
     if (p->opt.rate > 0) {
         /* --rate R: R requests/s of --context tokens, each generating context - prompt tokens, on
          * replicas of this split, each at its estimated rate. */
@@ -141,7 +201,7 @@ static void infer_throughput(struct plan *p, bool fits)
                       p->opt.rate, "output_tokens_per_request", output, "output_tokens_s_needed", needed,
                       "output_tokens_s_per_replica", r.output_tokens_s, "tensor_parallel", tp, "replicas",
                       (json_int_t)need_replicas, "gpus", (json_int_t)gpus, "nodes", (json_int_t)nodes, "headroom",
-                      headroom, "basis", "plan.throughput: the roofline estimate, at each replica's largest batch"));
+                      headroom, "basis", "plan.throughput: the roofline estimate, at the batch memory and vLLM's limits allow"));
         plan_step(p, N_("rate"),
                   _("%g requests/s x %d output tokens = %.0f output tokens/s: %ld replica(s) of %d x %s at the "
                     "estimated %.0f tokens/s each = %ld GPUs, %ld node(s) of %d; headroom %.0f%% (an estimate: "

@@ -1,10 +1,67 @@
 #include "sizing/throughput.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
+#include "sizing/demand.h"
 #include "util/i18n.h"
 #include "util/units.h"
+
+void vllm_batch_defaults(const struct gpu_spec *g, long *max_num_seqs, long *max_num_batched_tokens)
+{
+    bool large = gpu_memory_bytes(g) >= 70 * GIB && !(g->name && strcasestr(g->name, "A100"));
+    *max_num_seqs = large ? VLLM_MAX_NUM_SEQS_LARGE_GPU : VLLM_MAX_NUM_SEQS;
+    *max_num_batched_tokens = large ? VLLM_MAX_NUM_BATCHED_TOKENS : VLLM_MAX_NUM_BATCHED_TOKENS_SMALL_GPU;
+}
+
+double infer_link_gbs(const struct gpu_spec *g, int tp, const char **link)
+{
+    *link = "none";
+    if (tp <= 1)
+        return 0;
+    const char *name = g->scaleup_link ? g->scaleup_link : "";
+    bool has = g->scaleup_gbs_bidir > 0 && *name && strncasecmp(name, "none", 4);
+    /* A bridge joins 2 GPUs (4 where the table says "2 or 4 GPUs"); past it the group talks over PCIe. */
+    int bridged = strstr(name, "bridge") ? (strstr(name, "4 GPUs") ? 4 : 2) : 0;
+    if (has && (!bridged || tp <= bridged)) {
+        *link = name;
+        return g->scaleup_gbs_bidir / 2;
+    }
+    static const double gts[] = {8, 16, 32, 64}; /* PCIe 3.0 to 6.0, per lane */
+    int gen = (int)g->pcie_gen;
+    if (gen < 3 || gen > 6 || g->pcie_lanes <= 0)
+        return 0;
+    *link = "PCIe";
+    return gts[gen - 3] * g->pcie_lanes * 128.0 / 130.0 / 8.0;
+}
+
+const char *batch_limit_name(enum batch_limit b)
+{
+    switch (b) {
+    case BATCH_BY_MAX_SEQS:
+        return "max_num_seqs";
+    case BATCH_BY_TOKEN_BUDGET:
+        return "max_num_batched_tokens";
+    case BATCH_BY_MEMORY:
+    default:
+        return "memory";
+    }
+}
+
+/* Attention's FLOPs for one token that attends to `positions` earlier tokens, all layers: 2 for the
+ * scores (query width) and 2 for the weighted values (value width) per position; windowed layers
+ * attend at most their window. Multi-head latent attention scores with nope + rope dims. */
+static double attention_flops(const struct llm_shape *m, double positions)
+{
+    double score = m->kv_lora_rank > 0 ? (double)m->heads * (m->qk_nope_head_dim + m->qk_rope_head_dim)
+                                       : (double)m->heads * m->head_dim;
+    double value = m->kv_lora_rank > 0 ? (double)m->heads * m->v_head_dim : (double)m->heads * m->head_dim;
+    int windowed = m->sliding_window > 0 ? m->sliding_layers : 0;
+    double windowed_positions = windowed && positions > m->sliding_window ? m->sliding_window : positions;
+    return 2.0 * (score + value) * ((m->layers - windowed) * positions + windowed * windowed_positions);
+}
 
 void infer_rate_estimate(const struct infer_rate_input *in, struct infer_rate *out)
 {
@@ -34,17 +91,55 @@ void infer_rate_estimate(const struct infer_rate_input *in, struct infer_rate *o
                  in->batch < 1 ? _("not one request of this context fits") : _("the request generates no tokens"));
         return;
     }
-    double weights_per_gpu = (in->weights_total > 0 ? in->weights_total : (double)m->params * in->weight_bytes) / in->tp;
+    const char *link;
+    double link_gbs = in->link_gbs > 0 ? in->link_gbs : infer_link_gbs(g, in->tp, &link);
+    double latency_s = in->allreduce_latency_s > 0 ? in->allreduce_latency_s : ALLREDUCE_LATENCY_S;
+    if (in->tp > 1 && link_gbs <= 0) {
+        snprintf(out->why_unknown, sizeof out->why_unknown,
+                 _("the GPU table gives %s neither a scale-up link nor a PCIe generation for the all-reduces"), g->id);
+        return;
+    }
+    double tp = in->tp, ratio = (double)in->prompt / output;
+    out->chunked_prefill = in->max_batched_tokens > 0;
+    out->batch = (double)in->batch;
+    out->batch_limit = BATCH_BY_MEMORY;
+    if (in->max_seqs > 0 && out->batch > in->max_seqs) {
+        out->batch = (double)in->max_seqs;
+        out->batch_limit = BATCH_BY_MAX_SEQS;
+    }
+    /* In the steady state each step finishes batch / output requests and so takes in batch x prompt /
+     * output prompt tokens: the budget holds batch x (1 + prompt / output) tokens. */
+    if (out->chunked_prefill && out->batch * (1 + ratio) > in->max_batched_tokens) {
+        out->batch = in->max_batched_tokens / (1 + ratio);
+        out->batch_limit = BATCH_BY_TOKEN_BUDGET;
+    }
+    double weights_per_gpu = (in->weights_total > 0 ? in->weights_total : (double)m->params * in->weight_bytes) / tp;
     out->mean_kv_tokens = in->prompt + output / 2.0;
-    out->bytes_per_step_per_gpu =
-        weights_per_gpu + (double)in->batch * kv_bytes_per_sequence(m, in->kv_bytes, (int)out->mean_kv_tokens, in->tp);
-    double flops_per_gpu_s = out->dense_tflops_per_gpu * 1e12 * in->flops_share;
-    out->memory_step_s = out->bytes_per_step_per_gpu / (bandwidth * GB * in->bandwidth_share);
-    out->compute_step_s = 2.0 * (double)m->active_params * (double)in->batch / in->tp / flops_per_gpu_s;
-    out->compute_bound = out->compute_step_s > out->memory_step_s;
-    out->decode_tokens_s = (double)in->batch / (out->compute_bound ? out->compute_step_s : out->memory_step_s);
-    out->prefill_tokens_s = in->tp * flops_per_gpu_s / (2.0 * (double)m->active_params);
-    out->output_tokens_s =
-        1.0 / (1.0 / out->decode_tokens_s + ((double)in->prompt / output) / out->prefill_tokens_s);
+    double kv_per_gpu = out->batch * kv_bytes_per_sequence(m, in->kv_bytes, (int)out->mean_kv_tokens, in->tp);
+    out->bytes_per_step_per_gpu = weights_per_gpu + kv_per_gpu;
+    double bytes_s = bandwidth * GB * in->bandwidth_share, flops_per_gpu_s = out->dense_tflops_per_gpu * 1e12 * in->flops_share;
+    double prompt_tokens = out->chunked_prefill ? out->batch * ratio : 0;
+    out->tokens_per_step = out->batch + prompt_tokens;
+    double linear_flops = 2.0 * (double)m->active_params * out->tokens_per_step / tp;
+    double attention = (out->batch * attention_flops(m, out->mean_kv_tokens) +
+                        prompt_tokens * attention_flops(m, in->prompt / 2.0)) / tp; /* causal prompt: half */
+    out->flops_per_step_per_gpu = linear_flops + attention;
+    out->memory_step_s = out->bytes_per_step_per_gpu / bytes_s;
+    out->compute_step_s = out->flops_per_step_per_gpu / flops_per_gpu_s;
+    /* The matmuls read the weights and the attention kernels the KV cache: each kernel is bound by its
+     * own roofline, one after the other. */
+    double linear_s = fmax(weights_per_gpu / bytes_s, linear_flops / flops_per_gpu_s);
+    double attention_s = fmax(kv_per_gpu / bytes_s, attention / flops_per_gpu_s);
+    out->compute_bound = linear_flops / flops_per_gpu_s > weights_per_gpu / bytes_s;
+    if (in->tp > 1) {
+        out->allreduce_bytes = out->tokens_per_step * m->hidden * 2.0;
+        double call = latency_s + 2.0 * (tp - 1) / tp * out->allreduce_bytes / (link_gbs * GB);
+        out->allreduce_step_s = 2.0 * m->layers * call;
+    }
+    out->step_s = linear_s + attention_s + out->allreduce_step_s;
+    out->decode_tokens_s = out->batch / out->step_s;
+    out->prefill_tokens_s = tp * flops_per_gpu_s / (2.0 * (double)m->active_params + attention_flops(m, in->prompt / 2.0));
+    out->output_tokens_s = out->chunked_prefill ? out->decode_tokens_s
+                                                : 1.0 / (1.0 / out->decode_tokens_s + ratio / out->prefill_tokens_s);
     out->known = true;
 }

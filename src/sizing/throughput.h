@@ -3,8 +3,23 @@
  * streams the weights and the KV cache in use to produce one token per sequence of the batch (Pope
  * et al. 2022, "Efficiently Scaling Transformer Inference", §2; Databricks 2023, "LLM Inference
  * Performance Engineering: Best Practices", model bandwidth utilisation). Prefill is bound by
- * compute: 2 x active parameters FLOPs per prompt token. The shares of peak bandwidth and FLOPS
- * are the thresholds table's (rules/workload.c, llm-infer). */
+ * compute: 2 x active parameters FLOPs per prompt token, plus attention's 4 x layers x query width
+ * x the positions attended. The shares of peak bandwidth and FLOPS are the thresholds table's
+ * (rules/workload.c, llm-infer).
+ *
+ * What the engines add (each from the engine's own source):
+ * - Tensor parallelism: two all-reduces per layer and step (attention's output projection and the
+ *   MLP's down projection: Shoeybi et al. 2019, Megatron-LM, §3) of tokens x hidden x 2 bytes, each
+ *   a ring all-reduce: 2 (tp - 1) / tp x bytes over one direction of the GPU's scale-up link (NVLink,
+ *   NVSwitch, Infinity Fabric; PCIe where there is none, or past a bridge's GPUs) + a fixed latency
+ *   per call, added to the step (the engines wait for it).
+ * - Batch caps: the running sequences are the fewest of what memory holds, the engine's maximum
+ *   (vLLM's max_num_seqs) and what its token budget per step allows.
+ * - Chunked prefill (vLLM V1 and TensorRT-LLM's in-flight batching): prompt tokens ride in the same
+ *   step as the decode tokens, up to max_num_batched_tokens, not prefill and decode one after the
+ *   other. A step's matmuls cost the larger of reading the weights and computing all its tokens, its
+ *   attention kernels the larger of reading the KV cache and their FLOPs: each kernel on its own
+ *   roofline, one after the other. */
 #ifndef GPUVET_SIZING_THROUGHPUT_H
 #define GPUVET_SIZING_THROUGHPUT_H
 
@@ -14,6 +29,40 @@
 #include "sizing/models.h"
 #include "util/gputable.h"
 
+/* vLLM's batch defaults (vllm-project/vllm, vllm/engine/arg_utils.py, EngineArgs.get_batch_defaults,
+ * `vllm serve`): on a GPU of 70 GiB or more that is not an A100, max_num_seqs 1024 and
+ * max_num_batched_tokens 8192 (VLLM_MAX_NUM_BATCHED_TOKENS, sizing/demand.h); otherwise 256 and
+ * 2048. Chunked prefill is on by default in V1. */
+#define VLLM_MAX_NUM_SEQS_LARGE_GPU 1024
+#define VLLM_MAX_NUM_SEQS 256
+#define VLLM_MAX_NUM_BATCHED_TOKENS_SMALL_GPU 2048
+/* The fixed cost of one all-reduce call: about 25 µs (NCCL's own tuner estimates 26 µs for a 4-8 KB
+ * all-reduce on H100, in the NCCL INFO lines of NVIDIA/nccl issue #1453). */
+#define ALLREDUCE_LATENCY_S 25e-6
+
+/* The estimate's error against TensorRT-LLM's published throughput table (NVIDIA/TensorRT-LLM
+ * docs/source/performance/perf-overview.md, v1.0: trtllm-bench throughput, every H100 and H200 FP8
+ * row of a model in the catalogue; tests/cli/test_plan_throughput.c holds each row to its band, the
+ * README's "Inference tokens/s" lists them): estimate / measured - 1. Dense models (Llama 3.1 8B,
+ * 3.3 70B, 3.1 405B; 60 rows) and mixtures of experts (Llama 4 Scout and Maverick, Qwen3-235B-A22B;
+ * 52 rows, which TensorRT-LLM runs with expert parallelism and attention data parallelism, not the
+ * tensor parallelism modelled here) apart. */
+#define INFER_BAND_DENSE_LOW (-0.24)
+#define INFER_BAND_DENSE_HIGH 0.56
+#define INFER_BAND_MOE_LOW (-0.30)
+#define INFER_BAND_MOE_HIGH 1.90
+#define INFER_BAND_REFERENCE "TensorRT-LLM perf-overview.md (v1.0), trtllm-bench throughput, H100 and H200 FP8"
+
+/* vLLM's max_num_seqs and max_num_batched_tokens on this GPU (the defaults above). */
+void vllm_batch_defaults(const struct gpu_spec *g, long *max_num_seqs, long *max_num_batched_tokens);
+
+/* One direction's bandwidth (GB/s) of the link tp GPUs of this kind all-reduce over, and its name
+ * in *link: the scale-up link (data/gpus.csv scaleup_gbs_bidir / 2) where every GPU of the group
+ * has it (SXM and OAM parts, a bridge of 2, or 4 for H200 NVL, GPUs), else PCIe at the table's
+ * generation and lanes (8, 16, 32, 64 GT/s per lane for gen 3 to 6, 128b/130b). 0 when tp <= 1 or
+ * the table gives neither. */
+double infer_link_gbs(const struct gpu_spec *g, int tp, const char **link);
+
 struct infer_rate_input {
     const struct llm_shape *model;
     const struct gpu_spec *gpu;
@@ -21,27 +70,48 @@ struct infer_rate_input {
     double weight_bytes, kv_bytes; /* per element */
     double weights_total;          /* bytes of all weights (demand.h infer_weight_bytes); 0: params x weight_bytes */
     int context, prompt;           /* tokens per request, of which prompt (output = context - prompt) */
-    long batch;                    /* sequences decoded together (the most that fit at context) */
+    long batch;                    /* sequences memory holds at context */
     double bandwidth_share;        /* of peak HBM bandwidth that decode reaches */
     double flops_share;            /* of dense tensor FLOPS that prefill and decode's matmuls reach */
+    long max_seqs;                 /* the engine's cap on running sequences; 0: none */
+    /* Tokens one step schedules, decode and prompt chunks together (chunked prefill); 0: prefill runs
+     * apart from decoding, one after the other. */
+    long max_batched_tokens;
+    double link_gbs;               /* one direction of the link the all-reduces cross; 0: infer_link_gbs's */
+    double allreduce_latency_s;    /* per all-reduce call; 0: ALLREDUCE_LATENCY_S */
 };
+
+enum batch_limit { BATCH_BY_MEMORY, BATCH_BY_MAX_SEQS, BATCH_BY_TOKEN_BUDGET };
+const char *batch_limit_name(enum batch_limit b);
 
 struct infer_rate {
     bool known;
     char why_unknown[256];
     enum precision compute_precision; /* FP8 with fp8 weights where the GPU has it, else BF16 (FP16) */
     double dense_tflops_per_gpu;
+    double batch;                     /* sequences decoding together, after the caps (a mean: may be fractional) */
+    enum batch_limit batch_limit;     /* what set it */
+    bool chunked_prefill;
     double mean_kv_tokens;            /* prompt + output / 2: a sequence's mean length while it decodes */
+    double tokens_per_step;           /* batch decode tokens + (chunked) batch x prompt / output prompt tokens */
     double bytes_per_step_per_gpu;    /* weights / tp + batch x KV cache at the mean length, per GPU */
+    double flops_per_step_per_gpu;    /* linear layers' and attention's, of the step's tokens */
     double memory_step_s, compute_step_s;
-    bool compute_bound;               /* the decode step is limited by FLOPS, not bandwidth */
-    double decode_tokens_s;           /* batch / max(memory_step_s, compute_step_s) */
-    double prefill_tokens_s;          /* tp x dense x 1e12 x flops_share / (2 x active parameters) */
-    double output_tokens_s;           /* with each request's prefill: 1 / (1/decode + prompt/output/prefill) */
+    double allreduce_bytes;           /* one all-reduce call: tokens per step x hidden x 2 */
+    double allreduce_step_s;          /* 2 x layers calls per step; 0 at tp 1 */
+    bool compute_bound;               /* the matmuls are limited by FLOPS, not by reading the weights */
+    /* the matmuls' max(weights read, their FLOPs) + attention's max(KV cache read, its FLOPs) (each kernel
+     * on its own roofline, one after the other) + allreduce_step_s */
+    double step_s;
+    double decode_tokens_s;           /* batch / step_s */
+    double prefill_tokens_s;          /* tp x dense x 1e12 x flops_share / FLOPs per prompt token: prefill alone */
+    /* chunked: decode_tokens_s (prefill is inside each step); else 1 / (1/decode + prompt/output/prefill) */
+    double output_tokens_s;
 };
 
 /* Fills out from in; out->known is false (with why_unknown) when the GPU lacks a bandwidth or dense
- * figure, the batch is 0 (nothing fits) or the request has no output tokens. */
+ * figure, the batch is 0 (nothing fits), the request has no output tokens, or tp > 1 has no link
+ * (neither given nor in the table). */
 void infer_rate_estimate(const struct infer_rate_input *in, struct infer_rate *out);
 
 #endif

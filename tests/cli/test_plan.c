@@ -934,3 +934,29 @@ Test(plan, new_models_checkpoint_precision_and_latent_kv)
     json_decref(doc);
     run_result_free(&r);
 }
+
+/* Meta's Llama-3.1-405B-Instruct-FP8 quantises only the MLPs of layers 1 to 124 (config.json
+ * modules_to_not_convert; the Llama 3 paper, §6.2): 487.2 GB of weights, 60.9 GB per GPU on 8, where
+ * FP8 on every linear layer (--weights fp8, as ModelOpt's checkpoints) is 410.1 GB, 16 % less. */
+Test(plan, meta_405b_fp8_keeps_attention_16_bit)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-infer", "--model", "llama-3.1-405b-instruct-fp8",
+                                     "--gpus", "8xh100-sxm5-80gb", "--kv", "fp8", "--json", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *doc = run_json(&r);
+    double meta = number_at(plan_of(doc), "gpu_memory", "weights");
+    cr_expect(fabs(meta / 1e9 - 487.2) < 0.05, "%.2f GB", meta / 1e9);
+    cr_expect_str_eq(json_string_value(json_object_get(json_object_get(plan_of(doc), "throughput"), "compute_precision")),
+                     "fp8");
+    json_decref(doc);
+    run_result_free(&r);
+    r = run_gpuvet("plan", "--workload", "llm-infer", "--model", "llama-3.1-405b", "--weights", "fp8", "--gpus",
+                   "8xh100-sxm5-80gb", "--kv", "fp8", "--json", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    doc = run_json(&r);
+    double all_linear = number_at(plan_of(doc), "gpu_memory", "weights");
+    cr_expect(fabs(all_linear / 1e9 - 410.1) < 0.05, "%.2f GB", all_linear / 1e9);
+    cr_expect(fabs(1 - all_linear / meta - 0.158) < 0.005, "%.3f less", 1 - all_linear / meta);
+    json_decref(doc);
+    run_result_free(&r);
+}
