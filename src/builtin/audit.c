@@ -5,10 +5,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench/bench.h"
 #include "builtin/builtin.h"
-#include "claims/claims.h"
-#include "probe/dmi.h"
+#include "pipeline/audit.h"
 #include "probe/probe.h"
 #include "report/explain_text.h"
 #include "report/report.h"
@@ -66,13 +64,6 @@ static const char usage[] =
     "verdict per workload: FAIL, WARN, INCONCLUSIVE (a key fact unknown), PASS\n"
     "exit status: 0 no fail (PASS, WARN or INCONCLUSIVE), 1 at least one fail, 2 could not run\n");
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /* Colour only on a terminal that can show it: not piped, not TERM=dumb, not NO_COLOR. */
 static bool use_colour(void)
 {
@@ -102,7 +93,7 @@ static int run_audit(int argc, char **argv)
     const char *sysroot = NULL, *bench_file = NULL, *data_dir = NULL, *claim_file = NULL, *nvidia_smi = NULL;
     const char *nvidia_smi_files[NVIDIA_SMI_MAX_FILES];
     int n_nvidia_smi = 0;
-    struct audit_inputs inputs = {.nodes = 1};
+    int nodes = 1;
     bool bench_quick = false;
     enum workload workload = WL_GENERAL;
     const char *dmidecode_file = NULL, *dmi_table_file = NULL, *html_file = NULL, *markdown_file = NULL;
@@ -119,7 +110,7 @@ static int run_audit(int argc, char **argv)
         case 'd': data_dir = optarg; break;
         case 'c': claim_file = optarg; break;
         case 'n':
-            if (!option_int("audit", "nodes", optarg, 1, 100000, &inputs.nodes))
+            if (!option_int("audit", "nodes", optarg, 1, 100000, &nodes))
                 return EXIT_CANNOT_RUN;
             break;
         case 'w':
@@ -164,7 +155,6 @@ static int run_audit(int argc, char **argv)
     }
     if (!gpu_fault_options_apply("audit", &faults))
         return EXIT_CANNOT_RUN;
-    inputs.expect_gpus = faults.expect_gpus;
     if (optind < argc) {
         print_error("audit", _("unexpected argument '%s'"), argv[optind]);
         fputs(_(usage), stderr);
@@ -211,102 +201,37 @@ static int run_audit(int argc, char **argv)
             return EXIT_CANNOT_RUN;
     }
 
-    double start = now_ms();
-    struct dmi_data dmi = {0};
-    char *dmi_error = NULL;
-    const char *dmi_file = dmidecode_file ? dmidecode_file : dmi_table_file;
-    if (dmi_file && (dmidecode_file ? dmidecode_load(dmi_file, &dmi, &dmi_error)
-                                    : smbios_load_dump(dmi_file, &dmi, &dmi_error)) != 0) {
-        print_error("audit", "%s", dmi_error ? dmi_error : dmi_file);
-        free(dmi_error);
-        dmi_data_free(&dmi);
+    struct audit_request req = {.sysroot = sysroot, .n_nvidia_smi = n_nvidia_smi, .dmidecode = dmidecode_file,
+                                .dmi_table = dmi_table_file, .kernel_log = faults.kernel_log, .claim_file = claim_file,
+                                .data_dir = data_dir, .bench_file = bench_file, .bench_quick = bench_quick,
+                                .bench_progress = isatty(STDERR_FILENO), .load_check = load_check,
+                                .sample_seconds = sample_seconds, .nodes = nodes, .expect_gpus = faults.expect_gpus,
+                                .workload = workload, .depth = AUDIT_EVERY_WORKLOAD};
+    memcpy(req.nvidia_smi, nvidia_smi_files, sizeof nvidia_smi_files[0] * (size_t)n_nvidia_smi);
+    struct audit_result a;
+    enum audit_status ran = audit_run(&req, &a);
+    if (ran != AUDIT_DONE) {
+        if (a.error)
+            print_error("audit", "%s", a.error);
+        for (int i = 0; ran == AUDIT_UNREADABLE && i < a.machine.nproblems; i++)
+            print_error("audit", _("%s: %s"), a.machine.problems[i].path, machine_problem_text(&a.machine.problems[i]));
+        audit_result_free(&a);
         return EXIT_CANNOT_RUN;
     }
-    fsroot_set(sysroot);
-    /* A bad claim file gets its error and no verdict at all, before anything is probed. */
-    struct claim_set claims = {0};
-    char *error = NULL;
-    if (claim_file && claim_file_load(claim_file, &claims, &error) != 0) {
-        print_error("audit", "%s", error ? error : claim_file);
-        free(error);
-        dmi_data_free(&dmi);
-        return EXIT_CANNOT_RUN;
-    }
-    struct machine m;
-    machine_init(&m);
-    if (data_dir && probe_data_dir(&m, data_dir) != 0) {
-        machine_free(&m);
-        claim_set_free(&claims);
-        dmi_data_free(&dmi);
-        return EXIT_CANNOT_RUN;
-    }
-    /* SPEC: evidence files alone describe another machine; this one is not read. */
-    bool evidence_only = !sysroot && (nvidia_smi || dmi_file || faults.kernel_log);
-    /* The CPU-use window opens first, so the probes below run inside it rather than before it. */
-    struct contention_window window = {.seconds = sample_seconds};
-    if (!evidence_only && fsroot_is_live() && sample_seconds > 0)
-        contention_window_open(&window, sample_seconds);
-    int probed = probe_machine(&m, !evidence_only);
-    if (probed == 0 && faults.kernel_log && probe_kernel_log_file(&m, faults.kernel_log) != 0)
-        probed = -1;
-    if (probed == 0 && nvidia_smi && probe_nvidia_smi_files(&m, nvidia_smi_files, n_nvidia_smi) != 0)
-        probed = -1;
-    if (probed == 0 && nvidia_smi)
-        probe_gpu_specs(&m);
-    if (probed == 0 && dmi_file)
-        probe_memory(&m, &dmi);
-    dmi_data_free(&dmi);
-    if (probed == 0)
-        probe_contention_close(&m, &window);
-    if (probed != 0) {
-        free(window.ticks); /* the window opened for a probe that failed */
-        free(window.procs);
-        for (int i = 0; i < m.nproblems; i++)
-            print_error("audit", _("%s: %s"), m.problems[i].path, machine_problem_text(&m.problems[i]));
-        machine_free(&m);
-        claim_set_free(&claims);
-        return EXIT_CANNOT_RUN;
-    }
-    if (load_check)
-        probe_nvidia_load_check(&m);
-    if (claim_file) {
-        claims_evaluate(&claims, &m, thresholds_for(workload));
-        inputs.claims = &claims;
-    }
-    int bench_rc = 0;
-    if (bench_file) {
-        bench_rc = probe_bench_file(&m, bench_file);
-    } else if (bench_quick) {
-        static const char *const judged[] = {"memory", "pcie", "storage"}; /* the benchmarks rules judge */
-        struct bench_opts quick = {.quick = true, .dir = ".", .cpu = -1};
-        bench_rc = probe_bench_document(&m, bench_run_document(&m, &quick, judged, 3, isatty(STDERR_FILENO)),
-                                        "bench-quick");
-    }
-    if (bench_rc != 0) {
-        machine_free(&m);
-        claim_set_free(&claims);
-        return EXIT_CANNOT_RUN;
-    }
-    struct verdict_set verdicts;
-    verdict_set_build(&verdicts, &m, &inputs);
-    const struct findings *findings = &verdicts.findings[workload];
-    for (int i = 0; i < m.nproblems; i++) {
+    const struct machine *m = &a.machine;
+    for (int i = 0; i < m->nproblems; i++) {
         char *line = NULL; /* paths and messages quote evidence files: escaped like the report */
-        int n = asprintf(&line, _("gpuvet: warning: %s: %s\n"), m.problems[i].path ? m.problems[i].path : "?",
-                         machine_problem_text(&m.problems[i]));
+        int n = asprintf(&line, _("gpuvet: warning: %s: %s\n"), m->problems[i].path ? m->problems[i].path : "?",
+                         machine_problem_text(&m->problems[i]));
         if (n > 0)
             text_write_escaped(stderr, line, (size_t)n, NULL);
         free(line);
     }
-
     if (redact)
-        for (int w = 0; w < WORKLOAD_COUNT; w++) {
-            /* The verdicts' gap reasons are copies of finding messages: judge again once scrubbed. */
-            report_redact_audit(&m, &verdicts.findings[w]);
-            workload_verdict_free(&verdicts.verdicts[w]);
-            verdict_judge(&verdicts.verdicts[w], &m, (enum workload)w, &verdicts.findings[w]);
-        }
-    struct audit_report report = {&m, findings, workload, now_ms() - start, inputs.claims, redact, &verdicts, time(NULL)};
+        audit_result_scrub(&a, report_redact_audit);
+    const struct findings *findings = a.findings;
+    struct audit_report report = {m, findings, workload, audit_elapsed_ms(&a), a.inputs.claims, redact, &a.verdicts,
+                                  time(NULL)};
     int rc = 0;
     if (html_file && report_to_file(html_file, report_html, &report) != 0)
         rc = -1;
@@ -317,13 +242,11 @@ static int run_audit(int argc, char **argv)
         rc = json ? report_json(stdout, &report) : report_text(stdout, &report, use_colour(), verbose);
     /* INCONCLUSIVE without a fail exits 0: the exit status says whether a fail was found. */
     int status = rc != 0 ? EXIT_CANNOT_RUN : findings_count(findings, SEV_FAIL) ? EXIT_VERDICT_FAIL : 0;
-    struct prom_report prom = {"audit", &m, findings, NULL, (now_ms() - start) / 1e3, time(NULL),
-                               &verdicts.verdicts[workload]};
+    struct prom_report prom = {"audit", m, findings, NULL, audit_elapsed_ms(&a) / 1e3, time(NULL),
+                               &a.verdicts.verdicts[workload]};
     if (prom_file && report_prom_file(prom_file, &prom) != 0)
         status = EXIT_CANNOT_RUN;
-    verdict_set_free(&verdicts);
-    machine_free(&m);
-    claim_set_free(&claims);
+    audit_result_free(&a);
     return status;
 }
 
