@@ -90,54 +90,43 @@ static int run_audit(int argc, char **argv)
         {"output", required_argument, NULL, 'o'}, GPU_FAULT_OPTIONS,
         {NULL, 0, NULL, 0},
     };
-    const char *sysroot = NULL, *bench_file = NULL, *data_dir = NULL, *claim_file = NULL, *nvidia_smi = NULL;
-    const char *nvidia_smi_files[NVIDIA_SMI_MAX_FILES];
-    int n_nvidia_smi = 0;
-    int nodes = 1;
-    bool bench_quick = false;
-    enum workload workload = WL_GENERAL;
-    const char *dmidecode_file = NULL, *dmi_table_file = NULL, *html_file = NULL, *markdown_file = NULL;
-    const char *prom_file = NULL;
-    const char *output_pattern = NULL;
-    double sample_seconds = 2;
-    bool json = false, verbose = false, load_check = false, redact = false;
+    struct audit_request req = {.nodes = 1, .sample_seconds = 2, .workload = WL_GENERAL, .depth = AUDIT_EVERY_WORKLOAD};
+    const char *html_file = NULL, *markdown_file = NULL, *prom_file = NULL, *output_pattern = NULL;
+    bool json = false, verbose = false, redact = false;
     struct gpu_fault_options faults = {0};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "s:w:jvlhd:n:c:", options, NULL)) != -1) {
         switch (c) {
-        case 's': sysroot = optarg; break;
-        case 'd': data_dir = optarg; break;
-        case 'c': claim_file = optarg; break;
+        case 's': req.sysroot = optarg; break;
+        case 'd': req.data_dir = optarg; break;
+        case 'c': req.claim_file = optarg; break;
         case 'n':
-            if (!option_int("audit", "nodes", optarg, 1, 100000, &nodes))
+            if (!option_int("audit", "nodes", optarg, 1, 100000, &req.nodes))
                 return EXIT_CANNOT_RUN;
             break;
         case 'w':
-            if (!workload_parse(optarg, &workload)) {
+            if (!workload_parse(optarg, &req.workload)) {
                 option_invalid("audit", "workload", optarg, workload_names_hint);
                 return EXIT_CANNOT_RUN;
             }
             break;
-        case 'D': dmidecode_file = optarg; break;
-        case 'T': dmi_table_file = optarg; break;
+        case 'D': req.dmidecode = optarg; break;
+        case 'T': req.dmi_table = optarg; break;
         case 'S':
-            if (!option_seconds("audit", "sample", optarg, true, 3600, &sample_seconds))
+            if (!option_seconds("audit", "sample", optarg, true, 3600, &req.sample_seconds))
                 return EXIT_CANNOT_RUN;
             break;
         case 'j': json = true; break;
         case 'v': verbose = true; break;
-        case 'b': bench_file = optarg; break;
-        case 'B': bench_quick = true; break;
+        case 'b': req.bench_file = optarg; break;
+        case 'B': req.bench_quick = true; break;
         case 'l': explain_text_rule_list(stdout); return 0;
         case 'N':
-            if (n_nvidia_smi == NVIDIA_SMI_MAX_FILES) {
-                print_error("audit", _("--nvidia-smi: at most %d files"), NVIDIA_SMI_MAX_FILES);
+            if (!nvidia_smi_option("audit", optarg, &req))
                 return EXIT_CANNOT_RUN;
-            }
-            nvidia_smi = nvidia_smi_files[n_nvidia_smi++] = optarg;
             break;
-        case 'L': load_check = true; break;
+        case 'L': req.load_check = true; break;
         case 'R': redact = true; break;
         case 'H': html_file = optarg; break;
         case 'M': markdown_file = optarg; break;
@@ -161,53 +150,41 @@ static int run_audit(int argc, char **argv)
         return EXIT_CANNOT_RUN;
     }
 
-    if (bench_quick && (sysroot || bench_file || nvidia_smi || dmidecode_file || dmi_table_file || faults.kernel_log)) {
+    req.kernel_log = faults.kernel_log;
+    req.expect_gpus = faults.expect_gpus;
+    if (req.bench_quick && (req.sysroot || req.bench_file || req.n_nvidia_smi || req.dmidecode || req.dmi_table ||
+                            req.kernel_log)) {
         print_error("audit", _("--bench-quick measures this machine; it goes with neither --sysroot, evidence files "
                                "nor --bench"));
         return EXIT_CANNOT_RUN;
     }
-    if (load_check && (sysroot || nvidia_smi)) {
+    if (req.load_check && (req.sysroot || req.n_nvidia_smi)) {
         print_error("audit", _("--load-check drives this machine's GPUs: not with --sysroot or --nvidia-smi"));
         return EXIT_CANNOT_RUN;
     }
-    if (dmidecode_file && dmi_table_file) {
+    if (req.dmidecode && req.dmi_table) {
         print_error("audit", _("give --dmidecode or --dmi-table, not both"));
         return EXIT_CANNOT_RUN;
     }
-    /* A FIFO or /dev/zero named as evidence is refused before a byte is read. */
-    const char *const named_files[] = {dmidecode_file, dmi_table_file, claim_file, nvidia_smi, bench_file};
-    for (size_t i = 0; i < sizeof named_files / sizeof *named_files + (size_t)n_nvidia_smi; i++) {
-        char why[256];
-        const char *named = i < sizeof named_files / sizeof *named_files ? named_files[i]
-                                                                          : nvidia_smi_files[i - sizeof named_files / sizeof *named_files];
-        if (named && !fs_input_check(named, FS_INPUT_LIMIT, why, sizeof why)) {
-            print_error("audit", _("%s: %s"), named, _(why));
-            return EXIT_CANNOT_RUN;
-        }
-    }
+    if (!evidence_files_check("audit", &req))
+        return EXIT_CANNOT_RUN;
 
     if (prom_file && output_target_check_option("audit", "--prom", prom_file) != 0)
         return EXIT_CANNOT_RUN;
     if (output_pattern) {
         /* --sysroot: %h is the recorded machine's name (the one its document carries), not this host's. */
         char *recorded = NULL;
-        if (sysroot) {
-            fsroot_set(sysroot);
+        if (req.sysroot) {
+            fsroot_set(req.sysroot);
             recorded = probe_hostname();
         }
-        int begun = output_file_begin_for(&output, output_pattern, "audit", sysroot ? (recorded ? recorded : "") : NULL);
+        int begun = output_file_begin_for(&output, output_pattern, "audit", req.sysroot ? (recorded ? recorded : "") : NULL);
         free(recorded);
         if (begun != 0)
             return EXIT_CANNOT_RUN;
     }
 
-    struct audit_request req = {.sysroot = sysroot, .n_nvidia_smi = n_nvidia_smi, .dmidecode = dmidecode_file,
-                                .dmi_table = dmi_table_file, .kernel_log = faults.kernel_log, .claim_file = claim_file,
-                                .data_dir = data_dir, .bench_file = bench_file, .bench_quick = bench_quick,
-                                .bench_progress = isatty(STDERR_FILENO), .load_check = load_check,
-                                .sample_seconds = sample_seconds, .nodes = nodes, .expect_gpus = faults.expect_gpus,
-                                .workload = workload, .depth = AUDIT_EVERY_WORKLOAD};
-    memcpy(req.nvidia_smi, nvidia_smi_files, sizeof nvidia_smi_files[0] * (size_t)n_nvidia_smi);
+    req.bench_progress = isatty(STDERR_FILENO);
     struct audit_result a;
     enum audit_status ran = audit_run(&req, &a);
     if (ran != AUDIT_DONE) {
@@ -230,7 +207,7 @@ static int run_audit(int argc, char **argv)
     if (redact)
         audit_result_scrub(&a, report_redact_audit);
     const struct findings *findings = a.findings;
-    struct audit_report report = {m, findings, workload, audit_elapsed_ms(&a), a.inputs.claims, redact, &a.verdicts,
+    struct audit_report report = {m, findings, req.workload, audit_elapsed_ms(&a), a.inputs.claims, redact, &a.verdicts,
                                   time(NULL)};
     int rc = 0;
     if (html_file && report_to_file(html_file, report_html, &report) != 0)
@@ -243,7 +220,7 @@ static int run_audit(int argc, char **argv)
     /* INCONCLUSIVE without a fail exits 0: the exit status says whether a fail was found. */
     int status = rc != 0 ? EXIT_CANNOT_RUN : findings_count(findings, SEV_FAIL) ? EXIT_VERDICT_FAIL : 0;
     struct prom_report prom = {"audit", m, findings, NULL, audit_elapsed_ms(&a) / 1e3, time(NULL),
-                               &a.verdicts.verdicts[workload]};
+                               &a.verdicts.verdicts[req.workload]};
     if (prom_file && report_prom_file(prom_file, &prom) != 0)
         status = EXIT_CANNOT_RUN;
     audit_result_free(&a);
