@@ -5,10 +5,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench/bench.h"
 #include "builtin/builtin.h"
-#include "claims/claims.h"
-#include "probe/dmi.h"
+#include "pipeline/audit.h"
 #include "probe/probe.h"
 #include "report/explain_text.h"
 #include "report/report.h"
@@ -66,13 +64,6 @@ static const char usage[] =
     "verdict per workload: FAIL, WARN, INCONCLUSIVE (a key fact unknown), PASS\n"
     "exit status: 0 no fail (PASS, WARN or INCONCLUSIVE), 1 at least one fail, 2 could not run\n");
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /* Colour only on a terminal that can show it: not piped, not TERM=dumb, not NO_COLOR. */
 static bool use_colour(void)
 {
@@ -99,54 +90,43 @@ static int run_audit(int argc, char **argv)
         {"output", required_argument, NULL, 'o'}, GPU_FAULT_OPTIONS,
         {NULL, 0, NULL, 0},
     };
-    const char *sysroot = NULL, *bench_file = NULL, *data_dir = NULL, *claim_file = NULL, *nvidia_smi = NULL;
-    const char *nvidia_smi_files[NVIDIA_SMI_MAX_FILES];
-    int n_nvidia_smi = 0;
-    struct audit_inputs inputs = {.nodes = 1};
-    bool bench_quick = false;
-    enum workload workload = WL_GENERAL;
-    const char *dmidecode_file = NULL, *dmi_table_file = NULL, *html_file = NULL, *markdown_file = NULL;
-    const char *prom_file = NULL;
-    const char *output_pattern = NULL;
-    double sample_seconds = 2;
-    bool json = false, verbose = false, load_check = false, redact = false;
+    struct audit_request req = {.nodes = 1, .sample_seconds = 2, .workload = WL_GENERAL, .depth = AUDIT_EVERY_WORKLOAD};
+    const char *html_file = NULL, *markdown_file = NULL, *prom_file = NULL, *output_pattern = NULL;
+    bool json = false, verbose = false, redact = false;
     struct gpu_fault_options faults = {0};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "s:w:jvlhd:n:c:", options, NULL)) != -1) {
         switch (c) {
-        case 's': sysroot = optarg; break;
-        case 'd': data_dir = optarg; break;
-        case 'c': claim_file = optarg; break;
+        case 's': req.sysroot = optarg; break;
+        case 'd': req.data_dir = optarg; break;
+        case 'c': req.claim_file = optarg; break;
         case 'n':
-            if (!option_int("audit", "nodes", optarg, 1, 100000, &inputs.nodes))
+            if (!option_int("audit", "nodes", optarg, 1, 100000, &req.nodes))
                 return EXIT_CANNOT_RUN;
             break;
         case 'w':
-            if (!workload_parse(optarg, &workload)) {
+            if (!workload_parse(optarg, &req.workload)) {
                 option_invalid("audit", "workload", optarg, workload_names_hint);
                 return EXIT_CANNOT_RUN;
             }
             break;
-        case 'D': dmidecode_file = optarg; break;
-        case 'T': dmi_table_file = optarg; break;
+        case 'D': req.dmidecode = optarg; break;
+        case 'T': req.dmi_table = optarg; break;
         case 'S':
-            if (!option_seconds("audit", "sample", optarg, true, 3600, &sample_seconds))
+            if (!option_seconds("audit", "sample", optarg, true, 3600, &req.sample_seconds))
                 return EXIT_CANNOT_RUN;
             break;
         case 'j': json = true; break;
         case 'v': verbose = true; break;
-        case 'b': bench_file = optarg; break;
-        case 'B': bench_quick = true; break;
+        case 'b': req.bench_file = optarg; break;
+        case 'B': req.bench_quick = true; break;
         case 'l': explain_text_rule_list(stdout); return 0;
         case 'N':
-            if (n_nvidia_smi == NVIDIA_SMI_MAX_FILES) {
-                print_error("audit", _("--nvidia-smi: at most %d files"), NVIDIA_SMI_MAX_FILES);
+            if (!nvidia_smi_option("audit", optarg, &req))
                 return EXIT_CANNOT_RUN;
-            }
-            nvidia_smi = nvidia_smi_files[n_nvidia_smi++] = optarg;
             break;
-        case 'L': load_check = true; break;
+        case 'L': req.load_check = true; break;
         case 'R': redact = true; break;
         case 'H': html_file = optarg; break;
         case 'M': markdown_file = optarg; break;
@@ -164,149 +144,71 @@ static int run_audit(int argc, char **argv)
     }
     if (!gpu_fault_options_apply("audit", &faults))
         return EXIT_CANNOT_RUN;
-    inputs.expect_gpus = faults.expect_gpus;
     if (optind < argc) {
         print_error("audit", _("unexpected argument '%s'"), argv[optind]);
         fputs(_(usage), stderr);
         return EXIT_CANNOT_RUN;
     }
 
-    if (bench_quick && (sysroot || bench_file || nvidia_smi || dmidecode_file || dmi_table_file || faults.kernel_log)) {
+    req.kernel_log = faults.kernel_log;
+    req.expect_gpus = faults.expect_gpus;
+    if (req.bench_quick && (req.sysroot || req.bench_file || req.n_nvidia_smi || req.dmidecode || req.dmi_table ||
+                            req.kernel_log)) {
         print_error("audit", _("--bench-quick measures this machine; it goes with neither --sysroot, evidence files "
                                "nor --bench"));
         return EXIT_CANNOT_RUN;
     }
-    if (load_check && (sysroot || nvidia_smi)) {
+    if (req.load_check && (req.sysroot || req.n_nvidia_smi)) {
         print_error("audit", _("--load-check drives this machine's GPUs: not with --sysroot or --nvidia-smi"));
         return EXIT_CANNOT_RUN;
     }
-    if (dmidecode_file && dmi_table_file) {
+    if (req.dmidecode && req.dmi_table) {
         print_error("audit", _("give --dmidecode or --dmi-table, not both"));
         return EXIT_CANNOT_RUN;
     }
-    /* A FIFO or /dev/zero named as evidence is refused before a byte is read. */
-    const char *const named_files[] = {dmidecode_file, dmi_table_file, claim_file, nvidia_smi, bench_file};
-    for (size_t i = 0; i < sizeof named_files / sizeof *named_files + (size_t)n_nvidia_smi; i++) {
-        char why[256];
-        const char *named = i < sizeof named_files / sizeof *named_files ? named_files[i]
-                                                                          : nvidia_smi_files[i - sizeof named_files / sizeof *named_files];
-        if (named && !fs_input_check(named, FS_INPUT_LIMIT, why, sizeof why)) {
-            print_error("audit", _("%s: %s"), named, _(why));
-            return EXIT_CANNOT_RUN;
-        }
-    }
+    if (!evidence_files_check("audit", &req))
+        return EXIT_CANNOT_RUN;
 
     if (prom_file && output_target_check_option("audit", "--prom", prom_file) != 0)
         return EXIT_CANNOT_RUN;
     if (output_pattern) {
         /* --sysroot: %h is the recorded machine's name (the one its document carries), not this host's. */
         char *recorded = NULL;
-        if (sysroot) {
-            fsroot_set(sysroot);
+        if (req.sysroot) {
+            fsroot_set(req.sysroot);
             recorded = probe_hostname();
         }
-        int begun = output_file_begin_for(&output, output_pattern, "audit", sysroot ? (recorded ? recorded : "") : NULL);
+        int begun = output_file_begin_for(&output, output_pattern, "audit", req.sysroot ? (recorded ? recorded : "") : NULL);
         free(recorded);
         if (begun != 0)
             return EXIT_CANNOT_RUN;
     }
 
-    double start = now_ms();
-    struct dmi_data dmi = {0};
-    char *dmi_error = NULL;
-    const char *dmi_file = dmidecode_file ? dmidecode_file : dmi_table_file;
-    if (dmi_file && (dmidecode_file ? dmidecode_load(dmi_file, &dmi, &dmi_error)
-                                    : smbios_load_dump(dmi_file, &dmi, &dmi_error)) != 0) {
-        print_error("audit", "%s", dmi_error ? dmi_error : dmi_file);
-        free(dmi_error);
-        dmi_data_free(&dmi);
+    req.bench_progress = isatty(STDERR_FILENO);
+    struct audit_result a;
+    enum audit_status ran = audit_run(&req, &a);
+    if (ran != AUDIT_DONE) {
+        if (a.error)
+            print_error("audit", "%s", a.error);
+        for (int i = 0; ran == AUDIT_UNREADABLE && i < a.machine.nproblems; i++)
+            print_error("audit", _("%s: %s"), a.machine.problems[i].path, machine_problem_text(&a.machine.problems[i]));
+        audit_result_free(&a);
         return EXIT_CANNOT_RUN;
     }
-    fsroot_set(sysroot);
-    /* A bad claim file gets its error and no verdict at all, before anything is probed. */
-    struct claim_set claims = {0};
-    char *error = NULL;
-    if (claim_file && claim_file_load(claim_file, &claims, &error) != 0) {
-        print_error("audit", "%s", error ? error : claim_file);
-        free(error);
-        dmi_data_free(&dmi);
-        return EXIT_CANNOT_RUN;
-    }
-    struct machine m;
-    machine_init(&m);
-    if (data_dir && probe_data_dir(&m, data_dir) != 0) {
-        machine_free(&m);
-        claim_set_free(&claims);
-        dmi_data_free(&dmi);
-        return EXIT_CANNOT_RUN;
-    }
-    /* SPEC: evidence files alone describe another machine; this one is not read. */
-    bool evidence_only = !sysroot && (nvidia_smi || dmi_file || faults.kernel_log);
-    /* The CPU-use window opens first, so the probes below run inside it rather than before it. */
-    struct contention_window window = {.seconds = sample_seconds};
-    if (!evidence_only && fsroot_is_live() && sample_seconds > 0)
-        contention_window_open(&window, sample_seconds);
-    int probed = probe_machine(&m, !evidence_only);
-    if (probed == 0 && faults.kernel_log && probe_kernel_log_file(&m, faults.kernel_log) != 0)
-        probed = -1;
-    if (probed == 0 && nvidia_smi && probe_nvidia_smi_files(&m, nvidia_smi_files, n_nvidia_smi) != 0)
-        probed = -1;
-    if (probed == 0 && nvidia_smi)
-        probe_gpu_specs(&m);
-    if (probed == 0 && dmi_file)
-        probe_memory(&m, &dmi);
-    dmi_data_free(&dmi);
-    if (probed == 0)
-        probe_contention_close(&m, &window);
-    if (probed != 0) {
-        free(window.ticks); /* the window opened for a probe that failed */
-        free(window.procs);
-        for (int i = 0; i < m.nproblems; i++)
-            print_error("audit", _("%s: %s"), m.problems[i].path, machine_problem_text(&m.problems[i]));
-        machine_free(&m);
-        claim_set_free(&claims);
-        return EXIT_CANNOT_RUN;
-    }
-    if (load_check)
-        probe_nvidia_load_check(&m);
-    if (claim_file) {
-        claims_evaluate(&claims, &m, thresholds_for(workload));
-        inputs.claims = &claims;
-    }
-    int bench_rc = 0;
-    if (bench_file) {
-        bench_rc = probe_bench_file(&m, bench_file);
-    } else if (bench_quick) {
-        static const char *const judged[] = {"memory", "pcie", "storage"}; /* the benchmarks rules judge */
-        struct bench_opts quick = {.quick = true, .dir = ".", .cpu = -1};
-        bench_rc = probe_bench_document(&m, bench_run_document(&m, &quick, judged, 3, isatty(STDERR_FILENO)),
-                                        "bench-quick");
-    }
-    if (bench_rc != 0) {
-        machine_free(&m);
-        claim_set_free(&claims);
-        return EXIT_CANNOT_RUN;
-    }
-    struct verdict_set verdicts;
-    verdict_set_build(&verdicts, &m, &inputs);
-    const struct findings *findings = &verdicts.findings[workload];
-    for (int i = 0; i < m.nproblems; i++) {
+    const struct machine *m = &a.machine;
+    for (int i = 0; i < m->nproblems; i++) {
         char *line = NULL; /* paths and messages quote evidence files: escaped like the report */
-        int n = asprintf(&line, _("gpuvet: warning: %s: %s\n"), m.problems[i].path ? m.problems[i].path : "?",
-                         machine_problem_text(&m.problems[i]));
+        int n = asprintf(&line, _("gpuvet: warning: %s: %s\n"), m->problems[i].path ? m->problems[i].path : "?",
+                         machine_problem_text(&m->problems[i]));
         if (n > 0)
             text_write_escaped(stderr, line, (size_t)n, NULL);
         free(line);
     }
-
     if (redact)
-        for (int w = 0; w < WORKLOAD_COUNT; w++) {
-            /* The verdicts' gap reasons are copies of finding messages: judge again once scrubbed. */
-            report_redact_audit(&m, &verdicts.findings[w]);
-            workload_verdict_free(&verdicts.verdicts[w]);
-            verdict_judge(&verdicts.verdicts[w], &m, (enum workload)w, &verdicts.findings[w]);
-        }
-    struct audit_report report = {&m, findings, workload, now_ms() - start, inputs.claims, redact, &verdicts, time(NULL)};
+        audit_result_scrub(&a, report_redact_audit);
+    const struct findings *findings = a.findings;
+    struct audit_report report = {m, findings, req.workload, audit_elapsed_ms(&a), a.inputs.claims, redact, &a.verdicts,
+                                  time(NULL)};
     int rc = 0;
     if (html_file && report_to_file(html_file, report_html, &report) != 0)
         rc = -1;
@@ -317,13 +219,11 @@ static int run_audit(int argc, char **argv)
         rc = json ? report_json(stdout, &report) : report_text(stdout, &report, use_colour(), verbose);
     /* INCONCLUSIVE without a fail exits 0: the exit status says whether a fail was found. */
     int status = rc != 0 ? EXIT_CANNOT_RUN : findings_count(findings, SEV_FAIL) ? EXIT_VERDICT_FAIL : 0;
-    struct prom_report prom = {"audit", &m, findings, NULL, (now_ms() - start) / 1e3, time(NULL),
-                               &verdicts.verdicts[workload]};
+    struct prom_report prom = {"audit", m, findings, NULL, audit_elapsed_ms(&a) / 1e3, time(NULL),
+                               &a.verdicts.verdicts[req.workload]};
     if (prom_file && report_prom_file(prom_file, &prom) != 0)
         status = EXIT_CANNOT_RUN;
-    verdict_set_free(&verdicts);
-    machine_free(&m);
-    claim_set_free(&claims);
+    audit_result_free(&a);
     return status;
 }
 

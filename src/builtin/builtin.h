@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <stdbool.h>
 
+#include "pipeline/audit.h"
 #include "probe/probe.h"
 
 #define EXIT_VERDICT_FAIL 1
@@ -48,5 +49,12 @@ int gpu_fault_option(const char *cmd, int c, const char *value, struct gpu_fault
 /* After the options: refuses a code in both lists and an unusable --kernel-log file (said), false;
  * else sets the Xid overrides for the probe, true. */
 bool gpu_fault_options_apply(const char *cmd, const struct gpu_fault_options *o);
+
+/* --nvidia-smi FILE, given again for more files of the same machine (audit, health): adds value to
+ * req's files; false (said) past NVIDIA_SMI_MAX_FILES. */
+bool nvidia_smi_option(const char *cmd, const char *value, struct audit_request *req);
+/* The evidence files req names (--dmidecode, --dmi-table, --claim, --nvidia-smi, --bench): a FIFO,
+ * a device or a file past FS_INPUT_LIMIT is refused before a byte is read; false (said). */
+bool evidence_files_check(const char *cmd, const struct audit_request *req);
 
 #endif

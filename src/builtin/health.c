@@ -13,7 +13,7 @@
 
 static const char usage[] =
      N_("usage: gpuvet health [--sysroot DIR] [--workload W] [--fail-on-warn] [--prom FILE]\n"
-    "                     [--area AREA] [--nfd FILE [--nfd-interval SECONDS]]\n"
+    "                     [--area AREA] [--nfd FILE [--nfd-interval SECONDS]] [--nvidia-smi FILE]\n"
     "                     [--slurm [--node NAME] [--scontrol PATH]]\n"
     "                     [--expect-gpus N] [--kernel-log FILE] [--xid-fatal LIST] [--xid-ignore LIST]\n"
     "\n"
@@ -35,6 +35,8 @@ static const char usage[] =
     "  --expect-gpus N  the node should show N accelerators: fewer fails it (GPU_LOST)\n"
     "  --kernel-log FILE  judge this saved kernel log instead of the live one (GPU_XID_ERRORS)\n"
     "  --xid-fatal LIST, --xid-ignore LIST  Xid codes (48,79) judged as faults, or ignored\n"
+    "  --nvidia-smi FILE  the GPUs as these nvidia-smi files describe them, not as NVML sees them\n"
+    "                  (as gpuvet audit --nvidia-smi; again for more files of the same node)\n"
     "  --slurm         on a fail, drain this node: scontrol update NodeName=NODE State=DRAIN\n"
     "                  Reason=\"gpuvet:RULE_ID subject\"; when clean again, resume a node gpuvet\n"
     "                  drained. A node drained or down for any other reason is never touched.\n"
@@ -53,6 +55,7 @@ struct health_options {
     enum workload workload;
     bool fail_on_warn, slurm;
     struct gpu_fault_options faults;
+    struct audit_request evidence; /* --nvidia-smi files */
 };
 
 /* Parses argv into o; returns -1 to exit EXIT_CANNOT_RUN, 1 to exit 0 (--help), 0 to go on. */
@@ -64,7 +67,7 @@ static int parse_options(int argc, char **argv, struct health_options *o)
         {"slurm", no_argument, NULL, 'S'},         {"node", required_argument, NULL, 'n'},
         {"scontrol", required_argument, NULL, 'C'}, {"help", no_argument, NULL, 'h'},
         {"area", required_argument, NULL, 'a'},    {"nfd", required_argument, NULL, 'D'},
-        {"nfd-interval", required_argument, NULL, 'T'},
+        {"nfd-interval", required_argument, NULL, 'T'}, {"nvidia-smi", required_argument, NULL, 'N'},
         GPU_FAULT_OPTIONS,
         {NULL, 0, NULL, 0},
     };
@@ -97,6 +100,10 @@ static int parse_options(int argc, char **argv, struct health_options *o)
             if (!option_seconds("health", "nfd-interval", optarg, false, 7 * 86400, &o->nfd_interval))
                 return -1;
             break;
+        case 'N':
+            if (!nvidia_smi_option("health", optarg, &o->evidence))
+                return -1;
+            break;
         case 'h': fputs(_(usage), stdout); return 1;
         default: {
             int taken = gpu_fault_option("health", c, optarg, &o->faults);
@@ -118,7 +125,7 @@ static int parse_options(int argc, char **argv, struct health_options *o)
         print_error("health", _("--node and --scontrol go with --slurm"));
         return -1;
     }
-    return gpu_fault_options_apply("health", &o->faults) ? 0 : -1;
+    return gpu_fault_options_apply("health", &o->faults) && evidence_files_check("health", &o->evidence) ? 0 : -1;
 }
 
 int cmd_health(int argc, char **argv)
@@ -135,7 +142,8 @@ int cmd_health(int argc, char **argv)
 
     struct health_request req = {.sysroot = o.sysroot, .workload = o.workload, .fail_on_warn = o.fail_on_warn,
                                  .verdict = o.prom != NULL, .area = o.area, .every_workload = o.nfd != NULL,
-                                 .kernel_log = o.faults.kernel_log, .expect_gpus = o.faults.expect_gpus};
+                                 .kernel_log = o.faults.kernel_log, .expect_gpus = o.faults.expect_gpus,
+                                 .nvidia_smi = o.evidence.nvidia_smi, .n_nvidia_smi = o.evidence.n_nvidia_smi};
     struct health_check h;
     int rc = health_check_run(&req, &h);
     /* --prom first: a file that cannot be written is an error (exit 2), and then no "OK" is

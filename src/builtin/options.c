@@ -124,3 +124,30 @@ bool gpu_fault_options_apply(const char *cmd, const struct gpu_fault_options *o)
     probe_kernel_log_overrides(&o->xid);
     return true;
 }
+
+bool nvidia_smi_option(const char *cmd, const char *value, struct audit_request *req)
+{
+    if (req->n_nvidia_smi == NVIDIA_SMI_MAX_FILES) {
+        print_error(cmd, _("--nvidia-smi: at most %d files"), NVIDIA_SMI_MAX_FILES);
+        return false;
+    }
+    req->nvidia_smi[req->n_nvidia_smi++] = value;
+    return true;
+}
+
+bool evidence_files_check(const char *cmd, const struct audit_request *req)
+{
+    const char *named[4 + NVIDIA_SMI_MAX_FILES] = {req->dmidecode, req->dmi_table, req->claim_file};
+    int n = 3;
+    for (int i = 0; i < req->n_nvidia_smi; i++)
+        named[n++] = req->nvidia_smi[i];
+    named[n++] = req->bench_file;
+    for (int i = 0; i < n; i++) {
+        char why[256];
+        if (named[i] && !fs_input_check(named[i], FS_INPUT_LIMIT, why, sizeof why)) {
+            print_error(cmd, _("%s: %s"), named[i], _(why));
+            return false;
+        }
+    }
+    return true;
+}

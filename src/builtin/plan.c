@@ -8,8 +8,8 @@
 #include <strings.h>
 
 #include "builtin/builtin.h"
+#include "pipeline/audit.h"
 #include "probe/audit_json.h"
-#include "probe/probe.h"
 #include "report/plan_balance.h"
 #include "report/plan_report.h"
 #include "report/report.h"
@@ -17,7 +17,6 @@
 #include "sizing/models.h"
 #include "sizing/plan.h"
 #include "sizing/plan_offers.h"
-#include "util/fsroot.h"
 #include "util/i18n.h"
 #include "util/output.h"
 #include "util/parse.h"
@@ -459,21 +458,22 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
     return rc;
 }
 
-/* The machine --check judges: a saved audit, or a probe of this machine or of --sysroot's tree
- * (its problems printed as warnings, or as the error when the probe failed). */
-static int load_machine(const struct plan_command *cmd, struct machine *m)
+/* The machine --check judges: a saved audit, or the audit's probe (pipeline/audit.h) of this machine
+ * or of --sysroot's tree (its problems printed as warnings, or as the error when the probe failed). */
+static int load_machine(const struct plan_command *cmd, struct audit_result *a)
 {
-    machine_init(m);
     if (cmd->check_file) {
+        *a = (struct audit_result){0};
+        machine_init(&a->machine);
         char err[1024];
-        if (audit_json_load(cmd->check_file, AUDIT_SCHEMA, m, err, sizeof err) != 0)
+        if (audit_json_load(cmd->check_file, AUDIT_SCHEMA, &a->machine, err, sizeof err) != 0)
             return fail("%s", err);
         return 0;
     }
-    fsroot_set(cmd->sysroot);
-    int rc = probe_machine(m, true);
-    plan_report_machine_problems(stderr, m, rc != 0);
-    return rc == 0 ? 0 : EXIT_CANNOT_RUN;
+    struct audit_request req = {.sysroot = cmd->sysroot, .depth = AUDIT_MACHINE};
+    enum audit_status rc = audit_run(&req, a);
+    plan_report_machine_problems(stderr, &a->machine, rc != AUDIT_DONE);
+    return rc == AUDIT_DONE ? 0 : EXIT_CANNOT_RUN;
 }
 
 /* The plan (or the offers' ranking), its balance and its --check against m. */
@@ -529,17 +529,17 @@ int cmd_plan(int argc, char **argv)
     if (rc)
         return rc < 0 ? 0 : rc;
     struct plan p = {.opt = cmd.plan, .measured = &cmd.measured};
-    struct machine m;
+    struct audit_result audit;
     bool have_machine = false;
     struct plan_offers_ranking ranking = {0};
     rc = plan_prepare(&p);
     if (rc == 0 && cmd.check) {
-        rc = load_machine(&cmd, &m);
+        rc = load_machine(&cmd, &audit);
         have_machine = true;
-        p.machine = rc == 0 ? &m : NULL;
+        p.machine = rc == 0 ? &audit.machine : NULL;
     }
     if (rc == 0)
-        rc = plan_in_output_language(&p, &cmd, &m, &ranking);
+        rc = plan_in_output_language(&p, &cmd, have_machine ? &audit.machine : NULL, &ranking);
     if (p.error)
         rc = fail("%s", p.error);
     else if (rc == 0 && p.does_not_fit)
@@ -551,7 +551,7 @@ int cmd_plan(int argc, char **argv)
             plan_report_text(stdout, p.doc, cmd.offers.file ? &ranking : NULL);
     }
     if (have_machine)
-        machine_free(&m);
+        audit_result_free(&audit);
     plan_offers_ranking_free(&ranking);
     plan_free(&p);
     return rc;

@@ -5,10 +5,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "probe/probe.h"
 #include "slurm/slurm.h"
 #include "util/deadline.h"
-#include "util/fsroot.h"
 #include "util/parse.h"
 
 static double now_s(void)
@@ -39,21 +37,16 @@ bool health_area_known(const char *area)
     return false;
 }
 
-/* Keeps the findings of one rule area (one Node Problem Detector condition per area). */
-static void keep_area(struct findings *f, const char *area)
+/* h->findings: the workload's findings of one rule area (one Node Problem Detector condition per
+ * area), or all of them; a view of h->audit's findings, which own their texts. */
+static void view_area(struct health_check *h, const struct findings *all, const char *area)
 {
-    struct findings dropped = {calloc((size_t)f->count + 1, sizeof *f->items), 0};
-    if (!dropped.items)
+    h->findings = (struct findings){calloc((size_t)all->count + 1, sizeof *all->items), 0};
+    if (!h->findings.items)
         abort();
-    int kept = 0;
-    for (int i = 0; i < f->count; i++) {
-        if (!strcmp(f->items[i].rule->area, area))
-            f->items[kept++] = f->items[i];
-        else
-            dropped.items[dropped.count++] = f->items[i];
-    }
-    f->count = kept;
-    findings_free(&dropped);
+    for (int i = 0; i < all->count; i++)
+        if (!area || !strcmp(all->items[i].rule->area, area))
+            h->findings.items[h->findings.count++] = all->items[i];
 }
 
 int health_check_run(const struct health_request *req, struct health_check *h)
@@ -61,34 +54,34 @@ int health_check_run(const struct health_request *req, struct health_check *h)
     *h = (struct health_check){.started_s = now_s(), .threshold = req->fail_on_warn ? SEV_WARN : SEV_FAIL};
     /* The fast tier: no single blocking call (NVML, statvfs, scontrol) may wait longer than this. */
     deadline_cap(DEADLINE_HEALTH_CAP_S);
-    fsroot_set(req->sysroot);
-    machine_init(&h->machine);
-    if (probe_machine(&h->machine, true) != 0)
-        return -1;
-    if (req->kernel_log && probe_kernel_log_file(&h->machine, req->kernel_log) != 0)
+    /* No sample window: the check must stay fast. The machine is read beside --kernel-log and
+     * --nvidia-smi files, which replace what they describe. */
+    struct audit_request audit = {.sysroot = req->sysroot, .kernel_log = req->kernel_log, .always_probe = true,
+                                  .expect_gpus = req->expect_gpus, .workload = req->workload,
+                                  .depth = req->every_workload ? AUDIT_EVERY_WORKLOAD : AUDIT_ONE_WORKLOAD};
+    for (int i = 0; i < req->n_nvidia_smi && i < NVIDIA_SMI_MAX_FILES; i++)
+        audit.nvidia_smi[audit.n_nvidia_smi++] = req->nvidia_smi[i];
+    if (audit_run(&audit, &h->audit) != AUDIT_DONE)
         return -1;
     h->probed = true;
-    probe_contention(&h->machine, 0); /* no sample window: the check must stay fast */
-    struct audit_inputs inputs = {.nodes = 1, .expect_gpus = req->expect_gpus};
-    rules_run(&h->machine, req->workload, &inputs, &h->findings);
+    const struct findings *all = h->audit.findings;
     int judged = 0;
-    for (int i = 0; i < h->findings.count; i++)
-        judged += h->findings.items[i].severity != SEV_UNKNOWN;
+    for (int i = 0; i < all->count; i++)
+        judged += all->items[i].severity != SEV_UNKNOWN;
     if (judged == 0) {
         /* A tree (or a machine) that gave no fact: "OK" would resume a node nobody checked. */
         h->blind = true;
         h->problem = NULL;
         return -1;
     }
-    if (req->area)
-        keep_area(&h->findings, req->area);
+    view_area(h, all, req->area);
     h->problem = health_worst(&h->findings, h->threshold);
     if (req->every_workload) {
-        verdict_set_build(&h->all, &h->machine, NULL);
+        h->all = &h->audit.verdicts;
         h->all_judged = true;
     }
     if (req->verdict) {
-        verdict_judge(&h->verdict, &h->machine, req->workload, &h->findings);
+        verdict_judge(&h->verdict, &h->audit.machine, req->workload, &h->findings);
         h->judged = true;
     }
     return 0;
@@ -96,12 +89,10 @@ int health_check_run(const struct health_request *req, struct health_check *h)
 
 void health_check_free(struct health_check *h)
 {
-    if (h->all_judged)
-        verdict_set_free(&h->all);
     if (h->judged)
         workload_verdict_free(&h->verdict);
-    findings_free(&h->findings);
-    machine_free(&h->machine);
+    free(h->findings.items); /* a view: the texts are h->audit's */
+    audit_result_free(&h->audit);
 }
 
 void health_slurm_reason(char *out, size_t size, const struct finding *problem)
@@ -172,10 +163,10 @@ void health_nfd_labels(const struct health_check *h, struct health_labels *out)
     for (int w = 0; w < WORKLOAD_COUNT; w++) {
         char name[64];
         snprintf(name, sizeof name, "verdict-%s", workload_name((enum workload)w));
-        label(out, name, verdict_name(h->all.verdicts[w].verdict));
+        label(out, name, verdict_name(h->all->verdicts[w].verdict));
     }
     /* The narrowest accelerator link: the least bandwidth, as it negotiated. */
-    const struct machine *m = &h->machine;
+    const struct machine *m = &h->audit.machine;
     const struct pci_link *narrowest = NULL;
     bool unknown = !m->pci_scanned, any = false;
     for (int i = 0; i < m->npci; i++) {
@@ -199,7 +190,7 @@ void health_nfd_labels(const struct health_check *h, struct health_labels *out)
     else
         snprintf(link, sizeof link, "gen%d-x%d", pcie_generation(narrowest->cur_gt_s), narrowest->cur_width);
     label(out, "gpu-link-narrowest", link);
-    const struct findings *general = &h->all.findings[WL_GENERAL];
+    const struct findings *general = &h->all->findings[WL_GENERAL];
     label(out, "gpu-numa-memory", any ? rule_state(general, "NUMA_GPU_NODE_NO_MEMORY") : "none");
     label(out, "memory-channels-full", rule_state(general, "MEM_CHANNELS_UNDERPOPULATED"));
 }

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "model/machine.h"
+#include "pipeline/audit.h"
 #include "rules/rule.h"
 #include "rules/verdict.h"
 #include "rules/workload.h"
@@ -22,21 +23,25 @@ struct health_request {
     bool every_workload; /* judge every workload too (--nfd labels them) */
     const char *kernel_log; /* --kernel-log: a saved log judged instead of the live one; NULL none */
     int expect_gpus;     /* --expect-gpus: accelerators the node should show; 0 not given */
+    const char *const *nvidia_smi; /* --nvidia-smi files: the GPUs as they describe them */
+    int n_nvidia_smi;
 };
 
 struct health_check {
     double started_s;   /* CLOCK_MONOTONIC when the check began */
-    struct machine machine;
-    bool probed;        /* false: the machine could not be read (m.problems say why) */
+    struct audit_result audit; /* the machine and the workload's findings (every workload's and
+                                  their verdicts with every_workload): pipeline/audit.h */
+    bool probed;        /* false: the machine could not be read (audit.machine's problems say why) */
     bool blind;         /* probed, but not one check could judge anything (every finding unknown):
                            silence is not health, the check is unknown */
     enum severity threshold;
-    struct findings findings;
+    struct findings findings;      /* the workload's findings in --area: a view of audit's */
     const struct finding *problem; /* the worst finding at or above threshold; NULL: OK */
     bool judged;
     struct workload_verdict verdict; /* when req->verdict */
     bool all_judged;
-    struct verdict_set all;          /* when req->every_workload: each workload's findings, verdict */
+    const struct verdict_set *all;   /* when req->every_workload: each workload's findings, verdict
+                                        (audit's, every area) */
 };
 
 /* The rule areas --area takes (those of the rule table a node check can judge), NULL-terminated. */

@@ -6,7 +6,7 @@
 
 int health_report_prom(const char *path, const struct health_check *h)
 {
-    struct prom_report pr = {"health", &h->machine, &h->findings, NULL, health_elapsed_s(h), time(NULL),
+    struct prom_report pr = {"health", &h->audit.machine, &h->findings, NULL, health_elapsed_s(h), time(NULL),
                              h->judged ? &h->verdict : NULL};
     return report_prom_file(path, &pr);
 }

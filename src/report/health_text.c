@@ -26,7 +26,7 @@ static void problem_line(FILE *err, const struct finding *f)
 void health_report_text(FILE *out, FILE *err, const struct health_check *h)
 {
     char line[HEALTH_REASON_MAX + 1];
-    const struct machine *m = &h->machine;
+    const struct machine *m = &h->audit.machine;
     if (!h->probed || h->blind) {
         /* Unknown, not a fail: the node is neither drained nor resumed on a check that did not run. */
         char raw[1024];
@@ -74,7 +74,7 @@ void health_report_syslog_slurm(int rc, bool changed, const char *what, const ch
 void health_report_syslog_unchecked(const struct health_check *h)
 {
     char text[1024];
-    const struct machine *m = &h->machine;
+    const struct machine *m = &h->audit.machine;
     snprintf(text, sizeof text, "could not check this node: %s: %s", m->nproblems ? m->problems[0].path : "probe",
              m->nproblems ? m->problems[0].message : "the machine could not be read");
     log_line(LOG_ERR, text);

@@ -278,12 +278,9 @@ int report_json(FILE *out, const struct audit_report *r)
     json_t *counts = json_object();
     for (enum severity s = SEV_PASS; s <= SEV_FAIL; s++)
         json_object_set_new(counts, severity_name(s), json_integer(findings_count(r->findings, s)));
-    struct workload_verdict own = {0};
-    const struct workload_verdict *selected = r->verdicts ? &r->verdicts->verdicts[r->workload] : &own;
-    if (!r->verdicts)
-        verdict_judge(&own, r->machine, r->workload, r->findings);
+    const struct workload_verdict *selected = &r->verdicts->verdicts[r->workload];
     json_t *workloads = json_array();
-    for (int w = 0; r->verdicts && w < WORKLOAD_COUNT; w++) {
+    for (int w = 0; w < WORKLOAD_COUNT; w++) {
         const struct workload_verdict *v = &r->verdicts->verdicts[w];
         json_array_append_new(workloads, json_pack("{s:s, s:s, s:i, s:i, s:o}", "workload",
                                                    workload_name((enum workload)w), "verdict", verdict_name(v->verdict),
@@ -294,7 +291,6 @@ int report_json(FILE *out, const struct audit_report *r)
                              machine_to_json(r->machine), "claims", claims_to_json(r->claims), "findings",
                              findings_to_json(r->findings), "summary", "verdict", verdict_name(selected->verdict),
                              "counts", counts, "coverage", coverage_json(selected), "workloads", workloads);
-    workload_verdict_free(&own);
     if (!root)
         return -1;
     json_object_set_new(root, "data_tables", data_tables_json());

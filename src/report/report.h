@@ -22,8 +22,9 @@ struct audit_report {
     double elapsed_ms;
     const struct claim_set *claims; /* --claim, evaluated; NULL none */
     bool redact;          /* hide host names, serials, UUIDs and MACs */
-    const struct verdict_set *verdicts; /* every workload judged (rules/verdict.h); findings is
-                                         * verdicts->findings[workload] */
+    const struct verdict_set *verdicts; /* every workload judged (pipeline/audit.h); findings is
+                                         * verdicts->findings[workload]. Never NULL: a report
+                                         * formats the verdicts it is given, it judges nothing */
     time_t finished;      /* when the audit ended: the document's generated_at; 0 leaves it out */
 };
 

@@ -837,14 +837,6 @@ static int report_text_unescaped(FILE *out, const struct audit_report *r, bool c
 {
     struct style st = make_style(colour);
     const struct machine *m = r->machine;
-    struct verdict_set own;
-    struct audit_report with_verdicts;
-    if (!r->verdicts) {
-        verdict_set_build(&own, m, NULL);
-        with_verdicts = *r;
-        with_verdicts.verdicts = &own;
-        r = &with_verdicts;
-    }
     char *buf = NULL;
     size_t len = 0;
     FILE *o = open_memstream(&buf, &len);
@@ -900,8 +892,6 @@ static int report_text_unescaped(FILE *out, const struct audit_report *r, bool c
     fclose(o);
     print_wrapped(out, buf, len, REPORT_COLUMNS, _("fix: "));
     free(buf);
-    if (r == &with_verdicts)
-        verdict_set_free(&own);
     return 0;
 }
 

@@ -14,7 +14,7 @@
 
 #include <hwloc.h>
 
-#include "probe/probe.h"
+#include "pipeline/audit.h"
 #include "util/child.h"
 #include "util/deadline.h"
 #include "util/fsroot.h"
@@ -151,25 +151,26 @@ static void tar_top_name(const char *file, char *out, size_t n)
 /* Records the machine into dir (an existing empty folder); 0 or -1. */
 static int record(const char *dir, const char *sysroot, bool redact, struct snapshot_result *r)
 {
-    fsroot_set(sysroot);
     fsroot_record_to(dir);
-    struct machine m;
-    machine_init(&m);
+    /* What an audit of the same tree reads (pipeline/audit.h), recorded as it is read. */
+    struct audit_request req = {.sysroot = sysroot, .depth = AUDIT_MACHINE};
+    struct audit_result audit;
+    const struct machine *m = &audit.machine;
     int status = 0;
-    if (probe_machine(&m, true) != 0) {
+    if (audit_run(&req, &audit) != AUDIT_DONE) {
         problem(r, _("%s: nothing to record"), fsroot_get());
         status = -1;
     } else {
         char xml[4096];
         snprintf(xml, sizeof xml, "%s/gpuvet-hwloc.xml", dir);
-        if (m.topology && hwloc_topology_export_xml(m.topology, xml, 0) != 0) {
+        if (m->topology && hwloc_topology_export_xml(m->topology, xml, 0) != 0) {
             problem(r, _("could not write %s"), xml);
             status = -1;
         }
         /* A recorded tree's nvidia-smi.xml was copied when the probe read it. */
         if (fsroot_is_live() && record_nvidia_smi(dir, r) != 0)
             status = -1;
-        if (write_metadata(dir, &m) != 0) {
+        if (write_metadata(dir, m) != 0) {
             problem(r, _("could not write %s/gpuvet-snapshot.json"), dir);
             status = -1;
         }
@@ -179,16 +180,16 @@ static int record(const char *dir, const char *sysroot, bool redact, struct snap
     fsroot_record_to(NULL);
     if (status == 0 && redact) {
         /* What the probe saw is removed too, wherever a recorded file repeats it. */
-        const char **literals = calloc((size_t)(1 + 2 * m.gpus.count + m.kernel_log.nserials), sizeof *literals);
+        const char **literals = calloc((size_t)(1 + 2 * m->gpus.count + m->kernel_log.nserials), sizeof *literals);
         int n = 0;
-        literals[n++] = m.hostname;
-        for (int i = 0; i < m.gpus.count; i++) {
-            literals[n++] = m.gpus.items[i].serial;
-            literals[n++] = m.gpus.items[i].uuid;
+        literals[n++] = m->hostname;
+        for (int i = 0; i < m->gpus.count; i++) {
+            literals[n++] = m->gpus.items[i].serial;
+            literals[n++] = m->gpus.items[i].uuid;
         }
         /* The recorded kernel log names boards by serial, lost GPUs' too. */
-        for (int i = 0; i < m.kernel_log.nserials; i++)
-            literals[n++] = m.kernel_log.serials[i];
+        for (int i = 0; i < m->kernel_log.nserials; i++)
+            literals[n++] = m->kernel_log.serials[i];
         char err[512];
         if (redact_tree(dir, literals, n, err, sizeof err) != 0) {
             problem(r, _("--redact: %s"), err);
@@ -198,9 +199,9 @@ static int record(const char *dir, const char *sysroot, bool redact, struct snap
     }
     if (status == 0) {
         r->recorded = true;
-        r->source = strdup(m.source ? m.source : "machine");
+        r->source = strdup(m->source ? m->source : "machine");
     }
-    machine_free(&m);
+    audit_result_free(&audit);
     return status;
 }
 

@@ -240,3 +240,28 @@ Test(health_slurm, the_reason_leads_with_the_rule_and_the_error_names_slurm_conf
     free(tree);
     tree_remove(dir);
 }
+
+/* --nvidia-smi reaches health as it reaches audit (one pipeline): the node is still read, and the
+ * file's GPUs replace the driver's. The recorded H200 VM with its own nvidia-smi file is clean; the
+ * same tree with another machine's file (six GPUs on x1 links) fails on that file's links; a FIFO is
+ * refused before a byte is read. */
+Test(health, nvidia_smi_files_reach_the_check)
+{
+    const char *tree = fixture("sysroot/h200-firecracker-vm");
+    struct run_result r = run_gpuvet("health", "--sysroot", tree, "--nvidia-smi",
+                                     GPUVET_TEST_SOURCE "/fixtures/nvidia-smi/gpuvet-h200-passthrough-drv580.xml", NULL);
+    cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+    cr_assert_str_eq(r.out, "gpuvet: OK\n");
+    run_result_free(&r);
+    r = run_gpuvet("health", "--sysroot", tree, "--nvidia-smi",
+                   GPUVET_TEST_SOURCE "/fixtures/nvidia-smi/pai-6x-gtx1070-x1-links.xml", NULL);
+    cr_assert_eq(r.status, 1, "%s%s", r.out, r.err);
+    cr_assert(!strncmp(r.out, "gpuvet: FAIL PCIE_LINK_DEGRADED 0000:01:00.0", 44), "%s", r.out);
+    cr_assert(strstr(r.err, "GPU link runs at x1 of x16"), "%s", r.err);
+    run_result_free(&r);
+    r = run_gpuvet("health", "--sysroot", tree, "--nvidia-smi", "/dev/null", NULL);
+    cr_assert_eq(r.status, 2, "%s%s", r.out, r.err);
+    cr_assert(strstr(r.err, "gpuvet health: /dev/null: not a regular file"), "%s", r.err);
+    cr_assert_str_eq(r.out, "");
+    run_result_free(&r);
+}

@@ -240,3 +240,30 @@ Test(kubernetes, daemonset_manifest)
     free(out);
     tree_remove(dir);
 }
+
+/* The labels come from the same audit as the line: a node that fails --expect-gpus is labelled fail
+ * for every workload (they were judged without --expect-gpus before the one audit pipeline). */
+Test(kubernetes, nfd_verdicts_count_expect_gpus)
+{
+    char dir[] = "/tmp/gpuvet-nfd-XXXXXX", file[4096];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(file, sizeof file, "%s/gpuvet", dir);
+    const char *const workloads[] = {"general", "cv-train", "llm-train", "llm-infer", "render", "hpc"};
+    for (int expect = 8; expect <= 9; expect++) {
+        char n[8], label[128];
+        snprintf(n, sizeof n, "%d", expect);
+        struct run_result r = run_gpuvet("health", "--nfd", file, "--sysroot", fixture(INTEL), "--expect-gpus", n, NULL);
+        cr_assert_eq(r.status, expect == 9 ? 1 : 0, "%s%s", r.out, r.err);
+        cr_assert_eq(!strncmp(r.out, "gpuvet: FAIL GPU_LOST", 21), expect == 9, "%s", r.out);
+        run_result_free(&r);
+        char *text = file_contents(file, NULL);
+        cr_assert_not_null(text);
+        for (size_t w = 0; w < sizeof workloads / sizeof *workloads; w++) {
+            snprintf(label, sizeof label, "feature.node.kubernetes.io/gpuvet-verdict-%s=%s\n", workloads[w],
+                     expect == 9 ? "fail" : "warn");
+            cr_expect(strstr(text, label), "no %s in\n%s", label, text);
+        }
+        free(text);
+    }
+    tree_remove(dir);
+}
