@@ -195,3 +195,92 @@ Test(host_evidence, edac_places_smbios_dimms_whose_locators_name_no_channel)
     cr_expect_str_eq(socket_verdict(doc, "machine"), "unknown");
     json_decref(doc);
 }
+
+/* The Dell tree with locators that name nothing (as above) and an EDAC tree in the legacy csrow
+ * layout (Documentation/admin-guide/ras.rst, "csrowX directories"): one controller per socket,
+ * rows csrow0 .. csrow(rows-1) each spanning channels 0-3 (size_mb the row over its four channels),
+ * the label of channel c written per labels: 's' sb_edac's CPU_SrcID#S_Ha#0_Chan#C_DIMM#0 (one row: the
+ * layout rasdaemon issue 52 lists), 'b' a board label per slot, the same on every row of the slot,
+ * '-' empty (kernels before 3.5). The SMBIOS DIMMs are 4 GiB, Rank 2. */
+static char *dell_with_csrows(int rows, char labels)
+{
+    char *dir = dell_with_edac((int[2][4]){{0}}, 0);
+    for (int s = 0; s < 2; s++)
+        for (int row = 0; row < rows; row++) {
+            char cmd[1024], path[256], text[64];
+            snprintf(cmd, sizeof cmd, "mkdir -p '%s/sys/devices/system/edac/mc/mc%d/csrow%d'", dir, s, row);
+            cr_assert_eq(system(cmd), 0);
+            snprintf(path, sizeof path, "sys/devices/system/edac/mc/mc%d/csrow%d/size_mb", s, row);
+            snprintf(text, sizeof text, "%d\n", 4 * 4096 / rows);
+            tree_write(dir, path, text);
+            for (int c = 0; c < 4; c++) {
+                snprintf(path, sizeof path, "sys/devices/system/edac/mc/mc%d/csrow%d/ch%d_dimm_label", s, row, c);
+                if (labels == 's')
+                    snprintf(text, sizeof text, "CPU_SrcID#%d_Ha#0_Chan#%d_DIMM#0\n", s, c);
+                else if (labels == 'b')
+                    snprintf(text, sizeof text, "P%d_DIMM_%c1\n", s + 1, 'A' + c);
+                else
+                    snprintf(text, sizeof text, "\n");
+                tree_write(dir, path, text);
+                snprintf(path, sizeof path, "sys/devices/system/edac/mc/mc%d/csrow%d/ch%d_ce_count", s, row, c);
+                tree_write(dir, path, "0\n");
+            }
+        }
+    return dir;
+}
+
+static const char *placement_of(json_t *doc)
+{
+    const char *p = json_string_value(json_object_get(json_object_get(machine_of(doc), "memory"), "edac_placement"));
+    return p ? p : "(null)";
+}
+
+Test(host_evidence, legacy_csrow_layout_places_smbios_dimms)
+{
+    /* sb_edac's labels in the legacy rows: the socket and channel from the label, no rank. */
+    json_t *doc = audit_tree_once(dell_with_csrows(1, 's'));
+    cr_expect(strstr(placement_of(doc), "8 SMBIOS DIMMs placed") && strstr(placement_of(doc), "ranks not compared"),
+              "%s", placement_of(doc));
+    cr_expect_str_eq(socket_verdict(doc, "socket 0"), "pass");
+    cr_expect_str_eq(socket_verdict(doc, "socket 1"), "pass");
+    json_decref(doc);
+
+    /* Board labels on two rows per slot: each label is one dual-rank 4 GiB module, as SMBIOS says. */
+    doc = audit_tree_once(dell_with_csrows(2, 'b'));
+    cr_expect(strstr(placement_of(doc), "8 SMBIOS DIMMs placed") && strstr(placement_of(doc), "rank"), "%s",
+              placement_of(doc));
+    cr_expect(!strstr(placement_of(doc), "ranks not compared"), "%s", placement_of(doc));
+    cr_expect_str_eq(json_string_value(json_object_get(json_object_get(machine_of(doc), "memory"), "locator_scheme")),
+                     "EDAC dimm_label / dimm_location (SMBIOS DIMMs matched by size, rank and order)");
+    cr_expect_str_eq(socket_verdict(doc, "socket 0"), "pass");
+    cr_expect_str_eq(socket_verdict(doc, "socket 1"), "pass");
+    json_decref(doc);
+}
+
+Test(host_evidence, rank_or_grouping_mismatch_places_nothing)
+{
+    /* Four rows per label: 4 GiB modules of rank 4 where SMBIOS says Rank 2. Same sizes, other ranks:
+     * not the same DIMMs, so nothing is placed and the audit says why. */
+    json_t *doc = audit_tree_once(dell_with_csrows(4, 'b'));
+    cr_expect_str_eq(placement_of(doc), "the DIMM ranks EDAC gives (chip selects under one label) differ from "
+                                        "SMBIOS's Rank: they do not match, not used");
+    cr_expect_str_eq(socket_verdict(doc, "machine"), "unknown");
+    json_decref(doc);
+
+    /* Empty labels (a kernel before 3.5): 16 row-channels for 8 DIMMs, which rows share a DIMM unknown. */
+    doc = audit_tree_once(dell_with_csrows(2, '-'));
+    cr_expect(strstr(placement_of(doc), "EDAC lists 16 entries, 16 of them chip selects under the kernel's default "
+                                        "labels") &&
+                  strstr(placement_of(doc), "SMBIOS 8 DIMMs") && strstr(placement_of(doc), "not used"),
+              "%s", placement_of(doc));
+    cr_expect_str_eq(socket_verdict(doc, "machine"), "unknown");
+    json_decref(doc);
+
+    /* One row a slot and empty labels: 8 entries of 4 GiB, the counts and sizes agree, so every DIMM is
+     * listed once and the rows place them (ranks not compared: EDAC gives none). */
+    doc = audit_tree_once(dell_with_csrows(1, '-'));
+    cr_expect(strstr(placement_of(doc), "8 SMBIOS DIMMs placed") && strstr(placement_of(doc), "ranks not compared"),
+              "%s", placement_of(doc));
+    cr_expect_str_eq(socket_verdict(doc, "socket 0"), "pass");
+    json_decref(doc);
+}
