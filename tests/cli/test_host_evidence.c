@@ -284,3 +284,23 @@ Test(host_evidence, rank_or_grouping_mismatch_places_nothing)
     cr_expect_str_eq(socket_verdict(doc, "socket 0"), "pass");
     json_decref(doc);
 }
+
+/* `snapshot` records the legacy rows the placement read: the recorded tree places the DIMMs alike. */
+Test(host_evidence, snapshot_records_the_legacy_csrows)
+{
+    char *dir = dell_with_csrows(2, 'b');
+    char snap[600];
+    snprintf(snap, sizeof snap, "%s-snap", dir);
+    struct run_result r = run_gpuvet("snapshot", "--sysroot", dir, snap, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_result_free(&r);
+    char label[700];
+    snprintf(label, sizeof label, "%s/sys/devices/system/edac/mc/mc1/csrow1/ch3_dimm_label", snap);
+    cr_assert_eq(access(label, R_OK), 0, "%s recorded", label);
+    tree_remove(dir);
+    free(dir);
+    json_t *doc = audit_tree_once(strdup(snap));
+    cr_expect(strstr(placement_of(doc), "8 SMBIOS DIMMs placed"), "%s", placement_of(doc));
+    cr_expect_str_eq(socket_verdict(doc, "socket 1"), "pass");
+    json_decref(doc);
+}
