@@ -304,3 +304,41 @@ Test(host_evidence, snapshot_records_the_legacy_csrows)
     cr_expect_str_eq(socket_verdict(doc, "socket 1"), "pass");
     json_decref(doc);
 }
+
+/* Without SMBIOS, amd64_edac's chip selects (rank* entries, "csrow R channel C") under board labels
+ * are the modules: two per label on one channel make one dual-rank DIMM of their summed size. Dell
+ * tree, SMBIOS removed; two controllers, one per socket, a 2 x 8 GiB module on channels 0 and 1. */
+Test(host_evidence, edac_only_chip_selects_under_board_labels_are_modules)
+{
+    char *dir = fixture_copy(DELL);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "chmod -R u+w '%s/sys/firmware' && rm -rf '%s/sys/firmware/dmi'", dir, dir);
+    cr_assert_eq(system(cmd), 0);
+    for (int s = 0; s < 2; s++)
+        for (int k = 0; k < 4; k++) {
+            int row = k / 2, chan = k % 2;
+            char path[256], text[64];
+            snprintf(cmd, sizeof cmd, "mkdir -p '%s/sys/devices/system/edac/mc/mc%d/rank%d'", dir, s, k);
+            cr_assert_eq(system(cmd), 0);
+            snprintf(path, sizeof path, "sys/devices/system/edac/mc/mc%d/rank%d/size", s, k);
+            tree_write(dir, path, "8192\n");
+            snprintf(path, sizeof path, "sys/devices/system/edac/mc/mc%d/rank%d/dimm_location", s, k);
+            snprintf(text, sizeof text, "csrow %d channel %d \n", row, chan);
+            tree_write(dir, path, text);
+            snprintf(path, sizeof path, "sys/devices/system/edac/mc/mc%d/rank%d/dimm_label", s, k);
+            snprintf(text, sizeof text, "P%d_DIMM_%c1\n", s + 1, 'A' + chan);
+            tree_write(dir, path, text);
+        }
+    json_t *doc = audit_tree_once(dir);
+    json_t *mem = json_object_get(machine_of(doc), "memory"), *dimms = json_object_get(mem, "dimms");
+    cr_assert_str_eq(json_string_value(json_object_get(mem, "source")), "edac");
+    cr_assert_eq(json_array_size(dimms), 4, "4 modules, not 8 chip selects");
+    size_t i;
+    json_t *d;
+    json_array_foreach(dimms, i, d) {
+        cr_expect_eq(json_integer_value(json_object_get(d, "rank")), 2);
+        cr_expect_eq(json_integer_value(json_object_get(d, "size_bytes")), 16LL << 30);
+    }
+    cr_expect_eq(json_integer_value(json_object_get(mem, "installed_bytes")), 64LL << 30);
+    json_decref(doc);
+}
