@@ -1,6 +1,7 @@
 /* Evidence that is odd but real: dmidecode before 2.7, a report holding its table twice, and a BIOS
  * that lists a processor entry for a socket a one-socket board does not have. */
 #include <criterion/criterion.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,6 +114,23 @@ Test(host_evidence, a_second_processor_entry_on_a_one_socket_part_is_in_doubt)
 
 #define DELL "sysroot/32em64t-2n8c+1mic"
 
+/* Writes the text (printf format) to sys/devices/system/edac/mc/ENTRY/FILE of the tree dir, making
+ * ENTRY's folder ("mc0/dimm1"). */
+static void edac_write(const char *dir, const char *entry, const char *file, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void edac_write(const char *dir, const char *entry, const char *file, const char *fmt, ...)
+{
+    char cmd[1024], path[256], text[128];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/sys/devices/system/edac/mc/%s'", dir, entry);
+    cr_assert_eq(system(cmd), 0);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    snprintf(path, sizeof path, "sys/devices/system/edac/mc/%s/%s", entry, file);
+    tree_write(dir, path, text);
+}
+
 /* The Dell tree (2x E5-2680, 8 DIMMs, 4 channels per socket) with its locators renamed "SLOT_A1" so
  * that they name nothing, and an EDAC tree as sb_edac lays it out: one controller per socket, the
  * label "CPU_SrcID#S_Ha#0_Chan#C_DIMM#D", size in MiB. chan[s][k]: the channel of socket s's k-th
@@ -130,17 +148,11 @@ static char *dell_with_edac(int chan[2][4], int ndimms)
         int s = i / 4, k = i % 4, slot = 0;
         for (int j = 0; j < k; j++)
             slot += chan[s][j] == chan[s][k];
-        char path[256], label[64];
-        snprintf(cmd, sizeof cmd, "mkdir -p '%s/sys/devices/system/edac/mc/mc%d/dimm%d'", dir, s, k);
-        cr_assert_eq(system(cmd), 0);
-        snprintf(path, sizeof path, "sys/devices/system/edac/mc/mc%d/dimm%d/size", s, k);
-        tree_write(dir, path, "4096\n");
-        snprintf(path, sizeof path, "sys/devices/system/edac/mc/mc%d/dimm%d/dimm_label", s, k);
-        snprintf(label, sizeof label, "CPU_SrcID#%d_Ha#0_Chan#%d_DIMM#%d\n", s, chan[s][k], slot);
-        tree_write(dir, path, label);
-        snprintf(path, sizeof path, "sys/devices/system/edac/mc/mc%d/dimm%d/dimm_location", s, k);
-        snprintf(label, sizeof label, "channel %d slot %d \n", chan[s][k], slot);
-        tree_write(dir, path, label);
+        char entry[32];
+        snprintf(entry, sizeof entry, "mc%d/dimm%d", s, k);
+        edac_write(dir, entry, "size", "4096\n");
+        edac_write(dir, entry, "dimm_label", "CPU_SrcID#%d_Ha#0_Chan#%d_DIMM#%d\n", s, chan[s][k], slot);
+        edac_write(dir, entry, "dimm_location", "channel %d slot %d \n", chan[s][k], slot);
     }
     return dir;
 }
@@ -207,23 +219,19 @@ static char *dell_with_csrows(int rows, char labels)
     char *dir = dell_with_edac((int[2][4]){{0}}, 0);
     for (int s = 0; s < 2; s++)
         for (int row = 0; row < rows; row++) {
-            char cmd[1024], path[256], text[64];
-            snprintf(cmd, sizeof cmd, "mkdir -p '%s/sys/devices/system/edac/mc/mc%d/csrow%d'", dir, s, row);
-            cr_assert_eq(system(cmd), 0);
-            snprintf(path, sizeof path, "sys/devices/system/edac/mc/mc%d/csrow%d/size_mb", s, row);
-            snprintf(text, sizeof text, "%d\n", 4 * 4096 / rows);
-            tree_write(dir, path, text);
+            char entry[32], file[32];
+            snprintf(entry, sizeof entry, "mc%d/csrow%d", s, row);
+            edac_write(dir, entry, "size_mb", "%d\n", 4 * 4096 / rows);
             for (int c = 0; c < 4; c++) {
-                snprintf(path, sizeof path, "sys/devices/system/edac/mc/mc%d/csrow%d/ch%d_dimm_label", s, row, c);
+                snprintf(file, sizeof file, "ch%d_dimm_label", c);
                 if (labels == 's')
-                    snprintf(text, sizeof text, "CPU_SrcID#%d_Ha#0_Chan#%d_DIMM#0\n", s, c);
+                    edac_write(dir, entry, file, "CPU_SrcID#%d_Ha#0_Chan#%d_DIMM#0\n", s, c);
                 else if (labels == 'b')
-                    snprintf(text, sizeof text, "P%d_DIMM_%c1\n", s + 1, 'A' + c);
+                    edac_write(dir, entry, file, "P%d_DIMM_%c1\n", s + 1, 'A' + c);
                 else
-                    snprintf(text, sizeof text, "\n");
-                tree_write(dir, path, text);
-                snprintf(path, sizeof path, "sys/devices/system/edac/mc/mc%d/csrow%d/ch%d_ce_count", s, row, c);
-                tree_write(dir, path, "0\n");
+                    edac_write(dir, entry, file, "\n");
+                snprintf(file, sizeof file, "ch%d_ce_count", c);
+                edac_write(dir, entry, file, "0\n");
             }
         }
     return dir;
@@ -317,17 +325,11 @@ Test(host_evidence, edac_only_chip_selects_under_board_labels_are_modules)
     for (int s = 0; s < 2; s++)
         for (int k = 0; k < 4; k++) {
             int row = k / 2, chan = k % 2;
-            char path[256], text[64];
-            snprintf(cmd, sizeof cmd, "mkdir -p '%s/sys/devices/system/edac/mc/mc%d/rank%d'", dir, s, k);
-            cr_assert_eq(system(cmd), 0);
-            snprintf(path, sizeof path, "sys/devices/system/edac/mc/mc%d/rank%d/size", s, k);
-            tree_write(dir, path, "8192\n");
-            snprintf(path, sizeof path, "sys/devices/system/edac/mc/mc%d/rank%d/dimm_location", s, k);
-            snprintf(text, sizeof text, "csrow %d channel %d \n", row, chan);
-            tree_write(dir, path, text);
-            snprintf(path, sizeof path, "sys/devices/system/edac/mc/mc%d/rank%d/dimm_label", s, k);
-            snprintf(text, sizeof text, "P%d_DIMM_%c1\n", s + 1, 'A' + chan);
-            tree_write(dir, path, text);
+            char entry[32];
+            snprintf(entry, sizeof entry, "mc%d/rank%d", s, k);
+            edac_write(dir, entry, "size", "8192\n");
+            edac_write(dir, entry, "dimm_location", "csrow %d channel %d \n", row, chan);
+            edac_write(dir, entry, "dimm_label", "P%d_DIMM_%c1\n", s + 1, 'A' + chan);
         }
     json_t *doc = audit_tree_once(dir);
     json_t *mem = json_object_get(machine_of(doc), "memory"), *dimms = json_object_get(mem, "dimms");
