@@ -21,7 +21,7 @@
  * DIMM: no channel). The socket is in the label skx_edac/i10nm ("CPU_SrcID#1_MC#0_Chan#0_DIMM#0")
  * and sb_edac ("CPU_SrcID#1_Ha#0_Chan#2_DIMM#0") write, not in the controller's index: those drivers
  * register a controller per memory controller (a kernel log line "EDAC skx MC2: ... SOCKET 1" on
- * CPU_SrcID#1_MC#0), amd64_edac one per node. Channel keys are controller * 64 + channel, as the
+ * CPU_SrcID#1_MC#0), amd64_edac one per node; i7core_edac writes "CPU#0Channel#1_DIMM#0". Channel keys are controller * 64 + channel, as the
  * locator schemes', so two controllers' channel 0 stay two channels. */
 void edac_position(const char *label, const char *location, int *socket, int *channel)
 {
@@ -31,6 +31,12 @@ void edac_position(const char *label, const char *location, int *socket, int *ch
                   sscanf(label, "CPU_SrcID#%u_Ha#%u_Chan#%u_DIMM#%u", &src, &mc, &chan, &slot) == 4)) {
         *socket = (int)src;
         *channel = (int)(mc * 64 + chan);
+        return;
+    }
+    /* i7core_edac: one controller per socket, "CPU#%uChannel#%u_DIMM#%u". */
+    if (label && sscanf(label, "CPU#%uChannel#%u_DIMM#%u", &src, &chan, &slot) == 3) {
+        *socket = (int)src;
+        *channel = (int)chan;
         return;
     }
     if (!location)
@@ -70,10 +76,170 @@ static void add_count(long *total, long count)
     *total = count > LONG_MAX - base ? LONG_MAX : base + count;
 }
 
-/* Adds the DIMMs of one controller to mem. socket_of_mc: the socket of this controller when the
- * topology says (as many controllers as sockets), else -1. */
-static void add_dimms(struct memory_info *mem, const char *mc_dir, int socket_of_mc, char **ecc_mode)
+/* What an EDAC label says of the entry it names. The kernel's own labels of the DIMM-layer drivers
+ * name one DIMM (skx/i10nm, sb_edac, and i7core_edac's "CPU#0Channel#1_DIMM#0"); edac_mc.c's default
+ * for other drivers, "mc#0csrow#2channel#1", or an empty label (kernels before 3.5) names a position
+ * only; anything else is a board label a user or rasdaemon's labels database wrote ("DIMM_A2"), the
+ * same on every chip select of one module. */
+enum label_kind { LABEL_NONE, LABEL_DIMM_LAYER, LABEL_BOARD };
+
+static enum label_kind label_kind(const char *label)
 {
+    unsigned a, b, c, d;
+    if (!label || !*label || !strncmp(label, "mc#", 3))
+        return LABEL_NONE;
+    if (sscanf(label, "CPU_SrcID#%u_MC#%u_Chan#%u_DIMM#%u", &a, &b, &c, &d) == 4 ||
+        sscanf(label, "CPU_SrcID#%u_Ha#%u_Chan#%u_DIMM#%u", &a, &b, &c, &d) == 4 ||
+        sscanf(label, "CPU#%uChannel#%u_DIMM#%u", &a, &b, &c) == 3)
+        return LABEL_DIMM_LAYER;
+    return LABEL_BOARD;
+}
+
+/* Appends one EDAC entry to mem (taking label, location and type); false when mem is full. */
+static bool add_entry(struct memory_info *mem, char *label, char *location, char *type, long mib, long ce, long ue,
+                      int socket_of_mc)
+{
+    struct dimm *grown =
+        mem->ndimms < DMI_MAX_MEMORY_DEVICES ? realloc(mem->dimms, (size_t)(mem->ndimms + 1) * sizeof *grown) : NULL;
+    if (!grown) {
+        free(label);
+        free(location);
+        free(type);
+        return false;
+    }
+    mem->dimms = grown;
+    struct dimm *d = &mem->dimms[mem->ndimms++];
+    memset(d, 0, sizeof *d);
+    if (label && !*label) {
+        free(label);
+        label = NULL;
+    }
+    d->locator = label;
+    d->bank_locator = location;
+    /* "Registered-DDR4" -> "DDR4" */
+    const char *dash = type ? strrchr(type, '-') : NULL;
+    d->type = type ? strdup(dash ? dash + 1 : type) : NULL;
+    free(type);
+    d->size_bytes = (uint64_t)mib << 20;
+    d->total_width = d->data_width = -1;
+    edac_position(d->locator, d->bank_locator, &d->socket, &d->channel);
+    if (d->socket < 0 && d->channel >= 0)
+        d->socket = socket_of_mc;
+    d->ce_count = ce;
+    d->ue_count = ue;
+    mem->installed_bytes = (mem->installed_bytes < 0 ? 0 : mem->installed_bytes) + (int64_t)d->size_bytes;
+    return true;
+}
+
+static void free_entry(struct dimm *d)
+{
+    free(d->locator);
+    free(d->bank_locator);
+    free(d->type);
+}
+
+/* The channels of a legacy csrow directory: bit N for each chN_dimm_label or chN_ce_count file. */
+static unsigned csrow_channels(const char *csrow_dir)
+{
+    char **names;
+    int n = fs_list(csrow_dir, &names);
+    unsigned mask = 0;
+    for (int i = 0; i < n; i++) {
+        unsigned ch;
+        char rest[16];
+        if (sscanf(names[i], "ch%u_%15s", &ch, rest) == 2 && ch < 32 &&
+            (!strcmp(rest, "dimm_label") || !strcmp(rest, "ce_count")))
+            mask |= 1u << ch;
+    }
+    fs_list_free(names, n > 0 ? n : 0);
+    return mask;
+}
+
+/* The legacy layout (Documentation/admin-guide/ras.rst, "csrowX directories"; the only one before
+ * Linux 3.5, kept under CONFIG_EDAC_LEGACY_SYSFS): csrowN/size_mb is the row's size over all its
+ * channels, mem_type and edac_mode are the row's, chM_dimm_label and chM_ce_count the channel's. The
+ * kernel keeps no size per channel: the row's channels (the DIMMs read together across them) are
+ * taken as equal shares, and a row whose size does not split evenly is not believed. Each channel of
+ * a row is one entry, located "csrow N channel M " as the newer layout writes it. */
+static void add_csrows(struct memory_info *mem, const char *mc_dir, int socket_of_mc, char **ecc_mode)
+{
+    char **names;
+    int n = fs_list(mc_dir, &names);
+    for (int i = 0; i < n; i++) {
+        unsigned row;
+        char tail;
+        if (sscanf(names[i], "csrow%u%c", &row, &tail) != 1 || row > 255)
+            continue;
+        char dir[512];
+        snprintf(dir, sizeof dir, "%s/%s", mc_dir, names[i]);
+        long mib = read_count(dir, "size_mb");
+        unsigned mask = csrow_channels(dir);
+        int channels = __builtin_popcount(mask);
+        if (mib <= 0 || mib > EDAC_DIMM_MAX_MIB || channels == 0 || mib % channels)
+            continue;
+        if (!*ecc_mode)
+            *ecc_mode = fs_readf("%s/edac_mode", dir);
+        for (unsigned ch = 0; ch < 32; ch++) {
+            if (!(mask & (1u << ch)))
+                continue;
+            char file[32], *location;
+            snprintf(file, sizeof file, "ch%u_ce_count", ch);
+            if (asprintf(&location, "csrow %u channel %u ", row, ch) < 0)
+                location = NULL;
+            if (!add_entry(mem, fs_readf("%s/ch%u_dimm_label", dir, ch), location, fs_readf("%s/mem_type", dir),
+                           mib / channels, read_count(dir, file), -1, socket_of_mc))
+                break;
+        }
+    }
+    fs_list_free(names, n > 0 ? n : 0);
+}
+
+/* Chip-select entries (rank*, legacy csrows) of one controller, entries [first, ndimms) of mem, made
+ * into DIMMs: those under one board label on one channel are one module, its rank the number of chip
+ * selects (csrows) it holds. An entry under a kernel default label or none leaves which entries share
+ * a module unknown: then none is merged and *ungrouped counts them. DIMM-layer labels are DIMMs. */
+static void group_ranks(struct memory_info *mem, int first, const bool *chip_select, int *ungrouped)
+{
+    int unknown = 0;
+    for (int i = first; i < mem->ndimms; i++)
+        unknown += chip_select[i - first] && label_kind(mem->dimms[i].locator) == LABEL_NONE;
+    if (unknown) {
+        *ungrouped += unknown;
+        return;
+    }
+    int kept = first;
+    for (int i = first; i < mem->ndimms; i++) {
+        struct dimm *d = &mem->dimms[i];
+        bool board = chip_select[i - first] && label_kind(d->locator) == LABEL_BOARD;
+        struct dimm *same = NULL;
+        for (int j = first; board && j < kept && !same; j++)
+            if (mem->dimms[j].rank > 0 && mem->dimms[j].channel == d->channel &&
+                !strcmp(mem->dimms[j].locator, d->locator))
+                same = &mem->dimms[j];
+        if (same) {
+            same->size_bytes += d->size_bytes;
+            same->rank++;
+            add_count(&same->ce_count, d->ce_count);
+            add_count(&same->ue_count, d->ue_count);
+            free_entry(d);
+            continue;
+        }
+        if (board)
+            d->rank = 1;
+        mem->dimms[kept++] = *d;
+    }
+    mem->ndimms = kept;
+}
+
+/* Adds the DIMMs of one controller to mem: its dimm* (DIMM-layer drivers) and rank* (chip-select
+ * drivers, edac_mc_sysfs.c: mci->csbased) entries, else its legacy csrow* rows. socket_of_mc: the
+ * socket of this controller when the topology says (as many controllers as sockets), else -1. */
+static void add_dimms(struct memory_info *mem, const char *mc_dir, int socket_of_mc, char **ecc_mode, int *ungrouped)
+{
+    bool *chip_select = calloc(DMI_MAX_MEMORY_DEVICES, sizeof *chip_select);
+    if (!chip_select)
+        return;
+    int first = mem->ndimms;
     char **names;
     int n = fs_list(mc_dir, &names);
     for (int i = 0; i < n; i++) {
@@ -82,37 +248,25 @@ static void add_dimms(struct memory_info *mem, const char *mc_dir, int socket_of
         char dir[512];
         snprintf(dir, sizeof dir, "%s/%s", mc_dir, names[i]);
         long mib = read_count(dir, "size");
-        if (mib <= 0)
+        if (mib <= 0 || mib > EDAC_DIMM_MAX_MIB) /* past it would wrap the byte count into a plausible size */
             continue;
-        if (mib > EDAC_DIMM_MAX_MIB) /* would wrap the byte count into a plausible size */
-            continue;
-        if (mem->ndimms >= DMI_MAX_MEMORY_DEVICES)
+        int at = mem->ndimms;
+        if (!add_entry(mem, fs_readf("%s/dimm_label", dir), fs_readf("%s/dimm_location", dir),
+                       fs_readf("%s/dimm_mem_type", dir), mib, read_count(dir, "dimm_ce_count"),
+                       read_count(dir, "dimm_ue_count"), socket_of_mc))
             break;
-        struct dimm *grown = realloc(mem->dimms, (size_t)(mem->ndimms + 1) * sizeof *grown);
-        if (!grown)
-            break;
-        mem->dimms = grown;
-        struct dimm *d = &mem->dimms[mem->ndimms++];
-        memset(d, 0, sizeof *d);
-        d->locator = fs_readf("%s/dimm_label", dir);
-        d->bank_locator = fs_readf("%s/dimm_location", dir);
-        char *type = fs_readf("%s/dimm_mem_type", dir);
-        /* "Registered-DDR4" -> "DDR4" */
-        const char *dash = type ? strrchr(type, '-') : NULL;
-        d->type = type ? strdup(dash ? dash + 1 : type) : NULL;
-        free(type);
-        d->size_bytes = (uint64_t)mib << 20;
-        d->total_width = d->data_width = -1;
-        edac_position(d->locator, d->bank_locator, &d->socket, &d->channel);
-        if (d->socket < 0 && d->channel >= 0)
-            d->socket = socket_of_mc;
-        d->ce_count = read_count(dir, "dimm_ce_count");
-        d->ue_count = read_count(dir, "dimm_ue_count");
+        chip_select[at - first] = !strncmp(names[i], "rank", 4);
         if (!*ecc_mode)
             *ecc_mode = fs_readf("%s/dimm_edac_mode", dir);
-        mem->installed_bytes = (mem->installed_bytes < 0 ? 0 : mem->installed_bytes) + (int64_t)d->size_bytes;
     }
     fs_list_free(names, n > 0 ? n : 0);
+    if (mem->ndimms == first) {
+        add_csrows(mem, mc_dir, socket_of_mc, ecc_mode);
+        for (int i = first; i < mem->ndimms; i++)
+            chip_select[i - first] = true;
+    }
+    group_ranks(mem, first, chip_select, ungrouped);
+    free(chip_select);
 }
 
 /* The drivers without a SrcID label: one controller per socket only when there are as many as the
@@ -126,8 +280,9 @@ static int controllers_listed(char **names, int n)
     return controllers;
 }
 
-int edac_read_dimms(const struct machine *m, struct dimm **out)
+int edac_read_dimms(const struct machine *m, struct dimm **out, int *ungrouped)
 {
+    *ungrouped = 0;
     struct memory_info list;
     memory_info_init(&list);
     char **names, *mode = NULL;
@@ -139,7 +294,7 @@ int edac_read_dimms(const struct machine *m, struct dimm **out)
             continue;
         char dir[256];
         snprintf(dir, sizeof dir, EDAC_MC "/%s", names[i]);
-        add_dimms(&list, dir, per_socket ? index : -1, &mode);
+        add_dimms(&list, dir, per_socket ? index : -1, &mode, ungrouped);
     }
     fs_list_free(names, n > 0 ? n : 0);
     free(mode);
@@ -155,7 +310,7 @@ void probe_edac(struct machine *m)
     bool per_socket = m->cpu.sockets > 0 && controllers_listed(names, n) == m->cpu.sockets;
     bool dimms_from_edac = mem->ndimms == 0;
     char *ecc_mode = NULL;
-    int controllers = 0;
+    int controllers = 0, ungrouped = 0;
     for (int i = 0; i < n; i++) {
         int index;
         if (sscanf(names[i], "mc%d", &index) != 1)
@@ -167,7 +322,7 @@ void probe_edac(struct machine *m)
         add_count(&mem->edac_ce, ce);
         add_count(&mem->edac_ue, ue);
         if (dimms_from_edac && mem->ndimms < DMI_MAX_MEMORY_DEVICES)
-            add_dimms(mem, dir, per_socket ? index : -1, &ecc_mode);
+            add_dimms(mem, dir, per_socket ? index : -1, &ecc_mode, &ungrouped);
     }
     if (mem->ndimms >= DMI_MAX_MEMORY_DEVICES)
         machine_problem(m, EDAC_MC, "lists %d DIMMs or more: only the first %d are kept (no server has more)",

@@ -452,7 +452,7 @@ static void map_channels(struct machine *m, const char *vendor, const char *prod
 
 struct size_order {
     uint64_t size;
-    int socket, index;
+    int socket, rank, index;
 };
 
 static int by_socket_size_order(const void *a, const void *b)
@@ -462,41 +462,58 @@ static int by_socket_size_order(const void *a, const void *b)
         return x->socket < y->socket ? -1 : 1;
     if (x->size != y->size)
         return x->size < y->size ? -1 : 1;
+    if (x->rank != y->rank)
+        return x->rank - y->rank;
     return x->index - y->index;
+}
+
+/* Every DIMM of the list has a known rank (SMBIOS type 17 "Rank", or EDAC's chip selects per label). */
+static bool ranks_known(const struct dimm *d, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (d[i].rank <= 0)
+            return false;
+    return n > 0;
 }
 
 /* SMBIOS DIMMs whose locators name no channel, placed by the kernel's EDAC view of the same DIMMs:
  * the two lists must hold as many DIMMs, of the same sizes (per socket, where the locators name
- * sockets); they are paired in order within each size. Rank is not compared: EDAC has no rank file.
- * Identical DIMMs may be paired with the wrong twin, which changes no channel count. Says in
- * mem->edac_placement what was done, or why not. */
+ * sockets) and, where both sides give every DIMM's rank, the same ranks; they are paired in order
+ * within each size and rank. Chip-select entries EDAC could not make into modules (default labels)
+ * still pair when the counts and sizes agree: equal size lists have equal totals, so every DIMM is
+ * listed, once. Identical DIMMs may be paired with the wrong twin, which changes no channel count.
+ * Says in mem->edac_placement what was done, or why not: no guess is placed. */
 static void place_from_edac(struct machine *m)
 {
     struct memory_info *mem = &m->memory;
     if (mem->ndimms == 0 || mem->channels_from_locators || (mem->source && !strcmp(mem->source, "edac")))
         return;
     struct dimm *e = NULL;
-    int ne = edac_read_dimms(m, &e), placed = 0;
+    int ungrouped, ne = edac_read_dimms(m, &e, &ungrouped), placed = 0;
     for (int i = 0; i < ne; i++)
         placed += e[i].socket >= 0 && e[i].channel >= 0;
     bool by_socket = true;
     for (int i = 0; i < mem->ndimms; i++)
         by_socket = by_socket && mem->dimms[i].socket >= 0;
+    bool by_rank = ranks_known(mem->dimms, mem->ndimms) && ranks_known(e, ne);
     struct size_order *a = calloc((size_t)mem->ndimms + 1, sizeof *a), *b = calloc((size_t)ne + 1, sizeof *b);
-    bool same = a && b && ne == mem->ndimms && placed == ne;
+    bool same = a && b && ne == mem->ndimms && placed == ne, same_rank = true;
     for (int i = 0; same && i < ne; i++) {
-        a[i] = (struct size_order){mem->dimms[i].size_bytes, by_socket ? mem->dimms[i].socket : 0, i};
-        b[i] = (struct size_order){e[i].size_bytes, by_socket ? e[i].socket : 0, i};
+        a[i] = (struct size_order){mem->dimms[i].size_bytes, by_socket ? mem->dimms[i].socket : 0,
+                                   by_rank ? mem->dimms[i].rank : 0, i};
+        b[i] = (struct size_order){e[i].size_bytes, by_socket ? e[i].socket : 0, by_rank ? e[i].rank : 0, i};
     }
     if (same) {
         qsort(a, (size_t)ne, sizeof *a, by_socket_size_order);
         qsort(b, (size_t)ne, sizeof *b, by_socket_size_order);
         for (int i = 0; same && i < ne; i++)
             same = a[i].size == b[i].size && a[i].socket == b[i].socket;
+        for (int i = 0; same && i < ne; i++)
+            same_rank = same_rank && a[i].rank == b[i].rank;
     }
     if (ne == 0) {
         /* no EDAC DIMMs: nothing to say */
-    } else if (same) {
+    } else if (same && same_rank) {
         for (int i = 0; i < ne; i++) {
             mem->dimms[a[i].index].socket = e[b[i].index].socket;
             mem->dimms[a[i].index].channel = e[b[i].index].channel;
@@ -505,24 +522,47 @@ static void place_from_edac(struct machine *m)
         number_channels(mem);
         mem->channels_from_locators = true;
         free(mem->locator_scheme);
-        mem->locator_scheme = strdup("EDAC dimm_label / dimm_location (SMBIOS DIMMs matched by size and order)");
-        if (by_socket)
+        mem->locator_scheme = strdup(by_rank ? "EDAC dimm_label / dimm_location (SMBIOS DIMMs matched by size, rank "
+                                               "and order)"
+                                             : "EDAC dimm_label / dimm_location (SMBIOS DIMMs matched by size and order)");
+        if (by_rank && by_socket)
             i18n_asprintf(&mem->edac_placement,
-                          "%d SMBIOS DIMMs placed on the channels EDAC names (matched by size per socket and order)", ne);
+                          "%d SMBIOS DIMMs placed on the channels EDAC names (matched by size and rank per socket, "
+                          "and order)",
+                          ne);
+        else if (by_rank)
+            i18n_asprintf(&mem->edac_placement,
+                          "%d SMBIOS DIMMs placed on the channels EDAC names (matched by size, rank and order)", ne);
+        else if (by_socket)
+            i18n_asprintf(&mem->edac_placement,
+                          "%d SMBIOS DIMMs placed on the channels EDAC names (matched by size per socket and order; "
+                          "ranks not compared: not known on both sides)",
+                          ne);
         else
             i18n_asprintf(&mem->edac_placement,
-                          "%d SMBIOS DIMMs placed on the channels EDAC names (matched by size and order)", ne);
+                          "%d SMBIOS DIMMs placed on the channels EDAC names (matched by size and order; ranks not "
+                          "compared: not known on both sides)",
+                          ne);
     } else if (placed < ne) {
         i18n_asprintf(&mem->edac_placement, "EDAC names the channel of %d of its %d DIMMs: not used to place them",
                       placed, ne);
+    } else if (ne != mem->ndimms && ungrouped > 0) {
+        /* TRANSLATORS: EDAC's entries, those of them with no board label, SMBIOS's DIMMs. */
+        i18n_asprintf(&mem->edac_placement,
+                      "EDAC lists %d entries, %d of them chip selects under the kernel's default labels, "
+                      "SMBIOS %d DIMMs: which chip selects share a DIMM is not known, not used",
+                      ne, ungrouped, mem->ndimms);
     } else if (ne != mem->ndimms) {
         i18n_asprintf(&mem->edac_placement, "EDAC lists %d DIMMs, SMBIOS %d: they do not match, not used", ne,
                       mem->ndimms);
-    } else {
+    } else if (!same) {
         mem->edac_placement = strdup(by_socket ? N_("the DIMM sizes EDAC lists per socket differ from SMBIOS's: they "
                                                     "do not match, not used")
                                                : N_("the DIMM sizes EDAC lists differ from SMBIOS's: they do not match, "
                                                     "not used")); /* translated where printed */
+    } else {
+        mem->edac_placement = strdup(N_("the DIMM ranks EDAC gives (chip selects under one label) differ from "
+                                        "SMBIOS's Rank: they do not match, not used")); /* translated where printed */
     }
     free(a);
     free(b);

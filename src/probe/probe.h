@@ -169,8 +169,10 @@ void probe_edac(struct machine *m);
 /* Socket (-1 unknown) and channel key (-1 unknown) from an EDAC dimm_label and dimm_location. */
 void edac_position(const char *label, const char *location, int *socket, int *channel);
 /* The DIMMs EDAC lists, placed as far as label, location and topology say (*out malloc'd: free each
- * locator, bank_locator, type and the array). Returns the count. */
-int edac_read_dimms(const struct machine *m, struct dimm **out);
+ * locator, bank_locator, type and the array): dimm* entries, rank* and legacy csrow* chip selects made
+ * into modules by their board label (rank: the chip selects under it; 0 unknown). Returns the count;
+ * *ungrouped: chip-select entries left apart because no board label says which share a module. */
+int edac_read_dimms(const struct machine *m, struct dimm **out, int *ungrouped);
 /* The next row of a data/ table read by r: skips blank and '#' lines and splits the row in place at
  * its commas (the tables quote nothing and have no commas inside fields) into at most max fields.
  * Returns the row's field count (more than max when the row has too many: the caller must reject

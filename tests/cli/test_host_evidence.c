@@ -1,6 +1,7 @@
 /* Evidence that is odd but real: dmidecode before 2.7, a report holding its table twice, and a BIOS
  * that lists a processor entry for a socket a one-socket board does not have. */
 #include <criterion/criterion.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,6 +114,23 @@ Test(host_evidence, a_second_processor_entry_on_a_one_socket_part_is_in_doubt)
 
 #define DELL "sysroot/32em64t-2n8c+1mic"
 
+/* Writes the text (printf format) to sys/devices/system/edac/mc/ENTRY/FILE of the tree dir, making
+ * ENTRY's folder ("mc0/dimm1"). */
+static void edac_write(const char *dir, const char *entry, const char *file, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void edac_write(const char *dir, const char *entry, const char *file, const char *fmt, ...)
+{
+    char cmd[1024], path[256], text[128];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/sys/devices/system/edac/mc/%s'", dir, entry);
+    cr_assert_eq(system(cmd), 0);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    snprintf(path, sizeof path, "sys/devices/system/edac/mc/%s/%s", entry, file);
+    tree_write(dir, path, text);
+}
+
 /* The Dell tree (2x E5-2680, 8 DIMMs, 4 channels per socket) with its locators renamed "SLOT_A1" so
  * that they name nothing, and an EDAC tree as sb_edac lays it out: one controller per socket, the
  * label "CPU_SrcID#S_Ha#0_Chan#C_DIMM#D", size in MiB. chan[s][k]: the channel of socket s's k-th
@@ -130,17 +148,11 @@ static char *dell_with_edac(int chan[2][4], int ndimms)
         int s = i / 4, k = i % 4, slot = 0;
         for (int j = 0; j < k; j++)
             slot += chan[s][j] == chan[s][k];
-        char path[256], label[64];
-        snprintf(cmd, sizeof cmd, "mkdir -p '%s/sys/devices/system/edac/mc/mc%d/dimm%d'", dir, s, k);
-        cr_assert_eq(system(cmd), 0);
-        snprintf(path, sizeof path, "sys/devices/system/edac/mc/mc%d/dimm%d/size", s, k);
-        tree_write(dir, path, "4096\n");
-        snprintf(path, sizeof path, "sys/devices/system/edac/mc/mc%d/dimm%d/dimm_label", s, k);
-        snprintf(label, sizeof label, "CPU_SrcID#%d_Ha#0_Chan#%d_DIMM#%d\n", s, chan[s][k], slot);
-        tree_write(dir, path, label);
-        snprintf(path, sizeof path, "sys/devices/system/edac/mc/mc%d/dimm%d/dimm_location", s, k);
-        snprintf(label, sizeof label, "channel %d slot %d \n", chan[s][k], slot);
-        tree_write(dir, path, label);
+        char entry[32];
+        snprintf(entry, sizeof entry, "mc%d/dimm%d", s, k);
+        edac_write(dir, entry, "size", "4096\n");
+        edac_write(dir, entry, "dimm_label", "CPU_SrcID#%d_Ha#0_Chan#%d_DIMM#%d\n", s, chan[s][k], slot);
+        edac_write(dir, entry, "dimm_location", "channel %d slot %d \n", chan[s][k], slot);
     }
     return dir;
 }
@@ -193,5 +205,142 @@ Test(host_evidence, edac_places_smbios_dimms_whose_locators_name_no_channel)
     cr_expect_str_eq(json_string_value(json_object_get(json_object_get(machine_of(doc), "memory"), "edac_placement")),
                      "EDAC lists 7 DIMMs, SMBIOS 8: they do not match, not used");
     cr_expect_str_eq(socket_verdict(doc, "machine"), "unknown");
+    json_decref(doc);
+}
+
+/* The Dell tree with locators that name nothing (as above) and an EDAC tree in the legacy csrow
+ * layout (Documentation/admin-guide/ras.rst, "csrowX directories"): one controller per socket,
+ * rows csrow0 .. csrow(rows-1) each spanning channels 0-3 (size_mb the row over its four channels),
+ * the label of channel c written per labels: 's' sb_edac's CPU_SrcID#S_Ha#0_Chan#C_DIMM#0 (one row: the
+ * layout rasdaemon issue 52 lists), 'b' a board label per slot, the same on every row of the slot,
+ * '-' empty (kernels before 3.5). The SMBIOS DIMMs are 4 GiB, Rank 2. */
+static char *dell_with_csrows(int rows, char labels)
+{
+    char *dir = dell_with_edac((int[2][4]){{0}}, 0);
+    for (int s = 0; s < 2; s++)
+        for (int row = 0; row < rows; row++) {
+            char entry[32], file[32];
+            snprintf(entry, sizeof entry, "mc%d/csrow%d", s, row);
+            edac_write(dir, entry, "size_mb", "%d\n", 4 * 4096 / rows);
+            for (int c = 0; c < 4; c++) {
+                snprintf(file, sizeof file, "ch%d_dimm_label", c);
+                if (labels == 's')
+                    edac_write(dir, entry, file, "CPU_SrcID#%d_Ha#0_Chan#%d_DIMM#0\n", s, c);
+                else if (labels == 'b')
+                    edac_write(dir, entry, file, "P%d_DIMM_%c1\n", s + 1, 'A' + c);
+                else
+                    edac_write(dir, entry, file, "\n");
+                snprintf(file, sizeof file, "ch%d_ce_count", c);
+                edac_write(dir, entry, file, "0\n");
+            }
+        }
+    return dir;
+}
+
+static const char *placement_of(json_t *doc)
+{
+    const char *p = json_string_value(json_object_get(json_object_get(machine_of(doc), "memory"), "edac_placement"));
+    return p ? p : "(null)";
+}
+
+Test(host_evidence, legacy_csrow_layout_places_smbios_dimms)
+{
+    /* sb_edac's labels in the legacy rows: the socket and channel from the label, no rank. */
+    json_t *doc = audit_tree_once(dell_with_csrows(1, 's'));
+    cr_expect(strstr(placement_of(doc), "8 SMBIOS DIMMs placed") && strstr(placement_of(doc), "ranks not compared"),
+              "%s", placement_of(doc));
+    cr_expect_str_eq(socket_verdict(doc, "socket 0"), "pass");
+    cr_expect_str_eq(socket_verdict(doc, "socket 1"), "pass");
+    json_decref(doc);
+
+    /* Board labels on two rows per slot: each label is one dual-rank 4 GiB module, as SMBIOS says. */
+    doc = audit_tree_once(dell_with_csrows(2, 'b'));
+    cr_expect(strstr(placement_of(doc), "8 SMBIOS DIMMs placed") && strstr(placement_of(doc), "rank"), "%s",
+              placement_of(doc));
+    cr_expect(!strstr(placement_of(doc), "ranks not compared"), "%s", placement_of(doc));
+    cr_expect_str_eq(json_string_value(json_object_get(json_object_get(machine_of(doc), "memory"), "locator_scheme")),
+                     "EDAC dimm_label / dimm_location (SMBIOS DIMMs matched by size, rank and order)");
+    cr_expect_str_eq(socket_verdict(doc, "socket 0"), "pass");
+    cr_expect_str_eq(socket_verdict(doc, "socket 1"), "pass");
+    json_decref(doc);
+}
+
+Test(host_evidence, rank_or_grouping_mismatch_places_nothing)
+{
+    /* Four rows per label: 4 GiB modules of rank 4 where SMBIOS says Rank 2. Same sizes, other ranks:
+     * not the same DIMMs, so nothing is placed and the audit says why. */
+    json_t *doc = audit_tree_once(dell_with_csrows(4, 'b'));
+    cr_expect_str_eq(placement_of(doc), "the DIMM ranks EDAC gives (chip selects under one label) differ from "
+                                        "SMBIOS's Rank: they do not match, not used");
+    cr_expect_str_eq(socket_verdict(doc, "machine"), "unknown");
+    json_decref(doc);
+
+    /* Empty labels (a kernel before 3.5): 16 row-channels for 8 DIMMs, which rows share a DIMM unknown. */
+    doc = audit_tree_once(dell_with_csrows(2, '-'));
+    cr_expect(strstr(placement_of(doc), "EDAC lists 16 entries, 16 of them chip selects under the kernel's default "
+                                        "labels") &&
+                  strstr(placement_of(doc), "SMBIOS 8 DIMMs") && strstr(placement_of(doc), "not used"),
+              "%s", placement_of(doc));
+    cr_expect_str_eq(socket_verdict(doc, "machine"), "unknown");
+    json_decref(doc);
+
+    /* One row a slot and empty labels: 8 entries of 4 GiB, the counts and sizes agree, so every DIMM is
+     * listed once and the rows place them (ranks not compared: EDAC gives none). */
+    doc = audit_tree_once(dell_with_csrows(1, '-'));
+    cr_expect(strstr(placement_of(doc), "8 SMBIOS DIMMs placed") && strstr(placement_of(doc), "ranks not compared"),
+              "%s", placement_of(doc));
+    cr_expect_str_eq(socket_verdict(doc, "socket 0"), "pass");
+    json_decref(doc);
+}
+
+/* `snapshot` records the legacy rows the placement read: the recorded tree places the DIMMs alike. */
+Test(host_evidence, snapshot_records_the_legacy_csrows)
+{
+    char *dir = dell_with_csrows(2, 'b');
+    char snap[600];
+    snprintf(snap, sizeof snap, "%s-snap", dir);
+    struct run_result r = run_gpuvet("snapshot", "--sysroot", dir, snap, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_result_free(&r);
+    char label[700];
+    snprintf(label, sizeof label, "%s/sys/devices/system/edac/mc/mc1/csrow1/ch3_dimm_label", snap);
+    cr_assert_eq(access(label, R_OK), 0, "%s recorded", label);
+    tree_remove(dir);
+    free(dir);
+    json_t *doc = audit_tree_once(strdup(snap));
+    cr_expect(strstr(placement_of(doc), "8 SMBIOS DIMMs placed"), "%s", placement_of(doc));
+    cr_expect_str_eq(socket_verdict(doc, "socket 1"), "pass");
+    json_decref(doc);
+}
+
+/* Without SMBIOS, amd64_edac's chip selects (rank* entries, "csrow R channel C") under board labels
+ * are the modules: two per label on one channel make one dual-rank DIMM of their summed size. Dell
+ * tree, SMBIOS removed; two controllers, one per socket, a 2 x 8 GiB module on channels 0 and 1. */
+Test(host_evidence, edac_only_chip_selects_under_board_labels_are_modules)
+{
+    char *dir = fixture_copy(DELL);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "chmod -R u+w '%s/sys/firmware' && rm -rf '%s/sys/firmware/dmi'", dir, dir);
+    cr_assert_eq(system(cmd), 0);
+    for (int s = 0; s < 2; s++)
+        for (int k = 0; k < 4; k++) {
+            int row = k / 2, chan = k % 2;
+            char entry[32];
+            snprintf(entry, sizeof entry, "mc%d/rank%d", s, k);
+            edac_write(dir, entry, "size", "8192\n");
+            edac_write(dir, entry, "dimm_location", "csrow %d channel %d \n", row, chan);
+            edac_write(dir, entry, "dimm_label", "P%d_DIMM_%c1\n", s + 1, 'A' + chan);
+        }
+    json_t *doc = audit_tree_once(dir);
+    json_t *mem = json_object_get(machine_of(doc), "memory"), *dimms = json_object_get(mem, "dimms");
+    cr_assert_str_eq(json_string_value(json_object_get(mem, "source")), "edac");
+    cr_assert_eq(json_array_size(dimms), 4, "4 modules, not 8 chip selects");
+    size_t i;
+    json_t *d;
+    json_array_foreach(dimms, i, d) {
+        cr_expect_eq(json_integer_value(json_object_get(d, "rank")), 2);
+        cr_expect_eq(json_integer_value(json_object_get(d, "size_bytes")), 16LL << 30);
+    }
+    cr_expect_eq(json_integer_value(json_object_get(mem, "installed_bytes")), 64LL << 30);
     json_decref(doc);
 }
