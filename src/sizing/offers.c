@@ -366,6 +366,8 @@ static void add_collectives(struct offer *it, const struct offer_job *job, const
         return;
     }
     it->comm_hours = steps * per_step / 3600;
+    if (plan->offload)
+        offer_flag(it, _("offload: the offloaded states' traffic over PCIe to the host is not counted in the hours"));
     if (job->nodes > 1)
         offer_flag(it, _("%d nodes: the collectives are counted at the in-node bus bandwidth; between nodes the "
                          "network is slower (plan --check: the balance's network stage)"),

@@ -107,6 +107,7 @@ struct offer_plan {
     int tensor_parallel;           /* llm-infer: the estimate's tensor parallelism (plan.throughput); 0 unknown */
     /* llm-train: what the in-node collectives depend on; zero_stage -1 = not a ZeRO plan (fine-tuning) */
     int zero_stage, seq, micro_batch;
+    bool offload; /* ZeRO offload: its host traffic is not counted */
     double params; /* all parameters (every expert of a MoE is gathered) */
     /* llm-infer --rate: plan.rate; rate_nodes 0 = unknown (rate_why says why) */
     long rate_nodes;

@@ -16,6 +16,7 @@ static int plan_offer(void *ctx, const struct gpu_spec *gpu, int count, struct o
         json_t *zero = json_object_get(q.doc, "zero");
         out->zero_stage = p->opt.finetune == FINETUNE_NONE && zero ? (int)json_integer_value(json_object_get(zero, "stage"))
                                                                    : -1;
+        out->offload = p->opt.zero.offload != OFFLOAD_NONE;
         out->seq = p->opt.seq;
         out->micro_batch = p->opt.micro_batch;
         out->params = (double)p->model.params;
