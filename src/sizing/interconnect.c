@@ -23,6 +23,11 @@ const char *ic_basis_name(enum ic_basis b)
     }
 }
 
+const char *ic_basis_label(enum ic_basis b)
+{
+    return b == IC_BASIS_MEASURED ? _("measured") : b == IC_BASIS_ESTIMATED ? _("estimated") : _("unknown");
+}
+
 /* GeForce cards: NVIDIA's driver disables peer-to-peer between them (nvidia-smi topo -p2p r shows
  * "CNS"; NCCL falls back to copies through host memory). */
 static bool geforce(const struct gpu_spec *g)
@@ -51,7 +56,7 @@ static void over_pcie(const struct gpu_spec *g, int n, const char *why, struct i
         return;
     }
     int gen = (int)g->pcie_gen, lanes = (int)g->pcie_lanes;
-    snprintf(out->link, sizeof out->link, "PCIe Gen%d x%d%s", gen, lanes, out->p2p ? "" : " (no P2P)");
+    snprintf(out->link, sizeof out->link, "PCIe Gen%d x%d%s", gen, lanes, out->p2p ? "" : _(" (no P2P)"));
     double share = IC_PCIE_MEASURED_BUSBW_GBS / pcie_line_gb_s(IC_PCIE_MEASURED_GEN, IC_PCIE_MEASURED_LANES);
     double line = pcie_line_gb_s(gen, lanes);
     out->busbw_bytes_s = share * line * 1e9;

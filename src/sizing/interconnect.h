@@ -30,6 +30,8 @@ enum ic_kind { IC_NONE, IC_SCALEUP, IC_BRIDGE, IC_PCIE, IC_UNKNOWN };
  * link's measured share of its line rate applied to this one. */
 enum ic_basis { IC_BASIS_MEASURED, IC_BASIS_ESTIMATED, IC_BASIS_UNKNOWN, IC_BASIS_NOT_USED };
 const char *ic_basis_name(enum ic_basis b);
+/* The same for a sentence, in the language of the output ("measured", "estimated"). */
+const char *ic_basis_label(enum ic_basis b);
 
 struct interconnect {
     enum ic_kind kind;

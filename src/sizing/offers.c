@@ -282,7 +282,7 @@ static void evaluate(struct offer *it, enum precision prec, double cli_util, dou
     if (it->ic.kind == IC_PCIE && it->ic.busbw_bytes_s > 0)
         offer_flag(it, _("%d GPUs over %s: collectives between them at about %.0f GB/s bus bandwidth (%s), not in the "
                          "price per TFLOPS-hour; plan --offers takes them into a training job's hours"),
-                   it->count, it->ic.link, it->ic.busbw_bytes_s / 1e9, ic_basis_name(it->ic.basis));
+                   it->count, it->ic.link, it->ic.busbw_bytes_s / 1e9, ic_basis_label(it->ic.basis));
 }
 
 static int by_currency_then_price(const void *a, const void *b)
@@ -426,7 +426,7 @@ static void price_job(struct offer *it, const struct offer_job *job, const struc
         if (plan->tensor_parallel > 1 && it->ic.kind == IC_PCIE)
             offer_flag(it, _("tensor parallelism %d over %s: each layer's all-reduces run at about %.0f GB/s bus "
                              "bandwidth (%s), against hundreds of GB/s over NVLink"),
-                       plan->tensor_parallel, it->ic.link, it->ic.busbw_bytes_s / 1e9, ic_basis_name(it->ic.basis));
+                       plan->tensor_parallel, it->ic.link, it->ic.busbw_bytes_s / 1e9, ic_basis_label(it->ic.basis));
         if (job->rate > 0)
             price_rate(it, plan);
         if (job->tokens <= 0)
