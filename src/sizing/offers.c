@@ -278,7 +278,7 @@ static void evaluate(struct offer *it, enum precision prec, double cli_util, dou
         offer_flag(it, _("no utilisation given: priced at peak; measure it (nvidia-smi dmon -s u) and pass --util-from, "
                        "--util or a util field"));
     /* The price per TFLOPS-hour counts compute only; what the GPUs talk over is said beside it. */
-    interconnect_in_node(g, it->count, &it->ic);
+    interconnect_in_node(g, it->count * g->devices, &it->ic);
     if (it->ic.kind == IC_PCIE && it->ic.busbw_bytes_s > 0)
         offer_flag(it, _("%d GPUs over %s: collectives between them at about %.0f GB/s bus bandwidth (%s), not in the "
                          "price per TFLOPS-hour; plan --offers takes them into a training job's hours"),
@@ -346,7 +346,8 @@ static void check_offer_host(struct offer *it, const struct offer_plan *plan)
  * all-reduces gradient buckets during the backward pass; without overlap it is their sum. */
 static void add_collectives(struct offer *it, const struct offer_job *job, const struct offer_plan *plan)
 {
-    int gpus = it->count * job->nodes;
+    /* data-parallel ranks: every device (an MI250X package is two) of every node */
+    int gpus = it->count * it->gpu->devices * job->nodes;
     if (gpus <= 1 || it->ic.kind == IC_NONE)
         return;
     if (plan->zero_stage < 0) {
@@ -570,7 +571,9 @@ int offers_rank_for_plan(struct offers *offers, const struct offer_job *job, con
             return rc;
         it->fits = result.fits;
         it->tensor_parallel = job->inference ? result.tensor_parallel : 0;
-        interconnect_in_node(it->gpu, job->inference && result.tensor_parallel > 0 ? result.tensor_parallel : it->count,
+        interconnect_in_node(it->gpu,
+                             job->inference && result.tensor_parallel > 0 ? result.tensor_parallel
+                                                                          : it->count * it->gpu->devices,
                              &it->ic);
         if (!it->fits)
             it->why_not = strdup(*result.why_not ? result.why_not : _("the plan does not fit these GPUs"));
