@@ -43,9 +43,18 @@ static bool geforce(const struct gpu_spec *g)
 /* How many GPUs a bridge joins: "NVLink4 bridge (2 or 4 GPUs)" 4, otherwise pairs. */
 static int bridged_gpus(const char *link) { return strstr(link, "4 GPUs") ? 4 : 2; }
 
+/* A measured link's share of its line rate applied to this link's line_gb_s (one direction); true
+ * when the link is the measured one (the figure is the measurement, not an estimate). */
+static bool scaled(struct interconnect *out, double share, double line_gb_s, bool measured_link)
+{
+    out->busbw_bytes_s = share * line_gb_s * 1e9;
+    out->basis = measured_link ? IC_BASIS_MEASURED : IC_BASIS_ESTIMATED;
+    return measured_link;
+}
+
 static double pcie_line_gb_s(int gen, int lanes) { return pcie_lane_gb_s(pcie_generation_gt_s(gen)) * lanes; }
 
-static void over_pcie(const struct gpu_spec *g, int n, const char *why, struct interconnect *out)
+static void over_pcie(const struct gpu_spec *g, const char *why, struct interconnect *out)
 {
     out->kind = IC_PCIE;
     out->p2p = !geforce(g);
@@ -59,10 +68,7 @@ static void over_pcie(const struct gpu_spec *g, int n, const char *why, struct i
     snprintf(out->link, sizeof out->link, "PCIe Gen%d x%d%s", gen, lanes, out->p2p ? "" : _(" (no P2P)"));
     double share = IC_PCIE_MEASURED_BUSBW_GBS / pcie_line_gb_s(IC_PCIE_MEASURED_GEN, IC_PCIE_MEASURED_LANES);
     double line = pcie_line_gb_s(gen, lanes);
-    out->busbw_bytes_s = share * line * 1e9;
-    bool same = gen == IC_PCIE_MEASURED_GEN && lanes == IC_PCIE_MEASURED_LANES && !out->p2p;
-    out->basis = same ? IC_BASIS_MEASURED : IC_BASIS_ESTIMATED;
-    if (same)
+    if (scaled(out, share, line, gen == IC_PCIE_MEASURED_GEN && lanes == IC_PCIE_MEASURED_LANES && !out->p2p))
         snprintf(out->source, sizeof out->source,
                  _("measured: 8x RTX 5090 on PCIe Gen5 x16 without P2P reached %.0f GB/s all-reduce bus bandwidth "
                    "(NVIDIA/nccl issue #1639)%s"),
@@ -73,7 +79,6 @@ static void over_pcie(const struct gpu_spec *g, int n, const char *why, struct i
                    "(%.0f GB/s all-reduce bus bandwidth, NVIDIA/nccl issue #1639; the CPU and host memory bound "
                    "it, with P2P or without)%s"),
                  share * 100, gen, lanes, line, IC_PCIE_MEASURED_BUSBW_GBS, why);
-    (void)n;
 }
 
 void interconnect_in_node(const struct gpu_spec *g, int n, struct interconnect *out)
@@ -90,24 +95,21 @@ void interconnect_in_node(const struct gpu_spec *g, int n, struct interconnect *
     bool none = !*link || !strncasecmp(link, "none", 4) || g->scaleup_gbs_bidir <= 0;
     bool bridge = !none && strcasestr(link, "bridge");
     if (none) {
-        over_pcie(g, n, "", out);
+        over_pcie(g, "", out);
         return;
     }
     if (bridge && n > bridged_gpus(link)) {
         char why[160];
         snprintf(why, sizeof why, _("; %s joins %d GPUs, so a ring over %d runs over PCIe"), link, bridged_gpus(link),
                  n);
-        over_pcie(g, n, why, out);
+        over_pcie(g, why, out);
         return;
     }
     out->kind = bridge ? IC_BRIDGE : IC_SCALEUP;
     snprintf(out->link, sizeof out->link, "%s", link);
     double line = g->scaleup_gbs_bidir / 2;
     double share = IC_NVLINK_MEASURED_BUSBW_GBS / IC_NVLINK_MEASURED_LINK_GBS;
-    out->busbw_bytes_s = share * line * 1e9;
-    bool same = !bridge && !strncmp(link, "NVLink4", 7) && line == IC_NVLINK_MEASURED_LINK_GBS;
-    out->basis = same ? IC_BASIS_MEASURED : IC_BASIS_ESTIMATED;
-    if (same)
+    if (scaled(out, share, line, !bridge && !strncmp(link, "NVLink4", 7) && line == IC_NVLINK_MEASURED_LINK_GBS))
         snprintf(out->source, sizeof out->source,
                  _("measured: NCCL's ring reaches about %.0f GB/s bus bandwidth over H100 NVLink4's %.0f GB/s a "
                    "direction (NCCL's maintainer, NVIDIA/nccl-tests issue #212)"),
