@@ -422,10 +422,14 @@ Test(plan_offers, rate_ranked_by_the_cost_of_serving_it)
     json_t *o;
     json_array_foreach (ranked, i, o) {
         double tokens_s = num(o, "output_tokens_s"), price = num(o, "price_per_hour");
-        cr_expect_eq(num(o, "tensor_parallel"), 8, "one replica of tp 8 per node: %s", str(o, "name"));
+        /* replicas of tp GPUs, 8 / tp of them per node (tp divides 8): ceil(ceil(x) / k) = ceil(x / k) */
+        double tp = num(o, "tensor_parallel");
+        cr_expect(tp == 1 || tp == 2 || tp == 4 || tp == 8, "%s: tp %g", str(o, "name"), tp);
         double n = ceil(needed / tokens_s);
         cr_expect_float_eq(num(o, "offers_needed"), n, 0, "%s", str(o, "name"));
-        cr_expect_float_eq(num(o, "headroom"), n * tokens_s / needed - 1, 1e-9);
+        /* the headroom counts the replicas needed, which may leave a node part idle */
+        cr_expect_geq(num(o, "headroom"), 0);
+        cr_expect_leq(num(o, "headroom"), n * tokens_s / needed - 1 + 1e-9);
         cr_expect_float_eq(num(o, "cost_per_hour_at_rate"), n * price, 1e-9);
         double per_million = n * price / (needed * 3600) * 1e6;
         cr_expect_float_eq(num(o, "cost_per_million_output_tokens_at_rate"), per_million, per_million * 1e-9);
@@ -435,9 +439,12 @@ Test(plan_offers, rate_ranked_by_the_cost_of_serving_it)
     /* tensor parallelism 8 over PCIe is named where it happens */
     json_t *l40s = named(ranked, "8x L40S PCIe");
     cr_assert(l40s, "%s", r.out);
-    cr_expect(strstr(json_string_value(json_array_get(json_object_get(l40s, "flags"), 0)),
-                     "tensor parallelism 8 over PCIe Gen4 x16"),
-              "%s", r.out);
+    bool flagged = false;
+    json_t *flag;
+    json_array_foreach (json_object_get(l40s, "flags"), i, flag)
+        flagged |= strstr(json_string_value(flag), "over PCIe Gen4 x16: each layer's all-reduces run at about 14 GB/s") !=
+                   NULL;
+    cr_expect(flagged, "70B needs tensor parallelism of 4 or 8 on 48 GB cards: %s", r.out);
     /* 70B in 16 bits is 141 GB: 8 x 24 GB cards either do not hold it with room for the KV cache, or
      * run tensor parallelism 8 over PCIe without P2P, and are told so */
     json_t *rtx = named(json_object_get(offers, "not_fitting"), "8x RTX 4090");
