@@ -124,7 +124,8 @@ static json_t *plan_offer_json(const struct offer *it, int rank, int nodes)
     if (it->per_token) { /* llm-infer: the estimate the offer is ranked by (null when unknown) */
         set_positive(o, "output_tokens_s", it->output_tokens_s * nodes);
         set_positive(o, "cost_per_million_output_tokens", it->cost_per_million_tokens);
-        json_object_set_new(o, "tensor_parallel", it->tensor_parallel > 0 ? json_integer(it->tensor_parallel) : json_null());
+        json_object_set_new(o, "tensor_parallel",
+                            it->tensor_parallel > 0 ? json_integer(it->tensor_parallel) : json_null());
         json_object_set_new(o, "output_tokens_s_basis",
                             json_string("estimate: peak HBM bandwidth and dense tensor FLOPS at the plan's shares "
                                         "(plan.throughput.formula), not a measurement"));

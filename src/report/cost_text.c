@@ -248,7 +248,8 @@ static void print_plan_offer(FILE *out, const struct offer_columns *c, json_t *o
     json_t *needed = json_object_get(o, "offers_needed");
     if (per_rate && json_is_number(tokens_s) && json_is_integer(needed))
         fprintf(out, " %*.0f %*lld %*.2f", c->tokens_s, json_number_value(tokens_s), c->needed,
-                json_integer_value(needed), c->rate_cost, json_number_value(json_object_get(o, "cost_per_hour_at_rate")));
+                json_integer_value(needed), c->rate_cost,
+                json_number_value(json_object_get(o, "cost_per_hour_at_rate")));
     else if (per_rate)
         fprintf(out, " %*s %*s %*s", c->tokens_s, "-", c->needed, "-", c->rate_cost, "-");
     else if (per_token && json_is_number(tokens_s))
@@ -270,8 +271,8 @@ static void print_plan_offer(FILE *out, const struct offer_columns *c, json_t *o
     json_t *ic = json_object_get(o, "interconnect"), *busbw = json_object_get(ic, "bus_bandwidth_gbs");
     if (json_is_number(busbw))
         /* TRANSLATORS: %s: the link ("NVLink4", "PCIe Gen4 x16"); then "measured" or "estimated". */
-        fprintf(out, _("      link: %s, about %.0f GB/s bus bandwidth (%s)\n"), json_string_value(json_object_get(ic, "link")),
-                json_number_value(busbw),
+        fprintf(out, _("      link: %s, about %.0f GB/s bus bandwidth (%s)\n"),
+                json_string_value(json_object_get(ic, "link")), json_number_value(busbw),
                 !strcmp(json_string_value(json_object_get(ic, "basis")), "measured") ? _("measured") : _("estimated"));
     json_t *comm = json_object_get(o, "communication_hours");
     if (json_is_number(comm) && json_number_value(comm) > 0)

@@ -351,7 +351,8 @@ static void add_collectives(struct offer *it, const struct offer_job *job, const
     if (gpus <= 1 || it->ic.kind == IC_NONE)
         return;
     if (plan->zero_stage < 0) {
-        it->comm_not_counted = N_("fine-tuning: only the adapters' gradients are reduced, a small share of the parameters");
+        it->comm_not_counted =
+            N_("fine-tuning: only the adapters' gradients are reduced, a small share of the parameters");
         return;
     }
     if (job->tokens <= 0 || plan->seq <= 0 || plan->micro_batch <= 0 || plan->params <= 0) {

@@ -14,8 +14,8 @@ static int plan_offer(void *ctx, const struct gpu_spec *gpu, int count, struct o
         offer_plan_from_doc(q.doc, out);
         /* what the in-node ZeRO collectives depend on (offers.c) */
         json_t *zero = json_object_get(q.doc, "zero");
-        out->zero_stage = p->opt.finetune == FINETUNE_NONE && zero ? (int)json_integer_value(json_object_get(zero, "stage"))
-                                                                   : -1;
+        out->zero_stage =
+            p->opt.finetune == FINETUNE_NONE && zero ? (int)json_integer_value(json_object_get(zero, "stage")) : -1;
         out->offload = p->opt.zero.offload != OFFLOAD_NONE;
         out->seq = p->opt.seq;
         out->micro_batch = p->opt.micro_batch;

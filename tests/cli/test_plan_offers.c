@@ -442,8 +442,8 @@ Test(plan_offers, rate_ranked_by_the_cost_of_serving_it)
     bool flagged = false;
     json_t *flag;
     json_array_foreach (json_object_get(l40s, "flags"), i, flag)
-        flagged |= strstr(json_string_value(flag), "over PCIe Gen4 x16: each layer's all-reduces run at about 14 GB/s") !=
-                   NULL;
+        flagged |=
+            strstr(json_string_value(flag), "over PCIe Gen4 x16: each layer's all-reduces run at about 14 GB/s") != NULL;
     cr_expect(flagged, "70B needs tensor parallelism of 4 or 8 on 48 GB cards: %s", r.out);
     /* 70B in 16 bits is 141 GB: 8 x 24 GB cards either do not hold it with room for the KV cache, or
      * run tensor parallelism 8 over PCIe without P2P, and are told so */
