@@ -108,8 +108,22 @@ void interconnect_in_node(const struct gpu_spec *g, int n, struct interconnect *
     out->kind = bridge ? IC_BRIDGE : IC_SCALEUP;
     snprintf(out->link, sizeof out->link, "%s", link);
     double line = g->scaleup_gbs_bidir / 2;
+    if (bridge) {
+        double share = IC_BRIDGE_MEASURED_BUSBW_GBS / IC_BRIDGE_MEASURED_LINK_GBS;
+        if (scaled(out, share, line, !strncmp(link, "NVLink4 bridge", 14) && line == IC_BRIDGE_MEASURED_LINK_GBS))
+            snprintf(out->source, sizeof out->source,
+                     _("measured: 2x H100 PCIe over NVLink4 bridges (%.0f GB/s a direction) reached %.1f GB/s "
+                       "all-reduce bus bandwidth (NVIDIA/nccl issue #1161)"),
+                     IC_BRIDGE_MEASURED_LINK_GBS, IC_BRIDGE_MEASURED_BUSBW_GBS);
+        else
+            snprintf(out->source, sizeof out->source,
+                     _("estimate: %.0f%% of %s's %.0f GB/s a direction, the share 2x H100 PCIe reached over NVLink4 "
+                       "bridges (%.1f of %.0f GB/s, NVIDIA/nccl issue #1161)"),
+                     share * 100, link, line, IC_BRIDGE_MEASURED_BUSBW_GBS, IC_BRIDGE_MEASURED_LINK_GBS);
+        return;
+    }
     double share = IC_NVLINK_MEASURED_BUSBW_GBS / IC_NVLINK_MEASURED_LINK_GBS;
-    if (scaled(out, share, line, !bridge && !strncmp(link, "NVLink4", 7) && line == IC_NVLINK_MEASURED_LINK_GBS))
+    if (scaled(out, share, line, !strncmp(link, "NVLink4", 7) && line == IC_NVLINK_MEASURED_LINK_GBS))
         snprintf(out->source, sizeof out->source,
                  _("measured: NCCL's ring reaches about %.0f GB/s bus bandwidth over H100 NVLink4's %.0f GB/s a "
                    "direction (NCCL's maintainer, NVIDIA/nccl-tests issue #212)"),

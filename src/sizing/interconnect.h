@@ -16,6 +16,11 @@
  * NVLink bandwidth of 370GB/s" (NCCL's maintainer, NVIDIA/nccl-tests issue #212). */
 #define IC_NVLINK_MEASURED_BUSBW_GBS 370.0
 #define IC_NVLINK_MEASURED_LINK_GBS 450.0
+/* An NVLink bridge reaches far less: 2x H100 PCIe joined by NVLink4 bridges (600 GB/s
+ * bidirectional, 300 a direction) measured 115.9 GB/s all_reduce_perf bus bandwidth at 4 GB
+ * (NVIDIA/nccl issue #1161). */
+#define IC_BRIDGE_MEASURED_BUSBW_GBS 115.9
+#define IC_BRIDGE_MEASURED_LINK_GBS 300.0
 /* PCIe: 8x RTX 5090 (PCIe Gen5 x16, P2P disabled on GeForce, two Xeon 8480+) measured 28 GB/s
  * all_reduce_perf bus bandwidth (NVIDIA/nccl issue #1639); NCCL's maintainer there: "on PCI
  * systems, the performance you get is usually determined by the bandwidth your CPU and memory can
