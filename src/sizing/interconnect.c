@@ -43,16 +43,33 @@ static bool geforce(const struct gpu_spec *g)
 /* How many GPUs a bridge joins: "NVLink4 bridge (2 or 4 GPUs)" 4, otherwise pairs. */
 static int bridged_gpus(const char *link) { return strstr(link, "4 GPUs") ? 4 : 2; }
 
-/* A measured link's share of its line rate applied to this link's line_gb_s (one direction); true
- * when the link is the measured one (the figure is the measurement, not an estimate). */
-static bool scaled(struct interconnect *out, double share, double line_gb_s, bool measured_link)
-{
-    out->busbw_bytes_s = share * line_gb_s * 1e9;
-    out->basis = measured_link ? IC_BASIS_MEASURED : IC_BASIS_ESTIMATED;
-    return measured_link;
-}
+/* One public measurement of a kind of link: the bus bandwidth reached, over which line rate (one
+ * direction), by what setup (a msgid), where it is published. */
+struct ic_measurement {
+    double busbw_gbs, line_gbs;
+    const char *setup, *where;
+};
 
 static double pcie_line_gb_s(int gen, int lanes) { return pcie_lane_gb_s(pcie_generation_gt_s(gen)) * lanes; }
+
+/* The measurement's share of its line rate applied to this link's line_gbs; the measurement itself
+ * where the link is the measured one. why: what the reader should know besides ("" none). */
+static void from_measurement(struct interconnect *out, const struct ic_measurement *m, double line_gbs,
+                             bool measured_link, const char *why)
+{
+    double share = m->busbw_gbs / m->line_gbs;
+    out->busbw_bytes_s = share * line_gbs * 1e9;
+    out->basis = measured_link ? IC_BASIS_MEASURED : IC_BASIS_ESTIMATED;
+    if (measured_link)
+        snprintf(out->source, sizeof out->source,
+                 _("measured on %s: %.1f GB/s bus bandwidth of %.1f GB/s a direction (%s)%s"), _(m->setup),
+                 m->busbw_gbs, m->line_gbs, m->where, why);
+    else
+        snprintf(out->source, sizeof out->source,
+                 _("estimate: %.0f%% of %s's %.1f GB/s a direction, the share measured on %s (%.1f of %.1f GB/s, "
+                   "%s)%s"),
+                 share * 100, out->link, line_gbs, _(m->setup), m->busbw_gbs, m->line_gbs, m->where, why);
+}
 
 static void over_pcie(const struct gpu_spec *g, const char *why, struct interconnect *out)
 {
@@ -66,19 +83,11 @@ static void over_pcie(const struct gpu_spec *g, const char *why, struct intercon
     }
     int gen = (int)g->pcie_gen, lanes = (int)g->pcie_lanes;
     snprintf(out->link, sizeof out->link, "PCIe Gen%d x%d%s", gen, lanes, out->p2p ? "" : _(" (no P2P)"));
-    double share = IC_PCIE_MEASURED_BUSBW_GBS / pcie_line_gb_s(IC_PCIE_MEASURED_GEN, IC_PCIE_MEASURED_LANES);
-    double line = pcie_line_gb_s(gen, lanes);
-    if (scaled(out, share, line, gen == IC_PCIE_MEASURED_GEN && lanes == IC_PCIE_MEASURED_LANES && !out->p2p))
-        snprintf(out->source, sizeof out->source,
-                 _("measured: 8x RTX 5090 on PCIe Gen5 x16 without P2P reached %.0f GB/s all-reduce bus bandwidth "
-                   "(NVIDIA/nccl issue #1639)%s"),
-                 IC_PCIE_MEASURED_BUSBW_GBS, why);
-    else
-        snprintf(out->source, sizeof out->source,
-                 _("estimate: %.0f%% of Gen%d x%d's %.1f GB/s a direction, the share 8x RTX 5090 on Gen5 x16 reached "
-                   "(%.0f GB/s all-reduce bus bandwidth, NVIDIA/nccl issue #1639; the CPU and host memory bound "
-                   "it, with P2P or without)%s"),
-                 share * 100, gen, lanes, line, IC_PCIE_MEASURED_BUSBW_GBS, why);
+    const struct ic_measurement m = {
+        IC_PCIE_MEASURED_BUSBW_GBS, pcie_line_gb_s(IC_PCIE_MEASURED_GEN, IC_PCIE_MEASURED_LANES),
+        N_("8x RTX 5090 on PCIe Gen5 x16 without P2P, where the CPU and host memory bound it"), "NVIDIA/nccl issue #1639"};
+    from_measurement(out, &m, pcie_line_gb_s(gen, lanes),
+                     gen == IC_PCIE_MEASURED_GEN && lanes == IC_PCIE_MEASURED_LANES && !out->p2p, why);
 }
 
 void interconnect_in_node(const struct gpu_spec *g, int n, struct interconnect *out)
@@ -107,32 +116,15 @@ void interconnect_in_node(const struct gpu_spec *g, int n, struct interconnect *
     }
     out->kind = bridge ? IC_BRIDGE : IC_SCALEUP;
     snprintf(out->link, sizeof out->link, "%s", link);
+    static const struct ic_measurement bridged = {IC_BRIDGE_MEASURED_BUSBW_GBS, IC_BRIDGE_MEASURED_LINK_GBS,
+                                                  N_("2x H100 PCIe over NVLink4 bridges"), "NVIDIA/nccl issue #1161"},
+                                       switched = {IC_NVLINK_MEASURED_BUSBW_GBS, IC_NVLINK_MEASURED_LINK_GBS,
+                                                   N_("8x H100 SXM over NVLink4, NCCL's ring as its maintainer gives it"),
+                                                   "NVIDIA/nccl-tests issue #212"};
+    const struct ic_measurement *m = bridge ? &bridged : &switched;
     double line = g->scaleup_gbs_bidir / 2;
-    if (bridge) {
-        double share = IC_BRIDGE_MEASURED_BUSBW_GBS / IC_BRIDGE_MEASURED_LINK_GBS;
-        if (scaled(out, share, line, !strncmp(link, "NVLink4 bridge", 14) && line == IC_BRIDGE_MEASURED_LINK_GBS))
-            snprintf(out->source, sizeof out->source,
-                     _("measured: 2x H100 PCIe over NVLink4 bridges (%.0f GB/s a direction) reached %.1f GB/s "
-                       "all-reduce bus bandwidth (NVIDIA/nccl issue #1161)"),
-                     IC_BRIDGE_MEASURED_LINK_GBS, IC_BRIDGE_MEASURED_BUSBW_GBS);
-        else
-            snprintf(out->source, sizeof out->source,
-                     _("estimate: %.0f%% of %s's %.0f GB/s a direction, the share 2x H100 PCIe reached over NVLink4 "
-                       "bridges (%.1f of %.0f GB/s, NVIDIA/nccl issue #1161)"),
-                     share * 100, link, line, IC_BRIDGE_MEASURED_BUSBW_GBS, IC_BRIDGE_MEASURED_LINK_GBS);
-        return;
-    }
-    double share = IC_NVLINK_MEASURED_BUSBW_GBS / IC_NVLINK_MEASURED_LINK_GBS;
-    if (scaled(out, share, line, !strncmp(link, "NVLink4", 7) && line == IC_NVLINK_MEASURED_LINK_GBS))
-        snprintf(out->source, sizeof out->source,
-                 _("measured: NCCL's ring reaches about %.0f GB/s bus bandwidth over H100 NVLink4's %.0f GB/s a "
-                   "direction (NCCL's maintainer, NVIDIA/nccl-tests issue #212)"),
-                 IC_NVLINK_MEASURED_BUSBW_GBS, IC_NVLINK_MEASURED_LINK_GBS);
-    else
-        snprintf(out->source, sizeof out->source,
-                 _("estimate: %.0f%% of %s's %.0f GB/s a direction, the share NCCL's ring reaches on H100 NVLink4 "
-                   "(%.0f of %.0f GB/s, NVIDIA/nccl-tests issue #212)"),
-                 share * 100, link, line, IC_NVLINK_MEASURED_BUSBW_GBS, IC_NVLINK_MEASURED_LINK_GBS);
+    bool same = !strncmp(link, bridge ? "NVLink4 bridge" : "NVLink4", bridge ? 14 : 7) && line == m->line_gbs;
+    from_measurement(out, m, line, same, "");
 }
 
 double ic_collective_seconds(const struct interconnect *ic, int n, double bytes, double passes)
