@@ -463,3 +463,40 @@ Test(plan_offers, rate_ranked_by_the_cost_of_serving_it)
     cr_expect(strstr(r.out, "per million output tokens; headroom"), "%s", r.out);
     run_result_free(&r);
 }
+
+/* LoRA reduces only the adapters' gradients: the hours stay the compute's and the document says
+ * why the collectives are left out. Two nodes: the ring counts 16 GPUs at the in-node bandwidth,
+ * flagged. */
+Test(plan_offers, collectives_left_out_say_why)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-train", "--model", "llama-3.1-8b", "--finetune",
+                                     "lora", "--offers", PLAN_FIXTURE("offers-interconnect.csv"), "--tokens", "100M",
+                                     "--util", "0.4", "--json", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *doc = run_json(&r);
+    json_t *h200 = named(json_object_get(offers_of(doc), "ranked"), "8x H200 SXM");
+    cr_assert(h200, "%s", r.out);
+    cr_expect(strstr(str(h200, "communication_not_counted"), "adapters' gradients"));
+    cr_expect_float_eq(num(h200, "hours"), num(h200, "compute_hours"), 0);
+    json_decref(doc);
+    run_result_free(&r);
+
+    r = run_gpuvet("plan", "--workload", "llm-train", "--model", "llama-3.1-8b", "--zero", "3", "--seq", "2048",
+                   "--nodes", "2", "--offers", PLAN_FIXTURE("offers-interconnect.csv"), "--tokens", "1T", "--util",
+                   "0.4", "--json", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    doc = run_json(&r);
+    double params = num(json_object_get(json_object_get(doc, "plan"), "model"), "params");
+    h200 = named(json_object_get(offers_of(doc), "ranked"), "8x H200 SXM");
+    cr_assert(h200, "%s", r.out);
+    double comm = zero_comm_hours(1e12, 16, 2048, params, 3, 370e9);
+    cr_expect_float_eq(num(h200, "communication_hours"), comm, comm * 1e-9);
+    bool flagged = false;
+    size_t i;
+    json_t *flag;
+    json_array_foreach (json_object_get(h200, "flags"), i, flag)
+        flagged |= strstr(json_string_value(flag), "2 nodes: the collectives are counted at the in-node") != NULL;
+    cr_expect(flagged, "%s", r.out);
+    json_decref(doc);
+    run_result_free(&r);
+}
