@@ -52,6 +52,18 @@ static json_t *offer_tail_json(json_t *o, const struct offer *it)
     return o;
 }
 
+/* How the offer's GPUs reach each other (sizing/interconnect.h). */
+static json_t *interconnect_json(const struct interconnect *ic)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "link", json_string(ic->link));
+    json_object_set_new(o, "p2p", ic->kind == IC_PCIE ? json_boolean(ic->p2p) : json_null());
+    set_positive(o, "bus_bandwidth_gbs", ic->busbw_bytes_s / 1e9);
+    json_object_set_new(o, "basis", json_string(ic_basis_name(ic->basis)));
+    json_object_set_new(o, "source", json_string(ic->source));
+    return o;
+}
+
 static json_t *offer_json(const struct offer *it, enum precision prec, int rank)
 {
     json_t *o = offer_head_json(it, rank);
@@ -64,6 +76,10 @@ static json_t *offer_json(const struct offer *it, enum precision prec, int rank)
     set_positive(o, "fx_to_usd", it->fx_to_usd);
     set_positive(o, "price_per_dense_tflops_hour", it->per_dense_tflops_hour);
     json_set_real(o, "per_gpu_memory_gb_hour", it->per_gpu_memory_gb_hour);
+    char basis[256]; /* the price per TFLOPS-hour rests on peak FLOPS, never on a measured rate */
+    snprintf(basis, sizeof basis, "peak dense TFLOPS (vendor datasheet) x utilisation (%s)", it->util_source);
+    json_object_set_new(o, "tflops_basis", json_string(basis));
+    json_object_set_new(o, "interconnect", interconnect_json(&it->ic));
     return offer_tail_json(o, it);
 }
 
@@ -108,6 +124,35 @@ static json_t *plan_offer_json(const struct offer *it, int rank, int nodes)
     if (it->per_token) { /* llm-infer: the estimate the offer is ranked by (null when unknown) */
         set_positive(o, "output_tokens_s", it->output_tokens_s * nodes);
         set_positive(o, "cost_per_million_output_tokens", it->cost_per_million_tokens);
+        json_object_set_new(o, "tensor_parallel",
+                            it->tensor_parallel > 0 ? json_integer(it->tensor_parallel) : json_null());
+        json_object_set_new(o, "output_tokens_s_basis",
+                            json_string("estimate: peak HBM bandwidth and dense tensor FLOPS at the plan's shares "
+                                        "(plan.throughput.formula), not a measurement"));
+    }
+    if (it->per_rate) { /* llm-infer --rate: the offers the rate needs (plan.rate.nodes of each offer's plan) */
+        json_object_set_new(o, "offers_needed", it->offers_needed > 0 ? json_integer(it->offers_needed) : json_null());
+        json_object_set_new(o, "headroom", it->offers_needed > 0 ? json_real(it->rate_headroom) : json_null());
+        set_positive(o, "cost_per_hour_at_rate", it->rate_cost_per_hour);
+        set_positive(o, "cost_per_million_output_tokens_at_rate", it->rate_cost_per_million);
+    }
+    json_object_set_new(o, "interconnect", interconnect_json(&it->ic));
+    if (it->compute_hours > 0) { /* llm-train with a FLOPs count: what the hours rest on */
+        json_set_real(o, "compute_hours", it->compute_hours);
+        json_object_set_new(o, "communication_hours", it->comm_hours > 0    ? json_real(it->comm_hours)
+                                                      : it->comm_hours < 0 ? json_null()
+                                                                           : json_real(0));
+        json_object_set_new(o, "communication_not_counted",
+                            it->comm_not_counted ? json_string(it->comm_not_counted) : json_null());
+        bool comm_bound = it->comm_hours > it->compute_hours;
+        json_object_set_new(o, "bound", json_string(comm_bound ? "interconnect" : "compute"));
+        json_object_set_new(o, "hours_basis",
+                            json_string(comm_bound ? (it->ic.basis == IC_BASIS_MEASURED
+                                                          ? "interconnect: a published bus-bandwidth measurement"
+                                                          : "interconnect: bus bandwidth estimated from a published "
+                                                            "measurement of another link")
+                                                   : "compute: peak dense BF16 TFLOPS (vendor datasheet) x "
+                                                     "utilisation"));
     }
     return offer_tail_json(o, it);
 }
@@ -138,6 +183,21 @@ static json_t *plan_offers_json(const struct plan_offers_ranking *ranking)
     set_positive(j, "flops", job->flops);
     json_object_set_new(j, "flops_method", job->flops_method ? json_string(job->flops_method) : json_null());
     json_object_set_new(j, "images", positive_or_null(job->images));
+    if (job->inference && job->rate > 0) {
+        json_set_real(j, "rate_requests_s", job->rate);
+        json_object_set_new(j, "rate_method",
+                            json_string("each offer is one node: offers needed = plan.rate.nodes of that offer's "
+                                        "plan; cost per hour at the rate = offers needed x price per hour; cost per "
+                                        "million output tokens at the rate = that / (output tokens/s needed x 3600) "
+                                        "x 1e6"));
+    }
+    if (job->flops > 0)
+        json_object_set_new(j, "communication_method",
+                            json_string("in-node ZeRO collectives per micro-step: passes x (GPUs - 1) / GPUs x "
+                                        "parameters x 2 B / bus bandwidth, passes 2 (DDP, ZeRO-1/2) or 3 (ZeRO-3; "
+                                        "Rajbhandari et al. 2020, ZeRO, section 7); steps = tokens / (GPUs x "
+                                        "micro-batch x seq); hours = the longer of compute and communication "
+                                        "(overlapped: DeepSpeed overlap_comm, DDP's gradient buckets)"));
     if (job->inference) {
         json_object_set_new(j, "output_tokens", positive_or_null(job->tokens));
         json_object_set_new(j, "output_tokens_method",
@@ -151,7 +211,8 @@ static json_t *plan_offers_json(const struct plan_offers_ranking *ranking)
     json_t *o = json_object();
     json_object_set_new(o, "file", json_string(ranking->file));
     json_object_set_new(o, "basis",
-                        json_string(ranking->basis == OFFER_BASIS_JOB_COST                ? "job_cost"
+                        json_string(ranking->basis == OFFER_BASIS_RATE                    ? "cost_of_rate"
+                                    : ranking->basis == OFFER_BASIS_JOB_COST                ? "job_cost"
                                     : ranking->basis == OFFER_BASIS_PER_MILLION_TOKENS ? "cost_per_million_output_tokens"
                                                                                        : "price_per_hour"));
     json_object_set_new(o, "job", j);

@@ -14,7 +14,7 @@
 /* The columns of an offers table: each as wide as its numbers (the English layout) or its
  * translated header, whichever is wider, so that a Chinese header never runs into the next one. */
 struct offer_columns {
-    int n, price, util, per_tflops, per_gb, tokens_s, per_million, hours, cost;
+    int n, price, util, per_tflops, per_gb, tokens_s, per_million, hours, cost, needed, rate_cost;
 };
 
 static int column(const char *header, int numbers)
@@ -27,7 +27,7 @@ static struct offer_columns offer_columns(void)
 {
     /* TRANSLATORS: column headers of the offers table, right-aligned above numbers; a header wider
      * than its numbers (N 3, PRICE/HOUR 12, UTIL 5, PER TFLOPS-H 14, PER GPU-GB-H 12, TOKENS/S 10,
-     * PER 1M TOK 12, JOB HOURS 10, JOB COST 12 columns) widens its column. */
+     * PER 1M TOK 12, JOB HOURS 10, JOB COST 12, OFFERS 6, COST/HOUR 10 columns) widens its column. */
     return (struct offer_columns){.n = column(_("N"), 3),
                                   .price = column(_("PRICE/HOUR"), 12),
                                   .util = column(_("UTIL"), 5),
@@ -36,24 +36,31 @@ static struct offer_columns offer_columns(void)
                                   .tokens_s = column(_("TOKENS/S"), 10),
                                   .per_million = column(_("PER 1M TOK"), 12),
                                   .hours = column(_("JOB HOURS"), 10),
-                                  .cost = column(_("JOB COST"), 12)};
+                                  .cost = column(_("JOB COST"), 12),
+                                  .needed = column(_("OFFERS"), 6),
+                                  .rate_cost = column(_("COST/HOUR"), 10)};
 }
 
 /* The header of an offers table: # NAME GPU N PRICE/HOUR UTIL, then the columns of the ranking. */
 static void print_offers_header(FILE *out, const struct offer_columns *c, bool per_tflops, bool per_token,
-                                bool job_cost)
+                                bool job_cost, bool per_rate)
 {
     fput_padded(out, "#", 4);
     fput_padded(out, _("NAME"), 25);
     fput_padded(out, "GPU", 16);
     fput_right(out, _("N"), (size_t)c->n + 1);
     fput_right(out, _("PRICE/HOUR"), (size_t)c->price + 1);
-    fput_right(out, _("UTIL"), (size_t)c->util + 1);
+    if (!per_rate) /* the rate's estimate applies no utilisation: room for its columns */
+        fput_right(out, _("UTIL"), (size_t)c->util + 1);
     if (per_tflops) {
         fput_right(out, _("PER TFLOPS-H"), (size_t)c->per_tflops + 1);
         fput_right(out, _("PER GPU-GB-H"), (size_t)c->per_gb + 1);
     }
-    if (per_token) {
+    if (per_rate) { /* tokens/s of one offer; offers the rate needs, their cost an hour and per 1M at the rate */
+        fput_right(out, _("TOKENS/S"), (size_t)c->tokens_s + 1);
+        fput_right(out, _("OFFERS"), (size_t)c->needed + 1);
+        fput_right(out, _("COST/HOUR"), (size_t)c->rate_cost + 1);
+    } else if (per_token) {
         fput_right(out, _("TOKENS/S"), (size_t)c->tokens_s + 1);
         fput_right(out, _("PER 1M TOK"), (size_t)c->per_million + 1);
     }
@@ -156,7 +163,7 @@ static int print_cost(FILE *out, const struct cost_report *r, const struct offer
               out);
     fputc('\n', out);
     struct offer_columns c = offer_columns();
-    print_offers_header(out, &c, true, false, false);
+    print_offers_header(out, &c, true, false, false, false);
     int rank = 0, groups = 0;
     int *ranks = offers->count > 0 ? calloc((size_t)offers->count, sizeof *ranks) : NULL;
     for (int i = 0; i < offers->count; i++) {
@@ -221,7 +228,8 @@ int cost_report_text(FILE *out, const struct cost_report *r, const struct offers
 
 /* ---- plan --offers ------------------------------------------------------------------------- */
 
-static void print_plan_offer(FILE *out, const struct offer_columns *c, json_t *o, bool job_cost, bool per_token)
+static void print_plan_offer(FILE *out, const struct offer_columns *c, json_t *o, bool job_cost, bool per_token,
+                             bool per_rate)
 {
     json_t *util = json_object_get(o, "utilisation"), *hours = json_object_get(o, "hours");
     char price[48], shown_util[16] = "-";
@@ -231,11 +239,20 @@ static void print_plan_offer(FILE *out, const struct offer_columns *c, json_t *o
         snprintf(shown_util, sizeof shown_util, "%.2f", json_number_value(util));
     fprintf(out, "%-3lld ", json_integer_value(json_object_get(o, "rank")));
     print_offer_name(out, json_string_value(json_object_get(o, "name")));
-    fprintf(out, "%-16s %*lld %*s %*s", json_string_value(json_object_get(o, "gpu_id")), c->n,
-            json_integer_value(json_object_get(o, "count")), c->price, price, c->util, shown_util);
+    fprintf(out, "%-16s %*lld %*s", json_string_value(json_object_get(o, "gpu_id")), c->n,
+            json_integer_value(json_object_get(o, "count")), c->price, price);
+    if (!per_rate)
+        fprintf(out, " %*s", c->util, shown_util);
     json_t *tokens_s = json_object_get(o, "output_tokens_s");
     json_t *per_million = json_object_get(o, "cost_per_million_output_tokens");
-    if (per_token && json_is_number(tokens_s))
+    json_t *needed = json_object_get(o, "offers_needed");
+    if (per_rate && json_is_number(tokens_s) && json_is_integer(needed))
+        fprintf(out, " %*.0f %*lld %*.2f", c->tokens_s, json_number_value(tokens_s), c->needed,
+                json_integer_value(needed), c->rate_cost,
+                json_number_value(json_object_get(o, "cost_per_hour_at_rate")));
+    else if (per_rate)
+        fprintf(out, " %*s %*s %*s", c->tokens_s, "-", c->needed, "-", c->rate_cost, "-");
+    else if (per_token && json_is_number(tokens_s))
         fprintf(out, " %*.0f %*.3f", c->tokens_s, json_number_value(tokens_s), c->per_million,
                 json_number_value(per_million));
     else if (per_token)
@@ -246,6 +263,25 @@ static void print_plan_offer(FILE *out, const struct offer_columns *c, json_t *o
     else if (job_cost)
         fprintf(out, " %*s %*s", c->hours, "-", c->cost, "-");
     fputc('\n', out);
+    if (per_rate && json_is_integer(needed))
+        fprintf(out, _("      at the rate: %.3f %s per million output tokens; headroom %.0f%%\n"),
+                json_number_value(json_object_get(o, "cost_per_million_output_tokens_at_rate")),
+                json_string_value(json_object_get(o, "price_currency")),
+                json_number_value(json_object_get(o, "headroom")) * 100);
+    json_t *ic = json_object_get(o, "interconnect"), *busbw = json_object_get(ic, "bus_bandwidth_gbs");
+    if (json_is_number(busbw))
+        /* TRANSLATORS: %s: the link ("NVLink4", "PCIe Gen4 x16"); then "measured" or "estimated". */
+        fprintf(out, _("      link: %s, about %.0f GB/s bus bandwidth (%s)\n"),
+                json_string_value(json_object_get(ic, "link")), json_number_value(busbw),
+                !strcmp(json_string_value(json_object_get(ic, "basis")), "measured") ? _("measured") : _("estimated"));
+    json_t *comm = json_object_get(o, "communication_hours");
+    if (json_is_number(comm) && json_number_value(comm) > 0)
+        fprintf(out, _("      hours: compute %.1f (peak dense BF16 x utilisation), in-node collectives %.1f; the job "
+                       "takes the longer\n"),
+                json_number_value(json_object_get(o, "compute_hours")), json_number_value(comm));
+    const char *not_counted = json_string_value(json_object_get(o, "communication_not_counted"));
+    if (not_counted)
+        fprintf(out, _("      collectives not counted: %s\n"), _(not_counted));
     size_t k;
     json_t *flag;
     json_array_foreach (json_object_get(o, "flags"), k, flag)
@@ -257,14 +293,22 @@ void plan_offers_text(FILE *out, json_t *plan)
     json_t *offers = json_object_get(plan, "offers"), *job = json_object_get(offers, "job");
     bool job_cost = !strcmp(json_string_value(json_object_get(offers, "basis")), "job_cost");
     bool per_token = json_is_string(json_object_get(job, "output_tokens_method"));
+    bool per_rate = json_is_number(json_object_get(job, "rate_requests_s"));
     long long nodes = json_integer_value(json_object_get(plan, "nodes"));
-    fprintf(out,
-            per_token  ? _("Offers of %s for %s, %lld node(s) of each: ranked by the estimated cost per million output "
-                           "tokens\n")
-            : job_cost ? _("Offers of %s for %s, %lld node(s) of each: ranked by the job's cost\n")
-                       : _("Offers of %s for %s, %lld node(s) of each: ranked by price per hour\n"),
-            json_string_value(json_object_get(offers, "file")), json_string_value(json_object_get(plan, "workload")),
-            nodes);
+    if (per_rate)
+        fprintf(out,
+                _("Offers of %s for %s at %g requests/s: ranked by what serving that rate costs an hour (the offers "
+                  "it needs x price per hour)\n"),
+                json_string_value(json_object_get(offers, "file")), json_string_value(json_object_get(plan, "workload")),
+                json_number_value(json_object_get(job, "rate_requests_s")));
+    else
+        fprintf(out,
+                per_token  ? _("Offers of %s for %s, %lld node(s) of each: ranked by the estimated cost per million output "
+                               "tokens\n")
+                : job_cost ? _("Offers of %s for %s, %lld node(s) of each: ranked by the job's cost\n")
+                           : _("Offers of %s for %s, %lld node(s) of each: ranked by price per hour\n"),
+                json_string_value(json_object_get(offers, "file")), json_string_value(json_object_get(plan, "workload")),
+                nodes);
     if (per_token) {
         fprintf(out,
                 _("Estimate, not a measurement: output tokens/s from each offer's plan (decode reads the weights and "
@@ -273,12 +317,19 @@ void plan_offers_text(FILE *out, json_t *plan)
                   "3600) x 1e6\n"),
                 json_number_value(json_object_get(job, "hbm_bandwidth_share")) * 100,
                 json_number_value(json_object_get(job, "flops_share")) * 100);
+        if (per_rate)
+            fputs(_("Each offer is one node; OFFERS: how many the rate needs (plan.rate.nodes of its plan); COST/HOUR: "
+                    "those offers' price per hour together\n"),
+                  out);
         if (json_is_number(json_object_get(job, "output_tokens")))
             fprintf(out, _("Job: %.3g output tokens; hours = output tokens / (nodes x tokens/s x 3600)\n"),
                     json_number_value(json_object_get(job, "output_tokens")));
     } else if (json_is_number(json_object_get(job, "flops")))
         fprintf(out,
-                _("Job: %.3g FLOPs (%s);\n  hours = FLOPs / (GPUs x dense BF16 TFLOPS x 1e12 x utilisation x 3600)\n"),
+                _("Job: %.3g FLOPs (%s);\n  hours = FLOPs / (GPUs x dense BF16 TFLOPS x 1e12 x utilisation x 3600)\n"
+                  "  or the in-node ZeRO collectives when they take longer: per micro-step 2 (DDP, ZeRO-1/2) or 3 "
+                  "(ZeRO-3) x (GPUs - 1) / GPUs x parameters x 2 B / bus bandwidth (ZeRO, Rajbhandari et al. 2020, "
+                  "section 7)\n"),
                 json_number_value(json_object_get(job, "flops")),
                 json_string_value(json_object_get(job, "flops_method")));
     else if (json_is_number(json_object_get(job, "images")))
@@ -290,14 +341,14 @@ void plan_offers_text(FILE *out, json_t *plan)
               out);
     fputc('\n', out);
     struct offer_columns c = offer_columns();
-    print_offers_header(out, &c, false, per_token, job_cost);
+    print_offers_header(out, &c, false, per_token, job_cost && !per_rate, per_rate);
     json_t *ranked = json_object_get(offers, "ranked"), *o, *previous = NULL;
     size_t i;
     json_array_foreach (ranked, i, o) {
         const char *currency = json_string_value(json_object_get(o, "price_currency"));
         if (!previous || strcasecmp(currency, json_string_value(json_object_get(previous, "price_currency"))))
             print_currency_line(out, currency, json_is_number(json_object_get(o, "fx_to_usd")));
-        print_plan_offer(out, &c, o, job_cost, per_token);
+        print_plan_offer(out, &c, o, job_cost && !per_rate, per_token, per_rate);
         previous = o;
     }
     if (json_array_size(ranked) == 0)

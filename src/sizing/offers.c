@@ -277,6 +277,12 @@ static void evaluate(struct offer *it, enum precision prec, double cli_util, dou
     if (it->util <= 0 && cli_util <= 0)
         offer_flag(it, _("no utilisation given: priced at peak; measure it (nvidia-smi dmon -s u) and pass --util-from, "
                        "--util or a util field"));
+    /* The price per TFLOPS-hour counts compute only; what the GPUs talk over is said beside it. */
+    interconnect_in_node(g, it->count * g->devices, &it->ic);
+    if (it->ic.kind == IC_PCIE && it->ic.busbw_bytes_s > 0)
+        offer_flag(it, _("%d GPUs over %s: collectives between them at about %.0f GB/s bus bandwidth (%s), not in the "
+                         "price per TFLOPS-hour; plan --offers takes them into a training job's hours"),
+                   it->count, it->ic.link, it->ic.busbw_bytes_s / 1e9, ic_basis_label(it->ic.basis));
 }
 
 static int by_currency_then_price(const void *a, const void *b)
@@ -334,6 +340,62 @@ static void check_offer_host(struct offer *it, const struct offer_plan *plan)
     }
 }
 
+/* llm-train: the in-node collectives of data-parallel ZeRO per micro-step (one micro-batch of seq
+ * tokens on each GPU; gradient accumulation not counted), against the compute. The step takes the
+ * longer of the two: DeepSpeed overlaps them (overlap_comm, stage 3's default) and PyTorch DDP
+ * all-reduces gradient buckets during the backward pass; without overlap it is their sum. */
+static void add_collectives(struct offer *it, const struct offer_job *job, const struct offer_plan *plan)
+{
+    /* data-parallel ranks: every device (an MI250X package is two) of every node */
+    int gpus = it->count * it->gpu->devices * job->nodes;
+    if (gpus <= 1 || it->ic.kind == IC_NONE)
+        return;
+    if (plan->zero_stage < 0) {
+        it->comm_not_counted =
+            N_("fine-tuning: only the adapters' gradients are reduced, a small share of the parameters");
+        return;
+    }
+    if (job->tokens <= 0 || plan->seq <= 0 || plan->micro_batch <= 0 || plan->params <= 0) {
+        it->comm_not_counted = N_("no token count or model size: the steps are unknown");
+        return;
+    }
+    double steps = job->tokens / ((double)gpus * plan->micro_batch * plan->seq);
+    /* 16-bit parameters and gradients: 2 bytes each (DeepSpeed communicates in the model's dtype) */
+    double per_step = ic_collective_seconds(&it->ic, gpus, plan->params * 2, zero_comm_passes(plan->zero_stage));
+    if (per_step < 0) {
+        it->comm_hours = -1;
+        offer_flag(it, _("the bandwidth between %s GPUs is unknown: the hours count the compute only"), it->gpu->id);
+        return;
+    }
+    it->comm_hours = steps * per_step / 3600;
+    if (plan->offload)
+        offer_flag(it, _("offload: the offloaded states' traffic over PCIe to the host is not counted in the hours"));
+    if (job->nodes > 1)
+        offer_flag(it, _("%d nodes: the collectives are counted at the in-node bus bandwidth; between nodes the "
+                         "network is slower (plan --check: the balance's network stage)"),
+                   job->nodes);
+    if (it->comm_hours > it->compute_hours) {
+        it->hours = it->comm_hours;
+        offer_flag(it, _("interconnect-bound: ZeRO-%d moves %g x the parameters' %.1f GB per step over %s at about "
+                         "%.0f GB/s: %.0f hours of communication against %.0f of compute"),
+                   plan->zero_stage, zero_comm_passes(plan->zero_stage), plan->params * 2 / 1e9, it->ic.link,
+                   it->ic.busbw_bytes_s / 1e9, it->comm_hours, it->compute_hours);
+    }
+}
+
+/* llm-infer --rate: the offers (nodes) plan.rate needs, and what they cost. */
+static void price_rate(struct offer *it, const struct offer_plan *plan)
+{
+    if (plan->rate_nodes <= 0 || plan->rate_tokens_s_needed <= 0) {
+        offer_flag(it, _("the rate's GPUs are unknown: %s"), *plan->rate_why ? plan->rate_why : _("unknown"));
+        return;
+    }
+    it->offers_needed = plan->rate_nodes;
+    it->rate_headroom = plan->rate_headroom;
+    it->rate_cost_per_hour = (double)plan->rate_nodes * it->price_per_hour_ranked;
+    it->rate_cost_per_million = it->rate_cost_per_hour / (plan->rate_tokens_s_needed * 3600) * 1e6;
+}
+
 /* Hours and cost of the job on one offer that fits (none when the job has no size). */
 static void price_job(struct offer *it, const struct offer_job *job, const struct offer_plan *plan)
 {
@@ -346,21 +408,29 @@ static void price_job(struct offer *it, const struct offer_job *job, const struc
             offer_flag(it, _("%s has no dense BF16 figure in the table: the job's hours are unknown"), it->gpu->id);
             return;
         }
-        it->hours = job->flops / (gpus * dense * 1e12 * it->applied_util * 3600);
+        it->hours = it->compute_hours = job->flops / (gpus * dense * 1e12 * it->applied_util * 3600);
         if (it->util <= 0 && job->cli_util <= 0)
             offer_flag(it, _("no utilisation given: hours at peak dense BF16 TFLOPS, which training never reaches; "
                              "pass --util or a util field"));
+        add_collectives(it, job, plan);
     } else if (job->inference) {
         /* An estimate from the roofline (plan.throughput); utilisation shares are its own. */
         it->applied_util = 0;
         it->util_source = "not applied: the tokens/s estimate uses its own bandwidth and FLOPS shares";
         it->per_token = true;
+        it->per_rate = job->rate > 0;
         if (plan->output_tokens_s <= 0) {
             offer_flag(it, _("no tokens/s estimate: %s"), *plan->throughput_why ? plan->throughput_why : _("unknown"));
             return;
         }
         it->output_tokens_s = plan->output_tokens_s;
         it->cost_per_million_tokens = it->price_per_hour_ranked / (plan->output_tokens_s * 3600) * 1e6;
+        if (plan->tensor_parallel > 1 && it->ic.kind == IC_PCIE)
+            offer_flag(it, _("tensor parallelism %d over %s: each layer's all-reduces run at about %.0f GB/s bus "
+                             "bandwidth (%s), against hundreds of GB/s over NVLink"),
+                       plan->tensor_parallel, it->ic.link, it->ic.busbw_bytes_s / 1e9, ic_basis_label(it->ic.basis));
+        if (job->rate > 0)
+            price_rate(it, plan);
         if (job->tokens <= 0)
             return;
         it->hours = job->tokens / (plan->output_tokens_s * job->nodes * 3600);
@@ -389,6 +459,14 @@ static int fitting_first_then_currency_then_cost(const void *a, const void *b)
     int c = strcasecmp(x->ranked_currency, y->ranked_currency);
     if (c)
         return c;
+    /* llm-infer --rate: by what serving the rate costs an hour; offers without an estimate after */
+    if (x->per_rate || y->per_rate) {
+        if ((x->rate_cost_per_hour > 0) != (y->rate_cost_per_hour > 0))
+            return x->rate_cost_per_hour > 0 ? -1 : 1;
+        if (x->rate_cost_per_hour != y->rate_cost_per_hour)
+            return (x->rate_cost_per_hour > y->rate_cost_per_hour) - (x->rate_cost_per_hour < y->rate_cost_per_hour);
+        return x->index - y->index;
+    }
     /* llm-infer: by cost per million output tokens (a job's cost is that x its tokens: same order);
      * offers without an estimate after, as the file lists them, never by price per hour. */
     if (x->per_token) {
@@ -436,6 +514,14 @@ void offer_plan_from_doc(json_t *plan, struct offer_plan *out)
     out->output_tokens_s = json_is_number(tokens_s) ? json_number_value(tokens_s) : 0;
     const char *why = json_string_value(json_object_get(throughput, "why_unknown"));
     snprintf(out->throughput_why, sizeof out->throughput_why, "%s", why ? why : "");
+    out->tensor_parallel = (int)json_integer_value(json_object_get(throughput, "tensor_parallel"));
+    json_t *served = json_object_get(plan, "rate");
+    out->rate_nodes = (long)json_integer_value(json_object_get(served, "nodes"));
+    out->rate_headroom = json_number_value(json_object_get(served, "headroom"));
+    out->rate_tokens_s_needed = json_number_value(json_object_get(served, "output_tokens_s_needed"));
+    const char *rate_why = json_string_value(json_object_get(served, "why_unknown"));
+    snprintf(out->rate_why, sizeof out->rate_why, "%s", rate_why ? rate_why : why ? why : "");
+    out->zero_stage = -1;
     if (json_is_false(json_object_get(tp, "valid"))) {
         out->fits = false;
         snprintf(out->why_not, sizeof out->why_not, _("not runnable with tensor parallelism over %lld GPUs: %s"),
@@ -469,7 +555,9 @@ void offer_plan_from_doc(json_t *plan, struct offer_plan *out)
 int offers_rank_for_plan(struct offers *offers, const struct offer_job *job, const struct fx_rates *fx,
                          offer_plan_fn plan, void *ctx, enum offer_basis *basis, int *fitting)
 {
-    *basis = job->inference ? (job->tokens > 0 ? OFFER_BASIS_JOB_COST : OFFER_BASIS_PER_MILLION_TOKENS)
+    *basis = job->inference ? (job->rate > 0     ? OFFER_BASIS_RATE
+                               : job->tokens > 0 ? OFFER_BASIS_JOB_COST
+                                                 : OFFER_BASIS_PER_MILLION_TOKENS)
              : job->flops > 0 || job->images > 0 ? OFFER_BASIS_JOB_COST
                                                  : OFFER_BASIS_PRICE_PER_HOUR;
     *fitting = 0;
@@ -483,6 +571,11 @@ int offers_rank_for_plan(struct offers *offers, const struct offer_job *job, con
         if (rc != 0)
             return rc;
         it->fits = result.fits;
+        it->tensor_parallel = job->inference ? result.tensor_parallel : 0;
+        interconnect_in_node(it->gpu,
+                             job->inference && result.tensor_parallel > 0 ? result.tensor_parallel
+                                                                          : it->count * it->gpu->devices,
+                             &it->ic);
         if (!it->fits)
             it->why_not = strdup(*result.why_not ? result.why_not : _("the plan does not fit these GPUs"));
         check_offer_host(it, &result);

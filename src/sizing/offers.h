@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 
+#include "sizing/interconnect.h"
 #include "util/gputable.h"
 
 /* A monthly price covers 30 days x 24 hours. */
@@ -41,6 +42,17 @@ struct offer {
      * cost in ranked_currency; 0 = unknown */
     double output_tokens_s, cost_per_million_tokens;
     bool per_token;               /* ranked by cost per million output tokens (llm-infer) */
+    bool per_rate;                /* ranked by what serving --rate costs an hour (llm-infer --rate) */
+    /* plan --offers: how the offer's GPUs talk to each other; llm-train: the job's hours are the
+     * longer of compute (peak dense BF16 x utilisation) and the in-node ZeRO collectives */
+    struct interconnect ic;
+    int tensor_parallel;          /* llm-infer: the split of the estimate; 0 = none */
+    double compute_hours, comm_hours; /* llm-train; comm_hours < 0: unknown, 0: none or not counted */
+    const char *comm_not_counted; /* why the collectives are not in the hours, NULL when they are */
+    /* plan --offers --rate: offers (nodes) needed to serve the rate, what they cost an hour and per
+     * million output tokens at that rate; 0 = unknown */
+    long offers_needed;
+    double rate_cost_per_hour, rate_cost_per_million, rate_headroom;
     char *flags[OFFER_MAX_FLAGS]; /* what the reader should know about this offer (malloc'd) */
     int nflags;
     /* plan --offers */
@@ -92,6 +104,15 @@ struct offer_plan {
     double images_s_per_gpu;       /* cv-train: the rate the plan assumes */
     double output_tokens_s;        /* llm-infer: the plan's estimated output tokens/s per node (plan.throughput) */
     char throughput_why[256];      /* llm-infer: why that estimate is unknown */
+    int tensor_parallel;           /* llm-infer: the estimate's tensor parallelism (plan.throughput); 0 unknown */
+    /* llm-train: what the in-node collectives depend on; zero_stage -1 = not a ZeRO plan (fine-tuning) */
+    int zero_stage, seq, micro_batch;
+    bool offload; /* ZeRO offload: its host traffic is not counted */
+    double params; /* all parameters (every expert of a MoE is gathered) */
+    /* llm-infer --rate: plan.rate; rate_nodes 0 = unknown (rate_why says why) */
+    long rate_nodes;
+    double rate_headroom, rate_tokens_s_needed;
+    char rate_why[256];
 };
 /* Plans the job on count x gpu per node; 0, or an error status (the error is already printed). */
 typedef int (*offer_plan_fn)(void *ctx, const struct gpu_spec *gpu, int count, struct offer_plan *out);
@@ -110,6 +131,7 @@ struct offer_job {
     bool inference;     /* llm-infer: ranked by the estimated cost per million output tokens; tokens are
                          * the output tokens to generate (0 = not given) */
     double cli_util;    /* --util for offers without a util field; 0 = peak */
+    double rate;        /* llm-infer --rate: requests/s to serve (0 = not given): ranked by what serving it costs */
 };
 
 /* Training FLOPs of tokens over a model of active_params (what one token passes through): 6·P·T,
@@ -118,16 +140,19 @@ struct offer_job {
  * gradients (2·P·T) but not the frozen weights' (2·P·T), so 4·P·T. *method says which. */
 double offer_training_flops(double active_params, double tokens, bool frozen_weights, const char **method);
 
-/* How plan --offers ranked: by the job's cost when its size is known, llm-infer by the estimated cost
- * per million output tokens without one (the same order), else by price per hour. */
-enum offer_basis { OFFER_BASIS_JOB_COST, OFFER_BASIS_PRICE_PER_HOUR, OFFER_BASIS_PER_MILLION_TOKENS };
+/* How plan --offers ranked: by the job's cost when its size is known, llm-infer with --rate by what
+ * serving the rate costs an hour (the offers it needs x price per hour), llm-infer by the estimated
+ * cost per million output tokens without a size (the same order as the job's cost), else by price
+ * per hour. */
+enum offer_basis { OFFER_BASIS_JOB_COST, OFFER_BASIS_PRICE_PER_HOUR, OFFER_BASIS_PER_MILLION_TOKENS, OFFER_BASIS_RATE };
 
 /* Plans the job on every offer (plan fills fits, why_not and the requirements; an offer's cpu and
  * ram_gb, when given, are held against them), prices the job on the offers that fit (hours from
- * FLOPs over dense BF16 TFLOPS x utilisation, images over the plan's images/s, or llm-infer's
- * output tokens over the plan's estimated tokens/s, and a million of them), and sorts: the
- * offers that fit first, by ranked currency, then cost per job (or price per hour); those that do
- * not fit last. Returns 0, or the callback's error status. *fitting gets the count that fit. */
+ * FLOPs over dense BF16 TFLOPS x utilisation, or the in-node ZeRO collectives when they take
+ * longer; images over the plan's images/s; llm-infer's output tokens over the plan's estimated
+ * tokens/s, and a million of them; with --rate the offers the rate needs), and sorts: the offers
+ * that fit first, by ranked currency, then cost per job (or of the rate, or price per hour); those
+ * that do not fit last. Returns 0, or the callback's error status. *fitting gets the count that fit. */
 int offers_rank_for_plan(struct offers *offers, const struct offer_job *job, const struct fx_rates *fx,
                          offer_plan_fn plan, void *ctx, enum offer_basis *basis, int *fitting);
 

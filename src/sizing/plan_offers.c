@@ -10,8 +10,17 @@ static int plan_offer(void *ctx, const struct gpu_spec *gpu, int count, struct o
     struct plan *p = ctx;
     struct plan q = {.opt = p->opt, .table = p->table, .gpu = gpu, .gpus_per_node = count, .model = p->model};
     int rc = plan_one(&q);
-    if (rc == 0)
+    if (rc == 0) {
         offer_plan_from_doc(q.doc, out);
+        /* what the in-node ZeRO collectives depend on (offers.c) */
+        json_t *zero = json_object_get(q.doc, "zero");
+        out->zero_stage =
+            p->opt.finetune == FINETUNE_NONE && zero ? (int)json_integer_value(json_object_get(zero, "stage")) : -1;
+        out->offload = p->opt.zero.offload != OFFLOAD_NONE;
+        out->seq = p->opt.seq;
+        out->micro_batch = p->opt.micro_batch;
+        out->params = (double)p->model.params;
+    }
     else if (q.error && !p->error) { /* why it could not be planned becomes the command's error */
         p->error = q.error;
         q.error = NULL;
@@ -28,7 +37,8 @@ int plan_rank_offers(struct plan *p, const struct plan_offers_request *req, stru
     if (offers_load(req->file, &p->table, &out->offers, err, sizeof err) != 0)
         return plan_fail(p, "%s", err);
     out->job = (struct offer_job){.nodes = p->opt.nodes, .tokens = req->tokens, .images = req->images, .cli_util = req->util,
-                                  .inference = p->opt.workload == WL_LLM_INFER};
+                                  .inference = p->opt.workload == WL_LLM_INFER,
+                                  .rate = p->opt.workload == WL_LLM_INFER ? p->opt.rate : 0};
     if (req->tokens > 0 && !out->job.inference)
         out->job.flops = offer_training_flops((double)p->model.active_params, req->tokens,
                                               p->opt.finetune != FINETUNE_NONE, &out->job.flops_method);

@@ -244,3 +244,33 @@ Test(cost, text_says_what_it_did_not_check_once_and_aligned)
     }
     run_result_free(&r);
 }
+
+/* The price per TFLOPS-hour rests on peak FLOPS and says so; what the GPUs talk over is said beside
+ * it: 8x RTX 4090 is GeForce, P2P disabled, PCIe Gen4 x16 at half the 28 GB/s bus bandwidth 8x RTX
+ * 5090 reached on Gen5 x16 (NVIDIA/nccl issue #1639); 8x H200 is NVLink4, 370 GB/s (NVIDIA/nccl-tests
+ * issue #212). */
+Test(cost, interconnect_and_basis_beside_the_price)
+{
+    struct run_result r = run_gpuvet("cost", PLAN_FIXTURE("offers-interconnect.csv"), "--util", "0.4", "--json", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *doc = run_json(&r), *offers = offers_of(doc);
+    json_t *rtx = offer_named(offers, "8x RTX 4090"), *h200 = offer_named(offers, "8x H200");
+    json_t *ic = json_object_get(rtx, "interconnect");
+    cr_expect_str_eq(json_string_value(json_object_get(ic, "link")), "PCIe Gen4 x16 (no P2P)");
+    cr_expect(json_is_false(json_object_get(ic, "p2p")));
+    cr_expect_float_eq(json_number_value(json_object_get(ic, "bus_bandwidth_gbs")), 14, 1e-9);
+    cr_expect_str_eq(json_string_value(json_object_get(ic, "basis")), "estimated");
+    ic = json_object_get(h200, "interconnect");
+    cr_expect_float_eq(json_number_value(json_object_get(ic, "bus_bandwidth_gbs")), 370, 1e-9);
+    cr_expect_str_eq(json_string_value(json_object_get(ic, "basis")), "measured");
+    cr_expect(!strncmp(json_string_value(json_object_get(rtx, "tflops_basis")), "peak dense TFLOPS", 17));
+    bool flagged = false;
+    size_t i;
+    json_t *flag;
+    json_array_foreach (json_object_get(rtx, "flags"), i, flag)
+        flagged |= strstr(json_string_value(flag), "8 GPUs over PCIe Gen4 x16 (no P2P)") != NULL;
+    cr_expect(flagged, "%s", r.out);
+    cr_expect_eq(json_array_size(json_object_get(h200, "flags")), 0, "NVLink needs no warning: %s", r.out);
+    json_decref(doc);
+    run_result_free(&r);
+}

@@ -313,3 +313,190 @@ Test(plan_offers, options_that_do_not_go_together)
         run_result_free(&r);
     }
 }
+
+/* The interconnect in the job's hours. ZeRO-3 moves 3 x the 16-bit parameters per micro-step through
+ * ring collectives (all-gather forward, all-gather backward, reduce-scatter of the gradients:
+ * Rajbhandari et al. 2020, "ZeRO", §7; DeepSpeed communicates in the model's dtype), each GPU
+ * sending (n-1)/n of them at NCCL's bus bandwidth (nccl-tests doc/PERFORMANCE.md). Bus bandwidths:
+ * NVLink4 370 GB/s (NCCL's maintainer, NVIDIA/nccl-tests issue #212); PCIe Gen5 x16 28 GB/s on 8x RTX
+ * 5090 (NVIDIA/nccl issue #1639), so Gen4 x16, half the line rate, 14 GB/s. At seq 2048, micro-batch
+ * 1 and 40 % of peak, 8x L40S is cheaper than 8x H200 by peak FLOPS alone, and dearer once its PCIe
+ * collectives are counted. */
+static double zero_comm_hours(double tokens, int gpus, double seq, double params, double passes, double busbw)
+{
+    double steps = tokens / (gpus * 1.0 * seq);
+    return steps * passes * (gpus - 1.0) / gpus * params * 2 / busbw / 3600;
+}
+
+Test(plan_offers, zero3_over_pcie_ranks_l40s_below_h200)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-train", "--model", "llama-3.1-8b", "--zero", "3",
+                                     "--seq", "2048", "--offers", PLAN_FIXTURE("offers-interconnect.csv"), "--tokens",
+                                     "1T", "--util", "0.4", "--json", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *doc = run_json(&r), *offers = offers_of(doc);
+    json_t *model = json_object_get(json_object_get(doc, "plan"), "model");
+    double params = num(model, "params"), flops = num(json_object_get(offers, "job"), "flops");
+    json_t *ranked = json_object_get(offers, "ranked");
+    json_t *h200 = named(ranked, "8x H200 SXM"), *l40s = named(ranked, "8x L40S PCIe");
+    cr_assert(h200 && l40s, "%s", r.out);
+
+    double h200_compute = flops / (8 * 989.4e12 * 0.4 * 3600), l40s_compute = flops / (8 * 362.05e12 * 0.4 * 3600);
+    double h200_comm = zero_comm_hours(1e12, 8, 2048, params, 3, 370e9);
+    double l40s_comm = zero_comm_hours(1e12, 8, 2048, params, 3, 14e9);
+    cr_expect_float_eq(num(h200, "compute_hours"), h200_compute, h200_compute * 1e-9);
+    cr_expect_float_eq(num(h200, "communication_hours"), h200_comm, h200_comm * 1e-9);
+    cr_expect_float_eq(num(h200, "hours"), h200_compute, h200_compute * 1e-9, "NVLink hides under the compute");
+    cr_expect_str_eq(str(h200, "bound"), "compute");
+    cr_expect_float_eq(num(l40s, "compute_hours"), l40s_compute, l40s_compute * 1e-9);
+    cr_expect_float_eq(num(l40s, "hours"), l40s_comm, l40s_comm * 1e-9, "PCIe takes longer than the compute");
+    cr_expect_str_eq(str(l40s, "bound"), "interconnect");
+    cr_expect(strstr(str(l40s, "hours_basis"), "estimated"), "%s", str(l40s, "hours_basis"));
+    cr_expect(strstr(str(h200, "hours_basis"), "peak dense BF16"), "%s", str(h200, "hours_basis"));
+
+    /* the flip: by peak FLOPS alone the L40S box is the cheaper job; with its collectives it is not */
+    cr_expect_lt(l40s_compute * 7.2, h200_compute * 28);
+    cr_expect_float_eq(num(l40s, "cost"), l40s_comm * 7.2, l40s_comm * 7.2 * 1e-9);
+    cr_expect_eq(num(h200, "rank"), 1);
+    cr_expect_eq(num(l40s, "rank"), 2);
+
+    json_t *ic = json_object_get(h200, "interconnect");
+    cr_expect_str_eq(str(ic, "link"), "NVLink4");
+    cr_expect_str_eq(str(ic, "basis"), "measured");
+    ic = json_object_get(l40s, "interconnect");
+    cr_expect_str_eq(str(ic, "link"), "PCIe Gen4 x16");
+    cr_expect_float_eq(num(ic, "bus_bandwidth_gbs"), 14, 1e-9);
+    /* ZeRO-3 states of a 70B-class job aside, even 8B's do not fit 24 GB cards with activations */
+    cr_expect(named(json_object_get(offers, "not_fitting"), "8x RTX 4090"), "%s", r.out);
+    json_decref(doc);
+    run_result_free(&r);
+}
+
+/* DDP and ZeRO-1/2 move 2 x the parameters per step (gradients reduce-scattered, parameters
+ * all-gathered: ZeRO §7). */
+Test(plan_offers, zero2_counts_two_passes)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-train", "--model", "llama-3.1-8b", "--zero", "2",
+                                     "--seq", "2048", "--offers", PLAN_FIXTURE("offers-interconnect.csv"), "--tokens",
+                                     "1T", "--util", "0.4", "--json", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *doc = run_json(&r), *offers = offers_of(doc);
+    double params = num(json_object_get(json_object_get(doc, "plan"), "model"), "params");
+    json_t *h200 = named(json_object_get(offers, "ranked"), "8x H200 SXM");
+    cr_assert(h200, "%s", r.out);
+    double comm = zero_comm_hours(1e12, 8, 2048, params, 2, 370e9);
+    cr_expect_float_eq(num(h200, "communication_hours"), comm, comm * 1e-9);
+    json_decref(doc);
+    run_result_free(&r);
+}
+
+Test(plan_offers, zero3_text_says_what_the_hours_rest_on)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-train", "--model", "llama-3.1-8b", "--zero", "3",
+                                     "--seq", "2048", "--offers", PLAN_FIXTURE("offers-interconnect.csv"), "--tokens",
+                                     "1T", "--util", "0.4", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "link: NVLink4, about 370 GB/s bus bandwidth (measured)"), "%s", r.out);
+    cr_expect(strstr(r.out, "link: PCIe Gen4 x16, about 14 GB/s bus bandwidth (estimated)"), "%s", r.out);
+    cr_expect(strstr(r.out, "! interconnect-bound: ZeRO-3 moves 3 x the parameters'"), "%s", r.out);
+    run_result_free(&r);
+}
+
+/* plan --offers --rate: each offer is one node; the offers the rate needs are plan.rate.nodes of that
+ * offer's own plan (ceil(rate x output tokens / tokens/s of a node) when one node is one replica),
+ * the cost of the rate those offers' price per hour, and the ranking follows it. Llama-3.1-70B at
+ * 20 requests/s of 2,048 prompt and 512 output tokens: issue 27's renter's question. */
+Test(plan_offers, rate_ranked_by_the_cost_of_serving_it)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-infer", "--model", "llama-3.1-70b", "--rate", "20",
+                                     "--context", "2560", "--prompt", "2048", "--offers",
+                                     PLAN_FIXTURE("offers-interconnect.csv"), "--json", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *doc = run_json(&r), *offers = offers_of(doc);
+    cr_expect_str_eq(str(offers, "basis"), "cost_of_rate");
+    cr_expect_float_eq(num(json_object_get(offers, "job"), "rate_requests_s"), 20, 0);
+    json_t *ranked = json_object_get(offers, "ranked");
+    cr_assert_geq(json_array_size(ranked), 2, "%s", r.out);
+    double needed = 20 * 512.0, previous = 0;
+    size_t i;
+    json_t *o;
+    json_array_foreach (ranked, i, o) {
+        double tokens_s = num(o, "output_tokens_s"), price = num(o, "price_per_hour");
+        /* replicas of tp GPUs, 8 / tp of them per node (tp divides 8): ceil(ceil(x) / k) = ceil(x / k) */
+        double tp = num(o, "tensor_parallel");
+        cr_expect(tp == 1 || tp == 2 || tp == 4 || tp == 8, "%s: tp %g", str(o, "name"), tp);
+        double n = ceil(needed / tokens_s);
+        cr_expect_float_eq(num(o, "offers_needed"), n, 0, "%s", str(o, "name"));
+        /* the headroom counts the replicas needed, which may leave a node part idle */
+        cr_expect_geq(num(o, "headroom"), 0);
+        cr_expect_leq(num(o, "headroom"), n * tokens_s / needed - 1 + 1e-9);
+        cr_expect_float_eq(num(o, "cost_per_hour_at_rate"), n * price, 1e-9);
+        double per_million = n * price / (needed * 3600) * 1e6;
+        cr_expect_float_eq(num(o, "cost_per_million_output_tokens_at_rate"), per_million, per_million * 1e-9);
+        cr_expect_geq(n * price, previous, "ranked by the cost of the rate");
+        previous = n * price;
+    }
+    /* tensor parallelism 8 over PCIe is named where it happens */
+    json_t *l40s = named(ranked, "8x L40S PCIe");
+    cr_assert(l40s, "%s", r.out);
+    bool flagged = false;
+    json_t *flag;
+    json_array_foreach (json_object_get(l40s, "flags"), i, flag)
+        flagged |=
+            strstr(json_string_value(flag), "over PCIe Gen4 x16: each layer's all-reduces run at about 14 GB/s") != NULL;
+    cr_expect(flagged, "70B needs tensor parallelism of 4 or 8 on 48 GB cards: %s", r.out);
+    /* 70B in 16 bits is 141 GB: 8 x 24 GB cards either do not hold it with room for the KV cache, or
+     * run tensor parallelism 8 over PCIe without P2P, and are told so */
+    json_t *rtx = named(json_object_get(offers, "not_fitting"), "8x RTX 4090");
+    if (!rtx) {
+        rtx = named(ranked, "8x RTX 4090");
+        cr_assert(rtx, "%s", r.out);
+        cr_expect_str_eq(str(json_object_get(rtx, "interconnect"), "link"), "PCIe Gen4 x16 (no P2P)");
+    }
+    json_decref(doc);
+    run_result_free(&r);
+
+    r = run_gpuvet("plan", "--workload", "llm-infer", "--model", "llama-3.1-70b", "--rate", "20", "--context", "2560",
+                   "--prompt", "2048", "--offers", PLAN_FIXTURE("offers-interconnect.csv"), NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "requests/s: ranked by what serving that rate costs an hour"), "%s", r.out);
+    cr_expect(strstr(r.out, "per million output tokens; headroom"), "%s", r.out);
+    run_result_free(&r);
+}
+
+/* LoRA reduces only the adapters' gradients: the hours stay the compute's and the document says
+ * why the collectives are left out. Two nodes: the ring counts 16 GPUs at the in-node bandwidth,
+ * flagged. */
+Test(plan_offers, collectives_left_out_say_why)
+{
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-train", "--model", "llama-3.1-8b", "--finetune",
+                                     "lora", "--offers", PLAN_FIXTURE("offers-interconnect.csv"), "--tokens", "100M",
+                                     "--util", "0.4", "--json", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *doc = run_json(&r);
+    json_t *h200 = named(json_object_get(offers_of(doc), "ranked"), "8x H200 SXM");
+    cr_assert(h200, "%s", r.out);
+    cr_expect(strstr(str(h200, "communication_not_counted"), "adapters' gradients"));
+    cr_expect_float_eq(num(h200, "hours"), num(h200, "compute_hours"), 0);
+    json_decref(doc);
+    run_result_free(&r);
+
+    r = run_gpuvet("plan", "--workload", "llm-train", "--model", "llama-3.1-8b", "--zero", "3", "--seq", "2048",
+                   "--nodes", "2", "--offers", PLAN_FIXTURE("offers-interconnect.csv"), "--tokens", "1T", "--util",
+                   "0.4", "--json", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    doc = run_json(&r);
+    double params = num(json_object_get(json_object_get(doc, "plan"), "model"), "params");
+    h200 = named(json_object_get(offers_of(doc), "ranked"), "8x H200 SXM");
+    cr_assert(h200, "%s", r.out);
+    double comm = zero_comm_hours(1e12, 16, 2048, params, 3, 370e9);
+    cr_expect_float_eq(num(h200, "communication_hours"), comm, comm * 1e-9);
+    bool flagged = false;
+    size_t i;
+    json_t *flag;
+    json_array_foreach (json_object_get(h200, "flags"), i, flag)
+        flagged |= strstr(json_string_value(flag), "2 nodes: the collectives are counted at the in-node") != NULL;
+    cr_expect(flagged, "%s", r.out);
+    json_decref(doc);
+    run_result_free(&r);
+}
