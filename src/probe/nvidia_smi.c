@@ -405,6 +405,17 @@ static int read_buffer(struct machine *m, const char *file, const char *text, si
         machine_problem(m, file, "is %zu bytes: too large for `nvidia-smi -q -x` output", len);
         return -1;
     }
+    /* `nvidia-smi -q` text: the same facts under the text's names, read as the XML they stand for. */
+    if (strlen(text) == len && nvidia_smi_text_is_q(text)) {
+        xmlDoc *doc = nvidia_smi_text_to_xml(text);
+        if (!doc) {
+            machine_problem(m, file, "cannot be parsed: out of memory");
+            return -1;
+        }
+        int rc = read_document(m, file, doc);
+        xmlFreeDoc(doc);
+        return rc;
+    }
     xmlResetLastError();
     xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
     if (!ctxt) {

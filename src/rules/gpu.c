@@ -312,6 +312,9 @@ void check_gpu_mig_on(struct audit_ctx *ctx)
         if (g->mig_current == GPU_ON)
             finding_add(ctx, ctx_severity(ctx), g->bus_id, ev, fix,
                         _("MIG on: the GPU is split into instances and a job sees only its slice of memory and SMs"));
+        else if (g->mig_current == GPU_UNKNOWN && !g->name)
+            /* A part of `nvidia-smi -q` (-d ECC) names neither the product nor MIG: not a verdict. */
+            finding_add(ctx, SEV_UNKNOWN, g->bus_id, ev, NULL, _("MIG mode not in this source"));
         else
             finding_add(ctx, SEV_PASS, g->bus_id, ev, NULL,
                         g->mig_current == GPU_OFF ? _("MIG off") : _("MIG not enabled (not reported: not a MIG-capable GPU)"));

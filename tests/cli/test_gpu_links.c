@@ -336,12 +336,12 @@ Test(nvlink_text, alone_or_unmatched_it_cannot_run)
 {
     struct run_result r = run_gpuvet("audit", "--nvidia-smi", NVLINK_TEXT("bottlerocket-4418-h100"), NULL);
     cr_assert_eq(r.status, 2, "%s", r.out);
-    cr_assert(strstr(r.err, "give the same machine's `nvidia-smi -q -x` file too"), "%s", r.err);
+    cr_assert(strstr(r.err, "give the same machine's `nvidia-smi -q -x` (or `-q`) file too"), "%s", r.err);
     run_result_free(&r);
     /* gpud's B200 paste names GPU 2 with its UUID elided; the H200 file has one GPU. */
     r = run_gpuvet("audit", "--nvidia-smi", H200, "--nvidia-smi", NVLINK_TEXT("gpud-1085-b200-all-inactive"), NULL);
     cr_assert_eq(r.status, 2, "%s", r.out);
-    cr_assert(strstr(r.err, "no GPU of this `nvidia-smi nvlink -s` output matched"), "%s", r.err);
+    cr_assert(strstr(r.err, "no GPU of this `nvidia-smi nvlink` output matched"), "%s", r.err);
     run_result_free(&r);
 }
 
@@ -375,4 +375,92 @@ Test(fabric, sxm_gpus_from_a_file_alone_leave_the_fabric_unknown)
     json_decref(doc);
     run_result_free(&r);
     unlink(path);
+}
+
+/* --- `nvidia-smi -q` and `nvidia-smi nvlink -e` text (tests/fixtures/README.md) ---------------- */
+
+#define TREE "sysroot/32intel64-2p8co2t+8ve"
+
+/* audit --sysroot of a recorded machine with the given --nvidia-smi files. */
+static json_t *audit_text(const char *a, const char *b, int expected_status)
+{
+    struct run_result r = b ? run_gpuvet("audit", "--json", "--sample", "0", "--sysroot", fixture(TREE), "--nvidia-smi",
+                                         a, "--nvidia-smi", b, NULL)
+                            : run_gpuvet("audit", "--json", "--sample", "0", "--sysroot", fixture(TREE), "--nvidia-smi",
+                                         a, NULL);
+    cr_assert_eq(r.status, expected_status, "%s %s: exit %d, stderr: %s", a, b ? b : "", r.status, r.err);
+    json_t *doc = run_json(&r);
+    run_result_free(&r);
+    return doc;
+}
+
+Test(q_text, h800_paste_with_its_nvlink_status)
+{
+    json_t *doc = audit_text(SMI("llm-action-h800-q-i0-drv525.txt"), SMI("llm-action-h800-nvlink-s.txt"), 0);
+    const char *h800 = "0000:18:00.0";
+    cr_assert_str_eq(severity(doc, "GPU_ECC_OFF", h800), "warn");
+    cr_assert_str_eq(severity(doc, "GPU_FABRIC_NOT_READY", h800), "pass");
+    cr_assert_str_eq(severity(doc, "GPU_NVLINK_DOWN", h800), "pass");
+    cr_assert(message_has(doc, "GPU_NVLINK_DOWN", h800, "all 8 NVLinks active (the part has 8)"));
+    json_t *gpus = json_object_get(json_object_get(doc, "machine"), "gpus");
+    cr_assert_eq(json_array_size(gpus), 1);
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(gpus, 0), "name")), "NVIDIA H800");
+    /* GPUs 1 and 7 of the status paste are not in the -q file: said, not guessed. */
+    char *problems = json_dumps(json_object_get(json_object_get(doc, "machine"), "problems"), 0);
+    cr_assert(strstr(problems, "GPU-474d838c-171f-d249-4f45-bbc01a8eb74a"), "%s", problems);
+    free(problems);
+    json_decref(doc);
+}
+
+Test(q_text, a100_row_remap_pending_fails)
+{
+    json_t *doc = audit_text(SMI("ml-engineering-a100-sxm4-q-remap-pending.txt"), NULL, 1);
+    cr_assert_str_eq(severity(doc, "GPU_RETIRED_PAGES", "0000:10:1c.0"), "fail");
+    cr_assert(message_has(doc, "GPU_RETIRED_PAGES", "0000:10:1c.0", "row remap is pending"));
+    json_decref(doc);
+}
+
+/* A copy of the A100 -e paste with one counter set (a synthetic edit of a real file). */
+static char *nvlink_e_with(const char *line, const char *replacement)
+{
+    const char *text = NULL;
+    FILE *in = fopen(SMI("brev-8x-a100-sxm4-nvlink-e.txt"), "rb");
+    cr_assert_not_null(in);
+    static char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf - 1, in);
+    buf[n] = '\0';
+    fclose(in);
+    text = buf;
+    const char *at = strstr(text, line);
+    cr_assert_not_null(at, "%s", line);
+    char path[] = "/tmp/gpuvet-nvlink-e-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    FILE *out = fdopen(fd, "wb");
+    fprintf(out, "%.*s%s%s", (int)(at - text), text, replacement, at + strlen(line));
+    fclose(out);
+    return strdup(path);
+}
+
+Test(nvlink_errors_text, the_real_paste_passes_a_replay_count_warns)
+{
+    json_t *doc = audit_text(SMI("brev-8x-a100-sxm4-q-d-ecc.txt"), SMI("brev-8x-a100-sxm4-nvlink-e.txt"), 0);
+    json_t *list = findings_of(doc, "GPU_NVLINK_ERRORS", NULL);
+    cr_assert_eq(json_array_size(list), 8);
+    for (size_t i = 0; i < 8; i++)
+        cr_assert_str_eq(json_string_value(json_object_get(json_array_get(list, i), "severity")), "pass");
+    json_decref(list);
+    /* -d ECC names no product: MIG is unknown, not "not MIG-capable". */
+    cr_assert_str_eq(severity(doc, "GPU_MIG_ON", "0000:0b:00.0"), "unknown");
+    json_decref(doc);
+    /* GPU 3 (0000:0d:00.0, the fourth in bus order) with 9 replays on link 0: it warns (exit 0: a warn). */
+    char *edited = nvlink_e_with("GPU-46a33459-81fa-9dcf-9ed9-9a9425a4abf5)\n\t Link 0: Replay Errors: 0",
+                                 "GPU-46a33459-81fa-9dcf-9ed9-9a9425a4abf5)\n\t Link 0: Replay Errors: 9");
+    doc = audit_text(SMI("brev-8x-a100-sxm4-q-d-ecc.txt"), edited, 0);
+    cr_assert_str_eq(severity(doc, "GPU_NVLINK_ERRORS", "0000:0d:00.0"), "warn");
+    cr_assert(message_has(doc, "GPU_NVLINK_ERRORS", "0000:0d:00.0", "9 replay and 0 recovery errors"));
+    cr_assert_str_eq(severity(doc, "GPU_NVLINK_ERRORS", "0000:0c:00.0"), "pass");
+    json_decref(doc);
+    unlink(edited);
+    free(edited);
 }
