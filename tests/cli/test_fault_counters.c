@@ -123,12 +123,8 @@ Test(aer, no_counters_is_unknown)
  * synthetic pairing, so that the log's port is one on an accelerator's path. */
 static char *log_on_tree(const char *file, const char *from, const char *to)
 {
-    FILE *in = fopen(file, "rb");
-    cr_assert_not_null(in, "%s", file);
-    static char text[1 << 16];
-    size_t n = fread(text, 1, sizeof text - 1, in);
-    text[n] = '\0';
-    fclose(in);
+    char *text = file_contents(file, NULL);
+    cr_assert_not_null(text, "%s", file);
     char path[] = "/tmp/gpuvet-aer-log-XXXXXX";
     int fd = mkstemp(path);
     cr_assert_geq(fd, 0);
@@ -143,6 +139,7 @@ static char *log_on_tree(const char *file, const char *from, const char *to)
         s = at + strlen(from);
     }
     fclose(out);
+    free(text);
     return strdup(path);
 }
 

@@ -290,26 +290,29 @@ Test(health, a_fabric_in_progress_fails_health)
 
 #define NVLINK_TEXT(name) SMI(name "-nvlink-s.txt")
 
+/* A temporary copy of the file at src with the first `old` replaced (a synthetic edit of a real
+ * file); the caller unlinks and frees the path. */
+static char *copy_replacing(const char *src, const char *old, const char *replacement)
+{
+    char *text = file_contents(src, NULL);
+    cr_assert_not_null(text, "%s", src);
+    char *at = strstr(text, old);
+    cr_assert_not_null(at, "%s: %s", src, old);
+    char path[] = "/tmp/gpuvet-copy-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    FILE *out = fdopen(fd, "wb");
+    fprintf(out, "%.*s%s%s", (int)(at - text), text, replacement, at + strlen(old));
+    fclose(out);
+    free(text);
+    return strdup(path);
+}
+
 /* The H200 file with its UUID replaced by the first GPU's of bottlerocket's H100 paste: a synthetic
  * pairing of two real files, so that the text joins by UUID. */
 static char *h200_with_uuid(const char *uuid)
 {
-    FILE *in = fopen(H200, "rb");
-    cr_assert_not_null(in);
-    static char text[1 << 20];
-    size_t n = fread(text, 1, sizeof text - 1, in);
-    text[n] = '\0';
-    fclose(in);
-    const char *old = "GPU-73c875d3-52f8-d69d-d97f-d85545bd5967";
-    char *at = strstr(text, old);
-    cr_assert_not_null(at);
-    char path[] = "/tmp/gpuvet-uuid-XXXXXX";
-    int fd = mkstemp(path);
-    cr_assert_geq(fd, 0);
-    FILE *out = fdopen(fd, "wb");
-    fprintf(out, "%.*s%s%s", (int)(at - text), text, uuid, at + strlen(old));
-    fclose(out);
-    return strdup(path);
+    return copy_replacing(H200, "GPU-73c875d3-52f8-d69d-d97f-d85545bd5967", uuid);
 }
 
 Test(nvlink_text, the_text_completes_the_xml_by_uuid)
@@ -420,28 +423,6 @@ Test(q_text, a100_row_remap_pending_fails)
     json_decref(doc);
 }
 
-/* A copy of the A100 -e paste with one counter set (a synthetic edit of a real file). */
-static char *nvlink_e_with(const char *line, const char *replacement)
-{
-    const char *text = NULL;
-    FILE *in = fopen(SMI("brev-8x-a100-sxm4-nvlink-e.txt"), "rb");
-    cr_assert_not_null(in);
-    static char buf[1 << 16];
-    size_t n = fread(buf, 1, sizeof buf - 1, in);
-    buf[n] = '\0';
-    fclose(in);
-    text = buf;
-    const char *at = strstr(text, line);
-    cr_assert_not_null(at, "%s", line);
-    char path[] = "/tmp/gpuvet-nvlink-e-XXXXXX";
-    int fd = mkstemp(path);
-    cr_assert_geq(fd, 0);
-    FILE *out = fdopen(fd, "wb");
-    fprintf(out, "%.*s%s%s", (int)(at - text), text, replacement, at + strlen(line));
-    fclose(out);
-    return strdup(path);
-}
-
 Test(nvlink_errors_text, the_real_paste_passes_a_replay_count_warns)
 {
     json_t *doc = audit_text(SMI("brev-8x-a100-sxm4-q-d-ecc.txt"), SMI("brev-8x-a100-sxm4-nvlink-e.txt"), 0);
@@ -454,8 +435,9 @@ Test(nvlink_errors_text, the_real_paste_passes_a_replay_count_warns)
     cr_assert_str_eq(severity(doc, "GPU_MIG_ON", "0000:0b:00.0"), "unknown");
     json_decref(doc);
     /* GPU 3 (0000:0d:00.0, the fourth in bus order) with 9 replays on link 0: it warns (exit 0: a warn). */
-    char *edited = nvlink_e_with("GPU-46a33459-81fa-9dcf-9ed9-9a9425a4abf5)\n\t Link 0: Replay Errors: 0",
-                                 "GPU-46a33459-81fa-9dcf-9ed9-9a9425a4abf5)\n\t Link 0: Replay Errors: 9");
+    char *edited = copy_replacing(SMI("brev-8x-a100-sxm4-nvlink-e.txt"),
+                                  "GPU-46a33459-81fa-9dcf-9ed9-9a9425a4abf5)\n\t Link 0: Replay Errors: 0",
+                                  "GPU-46a33459-81fa-9dcf-9ed9-9a9425a4abf5)\n\t Link 0: Replay Errors: 9");
     doc = audit_text(SMI("brev-8x-a100-sxm4-q-d-ecc.txt"), edited, 0);
     cr_assert_str_eq(severity(doc, "GPU_NVLINK_ERRORS", "0000:0d:00.0"), "warn");
     cr_assert(message_has(doc, "GPU_NVLINK_ERRORS", "0000:0d:00.0", "9 replay and 0 recovery errors"));

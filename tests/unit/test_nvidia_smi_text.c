@@ -14,17 +14,6 @@
 
 #define SMI(name) GPUVET_TEST_SOURCE "/fixtures/nvidia-smi/" name
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    cr_assert_not_null(f, "%s", path);
-    static char buf[1 << 20];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
 static void read_files(struct machine *m, const char *a, const char *b)
 {
     machine_init(m);
@@ -35,9 +24,10 @@ static void read_files(struct machine *m, const char *a, const char *b)
 
 Test(q_text, h800_whole_output_with_fabric)
 {
-    const char *text = slurp(SMI("llm-action-h800-q-i0-drv525.txt"));
-    cr_assert(nvidia_smi_text_is_q(text));
+    char *text = file_contents(SMI("llm-action-h800-q-i0-drv525.txt"), NULL);
+    cr_assert(text && nvidia_smi_text_is_q(text));
     cr_assert(!nvidia_smi_text_is_nvlink(text), "a -q text is not an nvlink report");
+    free(text);
     struct machine m;
     read_files(&m, SMI("llm-action-h800-q-i0-drv525.txt"), NULL);
     cr_assert_str_eq(m.gpus.driver_version, "525.105.17");
@@ -118,42 +108,31 @@ Test(q_text, a100_ecc_part_then_nvlink_errors)
     machine_free(&m);
 }
 
-/* Indentation counts relative to the GPU line (a paste indented as a whole), keys case-blind, and
- * lines of no known key are left out; other text is not -q. */
+/* A paste indented as a whole, with its keys in other capitals and a section of no known key. */
+static const char INDENTED[] = "    Driver Version                        : 535.161.08\n"
+                               "    GPU 00000000:3B:00.0\n"
+                               "        Product Name                      : Tesla V100-SXM2-32GB\n"
+                               "        FB MEMORY USAGE\n"
+                               "            Total                         : 32768 MiB\n"
+                               "        Unknown Section\n"
+                               "            Total                         : 5\n"
+                               "        Fabric\n"
+                               "            State                         : In Progress\n"
+                               "            Status                        : N/A\n";
+
+/* Indentation counts relative to the GPU line, keys case-blind, lines of no known key are left
+ * out; other text is not -q. */
 Test(q_text, indented_paste_and_other_text)
 {
-    const char *text = "    GPU 00000000:3B:00.0\n"
-                       "        Product Name                      : Tesla V100-SXM2-32GB\n"
-                       "        FB MEMORY USAGE\n"
-                       "            Total                         : 32768 MiB\n"
-                       "        Unknown Section\n"
-                       "            Total                         : 5\n"
-                       "        Fabric\n"
-                       "            State                         : In Progress\n"
-                       "            Status                        : N/A\n";
-    cr_assert(nvidia_smi_text_is_q(text));
+    cr_assert(nvidia_smi_text_is_q(INDENTED));
     cr_assert(!nvidia_smi_text_is_q("<?xml version=\"1.0\"?>\n<nvidia_smi_log>GPU 0000:01:00.0\n"));
     cr_assert(!nvidia_smi_text_is_q("GPU 0: NVIDIA H100 (UUID: GPU-1)\n\t Link 0: 26.562 GB/s\n"));
     cr_assert(!nvidia_smi_text_is_q("GPU 00000000:3B:00.0\n"), "a header alone is not a report");
-}
-
-Test(q_text, indented_paste_reads_through_the_files)
-{
     char path[] = "/tmp/gpuvet-qtext-XXXXXX";
     int fd = mkstemp(path);
     cr_assert_geq(fd, 0);
     FILE *f = fdopen(fd, "w");
-    fputs("    Driver Version                        : 535.161.08\n"
-          "    GPU 00000000:3B:00.0\n"
-          "        Product Name                      : Tesla V100-SXM2-32GB\n"
-          "        FB MEMORY USAGE\n"
-          "            Total                         : 32768 MiB\n"
-          "        Unknown Section\n"
-          "            Total                         : 5\n"
-          "        Fabric\n"
-          "            State                         : In Progress\n"
-          "            Status                        : N/A\n",
-          f);
+    fputs(INDENTED, f);
     fclose(f);
     struct machine m;
     read_files(&m, path, NULL);
@@ -161,7 +140,9 @@ Test(q_text, indented_paste_reads_through_the_files)
     cr_assert_str_eq(m.gpus.driver_version, "535.161.08");
     cr_assert_eq(m.gpus.count, 1);
     cr_assert_str_eq(m.gpus.items[0].bus_id, "0000:3b:00.0");
-    cr_assert_eq(m.gpus.items[0].memory_total_bytes, (int64_t)32768 * MIB);
+    cr_assert_str_eq(m.gpus.items[0].name, "Tesla V100-SXM2-32GB");
+    cr_assert_eq(m.gpus.items[0].memory_total_bytes, (int64_t)32768 * MIB, "\"FB MEMORY USAGE\" matched case-blind");
     cr_assert_eq(m.gpus.items[0].fabric_state, GPU_FABRIC_IN_PROGRESS);
+    cr_assert_eq(m.gpus.items[0].fabric_status_ok, GPU_UNKNOWN);
     machine_free(&m);
 }
