@@ -592,7 +592,7 @@ static void aer_error_name(struct klog_aer *a, const char *s)
  * soon after an uncorrectable error of another function names a GPU below it. */
 static bool parse_aer(struct parser *p, const char *msg, const char *when)
 {
-    size_t drv = strcspn(msg, " :");
+    size_t drv = strspn(msg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-");
     char bus[32];
     if (drv == 0 || drv >= 24 || msg[drv] != ' ' || !bus_id_at(msg + drv + 1, bus))
         return false;

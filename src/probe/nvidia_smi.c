@@ -416,6 +416,15 @@ static int read_buffer(struct machine *m, const char *file, const char *text, si
         xmlFreeDoc(doc);
         return rc;
     }
+    const char *first = text;
+    while (first < text + len && isspace((unsigned char)*first))
+        first++;
+    if (first < text + len && *first != '<') {
+        machine_problem(m, file, "is neither `nvidia-smi -q -x` XML nor the text of `nvidia-smi -q` (a \"GPU "
+                                 "00000000:3B:00.0\" section) or `nvidia-smi nvlink -s`/`-e` (\"GPU 0: ...\", "
+                                 "\"Link 0: ...\" lines)");
+        return -1;
+    }
     xmlResetLastError();
     xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
     if (!ctxt) {

@@ -162,8 +162,15 @@ static xmlNode *make_path(xmlNode *parent, const char *path)
 static void set_value(xmlNode *parent, const char *path, const char *value)
 {
     xmlNode *n = make_path(parent, path);
-    if (n && !n->children) /* the first value given wins, as in the XML reader */
-        xmlNodeAddContent(n, (const xmlChar *)value);
+    if (!n || n->children) /* the first value given wins, as in the XML reader */
+        return;
+    /* nvidia-smi writes ASCII; any other byte (not valid text for the XML tree or the JSON) is '?'. */
+    char clean[SMI_TEXT_LINE_MAX];
+    size_t i = 0;
+    for (; value[i] && i + 1 < sizeof clean; i++)
+        clean[i] = (unsigned char)value[i] >= 0x20 && (unsigned char)value[i] < 0x7f ? value[i] : '?';
+    clean[i] = '\0';
+    xmlNodeAddContent(n, (const xmlChar *)clean);
 }
 
 /* "SRAM Uncorrectable SEC-DED" -> "sram_uncorrectable_secded"; "Power Draw" -> "power_draw". */

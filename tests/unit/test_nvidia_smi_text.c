@@ -146,3 +146,24 @@ Test(q_text, indented_paste_and_other_text)
     cr_assert_eq(m.gpus.items[0].fabric_status_ok, GPU_UNKNOWN);
     machine_free(&m);
 }
+
+/* Text of another command (`nvidia-smi`'s table) is refused naming the forms that are read. */
+Test(q_text, other_text_is_refused_naming_the_forms)
+{
+    char path[] = "/tmp/gpuvet-qtext-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    fputs("|   0  NVIDIA A100-SXM4-40GB          On  | 00000000:0A:00.0 Off |                    0 |\n", f);
+    fclose(f);
+    struct machine m;
+    machine_init(&m);
+    const char *paths[] = {path};
+    cr_assert_eq(probe_nvidia_smi_files(&m, paths, 1), -1);
+    unlink(path);
+    cr_assert_eq(m.nproblems, 1);
+    cr_assert(strstr(m.problems[0].message, "is neither `nvidia-smi -q -x` XML nor the text of `nvidia-smi -q`"),
+              "%s", m.problems[0].message);
+    cr_assert_eq(m.gpus.count, 0);
+    machine_free(&m);
+}
