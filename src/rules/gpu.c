@@ -345,8 +345,8 @@ void check_gpu_nvlink_down(struct audit_ctx *ctx)
                                                    tristate_json(l->active), "remote_bus_id", l->remote_bus_id,
                                                    "version", count_json(l->version)));
         }
-        json_t *ev = json_pack("{s:o, s:o, s:i}", "links", links, "expected", count_json(g->nvlinks_expected), "active",
-                               active);
+        json_t *ev = json_pack("{s:o, s:o, s:i, s:o}", "links", links, "expected", count_json(g->nvlinks_expected),
+                               "active", active, "speed_mbps", count_json(g->nvlink_speed_mbps));
         bool sxm = g->name && strstr(g->name, "SXM");
         /* The part's own count (data/gpus.csv): links the driver does not list are missing, not fine. */
         int expected = g->nvlinks_expected > 0 ? g->nvlinks_expected : 0;

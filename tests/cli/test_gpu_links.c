@@ -72,6 +72,26 @@ Test(nvlink, all_eighteen_links_of_an_h200_up_pass)
     json_decref(doc);
 }
 
+/* The links' common speed (NVML's field value 90), where the library has nvmlDeviceGetFieldValues. */
+Test(nvlink, the_common_link_speed_is_reported_where_nvml_gives_it)
+{
+    json_t *doc = audit_mock(GPUVET_MOCK_NVML_CURRENT, H200, "18 speed=26562", -1);
+    json_t *g = json_array_get(json_object_get(json_object_get(doc, "machine"), "gpus"), 0);
+    cr_assert_eq(json_integer_value(json_object_get(g, "nvlink_speed_mbps")), 26562);
+    json_t *f = the_finding(doc, "GPU_NVLINK_DOWN", GPU);
+    cr_assert_eq(json_integer_value(json_object_get(json_object_get(f, "evidence"), "speed_mbps")), 26562);
+    json_decref(f);
+    json_decref(doc);
+    doc = audit_mock(GPUVET_MOCK_NVML_CURRENT, H200, "18", -1);
+    g = json_array_get(json_object_get(json_object_get(doc, "machine"), "gpus"), 0);
+    cr_assert(json_is_null(json_object_get(g, "nvlink_speed_mbps")), "the field not supported: unknown");
+    json_decref(doc);
+    doc = audit_mock(GPUVET_MOCK_NVML_OLD, H200, "18 speed=26562", -1);
+    g = json_array_get(json_object_get(json_object_get(doc, "machine"), "gpus"), 0);
+    cr_assert(json_is_null(json_object_get(g, "nvlink_speed_mbps")), "no nvmlDeviceGetFieldValues: unknown");
+    json_decref(doc);
+}
+
 Test(nvlink, one_link_down_fails_the_gpu)
 {
     json_t *doc = audit_mock(GPUVET_MOCK_NVML_CURRENT, H200, "18 down=0:3", 1);
