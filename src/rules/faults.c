@@ -210,6 +210,13 @@ static void sysfs_aer_errors(struct audit_ctx *ctx)
     }
 }
 
+/* Two functions of one PCI device: "0000:63:00.0" and "0000:63:00.1" (sysfs forms). */
+static bool same_device(const char *a, const char *b)
+{
+    const char *da = strrchr(a, '.'), *db = strrchr(b, '.');
+    return da && db && da - a == db - b && !strncmp(a, b, (size_t)(da - a)) && strcmp(a, b);
+}
+
 /* The GPU a function of a kernel AER line is, or sits above: the PCI paths read, the GPUs described,
  * the driver the line names, or the GPU the kernel's recovery of the error named next. NULL when
  * none is known; *is_gpu and *how say which. */
@@ -237,6 +244,18 @@ static const char *aer_line_gpu(const struct machine *m, const struct klog_aer *
         *how = g ? "GPU list" : "driver name";
         return a->bus_id;
     }
+    /* Another function of a GPU's device (its audio function, 0000:63:00.1 beside 0000:63:00.0)
+     * shares the GPU's link. */
+    for (int i = 0; i < m->gpus.count; i++)
+        if (same_device(m->gpus.items[i].bus_id, a->bus_id)) {
+            *how = "same device";
+            return m->gpus.items[i].bus_id;
+        }
+    for (int i = 0; i < m->npci; i++)
+        if (m->pci[i].role == PCI_ROLE_ACCELERATOR && same_device(m->pci[i].bus_id, a->bus_id)) {
+            *how = "same device";
+            return m->pci[i].bus_id;
+        }
     /* The kernel recovers the devices below the port that reported: for any of its records. */
     const struct kernel_log_info *k = &m->kernel_log;
     for (int i = 0; i < k->naer; i++)
@@ -289,9 +308,11 @@ static void log_aer_errors(struct audit_ctx *ctx)
         char where[96];
         if (is_gpu)
             snprintf(where, sizeof where, "%s", _("the GPU"));
+        else if (how && !strcmp(how, "same device"))
+            snprintf(where, sizeof where, _("function %s of the GPU"), a->bus_id);
         else
             snprintf(where, sizeof where, _("port %s above it"), a->bus_id);
-        const char *names = a->errors[0] ? a->errors : "-";
+        const char *names = a->errors[0] ? a->errors : _("the error bits are not in the log");
         if (!gpu) {
             /* Not known to be on a GPU's path: judged only where the bus was not read to say so. */
             if (a->severity != AER_CORRECTABLE && !m->pci_scanned)

@@ -219,6 +219,26 @@ Test(aer_log, correctable_lines_inform_on_a_gpu_path_only)
     json_decref(doc);
 }
 
+/* Another function of an accelerator's device shares its link: a SYNTHETIC line in the kernel's
+ * 6.x words ("Uncorrectable (Non-Fatal)"), for function 1 of the accelerator at 1c:00.0. */
+Test(aer_log, another_function_of_the_device_fails_the_accelerator)
+{
+    char path[] = "/tmp/gpuvet-aer-fn-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    fputs("[  100.000001] snd_hda_intel 0000:1c:00.1: PCIe Bus Error: severity=Uncorrectable (Non-Fatal), "
+          "type=Transaction Layer, (Requester ID)\n",
+          f);
+    fclose(f);
+    json_t *doc = audit_with_log(fixture(TREE), path, 1);
+    expect(doc, "PCIE_AER_ERRORS", "0000:1c:00.0", "fail",
+           "1 non-fatal PCIe error(s) on function 0000:1c:00.1 of the GPU in the kernel log since boot, first at "
+           "100.000001, last at 100.000001 (the error bits are not in the log)");
+    json_decref(doc);
+    unlink(path);
+}
+
 /* Without a tree, a fatal error on a port the log ties to no GPU is unknown, not passed. */
 Test(aer_log, a_port_of_unknown_place_is_unknown_offline)
 {
