@@ -167,3 +167,28 @@ Test(q_text, other_text_is_refused_naming_the_forms)
     cr_assert_eq(m.gpus.count, 0);
     machine_free(&m);
 }
+
+/* Driver 560's names: "Clocks Event Reasons", "GPU Power Readings" with "Current Power Limit", and
+ * T.Limit temperatures that give no absolute slowdown threshold (unknown, as in its -q -x). */
+Test(q_text, h100_driver_560_names)
+{
+    struct machine m;
+    read_files(&m, SMI("jdh4-della-h100-q-a-drv560.txt"), NULL);
+    cr_assert_str_eq(m.gpus.driver_version, "560.35.03");
+    cr_assert_eq(m.gpus.count, 1);
+    const struct gpu *g = &m.gpus.items[0];
+    cr_assert_str_eq(g->bus_id, "0000:db:00.0");
+    cr_assert_str_eq(g->name, "NVIDIA H100 80GB HBM3");
+    cr_assert_eq(g->pcie_replays, 6);
+    cr_assert(g->clock_events_known);
+    cr_assert_eq(g->clock_events, GPU_EVENT_GPU_IDLE);
+    cr_assert_float_eq(g->power_draw_w, 71.53, 1e-9, "the GPU's reading, not the memory's 30.79 W");
+    cr_assert_float_eq(g->power_limit_w, 700.0, 1e-9);
+    cr_assert_eq(g->temperature_c, 34);
+    cr_assert_eq(g->slowdown_temperature_c, -1, "only a T.Limit offset: unknown");
+    cr_assert_eq(g->ecc_current, GPU_ON);
+    cr_assert_eq(g->ecc_corrected_aggregate, 0);
+    cr_assert_eq(g->fabric_state, GPU_FABRIC_COMPLETED);
+    cr_assert_eq(g->fabric_status_ok, GPU_ON);
+    machine_free(&m);
+}
