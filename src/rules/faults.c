@@ -40,7 +40,7 @@ void check_gpu_nvlink_errors(struct audit_ctx *ctx)
         if (!known) {
             json_decref(links);
             if (gpu_is_datacenter(g) && g->nvlinks_expected != 0 && (!g->nvlink_known || g->nnvlinks > 0))
-                finding_add(ctx, SEV_UNKNOWN, g->bus_id, NULL, _("`nvidia-smi nvlink -e` shows the counters"),
+                finding_add(ctx, SEV_UNKNOWN, g->bus_id, NULL, _("save `nvidia-smi nvlink -e` of the same machine and give it as another --nvidia-smi"),
                             _("NVLink error counters not in this source"));
             continue;
         }

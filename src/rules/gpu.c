@@ -331,8 +331,8 @@ void check_gpu_nvlink_down(struct audit_ctx *ctx)
         if (!g->nvlink_known) {
             if (gpu_is_datacenter(g) && g->nvlinks_expected != 0)
                 finding_add(ctx, SEV_UNKNOWN, g->bus_id, json_pack("{s:o}", "expected", count_json(g->nvlinks_expected)),
-                            _("`nvidia-smi nvlink -s` shows the links"),
-                            _("NVLink state not in this source (`nvidia-smi -q -x` does not report it)"));
+                            _("save `nvidia-smi nvlink -s` of the same machine and give it as another --nvidia-smi"),
+                            _("NVLink state not in this source (`nvidia-smi -q -x` and `-q` do not report it)"));
             continue;
         }
         int active = 0, down = 0;
