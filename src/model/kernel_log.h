@@ -48,8 +48,9 @@ struct klog_event {
 
 /* The kernel's PCIe AER report of one function at one severity: "pcieport 0000:00:02.0: [AER: ]PCIe
  * Bus Error: severity=Uncorrected (Fatal), type=..." (drivers/pci/pcie/aer.c; 6.x writes
- * "Correctable" and "Uncorrectable (Non-Fatal)"), counted per line. The kernel rate-limits these
- * lines, so a count is a lower bound. */
+ * "Correctable" and "Uncorrectable (Non-Fatal)"), counted per line. One "Multiple ... error
+ * received" stands for several errors and recent kernels rate-limit these lines: a count is a
+ * lower bound. */
 struct klog_aer {
     char bus_id[32];          /* the function whose error status the line printed (sysfs form) */
     char driver[24];          /* the name the line starts with: "pcieport", "nvidia", "nvme" */

@@ -332,7 +332,7 @@ static void log_aer_errors(struct audit_ctx *ctx)
                         a->count, kind, where, a->first_time, a->last_time, names);
             continue;
         }
-        /* Lines the kernel printed, rate-limited: at least this many, over the boot's last timestamp. */
+        /* Lines the kernel printed: at least this many errors, over the boot's last timestamp. */
         double per_min = k->last_seconds > 0 ? (double)a->count / (k->last_seconds / 60) : -1;
         if (per_min >= t->aer_correctable_per_min_max)
             finding_add(ctx, SEV_WARN, gpu, ev,
