@@ -212,6 +212,13 @@ Test(aer_log, correctable_lines_inform_on_a_gpu_path_only)
     json_decref(doc);
     unlink(log);
     free(log);
+    /* nvidia-docker#1553's 5.x words ("AER: PCIe Bus Error: severity=Corrected"), on the same port. */
+    log = log_on_tree(KLOG "nvidia-docker-1553-dmesg-xid79-aer-corrected.log", "0000:00:01.1", "0000:19:0c.0");
+    doc = audit_with_log(fixture(TREE), log, 1); /* its Xid 79 fails */
+    expect(doc, "PCIE_AER_ERRORS", "0000:1c:00.0", "info", "1 correctable PCIe error(s) on port 0000:19:0c.0");
+    json_decref(doc);
+    unlink(log);
+    free(log);
     doc = audit_with_log(fixture(TREE), KLOG "pop-3363-syslog-aer-correctable.log", 0);
     json_t *list = findings_of(doc, "PCIE_AER_ERRORS", "0000:00:03.1");
     cr_assert_eq(json_array_size(list), 0, "not on an accelerator's path in this tree");
