@@ -407,13 +407,17 @@ static int read_buffer(struct machine *m, const char *file, const char *text, si
     }
     /* `nvidia-smi -q` text: the same facts under the text's names, read as the XML they stand for. */
     if (strlen(text) == len && nvidia_smi_text_is_q(text)) {
-        xmlDoc *doc = nvidia_smi_text_to_xml(text);
+        int sections = 0;
+        xmlDoc *doc = nvidia_smi_text_to_xml(text, &sections);
         if (!doc) {
             machine_problem(m, file, "cannot be parsed: out of memory");
             return -1;
         }
         int rc = read_document(m, file, doc);
         xmlFreeDoc(doc);
+        if (sections > GPU_MAX_PER_NODE)
+            machine_problem(m, file, "holds %d GPU sections; only the first %d are read (no node has more)", sections,
+                            GPU_MAX_PER_NODE);
         return rc;
     }
     const char *first = text;

@@ -221,7 +221,7 @@ static void gpu_value(xmlNode *gpu, const char *path, const char *leaf, const ch
     }
 }
 
-xmlDoc *nvidia_smi_text_to_xml(const char *text)
+xmlDoc *nvidia_smi_text_to_xml(const char *text, int *sections)
 {
     xmlDoc *doc = xmlNewDoc((const xmlChar *)"1.0");
     if (!doc)
@@ -230,6 +230,7 @@ xmlDoc *nvidia_smi_text_to_xml(const char *text)
     xmlDocSetRootElement(doc, root);
     xmlNode *gpu = NULL;
     int gpu_indent = 0, depth = 0;
+    *sections = 0;
     struct {
         int indent;
         char key[96];
@@ -249,7 +250,12 @@ xmlDoc *nvidia_smi_text_to_xml(const char *text)
         if (!*s || *s == '[' || !strncmp(s, "...", 3))
             continue; /* blank, or a paste's "[...]" */
         if (gpu_section(s, id, sizeof id)) {
-            /* Every section becomes a <gpu>: the XML reader caps and reports the count. */
+            /* Sections past the cap are counted, not built into the tree (a hostile file of millions). */
+            if (++*sections > GPU_MAX_PER_NODE) {
+                gpu = NULL;
+                gpu_indent = indent;
+                continue;
+            }
             gpu = xmlNewChild(root, NULL, (const xmlChar *)"gpu", NULL);
             if (gpu)
                 xmlNewProp(gpu, (const xmlChar *)"id", (const xmlChar *)id);

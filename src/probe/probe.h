@@ -94,9 +94,10 @@ int probe_nvidia_smi_nvlink_text(struct machine *m, const char *file, const char
 /* `nvidia-smi -q` text (or a part of it, `-q -d ECC`): a "GPU 00000000:18:00.0" line and a "Key : Value"
  * line after it. */
 bool nvidia_smi_text_is_q(const char *text);
-/* The text rewritten as the `nvidia-smi -q -x` document it stands for (probe/nvidia_smi_text.c);
+/* The text rewritten as the `nvidia-smi -q -x` document it stands for (probe/nvidia_smi_text.c),
+ * with at most GPU_MAX_PER_NODE <gpu> elements; *sections counts the GPU sections of the text.
  * NULL when out of memory. The caller frees it (xmlFreeDoc). */
-struct _xmlDoc *nvidia_smi_text_to_xml(const char *text);
+struct _xmlDoc *nvidia_smi_text_to_xml(const char *text, int *sections);
 /* Reads NVIDIA_SMI_SNAPSHOT_FILE under the root: 0 read, 1 absent, -1 malformed (in m->problems). */
 int probe_nvidia_smi_recorded(struct machine *m);
 /* `--load-check`: drives host-to-device copies on each GPU whose link generation is below its

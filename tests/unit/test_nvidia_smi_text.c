@@ -192,3 +192,24 @@ Test(q_text, h100_driver_560_names)
     cr_assert_eq(g->fabric_status_ok, GPU_ON);
     machine_free(&m);
 }
+
+/* A file of more GPU sections than any node has: the first 64 read, the count said. */
+Test(q_text, sections_past_the_cap_are_counted_not_built)
+{
+    char path[] = "/tmp/gpuvet-qtext-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    for (int i = 0; i < 5000; i++)
+        fprintf(f, "GPU 00000000:%02X:00.0\n    Product Name                          : NVIDIA H100\n", i % 256);
+    fclose(f);
+    struct machine m;
+    read_files(&m, path, NULL);
+    unlink(path);
+    cr_assert_eq(m.gpus.count, 64);
+    bool said = false;
+    for (int i = 0; i < m.nproblems; i++)
+        said |= strstr(m.problems[i].message, "holds 5000 GPU sections; only the first 64 are read") != NULL;
+    cr_assert(said);
+    machine_free(&m);
+}
