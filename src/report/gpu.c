@@ -42,7 +42,7 @@ json_t *gpu_clock_events_json(bool known, uint64_t bits)
 
 static json_t *nvlinks_json(const struct gpu *g)
 {
-    if (!g->nvlink_known)
+    if (!g->nvlink_known && g->nnvlinks == 0) /* `nvidia-smi nvlink -e` alone lists links, state unknown */
         return json_null();
     json_t *arr = json_array();
     for (int k = 0; k < g->nnvlinks; k++) {

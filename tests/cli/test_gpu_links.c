@@ -451,6 +451,12 @@ Test(nvlink_errors_text, the_real_paste_passes_a_replay_count_warns)
     for (size_t i = 0; i < 8; i++)
         cr_assert_str_eq(json_string_value(json_object_get(json_array_get(list, i), "severity")), "pass");
     json_decref(list);
+    /* -e alone lists the links with their counters, their state unknown. */
+    json_t *g1 = json_array_get(json_object_get(json_object_get(doc, "machine"), "gpus"), 1);
+    json_t *links = json_object_get(g1, "nvlinks");
+    cr_assert_eq(json_array_size(links), 12);
+    cr_assert(json_is_null(json_object_get(json_array_get(links, 0), "active")));
+    cr_assert_eq(json_integer_value(json_object_get(json_object_get(json_array_get(links, 0), "errors"), "replay")), 0);
     /* -d ECC names no product: MIG is unknown, not "not MIG-capable". */
     cr_assert_str_eq(severity(doc, "GPU_MIG_ON", "0000:0b:00.0"), "unknown");
     json_decref(doc);
