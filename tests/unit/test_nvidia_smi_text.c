@@ -22,6 +22,17 @@ static void read_files(struct machine *m, const char *a, const char *b)
                  m->nproblems ? m->problems[0].message : "");
 }
 
+/* A temporary file holding text (the caller unlinks it): a path in path[32]. */
+static void temp_text(char path[32], const char *text)
+{
+    snprintf(path, 32, "/tmp/gpuvet-qtext-XXXXXX");
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    fputs(text, f);
+    fclose(f);
+}
+
 Test(q_text, h800_whole_output_with_fabric)
 {
     char *text = file_contents(SMI("llm-action-h800-q-i0-drv525.txt"), NULL);
@@ -128,12 +139,8 @@ Test(q_text, indented_paste_and_other_text)
     cr_assert(!nvidia_smi_text_is_q("<?xml version=\"1.0\"?>\n<nvidia_smi_log>GPU 0000:01:00.0\n"));
     cr_assert(!nvidia_smi_text_is_q("GPU 0: NVIDIA H100 (UUID: GPU-1)\n\t Link 0: 26.562 GB/s\n"));
     cr_assert(!nvidia_smi_text_is_q("GPU 00000000:3B:00.0\n"), "a header alone is not a report");
-    char path[] = "/tmp/gpuvet-qtext-XXXXXX";
-    int fd = mkstemp(path);
-    cr_assert_geq(fd, 0);
-    FILE *f = fdopen(fd, "w");
-    fputs(INDENTED, f);
-    fclose(f);
+    char path[32];
+    temp_text(path, INDENTED);
     struct machine m;
     read_files(&m, path, NULL);
     unlink(path);
@@ -150,12 +157,8 @@ Test(q_text, indented_paste_and_other_text)
 /* Text of another command (`nvidia-smi`'s table) is refused naming the forms that are read. */
 Test(q_text, other_text_is_refused_naming_the_forms)
 {
-    char path[] = "/tmp/gpuvet-qtext-XXXXXX";
-    int fd = mkstemp(path);
-    cr_assert_geq(fd, 0);
-    FILE *f = fdopen(fd, "w");
-    fputs("|   0  NVIDIA A100-SXM4-40GB          On  | 00000000:0A:00.0 Off |                    0 |\n", f);
-    fclose(f);
+    char path[32];
+    temp_text(path, "|   0  NVIDIA A100-SXM4-40GB          On  | 00000000:0A:00.0 Off |                    0 |\n");
     struct machine m;
     machine_init(&m);
     const char *paths[] = {path};
@@ -196,13 +199,15 @@ Test(q_text, h100_driver_560_names)
 /* A file of more GPU sections than any node has: the first 64 read, the count said. */
 Test(q_text, sections_past_the_cap_are_counted_not_built)
 {
-    char path[] = "/tmp/gpuvet-qtext-XXXXXX";
-    int fd = mkstemp(path);
-    cr_assert_geq(fd, 0);
-    FILE *f = fdopen(fd, "w");
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
     for (int i = 0; i < 5000; i++)
-        fprintf(f, "GPU 00000000:%02X:00.0\n    Product Name                          : NVIDIA H100\n", i % 256);
-    fclose(f);
+        fprintf(mem, "GPU 00000000:%02X:00.0\n    Product Name                          : NVIDIA H100\n", i % 256);
+    fclose(mem);
+    char path[32];
+    temp_text(path, text);
+    free(text);
     struct machine m;
     read_files(&m, path, NULL);
     unlink(path);
