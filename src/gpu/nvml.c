@@ -55,6 +55,7 @@ static void resolve_all(struct nvml *n)
     RESOLVE(nvlink_remote_pci, "nvmlDeviceGetNvLinkRemotePciInfo_v2", "nvmlDeviceGetNvLinkRemotePciInfo");
     RESOLVE(nvlink_version, "nvmlDeviceGetNvLinkVersion");
     RESOLVE(nvlink_error_counter, "nvmlDeviceGetNvLinkErrorCounter");
+    RESOLVE(field_values, "nvmlDeviceGetFieldValues");
     RESOLVE(fabric_info_v, "nvmlDeviceGetGpuFabricInfoV");
     RESOLVE(fabric_info, "nvmlDeviceGetGpuFabricInfo");
     RESOLVE(cpu_affinity, "nvmlDeviceGetCpuAffinity");

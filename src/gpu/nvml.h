@@ -64,6 +64,21 @@ enum { NVML_PCIE_UTIL_TX_BYTES = 0, NVML_PCIE_UTIL_RX_BYTES = 1 };
 enum { NVML_NVLINK_ERROR_DL_REPLAY = 0, NVML_NVLINK_ERROR_DL_RECOVERY = 1, NVML_NVLINK_ERROR_DL_CRC_FLIT = 2,
        NVML_NVLINK_ERROR_DL_CRC_DATA = 3 };
 
+/* nvmlFieldValue_t, for nvmlDeviceGetFieldValues: value is nvmlValue_t, a union of 8 bytes whose
+ * member value_type names (read with memcpy from its first bytes, as the union's members start).
+ * One field is asked: the common speed of a GPU's active NVLinks, in MB/s. */
+struct nvml_field_value {
+    unsigned field_id;
+    unsigned scope_id;
+    long long timestamp;
+    long long latency_usec;
+    unsigned value_type;
+    nvml_return nvml_return;
+    unsigned long long value;
+};
+enum { NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON = 90 };
+enum { NVML_VALUE_TYPE_UNSIGNED_INT = 1 };
+
 /* nvmlGpuFabricInfo_t (driver 525+) and its versioned successor nvmlGpuFabricInfo_v2_t
  * (nvmlDeviceGetGpuFabricInfoV, driver 550+), as nvml.h declares them (NCCL's nvmlwrap.h carries
  * a copy); the 0.7 bindings predate both, so tests/decl cannot check these two. state is an
@@ -130,6 +145,7 @@ struct nvml {
     nvml_return (*nvlink_remote_pci)(nvml_device, unsigned, struct nvml_pci_info *);
     nvml_return (*nvlink_version)(nvml_device, unsigned, unsigned *);
     nvml_return (*nvlink_error_counter)(nvml_device, unsigned, int, unsigned long long *); /* NVML_NVLINK_ERROR_* */
+    nvml_return (*field_values)(nvml_device, int, struct nvml_field_value *);
     nvml_return (*fabric_info_v)(nvml_device, struct nvml_fabric_info_v2 *);
     nvml_return (*fabric_info)(nvml_device, struct nvml_fabric_info_v1 *);
     nvml_return (*cpu_affinity)(nvml_device, unsigned, unsigned long *);

@@ -29,6 +29,7 @@ void gpu_init(struct gpu *g)
     g->numa_node = -1;
     g->load.pstate = g->load.gen = g->load.width = -1;
     g->nvlinks_expected = -1;
+    g->nvlink_speed_mbps = -1;
     g->fabric_state = GPU_FABRIC_UNKNOWN;
     g->fabric_status_ok = GPU_UNKNOWN;
     for (int k = 0; k < GPU_MAX_NVLINKS; k++) {

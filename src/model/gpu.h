@@ -73,6 +73,7 @@ struct gpu {
     bool nvlink_known;         /* the source reports NVLink state (NVML does, -q -x does not) */
     int nnvlinks;
     struct gpu_nvlink nvlinks[GPU_MAX_NVLINKS];
+    int nvlink_speed_mbps;     /* NVML's common speed of the active links (NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON), MB/s per link; -1 unknown */
     /* NVLinks the part has (data/gpus.csv, gpu_spec_nvlinks); 0 none or bridge-dependent, -1 unknown. */
     int nvlinks_expected;
     int fabric_state;          /* GPU_FABRIC_*; GPU_FABRIC_UNKNOWN when the source does not say */

@@ -3,7 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-void kernel_log_init(struct kernel_log_info *k) { memset(k, 0, sizeof *k); }
+void kernel_log_init(struct kernel_log_info *k)
+{
+    memset(k, 0, sizeof *k);
+    k->last_seconds = -1;
+}
 
 void kernel_log_clear_events(struct kernel_log_info *k)
 {
@@ -17,6 +21,13 @@ void kernel_log_clear_events(struct kernel_log_info *k)
     k->events = NULL;
     k->nevents = 0;
     k->events_dropped = 0;
+    for (int i = 0; i < k->naer; i++)
+        free(k->aer[i].text);
+    free(k->aer);
+    k->aer = NULL;
+    k->naer = 0;
+    k->aer_dropped = 0;
+    k->last_seconds = -1;
 }
 
 void kernel_log_free(struct kernel_log_info *k)
@@ -38,6 +49,16 @@ const char *klog_kind_name(enum klog_kind kind)
     case KLOG_PROBE_FAILED: return "probe_failed";
     case KLOG_RESET_REQUIRED: return "reset_required";
     case KLOG_GSP_ERROR: return "gsp_error";
+    }
+    return "?";
+}
+
+const char *klog_aer_severity_name(int severity)
+{
+    switch (severity) {
+    case AER_CORRECTABLE: return "correctable";
+    case AER_NONFATAL: return "nonfatal";
+    case AER_FATAL: return "fatal";
     }
     return "?";
 }

@@ -7,6 +7,8 @@
 
 #include <stdbool.h>
 
+#include "model/faults.h"
+
 enum klog_kind {
     KLOG_XID,            /* NVRM: Xid (PCI:...): N, ... */
     KLOG_SXID,           /* nvidia-nvswitchN: SXid (PCI:...): N, Fatal|Non-fatal, ... */
@@ -42,6 +44,25 @@ struct klog_event {
     char first_time[40], last_time[40]; /* as the log wrote them ("[ 12.345678]" without brackets) */
 };
 
+#define KLOG_MAX_AER 64        /* distinct (function, severity) AER records kept; more are counted */
+
+/* The kernel's PCIe AER report of one function at one severity: "pcieport 0000:00:02.0: [AER: ]PCIe
+ * Bus Error: severity=Uncorrected (Fatal), type=..." (drivers/pci/pcie/aer.c; 6.x writes
+ * "Correctable" and "Uncorrectable (Non-Fatal)"), counted per line. One "Multiple ... error
+ * received" stands for several errors and recent kernels rate-limit these lines: a count is a
+ * lower bound. */
+struct klog_aer {
+    char bus_id[32];          /* the function whose error status the line printed (sysfs form) */
+    char driver[24];          /* the name the line starts with: "pcieport", "nvidia", "nvme" */
+    int severity;             /* AER_CORRECTABLE, AER_NONFATAL or AER_FATAL (model/faults.h) */
+    long count;
+    char first_time[40], last_time[40];
+    char *text;               /* the first line's message (sanitised) */
+    char errors[128];         /* the error bits the lines after it name ("Surprise Down Error, BadTLP") */
+    char gpu_below[32];       /* an NVIDIA function the kernel's recovery of this error named next
+                               * ("nvidia 0000:02:00.0: device has no AER-aware driver"); "" none */
+};
+
 struct kernel_log_info {
     bool read;             /* a log was read (the events below are the current boot's) */
     char *source;          /* "/dev/kmsg", the --kernel-log FILE, or the recorded file's path */
@@ -54,6 +75,10 @@ struct kernel_log_info {
     long events_dropped;   /* lines of events beyond KLOG_MAX_EVENTS */
     struct klog_event *events;
     int nevents;
+    struct klog_aer *aer;  /* the current boot's AER lines */
+    int naer;
+    long aer_dropped;      /* AER lines beyond KLOG_MAX_AER records */
+    double last_seconds;   /* the current boot's last kernel timestamp (seconds since boot); -1 none */
     /* GPU board serial numbers the driver's lines name ("GPU Board Serial Number: N"), for
      * `snapshot --redact` to remove from the recorded log: a GPU that fell off the bus is in no
      * other list. */
@@ -63,10 +88,12 @@ struct kernel_log_info {
 
 void kernel_log_init(struct kernel_log_info *k);
 void kernel_log_free(struct kernel_log_info *k);
-/* Drops the events gathered so far (a new boot began in the log). */
+/* Drops the events and AER records gathered so far (a new boot began in the log). */
 void kernel_log_clear_events(struct kernel_log_info *k);
 /* "xid", "sxid", "fallen_off_bus", ...: the JSON's words. */
 const char *klog_kind_name(enum klog_kind kind);
+/* "correctable", "nonfatal", "fatal": the JSON's words for an AER severity. */
+const char *klog_aer_severity_name(int severity);
 /* "fault", "application", "unlisted", "ignored". */
 const char *klog_class_name(enum klog_class klass);
 

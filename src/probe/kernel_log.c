@@ -1,6 +1,7 @@
-/* The kernel log's GPU lines (model/kernel_log.h): the live ring buffer (/dev/kmsg, read without
- * blocking), a recorded tree's KERNEL_LOG_SNAPSHOT_FILE, or a saved log (`--kernel-log FILE`: plain
- * `dmesg`, `dmesg -T`, `dmesg -x`, `dmesg -r`, `journalctl -k` in its short, short-iso and
+/* The kernel log's GPU lines and PCIe AER reports (model/kernel_log.h): the live ring buffer
+ * (/dev/kmsg, read without blocking), a recorded tree's KERNEL_LOG_SNAPSHOT_FILE, or a saved log
+ * (`--kernel-log FILE`: plain `dmesg`, `dmesg -T`, `dmesg -x`, `dmesg -r`, `dmesg --reltime`,
+ * `journalctl -k` in its short, short-iso and
  * short-precise forms, syslog files with host names), told apart line by line by their prefix.
  * Only the last boot in the log counts: a kernel's "Linux version" line, journalctl's "-- Boot"
  * markers and a kernel timestamp that goes back start a new one. The log is streamed: memory stays
@@ -185,12 +186,15 @@ struct parser {
     long long recent_line;
     unsigned formats;       /* FMT_* bits seen */
     long long driver_lines; /* lines naming NVRM, nvidia or the kernel: a grep of a log is all of them */
+    int aer_recent;         /* the AER record the last "PCIe Bus Error" line counted; -1 none */
+    long long aer_line;     /* the line it was on */
     char *record;           /* the current boot's lines, kept for a snapshot (NULL when not recording) */
     size_t record_len, record_cap;
     bool record_full;
 };
 
-enum { FMT_KMSG = 1, FMT_DMESG = 2, FMT_DMESG_T = 4, FMT_JOURNAL = 8, FMT_SYSLOG = 16, FMT_DMESG_ISO = 32 };
+enum { FMT_KMSG = 1, FMT_DMESG = 2, FMT_DMESG_T = 4, FMT_JOURNAL = 8, FMT_SYSLOG = 16, FMT_DMESG_ISO = 32,
+       FMT_DMESG_REL = 64 };
 
 static void record_line(struct parser *p, const char *line, size_t len)
 {
@@ -224,6 +228,7 @@ static void new_boot(struct parser *p)
     kernel_log_clear_events(p->k);
     p->recent_bus[0] = '\0';
     p->last_mono = -1;
+    p->aer_recent = -1;
     p->record_len = 0;
     p->record_full = false;
     if (p->record)
@@ -504,6 +509,125 @@ static void line_gpu(struct parser *p, const char *msg, char bus[32])
         bus[0] = '\0';
 }
 
+/* --- PCIe AER lines ------------------------------------------------------------------------------ */
+
+#define AER_DETAIL_LINES 6    /* the status and error-bit lines follow their "PCIe Bus Error" line */
+#define AER_RECOVERY_LINES 12 /* the kernel's recovery names the devices below the port this close */
+
+/* "Uncorrected (Fatal)", "Uncorrectable (Non-Fatal)", "Corrected", "Correctable": AER_*, or -1. */
+static int aer_severity(const char *s)
+{
+    if (!strncmp(s, "Corrected", 9) || !strncmp(s, "Correctable", 11))
+        return AER_CORRECTABLE;
+    if (!strncmp(s, "Uncorrected (Non-Fatal)", 23) || !strncmp(s, "Uncorrectable (Non-Fatal)", 25))
+        return AER_NONFATAL;
+    if (!strncmp(s, "Uncorrected (Fatal)", 19) || !strncmp(s, "Uncorrectable (Fatal)", 21))
+        return AER_FATAL;
+    return -1;
+}
+
+static void aer_count(struct parser *p, const char *driver, size_t driver_len, const char *bus, int severity,
+                      const char *msg, const char *when)
+{
+    struct kernel_log_info *k = p->k;
+    for (int i = 0; i < k->naer; i++) {
+        struct klog_aer *a = &k->aer[i];
+        if (a->severity == severity && !strcmp(a->bus_id, bus)) {
+            a->count++;
+            snprintf(a->last_time, sizeof a->last_time, "%s", when);
+            p->aer_recent = i;
+            p->aer_line = k->lines;
+            return;
+        }
+    }
+    struct klog_aer *grown = k->naer < KLOG_MAX_AER ? realloc(k->aer, (size_t)(k->naer + 1) * sizeof *grown) : NULL;
+    if (!grown) {
+        k->aer_dropped++;
+        p->aer_recent = -1;
+        return;
+    }
+    k->aer = grown;
+    struct klog_aer *a = &k->aer[k->naer];
+    *a = (struct klog_aer){.severity = severity, .count = 1};
+    snprintf(a->bus_id, sizeof a->bus_id, "%s", bus);
+    snprintf(a->driver, sizeof a->driver, "%.*s", (int)driver_len, driver);
+    snprintf(a->first_time, sizeof a->first_time, "%s", when);
+    snprintf(a->last_time, sizeof a->last_time, "%s", when);
+    a->text = clean_text(msg);
+    p->aer_recent = k->naer++;
+    p->aer_line = k->lines;
+}
+
+/* Appends an error bit's name ("[ 5] Surprise Down Error    (First)") to the record, once. */
+static void aer_error_name(struct klog_aer *a, const char *s)
+{
+    const char *close = strchr(s, ']');
+    if (!close)
+        return;
+    const char *name = close + 1;
+    while (*name == ' ')
+        name++;
+    size_t n = strlen(name);
+    const char *first = strstr(name, "(First)");
+    if (first)
+        n = (size_t)(first - name);
+    while (n && name[n - 1] == ' ')
+        n--;
+    if (n == 0 || n > 48)
+        return;
+    char word[64];
+    snprintf(word, sizeof word, "%.*s", (int)n, name);
+    for (size_t i = 0; word[i]; i++)
+        if ((unsigned char)word[i] < 0x20 || (unsigned char)word[i] >= 0x7f)
+            word[i] = '?';
+    if (strstr(a->errors, word))
+        return;
+    size_t used = strlen(a->errors);
+    if (used + n + 3 < sizeof a->errors)
+        snprintf(a->errors + used, sizeof a->errors - used, "%s%s", used ? ", " : "", word);
+}
+
+/* The kernel's AER lines, "DRIVER BDF: [AER: ]PCIe Bus Error: severity=..., type=..." and the
+ * lines after it; true when the line was one of them. An "nvidia BDF:" line about AER recovery
+ * soon after an uncorrectable error of another function names a GPU below it. */
+static bool parse_aer(struct parser *p, const char *msg, const char *when)
+{
+    size_t drv = strspn(msg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-");
+    char bus[32];
+    if (drv == 0 || drv >= 24 || msg[drv] != ' ' || !bus_id_at(msg + drv + 1, bus))
+        return false;
+    const char *rest = strstr(msg + drv + 1, ": ");
+    if (!rest || rest - msg > (long)drv + 20)
+        return false;
+    rest += 2;
+    const char *bare = !strncmp(rest, "AER: ", 5) ? rest + 5 : rest;
+    if (!strncmp(bare, "PCIe Bus Error: severity=", 25)) {
+        int severity = aer_severity(bare + 25);
+        if (severity < 0)
+            return false;
+        aer_count(p, msg, drv, bus, severity, msg, when);
+        return true;
+    }
+    struct klog_aer *recent = p->aer_recent >= 0 ? &p->k->aer[p->aer_recent] : NULL;
+    long long since = p->k->lines - p->aer_line;
+    if (recent && since <= AER_DETAIL_LINES && !strcmp(recent->bus_id, bus)) {
+        const char *b = bare;
+        while (*b == ' ')
+            b++;
+        if (*b == '[' && (isdigit((unsigned char)b[1]) || b[1] == ' ')) {
+            aer_error_name(recent, b);
+            return true;
+        }
+        if (!strncmp(b, "device [", 8))
+            return true; /* "device [8086:6f04] error status/mask=..." */
+    }
+    if (recent && since <= AER_RECOVERY_LINES && recent->severity != AER_CORRECTABLE && drv == 6 &&
+        !strncmp(msg, "nvidia", 6) && strcmp(recent->bus_id, bus) && !recent->gpu_below[0] &&
+        (strstr(rest, "AER") || strstr(rest, "error_detected")))
+        snprintf(recent->gpu_below, sizeof recent->gpu_below, "%s", bus);
+    return false;
+}
+
 static void parse_message(struct parser *p, const char *msg, const char *when)
 {
     while (*msg == ' ' || *msg == '\t')
@@ -512,6 +636,8 @@ static void parse_message(struct parser *p, const char *msg, const char *when)
         new_boot(p);
         return;
     }
+    if (parse_aer(p, msg, when))
+        return;
     bool nvrm = strstr(msg, "NVRM") != NULL;
     bool nvidia = nvrm || !strncmp(msg, "nvidia", 6);
     if (!nvidia)
@@ -615,15 +741,22 @@ static void parse_line(struct parser *p, char *line, size_t len)
             /* dmesg -T writes ctime's "Tue Dec  1 12:34:56 2026"; other brackets are text. */
             bool ctime_like = close - b >= 20 && isupper((unsigned char)b[0]) && islower((unsigned char)b[1]) &&
                               b[3] == ' ' && isupper((unsigned char)b[4]) && b[7] == ' ' && memchr(b, ':', 20);
+            /* dmesg --reltime (and -H after its first line): "[  +0.000844]", seconds since the line before. */
+            const char *plus = b;
+            while (plus < close && *plus == ' ')
+                plus++;
+            bool relative = *plus == '+' && mono_seconds(plus + 1, (size_t)(close - plus - 1), &v);
             if (mono_seconds(b, (size_t)(close - b), &v)) {
                 mono = v;
                 p->formats |= journal ? 0 : FMT_DMESG;
             } else if (ctime_like && !journal) {
                 p->formats |= FMT_DMESG_T;
+            } else if (relative && !journal) {
+                p->formats |= FMT_DMESG_REL;
             }
-            if (!when[0] && (ctime_like || mono >= 0))
+            if (!when[0] && (ctime_like || mono >= 0 || relative))
                 set_time(when, b, (size_t)(close - b));
-            if (ctime_like || mono >= 0)
+            if (ctime_like || mono >= 0 || relative)
                 s = close + 1;
         }
     }
@@ -632,6 +765,7 @@ static void parse_line(struct parser *p, char *line, size_t len)
         if (p->last_mono >= 0 && mono + 1.0 < p->last_mono)
             new_boot(p);
         p->last_mono = mono;
+        p->k->last_seconds = mono;
     }
     parse_message(p, s, when[0] ? when : "?");
     record_line(p, line, len);
@@ -645,6 +779,7 @@ static const char *format_name(unsigned formats)
     case FMT_DMESG: return "dmesg";
     case FMT_DMESG_T: return "dmesg -T";
     case FMT_DMESG_ISO: return "dmesg --time-format iso";
+    case FMT_DMESG_REL: return "dmesg --reltime";
     case FMT_JOURNAL: return "journalctl -o short-iso";
     case FMT_SYSLOG: return "syslog or journalctl";
     case FMT_SYSLOG | FMT_DMESG: return "syslog with kernel timestamps";
@@ -662,7 +797,7 @@ static double now_s(void)
 static void parser_begin(struct parser *p, struct machine *m, const char *source)
 {
     kernel_log_free(&m->kernel_log);
-    *p = (struct parser){.m = m, .k = &m->kernel_log, .last_mono = -1};
+    *p = (struct parser){.m = m, .k = &m->kernel_log, .last_mono = -1, .aer_recent = -1};
     p->k->source = strdup(source);
     xid_table_load(m, &p->table);
     if (fsroot_recording()) {

@@ -169,6 +169,15 @@ static void read_nvlinks(const struct nvml *n, nvml_device dev, struct gpu *g)
         }
     }
     g->nvlink_known = true;
+    /* One field for all links; a driver without the call or the field leaves the speed unknown. */
+    struct nvml_field_value speed = {.field_id = NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON};
+    if (g->nnvlinks > 0 && n->field_values && n->field_values(dev, 1, &speed) == NVML_SUCCESS &&
+        speed.nvml_return == NVML_SUCCESS && speed.value_type == NVML_VALUE_TYPE_UNSIGNED_INT) {
+        unsigned mbps;
+        memcpy(&mbps, &speed.value, sizeof mbps);
+        if (mbps > 0 && mbps < 10000000) /* below 10 TB/s a link: a real figure */
+            g->nvlink_speed_mbps = (int)mbps;
+    }
 }
 
 /* The GPU's registration with the NVSwitch fabric: the versioned call first (driver 550+), then

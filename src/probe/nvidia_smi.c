@@ -405,6 +405,30 @@ static int read_buffer(struct machine *m, const char *file, const char *text, si
         machine_problem(m, file, "is %zu bytes: too large for `nvidia-smi -q -x` output", len);
         return -1;
     }
+    /* `nvidia-smi -q` text: the same facts under the text's names, read as the XML they stand for. */
+    if (strlen(text) == len && nvidia_smi_text_is_q(text)) {
+        int sections = 0;
+        xmlDoc *doc = nvidia_smi_text_to_xml(text, &sections);
+        if (!doc) {
+            machine_problem(m, file, "cannot be parsed: out of memory");
+            return -1;
+        }
+        int rc = read_document(m, file, doc);
+        xmlFreeDoc(doc);
+        if (sections > GPU_MAX_PER_NODE)
+            machine_problem(m, file, "holds %d GPU sections; only the first %d are read (no node has more)", sections,
+                            GPU_MAX_PER_NODE);
+        return rc;
+    }
+    const char *first = text;
+    while (first < text + len && isspace((unsigned char)*first))
+        first++;
+    if (first < text + len && *first != '<') {
+        machine_problem(m, file, "is neither `nvidia-smi -q -x` XML nor the text of `nvidia-smi -q` (a \"GPU "
+                                 "00000000:3B:00.0\" section) or `nvidia-smi nvlink -s`/`-e` (\"GPU 0: ...\", "
+                                 "\"Link 0: ...\" lines)");
+        return -1;
+    }
     xmlResetLastError();
     xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
     if (!ctxt) {

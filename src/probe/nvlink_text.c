@@ -1,9 +1,15 @@
-/* The text of `nvidia-smi nvlink -s` (what a provider pastes into a ticket): per GPU, "GPU N: NAME
- * (UUID: GPU-...)", then "Link L: 26.562 GB/s" for an active link and "Link L: <inactive>" for one
- * that is down, or "NVML: Unable to retrieve NVLink information as all links are inActive". It
- * names GPUs by index and UUID only, so it completes the GPUs an `nvidia-smi -q -x` file (or a
- * recorded tree's) describes: joined by UUID, or by index where the paste hid the UUID. */
+/* The text of `nvidia-smi nvlink -s` and `nvidia-smi nvlink -e` (what a provider pastes into a
+ * ticket): per GPU, "GPU N: NAME (UUID: GPU-...)", then for -s "Link L: 26.562 GB/s" for an active
+ * link and "Link L: <inactive>" for one that is down, or "NVML: Unable to retrieve NVLink
+ * information as all links are inActive"; for -e "Link L: Replay Errors: N", "Link L: Recovery
+ * Errors: N" and "Link L: CRC Errors: N" (drivers 5xx print one CRC counter; it is kept as the flit
+ * CRC counter, NVML's NVML_NVLINK_ERROR_DL_CRC_FLIT, and both CRC counters are judged as one sum;
+ * "CRC Flit Errors" and "CRC Data Errors" are read where a driver names them apart). Both name GPUs
+ * by index and UUID only, so they complete the GPUs an `nvidia-smi -q -x` or `-q` file (or a
+ * recorded tree's) describes: joined by UUID, or by index where the paste hid the UUID or the file
+ * names none. Several pastes merge link by link. */
 #include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +51,15 @@ static bool gpu_line(const char *s, int *index, char *uuid, size_t uuidlen)
     return true;
 }
 
+/* "GPU 00000000:18:00.0": a GPU section of `nvidia-smi -q`, never of the nvlink reports. */
+static bool is_bus_header(const char *s)
+{
+    if (strncmp(s, "GPU ", 4))
+        return false;
+    size_t n = strspn(s + 4, "0123456789abcdefABCDEF");
+    return n >= 4 && s[4 + n] == ':';
+}
+
 bool nvidia_smi_text_is_nvlink(const char *text)
 {
     /* XML is never this text (and can be 64 MiB): its first character says so. */
@@ -65,6 +80,8 @@ bool nvidia_smi_text_is_nvlink(const char *text)
         char uuid[80];
         gpu |= gpu_line(s, &index, uuid, sizeof uuid);
         link |= (!strncmp(s, "Link ", 5) && isdigit((unsigned char)s[5])) || strcasestr(s, "all links are inactive");
+        if (is_bus_header(s))
+            return false; /* `nvidia-smi -q` text: "GPU 00000000:18:00.0" sections */
         line = nl ? nl + 1 : NULL;
     }
     return gpu && link;
@@ -72,27 +89,77 @@ bool nvidia_smi_text_is_nvlink(const char *text)
 
 static struct gpu *join(struct machine *m, const char *file, int index, const char *uuid)
 {
-    if (*uuid) {
+    bool any_uuid = false;
+    for (int i = 0; i < m->gpus.count; i++)
+        any_uuid |= m->gpus.items[i].uuid != NULL;
+    /* A file that names no UUID (`nvidia-smi -q -d ECC`) is joined by index like a hidden UUID. */
+    if (*uuid && any_uuid) {
         for (int i = 0; i < m->gpus.count; i++)
             if (m->gpus.items[i].uuid && !strcasecmp(m->gpus.items[i].uuid, uuid))
                 return &m->gpus.items[i];
-        machine_problem(m, file, "GPU %d (%s) is not one of the GPUs the nvidia-smi -q -x file describes: skipped",
+        machine_problem(m, file, "GPU %d (%s) is not one of the GPUs the nvidia-smi -q file describes: skipped",
                         index, uuid);
         return NULL;
     }
     /* nvidia-smi numbers GPUs the same way in every report: by index when the UUID was hidden. */
     if (index < m->gpus.count)
         return &m->gpus.items[index];
-    machine_problem(m, file, "GPU %d: the nvidia-smi -q -x file describes only %d GPUs: skipped", index,
+    machine_problem(m, file, "GPU %d: the nvidia-smi -q file describes only %d GPUs: skipped", index,
                     m->gpus.count);
     return NULL;
+}
+
+/* The entry of link on g: the one an earlier paste made, or a new one (NULL when past the cap). */
+static struct gpu_nvlink *link_entry(struct machine *m, const char *file, struct gpu *g, int link)
+{
+    for (int k = 0; k < g->nnvlinks; k++)
+        if (g->nvlinks[k].link == link)
+            return &g->nvlinks[k];
+    if (link < 0 || link >= GPU_MAX_NVLINKS || g->nnvlinks >= GPU_MAX_NVLINKS) {
+        machine_problem(m, file, "GPU %s: link %d is past the %d links NVLink has: ignored", g->bus_id, link,
+                        GPU_MAX_NVLINKS);
+        return NULL;
+    }
+    struct gpu_nvlink *l = &g->nvlinks[g->nnvlinks++];
+    *l = (struct gpu_nvlink){.link = link, .active = GPU_UNKNOWN, .version = -1};
+    for (int c = 0; c < GPU_NVLINK_COUNTERS; c++)
+        l->errors[c] = -1;
+    return l;
+}
+
+/* "Replay Errors: 3" and the other -e counters: the counter's index, or -1 for another line. */
+static int counter_of(const char *what, long long *value)
+{
+    static const struct {
+        const char *name;
+        int counter;
+    } names[] = {
+        {"Replay Errors: ", GPU_NVLINK_REPLAY},      {"Recovery Errors: ", GPU_NVLINK_RECOVERY},
+        {"CRC Errors: ", GPU_NVLINK_CRC_FLIT},       {"CRC Flit Errors: ", GPU_NVLINK_CRC_FLIT},
+        {"CRC Data Errors: ", GPU_NVLINK_CRC_DATA},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        size_t n = strlen(names[i].name);
+        if (strncasecmp(what, names[i].name, n))
+            continue;
+        char *end;
+        const char *v = what + n;
+        if (!isdigit((unsigned char)*v))
+            return -1; /* "N/A" */
+        long long x = strtoll(v, &end, 10);
+        if (*skip_space(end) || x < 0 || x > INT64_MAX / 4)
+            return -1;
+        *value = x;
+        return names[i].counter;
+    }
+    return -1;
 }
 
 int probe_nvidia_smi_nvlink_text(struct machine *m, const char *file, const char *text)
 {
     if (m->gpus.count == 0) {
-        machine_problem(m, file, "`nvidia-smi nvlink -s` output names GPUs by index and UUID only: give the same "
-                                 "machine's `nvidia-smi -q -x` file too (--nvidia-smi twice)");
+        machine_problem(m, file, "`nvidia-smi nvlink` output names GPUs by index and UUID only: give the same "
+                                 "machine's `nvidia-smi -q -x` (or `-q`) file too (--nvidia-smi twice)");
         return -1;
     }
     struct gpu *g = NULL;
@@ -104,41 +171,42 @@ int probe_nvidia_smi_nvlink_text(struct machine *m, const char *file, const char
         snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf - 1 ? len : sizeof buf - 1), line);
         line = nl ? nl + 1 : NULL;
         const char *s = skip_space(buf);
-        int index, link;
+        int index, link, used = 0;
         char uuid[80];
         if (gpu_line(s, &index, uuid, sizeof uuid)) {
             g = join(m, file, index, uuid);
-            if (g) {
-                g->nvlink_known = true;
-                g->nnvlinks = 0;
-                listed++;
-            }
+            listed += g != NULL;
             continue;
         }
         if (!g)
             continue;
-        char state[64];
-        if (sscanf(s, "Link %d: %63[^\n]", &link, state) == 2) {
-            if (link < 0 || link >= GPU_MAX_NVLINKS || g->nnvlinks >= GPU_MAX_NVLINKS) {
-                machine_problem(m, file, "GPU %s: link %d is past the %d links NVLink has: ignored", g->bus_id, link,
-                                GPU_MAX_NVLINKS);
-                continue;
-            }
-            double gbs;
-            struct gpu_nvlink *l = &g->nvlinks[g->nnvlinks];
-            if (!strncasecmp(state, "<inactive>", 10))
-                l->active = GPU_OFF;
-            else if (sscanf(state, "%lf GB/s", &gbs) == 1 && gbs > 0)
-                l->active = GPU_ON;
-            else
-                continue; /* a line of another report ("Link 0: Replay Errors: 0"): not a state */
-            l->link = link;
-            g->nnvlinks++;
+        if (strcasestr(s, "all links are inactive")) {
+            /* None listed: the part's own count says how many are down. */
+            g->nvlink_known = true;
+            continue;
         }
-        /* "all links are inActive": none listed, so the part's own count says how many are down. */
+        if (sscanf(s, "Link %d: %n", &link, &used) != 1 || used == 0)
+            continue;
+        const char *what = s + used;
+        long long count;
+        double gbs;
+        int counter = counter_of(what, &count);
+        bool inactive = !strncasecmp(what, "<inactive>", 10);
+        bool up = !inactive && sscanf(what, "%lf GB/s", &gbs) == 1 && gbs > 0;
+        if (counter < 0 && !inactive && !up)
+            continue; /* a line of another report ("Link 0: Data Tx: 5863784 KiB"): neither state nor error */
+        struct gpu_nvlink *l = link_entry(m, file, g, link);
+        if (!l)
+            continue;
+        if (counter >= 0) {
+            l->errors[counter] = count;
+            continue;
+        }
+        l->active = up ? GPU_ON : GPU_OFF;
+        g->nvlink_known = true;
     }
     if (listed == 0) {
-        machine_problem(m, file, "no GPU of this `nvidia-smi nvlink -s` output matched the GPUs described");
+        machine_problem(m, file, "no GPU of this `nvidia-smi nvlink` output matched the GPUs described");
         return -1;
     }
     return 0;

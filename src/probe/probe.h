@@ -82,13 +82,22 @@ int pci_acs_redirect(const unsigned char *config, size_t len, const char **why);
  * Returns 0, or -1 with the reason in m->problems (naming the file). */
 int probe_nvidia_smi_file(struct machine *m, const char *path);
 #define NVIDIA_SMI_MAX_FILES 8
-/* Several --nvidia-smi files (at most NVIDIA_SMI_MAX_FILES), each recognised by its content: `nvidia-smi -q -x` XML first (the
- * last one describes the GPUs), then `nvidia-smi nvlink -s` text joined to those GPUs. 0 or -1. */
+/* Several --nvidia-smi files (at most NVIDIA_SMI_MAX_FILES), each recognised by its content: `nvidia-smi -q -x` XML
+ * or `nvidia-smi -q` text first (the last one describes the GPUs), then `nvidia-smi nvlink -s` and
+ * `-e` text joined to those GPUs. 0 or -1. */
 int probe_nvidia_smi_files(struct machine *m, const char *const *paths, int n);
-/* `nvidia-smi nvlink -s` text: a "GPU N: ..." line and a "Link L: ..." (or all-inactive) line. */
+/* `nvidia-smi nvlink -s` or `-e` text: a "GPU N: ..." line and a "Link L: ..." (or all-inactive) line. */
 bool nvidia_smi_text_is_nvlink(const char *text);
-/* Sets the NVLink state of the GPUs already described (by UUID, else index); 0 or -1 with a problem. */
+/* Sets the NVLink state and error counters of the GPUs already described (by UUID, else index); 0
+ * or -1 with a problem. */
 int probe_nvidia_smi_nvlink_text(struct machine *m, const char *file, const char *text);
+/* `nvidia-smi -q` text (or a part of it, `-q -d ECC`): a "GPU 00000000:18:00.0" line and a "Key : Value"
+ * line after it. */
+bool nvidia_smi_text_is_q(const char *text);
+/* The text rewritten as the `nvidia-smi -q -x` document it stands for (probe/nvidia_smi_text.c),
+ * with at most GPU_MAX_PER_NODE <gpu> elements; *sections counts the GPU sections of the text.
+ * NULL when out of memory. The caller frees it (xmlFreeDoc). */
+struct _xmlDoc *nvidia_smi_text_to_xml(const char *text, int *sections);
 /* Reads NVIDIA_SMI_SNAPSHOT_FILE under the root: 0 read, 1 absent, -1 malformed (in m->problems). */
 int probe_nvidia_smi_recorded(struct machine *m);
 /* `--load-check`: drives host-to-device copies on each GPU whose link generation is below its

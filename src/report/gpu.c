@@ -42,7 +42,7 @@ json_t *gpu_clock_events_json(bool known, uint64_t bits)
 
 static json_t *nvlinks_json(const struct gpu *g)
 {
-    if (!g->nvlink_known)
+    if (!g->nvlink_known && g->nnvlinks == 0) /* `nvidia-smi nvlink -e` alone lists links, state unknown */
         return json_null();
     json_t *arr = json_array();
     for (int k = 0; k < g->nnvlinks; k++) {
@@ -121,6 +121,7 @@ static json_t *gpu_json(const struct machine *m, const struct gpu *g)
                                             tristate(g->mig_pending)));
     json_object_set_new(o, "nvlinks", nvlinks_json(g));
     json_object_set_new(o, "nvlinks_expected", num_or_null(g->nvlinks_expected));
+    json_object_set_new(o, "nvlink_speed_mbps", num_or_null(g->nvlink_speed_mbps));
     json_object_set_new(o, "fabric", g->fabric_state == GPU_FABRIC_UNKNOWN
                                          ? json_null()
                                          : json_pack("{s:s, s:o}", "state", gpu_fabric_state_name(g->fabric_state),

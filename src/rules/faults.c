@@ -40,7 +40,7 @@ void check_gpu_nvlink_errors(struct audit_ctx *ctx)
         if (!known) {
             json_decref(links);
             if (gpu_is_datacenter(g) && g->nvlinks_expected != 0 && (!g->nvlink_known || g->nnvlinks > 0))
-                finding_add(ctx, SEV_UNKNOWN, g->bus_id, NULL, _("`nvidia-smi nvlink -e` shows the counters"),
+                finding_add(ctx, SEV_UNKNOWN, g->bus_id, NULL, _("save `nvidia-smi nvlink -e` of the same machine and give it as another --nvidia-smi"),
                             _("NVLink error counters not in this source"));
             continue;
         }
@@ -146,7 +146,7 @@ static json_t *aer_evidence(const struct aer_counts *c)
                      "fatal_named", c->nonzero[AER_FATAL]);
 }
 
-void check_pcie_aer_errors(struct audit_ctx *ctx)
+static void sysfs_aer_errors(struct audit_ctx *ctx)
 {
     const struct machine *m = ctx->machine;
     const struct fault_info *f = &m->faults;
@@ -208,6 +208,151 @@ void check_pcie_aer_errors(struct audit_ctx *ctx)
             finding_add(ctx, SEV_PASS, d->bus_id, json_pack("{s:i}", "functions_read", read), NULL,
                         _("no PCIe errors counted on the device or the %d port(s) read above it"), read - 1);
     }
+}
+
+/* Two functions of one PCI device: "0000:63:00.0" and "0000:63:00.1" (sysfs forms). */
+static bool same_device(const char *a, const char *b)
+{
+    const char *da = strrchr(a, '.'), *db = strrchr(b, '.');
+    return da && db && da - a == db - b && !strncmp(a, b, (size_t)(da - a)) && strcmp(a, b);
+}
+
+/* The GPU a function of a kernel AER line is, or sits above: the PCI paths read, the GPUs described,
+ * the driver the line names, or the GPU the kernel's recovery of the error named next. NULL when
+ * none is known; *is_gpu and *how say which. */
+static const char *aer_line_gpu(const struct machine *m, const struct klog_aer *a, bool *is_gpu, const char **how)
+{
+    *is_gpu = false;
+    for (int i = 0; i < m->npci; i++) {
+        const struct pci_device *d = &m->pci[i];
+        if (d->role != PCI_ROLE_ACCELERATOR)
+            continue;
+        if (!strcmp(d->bus_id, a->bus_id)) {
+            *is_gpu = true;
+            *how = "PCI bus";
+            return d->bus_id;
+        }
+        for (int h = 0; h < d->npath; h++)
+            if (!strcmp(d->path[h].bus_id, a->bus_id)) {
+                *how = "PCI bus";
+                return d->bus_id;
+            }
+    }
+    const struct gpu *g = gpu_set_find(&m->gpus, a->bus_id);
+    if (g || !strcmp(a->driver, "nvidia")) {
+        *is_gpu = true;
+        *how = g ? "GPU list" : "driver name";
+        return a->bus_id;
+    }
+    /* Another function of a GPU's device (its audio function, 0000:63:00.1 beside 0000:63:00.0)
+     * shares the GPU's link. */
+    for (int i = 0; i < m->gpus.count; i++)
+        if (same_device(m->gpus.items[i].bus_id, a->bus_id)) {
+            *how = "same device";
+            return m->gpus.items[i].bus_id;
+        }
+    for (int i = 0; i < m->npci; i++)
+        if (m->pci[i].role == PCI_ROLE_ACCELERATOR && same_device(m->pci[i].bus_id, a->bus_id)) {
+            *how = "same device";
+            return m->pci[i].bus_id;
+        }
+    /* The kernel recovers the devices below the port that reported: for any of its records. */
+    const struct kernel_log_info *k = &m->kernel_log;
+    for (int i = 0; i < k->naer; i++)
+        if (k->aer[i].gpu_below[0] && !strcmp(k->aer[i].bus_id, a->bus_id)) {
+            *how = "kernel's recovery lines";
+            return k->aer[i].gpu_below;
+        }
+    return NULL;
+}
+
+/* The function's sysfs counter of that severity was read: it counts the same errors since boot. */
+static bool sysfs_counted(const struct fault_info *f, const char *bus_id, int severity)
+{
+    for (int i = 0; i < f->naer; i++)
+        if (!strcmp(f->aer[i].bus_id, bus_id) && f->aer[i].total[severity] >= 0)
+            return true;
+    return false;
+}
+
+static const char *aer_severity_words(int severity)
+{
+    switch (severity) {
+    case AER_FATAL: return N_("fatal");
+    case AER_NONFATAL: return N_("non-fatal");
+    }
+    return N_("correctable");
+}
+
+/* The kernel log's "PCIe Bus Error: severity=..." lines of the current boot (model/kernel_log.h). */
+static void log_aer_errors(struct audit_ctx *ctx)
+{
+    const struct machine *m = ctx->machine;
+    const struct kernel_log_info *k = &m->kernel_log;
+    if (!k->read)
+        return;
+    const struct thresholds *t = ctx->thresholds;
+    for (int i = 0; i < k->naer; i++) {
+        const struct klog_aer *a = &k->aer[i];
+        if (sysfs_counted(&m->faults, a->bus_id, a->severity))
+            continue;
+        bool is_gpu;
+        const char *how = NULL;
+        const char *gpu = aer_line_gpu(m, a, &is_gpu, &how);
+        json_t *ev = json_pack("{s:s, s:s?, s:s, s:s, s:s, s:i, s:s, s:s, s:s?, s:s?, s:s?, s:b, s:s?}", "source",
+                               "kernel log", "log", k->source, "bus_id", a->bus_id, "driver", a->driver, "severity",
+                               klog_aer_severity_name(a->severity), "count", (int)a->count, "first", a->first_time,
+                               "last", a->last_time, "errors", a->errors[0] ? a->errors : NULL, "text", a->text, "gpu",
+                               gpu, "is_gpu", is_gpu, "gpu_from", how);
+        const char *kind = _(aer_severity_words(a->severity));
+        char where[96];
+        if (is_gpu)
+            snprintf(where, sizeof where, "%s", _("the GPU"));
+        else if (how && !strcmp(how, "same device"))
+            snprintf(where, sizeof where, _("function %s of the GPU"), a->bus_id);
+        else
+            snprintf(where, sizeof where, _("port %s above it"), a->bus_id);
+        const char *names = a->errors[0] ? a->errors : _("the error bits are not in the log");
+        if (!gpu) {
+            /* Not known to be on a GPU's path: judged only where the bus was not read to say so. */
+            if (a->severity != AER_CORRECTABLE && !m->pci_scanned)
+                finding_add(ctx, SEV_UNKNOWN, a->bus_id, ev, _("give the machine's recorded tree (--sysroot) or run "
+                                                                "gpuvet on it, so that the PCI paths say which GPU is below"),
+                            _("%ld %s PCIe error(s) of %s in the kernel log since boot (%s); whether a GPU sits below it "
+                              "is unknown: the PCI bus was not read"),
+                            a->count, kind, a->bus_id, names);
+            else
+                json_decref(ev);
+            continue;
+        }
+        if (a->severity != AER_CORRECTABLE) {
+            finding_add(ctx, SEV_FAIL, gpu, ev,
+                        _("reseat the card or riser, and ask the provider to replace the part if it recurs"),
+                        _("%ld %s PCIe error(s) on %s in the kernel log since boot, first at %s, last at %s (%s)"),
+                        a->count, kind, where, a->first_time, a->last_time, names);
+            continue;
+        }
+        /* Lines the kernel printed: at least this many errors, over the boot's last timestamp. */
+        double per_min = k->last_seconds > 0 ? (double)a->count / (k->last_seconds / 60) : -1;
+        if (per_min >= t->aer_correctable_per_min_max)
+            finding_add(ctx, SEV_WARN, gpu, ev,
+                        _("a link that keeps correcting errors has a bad contact, riser or cable: reseat, and "
+                          "watch whether the count grows"),
+                        _("at least %ld correctable PCIe errors on %s in the kernel log, %.1f per minute since boot "
+                          "(DCGM's PCIe replay limit: %.0f)"),
+                        a->count, where, per_min, t->aer_correctable_per_min_max);
+        else
+            finding_add(ctx, SEV_INFO, gpu, ev, NULL,
+                        _("%ld correctable PCIe error(s) on %s in the kernel log since boot, last at %s (the link "
+                          "recovered each one)"),
+                        a->count, where, a->last_time);
+    }
+}
+
+void check_pcie_aer_errors(struct audit_ctx *ctx)
+{
+    sysfs_aer_errors(ctx);
+    log_aer_errors(ctx);
 }
 
 /* --- NET_IB_ERRORS ----------------------------------------------------------------------------- */

@@ -312,6 +312,9 @@ void check_gpu_mig_on(struct audit_ctx *ctx)
         if (g->mig_current == GPU_ON)
             finding_add(ctx, ctx_severity(ctx), g->bus_id, ev, fix,
                         _("MIG on: the GPU is split into instances and a job sees only its slice of memory and SMs"));
+        else if (g->mig_current == GPU_UNKNOWN && !g->name)
+            /* A part of `nvidia-smi -q` (-d ECC) names neither the product nor MIG: not a verdict. */
+            finding_add(ctx, SEV_UNKNOWN, g->bus_id, ev, NULL, _("MIG mode not in this source"));
         else
             finding_add(ctx, SEV_PASS, g->bus_id, ev, NULL,
                         g->mig_current == GPU_OFF ? _("MIG off") : _("MIG not enabled (not reported: not a MIG-capable GPU)"));
@@ -328,8 +331,8 @@ void check_gpu_nvlink_down(struct audit_ctx *ctx)
         if (!g->nvlink_known) {
             if (gpu_is_datacenter(g) && g->nvlinks_expected != 0)
                 finding_add(ctx, SEV_UNKNOWN, g->bus_id, json_pack("{s:o}", "expected", count_json(g->nvlinks_expected)),
-                            _("`nvidia-smi nvlink -s` shows the links"),
-                            _("NVLink state not in this source (`nvidia-smi -q -x` does not report it)"));
+                            _("save `nvidia-smi nvlink -s` of the same machine and give it as another --nvidia-smi"),
+                            _("NVLink state not in this source (`nvidia-smi -q -x` and `-q` do not report it)"));
             continue;
         }
         int active = 0, down = 0;
@@ -342,8 +345,8 @@ void check_gpu_nvlink_down(struct audit_ctx *ctx)
                                                    tristate_json(l->active), "remote_bus_id", l->remote_bus_id,
                                                    "version", count_json(l->version)));
         }
-        json_t *ev = json_pack("{s:o, s:o, s:i}", "links", links, "expected", count_json(g->nvlinks_expected), "active",
-                               active);
+        json_t *ev = json_pack("{s:o, s:o, s:i, s:o}", "links", links, "expected", count_json(g->nvlinks_expected),
+                               "active", active, "speed_mbps", count_json(g->nvlink_speed_mbps));
         bool sxm = g->name && strstr(g->name, "SXM");
         /* The part's own count (data/gpus.csv): links the driver does not list are missing, not fine. */
         int expected = g->nvlinks_expected > 0 ? g->nvlinks_expected : 0;

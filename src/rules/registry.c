@@ -54,7 +54,9 @@ const struct rule rules_table[] = {
      "transfer (fail). Correctable errors were retried by the link; a mean since boot of\n"
      "{general.aer_correctable_per_min_max} or more per minute, DCGM's limit for PCIe replays, means a bad contact, riser or cable (warn),\n"
      "fewer are info. Without the files (firmware-first AER, or a kernel without CONFIG_PCIEAER) the\n"
-     "counts are unknown.")},
+     "counts are unknown. The kernel log's AER lines of the current boot (drivers/pci/pcie/aer.c:\n"
+     "\"PCIe Bus Error: severity=...\") are judged the same way for a function sysfs did not count: on\n"
+     "a GPU, or a port above it by the PCI paths or the GPU the kernel's recovery names next.")},
     {"GPU_ECC_OFF", "gpu", N_("datacenter GPU with ECC disabled"),
      PER_WORKLOAD(SEV_WARN, SEV_WARN, SEV_FAIL, SEV_WARN, SEV_WARN, SEV_FAIL), check_gpu_ecc_off,
      N_("ECC on GPU memory detects and corrects bit flips; without it a flipped bit silently corrupts\n"
@@ -99,7 +101,7 @@ const struct rule rules_table[] = {
      "the driver does not list counts as down. PCIe cards link through an optional bridge, so their\n"
      "count is not judged: one bridged link down beside an active one still fails, none up is 'no\n"
      "bridge' (info). A machine that sees a single SXM GPU (a slice of a board) has nothing to talk to\n"
-     "over NVLink (info). `nvidia-smi -q -x` does not report NVLink; NVML does.")},
+     "over NVLink (info). `nvidia-smi -q -x` and `-q` do not report NVLink; NVML and `nvidia-smi nvlink -s` do.")},
     {"GPU_NVLINK_ERRORS", "gpu", N_("NVLink error counters past DCGM's limits"), ALL(SEV_WARN), check_gpu_nvlink_errors,
      N_("NVLink counts data-link replays and recoveries and CRC errors per link since the driver loaded\n"
      "(NVML's nvmlDeviceGetNvLinkErrorCounter, `nvidia-smi nvlink -e`). DCGM's health watch\n"

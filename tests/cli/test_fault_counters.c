@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "testutil.h"
 
@@ -112,6 +113,151 @@ Test(aer, no_counters_is_unknown)
     json_t *doc = audit(fixture(TREE), -1);
     expect(doc, "PCIE_AER_ERRORS", "machine", "unknown", "no AER counters in sysfs");
     json_decref(doc);
+}
+
+/* --- AER lines in the kernel log ------------------------------------------------------------------ */
+
+#define KLOG GPUVET_TEST_SOURCE "/corpus/kernel-log/"
+
+/* A real log (tests/corpus/kernel-log) with one bus id replaced by another of this tree: a
+ * synthetic pairing, so that the log's port is one on an accelerator's path. */
+static char *log_on_tree(const char *file, const char *from, const char *to)
+{
+    char *text = file_contents(file, NULL);
+    cr_assert_not_null(text, "%s", file);
+    char path[] = "/tmp/gpuvet-aer-log-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    FILE *out = fdopen(fd, "wb");
+    for (const char *s = text; *s;) {
+        const char *at = strstr(s, from);
+        if (!at) {
+            fputs(s, out);
+            break;
+        }
+        fprintf(out, "%.*s%s", (int)(at - s), s, to);
+        s = at + strlen(from);
+    }
+    fclose(out);
+    free(text);
+    return strdup(path);
+}
+
+/* Some finding of id on subject has this severity and these words. */
+static void expect_any(json_t *doc, const char *id, const char *subject, const char *severity, const char *words)
+{
+    json_t *list = findings_of(doc, id, subject);
+    bool found = false;
+    for (size_t i = 0; i < json_array_size(list); i++) {
+        json_t *f = json_array_get(list, i);
+        const char *msg = json_string_value(json_object_get(f, "message"));
+        found |= !strcmp(json_string_value(json_object_get(f, "severity")), severity) && msg && strstr(msg, words);
+    }
+    char *dump = json_dumps(list, 0);
+    cr_assert(found, "%s %s: no %s \"%s\" in %s", id, subject, severity, words, dump);
+    free(dump);
+    json_decref(list);
+}
+
+static json_t *audit_with_log(const char *root, const char *log, int expected_status)
+{
+    struct run_result r = run_gpuvet("audit", "--json", "--sample", "0", "--sysroot", root, "--kernel-log", log, NULL);
+    cr_assert_eq(r.status, expected_status, "exit %d; stderr: %s", r.status, r.err);
+    json_t *doc = run_json(&r);
+    run_result_free(&r);
+    return doc;
+}
+
+/* gpu-burn#1's fatal Surprise Down on the root port above its Tesla, put on switch port 19:0c.0
+ * above the accelerator at 1c:00.0: the PCI path names the accelerator, not the log's own GPU. */
+Test(aer_log, a_fatal_line_on_a_port_fails_the_accelerator_below)
+{
+    char *log = log_on_tree(KLOG "gpu-burn-1-dmesg-aer-fatal-xid79.log", "0000:00:02.0", "0000:19:0c.0");
+    json_t *doc = audit_with_log(fixture(TREE), log, 1);
+    expect_any(doc, "PCIE_AER_ERRORS", "0000:1c:00.0", "fail", "1 fatal PCIe error(s) on port 0000:19:0c.0 above it");
+    expect_any(doc, "PCIE_AER_ERRORS", "0000:1c:00.0", "info", "1 correctable PCIe error(s) on port 0000:19:0c.0");
+    json_t *list = findings_of(doc, "PCIE_AER_ERRORS", "0000:1c:00.0");
+    bool from_bus = false;
+    for (size_t i = 0; i < json_array_size(list); i++) {
+        json_t *ev = json_object_get(json_array_get(list, i), "evidence");
+        const char *errors = json_string_value(json_object_get(ev, "errors"));
+        from_bus |= !strcmp(json_string_value(json_object_get(ev, "gpu_from")), "PCI bus") && errors &&
+                    !strcmp(errors, "Surprise Down Error");
+    }
+    cr_assert(from_bus);
+    json_decref(list);
+    json_decref(doc);
+    /* With the port's own sysfs counters read, they count the same errors: the line is not judged twice. */
+    char *root = fixture_copy(TREE);
+    write_aer(root, "0000:19:0c.0", CLEAN_COR, CLEAN_NONFATAL, CLEAN_FATAL);
+    doc = audit_with_log(root, log, 1); /* the log's Xid 79 still fails */
+    list = findings_of(doc, "PCIE_AER_ERRORS", "0000:1c:00.0");
+    for (size_t i = 0; i < json_array_size(list); i++)
+        cr_assert_str_neq(json_string_value(json_object_get(json_array_get(list, i), "severity")), "fail");
+    json_decref(list);
+    json_decref(doc);
+    tree_remove(root);
+    free(root);
+    unlink(log);
+    free(log);
+}
+
+/* pop-os#3363's three correctable errors, on the port above 1c:00.0: fewer than DCGM's 8 a minute
+ * over the 68183 s the log's timestamps give: info; a port on no accelerator's path: nothing. */
+Test(aer_log, correctable_lines_inform_on_a_gpu_path_only)
+{
+    char *log = log_on_tree(KLOG "pop-3363-syslog-aer-correctable.log", "0000:00:03.1", "0000:19:0c.0");
+    json_t *doc = audit_with_log(fixture(TREE), log, 0);
+    expect(doc, "PCIE_AER_ERRORS", "0000:1c:00.0", "info", "3 correctable PCIe error(s) on port 0000:19:0c.0");
+    json_decref(doc);
+    unlink(log);
+    free(log);
+    /* nvidia-docker#1553's 5.x words ("AER: PCIe Bus Error: severity=Corrected"), on the same port. */
+    log = log_on_tree(KLOG "nvidia-docker-1553-dmesg-xid79-aer-corrected.log", "0000:00:01.1", "0000:19:0c.0");
+    doc = audit_with_log(fixture(TREE), log, 1); /* its Xid 79 fails */
+    expect(doc, "PCIE_AER_ERRORS", "0000:1c:00.0", "info", "1 correctable PCIe error(s) on port 0000:19:0c.0");
+    json_decref(doc);
+    unlink(log);
+    free(log);
+    doc = audit_with_log(fixture(TREE), KLOG "pop-3363-syslog-aer-correctable.log", 0);
+    json_t *list = findings_of(doc, "PCIE_AER_ERRORS", "0000:00:03.1");
+    cr_assert_eq(json_array_size(list), 0, "not on an accelerator's path in this tree");
+    json_decref(list);
+    json_decref(doc);
+}
+
+/* Another function of an accelerator's device shares its link: a SYNTHETIC line in the kernel's
+ * 6.x words ("Uncorrectable (Non-Fatal)"), for function 1 of the accelerator at 1c:00.0. */
+Test(aer_log, another_function_of_the_device_fails_the_accelerator)
+{
+    char path[] = "/tmp/gpuvet-aer-fn-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    fputs("[  100.000001] snd_hda_intel 0000:1c:00.1: PCIe Bus Error: severity=Uncorrectable (Non-Fatal), "
+          "type=Transaction Layer, (Requester ID)\n",
+          f);
+    fclose(f);
+    json_t *doc = audit_with_log(fixture(TREE), path, 1);
+    expect(doc, "PCIE_AER_ERRORS", "0000:1c:00.0", "fail",
+           "1 non-fatal PCIe error(s) on function 0000:1c:00.1 of the GPU in the kernel log since boot, first at "
+           "100.000001, last at 100.000001 (the error bits are not in the log)");
+    json_decref(doc);
+    unlink(path);
+}
+
+/* Without a tree, a fatal error on a port the log ties to no GPU is unknown, not passed. */
+Test(aer_log, a_port_of_unknown_place_is_unknown_offline)
+{
+    char *log = log_on_tree(KLOG "gpu-burn-1-dmesg-aer-fatal-xid79.log", "nvidia 0000:02:00.0: device has no AER-aware driver",
+                            "nvidia 0000:02:00.0: the line changed");
+    struct run_result r = run_gpuvet("audit", "--json", "--kernel-log", log, NULL);
+    json_t *doc = run_json(&r);
+    run_result_free(&r);
+    expect(doc, "PCIE_AER_ERRORS", "0000:00:02.0", "unknown", "whether a GPU sits below it is unknown");
+    json_decref(doc);
+    unlink(log);
+    free(log);
 }
 
 /* --- InfiniBand -------------------------------------------------------------------------------- */

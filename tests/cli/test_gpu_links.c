@@ -72,6 +72,26 @@ Test(nvlink, all_eighteen_links_of_an_h200_up_pass)
     json_decref(doc);
 }
 
+/* The links' common speed (NVML's field value 90), where the library has nvmlDeviceGetFieldValues. */
+Test(nvlink, the_common_link_speed_is_reported_where_nvml_gives_it)
+{
+    json_t *doc = audit_mock(GPUVET_MOCK_NVML_CURRENT, H200, "18 speed=26562", -1);
+    json_t *g = json_array_get(json_object_get(json_object_get(doc, "machine"), "gpus"), 0);
+    cr_assert_eq(json_integer_value(json_object_get(g, "nvlink_speed_mbps")), 26562);
+    json_t *f = the_finding(doc, "GPU_NVLINK_DOWN", GPU);
+    cr_assert_eq(json_integer_value(json_object_get(json_object_get(f, "evidence"), "speed_mbps")), 26562);
+    json_decref(f);
+    json_decref(doc);
+    doc = audit_mock(GPUVET_MOCK_NVML_CURRENT, H200, "18", -1);
+    g = json_array_get(json_object_get(json_object_get(doc, "machine"), "gpus"), 0);
+    cr_assert(json_is_null(json_object_get(g, "nvlink_speed_mbps")), "the field not supported: unknown");
+    json_decref(doc);
+    doc = audit_mock(GPUVET_MOCK_NVML_OLD, H200, "18 speed=26562", -1);
+    g = json_array_get(json_object_get(json_object_get(doc, "machine"), "gpus"), 0);
+    cr_assert(json_is_null(json_object_get(g, "nvlink_speed_mbps")), "no nvmlDeviceGetFieldValues: unknown");
+    json_decref(doc);
+}
+
 Test(nvlink, one_link_down_fails_the_gpu)
 {
     json_t *doc = audit_mock(GPUVET_MOCK_NVML_CURRENT, H200, "18 down=0:3", 1);
@@ -290,26 +310,29 @@ Test(health, a_fabric_in_progress_fails_health)
 
 #define NVLINK_TEXT(name) SMI(name "-nvlink-s.txt")
 
+/* A temporary copy of the file at src with the first `old` replaced (a synthetic edit of a real
+ * file); the caller unlinks and frees the path. */
+static char *copy_replacing(const char *src, const char *old, const char *replacement)
+{
+    char *text = file_contents(src, NULL);
+    cr_assert_not_null(text, "%s", src);
+    char *at = strstr(text, old);
+    cr_assert_not_null(at, "%s: %s", src, old);
+    char path[] = "/tmp/gpuvet-copy-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    FILE *out = fdopen(fd, "wb");
+    fprintf(out, "%.*s%s%s", (int)(at - text), text, replacement, at + strlen(old));
+    fclose(out);
+    free(text);
+    return strdup(path);
+}
+
 /* The H200 file with its UUID replaced by the first GPU's of bottlerocket's H100 paste: a synthetic
  * pairing of two real files, so that the text joins by UUID. */
 static char *h200_with_uuid(const char *uuid)
 {
-    FILE *in = fopen(H200, "rb");
-    cr_assert_not_null(in);
-    static char text[1 << 20];
-    size_t n = fread(text, 1, sizeof text - 1, in);
-    text[n] = '\0';
-    fclose(in);
-    const char *old = "GPU-73c875d3-52f8-d69d-d97f-d85545bd5967";
-    char *at = strstr(text, old);
-    cr_assert_not_null(at);
-    char path[] = "/tmp/gpuvet-uuid-XXXXXX";
-    int fd = mkstemp(path);
-    cr_assert_geq(fd, 0);
-    FILE *out = fdopen(fd, "wb");
-    fprintf(out, "%.*s%s%s", (int)(at - text), text, uuid, at + strlen(old));
-    fclose(out);
-    return strdup(path);
+    return copy_replacing(H200, "GPU-73c875d3-52f8-d69d-d97f-d85545bd5967", uuid);
 }
 
 Test(nvlink_text, the_text_completes_the_xml_by_uuid)
@@ -336,12 +359,12 @@ Test(nvlink_text, alone_or_unmatched_it_cannot_run)
 {
     struct run_result r = run_gpuvet("audit", "--nvidia-smi", NVLINK_TEXT("bottlerocket-4418-h100"), NULL);
     cr_assert_eq(r.status, 2, "%s", r.out);
-    cr_assert(strstr(r.err, "give the same machine's `nvidia-smi -q -x` file too"), "%s", r.err);
+    cr_assert(strstr(r.err, "give the same machine's `nvidia-smi -q -x` (or `-q`) file too"), "%s", r.err);
     run_result_free(&r);
     /* gpud's B200 paste names GPU 2 with its UUID elided; the H200 file has one GPU. */
     r = run_gpuvet("audit", "--nvidia-smi", H200, "--nvidia-smi", NVLINK_TEXT("gpud-1085-b200-all-inactive"), NULL);
     cr_assert_eq(r.status, 2, "%s", r.out);
-    cr_assert(strstr(r.err, "no GPU of this `nvidia-smi nvlink -s` output matched"), "%s", r.err);
+    cr_assert(strstr(r.err, "no GPU of this `nvidia-smi nvlink` output matched"), "%s", r.err);
     run_result_free(&r);
 }
 
@@ -375,4 +398,77 @@ Test(fabric, sxm_gpus_from_a_file_alone_leave_the_fabric_unknown)
     json_decref(doc);
     run_result_free(&r);
     unlink(path);
+}
+
+/* --- `nvidia-smi -q` and `nvidia-smi nvlink -e` text (tests/fixtures/README.md) ---------------- */
+
+#define TREE "sysroot/32intel64-2p8co2t+8ve"
+
+/* audit --sysroot of a recorded machine with the given --nvidia-smi files. */
+static json_t *audit_text(const char *a, const char *b, int expected_status)
+{
+    struct run_result r = b ? run_gpuvet("audit", "--json", "--sample", "0", "--sysroot", fixture(TREE), "--nvidia-smi",
+                                         a, "--nvidia-smi", b, NULL)
+                            : run_gpuvet("audit", "--json", "--sample", "0", "--sysroot", fixture(TREE), "--nvidia-smi",
+                                         a, NULL);
+    cr_assert_eq(r.status, expected_status, "%s %s: exit %d, stderr: %s", a, b ? b : "", r.status, r.err);
+    json_t *doc = run_json(&r);
+    run_result_free(&r);
+    return doc;
+}
+
+Test(q_text, h800_paste_with_its_nvlink_status)
+{
+    json_t *doc = audit_text(SMI("llm-action-h800-q-i0-drv525.txt"), SMI("llm-action-h800-nvlink-s.txt"), 0);
+    const char *h800 = "0000:18:00.0";
+    cr_assert_str_eq(severity(doc, "GPU_ECC_OFF", h800), "warn");
+    cr_assert_str_eq(severity(doc, "GPU_FABRIC_NOT_READY", h800), "pass");
+    cr_assert_str_eq(severity(doc, "GPU_NVLINK_DOWN", h800), "pass");
+    cr_assert(message_has(doc, "GPU_NVLINK_DOWN", h800, "all 8 NVLinks active (the part has 8)"));
+    json_t *gpus = json_object_get(json_object_get(doc, "machine"), "gpus");
+    cr_assert_eq(json_array_size(gpus), 1);
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(gpus, 0), "name")), "NVIDIA H800");
+    /* GPUs 1 and 7 of the status paste are not in the -q file: said, not guessed. */
+    char *problems = json_dumps(json_object_get(json_object_get(doc, "machine"), "problems"), 0);
+    cr_assert(strstr(problems, "GPU-474d838c-171f-d249-4f45-bbc01a8eb74a"), "%s", problems);
+    free(problems);
+    json_decref(doc);
+}
+
+Test(q_text, a100_row_remap_pending_fails)
+{
+    json_t *doc = audit_text(SMI("ml-engineering-a100-sxm4-q-remap-pending.txt"), NULL, 1);
+    cr_assert_str_eq(severity(doc, "GPU_RETIRED_PAGES", "0000:10:1c.0"), "fail");
+    cr_assert(message_has(doc, "GPU_RETIRED_PAGES", "0000:10:1c.0", "row remap is pending"));
+    json_decref(doc);
+}
+
+Test(nvlink_errors_text, the_real_paste_passes_a_replay_count_warns)
+{
+    json_t *doc = audit_text(SMI("brev-8x-a100-sxm4-q-d-ecc.txt"), SMI("brev-8x-a100-sxm4-nvlink-e.txt"), 0);
+    json_t *list = findings_of(doc, "GPU_NVLINK_ERRORS", NULL);
+    cr_assert_eq(json_array_size(list), 8);
+    for (size_t i = 0; i < 8; i++)
+        cr_assert_str_eq(json_string_value(json_object_get(json_array_get(list, i), "severity")), "pass");
+    json_decref(list);
+    /* -e alone lists the links with their counters, their state unknown. */
+    json_t *g1 = json_array_get(json_object_get(json_object_get(doc, "machine"), "gpus"), 1);
+    json_t *links = json_object_get(g1, "nvlinks");
+    cr_assert_eq(json_array_size(links), 12);
+    cr_assert(json_is_null(json_object_get(json_array_get(links, 0), "active")));
+    cr_assert_eq(json_integer_value(json_object_get(json_object_get(json_array_get(links, 0), "errors"), "replay")), 0);
+    /* -d ECC names no product: MIG is unknown, not "not MIG-capable". */
+    cr_assert_str_eq(severity(doc, "GPU_MIG_ON", "0000:0b:00.0"), "unknown");
+    json_decref(doc);
+    /* GPU 3 (0000:0d:00.0, the fourth in bus order) with 9 replays on link 0: it warns (exit 0: a warn). */
+    char *edited = copy_replacing(SMI("brev-8x-a100-sxm4-nvlink-e.txt"),
+                                  "GPU-46a33459-81fa-9dcf-9ed9-9a9425a4abf5)\n\t Link 0: Replay Errors: 0",
+                                  "GPU-46a33459-81fa-9dcf-9ed9-9a9425a4abf5)\n\t Link 0: Replay Errors: 9");
+    doc = audit_text(SMI("brev-8x-a100-sxm4-q-d-ecc.txt"), edited, 0);
+    cr_assert_str_eq(severity(doc, "GPU_NVLINK_ERRORS", "0000:0d:00.0"), "warn");
+    cr_assert(message_has(doc, "GPU_NVLINK_ERRORS", "0000:0d:00.0", "9 replay and 0 recovery errors"));
+    cr_assert_str_eq(severity(doc, "GPU_NVLINK_ERRORS", "0000:0c:00.0"), "pass");
+    json_decref(doc);
+    unlink(edited);
+    free(edited);
 }

@@ -19,7 +19,7 @@ seed() { # NAME FILE...: the corpus folder of one target
     mkdir -p "$dir"
     for f in "$@"; do [ -f "$f" ] && cp "$f" "$dir/"; done
 }
-seed nvsmi $fixtures/nvidia-smi/*.xml
+seed nvsmi $fixtures/nvidia-smi/*.xml $fixtures/nvidia-smi/*.txt # -q -x XML and -q text
 seed dmidecode $fixtures/dmidecode/*.txt
 seed claim $fixtures/claims/*.json
 seed bench_json $fixtures/bench/*.json

@@ -494,7 +494,8 @@ nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t d, int counter, unsigned *
 /* NVLink: `-q -x` carries none, so $GPUVET_MOCK_NVLINK describes it, words apart by spaces:
  * "LINKS" (each GPU's link count, all active, NVLink version 4), then "down=G:L" (GPU index G's
  * link L inactive), "version=N", and "replay=G:L:N", "recovery=...", "crc_flit=...", "crc_data=..."
- * (that link's error counter). Unset: no NVLink (NOT_SUPPORTED), as before. */
+ * (that link's error counter), "speed=MBPS" (the links' common speed, nvmlDeviceGetFieldValues; the
+ * old driver's library lacks the call). Unset: no NVLink (NOT_SUPPORTED), as before. */
 static unsigned gpu_index(nvmlDevice_t d)
 {
     for (unsigned i = 0; i < ngpus; i++)
@@ -558,6 +559,41 @@ nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t d, unsigned link, int 
         *o = 0;
     return OK;
 }
+
+#ifndef MOCK_OLD_DRIVER
+/* nvmlFieldValue_t; only the NVLink speed field (90) is answered: "speed=MBPS" in
+ * $GPUVET_MOCK_NVLINK, else NOT_SUPPORTED in the value's own status. */
+struct field_value {
+    unsigned field_id, scope_id;
+    long long timestamp, latency_usec;
+    unsigned value_type;
+    nvmlReturn_t status;
+    union {
+        double d;
+        unsigned ui;
+        unsigned long ul;
+        unsigned long long ull;
+        long long sll;
+    } value;
+};
+nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t d, int count, struct field_value *values)
+{
+    (void)d;
+    if (count < 0 || (count > 0 && !values))
+        return INVALID_ARGUMENT;
+    const char *spec = getenv("GPUVET_MOCK_NVLINK");
+    const char *speed = spec ? strstr(spec, "speed=") : NULL;
+    for (int i = 0; i < count; i++) {
+        values[i].status = NOT_SUPPORTED;
+        if (values[i].field_id == 90 && speed) {
+            values[i].value_type = 1;
+            values[i].value.ui = (unsigned)strtoul(speed + 6, NULL, 10);
+            values[i].status = OK;
+        }
+    }
+    return OK;
+}
+#endif
 
 /* Fabric: the file's own <fabric><state>/<status> (nvidia-smi's words). "N/A" is a GPU outside any
  * fabric: NOT_SUPPORTED, as NVML answers on PCIe GPUs. */

@@ -170,3 +170,57 @@ Test(nvlink_text, other_text_is_not_nvlink_and_alone_it_cannot_run)
     cr_assert_eq(m.nproblems, 1);
     machine_free(&m);
 }
+
+/* --- `nvidia-smi nvlink -e` text ----------------------------------------------------------------- */
+
+/* A real paste of `nvidia-smi nvlink -e -i N` for the 8 A100 SXM4 of one node: 12 links each, every
+ * counter 0. UUIDs given but the GPUs here have none: joined by index. */
+Test(nvlink_errors_text, brev_a100_counters_read_per_link)
+{
+    const char *text = slurp("brev-8x-a100-sxm4-nvlink-e.txt");
+    cr_assert(nvidia_smi_text_is_nvlink(text));
+    cr_assert(!nvidia_smi_text_is_q(text));
+    struct machine m;
+    gpus(&m, 8, NULL);
+    cr_assert_eq(probe_nvidia_smi_nvlink_text(&m, "t", text), 0);
+    for (int i = 0; i < 8; i++) {
+        const struct gpu *g = &m.gpus.items[i];
+        cr_assert_eq(g->nnvlinks, 12, "GPU %d", i);
+        cr_assert(!g->nvlink_known, "-e says nothing of the links' state");
+        for (int l = 0; l < 12; l++) {
+            cr_assert_eq(g->nvlinks[l].link, l);
+            cr_assert_eq(g->nvlinks[l].active, GPU_UNKNOWN);
+            cr_assert_eq(g->nvlinks[l].errors[GPU_NVLINK_REPLAY], 0);
+            cr_assert_eq(g->nvlinks[l].errors[GPU_NVLINK_RECOVERY], 0);
+            cr_assert_eq(g->nvlinks[l].errors[GPU_NVLINK_CRC_FLIT], 0, "\"CRC Errors\" is the flit CRC counter");
+            cr_assert_eq(g->nvlinks[l].errors[GPU_NVLINK_CRC_DATA], -1, "not printed: unknown");
+        }
+    }
+    machine_free(&m);
+}
+
+/* -s and -e of the same GPUs merge link by link, in either order; a count that is not a number is
+ * unknown, not 0. */
+Test(nvlink_errors_text, state_and_counters_merge)
+{
+    struct machine m;
+    gpus(&m, 1, (const char *const[]){"GPU-fde0a018-ad1a-bbec-ccf6-50a9f64bd178"});
+    const char *e = "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-fde0a018-ad1a-bbec-ccf6-50a9f64bd178)\n"
+                    "\t Link 1: Replay Errors: 7\n\t Link 1: Recovery Errors: N/A\n\t Link 1: CRC Errors: 3\n";
+    const char *s = "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-fde0a018-ad1a-bbec-ccf6-50a9f64bd178)\n"
+                    "\t Link 0: 25 GB/s\n\t Link 1: <inactive>\n";
+    cr_assert_eq(probe_nvidia_smi_nvlink_text(&m, "e", e), 0);
+    cr_assert_eq(probe_nvidia_smi_nvlink_text(&m, "s", s), 0);
+    const struct gpu *g = &m.gpus.items[0];
+    cr_assert(g->nvlink_known);
+    cr_assert_eq(g->nnvlinks, 2);
+    cr_assert_eq(g->nvlinks[0].link, 1);
+    cr_assert_eq(g->nvlinks[0].active, GPU_OFF);
+    cr_assert_eq(g->nvlinks[0].errors[GPU_NVLINK_REPLAY], 7);
+    cr_assert_eq(g->nvlinks[0].errors[GPU_NVLINK_RECOVERY], -1);
+    cr_assert_eq(g->nvlinks[0].errors[GPU_NVLINK_CRC_FLIT], 3);
+    cr_assert_eq(g->nvlinks[1].link, 0);
+    cr_assert_eq(g->nvlinks[1].active, GPU_ON);
+    cr_assert_eq(g->nvlinks[1].errors[GPU_NVLINK_REPLAY], -1);
+    machine_free(&m);
+}
