@@ -104,7 +104,7 @@ static void infer_throughput(struct plan *p, bool fits)
                     "share), 2 x active parameters x tokens / tp / (dense TFLOPS x 1e12 x FLOPS share)) + max(batch x "
                     "KV cache per sequence per GPU at prompt + output / 2 tokens / (HBM bandwidth x share), attention "
                     "FLOPs / tp / (dense TFLOPS x 1e12 x FLOPS share)) + 2 x layers x (latency + 2 (tp - 1) / tp x "
-                    "tokens x hidden x 2 B / link bandwidth one way); attention FLOPs = 4 x query width x layers x "
+                    "tokens x hidden x 2 B / the link's bus bandwidth as NCCL's ring reaches it); attention FLOPs = 4 x query width x layers x "
                     "positions per token (prompt + output / 2 decoding, prompt / 2 prefilling); output tokens/s = "
                     "batch / step; x replicas per node"));
     if (!r.known) {
@@ -152,7 +152,7 @@ static void infer_throughput(struct plan *p, bool fits)
                  r.batch, r.batch_limit == BATCH_BY_MAX_SEQS ? in.max_seqs : in.max_batched_tokens);
     if (tp > 1)
         snprintf(allreduce, sizeof allreduce,
-                 _("then all-reduces %.1f ms (2 x %d layers, %.1f MB each over %s at %.0f GB/s one way, + %.0f µs each)"),
+                 _("then all-reduces %.1f ms (2 x %d layers, %.1f MB each over %s at %.0f GB/s bus bandwidth, + %.0f µs each)"),
                  r.allreduce_step_s * 1e3, m->layers, r.allreduce_bytes / 1e6, link, link_gbs,
                  ALLREDUCE_LATENCY_S * 1e6);
     else

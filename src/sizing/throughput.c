@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "sizing/demand.h"
+#include "sizing/interconnect.h"
 #include "util/i18n.h"
 #include "util/units.h"
 
@@ -21,20 +22,14 @@ double infer_link_gbs(const struct gpu_spec *g, int tp, const char **link)
     *link = "none";
     if (tp <= 1)
         return 0;
-    const char *name = g->scaleup_link ? g->scaleup_link : "";
-    bool has = g->scaleup_gbs_bidir > 0 && *name && strncasecmp(name, "none", 4);
-    /* A bridge joins 2 GPUs (4 where the table says "2 or 4 GPUs"); past it the group talks over PCIe. */
-    int bridged = strstr(name, "bridge") ? (strstr(name, "4 GPUs") ? 4 : 2) : 0;
-    if (has && (!bridged || tp <= bridged)) {
-        *link = name;
-        return g->scaleup_gbs_bidir / 2;
-    }
-    static const double gts[] = {8, 16, 32, 64}; /* PCIe 3.0 to 6.0, per lane */
-    int gen = (int)g->pcie_gen;
-    if (gen < 3 || gen > 6 || g->pcie_lanes <= 0)
+    /* The bus bandwidth NCCL's ring reaches on this link, the figure plan --offers and cost use
+     * too (sizing/interconnect.h): 2 (tp - 1) / tp x bytes / busbw is nccl-tests' all-reduce time. */
+    struct interconnect ic;
+    interconnect_in_node(g, tp, &ic);
+    if (ic.busbw_bytes_s <= 0)
         return 0;
-    *link = "PCIe";
-    return gts[gen - 3] * g->pcie_lanes * 128.0 / 130.0 / 8.0;
+    *link = ic.kind == IC_PCIE ? "PCIe" : g->scaleup_link;
+    return ic.busbw_bytes_s / GB;
 }
 
 const char *batch_limit_name(enum batch_limit b)

@@ -10,9 +10,10 @@
  * What the engines add (each from the engine's own source):
  * - Tensor parallelism: two all-reduces per layer and step (attention's output projection and the
  *   MLP's down projection: Shoeybi et al. 2019, Megatron-LM, §3) of tokens x hidden x 2 bytes, each
- *   a ring all-reduce: 2 (tp - 1) / tp x bytes over one direction of the GPU's scale-up link (NVLink,
- *   NVSwitch, Infinity Fabric; PCIe where there is none, or past a bridge's GPUs) + a fixed latency
- *   per call, added to the step (the engines wait for it).
+ *   a ring all-reduce: 2 (tp - 1) / tp x bytes at the bus bandwidth NCCL reaches on the GPU's
+ *   scale-up link (NVLink, NVSwitch, Infinity Fabric; PCIe where there is none, or past a bridge's
+ *   GPUs: sizing/interconnect.h, the figure plan --offers and cost use) + a fixed latency per call,
+ *   added to the step (the engines wait for it).
  * - Batch caps: the running sequences are the fewest of what memory holds, the engine's maximum
  *   (vLLM's max_num_seqs) and what its token budget per step allows.
  * - Chunked prefill (vLLM V1 and TensorRT-LLM's in-flight batching): prompt tokens ride in the same
@@ -47,20 +48,19 @@
  * 3.3 70B, 3.1 405B; 60 rows) and mixtures of experts (Llama 4 Scout and Maverick, Qwen3-235B-A22B;
  * 52 rows, which TensorRT-LLM runs with expert parallelism and attention data parallelism, not the
  * tensor parallelism modelled here) apart. */
-#define INFER_BAND_DENSE_LOW (-0.24)
-#define INFER_BAND_DENSE_HIGH 0.56
-#define INFER_BAND_MOE_LOW (-0.30)
-#define INFER_BAND_MOE_HIGH 1.90
+#define INFER_BAND_DENSE_LOW (-0.25)
+#define INFER_BAND_DENSE_HIGH 0.51
+#define INFER_BAND_MOE_LOW (-0.32)
+#define INFER_BAND_MOE_HIGH 1.73
 #define INFER_BAND_REFERENCE "TensorRT-LLM perf-overview.md (v1.0), trtllm-bench throughput, H100 and H200 FP8"
 
 /* vLLM's max_num_seqs and max_num_batched_tokens on this GPU (the defaults above). */
 void vllm_batch_defaults(const struct gpu_spec *g, long *max_num_seqs, long *max_num_batched_tokens);
 
-/* One direction's bandwidth (GB/s) of the link tp GPUs of this kind all-reduce over, and its name
- * in *link: the scale-up link (data/gpus.csv scaleup_gbs_bidir / 2) where every GPU of the group
- * has it (SXM and OAM parts, a bridge of 2, or 4 for H200 NVL, GPUs), else PCIe at the table's
- * generation and lanes (8, 16, 32, 64 GT/s per lane for gen 3 to 6, 128b/130b). 0 when tp <= 1 or
- * the table gives neither. */
+/* The bus bandwidth (GB/s) NCCL's ring all-reduce reaches among tp GPUs of this kind, and the
+ * link's name in *link: interconnect_in_node's figure (the scale-up link where every GPU of the
+ * group has it, else PCIe; measured shares, sizing/interconnect.h). 0 when tp <= 1 or the table
+ * gives neither link. */
 double infer_link_gbs(const struct gpu_spec *g, int tp, const char **link);
 
 struct infer_rate_input {
@@ -77,7 +77,7 @@ struct infer_rate_input {
     /* Tokens one step schedules, decode and prompt chunks together (chunked prefill); 0: prefill runs
      * apart from decoding, one after the other. */
     long max_batched_tokens;
-    double link_gbs;               /* one direction of the link the all-reduces cross; 0: infer_link_gbs's */
+    double link_gbs;               /* bus bandwidth of the link the all-reduces cross; 0: infer_link_gbs's */
     double allreduce_latency_s;    /* per all-reduce call; 0: ALLREDUCE_LATENCY_S */
 };
 
