@@ -574,9 +574,13 @@ void check_claim_mismatch(struct audit_ctx *ctx)
         char *claimed = json_dumps(c->claimed, JSON_ENCODE_ANY | JSON_REAL_PRECISION(15)),
              *found = json_dumps(c->found, JSON_ENCODE_ANY | JSON_REAL_PRECISION(15));
         const char *message = i18n_translating() && c->message_local ? c->message_local : c->message;
-        finding_add(ctx, sev, c->key, ev,
-                    c->verdict == CLAIM_MISMATCH ? _("ask the provider to correct the offer, or to fix the machine") : NULL,
-                    _("claimed %s, found %s: %s"), claimed ? claimed : "?", found ? found : "?", message ? message : "");
+        const char *fix = c->verdict == CLAIM_MISMATCH ? _("ask the provider to correct the offer, or to fix the machine")
+                                                       : NULL;
+        if (c->found && !json_is_null(c->found))
+            finding_add(ctx, sev, c->key, ev, fix, _("claimed %s, found %s: %s"), claimed ? claimed : "?",
+                        found ? found : "?", message ? message : "");
+        else /* a value not found is said by the message ("GPU memory unknown: ..."), not as "null" */
+            finding_add(ctx, sev, c->key, ev, fix, _("claimed %s: %s"), claimed ? claimed : "?", message ? message : "");
         free(claimed);
         free(found);
     }
