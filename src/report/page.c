@@ -237,7 +237,12 @@ void page_machine_summary(char *buf, size_t n, const struct machine *m)
     int accelerators = machine_accelerator_count(m);
     if (m->gpus.count > accelerators)
         accelerators = m->gpus.count;
-    APPEND(_("; %d accelerator%s"), accelerators, accelerators == 1 ? "" : "s");
+    /* No accelerator where the PCI bus was not read is not "0 accelerators" (text.c says the same);
+     * evidence files without a GPU source say nothing of them. */
+    if (accelerators > 0 || m->pci_scanned)
+        APPEND(_("; %d accelerator%s"), accelerators, accelerators == 1 ? "" : "s");
+    else if (!machine_from_evidence(m))
+        APPEND(_("; %s"), _("accelerators unknown (the PCI bus could not be read)"));
     if (m->virt.known)
         /* TRANSLATORS: before "virtual machine" or "bare metal" in the machine's summary line. */
         APPEND(_("; %s"), m->virt.vm ? _("virtual machine") : _("bare metal"));

@@ -75,7 +75,7 @@ static int box_bottom(const struct topo_tree *t, int index, const int *y)
     int inner = 0;
     for (int k = index + 1; k <= it->last_descendant; k++)
         inner += t->items[k].kind != TOPO_DEVICE && t->items[k].last_descendant == it->last_descendant;
-    return y[it->last_descendant] + ROW - 6 + CLOSE_GAP * inner + 2;
+    return y[it->last_descendant] + ROW - 6 + CLOSE_GAP * inner + 4; /* 4 below the last device, as between boxes */
 }
 
 static void draw_item(FILE *o, const struct topo_tree *t, int row, const int *ys)

@@ -381,3 +381,15 @@ Test(html_report, capped_links_and_evidence_read_as_words)
     run_result_free(&r);
     tree_remove(dir);
 }
+
+/* The DGX Spark tree has no /sys/bus/pci/devices: its summary line says the accelerators are
+ * unknown, as the text report does, not "0 accelerators". */
+Test(html_report, unread_pci_bus_is_not_zero_accelerators)
+{
+    struct run_result r =
+        run_gpuvet("audit", "--sample", "0", "--sysroot", fixture("sysroot/nvidia-dgx-gb10"), "--html", "-", NULL);
+    cr_assert(r.status <= 2, "%s", r.err);
+    cr_expect(strstr(r.out, "; accelerators unknown (the PCI bus could not be read)"), "%s", r.out);
+    cr_expect_null(strstr(r.out, "0 accelerators"), "%s", r.out);
+    run_result_free(&r);
+}
