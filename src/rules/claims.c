@@ -304,11 +304,17 @@ static void eval_gpus_count(struct claim *c, const struct claim_eval *e)
     json_int_t claimed = json_integer_value(c->claimed);
     bool pci = e->m->pci_scanned;
     if (n == claimed)
-        set_verdict(c, CLAIM_PASS, json_integer(n), pci ? _("%d accelerators on PCI") : _("%d GPUs in the nvidia-smi evidence"),
+        set_verdict(c, CLAIM_PASS, json_integer(n),
+                    pci ? i18n_plural("%d accelerator on PCI", "%d accelerators on PCI", (unsigned long)n)
+                        : i18n_plural("%d GPU in the nvidia-smi evidence", "%d GPUs in the nvidia-smi evidence",
+                                      (unsigned long)n),
                     n);
     else
         set_verdict(c, CLAIM_MISMATCH, json_integer(n),
-                    pci ? _("%d accelerators on PCI, %lld claimed") : _("%d GPUs in the nvidia-smi evidence, %lld claimed"),
+                    pci ? i18n_plural("%d accelerator on PCI, %lld claimed", "%d accelerators on PCI, %lld claimed",
+                                      (unsigned long)n)
+                        : i18n_plural("%d GPU in the nvidia-smi evidence, %lld claimed",
+                                      "%d GPUs in the nvidia-smi evidence, %lld claimed", (unsigned long)n),
                     n, (long long)claimed);
 }
 
