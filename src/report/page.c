@@ -398,7 +398,11 @@ static void add_packages(struct tree_builder *b, const struct machine *m, int *p
         snprintf(it->label, sizeof it->label, _("Package %u"), pkg->os_index);
         int cores = hwloc_get_nbobjs_inside_cpuset_by_type(m->topology, pkg->cpuset, HWLOC_OBJ_CORE);
         int threads = hwloc_get_nbobjs_inside_cpuset_by_type(m->topology, pkg->cpuset, HWLOC_OBJ_PU);
-        snprintf(it->detail, sizeof it->detail, _("%d cores, %d threads"), cores, threads);
+        char core_text[48], thread_text[48];
+        snprintf(core_text, sizeof core_text, i18n_plural("%d core", "%d cores", (unsigned long)cores), cores);
+        snprintf(thread_text, sizeof thread_text, i18n_plural("%d thread", "%d threads", (unsigned long)threads),
+                 threads);
+        snprintf(it->detail, sizeof it->detail, "%s%s%s", core_text, _(", "), thread_text);
         for (int i = 0; i < m->nnodes; i++)
             if (!package_of_node[i] && !hwloc_bitmap_iszero(m->nodes[i].cpus) &&
                 hwloc_bitmap_intersects(pkg->cpuset, m->nodes[i].cpus))
