@@ -1,26 +1,74 @@
 /* `gpuvet fleet --html FILE` and `gpuvet compare --html FILE`: one self-contained page in the
  * audit page's frame (report/page.c: inline CSS, no script, nothing fetched). What it shows, and
  * in which order, is fleet_page.c's; this file only marks it up. */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "report/fleet_report.h"
 #include "report/page.h"
 
+/* A segment longer than this (a path, a long list) may break anywhere as other text does. */
+#define WHOLE_MAX 64
+
+/* text with every host name kept on one line: a browser breaks after each '-' before a letter
+ * ("sv1-compute-node-rack17"), so each word holding one, cut at the commas of a host list outside
+ * its [ranges], is a no-wrap span, and a line may break after each such comma (<wbr>: nothing is
+ * added to what a reader copies). */
+static void html_words(FILE *o, const char *text)
+{
+    for (const char *p = text; *p;) {
+        size_t word = strcspn(p, " "), space = strspn(p + word, " ");
+        bool breaks = false; /* a '-' before a letter: where browsers break ("01-06" they do not) */
+        for (size_t i = 0; i + 1 < word && !breaks; i++)
+            breaks = p[i] == '-' && isalpha((unsigned char)p[i + 1]);
+        if (!breaks) {
+            char *plain = strndup(p, word + space);
+            if (!plain)
+                abort();
+            html_text(o, plain);
+            free(plain);
+            p += word + space;
+            continue;
+        }
+        for (size_t at = 0; at < word;) {
+            size_t end = at;
+            for (int depth = 0; end < word && (depth > 0 || p[end] != ','); end++)
+                depth += p[end] == '[' ? 1 : p[end] == ']' && depth > 0 ? -1 : 0;
+            char *segment = strndup(p + at, end - at);
+            if (!segment)
+                abort();
+            bool whole = end - at <= WHOLE_MAX;
+            fputs(whole ? "<span class=\"nb\">" : "", o);
+            html_text(o, segment);
+            fputs(end < word ? "," : "", o); /* inside the span: a comma never starts a line */
+            fputs(whole ? "</span>" : "", o);
+            free(segment);
+            if (end < word)
+                fputs("<wbr>", o);
+            at = end + 1;
+        }
+        for (size_t k = 0; k < space; k++)
+            fputc(' ', o);
+        p += word + space;
+    }
+}
+
 static void heading(FILE *o, int level, const char *id, const char *title)
 {
-    if (level == 2) {
-        page_html_section_begin(o, id, title);
-        return;
+    if (level == 2) { /* page_html_section_begin's markup, the title through html_words */
+        fputs("<section id=\"", o);
+        html_text(o, id);
+        fputs("\">", o);
     }
     fprintf(o, "<h%d", level);
-    if (id) {
+    if (id && level != 2) {
         fputs(" id=\"", o);
         html_text(o, id);
         fputc('"', o);
     }
     fputc('>', o);
-    html_text(o, title);
+    html_words(o, title);
     fprintf(o, "</h%d>\n", level);
 }
 
@@ -33,7 +81,7 @@ static void section_end(FILE *o, int level)
 static void note(FILE *o, const char *text)
 {
     fputs("<p>", o);
-    html_text(o, text);
+    html_words(o, text);
     fputs("</p>\n", o);
 }
 
@@ -57,7 +105,7 @@ static void cell(FILE *o, enum fleet_cell kind, const char *text)
 {
     switch (kind) {
     case FLEET_CELL_NUMBER: fputs("<td class=\"num\">", o); break;
-    case FLEET_CELL_HOSTS: fputs("<td><code>", o); break;
+    case FLEET_CELL_HOSTS: fputs("<td class=\"hosts\"><code>", o); break;
     case FLEET_CELL_SEVERITY:
         /* The audit page's colours; anything but a fail is a warning here (problem findings only). */
         fprintf(o, "<td><span class=\"tag sev-%s\">", strcmp(text, "fail") ? "warn" : "fail");
@@ -67,8 +115,10 @@ static void cell(FILE *o, enum fleet_cell kind, const char *text)
     }
     if (kind == FLEET_CELL_ITEMS)
         fleet_write_items(o, text, html_text, "<br>");
+    else if (kind == FLEET_CELL_SEVERITY)
+        html_text(o, fleet_severity_shown(text));
     else
-        html_text(o, kind == FLEET_CELL_SEVERITY ? fleet_severity_shown(text) : text);
+        html_words(o, text);
     static const char *const closing[] = {[FLEET_CELL_HOSTS] = "</code></td>", [FLEET_CELL_SEVERITY] = "</span></td>",
                                           [FLEET_CELL_GROUP] = "</a></td>"};
     fputs(closing[kind] ? closing[kind] : "</td>", o);

@@ -431,9 +431,19 @@ static void overview(FILE *o, const struct fleet *f, const struct fleet_analysis
         snprintf(low, sizeof low, "%d", g->nlow);
         snprintf(partial, sizeof partial, "%d", g->npartial);
         hosts_text(&hosts, f, g->nodes, g->nnodes);
-        const char *cells[] = {number, hosts, count, g->class_key ? g->class_key : _(BENCH_ONLY_CLASS), odd, low,
-                               partial};
+        /* A group without accelerator models ("CPU / ") says why: none, or the bus not read. */
+        char *models = NULL, *shown = NULL;
+        size_t key_len = g->class_key ? strlen(g->class_key) : 0;
+        if (key_len >= 3 && !strcmp(g->class_key + key_len - 3, " / ")) {
+            shown = fleet_value_shown(FF_ACCELERATORS, g->majority[FF_ACCELERATORS]);
+            if (asprintf(&models, "%s%s", g->class_key, shown ? shown : _(NO_MAJORITY)) < 0)
+                abort();
+        }
+        const char *cells[] = {number, hosts, count,
+                               models ? models : g->class_key ? g->class_key : _(BENCH_ONLY_CLASS), odd, low, partial};
         row(o, fmt, false, kinds, cells, 7);
+        free(models);
+        free(shown);
     }
     free(hosts);
     table_end(o, fmt);

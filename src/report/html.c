@@ -58,9 +58,9 @@ static void print_header(FILE *o, const struct audit_report *r)
     fputs("</nav>\n", o);
 }
 
-static void print_evidence(FILE *o, const json_t *evidence)
+static void print_evidence(FILE *o, const struct finding *it)
 {
-    char *text = page_evidence_text(evidence);
+    char *text = page_evidence_text(it);
     if (!text)
         return;
     fputs(_("<div class=\"evidence\">evidence: "), o);
@@ -81,7 +81,7 @@ static void print_finding(FILE *o, const struct finding *it)
     fputs("</code><div class=\"msg\">", o);
     html_text(o, finding_message(it));
     fputs("</div>", o);
-    print_evidence(o, it->evidence);
+    print_evidence(o, it);
     if (it->fix && it->severity != SEV_PASS) {
         fputs(_("<div>fix: <code>"), o);
         html_text(o, finding_fix(it));

@@ -55,7 +55,7 @@ static void finding_row(FILE *o, const struct finding *it)
     fputs(" | ", o);
     md_text(o, finding_message(it));
     fputs(" | ", o);
-    char *evidence = page_evidence_text(it->evidence);
+    char *evidence = page_evidence_text(it);
     md_text(o, evidence);
     free(evidence);
     fputs(" | ", o);
@@ -81,7 +81,8 @@ static void print_problems(FILE *o, const struct audit_report *r)
 
 static void print_topology(FILE *o, const struct audit_report *r)
 {
-    const char *const marks[] = {"", _(" (lower speed at idle: re-check under load)"), _(" **DEGRADED LINK**"), ""};
+    const char *const marks[] = {"", _(" (lower speed at idle: re-check under load)"), _(" **DEGRADED LINK**"), "",
+                                 _(" **CAPPED BY ITS PORT**")};
     struct topo_tree t;
     topo_tree_build(r, &t);
     for (int i = 0; i < t.count; i++) {

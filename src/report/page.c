@@ -65,7 +65,13 @@ static const char style[] =
     /* a cell breaks between words, and inside one only when it overflows: "anywhere" (the body's)
      * lets a table squeeze its headers and host names letter by letter */
     "td,th{overflow-wrap:break-word}"
+    /* a Chinese header breaks between any two characters, "异常节点" one a line: only at spaces */
+    "th{word-break:keep-all}"
     "td.num{text-align:right}tr.odd td{background:#fff0e0}"
+    /* a host name kept whole (fleet_html.c: a browser breaks after each '-') */
+    ".nb{white-space:nowrap}"
+    /* a host list takes no more than its share; the names in it wrap between hosts */
+    "td.hosts{width:30%}"
     "svg.topology{width:100%;height:auto;max-width:760px;display:block}"
     "svg .strong{font-weight:bold}"
     ".dimm{background:#cfe8cf}.dimm.mismatched{background:#ffd0a0;outline:2px solid var(--warn)}"
@@ -231,9 +237,15 @@ void page_machine_summary(char *buf, size_t n, const struct machine *m)
     int accelerators = machine_accelerator_count(m);
     if (m->gpus.count > accelerators)
         accelerators = m->gpus.count;
-    APPEND(_("; %d accelerator%s"), accelerators, accelerators == 1 ? "" : "s");
+    /* No accelerator where the PCI bus was not read is not "0 accelerators" (text.c says the same);
+     * evidence files without a GPU source say nothing of them. */
+    if (accelerators > 0 || m->pci_scanned)
+        APPEND(_("; %d accelerator%s"), accelerators, accelerators == 1 ? "" : "s");
+    else if (!machine_from_evidence(m))
+        APPEND(_("; %s"), _("accelerators unknown (the PCI bus could not be read)"));
     if (m->virt.known)
-        APPEND("; %s", m->virt.vm ? _("virtual machine") : _("bare metal"));
+        /* TRANSLATORS: before "virtual machine" or "bare metal" in the machine's summary line. */
+        APPEND(_("; %s"), m->virt.vm ? _("virtual machine") : _("bare metal"));
 #undef APPEND
 }
 
@@ -302,10 +314,16 @@ static void flatten(const struct tree_builder *b, int node, int depth, struct to
 static enum link_state_mark link_mark(const struct findings *f, const char *bus_id, bool link_known)
 {
     enum severity worst = SEV_PASS;
-    bool found = false;
+    bool found = false, capped = false;
     for (int i = 0; i < f->count; i++) {
         const struct finding *it = &f->items[i];
-        if (strcmp(it->rule->id, "PCIE_LINK_DEGRADED") != 0 || !pci_address_same(it->subject, bus_id))
+        if (!pci_address_same(it->subject, bus_id))
+            continue;
+        /* A link its port caps (PCIE_SLOT_CAPPED) trained as far as it can: drawn apart from a
+         * degraded one, but never as a link at its max. */
+        if (!strcmp(it->rule->id, "PCIE_SLOT_CAPPED") && it->severity >= SEV_WARN)
+            capped = true;
+        if (strcmp(it->rule->id, "PCIE_LINK_DEGRADED") != 0)
             continue;
         found = true;
         if (it->severity > worst)
@@ -313,6 +331,8 @@ static enum link_state_mark link_mark(const struct findings *f, const char *bus_
     }
     if (worst >= SEV_WARN)
         return LINK_MARK_DEGRADED;
+    if (capped)
+        return LINK_MARK_CAPPED;
     if (worst == SEV_INFO)
         return LINK_MARK_SLOW;
     if (worst == SEV_UNKNOWN || (!found && !link_known))
@@ -378,7 +398,11 @@ static void add_packages(struct tree_builder *b, const struct machine *m, int *p
         snprintf(it->label, sizeof it->label, _("Package %u"), pkg->os_index);
         int cores = hwloc_get_nbobjs_inside_cpuset_by_type(m->topology, pkg->cpuset, HWLOC_OBJ_CORE);
         int threads = hwloc_get_nbobjs_inside_cpuset_by_type(m->topology, pkg->cpuset, HWLOC_OBJ_PU);
-        snprintf(it->detail, sizeof it->detail, _("%d cores, %d threads"), cores, threads);
+        char core_text[48], thread_text[48];
+        snprintf(core_text, sizeof core_text, i18n_plural("%d core", "%d cores", (unsigned long)cores), cores);
+        snprintf(thread_text, sizeof thread_text, i18n_plural("%d thread", "%d threads", (unsigned long)threads),
+                 threads);
+        snprintf(it->detail, sizeof it->detail, "%s%s%s", core_text, _(", "), thread_text);
         for (int i = 0; i < m->nnodes; i++)
             if (!package_of_node[i] && !hwloc_bitmap_iszero(m->nodes[i].cpus) &&
                 hwloc_bitmap_intersects(pkg->cpuset, m->nodes[i].cpus))
@@ -549,8 +573,58 @@ void page_dimm_text(char *buf, size_t n, const struct dimm *d)
              d->type ? d->type : "unknown", d->configured_mts ? d->configured_mts : d->speed_mts);
 }
 
-char *page_evidence_text(const json_t *evidence)
+/* One evidence value for people: a string as it is, a number or boolean as JSON writes it, an
+ * object as "(key=value, ...)" and an array as "[a, b]", strings unquoted, null members left out. */
+static void evidence_value(FILE *o, const json_t *value, int depth)
 {
+    if (json_is_string(value)) {
+        fputs(json_string_value(value), o);
+        return;
+    }
+    if (depth < 4 && json_is_object(value)) {
+        const char *key;
+        json_t *member;
+        bool first = true;
+        fputc('(', o);
+        json_object_foreach((json_t *)value, key, member)
+        {
+            if (json_is_null(member))
+                continue;
+            fprintf(o, "%s%s=", first ? "" : ", ", key);
+            evidence_value(o, member, depth + 1);
+            first = false;
+        }
+        fputc(')', o);
+        return;
+    }
+    if (depth < 4 && json_is_array(value)) {
+        size_t i;
+        json_t *item;
+        fputc('[', o);
+        json_array_foreach(value, i, item)
+        {
+            fputs(i ? ", " : "", o);
+            evidence_value(o, item, depth + 1);
+        }
+        fputc(']', o);
+        return;
+    }
+    char *text = json_dumps(value, JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(6));
+    fputs(text ? text : "?", o);
+    free(text);
+}
+
+/* A string the finding's message or fix already says word for word (a reason, the command of a
+ * fix): the evidence line would only repeat it. Short values ("nic") are kept. */
+static bool evidence_repeats(const struct finding *it, const json_t *value)
+{
+    const char *s = json_string_value(value);
+    return s && strlen(s) >= 12 && ((it->message && strstr(it->message, s)) || (it->fix && strstr(it->fix, s)));
+}
+
+char *page_evidence_text(const struct finding *it)
+{
+    const json_t *evidence = it->evidence;
     if (!json_is_object(evidence) || json_object_size(evidence) == 0)
         return NULL;
     char *out = NULL;
@@ -561,12 +635,10 @@ char *page_evidence_text(const json_t *evidence)
     bool first = true;
     json_object_foreach((json_t *)evidence, key, value)
     {
-        if (json_is_null(value))
+        if (json_is_null(value) || evidence_repeats(it, value))
             continue; /* a fact the rule had no value for: "key = null" tells a reader nothing */
-        char *text = json_is_string(value) ? strdup(json_string_value(value))
-                                           : json_dumps(value, JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(6));
-        fprintf(o, "%s%s = %s", first ? "" : "; ", key, text ? text : "?");
-        free(text);
+        fprintf(o, "%s%s = ", first ? "" : "; ", key);
+        evidence_value(o, value, 0);
         first = false;
     }
     fclose(o);

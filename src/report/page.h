@@ -73,7 +73,9 @@ void page_severity_upper(char out[16], enum severity s);
 void page_machine_summary(char *buf, size_t n, const struct machine *m);
 
 enum topo_kind { TOPO_MACHINE, TOPO_PACKAGE, TOPO_NUMA, TOPO_BRIDGE, TOPO_DEVICE };
-enum link_state_mark { LINK_MARK_OK, LINK_MARK_SLOW, LINK_MARK_DEGRADED, LINK_MARK_UNKNOWN };
+/* LINK_MARK_CAPPED (appended): the device's link runs at what its port allows, less than the device
+ * can do (PCIE_SLOT_CAPPED warn/fail): not a fault of the link, a limit of the slot. */
+enum link_state_mark { LINK_MARK_OK, LINK_MARK_SLOW, LINK_MARK_DEGRADED, LINK_MARK_UNKNOWN, LINK_MARK_CAPPED };
 
 struct topo_item {
     enum topo_kind kind;
@@ -111,8 +113,10 @@ int page_slots_per_channel(const struct memory_info *mem);
 void page_memory_summary(char *buf, size_t n, const struct memory_info *mem);
 /* "DIMM_P0_A1 16 GiB DDR4 3200 MT/s" */
 void page_dimm_text(char *buf, size_t n, const struct dimm *d);
-/* A finding's evidence as "key = value; ..." (malloc'd), NULL when it has none. */
-char *page_evidence_text(const json_t *evidence);
+/* A finding's evidence as "key = value; ..." (malloc'd; objects "(key=value, ...)", arrays
+ * "[a, b]"), NULL when it has none; null values and strings its message or fix already says are
+ * left out. */
+char *page_evidence_text(const struct finding *it);
 /* A claim's claimed and found values as JSON text (malloc'd; found NULL when unknown). */
 void page_claim_texts(const struct claim *c, char **claimed, char **found);
 

@@ -1,6 +1,7 @@
 /* The machine's topology as an inline SVG picture in the spirit of hwloc's lstopo: boxes nested
  * machine > package > NUMA node > PCIe root port > bridges > devices, each device with its link;
- * a degraded link is drawn red, an idle-slow one amber, an unknown one grey and dashed. */
+ * a degraded link is drawn red, one its port caps dark orange, an idle-slow one amber and dashed, an
+ * unknown one grey and dashed. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,7 +29,7 @@ static const char *fill_of(const struct topo_item *it)
 
 static const char *mark_name(enum link_state_mark m)
 {
-    static const char *const names[] = {"ok", "slow", "degraded", "unknown"};
+    static const char *const names[] = {"ok", "slow", "degraded", "unknown", "capped"};
     return names[m];
 }
 
@@ -74,7 +75,7 @@ static int box_bottom(const struct topo_tree *t, int index, const int *y)
     int inner = 0;
     for (int k = index + 1; k <= it->last_descendant; k++)
         inner += t->items[k].kind != TOPO_DEVICE && t->items[k].last_descendant == it->last_descendant;
-    return y[it->last_descendant] + ROW - 6 + CLOSE_GAP * inner + 2;
+    return y[it->last_descendant] + ROW - 6 + CLOSE_GAP * inner + 4; /* 4 below the last device, as between boxes */
 }
 
 static void draw_item(FILE *o, const struct topo_tree *t, int row, const int *ys)
@@ -93,6 +94,8 @@ static void draw_item(FILE *o, const struct topo_tree *t, int row, const int *ys
             stroke = "#e08a00", stroke_width = 2, dash = " stroke-dasharray=\"6 3\"";
         else if (it->mark == LINK_MARK_UNKNOWN)
             dash = " stroke-dasharray=\"3 3\"";
+        else if (it->mark == LINK_MARK_CAPPED)
+            stroke = "#b35c00", stroke_width = 3;
     }
     fprintf(o, "<g class=\"topo-%s\" data-link=\"%s\"", it->kind == TOPO_DEVICE ? "device" : "box",
             mark_name(it->mark));
@@ -108,11 +111,14 @@ static void draw_item(FILE *o, const struct topo_tree *t, int row, const int *ys
     fprintf(o, "</title><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" rx=\"4\" fill=\"%s\" stroke=\"%s\" "
                "stroke-width=\"%d\"%s/>",
             x, y, width, height, fill_of(it), stroke, stroke_width, dash);
-    const char *detail_colour = it->mark == LINK_MARK_DEGRADED ? "#b00000" : "#333";
+    bool degraded = it->mark == LINK_MARK_DEGRADED, capped = it->mark == LINK_MARK_CAPPED;
+    const char *detail_colour = degraded ? "#b00000" : capped ? "#8a4500" : "#333";
     char detail[200];
-    bool degraded = it->mark == LINK_MARK_DEGRADED;
-    /* TRANSLATORS: the mark after a device's link in the topology picture. */
-    snprintf(detail, sizeof detail, "%s%s%s", it->detail, degraded ? "  " : "", degraded ? _("DEGRADED") : "");
+    /* TRANSLATORS: the marks after a device's link in the topology picture: a link below its own
+     * max, and one its port (slot, riser) holds below what the device can do. */
+    const char *mark_text = degraded ? _("DEGRADED") : capped ? _("CAPPED BY PORT") : "";
+    snprintf(detail, sizeof detail, "%s%s%s", it->detail, *mark_text ? "  " : "", mark_text);
+    degraded = degraded || capped; /* both bold */
     int detail_chars = (int)display_width(detail), room = (int)((width - 24) / CHAR_PX);
     if (detail_chars > room / 2)
         detail_chars = room / 2;
@@ -122,9 +128,40 @@ static void draw_item(FILE *o, const struct topo_tree *t, int row, const int *ys
             it->kind == TOPO_PACKAGE || it->kind == TOPO_NUMA || it->kind == TOPO_MACHINE ? "strong" : "plain");
     text_cut(o, it->label, room - detail_room - 3);
     fprintf(o, "</text><text x=\"%d\" y=\"%d\" text-anchor=\"end\" fill=\"%s\"%s>", x + width - 8, y + 18,
-            detail_colour, it->mark == LINK_MARK_DEGRADED ? " font-weight=\"bold\"" : "");
+            detail_colour, degraded ? " font-weight=\"bold\"" : "");
     text_cut(o, detail, detail_chars);
     fputs("</text></g>\n", o);
+}
+
+static const struct {
+    const char *label, *colour, *dash;
+    int width;
+} legend[] = {
+    {N_("link at its max"), "#7a7a7a", "", 1},
+    {N_("lower speed at idle (re-check under load)"), "#e08a00", "6 3", 2},
+    {N_("degraded link"), "#d40000", "", 3},
+    {N_("capped by its port"), "#b35c00", "", 3},
+    {N_("link unknown"), "#7a7a7a", "3 3", 1},
+};
+#define LEGEND_N (sizeof legend / sizeof legend[0])
+#define LEGEND_ROW 18
+
+/* Each legend entry's x and row: an entry that would run past the picture's right edge starts a
+ * new row (the labels' widths differ by language). Returns the number of rows. */
+static int legend_layout(int *x, int *row)
+{
+    int at = PAD, r = 0;
+    for (size_t i = 0; i < LEGEND_N; i++) {
+        int w = 28 + (int)(display_width(_(legend[i].label)) * CHAR_PX);
+        if (at > PAD && at + w > SVG_WIDTH - PAD) {
+            at = PAD;
+            r++;
+        }
+        x[i] = at;
+        row[i] = r;
+        at += w + 12;
+    }
+    return r + 1;
 }
 
 void svg_topology(FILE *o, const struct topo_tree *t)
@@ -133,30 +170,22 @@ void svg_topology(FILE *o, const struct topo_tree *t)
     if (!ys)
         return;
     row_positions(t, ys);
+    int lx[LEGEND_N], lrow[LEGEND_N];
+    int rows = legend_layout(lx, lrow);
     int legend_y = ys[t->count] + 8;
-    int height = legend_y + 24;
+    int height = legend_y + 24 + (rows - 1) * LEGEND_ROW;
     fprintf(o, "<svg class=\"topology\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"", SVG_WIDTH, height);
     html_text(o, _("machine topology"));
     fputs("\" font-family=\"sans-serif\" font-size=\"12\">\n", o);
     for (int i = 0; i < t->count; i++)
         draw_item(o, t, i, ys);
     free(ys);
-    static const struct {
-        const char *label, *colour, *dash;
-        int width;
-    } legend[] = {
-        {N_("link at its max"), "#7a7a7a", "", 1},
-        {N_("lower speed at idle (re-check under load)"), "#e08a00", "6 3", 2},
-        {N_("degraded link"), "#d40000", "", 3},
-        {N_("link unknown"), "#7a7a7a", "3 3", 1},
-    };
-    int x = PAD;
-    for (size_t i = 0; i < sizeof legend / sizeof legend[0]; i++) {
+    for (size_t i = 0; i < LEGEND_N; i++) {
+        int y = legend_y + lrow[i] * LEGEND_ROW;
         fprintf(o, "<rect x=\"%d\" y=\"%d\" width=\"22\" height=\"12\" fill=\"#fff\" stroke=\"%s\" stroke-width=\"%d\"%s%s%s/>"
                    "<text x=\"%d\" y=\"%d\">%s</text>\n",
-                x, legend_y, legend[i].colour, legend[i].width, *legend[i].dash ? " stroke-dasharray=\"" : "",
-                legend[i].dash, *legend[i].dash ? "\"" : "", x + 28, legend_y + 11, _(legend[i].label));
-        x += 40 + (int)(display_width(_(legend[i].label)) * CHAR_PX);
+                lx[i], y, legend[i].colour, legend[i].width, *legend[i].dash ? " stroke-dasharray=\"" : "",
+                legend[i].dash, *legend[i].dash ? "\"" : "", lx[i] + 28, y + 11, _(legend[i].label));
     }
     fputs("</svg>\n", o);
 }

@@ -304,11 +304,17 @@ static void eval_gpus_count(struct claim *c, const struct claim_eval *e)
     json_int_t claimed = json_integer_value(c->claimed);
     bool pci = e->m->pci_scanned;
     if (n == claimed)
-        set_verdict(c, CLAIM_PASS, json_integer(n), pci ? _("%d accelerators on PCI") : _("%d GPUs in the nvidia-smi evidence"),
+        set_verdict(c, CLAIM_PASS, json_integer(n),
+                    pci ? i18n_plural("%d accelerator on PCI", "%d accelerators on PCI", (unsigned long)n)
+                        : i18n_plural("%d GPU in the nvidia-smi evidence", "%d GPUs in the nvidia-smi evidence",
+                                      (unsigned long)n),
                     n);
     else
         set_verdict(c, CLAIM_MISMATCH, json_integer(n),
-                    pci ? _("%d accelerators on PCI, %lld claimed") : _("%d GPUs in the nvidia-smi evidence, %lld claimed"),
+                    pci ? i18n_plural("%d accelerator on PCI, %lld claimed", "%d accelerators on PCI, %lld claimed",
+                                      (unsigned long)n)
+                        : i18n_plural("%d GPU in the nvidia-smi evidence, %lld claimed",
+                                      "%d GPUs in the nvidia-smi evidence, %lld claimed", (unsigned long)n),
                     n, (long long)claimed);
 }
 
@@ -574,9 +580,13 @@ void check_claim_mismatch(struct audit_ctx *ctx)
         char *claimed = json_dumps(c->claimed, JSON_ENCODE_ANY | JSON_REAL_PRECISION(15)),
              *found = json_dumps(c->found, JSON_ENCODE_ANY | JSON_REAL_PRECISION(15));
         const char *message = i18n_translating() && c->message_local ? c->message_local : c->message;
-        finding_add(ctx, sev, c->key, ev,
-                    c->verdict == CLAIM_MISMATCH ? _("ask the provider to correct the offer, or to fix the machine") : NULL,
-                    _("claimed %s, found %s: %s"), claimed ? claimed : "?", found ? found : "?", message ? message : "");
+        const char *fix = c->verdict == CLAIM_MISMATCH ? _("ask the provider to correct the offer, or to fix the machine")
+                                                       : NULL;
+        if (c->found && !json_is_null(c->found))
+            finding_add(ctx, sev, c->key, ev, fix, _("claimed %s, found %s: %s"), claimed ? claimed : "?",
+                        found ? found : "?", message ? message : "");
+        else /* a value not found is said by the message ("GPU memory unknown: ..."), not as "null" */
+            finding_add(ctx, sev, c->key, ev, fix, _("claimed %s: %s"), claimed ? claimed : "?", message ? message : "");
         free(claimed);
         free(found);
     }

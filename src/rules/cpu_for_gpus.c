@@ -77,7 +77,9 @@ void check_cpu_cores_per_gpu(struct audit_ctx *ctx)
                            need, "basis", cores_basis(ctx->workload, scaled, basis, sizeof basis));
     if (need == 0)
         finding_add(ctx, SEV_INFO, "machine", ev, NULL,
-                    _("%.1f physical cores per accelerator (%g cores, %d accelerators); workload %s sets no need"),
+                    i18n_plural("%.1f physical cores per accelerator (%g cores, %d accelerator); workload %s sets no need",
+                                "%.1f physical cores per accelerator (%g cores, %d accelerators); workload %s sets no need",
+                                (unsigned long)accelerators),
                     per, cores, accelerators, workload_name(ctx->workload));
     else if (per < need) {
         char fix[160];

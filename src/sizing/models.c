@@ -40,26 +40,30 @@
 /* Llama 4 (text_config): one routed expert of 16 (Scout) or 128 (Maverick) plus a shared expert of the
  * same width (intermediate_size 8192); Maverick's interleave_moe_layer_step 2 makes every other layer
  * dense (intermediate_size_mlp 16384). Three of every four layers use chunked attention
- * (attention_chunk_size 8192; every fourth, the NoPE layers of no_rope_layers, attends globally). The
- * text model only: the vision encoder is not counted. */
+ * (attention_chunk_size 8192; every fourth, the NoPE layers of no_rope_layers, attends globally). params
+ * counts the text model; the vision encoder (vision_config: 34 layers of 1408, MLP 5632, 14-pixel patches
+ * of 336-pixel tiles, adapter and projector of 4096) is counted apart, in vision_params. */
 #define LLAMA4(ID, REPO, E, DENSE)                                                                                   \
     {.id = ID, .source = "huggingface.co/" REPO " config.json (text_config)", .has_shape = true, .layers = 48,       \
      .hidden = 5120, .heads = 40, .kv_heads = 8, .head_dim = 128, .ffn = 8192, .vocab = 202048, .norms_per_layer = 2, \
      .experts = E, .experts_per_token = 1, .shared_expert_ffn = 8192, .dense_layers = DENSE, .dense_ffn = 16384,     \
-     .sliding_window = 8192, .sliding_layers = 36, .chunked_attention = true}
+     .sliding_window = 8192, .sliding_layers = 36, .chunked_attention = true, .vision_hidden = 1408,                 \
+     .vision_ffn = 5632, .vision_layers = 34, .vision_patch = 14, .vision_image = 336, .vision_channels = 3,         \
+     .vision_adapter_dim = 4096, .vision_output_dim = 4096}
 /* DeepSeek-V3 and R1 (one config.json): multi-head latent attention (q_lora_rank 1536, kv_lora_rank 512,
  * qk_nope_head_dim 128, qk_rope_head_dim 64, v_head_dim 128), the first 3 layers dense (first_k_dense_replace,
  * intermediate_size 18432), then 256 routed experts of 2048 (8 per token) and one shared expert. The
  * checkpoint is FP8 (quantization_config fp8, 128 x 128 blocks: their float32 scales add 4 bytes per
- * 16384 weights, not counted); embedding and LM head BF16. The multi-token-prediction layer
- * (num_nextn_predict_layers 1, 11.5B more) is not counted: engines load it only for speculative decoding. */
+ * 16384 weights, not counted); embedding and LM head BF16. The multi-token-prediction module
+ * (num_nextn_predict_layers 1: 11.5B of its own and copies of embedding and head, model.layers.61) is
+ * counted apart, in mtp_params: engines load it only for speculative decoding. */
 #define DEEPSEEK_V3(ID, REPO)                                                                                        \
     {.id = ID, .source = "huggingface.co/" REPO " config.json", .has_shape = true, .layers = 61, .hidden = 7168,     \
      .heads = 128, .kv_heads = 128, .head_dim = 192, .ffn = 2048, .vocab = 129280, .norms_per_layer = 2,             \
      .experts = 256, .experts_per_token = 8, .shared_expert_ffn = 2048, .dense_layers = 3, .dense_ffn = 18432,       \
      .q_lora_rank = 1536, .kv_lora_rank = 512, .qk_nope_head_dim = 128, .qk_rope_head_dim = 64, .v_head_dim = 128,  \
      .checkpoint = "FP8 (e4m3, block scales) linear layers, BF16 embedding and LM head", .expert_weight_bytes = 1,  \
-     .embedding_weight_bytes = 2, .other_weight_bytes = 1}
+     .embedding_weight_bytes = 2, .other_weight_bytes = 1, .mtp_layers = 1}
 /* gpt-oss: experts of intermediate_size 2880 with biases (4 per token), attention with biases, head_dim 64,
  * layer_types alternating sliding_attention (sliding_window 128) and full_attention. The checkpoint's
  * quantization_config is mxfp4 for the experts (4-bit values and one 8-bit scale per 32: 4.25 bits) and
@@ -157,20 +161,40 @@ bool llm_count_params(struct llm_shape *m)
     double expert = 3 * h * m->ffn + (m->expert_bias ? 2.0 * m->ffn + h : 0);
     double moe_layers = m->experts > 0 ? m->layers - m->dense_layers : 0;
     double dense_mlp = 3 * h * (m->dense_ffn > 0 && m->experts > 0 ? m->dense_ffn : m->ffn);
-    double mlp = (m->layers - moe_layers) * dense_mlp, active_mlp = mlp;
+    double mlp = (m->layers - moe_layers) * dense_mlp, active_mlp = mlp, layer_mlp = dense_mlp;
     if (m->experts > 0) {
         double router = h * m->experts + (m->expert_bias ? m->experts : 0);
         /* A shared expert (Qwen-MoE, DeepSeek, Llama 4) has its own MLP and a one-output gate. */
         double shared = m->shared_expert_ffn > 0 ? 3 * h * m->shared_expert_ffn + h : 0;
-        mlp += moe_layers * (m->experts * expert + router + shared);
+        layer_mlp = m->experts * expert + router + shared;
+        mlp += moe_layers * layer_mlp;
         active_mlp += moe_layers * (m->experts_per_token * expert + router + shared);
     }
     double norms = m->norms_per_layer * h;
     double embedding = (double)m->vocab * h;
     double outside = embedding + h + (m->tied_embeddings ? 0 : embedding); /* + the final norm */
     double params = outside + m->layers * (attention + norms) + mlp;
-    if (!(params <= LLM_MAX_PARAMS))
+    /* DeepSeek-V3's MTP module: a layer like the last, eh_proj (2h x h), enorm, hnorm and the head's
+     * norm, and its own embedding and head (README_WEIGHTS.md; model.layers.61.* in the files). */
+    double mtp = m->mtp_layers * (attention + norms + layer_mlp + 2 * h * h + 3 * h + 2 * embedding);
+    double vision = 0;
+    if (m->vision_layers > 0) {
+        /* Llama 4's vision model: class embedding, one position embedding per patch and the class,
+         * the patch projection, pre and post LayerNorms (weight and bias), layers of q/k/v/o and a
+         * two-matrix GELU MLP with biases and two LayerNorms; the adapter (intermediate_size x
+         * projector_input_dim, projector_output_dim squared) and the projector to the text model. */
+        double v = m->vision_hidden, f = m->vision_ffn;
+        double side = m->vision_patch > 0 ? (double)(m->vision_image / m->vision_patch) : 0;
+        double layer = 4 * v * v + 4 * v + 2 * v * f + f + v + 4 * v;
+        vision = v + (side * side + 1) * v + (double)m->vision_channels * m->vision_patch * m->vision_patch * v +
+                 4 * v + m->vision_layers * layer + f * m->vision_adapter_dim +
+                 (double)m->vision_output_dim * m->vision_output_dim + (double)m->vision_output_dim * h +
+                 (m->vision_projector_bias ? h : 0);
+    }
+    if (!(params <= LLM_MAX_PARAMS) || !(mtp <= LLM_MAX_PARAMS) || !(vision <= LLM_MAX_PARAMS))
         return false;
+    m->mtp_params = (int64_t)mtp;
+    m->vision_params = (int64_t)vision;
     m->params = (int64_t)params;
     m->active_params = (int64_t)(outside + m->layers * (attention + norms) + active_mlp);
     m->expert_params = (int64_t)(moe_layers * m->experts * expert);
@@ -204,6 +228,41 @@ double llm_checkpoint_bytes(const struct llm_shape *m)
         rest -= mlp16;
     }
     return bytes + rest * m->other_weight_bytes;
+}
+
+double llm_disk_bytes(const struct llm_shape *m)
+{
+    double bytes = llm_checkpoint_bytes(m) + 2.0 * (double)m->vision_params;
+    if (m->mtp_params <= 0 || m->mtp_layers <= 0)
+        return bytes;
+    /* Each MTP layer: its experts and other linear weights at the checkpoint's precision, the
+     * 16-bit rest (eh_proj, norms, embedding and head copies) at 2 bytes. */
+    double h = m->hidden, per_layer = (double)m->mtp_params / m->mtp_layers;
+    double sixteen = 2 * h * h + 3 * h + 2 * (double)m->vocab * h;
+    int moe_layers = m->experts > 0 ? m->layers - m->dense_layers : 0;
+    double experts = moe_layers > 0 ? (double)m->expert_params / moe_layers : 0;
+    double rest = per_layer - sixteen - experts;
+    if (!m->checkpoint[0])
+        return bytes + 2.0 * (double)m->mtp_params;
+    return bytes + m->mtp_layers * (experts * m->expert_weight_bytes + rest * m->other_weight_bytes + sixteen * 2);
+}
+
+bool llm_extras_text(const struct llm_shape *m, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    size_t len = 0;
+    if (m->mtp_params > 0)
+        len += (size_t)snprintf(buf, n,
+                                _("the checkpoint also holds a %.3g B-parameter multi-token-prediction module (%.1f GB "
+                                  "on disk), which engines load only for speculative decoding (vLLM "
+                                  "`--speculative-config '{\"method\": \"deepseek_mtp\"}'`): not in the weights below"),
+                                m->mtp_params / 1e9, (llm_disk_bytes(m) - llm_checkpoint_bytes(m)) / 1e9);
+    if (m->vision_params > 0 && len < n)
+        snprintf(buf + len, n - len,
+                 _("%sthe checkpoint also holds a %.2g B-parameter vision encoder (%.1f GB in BF16), which engines "
+                   "load to take image input: not in the weights below"),
+                 len ? _("; ") : "", m->vision_params / 1e9, 2.0 * m->vision_params / 1e9);
+    return buf[0] != '\0';
 }
 
 bool llm_builtin(const char *id, struct llm_shape *out)
@@ -388,8 +447,22 @@ int llm_from_hf_config(const char *path, struct llm_shape *out, char *err, size_
         snprintf(err, errlen, _("%s: expected a JSON object (a Hugging Face config.json)"), path);
         goto done;
     }
-    /* Llama 4 and other multimodal checkpoints keep the decoder's fields in text_config. */
-    json_t *text = json_object_get(cfg, "text_config");
+    /* Llama 4 and other multimodal checkpoints keep the decoder's fields in text_config, the vision
+     * encoder's in vision_config (counted for Llama 4's, model_type llama4_vision_model). */
+    json_t *text = json_object_get(cfg, "text_config"), *vision = json_object_get(cfg, "vision_config");
+    const char *vision_type = json_string_value(json_object_get(vision, "model_type"));
+    if (vision_type && !strcmp(vision_type, "llama4_vision_model")) {
+        if (int_field(vision, path, "num_hidden_layers", true, 0, &out->vision_layers, err, errlen) ||
+            int_field(vision, path, "hidden_size", true, 0, &out->vision_hidden, err, errlen) ||
+            int_field(vision, path, "intermediate_size", true, 0, &out->vision_ffn, err, errlen) ||
+            int_field(vision, path, "patch_size", true, 0, &out->vision_patch, err, errlen) ||
+            int_field(vision, path, "image_size", true, 0, &out->vision_image, err, errlen) ||
+            int_field(vision, path, "num_channels", false, 3, &out->vision_channels, err, errlen) ||
+            int_field(vision, path, "projector_input_dim", true, 0, &out->vision_adapter_dim, err, errlen) ||
+            int_field(vision, path, "projector_output_dim", true, 0, &out->vision_output_dim, err, errlen))
+            goto done;
+        out->vision_projector_bias = json_is_true(json_object_get(vision, "multi_modal_projector_bias"));
+    }
     if (json_is_object(text) && !json_object_get(cfg, "num_hidden_layers")) {
         json_t *quant = json_object_get(cfg, "quantization_config");
         if (quant && !json_object_get(text, "quantization_config"))
@@ -410,6 +483,16 @@ int llm_from_hf_config(const char *path, struct llm_shape *out, char *err, size_
         goto done;
     }
     const char *type = json_string_value(json_object_get(cfg, "model_type"));
+    /* DeepSeek-V3's multi-token-prediction modules, beside the decoder (README_WEIGHTS.md). */
+    if (type && !strncmp(type, "deepseek", 8) &&
+        int_field(cfg, path, "num_nextn_predict_layers", false, 0, &out->mtp_layers, err, errlen))
+        goto done;
+    if (out->mtp_layers > 16) {
+        snprintf(err, errlen, _("%s: num_nextn_predict_layers %d: more than 16 multi-token-prediction modules is not a "
+                                "published model; check the field"),
+                 path, out->mtp_layers);
+        goto done;
+    }
     if (int_field(cfg, path, "head_dim", false, out->hidden / out->heads, &out->head_dim, err, errlen) ||
         read_experts(cfg, path, type, out, err, errlen))
         goto done;

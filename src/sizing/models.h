@@ -51,6 +51,18 @@ struct llm_shape {
     int64_t embedding_params;     /* embedding + LM head (one matrix when tied) */
     int64_t attention_params;     /* attention projections (and their biases, norms), all layers */
     int64_t dense_mlp_params;     /* one dense layer's MLP (0 for a mixture without dense layers) */
+    /* What the checkpoint holds beside the decoder counted above (params leaves them out):
+     * DeepSeek-V3/R1's multi-token-prediction module (config num_nextn_predict_layers: one more
+     * decoder layer, eh_proj, its norms and its own copies of the embedding and LM head, as
+     * model.layers.61.* in the safetensors), which engines load only for speculative decoding
+     * (vLLM --speculative-config method deepseek_mtp); and Llama 4's vision encoder, pixel-shuffle
+     * adapter and projector (vision_config, BF16), which engines load to take image input. */
+    int mtp_layers;
+    int vision_hidden, vision_ffn, vision_layers, vision_patch, vision_image, vision_channels;
+    int vision_adapter_dim, vision_output_dim; /* projector_input_dim, projector_output_dim */
+    bool vision_projector_bias;
+    int64_t mtp_params;    /* as stored, the copies of embedding and head included; 0 none */
+    int64_t vision_params; /* 0 none */
 };
 
 /* The built-in models, by id (case-insensitive). false when unknown. */
@@ -79,6 +91,13 @@ bool llm_count_params(struct llm_shape *m);
 /* Bytes of the weights as the checkpoint ships them (the fields above); params × 2 (BF16) for a
  * model that gives no checkpoint precision. */
 double llm_checkpoint_bytes(const struct llm_shape *m);
+/* Bytes of the checkpoint's files: the weights above, the multi-token-prediction module at the
+ * checkpoint's precision (its eh_proj, norms, embedding and head in 16 bits) and the vision
+ * encoder in BF16. DeepSeek-V3's FP8 block scales (4 bytes per 128 x 128 weights) are left out. */
+double llm_disk_bytes(const struct llm_shape *m);
+/* One sentence for people on what the checkpoint holds beyond the counted weights (the MTP
+ * module, the vision encoder) and whether engines load it; false (buf "") when nothing. */
+bool llm_extras_text(const struct llm_shape *m, char *buf, size_t n);
 
 /* KV cache bytes per token of context, all layers, before any window: 2 (K and V) × layers × KV
  * heads × head dim × bytes per element; multi-head latent attention: layers × (kv_lora_rank +

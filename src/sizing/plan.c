@@ -134,6 +134,9 @@ json_t *model_json(const struct llm_shape *m)
         json_object_set_new(o, "qk_rope_head_dim", m->kv_lora_rank ? json_integer(m->qk_rope_head_dim) : json_null());
         json_object_set_new(o, "checkpoint", m->checkpoint[0] ? json_string(m->checkpoint) : json_null());
         json_object_set_new(o, "checkpoint_bytes", json_real(llm_checkpoint_bytes(m)));
+        json_object_set_new(o, "mtp_params", json_integer(m->mtp_params));
+        json_object_set_new(o, "vision_params", json_integer(m->vision_params));
+        json_object_set_new(o, "disk_bytes", json_real(llm_disk_bytes(m)));
     }
     return o;
 }

@@ -216,6 +216,9 @@ int plan_infer(struct plan *p)
     const struct llm_shape *m = &p->model;
     int n = p->gpus_per_node;
     plan_step(p, N_("model"), _("%s: %.3g B parameters (%s)"), m->id, m->params / 1e9, m->source);
+    char extras[512];
+    if (llm_extras_text(m, extras, sizeof extras))
+        plan_step(p, N_("checkpoint"), "%s", extras);
     if (!m->has_shape)
         return plan_fail(p, _("llm-infer needs the layers and KV heads for the KV cache: --model or --model-config, "
                               "not --params"));
@@ -342,7 +345,11 @@ int plan_infer(struct plan *p)
         infer_cores, CORES_FOR_OS);
     plan_require(p, N_("host_ram_bytes_per_node"), json_real(weights + n * (double)TRAINING_PROCESS_HOST_BYTES),
                  _("the weights pass through host memory (page cache) when loading, + %d x 2 GB per GPU process"), n);
-    plan_require(p, N_("storage_bytes_per_node"), json_real(weights), _("the model files"));
+    /* The files hold what the plan does not load too (MTP module, vision encoder). */
+    double files = weights + llm_disk_bytes(m) - llm_checkpoint_bytes(m);
+    plan_require(p, N_("storage_bytes_per_node"), json_real(files),
+                 files > weights ? _("the model files, with the parts this plan does not load (above)")
+                                 : _("the model files"));
     plan_network(p, false);
     double rule_of_thumb = 128.0 * KIB;
     plan_correction(

@@ -321,7 +321,7 @@ Test(fleet, html_and_markdown_name_the_odd_nodes)
     cr_assert(strstr(page, "Content-Security-Policy\" content=\"default-src 'none'"), "the audit page's frame");
     cr_assert_null(strstr(page, "<script"));
     /* Both groups with their host ranges, in the table and as sections. */
-    cr_assert(strstr(page, "<td><code>sv[01-06]</code></td><td class=\"num\">6</td>"), "%s", page);
+    cr_assert(strstr(page, "<td class=\"hosts\"><code>sv[01-06]</code></td><td class=\"num\">6</td>"), "%s", page);
     cr_assert(strstr(page, "<section id=\"group-1\"><h2>Group 1: sv[01-06] (6 nodes)</h2>"), "%s", page);
     cr_assert(strstr(page, "<section id=\"group-2\"><h2>Group 2: vm[01-05] (5 nodes)</h2>"), "%s", page);
     for (size_t i = 0; i < sizeof odd_rows_html / sizeof odd_rows_html[0]; i++)
@@ -331,7 +331,7 @@ Test(fleet, html_and_markdown_name_the_odd_nodes)
                            "<td>vm02: 12.49 GB/s (-10.0%)</td></tr>"),
               "%s", page);
     cr_assert(strstr(page, "<td><span class=\"tag sev-fail\">fail</span></td><td>PCIE_LINK_DEGRADED</td>"
-                           "<td>0000:1b:00.0</td><td><code>sv03</code></td><td class=\"num\">1 of 6</td>"),
+                           "<td>0000:1b:00.0</td><td class=\"hosts\"><code>sv03</code></td><td class=\"num\">1 of 6</td>"),
               "the fail finding only sv03 has: %s", page);
     free(page);
 
@@ -712,6 +712,48 @@ Test(fleet, unread_pci_bus_is_unknown_not_none)
     run_result_free(&r);
     tree_remove(tree);
     free(tree);
+    tree_remove(dir);
+    free(dir);
+}
+
+/* The Groups table as a reader sees it in a browser: host names with '-' (where a browser would
+ * break a line) each in a no-wrap span, a line breaking only after a host's comma; column headers
+ * that break only at spaces (a Chinese header would otherwise stand one character a line); and a
+ * group without accelerator models says why instead of ending in "CPU / ". */
+Test(fleet, groups_table_keeps_host_names_whole)
+{
+    char *dir = make_temp_dir(), path[4096], html[4096];
+    const char *hosts[] = {"gpu-node-a-01", "gpu-node-b-02"};
+    for (int i = 0; i < 2; i++) {
+        char *tree = fixture_copy(H200_TREE), line[64];
+        snprintf(line, sizeof line, "%s\n", hosts[i]);
+        tree_write(tree, "proc/sys/kernel/hostname", line);
+        snprintf(path, sizeof path, "%s/%s.json", dir, hosts[i]);
+        audit_to(path, tree, NULL);
+        tree_remove(tree);
+        free(tree);
+    }
+    char *tree = fixture_copy(SILVER_TREE);
+    snprintf(path, sizeof path, "%s/sys/bus/pci", tree);
+    tree_remove(path);
+    snprintf(path, sizeof path, "%s/no-bus.json", dir);
+    audit_to(path, tree, SILVER_DMI);
+    tree_remove(tree);
+    free(tree);
+    snprintf(html, sizeof html, "%s/fleet.html", dir);
+    struct run_result r = run_gpuvet("fleet", "--html", html, dir, NULL);
+    cr_assert(r.status == 0 || r.status == 1, "exit %d: %s", r.status, r.err);
+    run_result_free(&r);
+    char *page = file_contents(html, NULL);
+    cr_expect(strstr(page, "<td class=\"hosts\"><code><span class=\"nb\">gpu-node-a-01,</span><wbr>"
+                           "<span class=\"nb\">gpu-node-b-02</span></code></td>"),
+              "%s", page);
+    cr_expect(strstr(page, "<h2>Group 1: <span class=\"nb\">gpu-node-a-01,</span><wbr>"), "%s", page);
+    cr_expect(strstr(page, ".nb{white-space:nowrap}") && strstr(page, "th{word-break:keep-all}"),
+              "the page's style lost its no-break rules");
+    cr_expect(strstr(page, "CPU @ 1.80GHz / unknown (the PCI bus could not be read)</td>"), "%s", page);
+    cr_expect_null(strstr(page, " / </td>"), "a Groups cell ends in ' / ': %s", page);
+    free(page);
     tree_remove(dir);
     free(dir);
 }

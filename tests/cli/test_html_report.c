@@ -340,3 +340,56 @@ Test(html_report, a_mismatched_dimm_is_marked)
     run_result_free(&r);
     tree_remove(dir);
 }
+
+/* The 8-VE tree's Intel NICs run Gen1 x1 because their port allows no more (PCIE_SLOT_CAPPED
+ * warn): drawn as capped, not as a link at its max, in the picture and the Markdown. A finding's
+ * evidence reads as words: no JSON braces or quotes, no "null", no reason the message already
+ * gives; a claim nothing was found for says so without "found null". */
+Test(html_report, capped_links_and_evidence_read_as_words)
+{
+    char dir[] = "/tmp/gpuvet-html-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char html[256], md[256];
+    snprintf(html, sizeof html, "%s/report.html", dir);
+    snprintf(md, sizeof md, "%s/report.md", dir);
+    struct run_result r = run_gpuvet("audit", "--sample", "0", "--sysroot", fixture("sysroot/32intel64-2p8co2t+8ve"),
+                                     "--claim", GPUVET_TEST_SOURCE "/fixtures/claims/offer-2x-silver-4108.json",
+                                     "--html", html, "--markdown", md, NULL);
+    cr_assert(r.status <= 1, "%s", r.err);
+    char *page = file_contents(html, NULL), *text = file_contents(md, NULL);
+    cr_expect_str_eq(device_mark(page, "0000:60:00.0"), "capped");
+    cr_expect_str_eq(device_mark(page, "0000:60:00.1"), "capped");
+    cr_expect_str_eq(device_mark(page, "0000:1b:00.0"), "ok");
+    cr_expect(strstr(page, "CAPPED BY PORT") && strstr(page, "capped by its port"), "mark and legend");
+    cr_expect(strstr(text, "0000:60:00.0 Intel Corporation Ethernet Connection X722 for 10GBASE-T: Gen1 x1 (max "
+                           "Gen3 x1) **CAPPED BY ITS PORT**"),
+              "%s", text);
+    cr_expect(strstr(page, "link = (current_gt_s=2.5, current_width=1, max_gt_s=8.0, max_width=1)"), "%s", page);
+    cr_expect(strstr(page, "devices = [(bus_id=0000:1a:00.0, role=nic, gb_s=15.7538), "), "%s", page);
+    for (const char *at = strstr(page, "class=\"evidence\""); at; at = strstr(at + 1, "class=\"evidence\"")) {
+        const char *end = strstr(at, "</div>");
+        cr_assert_not_null(end);
+        for (const char *bad = at; bad < end; bad++)
+            cr_expect(*bad != '{' && strncmp(bad, "&quot;", 6) && strncmp(bad, "null", 4),
+                      "evidence reads as JSON: %.*s", (int)(end - at), at);
+    }
+    cr_expect_null(strstr(page, "reason = no kernel log in the recorded tree"), "the message already says it");
+    cr_expect_null(strstr(page, "found null"), "%s", page);
+    cr_expect(strstr(page, "claimed &quot;A100&quot;: GPU models unknown"), "%s", page);
+    free(page);
+    free(text);
+    run_result_free(&r);
+    tree_remove(dir);
+}
+
+/* The DGX Spark tree has no /sys/bus/pci/devices: its summary line says the accelerators are
+ * unknown, as the text report does, not "0 accelerators". */
+Test(html_report, unread_pci_bus_is_not_zero_accelerators)
+{
+    struct run_result r =
+        run_gpuvet("audit", "--sample", "0", "--sysroot", fixture("sysroot/nvidia-dgx-gb10"), "--html", "-", NULL);
+    cr_assert(r.status <= 2, "%s", r.err);
+    cr_expect(strstr(r.out, "; accelerators unknown (the PCI bus could not be read)"), "%s", r.out);
+    cr_expect_null(strstr(r.out, "0 accelerators"), "%s", r.out);
+    run_result_free(&r);
+}

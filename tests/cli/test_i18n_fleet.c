@@ -212,7 +212,7 @@ Test(i18n_fleet, claim_results_and_unknown_reasons_are_chinese_and_the_json_is_t
         "电源未知：录制的目录树中没有 SMBIOS 表",
         NULL};
     expect_all(zh.out, wanted);
-    const char *const english[] = {"accelerators on PCI", "claimed", " MISMATCH", "the recorded tree", "not in the recorded",
+    const char *const english[] = {"accelerator on PCI", "claimed", " MISMATCH", "the recorded tree", "not in the recorded",
                                    "ask the provider", "recorded tree has no CPU activity", NULL};
     expect_none(zh.out, english);
     expect_none(zh.err, english);
@@ -236,7 +236,7 @@ Test(i18n_fleet, claim_results_and_unknown_reasons_are_chinese_and_the_json_is_t
     json_object_del(zh_doc, "generated_at");
     char *en_text = json_dumps(en_doc, JSON_SORT_KEYS), *zh_text = json_dumps(zh_doc, JSON_SORT_KEYS);
     cr_expect_str_eq(zh_text, en_text);
-    cr_expect(strstr(en_text, "1 accelerators on PCI, 8 claimed") && strstr(en_text, "the recorded tree holds no SMBIOS table"), "%s",
+    cr_expect(strstr(en_text, "1 accelerator on PCI, 8 claimed") && strstr(en_text, "the recorded tree holds no SMBIOS table"), "%s",
               en_text);
     free(en_text);
     free(zh_text);
