@@ -703,8 +703,11 @@ static json_t *bench_gpu_run(const struct machine *m, bool quick, const struct b
     size_t measured = 0;
     for (size_t i = 0; i < json_array_size(list); i++)
         measured += !json_object_get(json_array_get(list, i), "error");
-    if (measured == 0)
-        bench_set_text(result, "error", "no GPU could be measured (each GPU's entry says why)");
+    if (measured == 0) {
+        json_t *first = json_array_get(list, 0);
+        bench_set_text(result, "error", "no GPU could be measured: %s (%s; each GPU's entry says why)",
+                       json_string_value(json_object_get(first, "error")), targets[0]);
+    }
     if (n < 2) {
         bench_set_text(result, "pairs_skipped", "one GPU: no pair to copy between");
     } else if (!answering) {
