@@ -103,7 +103,22 @@ static int dev_open(const struct cuda *api, const char *bus_id, struct gpu_dev *
     CALL("cuDeviceGetAttribute", api->device_attribute(&d->sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device));
     if (d->sms <= 0 || d->sms > 4096)
         d->sms = 128;
-    CALL("cuModuleLoadDataEx", api->module_load_data_ex(&d->module, gpu_kernels_ptx, 0, NULL, NULL));
+    /* The driver's compiler log: the first run on a new GPU or driver says what it refused. */
+    char log[1024] = "";
+    int options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *values[] = {log, (void *)(uintptr_t)sizeof log};
+    cuda_call_begin("cuModuleLoadDataEx");
+    cu_result rc = api->module_load_data_ex(&d->module, gpu_kernels_ptx, 2, options, values);
+    cuda_call_done();
+    if (rc != CUDA_SUCCESS) {
+        log[sizeof log - 1] = '\0';
+        for (char *c = log; *c; c++)
+            if (*c == '\n' || *c == '\r' || *c == '\t')
+                *c = ' ';
+        i18n_snprintf(err, errlen, "cuModuleLoadDataEx: %s (error %d): %s", _(cuda_error(api, rc)), rc,
+                      *log ? log : _("the driver gave no compiler log"));
+        return -1;
+    }
     CALL("cuModuleGetFunction", api->module_get_function(&d->fill, d->module, "gpuvet_fill"));
     CALL("cuModuleGetFunction", api->module_get_function(&d->check, d->module, "gpuvet_check"));
     CALL("cuModuleGetFunction", api->module_get_function(&d->copy, d->module, "gpuvet_copy"));

@@ -19,6 +19,8 @@ typedef struct cu_function_opaque *cu_function;
 #define CUDA_ERROR_NOT_READY 600
 #define CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED 704
 #define CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT 16
+#define CU_JIT_ERROR_LOG_BUFFER 5            /* cuModuleLoadDataEx options */
+#define CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES 6
 
 struct cuda {
     void *library;

@@ -19,7 +19,7 @@
 
 static const char *const knobs[] = {"GPUVET_MOCK_GPU_SLOW",   "GPUVET_MOCK_GPU_BAD_MEMORY", "GPUVET_MOCK_GPU_NO_PEER",
                                     "GPUVET_MOCK_GPU_MEM_BW", "GPUVET_MOCK_GPU_FLOPS",      "GPUVET_MOCK_CUDA_HANG",
-                                    "GPUVET_MOCK_CUDA_HANG_DEVICE"};
+                                    "GPUVET_MOCK_CUDA_HANG_DEVICE", "GPUVET_MOCK_CUDA_BAD_PTX"};
 
 static void stand_in(const char *xml)
 {
@@ -304,5 +304,20 @@ Test(bench_gpu, a_gpu_that_stops_answering_costs_its_budget_and_ends_the_bench, 
     cr_expect(strstr(json_string_value(json_object_get(gpu_result(doc), "pairs_skipped")), "stopped answering"));
     double took = (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9;
     cr_expect(took < 40, "took %.1f s", took);
+    json_decref(doc);
+}
+
+Test(bench_gpu, ptx_the_driver_refuses_is_an_error_with_its_compiler_log, .timeout = 120)
+{
+    stand_in(A5000);
+    setenv("GPUVET_MOCK_CUDA_BAD_PTX", "1", 1);
+    json_t *doc = bench_gpu(2, NULL);
+    for (size_t i = 0; i < 2; i++) {
+        const char *error = json_string_value(json_object_get(gpu_at(doc, i), "error"));
+        cr_expect(error && strstr(error, "cuModuleLoadDataEx: ") && strstr(error, "(error 218): ptxas fatal"), "%s",
+                  json_dumps(doc, 0));
+    }
+    const char *all = json_string_value(json_object_get(gpu_result(doc), "error"));
+    cr_expect(all && strstr(all, "no GPU could be measured: cuModuleLoadDataEx"), "%s", json_dumps(doc, 0));
     json_decref(doc);
 }

@@ -205,7 +205,7 @@ def resolve_lists(source):
 
 def our_constants(text):
     found = {}
-    for m in re.finditer(r"#define ((?:NVML|CUDA|GPU_EVENT|GPU_MAX_NVLINKS)\w*) (\w+)", text):
+    for m in re.finditer(r"#define ((?:NVML|CUDA|CU_|GPU_EVENT|GPU_MAX_NVLINKS)\w*) (\w+)", text):
         if re.fullmatch(r"(0x[0-9a-fA-F]+|\d+)(ULL|U)?", m.group(2)):
             found[m.group(1)] = m.group(1)
     for body in re.findall(r"enum \{([^}]*)\}", text):

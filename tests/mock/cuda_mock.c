@@ -365,10 +365,13 @@ static char *module_image; /* the PTX last loaded */
 
 CUresult cuModuleLoadDataEx(void **module, const void *image, unsigned n, int *options, void **values)
 {
-    (void)n, (void)options, (void)values;
-    /* Only PTX text: what the driver would compile. */
-    if (!image || strncmp((const char *)image, ".version ", 9) != 0)
+    /* Only PTX text: what the driver would compile; a refusal fills the error log option. */
+    if (!image || strncmp((const char *)image, ".version ", 9) != 0 || getenv("GPUVET_MOCK_CUDA_BAD_PTX")) {
+        for (unsigned i = 0; i + 1 < n; i++)
+            if (options[i] == 5 && options[i + 1] == 6)
+                snprintf(values[i], (size_t)(uintptr_t)values[i + 1], "ptxas fatal   : mock refuses this PTX");
         return 218; /* CUDA_ERROR_INVALID_PTX */
+    }
     free(module_image);
     module_image = strdup((const char *)image);
     *module = &modules;
