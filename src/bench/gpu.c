@@ -16,6 +16,7 @@
  * process that exits; gpuvet holds no GPU memory across processes. */
 #include "bench/bench.h"
 #include "bench/gpu_kernels.h"
+#include "bench/pcie.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -584,27 +585,10 @@ out:
 
 /* --- the table's figures and the driver ----------------------------------------------------- */
 
-static int gpu_targets(const struct machine *m, const char *targets[MAX_GPUS], const struct gpu *gpus[MAX_GPUS])
-{
-    int n = 0;
-    for (int i = 0; i < m->gpus.count && n < MAX_GPUS; i++) {
-        gpus[n] = &m->gpus.items[i];
-        targets[n++] = m->gpus.items[i].bus_id;
-    }
-    for (int i = 0; i < m->npci && n < MAX_GPUS; i++)
-        if (m->pci[i].vendor_id == NVIDIA_VENDOR && m->pci[i].role == PCI_ROLE_ACCELERATOR &&
-            !gpu_set_find(&m->gpus, m->pci[i].bus_id)) {
-            gpus[n] = NULL;
-            targets[n++] = m->pci[i].bus_id;
-        }
-    return n;
-}
-
 static const char *no_nvidia_gpu(const struct machine *m)
 {
     const char *targets[MAX_GPUS];
-    const struct gpu *gpus[MAX_GPUS];
-    return gpu_targets(m, targets, gpus) == 0 ? N_("no NVIDIA GPU on this machine") : NULL;
+    return bench_nvidia_targets(m, targets, MAX_GPUS) == 0 ? N_("no NVIDIA GPU on this machine") : NULL;
 }
 
 /* The datasheet's figures for the GPU (data/gpus.csv), beside the measurement: the rules judge
@@ -625,54 +609,19 @@ static void add_spec(json_t *result, const struct gpu_table *table, const struct
                                   "source", spec->source));
 }
 
-struct open_job {
-    struct cuda api;
-    int rc;
-    char err[512];
-};
-
-static void open_work(void *p)
-{
-    struct open_job *job = p;
-    job->rc = cuda_open(&job->api, job->err, sizeof job->err);
-}
-
-static void open_job_free(void *p)
-{
-    struct open_job *job = p;
-    if (job->rc == 0)
-        cuda_close(&job->api);
-    free(job);
-}
-
 static json_t *bench_gpu_run(const struct machine *m, bool quick, const struct bench_ctx *ctx)
 {
     const char *targets[MAX_GPUS];
-    const struct gpu *gpus[MAX_GPUS];
-    int n = gpu_targets(m, targets, gpus);
+    int n = bench_nvidia_targets(m, targets, MAX_GPUS);
     if (n == 0)
         return bench_skipped_msgid(no_nvidia_gpu(m));
-    struct open_job *opened = calloc(1, sizeof *opened);
-    if (!opened)
-        return bench_skipped("no memory for the CUDA driver's state");
-    opened->rc = -1;
-    double limit = deadline_seconds("GPUVET_DEADLINE_CUDA_S", DEADLINE_CUDA_S);
-    if (!deadline_run(open_work, opened, open_job_free, limit)) {
-        const char *call = cuda_call_in_progress();
-        if (call)
-            return bench_skipped("CUDA driver not usable: no answer from %s in %.3g s", call, limit);
-        return bench_skipped("CUDA driver not usable: no answer from libcuda while it loaded in %.3g s", limit);
-    }
-    if (opened->rc != 0) {
-        char *why = NULL;
-        i18n_asprintf(&why, "CUDA driver not usable: %s", _(opened->err));
-        json_t *skipped = json_pack("{s:s}", "skipped", why ? why : "");
-        free(why);
-        free(opened);
+    struct bench_cuda *opened;
+    json_t *skipped = NULL;
+    const struct cuda *api = bench_cuda_open(&opened, &skipped);
+    if (!api)
         return skipped;
-    }
-    if (!cuda_has_kernels(&opened->api)) {
-        open_job_free(opened);
+    if (!cuda_has_kernels(api)) {
+        bench_cuda_close(opened, true);
         return bench_skipped("the CUDA driver lacks the calls bench gpu needs (module loading, kernel launches, "
                              "peer copies): a stub or a very old driver");
     }
@@ -693,7 +642,7 @@ static json_t *bench_gpu_run(const struct machine *m, bool quick, const struct b
             if (!job) {
                 one = bench_set_text(json_pack("{s:s}", "bus_id", targets[i]), "error", "no memory for the measurement");
             } else {
-                job->api = &opened->api;
+                job->api = api;
                 snprintf(job->bus_id, sizeof job->bus_id, "%s", targets[i]);
                 job->plan = plan;
                 double budget = gpu_budget_s(&plan);
@@ -708,7 +657,7 @@ static json_t *bench_gpu_run(const struct machine *m, bool quick, const struct b
                 }
             }
         }
-        add_spec(one, have_table ? &table : NULL, gpus[i]);
+        add_spec(one, have_table ? &table : NULL, gpu_set_find(&m->gpus, targets[i]));
         json_array_append_new(list, one);
         bench_progress(ctx, (i + 1.0) / (n + 1.0));
     }
@@ -730,7 +679,7 @@ static json_t *bench_gpu_run(const struct machine *m, bool quick, const struct b
     } else {
         struct peer_job *job = calloc(1, sizeof *job);
         if (job) {
-            job->api = &opened->api;
+            job->api = api;
             job->n = n;
             job->plan = plan;
             for (int i = 0; i < n; i++)
@@ -754,9 +703,7 @@ static json_t *bench_gpu_run(const struct machine *m, bool quick, const struct b
             }
         }
     }
-    /* An abandoned worker may still be inside the library: it stays loaded until the process ends. */
-    if (answering)
-        open_job_free(opened);
+    bench_cuda_close(opened, answering);
     return result;
 }
 

@@ -16,6 +16,17 @@
  *     not tensor cores. */
 #include "bench/gpu_kernels.h"
 
+/* One FMA on each of the 8 chains: x = a x + b. */
+#define FMA_8                                                                                      \
+    "    fma.rn.f32 %f1, %f1, %f9, %f10;\n"                                                         \
+    "    fma.rn.f32 %f2, %f2, %f9, %f10;\n"                                                         \
+    "    fma.rn.f32 %f3, %f3, %f9, %f10;\n"                                                         \
+    "    fma.rn.f32 %f4, %f4, %f9, %f10;\n"                                                         \
+    "    fma.rn.f32 %f5, %f5, %f9, %f10;\n"                                                         \
+    "    fma.rn.f32 %f6, %f6, %f9, %f10;\n"                                                         \
+    "    fma.rn.f32 %f7, %f7, %f9, %f10;\n"                                                         \
+    "    fma.rn.f32 %f8, %f8, %f9, %f10;\n"
+
 const char gpu_kernels_ptx[] =
     ".version 7.0\n"
     ".target sm_52\n"
@@ -157,38 +168,7 @@ const char gpu_kernels_ptx[] =
     "    setp.eq.u32 %p1, %r1, 0;\n"
     "    @%p1 bra FMA_DONE;\n"
     "FMA_LOOP:\n"
-    "    fma.rn.f32 %f1, %f1, %f9, %f10;\n"
-    "    fma.rn.f32 %f2, %f2, %f9, %f10;\n"
-    "    fma.rn.f32 %f3, %f3, %f9, %f10;\n"
-    "    fma.rn.f32 %f4, %f4, %f9, %f10;\n"
-    "    fma.rn.f32 %f5, %f5, %f9, %f10;\n"
-    "    fma.rn.f32 %f6, %f6, %f9, %f10;\n"
-    "    fma.rn.f32 %f7, %f7, %f9, %f10;\n"
-    "    fma.rn.f32 %f8, %f8, %f9, %f10;\n"
-    "    fma.rn.f32 %f1, %f1, %f9, %f10;\n"
-    "    fma.rn.f32 %f2, %f2, %f9, %f10;\n"
-    "    fma.rn.f32 %f3, %f3, %f9, %f10;\n"
-    "    fma.rn.f32 %f4, %f4, %f9, %f10;\n"
-    "    fma.rn.f32 %f5, %f5, %f9, %f10;\n"
-    "    fma.rn.f32 %f6, %f6, %f9, %f10;\n"
-    "    fma.rn.f32 %f7, %f7, %f9, %f10;\n"
-    "    fma.rn.f32 %f8, %f8, %f9, %f10;\n"
-    "    fma.rn.f32 %f1, %f1, %f9, %f10;\n"
-    "    fma.rn.f32 %f2, %f2, %f9, %f10;\n"
-    "    fma.rn.f32 %f3, %f3, %f9, %f10;\n"
-    "    fma.rn.f32 %f4, %f4, %f9, %f10;\n"
-    "    fma.rn.f32 %f5, %f5, %f9, %f10;\n"
-    "    fma.rn.f32 %f6, %f6, %f9, %f10;\n"
-    "    fma.rn.f32 %f7, %f7, %f9, %f10;\n"
-    "    fma.rn.f32 %f8, %f8, %f9, %f10;\n"
-    "    fma.rn.f32 %f1, %f1, %f9, %f10;\n"
-    "    fma.rn.f32 %f2, %f2, %f9, %f10;\n"
-    "    fma.rn.f32 %f3, %f3, %f9, %f10;\n"
-    "    fma.rn.f32 %f4, %f4, %f9, %f10;\n"
-    "    fma.rn.f32 %f5, %f5, %f9, %f10;\n"
-    "    fma.rn.f32 %f6, %f6, %f9, %f10;\n"
-    "    fma.rn.f32 %f7, %f7, %f9, %f10;\n"
-    "    fma.rn.f32 %f8, %f8, %f9, %f10;\n"
+    FMA_8 FMA_8 FMA_8 FMA_8
     "    sub.u32 %r1, %r1, 1;\n"
     "    setp.ne.u32 %p1, %r1, 0;\n"
     "    @%p1 bra FMA_LOOP;\n"
