@@ -16,6 +16,27 @@
  *     not tensor cores. */
 #include "bench/gpu_kernels.h"
 
+/* fill and check: %rd6 = this thread's first word, %rd7 = the grid's stride (in words). */
+#define WORD_INDEX                                                                                 \
+    "    mov.u32 %r3, %ctaid.x;\n" \
+    "    mov.u32 %r4, %ntid.x;\n" \
+    "    mov.u32 %r5, %tid.x;\n" \
+    "    mov.u32 %r6, %nctaid.x;\n" \
+    "    cvt.u64.u32 %rd3, %r3;\n" \
+    "    cvt.u64.u32 %rd4, %r4;\n" \
+    "    cvt.u64.u32 %rd5, %r5;\n" \
+    "    mad.lo.u64 %rd6, %rd3, %rd4, %rd5;\n" \
+    "    cvt.u64.u32 %rd7, %r6;\n" \
+    "    mul.lo.u64 %rd7, %rd7, %rd4;\n"
+
+/* fill and check: %rd8 = the word's address (base %rd1), %r7 = its pattern (mask %r1, pattern %r2). */
+#define WORD_PATTERN                                                                               \
+    "    shl.b64 %rd8, %rd6, 2;\n" \
+    "    add.u64 %rd8, %rd8, %rd1;\n" \
+    "    cvt.u32.u64 %r7, %rd8;\n" \
+    "    and.b32 %r7, %r7, %r1;\n" \
+    "    xor.b32 %r7, %r7, %r2;\n"
+
 /* One FMA on each of the 8 chains: x = a x + b. */
 #define FMA_8                                                                                      \
     "    fma.rn.f32 %f1, %f1, %f9, %f10;\n"                                                         \
@@ -42,24 +63,11 @@ const char gpu_kernels_ptx[] =
     "    ld.param.u64 %rd2, [p_words];\n"
     "    ld.param.u32 %r1, [p_mask];\n"
     "    ld.param.u32 %r2, [p_pattern];\n"
-    "    mov.u32 %r3, %ctaid.x;\n"
-    "    mov.u32 %r4, %ntid.x;\n"
-    "    mov.u32 %r5, %tid.x;\n"
-    "    mov.u32 %r6, %nctaid.x;\n"
-    "    cvt.u64.u32 %rd3, %r3;\n"
-    "    cvt.u64.u32 %rd4, %r4;\n"
-    "    cvt.u64.u32 %rd5, %r5;\n"
-    "    mad.lo.u64 %rd6, %rd3, %rd4, %rd5;\n"
-    "    cvt.u64.u32 %rd7, %r6;\n"
-    "    mul.lo.u64 %rd7, %rd7, %rd4;\n"
+    WORD_INDEX
     "FILL_LOOP:\n"
     "    setp.ge.u64 %p1, %rd6, %rd2;\n"
     "    @%p1 bra FILL_DONE;\n"
-    "    shl.b64 %rd8, %rd6, 2;\n"
-    "    add.u64 %rd8, %rd8, %rd1;\n"
-    "    cvt.u32.u64 %r7, %rd8;\n"
-    "    and.b32 %r7, %r7, %r1;\n"
-    "    xor.b32 %r7, %r7, %r2;\n"
+    WORD_PATTERN
     "    st.global.u32 [%rd8], %r7;\n"
     "    add.u64 %rd6, %rd6, %rd7;\n"
     "    bra FILL_LOOP;\n"
@@ -80,24 +88,11 @@ const char gpu_kernels_ptx[] =
     "    ld.param.u32 %r2, [p_pattern];\n"
     "    ld.param.u64 %rd9, [p_errors];\n"
     "    cvta.to.global.u64 %rd9, %rd9;\n"
-    "    mov.u32 %r3, %ctaid.x;\n"
-    "    mov.u32 %r4, %ntid.x;\n"
-    "    mov.u32 %r5, %tid.x;\n"
-    "    mov.u32 %r6, %nctaid.x;\n"
-    "    cvt.u64.u32 %rd3, %r3;\n"
-    "    cvt.u64.u32 %rd4, %r4;\n"
-    "    cvt.u64.u32 %rd5, %r5;\n"
-    "    mad.lo.u64 %rd6, %rd3, %rd4, %rd5;\n"
-    "    cvt.u64.u32 %rd7, %r6;\n"
-    "    mul.lo.u64 %rd7, %rd7, %rd4;\n"
+    WORD_INDEX
     "CHECK_LOOP:\n"
     "    setp.ge.u64 %p1, %rd6, %rd2;\n"
     "    @%p1 bra CHECK_DONE;\n"
-    "    shl.b64 %rd8, %rd6, 2;\n"
-    "    add.u64 %rd8, %rd8, %rd1;\n"
-    "    cvt.u32.u64 %r7, %rd8;\n"
-    "    and.b32 %r7, %r7, %r1;\n"
-    "    xor.b32 %r7, %r7, %r2;\n"
+    WORD_PATTERN
     "    ld.global.u32 %r8, [%rd8];\n"
     "    setp.ne.u32 %p2, %r8, %r7;\n"
     "    @%p2 red.global.add.u64 [%rd9], 1;\n"
