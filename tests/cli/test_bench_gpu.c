@@ -38,6 +38,7 @@ static json_t *bench_gpu(int want_status, char **saved)
     struct run_result r = run_gpuvet("bench", "gpu", "--quick", "--json", NULL);
     cr_assert_eq(r.status, want_status, "exit %d; stderr: %s; out: %s", r.status, r.err, r.out);
     json_t *doc = run_json(&r);
+    run_result_free(&r);
     if (saved) {
         char tmpl[] = "/tmp/gpuvet-bench-gpu-XXXXXX";
         int fd = mkstemp(tmpl);
@@ -65,6 +66,7 @@ static json_t *audit_of(const char *bench)
 {
     struct run_result r = run_gpuvet("audit", "--sysroot", fixture(VE_MACHINE), "--bench", bench, "--json", NULL);
     json_t *doc = run_json(&r);
+    run_result_free(&r);
     return doc;
 }
 
@@ -275,6 +277,7 @@ Test(bench_gpu, a_bench_without_gpu_results_leaves_the_gpu_rules_unknown)
     struct run_result r = run_gpuvet("audit", "--sysroot", fixture(VE_MACHINE), "--bench",
                                      GPUVET_TEST_SOURCE "/fixtures/bench/vm-epyc-2vcpu-quick.json", "--json", NULL);
     json_t *audit = run_json(&r);
+    run_result_free(&r);
     const char *ids[] = {"GPU_MEMORY_BW_LOW", "GPU_COMPUTE_LOW", "GPU_MEMORY_ERRORS", "GPU_P2P_LOW"};
     for (size_t i = 0; i < 4; i++) {
         expect_severity(audit, ids[i], "machine", "unknown");

@@ -378,7 +378,14 @@ CUresult cuModuleLoadDataEx(void **module, const void *image, unsigned n, int *o
     return 0;
 }
 
-CUresult cuModuleUnload(void *module) { return module == &modules ? 0 : INVALID_VALUE; }
+CUresult cuModuleUnload(void *module)
+{
+    if (module != &modules)
+        return INVALID_VALUE;
+    free(module_image); /* gpuvet unloads the library after: nothing may stay allocated here */
+    module_image = NULL;
+    return 0;
+}
 
 CUresult cuModuleGetFunction(struct function **f, void *module, const char *name)
 {
