@@ -324,3 +324,29 @@ Test(bench_gpu, ptx_the_driver_refuses_is_an_error_with_its_compiler_log, .timeo
     cr_expect(all && strstr(all, "no GPU could be measured: cuModuleLoadDataEx"), "%s", json_dumps(doc, 0));
     json_decref(doc);
 }
+
+Test(bench_gpu, prom_has_each_gpus_figures_and_each_pair, .timeout = 120)
+{
+    stand_in(A5000);
+    setenv("GPUVET_MOCK_GPU_BAD_MEMORY", SECOND ":1", 1);
+    char path[] = "/tmp/gpuvet-bench-gpu-prom-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    close(fd);
+    struct run_result r = run_gpuvet("bench", "gpu", "--quick", "--prom", path, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_result_free(&r);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f);
+    char text[65536];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    unlink(path);
+    cr_expect(strstr(text, "gpuvet_bench_gpu_memory_bandwidth_bytes_per_second{command=\"bench\",method=\"kernel\",gpu=\"0\""),
+              "%s", text);
+    cr_expect(strstr(text, "gpuvet_bench_gpu_fp32_flops_per_second{command=\"bench\",gpu=\"1\""), "%s", text);
+    cr_expect(strstr(text, "pci_bus_id=\"00000000:C1:00.0\"} 2\n"), "the second GPU's 2 errors: %s", text);
+    cr_expect(strstr(text, "gpuvet_bench_gpu_peer_bytes_per_second{command=\"bench\",peer=\"" SECOND "\",gpu=\"0\""),
+              "%s", text);
+}
