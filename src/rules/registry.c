@@ -351,7 +351,8 @@ const struct rule rules_table[] = {
     {"GPU_MEMORY_ERRORS", "gpu", N_("the GPU memory test found errors"), ALL(SEV_FAIL), check_gpu_memory_errors,
      N_("`gpuvet bench gpu` writes address-in-address and its complement (and, without --quick, all zeros\n"
      "and all ones) over a share of the free GPU memory (half with --quick, 90% without, less when the\n"
-     "time budget at the measured bandwidth is shorter) and verifies every 32-bit word on the GPU. Any\n"
+     "time budget at the measured bandwidth is shorter) and verifies every 32-bit word on the GPU, in\n"
+     "passes repeated while its 15 s last (one pass with --quick: an intermittent fault shows in some). Any\n"
      "word that does not hold what was written is a fault that ECC did not hide: the GPU should not\n"
      "run a job, whatever its counters say (DCGM's level-4 diagnostic runs a memory test for the same\n"
      "reason).")},

@@ -19,7 +19,8 @@
 
 static const char *const knobs[] = {"GPUVET_MOCK_GPU_SLOW",   "GPUVET_MOCK_GPU_BAD_MEMORY", "GPUVET_MOCK_GPU_NO_PEER",
                                     "GPUVET_MOCK_GPU_MEM_BW", "GPUVET_MOCK_GPU_FLOPS",      "GPUVET_MOCK_CUDA_HANG",
-                                    "GPUVET_MOCK_CUDA_HANG_DEVICE", "GPUVET_MOCK_CUDA_BAD_PTX"};
+                                    "GPUVET_MOCK_CUDA_HANG_DEVICE", "GPUVET_MOCK_CUDA_BAD_PTX",
+                                    "GPUVET_MOCK_GPU_FREE_MIB"};
 
 static void stand_in(const char *xml)
 {
@@ -349,4 +350,26 @@ Test(bench_gpu, prom_has_each_gpus_figures_and_each_pair, .timeout = 120)
     cr_expect(strstr(text, "pci_bus_id=\"00000000:C1:00.0\"} 2\n"), "the second GPU's 2 errors: %s", text);
     cr_expect(strstr(text, "gpuvet_bench_gpu_peer_bytes_per_second{command=\"bench\",peer=\"" SECOND "\",gpu=\"0\""),
               "%s", text);
+}
+
+Test(bench_gpu, the_default_run_repeats_all_four_patterns_while_time_is_left, .timeout = 240)
+{
+    stand_in(A5000);
+    setenv("GPUVET_MOCK_GPU_FREE_MIB", "8", 1); /* small buffers: 100 passes in well under the 15 s */
+    setenv("GPUVET_MOCK_GPU_BAD_MEMORY", SECOND ":2", 1);
+    struct run_result r = run_gpuvet("bench", "gpu", "--json", NULL);
+    unsetenv("GPUVET_MOCK_GPU_FREE_MIB");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *doc = run_json(&r);
+    run_result_free(&r);
+    json_t *first = json_object_get(gpu_at(doc, 0), "memtest"), *second = json_object_get(gpu_at(doc, 1), "memtest");
+    cr_expect_eq(json_array_size(json_object_get(first, "patterns")), 4);
+    /* 90 % of 8 MiB, whole MiB. */
+    cr_expect_eq(json_integer_value(json_object_get(first, "tested_bytes")), 7 << 20);
+    long long passes = json_integer_value(json_object_get(second, "passes"));
+    cr_expect(passes > 1 && passes <= 100, "%lld passes", passes);
+    /* Every pass finds the 2 bad words under each of the 4 patterns. */
+    cr_expect_eq(json_integer_value(json_object_get(second, "errors")), 2 * 4 * passes);
+    cr_expect_eq(json_integer_value(json_object_get(first, "errors")), 0);
+    json_decref(doc);
 }
