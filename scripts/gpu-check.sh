@@ -4,6 +4,9 @@
 #   audit-load-check.json / .txt / .err     gpuvet audit --load-check (NVML + CUDA)
 #   audit-from-xml.json                     gpuvet audit --nvidia-smi nvidia-smi.xml (same facts via XML)
 #   bench-pcie.json                         host<->GPU copy rates (bench_pcie_run)
+#   bench-gpu-quick.json / bench-gpu.json   bench gpu --quick and (without --quick) the default:
+#                                           memory bandwidth, memory test, FP32, pairs; .txt, .err,
+#                                           audit-bench-gpu.json (GPU_* rules), torch-anchor.txt
 #   compare.txt                             NVML view vs nvidia-smi view, field by field
 #   snapshot.tar.gz                         gpuvet snapshot of the machine (a recorded GPU server)
 #   dmesg.txt, journal-k.txt, nvrm-lines.txt, audit-kernel-log.json   the kernel log and its verdicts
@@ -118,6 +121,68 @@ gv bench pcie --json $quick >"$OUT/bench-pcie.json" 2>"$OUT/bench-pcie.err"
 note "gpuvet bench pcie --json $quick: exit $?"
 gv audit --bench "$OUT/bench-pcie.json" --json >"$OUT/audit-with-bench.json" 2>"$OUT/audit-with-bench.err"
 note "gpuvet audit --bench (PCIE_BANDWIDTH_LOW): exit $?"
+
+# bench gpu: never run on a GPU before this script (README): the quick run always, the default one
+# too without --quick; each GPU's figures against the table's go into the summary.
+gpu_runs="quick"
+[ -n "$quick" ] || gpu_runs="quick default"
+for run in $gpu_runs; do
+  name=bench-gpu; flag=""
+  [ "$run" = quick ] && { name=bench-gpu-quick; flag="--quick"; }
+  t0=$(date +%s)
+  gv bench gpu $flag --json >"$OUT/$name.json" 2>"$OUT/$name.err"
+  note "gpuvet bench gpu $flag --json: exit $? in $(( $(date +%s) - t0 )) s"
+  python3 - "$OUT/$name.json" >>"$summary" 2>&1 <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["benchmarks"]["gpu"]
+if "skipped" in r or "error" in r:
+    print("  bench gpu:", r.get("skipped") or r.get("error"))
+for g in r.get("gpus", []):
+    if "error" in g:
+        print("  %s error: %s" % (g["bus_id"], g["error"])); continue
+    spec = g.get("spec") or {}
+    m, c, t = g["memory"], g["compute"], g["memtest"]
+    pct = lambda v, p: "%.0f%%" % (100 * v / p) if v and p else "?"
+    print("  %s %s: copy kernel %.0f GB/s (%s of %s GB/s), copy engines %.0f GB/s; FP32 %.1f TFLOPS (%s of %s); "
+          "memtest %.1f of %.1f GiB, %d errors" % (g["bus_id"], g.get("name"), (m["kernel_copy_bytes_s"] or 0) / 1e9,
+          pct(m["kernel_copy_bytes_s"], spec.get("mem_bytes_s")), (spec.get("mem_bytes_s") or 0) / 1e9,
+          (m["engine_copy_bytes_s"] or 0) / 1e9, (c["fp32_flops"] or 0) / 1e12, pct(c["fp32_flops"], spec.get("fp32_flops")),
+          (spec.get("fp32_flops") or 0) / 1e12, t["tested_bytes"] / 2**30, t["free_bytes"] / 2**30, t["errors"]))
+for p in r.get("pairs", []):
+    print("  %s -> %s: peer %s, %s" % (p["from"], p["to"], p["peer_access"],
+          "%.1f GB/s" % (p["bytes_s"] / 1e9) if "bytes_s" in p else p.get("error")))
+PY
+done
+gv bench gpu --quick >"$OUT/bench-gpu-quick.txt" 2>&1
+gv audit --bench "$OUT/bench-gpu-quick.json" --json >"$OUT/audit-bench-gpu.json" 2>"$OUT/audit-bench-gpu.err"
+note "gpuvet audit --bench bench-gpu-quick.json: exit $?; GPU rules: $(python3 -c '
+import json,sys
+d=json.load(open(sys.argv[1]))
+print(", ".join("%s %s %s" % (f["id"], f["subject"], f["severity"]) for f in d["findings"]
+      if f["id"] in ("GPU_MEMORY_BW_LOW","GPU_COMPUTE_LOW","GPU_MEMORY_ERRORS","GPU_P2P_LOW")))' "$OUT/audit-bench-gpu.json" 2>&1)"
+# The field's own figure on the same GPU, where PyTorch is installed: FP32 matmul (TF32 off) and a
+# device copy counted read + written, as bench gpu counts it.
+python3 - >"$OUT/torch-anchor.txt" 2>&1 <<'PY'
+import time
+try:
+    import torch
+except ImportError:
+    print("torch: not installed"); raise SystemExit
+torch.backends.cuda.matmul.allow_tf32 = False
+for i in range(torch.cuda.device_count()):
+    d = torch.device("cuda", i)
+    a = torch.randn(8192, 8192, device=d); b = torch.randn(8192, 8192, device=d)
+    torch.matmul(a, b); torch.cuda.synchronize(d)
+    t = time.time(); n = 10
+    for _ in range(n): torch.matmul(a, b)
+    torch.cuda.synchronize(d); fp32 = 2 * 8192**3 * n / (time.time() - t)
+    x = torch.empty(2**28, device=d); y = torch.empty_like(x); y.copy_(x); torch.cuda.synchronize(d)
+    t = time.time()
+    for _ in range(20): y.copy_(x)
+    torch.cuda.synchronize(d); bw = 2 * x.numel() * 4 * 20 / (time.time() - t)
+    print("cuda:%d %s: torch.matmul FP32 %.1f TFLOPS, copy_ %.0f GB/s (read + written)" % (i, torch.cuda.get_device_name(d), fp32 / 1e12, bw / 1e9))
+PY
+note "torch anchor: $(tr '\n' ';' <"$OUT/torch-anchor.txt")"
 
 # NVML's view (audit) against nvidia-smi's (the XML parsed by the same model), per GPU.
 python3 - "$OUT" >"$OUT/compare.txt" 2>&1 <<'PY'

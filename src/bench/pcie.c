@@ -199,13 +199,12 @@ static bool measure_bounded(const struct machine *m, const struct cuda *c, const
     return false;
 }
 
-/* The GPUs NVML described, and NVIDIA display/3D devices sysfs shows that NVML missed. */
-static int pcie_targets(const struct machine *m, const char *targets[256])
+int bench_nvidia_targets(const struct machine *m, const char *targets[], int max)
 {
     int n = 0;
-    for (int i = 0; i < m->gpus.count && n < 256; i++)
+    for (int i = 0; i < m->gpus.count && n < max; i++)
         targets[n++] = m->gpus.items[i].bus_id;
-    for (int i = 0; i < m->npci && n < 256; i++)
+    for (int i = 0; i < m->npci && n < max; i++)
         if (m->pci[i].vendor_id == NVIDIA_VENDOR && m->pci[i].role == PCI_ROLE_ACCELERATOR &&
             !gpu_set_find(&m->gpus, m->pci[i].bus_id))
             targets[n++] = m->pci[i].bus_id;
@@ -215,11 +214,11 @@ static int pcie_targets(const struct machine *m, const char *targets[256])
 static const char *no_nvidia_gpu(const struct machine *m)
 {
     const char *targets[256];
-    return pcie_targets(m, targets) == 0 ? N_("no NVIDIA GPU on this machine") : NULL;
+    return bench_nvidia_targets(m, targets, 256) == 0 ? N_("no NVIDIA GPU on this machine") : NULL;
 }
 
 /* cuInit in a worker: a driver that does not answer even that is a skipped bench, not a hang. */
-struct open_job {
+struct bench_cuda {
     struct cuda api;
     int rc;
     char err[512];
@@ -227,50 +226,73 @@ struct open_job {
 
 static void open_work(void *p)
 {
-    struct open_job *job = p;
+    struct bench_cuda *job = p;
     job->rc = cuda_open(&job->api, job->err, sizeof job->err);
 }
 
 static void open_job_free(void *p)
 {
-    struct open_job *job = p;
+    struct bench_cuda *job = p;
     if (job->rc == 0)
         cuda_close(&job->api);
     free(job);
 }
 
-json_t *bench_pcie_run(const struct machine *m, bool quick)
+const struct cuda *bench_cuda_open(struct bench_cuda **handle, json_t **skipped)
 {
-    const char *targets[256];
-    int n = pcie_targets(m, targets);
-    if (n == 0)
-        return bench_skipped_msgid(no_nvidia_gpu(m));
-    struct open_job *opened = calloc(1, sizeof *opened);
-    if (!opened)
-        return bench_skipped("no memory for the CUDA driver's state");
+    *handle = NULL;
+    struct bench_cuda *opened = calloc(1, sizeof *opened);
+    if (!opened) {
+        *skipped = bench_skipped("no memory for the CUDA driver's state");
+        return NULL;
+    }
     opened->rc = -1;
     double limit = deadline_seconds("GPUVET_DEADLINE_CUDA_S", DEADLINE_CUDA_S);
     if (!deadline_run(open_work, opened, open_job_free, limit)) {
         const char *call = cuda_call_in_progress();
         if (call)
-            return bench_skipped("CUDA driver not usable: no answer from %s in %.3g s", call, limit);
-        return bench_skipped("CUDA driver not usable: no answer from libcuda while it loaded in %.3g s", limit);
+            *skipped = bench_skipped("CUDA driver not usable: no answer from %s in %.3g s", call, limit);
+        else
+            *skipped = bench_skipped("CUDA driver not usable: no answer from libcuda while it loaded in %.3g s", limit);
+        return NULL;
     }
     if (opened->rc != 0) {
         char *why = NULL;
         i18n_asprintf(&why, "CUDA driver not usable: %s", _(opened->err)); /* cuda_open's reason, kept in both */
-        json_t *skipped = json_pack("{s:s}", "skipped", why ? why : "");
+        *skipped = json_pack("{s:s}", "skipped", why ? why : "");
         free(why);
         free(opened);
-        return skipped;
+        return NULL;
     }
+    *handle = opened;
+    return &opened->api;
+}
+
+void bench_cuda_close(struct bench_cuda *handle, bool answering)
+{
+    /* An abandoned worker may still be inside the library: it stays loaded until the process ends. */
+    if (handle && answering)
+        open_job_free(handle);
+}
+
+json_t *bench_pcie_run(const struct machine *m, bool quick)
+{
+    const char *targets[256];
+    int n = bench_nvidia_targets(m, targets, 256);
+    if (n == 0)
+        return bench_skipped_msgid(no_nvidia_gpu(m));
+    struct bench_cuda *opened;
+    json_t *skipped = NULL;
+    const struct cuda *api = bench_cuda_open(&opened, &skipped);
+    if (!api)
+        return skipped;
     json_t *results = json_array();
     bool answering = true;
     const char *hung = NULL;
     for (int i = 0; i < n; i++) {
         json_t *one = NULL;
         if (answering) {
-            answering = measure_bounded(m, &opened->api, targets[i], quick, &one);
+            answering = measure_bounded(m, api, targets[i], quick, &one);
             hung = answering ? NULL : targets[i];
         } else {
             one = bench_set_text(json_pack("{s:s}", "bus_id", targets[i]), "error",
@@ -278,9 +300,7 @@ json_t *bench_pcie_run(const struct machine *m, bool quick)
         }
         json_array_append_new(results, one);
     }
-    /* An abandoned worker may still be inside the library: it stays loaded until the process ends. */
-    if (answering)
-        open_job_free(opened);
+    bench_cuda_close(opened, answering);
     return results;
 }
 

@@ -17,4 +17,16 @@
  * then to the farthest node with CPUs. m must describe the live machine (probe_machine). */
 json_t *bench_pcie_run(const struct machine *m, bool quick);
 
+/* What bench pcie and bench gpu share. */
+/* The GPUs NVML described, and NVIDIA display/3D devices sysfs shows that NVML missed (at most max). */
+int bench_nvidia_targets(const struct machine *m, const char *targets[], int max);
+/* The CUDA driver, loaded and cuInit'ed in a worker under DEADLINE_CUDA_S (a driver that does not
+ * answer even that is a skipped bench, not a hang); NULL with *skipped the benchmark's
+ * {"skipped": why} (no driver, a stub, no answer). */
+struct bench_cuda;
+struct cuda;
+const struct cuda *bench_cuda_open(struct bench_cuda **handle, json_t **skipped);
+/* Unloads it, unless a worker was abandoned inside it (answering false): it stays until exit. */
+void bench_cuda_close(struct bench_cuda *handle, bool answering);
+
 #endif

@@ -10,10 +10,12 @@
 
 extern const struct bench_info bench_memory_info, bench_latency_info, bench_pcie_info, bench_storage_info,
     bench_jitter_info, bench_decode_info;
+extern const struct bench_info bench_gpu_info;
 
 const struct bench_info *const bench_table[] = {
     &bench_memory_info, &bench_latency_info, &bench_pcie_info, &bench_storage_info, &bench_jitter_info,
     &bench_decode_info,
+    &bench_gpu_info,
 };
 const int bench_count = (int)(sizeof bench_table / sizeof bench_table[0]);
 

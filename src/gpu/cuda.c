@@ -14,6 +14,8 @@
 static _Atomic(const char *) call_in_progress;
 
 const char *cuda_call_in_progress(void) { return atomic_load(&call_in_progress); }
+void cuda_call_begin(const char *name) { atomic_store(&call_in_progress, name); }
+void cuda_call_done(void) { atomic_store(&call_in_progress, NULL); }
 
 /* Runs one driver call, noting its name while it runs. */
 #define DRIVER(name, call) (atomic_store(&call_in_progress, name), driver_returned(call))
@@ -65,6 +67,16 @@ int cuda_open(struct cuda *c, char *err, size_t errlen)
     RESOLVE(event_synchronize, "cuEventSynchronize");
     RESOLVE(event_elapsed, "cuEventElapsedTime_v2", "cuEventElapsedTime");
     RESOLVE(event_destroy, "cuEventDestroy_v2", "cuEventDestroy");
+    RESOLVE(device_attribute, "cuDeviceGetAttribute");
+    RESOLVE(mem_get_info, "cuMemGetInfo_v2", "cuMemGetInfo");
+    RESOLVE(dtod_async, "cuMemcpyDtoDAsync_v2", "cuMemcpyDtoDAsync");
+    RESOLVE(peer_async, "cuMemcpyPeerAsync");
+    RESOLVE(can_access_peer, "cuDeviceCanAccessPeer");
+    RESOLVE(enable_peer_access, "cuCtxEnablePeerAccess");
+    RESOLVE(module_load_data_ex, "cuModuleLoadDataEx");
+    RESOLVE(module_unload, "cuModuleUnload");
+    RESOLVE(module_get_function, "cuModuleGetFunction");
+    RESOLVE(launch_kernel, "cuLaunchKernel");
     bool complete = c->init && c->device_by_bus_id && c->primary_ctx_retain && c->primary_ctx_release &&
                     c->ctx_set_current && (c->host_alloc || c->host_alloc_plain) && c->host_free && c->mem_alloc &&
                     c->mem_free && c->htod && c->dtoh && c->htod_async && c->dtoh_async && c->stream_create &&
@@ -82,6 +94,13 @@ int cuda_open(struct cuda *c, char *err, size_t errlen)
         return -1;
     }
     return 0;
+}
+
+bool cuda_has_kernels(const struct cuda *c)
+{
+    return c->device_attribute && c->mem_get_info && c->dtod_async && c->peer_async && c->can_access_peer &&
+           c->enable_peer_access && c->module_load_data_ex && c->module_unload && c->module_get_function &&
+           c->launch_kernel;
 }
 
 void cuda_close(struct cuda *c)

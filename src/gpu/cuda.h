@@ -12,9 +12,15 @@ typedef unsigned long long cu_deviceptr;
 typedef struct cu_context_opaque *cu_context;
 typedef struct cu_stream_opaque *cu_stream;
 typedef struct cu_event_opaque *cu_event;
+typedef struct cu_module_opaque *cu_module;
+typedef struct cu_function_opaque *cu_function;
 
 #define CUDA_SUCCESS 0
 #define CUDA_ERROR_NOT_READY 600
+#define CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED 704
+#define CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT 16
+#define CU_JIT_ERROR_LOG_BUFFER 5            /* cuModuleLoadDataEx options */
+#define CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES 6
 
 struct cuda {
     void *library;
@@ -42,12 +48,31 @@ struct cuda {
     cu_result (*event_synchronize)(cu_event);
     cu_result (*event_elapsed)(float *, cu_event, cu_event);
     cu_result (*event_destroy)(cu_event);
+    /* `bench gpu` only (NULL when the library lacks them; cuda_has_kernels says): device-side
+     * copies, peer copies, and kernels of our own compiled from PTX by the driver. */
+    cu_result (*device_attribute)(int *, int, int);
+    cu_result (*mem_get_info)(size_t *, size_t *);
+    cu_result (*dtod_async)(cu_deviceptr, cu_deviceptr, size_t, cu_stream);
+    cu_result (*peer_async)(cu_deviceptr, cu_context, cu_deviceptr, cu_context, size_t, cu_stream);
+    cu_result (*can_access_peer)(int *, int, int);
+    cu_result (*enable_peer_access)(cu_context, int); /* flags: 0 */
+    cu_result (*module_load_data_ex)(cu_module *, const void *, unsigned, int *, void **);
+    cu_result (*module_unload)(cu_module);
+    cu_result (*module_get_function)(cu_function *, cu_module, const char *);
+    cu_result (*launch_kernel)(cu_function, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                               cu_stream, void **, void **);
 };
+
+/* true when c has every call `bench gpu` needs beyond those of cuda_open. */
+bool cuda_has_kernels(const struct cuda *c);
 
 /* The driver call in progress ("cuEventSynchronize"), NULL between calls: a caller whose
  * deadline ran out (util/deadline.h) names the call that did not answer. One thread at a time
  * drives the GPUs in gpuvet (bench pcie, the audit's load check), so one slot serves. */
 const char *cuda_call_in_progress(void);
+/* Notes that `name` runs, until cuda_call_done: for callers of the table's calls (bench gpu). */
+void cuda_call_begin(const char *name);
+void cuda_call_done(void);
 
 /* Loads libcuda.so.1 ($GPUVET_CUDA_LIBRARY overrides) and calls cuInit. 0, or -1 with err. */
 int cuda_open(struct cuda *c, char *err, size_t errlen);

@@ -99,6 +99,94 @@ static int load_pcie(struct bench_results *b, json_t *pcie, char *err, size_t er
     return 0;
 }
 
+/* A number that may be missing or null (not measured): 0 then; anything else must be positive. */
+static int optional_positive(json_t *obj, const char *key, double *out, char *err, size_t errlen, const char *name)
+{
+    json_t *v = json_object_get(obj, key);
+    *out = 0;
+    if (!v || json_is_null(v))
+        return 0;
+    return positive(obj, key, out, err, errlen, name);
+}
+
+static int bus_id_at(json_t *obj, const char *key, char out[32], char *err, size_t errlen, const char *what, size_t i)
+{
+    const char *bus = json_string_value(json_object_get(obj, key));
+    if (!bus || !pci_address_normalise(bus, out)) {
+        snprintf(err, errlen, _("benchmarks.gpu.%s[%zu].%s is missing or not a PCI address"), what, i, key);
+        return -1;
+    }
+    return 0;
+}
+
+static int load_gpu_device(struct bench_gpu_device *g, json_t *one, size_t i, char *err, size_t errlen)
+{
+    if (bus_id_at(one, "bus_id", g->bus_id, err, errlen, "gpus", i))
+        return -1;
+    g->memtest_errors = -1;
+    json_t *spec = json_object_get(one, "spec");
+    const char *id = json_string_value(json_object_get(spec, "id"));
+    snprintf(g->spec_id, sizeof g->spec_id, "%s", id ? id : "");
+    if (optional_positive(spec, "mem_bytes_s", &g->mem_peak_bytes_s, err, errlen, "gpu.gpus[].spec") ||
+        optional_positive(spec, "fp32_flops", &g->fp32_peak_flops, err, errlen, "gpu.gpus[].spec"))
+        return -1;
+    const char *error = json_string_value(json_object_get(one, "error"));
+    if (error) {
+        g->error = strdup(error);
+        return 0;
+    }
+    json_t *memtest = json_object_get(one, "memtest");
+    json_t *errors = json_object_get(memtest, "errors"), *tested = json_object_get(memtest, "tested_bytes");
+    if (!json_is_integer(errors) || json_integer_value(errors) < 0 || !json_is_integer(tested) ||
+        json_integer_value(tested) < 0) {
+        snprintf(err, errlen, "%s", _("benchmarks.gpu.gpus[].memtest needs errors and tested_bytes, whole numbers >= 0"));
+        return -1;
+    }
+    g->memtest_errors = json_integer_value(errors);
+    g->memtest_bytes = json_integer_value(tested);
+    return positive(json_object_get(one, "memory"), "kernel_copy_bytes_s", &g->mem_bytes_s, err, errlen,
+                    "gpu.gpus[].memory") ||
+           positive(json_object_get(one, "compute"), "fp32_flops", &g->fp32_flops, err, errlen, "gpu.gpus[].compute");
+}
+
+static int load_gpu(struct bench_results *b, json_t *gpu, char *err, size_t errlen)
+{
+    json_t *gpus = json_object_get(gpu, "gpus");
+    if (!json_is_array(gpus)) {
+        b->gpu_unmeasured = unmeasured_reason(gpu, "gpu");
+        if (!b->gpu_unmeasured)
+            b->gpu_unmeasured = strdup(N_("benchmarks.gpu has no gpus array"));
+        return 0;
+    }
+    b->gpu = calloc(json_array_size(gpus) + 1, sizeof *b->gpu);
+    size_t i;
+    json_t *one;
+    json_array_foreach(gpus, i, one) {
+        if (load_gpu_device(&b->gpu[b->ngpu], one, i, err, errlen))
+            return -1;
+        b->ngpu++;
+    }
+    json_t *pairs = json_object_get(gpu, "pairs");
+    if (!json_is_array(pairs)) {
+        const char *why = json_string_value(json_object_get(gpu, "pairs_skipped"));
+        if (!why)
+            why = json_string_value(json_object_get(gpu, "pairs_error"));
+        b->gpu_pairs_unmeasured = strdup(why ? why : "the bench measured no GPU pair");
+        return 0;
+    }
+    b->gpu_pairs = calloc(json_array_size(pairs) + 1, sizeof *b->gpu_pairs);
+    json_array_foreach(pairs, i, one) {
+        struct bench_gpu_pair *p = &b->gpu_pairs[b->ngpu_pairs];
+        if (bus_id_at(one, "from", p->from, err, errlen, "pairs", i) || bus_id_at(one, "to", p->to, err, errlen, "pairs", i))
+            return -1;
+        p->peer_access = json_is_true(json_object_get(one, "peer_access"));
+        if (optional_positive(one, "bytes_s", &p->bytes_s, err, errlen, "gpu.pairs[]"))
+            return -1;
+        b->ngpu_pairs++;
+    }
+    return 0;
+}
+
 int bench_results_from_json(struct bench_results *b, json_t *doc, const char *source, char *err, size_t errlen)
 {
     const char *schema = json_string_value(json_object_get(doc, "schema"));
@@ -131,6 +219,8 @@ int bench_results_from_json(struct bench_results *b, json_t *doc, const char *so
     }
     if (load_pcie(b, json_object_get(benchmarks, "pcie"), err, errlen))
         goto bad;
+    if (load_gpu(b, json_object_get(benchmarks, "gpu"), err, errlen))
+        goto bad;
     b->loaded = true;
     return 0;
 bad:
@@ -147,6 +237,12 @@ void bench_results_free(struct bench_results *b)
     free(b->storage_unmeasured);
     free(b->pcie);
     free(b->pcie_unmeasured);
+    for (int i = 0; i < b->ngpu; i++)
+        free(b->gpu[i].error);
+    free(b->gpu);
+    free(b->gpu_unmeasured);
+    free(b->gpu_pairs);
+    free(b->gpu_pairs_unmeasured);
     memset(b, 0, sizeof *b);
 }
 
@@ -162,10 +258,26 @@ json_t *bench_results_json(const struct bench_results *b)
                                               "h2d_pinned_bytes_s", b->pcie[i].h2d_pinned_bytes_s,
                                               "d2h_pinned_bytes_s", b->pcie[i].d2h_pinned_bytes_s, "near_node",
                                               b->pcie[i].near_node, "far_node", b->pcie[i].far_node));
-    return json_pack("{s:s, s:o, s:s?, s:o, s:o, s:s?, s:s?, s:s?, s:o, s:s?}", "source", b->source,
+    json_t *gpu = json_array(), *pairs = json_array();
+    for (int i = 0; i < b->ngpu; i++) {
+        const struct bench_gpu_device *g = &b->gpu[i];
+        json_array_append_new(
+            gpu, json_pack("{s:s, s:s?, s:o, s:o, s:o, s:o, s:o, s:o, s:s?}", "bus_id", g->bus_id, "spec",
+                           *g->spec_id ? g->spec_id : NULL, "mem_bytes_s", measured(g->mem_bytes_s), "mem_peak_bytes_s",
+                           measured(g->mem_peak_bytes_s), "fp32_flops", measured(g->fp32_flops), "fp32_peak_flops",
+                           measured(g->fp32_peak_flops), "memtest_bytes",
+                           g->memtest_errors >= 0 ? json_integer(g->memtest_bytes) : json_null(), "memtest_errors",
+                           g->memtest_errors >= 0 ? json_integer(g->memtest_errors) : json_null(), "error", g->error));
+    }
+    for (int i = 0; i < b->ngpu_pairs; i++)
+        json_array_append_new(pairs, json_pack("{s:s, s:s, s:b, s:o}", "from", b->gpu_pairs[i].from, "to",
+                                               b->gpu_pairs[i].to, "peer_access", b->gpu_pairs[i].peer_access,
+                                               "bytes_s", measured(b->gpu_pairs[i].bytes_s)));
+    return json_pack("{s:s, s:o, s:s?, s:o, s:o, s:s?, s:s?, s:s?, s:o, s:s?, s:o, s:s?, s:o, s:s?}", "source", b->source,
                      "memory_triad_bytes_s", measured(b->mem_triad_bytes_s), "memory_unmeasured", b->mem_unmeasured,
                      "storage_seq_read_bytes_s", measured(b->storage_seq_read_bytes_s),
                      "storage_rand_read_iops", measured(b->storage_rand_read_iops), "storage_dir", b->storage_dir,
                      "storage_file", b->storage_file, "storage_unmeasured", b->storage_unmeasured, "pcie", pcie,
-                     "pcie_unmeasured", b->pcie_unmeasured);
+                     "pcie_unmeasured", b->pcie_unmeasured, "gpu", gpu, "gpu_unmeasured", b->gpu_unmeasured,
+                     "gpu_pairs", pairs, "gpu_pairs_unmeasured", b->gpu_pairs_unmeasured);
 }

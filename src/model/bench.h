@@ -15,6 +15,26 @@ struct bench_gpu_copy {
     int near_node, far_node;    /* -1 unknown */
 };
 
+/* One GPU of `bench gpu` (docs/bench-json.md). A GPU the bench could not measure has error set
+ * (English) and its figures 0. */
+struct bench_gpu_device {
+    char bus_id[32];
+    char spec_id[64];            /* its data/gpus.csv row, "" when the table has none */
+    double mem_bytes_s;          /* copy kernel, bytes read + written per second; 0 unknown */
+    double mem_peak_bytes_s;     /* the table's memory bandwidth; 0 unknown */
+    double fp32_flops, fp32_peak_flops; /* FP32 FMA on CUDA cores, and the table's FP32 figure */
+    long long memtest_bytes;     /* bytes written and verified */
+    long long memtest_errors;    /* words that did not hold their pattern; -1 not tested */
+    char *error;
+};
+
+/* Copies from one GPU's memory to another's. */
+struct bench_gpu_pair {
+    char from[32], to[32];
+    bool peer_access;            /* cuDeviceCanAccessPeer */
+    double bytes_s;              /* 0: the copies failed */
+};
+
 struct bench_results {
     bool loaded;
     char *source;               /* the file, or "bench-quick" */
@@ -27,6 +47,12 @@ struct bench_results {
     struct bench_gpu_copy *pcie;
     int npcie;
     char *pcie_unmeasured;
+    struct bench_gpu_device *gpu;
+    int ngpu;
+    char *gpu_unmeasured;        /* why benchmarks.gpu holds no GPU */
+    struct bench_gpu_pair *gpu_pairs;
+    int ngpu_pairs;
+    char *gpu_pairs_unmeasured;  /* why it holds no pair (one GPU, a driver that stopped answering) */
 };
 
 struct machine;

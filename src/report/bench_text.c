@@ -151,6 +151,55 @@ static void print_pcie(FILE *out, json_t *r)
                json_integer_value(json_object_get(gpu, "near_node")));
 }
 
+static void print_gpu(FILE *out, json_t *r)
+{
+    size_t i;
+    json_t *gpu;
+    json_array_foreach(json_object_get(r, "gpus"), i, gpu) {
+        const char *bus = json_string_value(json_object_get(gpu, "bus_id"));
+        json_t *spec = json_object_get(gpu, "spec");
+        if (json_object_get(gpu, "error")) {
+            fprintf(out, _("  %s  error: %s\n"), bus, bench_text(gpu, "error"));
+            continue;
+        }
+        json_t *memory = json_object_get(gpu, "memory"), *memtest = json_object_get(gpu, "memtest");
+        double bw = json_number_value(json_object_get(memory, "kernel_copy_bytes_s"));
+        double peak_bw = json_number_value(json_object_get(spec, "mem_bytes_s"));
+        double flops = json_number_value(json_object_get(json_object_get(gpu, "compute"), "fp32_flops"));
+        double peak_flops = json_number_value(json_object_get(spec, "fp32_flops"));
+        fprintf(out, _("  %s  memory %.0f GB/s (copy kernel, read + written; copy engines %.0f GB/s)"), bus, bw / GB,
+                json_number_value(json_object_get(memory, "engine_copy_bytes_s")) / GB);
+        if (peak_bw > 0)
+            fprintf(out, _(", %.0f%% of %.0f GB/s"), 100 * bw / peak_bw, peak_bw / GB);
+        fprintf(out, "\n");
+        fprintf(out, _("  %s  FP32 FMA (CUDA cores) %.1f TFLOPS"), bus, flops / 1e12);
+        if (peak_flops > 0)
+            fprintf(out, _(", %.0f%% of %.1f TFLOPS"), 100 * flops / peak_flops, peak_flops / 1e12);
+        fprintf(out, "\n");
+        fprintf(out, _("  %s  memory test: %.2f GiB of %.2f GiB free, %lld errors\n"), bus,
+                json_number_value(json_object_get(memtest, "tested_bytes")) / GIB,
+                json_number_value(json_object_get(memtest, "free_bytes")) / GIB,
+                json_integer_value(json_object_get(memtest, "errors")));
+    }
+    json_array_foreach(json_object_get(r, "pairs"), i, gpu) {
+        if (json_object_get(gpu, "error"))
+            fprintf(out, _("  %s -> %s  error: %s\n"), json_string_value(json_object_get(gpu, "from")),
+                    json_string_value(json_object_get(gpu, "to")), json_string_value(json_object_get(gpu, "error")));
+        else
+            fprintf(out,
+                    json_is_true(json_object_get(gpu, "peer_access")) ? _("  %s -> %s  %.1f GB/s (peer access)\n")
+                                                                      : _("  %s -> %s  %.1f GB/s (no peer access)\n"),
+                    json_string_value(json_object_get(gpu, "from")), json_string_value(json_object_get(gpu, "to")),
+                    json_number_value(json_object_get(gpu, "bytes_s")) / GB);
+    }
+    const char *pairs = bench_text(r, "pairs_skipped");
+    if (pairs)
+        fprintf(out, _("  pairs: %s\n"), pairs);
+    const char *pairs_error = json_string_value(json_object_get(r, "pairs_error"));
+    if (pairs_error)
+        fprintf(out, _("  pairs: error: %s\n"), pairs_error);
+}
+
 static int bench_report_unescaped(FILE *out, const void *ctx)
 {
     json_t *doc = (json_t *)ctx;
@@ -158,7 +207,8 @@ static int bench_report_unescaped(FILE *out, const void *ctx)
         const char *name;
         void (*print)(FILE *out, json_t *result);
     } printers[] = {{"memory", print_memory}, {"latency", print_latency}, {"pcie", print_pcie},
-                    {"storage", print_storage}, {"jitter", print_jitter}, {"decode", print_decode}};
+                    {"storage", print_storage}, {"jitter", print_jitter}, {"decode", print_decode},
+                    {"gpu", print_gpu}};
     json_t *benchmarks = json_object_get(doc, "benchmarks");
     for (size_t i = 0; i < sizeof printers / sizeof printers[0]; i++) {
         json_t *r = json_object_get(benchmarks, printers[i].name);

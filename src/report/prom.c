@@ -178,6 +178,43 @@ static void put_bench_memory(FILE *out, const struct prom_report *r, json_t *ben
     }
 }
 
+/* bench gpu: each GPU's memory bandwidth, FP32 rate and memory-test errors, and each pair's copies. */
+static void put_bench_gpu(FILE *out, const struct prom_report *r, json_t *benchmarks)
+{
+    json_t *gpu = json_object_get(benchmarks, "gpu");
+    json_t *gpus = json_object_get(gpu, "gpus"), *pairs = json_object_get(gpu, "pairs");
+    if (json_array_size(gpus) == 0)
+        return;
+    size_t i;
+    json_t *g;
+    double v;
+    put_family(out, "gpuvet_bench_gpu_memory_bandwidth_bytes_per_second",
+               "GPU memory bandwidth, bytes read + written: method kernel (gpuvet's copy kernel) or engine (copy engines).");
+    json_array_foreach(gpus, i, g) {
+        const char *bus_id = json_string_value(json_object_get(g, "bus_id"));
+        if (bench_number(json_object_get(g, "memory"), "kernel_copy_bytes_s", &v))
+            put_sample(out, "gpuvet_bench_gpu_memory_bandwidth_bytes_per_second", r, bus_id, v, "method", "kernel", NULL);
+        if (bench_number(json_object_get(g, "memory"), "engine_copy_bytes_s", &v))
+            put_sample(out, "gpuvet_bench_gpu_memory_bandwidth_bytes_per_second", r, bus_id, v, "method", "engine", NULL);
+    }
+    put_family(out, "gpuvet_bench_gpu_fp32_flops_per_second", "FP32 FMA throughput on the CUDA cores (not tensor cores).");
+    json_array_foreach(gpus, i, g)
+        if (bench_number(json_object_get(g, "compute"), "fp32_flops", &v))
+            put_sample(out, "gpuvet_bench_gpu_fp32_flops_per_second", r, json_string_value(json_object_get(g, "bus_id")), v,
+                       NULL);
+    put_family(out, "gpuvet_bench_gpu_memtest_errors", "32-bit words of GPU memory that did not keep their pattern.");
+    json_array_foreach(gpus, i, g)
+        if (bench_number(json_object_get(g, "memtest"), "errors", &v))
+            put_sample(out, "gpuvet_bench_gpu_memtest_errors", r, json_string_value(json_object_get(g, "bus_id")), v, NULL);
+    if (json_array_size(pairs) == 0)
+        return;
+    put_family(out, "gpuvet_bench_gpu_peer_bytes_per_second", "Copies from one GPU (the GPU labels) to another (peer).");
+    json_array_foreach(pairs, i, g)
+        if (bench_number(g, "bytes_s", &v))
+            put_sample(out, "gpuvet_bench_gpu_peer_bytes_per_second", r, json_string_value(json_object_get(g, "from")), v,
+                       "peer", json_string_value(json_object_get(g, "to")), NULL);
+}
+
 static void put_bench_io(FILE *out, const struct prom_report *r, json_t *benchmarks)
 {
     json_t *storage = measured(benchmarks, "storage");
@@ -207,6 +244,7 @@ static void put_bench_io(FILE *out, const struct prom_report *r, json_t *benchma
                 put_sample(out, "gpuvet_bench_pcie_bytes_per_second", r, bus_id, v, "direction", "d2h", NULL);
         }
     }
+    put_bench_gpu(out, r, benchmarks);
 }
 
 static void put_bench_cpu(FILE *out, const struct prom_report *r, json_t *benchmarks)

@@ -71,6 +71,11 @@ void judge_mem_bandwidth(struct audit_ctx *ctx, double measured_bytes_s, double 
                          const char *theoretical_unknown);
 /* Bytes/s that pinned copies achieve on a healthy link of that rate and width; 0 if unknown. */
 double pcie_achievable_bytes_s(double gt_s, int width);
+/* rules/gpu_bench.c */
+void check_gpu_compute_low(struct audit_ctx *ctx);
+void check_gpu_memory_bw_low(struct audit_ctx *ctx);
+void check_gpu_memory_errors(struct audit_ctx *ctx);
+void check_gpu_p2p_low(struct audit_ctx *ctx);
 /* rules/virt.c */
 void check_virt_limits(struct audit_ctx *ctx);
 

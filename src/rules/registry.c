@@ -333,6 +333,39 @@ const struct rule rules_table[] = {
      "clocks are what the hypervisor chooses to show; inside a container /sys is the host's but the\n"
      "cgroup limits CPUs and memory. gpuvet lists what it cannot verify from inside instead of\n"
      "passing or failing it: ask the provider for a bare-metal audit or run it on the host.")},
+    {"GPU_MEMORY_BW_LOW", "gpu", N_("measured GPU memory bandwidth too low"), ALL(SEV_FAIL), check_gpu_memory_bw_low,
+     N_("`gpuvet bench gpu` copies a buffer of up to 1 GiB (256 MiB with --quick) with its own copy kernel\n"
+     "and counts bytes read plus bytes written, as STREAM and BabelStream count Copy. Healthy NVIDIA GPUs\n"
+     "reach 85-90% of their datasheet memory bandwidth this way (NVIDIA/cccl pull request 9881; alpaka\n"
+     "issue 1874 quotes NVIDIA's advice that 70-80% is already good). Below 70% of the data/gpus.csv\n"
+     "figure, or more than 10% behind the node's best GPU, the GPU is not the part it should be or runs\n"
+     "with its memory clock held low. The copy engines' rate (cuMemcpyDtoDAsync) is recorded beside it\n"
+     "but not judged: nvbandwidth's device-local copy stays far below the datasheet on healthy parts.\n"
+     "Without a bench (audit --bench FILE) the verdict is unknown.")},
+    {"GPU_COMPUTE_LOW", "gpu", N_("measured GPU compute too low"), ALL(SEV_FAIL), check_gpu_compute_low,
+     N_("`gpuvet bench gpu` runs an FP32 FMA loop on the CUDA cores (8 independent chains per thread, every\n"
+     "multiprocessor full) for 1 s (--quick) or 8 s. The datasheet FP32 figure is multiprocessors x FP32\n"
+     "lanes x 2 x boost clock (CUDA C++ Programming Guide, arithmetic instruction throughput), so a GPU\n"
+     "holding its boost clock comes close to it. Below 70% of the data/gpus.csv FP32 figure, or more\n"
+     "than 10% behind the node's best GPU, clocks are held low (power cap, heat, locked clocks) or\n"
+     "multiprocessors are missing. This is not a tensor-core (GEMM) rate: BF16/FP8 matrix throughput is\n"
+     "not measured yet.")},
+    {"GPU_MEMORY_ERRORS", "gpu", N_("the GPU memory test found errors"), ALL(SEV_FAIL), check_gpu_memory_errors,
+     N_("`gpuvet bench gpu` writes address-in-address and its complement (and, without --quick, all zeros\n"
+     "and all ones) over a share of the free GPU memory (half with --quick, 90% without, less when the\n"
+     "time budget at the measured bandwidth is shorter) and verifies every 32-bit word on the GPU, in\n"
+     "passes repeated while its 15 s last (one pass with --quick: an intermittent fault shows in some).\n"
+     "Any word that does not hold what was written is a fault that ECC did not hide: the GPU should\n"
+     "not run a job, whatever its counters say (DCGM's level-4 diagnostic runs a memory test for the\n"
+     "same reason).")},
+    {"GPU_P2P_LOW", "gpu", N_("GPU-to-GPU copies slower than the node's other pairs"), ALL(SEV_WARN), check_gpu_p2p_low,
+     N_("`gpuvet bench gpu` asks the driver whether each GPU can reach each other directly\n"
+     "(cuDeviceCanAccessPeer) and times 64 MiB (--quick) or 256 MiB copies each way (cuMemcpyPeerAsync),\n"
+     "as nvbandwidth's device-to-device copies do. A pair without peer access while others have it, or\n"
+     "a pair more than 10% behind the node's best pair, talks through a slower path than its siblings: a\n"
+     "link down, a fabric manager not running, ACS or IOMMU settings forcing copies through the CPU. On\n"
+     "PCIe nodes pairs under different root ports are slower by design; compare with `nvidia-smi topo -m`.\n"
+     "What the link itself should give (NVLink generation, PCIe switch) is not judged yet.")},
 };
 
 const int rules_count = (int)(sizeof rules_table / sizeof rules_table[0]);

@@ -59,11 +59,15 @@ C_SCALARS = {
     "unsigned long": "u64", "unsigned long long": "u64", "long long": "i64", "size_t": "u64",
     "void": "void", "nvml_return": "i32", "cu_result": "i32", "cu_deviceptr": "u64",
     "nvml_device": "handle", "cu_context": "handle", "cu_stream": "handle", "cu_event": "handle",
+    "cu_module": "handle", "cu_function": "handle",
 }
 CTYPES = {
     "c_int": "i32", "c_uint": "u32", "c_size_t": "u64", "c_float": "f32", "c_char": "char",
     "c_ulonglong": "u64", "c_void_p": "ptr", "c_char_p": "ptr:char", "cu_device": "i32",
     "cu_device_ptr": "u64", "cu_context": "handle", "cu_stream": "handle", "cu_event": "handle",
+    # numba types modules and functions as c_void_p, also where the C call takes a pointer to one
+    # (cuModuleLoadDataEx's CUmodule *): there its prototype says only "a pointer".
+    "cu_module": "ptr", "cu_function": "ptr", "cu_jit_option": "i32", "cu_device_attribute": "i32",
 }
 
 problems, unchecked = [], []
@@ -201,7 +205,7 @@ def resolve_lists(source):
 
 def our_constants(text):
     found = {}
-    for m in re.finditer(r"#define ((?:NVML|CUDA|GPU_EVENT|GPU_MAX_NVLINKS)\w*) (\w+)", text):
+    for m in re.finditer(r"#define ((?:NVML|CUDA|CU_|GPU_EVENT|GPU_MAX_NVLINKS)\w*) (\w+)", text):
         if re.fullmatch(r"(0x[0-9a-fA-F]+|\d+)(ULL|U)?", m.group(2)):
             found[m.group(1)] = m.group(1)
     for body in re.findall(r"enum \{([^}]*)\}", text):
@@ -228,6 +232,8 @@ def match_params(ours, theirs, struct_pairs, label):
             ok = oc.startswith("ptr") or oc == "handle"
         elif t == "handle":
             ok = oc == "handle"
+        elif t == "ptr:ptr":  # POINTER(c_void_p): a pointer to any pointer (void **)
+            ok = oc.startswith("ptr:ptr") or oc == "ptr:handle"
         if not ok:
             problems.append("%s: parameter %d is %s (%s), the source says %s" % (label, i + 1, o, oc, t))
 

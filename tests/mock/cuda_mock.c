@@ -3,6 +3,8 @@
  * virtual completion time that events, stream queries and the NVML mock's P-state and link
  * generation follow; synchronous (pageable) copies really copy. The GPUs are the <gpu> elements
  * of $GPUVET_MOCK_NVML_XML, found by PCI bus id. */
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +43,8 @@ static void queue(size_t bytes)
     double start = mock_busy_until > mock_now() ? mock_busy_until : mock_now();
     mock_busy_until = start + bytes / LINK_BYTES_S;
 }
+
+static void note_bus(int device, const char *bus_id);
 
 /* The device whose primary context was retained last: the one the calls below work on. */
 static int current_device = -1;
@@ -85,6 +89,7 @@ CUresult cuDeviceGetByPCIBusId(int *device, const char *bus_id)
         if (id && sscanf((const char *)id, "%x:%x:%x", &domain, &bus, &dev) == 3 && domain == want_domain &&
             bus == want_bus && dev == want_dev) {
             *device = index;
+            note_bus(index, bus_id);
             rc = 0;
         }
         xmlFree(id);
@@ -94,10 +99,15 @@ CUresult cuDeviceGetByPCIBusId(int *device, const char *bus_id)
     return rc;
 }
 
+#define MAX_DEVICES 64
+/* A context is a pointer into this array: its index is the device. */
+static char context_of[MAX_DEVICES];
 static int contexts;
 CUresult cuDevicePrimaryCtxRetain(void **ctx, int device)
 {
-    *ctx = &contexts;
+    if (device < 0 || device >= MAX_DEVICES)
+        return INVALID_VALUE;
+    *ctx = &context_of[device];
     contexts += device >= 0;
     current_device = device;
     hang_if("cuDevicePrimaryCtxRetain");
@@ -108,7 +118,13 @@ CUresult cuDevicePrimaryCtxRelease_v2(int device)
     contexts -= device >= 0;
     return 0;
 }
-CUresult cuCtxSetCurrent(void *ctx) { return ctx ? 0 : INVALID_VALUE; }
+CUresult cuCtxSetCurrent(void *ctx)
+{
+    if (!ctx)
+        return INVALID_VALUE;
+    current_device = (int)((char *)ctx - context_of);
+    return 0;
+}
 CUresult cuMemHostAlloc(void **p, size_t bytes, unsigned flags)
 {
     (void)flags;
@@ -202,5 +218,247 @@ CUresult cuEventElapsedTime(float *ms, struct event *a, struct event *b)
 CUresult cuEventDestroy_v2(struct event *e)
 {
     free(e);
+    return 0;
+}
+
+/* --- bench gpu: device memory, kernels, peers --------------------------------------------------
+ * Device memory is host memory (the pointers are malloc's). Our PTX kernels are recognised by
+ * name and run here in C over that memory: gpuvet_fill and gpuvet_check really write and verify
+ * the patterns, gpuvet_copy really copies; each advances the simulated GPU time by the bytes it
+ * moved at $GPUVET_MOCK_GPU_MEM_BW (bytes/s read + written, default 700e9), gpuvet_fma by its
+ * flops at $GPUVET_MOCK_GPU_FLOPS (default 25e12). Knobs, each "busid:value[,busid:value]":
+ *   GPUVET_MOCK_GPU_SLOW=busid:factor   that GPU runs at factor x the rates (0.8: 20 % slower)
+ *   GPUVET_MOCK_GPU_BAD_MEMORY=busid:n  n words of its memory flip a bit after every write
+ *   GPUVET_MOCK_GPU_NO_PEER=busid[,busid]  no peer access to or from it (copies go through the
+ *                                      host, at the simulated PCIe rate)
+ * $GPUVET_MOCK_GPU_FREE_MIB (default 64) is the free memory cuMemGetInfo reports. */
+
+static char bus_of[MAX_DEVICES][32];
+
+/* Remembers which bus id a device index is (cuDeviceGetByPCIBusId found it). */
+static void note_bus(int device, const char *bus_id)
+{
+    if (device >= 0 && device < MAX_DEVICES)
+        snprintf(bus_of[device], sizeof bus_of[device], "%s", bus_id);
+}
+
+static bool same_bus(const char *a, const char *b)
+{
+    unsigned d1, b1, s1, d2, b2, s2;
+    return sscanf(a, "%x:%x:%x", &d1, &b1, &s1) == 3 && sscanf(b, "%x:%x:%x", &d2, &b2, &s2) == 3 && d1 == d2 &&
+           b1 == b2 && s1 == s2;
+}
+
+/* The value $name gives device's bus id ("busid:value" items), or NULL. */
+static const char *knob(const char *name, int device, char *buf, size_t size)
+{
+    const char *v = getenv(name);
+    if (!v || device < 0 || device >= MAX_DEVICES || !bus_of[device][0])
+        return NULL;
+    char list[1024];
+    snprintf(list, sizeof list, "%s", v);
+    char *save = NULL;
+    for (char *item = strtok_r(list, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        char *colon = strrchr(item, ':');
+        /* "busid" alone (NO_PEER), or "busid:value": a bus id has two colons itself. */
+        int colons = 0;
+        for (char *c = item; *c; c++)
+            colons += *c == ':';
+        const char *value = "";
+        if (colons >= 3 && colon) {
+            *colon = '\0';
+            value = colon + 1;
+        }
+        if (same_bus(item, bus_of[device])) {
+            snprintf(buf, size, "%s", value);
+            return buf;
+        }
+    }
+    return NULL;
+}
+
+static double rate(const char *name, double fallback)
+{
+    const char *v = getenv(name);
+    double r = v && *v ? atof(v) : fallback;
+    char buf[64];
+    const char *slow = knob("GPUVET_MOCK_GPU_SLOW", current_device, buf, sizeof buf);
+    if (slow && atof(slow) > 0)
+        r *= atof(slow);
+    return r;
+}
+
+/* Host work that stands for GPU work: the simulated clock does not see its time. */
+static double host_work_began;
+static void host_work_begin(void) { host_work_began = mock_now(); }
+static void host_work_end(void) { mock_host_seconds += mock_now() - host_work_began; }
+
+static void busy_for(double seconds)
+{
+    double start = mock_busy_until > mock_now() ? mock_busy_until : mock_now();
+    mock_busy_until = start + seconds;
+}
+
+CUresult cuDeviceGetAttribute(int *value, int attribute, int device)
+{
+    (void)device;
+    *value = attribute == 16 ? 4 : 0; /* 4 multiprocessors */
+    return 0;
+}
+
+CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
+{
+    const char *v = getenv("GPUVET_MOCK_GPU_FREE_MIB");
+    *free_bytes = (size_t)(v && *v ? atof(v) : 64) << 20;
+    *total = *free_bytes * 2;
+    return 0;
+}
+
+CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t bytes, void *stream)
+{
+    (void)stream;
+    host_work_begin();
+    memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, bytes);
+    host_work_end();
+    busy_for(2.0 * bytes / rate("GPUVET_MOCK_GPU_MEM_BW", 700e9));
+    return 0;
+}
+
+static bool peer_ok(int a, int b)
+{
+    char buf[8];
+    return !knob("GPUVET_MOCK_GPU_NO_PEER", a, buf, sizeof buf) && !knob("GPUVET_MOCK_GPU_NO_PEER", b, buf, sizeof buf);
+}
+
+CUresult cuDeviceCanAccessPeer(int *can, int device, int peer)
+{
+    *can = device != peer && peer_ok(device, peer);
+    return 0;
+}
+
+CUresult cuCtxEnablePeerAccess(void *peer, int flags)
+{
+    int device = (int)((char *)peer - context_of);
+    return flags != 0 || !peer_ok(current_device, device) ? INVALID_VALUE : 0;
+}
+
+CUresult cuMemcpyPeerAsync(CUdeviceptr dst, void *dst_ctx, CUdeviceptr src, void *src_ctx, size_t bytes, void *stream)
+{
+    (void)stream;
+    int to = (int)((char *)dst_ctx - context_of), from = (int)((char *)src_ctx - context_of);
+    host_work_begin();
+    memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, bytes);
+    host_work_end();
+    /* Through the host without peer access: down one link and up the other. */
+    double r = peer_ok(from, to) ? rate("GPUVET_MOCK_GPU_PEER_BW", 20e9) : LINK_BYTES_S / 2;
+    busy_for(bytes / r);
+    return 0;
+}
+
+struct function {
+    char name[32];
+};
+static struct function functions[8];
+static int nfunctions;
+static int modules;
+static char *module_image; /* the PTX last loaded */
+
+CUresult cuModuleLoadDataEx(void **module, const void *image, unsigned n, int *options, void **values)
+{
+    /* Only PTX text: what the driver would compile; a refusal fills the error log option. */
+    if (!image || strncmp((const char *)image, ".version ", 9) != 0 || getenv("GPUVET_MOCK_CUDA_BAD_PTX")) {
+        for (unsigned i = 0; i + 1 < n; i++)
+            if (options[i] == 5 && options[i + 1] == 6)
+                snprintf(values[i], (size_t)(uintptr_t)values[i + 1], "ptxas fatal   : mock refuses this PTX");
+        return 218; /* CUDA_ERROR_INVALID_PTX */
+    }
+    free(module_image);
+    module_image = strdup((const char *)image);
+    *module = &modules;
+    return 0;
+}
+
+CUresult cuModuleUnload(void *module)
+{
+    if (module != &modules)
+        return INVALID_VALUE;
+    free(module_image); /* gpuvet unloads the library after: nothing may stay allocated here */
+    module_image = NULL;
+    return 0;
+}
+
+CUresult cuModuleGetFunction(struct function **f, void *module, const char *name)
+{
+    (void)module;
+    char entry[64];
+    snprintf(entry, sizeof entry, ".entry %s(", name);
+    if (!module_image || !strstr(module_image, entry))
+        return NOT_FOUND; /* CUDA_ERROR_NOT_FOUND: the module has no such kernel */
+    for (int i = 0; i < nfunctions; i++)
+        if (!strcmp(functions[i].name, name)) {
+            *f = &functions[i];
+            return 0;
+        }
+    if (nfunctions == 8)
+        return NOT_FOUND;
+    snprintf(functions[nfunctions].name, sizeof functions[nfunctions].name, "%s", name);
+    *f = &functions[nfunctions++];
+    return 0;
+}
+
+/* Where the injected bad words of this device are: spread over the buffer. */
+static void corrupt(uint32_t *words, unsigned long long n)
+{
+    char buf[32];
+    const char *bad = knob("GPUVET_MOCK_GPU_BAD_MEMORY", current_device, buf, sizeof buf);
+    long long count = bad ? atoll(bad) : 0;
+    for (long long i = 0; i < count && (unsigned long long)i < n; i++)
+        words[(unsigned long long)i * (n / (unsigned long long)count)] ^= 0x10u; /* one stuck bit */
+}
+
+CUresult cuLaunchKernel(struct function *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                        unsigned bz, unsigned shared, void *stream, void **args, void **extra)
+{
+    (void)gy, (void)gz, (void)by, (void)bz, (void)shared, (void)stream, (void)extra;
+    hang_if("cuLaunchKernel");
+    if (!f || !args)
+        return INVALID_VALUE;
+    double mem_bw = rate("GPUVET_MOCK_GPU_MEM_BW", 700e9);
+    host_work_begin();
+    if (!strcmp(f->name, "gpuvet_fill") || !strcmp(f->name, "gpuvet_check")) {
+        uint32_t *base = (uint32_t *)(uintptr_t) * (CUdeviceptr *)args[0];
+        unsigned long long n = *(unsigned long long *)args[1];
+        uint32_t mask = *(uint32_t *)args[2], pattern = *(uint32_t *)args[3];
+        bool fill = !strcmp(f->name, "gpuvet_fill");
+        unsigned long long *errors = fill ? NULL : (unsigned long long *)(uintptr_t) * (CUdeviceptr *)args[4];
+        for (unsigned long long i = 0; i < n; i++) {
+            uint32_t want = ((uint32_t)(uintptr_t)&base[i] & mask) ^ pattern;
+            if (fill)
+                base[i] = want;
+            else if (base[i] != want)
+                ++*errors;
+        }
+        if (fill)
+            corrupt(base, n);
+        host_work_end();
+        busy_for(4.0 * n / mem_bw);
+    } else if (!strcmp(f->name, "gpuvet_copy")) {
+        unsigned long long chunks = *(unsigned long long *)args[2];
+        memmove((void *)(uintptr_t) * (CUdeviceptr *)args[0], (const void *)(uintptr_t) * (CUdeviceptr *)args[1],
+                chunks * 16);
+        host_work_end();
+        busy_for(2.0 * 16 * chunks / mem_bw);
+    } else if (!strcmp(f->name, "gpuvet_fma")) {
+        float *out = (float *)(uintptr_t) * (CUdeviceptr *)args[0];
+        unsigned iterations = *(unsigned *)args[1];
+        double threads = (double)gx * bx;
+        for (unsigned long long t = 0; t < (unsigned long long)threads; t++)
+            out[t] = (float)iterations;
+        host_work_end();
+        busy_for(threads * 64.0 * iterations / rate("GPUVET_MOCK_GPU_FLOPS", 25e12));
+    } else {
+        host_work_end();
+        return NOT_FOUND;
+    }
     return 0;
 }

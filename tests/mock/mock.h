@@ -5,6 +5,9 @@
 
 /* CLOCK_MONOTONIC seconds at which the queued copies end; 0 when idle. */
 extern double mock_busy_until;
+/* CLOCK_MONOTONIC less mock_host_seconds: the simulated GPU's clock, which stands still while
+ * the CUDA stand-in emulates a kernel or a device copy on the host (its time is simulated). */
 double mock_now(void);
+extern double mock_host_seconds;
 
 #endif

@@ -34,12 +34,13 @@ struct pci_info {
 };
 
 double mock_busy_until;
+double mock_host_seconds;
 
 double mock_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9 - mock_host_seconds;
 }
 
 /* While copies run the GPU is in P0 and its link at max_link_gen, or at $GPUVET_MOCK_LOAD_GEN

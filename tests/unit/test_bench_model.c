@@ -76,3 +76,84 @@ Test(bench_model, a_skipped_benchmark_keeps_its_reason)
     cr_assert_str_eq(b.storage_unmeasured, "storage failed: Input/output error");
     bench_results_free(&b);
 }
+
+#define GPU_DOC(gpus, rest) "{\"schema\":\"gpuvet.bench/1\",\"benchmarks\":{\"gpu\":{\"gpus\":[" gpus "]" rest "}}}"
+#define ONE_GPU(bus, errors)                                                                                      \
+    "{\"bus_id\":\"" bus "\",\"memory\":{\"kernel_copy_bytes_s\":4.3e12,\"engine_copy_bytes_s\":2e12},"           \
+    "\"memtest\":{\"tested_bytes\":1073741824,\"errors\":" errors "},\"compute\":{\"fp32_flops\":6e13},"          \
+    "\"spec\":{\"id\":\"h200-sxm-141gb\",\"mem_bytes_s\":4.8e12,\"fp32_flops\":6.7e13}}"
+
+Test(bench_model, reads_bench_gpu_devices_pairs_and_failed_gpus)
+{
+    struct bench_results b;
+    char err[256];
+    cr_assert_eq(load(GPU_DOC(ONE_GPU("00000000:1B:00.0", "0") ",{\"bus_id\":\"0000:2a:00.0\",\"error\":\"no answer\","
+                                                               "\"spec\":null}",
+                              ",\"pairs\":[{\"from\":\"0000:1b:00.0\",\"to\":\"0000:2A:00.0\",\"peer_access\":true,"
+                              "\"bytes_s\":3.9e11},{\"from\":\"0000:2a:00.0\",\"to\":\"0000:1b:00.0\","
+                              "\"peer_access\":false,\"error\":\"failed\"}]"),
+                      &b, err, sizeof err),
+                 0, "%s", err);
+    cr_assert_eq(b.ngpu, 2);
+    cr_assert_str_eq(b.gpu[0].bus_id, "0000:1b:00.0");
+    cr_assert_str_eq(b.gpu[0].spec_id, "h200-sxm-141gb");
+    cr_assert_float_eq(b.gpu[0].mem_bytes_s, 4.3e12, 1);
+    cr_assert_float_eq(b.gpu[0].mem_peak_bytes_s, 4.8e12, 1);
+    cr_assert_float_eq(b.gpu[0].fp32_flops, 6e13, 1);
+    cr_assert_eq(b.gpu[0].memtest_errors, 0);
+    cr_assert_eq(b.gpu[0].memtest_bytes, 1073741824);
+    cr_assert_null(b.gpu[0].error);
+    /* A GPU that was not measured keeps why, and no figure. */
+    cr_assert_str_eq(b.gpu[1].error, "no answer");
+    cr_assert_eq(b.gpu[1].memtest_errors, -1);
+    cr_assert_eq(b.gpu[1].mem_bytes_s, 0);
+    cr_assert_eq(b.ngpu_pairs, 2);
+    cr_assert_str_eq(b.gpu_pairs[0].to, "0000:2a:00.0");
+    cr_assert(b.gpu_pairs[0].peer_access);
+    cr_assert_eq(b.gpu_pairs[1].bytes_s, 0, "a failed pair has no rate");
+    json_t *model = bench_results_json(&b);
+    cr_assert_eq(json_array_size(json_object_get(model, "gpu")), 2);
+    cr_assert(json_is_null(json_object_get(json_array_get(json_object_get(model, "gpu"), 1), "memtest_errors")));
+    json_decref(model);
+    bench_results_free(&b);
+}
+
+Test(bench_model, rejects_bench_gpu_figures_that_are_not_measurements)
+{
+    struct bench_results b;
+    char err[256];
+    cr_assert_eq(load(GPU_DOC(ONE_GPU("0000:1b:00.0", "-1"), ""), &b, err, sizeof err), -1);
+    cr_assert(strstr(err, "memtest needs errors and tested_bytes"), "%s", err);
+    cr_assert_eq(load(GPU_DOC(ONE_GPU("gpu0", "0"), ""), &b, err, sizeof err), -1);
+    cr_assert(strstr(err, "benchmarks.gpu.gpus[0].bus_id"), "%s", err);
+    cr_assert_eq(load(GPU_DOC("{\"bus_id\":\"0000:1b:00.0\",\"memtest\":{\"tested_bytes\":1,\"errors\":0},"
+                              "\"memory\":{\"kernel_copy_bytes_s\":\"fast\"}}",
+                              ""),
+                      &b, err, sizeof err),
+                 -1);
+    cr_assert(strstr(err, "kernel_copy_bytes_s is wrong"), "%s", err);
+    cr_assert_eq(load(GPU_DOC(ONE_GPU("0000:1b:00.0", "0"), ",\"pairs\":[{\"from\":\"x\",\"to\":\"0000:1b:00.0\"}]"), &b,
+                      err, sizeof err),
+                 -1);
+    cr_assert(strstr(err, "benchmarks.gpu.pairs[0].from"), "%s", err);
+    cr_assert(!b.loaded);
+}
+
+Test(bench_model, a_skipped_bench_gpu_and_missing_pairs_keep_their_reasons)
+{
+    struct bench_results b;
+    char err[256];
+    cr_assert_eq(load("{\"schema\":\"gpuvet.bench/1\",\"benchmarks\":{\"gpu\":{\"skipped\":\"no NVIDIA GPU on this "
+                      "machine\"}}}",
+                      &b, err, sizeof err),
+                 0, "%s", err);
+    cr_assert_str_eq(b.gpu_unmeasured, "gpu was skipped: no NVIDIA GPU on this machine");
+    cr_assert_eq(b.ngpu, 0);
+    bench_results_free(&b);
+    cr_assert_eq(load(GPU_DOC(ONE_GPU("0000:1b:00.0", "2"), ",\"pairs_skipped\":\"one GPU: no pair to copy between\""),
+                      &b, err, sizeof err),
+                 0, "%s", err);
+    cr_assert_eq(b.gpu[0].memtest_errors, 2);
+    cr_assert_str_eq(b.gpu_pairs_unmeasured, "one GPU: no pair to copy between");
+    bench_results_free(&b);
+}

@@ -1,0 +1,727 @@
+/* `bench gpu`: each NVIDIA GPU's own memory bandwidth, a memory test and FP32 compute, then copies
+ * between every pair of GPUs, all through the CUDA driver API (dlopen libcuda.so.1) and kernels
+ * of our own in PTX that the driver compiles (bench/gpu_kernels.c), so only the driver is needed.
+ *
+ * Memory bandwidth: a copy kernel over two buffers, counted as STREAM and BabelStream count Copy
+ * (bytes read + bytes written), beside the copy engines' cuMemcpyDtoDAsync counted the same way.
+ * Memory test: address-in-address and its complement (and, without --quick, all zeros and all
+ * ones) written and verified over a share of the free memory (cuMemGetInfo) that fits the time
+ * budget, mismatches counted on the GPU. Compute: an FP32 FMA loop on the CUDA cores (not tensor
+ * cores). Peers: cuDeviceCanAccessPeer and cuMemcpyPeerAsync each way, timed by events.
+ *
+ * The rates are judged by `audit --bench` (rules/gpu_bench.c), against the figures of
+ * data/gpus.csv copied here and the node's best GPU. Every GPU runs in a worker under a deadline
+ * (util/deadline.h): one that stops answering costs its budget and names the call. On Ctrl-C the
+ * process ends and the driver frees its contexts and their allocations, as it does for any
+ * process that exits; gpuvet holds no GPU memory across processes. */
+#include "bench/bench.h"
+#include "bench/gpu_kernels.h"
+#include "bench/pcie.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/cuda.h"
+#include "util/deadline.h"
+#include "util/gputable.h"
+#include "util/i18n.h"
+#include "util/units.h"
+
+#define NVIDIA_VENDOR 0x10de
+#define MAX_GPUS 64
+#define THREADS_PER_BLOCK 256u
+
+/* What --quick and the default spend per GPU. */
+struct gpu_plan {
+    size_t copy_bytes;       /* each of the two bandwidth buffers, at most */
+    int copy_repeat;
+    double memtest_share;    /* of the free memory */
+    double memtest_seconds;  /* at the measured bandwidth: sizes the first pass, bounds the repeats */
+    int patterns;            /* 2: address and complement; 4: and zeros, ones */
+    int memtest_passes;      /* at most: passes over the buffer while time is left */
+    double compute_seconds;
+    size_t peer_bytes;
+    int peer_repeat;
+};
+
+static struct gpu_plan plan_for(bool quick)
+{
+    if (quick)
+        return (struct gpu_plan){(size_t)(256 * MIB), 5, 0.5, 2.0, 2, 1, 1.0, (size_t)(64 * MIB), 5};
+    return (struct gpu_plan){(size_t)GIB, 20, 0.9, 15.0, 4, 100, 8.0, (size_t)(256 * MIB), 10};
+}
+
+static const struct {
+    unsigned mask, pattern;
+    const char *name;
+} patterns[] = {
+    {0xffffffffu, 0, "address"}, {0xffffffffu, 0xffffffffu, "address-complement"}, {0, 0, "zeros"},
+    {0, 0xffffffffu, "ones"},
+};
+
+struct gpu_job {
+    const struct cuda *api;
+    char bus_id[32];
+    struct gpu_plan plan;
+    json_t *result;
+};
+
+/* One open GPU: its context current on this thread, a stream, the module with our kernels. */
+struct gpu_dev {
+    const struct cuda *api;
+    int device;
+    cu_context context;
+    cu_stream stream;
+    cu_module module;
+    cu_function fill, check, copy, fma;
+    int sms;
+};
+
+/* A driver call, noted while it runs (a deadline names it); on failure err says which. */
+#define CALL(name, call)                                                                             \
+    do {                                                                                             \
+        cuda_call_begin(name);                                                                       \
+        cu_result rc_ = (call);                                                                      \
+        cuda_call_done();                                                                            \
+        if (rc_ != CUDA_SUCCESS) {                                                                   \
+            i18n_snprintf(err, errlen, "%s: %s (error %d)", name, _(cuda_error(api, rc_)), rc_);     \
+            return -1;                                                                               \
+        }                                                                                            \
+    } while (0)
+
+static int dev_open(const struct cuda *api, const char *bus_id, struct gpu_dev *d, char *err, size_t errlen)
+{
+    memset(d, 0, sizeof *d);
+    d->api = api;
+    d->device = -1;
+    int device = -1;
+    CALL("cuDeviceGetByPCIBusId", api->device_by_bus_id(&device, bus_id));
+    CALL("cuDevicePrimaryCtxRetain", api->primary_ctx_retain(&d->context, device));
+    d->device = device;
+    CALL("cuCtxSetCurrent", api->ctx_set_current(d->context));
+    CALL("cuStreamCreate", api->stream_create(&d->stream, 1 /* CU_STREAM_NON_BLOCKING */));
+    CALL("cuDeviceGetAttribute", api->device_attribute(&d->sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device));
+    if (d->sms <= 0 || d->sms > 4096)
+        d->sms = 128;
+    /* The driver's compiler log: the first run on a new GPU or driver says what it refused. */
+    char log[1024] = "";
+    int options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *values[] = {log, (void *)(uintptr_t)sizeof log};
+    cuda_call_begin("cuModuleLoadDataEx");
+    cu_result rc = api->module_load_data_ex(&d->module, gpu_kernels_ptx, 2, options, values);
+    cuda_call_done();
+    if (rc != CUDA_SUCCESS) {
+        log[sizeof log - 1] = '\0';
+        for (char *c = log; *c; c++)
+            if (*c == '\n' || *c == '\r' || *c == '\t')
+                *c = ' ';
+        i18n_snprintf(err, errlen, "cuModuleLoadDataEx: %s (error %d): %s", _(cuda_error(api, rc)), rc,
+                      *log ? log : _("the driver gave no compiler log"));
+        return -1;
+    }
+    CALL("cuModuleGetFunction", api->module_get_function(&d->fill, d->module, "gpuvet_fill"));
+    CALL("cuModuleGetFunction", api->module_get_function(&d->check, d->module, "gpuvet_check"));
+    CALL("cuModuleGetFunction", api->module_get_function(&d->copy, d->module, "gpuvet_copy"));
+    CALL("cuModuleGetFunction", api->module_get_function(&d->fma, d->module, "gpuvet_fma"));
+    return 0;
+}
+
+static void dev_close(struct gpu_dev *d)
+{
+    if (d->device < 0)
+        return;
+    const struct cuda *api = d->api;
+    api->ctx_set_current(d->context);
+    if (d->stream) {
+        api->stream_synchronize(d->stream);
+        api->stream_destroy(d->stream);
+    }
+    if (d->module)
+        api->module_unload(d->module);
+    api->primary_ctx_release(d->device);
+    d->device = -1;
+}
+
+static int launch(struct gpu_dev *d, cu_function f, unsigned blocks, void **args, char *err, size_t errlen)
+{
+    const struct cuda *api = d->api;
+    CALL("cuLaunchKernel", api->launch_kernel(f, blocks, 1, 1, THREADS_PER_BLOCK, 1, 1, 0, d->stream, args, NULL));
+    return 0;
+}
+
+/* Blocks for a grid-stride kernel: enough to fill every SM. */
+static unsigned stride_blocks(const struct gpu_dev *d) { return (unsigned)d->sms * 8u; }
+
+/* Seconds on the GPU of what queue() puts on its stream, timed by events around it. */
+struct timing {
+    cu_event start, stop;
+};
+
+static int timing_begin(struct gpu_dev *d, struct timing *t, char *err, size_t errlen)
+{
+    const struct cuda *api = d->api;
+    memset(t, 0, sizeof *t);
+    CALL("cuEventCreate", api->event_create(&t->start, 0));
+    CALL("cuEventCreate", api->event_create(&t->stop, 0));
+    CALL("cuEventRecord", api->event_record(t->start, d->stream));
+    return 0;
+}
+
+static double timing_end(struct gpu_dev *d, struct timing *t, char *err, size_t errlen)
+{
+    const struct cuda *api = d->api;
+    float ms = 0;
+    CALL("cuEventRecord", api->event_record(t->stop, d->stream));
+    CALL("cuEventSynchronize", api->event_synchronize(t->stop));
+    CALL("cuEventElapsedTime", api->event_elapsed(&ms, t->start, t->stop));
+    return ms > 0 ? ms / 1e3 : -1;
+}
+
+static void timing_free(const struct cuda *api, struct timing *t)
+{
+    if (t->start)
+        api->event_destroy(t->start);
+    if (t->stop)
+        api->event_destroy(t->stop);
+    memset(t, 0, sizeof *t);
+}
+
+static json_t *rate_json(double v) { return v > 0 ? json_real(v) : json_null(); }
+
+/* Device memory bandwidth: bytes read + written per second, the copy kernel's and the copy
+ * engines'. 0 with err on failure. */
+static int measure_bandwidth(struct gpu_dev *d, const struct gpu_plan *p, size_t free_bytes, double *kernel_rate,
+                             double *engine_rate, size_t *used, char *err, size_t errlen)
+{
+    const struct cuda *api = d->api;
+    size_t bytes = p->copy_bytes;
+    if (bytes > free_bytes / 8)
+        bytes = free_bytes / 8;
+    bytes &= ~(size_t)15;
+    *used = bytes;
+    if (bytes < (size_t)MIB) {
+        i18n_snprintf(err, errlen, "too little free GPU memory for the bandwidth test (%zu MiB)",
+                      free_bytes / (size_t)MIB);
+        return -1;
+    }
+    cu_deviceptr a = 0, b = 0;
+    struct timing t = {0};
+    int rc = -1;
+    unsigned long long chunks = bytes / 16;
+    void *args[] = {&b, &a, &chunks};
+    cuda_call_begin("cuMemAlloc");
+    if (api->mem_alloc(&a, bytes) != CUDA_SUCCESS || api->mem_alloc(&b, bytes) != CUDA_SUCCESS) {
+        cuda_call_done();
+        i18n_snprintf(err, errlen, "cuMemAlloc of 2 x %zu MiB failed", bytes / (size_t)MIB);
+        goto out;
+    }
+    cuda_call_done();
+    /* One of each first: clocks leave idle, the driver maps the pages. */
+    if (launch(d, d->copy, stride_blocks(d), args, err, errlen) ||
+        (cuda_call_begin("cuMemcpyDtoDAsync"), api->dtod_async(b, a, bytes, d->stream)) != CUDA_SUCCESS)
+        goto out;
+    cuda_call_done();
+    if (timing_begin(d, &t, err, errlen))
+        goto out;
+    for (int i = 0; i < p->copy_repeat; i++)
+        if (launch(d, d->copy, stride_blocks(d), args, err, errlen))
+            goto out;
+    double seconds = timing_end(d, &t, err, errlen);
+    timing_free(api, &t);
+    if (seconds <= 0)
+        goto out;
+    *kernel_rate = 2.0 * (double)bytes * p->copy_repeat / seconds;
+    if (timing_begin(d, &t, err, errlen))
+        goto out;
+    for (int i = 0; i < p->copy_repeat; i++) {
+        cuda_call_begin("cuMemcpyDtoDAsync");
+        cu_result r = api->dtod_async(b, a, bytes, d->stream);
+        cuda_call_done();
+        if (r != CUDA_SUCCESS) {
+            i18n_snprintf(err, errlen, "%s: %s (error %d)", "cuMemcpyDtoDAsync", _(cuda_error(api, r)), r);
+            goto out;
+        }
+    }
+    seconds = timing_end(d, &t, err, errlen);
+    if (seconds <= 0)
+        goto out;
+    *engine_rate = 2.0 * (double)bytes * p->copy_repeat / seconds;
+    rc = 0;
+out:
+    cuda_call_done();
+    timing_free(api, &t);
+    api->stream_synchronize(d->stream);
+    if (a)
+        api->mem_free(a);
+    if (b)
+        api->mem_free(b);
+    if (rc && !*err)
+        snprintf(err, errlen, "%s", N_("timing the device copies failed"));
+    return rc;
+}
+
+/* The memory test: returns the words that did not hold their pattern (>= 0), or -1 with err. */
+static long long memory_test(struct gpu_dev *d, const struct gpu_plan *p, double bandwidth, size_t free_bytes,
+                             size_t *tested, int *npatterns, int *passes, char *err, size_t errlen)
+{
+    const struct cuda *api = d->api;
+    /* Each pattern writes the buffer once and reads it once. */
+    double by_time = bandwidth > 0 ? bandwidth * p->memtest_seconds / (2.0 * p->patterns) : 0;
+    double share = (double)free_bytes * p->memtest_share;
+    size_t bytes = (size_t)(by_time > 0 && by_time < share ? by_time : share) & ~(size_t)(MIB - 1);
+    cu_deviceptr buffer = 0, counter = 0;
+    long long errors = -1;
+    *tested = 0;
+    *npatterns = 0;
+    *passes = 0;
+    cuda_call_begin("cuMemAlloc");
+    /* Free memory can shrink between cuMemGetInfo and the allocation: halve a few times. */
+    for (int tries = 0; tries < 4 && bytes >= MIB && api->mem_alloc(&buffer, bytes) != CUDA_SUCCESS; tries++)
+        bytes /= 2, buffer = 0;
+    if (!buffer || api->mem_alloc(&counter, sizeof(unsigned long long)) != CUDA_SUCCESS) {
+        cuda_call_done();
+        i18n_snprintf(err, errlen, "cuMemAlloc of %zu MiB for the memory test failed", bytes / (size_t)MIB);
+        goto out;
+    }
+    cuda_call_done();
+    unsigned long long words = bytes / 4, found = 0, zero = 0;
+    if ((cuda_call_begin("cuMemcpyHtoD"), api->htod(counter, &zero, sizeof zero)) != CUDA_SUCCESS)
+        goto failed;
+    cuda_call_done();
+    /* Passes over the buffer, each with every pattern, while the first pass's time fits in what is left
+     * (an intermittent fault shows in some passes only). */
+    double start = bench_now(), per_pass = 0;
+    while (*passes < p->memtest_passes && (*passes == 0 || bench_now() - start + per_pass <= p->memtest_seconds)) {
+        for (int i = 0; i < p->patterns; i++) {
+            unsigned mask = patterns[i].mask, pattern = patterns[i].pattern;
+            void *fill_args[] = {&buffer, &words, &mask, &pattern};
+            void *check_args[] = {&buffer, &words, &mask, &pattern, &counter};
+            if (launch(d, d->fill, stride_blocks(d), fill_args, err, errlen) ||
+                launch(d, d->check, stride_blocks(d), check_args, err, errlen))
+                goto out;
+        }
+        if ((cuda_call_begin("cuStreamSynchronize"), api->stream_synchronize(d->stream)) != CUDA_SUCCESS)
+            goto failed;
+        cuda_call_done();
+        if (++*passes == 1)
+            per_pass = bench_now() - start;
+    }
+    if ((cuda_call_begin("cuMemcpyDtoH"), api->dtoh(&found, counter, sizeof found)) != CUDA_SUCCESS)
+        goto failed;
+    cuda_call_done();
+    errors = (long long)(found > (unsigned long long)INT64_MAX ? INT64_MAX : found);
+    *tested = bytes;
+    *npatterns = p->patterns;
+    goto out;
+failed:
+    i18n_snprintf(err, errlen, "%s failed during the memory test", cuda_call_in_progress());
+out:
+    cuda_call_done();
+    api->stream_synchronize(d->stream);
+    if (buffer)
+        api->mem_free(buffer);
+    if (counter)
+        api->mem_free(counter);
+    return errors;
+}
+
+/* FP32 FLOPs per second of the FMA loop over p->compute_seconds; -1 with err. */
+static double measure_compute(struct gpu_dev *d, const struct gpu_plan *p, char *err, size_t errlen)
+{
+    const struct cuda *api = d->api;
+    unsigned blocks = (unsigned)d->sms * 8u;
+    double threads = (double)blocks * THREADS_PER_BLOCK;
+    cu_deviceptr out = 0;
+    struct timing t = {0};
+    double rate = -1;
+    if ((cuda_call_begin("cuMemAlloc"), api->mem_alloc(&out, (size_t)threads * sizeof(float))) != CUDA_SUCCESS) {
+        cuda_call_done();
+        snprintf(err, errlen, "%s", N_("cuMemAlloc for the compute test failed"));
+        return -1;
+    }
+    cuda_call_done();
+    /* A short launch first: its time sizes the timed ones (a launch of about 0.1 s each). */
+    unsigned iterations = 1024;
+    void *args[] = {&out, &iterations};
+    if (timing_begin(d, &t, err, errlen) || launch(d, d->fma, blocks, args, err, errlen))
+        goto out;
+    double probe = timing_end(d, &t, err, errlen);
+    timing_free(api, &t);
+    if (probe <= 0)
+        goto out;
+    double wanted = iterations * 0.1 / probe;
+    iterations = wanted > 1e9 ? 1000000000u : wanted < 1 ? 1u : (unsigned)wanted;
+    double per_launch = probe * iterations / 1024.0;
+    int launches = (int)(p->compute_seconds / (per_launch > 0 ? per_launch : 0.1));
+    if (launches < 1)
+        launches = 1;
+    if (launches > 1000)
+        launches = 1000;
+    if (timing_begin(d, &t, err, errlen))
+        goto out;
+    for (int i = 0; i < launches; i++)
+        if (launch(d, d->fma, blocks, args, err, errlen))
+            goto out;
+    double seconds = timing_end(d, &t, err, errlen);
+    if (seconds > 0)
+        rate = threads * GPU_FMA_FLOPS_PER_ITERATION * iterations * launches / seconds;
+out:
+    timing_free(api, &t);
+    api->stream_synchronize(d->stream);
+    api->mem_free(out);
+    if (rate < 0 && !*err)
+        snprintf(err, errlen, "%s", N_("timing the compute kernel failed"));
+    return rate;
+}
+
+static void measure_gpu(void *p)
+{
+    struct gpu_job *job = p;
+    const struct cuda *api = job->api;
+    char err[512] = "";
+    struct gpu_dev d;
+    size_t free_bytes = 0, total_bytes = 0, copy_bytes = 0, tested = 0;
+    double kernel_rate = 0, engine_rate = 0;
+    int npatterns = 0, passes = 0;
+    if (dev_open(api, job->bus_id, &d, err, sizeof err) != 0)
+        goto failed;
+    cuda_call_begin("cuMemGetInfo");
+    cu_result rc = api->mem_get_info(&free_bytes, &total_bytes);
+    cuda_call_done();
+    if (rc != CUDA_SUCCESS) {
+        i18n_snprintf(err, sizeof err, "%s: %s (error %d)", "cuMemGetInfo", _(cuda_error(api, rc)), rc);
+        goto failed;
+    }
+    if (measure_bandwidth(&d, &job->plan, free_bytes, &kernel_rate, &engine_rate, &copy_bytes, err, sizeof err))
+        goto failed;
+    long long errors = memory_test(&d, &job->plan, kernel_rate, free_bytes, &tested, &npatterns, &passes, err,
+                                  sizeof err);
+    if (errors < 0)
+        goto failed;
+    double flops = measure_compute(&d, &job->plan, err, sizeof err);
+    if (flops < 0)
+        goto failed;
+    json_t *names = json_array();
+    for (int i = 0; i < npatterns; i++)
+        json_array_append_new(names, json_string(patterns[i].name));
+    job->result = json_pack(
+        "{s:s, s:{s:o, s:o, s:I}, s:{s:I, s:I, s:I, s:o, s:i, s:I}, s:{s:s, s:o}, s:I}", "bus_id", job->bus_id, "memory",
+        "kernel_copy_bytes_s", rate_json(kernel_rate), "engine_copy_bytes_s", rate_json(engine_rate), "buffer_bytes",
+        (json_int_t)copy_bytes, "memtest", "tested_bytes", (json_int_t)tested, "free_bytes", (json_int_t)free_bytes,
+        "total_bytes", (json_int_t)total_bytes, "patterns", names, "passes", passes, "errors", (json_int_t)errors, "compute", "kind",
+        "fp32-fma-cuda-cores", "fp32_flops", rate_json(flops), "multiprocessors", (json_int_t)d.sms);
+    dev_close(&d);
+    return;
+failed:
+    dev_close(&d);
+    job->result = json_pack("{s:s, s:s}", "bus_id", job->bus_id, "error", *err ? err : "the measurement failed");
+}
+
+static void gpu_job_free(void *p)
+{
+    struct gpu_job *job = p;
+    json_decref(job->result);
+    free(job);
+}
+
+/* A GPU's budget: the driver's start-up allowance (DEADLINE_CUDA_S) plus three times the planned
+ * memory test and compute, and the bandwidth copies at 10 GB/s (a GPU far below any datasheet). */
+static double gpu_budget_s(const struct gpu_plan *p)
+{
+    double copies = 2.0 * (double)p->copy_bytes * 2 * (p->copy_repeat + 1) / 10e9;
+    return deadline_seconds("GPUVET_DEADLINE_CUDA_S", DEADLINE_CUDA_S) + 3 * (p->memtest_seconds + p->compute_seconds) +
+           copies;
+}
+
+static json_t *hung_error(const char *bus_id, double limit)
+{
+    const char *call = cuda_call_in_progress();
+    json_t *out = json_pack("{s:s}", "bus_id", bus_id);
+    if (call)
+        return bench_set_text(out, "error",
+                              "no answer from %s in %.3g s: the GPU or its driver is hung (see `dmesg` for Xid errors)",
+                              call, limit);
+    return bench_set_text(out, "error",
+                          "no answer from the CUDA driver in %.3g s: the GPU or its driver is hung (see `dmesg` for "
+                          "Xid errors)",
+                          limit);
+}
+
+/* --- between GPUs -------------------------------------------------------------------------- */
+
+struct peer_job {
+    const struct cuda *api;
+    char bus_ids[MAX_GPUS][32];
+    int n;
+    struct gpu_plan plan;
+    json_t *result; /* array of pairs, or {error} */
+};
+
+static void peer_job_free(void *p)
+{
+    struct peer_job *job = p;
+    json_decref(job->result);
+    free(job);
+}
+
+struct peer_dev {
+    int device;
+    cu_context context;
+    cu_stream stream;
+    cu_deviceptr buffer;
+};
+
+static int peer_open(const struct cuda *api, const char *bus_id, size_t bytes, struct peer_dev *d, char *err,
+                     size_t errlen)
+{
+    CALL("cuDeviceGetByPCIBusId", api->device_by_bus_id(&d->device, bus_id));
+    CALL("cuDevicePrimaryCtxRetain", api->primary_ctx_retain(&d->context, d->device));
+    CALL("cuCtxSetCurrent", api->ctx_set_current(d->context));
+    CALL("cuStreamCreate", api->stream_create(&d->stream, 1));
+    CALL("cuMemAlloc", api->mem_alloc(&d->buffer, bytes));
+    return 0;
+}
+
+/* Bytes per second of p->peer_repeat copies from a to b, timed by events on a's stream. */
+static double peer_rate(const struct cuda *api, struct peer_dev *a, struct peer_dev *b, size_t bytes,
+                        const struct gpu_plan *p, char *err, size_t errlen)
+{
+    cu_event start = NULL, stop = NULL;
+    float ms = 0;
+    double rate = -1;
+    cuda_call_begin("cuCtxSetCurrent");
+    if (api->ctx_set_current(a->context) != CUDA_SUCCESS)
+        goto out;
+    cuda_call_begin("cuMemcpyPeerAsync"); /* one first: the path is set up */
+    if (api->peer_async(b->buffer, b->context, a->buffer, a->context, bytes, a->stream) != CUDA_SUCCESS)
+        goto out;
+    cuda_call_begin("cuEventCreate");
+    if (api->event_create(&start, 0) != CUDA_SUCCESS || api->event_create(&stop, 0) != CUDA_SUCCESS)
+        goto out;
+    cuda_call_begin("cuEventRecord");
+    if (api->event_record(start, a->stream) != CUDA_SUCCESS)
+        goto out;
+    cuda_call_begin("cuMemcpyPeerAsync");
+    for (int i = 0; i < p->peer_repeat; i++)
+        if (api->peer_async(b->buffer, b->context, a->buffer, a->context, bytes, a->stream) != CUDA_SUCCESS)
+            goto out;
+    cuda_call_begin("cuEventRecord");
+    if (api->event_record(stop, a->stream) != CUDA_SUCCESS)
+        goto out;
+    cuda_call_begin("cuEventSynchronize");
+    if (api->event_synchronize(stop) != CUDA_SUCCESS)
+        goto out;
+    cuda_call_begin("cuEventElapsedTime");
+    if (api->event_elapsed(&ms, start, stop) == CUDA_SUCCESS && ms > 0)
+        rate = (double)bytes * p->peer_repeat / (ms / 1e3);
+out:
+    if (rate < 0)
+        i18n_snprintf(err, errlen, "%s failed", cuda_call_in_progress() ? cuda_call_in_progress() : "cuEventElapsedTime");
+    cuda_call_done();
+    if (start)
+        api->event_destroy(start);
+    if (stop)
+        api->event_destroy(stop);
+    return rate;
+}
+
+static void measure_peers(void *p)
+{
+    struct peer_job *job = p;
+    const struct cuda *api = job->api;
+    struct peer_dev devs[MAX_GPUS];
+    memset(devs, 0, sizeof devs);
+    for (int i = 0; i < job->n; i++)
+        devs[i].device = -1;
+    char err[512] = "";
+    size_t bytes = job->plan.peer_bytes;
+    int opened = 0;
+    for (; opened < job->n; opened++)
+        if (peer_open(api, job->bus_ids[opened], bytes, &devs[opened], err, sizeof err) != 0)
+            break;
+    if (opened < job->n) {
+        job->result = json_pack("{s:s}", "error", err);
+        goto out;
+    }
+    job->result = json_array();
+    for (int i = 0; i < job->n; i++)
+        for (int j = 0; j < job->n; j++) {
+            if (i == j)
+                continue;
+            int can = 0;
+            char why[512] = "";
+            cuda_call_begin("cuDeviceCanAccessPeer");
+            cu_result rc = api->can_access_peer(&can, devs[i].device, devs[j].device);
+            cuda_call_done();
+            if (rc == CUDA_SUCCESS && can) {
+                /* i reads/writes j's memory directly from now on (until the context goes). */
+                api->ctx_set_current(devs[i].context);
+                cuda_call_begin("cuCtxEnablePeerAccess");
+                rc = api->enable_peer_access(devs[j].context, 0);
+                cuda_call_done();
+                if (rc == CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED)
+                    rc = CUDA_SUCCESS;
+            }
+            json_t *pair = json_pack("{s:s, s:s, s:b}", "from", job->bus_ids[i], "to", job->bus_ids[j],
+                                     "peer_access", can != 0);
+            double rate = rc == CUDA_SUCCESS ? peer_rate(api, &devs[i], &devs[j], bytes, &job->plan, why, sizeof why) : -1;
+            if (rc != CUDA_SUCCESS)
+                i18n_snprintf(why, sizeof why, "peer access setup failed: %s (error %d)", _(cuda_error(api, rc)), rc);
+            if (rate > 0)
+                json_object_set_new(pair, "bytes_s", json_real(rate));
+            else
+                json_object_set_new(pair, "error", json_string(why));
+            json_array_append_new(job->result, pair);
+        }
+    json_t *size = json_integer((json_int_t)bytes);
+    for (size_t k = 0; k < json_array_size(job->result); k++)
+        json_object_set(json_array_get(job->result, k), "copy_bytes", size);
+    json_decref(size);
+out:
+    for (int i = 0; i < opened + (opened < job->n); i++) {
+        if (devs[i].device < 0)
+            continue;
+        api->ctx_set_current(devs[i].context);
+        if (devs[i].stream) {
+            api->stream_synchronize(devs[i].stream);
+            api->stream_destroy(devs[i].stream);
+        }
+        if (devs[i].buffer)
+            api->mem_free(devs[i].buffer);
+        if (devs[i].context)
+            api->primary_ctx_release(devs[i].device);
+    }
+}
+
+/* --- the table's figures and the driver ----------------------------------------------------- */
+
+static const char *no_nvidia_gpu(const struct machine *m)
+{
+    const char *targets[MAX_GPUS];
+    return bench_nvidia_targets(m, targets, MAX_GPUS) == 0 ? N_("no NVIDIA GPU on this machine") : NULL;
+}
+
+/* The datasheet's figures for the GPU (data/gpus.csv), beside the measurement: the rules judge
+ * against these. */
+static void add_spec(json_t *result, const struct gpu_table *table, const struct gpu *g)
+{
+    char note[256], why[256];
+    const struct gpu_spec *spec = table && g && g->name ? gpu_lookup(table, g->name, note, sizeof note, why, sizeof why) : NULL;
+    if (g && g->name)
+        json_object_set_new(result, "name", json_string(g->name));
+    if (!spec) {
+        json_object_set_new(result, "spec", json_null());
+        return;
+    }
+    json_object_set_new(result, "spec",
+                        json_pack("{s:s, s:o, s:o, s:s?}", "id", spec->id, "mem_bytes_s",
+                                  rate_json(spec->mem_bw_gbs * GB), "fp32_flops", rate_json(spec->dense[PREC_FP32] * 1e12),
+                                  "source", spec->source));
+}
+
+static json_t *bench_gpu_run(const struct machine *m, bool quick, const struct bench_ctx *ctx)
+{
+    const char *targets[MAX_GPUS];
+    int n = bench_nvidia_targets(m, targets, MAX_GPUS);
+    if (n == 0)
+        return bench_skipped_msgid(no_nvidia_gpu(m));
+    struct bench_cuda *opened;
+    json_t *skipped = NULL;
+    const struct cuda *api = bench_cuda_open(&opened, &skipped);
+    if (!api)
+        return skipped;
+    if (!cuda_has_kernels(api)) {
+        bench_cuda_close(opened, true);
+        return bench_skipped("the CUDA driver lacks the calls bench gpu needs (module loading, kernel launches, "
+                             "peer copies): a stub or a very old driver");
+    }
+    struct gpu_table table;
+    char table_err[256];
+    bool have_table = gpu_table_load_default(&table, table_err, sizeof table_err) == 0;
+    struct gpu_plan plan = plan_for(quick);
+    json_t *list = json_array();
+    bool answering = true;
+    const char *hung = NULL;
+    for (int i = 0; i < n; i++) {
+        json_t *one;
+        if (!answering) {
+            one = bench_set_text(json_pack("{s:s}", "bus_id", targets[i]), "error",
+                                 "not measured: the CUDA driver stopped answering on %s", hung);
+        } else {
+            struct gpu_job *job = calloc(1, sizeof *job);
+            if (!job) {
+                one = bench_set_text(json_pack("{s:s}", "bus_id", targets[i]), "error", "no memory for the measurement");
+            } else {
+                job->api = api;
+                snprintf(job->bus_id, sizeof job->bus_id, "%s", targets[i]);
+                job->plan = plan;
+                double budget = gpu_budget_s(&plan);
+                if (deadline_run(measure_gpu, job, gpu_job_free, budget)) {
+                    one = job->result ? job->result : json_pack("{s:s, s:s}", "bus_id", targets[i], "error", "no memory");
+                    job->result = NULL;
+                    gpu_job_free(job);
+                } else {
+                    one = hung_error(targets[i], budget);
+                    answering = false;
+                    hung = targets[i];
+                }
+            }
+        }
+        add_spec(one, have_table ? &table : NULL, gpu_set_find(&m->gpus, targets[i]));
+        json_array_append_new(list, one);
+        bench_progress(ctx, (i + 1.0) / (n + 1.0));
+    }
+    if (have_table)
+        gpu_table_free(&table);
+    json_t *result = json_pack("{s:o}", "gpus", list);
+    size_t measured = 0;
+    for (size_t i = 0; i < json_array_size(list); i++)
+        measured += !json_object_get(json_array_get(list, i), "error");
+    if (measured == 0) {
+        json_t *first = json_array_get(list, 0);
+        bench_set_text(result, "error", "no GPU could be measured: %s (%s; each GPU's entry says why)",
+                       json_string_value(json_object_get(first, "error")), targets[0]);
+    }
+    if (n < 2) {
+        bench_set_text(result, "pairs_skipped", "one GPU: no pair to copy between");
+    } else if (!answering) {
+        bench_set_text(result, "pairs_skipped", "not measured: the CUDA driver stopped answering on %s", hung);
+    } else {
+        struct peer_job *job = calloc(1, sizeof *job);
+        if (job) {
+            job->api = api;
+            job->n = n;
+            job->plan = plan;
+            for (int i = 0; i < n; i++)
+                snprintf(job->bus_ids[i], sizeof job->bus_ids[i], "%s", targets[i]);
+            double pairs = (double)n * (n - 1);
+            /* Each pair's copies at 1 GB/s, far below any link, plus the driver's allowance. */
+            double budget = deadline_seconds("GPUVET_DEADLINE_CUDA_S", DEADLINE_CUDA_S) +
+                            pairs * (plan.peer_repeat + 1) * (double)plan.peer_bytes / 1e9;
+            if (deadline_run(measure_peers, job, peer_job_free, budget)) {
+                json_t *r = job->result;
+                if (json_is_array(r))
+                    json_object_set(result, "pairs", r);
+                else
+                    json_object_set(result, "pairs_error", json_object_get(r, "error"));
+                peer_job_free(job);
+            } else {
+                json_t *e = hung_error("", budget);
+                json_object_set(result, "pairs_error", json_object_get(e, "error"));
+                json_decref(e);
+                answering = false;
+            }
+        }
+    }
+    bench_cuda_close(opened, answering);
+    return result;
+}
+
+static json_t *run_gpu(const struct bench_ctx *ctx) { return bench_gpu_run(ctx->machine, ctx->opts->quick, ctx); }
+
+const struct bench_info bench_gpu_info = {
+    "gpu", run_gpu,
+    "per NVIDIA GPU: device memory bandwidth, a memory test, FP32 FMA compute; copies between every GPU pair",
+    no_nvidia_gpu};

@@ -1,0 +1,178 @@
+/* GPU_COMPUTE_LOW, GPU_MEMORY_BW_LOW, GPU_MEMORY_ERRORS, GPU_P2P_LOW: judge what `gpuvet bench gpu`
+ * measured (audit --bench FILE). Each GPU against its data/gpus.csv figure (copied into the bench
+ * document) and against the node's best GPU; without a measurement the verdict is unknown. */
+#include <stdio.h>
+#include <string.h>
+
+#include "rules/checks.h"
+#include "rules/hints.h"
+#include "util/i18n.h"
+#include "util/units.h"
+
+/* A copy kernel (STREAM/BabelStream Copy) reaches 85-90 % of the datasheet memory bandwidth on
+ * healthy NVIDIA GPUs (NVIDIA/cccl pull request 9881: BabelStream's kernels at ~87 % of an RTX
+ * 5090's; alpaka-group/alpaka issue 1874: 300 of 336 GB/s on an RTX 2060, "NVIDIA often advises
+ * that 70%-80% of the theoretical bandwidth are already quite good"). Below 70 % is a fault. */
+#define GPU_MEM_BW_MIN_FRACTION 0.70
+/* The datasheet FP32 rate is multiprocessors x FP32 lanes x 2 flops x boost clock (CUDA C++
+ * Programming Guide, "Arithmetic Instructions" throughput table); an FMA loop with no memory
+ * traffic runs at that rate times the clock it holds. Below 70 %: clocks held far below boost
+ * (power or heat), or fewer working multiprocessors than the part should have. */
+#define GPU_FP32_MIN_FRACTION 0.70
+/* SPEC: more than 10 % behind the node's best GPU (or pair) is slow even above the floor. */
+#define GPU_SIBLING_MAX_SHORTFALL 0.10
+
+static bool bench_gpu_unknown(struct audit_ctx *ctx, const char *what)
+{
+    const struct bench_results *b = &ctx->machine->bench;
+    if (b->loaded && !b->gpu_unmeasured && b->ngpu > 0)
+        return false;
+    finding_add(ctx, SEV_UNKNOWN, "machine", b->loaded ? json_pack("{s:s}", "bench", b->source) : NULL,
+                hint_measure_fix(ctx->machine), "%s",
+                !b->loaded          ? what
+                : b->gpu_unmeasured ? _(b->gpu_unmeasured)
+                                    : _("the bench measured no GPU"));
+    return true;
+}
+
+/* One figure of every GPU against its floor and the best of the node. */
+static void judge_rate(struct audit_ctx *ctx, bool memory)
+{
+    const struct bench_results *b = &ctx->machine->bench;
+    if (bench_gpu_unknown(ctx, memory ? _("GPU memory bandwidth not measured (gpuvet bench gpu)")
+                                      : _("GPU compute not measured (gpuvet bench gpu)")))
+        return;
+    double best = 0;
+    for (int i = 0; i < b->ngpu; i++) {
+        double v = memory ? b->gpu[i].mem_bytes_s : b->gpu[i].fp32_flops;
+        if (v > best)
+            best = v;
+    }
+    double floor = memory ? GPU_MEM_BW_MIN_FRACTION : GPU_FP32_MIN_FRACTION;
+    double unit = memory ? GB : 1e12;
+    const char *unit_name = memory ? "GB/s" : "TFLOPS";
+    for (int i = 0; i < b->ngpu; i++) {
+        const struct bench_gpu_device *g = &b->gpu[i];
+        if (g->error) {
+            finding_add(ctx, SEV_UNKNOWN, g->bus_id, json_pack("{s:s}", "bench", b->source), NULL,
+                        _("not measured: %s"), _(g->error));
+            continue;
+        }
+        double v = memory ? g->mem_bytes_s : g->fp32_flops, peak = memory ? g->mem_peak_bytes_s : g->fp32_peak_flops;
+        json_t *evidence = json_pack("{s:s, s:f, s:f, s:f}", "bench", b->source, memory ? "mem_bytes_s" : "fp32_flops",
+                                     v, "node_best", best, "max_shortfall", GPU_SIBLING_MAX_SHORTFALL);
+        if (peak > 0) {
+            json_object_set_new(evidence, "peak", json_real(peak));
+            json_object_set_new(evidence, "fraction", json_real(v / peak));
+            json_object_set_new(evidence, "min_fraction", json_real(floor));
+        }
+        if (*g->spec_id)
+            json_object_set_new(evidence, "spec", json_string(g->spec_id));
+        const char *fix = memory ? _("rerun `gpuvet bench gpu` with nothing else on the GPU; if it stays low, "
+                                     "check nvidia-smi -q -d CLOCK,PERFORMANCE,ECC while it runs and ask the "
+                                     "provider for a replacement")
+                                 : _("rerun `gpuvet bench gpu` with nothing else on the GPU; check nvidia-smi -q -d "
+                                     "CLOCK,PERFORMANCE,POWER,TEMPERATURE while it runs (power cap, heat, clocks "
+                                     "locked low) and ask the provider for a replacement");
+        if (peak > 0 && v < floor * peak)
+            finding_add(ctx, ctx_severity(ctx), g->bus_id, evidence, fix,
+                        memory ? _("copy kernel %.0f %s is %.0f%% of the %s's %.0f %s (healthy GPUs reach 85-90%%; "
+                                   "below %.0f%% something is wrong)")
+                               : _("FP32 FMA (CUDA cores) %.1f %s is %.0f%% of the %s's %.1f %s (below %.0f%% something "
+                                   "is wrong)"),
+                        v / unit, unit_name, 100 * v / peak, g->spec_id, peak / unit, unit_name, floor * 100);
+        else if (b->ngpu > 1 && v < (1 - GPU_SIBLING_MAX_SHORTFALL) * best)
+            finding_add(ctx, ctx_severity(ctx), g->bus_id, evidence, fix,
+                        _("%.1f %s is %.0f%% behind the node's best GPU (%.1f %s)"), v / unit, unit_name,
+                        100 * (1 - v / best), best / unit, unit_name);
+        else if (peak > 0)
+            finding_add(ctx, SEV_PASS, g->bus_id, evidence, NULL, _("%.1f %s, %.0f%% of the %s's %.1f %s"), v / unit,
+                        unit_name, 100 * v / peak, g->spec_id, peak / unit, unit_name);
+        else if (b->ngpu > 1)
+            finding_add(ctx, SEV_PASS, g->bus_id, evidence, NULL,
+                        _("%.1f %s, within %.0f%% of the node's best GPU (data/gpus.csv has no figure for it)"),
+                        v / unit, unit_name, GPU_SIBLING_MAX_SHORTFALL * 100);
+        else
+            finding_add(ctx, SEV_UNKNOWN, g->bus_id, evidence, NULL,
+                        _("%.1f %s, but data/gpus.csv has no figure for this GPU and there is no other to compare"),
+                        v / unit, unit_name);
+    }
+}
+
+void check_gpu_memory_bw_low(struct audit_ctx *ctx) { judge_rate(ctx, true); }
+void check_gpu_compute_low(struct audit_ctx *ctx) { judge_rate(ctx, false); }
+
+void check_gpu_memory_errors(struct audit_ctx *ctx)
+{
+    const struct bench_results *b = &ctx->machine->bench;
+    if (bench_gpu_unknown(ctx, _("GPU memory not tested (gpuvet bench gpu)")))
+        return;
+    for (int i = 0; i < b->ngpu; i++) {
+        const struct bench_gpu_device *g = &b->gpu[i];
+        if (g->error || g->memtest_errors < 0) {
+            finding_add(ctx, SEV_UNKNOWN, g->bus_id, json_pack("{s:s}", "bench", b->source), NULL,
+                        _("not tested: %s"), g->error ? _(g->error) : _("no memory test result"));
+            continue;
+        }
+        json_t *evidence = json_pack("{s:s, s:I, s:I}", "bench", b->source, "tested_bytes", (json_int_t)g->memtest_bytes,
+                                     "errors", (json_int_t)g->memtest_errors);
+        if (g->memtest_errors > 0)
+            finding_add(ctx, ctx_severity(ctx), g->bus_id, evidence,
+                        _("do not use this GPU: check nvidia-smi -q -d ECC,PAGE_RETIREMENT,ROW_REMAPPER and the kernel "
+                          "log for Xid 48/63/64/94/95, and ask the provider for a replacement"),
+                        _("%lld words of %.2f GiB did not keep the pattern written to them"), g->memtest_errors,
+                        g->memtest_bytes / GIB);
+        else
+            finding_add(ctx, SEV_PASS, g->bus_id, evidence, NULL,
+                        _("%.2f GiB written and verified without an error"), g->memtest_bytes / GIB);
+    }
+}
+
+void check_gpu_p2p_low(struct audit_ctx *ctx)
+{
+    const struct bench_results *b = &ctx->machine->bench;
+    if (bench_gpu_unknown(ctx, _("GPU-to-GPU copies not measured (gpuvet bench gpu)")))
+        return;
+    if (b->ngpu_pairs == 0) {
+        finding_add(ctx, SEV_UNKNOWN, "machine", json_pack("{s:s}", "bench", b->source), NULL, "%s",
+                    b->gpu_pairs_unmeasured ? _(b->gpu_pairs_unmeasured) : _("the bench measured no GPU pair"));
+        return;
+    }
+    double best = 0;
+    int with_peer = 0;
+    for (int i = 0; i < b->ngpu_pairs; i++) {
+        with_peer += b->gpu_pairs[i].peer_access;
+        if (b->gpu_pairs[i].peer_access && b->gpu_pairs[i].bytes_s > best)
+            best = b->gpu_pairs[i].bytes_s;
+    }
+    for (int i = 0; i < b->ngpu_pairs; i++) {
+        const struct bench_gpu_pair *p = &b->gpu_pairs[i];
+        char subject[80];
+        snprintf(subject, sizeof subject, "%s->%s", p->from, p->to);
+        json_t *evidence = json_pack("{s:s, s:b, s:f, s:f}", "bench", b->source, "peer_access", p->peer_access,
+                                     "bytes_s", p->bytes_s, "best_peer_bytes_s", best);
+        const char *fix = _("compare `nvidia-smi topo -m` with what was ordered; check NVLink state (nvidia-smi "
+                            "nvlink -s), the fabric manager on NVSwitch systems, and ACS/IOMMU settings that block "
+                            "PCIe peer access");
+        if (p->bytes_s <= 0)
+            finding_add(ctx, SEV_UNKNOWN, subject, evidence, NULL, "%s", _("the copies between these GPUs failed"));
+        else if (!p->peer_access && with_peer > 0)
+            finding_add(ctx, ctx_severity(ctx), subject, evidence, fix,
+                        _("no peer access between these GPUs (copies go through host memory at %.1f GB/s) while other "
+                          "pairs of the node have it"),
+                        p->bytes_s / GB);
+        else if (!p->peer_access)
+            finding_add(ctx, SEV_UNKNOWN, subject, evidence, NULL,
+                        _("no pair of this node has peer access (copies go through host memory at %.1f GB/s); what "
+                          "the link between them should give is not known to gpuvet"),
+                        p->bytes_s / GB);
+        else if (p->bytes_s < (1 - GPU_SIBLING_MAX_SHORTFALL) * best)
+            finding_add(ctx, ctx_severity(ctx), subject, evidence, fix,
+                        _("peer copies %.1f GB/s are %.0f%% behind the node's best pair (%.1f GB/s)"), p->bytes_s / GB,
+                        100 * (1 - p->bytes_s / best), best / GB);
+        else
+            finding_add(ctx, SEV_PASS, subject, evidence, NULL,
+                        _("peer copies %.1f GB/s, within %.0f%% of the node's best pair"), p->bytes_s / GB,
+                        GPU_SIBLING_MAX_SHORTFALL * 100);
+    }
+}

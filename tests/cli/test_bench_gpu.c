@@ -1,0 +1,375 @@
+/* `gpuvet bench gpu` on the stand-in NVML + CUDA library (tests/mock/cuda_mock.c runs our PTX
+ * kernels' work in C on host memory, at simulated rates), and its document judged by `audit
+ * --bench`: a healthy node, a slow GPU, GPUs below the datasheet floor, failing memory, pairs
+ * without peer access, no driver, and a GPU that stops answering. Never run on a GPU (no test
+ * here can say what a real GPU measures: scripts/gpu-check.sh does, when one is lent). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#define A5000 GPUVET_TEST_SOURCE "/fixtures/nvidia-smi/telegraf-2x-rtx-a5000-schema-v13-drv590.xml"
+#define VE_MACHINE "sysroot/32intel64-2p8co2t+8ve"
+#define FIRST "0000:81:00.0"
+#define SECOND "0000:c1:00.0"
+
+static const char *const knobs[] = {"GPUVET_MOCK_GPU_SLOW",   "GPUVET_MOCK_GPU_BAD_MEMORY", "GPUVET_MOCK_GPU_NO_PEER",
+                                    "GPUVET_MOCK_GPU_MEM_BW", "GPUVET_MOCK_GPU_FLOPS",      "GPUVET_MOCK_CUDA_HANG",
+                                    "GPUVET_MOCK_CUDA_HANG_DEVICE", "GPUVET_MOCK_CUDA_BAD_PTX",
+                                    "GPUVET_MOCK_GPU_FREE_MIB"};
+
+static void stand_in(const char *xml)
+{
+    if (host_has_nvidia_gpu())
+        cr_skip_test("this machine has an NVIDIA GPU: its sysfs would add targets the stand-in does not know");
+    setenv("GPUVET_NVML_LIBRARY", GPUVET_MOCK_NVML_CURRENT, 1);
+    setenv("GPUVET_CUDA_LIBRARY", GPUVET_MOCK_NVML_CURRENT, 1);
+    setenv("GPUVET_MOCK_NVML_XML", xml, 1);
+    for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; i++)
+        unsetenv(knobs[i]);
+}
+
+/* `bench gpu --quick --json`: the document, and the path of a copy of it in *saved (freed by the caller). */
+static json_t *bench_gpu(int want_status, char **saved)
+{
+    struct run_result r = run_gpuvet("bench", "gpu", "--quick", "--json", NULL);
+    cr_assert_eq(r.status, want_status, "exit %d; stderr: %s; out: %s", r.status, r.err, r.out);
+    json_t *doc = run_json(&r);
+    run_result_free(&r);
+    if (saved) {
+        char tmpl[] = "/tmp/gpuvet-bench-gpu-XXXXXX";
+        int fd = mkstemp(tmpl);
+        cr_assert(fd >= 0);
+        cr_assert_eq(json_dumpfd(doc, fd, 0), 0);
+        close(fd);
+        *saved = strdup(tmpl);
+    }
+    return doc;
+}
+
+static json_t *gpu_result(json_t *doc) { return json_object_get(json_object_get(doc, "benchmarks"), "gpu"); }
+
+static json_t *gpu_at(json_t *doc, size_t i) { return json_array_get(json_object_get(gpu_result(doc), "gpus"), i); }
+
+static double number(json_t *o, const char *a, const char *b)
+{
+    json_t *v = json_object_get(b ? json_object_get(o, a) : o, b ? b : a);
+    cr_assert(json_is_number(v), "%s.%s is not a number", a, b ? b : "");
+    return json_number_value(v);
+}
+
+/* The audit of the saved bench (on a recorded machine: the rules read only the bench). */
+static json_t *audit_of(const char *bench)
+{
+    struct run_result r = run_gpuvet("audit", "--sysroot", fixture(VE_MACHINE), "--bench", bench, "--json", NULL);
+    json_t *doc = run_json(&r);
+    run_result_free(&r);
+    return doc;
+}
+
+static const char *severity_of(json_t *doc, const char *id, const char *subject)
+{
+    json_t *found = findings_of(doc, id, subject);
+    cr_assert_eq(json_array_size(found), 1, "%s %s: %zu findings", id, subject, json_array_size(found));
+    static char out[4][512];
+    static int slot;
+    slot = (slot + 1) % 4;
+    json_t *f = json_array_get(found, 0);
+    snprintf(out[slot], sizeof out[slot], "%s: %s", json_string_value(json_object_get(f, "severity")),
+             json_string_value(json_object_get(f, "message")));
+    json_decref(found);
+    return out[slot];
+}
+
+#define expect_severity(doc, id, subject, sev)                                                                         \
+    do {                                                                                                             \
+        const char *got_ = severity_of(doc, id, subject);                                                            \
+        cr_expect(!strncmp(got_, sev ":", strlen(sev ":")), "%s %s: %s, not %s", id, subject, got_, sev);            \
+    } while (0)
+
+Test(bench_gpu, a_healthy_node_measures_every_gpu_and_pair_and_passes, .timeout = 120)
+{
+    stand_in(A5000);
+    char *saved;
+    json_t *doc = bench_gpu(0, &saved);
+    json_t *gpus = json_object_get(gpu_result(doc), "gpus");
+    cr_assert_eq(json_array_size(gpus), 2, "%s", json_dumps(doc, 0));
+    for (size_t i = 0; i < 2; i++) {
+        json_t *g = gpu_at(doc, i);
+        /* The stand-in's simulated rates: 700e9 bytes/s read + written, 25e12 FP32 flops/s. */
+        cr_expect_float_eq(number(g, "memory", "kernel_copy_bytes_s"), 700e9, 35e9);
+        cr_expect_float_eq(number(g, "compute", "fp32_flops"), 25e12, 1.25e12);
+        cr_expect_eq(json_integer_value(json_object_get(json_object_get(g, "memtest"), "errors")), 0);
+        /* --quick: half of the 64 MiB the stand-in says is free, two patterns. */
+        cr_expect_eq(json_integer_value(json_object_get(json_object_get(g, "memtest"), "tested_bytes")), 32 << 20);
+        cr_expect_eq(json_array_size(json_object_get(json_object_get(g, "memtest"), "patterns")), 2);
+        cr_expect_str_eq(json_string_value(json_object_get(json_object_get(g, "spec"), "id")), "rtx-a5000-24gb");
+        cr_expect_float_eq(number(g, "spec", "mem_bytes_s"), 768e9, 1);
+        cr_expect_str_eq(json_string_value(json_object_get(json_object_get(g, "compute"), "kind")),
+                         "fp32-fma-cuda-cores");
+    }
+    json_t *pairs = json_object_get(gpu_result(doc), "pairs");
+    cr_assert_eq(json_array_size(pairs), 2);
+    for (size_t i = 0; i < 2; i++) {
+        cr_expect(json_is_true(json_object_get(json_array_get(pairs, i), "peer_access")));
+        cr_expect_float_eq(number(json_array_get(pairs, i), "bytes_s", NULL), 20e9, 1e9);
+    }
+    json_t *audit = audit_of(saved);
+    const char *ids[] = {"GPU_MEMORY_BW_LOW", "GPU_COMPUTE_LOW", "GPU_MEMORY_ERRORS"};
+    for (size_t i = 0; i < 3; i++) {
+        expect_severity(audit, ids[i], FIRST, "pass");
+        expect_severity(audit, ids[i], SECOND, "pass");
+    }
+    cr_expect(strstr(severity_of(audit, "GPU_MEMORY_BW_LOW", FIRST), "91% of the rtx-a5000-24gb's 768.0 GB/s"),
+              "%s", severity_of(audit, "GPU_MEMORY_BW_LOW", FIRST));
+    expect_severity(audit, "GPU_P2P_LOW", FIRST "->" SECOND, "pass");
+    expect_severity(audit, "GPU_P2P_LOW", SECOND "->" FIRST, "pass");
+    /* The model's copy in the audit document. */
+    json_t *model = json_object_get(json_object_get(audit, "machine"), "bench");
+    cr_expect_eq(json_array_size(json_object_get(model, "gpu")), 2);
+    cr_expect_eq(json_array_size(json_object_get(model, "gpu_pairs")), 2);
+    json_decref(audit);
+    json_decref(doc);
+    unlink(saved);
+    free(saved);
+}
+
+Test(bench_gpu, a_gpu_20_percent_behind_its_sibling_fails_though_above_the_floor, .timeout = 120)
+{
+    stand_in(A5000);
+    setenv("GPUVET_MOCK_GPU_SLOW", SECOND ":0.8", 1);
+    char *saved;
+    json_t *doc = bench_gpu(0, &saved);
+    cr_expect_float_eq(number(gpu_at(doc, 1), "memory", "kernel_copy_bytes_s"), 560e9, 28e9);
+    json_t *audit = audit_of(saved);
+    expect_severity(audit, "GPU_MEMORY_BW_LOW", FIRST, "pass");
+    expect_severity(audit, "GPU_MEMORY_BW_LOW", SECOND, "fail");
+    expect_severity(audit, "GPU_COMPUTE_LOW", FIRST, "pass");
+    expect_severity(audit, "GPU_COMPUTE_LOW", SECOND, "fail");
+    cr_expect(strstr(severity_of(audit, "GPU_COMPUTE_LOW", SECOND), "20% behind the node's best GPU"), "%s",
+              severity_of(audit, "GPU_COMPUTE_LOW", SECOND));
+    /* Its copies to the other GPU run at its pace: 20 % behind the best pair. */
+    expect_severity(audit, "GPU_P2P_LOW", SECOND "->" FIRST, "warn");
+    expect_severity(audit, "GPU_P2P_LOW", FIRST "->" SECOND, "pass");
+    json_decref(audit);
+    json_decref(doc);
+    unlink(saved);
+    free(saved);
+}
+
+Test(bench_gpu, gpus_below_the_datasheet_floor_fail_even_when_equal, .timeout = 120)
+{
+    stand_in(A5000);
+    setenv("GPUVET_MOCK_GPU_MEM_BW", "400e9", 1); /* 52 % of the A5000's 768 GB/s */
+    setenv("GPUVET_MOCK_GPU_FLOPS", "15e12", 1);  /* 54 % of its 27.8 TFLOPS */
+    char *saved;
+    json_t *doc = bench_gpu(0, &saved);
+    json_t *audit = audit_of(saved);
+    expect_severity(audit, "GPU_MEMORY_BW_LOW", FIRST, "fail");
+    expect_severity(audit, "GPU_MEMORY_BW_LOW", SECOND, "fail");
+    expect_severity(audit, "GPU_COMPUTE_LOW", FIRST, "fail");
+    cr_expect(strstr(severity_of(audit, "GPU_COMPUTE_LOW", SECOND), "54% of the rtx-a5000-24gb's 27.8 TFLOPS"), "%s",
+              severity_of(audit, "GPU_COMPUTE_LOW", SECOND));
+    json_decref(audit);
+    json_decref(doc);
+    unlink(saved);
+    free(saved);
+}
+
+Test(bench_gpu, words_that_do_not_keep_their_pattern_are_counted_and_fail, .timeout = 120)
+{
+    stand_in(A5000);
+    setenv("GPUVET_MOCK_GPU_BAD_MEMORY", FIRST ":3", 1);
+    char *saved;
+    json_t *doc = bench_gpu(0, &saved);
+    /* 3 words flip a bit after each of the 2 patterns is written: the check kernel finds each time. */
+    cr_expect_eq(json_integer_value(json_object_get(json_object_get(gpu_at(doc, 0), "memtest"), "errors")), 6);
+    cr_expect_eq(json_integer_value(json_object_get(json_object_get(gpu_at(doc, 1), "memtest"), "errors")), 0);
+    json_t *audit = audit_of(saved);
+    expect_severity(audit, "GPU_MEMORY_ERRORS", FIRST, "fail");
+    expect_severity(audit, "GPU_MEMORY_ERRORS", SECOND, "pass");
+    cr_expect(strstr(severity_of(audit, "GPU_MEMORY_ERRORS", FIRST), "6 words of 0.03 GiB"), "%s",
+              severity_of(audit, "GPU_MEMORY_ERRORS", FIRST));
+    json_decref(audit);
+    json_decref(doc);
+    unlink(saved);
+    free(saved);
+}
+
+/* The A5000 file with a third GPU: a copy of the second at bus e1. */
+static char *three_gpus(void)
+{
+    static char path[] = "/tmp/gpuvet-3gpu-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    close(fd);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "{ sed -n '1,1726p' '%s'; sed -n '868,1726p' '%s' | sed 's/C1:00.0/E1:00.0/; s/89cd</89ef</'; "
+             "sed -n '1727,$p' '%s'; } > '%s'",
+             A5000, A5000, A5000, path);
+    cr_assert_eq(system(cmd), 0);
+    return path;
+}
+
+Test(bench_gpu, a_pair_without_peer_access_warns_when_others_have_it, .timeout = 120)
+{
+    char *xml = three_gpus();
+    stand_in(xml);
+    setenv("GPUVET_MOCK_GPU_NO_PEER", "0000:e1:00.0", 1);
+    char *saved;
+    json_t *doc = bench_gpu(0, &saved);
+    json_t *pairs = json_object_get(gpu_result(doc), "pairs");
+    cr_assert_eq(json_array_size(pairs), 6, "%s", json_dumps(doc, 0));
+    json_t *audit = audit_of(saved);
+    expect_severity(audit, "GPU_P2P_LOW", FIRST "->" SECOND, "pass");
+    expect_severity(audit, "GPU_P2P_LOW", FIRST "->0000:e1:00.0", "warn");
+    expect_severity(audit, "GPU_P2P_LOW", "0000:e1:00.0->" SECOND, "warn");
+    cr_expect(strstr(severity_of(audit, "GPU_P2P_LOW", "0000:e1:00.0->" SECOND), "no peer access"), "%s",
+              severity_of(audit, "GPU_P2P_LOW", "0000:e1:00.0->" SECOND));
+    json_decref(audit);
+    json_decref(doc);
+    unlink(saved);
+    free(saved);
+    unlink(xml);
+}
+
+Test(bench_gpu, no_pair_with_peer_access_is_unknown_not_a_pass, .timeout = 120)
+{
+    stand_in(A5000);
+    setenv("GPUVET_MOCK_GPU_NO_PEER", SECOND, 1);
+    char *saved;
+    json_t *doc = bench_gpu(0, &saved);
+    json_t *audit = audit_of(saved);
+    expect_severity(audit, "GPU_P2P_LOW", FIRST "->" SECOND, "unknown");
+    expect_severity(audit, "GPU_P2P_LOW", SECOND "->" FIRST, "unknown");
+    json_decref(audit);
+    json_decref(doc);
+    unlink(saved);
+    free(saved);
+}
+
+Test(bench_gpu, without_a_driver_it_says_why_and_gives_no_number, .timeout = 120)
+{
+    stand_in(A5000);
+    setenv("GPUVET_CUDA_LIBRARY", "/nonexistent/libcuda.so.1", 1);
+    char *saved;
+    json_t *doc = bench_gpu(2, &saved);
+    const char *skipped = json_string_value(json_object_get(gpu_result(doc), "skipped"));
+    cr_assert(skipped && strstr(skipped, "CUDA driver not usable: cannot load /nonexistent/libcuda.so.1"), "%s",
+              json_dumps(doc, 0));
+    cr_expect_null(json_object_get(gpu_result(doc), "gpus"));
+    json_t *audit = audit_of(saved);
+    expect_severity(audit, "GPU_MEMORY_BW_LOW", "machine", "unknown");
+    cr_expect(strstr(severity_of(audit, "GPU_MEMORY_ERRORS", "machine"), "gpu was skipped: CUDA driver not usable"),
+              "%s", severity_of(audit, "GPU_MEMORY_ERRORS", "machine"));
+    json_decref(audit);
+    json_decref(doc);
+    unlink(saved);
+    free(saved);
+}
+
+Test(bench_gpu, a_bench_without_gpu_results_leaves_the_gpu_rules_unknown)
+{
+    struct run_result r = run_gpuvet("audit", "--sysroot", fixture(VE_MACHINE), "--bench",
+                                     GPUVET_TEST_SOURCE "/fixtures/bench/vm-epyc-2vcpu-quick.json", "--json", NULL);
+    json_t *audit = run_json(&r);
+    run_result_free(&r);
+    const char *ids[] = {"GPU_MEMORY_BW_LOW", "GPU_COMPUTE_LOW", "GPU_MEMORY_ERRORS", "GPU_P2P_LOW"};
+    for (size_t i = 0; i < 4; i++) {
+        expect_severity(audit, ids[i], "machine", "unknown");
+        cr_expect(strstr(severity_of(audit, ids[i], "machine"), "the bench did not run gpu"), "%s",
+                  severity_of(audit, ids[i], "machine"));
+    }
+    json_decref(audit);
+}
+
+Test(bench_gpu, a_gpu_that_stops_answering_costs_its_budget_and_ends_the_bench, .timeout = 120)
+{
+    stand_in(A5000);
+    setenv("GPUVET_MOCK_CUDA_HANG", "cuLaunchKernel", 1);
+    setenv("GPUVET_MOCK_CUDA_HANG_DEVICE", "1", 1); /* the second GPU of the file */
+    setenv("GPUVET_DEADLINE_CUDA_S", "2", 1);
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    json_t *doc = bench_gpu(0, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    unsetenv("GPUVET_DEADLINE_CUDA_S");
+    json_t *first = gpu_at(doc, 0), *second = gpu_at(doc, 1);
+    cr_expect_null(json_object_get(first, "error"), "%s", json_dumps(doc, 0));
+    const char *error = json_string_value(json_object_get(second, "error"));
+    /* Its budget: 2 s, three times the quick memory test and compute (3 s), and the copies at 10 GB/s. */
+    cr_assert(error && strstr(error, "no answer from cuLaunchKernel in 11.6 s"), "%s", json_dumps(doc, 0));
+    cr_expect_null(json_object_get(second, "memory"));
+    cr_expect(strstr(json_string_value(json_object_get(gpu_result(doc), "pairs_skipped")), "stopped answering"));
+    double took = (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9;
+    cr_expect(took < 40, "took %.1f s", took);
+    json_decref(doc);
+}
+
+Test(bench_gpu, ptx_the_driver_refuses_is_an_error_with_its_compiler_log, .timeout = 120)
+{
+    stand_in(A5000);
+    setenv("GPUVET_MOCK_CUDA_BAD_PTX", "1", 1);
+    json_t *doc = bench_gpu(2, NULL);
+    for (size_t i = 0; i < 2; i++) {
+        const char *error = json_string_value(json_object_get(gpu_at(doc, i), "error"));
+        cr_expect(error && strstr(error, "cuModuleLoadDataEx: ") && strstr(error, "(error 218): ptxas fatal"), "%s",
+                  json_dumps(doc, 0));
+    }
+    const char *all = json_string_value(json_object_get(gpu_result(doc), "error"));
+    cr_expect(all && strstr(all, "no GPU could be measured: cuModuleLoadDataEx"), "%s", json_dumps(doc, 0));
+    json_decref(doc);
+}
+
+Test(bench_gpu, prom_has_each_gpus_figures_and_each_pair, .timeout = 120)
+{
+    stand_in(A5000);
+    setenv("GPUVET_MOCK_GPU_BAD_MEMORY", SECOND ":1", 1);
+    char path[] = "/tmp/gpuvet-bench-gpu-prom-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    close(fd);
+    struct run_result r = run_gpuvet("bench", "gpu", "--quick", "--prom", path, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_result_free(&r);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f);
+    char text[65536];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    unlink(path);
+    cr_expect(strstr(text, "gpuvet_bench_gpu_memory_bandwidth_bytes_per_second{command=\"bench\",method=\"kernel\",gpu=\"0\""),
+              "%s", text);
+    cr_expect(strstr(text, "gpuvet_bench_gpu_fp32_flops_per_second{command=\"bench\",gpu=\"1\""), "%s", text);
+    cr_expect(strstr(text, "pci_bus_id=\"00000000:C1:00.0\"} 2\n"), "the second GPU's 2 errors: %s", text);
+    cr_expect(strstr(text, "gpuvet_bench_gpu_peer_bytes_per_second{command=\"bench\",peer=\"" SECOND "\",gpu=\"0\""),
+              "%s", text);
+}
+
+Test(bench_gpu, the_default_run_repeats_all_four_patterns_while_time_is_left, .timeout = 240)
+{
+    stand_in(A5000);
+    setenv("GPUVET_MOCK_GPU_FREE_MIB", "8", 1); /* small buffers: 100 passes in well under the 15 s */
+    setenv("GPUVET_MOCK_GPU_BAD_MEMORY", SECOND ":2", 1);
+    struct run_result r = run_gpuvet("bench", "gpu", "--json", NULL);
+    unsetenv("GPUVET_MOCK_GPU_FREE_MIB");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *doc = run_json(&r);
+    run_result_free(&r);
+    json_t *first = json_object_get(gpu_at(doc, 0), "memtest"), *second = json_object_get(gpu_at(doc, 1), "memtest");
+    cr_expect_eq(json_array_size(json_object_get(first, "patterns")), 4);
+    /* 90 % of 8 MiB, whole MiB. */
+    cr_expect_eq(json_integer_value(json_object_get(first, "tested_bytes")), 7 << 20);
+    long long passes = json_integer_value(json_object_get(second, "passes"));
+    cr_expect(passes > 1 && passes <= 100, "%lld passes", passes);
+    /* Every pass finds the 2 bad words under each of the 4 patterns. */
+    cr_expect_eq(json_integer_value(json_object_get(second, "errors")), 2 * 4 * passes);
+    cr_expect_eq(json_integer_value(json_object_get(first, "errors")), 0);
+    json_decref(doc);
+}
