@@ -313,7 +313,8 @@ void plan_offers_text(FILE *out, json_t *plan)
         fprintf(out,
                 _("Estimate, not a measurement: output tokens/s from each offer's plan (decode reads the weights and "
                   "the KV cache every step at %.0f%% of HBM bandwidth; prefill runs at %.0f%% of dense tensor "
-                  "FLOPS; plan.throughput.formula); cost per million output tokens = price per hour / (tokens/s x "
+                  "FLOPS; tensor parallelism adds its all-reduces at the link's bus bandwidth; "
+                  "plan.throughput.formula); cost per million output tokens = price per hour / (tokens/s x "
                   "3600) x 1e6\n"),
                 json_number_value(json_object_get(job, "hbm_bandwidth_share")) * 100,
                 json_number_value(json_object_get(job, "flops_share")) * 100);

@@ -427,7 +427,7 @@ static void price_job(struct offer *it, const struct offer_job *job, const struc
         it->cost_per_million_tokens = it->price_per_hour_ranked / (plan->output_tokens_s * 3600) * 1e6;
         if (plan->tensor_parallel > 1 && it->ic.kind == IC_PCIE)
             offer_flag(it, _("tensor parallelism %d over %s: each layer's all-reduces run at about %.0f GB/s bus "
-                             "bandwidth (%s), against hundreds of GB/s over NVLink"),
+                             "bandwidth (%s), against hundreds of GB/s over NVLink; the tokens/s count them"),
                        plan->tensor_parallel, it->ic.link, it->ic.busbw_bytes_s / 1e9, ic_basis_label(it->ic.basis));
         if (job->rate > 0)
             price_rate(it, plan);
@@ -544,12 +544,14 @@ void offer_plan_from_doc(json_t *plan, struct offer_plan *out)
         if (name && !strcmp(name, "advice"))
             advice = json_string_value(json_object_get(step, "text"));
     }
+    double needs = json_number_value(total) / GB, usable = json_number_value(available) / GB;
+    int decimals = decimals_apart(needs, usable);
     if (advice)
-        snprintf(out->why_not, sizeof out->why_not, _("needs %.1f GB of GPU memory per GPU, %.1f GB usable; %s"),
-                 json_number_value(total) / GB, json_number_value(available) / GB, advice);
+        snprintf(out->why_not, sizeof out->why_not, _("needs %.*f GB of GPU memory per GPU, %.*f GB usable; %s"),
+                 decimals, needs, decimals, usable, advice);
     else
-        snprintf(out->why_not, sizeof out->why_not, _("needs %.1f GB of GPU memory per GPU, %.1f GB usable"),
-                 json_number_value(total) / GB, json_number_value(available) / GB);
+        snprintf(out->why_not, sizeof out->why_not, _("needs %.*f GB of GPU memory per GPU, %.*f GB usable"),
+                 decimals, needs, decimals, usable);
 }
 
 int offers_rank_for_plan(struct offers *offers, const struct offer_job *job, const struct fx_rates *fx,

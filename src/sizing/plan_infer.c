@@ -311,10 +311,11 @@ int plan_infer(struct plan *p)
                   m->layers, m->kv_heads, m->head_dim, p->opt.kv_bytes, per_token / KIB, gb(per_request),
                   p->opt.context, capped, gb(kv_total), p->opt.batch, gb(kv_per_gpu));
     plan_step(p, N_("gpu memory"),
-              _("%.1f GB per GPU of %.1f GB usable (%.0f%% of %.1f GB, as vLLM plans, less its profiling run's peak, "
+              _("%.*f GB per GPU of %.*f GB usable (%.0f%% of %.1f GB, as vLLM plans, less its profiling run's peak, "
                 "%.1f GB for a %d-token step with its fp32 logits, and %.2f GB non-torch memory): %s; the largest "
                 "batch at %d tokens is %ld, the longest context at batch %d is %ld tokens"),
-              gb(per_gpu), gb(usable), p->opt.gpu_memory_utilization * 100, gb(gpu_bytes(p)), gb(peak),
+              decimals_apart(gb(per_gpu), gb(usable)), gb(per_gpu), decimals_apart(gb(per_gpu), gb(usable)),
+              gb(usable), p->opt.gpu_memory_utilization * 100, gb(gpu_bytes(p)), gb(peak),
               VLLM_MAX_NUM_BATCHED_TOKENS, gb(non_torch),
               fits    ? _("fits")
               : tp_ok ? _("does NOT fit")

@@ -15,4 +15,15 @@
 #define TB 1e12
 #define PB 1e15
 
+/* The decimals (1 to 3) at which two non-negative sizes printed side by side differ, so that a
+ * verdict never reads "needs 17.7 GB of 17.7 GB usable: does not fit"; 1 when they are equal. */
+static inline int decimals_apart(double a, double b)
+{
+    double scale = 10;
+    for (int decimals = 1; decimals <= 3; decimals++, scale *= 10)
+        if ((long long)(a * scale + 0.5) != (long long)(b * scale + 0.5))
+            return decimals;
+    return a == b ? 1 : 3;
+}
+
 #endif
