@@ -7,6 +7,7 @@
 
 #include "slurm/slurm.h"
 #include "util/deadline.h"
+#include "util/i18n.h"
 #include "util/parse.h"
 
 static double now_s(void)
@@ -57,6 +58,7 @@ int health_check_run(const struct health_request *req, struct health_check *h)
     /* No sample window: the check must stay fast. The machine is read beside --kernel-log and
      * --nvidia-smi files, which replace what they describe. */
     struct audit_request audit = {.sysroot = req->sysroot, .kernel_log = req->kernel_log, .always_probe = true,
+                                  .no_sample_why = N_("health's fast check takes no CPU-use sample (gpuvet audit does)"),
                                   .expect_gpus = req->expect_gpus, .workload = req->workload,
                                   .depth = req->every_workload ? AUDIT_EVERY_WORKLOAD : AUDIT_ONE_WORKLOAD};
     for (int i = 0; i < req->n_nvidia_smi && i < NVIDIA_SMI_MAX_FILES; i++)

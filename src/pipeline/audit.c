@@ -41,7 +41,7 @@ static int probe_with_evidence(const struct audit_request *req, struct dmi_data 
     /* SPEC: evidence files alone describe another machine; this one is not read. */
     bool evidence_only = !req->always_probe && !req->sysroot && any_evidence;
     /* The CPU-use window opens first, so the probes below run inside it rather than before it. */
-    struct contention_window window = {.seconds = req->sample_seconds};
+    struct contention_window window = {.seconds = req->sample_seconds, .skipped_why = req->no_sample_why};
     if (!evidence_only && fsroot_is_live() && req->sample_seconds > 0)
         contention_window_open(&window, req->sample_seconds);
     int probed = probe_machine(m, !evidence_only);

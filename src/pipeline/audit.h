@@ -40,6 +40,7 @@ struct audit_request {
                                      which then replace parts of it (health); false: evidence files
                                      without a sysroot describe another machine (audit, SPEC) */
     double sample_seconds;        /* the CPU-use window on the live machine; 0: no sample */
+    const char *no_sample_why;    /* why sample_seconds is 0 (N_() text; NULL: --sample 0 was asked) */
     int nodes;                    /* --nodes; 0 counts as 1 */
     int expect_gpus;              /* --expect-gpus; 0 not given */
     enum workload workload;       /* the workload asked (claims' thresholds, AUDIT_ONE_WORKLOAD) */

@@ -200,7 +200,7 @@ void probe_contention_close(struct machine *m, struct contention_window *w)
     else if (!fsroot_is_live())
         why = N_("a recorded tree has no CPU activity to sample (run gpuvet audit on the machine itself)");
     else if (w->seconds <= 0)
-        why = N_("sampling skipped (--sample 0)");
+        why = w->skipped_why ? w->skipped_why : N_("sampling skipped (--sample 0)");
     if (why) {
         c->unknown_reason = strdup(why);
         free(w->ticks);

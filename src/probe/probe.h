@@ -216,6 +216,7 @@ void probe_contention(struct machine *m, double seconds);
 struct contention_window {
     bool open;
     double seconds;
+    const char *skipped_why; /* why seconds is 0 (N_() text); NULL: --sample 0 */
     struct timespec start;
     struct cpu_ticks *ticks;
     int ncpus;
