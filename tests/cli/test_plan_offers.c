@@ -78,7 +78,10 @@ Test(plan_offers, text_names_the_ranking_and_what_does_not_fit)
     struct run_result r = run_gpuvet("plan", "--workload", "llm-train", "--model", "llama-3.1-8b", "--offers",
                                      PLAN_FIXTURE("offers-no-util.csv"), "--tokens", "1T", NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
-    cr_expect(strstr(r.out, "ranked by the job's cost"), "%s", r.out);
+    /* the heading wraps at 100 columns, wherever the offers file's path ends: read it unwrapped */
+    char *flat = text_unwrapped(r.out, " ");
+    cr_expect(strstr(flat, "ranked by the job's cost"), "%s", r.out);
+    free(flat);
     cr_expect(strstr(r.out, "1   8x H100 box"), "%s", r.out);
     cr_expect(strstr(r.out, "no utilisation given: hours at peak"), "%s", r.out);
     cr_expect(strstr(r.out, "Do not fit:\n  4x L40S box (4 x l40s-pcie-48gb): needs "), "%s", r.out);
@@ -241,7 +244,9 @@ Test(plan_offers, llm_infer_text_says_it_is_an_estimate)
     struct run_result r = run_gpuvet("plan", "--workload", "llm-infer", "--model", "llama-3.1-8b", "--offers",
                                      PLAN_FIXTURE("offers-no-util.csv"), NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
-    cr_expect(strstr(r.out, "ranked by the estimated cost per million output tokens"), "%s", r.out);
+    char *flat = text_unwrapped(r.out, " "); /* the heading wraps wherever the file's path ends */
+    cr_expect(strstr(flat, "ranked by the estimated cost per million output tokens"), "%s", r.out);
+    free(flat);
     cr_expect(strstr(r.out, "Estimate, not a measurement"), "%s", r.out);
     cr_expect(strstr(r.out, "PER 1M TOK"), "%s", r.out);
     cr_expect(!strstr(r.out, "by price per hour"), "%s", r.out);
@@ -462,7 +467,10 @@ Test(plan_offers, rate_ranked_by_the_cost_of_serving_it)
     r = run_gpuvet("plan", "--workload", "llm-infer", "--model", "llama-3.1-70b", "--rate", "20", "--context", "2560",
                    "--prompt", "2048", "--offers", PLAN_FIXTURE("offers-interconnect.csv"), NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
-    cr_expect(strstr(r.out, "requests/s: ranked by what serving that rate costs an hour"), "%s", r.out);
+    /* the heading wraps at 100 columns, wherever the offers file's path ends: read it unwrapped */
+    char *flat = text_unwrapped(r.out, " ");
+    cr_expect(strstr(flat, "requests/s: ranked by what serving that rate costs an hour"), "%s", r.out);
+    free(flat);
     cr_expect(strstr(r.out, "per million output tokens; headroom"), "%s", r.out);
     run_result_free(&r);
 }
