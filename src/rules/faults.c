@@ -413,7 +413,7 @@ void check_net_gpudirect(struct audit_ctx *ctx)
                     f->peermem_module);
     else if (f->peermem == 0 && dmabuf == 1)
         finding_add(ctx, SEV_PASS, "machine", ev, NULL,
-                    _("nvidia_peermem is not loaded, but NICs reach GPU memory through DMA-BUF: NVIDIA's open GPU "
+                    _("nvidia_peermem is not loaded, but NICs can reach GPU memory through DMA-BUF: NVIDIA's open GPU "
                     "kernel module on Linux %s (NCCL uses DMA-BUF where it is there)"), m->kernel.release);
     else if (f->peermem == 0 && f->nvidia_open == 0)
         finding_add(ctx, ctx_severity(ctx), "machine", ev, _("`sudo modprobe nvidia_peermem` (it ships with the driver)"),

@@ -159,7 +159,7 @@ Test(gpudirect, not_loaded_with_the_open_module_on_a_new_kernel_passes_through_d
     tree_write(root, "proc/modules", MODULES_WITHOUT_PEERMEM);
     tree_write(root, "proc/driver/nvidia/version", OPEN_MODULE);
     json_t *doc = audit(root, "2");
-    json_t *f = expect(doc, "machine", "pass", "NICs reach GPU memory through DMA-BUF");
+    json_t *f = expect(doc, "machine", "pass", "NICs can reach GPU memory through DMA-BUF");
     cr_assert(json_is_true(json_object_get(json_object_get(f, "evidence"), "dma_buf")));
     json_decref(f);
     json_decref(expect(doc, "machine", "pass", "Linux 6.8.0-136-generic"));
@@ -249,4 +249,18 @@ Test(gpudirect, acs_as_a_non_root_user_is_unknown)
     json_decref(expect(doc, "0000:19:08.0", "unknown", "readable by root only"));
     json_decref(expect(doc, "0000:19:04.0", "unknown", "readable by root only"));
     finish(doc, root);
+}
+
+/* The text report (--verbose lists passes) in Chinese says the same (po/zh_CN.po); the JSON stays English. */
+Test(gpudirect, the_dma_buf_pass_reads_in_chinese)
+{
+    char *root = gpu_box();
+    tree_write(root, "proc/modules", MODULES_WITHOUT_PEERMEM);
+    tree_write(root, "proc/driver/nvidia/version", OPEN_MODULE);
+    struct run_result r =
+        run_gpuvet("--lang", "zh", "audit", "--verbose", "--sample", "0", "--nodes", "2", "--sysroot", root, NULL);
+    cr_assert(r.out && strstr(r.out, "nvidia_peermem 未加载，但网卡可通过 DMA-BUF 访问显存"), "%s", r.out);
+    run_result_free(&r);
+    tree_remove(root);
+    free(root);
 }
