@@ -10,6 +10,7 @@ void fault_info_init(struct fault_info *f)
     f->nvswitches = -1;
     f->fabric_manager = -1;
     f->peermem = -1;
+    f->nvidia_open = -1;
 }
 
 void fault_info_free(struct fault_info *f)
@@ -23,6 +24,7 @@ void fault_info_free(struct fault_info *f)
         free(f->acs[i].unknown_reason);
     free(f->acs);
     free(f->peermem_module);
+    free(f->peermem_failure);
     fault_info_init(f);
 }
 

@@ -60,6 +60,9 @@ struct fault_info {
     bool gpudirect_probed;  /* NVIDIA GPUs and RDMA NICs both exist: the two facts below were looked for */
     int peermem;            /* tristate: nvidia_peermem (or the older nv_peer_mem) loaded */
     char *peermem_module;   /* which one; NULL none or unknown */
+    const char *peermem_missing; /* peermem unknown: why /proc/modules is absent (static English) */
+    char *peermem_failure;  /* or the file is there and unreadable: fs_last_failure's words, owned */
+    int nvidia_open;        /* tristate: the NVIDIA kernel module is the open one (/proc/driver/nvidia/version) */
     struct acs_port *acs;
     int nacs;
 };

@@ -73,6 +73,10 @@ static void find_peermem(struct fault_info *f)
 {
     static const char *const modules[] = {"nvidia_peermem", "nv_peer_mem"};
     char *list = fs_read("/proc/modules");
+    if (!list && fs_last_failure())
+        f->peermem_failure = strdup(fs_last_failure()); /* a buffer the next read overwrites */
+    else if (!list)
+        f->peermem_missing = probe_missing_reason();
     if (list) {
         f->peermem = 0;
         for (size_t i = 0; i < 2 && f->peermem == 0; i++)
@@ -98,6 +102,30 @@ static void find_peermem(struct fault_info *f)
     }
     if (fs_is_dir("/sys/module/nvidia"))
         f->peermem = 0; /* the module list is readable and holds the driver, not the peer-memory module */
+    if (f->peermem >= 0) {
+        free(f->peermem_failure);
+        f->peermem_failure = NULL;
+        f->peermem_missing = NULL;
+    }
+}
+
+/* Which NVIDIA kernel module runs, from the first line of /proc/driver/nvidia/version: "NVRM
+ * version: NVIDIA UNIX Open Kernel Module for x86_64  555.58.02 ..." for the open GPU kernel
+ * modules, "NVRM version: NVIDIA UNIX x86_64 Kernel Module  515.76 ..." for the proprietary one.
+ * Only the open one exports GPU memory as DMA-BUF. 1 open, 0 proprietary, -1 unknown. */
+static int find_open_module(void)
+{
+    char *text = fs_read("/proc/driver/nvidia/version");
+    if (!text)
+        return -1;
+    char *eol = strchr(text, '\n');
+    if (eol)
+        *eol = '\0';
+    int open = -1;
+    if (!strncmp(text, "NVRM version: NVIDIA UNIX ", 26))
+        open = strstr(text, "Open Kernel Module") ? 1 : strstr(text, "Kernel Module") ? 0 : -1;
+    free(text);
+    return open;
 }
 
 static const struct pci_device *pci_find(const struct machine *m, const char *bus_id)
@@ -203,6 +231,7 @@ void probe_gpudirect(struct machine *m)
         return;
     m->faults.gpudirect_probed = true;
     find_peermem(&m->faults);
+    m->faults.nvidia_open = find_open_module();
     for (int i = 0; i < m->npci; i++) {
         const struct pci_device *gpu = &m->pci[i];
         if (gpu->role != PCI_ROLE_ACCELERATOR || gpu->vendor_id != NVIDIA_VENDOR)

@@ -391,15 +391,38 @@ void check_net_gpudirect(struct audit_ctx *ctx)
     /* Looked at only where NVIDIA GPUs and RDMA NICs both exist; a single-node job does not use it. */
     if (ctx->inputs->nodes <= 1 || !f->gpudirect_probed)
         return;
-    if (f->peermem < 0)
+    if (f->peermem < 0 && f->peermem_failure)
+        finding_add(ctx, SEV_UNKNOWN, "machine", NULL, NULL,
+                    _("whether NVIDIA's peer-memory module is loaded is unknown: %s"), _(f->peermem_failure));
+    else if (f->peermem < 0)
         finding_add(ctx, SEV_UNKNOWN, "machine", NULL, NULL,
                     _("whether NVIDIA's peer-memory module is loaded is unknown: /proc/modules %s"),
-                    _(m->missing_reason));
-    json_t *ev = json_pack("{s:o, s:s?}", "peermem_loaded", f->peermem < 0 ? json_null() : json_boolean(f->peermem),
-                           "module", f->peermem_module);
+                    _(f->peermem_missing ? f->peermem_missing : m->missing_reason));
+    /* DMA-BUF, the other way NICs reach GPU memory (NCCL's NCCL_DMABUF_ENABLE), needs the open GPU
+     * kernel modules and Linux 5.12 or later: 1 both, 0 either is missing, -1 not known. */
+    int major = 0, minor = 0;
+    bool release = m->kernel.release && sscanf(m->kernel.release, "%d.%d", &major, &minor) == 2;
+    bool new_kernel = release && (major > 5 || (major == 5 && minor >= 12));
+    int dmabuf = f->nvidia_open == 0 || (release && !new_kernel) ? 0 : f->nvidia_open == 1 && release ? 1 : -1;
+    json_t *ev = json_pack("{s:o, s:s?, s:o, s:o}", "peermem_loaded",
+                           f->peermem < 0 ? json_null() : json_boolean(f->peermem), "module", f->peermem_module,
+                           "open_kernel_module", f->nvidia_open < 0 ? json_null() : json_boolean(f->nvidia_open),
+                           "dma_buf", dmabuf < 0 ? json_null() : json_boolean(dmabuf));
     if (f->peermem == 1)
         finding_add(ctx, SEV_PASS, "machine", ev, NULL, _("%s loaded: NICs can read and write GPU memory directly"),
                     f->peermem_module);
+    else if (f->peermem == 0 && dmabuf == 1)
+        finding_add(ctx, SEV_PASS, "machine", ev, NULL,
+                    _("nvidia_peermem is not loaded, but NICs can reach GPU memory through DMA-BUF: NVIDIA's open GPU "
+                    "kernel module on Linux %s (NCCL uses DMA-BUF where it is there)"), m->kernel.release);
+    else if (f->peermem == 0 && f->nvidia_open == 0)
+        finding_add(ctx, ctx_severity(ctx), "machine", ev, _("`sudo modprobe nvidia_peermem` (it ships with the driver)"),
+                    _("nvidia_peermem is not loaded and the proprietary NVIDIA kernel module has no DMA-BUF (that "
+                    "needs the open GPU kernel modules): GPU data crosses host memory on its way to the network"));
+    else if (f->peermem == 0 && dmabuf == 0)
+        finding_add(ctx, ctx_severity(ctx), "machine", ev, _("`sudo modprobe nvidia_peermem` (it ships with the driver)"),
+                    _("nvidia_peermem is not loaded and Linux %s is older than 5.12, which DMA-BUF needs: GPU data "
+                    "crosses host memory on its way to the network"), m->kernel.release);
     else if (f->peermem == 0)
         finding_add(ctx, ctx_severity(ctx), "machine", ev, _("`sudo modprobe nvidia_peermem` (it ships with the driver)"),
                     _("nvidia_peermem is not loaded: unless NCCL uses DMA-BUF (open GPU kernel modules, Linux 5.12+), "

@@ -224,7 +224,12 @@ const struct rule rules_table[] = {
     {"NET_GPUDIRECT", "network", N_("GPUDirect RDMA not ready for a multi-node job"), ALL(SEV_WARN), check_net_gpudirect,
      N_("A multi-node job (--nodes N) moves GPU data over the network. With GPUDirect RDMA the NIC reads\n"
      "and writes GPU memory directly; that needs NVIDIA's peer-memory module (nvidia_peermem, formerly\n"
-     "nv_peer_mem) loaded, unless NCCL uses DMA-BUF (open GPU kernel modules, Linux 5.12+). PCIe Access\n"
+     "nv_peer_mem) loaded, or DMA-BUF in its place: NVIDIA's GPU Operator documentation (GPUDirect\n"
+     "RDMA) recommends DMA-BUF where it is supported; it needs NVIDIA's open GPU kernel modules\n"
+     "(/proc/driver/nvidia/version says \"Open Kernel Module\") and Linux 5.12 or later, and NCCL uses\n"
+     "it where they are there (its NCCL_DMABUF_ENABLE environment variable, on by default). Without\n"
+     "the peer-memory module, the open module on a 5.12+ kernel passes, the proprietary one or an older\n"
+     "kernel warns, and an unknown module type warns naming DMA-BUF as the way out. PCIe Access\n"
      "Control Services that redirect peer requests on the switch ports between a GPU and its NIC send\n"
      "that traffic up to the root complex, which cuts its bandwidth or breaks it (NCCL troubleshooting\n"
      "guide: disable ACS). ACS lives in the ports' extended configuration space, which only root can\n"
