@@ -28,6 +28,12 @@ struct event {
     double at;
 };
 
+/* When an event is recorded on an idle GPU, the next work queued starts at the event, as a real
+ * stream runs event, kernel, event back to back: the host's own time between the two calls (long
+ * under a sanitizer or on a loaded machine, against kernels of a fraction of a millisecond here)
+ * is not GPU time. Negative: no such event pending. */
+static double idle_event_at = -1;
+
 static void wait_until(double t)
 {
     double left = t - mock_now();
@@ -42,6 +48,7 @@ static void queue(size_t bytes)
 {
     double start = mock_busy_until > mock_now() ? mock_busy_until : mock_now();
     mock_busy_until = start + bytes / LINK_BYTES_S;
+    idle_event_at = -1; /* the PCIe copies keep their own timing: the host's pace is part of it */
 }
 
 static void note_bus(int device, const char *bus_id);
@@ -201,7 +208,10 @@ CUresult cuEventCreate(struct event **e, unsigned flags)
 CUresult cuEventRecord(struct event *e, void *s)
 {
     (void)s;
-    e->at = mock_busy_until > mock_now() ? mock_busy_until : mock_now();
+    double now = mock_now();
+    e->at = mock_busy_until > now ? mock_busy_until : now;
+    if (mock_busy_until <= now)
+        idle_event_at = now;
     return 0;
 }
 CUresult cuEventSynchronize(struct event *e)
@@ -295,7 +305,11 @@ static void host_work_end(void) { mock_host_seconds += mock_now() - host_work_be
 
 static void busy_for(double seconds)
 {
-    double start = mock_busy_until > mock_now() ? mock_busy_until : mock_now();
+    double now = mock_now();
+    double start = mock_busy_until > now ? mock_busy_until : idle_event_at >= 0 ? idle_event_at : now;
+    if (start < mock_busy_until)
+        start = mock_busy_until;
+    idle_event_at = -1;
     mock_busy_until = start + seconds;
 }
 
