@@ -597,12 +597,6 @@ out:
 
 /* --- the table's figures and the driver ----------------------------------------------------- */
 
-static const char *no_nvidia_gpu(const struct machine *m)
-{
-    const char *targets[MAX_GPUS];
-    return bench_nvidia_targets(m, targets, MAX_GPUS) == 0 ? N_("no NVIDIA GPU on this machine") : NULL;
-}
-
 /* The datasheet's figures for the GPU (data/gpus.csv), beside the measurement: the rules judge
  * against these. */
 static void add_spec(json_t *result, const struct gpu_table *table, const struct gpu *g)
@@ -626,7 +620,7 @@ static json_t *bench_gpu_run(const struct machine *m, bool quick, const struct b
     const char *targets[MAX_GPUS];
     int n = bench_nvidia_targets(m, targets, MAX_GPUS);
     if (n == 0)
-        return bench_skipped_msgid(no_nvidia_gpu(m));
+        return bench_skipped_msgid(N_("no NVIDIA GPU on this machine"));
     struct bench_cuda *opened;
     json_t *skipped = NULL;
     const struct cuda *api = bench_cuda_open(&opened, &skipped);
@@ -724,4 +718,4 @@ static json_t *run_gpu(const struct bench_ctx *ctx) { return bench_gpu_run(ctx->
 const struct bench_info bench_gpu_info = {
     "gpu", run_gpu,
     "per NVIDIA GPU: device memory bandwidth, a memory test, FP32 FMA compute; copies between every GPU pair",
-    no_nvidia_gpu};
+    bench_no_nvidia_gpu};

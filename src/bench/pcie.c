@@ -211,7 +211,7 @@ int bench_nvidia_targets(const struct machine *m, const char *targets[], int max
     return n;
 }
 
-static const char *no_nvidia_gpu(const struct machine *m)
+const char *bench_no_nvidia_gpu(const struct machine *m)
 {
     const char *targets[256];
     return bench_nvidia_targets(m, targets, 256) == 0 ? N_("no NVIDIA GPU on this machine") : NULL;
@@ -280,7 +280,7 @@ json_t *bench_pcie_run(const struct machine *m, bool quick)
     const char *targets[256];
     int n = bench_nvidia_targets(m, targets, 256);
     if (n == 0)
-        return bench_skipped_msgid(no_nvidia_gpu(m));
+        return bench_skipped_msgid(N_("no NVIDIA GPU on this machine"));
     struct bench_cuda *opened;
     json_t *skipped = NULL;
     const struct cuda *api = bench_cuda_open(&opened, &skipped);
@@ -308,4 +308,4 @@ static json_t *run_pcie(const struct bench_ctx *ctx) { return bench_pcie_run(ctx
 
 const struct bench_info bench_pcie_info = {
     "pcie", run_pcie, "host<->GPU copy bandwidth per NVIDIA GPU (pinned/pageable, near/far NUMA node)",
-    no_nvidia_gpu};
+    bench_no_nvidia_gpu};
