@@ -33,6 +33,12 @@ void edac_position(const char *label, const char *location, int *socket, int *ch
         *channel = (int)(mc * 64 + chan);
         return;
     }
+    /* sb_edac before its home-agent field (as CentOS 6 ran it): one controller per socket. */
+    if (label && sscanf(label, "CPU_SrcID#%u_Channel#%u_DIMM#%u", &src, &chan, &slot) == 3) {
+        *socket = (int)src;
+        *channel = (int)chan;
+        return;
+    }
     /* i7core_edac: one controller per socket, "CPU#%uChannel#%u_DIMM#%u". */
     if (label && sscanf(label, "CPU#%uChannel#%u_DIMM#%u", &src, &chan, &slot) == 3) {
         *socket = (int)src;
@@ -90,14 +96,43 @@ static enum label_kind label_kind(const char *label)
         return LABEL_NONE;
     if (sscanf(label, "CPU_SrcID#%u_MC#%u_Chan#%u_DIMM#%u", &a, &b, &c, &d) == 4 ||
         sscanf(label, "CPU_SrcID#%u_Ha#%u_Chan#%u_DIMM#%u", &a, &b, &c, &d) == 4 ||
+        sscanf(label, "CPU_SrcID#%u_Channel#%u_DIMM#%u", &a, &b, &c) == 3 ||
         sscanf(label, "CPU#%uChannel#%u_DIMM#%u", &a, &b, &c) == 3)
         return LABEL_DIMM_LAYER;
     return LABEL_BOARD;
 }
 
+/* Where a controller sits, for entries whose label does not say (a board label registered over the
+ * kernel's, `ras-mc-ctl --register-labels`): the socket, and the unit of that socket (its memory
+ * controller or home agent) that keeps two units' channel 0 apart, as the kernel's labels do. */
+struct controller_place {
+    int socket, unit;
+};
+
+/* mc_name as skx/i10nm write it ("Skylake Socket#1 IMC#0", "Intel_10nm Socket#0 IMC#3",
+ * skx_common.c), sb_edac ("Haswell SrcID#1_Ha#0", sb_edac.c) and sb_edac before its home-agent field
+ * ("Sandy Bridge Socket#1": one controller per socket); else the topology's answer (amd64_edac and the
+ * rest name no socket: as many controllers as sockets, one each, or none known). */
+static struct controller_place controller_place(const char *mc_dir, int socket_of_mc)
+{
+    struct controller_place place = {socket_of_mc, 0};
+    char *name = fs_readf("%s/mc_name", mc_dir);
+    const char *at = name ? strstr(name, "Socket#") : NULL;
+    unsigned socket, unit;
+    if (at && sscanf(at, "Socket#%u IMC#%u", &socket, &unit) == 2 && socket < 64 && unit < 64)
+        place = (struct controller_place){(int)socket, (int)unit};
+    else if (at && sscanf(at, "Socket#%u", &socket) == 1 && socket < 64)
+        place = (struct controller_place){(int)socket, 0};
+    else if ((at = name ? strstr(name, "SrcID#") : NULL) && sscanf(at, "SrcID#%u_Ha#%u", &socket, &unit) == 2 &&
+             socket < 64 && unit < 64)
+        place = (struct controller_place){(int)socket, (int)unit};
+    free(name);
+    return place;
+}
+
 /* Appends one EDAC entry to mem (taking label, location and type); false when mem is full. */
 static bool add_entry(struct memory_info *mem, char *label, char *location, char *type, long mib, long ce, long ue,
-                      int socket_of_mc)
+                      struct controller_place place)
 {
     struct dimm *grown =
         mem->ndimms < DMI_MAX_MEMORY_DEVICES ? realloc(mem->dimms, (size_t)(mem->ndimms + 1) * sizeof *grown) : NULL;
@@ -123,8 +158,10 @@ static bool add_entry(struct memory_info *mem, char *label, char *location, char
     d->size_bytes = (uint64_t)mib << 20;
     d->total_width = d->data_width = -1;
     edac_position(d->locator, d->bank_locator, &d->socket, &d->channel);
-    if (d->socket < 0 && d->channel >= 0)
-        d->socket = socket_of_mc;
+    if (d->socket < 0 && d->channel >= 0 && place.socket >= 0) {
+        d->socket = place.socket;
+        d->channel += place.unit * 64;
+    }
     d->ce_count = ce;
     d->ue_count = ue;
     mem->installed_bytes = (mem->installed_bytes < 0 ? 0 : mem->installed_bytes) + (int64_t)d->size_bytes;
@@ -161,7 +198,7 @@ static unsigned csrow_channels(const char *csrow_dir)
  * kernel keeps no size per channel: the row's channels (the DIMMs read together across them) are
  * taken as equal shares, and a row whose size does not split evenly is not believed. Each channel of
  * a row is one entry, located "csrow N channel M " as the newer layout writes it. */
-static void add_csrows(struct memory_info *mem, const char *mc_dir, int socket_of_mc, char **ecc_mode)
+static void add_csrows(struct memory_info *mem, const char *mc_dir, struct controller_place place, char **ecc_mode)
 {
     char **names;
     int n = fs_list(mc_dir, &names);
@@ -187,7 +224,7 @@ static void add_csrows(struct memory_info *mem, const char *mc_dir, int socket_o
             if (asprintf(&location, "csrow %u channel %u ", row, ch) < 0)
                 location = NULL;
             if (!add_entry(mem, fs_readf("%s/ch%u_dimm_label", dir, ch), location, fs_readf("%s/mem_type", dir),
-                           mib / channels, read_count(dir, file), -1, socket_of_mc))
+                           mib / channels, read_count(dir, file), -1, place))
                 break;
         }
     }
@@ -236,6 +273,7 @@ static void group_ranks(struct memory_info *mem, int first, const bool *chip_sel
  * socket of this controller when the topology says (as many controllers as sockets), else -1. */
 static void add_dimms(struct memory_info *mem, const char *mc_dir, int socket_of_mc, char **ecc_mode, int *ungrouped)
 {
+    struct controller_place place = controller_place(mc_dir, socket_of_mc);
     bool *chip_select = calloc(DMI_MAX_MEMORY_DEVICES, sizeof *chip_select);
     if (!chip_select)
         return;
@@ -253,7 +291,7 @@ static void add_dimms(struct memory_info *mem, const char *mc_dir, int socket_of
         int at = mem->ndimms;
         if (!add_entry(mem, fs_readf("%s/dimm_label", dir), fs_readf("%s/dimm_location", dir),
                        fs_readf("%s/dimm_mem_type", dir), mib, read_count(dir, "dimm_ce_count"),
-                       read_count(dir, "dimm_ue_count"), socket_of_mc))
+                       read_count(dir, "dimm_ue_count"), place))
             break;
         chip_select[at - first] = !strncmp(names[i], "rank", 4);
         if (!*ecc_mode)
@@ -261,7 +299,7 @@ static void add_dimms(struct memory_info *mem, const char *mc_dir, int socket_of
     }
     fs_list_free(names, n > 0 ? n : 0);
     if (mem->ndimms == first) {
-        add_csrows(mem, mc_dir, socket_of_mc, ecc_mode);
+        add_csrows(mem, mc_dir, place, ecc_mode);
         for (int i = first; i < mem->ndimms; i++)
             chip_select[i - first] = true;
     }

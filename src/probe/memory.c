@@ -199,7 +199,9 @@ static const char *map_locator(struct dimm *d, const char *vendor, const struct 
             return "Dell A1/B1 (slot order)";
         }
     }
-    if (name) {
+    /* A socket-only scheme ("CPU1_DIMM3", a board label registered over EDAC's) says less than the
+     * place EDAC gave: that place stays. */
+    if (name && (d->socket < 0 || d->channel < 0)) {
         d->socket = socket;
         d->channel = channel;
     }

@@ -1,6 +1,7 @@
 /* gpuvet audit on real SMBIOS evidence: the corpus dmidecode reports with the verdicts the corpus
  * README gives, a binary table built from real raw entries, and the replayed Dell tree. */
 #include <criterion/criterion.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 
 #define REPORT(name) GPUVET_TEST_SOURCE "/fixtures/dmidecode/" name ".dmidecode.txt"
 #define DELL "sysroot/32em64t-2n8c+1mic"
+#define SKYLAKE_SP "sysroot/32intel64-2p8co2t+8ve"
 
 static json_t *audit_dmidecode(const char *path, const char *workload)
 {
@@ -453,15 +455,51 @@ Test(memory_cli, edac_uncorrected_errors_fail)
     free(dir);
 }
 
-/* Without SMBIOS, EDAC's DIMMs keep the place their skx/i10nm labels give (drivers/edac/skx_common.c
- * writes "CPU_SrcID#%u_MC#%u_Chan#%u_DIMM#%u"): no locator scheme may wipe it. Dell tree, SMBIOS
- * entries removed, three DIMMs per socket on channels 0-2 of 4. */
-Test(memory_cli, edac_labels_place_dimms_without_smbios)
+/* Writes text to the EDAC file sys/devices/system/edac/mc/REL of a copied tree, its folders made. */
+static void edac_write(const char *dir, const char *text, const char *rel_format, ...)
+{
+    char rel[256], path[512], cmd[1024];
+    va_list ap;
+    va_start(ap, rel_format);
+    vsnprintf(rel, sizeof rel, rel_format, ap);
+    va_end(ap);
+    snprintf(path, sizeof path, "sys/devices/system/edac/mc/%s", rel);
+    snprintf(cmd, sizeof cmd, "mkdir -p \"$(dirname '%s/%s')\"", dir, path);
+    cr_assert_eq(system(cmd), 0);
+    tree_write(dir, path, text);
+}
+
+/* One EDAC DIMM entry (dimm* of the DIMM-layer drivers): mcN/dimmM with its size, label and
+ * location, and the controller's mc_name. */
+static void edac_dimm(const char *dir, int mc, const char *mc_name, int index, long mib, const char *label,
+                      const char *location)
+{
+    char text[96];
+    snprintf(text, sizeof text, "%s\n", mc_name);
+    edac_write(dir, text, "mc%d/mc_name", mc);
+    snprintf(text, sizeof text, "%ld\n", mib);
+    edac_write(dir, text, "mc%d/dimm%d/size", mc, index);
+    snprintf(text, sizeof text, "%s\n", label);
+    edac_write(dir, text, "mc%d/dimm%d/dimm_label", mc, index);
+    edac_write(dir, location, "mc%d/dimm%d/dimm_location", mc, index);
+}
+
+static char *tree_without_smbios(void)
 {
     char *dir = fixture_copy(DELL);
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "chmod -R u+w '%s/sys/firmware' && rm -rf '%s/sys/firmware/dmi'", dir, dir);
     cr_assert_eq(system(cmd), 0);
+    return dir;
+}
+
+/* Without SMBIOS, EDAC's DIMMs keep the place their skx/i10nm labels give (drivers/edac/skx_common.c
+ * writes "CPU_SrcID#%u_MC#%u_Chan#%u_DIMM#%u"): no locator scheme may wipe it. Dell tree, SMBIOS
+ * entries removed, three DIMMs per socket on channels 0-2 of 4. */
+Test(memory_cli, edac_labels_place_dimms_without_smbios)
+{
+    char *dir = tree_without_smbios();
+    char cmd[1024];
     for (int socket = 0; socket < 2; socket++)
         for (int chan = 0; chan < 3; chan++) {
             char path[256], label[64];
@@ -483,6 +521,154 @@ Test(memory_cli, edac_labels_place_dimms_without_smbios)
                                                     "populated_channels")),
                  3);
     cr_assert_str_eq(channel_verdict(doc, 0), "warn");
+    json_decref(doc);
+    run_result_free(&r);
+    tree_remove(dir);
+    free(dir);
+}
+
+/* A Supermicro X11DPi-NT with four DIMMs, as `ras-mc-ctl --print-labels` showed it in rasdaemon pull
+ * request 139: one DIMM at "channel 0 slot 0" of each of mc0..mc3, the kernel's labels already
+ * replaced by the board's (`--register-labels`: P1-DIMMA1, P1-DIMMD1, P2-DIMMA1, P2-DIMMD1), so no
+ * label names a socket (mc3's, cut off in the listing, is P2-DIMMD1 in rasdaemon's labels/supermicro). skx_edac registers a controller per memory controller, two per socket, and
+ * names each "Skylake Socket#%d IMC#%d" (drivers/edac/skx_common.c). The recorded two-socket Xeon
+ * Silver 4108 tree (six channels a socket, no SMBIOS table) carries them: two of six channels per
+ * socket. */
+Test(memory_cli, edac_registered_labels_placed_by_controller_name)
+{
+    char *dir = fixture_copy(SKYLAKE_SP);
+    static const char *const labels[] = {"P1-DIMMA1", "P1-DIMMD1", "P2-DIMMA1", "P2-DIMMD1"};
+    for (int mc = 0; mc < 4; mc++) {
+        char name[64];
+        snprintf(name, sizeof name, "Skylake Socket#%d IMC#%d", mc / 2, mc % 2);
+        edac_dimm(dir, mc, name, 0, 16384, labels[mc], "channel 0 slot 0 "); /* the size is not in the source */
+    }
+    struct run_result r = run_gpuvet("audit", "--sysroot", dir, "--json", NULL);
+    json_t *doc = run_json(&r);
+    json_t *mem = memory_of(doc);
+    cr_assert_str_eq(json_string_value(json_object_get(mem, "source")), "edac");
+    cr_assert_eq(json_array_size(json_object_get(mem, "dimms")), 4);
+    json_t *sockets = json_object_get(mem, "sockets");
+    for (int socket = 0; socket < 2; socket++) {
+        cr_assert_eq(json_integer_value(json_object_get(json_array_get(sockets, socket), "populated_channels")), 2,
+                     "socket %d", socket);
+        cr_assert_str_eq(channel_verdict(doc, socket), "warn", "socket %d", socket);
+    }
+    json_decref(doc);
+    run_result_free(&r);
+    tree_remove(dir);
+    free(dir);
+}
+
+/* Labels that name the socket but no channel: a Lenovo ThinkStation P920 under rasdaemon's labels
+ * database (labels/lenovo: CPU1_DIMM3 is CPU_SrcID#0_MC#0_Chan#0, CPU1_DIMM4 CPU_SrcID#0_MC#1_Chan#0,
+ * ...). The channel is dimm_location's, and each controller's channel 0 is its own only through
+ * mc_name's IMC number: read without it, mc0's and mc1's channel 0 would be one channel. Six DIMMs
+ * on socket 0 (every channel), four on socket 1 (IMC 1's channels 1 and 2 empty). */
+Test(memory_cli, edac_socket_only_labels_keep_each_controllers_channels)
+{
+    char *dir = fixture_copy(SKYLAKE_SP);
+    static const char *const slot_of[2][3] = {{"3", "5", "1"}, {"4", "6", "2"}}; /* [imc][channel] */
+    for (int mc = 0; mc < 4; mc++) {
+        int socket = mc / 2, imc = mc % 2;
+        char name[64];
+        snprintf(name, sizeof name, "Skylake Socket#%d IMC#%d", socket, imc);
+        for (int chan = 0; chan < 3; chan++) {
+            if (socket == 1 && imc == 1 && chan > 0)
+                continue;
+            char label[32], location[32];
+            snprintf(label, sizeof label, "CPU%d_DIMM%s", socket + 1, slot_of[imc][chan]);
+            snprintf(location, sizeof location, "channel %d slot 0 ", chan);
+            edac_dimm(dir, mc, name, chan * 2, 16384, label, location); /* sizes made up */
+        }
+    }
+    struct run_result r = run_gpuvet("audit", "--sysroot", dir, "--json", NULL);
+    json_t *doc = run_json(&r);
+    json_t *mem = memory_of(doc);
+    cr_assert_eq(json_array_size(json_object_get(mem, "dimms")), 10);
+    json_t *sockets = json_object_get(mem, "sockets");
+    cr_assert_eq(json_integer_value(json_object_get(json_array_get(sockets, 0), "populated_channels")), 6);
+    cr_assert_eq(json_integer_value(json_object_get(json_array_get(sockets, 1), "populated_channels")), 4);
+    cr_assert_str_eq(channel_verdict(doc, 0), "pass");
+    cr_assert_str_eq(channel_verdict(doc, 1), "warn");
+    json_decref(doc);
+    run_result_free(&r);
+    tree_remove(dir);
+    free(dir);
+}
+
+/* An Intel S2600WTT (two Broadwell-EP, two home agents each) as its EDAC debug boot log shows it
+ * (Mingli Yu on LKML, 2024-12-05, "Why there is additional info print when run mce-inject"): four
+ * controllers with two 8 GiB DIMMs each at "channel 0 slot 0" and "channel 1 slot 0" (dimm0, dimm3),
+ * and MC0 is socket 1 ("Broadwell SrcID#1_Ha#0"), MC1 socket 0: the controller index is no socket.
+ * The kernel labels them "CPU_SrcID#%u_Ha#%u_Chan#%u_DIMM#%u" (sb_edac.c); with those, and again with
+ * board labels registered over them, each socket holds a DIMM on its four channels, carried here by
+ * the recorded two-socket E5-2680 tree (four channels a socket, SMBIOS removed). */
+Test(memory_cli, edac_sb_edac_home_agents_of_a_broadwell_board)
+{
+    for (int registered = 0; registered < 2; registered++) {
+        char *dir = tree_without_smbios();
+        static const int socket_of_mc[] = {1, 0, 1, 0}, agent_of_mc[] = {0, 0, 1, 1};
+        for (int mc = 0; mc < 4; mc++) {
+            char name[64];
+            snprintf(name, sizeof name, "Broadwell SrcID#%d_Ha#%d", socket_of_mc[mc], agent_of_mc[mc]);
+            for (int chan = 0; chan < 2; chan++) {
+                char label[64], location[32];
+                if (registered)
+                    snprintf(label, sizeof label, "CPU%d_DIMM_%c1", socket_of_mc[mc] + 1, "ABCD"[agent_of_mc[mc] * 2 + chan]);
+                else
+                    snprintf(label, sizeof label, "CPU_SrcID#%d_Ha#%d_Chan#%d_DIMM#0", socket_of_mc[mc],
+                             agent_of_mc[mc], chan);
+                snprintf(location, sizeof location, "channel %d slot 0 ", chan);
+                edac_dimm(dir, mc, name, chan * 3, 8192, label, location);
+            }
+        }
+        struct run_result r = run_gpuvet("audit", "--sysroot", dir, "--json", NULL);
+        json_t *doc = run_json(&r);
+        json_t *mem = memory_of(doc);
+        cr_assert_eq(json_array_size(json_object_get(mem, "dimms")), 8);
+        for (int socket = 0; socket < 2; socket++) {
+            cr_assert_eq(json_integer_value(json_object_get(json_array_get(json_object_get(mem, "sockets"), socket),
+                                                            "populated_channels")),
+                         4, "socket %d, %s labels", socket, registered ? "board" : "kernel");
+            cr_assert_str_eq(channel_verdict(doc, socket), "pass", "socket %d", socket);
+        }
+        json_decref(doc);
+        run_result_free(&r);
+        tree_remove(dir);
+        free(dir);
+    }
+}
+
+/* A Dell PowerEdge R720 (two Xeon E5-2600, 128 GB, CentOS 6.2) as Jeff Layton listed its EDAC tree
+ * in "Monitoring Memory Errors" (ADMIN Magazine): sb_edac before its home-agent field, the legacy
+ * layout only, eight csrows on mc0, each one DIMM on ch0 whatever channel its label names,
+ * "CPU_SrcID#0_Channel#0_DIMM#0" .. "CPU_SrcID#0_Channel#3_DIMM#1". mc1 is not listed there: it is
+ * taken as the same with SrcID#1, the sizes as 128 GB over the 16 rows, and mc_name as that sb_edac
+ * writes it ("Sandy Bridge Socket#%d", mc_idx). Carried by the recorded two-socket E5-2680 tree
+ * (SMBIOS removed): two DIMMs on each of the four channels of both sockets. */
+Test(memory_cli, edac_sb_edac_labels_of_linux_3)
+{
+    char *dir = tree_without_smbios();
+    for (int socket = 0; socket < 2; socket++)
+        for (int row = 0; row < 8; row++) {
+            char text[64];
+            snprintf(text, sizeof text, "Sandy Bridge Socket#%d\n", socket);
+            edac_write(dir, text, "mc%d/mc_name", socket);
+            edac_write(dir, "8192\n", "mc%d/csrow%d/size_mb", socket, row);
+            snprintf(text, sizeof text, "CPU_SrcID#%d_Channel#%d_DIMM#%d\n", socket, row / 2, row % 2);
+            edac_write(dir, text, "mc%d/csrow%d/ch0_dimm_label", socket, row);
+        }
+    struct run_result r = run_gpuvet("audit", "--sysroot", dir, "--json", NULL);
+    json_t *doc = run_json(&r);
+    json_t *mem = memory_of(doc);
+    cr_assert_eq(json_array_size(json_object_get(mem, "dimms")), 16);
+    for (int socket = 0; socket < 2; socket++) {
+        cr_assert_eq(json_integer_value(json_object_get(json_array_get(json_object_get(mem, "sockets"), socket),
+                                                        "populated_channels")),
+                     4, "socket %d", socket);
+        cr_assert_str_eq(channel_verdict(doc, socket), "pass", "socket %d", socket);
+    }
     json_decref(doc);
     run_result_free(&r);
     tree_remove(dir);
