@@ -61,7 +61,7 @@ double pcie_achievable_bytes_s(double gt_s, int width)
     return pci_link_gb_s(gt_s, width) * GB * pcie_pinned_achievable_fraction(pcie_generation(gt_s));
 }
 
-static const struct pci_device *accelerator_at(const struct machine *m, const char *bus_id)
+const struct pci_device *accelerator_at(const struct machine *m, const char *bus_id)
 {
     for (int i = 0; i < m->npci; i++)
         if (m->pci[i].role == PCI_ROLE_ACCELERATOR && pci_address_same(m->pci[i].bus_id, bus_id))

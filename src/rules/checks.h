@@ -71,6 +71,8 @@ void judge_mem_bandwidth(struct audit_ctx *ctx, double measured_bytes_s, double 
                          const char *theoretical_unknown);
 /* Bytes/s that pinned copies achieve on a healthy link of that rate and width; 0 if unknown. */
 double pcie_achievable_bytes_s(double gt_s, int width);
+/* The machine's accelerator at a bench's bus id, or NULL. */
+const struct pci_device *accelerator_at(const struct machine *m, const char *bus_id);
 /* rules/gpu_bench.c */
 void check_gpu_compute_low(struct audit_ctx *ctx);
 void check_gpu_memory_bw_low(struct audit_ctx *ctx);

@@ -22,9 +22,32 @@
 /* SPEC: more than 10 % behind the node's best GPU (or pair) is slow even above the floor. */
 #define GPU_SIBLING_MAX_SHORTFALL 0.10
 
+/* A bench GPU that is not one of the audited machine's accelerators: the document was measured on
+ * another machine (or the GPU left the bus since), and judging it here would blame a GPU this
+ * machine may not have. Only where the machine's PCI devices were read: evidence files alone (an
+ * nvidia-smi file, a dmidecode report) list no PCI devices, and the document is then judged as given. */
+static const char *gpu_elsewhere(const struct machine *m)
+{
+    if (!m->pci_scanned)
+        return NULL;
+    for (int i = 0; i < m->bench.ngpu; i++)
+        if (!accelerator_at(m, m->bench.gpu[i].bus_id))
+            return m->bench.gpu[i].bus_id;
+    return NULL;
+}
+
 static bool bench_gpu_unknown(struct audit_ctx *ctx, const char *what)
 {
     const struct bench_results *b = &ctx->machine->bench;
+    const char *elsewhere = b->loaded && !b->gpu_unmeasured ? gpu_elsewhere(ctx->machine) : NULL;
+    if (elsewhere) {
+        finding_add(ctx, SEV_UNKNOWN, "machine", json_pack("{s:s, s:s}", "bench", b->source, "bench_gpu", elsewhere),
+                    _("run `gpuvet bench gpu` on this machine and judge that document"),
+                    _("the bench measured a GPU at %s, which is not one of this machine's accelerators (a bench from "
+                      "another machine, or a GPU that left the bus since)"),
+                    elsewhere);
+        return true;
+    }
     if (b->loaded && !b->gpu_unmeasured && b->ngpu > 0)
         return false;
     finding_add(ctx, SEV_UNKNOWN, "machine", b->loaded ? json_pack("{s:s}", "bench", b->source) : NULL,

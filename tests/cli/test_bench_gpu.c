@@ -62,10 +62,11 @@ static double number(json_t *o, const char *a, const char *b)
     return json_number_value(v);
 }
 
-/* The audit of the saved bench (on a recorded machine: the rules read only the bench). */
-static json_t *audit_of(const char *bench)
+/* The audit of the saved bench beside the nvidia-smi file the stand-in ran on (evidence files: no
+ * machine's PCI devices are read, so the rules read only the bench). */
+static json_t *audit_of(const char *bench, const char *xml)
 {
-    struct run_result r = run_gpuvet("audit", "--sysroot", fixture(VE_MACHINE), "--bench", bench, "--json", NULL);
+    struct run_result r = run_gpuvet("audit", "--nvidia-smi", xml, "--bench", bench, "--json", NULL);
     json_t *doc = run_json(&r);
     run_result_free(&r);
     return doc;
@@ -118,7 +119,7 @@ Test(bench_gpu, a_healthy_node_measures_every_gpu_and_pair_and_passes, .timeout 
         cr_expect(json_is_true(json_object_get(json_array_get(pairs, i), "peer_access")));
         cr_expect_float_eq(number(json_array_get(pairs, i), "bytes_s", NULL), 20e9, 1e9);
     }
-    json_t *audit = audit_of(saved);
+    json_t *audit = audit_of(saved, A5000);
     const char *ids[] = {"GPU_MEMORY_BW_LOW", "GPU_COMPUTE_LOW", "GPU_MEMORY_ERRORS"};
     for (size_t i = 0; i < 3; i++) {
         expect_severity(audit, ids[i], FIRST, "pass");
@@ -145,7 +146,7 @@ Test(bench_gpu, a_gpu_20_percent_behind_its_sibling_fails_though_above_the_floor
     char *saved;
     json_t *doc = bench_gpu(0, &saved);
     cr_expect_float_eq(number(gpu_at(doc, 1), "memory", "kernel_copy_bytes_s"), 560e9, 28e9);
-    json_t *audit = audit_of(saved);
+    json_t *audit = audit_of(saved, A5000);
     expect_severity(audit, "GPU_MEMORY_BW_LOW", FIRST, "pass");
     expect_severity(audit, "GPU_MEMORY_BW_LOW", SECOND, "fail");
     expect_severity(audit, "GPU_COMPUTE_LOW", FIRST, "pass");
@@ -168,7 +169,7 @@ Test(bench_gpu, gpus_below_the_datasheet_floor_fail_even_when_equal, .timeout = 
     setenv("GPUVET_MOCK_GPU_FLOPS", "15e12", 1);  /* 54 % of its 27.8 TFLOPS */
     char *saved;
     json_t *doc = bench_gpu(0, &saved);
-    json_t *audit = audit_of(saved);
+    json_t *audit = audit_of(saved, A5000);
     expect_severity(audit, "GPU_MEMORY_BW_LOW", FIRST, "fail");
     expect_severity(audit, "GPU_MEMORY_BW_LOW", SECOND, "fail");
     expect_severity(audit, "GPU_COMPUTE_LOW", FIRST, "fail");
@@ -189,7 +190,7 @@ Test(bench_gpu, words_that_do_not_keep_their_pattern_are_counted_and_fail, .time
     /* 3 words flip a bit after each of the 2 patterns is written: the check kernel finds each time. */
     cr_expect_eq(json_integer_value(json_object_get(json_object_get(gpu_at(doc, 0), "memtest"), "errors")), 6);
     cr_expect_eq(json_integer_value(json_object_get(json_object_get(gpu_at(doc, 1), "memtest"), "errors")), 0);
-    json_t *audit = audit_of(saved);
+    json_t *audit = audit_of(saved, A5000);
     expect_severity(audit, "GPU_MEMORY_ERRORS", FIRST, "fail");
     expect_severity(audit, "GPU_MEMORY_ERRORS", SECOND, "pass");
     cr_expect(strstr(severity_of(audit, "GPU_MEMORY_ERRORS", FIRST), "6 words of 0.03 GiB"), "%s",
@@ -225,7 +226,7 @@ Test(bench_gpu, a_pair_without_peer_access_warns_when_others_have_it, .timeout =
     json_t *doc = bench_gpu(0, &saved);
     json_t *pairs = json_object_get(gpu_result(doc), "pairs");
     cr_assert_eq(json_array_size(pairs), 6, "%s", json_dumps(doc, 0));
-    json_t *audit = audit_of(saved);
+    json_t *audit = audit_of(saved, xml);
     expect_severity(audit, "GPU_P2P_LOW", FIRST "->" SECOND, "pass");
     expect_severity(audit, "GPU_P2P_LOW", FIRST "->0000:e1:00.0", "warn");
     expect_severity(audit, "GPU_P2P_LOW", "0000:e1:00.0->" SECOND, "warn");
@@ -244,7 +245,7 @@ Test(bench_gpu, no_pair_with_peer_access_is_unknown_not_a_pass, .timeout = 120)
     setenv("GPUVET_MOCK_GPU_NO_PEER", SECOND, 1);
     char *saved;
     json_t *doc = bench_gpu(0, &saved);
-    json_t *audit = audit_of(saved);
+    json_t *audit = audit_of(saved, A5000);
     expect_severity(audit, "GPU_P2P_LOW", FIRST "->" SECOND, "unknown");
     expect_severity(audit, "GPU_P2P_LOW", SECOND "->" FIRST, "unknown");
     json_decref(audit);
@@ -263,10 +264,36 @@ Test(bench_gpu, without_a_driver_it_says_why_and_gives_no_number, .timeout = 120
     cr_assert(skipped && strstr(skipped, "CUDA driver not usable: cannot load /nonexistent/libcuda.so.1"), "%s",
               json_dumps(doc, 0));
     cr_expect_null(json_object_get(gpu_result(doc), "gpus"));
-    json_t *audit = audit_of(saved);
+    json_t *audit = audit_of(saved, A5000);
     expect_severity(audit, "GPU_MEMORY_BW_LOW", "machine", "unknown");
     cr_expect(strstr(severity_of(audit, "GPU_MEMORY_ERRORS", "machine"), "gpu was skipped: CUDA driver not usable"),
               "%s", severity_of(audit, "GPU_MEMORY_ERRORS", "machine"));
+    json_decref(audit);
+    json_decref(doc);
+    unlink(saved);
+    free(saved);
+}
+
+/* A bench whose GPUs are not the audited machine's accelerators (the recorded tree holds NEC Vector
+ * Engines at other addresses) is not judged there: a GPU it may not have would be blamed. */
+Test(bench_gpu, a_bench_of_other_gpus_is_not_judged_on_this_machine, .timeout = 120)
+{
+    stand_in(A5000);
+    setenv("GPUVET_MOCK_GPU_SLOW", FIRST, 1);
+    char *saved;
+    json_t *doc = bench_gpu(0, &saved);
+    struct run_result r = run_gpuvet("audit", "--sysroot", fixture(VE_MACHINE), "--bench", saved, "--json", NULL);
+    json_t *audit = run_json(&r);
+    run_result_free(&r);
+    const char *ids[] = {"GPU_MEMORY_BW_LOW", "GPU_COMPUTE_LOW", "GPU_MEMORY_ERRORS", "GPU_P2P_LOW"};
+    for (size_t i = 0; i < 4; i++) {
+        expect_severity(audit, ids[i], "machine", "unknown");
+        cr_expect(strstr(severity_of(audit, ids[i], "machine"), "not one of this machine's accelerators"), "%s",
+                  severity_of(audit, ids[i], "machine"));
+        json_t *judged = findings_of(audit, ids[i], FIRST);
+        cr_expect_eq(json_array_size(judged), 0, "%s judged on a machine without it", ids[i]);
+        json_decref(judged);
+    }
     json_decref(audit);
     json_decref(doc);
     unlink(saved);
