@@ -48,7 +48,8 @@ done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 rows=()
-row() { rows+=("$(printf '%-8s %-40s %12s %12s %s' "$@")"); }
+# Each row is also printed (to stderr) as soon as it is measured, so a later failure keeps it.
+row() { rows+=("$(printf '%-8s %-40s %12s %12s %s' "$@")"); printf '%s\n' "${rows[-1]}" >&2; }
 
 # paired_medians BENCH LABEL PAIRS OURS_CMD ANCHOR_CMD FORMAT: PAIRS back-to-back pairs, who goes
 # first alternating, then one row: the median of each side and the median of the pair ratios.

@@ -15,8 +15,9 @@ required=("${build_packages[@]}")
 optional=(pci.ids)
 # `scripts/setup.sh --anchors`: the field's own tools that bench/bench-vs-anchors.sh runs beside
 # `gpuvet bench` (likwid-bench, fio, tjbench, cyclictest) and jq to read the JSON; stress-ng loads
-# the CPUs for its LOAD=cpu storage pairs; sysstat's pidstat runs beside gpuvet watch.
-anchors=(likwid fio libjpeg-turbo-progs rt-tests jq sysstat stress-ng)
+# the CPUs for its LOAD=cpu storage pairs; sysstat's pidstat runs beside gpuvet watch;
+# mate-backgrounds holds the photographs the decode row gives both tools.
+anchors=(likwid fio libjpeg-turbo-progs rt-tests jq sysstat stress-ng mate-backgrounds)
 [ "${1:-}" = "--anchors" ] && optional+=("${anchors[@]}")
 install_packages "${required[@]}" -- "${optional[@]}"
 
