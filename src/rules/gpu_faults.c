@@ -199,7 +199,7 @@ void check_gpu_lost(struct audit_ctx *ctx)
                                seen >= 0 ? json_integer(seen) : json_null(), "counted_on", counted);
         if (seen < 0)
             finding_add(ctx, SEV_UNKNOWN, "machine", ev, NULL,
-                        _("%d accelerators expected (%s), but neither the PCI bus nor a GPU list was read"), expected,
+                        _("accelerators expected: %d (%s), but neither the PCI bus nor a GPU list was read"), expected,
                         source);
         else if (seen < expected)
             finding_add(ctx, ctx_severity(ctx), "machine", ev, _(LOST_FIX),
@@ -208,8 +208,8 @@ void check_gpu_lost(struct audit_ctx *ctx)
                         seen, expected, source, expected - seen);
         else
             finding_add(ctx, SEV_PASS, "machine", ev, NULL,
-                        pci ? _("%d accelerators seen on the PCI bus, %d expected (%s)")
-                            : _("%d GPUs listed by the NVIDIA driver, %d expected (%s)"),
+                        pci ? _("accelerators seen on the PCI bus: %d, expected: %d (%s)")
+                            : _("GPUs listed by the NVIDIA driver: %d, expected: %d (%s)"),
                         seen, expected, source);
         judged++;
     }

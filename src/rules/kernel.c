@@ -37,8 +37,8 @@ void check_kernel_swap(struct audit_ctx *ctx)
         unknown_setting(ctx, "/proc/meminfo");
         return;
     }
-    json_t *ev = json_pack("{s:I, s:i}", "swap_total_bytes", (json_int_t)k->swap_total_bytes, "swappiness",
-                           k->swappiness);
+    json_t *ev = json_pack("{s:I, s:o}", "swap_total_bytes", (json_int_t)k->swap_total_bytes, "swappiness",
+                           k->swappiness >= 0 ? json_integer(k->swappiness) : json_null());
     if (k->swap_total_bytes == 0)
         finding_add(ctx, SEV_PASS, "machine", ev, NULL, _("no swap"));
     else if (k->swappiness < 0)

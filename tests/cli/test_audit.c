@@ -78,6 +78,21 @@ Test(audit_sysroot, replay_reads_the_recorded_cpu_not_the_host)
     json_decref(doc);
 }
 
+/* The recorded Dell tree has 4 GiB of swap and no /proc/sys/vm: swappiness is unknown, and its
+ * evidence says null, not the -1 the model keeps for unknown. */
+Test(audit_sysroot, unknown_swappiness_is_null_in_the_evidence)
+{
+    json_t *doc = audit_json(fixture(DELL), "general", NULL);
+    json_t *found = findings_of(doc, "KERNEL_SWAP", "machine");
+    cr_assert_eq(json_array_size(found), 1);
+    json_t *f = json_array_get(found, 0);
+    cr_assert_str_eq(json_string_value(json_object_get(f, "severity")), "unknown");
+    json_t *swappiness = json_object_get(json_object_get(f, "evidence"), "swappiness");
+    cr_assert(json_is_null(swappiness), "swappiness evidence: %s", json_dumps(swappiness, JSON_ENCODE_ANY));
+    json_decref(found);
+    json_decref(doc);
+}
+
 Test(audit_sysroot, intel_tree_has_eight_gen3_x16_accelerators_and_shared_uplinks)
 {
     int status;
