@@ -597,6 +597,37 @@ Test(memory_cli, edac_socket_only_labels_keep_each_controllers_channels)
     free(dir);
 }
 
+/* `snapshot` records the EDAC files the audit read (labels, locations, mc_name), so the recorded tree
+ * places the DIMMs as the machine did: the P920 tree above, snapshotted and replayed. */
+Test(memory_cli, snapshot_records_the_edac_tree)
+{
+    char *dir = fixture_copy(SKYLAKE_SP);
+    for (int mc = 0; mc < 4; mc++) {
+        char name[64], label[32];
+        snprintf(name, sizeof name, "Skylake Socket#%d IMC#%d", mc / 2, mc % 2);
+        snprintf(label, sizeof label, "CPU%d_DIMM%d", mc / 2 + 1, 3 + mc % 2);
+        edac_dimm(dir, mc, name, 0, 16384, label, "channel 0 slot 0 ");
+    }
+    char snap[600];
+    snprintf(snap, sizeof snap, "%s/snap", dir);
+    struct run_result r = run_gpuvet("snapshot", "--sysroot", dir, snap, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_result_free(&r);
+    char mc_name[700];
+    snprintf(mc_name, sizeof mc_name, "%s/sys/devices/system/edac/mc/mc3/mc_name", snap);
+    cr_assert_eq(access(mc_name, R_OK), 0, "%s recorded", mc_name);
+    r = run_gpuvet("audit", "--sysroot", snap, "--json", NULL);
+    json_t *doc = run_json(&r);
+    json_t *sockets = json_object_get(memory_of(doc), "sockets");
+    for (int socket = 0; socket < 2; socket++)
+        cr_assert_eq(json_integer_value(json_object_get(json_array_get(sockets, socket), "populated_channels")), 2,
+                     "socket %d replayed", socket);
+    json_decref(doc);
+    run_result_free(&r);
+    tree_remove(dir);
+    free(dir);
+}
+
 /* An Intel S2600WTT (two Broadwell-EP, two home agents each) as its EDAC debug boot log shows it
  * (Mingli Yu on LKML, 2024-12-05, "Why there is additional info print when run mce-inject"): four
  * controllers with two 8 GiB DIMMs each at "channel 0 slot 0" and "channel 1 slot 0" (dimm0, dimm3),
