@@ -8,8 +8,9 @@
 
 void explain_text_rule(FILE *out, const struct rule *r)
 {
-    /* The label ends in its own space: Chinese drops it after a full-width colon. */
-    fprintf(out, _("%s — %s\narea: %s\nseverity when it applies: "), r->id, _(r->title), r->area);
+    /* The severities go on a line of their own, indented: after the label six workloads pass the
+     * report's 100 columns. */
+    fprintf(out, _("%s — %s\narea: %s\nseverity when it applies:\n  "), r->id, _(r->title), r->area);
     for (int w = 0; w < WORKLOAD_COUNT; w++)
         fprintf(out, "%s%s=%s", w ? " " : "", workload_name((enum workload)w), _(severity_name(r->severity[w])));
     char rationale[4096];

@@ -101,15 +101,17 @@ const struct rule rules_table[] = {
      "the driver does not list counts as down. PCIe cards link through an optional bridge, so their\n"
      "count is not judged: one bridged link down beside an active one still fails, none up is 'no\n"
      "bridge' (info). A machine that sees a single SXM GPU (a slice of a board) has nothing to talk to\n"
-     "over NVLink (info). `nvidia-smi -q -x` and `-q` do not report NVLink; NVML and `nvidia-smi nvlink -s` do.")},
+     "over NVLink (info). `nvidia-smi -q -x` and `-q` do not report NVLink; NVML and\n"
+     "`nvidia-smi nvlink -s` do.")},
     {"GPU_NVLINK_ERRORS", "gpu", N_("NVLink error counters past DCGM's limits"), ALL(SEV_WARN), check_gpu_nvlink_errors,
      N_("NVLink counts data-link replays and recoveries and CRC errors per link since the driver loaded\n"
      "(NVML's nvmlDeviceGetNvLinkErrorCounter, `nvidia-smi nvlink -e`). DCGM's health watch\n"
-     "(dcgm_gpu_hardware_limits.h) flags a link at {general.nvlink_error_max} replay or recovery error and at {general.nvlink_crc_per_s_max} CRC errors per second,\n"
-     "both over a minute; gpuvet reads the counters once, so it warns at the same replay/recovery count\n"
-     "since the driver loaded, and at the CRC limit as a mean since boot (a lower bound of the rate while\n"
-     "they were counted). CRC errors below that are info: the link retried and recovered. Read the\n"
-     "counters again a minute later: growing counters mean a bad link.")},
+     "(dcgm_gpu_hardware_limits.h) flags a link at {general.nvlink_error_max} replay or recovery error and at\n"
+     "{general.nvlink_crc_per_s_max} CRC errors per second, both over a minute; gpuvet reads the counters once, so it\n"
+     "warns at the same replay/recovery count since the driver loaded, and at the CRC limit as a mean\n"
+     "since boot (a lower bound of the rate while they were counted). CRC errors below that are info:\n"
+     "the link retried and recovered. Read the counters again a minute later: growing counters mean a\n"
+     "bad link.")},
     {"GPU_FABRIC_NOT_READY", "gpu", N_("NVSwitch fabric not up"), ALL(SEV_FAIL), check_gpu_fabric_not_ready,
      N_("On NVSwitch boards (HGX/DGX A100, H100, H200, B200) each GPU must register with the NVLink fabric,\n"
      "which NVIDIA's fabric manager (nv-fabricmanager) sets up; until then every CUDA job fails with\n"

@@ -313,6 +313,32 @@ Test(rules, list_and_explain)
     run_result_free(&r);
 }
 
+/* Every rule's explanation keeps to the report's 100 columns (the severity line of six workloads
+ * once ran to 103). */
+Test(rules, explanations_fit_100_columns)
+{
+    struct run_result list = run_gpuvet("audit", "--list-rules", NULL);
+    cr_assert_eq(list.status, 0);
+    int explained = 0;
+    for (char *line = list.out; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        char id[64];
+        if (sscanf(line, "%63[A-Z0-9_]", id) != 1 || strlen(id) < 4)
+            continue;
+        struct run_result r = run_gpuvet("explain", id, NULL);
+        cr_assert_eq(r.status, 0, "explain %s: %s", id, r.err);
+        for (char *l = r.out; l && *l;) {
+            char *end = strchr(l, '\n');
+            size_t len = end ? (size_t)(end - l) : strlen(l);
+            cr_expect(len <= 100, "explain %s: a line of %zu columns: %.*s", id, len, (int)len, l);
+            l = end ? end + 1 : NULL;
+        }
+        run_result_free(&r);
+        explained++;
+    }
+    cr_assert_geq(explained, 40, "%d rules explained", explained);
+    run_result_free(&list);
+}
+
 /* `snapshot` records exactly what audit reads: replaying the snapshot gives the same audit. */
 Test(snapshot, replay_equals_the_original_audit)
 {
