@@ -155,6 +155,13 @@ static int counter_of(const char *what, long long *value)
     return -1;
 }
 
+/* Where NVML gave no common link speed, the one every active link of the paste shares. */
+static void take_common_speed(struct gpu *g, int common_mbps)
+{
+    if (g && common_mbps > 0 && g->nvlink_speed_mbps < 0)
+        g->nvlink_speed_mbps = common_mbps;
+}
+
 int probe_nvidia_smi_nvlink_text(struct machine *m, const char *file, const char *text)
 {
     if (m->gpus.count == 0) {
@@ -164,6 +171,9 @@ int probe_nvidia_smi_nvlink_text(struct machine *m, const char *file, const char
     }
     struct gpu *g = NULL;
     int listed = 0;
+    /* The speed the GPU's active links share, as NVML's common speed is (MB/s per link; -1 none yet,
+     * -2 the links differ): `-s` prints each link's NVML speed in GB/s with three decimals. */
+    int common_mbps = -1;
     for (const char *line = text; line && *line;) {
         const char *nl = strchr(line, '\n');
         size_t len = nl ? (size_t)(nl - line) : strlen(line);
@@ -174,6 +184,8 @@ int probe_nvidia_smi_nvlink_text(struct machine *m, const char *file, const char
         int index, link, used = 0;
         char uuid[80];
         if (gpu_line(s, &index, uuid, sizeof uuid)) {
+            take_common_speed(g, common_mbps);
+            common_mbps = -1;
             g = join(m, file, index, uuid);
             listed += g != NULL;
             continue;
@@ -204,7 +216,12 @@ int probe_nvidia_smi_nvlink_text(struct machine *m, const char *file, const char
         }
         l->active = up ? GPU_ON : GPU_OFF;
         g->nvlink_known = true;
+        if (up && gbs < 1e4) {
+            int mbps = (int)(gbs * 1000 + 0.5);
+            common_mbps = common_mbps == -1 || common_mbps == mbps ? mbps : -2;
+        }
     }
+    take_common_speed(g, common_mbps);
     if (listed == 0) {
         machine_problem(m, file, "no GPU of this `nvidia-smi nvlink` output matched the GPUs described");
         return -1;

@@ -427,6 +427,8 @@ Test(q_text, h800_paste_with_its_nvlink_status)
     cr_assert(message_has(doc, "GPU_NVLINK_DOWN", h800, "all 8 NVLinks active (the part has 8)"));
     json_t *gpus = json_object_get(json_object_get(doc, "machine"), "gpus");
     cr_assert_eq(json_array_size(gpus), 1);
+    /* Every active link at "26.562 GB/s": NVML's common speed, 26562 MB/s. */
+    cr_assert_eq(json_integer_value(json_object_get(json_array_get(gpus, 0), "nvlink_speed_mbps")), 26562);
     cr_assert_str_eq(json_string_value(json_object_get(json_array_get(gpus, 0), "name")), "NVIDIA H800");
     /* GPUs 1 and 7 of the status paste are not in the -q file: said, not guessed. */
     char *problems = json_dumps(json_object_get(json_object_get(doc, "machine"), "problems"), 0);
