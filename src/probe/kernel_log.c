@@ -183,6 +183,7 @@ struct parser {
     struct xid_table table;
     double last_mono;       /* the last kernel timestamp, seconds since boot; < 0 none yet */
     char recent_bus[32];    /* the GPU the last driver line named, for messages over several lines */
+    char recent_when[40];   /* the last line's time: dmesg indents a message's further lines without one */
     long long recent_line;
     unsigned formats;       /* FMT_* bits seen */
     long long driver_lines; /* lines naming NVRM, nvidia or the kernel: a grep of a log is all of them */
@@ -746,6 +747,14 @@ static void parse_line(struct parser *p, char *line, size_t len)
             while (plus < close && *plus == ' ')
                 plus++;
             bool relative = *plus == '+' && mono_seconds(plus + 1, (size_t)(close - plus - 1), &v);
+            /* dmesg -H writes the date and minute ("[Dec  2 04:17]") on the first line and where the
+             * minute changes, the relative form between. */
+            char month[4];
+            int day, hour, minute, used = 0;
+            relative = relative || (close - b <= 14 && sscanf(b, "%3[A-Za-z] %d %d:%d%n", month, &day, &hour, &minute,
+                                                              &used) == 4 &&
+                                    b + used == close && isupper((unsigned char)month[0]) && day >= 1 && day <= 31 &&
+                                    hour >= 0 && hour < 24 && minute >= 0 && minute < 60);
             if (mono_seconds(b, (size_t)(close - b), &v)) {
                 mono = v;
                 p->formats |= journal ? 0 : FMT_DMESG;
@@ -767,6 +776,14 @@ static void parse_line(struct parser *p, char *line, size_t len)
         p->last_mono = mono;
         p->k->last_seconds = mono;
     }
+    /* A further line of a message ("               NVRM: fallen off the bus ...") has no stamp of its
+     * own: it was written at its first line's time. */
+    if (!when[0] && line[0] == ' ' && p->recent_when[0])
+        snprintf(when, sizeof when, "%s", p->recent_when);
+    else if (when[0])
+        snprintf(p->recent_when, sizeof p->recent_when, "%s", when);
+    else
+        p->recent_when[0] = '\0';
     parse_message(p, s, when[0] ? when : "?");
     record_line(p, line, len);
 }

@@ -137,6 +137,41 @@ Test(kernel_log, xid_79_fails_and_names_the_gpu_with_count_times_and_action)
     json_decref(doc);
 }
 
+/* The evidence of the driver's fallen-off-the-bus message, whose words are on the message's second
+ * and third lines. */
+static json_t *fallen_off_evidence(json_t *doc)
+{
+    json_t *found = findings_of(doc, "GPU_XID_ERRORS", "0000:b3:00.0"), *f, *out = NULL;
+    size_t i;
+    json_array_foreach(found, i, f) {
+        json_t *ev = json_object_get(f, "evidence");
+        if (!strcmp(json_string_value(json_object_get(ev, "kind")) ? json_string_value(json_object_get(ev, "kind")) : "",
+                    "fallen_off_bus"))
+            out = json_incref(ev);
+    }
+    json_decref(found);
+    cr_assert_not_null(out, "no fallen_off_bus finding on 0000:b3:00.0");
+    return out;
+}
+
+/* A message's further lines carry no stamp: they were written at its first line's time, so the
+ * finding is dated, not "?". dmesg -H's first stamp ("[Oct25 10:12]", util-linux's "%b%e %H:%M")
+ * is a stamp, not text. */
+Test(kernel_log, a_message_over_several_lines_takes_its_first_lines_time)
+{
+    json_t *doc = audit_log(CORPUS "nvsentinel-155-dmesg-fallen-off-bus.log", 1, NULL);
+    json_t *ev = fallen_off_evidence(doc);
+    cr_assert_str_eq(json_string_value(json_object_get(ev, "first")), "1843.308145");
+    json_decref(ev);
+    json_decref(doc);
+    doc = audit_log(CORPUS "nvsentinel-155-dmesg-H-fallen-off-bus.log", 1, NULL);
+    ev = fallen_off_evidence(doc);
+    cr_assert_str_eq(json_string_value(json_object_get(ev, "first")), "Oct25 10:12");
+    cr_assert_str_eq(json_string_value(json_object_get(ev, "format")), "dmesg --reltime");
+    json_decref(ev);
+    json_decref(doc);
+}
+
 Test(kernel_log, application_xids_alone_do_not_fail)
 {
     /* Real Xid 13, 31 and 43 lines of two logs, joined. */
