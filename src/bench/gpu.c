@@ -15,6 +15,7 @@
  * process ends and the driver frees its contexts and their allocations, as it does for any
  * process that exits; gpuvet holds no GPU memory across processes. */
 #include "bench/bench.h"
+#include "bench/gpu_clocks.h"
 #include "bench/gpu_kernels.h"
 #include "bench/pcie.h"
 
@@ -22,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gpu/cuda.h"
 #include "util/deadline.h"
@@ -63,6 +65,8 @@ static const struct {
 
 struct gpu_job {
     const struct cuda *api;
+    struct bench_nvml *nvml; /* NULL: nvml_why says why the clocks are not watched */
+    char nvml_why[256];      /* a copy: an abandoned job must not read the caller's stack */
     char bus_id[32];
     struct gpu_plan plan;
     json_t *result;
@@ -169,14 +173,32 @@ static int timing_begin(struct gpu_dev *d, struct timing *t, char *err, size_t e
     return 0;
 }
 
-static double timing_end(struct gpu_dev *d, struct timing *t, char *err, size_t errlen)
+/* Seconds between the events. With clocks, NVML is read every 100 ms until the stream is done: the
+ * stop event is recorded first, so the waiting is not GPU time. */
+static double timing_end_watched(struct gpu_dev *d, struct timing *t, struct gpu_clocks *clocks, char *err,
+                                 size_t errlen)
 {
     const struct cuda *api = d->api;
     float ms = 0;
     CALL("cuEventRecord", api->event_record(t->stop, d->stream));
+    for (bool busy = clocks != NULL; busy;) {
+        cuda_call_begin("NVML's clock, clock-event, temperature and power queries");
+        gpu_clocks_sample(clocks);
+        cuda_call_done();
+        cuda_call_begin("cuStreamQuery");
+        busy = api->stream_query(d->stream) == CUDA_ERROR_NOT_READY;
+        cuda_call_done();
+        if (busy)
+            nanosleep(&(struct timespec){0, 100000000L}, NULL);
+    }
     CALL("cuEventSynchronize", api->event_synchronize(t->stop));
     CALL("cuEventElapsedTime", api->event_elapsed(&ms, t->start, t->stop));
     return ms > 0 ? ms / 1e3 : -1;
+}
+
+static double timing_end(struct gpu_dev *d, struct timing *t, char *err, size_t errlen)
+{
+    return timing_end_watched(d, t, NULL, err, errlen);
 }
 
 static void timing_free(const struct cuda *api, struct timing *t)
@@ -327,8 +349,10 @@ out:
     return errors;
 }
 
-/* FP32 FLOPs per second of the FMA loop over p->compute_seconds; -1 with err. */
-static double measure_compute(struct gpu_dev *d, const struct gpu_plan *p, char *err, size_t errlen)
+/* FP32 FLOPs per second of the FMA loop over p->compute_seconds, NVML read into clocks while it
+ * runs; -1 with err. */
+static double measure_compute(struct gpu_dev *d, const struct gpu_plan *p, struct gpu_clocks *clocks, char *err,
+                              size_t errlen)
 {
     const struct cuda *api = d->api;
     unsigned blocks = (unsigned)d->sms * 8u;
@@ -364,7 +388,7 @@ static double measure_compute(struct gpu_dev *d, const struct gpu_plan *p, char 
     for (int i = 0; i < launches; i++)
         if (launch(d, d->fma, blocks, args, err, errlen))
             goto out;
-    double seconds = timing_end(d, &t, err, errlen);
+    double seconds = timing_end_watched(d, &t, clocks, err, errlen);
     if (seconds > 0)
         rate = threads * GPU_FMA_FLOPS_PER_ITERATION * iterations * launches / seconds;
 out:
@@ -400,9 +424,21 @@ static void measure_gpu(void *p)
                                   sizeof err);
     if (errors < 0)
         goto failed;
-    double flops = measure_compute(&d, &job->plan, err, sizeof err);
-    if (flops < 0)
+    struct gpu_clocks *clocks = malloc(sizeof *clocks); /* 1 KiB of samples: not on a worker's stack */
+    if (!clocks) {
+        snprintf(err, sizeof err, "%s", N_("no memory for the measurement"));
         goto failed;
+    }
+    cuda_call_begin("nvmlDeviceGetHandleByIndex");
+    gpu_clocks_begin(clocks, job->nvml, job->nvml_why, job->bus_id);
+    cuda_call_done();
+    double flops = measure_compute(&d, &job->plan, clocks, err, sizeof err);
+    json_t *while_running = gpu_clocks_json(clocks);
+    free(clocks);
+    if (flops < 0) {
+        json_decref(while_running);
+        goto failed;
+    }
     json_t *names = json_array();
     for (int i = 0; i < npatterns; i++)
         json_array_append_new(names, json_string(patterns[i].name));
@@ -412,6 +448,7 @@ static void measure_gpu(void *p)
         (json_int_t)copy_bytes, "memtest", "tested_bytes", (json_int_t)tested, "free_bytes", (json_int_t)free_bytes,
         "total_bytes", (json_int_t)total_bytes, "patterns", names, "passes", passes, "errors", (json_int_t)errors, "compute", "kind",
         "fp32-fma-cuda-cores", "fp32_flops", rate_json(flops), "multiprocessors", (json_int_t)d.sms);
+    json_object_set_new(job->result, "while_running", while_running);
     dev_close(&d);
     return;
 failed:
@@ -635,6 +672,8 @@ static json_t *bench_gpu_run(const struct machine *m, bool quick, const struct b
     char table_err[256];
     bool have_table = gpu_table_load_default(&table, table_err, sizeof table_err) == 0;
     struct gpu_plan plan = plan_for(quick);
+    char nvml_why[256] = "";
+    struct bench_nvml *nvml = bench_nvml_open(nvml_why, sizeof nvml_why);
     json_t *list = json_array();
     bool answering = true;
     const char *hung = NULL;
@@ -649,6 +688,8 @@ static json_t *bench_gpu_run(const struct machine *m, bool quick, const struct b
                 one = bench_set_text(json_pack("{s:s}", "bus_id", targets[i]), "error", "no memory for the measurement");
             } else {
                 job->api = api;
+                job->nvml = nvml;
+                snprintf(job->nvml_why, sizeof job->nvml_why, "%s", nvml_why);
                 snprintf(job->bus_id, sizeof job->bus_id, "%s", targets[i]);
                 job->plan = plan;
                 double budget = gpu_budget_s(&plan);
@@ -710,6 +751,7 @@ static json_t *bench_gpu_run(const struct machine *m, bool quick, const struct b
         }
     }
     bench_cuda_close(opened, answering);
+    bench_nvml_close(nvml, answering);
     return result;
 }
 

@@ -1,4 +1,5 @@
 #include "model/bench.h"
+#include "model/gpu.h"
 #include "model/machine.h"
 #include "util/i18n.h"
 #include "util/pciaddr.h"
@@ -144,6 +145,20 @@ static int load_gpu_device(struct bench_gpu_device *g, json_t *one, size_t i, ch
     }
     g->memtest_errors = json_integer_value(errors);
     g->memtest_bytes = json_integer_value(tested);
+    /* What NVML said while the FMA loop ran; reasons this gpuvet does not know are not counted. */
+    json_t *watched = json_object_get(one, "while_running"), *name;
+    g->sm_clock_mhz_median = -1;
+    if (json_is_object(watched) && !json_object_get(watched, "unseen")) {
+        g->clocks_watched = true;
+        json_t *mhz = json_object_get(watched, "sm_clock_mhz_median");
+        if (json_is_integer(mhz) && json_integer_value(mhz) > 0 && json_integer_value(mhz) < 100000)
+            g->sm_clock_mhz_median = (int)json_integer_value(mhz);
+        size_t k;
+        json_array_foreach(json_object_get(watched, "clock_events"), k, name)
+            for (int e = 0; e < gpu_event_names_count; e++)
+                if (json_is_string(name) && !strcmp(json_string_value(name), gpu_event_names[e].name))
+                    g->clock_events_seen |= gpu_event_names[e].bit;
+    }
     return positive(json_object_get(one, "memory"), "kernel_copy_bytes_s", &g->mem_bytes_s, err, errlen,
                     "gpu.gpus[].memory") ||
            positive(json_object_get(one, "compute"), "fp32_flops", &g->fp32_flops, err, errlen, "gpu.gpus[].compute");

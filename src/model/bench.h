@@ -7,6 +7,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct bench_gpu_copy {
     char bus_id[32];            /* normalised "dddd:bb:dd.f", lowercase */
@@ -25,6 +26,9 @@ struct bench_gpu_device {
     double fp32_flops, fp32_peak_flops; /* FP32 FMA on CUDA cores, and the table's FP32 figure */
     long long memtest_bytes;     /* bytes written and verified */
     long long memtest_errors;    /* words that did not hold their pattern; -1 not tested */
+    bool clocks_watched;         /* NVML was read while the FMA loop ran (while_running) */
+    uint64_t clock_events_seen;  /* GPU_EVENT_* bits it gave then */
+    int sm_clock_mhz_median;     /* -1 unknown */
     char *error;
 };
 

@@ -9,6 +9,30 @@
 #include "model/machine.h"
 #include "util/pciaddr.h"
 
+const struct gpu_event_name gpu_event_names[] = {{GPU_EVENT_GPU_IDLE, "gpu_idle"},
+                                                  {GPU_EVENT_APP_CLOCKS, "applications_clocks_setting"},
+                                                  {GPU_EVENT_SW_POWER_CAP, "sw_power_cap"},
+                                                  {GPU_EVENT_HW_SLOWDOWN, "hw_slowdown"},
+                                                  {GPU_EVENT_SYNC_BOOST, "sync_boost"},
+                                                  {GPU_EVENT_SW_THERMAL, "sw_thermal_slowdown"},
+                                                  {GPU_EVENT_HW_THERMAL, "hw_thermal_slowdown"},
+                                                  {GPU_EVENT_HW_POWER_BRAKE, "hw_power_brake_slowdown"},
+                                                  {GPU_EVENT_DISPLAY_CLOCKS, "display_clocks_setting"}};
+const int gpu_event_names_count = sizeof gpu_event_names / sizeof gpu_event_names[0];
+
+void gpu_event_list(uint64_t bits, uint64_t mask, char *out, size_t n)
+{
+    if (n == 0)
+        return;
+    *out = '\0';
+    size_t used = 0;
+    for (int i = 0; i < gpu_event_names_count && used < n; i++)
+        if (bits & mask & gpu_event_names[i].bit) {
+            int w = snprintf(out + used, n - used, "%s%s", used ? ", " : "", gpu_event_names[i].name);
+            used += w > 0 ? (size_t)w : 0;
+        }
+}
+
 void gpu_init(struct gpu *g)
 {
     memset(g, 0, sizeof *g);

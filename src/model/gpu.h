@@ -5,6 +5,7 @@
 #define GPUVET_MODEL_GPU_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define GPU_MAX_NVLINKS 18
@@ -24,6 +25,18 @@ enum { GPU_UNKNOWN = -1, GPU_OFF = 0, GPU_ON = 1 };
 #define GPU_EVENT_HW_THERMAL 0x40ULL
 #define GPU_EVENT_HW_POWER_BRAKE 0x80ULL
 #define GPU_EVENT_DISPLAY_CLOCKS 0x100ULL
+/* The reasons that slow a GPU below what its power cap allows: a fault of cooling or power. */
+#define GPU_EVENT_SLOWDOWNS (GPU_EVENT_HW_SLOWDOWN | GPU_EVENT_HW_THERMAL | GPU_EVENT_SW_THERMAL | GPU_EVENT_HW_POWER_BRAKE)
+
+/* Each reason bit and its name in reports (nvidia-smi's XML element names, less their prefix). */
+struct gpu_event_name {
+    uint64_t bit;
+    const char *name;
+};
+extern const struct gpu_event_name gpu_event_names[];
+extern const int gpu_event_names_count;
+/* The names of the bits of `bits` in `mask`, joined by ", " into out ("" for none). */
+void gpu_event_list(uint64_t bits, uint64_t mask, char *out, size_t n);
 
 /* NVLink error counters, in NVML's order (nvmlNvLinkErrorCounter_t): data-link replays and
  * recoveries, CRC errors in flits and in data. */

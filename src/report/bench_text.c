@@ -1,6 +1,7 @@
 /* `gpuvet bench` as text, from the gpuvet.bench/1 document (docs/bench-json.md): one block per
  * benchmark that ran, skipped or failed. */
 #include <stdio.h>
+#include <string.h>
 
 #include "report/bench_text.h"
 #include "util/i18n.h"
@@ -151,6 +152,31 @@ static void print_pcie(FILE *out, json_t *r)
                json_integer_value(json_object_get(gpu, "near_node")));
 }
 
+/* What NVML said while the FMA loop ran: SM clock, clock-event reasons, temperature, power. */
+static void print_gpu_clocks(FILE *out, const char *bus, json_t *w)
+{
+    if (!w)
+        return;
+    const char *unseen = json_string_value(json_object_get(w, "unseen"));
+    if (unseen) {
+        fprintf(out, _("  %s  while it ran: clocks not watched (%s)\n"), bus, unseen);
+        return;
+    }
+    char events[512] = "";
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(w, "clock_events"), i, e)
+        snprintf(events + strlen(events), sizeof events - strlen(events), "%s%s", *events ? ", " : "",
+                 json_string_value(e) ? json_string_value(e) : "?");
+    const char *shown = json_object_get(w, "clock_events") ? (*events ? events : _("none")) : _("not reported");
+    if (json_is_integer(json_object_get(w, "sm_clock_mhz_median")))
+        fprintf(out, _("  %s  while it ran: SM clock %lld MHz (median of %lld readings), clock events: %s\n"), bus,
+                json_integer_value(json_object_get(w, "sm_clock_mhz_median")),
+                json_integer_value(json_object_get(w, "samples")), shown);
+    else
+        fprintf(out, _("  %s  while it ran: SM clock not reported, clock events: %s\n"), bus, shown);
+}
+
 static void print_gpu(FILE *out, json_t *r)
 {
     size_t i;
@@ -180,6 +206,7 @@ static void print_gpu(FILE *out, json_t *r)
                 json_number_value(json_object_get(memtest, "tested_bytes")) / GIB,
                 json_number_value(json_object_get(memtest, "free_bytes")) / GIB,
                 json_integer_value(json_object_get(memtest, "errors")));
+        print_gpu_clocks(out, bus, json_object_get(gpu, "while_running"));
     }
     json_array_foreach(json_object_get(r, "pairs"), i, gpu) {
         if (json_object_get(gpu, "error"))

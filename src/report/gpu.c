@@ -19,24 +19,12 @@ static json_t *tristate(int v) { return v == GPU_UNKNOWN ? json_null() : json_bo
 
 json_t *gpu_clock_events_json(bool known, uint64_t bits)
 {
-    static const struct {
-        uint64_t bit;
-        const char *name;
-    } names[] = {{GPU_EVENT_GPU_IDLE, "gpu_idle"},
-                 {GPU_EVENT_APP_CLOCKS, "applications_clocks_setting"},
-                 {GPU_EVENT_SW_POWER_CAP, "sw_power_cap"},
-                 {GPU_EVENT_HW_SLOWDOWN, "hw_slowdown"},
-                 {GPU_EVENT_SYNC_BOOST, "sync_boost"},
-                 {GPU_EVENT_SW_THERMAL, "sw_thermal_slowdown"},
-                 {GPU_EVENT_HW_THERMAL, "hw_thermal_slowdown"},
-                 {GPU_EVENT_HW_POWER_BRAKE, "hw_power_brake_slowdown"},
-                 {GPU_EVENT_DISPLAY_CLOCKS, "display_clocks_setting"}};
     if (!known)
         return json_null();
     json_t *arr = json_array();
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (bits & names[i].bit)
-            json_array_append_new(arr, json_string(names[i].name));
+    for (int i = 0; i < gpu_event_names_count; i++)
+        if (bits & gpu_event_names[i].bit)
+            json_array_append_new(arr, json_string(gpu_event_names[i].name));
     return arr;
 }
 

@@ -190,13 +190,6 @@ void check_gpu_retired_pages(struct audit_ctx *ctx)
 
 void check_gpu_throttle(struct audit_ctx *ctx)
 {
-    static const struct {
-        uint64_t bit;
-        const char *name;
-    } bad[] = {{GPU_EVENT_HW_SLOWDOWN, "hw_slowdown"},
-               {GPU_EVENT_HW_THERMAL, "hw_thermal_slowdown"},
-               {GPU_EVENT_SW_THERMAL, "sw_thermal_slowdown"},
-               {GPU_EVENT_HW_POWER_BRAKE, "hw_power_brake_slowdown"}};
     if (gpu_facts_missing(ctx))
         return;
     const struct gpu_set *s = &ctx->machine->gpus;
@@ -207,12 +200,11 @@ void check_gpu_throttle(struct audit_ctx *ctx)
             continue;
         }
         json_t *active = json_array();
-        char names[256] = "";
-        for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
-            if (g->clock_events & bad[k].bit) {
-                json_array_append_new(active, json_string(bad[k].name));
-                snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", *names ? ", " : "", bad[k].name);
-            }
+        char names[256];
+        gpu_event_list(g->clock_events, GPU_EVENT_SLOWDOWNS, names, sizeof names);
+        for (int k = 0; k < gpu_event_names_count; k++)
+            if (g->clock_events & GPU_EVENT_SLOWDOWNS & gpu_event_names[k].bit)
+                json_array_append_new(active, json_string(gpu_event_names[k].name));
         json_t *ev = json_pack("{s:o, s:o, s:o, s:o, s:b}", "active", active, "temperature_c",
                                count_json(g->temperature_c), "slowdown_temperature_c",
                                count_json(g->slowdown_temperature_c), "power_draw_w",

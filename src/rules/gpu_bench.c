@@ -91,7 +91,23 @@ static void judge_rate(struct audit_ctx *ctx, bool memory)
         }
         if (*g->spec_id)
             json_object_set_new(evidence, "spec", json_string(g->spec_id));
-        const char *fix = memory ? _("rerun `gpuvet bench gpu` with nothing else on the GPU; if it stays low, "
+        /* The FMA loop ran with NVML read beside it: a slowdown it reported is the cause to fix first. */
+        char slowdowns[256] = "", during[400] = "";
+        if (!memory && g->clocks_watched) {
+            gpu_event_list(g->clock_events_seen, GPU_EVENT_SLOWDOWNS, slowdowns, sizeof slowdowns);
+            json_t *seen = json_array();
+            for (int k = 0; k < gpu_event_names_count; k++)
+                if (g->clock_events_seen & gpu_event_names[k].bit)
+                    json_array_append_new(seen, json_string(gpu_event_names[k].name));
+            json_object_set_new(evidence, "clock_events_while_running", seen);
+            if (g->sm_clock_mhz_median > 0)
+                json_object_set_new(evidence, "sm_clock_mhz_median", json_integer(g->sm_clock_mhz_median));
+            if (*slowdowns)
+                i18n_snprintf(during, sizeof during, _("; while it ran NVML reported clocks slowed by %s"), slowdowns);
+        }
+        const char *fix = *slowdowns ? _("the GPU was slowed by heat or power while it ran: check the server's cooling "
+                                         "and power supply (fans, airflow, PSU cables), then rerun `gpuvet bench gpu`")
+                        : memory ? _("rerun `gpuvet bench gpu` with nothing else on the GPU; if it stays low, "
                                      "check nvidia-smi -q -d CLOCK,PERFORMANCE,ECC while it runs and ask the "
                                      "provider for a replacement")
                                  : _("rerun `gpuvet bench gpu` with nothing else on the GPU; check nvidia-smi -q -d "
@@ -100,14 +116,14 @@ static void judge_rate(struct audit_ctx *ctx, bool memory)
         if (peak > 0 && v < floor * peak)
             finding_add(ctx, ctx_severity(ctx), g->bus_id, evidence, fix,
                         memory ? _("copy kernel %.0f %s is %.0f%% of the %s's %.0f %s (healthy GPUs reach 85-90%%; "
-                                   "below %.0f%% something is wrong)")
+                                   "below %.0f%% something is wrong)%s")
                                : _("FP32 FMA (CUDA cores) %.1f %s is %.0f%% of the %s's %.1f %s (below %.0f%% something "
-                                   "is wrong)"),
-                        v / unit, unit_name, 100 * v / peak, g->spec_id, peak / unit, unit_name, floor * 100);
+                                   "is wrong)%s"),
+                        v / unit, unit_name, 100 * v / peak, g->spec_id, peak / unit, unit_name, floor * 100, during);
         else if (b->ngpu > 1 && v < (1 - GPU_SIBLING_MAX_SHORTFALL) * best)
             finding_add(ctx, ctx_severity(ctx), g->bus_id, evidence, fix,
-                        _("%.1f %s is %.0f%% behind the node's best GPU (%.1f %s)"), v / unit, unit_name,
-                        100 * (1 - v / best), best / unit, unit_name);
+                        _("%.1f %s is %.0f%% behind the node's best GPU (%.1f %s)%s"), v / unit, unit_name,
+                        100 * (1 - v / best), best / unit, unit_name, during);
         else if (peak > 0)
             finding_add(ctx, SEV_PASS, g->bus_id, evidence, NULL, _("%.1f %s, %.0f%% of the %s's %.1f %s"), v / unit,
                         unit_name, 100 * v / peak, g->spec_id, peak / unit, unit_name);

@@ -112,6 +112,11 @@ Test(bench_gpu, a_healthy_node_measures_every_gpu_and_pair_and_passes, .timeout 
         cr_expect_float_eq(number(g, "spec", "mem_bytes_s"), 768e9, 1);
         cr_expect_str_eq(json_string_value(json_object_get(json_object_get(g, "compute"), "kind")),
                          "fp32-fma-cuda-cores");
+        /* NVML read while the FMA loop ran: the stand-in answers the file's idle readings. */
+        json_t *w = json_object_get(g, "while_running");
+        cr_expect_geq(json_integer_value(json_object_get(w, "samples")), 1, "%s", json_dumps(w, 0));
+        cr_expect_eq(json_integer_value(json_object_get(w, "sm_clock_mhz_median")), 210);
+        cr_expect_str_eq(json_string_value(json_array_get(json_object_get(w, "clock_events"), 0)), "gpu_idle");
     }
     json_t *pairs = json_object_get(gpu_result(doc), "pairs");
     cr_assert_eq(json_array_size(pairs), 2);
@@ -274,12 +279,59 @@ Test(bench_gpu, without_a_driver_it_says_why_and_gives_no_number, .timeout = 120
     free(saved);
 }
 
+/* The A5000 file with a hardware slowdown reported on its first GPU (a synthetic edit of the real
+ * file: its first clocks_event_reason_hw_slowdown set Active). */
+static char *a5000_with_hw_slowdown(void)
+{
+    static char path[] = "/tmp/gpuvet-slowdown-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    close(fd);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "sed '0,/<clocks_event_reason_hw_slowdown>Not Active/s//<clocks_event_reason_hw_slowdown>Active/' "
+             "'%s' > '%s'",
+             A5000, path);
+    cr_assert_eq(system(cmd), 0);
+    return path;
+}
+
+/* A slow GPU that NVML saw slowed down while the FMA loop ran: the finding names the slowdown and
+ * sends the user to cooling and power first. The healthy sibling saw none. */
+Test(bench_gpu, a_slowdown_seen_while_it_ran_is_named_with_the_low_figure, .timeout = 120)
+{
+    char *xml = a5000_with_hw_slowdown();
+    stand_in(xml);
+    setenv("GPUVET_MOCK_GPU_SLOW", FIRST ":0.8", 1);
+    char *saved;
+    json_t *doc = bench_gpu(0, &saved);
+    char *events = json_dumps(json_object_get(json_object_get(gpu_at(doc, 0), "while_running"), "clock_events"), 0);
+    cr_expect(events && strstr(events, "hw_slowdown"), "%s", events ? events : "(none)");
+    free(events);
+    json_t *audit = audit_of(saved, xml);
+    const char *low = severity_of(audit, "GPU_COMPUTE_LOW", FIRST);
+    cr_expect(strstr(low, "while it ran NVML reported clocks slowed by hw_slowdown"), "%s", low);
+    json_t *found = findings_of(audit, "GPU_COMPUTE_LOW", FIRST);
+    const char *fix = json_string_value(json_object_get(json_array_get(found, 0), "fix"));
+    cr_expect(fix && strstr(fix, "cooling"), "%s", fix ? fix : "(no fix)");
+    json_decref(found);
+    expect_severity(audit, "GPU_COMPUTE_LOW", SECOND, "pass");
+    struct run_result r = run_gpuvet("bench", "gpu", "--quick", NULL);
+    cr_expect(strstr(r.out, FIRST "  while it ran: SM clock 210 MHz") && strstr(r.out, "hw_slowdown"), "%s", r.out);
+    run_result_free(&r);
+    json_decref(audit);
+    json_decref(doc);
+    unlink(saved);
+    free(saved);
+    unlink(xml);
+}
+
 /* A bench whose GPUs are not the audited machine's accelerators (the recorded tree holds NEC Vector
  * Engines at other addresses) is not judged there: a GPU it may not have would be blamed. */
 Test(bench_gpu, a_bench_of_other_gpus_is_not_judged_on_this_machine, .timeout = 120)
 {
     stand_in(A5000);
-    setenv("GPUVET_MOCK_GPU_SLOW", FIRST, 1);
+    setenv("GPUVET_MOCK_GPU_SLOW", FIRST ":0.8", 1);
     char *saved;
     json_t *doc = bench_gpu(0, &saved);
     struct run_result r = run_gpuvet("audit", "--sysroot", fixture(VE_MACHINE), "--bench", saved, "--json", NULL);
