@@ -206,20 +206,29 @@ Test(bench_gpu, words_that_do_not_keep_their_pattern_are_counted_and_fail, .time
     free(saved);
 }
 
+/* A temporary file (path: a mkstemp template, kept by the caller) holding what the shell command
+ * `make` writes to its standard output. */
+static char *edited_xml(char *path, const char *make)
+{
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    close(fd);
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s > '%s'", make, path);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    return path;
+}
+
 /* The A5000 file with a third GPU: a copy of the second at bus e1. */
 static char *three_gpus(void)
 {
     static char path[] = "/tmp/gpuvet-3gpu-XXXXXX";
-    int fd = mkstemp(path);
-    cr_assert(fd >= 0);
-    close(fd);
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd,
+    char make[1024];
+    snprintf(make, sizeof make,
              "{ sed -n '1,1726p' '%s'; sed -n '868,1726p' '%s' | sed 's/C1:00.0/E1:00.0/; s/89cd</89ef</'; "
-             "sed -n '1727,$p' '%s'; } > '%s'",
-             A5000, A5000, A5000, path);
-    cr_assert_eq(system(cmd), 0);
-    return path;
+             "sed -n '1727,$p' '%s'; }",
+             A5000, A5000, A5000);
+    return edited_xml(path, make);
 }
 
 Test(bench_gpu, a_pair_without_peer_access_warns_when_others_have_it, .timeout = 120)
@@ -284,16 +293,11 @@ Test(bench_gpu, without_a_driver_it_says_why_and_gives_no_number, .timeout = 120
 static char *a5000_with_hw_slowdown(void)
 {
     static char path[] = "/tmp/gpuvet-slowdown-XXXXXX";
-    int fd = mkstemp(path);
-    cr_assert(fd >= 0);
-    close(fd);
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd,
-             "sed '0,/<clocks_event_reason_hw_slowdown>Not Active/s//<clocks_event_reason_hw_slowdown>Active/' "
-             "'%s' > '%s'",
-             A5000, path);
-    cr_assert_eq(system(cmd), 0);
-    return path;
+    char make[1024];
+    snprintf(make, sizeof make,
+             "sed '0,/<clocks_event_reason_hw_slowdown>Not Active/s//<clocks_event_reason_hw_slowdown>Active/' '%s'",
+             A5000);
+    return edited_xml(path, make);
 }
 
 /* A slow GPU that NVML saw slowed down while the FMA loop ran: the finding names the slowdown and
