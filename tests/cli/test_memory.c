@@ -411,23 +411,30 @@ Test(memory_cli, dell_tree_without_one_dimm_is_underpopulated)
     free(dir);
 }
 
+/* `gpuvet snapshot` of the tree src into dir/snap, which must hold the file `recorded` (relative to
+ * the snapshot), and the audit of that snapshot. */
+static json_t *snapshot_replayed(const char *src, const char *dir, const char *recorded)
+{
+    char snap[600], path[1200];
+    snprintf(snap, sizeof snap, "%s/snap", dir);
+    struct run_result r = run_gpuvet("snapshot", "--sysroot", src, snap, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_result_free(&r);
+    snprintf(path, sizeof path, "%s/%s", snap, recorded);
+    cr_assert_eq(access(path, R_OK), 0, "%s recorded", path);
+    r = run_gpuvet("audit", "--sysroot", snap, "--json", NULL);
+    json_t *doc = run_json(&r);
+    run_result_free(&r);
+    return doc;
+}
+
 Test(memory_cli, snapshot_records_the_dmi_entries)
 {
     char dir[] = "/tmp/gpuvet-snap-XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
-    char snap[600];
-    snprintf(snap, sizeof snap, "%s/snap", dir);
-    struct run_result r = run_gpuvet("snapshot", "--sysroot", fixture(DELL), snap, NULL);
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    run_result_free(&r);
-    char raw[700];
-    snprintf(raw, sizeof raw, "%s/sys/firmware/dmi/entries/17-0/raw", snap);
-    cr_assert_eq(access(raw, R_OK), 0, "%s recorded", raw);
-    r = run_gpuvet("audit", "--sysroot", snap, "--json", NULL);
-    json_t *doc = run_json(&r);
+    json_t *doc = snapshot_replayed(fixture(DELL), dir, "sys/firmware/dmi/entries/17-0/raw");
     cr_assert_eq(json_array_size(json_object_get(memory_of(doc), "dimms")), 8);
     json_decref(doc);
-    run_result_free(&r);
     tree_remove(dir);
 }
 
@@ -608,22 +615,12 @@ Test(memory_cli, snapshot_records_the_edac_tree)
         snprintf(label, sizeof label, "CPU%d_DIMM%d", mc / 2 + 1, 3 + mc % 2);
         edac_dimm(dir, mc, name, 0, 16384, label, "channel 0 slot 0 ");
     }
-    char snap[600];
-    snprintf(snap, sizeof snap, "%s/snap", dir);
-    struct run_result r = run_gpuvet("snapshot", "--sysroot", dir, snap, NULL);
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    run_result_free(&r);
-    char mc_name[700];
-    snprintf(mc_name, sizeof mc_name, "%s/sys/devices/system/edac/mc/mc3/mc_name", snap);
-    cr_assert_eq(access(mc_name, R_OK), 0, "%s recorded", mc_name);
-    r = run_gpuvet("audit", "--sysroot", snap, "--json", NULL);
-    json_t *doc = run_json(&r);
+    json_t *doc = snapshot_replayed(dir, dir, "sys/devices/system/edac/mc/mc3/mc_name");
     json_t *sockets = json_object_get(memory_of(doc), "sockets");
     for (int socket = 0; socket < 2; socket++)
         cr_assert_eq(json_integer_value(json_object_get(json_array_get(sockets, socket), "populated_channels")), 2,
                      "socket %d replayed", socket);
     json_decref(doc);
-    run_result_free(&r);
     tree_remove(dir);
     free(dir);
 }
