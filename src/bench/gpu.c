@@ -657,7 +657,7 @@ static json_t *bench_gpu_run(const struct machine *m, bool quick, const struct b
     const char *targets[MAX_GPUS];
     int n = bench_nvidia_targets(m, targets, MAX_GPUS);
     if (n == 0)
-        return bench_skipped_msgid(N_("no NVIDIA GPU on this machine"));
+        return bench_skipped_msgid(bench_no_nvidia_gpu_text);
     struct bench_cuda *opened;
     json_t *skipped = NULL;
     const struct cuda *api = bench_cuda_open(&opened, &skipped);

@@ -211,10 +211,12 @@ int bench_nvidia_targets(const struct machine *m, const char *targets[], int max
     return n;
 }
 
+const char bench_no_nvidia_gpu_text[] = N_("no NVIDIA GPU on this machine");
+
 const char *bench_no_nvidia_gpu(const struct machine *m)
 {
     const char *targets[256];
-    return bench_nvidia_targets(m, targets, 256) == 0 ? N_("no NVIDIA GPU on this machine") : NULL;
+    return bench_nvidia_targets(m, targets, 256) == 0 ? bench_no_nvidia_gpu_text : NULL;
 }
 
 /* cuInit in a worker: a driver that does not answer even that is a skipped bench, not a hang. */
@@ -280,7 +282,7 @@ json_t *bench_pcie_run(const struct machine *m, bool quick)
     const char *targets[256];
     int n = bench_nvidia_targets(m, targets, 256);
     if (n == 0)
-        return bench_skipped_msgid(N_("no NVIDIA GPU on this machine"));
+        return bench_skipped_msgid(bench_no_nvidia_gpu_text);
     struct bench_cuda *opened;
     json_t *skipped = NULL;
     const struct cuda *api = bench_cuda_open(&opened, &skipped);

@@ -22,6 +22,8 @@ json_t *bench_pcie_run(const struct machine *m, bool quick);
 int bench_nvidia_targets(const struct machine *m, const char *targets[], int max);
 /* Why bench pcie and bench gpu skip this machine (N_() text), or NULL when it has an NVIDIA GPU. */
 const char *bench_no_nvidia_gpu(const struct machine *m);
+/* That reason, for a caller that already counted the targets. */
+extern const char bench_no_nvidia_gpu_text[];
 /* The CUDA driver, loaded and cuInit'ed in a worker under DEADLINE_CUDA_S (a driver that does not
  * answer even that is a skipped bench, not a hang); NULL with *skipped the benchmark's
  * {"skipped": why} (no driver, a stub, no answer). */
