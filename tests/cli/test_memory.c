@@ -26,6 +26,14 @@ static json_t *audit_dmidecode(const char *path, const char *workload)
 static json_t *memory_of(json_t *doc) { return json_object_get(json_object_get(doc, "machine"), "memory"); }
 
 /* The MEM_CHANNELS_UNDERPOPULATED severity of socket N. */
+/* memory.sockets[socket].populated_channels of an audit document (-1 when it is not a number). */
+static long long populated_channels(json_t *doc, int socket)
+{
+    json_t *v = json_object_get(json_array_get(json_object_get(memory_of(doc), "sockets"), (size_t)socket),
+                                "populated_channels");
+    return json_is_integer(v) ? json_integer_value(v) : -1;
+}
+
 static const char *channel_verdict(json_t *doc, int socket)
 {
     char subject[32];
@@ -170,9 +178,8 @@ Test(memory_cli, a_slot_map_finds_an_empty_channel_behind_more_dimms_than_channe
     json_t *doc = audit_dmidecode(REPORT("hp-dl380-g6-2p-xeon-l5640-ddr3-9of18-3dpc"), "general");
     cr_assert_str_eq(channel_verdict(doc, 0), "pass");
     cr_assert_str_eq(channel_verdict(doc, 1), "warn");
-    json_t *sockets = json_object_get(memory_of(doc), "sockets");
-    cr_assert_eq(json_integer_value(json_object_get(json_array_get(sockets, 0), "populated_channels")), 3);
-    cr_assert_eq(json_integer_value(json_object_get(json_array_get(sockets, 1), "populated_channels")), 2);
+    cr_assert_eq(populated_channels(doc, 0), 3);
+    cr_assert_eq(populated_channels(doc, 1), 2);
     json_t *f = findings_of(doc, "MEM_CHANNELS_UNDERPOPULATED", "socket 1");
     json_t *ev = json_object_get(json_array_get(f, 0), "evidence");
     cr_assert_eq(json_integer_value(json_object_get(ev, "dimms")), 4);
@@ -536,11 +543,12 @@ Test(memory_cli, edac_labels_place_dimms_without_smbios)
 
 /* A Supermicro X11DPi-NT with four DIMMs, as `ras-mc-ctl --print-labels` showed it in rasdaemon pull
  * request 139: one DIMM at "channel 0 slot 0" of each of mc0..mc3, the kernel's labels already
- * replaced by the board's (`--register-labels`: P1-DIMMA1, P1-DIMMD1, P2-DIMMA1, P2-DIMMD1), so no
- * label names a socket (mc3's, cut off in the listing, is P2-DIMMD1 in rasdaemon's labels/supermicro). skx_edac registers a controller per memory controller, two per socket, and
- * names each "Skylake Socket#%d IMC#%d" (drivers/edac/skx_common.c). The recorded two-socket Xeon
- * Silver 4108 tree (six channels a socket, no SMBIOS table) carries them: two of six channels per
- * socket. */
+ * replaced by the board's (`--register-labels`: P1-DIMMA1, P1-DIMMD1, P2-DIMMA1, P2-DIMMD1; mc3's,
+ * cut off in the listing, is P2-DIMMD1 in rasdaemon's labels/supermicro). skx_edac registers a
+ * controller per memory controller, two per socket, and names each "Skylake Socket#%d IMC#%d"
+ * (drivers/edac/skx_common.c); the Supermicro locator scheme reads the same socket and channel from
+ * the labels, and the two agree. The recorded two-socket Xeon Silver 4108 tree (six channels a
+ * socket, no SMBIOS table) carries them: two of six channels per socket. */
 Test(memory_cli, edac_registered_labels_placed_by_controller_name)
 {
     char *dir = fixture_copy(SKYLAKE_SP);
@@ -555,9 +563,8 @@ Test(memory_cli, edac_registered_labels_placed_by_controller_name)
     json_t *mem = memory_of(doc);
     cr_assert_str_eq(json_string_value(json_object_get(mem, "source")), "edac");
     cr_assert_eq(json_array_size(json_object_get(mem, "dimms")), 4);
-    json_t *sockets = json_object_get(mem, "sockets");
     for (int socket = 0; socket < 2; socket++) {
-        cr_assert_eq(json_integer_value(json_object_get(json_array_get(sockets, socket), "populated_channels")), 2,
+        cr_assert_eq(populated_channels(doc, socket), 2,
                      "socket %d", socket);
         cr_assert_str_eq(channel_verdict(doc, socket), "warn", "socket %d", socket);
     }
@@ -593,9 +600,8 @@ Test(memory_cli, edac_socket_only_labels_keep_each_controllers_channels)
     json_t *doc = run_json(&r);
     json_t *mem = memory_of(doc);
     cr_assert_eq(json_array_size(json_object_get(mem, "dimms")), 10);
-    json_t *sockets = json_object_get(mem, "sockets");
-    cr_assert_eq(json_integer_value(json_object_get(json_array_get(sockets, 0), "populated_channels")), 6);
-    cr_assert_eq(json_integer_value(json_object_get(json_array_get(sockets, 1), "populated_channels")), 4);
+    cr_assert_eq(populated_channels(doc, 0), 6);
+    cr_assert_eq(populated_channels(doc, 1), 4);
     cr_assert_str_eq(channel_verdict(doc, 0), "pass");
     cr_assert_str_eq(channel_verdict(doc, 1), "warn");
     json_decref(doc);
@@ -616,9 +622,8 @@ Test(memory_cli, snapshot_records_the_edac_tree)
         edac_dimm(dir, mc, name, 0, 16384, label, "channel 0 slot 0 ");
     }
     json_t *doc = snapshot_replayed(dir, dir, "sys/devices/system/edac/mc/mc3/mc_name");
-    json_t *sockets = json_object_get(memory_of(doc), "sockets");
     for (int socket = 0; socket < 2; socket++)
-        cr_assert_eq(json_integer_value(json_object_get(json_array_get(sockets, socket), "populated_channels")), 2,
+        cr_assert_eq(populated_channels(doc, socket), 2,
                      "socket %d replayed", socket);
     json_decref(doc);
     tree_remove(dir);
@@ -643,7 +648,8 @@ Test(memory_cli, edac_sb_edac_home_agents_of_a_broadwell_board)
             for (int chan = 0; chan < 2; chan++) {
                 char label[64], location[32];
                 if (registered)
-                    snprintf(label, sizeof label, "CPU%d_DIMM_%c1", socket_of_mc[mc] + 1, "ABCD"[agent_of_mc[mc] * 2 + chan]);
+                    snprintf(label, sizeof label, "CPU%d_DIMM_%c1", socket_of_mc[mc] + 1,
+                             "ABCD"[agent_of_mc[mc] * 2 + chan]);
                 else
                     snprintf(label, sizeof label, "CPU_SrcID#%d_Ha#%d_Chan#%d_DIMM#0", socket_of_mc[mc],
                              agent_of_mc[mc], chan);
@@ -656,9 +662,8 @@ Test(memory_cli, edac_sb_edac_home_agents_of_a_broadwell_board)
         json_t *mem = memory_of(doc);
         cr_assert_eq(json_array_size(json_object_get(mem, "dimms")), 8);
         for (int socket = 0; socket < 2; socket++) {
-            cr_assert_eq(json_integer_value(json_object_get(json_array_get(json_object_get(mem, "sockets"), socket),
-                                                            "populated_channels")),
-                         4, "socket %d, %s labels", socket, registered ? "board" : "kernel");
+            cr_assert_eq(populated_channels(doc, socket), 4, "socket %d, %s labels", socket,
+                         registered ? "board" : "kernel");
             cr_assert_str_eq(channel_verdict(doc, socket), "pass", "socket %d", socket);
         }
         json_decref(doc);
@@ -692,9 +697,7 @@ Test(memory_cli, edac_sb_edac_labels_of_linux_3)
     json_t *mem = memory_of(doc);
     cr_assert_eq(json_array_size(json_object_get(mem, "dimms")), 16);
     for (int socket = 0; socket < 2; socket++) {
-        cr_assert_eq(json_integer_value(json_object_get(json_array_get(json_object_get(mem, "sockets"), socket),
-                                                        "populated_channels")),
-                     4, "socket %d", socket);
+        cr_assert_eq(populated_channels(doc, socket), 4, "socket %d", socket);
         cr_assert_str_eq(channel_verdict(doc, socket), "pass", "socket %d", socket);
     }
     json_decref(doc);
