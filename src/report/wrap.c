@@ -3,6 +3,8 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "report/wrap.h"
 #include "util/output.h"
@@ -153,7 +155,32 @@ int render_wrapped_table(FILE *out, int (*render)(FILE *out, const void *ctx), c
     if (rc == TEXT_NO_MEMORY)
         return render(out, ctx);
     if (rc == 0)
-        print_wrapped_table(out, buf, len, REPORT_COLUMNS);
+        print_wrapped_table(out, buf, len, report_columns(out));
     free(buf);
     return rc == 0 && !ferror(out) ? 0 : -1;
+}
+
+size_t report_columns(FILE *o)
+{
+    long cols = 0;
+    struct winsize ws;
+    int fd = o ? fileno(o) : -1;
+    if (fd >= 0 && isatty(fd) && ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) {
+        cols = ws.ws_col;
+    } else {
+        const char *env = getenv("COLUMNS");
+        char *end;
+        if (env && *env) {
+            long v = strtol(env, &end, 10);
+            if (!*end && v > 0)
+                cols = v;
+        }
+    }
+    if (cols <= 0)
+        cols = REPORT_COLUMNS;
+    if (cols < REPORT_COLUMNS_MIN)
+        cols = REPORT_COLUMNS_MIN;
+    if (cols > REPORT_COLUMNS_MAX)
+        cols = REPORT_COLUMNS_MAX;
+    return (size_t)cols;
 }

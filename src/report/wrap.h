@@ -6,8 +6,17 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* The width text reports fit: a 100-column terminal. */
+/* The width text reports fit where nothing says otherwise: a 100-column terminal. */
 #define REPORT_COLUMNS 100
+/* Narrowest and widest widths report_columns gives: narrower terminals still get readable
+ * continuations, wider ones lines a reader's eye can follow. */
+#define REPORT_COLUMNS_MIN 40
+#define REPORT_COLUMNS_MAX 200
+
+/* The width text written to stream o should fit: the terminal's width when o is a terminal, else
+ * COLUMNS when set to a number, else REPORT_COLUMNS; clamped to [REPORT_COLUMNS_MIN,
+ * REPORT_COLUMNS_MAX]. */
+size_t report_columns(FILE *o);
 
 /* Writes buf (len bytes) to o, wrapping every line wider than width display columns. A
  * continuation is indented 8 columns deeper than its line (at most 40), or, for a line that
@@ -17,7 +26,7 @@ void print_wrapped(FILE *o, const char *buf, size_t len, size_t width, const cha
  * after the last run of two or more spaces, within the first 60 columns). */
 void print_wrapped_table(FILE *o, const char *buf, size_t len, size_t width);
 /* Runs render into memory, then writes its text to out through print_wrapped_table at
- * REPORT_COLUMNS. Returns render's result, or -1 when out has a write error. */
+ * report_columns(out). Returns render's result, or -1 when out has a write error. */
 int render_wrapped_table(FILE *out, int (*render)(FILE *out, const void *ctx), const void *ctx);
 
 #endif
