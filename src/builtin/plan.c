@@ -48,13 +48,16 @@ static const char usage[] =
     "  --rank R --lora-targets all|qv    adapter rank (default 16) and matrices (default all linear layers)\n"
     "llm-infer:\n"
     "  --batch N --context N     concurrent sequences and tokens each (defaults 1, 4096; 8k = 8192)\n"
-    "  --weights bf16|fp16|fp8|int8|int4   weight precision (default: as the checkpoint ships, else bf16)\n"
+    "  --weights bf16|fp16|fp8|int8|int4|fp4   weight precision (default: as the checkpoint ships, else\n"
+    "                       bf16; fp4 = NVFP4, on FP4 tensor cores where the GPU has them)\n"
     "  --kv bf16|fp16|fp8   KV cache precision (default bf16)\n"
     "  --gpu-memory-utilization F   the share of each GPU's memory the engine plans with (vLLM's\n"
     "                       option; default 0.9)\n"
     "  --prompt N           prompt tokens of each request's context, for the tokens/s estimate\n"
     "                       (default half the context)\n"
     "  --rate R             requests per second to serve: the GPUs and nodes they need, and the headroom\n"
+    "  --tensor-parallel N  estimate tokens/s for replicas of N GPUs only (default: the split of the\n"
+    "                       node with the most tokens/s)\n"
     "cv-train:\n"
     "  --img-rate N         images/s one GPU consumes (default: the table's ResNet-50 figure)\n"
     "  --decode-rate N | --decode-from BENCH.json   images/s one core decodes and augments\n"
@@ -115,7 +118,9 @@ static bool parse_element_bytes(const char *s, bool allow_int4, double *out)
     static const struct {
         const char *name;
         double bytes;
-    } types[] = {{"fp32", 4}, {"bf16", 2}, {"fp16", 2}, {"fp8", 1}, {"int8", 1}, {"int4", 0.5}};
+    } types[] = {{"fp32", 4}, {"bf16", 2}, {"fp16", 2}, {"fp8", 1}, {"int8", 1}, {"int4", 0.5},
+                 /* NVFP4: 4-bit values and one FP8 scale per 16 (NVIDIA TensorRT Model Optimizer) */
+                 {"fp4", 0.5625}};
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
         if (!strcasecmp(s, types[i].name) && (allow_int4 || types[i].bytes >= 1)) {
             *out = types[i].bytes;
@@ -160,6 +165,7 @@ enum {
     O_PROMPT,
     O_GMU,
     O_RATE,
+    O_TP,
     O_COUNT
 };
 
@@ -197,6 +203,7 @@ static int check_options_apply(const struct plan_options *o, const bool *given, 
         {O_PROMPT, 1u << WL_LLM_INFER, 0},
         {O_GMU, 1u << WL_LLM_INFER, 0},
         {O_RATE, 1u << WL_LLM_INFER, 0},
+        {O_TP, 1u << WL_LLM_INFER, 0},
         {O_TOKENS, 1u << WL_LLM_TRAIN | 1u << WL_LLM_INFER, 0},
         {O_UTIL, 1u << WL_LLM_TRAIN, 0},
         {O_IMAGES, 1u << WL_CV_TRAIN, 0},
@@ -258,6 +265,7 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
         {"prompt", required_argument, NULL, O_PROMPT},
         {"gpu-memory-utilization", required_argument, NULL, O_GMU},
         {"rate", required_argument, NULL, O_RATE},
+        {"tensor-parallel", required_argument, NULL, O_TP},
         {"json", no_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -347,7 +355,7 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
             break;
         case O_WEIGHTS:
             if (!(parse_element_bytes(optarg, true, &o->weight_bytes) ||
-                  option_invalid("plan", "weights", optarg, N_("bf16, fp16, fp8, int8 or int4"))))
+                  option_invalid("plan", "weights", optarg, N_("bf16, fp16, fp8, int8, int4 or fp4"))))
                 return EXIT_CANNOT_RUN;
             o->weights_given = true;
             break;
@@ -398,6 +406,10 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
             break;
         case O_RATE:
             if (!option_positive("plan", "rate", optarg, &o->rate))
+                return EXIT_CANNOT_RUN;
+            break;
+        case O_TP:
+            if (!option_int("plan", "tensor-parallel", optarg, 1, 1024, &o->tensor_parallel))
                 return EXIT_CANNOT_RUN;
             break;
         case O_IMAGES:

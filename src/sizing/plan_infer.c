@@ -54,9 +54,12 @@ static void infer_throughput(struct plan *p, bool fits)
     snprintf(r.why_unknown, sizeof r.why_unknown, "%s", _("the asked configuration does not fit"));
     int tp = n;
     long batch = 0;
+    if (p->opt.tensor_parallel && n % p->opt.tensor_parallel)
+        snprintf(r.why_unknown, sizeof r.why_unknown, _("--tensor-parallel %d does not divide the node's %d GPUs"),
+                 p->opt.tensor_parallel, n);
     for (int k = 1; fits && k <= n; k++) {
         char why[256];
-        if (n % k || !tensor_parallel_valid(m, k, why, sizeof why))
+        if (n % k || (p->opt.tensor_parallel && k != p->opt.tensor_parallel) || !tensor_parallel_valid(m, k, why, sizeof why))
             continue;
         double room = infer_usable(p, k) - weights / k;
         long holds = room > 0 ? (long)floor(room / kv_bytes_per_sequence(m, p->opt.kv_bytes, p->opt.context, k)) : 0;
@@ -83,8 +86,10 @@ static void infer_throughput(struct plan *p, bool fits)
     json_object_set_new(o, "prompt_tokens", json_integer(prompt));
     json_object_set_new(o, "prompt_source", json_string(prompt_given ? "--prompt" : "not given: half the context"));
     json_object_set_new(o, "output_tokens", json_integer(p->opt.context - prompt));
-    json_object_set_new(o, "hbm_bandwidth_share", json_real(t->infer_decode_bandwidth_share));
-    json_object_set_new(o, "flops_share", json_real(t->infer_prefill_flops_share));
+    json_object_set_new(o, "hbm_bandwidth_share", json_real(r.known ? r.bandwidth_share : t->infer_decode_bandwidth_share));
+    json_object_set_new(o, "flops_share", json_real(r.known ? r.flops_share : t->infer_prefill_flops_share));
+    if (r.known)
+        json_object_set_new(o, "expert_gemm_share", json_real(r.expert_gemm_share));
     json_object_set_new(o, "engine", json_string("vLLM defaults: chunked prefill, max_num_seqs and max_num_batched_tokens "
                                                  "of EngineArgs.get_batch_defaults"));
     json_object_set_new(o, "max_num_seqs", json_integer(in.max_seqs));
@@ -130,7 +135,8 @@ static void infer_throughput(struct plan *p, bool fits)
     json_object_set_new(o, "allreduce_bytes", json_real(r.allreduce_bytes));
     json_object_set_new(o, "allreduce_step_s", json_real(r.allreduce_step_s));
     json_object_set_new(o, "step_s", json_real(r.step_s));
-    json_object_set_new(o, "compute_precision", json_string(precision_name(r.compute_precision)));
+    const char *compute = r.fp4_tensor_cores ? "fp4" : precision_name(r.compute_precision);
+    json_object_set_new(o, "compute_precision", json_string(compute));
     json_object_set_new(o, "dense_tflops_per_gpu", json_real(r.dense_tflops_per_gpu));
     json_object_set_new(o, "mean_kv_tokens", json_real(r.mean_kv_tokens));
     json_object_set_new(o, "bytes_per_step_per_gpu", json_real(r.bytes_per_step_per_gpu));
@@ -168,9 +174,9 @@ static void infer_throughput(struct plan *p, bool fits)
                 "kernel takes the longer of its reads and its FLOPs, %s: %.1f ms a step, %.0f output tokens/s per "
                 "replica, %.0f per node, with %d prompt tokens per %d generated (%s)"),
               replicas, tp, batch, p->opt.context, limit, r.tokens_per_step, gb(r.bytes_per_step_per_gpu), tp,
-              r.mean_kv_tokens, t->infer_decode_bandwidth_share * 100, p->gpu->mem_bw_gbs / p->gpu->devices,
-              r.memory_step_s * 1e3, r.flops_per_step_per_gpu / 1e12, t->infer_prefill_flops_share * 100,
-              r.dense_tflops_per_gpu, precision_name(r.compute_precision), r.compute_step_s * 1e3,
+              r.mean_kv_tokens, r.bandwidth_share * 100, p->gpu->mem_bw_gbs / p->gpu->devices,
+              r.memory_step_s * 1e3, r.flops_per_step_per_gpu / 1e12, r.flops_share * 100,
+              r.dense_tflops_per_gpu, compute, r.compute_step_s * 1e3,
               r.compute_bound ? _("compute-bound") : _("memory-bound"), allreduce, r.step_s * 1e3, r.output_tokens_s,
               replicas * r.output_tokens_s, prompt, p->opt.context - prompt,
               prompt_given ? "--prompt" : _("--prompt not given: half the context"));

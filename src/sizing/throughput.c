@@ -58,22 +58,45 @@ static double attention_flops(const struct llm_shape *m, double positions)
     return 2.0 * (score + value) * ((m->layers - windowed) * positions + windowed * windowed_positions);
 }
 
+double infer_fp4_dense_tflops(const struct gpu_spec *g)
+{
+    /* Blackwell's fifth-generation tensor cores run FP4 (NVFP4) at twice their FP8 rate, Blackwell
+     * Ultra's at three times (NVIDIA's B200 and B300 datasheets: HGX B200 72 PF FP8 / 144 PF FP4, HGX
+     * B300 72 PF FP8 / 144 PF FP4 sparse and 108 PF FP4 dense). Hopper and earlier have no FP4. */
+    if (!g->arch || g->dense[PREC_FP8] <= 0)
+        return 0;
+    if (!strcasecmp(g->arch, "Blackwell Ultra"))
+        return 3 * g->dense[PREC_FP8];
+    if (!strncasecmp(g->arch, "Blackwell", 9))
+        return 2 * g->dense[PREC_FP8];
+    return 0;
+}
+
+void infer_efficiency_for(const struct gpu_spec *g, const struct llm_shape *m, struct infer_efficiency *e)
+{
+    e->expert_gemm = m->experts > 0 ? INFER_EXPERT_GEMM_SHARE : 1;
+    e->vendor = g->vendor && !strcasecmp(g->vendor, "AMD") ? INFER_ROCM_VLLM_SHARE : 1;
+}
+
 void infer_rate_estimate(const struct infer_rate_input *in, struct infer_rate *out)
 {
     memset(out, 0, sizeof *out);
     const struct gpu_spec *g = in->gpu;
     const struct llm_shape *m = in->model;
     int output = in->context - in->prompt;
-    /* fp8 weights run FP8 matmuls on GPUs that have them (W8A8); other weight formats are
-     * dequantised to 16 bits for the matmul (weight-only quantisation, W4A16/W8A16). An FP8
-     * checkpoint that keeps its embedding in BF16 (DeepSeek-V3) averages a little over 1 byte. */
+    /* fp8 weights run FP8 matmuls on GPUs that have them (W8A8), fp4 weights (NVFP4) FP4 matmuls on
+     * Blackwell (infer_fp4_dense_tflops); other weight formats are dequantised to 16 bits for the
+     * matmul (weight-only quantisation, W4A16/W8A16). An FP8 checkpoint that keeps its embedding in
+     * BF16 (DeepSeek-V3) averages a little over 1 byte. */
     bool fp8 = in->weight_bytes >= 1 && in->weight_bytes < 1.01;
+    bool fp4 = in->weight_bytes > 0.5 && in->weight_bytes < 0.6 && infer_fp4_dense_tflops(g) > 0;
     out->compute_precision = fp8 && g->dense[PREC_FP8] > 0 ? PREC_FP8 : PREC_BF16;
     if (out->compute_precision == PREC_BF16 && g->dense[PREC_BF16] <= 0)
         out->compute_precision = PREC_FP16; /* Volta and Turing: FP16 tensor cores only */
+    out->fp4_tensor_cores = fp4;
     /* Per device: a package of two (MI250X) splits its figures between them. */
     double devices = g->devices > 0 ? g->devices : 1, bandwidth = g->mem_bw_gbs / devices;
-    out->dense_tflops_per_gpu = g->dense[out->compute_precision] / devices;
+    out->dense_tflops_per_gpu = (fp4 ? infer_fp4_dense_tflops(g) : g->dense[out->compute_precision]) / devices;
     if (g->mem_bw_gbs <= 0 || out->dense_tflops_per_gpu <= 0) {
         snprintf(out->why_unknown, sizeof out->why_unknown,
                  g->mem_bw_gbs <= 0 ? _("the GPU table has no memory bandwidth for %s")
@@ -112,7 +135,12 @@ void infer_rate_estimate(const struct infer_rate_input *in, struct infer_rate *o
     out->mean_kv_tokens = in->prompt + output / 2.0;
     double kv_per_gpu = out->batch * kv_bytes_per_sequence(m, in->kv_bytes, (int)out->mean_kv_tokens, in->tp);
     out->bytes_per_step_per_gpu = weights_per_gpu + kv_per_gpu;
-    double bytes_s = bandwidth * GB * in->bandwidth_share, flops_per_gpu_s = out->dense_tflops_per_gpu * 1e12 * in->flops_share;
+    struct infer_efficiency eff;
+    infer_efficiency_for(g, m, &eff);
+    out->bandwidth_share = in->bandwidth_share * eff.vendor;
+    out->flops_share = in->flops_share * eff.vendor;
+    out->expert_gemm_share = eff.expert_gemm;
+    double bytes_s = bandwidth * GB * out->bandwidth_share, flops_per_gpu_s = out->dense_tflops_per_gpu * 1e12 * out->flops_share;
     double prompt_tokens = out->chunked_prefill ? out->batch * ratio : 0;
     out->tokens_per_step = out->batch + prompt_tokens;
     double linear_flops = 2.0 * (double)m->active_params * out->tokens_per_step / tp;
@@ -122,8 +150,15 @@ void infer_rate_estimate(const struct infer_rate_input *in, struct infer_rate *o
     out->memory_step_s = out->bytes_per_step_per_gpu / bytes_s;
     out->compute_step_s = out->flops_per_step_per_gpu / flops_per_gpu_s;
     /* The matmuls read the weights and the attention kernels the KV cache: each kernel is bound by its
-     * own roofline, one after the other. */
-    double linear_s = fmax(weights_per_gpu / bytes_s, linear_flops / flops_per_gpu_s);
+     * own roofline, one after the other. A mixture's routed experts run as grouped GEMMs, each expert
+     * on the few tokens routed to it, at expert_gemm of the dense matmuls' rate (reads and FLOPs). */
+    double expert_share = m->experts > 0 && m->params > 0 ? (double)m->expert_params / m->params : 0;
+    double expert_active = m->experts > 0 ? (double)m->expert_params * m->experts_per_token / m->experts : 0;
+    double expert_flops = 2.0 * expert_active * out->tokens_per_step / tp, dense_flops = linear_flops - expert_flops;
+    double expert_weights = weights_per_gpu * expert_share, dense_weights = weights_per_gpu - expert_weights;
+    double linear_s = fmax(dense_weights / bytes_s, dense_flops / flops_per_gpu_s);
+    if (expert_flops > 0)
+        linear_s += fmax(expert_weights / bytes_s, expert_flops / flops_per_gpu_s) / eff.expert_gemm;
     double attention_s = fmax(kv_per_gpu / bytes_s, attention / flops_per_gpu_s);
     out->compute_bound = linear_flops / flops_per_gpu_s > weights_per_gpu / bytes_s;
     if (in->tp > 1) {

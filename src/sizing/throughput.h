@@ -41,18 +41,38 @@
  * all-reduce on H100, in the NCCL INFO lines of NVIDIA/nccl issue #1453). */
 #define ALLREDUCE_LATENCY_S 25e-6
 
-/* The estimate's error against TensorRT-LLM's published throughput table (NVIDIA/TensorRT-LLM
- * docs/source/performance/perf-overview.md, v1.0: trtllm-bench throughput, every H100 and H200 FP8
- * row of a model in the catalogue; tests/cli/test_plan_throughput.c holds each row to its band, the
- * README's "Inference tokens/s" lists them): estimate / measured - 1. Dense models (Llama 3.1 8B,
- * 3.3 70B, 3.1 405B; 60 rows) and mixtures of experts (Llama 4 Scout and Maverick, Qwen3-235B-A22B;
- * 52 rows, which TensorRT-LLM runs with expert parallelism and attention data parallelism, not the
- * tensor parallelism modelled here) apart. */
+/* The range of the estimate's error (estimate / measured - 1) on the fit part's TensorRT-LLM rows of
+ * tests/references/plan-references.tsv (perf-overview.md v1.0, trtllm-bench throughput, H100 and H200
+ * FP8), what plan's "accuracy" step tells the user. Dense models (Llama 3.1 8B, 3.3 70B, 3.1 405B; 60
+ * rows) and mixtures of experts (Llama 4 Scout and Maverick, Qwen3-235B-A22B; 52 rows, which
+ * TensorRT-LLM runs with expert parallelism and attention data parallelism, not the tensor parallelism
+ * modelled here) apart. This is a description, not the test's band: tests/cli/test_plan_throughput.c
+ * holds every row of the table to a fixed ±30 % and lists the rows outside it as misses with their
+ * figures (docs/plan-references.md). */
 #define INFER_BAND_DENSE_LOW (-0.25)
-#define INFER_BAND_DENSE_HIGH 0.51
-#define INFER_BAND_MOE_LOW (-0.32)
-#define INFER_BAND_MOE_HIGH 1.73
+#define INFER_BAND_DENSE_HIGH 0.49
+#define INFER_BAND_MOE_LOW (-0.69)
+#define INFER_BAND_MOE_HIGH 1.00
 #define INFER_BAND_REFERENCE "TensorRT-LLM perf-overview.md (v1.0), trtllm-bench throughput, H100 and H200 FP8"
+
+/* What the kernels reach depends on what runs (fitted on the "fit" part of
+ * tests/references/plan-references.tsv, checked on its "check" part; docs/plan-references.md):
+ * - INFER_EXPERT_GEMM_SHARE: a mixture's routed experts run as grouped GEMMs (vLLM's fused_moe,
+ *   TensorRT-LLM's CUTLASS MoE kernels), each expert on the tokens routed to it; they reach this
+ *   share of the dense matmuls' bandwidth and FLOPS. Fitted on TensorRT-LLM v1.0's H100/H200 FP8 rows
+ *   of Llama 4 Scout, Llama 4 Maverick and Qwen3-235B-A22B.
+ * - INFER_ROCM_VLLM_SHARE: AMD's ROCm build of vLLM on Instinct GPUs reaches this share of what the
+ *   NVIDIA-fitted shares give on the same sheet figures. Fitted on AMD's published MI300X results for
+ *   Llama-3.1-70B FP8 at TP8 (amd.com ROCm performance results, rocm/vllm 0.10.2 container). */
+#define INFER_EXPERT_GEMM_SHARE 0.5
+#define INFER_ROCM_VLLM_SHARE 0.32
+struct infer_efficiency {
+    double expert_gemm; /* the routed experts' grouped GEMMs against the dense matmuls (1: dense model) */
+    double vendor;      /* the vendor's inference software against the NVIDIA-fitted shares (1: NVIDIA) */
+};
+void infer_efficiency_for(const struct gpu_spec *g, const struct llm_shape *m, struct infer_efficiency *e);
+/* Dense FP4 TFLOPS of the GPU's tensor cores, 0 where it has none (before Blackwell). */
+double infer_fp4_dense_tflops(const struct gpu_spec *g);
 
 /* vLLM's max_num_seqs and max_num_batched_tokens on this GPU (the defaults above). */
 void vllm_batch_defaults(const struct gpu_spec *g, long *max_num_seqs, long *max_num_batched_tokens);
@@ -88,6 +108,9 @@ struct infer_rate {
     bool known;
     char why_unknown[256];
     enum precision compute_precision; /* FP8 with fp8 weights where the GPU has it, else BF16 (FP16) */
+    bool fp4_tensor_cores;            /* fp4 weights on a GPU with FP4 tensor cores: the matmuls run FP4 */
+    double bandwidth_share, flops_share; /* the input's shares x the vendor's software (infer_efficiency) */
+    double expert_gemm_share;         /* the routed experts' grouped GEMMs against the dense matmuls */
     double dense_tflops_per_gpu;
     double batch;                     /* sequences decoding together, after the caps (a mean: may be fractional) */
     enum batch_limit batch_limit;     /* what set it */
