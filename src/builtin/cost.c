@@ -146,7 +146,7 @@ int cmd_cost(int argc, char **argv)
     }
     const char *flops_method;
     if (params > 0)
-        job_flops = offer_training_flops(params, tokens, false, &flops_method);
+        job_flops = offer_training_flops(params, tokens, false, false, &flops_method);
     const char *path = argv[optind];
     struct gpu_table table;
     struct offers offers = {0};

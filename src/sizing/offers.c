@@ -485,13 +485,22 @@ static int fitting_first_then_currency_then_cost(const void *a, const void *b)
     return x->index - y->index;
 }
 
-double offer_training_flops(double active_params, double tokens, bool frozen_weights, const char **method)
+double offer_training_flops(double active_params, double tokens, bool frozen_weights, bool full_recompute,
+                            const char **method)
 {
-    *method = frozen_weights ? _("4 x active parameters x tokens: forward 2PT, the activations' gradients 2PT, no "
-                                 "gradients for the frozen weights (Kaplan et al. 2020's 6PT less 2PT); adapters and "
-                                 "QLoRA's dequantization not counted")
-                             : _("6 x active parameters x tokens: forward 2PT + backward 4PT (Kaplan et al. 2020)");
-    return (frozen_weights ? 4 : 6) * active_params * tokens;
+    if (frozen_weights)
+        *method = full_recompute
+                      ? _("6 x active parameters x tokens: forward 2PT, the activations' gradients 2PT, no gradients "
+                          "for the frozen weights (Kaplan et al. 2020's 6PT less 2PT), and the forward again for full "
+                          "recompute 2PT (Korthikanti et al. 2022); adapters and QLoRA's dequantization not counted")
+                      : _("4 x active parameters x tokens: forward 2PT, the activations' gradients 2PT, no "
+                          "gradients for the frozen weights (Kaplan et al. 2020's 6PT less 2PT); adapters and "
+                          "QLoRA's dequantization not counted");
+    else
+        *method = full_recompute ? _("8 x active parameters x tokens: forward 2PT + backward 4PT (Kaplan et al. 2020) + "
+                                     "the forward again for full recompute 2PT (Korthikanti et al. 2022)")
+                                 : _("6 x active parameters x tokens: forward 2PT + backward 4PT (Kaplan et al. 2020)");
+    return ((frozen_weights ? 4 : 6) + (full_recompute ? 2 : 0)) * active_params * tokens;
 }
 
 static double requirement(json_t *plan, const char *key)

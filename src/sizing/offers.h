@@ -134,11 +134,17 @@ struct offer_job {
     double rate;        /* llm-infer --rate: requests/s to serve (0 = not given): ranked by what serving it costs */
 };
 
-/* Training FLOPs of tokens over a model of active_params (what one token passes through): 6·P·T,
+/* Training FLOPs of tokens over a model of active_params (what one token passes through), the FLOPs
+ * the GPUs run (hardware FLOPs, not PaLM's model FLOPs: Chowdhery et al. 2022, appendix B): 6·P·T,
  * forward 2·P·T and backward 4·P·T (Kaplan et al. 2020, "Scaling Laws for Neural Language
  * Models", §2.1); with frozen weights (LoRA, QLoRA) the backward pass computes the activations'
- * gradients (2·P·T) but not the frozen weights' (2·P·T), so 4·P·T. *method says which. */
-double offer_training_flops(double active_params, double tokens, bool frozen_weights, const char **method);
+ * gradients (2·P·T) but not the frozen weights' (2·P·T), so 4·P·T. Full recompute (gradient
+ * checkpointing) runs each layer's forward again in the backward pass: + 2·P·T (Korthikanti et al.
+ * 2022, "Reducing Activation Recomputation in Large Transformer Models", §5: a third more for a
+ * full model); selective recompute re-runs only attention's softmax and dropout, not the matmuls
+ * counted here. full_recompute is the plan's own choice (plan_recompute). *method says which. */
+double offer_training_flops(double active_params, double tokens, bool frozen_weights, bool full_recompute,
+                            const char **method);
 
 /* How plan --offers ranked: by the job's cost when its size is known, llm-infer with --rate by what
  * serving the rate costs an hour (the offers it needs x price per hour), llm-infer by the estimated

@@ -9,6 +9,11 @@
 #include "sizing/check.h"
 #include "sizing/plan_internal.h"
 
+enum recompute plan_recompute(const struct plan_options *o)
+{
+    return !o->recompute_given && o->finetune != FINETUNE_NONE ? RECOMPUTE_FULL : o->recompute;
+}
+
 void plan_options_default(struct plan_options *o)
 {
     *o = (struct plan_options){

@@ -61,6 +61,10 @@ struct plan {
 };
 
 void plan_options_default(struct plan_options *o);
+/* The activation recompute the plan runs: --recompute where given, else full with --finetune (the
+ * recipes' default: PEFT, Unsloth, LLaMA-Factory and QLoRA turn gradient checkpointing on), else
+ * none. plan_finetune sizes memory by it and plan --offers counts the job's FLOPs by it. */
+enum recompute plan_recompute(const struct plan_options *o);
 
 /* Loads the GPU table and resolves --gpus and the model. 0, or nonzero with p->error set. */
 int plan_prepare(struct plan *p);

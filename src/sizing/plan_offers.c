@@ -41,7 +41,8 @@ int plan_rank_offers(struct plan *p, const struct plan_offers_request *req, stru
                                   .rate = p->opt.workload == WL_LLM_INFER ? p->opt.rate : 0};
     if (req->tokens > 0 && !out->job.inference)
         out->job.flops = offer_training_flops((double)p->model.active_params, req->tokens,
-                                              p->opt.finetune != FINETUNE_NONE, &out->job.flops_method);
+                                              p->opt.finetune != FINETUNE_NONE,
+                                              plan_recompute(&p->opt) == RECOMPUTE_FULL, &out->job.flops_method);
     int rc = offers_rank_for_plan(&out->offers, &out->job, &req->fx, plan_offer, p, &out->basis, &out->fitting);
     if (rc == 0) {
         plan_start_doc(p);

@@ -305,8 +305,7 @@ int plan_finetune(struct plan *p)
     /* The recipes people run turn gradient checkpointing on for LoRA and QLoRA: the plan does too,
      * unless --recompute says otherwise. */
     bool recompute_default = !p->opt.recompute_given;
-    if (recompute_default)
-        p->opt.recompute = RECOMPUTE_FULL;
+    p->opt.recompute = plan_recompute(&p->opt);
     struct finetune_estimate e;
     finetune_estimate(m, p->opt.finetune, p->opt.lora_rank, p->opt.lora_qv_only, &e);
     bool qlora = p->opt.finetune == FINETUNE_QLORA;

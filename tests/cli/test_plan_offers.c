@@ -88,20 +88,59 @@ Test(plan_offers, text_names_the_ranking_and_what_does_not_fit)
     run_result_free(&r);
 }
 
-/* LoRA computes no gradients for the frozen weights: 4 x P x T. */
-Test(plan_offers, lora_counts_four_p_t)
+static json_t *train_job(const char *finetune, const char *recompute, double *active_params, char **out)
 {
-    struct run_result r = run_gpuvet("plan", "--workload", "llm-train", "--model", "llama-3.1-8b", "--finetune",
-                                     "lora", "--offers", PLAN_FIXTURE("offers-no-util.csv"), "--tokens", "100M",
-                                     "--json", NULL);
+    const char *args[16] = {"plan", "--workload", "llm-train", "--model", "llama-3.1-8b", "--offers",
+                            PLAN_FIXTURE("offers-no-util.csv"), "--tokens", "100M", "--json"};
+    int n = 10;
+    if (finetune) {
+        args[n++] = "--finetune";
+        args[n++] = finetune;
+    }
+    if (recompute) {
+        args[n++] = "--recompute";
+        args[n++] = recompute;
+    }
+    struct run_result r = run_gpuvet(args[0], args[1], args[2], args[3], args[4], args[5], args[6], args[7], args[8],
+                                     args[9], args[10], args[11], args[12], args[13], NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
-    json_t *doc = run_json(&r), *offers = offers_of(doc);
-    json_t *model = json_object_get(json_object_get(doc, "plan"), "model");
-    double flops = 4 * num(model, "active_params") * 100e6;
-    cr_expect_float_eq(num(json_object_get(offers, "job"), "flops"), flops, flops * 1e-12);
-    cr_expect(strstr(str(json_object_get(offers, "job"), "flops_method"), "frozen weights"));
+    json_t *doc = run_json(&r);
+    *active_params = num(json_object_get(json_object_get(doc, "plan"), "model"), "active_params");
+    json_t *job = json_incref(json_object_get(offers_of(doc), "job"));
+    *out = strdup(r.out);
     json_decref(doc);
     run_result_free(&r);
+    return job;
+}
+
+/* The job's FLOPs follow the plan's own recipe. LoRA computes no gradients for the frozen weights
+ * (4 x P x T); the plan runs --finetune with full recompute unless told otherwise, and full recompute
+ * runs the forward again: 6 x P x T for LoRA, 8 x P x T for the whole model (Korthikanti et al.
+ * 2022). Before, the job priced 4 x P x T while the plan it priced ran the forward twice. */
+Test(plan_offers, job_flops_follow_the_plans_recompute)
+{
+    static const struct {
+        const char *finetune, *recompute;
+        double per_param_token;
+        const char *method;
+    } cases[] = {
+        {"lora", NULL, 6, "the forward again for full recompute"},
+        {"lora", "none", 4, "frozen weights"},
+        {"qlora", "selective", 4, "frozen weights"},
+        {NULL, NULL, 6, "forward 2PT + backward 4PT"},
+        {NULL, "full", 8, "the forward again for full recompute"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        double active;
+        char *out;
+        json_t *job = train_job(cases[i].finetune, cases[i].recompute, &active, &out);
+        double flops = cases[i].per_param_token * active * 100e6;
+        cr_expect_float_eq(num(job, "flops"), flops, flops * 1e-12, "%s %s: %s", cases[i].finetune,
+                           cases[i].recompute, out);
+        cr_expect(strstr(str(job, "flops_method"), cases[i].method), "%s", str(job, "flops_method"));
+        json_decref(job);
+        free(out);
+    }
 }
 
 /* An offer's own cpu and ram_gb are held against the plan's per-node requirements. */
