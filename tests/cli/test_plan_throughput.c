@@ -30,13 +30,15 @@ static double estimated_tokens_s(const char *model, const char *gpus, const char
     struct run_result r = run_gpuvet("plan", "--workload", "llm-infer", "--model", model, "--gpus", gpus,
                                      "--tensor-parallel", tp, "--weights", weights, "--kv", kv, "--context", context,
                                      "--prompt", prompt, "--json", NULL);
-    cr_assert_eq(r.status, 0, "%s %s %d/%d: %s", model, gpus, isl, osl, r.err);
+    /* 1: the asked configuration does not fit the plan's memory (then no estimate) */
+    cr_assert(r.status == 0 || r.status == 1, "%s %s %d/%d: %d %s", model, gpus, isl, osl, r.status, r.err);
     json_t *doc = run_json(&r);
     json_t *t = json_object_get(json_object_get(doc, "plan"), "throughput");
     cr_assert(json_is_true(json_object_get(t, "estimate")));
     json_t *v = json_object_get(t, "output_tokens_s");
-    cr_assert(json_is_number(v), "%s", r.out);
-    double tokens_s = json_number_value(v);
+    /* null: no estimate (the request does not fit the plan's memory), with the reason */
+    cr_assert(json_is_number(v) || json_is_string(json_object_get(t, "why_unknown")), "%s", r.out);
+    double tokens_s = json_is_number(v) ? json_number_value(v) : 0;
     if (throughput)
         *throughput = json_incref(t);
     json_decref(doc);
@@ -94,8 +96,10 @@ Test(plan_throughput, every_reference_inside_the_fixed_band_or_a_listed_miss, .t
         rows[part]++;
         inside[part] += in_band;
         listed[part] += miss;
+        /* "unknown": gpuvet gave no estimate (plan.throughput.why_unknown), a miss like any other */
+        bool recorded_unknown = !strcmp(field[F_GPUVET], "unknown");
         double recorded = strtod(field[F_GPUVET], NULL);
-        cr_expect(fabs(got / recorded - 1) <= 0.02,
+        cr_expect(recorded_unknown ? got == 0 : fabs(got / recorded - 1) <= 0.02,
                   "%s: gpuvet now says %.0f, the table records %s (scripts/plan-references.py --update)", field[F_ID],
                   got, field[F_GPUVET]);
         if (miss && in_band)
@@ -109,7 +113,7 @@ Test(plan_throughput, every_reference_inside_the_fixed_band_or_a_listed_miss, .t
                     rows[part], listed[part]);
     fprintf(stderr, "plan references: fit %d/%d, check %d/%d inside ±30 %%\n", inside[0], rows[0], inside[1], rows[1]);
     cr_expect_eq(rows[0], 116, "fit rows");
-    cr_expect_eq(rows[1], 145, "check rows");
+    cr_expect_eq(rows[1], 437, "check rows");
 }
 
 /* What issue 27 reported: Llama-3.1-405B on 8 H100 over-estimated by 50-160 % before the all-reduces,
