@@ -180,6 +180,18 @@ static void infer_throughput(struct plan *p, bool fits)
               r.compute_bound ? _("compute-bound") : _("memory-bound"), allreduce, r.step_s * 1e3, r.output_tokens_s,
               replicas * r.output_tokens_s, prompt, p->opt.context - prompt,
               prompt_given ? "--prompt" : _("--prompt not given: half the context"));
+    if (r.bandwidth_share != t->infer_decode_bandwidth_share)
+        plan_step(p, N_("efficiency"),
+                  _("AMD's ROCm build of vLLM reaches %.2f of the shares fitted on NVIDIA GPUs (fitted on AMD's "
+                    "published MI300X vLLM results for Llama-3.1-70B FP8): %.0f%% of HBM bandwidth and %.0f%% of "
+                    "dense FLOPS"),
+                  r.bandwidth_share / t->infer_decode_bandwidth_share, r.bandwidth_share * 100, r.flops_share * 100);
+    if (moe)
+        plan_step(p, N_("efficiency"),
+                  _("the routed experts run as grouped GEMMs, each expert on the tokens routed to it, at %.2f of the "
+                    "dense matmuls' rate (fitted on TensorRT-LLM's published H100 and H200 results for Llama 4 and "
+                    "Qwen3 mixtures)"),
+                  r.expert_gemm_share);
     plan_step(p, N_("accuracy"),
               moe ? _("for mixtures of experts the estimate lands between %+.0f%% and %+.0f%% of TensorRT-LLM's "
                       "published throughput (its performance overview, v1.0: H100 and H200, FP8): it models tensor "

@@ -188,6 +188,10 @@ Test(plan_throughput, efficiency_follows_what_runs)
     cr_expect_float_eq(json_number_value(json_object_get(t, "flops_share")), 0.76 * INFER_ROCM_VLLM_SHARE, 1e-9);
     cr_expect_eq(json_integer_value(json_object_get(t, "tensor_parallel")), 8);
     json_decref(t);
+    struct run_result r = run_gpuvet("plan", "--workload", "llm-infer", "--model", "llama-3.1-405b", "--gpus",
+                                     "8xMI300X", "--weights", "fp8", "--tensor-parallel", "8", NULL);
+    cr_expect(strstr(r.out, "efficiency") && strstr(r.out, "ROCm build of vLLM reaches 0.32"), "%s", r.out);
+    run_result_free(&r);
     estimated_tokens_s("qwen3-235b-a22b", "8xh200-sxm-141gb", "8", "fp8", "fp8", 1000, 1000, &t);
     cr_expect_float_eq(json_number_value(json_object_get(t, "expert_gemm_share")), INFER_EXPERT_GEMM_SHARE, 1e-9);
     json_decref(t);
