@@ -8,6 +8,7 @@
 #include "model/machine.h"
 #include "sizing/demand.h"
 #include "sizing/jsonfile.h"
+#include "sizing/offers.h"
 #include "sizing/plan.h"
 #include "util/i18n.h"
 #include "util/parse.h"
@@ -460,7 +461,7 @@ static void stages_cv(const struct balance_job *job, int n, const struct machine
  * full recompute. */
 static double llm_flops_per_token(const struct balance_job *job, int *passes)
 {
-    *passes = (job->adapter_params > 0 ? 2 : 3) + (job->full_recompute ? 1 : 0);
+    *passes = training_passes(job->adapter_params > 0, job->full_recompute);
     double attention = job->layers > 0 ? 2.0 * job->layers * job->seq * job->attention_width : 0;
     return *passes * (2.0 * job->active_params + attention);
 }

@@ -500,7 +500,12 @@ double offer_training_flops(double active_params, double tokens, bool frozen_wei
         *method = full_recompute ? _("8 x active parameters x tokens: forward 2PT + backward 4PT (Kaplan et al. 2020) + "
                                      "the forward again for full recompute 2PT (Korthikanti et al. 2022)")
                                  : _("6 x active parameters x tokens: forward 2PT + backward 4PT (Kaplan et al. 2020)");
-    return ((frozen_weights ? 4 : 6) + (full_recompute ? 2 : 0)) * active_params * tokens;
+    return training_passes(frozen_weights, full_recompute) * 2.0 * active_params * tokens;
+}
+
+int training_passes(bool frozen_weights, bool full_recompute)
+{
+    return (frozen_weights ? 2 : 3) + (full_recompute ? 1 : 0);
 }
 
 static double requirement(json_t *plan, const char *key)

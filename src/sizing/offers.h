@@ -145,6 +145,10 @@ struct offer_job {
  * counted here. full_recompute is the plan's own choice (plan_recompute). *method says which. */
 double offer_training_flops(double active_params, double tokens, bool frozen_weights, bool full_recompute,
                             const char **method);
+/* Passes over the weights per trained token, each 2 x active parameters FLOPs: forward 1, backward
+ * 2 (1 with frozen weights: no weight gradients), + 1 with full recompute. offer_training_flops and
+ * plan --check's compute stage (balance.c) both count by it. */
+int training_passes(bool frozen_weights, bool full_recompute);
 
 /* How plan --offers ranked: by the job's cost when its size is known, llm-infer with --rate by what
  * serving the rate costs an hour (the offers it needs x price per hour), llm-infer by the estimated
