@@ -48,6 +48,8 @@ static const char usage[] =
     "  --rank R --lora-targets all|qv    adapter rank (default 16) and matrices (default all linear layers)\n"
     "llm-infer:\n"
     "  --batch N --context N     concurrent sequences and tokens each (defaults 1, 4096; 8k = 8192)\n"
+    "  --allow-long-context   plan a --context beyond the model's maximum (max_position_embeddings\n"
+    "                       and its rope_scaling), as vLLM's VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 does\n"
     "  --weights bf16|fp16|fp8|int8|int4   weight precision (default: as the checkpoint ships, else bf16)\n"
     "  --kv bf16|fp16|fp8   KV cache precision (default bf16)\n"
     "  --gpu-memory-utilization F   the share of each GPU's memory the engine plans with (vLLM's\n"
@@ -160,6 +162,7 @@ enum {
     O_PROMPT,
     O_GMU,
     O_RATE,
+    O_LONG_CONTEXT,
     O_COUNT
 };
 
@@ -197,6 +200,7 @@ static int check_options_apply(const struct plan_options *o, const bool *given, 
         {O_PROMPT, 1u << WL_LLM_INFER, 0},
         {O_GMU, 1u << WL_LLM_INFER, 0},
         {O_RATE, 1u << WL_LLM_INFER, 0},
+        {O_LONG_CONTEXT, 1u << WL_LLM_INFER, 0},
         {O_TOKENS, 1u << WL_LLM_TRAIN | 1u << WL_LLM_INFER, 0},
         {O_UTIL, 1u << WL_LLM_TRAIN, 0},
         {O_IMAGES, 1u << WL_CV_TRAIN, 0},
@@ -257,6 +261,7 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
         {"fx", required_argument, NULL, O_FX},
         {"prompt", required_argument, NULL, O_PROMPT},
         {"gpu-memory-utilization", required_argument, NULL, O_GMU},
+        {"allow-long-context", no_argument, NULL, O_LONG_CONTEXT},
         {"rate", required_argument, NULL, O_RATE},
         {"json", no_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},
@@ -391,6 +396,9 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
         case O_PROMPT:
             if (!option_tokens("plan", "prompt", optarg, 100000000, &o->prompt))
                 return EXIT_CANNOT_RUN;
+            break;
+        case O_LONG_CONTEXT:
+            o->allow_long_context = true;
             break;
         case O_GMU:
             if (!option_fraction("plan", "gpu-memory-utilization", optarg, &o->gpu_memory_utilization))

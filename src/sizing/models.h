@@ -44,6 +44,10 @@ struct llm_shape {
      * 3 paper, §6.2, and its config.json's modules_to_not_convert). */
     double attention_weight_bytes;
     int bf16_mlp_layers;
+    /* The longest context the model takes (max_position_embeddings and its rope_scaling, as vLLM
+     * derives it), and where that number comes from; 0 when the config gives none. */
+    int max_context;
+    char max_context_source[64];
     int64_t params;        /* total parameters */
     int64_t active_params; /* parameters one token passes through (= params for a dense model) */
     int64_t largest_layer_params; /* largest single module (DeepSpeed's ZeRO-3 term); 0 unknown */

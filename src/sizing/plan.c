@@ -137,6 +137,9 @@ json_t *model_json(const struct llm_shape *m)
         json_object_set_new(o, "mtp_params", json_integer(m->mtp_params));
         json_object_set_new(o, "vision_params", json_integer(m->vision_params));
         json_object_set_new(o, "disk_bytes", json_real(llm_disk_bytes(m)));
+        json_object_set_new(o, "max_context", m->max_context ? json_integer(m->max_context) : json_null());
+        json_object_set_new(o, "max_context_source",
+                            m->max_context ? json_string(m->max_context_source) : json_null());
     }
     return o;
 }
@@ -243,6 +246,14 @@ int plan_prepare(struct plan *p)
     int rc = p->opt.gpus ? resolve_gpus(p) : 0;
     if (rc == 0 && p->opt.workload != WL_CV_TRAIN)
         rc = resolve_model(p);
+    /* vLLM refuses a max_model_len beyond what the config allows unless VLLM_ALLOW_LONG_MAX_MODEL_LEN
+     * is set (vllm/config.py, _get_and_verify_max_len): the model was not trained on such positions. */
+    if (rc == 0 && p->opt.workload == WL_LLM_INFER && p->model.max_context > 0 &&
+        p->opt.context > p->model.max_context && !p->opt.allow_long_context)
+        rc = plan_fail(p,
+                       _("--context %d: %s takes at most %d tokens (%s); vLLM refuses longer. Plan a shorter "
+                         "--context, or add --allow-long-context"),
+                       p->opt.context, p->model.id, p->model.max_context, p->model.max_context_source);
     return rc;
 }
 

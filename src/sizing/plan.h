@@ -36,6 +36,7 @@ struct plan_options {
     double weight_bytes, kv_bytes; /* per element */
     double gpu_memory_utilization; /* llm-infer: the share of GPU memory the engine plans with (vLLM's) */
     double rate;                   /* llm-infer: requests per second to serve; 0 = not given */
+    bool allow_long_context;       /* llm-infer: plan a context beyond the model's maximum */
     bool weights_given; /* --weights given; else a model's checkpoint precision replaces bf16 */
     double img_rate, decode_rate, image_bytes, dataset_bytes;
 };

@@ -59,7 +59,8 @@ static void infer_throughput(struct plan *p, bool fits)
         if (n % k || !tensor_parallel_valid(m, k, why, sizeof why))
             continue;
         double room = infer_usable(p, k) - weights / k;
-        long holds = room > 0 ? (long)floor(room / kv_bytes_per_sequence(m, p->opt.kv_bytes, p->opt.context, k)) : 0;
+        long holds =
+            room > 0 ? (long)fmin(floor(room / kv_bytes_per_sequence(m, p->opt.kv_bytes, p->opt.context, k)), 1e12) : 0;
         if (holds < p->opt.batch)
             continue;
         in.tp = k;
@@ -239,10 +240,13 @@ int plan_infer(struct plan *p)
     bool fits = tp_ok && per_gpu <= usable;
     p->does_not_fit = !fits;
     double kv_room = usable - weights / n; /* per GPU */
-    double max_batch_d = kv_room > 0 ? floor(kv_room / per_request_gpu) : 0;
+    /* per_request_gpu > 0: every shape has a layer, a KV head and a head dimension (models.c) */
+    double max_batch_d = kv_room > 0 ? fmin(floor(kv_room / per_request_gpu), 1e12) : 0;
     long max_batch = (long)max_batch_d;
-    /* The longest context at --batch: bisect, since windowed layers make the size piecewise linear. */
-    long lo = 0, hi = 100000000;
+    /* The longest context at --batch, up to the model's maximum unless --allow-long-context: bisect,
+     * since windowed layers make the size piecewise linear. */
+    bool capped_by_model = m->max_context > 0 && !p->opt.allow_long_context;
+    long lo = 0, hi = capped_by_model ? m->max_context : 100000000;
     while (kv_room > 0 && lo < hi) {
         long mid = lo + (hi - lo + 1) / 2;
         if (kv_bytes_per_sequence(m, p->opt.kv_bytes, (int)mid, n) * p->opt.batch <= kv_room)
@@ -252,6 +256,11 @@ int plan_infer(struct plan *p)
     }
     long max_context = lo;
     double max_tokens = kv_room > 0 ? floor(kv_room / kv_bytes_per_sequence(m, p->opt.kv_bytes, 1, n)) : 0;
+    if (m->max_context > 0 && p->opt.context > m->max_context)
+        plan_step(p, N_("context"),
+                  _("--context %d is beyond the %d tokens %s takes (%s): planned because --allow-long-context was "
+                    "given; the model was not trained on these positions and its output may degrade"),
+                  p->opt.context, m->max_context, m->id, m->max_context_source);
     json_object_set_new(
         p->doc, "tensor_parallel",
         json_pack("{s:i, s:b, s:i, s:s}", "size", n, "valid", tp_ok, "kv_heads_per_gpu", kv_heads_per_gpu, "why",
