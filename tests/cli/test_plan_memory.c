@@ -1,6 +1,8 @@
 /* gpuvet plan's memory, context limits and model names as users meet them: the built binary on
  * hostile config.json files, contexts beyond a model's maximum, and the names people type. */
 #include <criterion/criterion.h>
+#include <criterion/logging.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,4 +116,114 @@ Test(plan_memory, longest_context_stops_at_the_model_maximum)
     cr_expect_eq(number_at(plan, "model", "max_context"), 131072);
     json_decref(doc);
     run_result_free(&r);
+}
+
+/* tests/references/plan-memory-references.tsv: each row's published figure against gpuvet's, memory
+ * within +-15 %, a verdict exactly; a row outside is a listed miss (its known_miss column holds
+ * gpuvet's figure). The test fails when a row leaves its band unlisted, or a listed miss comes back
+ * inside (then the list is out of date). The score of each part goes to the test's output. */
+#define REFERENCES GPUVET_TEST_SOURCE "/references/plan-memory-references.tsv"
+#define MEMORY_BAND 0.15
+#define GIB_BYTES (1024.0 * 1024.0 * 1024.0)
+
+static json_t *json_path(json_t *o, const char *path)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", path);
+    char *save = NULL;
+    for (char *key = strtok_r(buf, ".", &save); key && o; key = strtok_r(NULL, ".", &save))
+        o = json_object_get(o, key);
+    return o;
+}
+
+/* Runs `gpuvet plan ARGS --json`; *verdict is "refused" (exit 2), "fits" or "does not fit"; the
+ * quantity at path in *value (NAN when absent). */
+static void run_reference(const char *args, const char *path, double *value, char *verdict, size_t verdict_len)
+{
+    char *argv[32] = {"plan"};
+    int argc = 1;
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", args);
+    char *save = NULL;
+    for (char *a = strtok_r(buf, " ", &save); a && argc < 29; a = strtok_r(NULL, " ", &save))
+        argv[argc++] = a;
+    argv[argc++] = "--json";
+    argv[argc] = NULL;
+    char command[2048] = "";
+    for (int i = 0; i < argc; i++)
+        snprintf(command + strlen(command), sizeof command - strlen(command), "%s ", argv[i]);
+    struct run_result r = {0};
+    /* run_gpuvet takes a NULL-terminated list: up to 24 arguments here */
+    r = run_gpuvet(argv[0], argv[1], argv[2], argv[3], argv[4], argv[5], argv[6], argv[7], argv[8], argv[9], argv[10],
+                   argv[11], argv[12], argv[13], argv[14], argv[15], argv[16], argv[17], argv[18], argv[19], argv[20],
+                   argv[21], argv[22], argv[23], NULL);
+    *value = NAN;
+    if (r.status == 2) {
+        snprintf(verdict, verdict_len, "refused");
+        run_result_free(&r);
+        return;
+    }
+    cr_assert(r.status == 0 || r.status == 1, "%s: exit %d: %s", command, r.status, r.err);
+    json_t *doc = run_json(&r), *plan = plan_of(doc);
+    json_t *fits = json_path(plan, "gpu_memory.fits");
+    snprintf(verdict, verdict_len, "%s", json_is_true(fits) ? "fits" : "does not fit");
+    json_t *v = json_path(plan, path);
+    if (json_is_number(v))
+        *value = json_number_value(v);
+    json_decref(doc);
+    run_result_free(&r);
+}
+
+Test(plan_memory, published_references_hold_or_are_listed_misses)
+{
+    FILE *f = fopen(REFERENCES, "r");
+    cr_assert_not_null(f, REFERENCES);
+    char line[4096];
+    int right[2] = {0, 0}, rows[2] = {0, 0}, listed = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#' || !strncmp(line, "id\t", 3))
+            continue;
+        line[strcspn(line, "\n")] = '\0';
+        char *col[10] = {0}, *save = NULL, *p = line;
+        int n = 0;
+        /* strsep keeps empty columns (an empty known_miss) */
+        while (n < 10 && (col[n] = strsep(&p, "\t")) != NULL)
+            n++;
+        (void)save;
+        cr_assert_eq(n, 10, "%s: %d columns", col[0], n);
+        const char *id = col[0], *part = col[1], *kind = col[2], *args = col[3], *path = col[4], *published = col[5],
+                   *unit = col[6], *miss = col[9];
+        int k = !strcmp(part, "check");
+        cr_assert(k || !strcmp(part, "fit"), "%s: part %s", id, part);
+        double value;
+        char verdict[32];
+        run_reference(args, path, &value, verdict, sizeof verdict);
+        bool in_band;
+        char figure[64];
+        if (!strcmp(kind, "fit")) {
+            in_band = !strcmp(verdict, published);
+            snprintf(figure, sizeof figure, "%s", verdict);
+        } else {
+            cr_assert(!strcmp(unit, "GiB") || !strcmp(unit, "GB"), "%s: unit %s", id, unit);
+            double scale = !strcmp(unit, "GiB") ? GIB_BYTES : 1e9, want = atof(published);
+            cr_assert(!isnan(value), "%s: no %s in the plan (%s)", id, path, verdict);
+            double ratio = value / scale / want;
+            in_band = fabs(ratio - 1) <= MEMORY_BAND;
+            snprintf(figure, sizeof figure, "%.2f %s (%+.0f %%)", value / scale, unit, (ratio - 1) * 100);
+        }
+        rows[k]++;
+        right[k] += in_band;
+        listed += miss[0] != '\0';
+        cr_log_info("%-40s %-5s published %-12s gpuvet %s%s", id, part, published, figure, in_band ? "" : "  MISS");
+        if (in_band)
+            cr_expect_eq(miss[0], '\0', "%s: listed as a miss (%s) but gpuvet's %s is inside the band: update the list",
+                         id, miss, figure);
+        else
+            cr_expect_neq(miss[0], '\0', "%s: gpuvet %s against %s %s, outside the band and not listed", id, figure,
+                          published, unit);
+    }
+    fclose(f);
+    cr_log_info("plan memory references: fit part %d of %d right, check part %d of %d right, %d listed misses",
+                right[0], rows[0], right[1], rows[1], listed);
+    cr_assert_gt(rows[0] + rows[1], 0);
 }
