@@ -1,5 +1,6 @@
 #include "sizing/models.h"
 
+#include <ctype.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 
 #include "sizing/jsonfile.h"
 #include "util/i18n.h"
+#include "util/suggest.h"
 
 /* Values of each model's published config.json on huggingface.co. */
 #define LLAMA(ID, REPO, L, H, A, KV, HD, F, V, TIED)                                                                 \
@@ -297,20 +299,114 @@ static const struct {
     {"gpt-oss-120b", 131072, "rope_scaling yarn: 4096 x factor 32"},
 };
 
-bool llm_builtin(const char *id, struct llm_shape *out)
+/* A model name as people write it, reduced to what tells models apart: the part after the owner
+ * ("meta-llama/"), lower case, dots, underscores and spaces as dashes, a dash where letters meet
+ * digits ("llama3.1" as "llama-3-1"), and without the words that name a tuning or a file layout of
+ * the same shape (Instruct, Chat, -hf, Gemma's -it, Base, Meta-). */
+static void canonical_model_name(const char *in, char *out, size_t n)
+{
+    static const char *const dropped[] = {"instruct", "chat", "hf", "it", "base", "meta"};
+    const char *slash = strrchr(in, '/');
+    if (slash)
+        in = slash + 1;
+    char spaced[128];
+    size_t k = 0;
+    for (size_t i = 0; in[i] && k + 2 < sizeof spaced; i++) {
+        char c = (char)tolower((unsigned char)in[i]);
+        if (c == '.' || c == '_' || c == ' ')
+            c = '-';
+        if (k > 0 && isdigit((unsigned char)c) && isalpha((unsigned char)spaced[k - 1]))
+            spaced[k++] = '-';
+        spaced[k++] = c;
+    }
+    spaced[k] = '\0';
+    size_t len = 0;
+    out[0] = '\0';
+    char *save = NULL;
+    for (char *word = strtok_r(spaced, "-", &save); word; word = strtok_r(NULL, "-", &save)) {
+        bool drop = false;
+        for (size_t d = 0; d < sizeof dropped / sizeof dropped[0]; d++)
+            drop |= !strcmp(word, dropped[d]);
+        if (!drop && len < n)
+            len += (size_t)snprintf(out + len, n - len, "%s%s", len ? "-" : "", word);
+    }
+}
+
+/* The Hugging Face repository of a built-in model, from its source ("huggingface.co/REPO config.json"). */
+static void builtin_repo(const struct llm_shape *m, char *out, size_t n)
+{
+    const char *start = strstr(m->source, "huggingface.co/");
+    start = start ? start + strlen("huggingface.co/") : m->source;
+    size_t len = strcspn(start, " ");
+    snprintf(out, n, "%.*s", (int)len, start);
+}
+
+/* The built-in model a name means: its id exactly (any case), else the same canonical name as its id
+ * or its Hugging Face repository. -1 when none. */
+static int builtin_index(const char *name)
 {
     for (size_t i = 0; i < sizeof builtin / sizeof builtin[0]; i++)
-        if (!strcasecmp(builtin[i].id, id)) {
-            *out = builtin[i];
-            for (size_t k = 0; k < sizeof builtin_max_context / sizeof builtin_max_context[0]; k++)
-                if (!strcmp(builtin_max_context[k].id, builtin[i].id)) {
-                    out->max_context = builtin_max_context[k].tokens;
-                    snprintf(out->max_context_source, sizeof out->max_context_source, "%s",
-                             builtin_max_context[k].source);
-                }
-            return llm_count_params(out); /* every built-in shape is far below the bound */
+        if (!strcasecmp(builtin[i].id, name))
+            return (int)i;
+    if (strlen(name) > 100)
+        return -1;
+    char want[128], have[128], repo[256];
+    canonical_model_name(name, want, sizeof want);
+    for (size_t i = 0; want[0] && i < sizeof builtin / sizeof builtin[0]; i++) {
+        canonical_model_name(builtin[i].id, have, sizeof have);
+        if (!strcmp(want, have))
+            return (int)i;
+        builtin_repo(&builtin[i], repo, sizeof repo);
+        canonical_model_name(repo, have, sizeof have);
+        if (!strcmp(want, have))
+            return (int)i;
+    }
+    return -1;
+}
+
+const char *llm_builtin_fp8_of(const char *name)
+{
+    size_t len = strlen(name);
+    if (len > 100 || len < 5 || strcasecmp(name + len - 4, "-fp8"))
+        return NULL;
+    char base[128];
+    snprintf(base, sizeof base, "%.*s", (int)(len - 4), name);
+    int i = builtin_index(base);
+    return i < 0 ? NULL : builtin[i].id;
+}
+
+const char *llm_builtin_suggestion(const char *name)
+{
+    if (strlen(name) > 100)
+        return NULL;
+    enum { N = sizeof builtin / sizeof builtin[0] };
+    static char canonical[N][128];
+    const char *names[N];
+    for (size_t i = 0; i < N; i++) {
+        canonical_model_name(builtin[i].id, canonical[i], sizeof canonical[i]);
+        names[i] = canonical[i];
+    }
+    char want[128];
+    canonical_model_name(name, want, sizeof want);
+    const char *best = closest_name(want, names, N);
+    for (size_t i = 0; best && i < N; i++)
+        if (names[i] == best)
+            return builtin[i].id;
+    return NULL;
+}
+
+bool llm_builtin(const char *id, struct llm_shape *out)
+{
+    int i = builtin_index(id);
+    if (i < 0)
+        return false;
+    *out = builtin[i];
+    for (size_t k = 0; k < sizeof builtin_max_context / sizeof builtin_max_context[0]; k++)
+        if (!strcmp(builtin_max_context[k].id, builtin[i].id)) {
+            out->max_context = builtin_max_context[k].tokens;
+            snprintf(out->max_context_source, sizeof out->max_context_source, "%s", builtin_max_context[k].source);
         }
-    return false;
+    return llm_count_params(out); /* every built-in shape is far below the bound */
 }
 
 void llm_from_params(int64_t params, struct llm_shape *out)

@@ -69,8 +69,15 @@ struct llm_shape {
     int64_t vision_params; /* 0 none */
 };
 
-/* The built-in models, by id (case-insensitive). false when unknown. */
+/* The built-in models, by id (case-insensitive), or by the name people write: a Hugging Face
+ * repository id with or without its owner and -Instruct/-Chat/-it, dots, dashes and underscores
+ * alike ("meta-llama/Llama-3.1-70B-Instruct", "llama3.1-70b"). false when unknown. */
 bool llm_builtin(const char *id, struct llm_shape *out);
+/* The built-in model whose FP8 checkpoint a name ending in -FP8 names ("Qwen/Qwen3-235B-A22B-FP8":
+ * qwen3-235b-a22b, to plan with --weights fp8), or NULL. */
+const char *llm_builtin_fp8_of(const char *name);
+/* The built-in id closest to an unknown name by edit distance (a typo's worth), or NULL. */
+const char *llm_builtin_suggestion(const char *name);
 /* Ids of the built-in models, NULL-terminated. */
 extern const char *const llm_builtin_ids[];
 

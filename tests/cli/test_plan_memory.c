@@ -227,3 +227,52 @@ Test(plan_memory, published_references_hold_or_are_listed_misses)
                 right[0], rows[0], right[1], rows[1], listed);
     cr_assert_gt(rows[0] + rows[1], 0);
 }
+
+/* Model names as people type them: Hugging Face repository ids with or without the owner and
+ * -Instruct, other spellings of the same name; a typo gets a "did you mean" in one short line (the
+ * old error listed every id in 646 characters); an -FP8 repository says how to plan its weights. */
+Test(plan_memory, model_names_as_people_type_them)
+{
+    const struct {
+        const char *typed, *id;
+    } names[] = {
+        {"meta-llama/Llama-3.1-70B-Instruct", "llama-3.1-70b"},
+        {"llama3.1-70b", "llama-3.1-70b"},
+        {"llama-3-70b-instruct", "llama-3-70b"},
+        {"meta-llama/Meta-Llama-3.1-8B-Instruct", "llama-3.1-8b"},
+        {"Llama_3.1_8B", "llama-3.1-8b"},
+        {"Qwen/Qwen2.5-7B-Instruct", "qwen2.5-7b"},
+        {"google/gemma-2-9b-it", "gemma-2-9b"},
+        {"mistralai/Mixtral-8x7B-Instruct-v0.1", "mixtral-8x7b"},
+        {"meta-llama/Llama-4-Scout-17B-16E-Instruct", "llama-4-scout"},
+        {"openai/gpt-oss-120b", "gpt-oss-120b"},
+        {"LLAMA-3.1-405B-INSTRUCT-FP8", "llama-3.1-405b-instruct-fp8"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        struct run_result r = run_gpuvet("plan", "--workload", "llm-infer", "--model", names[i].typed, "--gpus",
+                                         "8xh200", "--json", NULL);
+        cr_expect(r.status == 0 || r.status == 1, "%s: exit %d, %s", names[i].typed, r.status, r.err);
+        if (r.status == 0 || r.status == 1) {
+            json_t *doc = run_json(&r), *model = json_object_get(plan_of(doc), "model");
+            cr_expect_str_eq(json_string_value(json_object_get(model, "id")), names[i].id, "%s", names[i].typed);
+            json_decref(doc);
+        }
+        run_result_free(&r);
+    }
+    const struct {
+        const char *typed, *said;
+    } unknown[] = {
+        {"lama-3.1-8b", "did you mean llama-3.1-8b?"},
+        {"qwen3-8", "did you mean qwen3-8b?"},
+        {"Qwen/Qwen3-235B-A22B-FP8", "--model qwen3-235b-a22b --weights fp8"},
+        {"falcon-180b", "--model-config"},
+    };
+    for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
+        struct run_result r = run_gpuvet("plan", "--workload", "llm-infer", "--model", unknown[i].typed, "--gpus",
+                                         "8xh200", NULL);
+        cr_expect_eq(r.status, 2, "%s", unknown[i].typed);
+        cr_expect(strstr(r.err, unknown[i].said), "%s: %s", unknown[i].typed, r.err);
+        cr_expect_lt(strlen(r.err), 260, "one short line: %s", r.err);
+        run_result_free(&r);
+    }
+}
