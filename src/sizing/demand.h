@@ -87,6 +87,16 @@ double infer_non_torch_bytes(int tp);
 /* The weights at bytes_per_weight: 16-bit and wider, all parameters; narrower (FP8, INT8, INT4), the
  * linear layers only, embeddings, LM head and norms staying 16-bit. */
 double infer_weight_bytes(const struct llm_shape *m, double bytes_per_weight);
+/* What the cross-entropy of a Hugging Face causal LM holds per logit at its peak, in its backward
+ * pass (transformers' LlamaForCausalLM of the Llama 3.1 era: logits.float(), a shifted copy, then
+ * CrossEntropyLoss): the fp32 logits the model returns and the Trainer keeps (4), the log-softmax
+ * saved for the backward pass (4), its incoming gradient (4) and the gradient it makes (4). The
+ * fine-tuning recipes (PEFT, TRL, LLaMA-Factory) run this loss; checked on Unsloth's Hugging Face +
+ * FA2 context lengths (tests/references/plan-memory-references.tsv). */
+#define FINETUNE_LOSS_BYTES_PER_LOGIT 16
+/* What LoRA's dropout keeps per element of an adapted matrix's input when it is on: the dropped-out
+ * copy that lora_A's backward pass needs (2, 16-bit) and the mask (1, bool). */
+#define LORA_DROPOUT_BYTES_PER_ELEMENT 3
 /* Logits kept in fp32 for the loss: b·s·V·4 bytes. */
 double logits_bytes(const struct llm_shape *m, int seq, int micro_batch);
 

@@ -332,13 +332,20 @@ static void canonical_model_name(const char *in, char *out, size_t n)
     }
 }
 
-/* The Hugging Face repository of a built-in model, from its source ("huggingface.co/REPO config.json"). */
-static void builtin_repo(const struct llm_shape *m, char *out, size_t n)
+bool llm_builtin_repo(const struct llm_shape *m, char *out, size_t n)
 {
     const char *start = strstr(m->source, "huggingface.co/");
-    start = start ? start + strlen("huggingface.co/") : m->source;
-    size_t len = strcspn(start, " ");
-    snprintf(out, n, "%.*s", (int)len, start);
+    if (!start)
+        return false;
+    start += strlen("huggingface.co/");
+    snprintf(out, n, "%.*s", (int)strcspn(start, " "), start);
+    return true;
+}
+
+static void builtin_repo(const struct llm_shape *m, char *out, size_t n)
+{
+    if (!llm_builtin_repo(m, out, n))
+        out[0] = '\0';
 }
 
 /* The built-in model a name means: its id exactly (any case), else the same canonical name as its id

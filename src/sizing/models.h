@@ -76,6 +76,9 @@ bool llm_builtin(const char *id, struct llm_shape *out);
 /* The built-in model whose FP8 checkpoint a name ending in -FP8 names ("Qwen/Qwen3-235B-A22B-FP8":
  * qwen3-235b-a22b, to plan with --weights fp8), or NULL. */
 const char *llm_builtin_fp8_of(const char *name);
+/* The Hugging Face repository a built-in shape comes from ("meta-llama/Llama-3.1-70B"); false when
+ * the source names none. */
+bool llm_builtin_repo(const struct llm_shape *m, char *out, size_t n);
 /* The built-in id closest to an unknown name by edit distance (a typo's worth), or NULL. */
 const char *llm_builtin_suggestion(const char *name);
 /* Ids of the built-in models, NULL-terminated. */

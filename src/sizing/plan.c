@@ -101,9 +101,8 @@ static int resolve_model(struct plan *p)
             return plan_fail(p, _("unknown model '%.100s': did you mean %s? (or --model-config with its config.json)"),
                              p->opt.model, near);
         return plan_fail(p,
-                         _("unknown model '%.100s' (built in: llama-2/3/3.1/3.2/3.3/4, qwen2/2.5/3, mistral, mixtral, "
-                           "gemma-2, deepseek-v3/r1, gpt-oss; `gpuvet plan --help`), or --model-config with its "
-                           "config.json"),
+                         _("unknown model '%.100s': `gpuvet plan --list-models` lists the built-in ones; for "
+                           "another, --model-config with its config.json"),
                          p->opt.model);
     }
     char err[1024];

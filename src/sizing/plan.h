@@ -33,6 +33,7 @@ struct plan_options {
     enum finetune finetune;
     int lora_rank;
     bool lora_qv_only;
+    double lora_dropout; /* --lora-dropout: 0 (PEFT's default) keeps no copy of the adapters' input */
     double weight_bytes, kv_bytes; /* per element */
     double gpu_memory_utilization; /* llm-infer: the share of GPU memory the engine plans with (vLLM's) */
     double rate;                   /* llm-infer: requests per second to serve; 0 = not given */
