@@ -10,15 +10,15 @@ _gpuvet_options()
     "${1:-gpuvet}" ${2:+"$2"} --help 2>/dev/null | sed 's/`[^`]*`//g' | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u
 }
 
-# GPU ids of the table (`gpuvet gpus --json`), built-in model ids (named by plan's error for an
-# unknown --model) and the languages of --lang (its usage line).
+# GPU ids of the table (`gpuvet gpus --json`), built-in model ids (`gpuvet plan --list-models`, first
+# column) and the languages of --lang (its usage line).
 _gpuvet_gpu_ids()
 {
     "$1" gpus --json 2>/dev/null | sed -n 's/^ *"id": "\([^"]*\)".*/\1/p'
 }
 _gpuvet_model_ids()
 {
-    "$1" --lang en plan --workload llm-infer --gpus h100 --model '?' 2>&1 | sed -n 's/.*built in: \([^;]*\);.*/\1/p' | tr -d ','
+    "$1" plan --list-models 2>/dev/null | cut -f1
 }
 _gpuvet_langs()
 {

@@ -33,8 +33,8 @@ static const char usage[] =
     "                       without it (llm-*): the GPUs of the table that fit, fewest per node first\n"
     "  --nodes N            nodes (default 1)\n"
     "  model (llm-*):       --model ID (llama-2/3/3.x/4, qwen2/2.5/3, mistral, mixtral, gemma-2,\n"
-    "                       deepseek-v3/r1, gpt-oss: an unknown id lists them) | --model-config\n"
-    "                       config.json (MoE too) | --params N (7B)\n"
+    "                       deepseek-v3/r1, gpt-oss; or its Hugging Face name; --list-models lists\n"
+    "                       them) | --model-config config.json (MoE too) | --params N (7B)\n"
     "llm-train:\n"
     "  --zero 0|1|2|3       DeepSpeed ZeRO stage (default 2)\n"
     "  --offload none|optimizer|cpu|nvme   optimizer states to CPU; cpu = optimizer and (ZeRO-3)\n"
@@ -46,8 +46,12 @@ static const char usage[] =
     "  --attention flash|eager           FlashAttention/SDPA keeps no s x s scores (default flash)\n"
     "  --finetune lora|qlora   train low-rank adapters beside frozen bf16 (lora) or 4-bit (qlora) weights\n"
     "  --rank R --lora-targets all|qv    adapter rank (default 16) and matrices (default all linear layers)\n"
+    "  --lora-dropout P     dropout on the adapters' input (default 0, PEFT's; LitGPT 0.05): it\n"
+    "                       keeps a copy of each adapted matrix's input and its mask\n"
     "llm-infer:\n"
     "  --batch N --context N     concurrent sequences and tokens each (defaults 1, 4096; 8k = 8192)\n"
+    "  --allow-long-context   plan a --context beyond the model's maximum (max_position_embeddings\n"
+    "                       and its rope_scaling), as vLLM's VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 does\n"
     "  --weights bf16|fp16|fp8|int8|int4|fp4   weight precision (default: as the checkpoint ships, else\n"
     "                       bf16; fp4 = NVFP4, on FP4 tensor cores where the GPU has them)\n"
     "  --kv bf16|fp16|fp8   KV cache precision (default bf16)\n"
@@ -166,6 +170,9 @@ enum {
     O_GMU,
     O_RATE,
     O_TP,
+    O_LONG_CONTEXT,
+    O_LORA_DROPOUT,
+    O_LIST_MODELS,
     O_COUNT
 };
 
@@ -190,6 +197,7 @@ static int check_options_apply(const struct plan_options *o, const bool *given, 
         {O_FINETUNE, 1u << WL_LLM_TRAIN, 0},
         {O_RANK, 1u << WL_LLM_TRAIN, 1},
         {O_TARGETS, 1u << WL_LLM_TRAIN, 1},
+        {O_LORA_DROPOUT, 1u << WL_LLM_TRAIN, 1},
         {O_BATCH, 1u << WL_LLM_INFER, 0},
         {O_CONTEXT, 1u << WL_LLM_INFER, 0},
         {O_WEIGHTS, 1u << WL_LLM_INFER, 0},
@@ -204,6 +212,7 @@ static int check_options_apply(const struct plan_options *o, const bool *given, 
         {O_GMU, 1u << WL_LLM_INFER, 0},
         {O_RATE, 1u << WL_LLM_INFER, 0},
         {O_TP, 1u << WL_LLM_INFER, 0},
+        {O_LONG_CONTEXT, 1u << WL_LLM_INFER, 0},
         {O_TOKENS, 1u << WL_LLM_TRAIN | 1u << WL_LLM_INFER, 0},
         {O_UTIL, 1u << WL_LLM_TRAIN, 0},
         {O_IMAGES, 1u << WL_CV_TRAIN, 0},
@@ -256,6 +265,7 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
         {"finetune", required_argument, NULL, O_FINETUNE},
         {"rank", required_argument, NULL, O_RANK},
         {"lora-targets", required_argument, NULL, O_TARGETS},
+        {"lora-dropout", required_argument, NULL, O_LORA_DROPOUT},
         {"bench", required_argument, NULL, O_BENCH},
         {"offers", required_argument, NULL, O_OFFERS},
         {"tokens", required_argument, NULL, O_TOKENS},
@@ -264,9 +274,11 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
         {"fx", required_argument, NULL, O_FX},
         {"prompt", required_argument, NULL, O_PROMPT},
         {"gpu-memory-utilization", required_argument, NULL, O_GMU},
+        {"allow-long-context", no_argument, NULL, O_LONG_CONTEXT},
         {"rate", required_argument, NULL, O_RATE},
         {"tensor-parallel", required_argument, NULL, O_TP},
         {"json", no_argument, NULL, 'j'},
+        {"list-models", no_argument, NULL, O_LIST_MODELS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -400,6 +412,13 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
             if (!option_tokens("plan", "prompt", optarg, 100000000, &o->prompt))
                 return EXIT_CANNOT_RUN;
             break;
+        case O_LORA_DROPOUT:
+            if (!option_fraction("plan", "lora-dropout", optarg, &o->lora_dropout))
+                return EXIT_CANNOT_RUN;
+            break;
+        case O_LONG_CONTEXT:
+            o->allow_long_context = true;
+            break;
         case O_GMU:
             if (!option_fraction("plan", "gpu-memory-utilization", optarg, &o->gpu_memory_utilization))
                 return EXIT_CANNOT_RUN;
@@ -436,6 +455,16 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
             break;
         case 'h':
             print_usage(stdout);
+            return -1;
+        case O_LIST_MODELS:
+            /* the built-in models and the Hugging Face repository each comes from (shell completion
+             * reads the first column) */
+            for (int i = 0; llm_builtin_ids[i]; i++) {
+                struct llm_shape m;
+                char repo[256];
+                if (llm_builtin(llm_builtin_ids[i], &m) && llm_builtin_repo(&m, repo, sizeof repo))
+                    printf("%s\t%s\n", llm_builtin_ids[i], repo);
+            }
             return -1;
         default:
             return option_error(options, argv);

@@ -45,12 +45,32 @@ double recompute_working_bytes(const struct llm_shape *m, int seq, int micro_bat
     return activation_bytes_per_layer(m, seq, micro_batch, RECOMPUTE_NONE, flash) + logits_bytes(m, seq, micro_batch);
 }
 
-double infer_profile_peak_bytes(const struct llm_shape *m, int tp)
+double infer_profile_forward_bytes(const struct llm_shape *m, int tp, long max_num_batched_tokens)
 {
-    double tokens = VLLM_MAX_NUM_BATCHED_TOKENS;
+    double tokens = (double)max_num_batched_tokens;
     double experts = m->experts > 0 ? m->experts_per_token : 1;
     double ffn = (double)m->ffn * experts + m->shared_expert_ffn;
-    return tokens * m->vocab * 4 + tokens * 2 * (3 * ffn / tp + 4.0 * m->hidden);
+    return tokens * 2 * (3 * ffn / tp + 4.0 * m->hidden);
+}
+
+double infer_profile_sampler_bytes(const struct llm_shape *m, long max_num_seqs)
+{
+    return (double)max_num_seqs * m->vocab * VLLM_SAMPLER_BYTES_PER_LOGIT;
+}
+
+double infer_profile_peak_bytes(const struct llm_shape *m, int tp, long max_num_seqs, long max_num_batched_tokens)
+{
+    return fmax(infer_profile_forward_bytes(m, tp, max_num_batched_tokens), infer_profile_sampler_bytes(m, max_num_seqs));
+}
+
+double infer_loaded_weight_bytes(const struct llm_shape *m, double checkpoint_bytes, bool as_checkpoint, int tp)
+{
+    bool mxfp4 = as_checkpoint && m->experts > 0 && m->expert_weight_bytes > 0 && m->expert_weight_bytes < 1 &&
+                 m->ffn > 0 && tp > 0;
+    if (!mxfp4)
+        return checkpoint_bytes;
+    double per_gpu = ceil((double)m->ffn / tp), padded = ceil(per_gpu / 256) * 256;
+    return checkpoint_bytes + (double)m->expert_params * m->expert_weight_bytes * (padded / per_gpu - 1);
 }
 
 double infer_non_torch_bytes(int tp) { return tp > 1 ? VLLM_NON_TORCH_TP_BYTES : VLLM_NON_TORCH_BYTES; }

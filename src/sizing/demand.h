@@ -56,16 +56,47 @@ double activation_bytes_per_layer(const struct llm_shape *m, int seq, int micro_
  * count) and the gradient of the fp32 logits beside the logits (b·s·V·4 more). Checkpointing
  * frees the layers, not the working set of the one being recomputed. */
 double recompute_working_bytes(const struct llm_shape *m, int seq, int micro_batch, enum recompute r, bool flash);
-/* The peak of vLLM's profiling run per GPU: one step of VLLM_MAX_NUM_BATCHED_TOKENS tokens holds the
- * fp32 logits of every token, gathered whole on each GPU (tokens x V x 4), and the MLP's transient
- * (gate and up outputs, the activation: 3 x FFN / tp) with the hidden states (4 x h), 16-bit. Against
- * llm-d's H100 logs: Llama-3.1-8B 4.82 GiB estimated, 4.76 measured; Llama-3.3-70B TP 2 5.07 / 4.84. */
-double infer_profile_peak_bytes(const struct llm_shape *m, int tp);
+/* What vLLM's sampler holds per logit while its profiling run samples one token for each of
+ * max_num_seqs dummy requests (vllm/v1/worker/gpu_model_runner.py, profile_run: _dummy_run of
+ * max_num_batched_tokens tokens, then _dummy_sampler_run on the last token of each request): the
+ * logits gathered whole on every GPU of a tensor-parallel group, their fp32 copy and the sampler's
+ * working tensors. Fitted on llm-d's H100 logs (llm-d/llm-d-benchmark,
+ * config_explorer/empirical-vllm-memory-results.md, max_num_seqs 1024): Llama-3.1-8B 4.76 GiB and
+ * Qwen3-0.6B 5.56 GiB of peak activation over 1024 x their vocabularies (128256, 151936) give 38.9
+ * and 38.4 bytes per logit; checked on Qwen3-32B, gpt-oss-20b and Llama-3.3-70B at TP 2
+ * (tests/references/plan-memory-references.tsv). */
+#define VLLM_SAMPLER_BYTES_PER_LOGIT 38.6
+/* The peak of vLLM's profiling run per GPU, the larger of its two steps (the forward pass's
+ * transients are freed before the sampler runs): the forward pass of max_num_batched_tokens tokens,
+ * the MLP's transient (gate and up outputs, the activation: 3 x FFN / tp) with the hidden states
+ * (4 x h), 16-bit; and the sampler over max_num_seqs requests (VLLM_SAMPLER_BYTES_PER_LOGIT x the
+ * vocabulary each). max_num_seqs and max_num_batched_tokens are vLLM's defaults on the GPU
+ * (vllm_batch_defaults, sizing/throughput.h). */
+double infer_profile_peak_bytes(const struct llm_shape *m, int tp, long max_num_seqs, long max_num_batched_tokens);
+/* The forward pass's share of it and the sampler's (what the plan shows). */
+double infer_profile_forward_bytes(const struct llm_shape *m, int tp, long max_num_batched_tokens);
+double infer_profile_sampler_bytes(const struct llm_shape *m, long max_num_seqs);
+/* The weights as vLLM holds them on each GPU of tensor parallelism tp: as the checkpoint ships them,
+ * except MXFP4 experts (gpt-oss), whose intermediate size per GPU vLLM pads to a multiple of 256
+ * (vllm/model_executor/layers/quantization/mxfp4.py, Mxfp4MoEMethod.create_weights: 2880 becomes
+ * 3072, 6.7 % more expert bytes; gpt-oss-120b loads 64.38 GiB on an H100, llm-d's log, where its
+ * files hold 60.7). checkpoint_bytes is llm_checkpoint_bytes or the --weights figure. */
+double infer_loaded_weight_bytes(const struct llm_shape *m, double checkpoint_bytes, bool as_checkpoint, int tp);
 /* Non-torch memory per GPU at tensor parallelism tp (VLLM_NON_TORCH_*). */
 double infer_non_torch_bytes(int tp);
 /* The weights at bytes_per_weight: 16-bit and wider, all parameters; narrower (FP8, INT8, INT4), the
  * linear layers only, embeddings, LM head and norms staying 16-bit. */
 double infer_weight_bytes(const struct llm_shape *m, double bytes_per_weight);
+/* What the cross-entropy of a Hugging Face causal LM holds per logit at its peak, in its backward
+ * pass (transformers' LlamaForCausalLM of the Llama 3.1 era: logits.float(), a shifted copy, then
+ * CrossEntropyLoss): the fp32 logits the model returns and the Trainer keeps (4), the log-softmax
+ * saved for the backward pass (4), its incoming gradient (4) and the gradient it makes (4). The
+ * fine-tuning recipes (PEFT, TRL, LLaMA-Factory) run this loss; checked on Unsloth's Hugging Face +
+ * FA2 context lengths (tests/references/plan-memory-references.tsv). */
+#define FINETUNE_LOSS_BYTES_PER_LOGIT 16
+/* What LoRA's dropout keeps per element of an adapted matrix's input when it is on: the dropped-out
+ * copy that lora_A's backward pass needs (2, 16-bit) and the mask (1, bool). */
+#define LORA_DROPOUT_BYTES_PER_ELEMENT 3
 /* Logits kept in fp32 for the loss: b·s·V·4 bytes. */
 double logits_bytes(const struct llm_shape *m, int seq, int micro_batch);
 

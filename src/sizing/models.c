@@ -1,12 +1,15 @@
 #include "sizing/models.h"
 
+#include <ctype.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
 #include "sizing/jsonfile.h"
 #include "util/i18n.h"
+#include "util/suggest.h"
 
 /* Values of each model's published config.json on huggingface.co. */
 #define LLAMA(ID, REPO, L, H, A, KV, HD, F, V, TIED)                                                                 \
@@ -265,14 +268,152 @@ bool llm_extras_text(const struct llm_shape *m, char *buf, size_t n)
     return buf[0] != '\0';
 }
 
-bool llm_builtin(const char *id, struct llm_shape *out)
+/* The longest context of each built-in model as vLLM derives it from the config.json named in its
+ * source: max_position_embeddings (Llama 3.1+'s llama3 rope type keeps it as the extended length),
+ * or YaRN's original_max_position_embeddings x factor (DeepSeek-V3: 4096 x 40; gpt-oss: 4096 x 32). */
+static const struct {
+    const char *id;
+    int tokens;
+    const char *source;
+} builtin_max_context[] = {
+    {"llama-2-7b", 4096, "max_position_embeddings"},     {"llama-2-13b", 4096, "max_position_embeddings"},
+    {"llama-2-70b", 4096, "max_position_embeddings"},    {"llama-3-8b", 8192, "max_position_embeddings"},
+    {"llama-3-70b", 8192, "max_position_embeddings"},    {"llama-3.1-8b", 131072, "max_position_embeddings"},
+    {"llama-3.1-70b", 131072, "max_position_embeddings"}, {"llama-3.1-405b", 131072, "max_position_embeddings"},
+    {"llama-3.1-405b-instruct-fp8", 131072, "max_position_embeddings"},
+    {"llama-3.2-1b", 131072, "max_position_embeddings"}, {"llama-3.2-3b", 131072, "max_position_embeddings"},
+    {"qwen2-7b", 131072, "max_position_embeddings"},     {"qwen2-72b", 131072, "max_position_embeddings"},
+    {"qwen2.5-7b", 131072, "max_position_embeddings"},   {"qwen2.5-14b", 131072, "max_position_embeddings"},
+    {"qwen2.5-32b", 131072, "max_position_embeddings"},  {"qwen2.5-72b", 131072, "max_position_embeddings"},
+    {"mistral-7b", 32768, "max_position_embeddings"},    {"mistral-7b-v0.3", 32768, "max_position_embeddings"},
+    {"mistral-nemo-12b", 1024000, "max_position_embeddings"}, {"gemma-2-2b", 8192, "max_position_embeddings"},
+    {"gemma-2-9b", 8192, "max_position_embeddings"},     {"gemma-2-27b", 8192, "max_position_embeddings"},
+    {"llama-3.3-70b", 131072, "max_position_embeddings"}, {"llama-4-scout", 10485760, "max_position_embeddings"},
+    {"llama-4-maverick", 1048576, "max_position_embeddings"}, {"qwen3-0.6b", 40960, "max_position_embeddings"},
+    {"qwen3-1.7b", 40960, "max_position_embeddings"},    {"qwen3-4b", 40960, "max_position_embeddings"},
+    {"qwen3-8b", 40960, "max_position_embeddings"},      {"qwen3-14b", 40960, "max_position_embeddings"},
+    {"qwen3-32b", 40960, "max_position_embeddings"},     {"qwen3-30b-a3b", 40960, "max_position_embeddings"},
+    {"qwen3-235b-a22b", 40960, "max_position_embeddings"}, {"deepseek-v3", 163840, "rope_scaling yarn: 4096 x factor 40"},
+    {"deepseek-r1", 163840, "rope_scaling yarn: 4096 x factor 40"}, {"mixtral-8x7b", 32768, "max_position_embeddings"},
+    {"mixtral-8x22b", 65536, "max_position_embeddings"}, {"gpt-oss-20b", 131072, "rope_scaling yarn: 4096 x factor 32"},
+    {"gpt-oss-120b", 131072, "rope_scaling yarn: 4096 x factor 32"},
+};
+
+/* A model name as people write it, reduced to what tells models apart: the part after the owner
+ * ("meta-llama/"), lower case, dots, underscores and spaces as dashes, a dash where letters meet
+ * digits ("llama3.1" as "llama-3-1"), and without the words that name a tuning or a file layout of
+ * the same shape (Instruct, Chat, -hf, Gemma's -it, Base, Meta-). */
+static void canonical_model_name(const char *in, char *out, size_t n)
+{
+    static const char *const dropped[] = {"instruct", "chat", "hf", "it", "base", "meta"};
+    const char *slash = strrchr(in, '/');
+    if (slash)
+        in = slash + 1;
+    char spaced[128];
+    size_t k = 0;
+    for (size_t i = 0; in[i] && k + 2 < sizeof spaced; i++) {
+        char c = (char)tolower((unsigned char)in[i]);
+        if (c == '.' || c == '_' || c == ' ')
+            c = '-';
+        if (k > 0 && isdigit((unsigned char)c) && isalpha((unsigned char)spaced[k - 1]))
+            spaced[k++] = '-';
+        spaced[k++] = c;
+    }
+    spaced[k] = '\0';
+    size_t len = 0;
+    out[0] = '\0';
+    char *save = NULL;
+    for (char *word = strtok_r(spaced, "-", &save); word; word = strtok_r(NULL, "-", &save)) {
+        bool drop = false;
+        for (size_t d = 0; d < sizeof dropped / sizeof dropped[0]; d++)
+            drop |= !strcmp(word, dropped[d]);
+        if (!drop && len < n)
+            len += (size_t)snprintf(out + len, n - len, "%s%s", len ? "-" : "", word);
+    }
+}
+
+bool llm_builtin_repo(const struct llm_shape *m, char *out, size_t n)
+{
+    const char *start = strstr(m->source, "huggingface.co/");
+    if (!start)
+        return false;
+    start += strlen("huggingface.co/");
+    snprintf(out, n, "%.*s", (int)strcspn(start, " "), start);
+    return true;
+}
+
+static void builtin_repo(const struct llm_shape *m, char *out, size_t n)
+{
+    if (!llm_builtin_repo(m, out, n))
+        out[0] = '\0';
+}
+
+/* The built-in model a name means: its id exactly (any case), else the same canonical name as its id
+ * or its Hugging Face repository. -1 when none. */
+static int builtin_index(const char *name)
 {
     for (size_t i = 0; i < sizeof builtin / sizeof builtin[0]; i++)
-        if (!strcasecmp(builtin[i].id, id)) {
-            *out = builtin[i];
-            return llm_count_params(out); /* every built-in shape is far below the bound */
+        if (!strcasecmp(builtin[i].id, name))
+            return (int)i;
+    if (strlen(name) > 100)
+        return -1;
+    char want[128], have[128], repo[256];
+    canonical_model_name(name, want, sizeof want);
+    for (size_t i = 0; want[0] && i < sizeof builtin / sizeof builtin[0]; i++) {
+        canonical_model_name(builtin[i].id, have, sizeof have);
+        if (!strcmp(want, have))
+            return (int)i;
+        builtin_repo(&builtin[i], repo, sizeof repo);
+        canonical_model_name(repo, have, sizeof have);
+        if (!strcmp(want, have))
+            return (int)i;
+    }
+    return -1;
+}
+
+const char *llm_builtin_fp8_of(const char *name)
+{
+    size_t len = strlen(name);
+    if (len > 100 || len < 5 || strcasecmp(name + len - 4, "-fp8"))
+        return NULL;
+    char base[128];
+    snprintf(base, sizeof base, "%.*s", (int)(len - 4), name);
+    int i = builtin_index(base);
+    return i < 0 ? NULL : builtin[i].id;
+}
+
+const char *llm_builtin_suggestion(const char *name)
+{
+    if (strlen(name) > 100)
+        return NULL;
+    enum { N = sizeof builtin / sizeof builtin[0] };
+    static char canonical[N][128];
+    const char *names[N];
+    for (size_t i = 0; i < N; i++) {
+        canonical_model_name(builtin[i].id, canonical[i], sizeof canonical[i]);
+        names[i] = canonical[i];
+    }
+    char want[128];
+    canonical_model_name(name, want, sizeof want);
+    const char *best = closest_name(want, names, N);
+    for (size_t i = 0; best && i < N; i++)
+        if (names[i] == best)
+            return builtin[i].id;
+    return NULL;
+}
+
+bool llm_builtin(const char *id, struct llm_shape *out)
+{
+    int i = builtin_index(id);
+    if (i < 0)
+        return false;
+    *out = builtin[i];
+    for (size_t k = 0; k < sizeof builtin_max_context / sizeof builtin_max_context[0]; k++)
+        if (!strcmp(builtin_max_context[k].id, builtin[i].id)) {
+            out->max_context = builtin_max_context[k].tokens;
+            snprintf(out->max_context_source, sizeof out->max_context_source, "%s", builtin_max_context[k].source);
         }
-    return false;
+    return llm_count_params(out); /* every built-in shape is far below the bound */
 }
 
 void llm_from_params(int64_t params, struct llm_shape *out)
@@ -280,6 +421,44 @@ void llm_from_params(int64_t params, struct llm_shape *out)
     *out = (struct llm_shape){.params = params, .active_params = params};
     snprintf(out->id, sizeof out->id, "params");
     snprintf(out->source, sizeof out->source, "--params");
+}
+
+/* The range gpuvet takes for each config.json field: about ten times the largest published model's
+ * value (Llama-3.1-405B: 126 layers, hidden 16384, MLP 53248; DeepSeek-V3: 256 experts; Gemma 3:
+ * a 262144-token vocabulary; Llama 4 Scout: 10485760 positions), so that every product the plan
+ * forms stays far inside a double's exact integers and a long. A field the shape divides by starts
+ * at 1. Fields not listed take 0 to 10^7. */
+struct field_range {
+    const char *key;
+    int min, max;
+};
+static const struct field_range field_ranges[] = {
+    {"num_hidden_layers", 1, 2048},      {"hidden_size", 1, 262144},
+    {"num_attention_heads", 1, 8192},    {"num_key_value_heads", 1, 8192},
+    {"head_dim", 1, 8192},               {"intermediate_size", 0, 1048576},
+    {"vocab_size", 1, 4194304},          {"max_position_embeddings", 1, 100000000},
+    {"n_routed_experts", 0, 65536},      {"num_local_experts", 0, 65536},
+    {"num_experts", 0, 65536},           {"num_experts_per_tok", 0, 65536},
+    {"moe_intermediate_size", 0, 1048576}, {"shared_expert_intermediate_size", 0, 1048576},
+    {"intermediate_size_mlp", 0, 1048576}, {"n_shared_experts", 0, 1000},
+    {"q_lora_rank", 0, 262144},          {"kv_lora_rank", 0, 262144},
+    {"qk_nope_head_dim", 0, 8192},       {"qk_rope_head_dim", 0, 8192},
+    {"v_head_dim", 0, 8192},             {"sliding_window", 0, 100000000},
+    {"attention_chunk_size", 0, 100000000}, {"patch_size", 1, 4096},
+    {"image_size", 1, 65536},            {"num_channels", 1, 64},
+    {"projector_input_dim", 0, 262144},  {"projector_output_dim", 0, 262144},
+    {"original_max_position_embeddings", 1, 100000000},
+};
+
+static void field_range(const char *key, int *min, int *max)
+{
+    *min = 0;
+    *max = 10000000;
+    for (size_t i = 0; i < sizeof field_ranges / sizeof field_ranges[0]; i++)
+        if (!strcmp(field_ranges[i].key, key)) {
+            *min = field_ranges[i].min;
+            *max = field_ranges[i].max;
+        }
 }
 
 static int int_field(json_t *cfg, const char *path, const char *key, bool required, int fallback, int *out, char *err,
@@ -294,8 +473,11 @@ static int int_field(json_t *cfg, const char *path, const char *key, bool requir
         *out = fallback;
         return 0;
     }
-    if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 10000000) {
-        snprintf(err, errlen, _("%s: \"%s\" must be a non-negative integer"), path, key);
+    int min, max;
+    field_range(key, &min, &max);
+    if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max) {
+        snprintf(err, errlen, _("%s: \"%s\" must be an integer from %d to %d (beyond that no published model goes)"),
+                 path, key, min, max);
         return -1;
     }
     *out = (int)json_integer_value(v);
@@ -411,6 +593,59 @@ per_token:
     return 0;
 }
 
+/* The longest context the model takes, as vLLM derives it (vllm/config.py, _get_and_verify_max_len):
+ * the smallest of the length fields given, times rope_scaling's factor unless the rope type is
+ * llama3, longrope or su (those keep max_position_embeddings as the extended length); YaRN scales
+ * original_max_position_embeddings. None given: 0, unknown. */
+static int read_max_context(json_t *cfg, const char *path, struct llm_shape *out, char *err, size_t errlen)
+{
+    static const char *const keys[] = {"max_position_embeddings", "n_positions", "max_seq_len", "seq_length",
+                                       "max_sequence_length", "max_seq_length", "seq_len"};
+    const char *from = NULL;
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        int v = 0;
+        if (!json_object_get(cfg, keys[i]))
+            continue;
+        if (int_field(cfg, path, keys[i], false, 0, &v, err, errlen))
+            return -1;
+        if (v > 0 && (!from || v < out->max_context)) {
+            out->max_context = v;
+            from = keys[i];
+        }
+    }
+    if (!from)
+        return 0;
+    snprintf(out->max_context_source, sizeof out->max_context_source, "%s", from);
+    json_t *rope = json_object_get(cfg, "rope_scaling");
+    if (!json_is_object(rope))
+        return 0;
+    const char *rope_type = json_string_value(json_object_get(rope, "rope_type"));
+    if (!rope_type)
+        rope_type = json_string_value(json_object_get(rope, "type"));
+    if (!rope_type || !strcmp(rope_type, "llama3") || !strcmp(rope_type, "longrope") || !strcmp(rope_type, "su"))
+        return 0;
+    json_t *f = json_object_get(rope, "factor");
+    double factor = json_is_number(f) ? json_number_value(f) : 1;
+    if (!(factor >= 1 && factor <= 1024)) {
+        snprintf(err, errlen, _("%s: rope_scaling \"factor\" must be a number from 1 to 1024"), path);
+        return -1;
+    }
+    int base = out->max_context;
+    if (!strcmp(rope_type, "yarn") &&
+        int_field(rope, path, "original_max_position_embeddings", true, 0, &base, err, errlen))
+        return -1;
+    double scaled = floor(base * factor);
+    if (scaled > 100000000) {
+        snprintf(err, errlen, _("%s: rope_scaling makes the context %.0f tokens, more than 10^8; check the field"), path,
+                 scaled);
+        return -1;
+    }
+    out->max_context = (int)scaled;
+    snprintf(out->max_context_source, sizeof out->max_context_source, "rope_scaling %s: %d x factor %g", rope_type,
+             base, factor);
+    return 0;
+}
+
 /* A compressed-tensors checkpoint (llm-compressor's) with FP8 on every linear layer: each config group
  * quantises its weights to 8-bit floats and targets "Linear" (what is left out is its ignore list).
  * Groups of other widths, or of named modules, are not claimed: the checkpoint is then planned as
@@ -494,8 +729,13 @@ int llm_from_hf_config(const char *path, struct llm_shape *out, char *err, size_
         goto done;
     }
     if (int_field(cfg, path, "head_dim", false, out->hidden / out->heads, &out->head_dim, err, errlen) ||
-        read_experts(cfg, path, type, out, err, errlen))
+        read_experts(cfg, path, type, out, err, errlen) || read_max_context(cfg, path, out, err, errlen))
         goto done;
+    if (out->head_dim < 1) { /* hidden_size / num_attention_heads when head_dim is not given */
+        snprintf(err, errlen, _("%s: \"%s\" must be an integer from %d to %d (beyond that no published model goes)"),
+                 path, "head_dim", 1, 8192);
+        goto done;
+    }
     if (out->heads % out->kv_heads != 0) {
         snprintf(err, errlen, _("%s: num_attention_heads (%d) is not a multiple of num_key_value_heads (%d)"), path,
                  out->heads, out->kv_heads);

@@ -44,6 +44,10 @@ struct llm_shape {
      * 3 paper, §6.2, and its config.json's modules_to_not_convert). */
     double attention_weight_bytes;
     int bf16_mlp_layers;
+    /* The longest context the model takes (max_position_embeddings and its rope_scaling, as vLLM
+     * derives it), and where that number comes from; 0 when the config gives none. */
+    int max_context;
+    char max_context_source[64];
     int64_t params;        /* total parameters */
     int64_t active_params; /* parameters one token passes through (= params for a dense model) */
     int64_t largest_layer_params; /* largest single module (DeepSpeed's ZeRO-3 term); 0 unknown */
@@ -65,8 +69,18 @@ struct llm_shape {
     int64_t vision_params; /* 0 none */
 };
 
-/* The built-in models, by id (case-insensitive). false when unknown. */
+/* The built-in models, by id (case-insensitive), or by the name people write: a Hugging Face
+ * repository id with or without its owner and -Instruct/-Chat/-it, dots, dashes and underscores
+ * alike ("meta-llama/Llama-3.1-70B-Instruct", "llama3.1-70b"). false when unknown. */
 bool llm_builtin(const char *id, struct llm_shape *out);
+/* The built-in model whose FP8 checkpoint a name ending in -FP8 names ("Qwen/Qwen3-235B-A22B-FP8":
+ * qwen3-235b-a22b, to plan with --weights fp8), or NULL. */
+const char *llm_builtin_fp8_of(const char *name);
+/* The Hugging Face repository a built-in shape comes from ("meta-llama/Llama-3.1-70B"); false when
+ * the source names none. */
+bool llm_builtin_repo(const struct llm_shape *m, char *out, size_t n);
+/* The built-in id closest to an unknown name by edit distance (a typo's worth), or NULL. */
+const char *llm_builtin_suggestion(const char *name);
 /* Ids of the built-in models, NULL-terminated. */
 extern const char *const llm_builtin_ids[];
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "sizing/check.h"
 #include "sizing/plan_internal.h"
@@ -97,10 +98,17 @@ static int resolve_model(struct plan *p)
     if (given != 1)
         return plan_fail(p, _("name the model once: --model ID, --model-config FILE or --params N"));
     if (p->opt.model && !llm_builtin(p->opt.model, &p->model)) {
-        char list[1024] = "";
-        for (int i = 0; llm_builtin_ids[i]; i++)
-            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", llm_builtin_ids[i]);
-        return plan_fail(p, _("unknown model '%s' (built in: %s; or --model-config FILE)"), p->opt.model, list);
+        const char *fp8 = llm_builtin_fp8_of(p->opt.model), *near = llm_builtin_suggestion(p->opt.model);
+        if (fp8)
+            return plan_fail(p, _("unknown model '%.100s': for %s's FP8 checkpoint, plan --model %s --weights fp8"),
+                             p->opt.model, fp8, fp8);
+        if (near)
+            return plan_fail(p, _("unknown model '%.100s': did you mean %s? (or --model-config with its config.json)"),
+                             p->opt.model, near);
+        return plan_fail(p,
+                         _("unknown model '%.100s': `gpuvet plan --list-models` lists the built-in ones; for "
+                           "another, --model-config with its config.json"),
+                         p->opt.model);
     }
     char err[1024];
     if (p->opt.model_config && llm_from_hf_config(p->opt.model_config, &p->model, err, sizeof err) != 0)
@@ -142,6 +150,9 @@ json_t *model_json(const struct llm_shape *m)
         json_object_set_new(o, "mtp_params", json_integer(m->mtp_params));
         json_object_set_new(o, "vision_params", json_integer(m->vision_params));
         json_object_set_new(o, "disk_bytes", json_real(llm_disk_bytes(m)));
+        json_object_set_new(o, "max_context", m->max_context ? json_integer(m->max_context) : json_null());
+        json_object_set_new(o, "max_context_source",
+                            m->max_context ? json_string(m->max_context_source) : json_null());
     }
     return o;
 }
@@ -220,6 +231,12 @@ int plan_one(struct plan *p)
                   packages, p->gpu->id, p->gpus_per_node, gb(gpu_bytes(p)));
     if (p->opt.workload != WL_CV_TRAIN)
         json_object_set_new(p->doc, "model", model_json(&p->model));
+    if (p->opt.workload != WL_CV_TRAIN && p->opt.model && strcasecmp(p->opt.model, p->model.id)) {
+        json_object_set_new(json_object_get(p->doc, "model"), "asked_as", json_string(p->opt.model));
+        plan_step(p, N_("model name"),
+                  _("'%.100s' read as the built-in %s (an Instruct or chat tuning has its base model's shape)"),
+                  p->opt.model, p->model.id);
+    }
     int rc;
     if (p->opt.workload == WL_LLM_TRAIN && p->opt.finetune != FINETUNE_NONE)
         rc = plan_finetune(p);
@@ -248,6 +265,14 @@ int plan_prepare(struct plan *p)
     int rc = p->opt.gpus ? resolve_gpus(p) : 0;
     if (rc == 0 && p->opt.workload != WL_CV_TRAIN)
         rc = resolve_model(p);
+    /* vLLM refuses a max_model_len beyond what the config allows unless VLLM_ALLOW_LONG_MAX_MODEL_LEN
+     * is set (vllm/config.py, _get_and_verify_max_len): the model was not trained on such positions. */
+    if (rc == 0 && p->opt.workload == WL_LLM_INFER && p->model.max_context > 0 &&
+        p->opt.context > p->model.max_context && !p->opt.allow_long_context)
+        rc = plan_fail(p,
+                       _("--context %d: %s takes at most %d tokens (%s); vLLM refuses longer. Plan a shorter "
+                         "--context, or add --allow-long-context"),
+                       p->opt.context, p->model.id, p->model.max_context, p->model.max_context_source);
     return rc;
 }
 

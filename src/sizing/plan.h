@@ -33,10 +33,12 @@ struct plan_options {
     enum finetune finetune;
     int lora_rank;
     bool lora_qv_only;
+    double lora_dropout; /* --lora-dropout: 0 (PEFT's default) keeps no copy of the adapters' input */
     double weight_bytes, kv_bytes; /* per element */
     double gpu_memory_utilization; /* llm-infer: the share of GPU memory the engine plans with (vLLM's) */
     double rate;                   /* llm-infer: requests per second to serve; 0 = not given */
     int tensor_parallel;           /* llm-infer: the only split the tokens/s estimate tries; 0 = every split */
+    bool allow_long_context;       /* llm-infer: plan a context beyond the model's maximum */
     bool weights_given; /* --weights given; else a model's checkpoint precision replaces bf16 */
     double img_rate, decode_rate, image_bytes, dataset_bytes;
 };

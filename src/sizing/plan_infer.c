@@ -15,20 +15,30 @@
  * --batch). */
 /* What vLLM gives the weights and the KV cache on each GPU at tensor parallelism tp: the share of
  * the GPU's memory it plans with, less its profiling run's peak and the non-torch memory. */
-static double infer_usable(const struct plan *p, int tp)
+static double infer_profile_peak(const struct plan *p, int tp)
 {
-    return gpu_bytes(p) * p->opt.gpu_memory_utilization - infer_profile_peak_bytes(&p->model, tp) -
-           infer_non_torch_bytes(tp);
+    long seqs, tokens;
+    vllm_batch_defaults(p->gpu, &seqs, &tokens);
+    return infer_profile_peak_bytes(&p->model, tp, seqs, tokens);
 }
 
-/* The weights in GPU memory: as the checkpoint ships them (gpt-oss's MXFP4 experts, DeepSeek-V3's FP8)
- * unless --weights was given; else the linear layers at --weights and the rest in 16 bits. */
-static double infer_weights(const struct plan *p)
+static double infer_usable(const struct plan *p, int tp)
+{
+    return gpu_bytes(p) * p->opt.gpu_memory_utilization - infer_profile_peak(p, tp) - infer_non_torch_bytes(tp);
+}
+
+/* The weights in GPU memory, all GPUs of tensor parallelism tp together: as the checkpoint ships
+ * them (gpt-oss's MXFP4 experts, DeepSeek-V3's FP8) and as vLLM lays them out (MXFP4 padding,
+ * demand.h) unless --weights was given; else the linear layers at --weights and the rest in 16 bits. */
+static double infer_weights_at(const struct plan *p, int tp)
 {
     if (!p->opt.weights_given && p->model.checkpoint[0])
-        return llm_checkpoint_bytes(&p->model);
+        return infer_loaded_weight_bytes(&p->model, llm_checkpoint_bytes(&p->model), true, tp);
     return infer_weight_bytes(&p->model, p->opt.weight_bytes);
 }
+
+/* At the asked tensor parallelism (all the node's GPUs). */
+static double infer_weights(const struct plan *p) { return infer_weights_at(p, p->gpus_per_node); }
 
 static void infer_throughput(struct plan *p, bool fits)
 {
@@ -61,8 +71,9 @@ static void infer_throughput(struct plan *p, bool fits)
         char why[256];
         if (n % k || (p->opt.tensor_parallel && k != p->opt.tensor_parallel) || !tensor_parallel_valid(m, k, why, sizeof why))
             continue;
-        double room = infer_usable(p, k) - weights / k;
-        long holds = room > 0 ? (long)floor(room / kv_bytes_per_sequence(m, p->opt.kv_bytes, p->opt.context, k)) : 0;
+        double room = infer_usable(p, k) - infer_weights_at(p, k) / k;
+        long holds =
+            room > 0 ? (long)fmin(floor(room / kv_bytes_per_sequence(m, p->opt.kv_bytes, p->opt.context, k)), 1e12) : 0;
         if (holds < p->opt.batch)
             continue;
         in.tp = k;
@@ -252,15 +263,22 @@ int plan_infer(struct plan *p)
     double per_request = kv_bytes_per_sequence(m, p->opt.kv_bytes, p->opt.context, 1);
     double kv_total = per_request * p->opt.batch, kv_per_gpu = per_request_gpu * p->opt.batch;
     int kv_heads_per_gpu = m->kv_heads / n > 1 ? m->kv_heads / n : 1;
-    double usable = infer_usable(p, n), peak = infer_profile_peak_bytes(m, n), non_torch = infer_non_torch_bytes(n);
+    long max_seqs, max_tokens_step;
+    vllm_batch_defaults(p->gpu, &max_seqs, &max_tokens_step);
+    double usable = infer_usable(p, n), peak = infer_profile_peak(p, n), non_torch = infer_non_torch_bytes(n);
+    double peak_forward = infer_profile_forward_bytes(m, n, max_tokens_step);
+    double peak_sampler = infer_profile_sampler_bytes(m, max_seqs);
     double per_gpu = weights / n + kv_per_gpu;
     bool fits = tp_ok && per_gpu <= usable;
     p->does_not_fit = !fits;
     double kv_room = usable - weights / n; /* per GPU */
-    double max_batch_d = kv_room > 0 ? floor(kv_room / per_request_gpu) : 0;
+    /* per_request_gpu > 0: every shape has a layer, a KV head and a head dimension (models.c) */
+    double max_batch_d = kv_room > 0 ? fmin(floor(kv_room / per_request_gpu), 1e12) : 0;
     long max_batch = (long)max_batch_d;
-    /* The longest context at --batch: bisect, since windowed layers make the size piecewise linear. */
-    long lo = 0, hi = 100000000;
+    /* The longest context at --batch, up to the model's maximum unless --allow-long-context: bisect,
+     * since windowed layers make the size piecewise linear. */
+    bool capped_by_model = m->max_context > 0 && !p->opt.allow_long_context;
+    long lo = 0, hi = capped_by_model ? m->max_context : 100000000;
     while (kv_room > 0 && lo < hi) {
         long mid = lo + (hi - lo + 1) / 2;
         if (kv_bytes_per_sequence(m, p->opt.kv_bytes, (int)mid, n) * p->opt.batch <= kv_room)
@@ -270,6 +288,11 @@ int plan_infer(struct plan *p)
     }
     long max_context = lo;
     double max_tokens = kv_room > 0 ? floor(kv_room / kv_bytes_per_sequence(m, p->opt.kv_bytes, 1, n)) : 0;
+    if (m->max_context > 0 && p->opt.context > m->max_context)
+        plan_step(p, N_("context"),
+                  _("--context %d is beyond the %d tokens %s takes (%s): planned because --allow-long-context was "
+                    "given; the model was not trained on these positions and its output may degrade"),
+                  p->opt.context, m->max_context, m->id, m->max_context_source);
     json_object_set_new(
         p->doc, "tensor_parallel",
         json_pack("{s:i, s:b, s:i, s:s}", "size", n, "valid", tp_ok, "kv_heads_per_gpu", kv_heads_per_gpu, "why",
@@ -286,9 +309,26 @@ int plan_infer(struct plan *p)
                         json_pack("{s:f, s:f, s:f, s:f, s:f, s:i, s:f, s:f, s:b}", "weights", weights, "kv_cache",
                                   kv_total, "gpu_memory_utilization", p->opt.gpu_memory_utilization,
                                   "profile_peak_per_gpu", peak, "non_torch_per_gpu", non_torch,
-                                  "max_num_batched_tokens", VLLM_MAX_NUM_BATCHED_TOKENS, "total_per_gpu", per_gpu,
+                                  "max_num_batched_tokens", (int)max_tokens_step, "total_per_gpu", per_gpu,
                                   "available_per_gpu", usable, "fits", fits));
-    if (!p->opt.weights_given && m->checkpoint[0])
+    json_t *gpu_memory = json_object_get(p->doc, "gpu_memory");
+    json_object_set_new(gpu_memory, "max_num_seqs", json_integer(max_seqs));
+    json_object_set_new(gpu_memory, "weights_per_gpu", json_real(weights / n));
+    json_object_set_new(gpu_memory, "kv_room_per_gpu", json_real(kv_room));
+    json_object_set_new(gpu_memory, "profile_forward_per_gpu", json_real(peak_forward));
+    json_object_set_new(gpu_memory, "profile_sampler_per_gpu", json_real(peak_sampler));
+    json_object_set_new(gpu_memory, "sampler_bytes_per_logit", json_real(VLLM_SAMPLER_BYTES_PER_LOGIT));
+    double checkpoint = llm_checkpoint_bytes(m);
+    json_object_set_new(gpu_memory, "weights_checkpoint",
+                        !p->opt.weights_given && m->checkpoint[0] ? json_real(checkpoint) : json_null());
+    if (!p->opt.weights_given && m->checkpoint[0] && weights > checkpoint)
+        plan_step(p, N_("weights"),
+                  _("%.1f GB as vLLM loads them: the checkpoint ships %.1f GB (%s), and vLLM pads the MXFP4 experts' "
+                    "intermediate size per GPU to a multiple of 256 (%d to %d); split over %d GPU(s) by tensor "
+                    "parallelism"),
+                  gb(weights), gb(checkpoint), m->checkpoint, (m->ffn + n - 1) / n, ((m->ffn + n - 1) / n + 255) / 256 * 256,
+                  n);
+    else if (!p->opt.weights_given && m->checkpoint[0])
         plan_step(p, N_("weights"),
                   _("%.1f GB as the checkpoint ships (%s: %.3g B/parameter on average; --weights to change it), split "
                     "over %d GPU(s) by tensor parallelism"),
@@ -329,21 +369,26 @@ int plan_infer(struct plan *p)
                   m->layers, m->kv_heads, m->head_dim, p->opt.kv_bytes, per_token / KIB, gb(per_request),
                   p->opt.context, capped, gb(kv_total), p->opt.batch, gb(kv_per_gpu));
     plan_step(p, N_("gpu memory"),
+              /* TRANSLATORS: the profiling run's peak is the larger of the forward pass of max_num_batched_tokens
+               * tokens and the sampler over max_num_seqs requests; the last %s says whether the model's maximum
+               * context caps the longest context. */
               _("%.*f GB per GPU of %.*f GB usable (%.0f%% of %.1f GB, as vLLM plans, less its profiling run's peak, "
-                "%.1f GB for a %d-token step with its fp32 logits, and %.2f GB non-torch memory): %s; the largest "
-                "batch at %d tokens is %ld, the longest context at batch %d is %ld tokens"),
+                "%.1f GB: the larger of a %ld-token forward pass, %.1f GB, and sampling %ld requests over %d logits "
+                "each, %.1f GB; and %.2f GB non-torch memory): %s; the largest batch at %d tokens is %ld, the "
+                "longest context at batch %d is %ld tokens%s"),
               decimals_apart(gb(per_gpu), gb(usable)), gb(per_gpu), decimals_apart(gb(per_gpu), gb(usable)),
-              gb(usable), p->opt.gpu_memory_utilization * 100, gb(gpu_bytes(p)), gb(peak),
-              VLLM_MAX_NUM_BATCHED_TOKENS, gb(non_torch),
+              gb(usable), p->opt.gpu_memory_utilization * 100, gb(gpu_bytes(p)), gb(peak), max_tokens_step,
+              gb(peak_forward), max_seqs, m->vocab, gb(peak_sampler), gb(non_torch),
               fits    ? _("fits")
               : tp_ok ? _("does NOT fit")
                       : _("not runnable (tensor parallelism)"),
-              p->opt.context, max_batch, p->opt.batch, max_context);
+              p->opt.context, max_batch, p->opt.batch, max_context,
+              capped_by_model && max_context == m->max_context ? _(" (the model's maximum)") : "");
     infer_throughput(p, fits);
     int min_n = 0;
     for (int k = 1; k <= 64 && !min_n; k *= 2)
         if (tensor_parallel_valid(m, k, tp_why, sizeof tp_why) &&
-            weights / k + kv_bytes_per_sequence(m, p->opt.kv_bytes, p->opt.context, k) * p->opt.batch <= infer_usable(p, k))
+            infer_weights_at(p, k) / k + kv_bytes_per_sequence(m, p->opt.kv_bytes, p->opt.context, k) * p->opt.batch <= infer_usable(p, k))
             min_n = k;
     if (min_n)
         plan_require(p, N_("gpus_per_node"), json_integer(n),

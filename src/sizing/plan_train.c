@@ -293,6 +293,40 @@ int plan_train(struct plan *p)
     return 0;
 }
 
+/* The input width of the matrices LoRA adapts in one layer, summed: q and v take the hidden states;
+ * every linear layer adds k, the output projection (the query width), and gate, up (hidden) and down
+ * (the MLP width) for each expert a token passes through. */
+static double lora_input_width(const struct llm_shape *m, bool qv_only)
+{
+    double h = m->hidden, q = (double)m->heads * m->head_dim;
+    if (qv_only)
+        return 2 * h;
+    double experts = m->experts > 0 ? m->experts_per_token : 1;
+    return 3 * h + q + experts * (2 * h + m->ffn) + (m->shared_expert_ffn > 0 ? 2 * h + m->shared_expert_ffn : 0);
+}
+
+/* Activation memory of a LoRA/QLoRA run at its peak: each layer's stored activations (with
+ * --lora-dropout, the dropped-out copy and mask of each adapted matrix's input), the Hugging Face
+ * loss's FINETUNE_LOSS_BYTES_PER_LOGIT, and under full recompute the one layer being recomputed whole. */
+static double finetune_activations(const struct plan *p, enum recompute r, double *loss_bytes)
+{
+    const struct llm_shape *m = &p->model;
+    double tokens = (double)p->opt.seq * p->opt.micro_batch;
+    double dropout = p->opt.lora_dropout > 0
+                         ? tokens * LORA_DROPOUT_BYTES_PER_ELEMENT * lora_input_width(m, p->opt.lora_qv_only)
+                         : 0;
+    double loss = tokens * m->vocab * FINETUNE_LOSS_BYTES_PER_LOGIT;
+    if (loss_bytes)
+        *loss_bytes = loss;
+    double layer = activation_bytes_per_layer(m, p->opt.seq, p->opt.micro_batch, r, p->opt.flash);
+    double stored = m->layers * (layer + (r == RECOMPUTE_FULL ? 0 : dropout));
+    double recomputed =
+        r == RECOMPUTE_FULL
+            ? activation_bytes_per_layer(m, p->opt.seq, p->opt.micro_batch, RECOMPUTE_NONE, p->opt.flash) + dropout
+            : 0;
+    return stored + loss + recomputed;
+}
+
 /* llm-train --finetune lora|qlora: frozen weights, trainable adapters with their optimizer states. */
 int plan_finetune(struct plan *p)
 {
@@ -309,7 +343,8 @@ int plan_finetune(struct plan *p)
     struct finetune_estimate e;
     finetune_estimate(m, p->opt.finetune, p->opt.lora_rank, p->opt.lora_qv_only, &e);
     bool qlora = p->opt.finetune == FINETUNE_QLORA;
-    double activations = train_activations(p, p->opt.recompute);
+    double loss_bytes;
+    double activations = finetune_activations(p, p->opt.recompute, &loss_bytes);
     double total = e.frozen_bytes + e.adapter_bytes + activations + CUDA_CONTEXT_BYTES;
     bool fits = total <= gpu_bytes(p);
     p->does_not_fit = !fits;
@@ -328,7 +363,7 @@ int plan_finetune(struct plan *p)
                                   "recompute_working_bytes",
                                   recompute_working_bytes(m, p->opt.seq, p->opt.micro_batch, p->opt.recompute,
                                                           p->opt.flash),
-                                  "logits_bytes", logits_held(p, p->opt.recompute), "attention",
+                                  "logits_bytes", loss_bytes, "attention",
                                   p->opt.flash ? "flash" : "eager",
                                   "seq", p->opt.seq, "micro_batch", p->opt.micro_batch));
     json_object_set_new(p->doc, "gpu_memory",
@@ -336,6 +371,11 @@ int plan_finetune(struct plan *p)
                                   e.adapter_bytes, "activations", activations, "cuda_context",
                                   (json_int_t)CUDA_CONTEXT_BYTES, "total", total, "available", gpu_bytes(p), "fits",
                                   fits));
+    json_t *memory = json_object_get(p->doc, "gpu_memory"), *acts = json_object_get(p->doc, "activations");
+    /* what torch.cuda.max_memory_allocated counts (LitGPT's "Max GPU RAM"): all but the CUDA context */
+    json_object_set_new(memory, "torch_allocated", json_real(total - CUDA_CONTEXT_BYTES));
+    json_object_set_new(acts, "loss_bytes_per_logit", json_integer(FINETUNE_LOSS_BYTES_PER_LOGIT));
+    json_object_set_new(acts, "lora_dropout", json_real(p->opt.lora_dropout));
     if (qlora)
         plan_step(p, N_("frozen weights"),
                   _("%.1f GB: %.3g B linear-layer weights in 4-bit NF4 with double quantization (%.3f bits each, "
@@ -355,6 +395,10 @@ int plan_finetune(struct plan *p)
               _("%.1f GB per GPU: the backward pass still runs through the frozen layers (%s, seq %d, "
               "micro-batch %d)"),
               gb(activations), recompute_name(p->opt.recompute), p->opt.seq, p->opt.micro_batch);
+    plan_step(p, N_("loss"),
+              _("%.1f GB of it is the cross-entropy over %d x %d logits, %d B each at its peak as Hugging Face's "
+                "loss holds them (the fp32 logits, the saved log-softmax, its gradient and the gradient it makes)"),
+              gb(loss_bytes), p->opt.seq * p->opt.micro_batch, m->vocab, FINETUNE_LOSS_BYTES_PER_LOGIT);
     if (recompute_default)
         plan_step(p, N_("recompute"),
                   _("--recompute not given: full (gradient checkpointing), as fine-tuning recipes run LoRA and QLoRA: "
@@ -365,7 +409,7 @@ int plan_finetune(struct plan *p)
     if (!fits) {
         struct finetune_estimate q;
         finetune_estimate(m, FINETUNE_QLORA, p->opt.lora_rank, p->opt.lora_qv_only, &q);
-        double full = p->opt.recompute == RECOMPUTE_FULL ? activations : train_activations(p, RECOMPUTE_FULL);
+        double full = p->opt.recompute == RECOMPUTE_FULL ? activations : finetune_activations(p, RECOMPUTE_FULL, NULL);
         if (p->opt.recompute != RECOMPUTE_FULL &&
             e.frozen_bytes + e.adapter_bytes + full + CUDA_CONTEXT_BYTES <= gpu_bytes(p))
             plan_step(p, N_("advice"), _("with --recompute full it fits: %.1f GB per GPU"),
@@ -382,8 +426,7 @@ int plan_finetune(struct plan *p)
                       _("the frozen weights and adapters fit (%.1f GB); the activations do not: %.1f GB even with "
                         "full recompute, of which %.1f GB are the fp32 logits and their gradient: shorten --seq or "
                         "lower --micro-batch"),
-                      gb(e.frozen_bytes + e.adapter_bytes + CUDA_CONTEXT_BYTES), gb(full),
-                      gb(logits_held(p, RECOMPUTE_FULL)));
+                      gb(e.frozen_bytes + e.adapter_bytes + CUDA_CONTEXT_BYTES), gb(full), gb(loss_bytes));
         else if (e.frozen_bytes + CUDA_CONTEXT_BYTES <= gpu_bytes(p))
             plan_step(p, N_("advice"),
                       _("the frozen weights fit (%.1f GB); the adapters' states (%.1f GB) and the activations (%.1f "

@@ -691,38 +691,30 @@ static bool has_negative(json_t *v, char *where, size_t len)
     return false;
 }
 
-/* A config.json whose shape makes more parameters than any model (10^7 layers; a 10^7 hidden
- * size) is refused naming the file and its fields, exit 2, rather than a plan from a count that
- * wrapped past int64 (it used to show negative bytes). */
+/* A config.json whose fields, each inside its range, make more parameters than any model (2048
+ * layers of hidden size 262144) is refused naming the file and its fields, exit 2, rather than a
+ * plan from a count that wrapped past int64 (it used to show negative bytes). */
 Test(plan, absurd_config_shape_is_refused_naming_file_and_fields)
 {
-    const struct {
-        const char *key1, *key2;
-        json_int_t value;
-        const char *named;
-    } cases[] = {{"num_hidden_layers", NULL, 10000000, "num_hidden_layers 10000000"},
-                 {"hidden_size", "intermediate_size", 10000000, "hidden_size 10000000"}};
-    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        char *path = config_with(cases[c].key1, cases[c].value, cases[c].key2, cases[c].value);
-        const char *workloads[] = {"llm-train", "llm-infer"};
-        for (size_t w = 0; w < 2; w++) {
-            struct run_result r = run_gpuvet("plan", "--workload", workloads[w], "--model-config", path, "--gpus",
-                                             "h100-sxm5-80gb", "--json", NULL);
-            cr_assert_eq(r.status, 2, "%s %s: exit %d, %s", cases[c].key1, workloads[w], r.status, r.out);
-            cr_expect(strstr(r.err, path) && strstr(r.err, cases[c].named) && strstr(r.err, "parameters"), "%s",
-                      r.err);
-            cr_expect_eq(r.out[0], '\0', "no plan on stdout: %s", r.out);
-            run_result_free(&r);
-        }
-        unlink(path);
-        free(path);
+    char *path = config_with("num_hidden_layers", 2048, "hidden_size", 262144);
+    const char *workloads[] = {"llm-train", "llm-infer"};
+    for (size_t w = 0; w < 2; w++) {
+        struct run_result r = run_gpuvet("plan", "--workload", workloads[w], "--model-config", path, "--gpus",
+                                         "h100-sxm5-80gb", "--json", NULL);
+        cr_assert_eq(r.status, 2, "%s: exit %d, %s", workloads[w], r.status, r.out);
+        cr_expect(strstr(r.err, path) && strstr(r.err, "hidden_size 262144") && strstr(r.err, "parameters"), "%s",
+                  r.err);
+        cr_expect_eq(r.out[0], '\0', "no plan on stdout: %s", r.out);
+        run_result_free(&r);
     }
+    unlink(path);
+    free(path);
 }
 
-/* Ten million thin layers stay under the bound (1.1e13 parameters): a huge plan, every size positive. */
-Test(plan, ten_million_thin_layers_plan_without_negative_sizes)
+/* 2048 thin layers, the most gpuvet takes: a plan, every size positive. */
+Test(plan, thin_layers_at_the_bound_plan_without_negative_sizes)
 {
-    char *path = config_with("num_hidden_layers", 10000000, "hidden_size", 256);
+    char *path = config_with("num_hidden_layers", 2048, "hidden_size", 256);
     json_t *cfg = json_load_file(path, 0, NULL);
     json_object_set_new(cfg, "num_attention_heads", json_integer(2));
     json_object_set_new(cfg, "num_key_value_heads", json_integer(2));
@@ -735,8 +727,8 @@ Test(plan, ten_million_thin_layers_plan_without_negative_sizes)
                                          "h100-sxm5-80gb", "--json", NULL);
         cr_assert(r.status == 0 || r.status == 1, "%s: exit %d, %s", workloads[w], r.status, r.err);
         json_t *doc = run_json(&r), *plan = plan_of(doc);
-        /* 10^7 × (4·256² attention + 3·256·1024 MLP + 2·256 norms) + 2 · 32000·256 embeddings + 256. */
-        cr_expect_eq(number_at(plan, "model", "params"), 1e7 * (4.0 * 256 * 256 + 3.0 * 256 * 1024 + 512) +
+        /* 2048 × (4·256² attention + 3·256·1024 MLP + 2·256 norms) + 2 · 32000·256 embeddings + 256. */
+        cr_expect_eq(number_at(plan, "model", "params"), 2048 * (4.0 * 256 * 256 + 3.0 * 256 * 1024 + 512) +
                                                              2.0 * 32000 * 256 + 256);
         char where[128] = "";
         cr_expect(!has_negative(doc, where, sizeof where), "%s: a negative number at %s", workloads[w], where);
@@ -849,10 +841,11 @@ static void expect_vllm_log(const char *model, const char *gpus, const char *wei
     double w = number_at(plan, "gpu_memory", "weights") / tp / GIB;
     double peak = number_at(plan, "gpu_memory", "profile_peak_per_gpu") / GIB;
     double kv = number_at(plan, "gpu_memory", "available_per_gpu") / GIB - w;
-    cr_expect(fabs(w / w_gib - 1) < 0.005, "%s weights %.2f GiB, vLLM %.2f", model, w, w_gib);
-    cr_expect(fabs(peak / peak_gib - 1) < 0.05, "%s peak %.2f GiB, vLLM %.2f", model, peak, peak_gib);
+    /* The memory band fixed before looking (tests/references/plan-memory-references.tsv): +-15 %. */
+    cr_expect(fabs(w / w_gib - 1) <= 0.15, "%s weights %.2f GiB, vLLM %.2f", model, w, w_gib);
+    cr_expect(fabs(peak / peak_gib - 1) <= 0.15, "%s peak %.2f GiB, vLLM %.2f", model, peak, peak_gib);
     cr_expect_float_eq(number_at(plan, "gpu_memory", "non_torch_per_gpu") / GIB, non_torch_gib, 1e-9);
-    cr_expect(fabs(kv / kv_gib - 1) < 0.015, "%s KV cache %.2f GiB, vLLM %.2f", model, kv, kv_gib);
+    cr_expect(fabs(kv / kv_gib - 1) <= 0.15, "%s KV cache %.2f GiB, vLLM %.2f", model, kv, kv_gib);
     json_decref(doc);
     run_result_free(&r);
 }
@@ -894,20 +887,30 @@ Test(plan, rate_gives_gpus_nodes_and_headroom)
 }
 
 /* OpenAI: gpt-oss-120b "runs on a single 80 GB GPU": its MXFP4 checkpoint (65.2 GB, not 234 GB of BF16)
- * is what plan holds without --weights, and --weights bf16 still asks for BF16. DeepSeek-V3's FP8
+ * is what plan holds without --weights, as vLLM loads it (69.3 GB: the experts' intermediate size
+ * padded from 2880 to 3072; llm-d's H100 log: 64.38 GiB), and --weights bf16 still asks for BF16. On an
+ * H100 it fits at --gpu-memory-utilization 0.95, as llm-d ran it (3.33 GiB of KV cache), not at
+ * vLLM's default 0.9, where weights, the 7.4 GiB profiling peak and non-torch memory leave no KV cache
+ * (this test said "fits" at 0.9 until the plan counted the weights as loaded). DeepSeek-V3's FP8
  * checkpoint (673 GB) fits 8 x H200 but not 8 x H100 (SGLang's DeepSeek guide: two 8 x H100 nodes),
  * its KV cache the MLA latent, 70,272 bytes per token in BF16, whole on each GPU. */
 Test(plan, new_models_checkpoint_precision_and_latent_kv)
 {
     struct run_result r = run_gpuvet("plan", "--workload", "llm-infer", "--model", "gpt-oss-120b", "--gpus",
-                                     "1xh100-sxm5-80gb", "--json", NULL);
+                                     "1xh100-sxm5-80gb", "--gpu-memory-utilization", "0.95", "--json", NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
     json_t *doc = run_json(&r), *plan = plan_of(doc);
-    cr_expect(fabs(number_at(plan, "gpu_memory", "weights") - 65.19e9) < 0.05e9, "%g",
+    cr_expect(fabs(number_at(plan, "gpu_memory", "weights_checkpoint") - 65.19e9) < 0.05e9, "%g",
+              number_at(plan, "gpu_memory", "weights_checkpoint"));
+    cr_expect(fabs(number_at(plan, "gpu_memory", "weights") / GIB / 64.38 - 1) <= 0.15, "%g",
               number_at(plan, "gpu_memory", "weights"));
     cr_expect(json_is_true(json_object_get(json_object_get(plan, "gpu_memory"), "fits")));
     cr_expect(strstr(json_string_value(json_object_get(json_object_get(plan, "model"), "checkpoint")), "MXFP4"));
     json_decref(doc);
+    run_result_free(&r);
+
+    r = run_gpuvet("plan", "--workload", "llm-infer", "--model", "gpt-oss-120b", "--gpus", "1xh100-sxm5-80gb", NULL);
+    cr_expect_eq(r.status, 1, "at vLLM's default 0.9 no KV cache is left: %s", r.out);
     run_result_free(&r);
 
     r = run_gpuvet("plan", "--workload", "llm-infer", "--model", "gpt-oss-120b", "--gpus", "1xh100-sxm5-80gb",
