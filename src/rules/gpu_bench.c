@@ -21,6 +21,19 @@
 #define GPU_FP32_MIN_FRACTION 0.70
 /* SPEC: more than 10 % behind the node's best GPU (or pair) is slow even above the floor. */
 #define GPU_SIBLING_MAX_SHORTFALL 0.10
+/* A datasheet figure is the part's peak: a copy kernel or an FMA loop that measures half as much
+ * again did not run what was timed (a driver that does nothing, a timer that does not count), and
+ * is no measurement at all. */
+#define GPU_MAX_PLAUSIBLE_FRACTION 1.5
+
+/* The GPU's figure, or 0 where it is no measurement: an error, or above what the part can do. */
+static double plausible(const struct bench_gpu_device *g, bool memory)
+{
+    double v = memory ? g->mem_bytes_s : g->fp32_flops, peak = memory ? g->mem_peak_bytes_s : g->fp32_peak_flops;
+    if (g->error || (!memory && g->compute_error) || (peak > 0 && v > GPU_MAX_PLAUSIBLE_FRACTION * peak))
+        return 0;
+    return v;
+}
 
 /* A bench GPU that is not one of the audited machine's accelerators: the document was measured on
  * another machine (or the GPU left the bus since), and judging it here would blame a GPU this
@@ -66,22 +79,32 @@ static void judge_rate(struct audit_ctx *ctx, bool memory)
                                       : _("GPU compute not measured (gpuvet bench gpu)")))
         return;
     double best = 0;
-    for (int i = 0; i < b->ngpu; i++) {
-        double v = memory ? b->gpu[i].mem_bytes_s : b->gpu[i].fp32_flops;
-        if (v > best)
-            best = v;
-    }
+    for (int i = 0; i < b->ngpu; i++)
+        if (plausible(&b->gpu[i], memory) > best)
+            best = plausible(&b->gpu[i], memory);
     double floor = memory ? GPU_MEM_BW_MIN_FRACTION : GPU_FP32_MIN_FRACTION;
     double unit = memory ? GB : 1e12;
     const char *unit_name = memory ? "GB/s" : "TFLOPS";
     for (int i = 0; i < b->ngpu; i++) {
         const struct bench_gpu_device *g = &b->gpu[i];
-        if (g->error) {
+        const char *error = g->error ? g->error : memory ? NULL : g->compute_error;
+        if (error) {
             finding_add(ctx, SEV_UNKNOWN, g->bus_id, json_pack("{s:s}", "bench", b->source), NULL,
-                        _("not measured: %s"), _(g->error));
+                        _("not measured: %s"), _(error));
             continue;
         }
         double v = memory ? g->mem_bytes_s : g->fp32_flops, peak = memory ? g->mem_peak_bytes_s : g->fp32_peak_flops;
+        if (!plausible(g, memory)) {
+            finding_add(ctx, SEV_UNKNOWN, g->bus_id,
+                        json_pack("{s:s, s:f, s:f, s:f}", "bench", b->source, memory ? "mem_bytes_s" : "fp32_flops", v,
+                                  "peak", peak, "max_plausible_fraction", GPU_MAX_PLAUSIBLE_FRACTION),
+                        _("rerun `gpuvet bench gpu`; if the figure stays above the datasheet's, check which libcuda.so.1 "
+                          "it loads (`ldconfig -p`) and that nvidia-smi sees the GPU"),
+                        _("not a measurement: %.1f %s is %.0f%% of the %s's %.1f %s, more than the part can do (a "
+                          "driver that did not run the kernel, or a timer that does not count)"),
+                        v / unit, unit_name, 100 * v / peak, g->spec_id, peak / unit, unit_name);
+            continue;
+        }
         json_t *evidence = json_pack("{s:s, s:f, s:f, s:f}", "bench", b->source, memory ? "mem_bytes_s" : "fp32_flops",
                                      v, "node_best", best, "max_shortfall", GPU_SIBLING_MAX_SHORTFALL);
         if (peak > 0) {
@@ -148,17 +171,26 @@ void check_gpu_memory_errors(struct audit_ctx *ctx)
         return;
     for (int i = 0; i < b->ngpu; i++) {
         const struct bench_gpu_device *g = &b->gpu[i];
+        const char *fix = _("do not use this GPU: check nvidia-smi -q -d ECC,PAGE_RETIREMENT,ROW_REMAPPER and the "
+                            "kernel log for Xid 48/63/64/94/95, and ask the provider for a replacement");
+        if (!g->error && g->memtest_uncorrectable) {
+            /* The driver's own verdict on the memory the test was writing: a failing GPU, not a missing figure. */
+            finding_add(ctx, ctx_severity(ctx), g->bus_id,
+                        json_pack("{s:s, s:b, s:s?}", "bench", b->source, "uncorrectable_ecc", 1, "error",
+                                  g->memtest_error),
+                        fix, "%s", _(g->memtest_error));
+            continue;
+        }
         if (g->error || g->memtest_errors < 0) {
             finding_add(ctx, SEV_UNKNOWN, g->bus_id, json_pack("{s:s}", "bench", b->source), NULL,
-                        _("not tested: %s"), g->error ? _(g->error) : _("no memory test result"));
+                        _("not tested: %s"),
+                        g->error ? _(g->error) : g->memtest_error ? _(g->memtest_error) : _("no memory test result"));
             continue;
         }
         json_t *evidence = json_pack("{s:s, s:I, s:I}", "bench", b->source, "tested_bytes", (json_int_t)g->memtest_bytes,
                                      "errors", (json_int_t)g->memtest_errors);
         if (g->memtest_errors > 0)
-            finding_add(ctx, ctx_severity(ctx), g->bus_id, evidence,
-                        _("do not use this GPU: check nvidia-smi -q -d ECC,PAGE_RETIREMENT,ROW_REMAPPER and the kernel "
-                          "log for Xid 48/63/64/94/95, and ask the provider for a replacement"),
+            finding_add(ctx, ctx_severity(ctx), g->bus_id, evidence, fix,
                         _("%lld words of %.2f GiB did not keep the pattern written to them"), g->memtest_errors,
                         g->memtest_bytes / GIB);
         else
