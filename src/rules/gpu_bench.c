@@ -2,6 +2,7 @@
  * measured (audit --bench FILE). Each GPU against its data/gpus.csv figure (copied into the bench
  * document) and against the node's best GPU; without a measurement the verdict is unknown. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rules/checks.h"
@@ -199,6 +200,34 @@ void check_gpu_memory_errors(struct audit_ctx *ctx)
     }
 }
 
+/* What joins two GPUs, as far as this machine's model says: "NVLink xN" where N active NVLinks of
+ * `from` end at `to` (a bridge), else "PCIe GenG xW" at the lower of the two GPUs' maximum
+ * generation and width, with "across sockets" where their NUMA nodes differ; "" unknown. Pairs are
+ * compared only with pairs over the same kind of link: an NVLink pair beside PCIe pairs, or a pair
+ * across the sockets of a two-socket server, is not slow for being unlike the best pair. */
+static void pair_link(struct audit_ctx *ctx, const char *from, const char *to, char *out, size_t size)
+{
+    const struct machine *m = ctx->machine;
+    const struct gpu *a = gpu_set_find(&m->gpus, from), *b = gpu_set_find(&m->gpus, to);
+    *out = '\0';
+    if (!a || !b)
+        return;
+    int links = 0;
+    for (int k = 0; k < a->nnvlinks; k++)
+        links += a->nvlinks[k].active == 1 && a->nvlinks[k].remote_bus_id[0] &&
+                 gpu_set_find(&m->gpus, a->nvlinks[k].remote_bus_id) == b;
+    if (links > 0) {
+        snprintf(out, size, "NVLink x%d", links);
+        return;
+    }
+    int gen = a->pcie_gen_max < b->pcie_gen_max ? a->pcie_gen_max : b->pcie_gen_max;
+    int width = a->pcie_width_max < b->pcie_width_max ? a->pcie_width_max : b->pcie_width_max;
+    if (gen <= 0 || width <= 0)
+        return;
+    int na = gpu_numa_node(m, a), nb = gpu_numa_node(m, b);
+    snprintf(out, size, "PCIe Gen%d x%d%s", gen, width, na >= 0 && nb >= 0 && na != nb ? " across sockets" : "");
+}
+
 void check_gpu_p2p_low(struct audit_ctx *ctx)
 {
     const struct bench_results *b = &ctx->machine->bench;
@@ -209,19 +238,27 @@ void check_gpu_p2p_low(struct audit_ctx *ctx)
                     b->gpu_pairs_unmeasured ? _(b->gpu_pairs_unmeasured) : _("the bench measured no GPU pair"));
         return;
     }
-    double best = 0;
     int with_peer = 0;
+    char(*link)[64] = calloc((size_t)b->ngpu_pairs, sizeof *link);
+    if (!link)
+        return;
     for (int i = 0; i < b->ngpu_pairs; i++) {
         with_peer += b->gpu_pairs[i].peer_access;
-        if (b->gpu_pairs[i].peer_access && b->gpu_pairs[i].bytes_s > best)
-            best = b->gpu_pairs[i].bytes_s;
+        pair_link(ctx, b->gpu_pairs[i].from, b->gpu_pairs[i].to, link[i], sizeof link[i]);
     }
     for (int i = 0; i < b->ngpu_pairs; i++) {
         const struct bench_gpu_pair *p = &b->gpu_pairs[i];
+        /* The best pair with peer access over the same kind of link (unknown links: with each other). */
+        double best = 0;
+        for (int k = 0; k < b->ngpu_pairs; k++)
+            if (b->gpu_pairs[k].peer_access && !strcmp(link[k], link[i]) && b->gpu_pairs[k].bytes_s > best)
+                best = b->gpu_pairs[k].bytes_s;
         char subject[80];
         snprintf(subject, sizeof subject, "%s->%s", p->from, p->to);
         json_t *evidence = json_pack("{s:s, s:b, s:f, s:f}", "bench", b->source, "peer_access", p->peer_access,
                                      "bytes_s", p->bytes_s, "best_peer_bytes_s", best);
+        if (*link[i])
+            json_object_set_new(evidence, "link", json_string(link[i]));
         const char *fix = _("compare `nvidia-smi topo -m` with what was ordered; check NVLink state (nvidia-smi "
                             "nvlink -s), the fabric manager on NVSwitch systems, and ACS/IOMMU settings that block "
                             "PCIe peer access");
@@ -237,13 +274,23 @@ void check_gpu_p2p_low(struct audit_ctx *ctx)
                         _("no pair of this node has peer access (copies go through host memory at %.1f GB/s); what "
                           "the link between them should give is not known to gpuvet"),
                         p->bytes_s / GB);
+        else if (p->bytes_s < (1 - GPU_SIBLING_MAX_SHORTFALL) * best && *link[i])
+            finding_add(ctx, ctx_severity(ctx), subject, evidence, fix,
+                        _("peer copies %.1f GB/s are %.0f%% behind the node's best pair over the same link (%s, %.1f "
+                          "GB/s)"),
+                        p->bytes_s / GB, 100 * (1 - p->bytes_s / best), link[i], best / GB);
         else if (p->bytes_s < (1 - GPU_SIBLING_MAX_SHORTFALL) * best)
             finding_add(ctx, ctx_severity(ctx), subject, evidence, fix,
                         _("peer copies %.1f GB/s are %.0f%% behind the node's best pair (%.1f GB/s)"), p->bytes_s / GB,
                         100 * (1 - p->bytes_s / best), best / GB);
+        else if (*link[i])
+            finding_add(ctx, SEV_PASS, subject, evidence, NULL,
+                        _("peer copies %.1f GB/s, within %.0f%% of the node's best pair over the same link (%s)"),
+                        p->bytes_s / GB, GPU_SIBLING_MAX_SHORTFALL * 100, link[i]);
         else
             finding_add(ctx, SEV_PASS, subject, evidence, NULL,
                         _("peer copies %.1f GB/s, within %.0f%% of the node's best pair"), p->bytes_s / GB,
                         GPU_SIBLING_MAX_SHORTFALL * 100);
     }
+    free(link);
 }

@@ -22,7 +22,8 @@ static const char *const knobs[] = {"GPUVET_MOCK_GPU_SLOW",   "GPUVET_MOCK_GPU_B
                                     "GPUVET_MOCK_GPU_MEM_BW", "GPUVET_MOCK_GPU_FLOPS",      "GPUVET_MOCK_CUDA_HANG",
                                     "GPUVET_MOCK_CUDA_HANG_DEVICE", "GPUVET_MOCK_CUDA_BAD_PTX",
                                     "GPUVET_MOCK_GPU_FREE_MIB", "GPUVET_MOCK_GPU_ECC", "GPUVET_MOCK_CUDA_NOOP",
-                                    "GPUVET_MOCK_GPU_BLIND", "GPUVET_MOCK_CUDA_ERROR_TEXT", "GPUVET_MOCK_GPU_HIDDEN"};
+                                    "GPUVET_MOCK_GPU_BLIND", "GPUVET_MOCK_CUDA_ERROR_TEXT", "GPUVET_MOCK_GPU_HIDDEN",
+                                    "GPUVET_MOCK_GPU_PEER_SLOW"};
 
 static void stand_in(const char *xml)
 {
@@ -381,6 +382,43 @@ Test(bench_gpu, a_gpu_hidden_from_cuda_does_not_take_the_other_pairs_down, .time
     expect_severity(audit, "GPU_P2P_LOW", SECOND "->" FIRST, "pass");
     expect_severity(audit, "GPU_P2P_LOW", FIRST "->0000:e1:00.0", "unknown");
     expect_severity(audit, "GPU_MEMORY_ERRORS", "0000:e1:00.0", "unknown");
+    json_decref(audit);
+    json_decref(doc);
+    unlink(saved);
+    free(saved);
+    unlink(xml);
+}
+
+/* The three-GPU file with the third GPU on a PCIe Gen3 link (its maximum link generation edited). */
+static char *three_gpus_third_on_gen3(void)
+{
+    static char path[] = "/tmp/gpuvet-3gpu-gen3-XXXXXX";
+    char make[1024];
+    snprintf(make, sizeof make,
+             "{ sed -n '1,1726p' '%s'; sed -n '868,1726p' '%s' | sed 's/C1:00.0/E1:00.0/; s/89cd</89ef</; "
+             "s|<max_link_gen>4<|<max_link_gen>3<|'; sed -n '1727,$p' '%s'; }",
+             A5000, A5000, A5000);
+    return edited_xml(path, make);
+}
+
+/* Each pair is compared with the pairs over the same kind of link: a GPU on a Gen3 link copies at half
+ * the Gen4 pairs' rate and is healthy for it (on main every pair was held to the node's best pair, and
+ * its four pairs warned). */
+Test(bench_gpu, pairs_are_compared_with_pairs_over_the_same_link, .timeout = 120)
+{
+    char *xml = three_gpus_third_on_gen3();
+    stand_in(xml);
+    setenv("GPUVET_MOCK_GPU_PEER_SLOW", "0000:e1:00.0:0.5", 1);
+    char *saved;
+    json_t *doc = bench_gpu(0, &saved);
+    json_t *audit = audit_of(saved, xml);
+    expect_severity(audit, "GPU_P2P_LOW", FIRST "->" SECOND, "pass");
+    expect_severity(audit, "GPU_P2P_LOW", FIRST "->0000:e1:00.0", "pass");
+    expect_severity(audit, "GPU_P2P_LOW", "0000:e1:00.0->" SECOND, "pass");
+    cr_expect(strstr(severity_of(audit, "GPU_P2P_LOW", "0000:e1:00.0->" SECOND), "(PCIe Gen3 x16)"), "%s",
+              severity_of(audit, "GPU_P2P_LOW", "0000:e1:00.0->" SECOND));
+    cr_expect(strstr(severity_of(audit, "GPU_P2P_LOW", FIRST "->" SECOND), "(PCIe Gen4 x16)"), "%s",
+              severity_of(audit, "GPU_P2P_LOW", FIRST "->" SECOND));
     json_decref(audit);
     json_decref(doc);
     unlink(saved);

@@ -409,6 +409,14 @@ CUresult cuMemcpyPeerAsync(CUdeviceptr dst, void *dst_ctx, CUdeviceptr src, void
     host_work_end();
     /* Through the host without peer access: down one link and up the other. */
     double r = peer_ok(from, to) ? rate("GPUVET_MOCK_GPU_PEER_BW", 20e9) : LINK_BYTES_S / 2;
+    /* $GPUVET_MOCK_GPU_PEER_SLOW=busid:factor: copies to or from that GPU at factor x the rate (a GPU on
+     * a slower link than the others). */
+    char buf[64];
+    const char *slow = knob("GPUVET_MOCK_GPU_PEER_SLOW", from, buf, sizeof buf);
+    if (!slow)
+        slow = knob("GPUVET_MOCK_GPU_PEER_SLOW", to, buf, sizeof buf);
+    if (slow && atof(slow) > 0)
+        r *= atof(slow);
     busy_for(bytes / r);
     return 0;
 }
