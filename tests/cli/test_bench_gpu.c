@@ -23,7 +23,7 @@ static const char *const knobs[] = {"GPUVET_MOCK_GPU_SLOW",   "GPUVET_MOCK_GPU_B
                                     "GPUVET_MOCK_CUDA_HANG_DEVICE", "GPUVET_MOCK_CUDA_BAD_PTX",
                                     "GPUVET_MOCK_GPU_FREE_MIB", "GPUVET_MOCK_GPU_ECC", "GPUVET_MOCK_CUDA_NOOP",
                                     "GPUVET_MOCK_GPU_BLIND", "GPUVET_MOCK_CUDA_ERROR_TEXT", "GPUVET_MOCK_GPU_HIDDEN",
-                                    "GPUVET_MOCK_GPU_PEER_SLOW"};
+                                    "GPUVET_MOCK_GPU_PEER_SLOW", "GPUVET_MOCK_GPU_SHORT_CHECK"};
 
 static void stand_in(const char *xml)
 {
@@ -301,6 +301,26 @@ Test(bench_gpu, a_check_that_misses_the_planted_error_is_not_a_clean_memory_test
     expect_severity(audit, "GPU_COMPUTE_LOW", FIRST, "pass");
     cr_expect_eq(json_integer_value(json_object_get(json_object_get(gpu_at(doc, 1), "memtest"), "words_checked")),
                  2 * (32 << 20) / 4);
+    json_decref(audit);
+    json_decref(doc);
+    unlink(saved);
+    free(saved);
+}
+
+/* A check kernel that read fewer words than were written (cut short, or never run) leaves the memory
+ * test without a result: the count of words it read, kept on the GPU, must match. */
+Test(bench_gpu, a_check_that_read_fewer_words_than_written_is_not_a_clean_memory_test, .timeout = 120)
+{
+    stand_in(A5000);
+    setenv("GPUVET_MOCK_GPU_SHORT_CHECK", SECOND, 1);
+    char *saved;
+    json_t *doc = bench_gpu(0, &saved);
+    json_t *audit = audit_of(saved, A5000);
+    expect_severity(audit, "GPU_MEMORY_ERRORS", FIRST, "pass");
+    expect_severity(audit, "GPU_MEMORY_ERRORS", SECOND, "unknown");
+    /* --quick: 2 patterns over 8 Mi words, each check reading half. */
+    cr_expect(strstr(severity_of(audit, "GPU_MEMORY_ERRORS", SECOND), "read 8388608 words where the test wrote 16777216"),
+              "%s", severity_of(audit, "GPU_MEMORY_ERRORS", SECOND));
     json_decref(audit);
     json_decref(doc);
     unlink(saved);

@@ -276,6 +276,7 @@ CUresult cuEventDestroy_v2(struct event *e)
  *                                      host, at the simulated PCIe rate)
  *   GPUVET_MOCK_GPU_BLIND=busid         its check kernel counts the words it checked but no mismatch
  *                                      (a checker that cannot see: the positive control catches it)
+ *   GPUVET_MOCK_GPU_SHORT_CHECK=busid   its check kernel reads only the first half of the words
  * $GPUVET_MOCK_GPU_FREE_MIB (default 64) is the free memory cuMemGetInfo reports. */
 
 static char bus_of[MAX_DEVICES][32];
@@ -503,6 +504,8 @@ CUresult cuLaunchKernel(struct function *f, unsigned gx, unsigned gy, unsigned g
         unsigned long long *errors = fill ? NULL : (unsigned long long *)(uintptr_t) * (CUdeviceptr *)args[4];
         unsigned long long *checked = fill ? NULL : (unsigned long long *)(uintptr_t) * (CUdeviceptr *)args[5];
         bool blind = knob_set("GPUVET_MOCK_GPU_BLIND", current_device);
+        if (!fill && n > 1 && knob_set("GPUVET_MOCK_GPU_SHORT_CHECK", current_device))
+            n /= 2; /* a check kernel cut short: it reads half the words */
         for (unsigned long long i = 0; i < n; i++) {
             uint32_t want = ((uint32_t)(uintptr_t)&base[i] & mask) ^ pattern;
             if (fill)
