@@ -206,6 +206,11 @@ static double timing_end_watched(struct gpu_dev *d, struct timing *t, struct gpu
     }
     CALL("cuEventSynchronize", api->event_synchronize(t->stop));
     CALL("cuEventElapsedTime", api->event_elapsed(&ms, t->start, t->stop));
+    if (!(ms > 0)) /* 0, negative or NaN: the events saw no work */
+        i18n_snprintf(err, errlen,
+                      "not a measurement: the GPU's events say a launch took %.3g us (a driver that did not run the "
+                      "kernel, or a timer that does not count)",
+                      (double)ms * 1e3);
     return ms > 0 ? ms / 1e3 : -1;
 }
 

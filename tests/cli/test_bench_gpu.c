@@ -251,20 +251,24 @@ Test(bench_gpu, an_uncorrectable_ecc_error_in_the_memory_test_fails_the_gpu_and_
 Test(bench_gpu, a_driver_that_does_nothing_gives_no_measurement_and_no_pass, .timeout = 120)
 {
     stand_in(A5000);
-    setenv("GPUVET_MOCK_CUDA_NOOP", "1", 1);
-    char *saved;
-    json_t *doc = bench_gpu(2, &saved); /* no GPU measured: the bench itself failed */
-    json_t *audit = audit_of(saved, A5000);
-    const char *ids[] = {"GPU_MEMORY_BW_LOW", "GPU_COMPUTE_LOW", "GPU_MEMORY_ERRORS"};
-    for (size_t i = 0; i < 3; i++) {
-        expect_severity(audit, ids[i], FIRST, "unknown");
-        cr_expect(strstr(severity_of(audit, ids[i], FIRST), "not a measurement"), "%s",
-                  severity_of(audit, ids[i], FIRST));
+    /* Its events 1 ns apart, then 0 ms apart. */
+    const char *modes[] = {"1", "zero"};
+    for (size_t m = 0; m < 2; m++) {
+        setenv("GPUVET_MOCK_CUDA_NOOP", modes[m], 1);
+        char *saved;
+        json_t *doc = bench_gpu(2, &saved); /* no GPU measured: the bench itself failed */
+        json_t *audit = audit_of(saved, A5000);
+        const char *ids[] = {"GPU_MEMORY_BW_LOW", "GPU_COMPUTE_LOW", "GPU_MEMORY_ERRORS"};
+        for (size_t i = 0; i < 3; i++) {
+            expect_severity(audit, ids[i], FIRST, "unknown");
+            cr_expect(strstr(severity_of(audit, ids[i], FIRST), "not a measurement"), "%s: %s", modes[m],
+                      severity_of(audit, ids[i], FIRST));
+        }
+        json_decref(audit);
+        json_decref(doc);
+        unlink(saved);
+        free(saved);
     }
-    json_decref(audit);
-    json_decref(doc);
-    unlink(saved);
-    free(saved);
 }
 
 /* A figure above 1.5x the datasheet is not a measurement, never a pass. */

@@ -91,7 +91,7 @@ static bool knob_set(const char *name, int device);
 static bool ecc_failed[64];
 static CUresult sticky(void);
 /* $GPUVET_MOCK_CUDA_NOOP=1: a libcuda that answers every call with success and does nothing: its
- * kernels take no time and write nothing, its events are 1 ns apart. */
+ * kernels take no time and write nothing, its events are 1 ns apart (=zero: 0 ms apart). */
 static bool noop(void) { return getenv("GPUVET_MOCK_CUDA_NOOP") != NULL; }
 
 /* $GPUVET_MOCK_GPU_HIDDEN=busid[,busid]: GPUs CUDA does not see (CUDA_VISIBLE_DEVICES, a
@@ -255,7 +255,7 @@ CUresult cuEventSynchronize(struct event *e)
 }
 CUresult cuEventElapsedTime(float *ms, struct event *a, struct event *b)
 {
-    *ms = noop() ? 1e-6f : (float)((b->at - a->at) * 1e3);
+    *ms = !noop() ? (float)((b->at - a->at) * 1e3) : strcmp(getenv("GPUVET_MOCK_CUDA_NOOP"), "zero") ? 1e-6f : 0.0f;
     return sticky();
 }
 CUresult cuEventDestroy_v2(struct event *e)
