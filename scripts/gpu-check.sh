@@ -6,7 +6,8 @@
 #   bench-pcie.json                         host<->GPU copy rates (bench_pcie_run)
 #   bench-gpu-quick.json / bench-gpu.json   bench gpu --quick and (without --quick) the default:
 #                                           memory bandwidth, memory test, FP32, pairs; .txt, .err,
-#                                           audit-bench-gpu.json (GPU_* rules), torch-anchor.txt
+#                                           audit-bench-gpu.json (GPU_* rules), torch-anchor.txt,
+#                                           gpu-reference.txt (nvcc-built references, gpu-reference.cu)
 #   compare.txt                             NVML view vs nvidia-smi view, field by field
 #   snapshot.tar.gz                         gpuvet snapshot of the machine (a recorded GPU server)
 #   dmesg.txt, journal-k.txt, nvrm-lines.txt, audit-kernel-log.json   the kernel log and its verdicts
@@ -141,13 +142,19 @@ for g in r.get("gpus", []):
     if "error" in g:
         print("  %s error: %s" % (g["bus_id"], g["error"])); continue
     spec = g.get("spec") or {}
-    m, c, t = g["memory"], g["compute"], g["memtest"]
+    m, c, t = g["memory"], g.get("compute", {}), g.get("memtest", {})
     pct = lambda v, p: "%.0f%%" % (100 * v / p) if v and p else "?"
-    print("  %s %s: copy kernel %.0f GB/s (%s of %s GB/s), copy engines %.0f GB/s; FP32 %.1f TFLOPS (%s of %s); "
-          "memtest %.1f of %.1f GiB, %d errors" % (g["bus_id"], g.get("name"), (m["kernel_copy_bytes_s"] or 0) / 1e9,
+    memtest = ("memtest error: %s" % t["error"] if "error" in t else
+               "memtest %.1f of %.1f GiB, %d errors, %d words checked, positive control %s" % (
+                   t["tested_bytes"] / 2**30, t["free_bytes"] / 2**30, t["errors"], t.get("words_checked", -1),
+                   t.get("positive_control_detected")))
+    print("  %s %s: copy kernel %.0f GB/s (%s of %s GB/s), copy engines %.0f GB/s; FP32 %s; %s" % (
+          g["bus_id"], g.get("name"), (m["kernel_copy_bytes_s"] or 0) / 1e9,
           pct(m["kernel_copy_bytes_s"], spec.get("mem_bytes_s")), (spec.get("mem_bytes_s") or 0) / 1e9,
-          (m["engine_copy_bytes_s"] or 0) / 1e9, (c["fp32_flops"] or 0) / 1e12, pct(c["fp32_flops"], spec.get("fp32_flops")),
-          (spec.get("fp32_flops") or 0) / 1e12, t["tested_bytes"] / 2**30, t["free_bytes"] / 2**30, t["errors"]))
+          (m["engine_copy_bytes_s"] or 0) / 1e9,
+          "error: %s" % c["error"] if "error" in c else "%.1f TFLOPS (%s of %.1f)" % (
+              (c.get("fp32_flops") or 0) / 1e12, pct(c.get("fp32_flops"), spec.get("fp32_flops")),
+              (spec.get("fp32_flops") or 0) / 1e12), memtest))
 for p in r.get("pairs", []):
     print("  %s -> %s: peer %s, %s" % (p["from"], p["to"], p["peer_access"],
           "%.1f GB/s" % (p["bytes_s"] / 1e9) if "bytes_s" in p else p.get("error")))
@@ -183,6 +190,21 @@ for i in range(torch.cuda.device_count()):
     print("cuda:%d %s: torch.matmul FP32 %.1f TFLOPS, copy_ %.0f GB/s (read + written)" % (i, torch.cuda.get_device_name(d), fp32 / 1e12, bw / 1e9))
 PY
 note "torch anchor: $(tr '\n' ';' <"$OUT/torch-anchor.txt")"
+# References built here with nvcc (scripts/gpu-reference.cu): a copy kernel of gpuvet's shape, the
+# copy engines, a 256-FMA FP32 loop and cuBLAS SGEMM / BF16 GEMM, beside gpuvet's figures above.
+nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+if [ -x "$nvcc" ]; then
+  t0=$(date +%s)
+  if "$nvcc" -O3 -o "$OUT/gpuref" scripts/gpu-reference.cu -lcublas >"$OUT/gpuref-build.log" 2>&1; then
+    "$OUT/gpuref" >"$OUT/gpu-reference.txt" 2>&1
+    note "nvcc reference (exit $?, $(( $(date +%s) - t0 )) s with the build):"
+    sed 's/^/  /' "$OUT/gpu-reference.txt" | tee -a "$summary"
+  else
+    note "nvcc reference: the build failed (gpuref-build.log)"
+  fi
+else
+  note "nvcc reference: no nvcc on this machine (build scripts/gpu-reference.cu elsewhere with nvcc -O3 -lcublas)"
+fi
 
 # NVML's view (audit) against nvidia-smi's (the XML parsed by the same model), per GPU.
 python3 - "$OUT" >"$OUT/compare.txt" 2>&1 <<'PY'

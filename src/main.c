@@ -19,7 +19,7 @@ struct command {
 
 static const struct command commands[] = {
     {"audit", cmd_audit, N_("find the traps of this server (or a recorded one)")},
-    {"bench", cmd_bench, N_("measure memory, NUMA latency, PCIe, storage, jitter and JPEG decode")},
+    {"bench", cmd_bench, N_("measure memory, NUMA latency, PCIe, storage, jitter, JPEG decode and GPUs")},
     {"explain", cmd_explain, N_("print why a rule exists and what it checks")},
     {"snapshot", cmd_snapshot, N_("record this machine for an offline audit")},
     {"gpus", cmd_gpus, N_("list the GPU table, or resolve GPU names")},

@@ -29,6 +29,7 @@
 #include "util/deadline.h"
 #include "util/gputable.h"
 #include "util/i18n.h"
+#include "util/sanitize.h"
 #include "util/units.h"
 
 #define NVIDIA_VENDOR 0x10de
@@ -38,7 +39,6 @@
 /* What --quick and the default spend per GPU. */
 struct gpu_plan {
     size_t copy_bytes;       /* each of the two bandwidth buffers, at most */
-    int copy_repeat;
     double memtest_share;    /* of the free memory */
     double memtest_seconds;  /* at the measured bandwidth: sizes the first pass, bounds the repeats */
     int patterns;            /* 2: address and complement; 4: and zeros, ones */
@@ -46,14 +46,26 @@ struct gpu_plan {
     double compute_seconds;
     size_t peer_bytes;
     int peer_repeat;
+    /* Each rate: a warm-up of warmup_seconds (clocks leave idle, the driver maps the pages), then
+     * `batches` timed batches of batch_seconds each; the median batch is the figure. */
+    double warmup_seconds, batch_seconds;
+    int batches;
 };
 
 static struct gpu_plan plan_for(bool quick)
 {
     if (quick)
-        return (struct gpu_plan){(size_t)(256 * MIB), 5, 0.5, 2.0, 2, 1, 1.0, (size_t)(64 * MIB), 5};
-    return (struct gpu_plan){(size_t)GIB, 20, 0.9, 15.0, 4, 100, 8.0, (size_t)(256 * MIB), 10};
+        return (struct gpu_plan){(size_t)(256 * MIB), 0.5, 2.0, 2, 1, 1.0, (size_t)(64 * MIB), 5, 0.25, 0.02, 5};
+    return (struct gpu_plan){(size_t)GIB, 0.9, 15.0, 4, 100, 8.0, (size_t)(256 * MIB), 10, 1.0, 0.1, 7};
 }
+
+/* cuEventElapsedTime's resolution is "around 0.5 microseconds" (CUDA Driver API reference): a
+ * launch that took less than 1 us by the events did no work the events could see. */
+#define NO_TIME_PER_LAUNCH_S 1e-6
+
+/* The CUDA error of the last failed CALL on this thread (each GPU is measured on its own worker). */
+#define CUDA_ERROR_ECC_UNCORRECTABLE 214
+static _Thread_local cu_result failed_rc;
 
 static const struct {
     unsigned mask, pattern;
@@ -90,6 +102,7 @@ struct gpu_dev {
         cu_result rc_ = (call);                                                                      \
         cuda_call_done();                                                                            \
         if (rc_ != CUDA_SUCCESS) {                                                                   \
+            failed_rc = rc_;                                                                         \
             i18n_snprintf(err, errlen, "%s: %s (error %d)", name, _(cuda_error(api, rc_)), rc_);     \
             return -1;                                                                               \
         }                                                                                            \
@@ -193,6 +206,11 @@ static double timing_end_watched(struct gpu_dev *d, struct timing *t, struct gpu
     }
     CALL("cuEventSynchronize", api->event_synchronize(t->stop));
     CALL("cuEventElapsedTime", api->event_elapsed(&ms, t->start, t->stop));
+    if (!(ms > 0)) /* 0, negative or NaN: the events saw no work */
+        i18n_snprintf(err, errlen,
+                      "not a measurement: the GPU's events say a launch took %.3g us (a driver that did not run the "
+                      "kernel, or a timer that does not count)",
+                      (double)ms * 1e3);
     return ms > 0 ? ms / 1e3 : -1;
 }
 
@@ -212,6 +230,93 @@ static void timing_free(const struct cuda *api, struct timing *t)
 
 static json_t *rate_json(double v) { return v > 0 ? json_real(v) : json_null(); }
 
+/* {"error": text}: a driver's text may be any bytes (json_text makes them valid UTF-8). */
+static json_t *error_json(const char *text) { return json_pack("{s:o}", "error", json_text(*text ? text : "the measurement failed")); }
+
+/* Queues one launch of the work a rate measures; 0, or -1 with err. */
+typedef int queue_fn(struct gpu_dev *d, void *arg, char *err, size_t errlen);
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median rate (work units per second) of p->batches timed batches of `queue` after a warm-up,
+ * each batch sized by a timed probe launch to p->batch_seconds (batch_seconds <= 0: that argument
+ * instead). NVML is read into clocks (may be NULL) while the batches run. -1 with err; a launch
+ * the events saw take no time is "not a measurement", never a rate. */
+static double median_rate(struct gpu_dev *d, queue_fn *queue, void *arg, double work_per_launch, const struct gpu_plan *p,
+                          double batch_seconds, struct gpu_clocks *clocks, char *err, size_t errlen)
+{
+    const struct cuda *api = d->api;
+    struct timing t = {0};
+    double rates[16], result = -1;
+    int batches = p->batches < 16 ? p->batches : 16;
+    if (timing_begin(d, &t, err, errlen) || queue(d, arg, err, errlen))
+        goto out;
+    double one = timing_end(d, &t, err, errlen);
+    timing_free(api, &t);
+    if (one <= 0)
+        goto out;
+    if (one < NO_TIME_PER_LAUNCH_S) {
+        i18n_snprintf(err, errlen,
+                      "not a measurement: the GPU's events say a launch took %.3g us (a driver that did not run the "
+                      "kernel, or a timer that does not count)",
+                      one * 1e6);
+        goto out;
+    }
+    double per_batch = (batch_seconds > 0 ? batch_seconds : p->batch_seconds) / one, warm = p->warmup_seconds / one;
+    int launches = per_batch < 1 ? 1 : per_batch > 100000 ? 100000 : (int)per_batch;
+    int warmups = warm > 100000 ? 100000 : (int)warm;
+    for (int i = 0; i < warmups; i++)
+        if (queue(d, arg, err, errlen))
+            goto out;
+    for (int b = 0; b < batches; b++) {
+        if (timing_begin(d, &t, err, errlen))
+            goto out;
+        for (int i = 0; i < launches; i++)
+            if (queue(d, arg, err, errlen))
+                goto out;
+        double seconds = timing_end_watched(d, &t, clocks, err, errlen);
+        timing_free(api, &t);
+        if (seconds <= 0)
+            goto out;
+        if (seconds < NO_TIME_PER_LAUNCH_S * launches) {
+            i18n_snprintf(err, errlen, "not a measurement: the GPU's events say %d launches took %.3g us", launches,
+                          seconds * 1e6);
+            goto out;
+        }
+        rates[b] = work_per_launch * launches / seconds;
+    }
+    qsort(rates, (size_t)batches, sizeof rates[0], compare_doubles);
+    result = batches % 2 ? rates[batches / 2] : (rates[batches / 2 - 1] + rates[batches / 2]) / 2;
+out:
+    timing_free(api, &t);
+    return result;
+}
+
+struct copy_args {
+    cu_deviceptr a, b;
+    size_t bytes;
+    unsigned long long chunks;
+};
+
+static int queue_copy_kernel(struct gpu_dev *d, void *arg, char *err, size_t errlen)
+{
+    struct copy_args *c = arg;
+    void *args[] = {&c->b, &c->a, &c->chunks};
+    return launch(d, d->copy, stride_blocks(d), args, err, errlen);
+}
+
+static int queue_copy_engine(struct gpu_dev *d, void *arg, char *err, size_t errlen)
+{
+    const struct cuda *api = d->api;
+    struct copy_args *c = arg;
+    CALL("cuMemcpyDtoDAsync", api->dtod_async(c->b, c->a, c->bytes, d->stream));
+    return 0;
+}
+
 /* Device memory bandwidth: bytes read + written per second, the copy kernel's and the copy
  * engines'. 0 with err on failure. */
 static int measure_bandwidth(struct gpu_dev *d, const struct gpu_plan *p, size_t free_bytes, double *kernel_rate,
@@ -228,173 +333,197 @@ static int measure_bandwidth(struct gpu_dev *d, const struct gpu_plan *p, size_t
                       free_bytes / (size_t)MIB);
         return -1;
     }
-    cu_deviceptr a = 0, b = 0;
-    struct timing t = {0};
+    struct copy_args c = {0, 0, bytes, bytes / 16};
     int rc = -1;
-    unsigned long long chunks = bytes / 16;
-    void *args[] = {&b, &a, &chunks};
     cuda_call_begin("cuMemAlloc");
-    if (api->mem_alloc(&a, bytes) != CUDA_SUCCESS || api->mem_alloc(&b, bytes) != CUDA_SUCCESS) {
+    if (api->mem_alloc(&c.a, bytes) != CUDA_SUCCESS || api->mem_alloc(&c.b, bytes) != CUDA_SUCCESS) {
         cuda_call_done();
         i18n_snprintf(err, errlen, "cuMemAlloc of 2 x %zu MiB failed", bytes / (size_t)MIB);
         goto out;
     }
     cuda_call_done();
-    /* One of each first: clocks leave idle, the driver maps the pages. */
-    if (launch(d, d->copy, stride_blocks(d), args, err, errlen) ||
-        (cuda_call_begin("cuMemcpyDtoDAsync"), api->dtod_async(b, a, bytes, d->stream)) != CUDA_SUCCESS)
+    /* Copy counted as STREAM counts it: bytes read + bytes written. */
+    *kernel_rate = median_rate(d, queue_copy_kernel, &c, 2.0 * (double)bytes, p, 0, NULL, err, errlen);
+    if (*kernel_rate <= 0)
         goto out;
-    cuda_call_done();
-    if (timing_begin(d, &t, err, errlen))
+    *engine_rate = median_rate(d, queue_copy_engine, &c, 2.0 * (double)bytes, p, 0, NULL, err, errlen);
+    if (*engine_rate <= 0)
         goto out;
-    for (int i = 0; i < p->copy_repeat; i++)
-        if (launch(d, d->copy, stride_blocks(d), args, err, errlen))
-            goto out;
-    double seconds = timing_end(d, &t, err, errlen);
-    timing_free(api, &t);
-    if (seconds <= 0)
-        goto out;
-    *kernel_rate = 2.0 * (double)bytes * p->copy_repeat / seconds;
-    if (timing_begin(d, &t, err, errlen))
-        goto out;
-    for (int i = 0; i < p->copy_repeat; i++) {
-        cuda_call_begin("cuMemcpyDtoDAsync");
-        cu_result r = api->dtod_async(b, a, bytes, d->stream);
-        cuda_call_done();
-        if (r != CUDA_SUCCESS) {
-            i18n_snprintf(err, errlen, "%s: %s (error %d)", "cuMemcpyDtoDAsync", _(cuda_error(api, r)), r);
-            goto out;
-        }
-    }
-    seconds = timing_end(d, &t, err, errlen);
-    if (seconds <= 0)
-        goto out;
-    *engine_rate = 2.0 * (double)bytes * p->copy_repeat / seconds;
     rc = 0;
 out:
     cuda_call_done();
-    timing_free(api, &t);
     api->stream_synchronize(d->stream);
-    if (a)
-        api->mem_free(a);
-    if (b)
-        api->mem_free(b);
+    if (c.a)
+        api->mem_free(c.a);
+    if (c.b)
+        api->mem_free(c.b);
     if (rc && !*err)
         snprintf(err, errlen, "%s", N_("timing the device copies failed"));
     return rc;
 }
 
-/* The memory test: returns the words that did not hold their pattern (>= 0), or -1 with err. */
-static long long memory_test(struct gpu_dev *d, const struct gpu_plan *p, double bandwidth, size_t free_bytes,
-                             size_t *tested, int *npatterns, int *passes, char *err, size_t errlen)
+/* What the memory test found. */
+struct memtest {
+    long long errors;           /* words that did not hold their pattern */
+    size_t tested;              /* bytes of the buffer */
+    int patterns, passes;
+    unsigned long long checked; /* words the check kernel says it read, beside words x patterns x passes */
+    bool uncorrectable;         /* the driver reported an uncorrectable ECC error (CUDA error 214) */
+};
+
+/* The memory test: 0 with *m filled, or -1 with err (and m->uncorrectable where the GPU reported an
+ * uncorrectable ECC error). Its own checks: the check kernel counts on the GPU the words it read,
+ * which must be every word of every pattern and pass; and a positive control, one word written
+ * wrong on purpose after the passes, which the check kernel must count. A libcuda that does
+ * nothing, or a check that cannot see, gives no result rather than a clean one. */
+static int memory_test(struct gpu_dev *d, const struct gpu_plan *p, double bandwidth, size_t free_bytes,
+                       struct memtest *m, char *err, size_t errlen)
 {
     const struct cuda *api = d->api;
     /* Each pattern writes the buffer once and reads it once. */
     double by_time = bandwidth > 0 ? bandwidth * p->memtest_seconds / (2.0 * p->patterns) : 0;
     double share = (double)free_bytes * p->memtest_share;
     size_t bytes = (size_t)(by_time > 0 && by_time < share ? by_time : share) & ~(size_t)(MIB - 1);
-    cu_deviceptr buffer = 0, counter = 0;
-    long long errors = -1;
-    *tested = 0;
-    *npatterns = 0;
-    *passes = 0;
+    cu_deviceptr buffer = 0, counters = 0;
+    int rc = -1;
+    cu_result r = CUDA_SUCCESS;
+    memset(m, 0, sizeof *m);
+    failed_rc = CUDA_SUCCESS;
     cuda_call_begin("cuMemAlloc");
     /* Free memory can shrink between cuMemGetInfo and the allocation: halve a few times. */
     for (int tries = 0; tries < 4 && bytes >= MIB && api->mem_alloc(&buffer, bytes) != CUDA_SUCCESS; tries++)
         bytes /= 2, buffer = 0;
-    if (!buffer || api->mem_alloc(&counter, sizeof(unsigned long long)) != CUDA_SUCCESS) {
+    /* errors, checked; the positive control's errors, checked */
+    unsigned long long found[4] = {0, 0, 0, 0};
+    if (!buffer || api->mem_alloc(&counters, sizeof found) != CUDA_SUCCESS) {
         cuda_call_done();
         i18n_snprintf(err, errlen, "cuMemAlloc of %zu MiB for the memory test failed", bytes / (size_t)MIB);
         goto out;
     }
     cuda_call_done();
-    unsigned long long words = bytes / 4, found = 0, zero = 0;
-    if ((cuda_call_begin("cuMemcpyHtoD"), api->htod(counter, &zero, sizeof zero)) != CUDA_SUCCESS)
+    unsigned long long words = bytes / 4;
+    cu_deviceptr errors = counters, checked = counters + 8, control_errors = counters + 16, control_checked = counters + 24;
+    if ((cuda_call_begin("cuMemcpyHtoD"), r = api->htod(counters, found, sizeof found)) != CUDA_SUCCESS)
         goto failed;
     cuda_call_done();
     /* Passes over the buffer, each with every pattern, while the first pass's time fits in what is left
      * (an intermittent fault shows in some passes only). */
     double start = bench_now(), per_pass = 0;
-    while (*passes < p->memtest_passes && (*passes == 0 || bench_now() - start + per_pass <= p->memtest_seconds)) {
+    while (m->passes < p->memtest_passes && (m->passes == 0 || bench_now() - start + per_pass <= p->memtest_seconds)) {
         for (int i = 0; i < p->patterns; i++) {
             unsigned mask = patterns[i].mask, pattern = patterns[i].pattern;
             void *fill_args[] = {&buffer, &words, &mask, &pattern};
-            void *check_args[] = {&buffer, &words, &mask, &pattern, &counter};
+            void *check_args[] = {&buffer, &words, &mask, &pattern, &errors, &checked};
             if (launch(d, d->fill, stride_blocks(d), fill_args, err, errlen) ||
-                launch(d, d->check, stride_blocks(d), check_args, err, errlen))
-                goto out;
+                launch(d, d->check, stride_blocks(d), check_args, err, errlen)) {
+                r = failed_rc;
+                goto failed;
+            }
         }
-        if ((cuda_call_begin("cuStreamSynchronize"), api->stream_synchronize(d->stream)) != CUDA_SUCCESS)
+        if ((cuda_call_begin("cuStreamSynchronize"), r = api->stream_synchronize(d->stream)) != CUDA_SUCCESS)
             goto failed;
         cuda_call_done();
-        if (++*passes == 1)
+        if (++m->passes == 1)
             per_pass = bench_now() - start;
     }
-    if ((cuda_call_begin("cuMemcpyDtoH"), api->dtoh(&found, counter, sizeof found)) != CUDA_SUCCESS)
+    /* The positive control: the middle word, which holds the last pattern, written with one bit
+     * flipped; the check of that word alone must count it. */
+    unsigned long long one = 1, middle = words / 2;
+    cu_deviceptr word = buffer + middle * 4;
+    unsigned mask = patterns[p->patterns - 1].mask, pattern = patterns[p->patterns - 1].pattern;
+    uint32_t wrong = (((uint32_t)word & mask) ^ pattern) ^ 0x10u;
+    void *control_args[] = {&word, &one, &mask, &pattern, &control_errors, &control_checked};
+    if ((cuda_call_begin("cuMemcpyHtoD"), r = api->htod(word, &wrong, sizeof wrong)) != CUDA_SUCCESS)
+        goto failed;
+    if (launch(d, d->check, 1, control_args, err, errlen)) {
+        r = failed_rc;
+        goto failed;
+    }
+    if ((cuda_call_begin("cuMemcpyDtoH"), r = api->dtoh(found, counters, sizeof found)) != CUDA_SUCCESS)
         goto failed;
     cuda_call_done();
-    errors = (long long)(found > (unsigned long long)INT64_MAX ? INT64_MAX : found);
-    *tested = bytes;
-    *npatterns = p->patterns;
+    m->errors = (long long)(found[0] > (unsigned long long)INT64_MAX ? INT64_MAX : found[0]);
+    m->tested = bytes;
+    m->patterns = p->patterns;
+    m->checked = found[1];
+    unsigned long long expected = words * (unsigned long long)p->patterns * (unsigned long long)m->passes;
+    if (found[1] != expected)
+        i18n_snprintf(err, errlen,
+                      "not a measurement: the check kernel read %llu words where the test wrote %llu (a driver that "
+                      "did not run it, or a kernel cut short)",
+                      found[1], expected);
+    else if (found[2] != 1 || found[3] != 1)
+        i18n_snprintf(err, errlen,
+                      "not a measurement: the check kernel did not count a word written wrong on purpose (positive "
+                      "control: %llu of 1 found)",
+                      found[2]);
+    else
+        rc = 0;
     goto out;
 failed:
-    i18n_snprintf(err, errlen, "%s failed during the memory test", cuda_call_in_progress());
+    if (r == CUDA_ERROR_ECC_UNCORRECTABLE || failed_rc == CUDA_ERROR_ECC_UNCORRECTABLE) {
+        m->uncorrectable = true;
+        i18n_snprintf(err, errlen, "the GPU reported an uncorrectable ECC error (CUDA error %d) during the memory test, at %s",
+                      CUDA_ERROR_ECC_UNCORRECTABLE, cuda_call_in_progress() ? cuda_call_in_progress() : "cuLaunchKernel");
+    } else if (r != CUDA_SUCCESS) {
+        i18n_snprintf(err, errlen, "%s failed during the memory test: %s (error %d)",
+                      cuda_call_in_progress() ? cuda_call_in_progress() : "a driver call", _(cuda_error(api, r)), r);
+    }
 out:
     cuda_call_done();
     api->stream_synchronize(d->stream);
     if (buffer)
         api->mem_free(buffer);
-    if (counter)
-        api->mem_free(counter);
-    return errors;
+    if (counters)
+        api->mem_free(counters);
+    return rc;
 }
 
-/* FP32 FLOPs per second of the FMA loop over p->compute_seconds, NVML read into clocks while it
- * runs; -1 with err. */
+struct fma_args {
+    cu_deviceptr out;
+    unsigned iterations;
+    unsigned blocks;
+};
+
+static int queue_fma(struct gpu_dev *d, void *arg, char *err, size_t errlen)
+{
+    struct fma_args *f = arg;
+    void *args[] = {&f->out, &f->iterations};
+    return launch(d, d->fma, f->blocks, args, err, errlen);
+}
+
+/* FP32 FLOPs per second of the FMA loop: the median of the timed batches over p->compute_seconds,
+ * NVML read into clocks while they run; -1 with err. */
 static double measure_compute(struct gpu_dev *d, const struct gpu_plan *p, struct gpu_clocks *clocks, char *err,
                               size_t errlen)
 {
     const struct cuda *api = d->api;
-    unsigned blocks = (unsigned)d->sms * 8u;
-    double threads = (double)blocks * THREADS_PER_BLOCK;
-    cu_deviceptr out = 0;
+    struct fma_args f = {0, 1024, (unsigned)d->sms * 8u};
+    double threads = (double)f.blocks * THREADS_PER_BLOCK;
     struct timing t = {0};
     double rate = -1;
-    if ((cuda_call_begin("cuMemAlloc"), api->mem_alloc(&out, (size_t)threads * sizeof(float))) != CUDA_SUCCESS) {
+    if ((cuda_call_begin("cuMemAlloc"), api->mem_alloc(&f.out, (size_t)threads * sizeof(float))) != CUDA_SUCCESS) {
         cuda_call_done();
         snprintf(err, errlen, "%s", N_("cuMemAlloc for the compute test failed"));
         return -1;
     }
     cuda_call_done();
-    /* A short launch first: its time sizes the timed ones (a launch of about 0.1 s each). */
-    unsigned iterations = 1024;
-    void *args[] = {&out, &iterations};
-    if (timing_begin(d, &t, err, errlen) || launch(d, d->fma, blocks, args, err, errlen))
+    /* A short launch first: its time sizes the timed ones (a launch of about 20 ms each, so that a
+     * batch holds several). */
+    if (timing_begin(d, &t, err, errlen) || queue_fma(d, &f, err, errlen))
         goto out;
     double probe = timing_end(d, &t, err, errlen);
     timing_free(api, &t);
     if (probe <= 0)
         goto out;
-    double wanted = iterations * 0.1 / probe;
-    iterations = wanted > 1e9 ? 1000000000u : wanted < 1 ? 1u : (unsigned)wanted;
-    double per_launch = probe * iterations / 1024.0;
-    int launches = (int)(p->compute_seconds / (per_launch > 0 ? per_launch : 0.1));
-    if (launches < 1)
-        launches = 1;
-    if (launches > 1000)
-        launches = 1000;
-    if (timing_begin(d, &t, err, errlen))
-        goto out;
-    for (int i = 0; i < launches; i++)
-        if (launch(d, d->fma, blocks, args, err, errlen))
-            goto out;
-    double seconds = timing_end_watched(d, &t, clocks, err, errlen);
-    if (seconds > 0)
-        rate = threads * GPU_FMA_FLOPS_PER_ITERATION * iterations * launches / seconds;
+    double wanted = f.iterations * 0.02 / (probe > NO_TIME_PER_LAUNCH_S ? probe : NO_TIME_PER_LAUNCH_S);
+    f.iterations = wanted > 1e9 ? 1000000000u : wanted < 1 ? 1u : (unsigned)wanted;
+    rate = median_rate(d, queue_fma, &f, threads * GPU_FMA_FLOPS_PER_ITERATION * f.iterations, p,
+                       p->compute_seconds / (p->batches > 0 ? p->batches : 1), clocks, err, errlen);
 out:
     timing_free(api, &t);
     api->stream_synchronize(d->stream);
-    api->mem_free(out);
+    api->mem_free(f.out);
     if (rate < 0 && !*err)
         snprintf(err, errlen, "%s", N_("timing the compute kernel failed"));
     return rate;
@@ -406,9 +535,8 @@ static void measure_gpu(void *p)
     const struct cuda *api = job->api;
     char err[512] = "";
     struct gpu_dev d;
-    size_t free_bytes = 0, total_bytes = 0, copy_bytes = 0, tested = 0;
+    size_t free_bytes = 0, total_bytes = 0, copy_bytes = 0;
     double kernel_rate = 0, engine_rate = 0;
-    int npatterns = 0, passes = 0;
     if (dev_open(api, job->bus_id, &d, err, sizeof err) != 0)
         goto failed;
     cuda_call_begin("cuMemGetInfo");
@@ -420,40 +548,54 @@ static void measure_gpu(void *p)
     }
     if (measure_bandwidth(&d, &job->plan, free_bytes, &kernel_rate, &engine_rate, &copy_bytes, err, sizeof err))
         goto failed;
-    long long errors = memory_test(&d, &job->plan, kernel_rate, free_bytes, &tested, &npatterns, &passes, err,
-                                  sizeof err);
-    if (errors < 0)
-        goto failed;
-    struct gpu_clocks *clocks = malloc(sizeof *clocks); /* 1 KiB of samples: not on a worker's stack */
-    if (!clocks) {
-        snprintf(err, sizeof err, "%s", N_("no memory for the measurement"));
-        goto failed;
+    job->result = json_pack("{s:s, s:{s:o, s:o, s:I}, s:I}", "bus_id", job->bus_id, "memory", "kernel_copy_bytes_s",
+                            rate_json(kernel_rate), "engine_copy_bytes_s", rate_json(engine_rate), "buffer_bytes",
+                            (json_int_t)copy_bytes, "multiprocessors", (json_int_t)d.sms);
+    /* From here on a failure is the failing part's own: what was measured before it stays. */
+    struct memtest m;
+    json_t *memtest;
+    if (memory_test(&d, &job->plan, kernel_rate, free_bytes, &m, err, sizeof err) == 0) {
+        json_t *names = json_array();
+        for (int i = 0; i < m.patterns; i++)
+            json_array_append_new(names, json_string(patterns[i].name));
+        memtest = json_pack("{s:I, s:I, s:I, s:o, s:i, s:I, s:I, s:b}", "tested_bytes", (json_int_t)m.tested,
+                            "free_bytes", (json_int_t)free_bytes, "total_bytes", (json_int_t)total_bytes, "patterns",
+                            names, "passes", m.passes, "errors", (json_int_t)m.errors, "words_checked",
+                            (json_int_t)m.checked, "positive_control_detected", 1);
+    } else {
+        memtest = error_json(err);
+        json_object_set_new(memtest, "uncorrectable_ecc", json_boolean(m.uncorrectable));
     }
-    cuda_call_begin("nvmlDeviceGetHandleByIndex");
-    gpu_clocks_begin(clocks, job->nvml, job->nvml_why, job->bus_id);
-    cuda_call_done();
-    double flops = measure_compute(&d, &job->plan, clocks, err, sizeof err);
-    json_t *while_running = gpu_clocks_json(clocks);
-    free(clocks);
-    if (flops < 0) {
-        json_decref(while_running);
-        goto failed;
+    json_object_set_new(job->result, "memtest", memtest);
+    json_t *compute;
+    if (m.uncorrectable) {
+        /* After an uncorrectable error every call on the context fails (CUDA Driver API reference,
+         * CUDA_ERROR_ECC_UNCORRECTABLE): nothing more can be measured in it. */
+        compute = bench_set_text(json_pack("{s:s}", "kind", "fp32-fma-cuda-cores"), "error",
+                                 "the GPU reported an uncorrectable ECC error in the memory test, which ends its CUDA context");
+    } else {
+        *err = '\0';
+        struct gpu_clocks *clocks = malloc(sizeof *clocks); /* 1 KiB of samples: not on a worker's stack */
+        if (!clocks) {
+            compute = error_json(N_("no memory for the measurement"));
+        } else {
+            cuda_call_begin("nvmlDeviceGetHandleByIndex");
+            gpu_clocks_begin(clocks, job->nvml, job->nvml_why, job->bus_id);
+            cuda_call_done();
+            double flops = measure_compute(&d, &job->plan, clocks, err, sizeof err);
+            compute = flops > 0 ? json_pack("{s:o}", "fp32_flops", rate_json(flops)) : error_json(err);
+            json_object_set_new(job->result, "while_running", gpu_clocks_json(clocks));
+            free(clocks);
+        }
+        json_object_set_new(compute, "kind", json_string("fp32-fma-cuda-cores"));
     }
-    json_t *names = json_array();
-    for (int i = 0; i < npatterns; i++)
-        json_array_append_new(names, json_string(patterns[i].name));
-    job->result = json_pack(
-        "{s:s, s:{s:o, s:o, s:I}, s:{s:I, s:I, s:I, s:o, s:i, s:I}, s:{s:s, s:o}, s:I}", "bus_id", job->bus_id, "memory",
-        "kernel_copy_bytes_s", rate_json(kernel_rate), "engine_copy_bytes_s", rate_json(engine_rate), "buffer_bytes",
-        (json_int_t)copy_bytes, "memtest", "tested_bytes", (json_int_t)tested, "free_bytes", (json_int_t)free_bytes,
-        "total_bytes", (json_int_t)total_bytes, "patterns", names, "passes", passes, "errors", (json_int_t)errors, "compute", "kind",
-        "fp32-fma-cuda-cores", "fp32_flops", rate_json(flops), "multiprocessors", (json_int_t)d.sms);
-    json_object_set_new(job->result, "while_running", while_running);
+    json_object_set_new(job->result, "compute", compute);
     dev_close(&d);
     return;
 failed:
     dev_close(&d);
-    job->result = json_pack("{s:s, s:s}", "bus_id", job->bus_id, "error", *err ? err : "the measurement failed");
+    job->result = json_pack("{s:s, s:o}", "bus_id", job->bus_id, "error",
+                            json_text(*err ? err : "the measurement failed"));
 }
 
 static void gpu_job_free(void *p)
@@ -464,12 +606,12 @@ static void gpu_job_free(void *p)
 }
 
 /* A GPU's budget: the driver's start-up allowance (DEADLINE_CUDA_S) plus three times the planned
- * memory test and compute, and the bandwidth copies at 10 GB/s (a GPU far below any datasheet). */
+ * memory test, compute and bandwidth copies (each timed by its own length, not by the GPU's rate). */
 static double gpu_budget_s(const struct gpu_plan *p)
 {
-    double copies = 2.0 * (double)p->copy_bytes * 2 * (p->copy_repeat + 1) / 10e9;
-    return deadline_seconds("GPUVET_DEADLINE_CUDA_S", DEADLINE_CUDA_S) + 3 * (p->memtest_seconds + p->compute_seconds) +
-           copies;
+    double copies = 2 * (p->warmup_seconds + p->batches * p->batch_seconds);
+    return deadline_seconds("GPUVET_DEADLINE_CUDA_S", DEADLINE_CUDA_S) +
+           3 * (p->memtest_seconds + p->compute_seconds + p->warmup_seconds + copies);
 }
 
 static json_t *hung_error(const char *bus_id, double limit)
@@ -572,14 +714,20 @@ static void measure_peers(void *p)
     memset(devs, 0, sizeof devs);
     for (int i = 0; i < job->n; i++)
         devs[i].device = -1;
-    char err[512] = "";
+    /* A GPU this process cannot open (hidden by CUDA_VISIBLE_DEVICES, a container's or a Slurm job's
+     * device cgroup, or out of memory) costs its own pairs only. */
+    static _Thread_local char why_not[MAX_GPUS][256];
     size_t bytes = job->plan.peer_bytes;
-    int opened = 0;
-    for (; opened < job->n; opened++)
-        if (peer_open(api, job->bus_ids[opened], bytes, &devs[opened], err, sizeof err) != 0)
-            break;
-    if (opened < job->n) {
-        job->result = json_pack("{s:s}", "error", err);
+    int usable = 0;
+    for (int i = 0; i < job->n; i++) {
+        why_not[i][0] = '\0';
+        if (peer_open(api, job->bus_ids[i], bytes, &devs[i], why_not[i], sizeof why_not[i]) == 0)
+            usable++;
+        else if (!why_not[i][0])
+            snprintf(why_not[i], sizeof why_not[i], "%s", "the GPU could not be opened");
+    }
+    if (usable == 0) {
+        job->result = json_pack("{s:o}", "error", json_text(why_not[0]));
         goto out;
     }
     job->result = json_array();
@@ -587,6 +735,15 @@ static void measure_peers(void *p)
         for (int j = 0; j < job->n; j++) {
             if (i == j)
                 continue;
+            if (why_not[i][0] || why_not[j][0]) {
+                int k = why_not[i][0] ? i : j;
+                json_t *pair = json_pack("{s:s, s:s, s:b}", "from", job->bus_ids[i], "to", job->bus_ids[j],
+                                         "peer_access", 0);
+                json_array_append_new(
+                    job->result, bench_set_text(pair, "error", "not measured: CUDA could not open %s (%s)",
+                                                job->bus_ids[k], why_not[k]));
+                continue;
+            }
             int can = 0;
             char why[512] = "";
             cuda_call_begin("cuDeviceCanAccessPeer");
@@ -609,7 +766,7 @@ static void measure_peers(void *p)
             if (rate > 0)
                 json_object_set_new(pair, "bytes_s", json_real(rate));
             else
-                json_object_set_new(pair, "error", json_string(why));
+                json_object_set_new(pair, "error", json_text(why));
             json_array_append_new(job->result, pair);
         }
     json_t *size = json_integer((json_int_t)bytes);
@@ -617,7 +774,7 @@ static void measure_peers(void *p)
         json_object_set(json_array_get(job->result, k), "copy_bytes", size);
     json_decref(size);
 out:
-    for (int i = 0; i < opened + (opened < job->n); i++) {
+    for (int i = 0; i < job->n; i++) {
         if (devs[i].device < 0)
             continue;
         api->ctx_set_current(devs[i].context);

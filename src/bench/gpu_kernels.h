@@ -4,7 +4,9 @@
 
 extern const char gpu_kernels_ptx[];
 
-/* FLOPs per thread per iteration of gpuvet_fma: 32 FMAs of 2 flops. */
-#define GPU_FMA_FLOPS_PER_ITERATION 64.0
+/* FLOPs per thread per iteration of gpuvet_fma: 256 FMAs of 2 flops. */
+#define GPU_FMA_FLOPS_PER_ITERATION 512.0
+/* FMAs per iteration, which scripts/check-ptx.sh finds in the machine code. */
+#define GPU_FMA_PER_ITERATION 256
 
 #endif

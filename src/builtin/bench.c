@@ -19,7 +19,7 @@
 #include "util/suggest.h"
 
 static const char usage[] = N_(
-    "usage: gpuvet bench [memory|latency|pcie|storage|jitter|decode|all]... [options]\n"
+    "usage: gpuvet bench [memory|latency|pcie|storage|jitter|decode|gpu|all]... [options]\n"
     "\n"
     "  --quick         shorter runs, same methods (all of them in under 30 s on 2 cores)\n"
     "  --json          write the gpuvet.bench/1 JSON document (docs/bench-json.md)\n"

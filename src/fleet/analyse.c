@@ -125,7 +125,8 @@ static void find_low_figures(const struct fleet *f, struct fleet_group *g, doubl
     free(values);
 }
 
-/* Problem findings some audited nodes of the group have and others do not. */
+/* Problem findings some audited nodes of the group have and others do not (bench-only groups: some
+ * nodes). */
 static void find_partial_findings(const struct fleet *f, struct fleet_group *g)
 {
     const char **distinct = NULL;
@@ -140,9 +141,11 @@ static void find_partial_findings(const struct fleet *f, struct fleet_group *g)
     }
     /* Counters now hold how many nodes have each finding; a partial one's becomes -(index + 1)
      * so that the second pass can place its nodes. */
+    /* A bench-only group's findings come from its bench documents (GPU_MEMORY_ERRORS): all its nodes were judged. */
+    int judged = g->naudited ? g->naudited : g->nnodes;
     for (int d = 0; d < ndistinct; d++) {
         int *counter = fleet_counter(distinct[d]);
-        if (*counter >= g->naudited) {
+        if (*counter >= judged) {
             *counter = 0;
             continue;
         }

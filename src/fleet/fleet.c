@@ -626,6 +626,21 @@ static int add_bench(struct fleet *f, json_t *doc, const char *path, char *why, 
     n->metric[FM_STORAGE_RAND_READ] = number_at(b, "storage.rand_read_iops");
     n->metric[FM_DECODE] = number_at(b, "decode.images_s_all_cores");
     take_slowest_gpu(n, at(b, "pcie"));
+    /* A GPU whose memory test found words that did not keep their pattern, or met an uncorrectable
+     * ECC error, is what GPU_MEMORY_ERRORS fails in `audit --bench` (docs/bench-json.md): the node
+     * has that finding, so it is not alike the others. */
+    json_t *failed = json_array(), *g;
+    size_t i;
+    json_array_foreach(at(b, "gpu.gpus"), i, g) {
+        json_t *memtest = at(g, "memtest");
+        json_t *errors = at(memtest, "errors");
+        if ((json_is_integer(errors) && json_integer_value(errors) > 0) || json_is_true(at(memtest, "uncorrectable_ecc")))
+            json_array_append_new(failed, json_pack("{s:s, s:s, s:O}", "id", "GPU_MEMORY_ERRORS", "severity", "fail",
+                                                    "subject", at(g, "bus_id") ? at(g, "bus_id") : json_null()));
+    }
+    if (json_array_size(failed))
+        add_findings(f, n, failed);
+    json_decref(failed);
     return 0;
 }
 

@@ -3,6 +3,7 @@
 #include "model/machine.h"
 #include "util/i18n.h"
 #include "util/pciaddr.h"
+#include "util/sanitize.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,13 +139,20 @@ static int load_gpu_device(struct bench_gpu_device *g, json_t *one, size_t i, ch
     }
     json_t *memtest = json_object_get(one, "memtest");
     json_t *errors = json_object_get(memtest, "errors"), *tested = json_object_get(memtest, "tested_bytes");
-    if (!json_is_integer(errors) || json_integer_value(errors) < 0 || !json_is_integer(tested) ||
+    /* A part that failed says why; what was measured before it stays (docs/bench-json.md). */
+    const char *memtest_error = json_string_value(json_object_get(memtest, "error"));
+    const char *compute_error = json_string_value(json_object_get(json_object_get(one, "compute"), "error"));
+    if (memtest_error) {
+        g->memtest_error = strdup(memtest_error);
+        g->memtest_uncorrectable = json_is_true(json_object_get(memtest, "uncorrectable_ecc"));
+    } else if (!json_is_integer(errors) || json_integer_value(errors) < 0 || !json_is_integer(tested) ||
         json_integer_value(tested) < 0) {
         snprintf(err, errlen, "%s", _("benchmarks.gpu.gpus[].memtest needs errors and tested_bytes, whole numbers >= 0"));
         return -1;
+    } else {
+        g->memtest_errors = json_integer_value(errors);
+        g->memtest_bytes = json_integer_value(tested);
     }
-    g->memtest_errors = json_integer_value(errors);
-    g->memtest_bytes = json_integer_value(tested);
     /* What NVML said while the FMA loop ran; reasons this gpuvet does not know are not counted. */
     json_t *watched = json_object_get(one, "while_running"), *name;
     g->sm_clock_mhz_median = -1;
@@ -159,9 +167,14 @@ static int load_gpu_device(struct bench_gpu_device *g, json_t *one, size_t i, ch
                 if (json_is_string(name) && !strcmp(json_string_value(name), gpu_event_names[e].name))
                     g->clock_events_seen |= gpu_event_names[e].bit;
     }
-    return positive(json_object_get(one, "memory"), "kernel_copy_bytes_s", &g->mem_bytes_s, err, errlen,
-                    "gpu.gpus[].memory") ||
-           positive(json_object_get(one, "compute"), "fp32_flops", &g->fp32_flops, err, errlen, "gpu.gpus[].compute");
+    if (positive(json_object_get(one, "memory"), "kernel_copy_bytes_s", &g->mem_bytes_s, err, errlen,
+                 "gpu.gpus[].memory"))
+        return -1;
+    if (compute_error) {
+        g->compute_error = strdup(compute_error);
+        return 0;
+    }
+    return positive(json_object_get(one, "compute"), "fp32_flops", &g->fp32_flops, err, errlen, "gpu.gpus[].compute");
 }
 
 static int load_gpu(struct bench_results *b, json_t *gpu, char *err, size_t errlen)
@@ -252,8 +265,11 @@ void bench_results_free(struct bench_results *b)
     free(b->storage_unmeasured);
     free(b->pcie);
     free(b->pcie_unmeasured);
-    for (int i = 0; i < b->ngpu; i++)
+    for (int i = 0; i < b->ngpu; i++) {
         free(b->gpu[i].error);
+        free(b->gpu[i].memtest_error);
+        free(b->gpu[i].compute_error);
+    }
     free(b->gpu);
     free(b->gpu_unmeasured);
     free(b->gpu_pairs);
@@ -283,6 +299,13 @@ json_t *bench_results_json(const struct bench_results *b)
                            measured(g->fp32_peak_flops), "memtest_bytes",
                            g->memtest_errors >= 0 ? json_integer(g->memtest_bytes) : json_null(), "memtest_errors",
                            g->memtest_errors >= 0 ? json_integer(g->memtest_errors) : json_null(), "error", g->error));
+        json_t *last = json_array_get(gpu, json_array_size(gpu) - 1);
+        if (g->memtest_error) {
+            json_object_set_new(last, "memtest_error", json_text(g->memtest_error));
+            json_object_set_new(last, "memtest_uncorrectable_ecc", json_boolean(g->memtest_uncorrectable));
+        }
+        if (g->compute_error)
+            json_object_set_new(last, "compute_error", json_text(g->compute_error));
     }
     for (int i = 0; i < b->ngpu_pairs; i++)
         json_array_append_new(pairs, json_pack("{s:s, s:s, s:b, s:o}", "from", b->gpu_pairs[i].from, "to",

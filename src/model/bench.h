@@ -26,6 +26,9 @@ struct bench_gpu_device {
     double fp32_flops, fp32_peak_flops; /* FP32 FMA on CUDA cores, and the table's FP32 figure */
     long long memtest_bytes;     /* bytes written and verified */
     long long memtest_errors;    /* words that did not hold their pattern; -1 not tested */
+    bool memtest_uncorrectable;  /* the driver reported an uncorrectable ECC error during the test */
+    char *memtest_error;         /* why the memory test gave no count (English), or NULL */
+    char *compute_error;         /* why the FMA loop gave no rate (English), or NULL */
     bool clocks_watched;         /* NVML was read while the FMA loop ran (while_running) */
     uint64_t clock_events_seen;  /* GPU_EVENT_* bits it gave then */
     int sm_clock_mhz_median;     /* -1 unknown */

@@ -2,6 +2,7 @@
  * measured (audit --bench FILE). Each GPU against its data/gpus.csv figure (copied into the bench
  * document) and against the node's best GPU; without a measurement the verdict is unknown. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rules/checks.h"
@@ -21,6 +22,19 @@
 #define GPU_FP32_MIN_FRACTION 0.70
 /* SPEC: more than 10 % behind the node's best GPU (or pair) is slow even above the floor. */
 #define GPU_SIBLING_MAX_SHORTFALL 0.10
+/* A datasheet figure is the part's peak: a copy kernel or an FMA loop that measures half as much
+ * again did not run what was timed (a driver that does nothing, a timer that does not count), and
+ * is no measurement at all. */
+#define GPU_MAX_PLAUSIBLE_FRACTION 1.5
+
+/* The GPU's figure, or 0 where it is no measurement: an error, or above what the part can do. */
+static double plausible(const struct bench_gpu_device *g, bool memory)
+{
+    double v = memory ? g->mem_bytes_s : g->fp32_flops, peak = memory ? g->mem_peak_bytes_s : g->fp32_peak_flops;
+    if (g->error || (!memory && g->compute_error) || (peak > 0 && v > GPU_MAX_PLAUSIBLE_FRACTION * peak))
+        return 0;
+    return v;
+}
 
 /* A bench GPU that is not one of the audited machine's accelerators: the document was measured on
  * another machine (or the GPU left the bus since), and judging it here would blame a GPU this
@@ -66,22 +80,32 @@ static void judge_rate(struct audit_ctx *ctx, bool memory)
                                       : _("GPU compute not measured (gpuvet bench gpu)")))
         return;
     double best = 0;
-    for (int i = 0; i < b->ngpu; i++) {
-        double v = memory ? b->gpu[i].mem_bytes_s : b->gpu[i].fp32_flops;
-        if (v > best)
-            best = v;
-    }
+    for (int i = 0; i < b->ngpu; i++)
+        if (plausible(&b->gpu[i], memory) > best)
+            best = plausible(&b->gpu[i], memory);
     double floor = memory ? GPU_MEM_BW_MIN_FRACTION : GPU_FP32_MIN_FRACTION;
     double unit = memory ? GB : 1e12;
     const char *unit_name = memory ? "GB/s" : "TFLOPS";
     for (int i = 0; i < b->ngpu; i++) {
         const struct bench_gpu_device *g = &b->gpu[i];
-        if (g->error) {
+        const char *error = g->error ? g->error : memory ? NULL : g->compute_error;
+        if (error) {
             finding_add(ctx, SEV_UNKNOWN, g->bus_id, json_pack("{s:s}", "bench", b->source), NULL,
-                        _("not measured: %s"), _(g->error));
+                        _("not measured: %s"), _(error));
             continue;
         }
         double v = memory ? g->mem_bytes_s : g->fp32_flops, peak = memory ? g->mem_peak_bytes_s : g->fp32_peak_flops;
+        if (!plausible(g, memory)) {
+            finding_add(ctx, SEV_UNKNOWN, g->bus_id,
+                        json_pack("{s:s, s:f, s:f, s:f}", "bench", b->source, memory ? "mem_bytes_s" : "fp32_flops", v,
+                                  "peak", peak, "max_plausible_fraction", GPU_MAX_PLAUSIBLE_FRACTION),
+                        _("rerun `gpuvet bench gpu`; if the figure stays above the datasheet's, check which libcuda.so.1 "
+                          "it loads (`ldconfig -p`) and that nvidia-smi sees the GPU"),
+                        _("not a measurement: %.1f %s is %.0f%% of the %s's %.1f %s, more than the part can do (a "
+                          "driver that did not run the kernel, or a timer that does not count)"),
+                        v / unit, unit_name, 100 * v / peak, g->spec_id, peak / unit, unit_name);
+            continue;
+        }
         json_t *evidence = json_pack("{s:s, s:f, s:f, s:f}", "bench", b->source, memory ? "mem_bytes_s" : "fp32_flops",
                                      v, "node_best", best, "max_shortfall", GPU_SIBLING_MAX_SHORTFALL);
         if (peak > 0) {
@@ -148,23 +172,60 @@ void check_gpu_memory_errors(struct audit_ctx *ctx)
         return;
     for (int i = 0; i < b->ngpu; i++) {
         const struct bench_gpu_device *g = &b->gpu[i];
+        const char *fix = _("do not use this GPU: check nvidia-smi -q -d ECC,PAGE_RETIREMENT,ROW_REMAPPER and the "
+                            "kernel log for Xid 48/63/64/94/95, and ask the provider for a replacement");
+        if (!g->error && g->memtest_uncorrectable) {
+            /* The driver's own verdict on the memory the test was writing: a failing GPU, not a missing figure. */
+            finding_add(ctx, ctx_severity(ctx), g->bus_id,
+                        json_pack("{s:s, s:b, s:s?}", "bench", b->source, "uncorrectable_ecc", 1, "error",
+                                  g->memtest_error),
+                        fix, "%s", _(g->memtest_error));
+            continue;
+        }
         if (g->error || g->memtest_errors < 0) {
             finding_add(ctx, SEV_UNKNOWN, g->bus_id, json_pack("{s:s}", "bench", b->source), NULL,
-                        _("not tested: %s"), g->error ? _(g->error) : _("no memory test result"));
+                        _("not tested: %s"),
+                        g->error ? _(g->error) : g->memtest_error ? _(g->memtest_error) : _("no memory test result"));
             continue;
         }
         json_t *evidence = json_pack("{s:s, s:I, s:I}", "bench", b->source, "tested_bytes", (json_int_t)g->memtest_bytes,
                                      "errors", (json_int_t)g->memtest_errors);
         if (g->memtest_errors > 0)
-            finding_add(ctx, ctx_severity(ctx), g->bus_id, evidence,
-                        _("do not use this GPU: check nvidia-smi -q -d ECC,PAGE_RETIREMENT,ROW_REMAPPER and the kernel "
-                          "log for Xid 48/63/64/94/95, and ask the provider for a replacement"),
+            finding_add(ctx, ctx_severity(ctx), g->bus_id, evidence, fix,
                         _("%lld words of %.2f GiB did not keep the pattern written to them"), g->memtest_errors,
                         g->memtest_bytes / GIB);
         else
             finding_add(ctx, SEV_PASS, g->bus_id, evidence, NULL,
                         _("%.2f GiB written and verified without an error"), g->memtest_bytes / GIB);
     }
+}
+
+/* What joins two GPUs, as far as this machine's model says: "NVLink xN" where N active NVLinks of
+ * `from` end at `to` (a bridge), else "PCIe GenG xW" at the lower of the two GPUs' maximum
+ * generation and width, with "across sockets" where their NUMA nodes differ; "" unknown. Pairs are
+ * compared only with pairs over the same kind of link: an NVLink pair beside PCIe pairs, or a pair
+ * across the sockets of a two-socket server, is not slow for being unlike the best pair. */
+static void pair_link(struct audit_ctx *ctx, const char *from, const char *to, char *out, size_t size)
+{
+    const struct machine *m = ctx->machine;
+    const struct gpu *a = gpu_set_find(&m->gpus, from), *b = gpu_set_find(&m->gpus, to);
+    *out = '\0';
+    if (!a || !b)
+        return;
+    int links = 0;
+    for (int k = 0; k < a->nnvlinks; k++)
+        links += a->nvlinks[k].active == 1 && a->nvlinks[k].remote_bus_id[0] &&
+                 gpu_set_find(&m->gpus, a->nvlinks[k].remote_bus_id) == b;
+    if (links > 0) {
+        snprintf(out, size, "NVLink x%d", links);
+        return;
+    }
+    int gen = a->pcie_gen_max < b->pcie_gen_max ? a->pcie_gen_max : b->pcie_gen_max;
+    int width = a->pcie_width_max < b->pcie_width_max ? a->pcie_width_max : b->pcie_width_max;
+    if (gen <= 0 || width <= 0)
+        return;
+    int na = gpu_numa_node(m, a), nb = gpu_numa_node(m, b);
+    snprintf(out, size, "PCIe Gen%d x%d%s", gen, width, na >= 0 && nb >= 0 && na != nb ? " across sockets" : "");
 }
 
 void check_gpu_p2p_low(struct audit_ctx *ctx)
@@ -177,19 +238,27 @@ void check_gpu_p2p_low(struct audit_ctx *ctx)
                     b->gpu_pairs_unmeasured ? _(b->gpu_pairs_unmeasured) : _("the bench measured no GPU pair"));
         return;
     }
-    double best = 0;
     int with_peer = 0;
+    char(*link)[64] = calloc((size_t)b->ngpu_pairs, sizeof *link);
+    if (!link)
+        return;
     for (int i = 0; i < b->ngpu_pairs; i++) {
         with_peer += b->gpu_pairs[i].peer_access;
-        if (b->gpu_pairs[i].peer_access && b->gpu_pairs[i].bytes_s > best)
-            best = b->gpu_pairs[i].bytes_s;
+        pair_link(ctx, b->gpu_pairs[i].from, b->gpu_pairs[i].to, link[i], sizeof link[i]);
     }
     for (int i = 0; i < b->ngpu_pairs; i++) {
         const struct bench_gpu_pair *p = &b->gpu_pairs[i];
+        /* The best pair with peer access over the same kind of link (unknown links: with each other). */
+        double best = 0;
+        for (int k = 0; k < b->ngpu_pairs; k++)
+            if (b->gpu_pairs[k].peer_access && !strcmp(link[k], link[i]) && b->gpu_pairs[k].bytes_s > best)
+                best = b->gpu_pairs[k].bytes_s;
         char subject[80];
         snprintf(subject, sizeof subject, "%s->%s", p->from, p->to);
         json_t *evidence = json_pack("{s:s, s:b, s:f, s:f}", "bench", b->source, "peer_access", p->peer_access,
                                      "bytes_s", p->bytes_s, "best_peer_bytes_s", best);
+        if (*link[i])
+            json_object_set_new(evidence, "link", json_string(link[i]));
         const char *fix = _("compare `nvidia-smi topo -m` with what was ordered; check NVLink state (nvidia-smi "
                             "nvlink -s), the fabric manager on NVSwitch systems, and ACS/IOMMU settings that block "
                             "PCIe peer access");
@@ -205,13 +274,23 @@ void check_gpu_p2p_low(struct audit_ctx *ctx)
                         _("no pair of this node has peer access (copies go through host memory at %.1f GB/s); what "
                           "the link between them should give is not known to gpuvet"),
                         p->bytes_s / GB);
+        else if (p->bytes_s < (1 - GPU_SIBLING_MAX_SHORTFALL) * best && *link[i])
+            finding_add(ctx, ctx_severity(ctx), subject, evidence, fix,
+                        _("peer copies %.1f GB/s are %.0f%% behind the node's best pair over the same link (%s, %.1f "
+                          "GB/s)"),
+                        p->bytes_s / GB, 100 * (1 - p->bytes_s / best), link[i], best / GB);
         else if (p->bytes_s < (1 - GPU_SIBLING_MAX_SHORTFALL) * best)
             finding_add(ctx, ctx_severity(ctx), subject, evidence, fix,
                         _("peer copies %.1f GB/s are %.0f%% behind the node's best pair (%.1f GB/s)"), p->bytes_s / GB,
                         100 * (1 - p->bytes_s / best), best / GB);
+        else if (*link[i])
+            finding_add(ctx, SEV_PASS, subject, evidence, NULL,
+                        _("peer copies %.1f GB/s, within %.0f%% of the node's best pair over the same link (%s)"),
+                        p->bytes_s / GB, GPU_SIBLING_MAX_SHORTFALL * 100, link[i]);
         else
             finding_add(ctx, SEV_PASS, subject, evidence, NULL,
                         _("peer copies %.1f GB/s, within %.0f%% of the node's best pair"), p->bytes_s / GB,
                         GPU_SIBLING_MAX_SHORTFALL * 100);
     }
+    free(link);
 }

@@ -548,6 +548,40 @@ Test(fleet, bench_only_nodes_by_short_host_name)
     free(dir);
 }
 
+/* A bench document whose GPU memory test found errors (or an uncorrectable ECC error) makes its
+ * node odd, as GPU_MEMORY_ERRORS fails it in audit --bench; on main fleet read no GPU figure of a
+ * bench document and called the three nodes alike (exit 0). */
+Test(fleet, a_bench_with_gpu_memory_errors_is_not_alike)
+{
+    char *dir = make_temp_dir(), path[4096];
+    json_error_t error;
+    const char *hosts[] = {"gpu01", "gpu02", "gpu03"};
+    for (int i = 0; i < 3; i++) {
+        json_t *bench = json_load_file(BENCH_DOC, 0, &error);
+        cr_assert_not_null(bench, "%s", error.text);
+        json_object_set_new(bench, "hostname", json_string(hosts[i]));
+        json_t *memtest = i == 1   ? json_pack("{s:I, s:I}", "tested_bytes", (json_int_t)1 << 30, "errors", (json_int_t)6)
+                          : i == 2 ? json_pack("{s:s, s:b}", "error", "uncorrectable ECC error", "uncorrectable_ecc", 1)
+                                   : json_pack("{s:I, s:I}", "tested_bytes", (json_int_t)1 << 30, "errors", (json_int_t)0);
+        json_object_set_new(json_object_get(bench, "benchmarks"), "gpu",
+                            json_pack("{s:[{s:s, s:o}]}", "gpus", "bus_id", "0000:81:00.0", "memtest", memtest));
+        snprintf(path, sizeof path, "%s/%d.json", dir, i);
+        cr_assert_eq(json_dump_file(bench, path, 0), 0);
+        json_decref(bench);
+    }
+    struct run_result r = run_gpuvet("fleet", "--json", dir, NULL);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    json_t *doc = run_json(&r);
+    json_t *partial = json_array_get(json_object_get(group_of(doc, "gpu[01-03]"), "partial_findings"), 0);
+    cr_assert_not_null(partial, "%s", r.out);
+    cr_expect_str_eq(str(partial, "id"), "GPU_MEMORY_ERRORS");
+    cr_expect_str_eq(str(partial, "hosts"), "gpu[02-03]");
+    json_decref(doc);
+    run_result_free(&r);
+    tree_remove(dir);
+    free(dir);
+}
+
 /* A host name from a document is the user's file, not ours: a terminal escape in it reaches the
  * screen as text (\x1b), in fleet's and compare's text reports alike. */
 Test(fleet, terminal_escapes_in_documents_are_escaped)

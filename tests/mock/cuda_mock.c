@@ -16,6 +16,8 @@
 
 #include "mock.h"
 
+#include "bench/gpu_kernels.h" /* the FMA loop's flops per iteration */
+
 #define LINK_BYTES_S 10e9
 #define NOT_READY 600
 #define INVALID_VALUE 1
@@ -72,10 +74,32 @@ CUresult cuInit(unsigned flags)
     hang_if("cuInit");
     return flags == 0 ? 0 : INVALID_VALUE;
 }
+/* $GPUVET_MOCK_CUDA_ERROR_TEXT: the driver's text for every error but NOT_FOUND (a test gives
+ * bytes that are not UTF-8). */
 CUresult cuGetErrorString(CUresult rc, const char **s)
 {
-    *s = rc == NOT_FOUND ? "mock: no GPU with that bus id" : "mock error";
+    const char *text = getenv("GPUVET_MOCK_CUDA_ERROR_TEXT");
+    *s = rc == NOT_FOUND ? "mock: no GPU with that bus id" : text ? text : "mock error";
     return 0;
+}
+
+static bool knob_set(const char *name, int device);
+/* $GPUVET_MOCK_GPU_ECC=busid: that GPU's memory has an uncorrectable error that its first memory
+ * check meets; from then on, as on a real GPU, every call on its context returns
+ * CUDA_ERROR_ECC_UNCORRECTABLE (214), the error a kernel hit being sticky. */
+#define ECC_UNCORRECTABLE 214
+static bool ecc_failed[64];
+static CUresult sticky(void);
+/* $GPUVET_MOCK_CUDA_NOOP=1: a libcuda that answers every call with success and does nothing: its
+ * kernels take no time and write nothing, its events are 1 ns apart (=zero: 0 ms apart). */
+static bool noop(void) { return getenv("GPUVET_MOCK_CUDA_NOOP") != NULL; }
+
+/* $GPUVET_MOCK_GPU_HIDDEN=busid[,busid]: GPUs CUDA does not see (CUDA_VISIBLE_DEVICES, a
+ * container's or a Slurm job's device cgroup), though NVML and sysfs list them. */
+static bool hidden(const char *bus_id)
+{
+    const char *v = getenv("GPUVET_MOCK_GPU_HIDDEN");
+    return v && bus_id && strstr(v, bus_id) != NULL;
 }
 
 CUresult cuDeviceGetByPCIBusId(int *device, const char *bus_id)
@@ -95,7 +119,7 @@ CUresult cuDeviceGetByPCIBusId(int *device, const char *bus_id)
         xmlChar *id = xmlGetProp(g, (const xmlChar *)"id");
         unsigned domain, bus, dev;
         if (id && sscanf((const char *)id, "%x:%x:%x", &domain, &bus, &dev) == 3 && domain == want_domain &&
-            bus == want_bus && dev == want_dev) {
+            bus == want_bus && dev == want_dev && !hidden(bus_id)) {
             *device = index;
             note_bus(index, bus_id);
             rc = 0;
@@ -157,13 +181,15 @@ CUresult cuMemFree_v2(CUdeviceptr d)
 }
 CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void *h, size_t bytes)
 {
-    memcpy((void *)(uintptr_t)d, h, bytes);
-    return 0;
+    if (!noop())
+        memcpy((void *)(uintptr_t)d, h, bytes);
+    return sticky();
 }
 CUresult cuMemcpyDtoH_v2(void *h, CUdeviceptr d, size_t bytes)
 {
-    memcpy(h, (const void *)(uintptr_t)d, bytes);
-    return 0;
+    if (!noop())
+        memcpy(h, (const void *)(uintptr_t)d, bytes);
+    return sticky();
 }
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *h, size_t bytes, void *stream)
 {
@@ -194,7 +220,7 @@ CUresult cuStreamSynchronize(void *s)
     (void)s;
     wait_until(mock_busy_until);
     idle_event_at = -1;
-    return 0;
+    return sticky();
 }
 CUresult cuStreamDestroy_v2(void *s)
 {
@@ -225,12 +251,12 @@ CUresult cuEventSynchronize(struct event *e)
     hang_if("cuEventSynchronize");
     wait_until(e->at);
     idle_event_at = -1;
-    return 0;
+    return sticky();
 }
 CUresult cuEventElapsedTime(float *ms, struct event *a, struct event *b)
 {
-    *ms = (float)((b->at - a->at) * 1e3);
-    return 0;
+    *ms = !noop() ? (float)((b->at - a->at) * 1e3) : strcmp(getenv("GPUVET_MOCK_CUDA_NOOP"), "zero") ? 1e-6f : 0.0f;
+    return sticky();
 }
 CUresult cuEventDestroy_v2(struct event *e)
 {
@@ -248,6 +274,9 @@ CUresult cuEventDestroy_v2(struct event *e)
  *   GPUVET_MOCK_GPU_BAD_MEMORY=busid:n  n words of its memory flip a bit after every write
  *   GPUVET_MOCK_GPU_NO_PEER=busid[,busid]  no peer access to or from it (copies go through the
  *                                      host, at the simulated PCIe rate)
+ *   GPUVET_MOCK_GPU_BLIND=busid         its check kernel counts the words it checked but no mismatch
+ *                                      (a checker that cannot see: the positive control catches it)
+ *   GPUVET_MOCK_GPU_SHORT_CHECK=busid   its check kernel reads only the first half of the words
  * $GPUVET_MOCK_GPU_FREE_MIB (default 64) is the free memory cuMemGetInfo reports. */
 
 static char bus_of[MAX_DEVICES][32];
@@ -294,6 +323,17 @@ static const char *knob(const char *name, int device, char *buf, size_t size)
     return NULL;
 }
 
+static bool knob_set(const char *name, int device)
+{
+    char buf[64];
+    return knob(name, device, buf, sizeof buf) != NULL;
+}
+
+static CUresult sticky(void)
+{
+    return current_device >= 0 && current_device < 64 && ecc_failed[current_device] ? ECC_UNCORRECTABLE : 0;
+}
+
 static double rate(const char *name, double fallback)
 {
     const char *v = getenv(name);
@@ -337,11 +377,10 @@ CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
 CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t bytes, void *stream)
 {
     (void)stream;
-    host_work_begin();
-    memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, bytes);
-    host_work_end();
-    busy_for(2.0 * bytes / rate("GPUVET_MOCK_GPU_MEM_BW", 700e9));
-    return 0;
+    (void)dst, (void)src; /* nothing reads what the bandwidth copies wrote: only their time is simulated */
+    if (!noop())
+        busy_for(2.0 * bytes / rate("GPUVET_MOCK_GPU_MEM_BW", 700e9));
+    return sticky();
 }
 
 static bool peer_ok(int a, int b)
@@ -371,6 +410,14 @@ CUresult cuMemcpyPeerAsync(CUdeviceptr dst, void *dst_ctx, CUdeviceptr src, void
     host_work_end();
     /* Through the host without peer access: down one link and up the other. */
     double r = peer_ok(from, to) ? rate("GPUVET_MOCK_GPU_PEER_BW", 20e9) : LINK_BYTES_S / 2;
+    /* $GPUVET_MOCK_GPU_PEER_SLOW=busid:factor: copies to or from that GPU at factor x the rate (a GPU on
+     * a slower link than the others). */
+    char buf[64];
+    const char *slow = knob("GPUVET_MOCK_GPU_PEER_SLOW", from, buf, sizeof buf);
+    if (!slow)
+        slow = knob("GPUVET_MOCK_GPU_PEER_SLOW", to, buf, sizeof buf);
+    if (slow && atof(slow) > 0)
+        r *= atof(slow);
     busy_for(bytes / r);
     return 0;
 }
@@ -443,6 +490,10 @@ CUresult cuLaunchKernel(struct function *f, unsigned gx, unsigned gy, unsigned g
     hang_if("cuLaunchKernel");
     if (!f || !args)
         return INVALID_VALUE;
+    if (sticky())
+        return sticky();
+    if (noop())
+        return 0;
     double mem_bw = rate("GPUVET_MOCK_GPU_MEM_BW", 700e9);
     host_work_begin();
     if (!strcmp(f->name, "gpuvet_fill") || !strcmp(f->name, "gpuvet_check")) {
@@ -451,21 +502,27 @@ CUresult cuLaunchKernel(struct function *f, unsigned gx, unsigned gy, unsigned g
         uint32_t mask = *(uint32_t *)args[2], pattern = *(uint32_t *)args[3];
         bool fill = !strcmp(f->name, "gpuvet_fill");
         unsigned long long *errors = fill ? NULL : (unsigned long long *)(uintptr_t) * (CUdeviceptr *)args[4];
+        unsigned long long *checked = fill ? NULL : (unsigned long long *)(uintptr_t) * (CUdeviceptr *)args[5];
+        bool blind = knob_set("GPUVET_MOCK_GPU_BLIND", current_device);
+        if (!fill && n > 1 && knob_set("GPUVET_MOCK_GPU_SHORT_CHECK", current_device))
+            n /= 2; /* a check kernel cut short: it reads half the words */
         for (unsigned long long i = 0; i < n; i++) {
             uint32_t want = ((uint32_t)(uintptr_t)&base[i] & mask) ^ pattern;
             if (fill)
                 base[i] = want;
-            else if (base[i] != want)
+            else if (base[i] != want && !blind)
                 ++*errors;
         }
         if (fill)
             corrupt(base, n);
+        else
+            *checked += n;
+        if (!fill && knob_set("GPUVET_MOCK_GPU_ECC", current_device))
+            ecc_failed[current_device] = true; /* shows at the next synchronisation, as a kernel's error does */
         host_work_end();
         busy_for(4.0 * n / mem_bw);
     } else if (!strcmp(f->name, "gpuvet_copy")) {
-        unsigned long long chunks = *(unsigned long long *)args[2];
-        memmove((void *)(uintptr_t) * (CUdeviceptr *)args[0], (const void *)(uintptr_t) * (CUdeviceptr *)args[1],
-                chunks * 16);
+        unsigned long long chunks = *(unsigned long long *)args[2]; /* only its time: nothing reads the copy */
         host_work_end();
         busy_for(2.0 * 16 * chunks / mem_bw);
     } else if (!strcmp(f->name, "gpuvet_fma")) {
@@ -475,7 +532,7 @@ CUresult cuLaunchKernel(struct function *f, unsigned gx, unsigned gy, unsigned g
         for (unsigned long long t = 0; t < (unsigned long long)threads; t++)
             out[t] = (float)iterations;
         host_work_end();
-        busy_for(threads * 64.0 * iterations / rate("GPUVET_MOCK_GPU_FLOPS", 25e12));
+        busy_for(threads * GPU_FMA_FLOPS_PER_ITERATION * iterations / rate("GPUVET_MOCK_GPU_FLOPS", 25e12));
     } else {
         host_work_end();
         return NOT_FOUND;
