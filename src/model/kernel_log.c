@@ -21,6 +21,7 @@ void kernel_log_clear_events(struct kernel_log_info *k)
     k->events = NULL;
     k->nevents = 0;
     k->events_dropped = 0;
+    k->fault_events_dropped = 0;
     for (int i = 0; i < k->naer; i++)
         free(k->aer[i].text);
     free(k->aer);

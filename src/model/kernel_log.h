@@ -72,7 +72,9 @@ struct kernel_log_info {
     int boots;             /* boot boundaries seen (the last one's events are kept) */
     long lines_too_long;   /* lines over the reader's cap, skipped */
     bool truncated;        /* stopped at the byte or time bound: the events are of what was read */
-    long events_dropped;   /* lines of events beyond KLOG_MAX_EVENTS */
+    long events_dropped;   /* lines of events not kept (beyond KLOG_MAX_EVENTS; application events
+                            * make way for faults) */
+    long fault_events_dropped; /* of them, lines of faults: the table held only faults */
     struct klog_event *events;
     int nevents;
     struct klog_aer *aer;  /* the current boot's AER lines */

@@ -3,8 +3,10 @@
  * (`--kernel-log FILE`: plain `dmesg`, `dmesg -T`, `dmesg -x`, `dmesg -r`, `dmesg --reltime`,
  * `journalctl -k` in its short, short-iso and
  * short-precise forms, syslog files with host names), told apart line by line by their prefix.
- * Only the last boot in the log counts: a kernel's "Linux version" line, journalctl's "-- Boot"
- * markers and a kernel timestamp that goes back start a new one. The log is streamed: memory stays
+ * Only the last boot in the log counts: the kernel's own first line ("Linux version RELEASE (" at
+ * time 0), journalctl's "-- Boot ID --" markers and a kernel timestamp that goes back start a new
+ * one. Only the driver's own lines count (NVRM:, nvidia, nvidia-nvswitchN: as the message's start),
+ * never a process's or a file's name that another message prints. The log is streamed: memory stays
  * bounded by the events kept (KLOG_MAX_EVENTS), time and bytes by KLOG_TIME_MAX_S and KLOG_BYTES_MAX.
  * Codes are classified by data/xid-codes.csv (NVIDIA's Xid catalogue) and the overrides. */
 #include <ctype.h>
@@ -385,17 +387,35 @@ static void add_event(struct parser *p, enum klog_kind kind, enum klog_class kla
             return;
         }
     }
+    struct klog_event *e = NULL;
     if (k->nevents >= KLOG_MAX_EVENTS) {
-        k->events_dropped++;
-        return;
+        /* The table is full. A fault is kept first: it takes the place of an application's event,
+         * which is counted as not kept; an application's event never evicts anything. */
+        bool minor = klass == KLOG_CLASS_APP || klass == KLOG_CLASS_IGNORED;
+        for (int i = k->nevents - 1; !minor && i >= 0 && !e; i--)
+            if (k->events[i].klass == KLOG_CLASS_APP || k->events[i].klass == KLOG_CLASS_IGNORED)
+                e = &k->events[i];
+        if (!e) {
+            k->events_dropped++;
+            if (!minor)
+                k->fault_events_dropped++;
+            return;
+        }
+        k->events_dropped += e->count;
+        free(e->text);
+        free(e->process);
+        free(e->meaning);
+        free(e->action);
+    } else {
+        struct klog_event *grown = realloc(k->events, (size_t)(k->nevents + 1) * sizeof *grown);
+        if (!grown) {
+            k->events_dropped++;
+            k->fault_events_dropped += klass != KLOG_CLASS_APP && klass != KLOG_CLASS_IGNORED;
+            return;
+        }
+        k->events = grown;
+        e = &k->events[k->nevents++];
     }
-    struct klog_event *grown = realloc(k->events, (size_t)(k->nevents + 1) * sizeof *grown);
-    if (!grown) {
-        k->events_dropped++;
-        return;
-    }
-    k->events = grown;
-    struct klog_event *e = &k->events[k->nevents++];
     *e = (struct klog_event){.kind = kind, .klass = klass, .class_source = class_source, .code = code, .count = 1};
     snprintf(e->bus_id, sizeof e->bus_id, "%s", bus_id);
     snprintf(e->first_time, sizeof e->first_time, "%s", when);
@@ -416,20 +436,27 @@ static void add_event(struct parser *p, enum klog_kind kind, enum klog_class kla
  * text". true when the line was one. */
 static bool parse_xid(struct parser *p, const char *msg, const char *when)
 {
-    const char *x = strstr(msg, "Xid (");
-    if (!x)
+    const char *x;
+    bool sxid = false;
+    if (!strncmp(msg, "NVRM: Xid (", 11)) {
+        x = msg + 6;
+    } else if (!strncmp(msg, "nvidia-nvswitch", 15)) {
+        x = msg + 15 + strspn(msg + 15, "0123456789");
+        if (strncmp(x, ": SXid (", 8))
+            return false;
+        x += 3;
+        sxid = true;
+    } else {
         return false;
-    bool sxid = x > msg && x[-1] == 'S';
-    if (!sxid && !strstr(msg, "NVRM"))
-        return false;
+    }
     const char *in = x + 5, *close = strchr(in, ')');
-    if (!close || close[1] != ':')
+    if (!close || close[1] != ':' || close[2] != ' ')
         return false;
     if (!strncmp(in, "PCI:", 4))
         in += 4;
     char bus[32] = "";
     if (!bus_id_at(in, bus))
-        bus[0] = '\0';
+        return false; /* the driver always names the GPU or switch */
     const char *c = close + 2;
     while (*c == ' ')
         c++;
@@ -437,7 +464,7 @@ static bool parse_xid(struct parser *p, const char *msg, const char *when)
         return false;
     char *end;
     long code = strtol(c, &end, 10);
-    if (code < 0 || code > 100000)
+    if (code < 0 || code > 100000 || (*end && *end != ','))
         return false;
     const char *rest = end;
     if (*rest == ',')
@@ -629,18 +656,65 @@ static bool parse_aer(struct parser *p, const char *msg, const char *when)
     return false;
 }
 
-static void parse_message(struct parser *p, const char *msg, const char *when)
+/* Whether the message starts with a process's name (comm, at most TASK_COMM_LEN - 1 = 15 bytes, any
+ * text its owner chose) in one of the kernel's forms that lead with it: "comm[pid]: segfault at ...",
+ * "comm[pid] general protection ...", "comm invoked oom-killer: ...", "comm (pid): drop_caches: 1".
+ * Such a line is never the driver's or the kernel's first line, whatever the name says. */
+static bool comm_led(const char *msg)
+{
+    for (size_t i = 1; i <= 16 && msg[i - 1]; i++) {
+        const char *c = msg + i;
+        if (*c == '[' && isdigit((unsigned char)c[1])) {
+            c++;
+            while (isdigit((unsigned char)*c))
+                c++;
+            if (*c == ']')
+                return true;
+        }
+        if (!strncmp(c, " invoked oom-killer", 19))
+            return true;
+        if (c[0] == ' ' && c[1] == '(' && isdigit((unsigned char)c[2])) {
+            c += 2;
+            while (isdigit((unsigned char)*c))
+                c++;
+            if (c[0] == ')' && c[1] == ':')
+                return true;
+        }
+    }
+    return false;
+}
+
+/* The kernel's own first line: "Linux version RELEASE (builder) ..." at time 0 (printk's clock does
+ * not run yet), or without a kernel timestamp where the log has none. A process named "Linux
+ * version ..." cannot write it: its name is 15 bytes, and the kernel prints it with "[pid]" after. */
+static bool kernel_first_line(const char *msg, double mono)
+{
+    if (strncmp(msg, "Linux version ", 14) || (mono >= 0 && mono > 0.0000005))
+        return false;
+    const char *r = msg + 14;
+    if (!isdigit((unsigned char)*r))
+        return false;
+    while (*r && *r != ' ' && *r != '[')
+        r++;
+    return r[0] == ' ' && r[1] == '(' && !comm_led(msg);
+}
+
+static void parse_message(struct parser *p, const char *msg, const char *when, double mono)
 {
     while (*msg == ' ' || *msg == '\t')
         msg++;
-    if (!strncmp(msg, "Linux version ", 14)) {
+    if (kernel_first_line(msg, mono)) {
         new_boot(p);
         return;
     }
+    /* Only the driver's own lines count: NVRM, nvidia, nvidia-nvswitchN as the message's start,
+     * never a process's name or a file's that another message prints. */
+    bool nvrm = !strncmp(msg, "NVRM:", 5);
+    bool nvidia = nvrm || !strncmp(msg, "nvidia", 6);
+    if ((nvidia || isalpha((unsigned char)*msg)) && comm_led(msg))
+        return;
     if (parse_aer(p, msg, when))
         return;
-    bool nvrm = strstr(msg, "NVRM") != NULL;
-    bool nvidia = nvrm || !strncmp(msg, "nvidia", 6);
     if (!nvidia)
         return;
     p->driver_lines++;
@@ -691,8 +765,9 @@ static void parse_line(struct parser *p, char *line, size_t len)
         if (n > 1 && s[n] == '>')
             s += n + 1;
     }
-    if (!strncmp(s, "-- ", 3)) { /* journalctl's markers */
-        if (!strncmp(s, "-- Boot ", 8) || !strncmp(s, "-- Reboot --", 12))
+    if (!strncmp(s, "-- ", 3)) { /* journalctl's markers: "-- Boot 32-hex-digits --", "-- Reboot --" */
+        size_t hex = strspn(s + 8, "0123456789abcdef");
+        if ((!strncmp(s, "-- Boot ", 8) && hex == 32 && !strcmp(s + 40, " --")) || !strcmp(s, "-- Reboot --"))
             new_boot(p);
         return;
     }
@@ -734,6 +809,8 @@ static void parse_line(struct parser *p, char *line, size_t len)
         return; /* another program's line in a syslog file */
     while (*s == ' ')
         s++;
+    if (!strncmp(s, "kernel: ", 8)) /* a journal's or syslog's facility tag, its stamp and host cut off */
+        s += 8;
     if (s[0] == '[') { /* dmesg's "[  12.345678]", dmesg -T's "[Tue Dec  1 12:34:56 2026]", or inside syslog */
         const char *close = memchr(s, ']', strnlen(s, 48));
         if (close) {
@@ -784,7 +861,7 @@ static void parse_line(struct parser *p, char *line, size_t len)
         snprintf(p->recent_when, sizeof p->recent_when, "%s", when);
     else
         p->recent_when[0] = '\0';
-    parse_message(p, s, when[0] ? when : "?");
+    parse_message(p, s, when[0] ? when : "?", mono);
     record_line(p, line, len);
 }
 

@@ -20,6 +20,8 @@ static json_t *log_evidence(const struct kernel_log_info *k)
         json_object_set_new(e, "lines_too_long", json_integer(k->lines_too_long));
     if (k->events_dropped)
         json_object_set_new(e, "events_not_kept", json_integer(k->events_dropped));
+    if (k->fault_events_dropped)
+        json_object_set_new(e, "fault_events_not_kept", json_integer(k->fault_events_dropped));
     return e;
 }
 
@@ -128,6 +130,17 @@ void check_gpu_xid_errors(struct audit_ctx *ctx)
         }
         judged++;
     }
+    /* What the event table could not keep is said, never silently left out. */
+    if (k->fault_events_dropped)
+        finding_add(ctx, SEV_WARN, "machine", log_evidence(k), NULL,
+                    _("%ld more line(s) of GPU faults than gpuvet keeps (%d distinct events): the faults listed "
+                      "are not all of them"),
+                    k->fault_events_dropped, KLOG_MAX_EVENTS);
+    else if (k->events_dropped)
+        finding_add(ctx, SEV_INFO, "machine", log_evidence(k), NULL,
+                    _("%ld line(s) of the applications' Xids not kept (gpuvet keeps %d distinct events, faults "
+                      "first): every fault is listed"),
+                    k->events_dropped, KLOG_MAX_EVENTS);
     if (k->truncated)
         finding_add(ctx, SEV_UNKNOWN, "machine", log_evidence(k), NULL,
                     _("the kernel log was read only in part (%lld lines; stopped at gpuvet's size or time bound): "

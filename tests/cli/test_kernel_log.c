@@ -76,10 +76,14 @@ static char *fails_of(json_t *doc)
     return out;
 }
 
-Test(kernel_log, every_corpus_file_meets_its_hand_label)
+/* Runs every file of a labels.tsv (file, exit, fails) and asserts its label; the rows and the clean
+ * rows counted. */
+static void meet_labels(const char *folder, int *rows_out, int *clean_out)
 {
-    FILE *f = fopen(CORPUS "labels.tsv", "r");
-    cr_assert(f);
+    char labels[512];
+    snprintf(labels, sizeof labels, "%slabels.tsv", folder);
+    FILE *f = fopen(labels, "r");
+    cr_assert(f, "%s", labels);
     char line[1024];
     int rows = 0, clean = 0;
     while (fgets(line, sizeof line, f)) {
@@ -88,7 +92,7 @@ Test(kernel_log, every_corpus_file_meets_its_hand_label)
         char *file = strtok(line, "\t"), *exit_text = strtok(NULL, "\t"), *fails = strtok(NULL, "\t");
         cr_assert(file && exit_text && fails, "labels.tsv row %d", rows + 1);
         char path[512];
-        snprintf(path, sizeof path, CORPUS "%s", file);
+        snprintf(path, sizeof path, "%s%s", folder, file);
         json_t *doc = audit_log(path, atoi(exit_text), NULL);
         char *got = fails_of(doc);
         cr_assert_str_eq(got, fails, "%s", file);
@@ -107,8 +111,65 @@ Test(kernel_log, every_corpus_file_meets_its_hand_label)
         rows++;
     }
     fclose(f);
+    *rows_out = rows;
+    *clean_out = clean;
+}
+
+Test(kernel_log, every_corpus_file_meets_its_hand_label)
+{
+    int rows, clean;
+    meet_labels(CORPUS, &rows, &clean);
     cr_assert_geq(rows, 15);
     cr_assert_geq(clean, 6, "clean logs prove there is no false alarm");
+}
+
+/* Real logs with one line a user without privileges can make the kernel print: a process's name
+ * leading a segfault or OOM line, a mapped file's name in one. Neither starts a boot nor is the
+ * driver's line (tests/fixtures/kernel-log/labels.tsv gives each file's verdict and why). */
+Test(kernel_log, a_user_cannot_forge_a_boot_or_a_driver_line)
+{
+    int rows, clean;
+    meet_labels(GPUVET_TEST_SOURCE "/fixtures/kernel-log/", &rows, &clean);
+    cr_assert_geq(rows, 5);
+}
+
+/* 256 distinct application Xids fill the event table; a later Xid 79 is still judged, and the
+ * verdict says what it did not keep. Repeated lines are one event with their count. */
+Test(kernel_log, faults_are_kept_before_application_events)
+{
+    char path[] = "/tmp/gpuvet-klog-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    FILE *out = fdopen(fd, "w");
+    double t = 100.0;
+    for (int bus = 1; bus <= 100; bus++)
+        for (int c = 0; c < 3; c++)
+            for (int again = 0; again < 2; again++)
+                fprintf(out, "[%11.6f] NVRM: Xid (PCI:0000:%02x:00): %d, pid=%d, name=python, Ch 00000010\n", t += 0.5,
+                        bus, (int[]){13, 31, 43}[c], 1000 + bus);
+    fprintf(out, "[%11.6f] NVRM: Xid (PCI:0000:c1:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the "
+                 "bus.\n", t + 1);
+    fclose(out);
+    json_t *doc = audit_log(path, 1, NULL);
+    cr_assert_str_eq(first_severity(doc, "GPU_XID_ERRORS", "0000:c1:00.0"), "fail");
+    json_t *app = findings_of(doc, "GPU_XID_ERRORS", "0000:01:00.0");
+    cr_assert_gt(json_array_size(app), 0);
+    json_t *ev = json_object_get(json_array_get(app, 0), "evidence");
+    cr_assert_eq(json_integer_value(json_object_get(ev, "count")), 2, "two identical lines, one event");
+    json_decref(app);
+    json_t *machine = findings_of(doc, "GPU_XID_ERRORS", "machine");
+    bool said = false;
+    size_t i;
+    json_t *f;
+    json_array_foreach(machine, i, f) {
+        json_t *e = json_object_get(f, "evidence");
+        said |= json_integer_value(json_object_get(e, "events_not_kept")) > 0 &&
+                !strcmp(json_string_value(json_object_get(f, "severity")), "info");
+    }
+    cr_assert(said, "the verdict says what was not kept");
+    json_decref(machine);
+    json_decref(doc);
+    unlink(path);
 }
 
 Test(kernel_log, xid_79_fails_and_names_the_gpu_with_count_times_and_action)
