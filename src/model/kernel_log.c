@@ -50,6 +50,9 @@ const char *klog_kind_name(enum klog_kind kind)
     case KLOG_PROBE_FAILED: return "probe_failed";
     case KLOG_RESET_REQUIRED: return "reset_required";
     case KLOG_GSP_ERROR: return "gsp_error";
+    case KLOG_UNSUPPORTED: return "unsupported_by_driver";
+    case KLOG_NVLINK_FAILED: return "nvlink_failed";
+    case KLOG_DRIVER_ERROR: return "driver_error";
     }
     return "?";
 }

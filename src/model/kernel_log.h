@@ -17,6 +17,9 @@ enum klog_kind {
     KLOG_PROBE_FAILED,   /* nvidia: probe of BDF failed; NVRM: The NVIDIA probe routine failed */
     KLOG_RESET_REQUIRED, /* a driver line that says the GPU needs a reset */
     KLOG_GSP_ERROR,      /* GSP firmware errors outside an Xid line */
+    KLOG_UNSUPPORTED,    /* the open kernel module refuses a GPU without GSP ("not supported by open nvidia.ko") */
+    KLOG_NVLINK_FAILED,  /* NVLink discovery failed: "postRxDetLinkMask failed", "Failed to update Rx Detect Link mask" */
+    KLOG_DRIVER_ERROR,   /* a driver line naming an error (NV_ERR_*, failed, error, assertion) no pattern knows */
 };
 
 /* How an event weighs, by NVIDIA's catalogue (data/xid-codes.csv) or an override. */

@@ -188,7 +188,7 @@ struct parser {
     char recent_when[40];   /* the last line's time: dmesg indents a message's further lines without one */
     long long recent_line;
     unsigned formats;       /* FMT_* bits seen */
-    long long driver_lines; /* lines naming NVRM, nvidia or the kernel: a grep of a log is all of them */
+    long long driver_lines; /* the driver's lines and the kernel's AER lines: evidence without a stamp */
     int aer_recent;         /* the AER record the last "PCIe Bus Error" line counted; -1 none */
     long long aer_line;     /* the line it was on */
     char *record;           /* the current boot's lines, kept for a snapshot (NULL when not recording) */
@@ -276,11 +276,22 @@ static void set_time(char out[40], const char *s, size_t n)
     out[n] = '\0';
 }
 
-/* "Dec  1 12:34:56" or "Dec 01 12:34:56.123456" (syslog, journalctl short and short-precise): its length. */
+/* "Dec  1 12:34:56" or "Dec 01 12:34:56.123456" (syslog, journalctl short and short-precise), the
+ * month in the locale's word ("Dez", "déc.", "dic", "12月"): its length. */
 static size_t syslog_time_length(const char *s)
 {
-    if (!isupper((unsigned char)s[0]) || !islower((unsigned char)s[1]) || !islower((unsigned char)s[2]) || s[3] != ' ')
+    size_t m = 0;
+    bool letter = false;
+    for (; m < 16 && s[m] && s[m] != ' '; m++) {
+        unsigned char c = (unsigned char)s[m];
+        if (c >= 0x80 || isalpha(c))
+            letter = true;
+        else if (!isdigit(c) && c != '.')
+            return 0;
+    }
+    if (!letter || m == 0 || s[m] != ' ')
         return 0;
+    s += m - 3; /* the rest as after a three-letter month */
     if (!(s[4] == ' ' || isdigit((unsigned char)s[4])) || !isdigit((unsigned char)s[5]) || s[6] != ' ')
         return 0;
     const char *t = s + 7;
@@ -291,7 +302,7 @@ static size_t syslog_time_length(const char *s)
     if (s[n] == '.')
         for (n++; isdigit((unsigned char)s[n]); n++)
             ;
-    return s[n] == ' ' ? n : 0;
+    return s[n] == ' ' ? n + m - 3 : 0;
 }
 
 /* "2026-12-01T12:34:56..." (journalctl short-iso, RFC 3339 syslog, dmesg --time-format iso): its length. */
@@ -699,6 +710,24 @@ static bool kernel_first_line(const char *msg, double mono)
     return r[0] == ' ' && r[1] == '(' && !comm_led(msg);
 }
 
+/* The driver's own line starts: "nvidia:", "nvidia-modeset:", "nvidia-nvswitch3:", "nvidia-uvm:",
+ * "nvidia 0000:3b:00.0:", "nvidia-peermem ..." (not "nvidia-smi -q" in a text about it). */
+static bool nvidia_line(const char *msg)
+{
+    if (strncmp(msg, "nvidia", 6))
+        return false;
+    const char *c = msg + 6;
+    if (*c == ' ')
+        return bus_id_at(c + 1, (char[32]){0});
+    if (*c == '-' || *c == '_') {
+        const char *word = ++c;
+        while (isalnum((unsigned char)*c) || *c == '_' || *c == '-')
+            c++;
+        return c > word && (*c == ':' || (c - word == 7 && !strncmp(word, "peermem", 7) && *c == ' '));
+    }
+    return *c == ':';
+}
+
 static void parse_message(struct parser *p, const char *msg, const char *when, double mono)
 {
     while (*msg == ' ' || *msg == '\t')
@@ -710,11 +739,13 @@ static void parse_message(struct parser *p, const char *msg, const char *when, d
     /* Only the driver's own lines count: NVRM, nvidia, nvidia-nvswitchN as the message's start,
      * never a process's name or a file's that another message prints. */
     bool nvrm = !strncmp(msg, "NVRM:", 5);
-    bool nvidia = nvrm || !strncmp(msg, "nvidia", 6);
+    bool nvidia = nvrm || nvidia_line(msg);
     if ((nvidia || isalpha((unsigned char)*msg)) && comm_led(msg))
         return;
-    if (parse_aer(p, msg, when))
+    if (parse_aer(p, msg, when)) {
+        p->driver_lines++;
         return;
+    }
     if (!nvidia)
         return;
     p->driver_lines++;
@@ -734,20 +765,34 @@ static void parse_message(struct parser *p, const char *msg, const char *when, d
         return;
     char bus[32];
     line_gpu(p, msg, bus);
-    if (contains_ci(msg, "fallen off the bus"))
+    /* "nvidia 0000:2c:00.0: ..." (the kernel's device prefix for the driver's function) */
+    bool nvidia_device = !strncmp(msg, "nvidia ", 7) && bus_id_at(msg + 7, (char[32]){0});
+    if (contains_ci(msg, "fallen off the bus") || strstr(msg, "GPU lost from the bus") ||
+        strstr(msg, "NV_ERR_GPU_IS_LOST"))
         add_event(p, KLOG_FALLEN_OFF_BUS, KLOG_CLASS_FAULT, "driver message", bus, -1, msg, NULL, when);
-    else if (strstr(msg, "RmInitAdapter failed") || strstr(msg, "rm_init_adapter failed"))
+    else if (strstr(msg, "RmInitAdapter failed") || strstr(msg, "rm_init_adapter failed") ||
+             (strstr(msg, "RmInitAdapter") && contains_ci(msg, "fail")))
         add_event(p, KLOG_INIT_FAILED, KLOG_CLASS_FAULT, "driver message", bus, -1, msg, NULL, when);
     else if ((!strncmp(msg, "nvidia", 6) && strstr(msg, "probe of ") && strstr(msg, " failed")) ||
-             strstr(msg, "probe routine failed"))
+             (nvidia_device && strstr(msg, "probe with driver nvidia failed")) || strstr(msg, "probe routine failed"))
         add_event(p, KLOG_PROBE_FAILED, KLOG_CLASS_FAULT, "driver message", bus, -1, msg, NULL, when);
+    else if (nvrm && strstr(msg, "is not supported by open"))
+        add_event(p, KLOG_UNSUPPORTED, KLOG_CLASS_FAULT, "driver message", bus, -1, msg, NULL, when);
     else if (nvrm && (contains_ci(msg, "reset required") || contains_ci(msg, "requires a reset") ||
-                      contains_ci(msg, "needs to be reset")))
+                      contains_ci(msg, "needs to be reset") || strstr(msg, "NV_ERR_RESET_REQUIRED")))
         add_event(p, KLOG_RESET_REQUIRED, KLOG_CLASS_FAULT, "driver message", bus, -1, msg, NULL, when);
+    else if (nvrm && (strstr(msg, "postRxDetLinkMask failed") || strstr(msg, "Failed to update Rx Detect Link mask")))
+        add_event(p, KLOG_NVLINK_FAILED, KLOG_CLASS_FAULT, "driver message", bus, -1, msg, NULL, when);
     else if (nvrm && (strstr(msg, "GSP") || strstr(msg, "kgsp") || strstr(msg, "Gsp")) &&
              (contains_ci(msg, "error") || contains_ci(msg, "failed") || contains_ci(msg, "timeout") ||
               contains_ci(msg, "timed out")))
         add_event(p, KLOG_GSP_ERROR, KLOG_CLASS_FAULT, "driver message", bus, -1, msg, NULL, when);
+    /* Never a pass for what was not understood: a driver line that names an error no pattern above
+     * knows is quoted as such (warn). PCIe AER recovery lines are the AER rule's. */
+    else if ((nvrm || nvidia_device) && !strstr(msg, "AER") &&
+             (strstr(msg, "NV_ERR_") || contains_ci(msg, "error") || contains_ci(msg, "fail") ||
+              contains_ci(msg, "assert")))
+        add_event(p, KLOG_DRIVER_ERROR, KLOG_CLASS_UNLISTED, "driver message", bus, -1, msg, NULL, when);
 }
 
 /* One line of any of the formats: its time and message, boot markers, then the message. */
@@ -817,8 +862,13 @@ static void parse_line(struct parser *p, char *line, size_t len)
             double v;
             const char *b = s + 1;
             /* dmesg -T writes ctime's "Tue Dec  1 12:34:56 2026"; other brackets are text. */
-            bool ctime_like = close - b >= 20 && isupper((unsigned char)b[0]) && islower((unsigned char)b[1]) &&
-                              b[3] == ' ' && isupper((unsigned char)b[4]) && b[7] == ' ' && memchr(b, ':', 20);
+            /* dmesg -T writes "%a %b %e %H:%M:%S %Y" in the locale's words: "Tue Dec  1 12:34:56 2026",
+             * "Di Dez  1 12:34:56 2026". */
+            size_t bl = (size_t)(close - b);
+            const char *y = close - 5, *hms = close - 13;
+            bool ctime_like = bl >= 20 && bl <= 44 && y[0] == ' ' && all_digits(y + 1, 4) && hms[-1] == ' ' &&
+                              isdigit((unsigned char)hms[0]) && hms[2] == ':' && hms[5] == ':' &&
+                              isdigit((unsigned char)hms[7]);
             /* dmesg --reltime (and -H after its first line): "[  +0.000844]", seconds since the line before. */
             const char *plus = b;
             while (plus < close && *plus == ' ')
@@ -963,15 +1013,16 @@ int probe_kernel_log_file(struct machine *m, const char *path)
     int rc = parse_stream(&p, f, path, KLOG_BYTES_MAX, KLOG_TIME_MAX_S);
     fclose(f);
     unsigned formats = p.formats;
-    bool grep_of_driver_lines = p.driver_lines * 2 >= m->kernel_log.lines && p.driver_lines > 0;
+    bool grep_of_driver_lines = p.driver_lines > 0;
     parser_end(&p);
-    /* A file with no line of a kernel log's forms is not one: judging it would pass any file, and a
-     * text that quotes an Xid line would fail. Lines without a prefix are taken as a grep of a log
-     * only when most of them are the driver's. */
+    /* A file with no line of a kernel log's forms is not one: judging it would pass any file. Lines
+     * without a stamp are evidence when the driver's or the kernel's AER lines are among them, as a
+     * message's own start (a pasted excerpt, a grep). */
     if (rc == 0 && formats == 0 && !grep_of_driver_lines) {
         machine_problem(m, path, m->kernel_log.lines == 0 ? "is empty: not a kernel log"
                                                           : "no line is in a kernel log's form (dmesg, journalctl -k, "
-                                                            "syslog): not a kernel log");
+                                                            "syslog) and none is the NVIDIA driver's (NVRM:, nvidia, "
+                                                            "nvidia-nvswitch) or a PCIe AER report: not a kernel log");
         m->kernel_log.read = false;
         return -1;
     }

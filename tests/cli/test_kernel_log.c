@@ -560,3 +560,57 @@ Test(gpu_lost, nvml_gpu_is_lost_fails_that_gpu)
     json_decref(doc);
     run_result_free(&r);
 }
+
+/* A corpus file rewritten line by line: each line's first `cut` bytes replaced by `prefix` (cut -1:
+ * up to and with the first "] ", a dmesg stamp); the path of the copy (the caller unlinks it). */
+static char *rewritten(const char *file, int cut, const char *prefix)
+{
+    char *text = file_contents(file, NULL);
+    cr_assert(text, "%s", file);
+    static char path[64];
+    snprintf(path, sizeof path, "/tmp/gpuvet-klog-XXXXXX");
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    FILE *out = fdopen(fd, "w");
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        const char *rest = line;
+        if (cut < 0 && line[0] == '[' && strstr(line, "] "))
+            rest = strstr(line, "] ") + 2;
+        else if (cut > 0 && strlen(line) > (size_t)cut)
+            rest = line + cut;
+        fprintf(out, "%s%s\n", rest != line ? prefix : "", rest);
+    }
+    fclose(out);
+    free(text);
+    return path;
+}
+
+/* journalctl prints the month in the reader's locale (strftime's %b): the lines are read all the
+ * same. The RmInitAdapter failures of ogkm-1151 (journal short, "May 27 ...") in German, French,
+ * Spanish and Chinese month words still fail their GPU. */
+Test(kernel_log, journal_stamps_in_any_locale_are_read)
+{
+    const char *months[] = {"Mai ", "mai ", "may ", "5\xe6\x9c\x88 ", "Mei "};
+    for (size_t i = 0; i < sizeof months / sizeof *months; i++) {
+        char *path = rewritten(CORPUS "ogkm-1151-journal-rminit.log", 4, months[i]);
+        json_t *doc = audit_log(path, 1, NULL);
+        char *fails = fails_of(doc);
+        cr_assert_str_eq(fails, "GPU_XID_ERRORS 0000:09:00.0", "%s", months[i]);
+        free(fails);
+        json_decref(doc);
+        unlink(path);
+    }
+}
+
+/* A paste without stamps: returnn-1500's AER lines (uncorrectable errors on port 00:03.0) with the
+ * dmesg stamps cut off are still the kernel's lines, judged as with them. */
+Test(kernel_log, unstamped_aer_lines_are_read)
+{
+    char *path = rewritten(CORPUS "returnn-1500-dmesg-reltime-aer-fatal.log", -1, "");
+    json_t *doc = audit_log(path, 1, NULL);
+    char *fails = fails_of(doc);
+    cr_assert_str_eq(fails, "PCIE_AER_ERRORS 0000:03:00.0");
+    free(fails);
+    json_decref(doc);
+    unlink(path);
+}
