@@ -74,6 +74,7 @@ const char *klog_class_name(enum klog_class klass)
     case KLOG_CLASS_APP: return "application";
     case KLOG_CLASS_UNLISTED: return "unlisted";
     case KLOG_CLASS_IGNORED: return "ignored";
+    case KLOG_CLASS_WARN: return "warn";
     }
     return "?";
 }

@@ -28,6 +28,8 @@ enum klog_class {
     KLOG_CLASS_APP,      /* caused by the application (or informational): the job's bug */
     KLOG_CLASS_UNLISTED, /* an Xid the table does not know */
     KLOG_CLASS_IGNORED,  /* --xid-ignore */
+    KLOG_CLASS_WARN,     /* a fault the GPU keeps working through (a non-fatal NVLink Xid or SXid, a code
+                          * the catalogue lists as unused): warn, never drain */
 };
 
 #define KLOG_MAX_EVENTS 256   /* distinct (kind, GPU, code); more are counted, not kept */

@@ -100,8 +100,10 @@ static const char *row_problem(char **f, struct xid_row *out)
         out->klass = KLOG_CLASS_FAULT;
     else if (!strcmp(f[1], "app"))
         out->klass = KLOG_CLASS_APP;
+    else if (!strcmp(f[1], "warn"))
+        out->klass = KLOG_CLASS_WARN;
     else
-        return N_("the class is neither fault nor app");
+        return N_("the class is neither `fault`, `warn` nor `app`");
     if (!*f[2] || !*f[3] || !*f[4])
         return N_("the action, description and source must not be empty");
     out->code = (int)code;
@@ -486,12 +488,23 @@ static bool parse_xid(struct parser *p, const char *msg, const char *when)
         /* The first line of an SXid gives its severity; the lines after it (Severity, Data) repeat
          * the code with details, and are not new errors. */
         enum klog_class klass;
+        bool detail = false;
         if (!strncasecmp(rest, "Fatal", 5))
             klass = KLOG_CLASS_FAULT;
-        else if (!strncasecmp(rest, "Non-fatal", 9) || !strncasecmp(rest, "Non fatal", 9))
-            klass = KLOG_CLASS_APP;
+        else if (!strncasecmp(rest, "Non-fatal", 9) || !strncasecmp(rest, "Non fatal", 9) ||
+                 !strncasecmp(rest, "Nonfatal", 8))
+            klass = KLOG_CLASS_WARN; /* the switch's own event: the fabric still carries traffic */
+        else if (!strncmp(rest, "Severity ", 9) && (rest[9] == '0' || rest[9] == '1') && !isdigit((unsigned char)rest[10]))
+            /* NVSWITCH_ERROR_SEVERITY_NONFATAL = 0, _FATAL = 1 (open-gpu-kernel-modules,
+             * ctrl_dev_nvswitch.h): an excerpt may hold only this line. */
+            klass = rest[9] == '1' ? KLOG_CLASS_FAULT : KLOG_CLASS_WARN, detail = true;
         else
             return true;
+        if (detail) /* the line after the first: a new error only when its first line is not in the log */
+            for (int i = 0; i < p->k->nevents; i++)
+                if (p->k->events[i].kind == KLOG_SXID && p->k->events[i].code == code &&
+                    !strcmp(p->k->events[i].bus_id, bus))
+                    return true;
         add_event(p, KLOG_SXID, klass, "SXid severity", bus, (int)code, rest, NULL, when);
         return true;
     }
@@ -512,6 +525,35 @@ static bool parse_xid(struct parser *p, const char *msg, const char *when)
     const struct xid_row *row = xid_row_find(&p->table, (int)code);
     if (row)
         klass = row->klass;
+    /* Blackwell's NVLink Xids 144-150 say on the line whether the error was fatal ("149, NETIR_LINK_EVT
+     * Fatal XC0 ...", "145, RLW_REMAP Nonfatal ..."): NVIDIA's decode of 144-150 gives non-fatal ones
+     * no reset (GPUd #1174, NVSentinel #1357 stopped draining them). */
+    if (code >= 144 && code <= 150) {
+        const char *word = rest + strcspn(rest, " ,");
+        while (*word == ' ' || *word == ',')
+            word++;
+        if (!strncmp(word, "Nonfatal", 8) || !strncmp(word, "Non-fatal", 9)) {
+            klass = KLOG_CLASS_WARN;
+            source = "the line's Nonfatal";
+        } else if (!strncmp(word, "Fatal", 5)) {
+            klass = KLOG_CLASS_FAULT;
+            source = "the line's Fatal";
+        }
+    }
+    /* 45 is the cleanup after another error; "caused by previous Xid 149" names it. An NVLink Xid
+     * (74, 144-150) that this log does not hold happened all the same: warn, the line to look for. */
+    const char *cause = code == 45 ? strstr(rest, "caused by previous Xid ") : NULL;
+    if (cause) {
+        long earlier = strtol(cause + 23, NULL, 10);
+        bool seen = false;
+        for (int i = 0; i < p->k->nevents; i++)
+            seen |= p->k->events[i].kind == KLOG_XID && p->k->events[i].code == earlier &&
+                    !strcmp(p->k->events[i].bus_id, bus);
+        if ((earlier == 74 || (earlier >= 144 && earlier <= 150)) && !seen) {
+            klass = KLOG_CLASS_WARN;
+            source = "caused by an NVLink Xid";
+        }
+    }
     /* 154 says which recovery action the GPU needs now: back to "None" is no fault. */
     if (code == 154 && strstr(rest, "to 0x0 (None)")) {
         klass = KLOG_CLASS_APP;

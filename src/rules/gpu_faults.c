@@ -134,6 +134,11 @@ void check_gpu_xid_errors(struct audit_ctx *ctx)
                         _("%s, not in gpuvet's Xid table: %ld time(s) since boot, last at %s: \"%s\""), name, e->count,
                         e->last_time, e->text ? e->text : "");
             break;
+        case KLOG_CLASS_WARN:
+            finding_add(ctx, SEV_WARN, subject, ev, event_fix(e),
+                        _("%s: %ld time(s) since boot, last at %s; a warning, not a drain (%s): \"%s\""), name, e->count,
+                        e->last_time, e->class_source, e->text ? e->text : "");
+            break;
         case KLOG_CLASS_APP:
             finding_add(ctx, SEV_INFO, subject, ev, NULL,
                         _("%s: %ld time(s) since boot, last at %s: caused by the application (or informational), "
