@@ -30,7 +30,7 @@
 #define XID_TABLE "xid-codes.csv"
 #define XID_FIELDS 5
 #define KLOG_LINE_MAX 16384                    /* longer lines are skipped, counted */
-#define KLOG_BYTES_MAX (8ULL << 30)           /* a saved log read up to 8 GiB */
+#define KLOG_BYTES_MAX (8ULL << 30)           /* a saved log: its last 8 GiB */
 #define KLOG_TIME_MAX_S 60.0                  /* and for at most a minute */
 #define KMSG_BYTES_MAX (64u << 20)            /* the ring buffer is far smaller (log_buf_len) */
 #define KMSG_TIME_MAX_S 5.0
@@ -1004,56 +1004,192 @@ static void parser_end(struct parser *p)
     xid_table_free(&p->table);
 }
 
-/* Reads f to its end, or to the bounds; 0, or -1 on a read error (in m->problems). */
-static int parse_stream(struct parser *p, FILE *f, const char *label, unsigned long long max_bytes, double max_s)
+/* --- reading a saved log ------------------------------------------------------------------------ */
+
+#define KLOG_READ_CHUNK (4u << 20)   /* read(2) this much at a time */
+#define KLOG_FULL_PARSE_LINES 256    /* the first lines are all parsed: they tell the log's format */
+
+/* A line is parsed only when it holds one of these (or is among the first lines, or follows an AER
+ * line): every line an event or a boot comes from does. The others are counted. A kernel timestamp
+ * that goes back is seen at the next line parsed: the events cleared are the same; boots_seen may
+ * count two boots without a driver line between them as one. */
+static const char *const KLOG_NEEDLES[] = {"NVRM",          "nvidia ", "nvidia:",        "nvidia-nvswitch",
+                                            "Linux version", "AER",     "PCIe Bus Error", "-- "};
+#define KLOG_NEEDLE_COUNT (sizeof KLOG_NEEDLES / sizeof *KLOG_NEEDLES)
+
+/* The needles' first bytes (a table that stays in the L1 cache), then their first two bytes. */
+static unsigned char needle_first[256];
+static unsigned char needle_pairs[65536];
+
+static void needle_pairs_init(void)
 {
-    struct line_reader r;
-    line_reader_init(&r, f, label, KLOG_LINE_MAX);
-    double start = now_s();
-    char err[PATH_MAX + 128];
-    int rc = 0, got;
-    while ((got = line_reader_next(&r, err, sizeof err)) != 0) {
-        if (got < 0) {
-            if (ferror(f)) {
-                machine_problem(p->m, label, "%s", err);
-                rc = -1;
-                break;
-            }
-            /* A line over the cap: skip its rest, count it. */
-            int c;
-            while ((c = getc_unlocked(f)) != EOF && c != '\n')
-                ;
-            p->k->lines++;
-            p->k->lines_too_long++;
+    if (needle_first['N'])
+        return;
+    needle_first['\n'] = 1;
+    for (size_t i = 0; i < KLOG_NEEDLE_COUNT; i++) {
+        needle_first[(unsigned char)KLOG_NEEDLES[i][0]] = 1;
+        needle_pairs[((unsigned char)KLOG_NEEDLES[i][0] << 8) | (unsigned char)KLOG_NEEDLES[i][1]] = 1;
+    }
+}
+
+/* Counts the lines from s up to the start of the first line holding a needle, which it returns
+ * (NULL: none before end; every line counted). */
+static char *next_candidate(struct parser *p, char *s, char *end)
+{
+    char *line = s, *from = s;
+    long long lines = 0;
+    for (; s + 1 < end; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (!needle_first[c])
+            continue;
+        if (c == '\n') {
+            lines++;
+            line = s + 1;
             continue;
         }
-        parse_line(p, r.line, r.length);
-        if ((p->k->lines & 0xfff) == 0 &&
-            ((unsigned long long)p->k->bytes > max_bytes || now_s() - start > max_s)) {
+        if (!needle_pairs[(c << 8) | (unsigned char)s[1]])
+            continue;
+        for (size_t i = 0; i < KLOG_NEEDLE_COUNT; i++) {
+            size_t n = strlen(KLOG_NEEDLES[i]);
+            if ((size_t)(end - s) >= n && !memcmp(s, KLOG_NEEDLES[i], n)) {
+                p->k->lines += lines;
+                p->k->bytes += (long long)(line - from);
+                return line;
+            }
+        }
+    }
+    if (s < end && *s == '\n')
+        lines++, line = s + 1;
+    if (line < end)
+        lines++; /* the log's last line, without its "\n" */
+    p->k->lines += lines;
+    p->k->bytes += (long long)(end - from);
+    return NULL;
+}
+
+/* One line at s (without its "\n", NUL written over it): parsed, or counted when too long. */
+static void take_line(struct parser *p, char *s, size_t len)
+{
+    if (len > KLOG_LINE_MAX) {
+        p->k->lines++;
+        p->k->lines_too_long++;
+        p->k->bytes += (long long)len + 1;
+        return;
+    }
+    s[len] = '\0';
+    size_t n = len;
+    if (n && s[n - 1] == '\r')
+        s[--n] = '\0';
+    parse_line(p, s, n);
+}
+
+/* The whole lines in b[0..n) (b[n] is writable). */
+static void parse_block(struct parser *p, char *b, size_t n)
+{
+    char *pos = b, *end = b + n;
+    while (pos < end) {
+        bool every_line = p->record || p->k->lines < KLOG_FULL_PARSE_LINES ||
+                          (p->aer_recent >= 0 && p->k->lines - p->aer_line < AER_DETAIL_LINES);
+        if (!every_line && !(pos = next_candidate(p, pos, end)))
+            break;
+        char *nl = memchr(pos, '\n', (size_t)(end - pos));
+        size_t len = nl ? (size_t)(nl - pos) : (size_t)(end - pos);
+        take_line(p, pos, len);
+        pos += len + 1;
+    }
+}
+
+/* Reads fd to its end within the bounds: a file larger than KLOG_BYTES_MAX from its last
+ * KLOG_BYTES_MAX bytes (the last boot is at the end; the verdict says the log was read in part).
+ * A read stopped by the time bound drops the events: the boot they belong to is not known to be the
+ * last. 0, or -1 on a read error (in m->problems). */
+static int parse_fd(struct parser *p, int fd, const char *label, double max_s)
+{
+    struct stat st;
+    bool skip_first = false;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (unsigned long long)st.st_size > KLOG_BYTES_MAX) {
+        if (lseek(fd, (off_t)(st.st_size - (off_t)KLOG_BYTES_MAX), SEEK_SET) >= 0) {
+            skip_first = true; /* the first, partial line */
             p->k->truncated = true;
+        }
+    }
+    needle_pairs_init();
+    size_t cap = KLOG_READ_CHUNK + KLOG_LINE_MAX + 2;
+    char *buf = malloc(cap);
+    if (!buf) {
+        machine_problem(p->m, label, "%s", i18n_error_text(ENOMEM));
+        return -1;
+    }
+    double start = now_s();
+    size_t have = 0;
+    bool skipping = false; /* in the rest of a line over KLOG_LINE_MAX (or the first partial one) */
+    int rc = 0;
+    for (;;) {
+        ssize_t got = read(fd, buf + have, cap - 1 - have);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            machine_problem(p->m, label, "%s", i18n_error_text(errno));
+            rc = -1;
+            break;
+        }
+        bool eof = got == 0;
+        have += (size_t)got;
+        char *from = buf;
+        if (skipping || skip_first) {
+            char *nl = memchr(buf, '\n', have);
+            if (!nl && !eof) {
+                have = 0; /* still in the long line */
+                continue;
+            }
+            if (skipping) {
+                p->k->lines++;
+                p->k->lines_too_long++;
+            }
+            skipping = skip_first = false;
+            from = nl ? nl + 1 : buf + have;
+        }
+        char *last = have ? memrchr(from, '\n', (size_t)(buf + have - from)) : NULL;
+        size_t whole = last ? (size_t)(last + 1 - from) : 0;
+        if (eof && from + whole < buf + have)
+            whole = (size_t)(buf + have - from); /* the last line without its "\n" */
+        if (whole)
+            parse_block(p, from, whole);
+        size_t rest = (size_t)(buf + have - (from + whole));
+        memmove(buf, from + whole, rest);
+        have = rest;
+        if (have > KLOG_LINE_MAX) { /* a line over the cap: skip to its end */
+            skipping = true;
+            have = 0;
+        }
+        if (eof)
+            break;
+        if (now_s() - start > max_s) {
+            p->k->truncated = true;
+            kernel_log_clear_events(p->k);
             break;
         }
     }
-    line_reader_free(&r);
+    free(buf);
     return rc;
 }
 
 int probe_kernel_log_file(struct machine *m, const char *path)
 {
     char why[256];
-    if (!fs_input_check(path, (size_t)KLOG_BYTES_MAX * 2, why, sizeof why)) {
+    if (!fs_input_check(path, SIZE_MAX, why, sizeof why)) {
         machine_problem_reason(m, path, why);
         return -1;
     }
-    FILE *f = fopen(path, "re");
-    if (!f) {
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) {
         machine_problem(m, path, "%s", i18n_error_text(errno));
         return -1;
     }
     struct parser p;
     parser_begin(&p, m, path);
-    int rc = parse_stream(&p, f, path, KLOG_BYTES_MAX, KLOG_TIME_MAX_S);
-    fclose(f);
+    int rc = parse_fd(&p, fd, path, KLOG_TIME_MAX_S);
+    close(fd);
     unsigned formats = p.formats;
     bool grep_of_driver_lines = p.driver_lines > 0;
     parser_end(&p);
@@ -1153,14 +1289,9 @@ void probe_kernel_log(struct machine *m)
             strdup(N_("no kernel log in the recorded tree (a `gpuvet snapshot` records one): give --kernel-log FILE"));
         return;
     }
-    FILE *f = fdopen(fd, "r");
-    if (!f) {
-        close(fd);
-        return;
-    }
     struct parser p;
     parser_begin(&p, m, KERNEL_LOG_SNAPSHOT_FILE);
-    parse_stream(&p, f, KERNEL_LOG_SNAPSHOT_FILE, KLOG_BYTES_MAX, KLOG_TIME_MAX_S);
-    fclose(f);
+    parse_fd(&p, fd, KERNEL_LOG_SNAPSHOT_FILE, KLOG_TIME_MAX_S);
+    close(fd);
     parser_end(&p);
 }
