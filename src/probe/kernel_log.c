@@ -498,8 +498,8 @@ static bool parse_xid(struct parser *p, const char *msg, const char *when)
             /* NVSWITCH_ERROR_SEVERITY_NONFATAL = 0, _FATAL = 1 (open-gpu-kernel-modules,
              * ctrl_dev_nvswitch.h): an excerpt may hold only this line. */
             klass = rest[9] == '1' ? KLOG_CLASS_FAULT : KLOG_CLASS_WARN, detail = true;
-        else
-            return true;
+        else /* no severity word ("26006, SOE HALTED", a "Data" line): the switch's error all the same */
+            klass = KLOG_CLASS_WARN, detail = true;
         if (detail) /* the line after the first: a new error only when its first line is not in the log */
             for (int i = 0; i < p->k->nevents; i++)
                 if (p->k->events[i].kind == KLOG_SXID && p->k->events[i].code == code &&
