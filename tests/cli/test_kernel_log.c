@@ -709,3 +709,36 @@ Test(kernel_log, newer_codes_and_sxid_severity_lines)
                                      "egress non-posted PRIV error"),
                      "warn");
 }
+
+/* A log larger than gpuvet's byte budget is read from its end, where the last boot is: a clean boot
+ * then a boot with Xid 79 fails on the Xid 79 (reading from the start would have judged the clean
+ * boot), and the verdict says the log was read in part. The budget is made small for the test. */
+Test(kernel_log, a_log_over_the_budget_is_read_from_its_end)
+{
+    char *clean = file_contents(CORPUS "gpud-dmesg-r-boot-clean.log", NULL);
+    char *faulty = file_contents(CORPUS "gpud-dmesg-xid79-sxid20034.log", NULL);
+    char path[] = "/tmp/gpuvet-klog-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    FILE *out = fdopen(fd, "w");
+    fprintf(out, "%s[    0.000000] Linux version 6.8.0-49-generic (buildd@lcy02-amd64-103) (gcc 13.2.0) #49-Ubuntu\n%s",
+            clean, faulty);
+    fclose(out);
+    char budget[32];
+    snprintf(budget, sizeof budget, "%zu", strlen(faulty) + 200);
+    setenv("GPUVET_TEST_KLOG_BYTES", budget, 1);
+    json_t *doc = audit_log(path, 1, NULL);
+    unsetenv("GPUVET_TEST_KLOG_BYTES");
+    cr_assert_str_eq(first_severity(doc, "GPU_XID_ERRORS", "0000:91:00.0"), "fail");
+    json_t *machine = findings_of(doc, "GPU_XID_ERRORS", "machine");
+    bool in_part = false;
+    size_t i;
+    json_t *f;
+    json_array_foreach(machine, i, f) in_part |= !strcmp(json_string_value(json_object_get(f, "severity")), "unknown");
+    cr_assert(in_part, "the verdict says the log was read in part");
+    json_decref(machine);
+    json_decref(doc);
+    unlink(path);
+    free(clean);
+    free(faulty);
+}
