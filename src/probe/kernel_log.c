@@ -293,18 +293,18 @@ static size_t syslog_time_length(const char *s)
     }
     if (!letter || m == 0 || s[m] != ' ')
         return 0;
-    s += m - 3; /* the rest as after a three-letter month */
-    if (!(s[4] == ' ' || isdigit((unsigned char)s[4])) || !isdigit((unsigned char)s[5]) || s[6] != ' ')
+    const char *d = s + m; /* " 1 12:34:56" or " 01 12:34:56" after the month */
+    if (!(d[1] == ' ' || isdigit((unsigned char)d[1])) || !isdigit((unsigned char)d[2]) || d[3] != ' ')
         return 0;
-    const char *t = s + 7;
+    const char *t = d + 4;
     if (!(isdigit((unsigned char)t[0]) && isdigit((unsigned char)t[1]) && t[2] == ':' && isdigit((unsigned char)t[3]) &&
           isdigit((unsigned char)t[4]) && t[5] == ':' && isdigit((unsigned char)t[6]) && isdigit((unsigned char)t[7])))
         return 0;
-    size_t n = 15;
+    size_t n = m + 12;
     if (s[n] == '.')
         for (n++; isdigit((unsigned char)s[n]); n++)
             ;
-    return s[n] == ' ' ? n + m - 3 : 0;
+    return s[n] == ' ' ? n : 0;
 }
 
 /* "2026-12-01T12:34:56..." (journalctl short-iso, RFC 3339 syslog, dmesg --time-format iso): its length. */
@@ -907,7 +907,7 @@ static void parse_line(struct parser *p, char *line, size_t len)
             /* dmesg -T writes "%a %b %e %H:%M:%S %Y" in the locale's words: "Tue Dec  1 12:34:56 2026",
              * "Di Dez  1 12:34:56 2026". */
             size_t bl = (size_t)(close - b);
-            const char *y = close - 5, *hms = close - 13;
+            const char *y = bl >= 20 ? close - 5 : b, *hms = bl >= 20 ? close - 13 : b;
             bool ctime_like = bl >= 20 && bl <= 44 && y[0] == ' ' && all_digits(y + 1, 4) && hms[-1] == ' ' &&
                               isdigit((unsigned char)hms[0]) && hms[2] == ':' && hms[5] == ':' &&
                               isdigit((unsigned char)hms[7]);
