@@ -1086,7 +1086,7 @@ static void take_line(struct parser *p, char *s, size_t len)
 /* The whole lines in b[0..n) (b[n] is writable). */
 static void parse_block(struct parser *p, char *b, size_t n)
 {
-    char *pos = b, *end = b + n;
+    char *pos = b, *end = b + n, *parsed_to = b;
     while (pos < end) {
         bool every_line = p->record || p->k->lines < KLOG_FULL_PARSE_LINES ||
                           (p->aer_recent >= 0 && p->k->lines - p->aer_line < AER_DETAIL_LINES);
@@ -1096,6 +1096,18 @@ static void parse_block(struct parser *p, char *b, size_t n)
         size_t len = nl ? (size_t)(nl - pos) : (size_t)(end - pos);
         take_line(p, pos, len);
         pos += len + 1;
+        parsed_to = pos;
+    }
+    /* The block's last line is parsed too (counted once): its timestamp is the boot's latest, which
+     * a rate per minute since boot divides by, and a timestamp that went back shows there. */
+    char *last_end = end > b && end[-1] == '\n' ? end - 1 : end;
+    char *last = last_end > b ? memrchr(b, '\n', (size_t)(last_end - b)) : NULL;
+    last = last ? last + 1 : b;
+    if (last >= parsed_to && last < last_end) {
+        size_t len = (size_t)(last_end - last);
+        p->k->lines--;
+        p->k->bytes -= (long long)len + 1;
+        take_line(p, last, len);
     }
 }
 
