@@ -31,20 +31,24 @@ awk -v want=$((size_mib * 1048576)) 'BEGIN {
 bytes=$(stat -c %s "$log")
 cat "$log" > /dev/null
 
-seconds() { local a b; a=$(date +%s.%N); "$@" > /dev/null 2>&1 || true; b=$(date +%s.%N); echo "$b - $a" | bc -l; }
-run_grep() { cat "$log" | grep -c 'NVRM: Xid'; }
-run_gpuvet() { "$gpuvet" audit --kernel-log "$log" --json --sample 0; }
+# "WALL CPU": wall seconds and CPU seconds (user + system, the pipeline's two processes together).
+measure() { /usr/bin/time -f '%e %U %S' -o "$log.time" "$@" > /dev/null 2>&1 || true
+            awk '{ print $1, $2 + $3 }' "$log.time"; }
+run_grep() { measure sh -c "cat '$log' | grep -c 'NVRM: Xid'"; }
+run_gpuvet() { measure "$gpuvet" audit --kernel-log "$log" --json --sample 0; }
 median() { sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-g=(); v=(); r=()
+gw=(); gc=(); vw=(); vc=(); r=()
 for ((i = 0; i < pairs; i++)); do
-  if ((i % 2 == 0)); then gs=$(seconds run_grep); vs=$(seconds run_gpuvet)
-  else vs=$(seconds run_gpuvet); gs=$(seconds run_grep); fi
-  g+=("$gs"); v+=("$vs"); r+=("$(echo "$gs / $vs" | bc -l)")
+  if ((i % 2 == 0)); then gs=$(run_grep); vs=$(run_gpuvet)
+  else vs=$(run_gpuvet); gs=$(run_grep); fi
+  gw+=("${gs% *}"); gc+=("${gs#* }"); vw+=("${vs% *}"); vc+=("${vs#* }")
+  r+=("$(echo "${gs% *} / ${vs% *}" | bc -l)")
 done
-gm=$(printf '%s\n' "${g[@]}" | median); vm=$(printf '%s\n' "${v[@]}" | median)
-rm_=$(printf '%s\n' "${r[@]}" | median)
+rm -f "$log.time"
+m() { printf '%s\n' "$@" | median; }
+gm=$(m "${gw[@]}"); vm=$(m "${vw[@]}"); gcm=$(m "${gc[@]}"); vcm=$(m "${vc[@]}"); rm_=$(m "${r[@]}")
 printf 'file: %d bytes, %d lines, %d Xid lines (grep -c)\n' "$bytes" "$(wc -l < "$log")" "$(grep -c 'NVRM: Xid' "$log")"
-printf 'cat | grep -c   median %.3f s  %6.0f MB/s\n' "$gm" "$(echo "$bytes / $gm / 1000000" | bc -l)"
-printf 'gpuvet audit    median %.3f s  %6.0f MB/s\n' "$vm" "$(echo "$bytes / $vm / 1000000" | bc -l)"
-printf 'gpuvet / grep throughput, median of %d pairs: %.2f\n' "$pairs" "$rm_"
+printf 'cat | grep -c   median %.3f s wall %6.0f MB/s, %.3f s CPU\n' "$gm" "$(echo "$bytes / $gm / 1000000" | bc -l)" "$gcm"
+printf 'gpuvet audit    median %.3f s wall %6.0f MB/s, %.3f s CPU\n' "$vm" "$(echo "$bytes / $vm / 1000000" | bc -l)" "$vcm"
+printf 'gpuvet / grep wall throughput, median of %d pairs: %.2f\n' "$pairs" "$rm_"
