@@ -21,6 +21,7 @@ void kernel_log_clear_events(struct kernel_log_info *k)
     k->events = NULL;
     k->nevents = 0;
     k->events_dropped = 0;
+    k->fault_events_dropped = 0;
     for (int i = 0; i < k->naer; i++)
         free(k->aer[i].text);
     free(k->aer);
@@ -49,6 +50,9 @@ const char *klog_kind_name(enum klog_kind kind)
     case KLOG_PROBE_FAILED: return "probe_failed";
     case KLOG_RESET_REQUIRED: return "reset_required";
     case KLOG_GSP_ERROR: return "gsp_error";
+    case KLOG_UNSUPPORTED: return "unsupported_by_driver";
+    case KLOG_NVLINK_FAILED: return "nvlink_failed";
+    case KLOG_DRIVER_ERROR: return "driver_error";
     }
     return "?";
 }
@@ -70,6 +74,7 @@ const char *klog_class_name(enum klog_class klass)
     case KLOG_CLASS_APP: return "application";
     case KLOG_CLASS_UNLISTED: return "unlisted";
     case KLOG_CLASS_IGNORED: return "ignored";
+    case KLOG_CLASS_WARN: return "warn";
     }
     return "?";
 }

@@ -17,6 +17,9 @@ enum klog_kind {
     KLOG_PROBE_FAILED,   /* nvidia: probe of BDF failed; NVRM: The NVIDIA probe routine failed */
     KLOG_RESET_REQUIRED, /* a driver line that says the GPU needs a reset */
     KLOG_GSP_ERROR,      /* GSP firmware errors outside an Xid line */
+    KLOG_UNSUPPORTED,    /* the open kernel module refuses a GPU without GSP ("not supported by open nvidia.ko") */
+    KLOG_NVLINK_FAILED,  /* NVLink discovery failed: "postRxDetLinkMask failed", "Failed to update Rx Detect Link mask" */
+    KLOG_DRIVER_ERROR,   /* a driver line naming an error (NV_ERR_*, failed, error, assertion) no pattern knows */
 };
 
 /* How an event weighs, by NVIDIA's catalogue (data/xid-codes.csv) or an override. */
@@ -25,6 +28,8 @@ enum klog_class {
     KLOG_CLASS_APP,      /* caused by the application (or informational): the job's bug */
     KLOG_CLASS_UNLISTED, /* an Xid the table does not know */
     KLOG_CLASS_IGNORED,  /* --xid-ignore */
+    KLOG_CLASS_WARN,     /* a fault the GPU keeps working through (a non-fatal NVLink Xid or SXid, a code
+                          * the catalogue lists as unused): warn, never drain */
 };
 
 #define KLOG_MAX_EVENTS 256   /* distinct (kind, GPU, code); more are counted, not kept */
@@ -72,7 +77,9 @@ struct kernel_log_info {
     int boots;             /* boot boundaries seen (the last one's events are kept) */
     long lines_too_long;   /* lines over the reader's cap, skipped */
     bool truncated;        /* stopped at the byte or time bound: the events are of what was read */
-    long events_dropped;   /* lines of events beyond KLOG_MAX_EVENTS */
+    long events_dropped;   /* lines of events not kept (beyond KLOG_MAX_EVENTS; application events
+                            * make way for faults) */
+    long fault_events_dropped; /* of them, lines of faults: the table held only faults */
     struct klog_event *events;
     int nevents;
     struct klog_aer *aer;  /* the current boot's AER lines */

@@ -3,8 +3,10 @@
  * (`--kernel-log FILE`: plain `dmesg`, `dmesg -T`, `dmesg -x`, `dmesg -r`, `dmesg --reltime`,
  * `journalctl -k` in its short, short-iso and
  * short-precise forms, syslog files with host names), told apart line by line by their prefix.
- * Only the last boot in the log counts: a kernel's "Linux version" line, journalctl's "-- Boot"
- * markers and a kernel timestamp that goes back start a new one. The log is streamed: memory stays
+ * Only the last boot in the log counts: the kernel's own first line ("Linux version RELEASE (" at
+ * time 0), journalctl's "-- Boot ID --" markers and a kernel timestamp that goes back start a new
+ * one. Only the driver's own lines count (NVRM:, nvidia, nvidia-nvswitchN: as the message's start),
+ * never a process's or a file's name that another message prints. The log is streamed: memory stays
  * bounded by the events kept (KLOG_MAX_EVENTS), time and bytes by KLOG_TIME_MAX_S and KLOG_BYTES_MAX.
  * Codes are classified by data/xid-codes.csv (NVIDIA's Xid catalogue) and the overrides. */
 #include <ctype.h>
@@ -28,7 +30,7 @@
 #define XID_TABLE "xid-codes.csv"
 #define XID_FIELDS 5
 #define KLOG_LINE_MAX 16384                    /* longer lines are skipped, counted */
-#define KLOG_BYTES_MAX (8ULL << 30)           /* a saved log read up to 8 GiB */
+#define KLOG_BYTES_MAX (8ULL << 30)           /* a saved log: its last 8 GiB */
 #define KLOG_TIME_MAX_S 60.0                  /* and for at most a minute */
 #define KMSG_BYTES_MAX (64u << 20)            /* the ring buffer is far smaller (log_buf_len) */
 #define KMSG_TIME_MAX_S 5.0
@@ -98,8 +100,10 @@ static const char *row_problem(char **f, struct xid_row *out)
         out->klass = KLOG_CLASS_FAULT;
     else if (!strcmp(f[1], "app"))
         out->klass = KLOG_CLASS_APP;
+    else if (!strcmp(f[1], "warn"))
+        out->klass = KLOG_CLASS_WARN;
     else
-        return N_("the class is neither fault nor app");
+        return N_("the class is neither `fault`, `warn` nor `app`");
     if (!*f[2] || !*f[3] || !*f[4])
         return N_("the action, description and source must not be empty");
     out->code = (int)code;
@@ -186,7 +190,7 @@ struct parser {
     char recent_when[40];   /* the last line's time: dmesg indents a message's further lines without one */
     long long recent_line;
     unsigned formats;       /* FMT_* bits seen */
-    long long driver_lines; /* lines naming NVRM, nvidia or the kernel: a grep of a log is all of them */
+    long long driver_lines; /* the driver's lines and the kernel's AER lines: evidence without a stamp */
     int aer_recent;         /* the AER record the last "PCIe Bus Error" line counted; -1 none */
     long long aer_line;     /* the line it was on */
     char *record;           /* the current boot's lines, kept for a snapshot (NULL when not recording) */
@@ -274,18 +278,29 @@ static void set_time(char out[40], const char *s, size_t n)
     out[n] = '\0';
 }
 
-/* "Dec  1 12:34:56" or "Dec 01 12:34:56.123456" (syslog, journalctl short and short-precise): its length. */
+/* "Dec  1 12:34:56" or "Dec 01 12:34:56.123456" (syslog, journalctl short and short-precise), the
+ * month in the locale's word ("Dez", "déc.", "dic", "12月"): its length. */
 static size_t syslog_time_length(const char *s)
 {
-    if (!isupper((unsigned char)s[0]) || !islower((unsigned char)s[1]) || !islower((unsigned char)s[2]) || s[3] != ' ')
+    size_t m = 0;
+    bool letter = false;
+    for (; m < 16 && s[m] && s[m] != ' '; m++) {
+        unsigned char c = (unsigned char)s[m];
+        if (c >= 0x80 || isalpha(c))
+            letter = true;
+        else if (!isdigit(c) && c != '.')
+            return 0;
+    }
+    if (!letter || m == 0 || s[m] != ' ')
         return 0;
-    if (!(s[4] == ' ' || isdigit((unsigned char)s[4])) || !isdigit((unsigned char)s[5]) || s[6] != ' ')
+    const char *d = s + m; /* " 1 12:34:56" or " 01 12:34:56" after the month */
+    if (!(d[1] == ' ' || isdigit((unsigned char)d[1])) || !isdigit((unsigned char)d[2]) || d[3] != ' ')
         return 0;
-    const char *t = s + 7;
+    const char *t = d + 4;
     if (!(isdigit((unsigned char)t[0]) && isdigit((unsigned char)t[1]) && t[2] == ':' && isdigit((unsigned char)t[3]) &&
           isdigit((unsigned char)t[4]) && t[5] == ':' && isdigit((unsigned char)t[6]) && isdigit((unsigned char)t[7])))
         return 0;
-    size_t n = 15;
+    size_t n = m + 12;
     if (s[n] == '.')
         for (n++; isdigit((unsigned char)s[n]); n++)
             ;
@@ -385,17 +400,35 @@ static void add_event(struct parser *p, enum klog_kind kind, enum klog_class kla
             return;
         }
     }
+    struct klog_event *e = NULL;
     if (k->nevents >= KLOG_MAX_EVENTS) {
-        k->events_dropped++;
-        return;
+        /* The table is full. A fault is kept first: it takes the place of an application's event,
+         * which is counted as not kept; an application's event never evicts anything. */
+        bool minor = klass == KLOG_CLASS_APP || klass == KLOG_CLASS_IGNORED;
+        for (int i = k->nevents - 1; !minor && i >= 0 && !e; i--)
+            if (k->events[i].klass == KLOG_CLASS_APP || k->events[i].klass == KLOG_CLASS_IGNORED)
+                e = &k->events[i];
+        if (!e) {
+            k->events_dropped++;
+            if (!minor)
+                k->fault_events_dropped++;
+            return;
+        }
+        k->events_dropped += e->count;
+        free(e->text);
+        free(e->process);
+        free(e->meaning);
+        free(e->action);
+    } else {
+        struct klog_event *grown = realloc(k->events, (size_t)(k->nevents + 1) * sizeof *grown);
+        if (!grown) {
+            k->events_dropped++;
+            k->fault_events_dropped += klass != KLOG_CLASS_APP && klass != KLOG_CLASS_IGNORED;
+            return;
+        }
+        k->events = grown;
+        e = &k->events[k->nevents++];
     }
-    struct klog_event *grown = realloc(k->events, (size_t)(k->nevents + 1) * sizeof *grown);
-    if (!grown) {
-        k->events_dropped++;
-        return;
-    }
-    k->events = grown;
-    struct klog_event *e = &k->events[k->nevents++];
     *e = (struct klog_event){.kind = kind, .klass = klass, .class_source = class_source, .code = code, .count = 1};
     snprintf(e->bus_id, sizeof e->bus_id, "%s", bus_id);
     snprintf(e->first_time, sizeof e->first_time, "%s", when);
@@ -416,20 +449,27 @@ static void add_event(struct parser *p, enum klog_kind kind, enum klog_class kla
  * text". true when the line was one. */
 static bool parse_xid(struct parser *p, const char *msg, const char *when)
 {
-    const char *x = strstr(msg, "Xid (");
-    if (!x)
+    const char *x;
+    bool sxid = false;
+    if (!strncmp(msg, "NVRM: Xid (", 11)) {
+        x = msg + 6;
+    } else if (!strncmp(msg, "nvidia-nvswitch", 15)) {
+        x = msg + 15 + strspn(msg + 15, "0123456789");
+        if (strncmp(x, ": SXid (", 8))
+            return false;
+        x += 3;
+        sxid = true;
+    } else {
         return false;
-    bool sxid = x > msg && x[-1] == 'S';
-    if (!sxid && !strstr(msg, "NVRM"))
-        return false;
+    }
     const char *in = x + 5, *close = strchr(in, ')');
-    if (!close || close[1] != ':')
+    if (!close || close[1] != ':' || close[2] != ' ')
         return false;
     if (!strncmp(in, "PCI:", 4))
         in += 4;
     char bus[32] = "";
     if (!bus_id_at(in, bus))
-        bus[0] = '\0';
+        return false; /* the driver always names the GPU or switch */
     const char *c = close + 2;
     while (*c == ' ')
         c++;
@@ -437,7 +477,7 @@ static bool parse_xid(struct parser *p, const char *msg, const char *when)
         return false;
     char *end;
     long code = strtol(c, &end, 10);
-    if (code < 0 || code > 100000)
+    if (code < 0 || code > 100000 || (*end && *end != ','))
         return false;
     const char *rest = end;
     if (*rest == ',')
@@ -448,12 +488,23 @@ static bool parse_xid(struct parser *p, const char *msg, const char *when)
         /* The first line of an SXid gives its severity; the lines after it (Severity, Data) repeat
          * the code with details, and are not new errors. */
         enum klog_class klass;
+        bool detail = false;
         if (!strncasecmp(rest, "Fatal", 5))
             klass = KLOG_CLASS_FAULT;
-        else if (!strncasecmp(rest, "Non-fatal", 9) || !strncasecmp(rest, "Non fatal", 9))
-            klass = KLOG_CLASS_APP;
-        else
-            return true;
+        else if (!strncasecmp(rest, "Non-fatal", 9) || !strncasecmp(rest, "Non fatal", 9) ||
+                 !strncasecmp(rest, "Nonfatal", 8))
+            klass = KLOG_CLASS_WARN; /* the switch's own event: the fabric still carries traffic */
+        else if (!strncmp(rest, "Severity ", 9) && (rest[9] == '0' || rest[9] == '1') && !isdigit((unsigned char)rest[10]))
+            /* NVSWITCH_ERROR_SEVERITY_NONFATAL = 0, _FATAL = 1 (open-gpu-kernel-modules,
+             * ctrl_dev_nvswitch.h): an excerpt may hold only this line. */
+            klass = rest[9] == '1' ? KLOG_CLASS_FAULT : KLOG_CLASS_WARN, detail = true;
+        else /* no severity word ("26006, SOE HALTED", a "Data" line): the switch's error all the same */
+            klass = KLOG_CLASS_WARN, detail = true;
+        if (detail) /* the line after the first: a new error only when its first line is not in the log */
+            for (int i = 0; i < p->k->nevents; i++)
+                if (p->k->events[i].kind == KLOG_SXID && p->k->events[i].code == code &&
+                    !strcmp(p->k->events[i].bus_id, bus))
+                    return true;
         add_event(p, KLOG_SXID, klass, "SXid severity", bus, (int)code, rest, NULL, when);
         return true;
     }
@@ -474,6 +525,35 @@ static bool parse_xid(struct parser *p, const char *msg, const char *when)
     const struct xid_row *row = xid_row_find(&p->table, (int)code);
     if (row)
         klass = row->klass;
+    /* Blackwell's NVLink Xids 144-150 say on the line whether the error was fatal ("149, NETIR_LINK_EVT
+     * Fatal XC0 ...", "145, RLW_REMAP Nonfatal ..."): NVIDIA's decode of 144-150 gives non-fatal ones
+     * no reset (GPUd #1174, NVSentinel #1357 stopped draining them). */
+    if (code >= 144 && code <= 150) {
+        const char *word = rest + strcspn(rest, " ,");
+        while (*word == ' ' || *word == ',')
+            word++;
+        if (!strncmp(word, "Nonfatal", 8) || !strncmp(word, "Non-fatal", 9)) {
+            klass = KLOG_CLASS_WARN;
+            source = "the line's Nonfatal";
+        } else if (!strncmp(word, "Fatal", 5)) {
+            klass = KLOG_CLASS_FAULT;
+            source = "the line's Fatal";
+        }
+    }
+    /* 45 is the cleanup after another error; "caused by previous Xid 149" names it. An NVLink Xid
+     * (74, 144-150) that this log does not hold happened all the same: warn, the line to look for. */
+    const char *cause = code == 45 ? strstr(rest, "caused by previous Xid ") : NULL;
+    if (cause) {
+        long earlier = strtol(cause + 23, NULL, 10);
+        bool seen = false;
+        for (int i = 0; i < p->k->nevents; i++)
+            seen |= p->k->events[i].kind == KLOG_XID && p->k->events[i].code == earlier &&
+                    !strcmp(p->k->events[i].bus_id, bus);
+        if ((earlier == 74 || (earlier >= 144 && earlier <= 150)) && !seen) {
+            klass = KLOG_CLASS_WARN;
+            source = "caused by an NVLink Xid";
+        }
+    }
     /* 154 says which recovery action the GPU needs now: back to "None" is no fault. */
     if (code == 154 && strstr(rest, "to 0x0 (None)")) {
         klass = KLOG_CLASS_APP;
@@ -629,18 +709,85 @@ static bool parse_aer(struct parser *p, const char *msg, const char *when)
     return false;
 }
 
-static void parse_message(struct parser *p, const char *msg, const char *when)
+/* Whether the message starts with a process's name (comm, at most TASK_COMM_LEN - 1 = 15 bytes, any
+ * text its owner chose) in one of the kernel's forms that lead with it: "comm[pid]: segfault at ...",
+ * "comm[pid] general protection ...", "comm invoked oom-killer: ...", "comm (pid): drop_caches: 1".
+ * Such a line is never the driver's or the kernel's first line, whatever the name says. */
+static bool comm_led(const char *msg)
+{
+    for (size_t i = 1; i <= 16 && msg[i - 1]; i++) {
+        const char *c = msg + i;
+        if (*c == '[' && isdigit((unsigned char)c[1])) {
+            c++;
+            while (isdigit((unsigned char)*c))
+                c++;
+            if (*c == ']')
+                return true;
+        }
+        if (!strncmp(c, " invoked oom-killer", 19))
+            return true;
+        if (c[0] == ' ' && c[1] == '(' && isdigit((unsigned char)c[2])) {
+            c += 2;
+            while (isdigit((unsigned char)*c))
+                c++;
+            if (c[0] == ')' && c[1] == ':')
+                return true;
+        }
+    }
+    return false;
+}
+
+/* The kernel's own first line: "Linux version RELEASE (builder) ..." at time 0 (printk's clock does
+ * not run yet), or without a kernel timestamp where the log has none. A process named "Linux
+ * version ..." cannot write it: its name is 15 bytes, and the kernel prints it with "[pid]" after. */
+static bool kernel_first_line(const char *msg, double mono)
+{
+    if (strncmp(msg, "Linux version ", 14) || (mono >= 0 && mono > 0.0000005))
+        return false;
+    const char *r = msg + 14;
+    if (!isdigit((unsigned char)*r))
+        return false;
+    while (*r && *r != ' ' && *r != '[')
+        r++;
+    return r[0] == ' ' && r[1] == '(' && !comm_led(msg);
+}
+
+/* The driver's own line starts: "nvidia:", "nvidia-modeset:", "nvidia-nvswitch3:", "nvidia-uvm:",
+ * "nvidia 0000:3b:00.0:", "nvidia-peermem ..." (not "nvidia-smi -q" in a text about it). */
+static bool nvidia_line(const char *msg)
+{
+    if (strncmp(msg, "nvidia", 6))
+        return false;
+    const char *c = msg + 6;
+    if (*c == ' ')
+        return bus_id_at(c + 1, (char[32]){0});
+    if (*c == '-' || *c == '_') {
+        const char *word = ++c;
+        while (isalnum((unsigned char)*c) || *c == '_' || *c == '-')
+            c++;
+        return c > word && (*c == ':' || (c - word == 7 && !strncmp(word, "peermem", 7) && *c == ' '));
+    }
+    return *c == ':';
+}
+
+static void parse_message(struct parser *p, const char *msg, const char *when, double mono)
 {
     while (*msg == ' ' || *msg == '\t')
         msg++;
-    if (!strncmp(msg, "Linux version ", 14)) {
+    if (kernel_first_line(msg, mono)) {
         new_boot(p);
         return;
     }
-    if (parse_aer(p, msg, when))
+    /* Only the driver's own lines count: NVRM, nvidia, nvidia-nvswitchN as the message's start,
+     * never a process's name or a file's that another message prints. */
+    bool nvrm = !strncmp(msg, "NVRM:", 5);
+    bool nvidia = nvrm || nvidia_line(msg);
+    if ((nvidia || isalpha((unsigned char)*msg)) && comm_led(msg))
         return;
-    bool nvrm = strstr(msg, "NVRM") != NULL;
-    bool nvidia = nvrm || !strncmp(msg, "nvidia", 6);
+    if (parse_aer(p, msg, when)) {
+        p->driver_lines++;
+        return;
+    }
     if (!nvidia)
         return;
     p->driver_lines++;
@@ -660,20 +807,34 @@ static void parse_message(struct parser *p, const char *msg, const char *when)
         return;
     char bus[32];
     line_gpu(p, msg, bus);
-    if (contains_ci(msg, "fallen off the bus"))
+    /* "nvidia 0000:2c:00.0: ..." (the kernel's device prefix for the driver's function) */
+    bool nvidia_device = !strncmp(msg, "nvidia ", 7) && bus_id_at(msg + 7, (char[32]){0});
+    if (contains_ci(msg, "fallen off the bus") || strstr(msg, "GPU lost from the bus") ||
+        strstr(msg, "NV_ERR_GPU_IS_LOST"))
         add_event(p, KLOG_FALLEN_OFF_BUS, KLOG_CLASS_FAULT, "driver message", bus, -1, msg, NULL, when);
-    else if (strstr(msg, "RmInitAdapter failed") || strstr(msg, "rm_init_adapter failed"))
+    else if (strstr(msg, "RmInitAdapter failed") || strstr(msg, "rm_init_adapter failed") ||
+             (strstr(msg, "RmInitAdapter") && contains_ci(msg, "fail")))
         add_event(p, KLOG_INIT_FAILED, KLOG_CLASS_FAULT, "driver message", bus, -1, msg, NULL, when);
     else if ((!strncmp(msg, "nvidia", 6) && strstr(msg, "probe of ") && strstr(msg, " failed")) ||
-             strstr(msg, "probe routine failed"))
+             (nvidia_device && strstr(msg, "probe with driver nvidia failed")) || strstr(msg, "probe routine failed"))
         add_event(p, KLOG_PROBE_FAILED, KLOG_CLASS_FAULT, "driver message", bus, -1, msg, NULL, when);
+    else if (nvrm && strstr(msg, "is not supported by open"))
+        add_event(p, KLOG_UNSUPPORTED, KLOG_CLASS_FAULT, "driver message", bus, -1, msg, NULL, when);
     else if (nvrm && (contains_ci(msg, "reset required") || contains_ci(msg, "requires a reset") ||
-                      contains_ci(msg, "needs to be reset")))
+                      contains_ci(msg, "needs to be reset") || strstr(msg, "NV_ERR_RESET_REQUIRED")))
         add_event(p, KLOG_RESET_REQUIRED, KLOG_CLASS_FAULT, "driver message", bus, -1, msg, NULL, when);
+    else if (nvrm && (strstr(msg, "postRxDetLinkMask failed") || strstr(msg, "Failed to update Rx Detect Link mask")))
+        add_event(p, KLOG_NVLINK_FAILED, KLOG_CLASS_FAULT, "driver message", bus, -1, msg, NULL, when);
     else if (nvrm && (strstr(msg, "GSP") || strstr(msg, "kgsp") || strstr(msg, "Gsp")) &&
              (contains_ci(msg, "error") || contains_ci(msg, "failed") || contains_ci(msg, "timeout") ||
               contains_ci(msg, "timed out")))
         add_event(p, KLOG_GSP_ERROR, KLOG_CLASS_FAULT, "driver message", bus, -1, msg, NULL, when);
+    /* Never a pass for what was not understood: a driver line that names an error no pattern above
+     * knows is quoted as such (warn). PCIe AER recovery lines are the AER rule's. */
+    else if ((nvrm || nvidia_device) && !strstr(msg, "AER") &&
+             (strstr(msg, "NV_ERR_") || contains_ci(msg, "error") || contains_ci(msg, "fail") ||
+              contains_ci(msg, "assert")))
+        add_event(p, KLOG_DRIVER_ERROR, KLOG_CLASS_UNLISTED, "driver message", bus, -1, msg, NULL, when);
 }
 
 /* One line of any of the formats: its time and message, boot markers, then the message. */
@@ -691,8 +852,9 @@ static void parse_line(struct parser *p, char *line, size_t len)
         if (n > 1 && s[n] == '>')
             s += n + 1;
     }
-    if (!strncmp(s, "-- ", 3)) { /* journalctl's markers */
-        if (!strncmp(s, "-- Boot ", 8) || !strncmp(s, "-- Reboot --", 12))
+    if (!strncmp(s, "-- ", 3)) { /* journalctl's markers: "-- Boot 32-hex-digits --", "-- Reboot --" */
+        size_t hex = strspn(s + 8, "0123456789abcdef");
+        if ((!strncmp(s, "-- Boot ", 8) && hex == 32 && !strcmp(s + 40, " --")) || !strcmp(s, "-- Reboot --"))
             new_boot(p);
         return;
     }
@@ -734,14 +896,21 @@ static void parse_line(struct parser *p, char *line, size_t len)
         return; /* another program's line in a syslog file */
     while (*s == ' ')
         s++;
+    if (!strncmp(s, "kernel: ", 8)) /* a journal's or syslog's facility tag, its stamp and host cut off */
+        s += 8;
     if (s[0] == '[') { /* dmesg's "[  12.345678]", dmesg -T's "[Tue Dec  1 12:34:56 2026]", or inside syslog */
         const char *close = memchr(s, ']', strnlen(s, 48));
         if (close) {
             double v;
             const char *b = s + 1;
             /* dmesg -T writes ctime's "Tue Dec  1 12:34:56 2026"; other brackets are text. */
-            bool ctime_like = close - b >= 20 && isupper((unsigned char)b[0]) && islower((unsigned char)b[1]) &&
-                              b[3] == ' ' && isupper((unsigned char)b[4]) && b[7] == ' ' && memchr(b, ':', 20);
+            /* dmesg -T writes "%a %b %e %H:%M:%S %Y" in the locale's words: "Tue Dec  1 12:34:56 2026",
+             * "Di Dez  1 12:34:56 2026". */
+            size_t bl = (size_t)(close - b);
+            const char *y = bl >= 20 ? close - 5 : b, *hms = bl >= 20 ? close - 13 : b;
+            bool ctime_like = bl >= 20 && bl <= 44 && y[0] == ' ' && all_digits(y + 1, 4) && hms[-1] == ' ' &&
+                              isdigit((unsigned char)hms[0]) && hms[2] == ':' && hms[5] == ':' &&
+                              isdigit((unsigned char)hms[7]);
             /* dmesg --reltime (and -H after its first line): "[  +0.000844]", seconds since the line before. */
             const char *plus = b;
             while (plus < close && *plus == ' ')
@@ -784,7 +953,7 @@ static void parse_line(struct parser *p, char *line, size_t len)
         snprintf(p->recent_when, sizeof p->recent_when, "%s", when);
     else
         p->recent_when[0] = '\0';
-    parse_message(p, s, when[0] ? when : "?");
+    parse_message(p, s, when[0] ? when : "?", mono);
     record_line(p, line, len);
 }
 
@@ -835,66 +1004,220 @@ static void parser_end(struct parser *p)
     xid_table_free(&p->table);
 }
 
-/* Reads f to its end, or to the bounds; 0, or -1 on a read error (in m->problems). */
-static int parse_stream(struct parser *p, FILE *f, const char *label, unsigned long long max_bytes, double max_s)
+/* --- reading a saved log ------------------------------------------------------------------------ */
+
+#define KLOG_READ_CHUNK (4u << 20)   /* read(2) this much at a time */
+#define KLOG_FULL_PARSE_LINES 256    /* the first lines are all parsed: they tell the log's format */
+
+/* A line is parsed only when it holds one of these (or is among the first lines, or follows an AER
+ * line): every line an event or a boot comes from does. The others are counted. A kernel timestamp
+ * that goes back is seen at the next line parsed: the events cleared are the same; boots_seen may
+ * count two boots without a driver line between them as one. */
+static const char *const KLOG_NEEDLES[] = {"NVRM",          "nvidia ", "nvidia:",        "nvidia-nvswitch",
+                                            "Linux version", "AER",     "PCIe Bus Error", "-- "};
+#define KLOG_NEEDLE_COUNT (sizeof KLOG_NEEDLES / sizeof *KLOG_NEEDLES)
+
+/* The needles' first bytes (a table that stays in the L1 cache), then their first two bytes. */
+static unsigned char needle_first[256];
+static unsigned char needle_pairs[65536];
+
+static void needle_pairs_init(void)
 {
-    struct line_reader r;
-    line_reader_init(&r, f, label, KLOG_LINE_MAX);
-    double start = now_s();
-    char err[PATH_MAX + 128];
-    int rc = 0, got;
-    while ((got = line_reader_next(&r, err, sizeof err)) != 0) {
-        if (got < 0) {
-            if (ferror(f)) {
-                machine_problem(p->m, label, "%s", err);
-                rc = -1;
-                break;
-            }
-            /* A line over the cap: skip its rest, count it. */
-            int c;
-            while ((c = getc_unlocked(f)) != EOF && c != '\n')
-                ;
-            p->k->lines++;
-            p->k->lines_too_long++;
+    if (needle_first['N'])
+        return;
+    needle_first['\n'] = 1;
+    for (size_t i = 0; i < KLOG_NEEDLE_COUNT; i++) {
+        needle_first[(unsigned char)KLOG_NEEDLES[i][0]] = 1;
+        needle_pairs[((unsigned char)KLOG_NEEDLES[i][0] << 8) | (unsigned char)KLOG_NEEDLES[i][1]] = 1;
+    }
+}
+
+/* Counts the lines from s up to the start of the first line holding a needle, which it returns
+ * (NULL: none before end; every line counted). */
+static char *next_candidate(struct parser *p, char *s, char *end)
+{
+    char *line = s, *from = s;
+    long long lines = 0;
+    for (; s + 1 < end; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (!needle_first[c])
+            continue;
+        if (c == '\n') {
+            lines++;
+            line = s + 1;
             continue;
         }
-        parse_line(p, r.line, r.length);
-        if ((p->k->lines & 0xfff) == 0 &&
-            ((unsigned long long)p->k->bytes > max_bytes || now_s() - start > max_s)) {
+        if (!needle_pairs[(c << 8) | (unsigned char)s[1]])
+            continue;
+        for (size_t i = 0; i < KLOG_NEEDLE_COUNT; i++) {
+            size_t n = strlen(KLOG_NEEDLES[i]);
+            if ((size_t)(end - s) >= n && !memcmp(s, KLOG_NEEDLES[i], n)) {
+                p->k->lines += lines;
+                p->k->bytes += (long long)(line - from);
+                return line;
+            }
+        }
+    }
+    if (s < end && *s == '\n')
+        lines++, line = s + 1;
+    if (line < end)
+        lines++; /* the log's last line, without its "\n" */
+    p->k->lines += lines;
+    p->k->bytes += (long long)(end - from);
+    return NULL;
+}
+
+/* One line at s (without its "\n", NUL written over it): parsed, or counted when too long. */
+static void take_line(struct parser *p, char *s, size_t len)
+{
+    if (len > KLOG_LINE_MAX) {
+        p->k->lines++;
+        p->k->lines_too_long++;
+        p->k->bytes += (long long)len + 1;
+        return;
+    }
+    s[len] = '\0';
+    size_t n = len;
+    if (n && s[n - 1] == '\r')
+        s[--n] = '\0';
+    parse_line(p, s, n);
+}
+
+/* The whole lines in b[0..n) (b[n] is writable). */
+static void parse_block(struct parser *p, char *b, size_t n)
+{
+    char *pos = b, *end = b + n, *parsed_to = b;
+    while (pos < end) {
+        bool every_line = p->record || p->k->lines < KLOG_FULL_PARSE_LINES ||
+                          (p->aer_recent >= 0 && p->k->lines - p->aer_line < AER_DETAIL_LINES);
+        if (!every_line && !(pos = next_candidate(p, pos, end)))
+            break;
+        char *nl = memchr(pos, '\n', (size_t)(end - pos));
+        size_t len = nl ? (size_t)(nl - pos) : (size_t)(end - pos);
+        take_line(p, pos, len);
+        pos += len + 1;
+        parsed_to = pos;
+    }
+    /* The block's last line is parsed too (counted once): its timestamp is the boot's latest, which
+     * a rate per minute since boot divides by, and a timestamp that went back shows there. */
+    char *last_end = end > b && end[-1] == '\n' ? end - 1 : end;
+    char *last = last_end > b ? memrchr(b, '\n', (size_t)(last_end - b)) : NULL;
+    last = last ? last + 1 : b;
+    if (last >= parsed_to && last < last_end) {
+        size_t len = (size_t)(last_end - last);
+        p->k->lines--;
+        p->k->bytes -= (long long)len + 1;
+        take_line(p, last, len);
+    }
+}
+
+/* Reads fd to its end within the bounds: a file larger than KLOG_BYTES_MAX from its last
+ * KLOG_BYTES_MAX bytes (the last boot is at the end; the verdict says the log was read in part).
+ * A read stopped by the time bound drops the events: the boot they belong to is not known to be the
+ * last. 0, or -1 on a read error (in m->problems). */
+static int parse_fd(struct parser *p, int fd, const char *label, double max_s)
+{
+    /* The tests set a smaller budget (GPUVET_TEST_KLOG_BYTES) to read a small file from its end. */
+    unsigned long long budget = KLOG_BYTES_MAX;
+    const char *test_budget = getenv("GPUVET_TEST_KLOG_BYTES");
+    if (test_budget && strtoull(test_budget, NULL, 10) > 0)
+        budget = strtoull(test_budget, NULL, 10);
+    struct stat st;
+    bool skip_first = false;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (unsigned long long)st.st_size > budget) {
+        if (lseek(fd, (off_t)(st.st_size - (off_t)budget), SEEK_SET) >= 0) {
+            skip_first = true; /* the first, partial line */
             p->k->truncated = true;
+        }
+    }
+    needle_pairs_init();
+    size_t cap = KLOG_READ_CHUNK + KLOG_LINE_MAX + 2;
+    char *buf = malloc(cap);
+    if (!buf) {
+        machine_problem(p->m, label, "%s", i18n_error_text(ENOMEM));
+        return -1;
+    }
+    double start = now_s();
+    size_t have = 0;
+    bool skipping = false; /* in the rest of a line over KLOG_LINE_MAX (or the first partial one) */
+    int rc = 0;
+    for (;;) {
+        ssize_t got = read(fd, buf + have, cap - 1 - have);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            machine_problem(p->m, label, "%s", i18n_error_text(errno));
+            rc = -1;
+            break;
+        }
+        bool eof = got == 0;
+        have += (size_t)got;
+        char *from = buf;
+        if (skipping || skip_first) {
+            char *nl = memchr(buf, '\n', have);
+            if (!nl && !eof) {
+                have = 0; /* still in the long line */
+                continue;
+            }
+            if (skipping) {
+                p->k->lines++;
+                p->k->lines_too_long++;
+            }
+            skipping = skip_first = false;
+            from = nl ? nl + 1 : buf + have;
+        }
+        char *last = have ? memrchr(from, '\n', (size_t)(buf + have - from)) : NULL;
+        size_t whole = last ? (size_t)(last + 1 - from) : 0;
+        if (eof && from + whole < buf + have)
+            whole = (size_t)(buf + have - from); /* the last line without its "\n" */
+        if (whole)
+            parse_block(p, from, whole);
+        size_t rest = (size_t)(buf + have - (from + whole));
+        memmove(buf, from + whole, rest);
+        have = rest;
+        if (have > KLOG_LINE_MAX) { /* a line over the cap: skip to its end */
+            skipping = true;
+            have = 0;
+        }
+        if (eof)
+            break;
+        if (now_s() - start > max_s) {
+            p->k->truncated = true;
+            kernel_log_clear_events(p->k);
             break;
         }
     }
-    line_reader_free(&r);
+    free(buf);
     return rc;
 }
 
 int probe_kernel_log_file(struct machine *m, const char *path)
 {
     char why[256];
-    if (!fs_input_check(path, (size_t)KLOG_BYTES_MAX * 2, why, sizeof why)) {
+    if (!fs_input_check(path, SIZE_MAX, why, sizeof why)) {
         machine_problem_reason(m, path, why);
         return -1;
     }
-    FILE *f = fopen(path, "re");
-    if (!f) {
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) {
         machine_problem(m, path, "%s", i18n_error_text(errno));
         return -1;
     }
     struct parser p;
     parser_begin(&p, m, path);
-    int rc = parse_stream(&p, f, path, KLOG_BYTES_MAX, KLOG_TIME_MAX_S);
-    fclose(f);
+    int rc = parse_fd(&p, fd, path, KLOG_TIME_MAX_S);
+    close(fd);
     unsigned formats = p.formats;
-    bool grep_of_driver_lines = p.driver_lines * 2 >= m->kernel_log.lines && p.driver_lines > 0;
+    bool grep_of_driver_lines = p.driver_lines > 0;
     parser_end(&p);
-    /* A file with no line of a kernel log's forms is not one: judging it would pass any file, and a
-     * text that quotes an Xid line would fail. Lines without a prefix are taken as a grep of a log
-     * only when most of them are the driver's. */
+    /* A file with no line of a kernel log's forms is not one: judging it would pass any file. Lines
+     * without a stamp are evidence when the driver's or the kernel's AER lines are among them, as a
+     * message's own start (a pasted excerpt, a grep). */
     if (rc == 0 && formats == 0 && !grep_of_driver_lines) {
         machine_problem(m, path, m->kernel_log.lines == 0 ? "is empty: not a kernel log"
                                                           : "no line is in a kernel log's form (dmesg, journalctl -k, "
-                                                            "syslog): not a kernel log");
+                                                            "syslog) and none is the NVIDIA driver's (NVRM:, nvidia, "
+                                                            "nvidia-nvswitch) or a PCIe AER report: not a kernel log");
         m->kernel_log.read = false;
         return -1;
     }
@@ -983,14 +1306,9 @@ void probe_kernel_log(struct machine *m)
             strdup(N_("no kernel log in the recorded tree (a `gpuvet snapshot` records one): give --kernel-log FILE"));
         return;
     }
-    FILE *f = fdopen(fd, "r");
-    if (!f) {
-        close(fd);
-        return;
-    }
     struct parser p;
     parser_begin(&p, m, KERNEL_LOG_SNAPSHOT_FILE);
-    parse_stream(&p, f, KERNEL_LOG_SNAPSHOT_FILE, KLOG_BYTES_MAX, KLOG_TIME_MAX_S);
-    fclose(f);
+    parse_fd(&p, fd, KERNEL_LOG_SNAPSHOT_FILE, KLOG_TIME_MAX_S);
+    close(fd);
     parser_end(&p);
 }

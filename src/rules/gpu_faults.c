@@ -20,6 +20,8 @@ static json_t *log_evidence(const struct kernel_log_info *k)
         json_object_set_new(e, "lines_too_long", json_integer(k->lines_too_long));
     if (k->events_dropped)
         json_object_set_new(e, "events_not_kept", json_integer(k->events_dropped));
+    if (k->fault_events_dropped)
+        json_object_set_new(e, "fault_events_not_kept", json_integer(k->fault_events_dropped));
     return e;
 }
 
@@ -63,6 +65,11 @@ static void event_name(const struct klog_event *e, char *out, size_t n)
     case KLOG_PROBE_FAILED: snprintf(out, n, "%s", _("the driver's probe of the GPU failed")); return;
     case KLOG_RESET_REQUIRED: snprintf(out, n, "%s", _("the driver says the GPU needs a reset")); return;
     case KLOG_GSP_ERROR: snprintf(out, n, "%s", _("GSP firmware error")); return;
+    case KLOG_UNSUPPORTED:
+        snprintf(out, n, "%s", _("the loaded driver does not support this GPU (open kernel module without GSP)"));
+        return;
+    case KLOG_NVLINK_FAILED: snprintf(out, n, "%s", _("the driver could not bring up the GPU's NVLinks")); return;
+    case KLOG_DRIVER_ERROR: snprintf(out, n, "%s", _("a driver error gpuvet does not know")); return;
     }
     snprintf(out, n, "?");
 }
@@ -83,6 +90,12 @@ static const char *event_fix(const struct klog_event *e)
                  "`nvidia-bug-report.sh`)");
     case KLOG_RESET_REQUIRED: return _("reset the GPU (`nvidia-smi -r`) or reboot");
     case KLOG_GSP_ERROR: return _("reset the GPU or reboot; if it recurs, update the driver or return the GPU for service");
+    case KLOG_UNSUPPORTED:
+        return _("install NVIDIA's proprietary kernel module for this GPU (the open module needs a GPU with GSP, "
+                 "Turing or later: NVIDIA's driver README, \"Open Linux Kernel Modules\")");
+    case KLOG_NVLINK_FAILED: return _("reboot the machine; if the links stay down, return the board for service");
+    case KLOG_DRIVER_ERROR:
+        return _("read the line in the log; search it in NVIDIA's driver issues (github.com/NVIDIA/open-gpu-kernel-modules)");
     case KLOG_XID: break;
     }
     return _("look the code up in NVIDIA's Xid catalogue (docs.nvidia.com/deploy/xid-errors)");
@@ -111,9 +124,20 @@ void check_gpu_xid_errors(struct audit_ctx *ctx)
                         e->first_time, e->last_time, e->text ? e->text : "");
             break;
         case KLOG_CLASS_UNLISTED:
+            if (e->kind == KLOG_DRIVER_ERROR) {
+                finding_add(ctx, SEV_WARN, subject, ev, event_fix(e),
+                            _("%s: %ld line(s) since boot, last at %s; the first: \"%s\""), name, e->count,
+                            e->last_time, e->text ? e->text : "");
+                break;
+            }
             finding_add(ctx, SEV_WARN, subject, ev, event_fix(e),
                         _("%s, not in gpuvet's Xid table: %ld time(s) since boot, last at %s: \"%s\""), name, e->count,
                         e->last_time, e->text ? e->text : "");
+            break;
+        case KLOG_CLASS_WARN:
+            finding_add(ctx, SEV_WARN, subject, ev, event_fix(e),
+                        _("%s: %ld time(s) since boot, last at %s; a warning, not a drain (%s): \"%s\""), name, e->count,
+                        e->last_time, e->class_source, e->text ? e->text : "");
             break;
         case KLOG_CLASS_APP:
             finding_add(ctx, SEV_INFO, subject, ev, NULL,
@@ -128,6 +152,17 @@ void check_gpu_xid_errors(struct audit_ctx *ctx)
         }
         judged++;
     }
+    /* What the event table could not keep is said, never silently left out. */
+    if (k->fault_events_dropped)
+        finding_add(ctx, SEV_WARN, "machine", log_evidence(k), NULL,
+                    _("%ld more line(s) of GPU faults than gpuvet keeps (%d distinct events): the faults listed "
+                      "are not all of them"),
+                    k->fault_events_dropped, KLOG_MAX_EVENTS);
+    else if (k->events_dropped)
+        finding_add(ctx, SEV_INFO, "machine", log_evidence(k), NULL,
+                    _("%ld line(s) of the applications' Xids not kept (gpuvet keeps %d distinct events, faults "
+                      "first): every fault is listed"),
+                    k->events_dropped, KLOG_MAX_EVENTS);
     if (k->truncated)
         finding_add(ctx, SEV_UNKNOWN, "machine", log_evidence(k), NULL,
                     _("the kernel log was read only in part (%lld lines; stopped at gpuvet's size or time bound): "
