@@ -88,6 +88,7 @@ int cmd_fleet(int argc, char **argv)
     int found = 0;
     for (int i = 0; i < a.ngroups; i++)
         found += a.groups[i].nodd + a.groups[i].nsplits + a.groups[i].nlow;
+    found += a.nattention; /* odd_hosts and the exit status name the same nodes */
     /* A FAIL on every node (or on a lone node) is no odd one out, but it is no fleet in order. */
     found += (int)(fleet_failing_nodes(&f) > 0);
     const char **apart;
