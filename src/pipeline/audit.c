@@ -87,9 +87,10 @@ enum audit_status audit_run(const struct audit_request *req, struct audit_result
     bool have_dmi = req->dmidecode || req->dmi_table;
     fsroot_set(req->sysroot);
     /* A bad claim file gets its error and no verdict at all, before anything is probed. */
-    if (req->claim_file && claim_file_load(req->claim_file, &r->claims, &r->error) != 0) {
+    if ((req->claim_file && claim_file_load(req->claim_file, &r->claims, &r->error) != 0) ||
+        (req->expect_listing && claim_listing_load(req->expect_listing, &r->claims, &r->error) != 0)) {
         if (!r->error)
-            r->error = strdup(req->claim_file);
+            r->error = strdup(req->claim_file ? req->claim_file : req->expect_listing);
         dmi_data_free(&dmi);
         return AUDIT_REFUSED;
     }
@@ -104,7 +105,7 @@ enum audit_status audit_run(const struct audit_request *req, struct audit_result
     r->probed = true;
     if (req->load_check)
         probe_nvidia_load_check(&r->machine);
-    if (req->claim_file) {
+    if (req->claim_file || req->expect_listing) {
         claims_evaluate(&r->claims, &r->machine, thresholds_for(req->workload));
         r->inputs.claims = &r->claims;
     }

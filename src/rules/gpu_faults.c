@@ -150,7 +150,7 @@ static int expected_gpus(const struct audit_ctx *ctx, const char **source)
     const struct claim_set *claims = ctx->inputs->claims;
     for (int i = 0; claims && i < claims->count; i++)
         if (!strcmp(claims->items[i].key, "gpus.count")) {
-            *source = "--claim gpus.count";
+            *source = claims->listing ? "--expect" : "--claim gpus.count";
             return (int)json_integer_value(claims->items[i].claimed);
         }
     return 0;

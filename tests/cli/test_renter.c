@@ -1,0 +1,133 @@
+/* The renter's first five minutes (issue 38): `audit --expect "8x H100 SXM5 80GB"` checks the box
+ * against the listing through the claims path, and the first screen answers within 25 lines at 80
+ * and 100 columns. The built binary on recorded machines. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+#define H200_TREE "sysroot/h200-firecracker-vm"
+#define BREV_Q GPUVET_TEST_SOURCE "/fixtures/nvidia-smi/brev-8x-a100-sxm4-q-d-ecc.txt"
+#define BREV_NVLINK GPUVET_TEST_SOURCE "/fixtures/nvidia-smi/brev-8x-a100-sxm4-nvlink-e.txt"
+
+static json_t *claim_of(json_t *doc, const char *key)
+{
+    json_t *c = array_entry(json_object_get(doc, "claims"), "key", key);
+    cr_assert_not_null(c, "no claim %s in %s", key, json_dumps(json_object_get(doc, "claims"), JSON_COMPACT));
+    return c;
+}
+
+static const char *verdict_of(json_t *doc, const char *key)
+{
+    return json_string_value(json_object_get(claim_of(doc, key), "verdict"));
+}
+
+/* Label (before running): the recorded Firecracker VM holds one NVIDIA H200 (143771 MiB, Gen5 x16,
+ * tests/fixtures/README.md). "1x H200 141GB" is that machine: count, part, memory and PCIe pass; its
+ * nvidia-smi -q -x file reports no NVLink state, so the part's 18 NVLinks are unknown, never a pass. */
+Test(renter, listing_that_fits_the_machine)
+{
+    struct run_result r = run_gpuvet("audit", "--json", "--sample", "0", "--sysroot", fixture(H200_TREE), "--expect",
+                                     "1x H200 141GB", NULL);
+    cr_assert(r.status == 0 || r.status == 1, "%s", r.err);
+    json_t *doc = run_json(&r);
+    json_t *listing = json_object_get(doc, "listing");
+    cr_assert_str_eq(json_string_value(json_object_get(listing, "text")), "1x H200 141GB");
+    cr_expect_eq(json_array_size(json_object_get(listing, "unparsed")), 0);
+    cr_expect_str_eq(verdict_of(doc, "gpus.count"), "pass");
+    cr_expect_str_eq(verdict_of(doc, "gpus.model"), "pass");
+    cr_expect_str_eq(verdict_of(doc, "gpus.memory_gb"), "pass");
+    cr_expect_str_eq(verdict_of(doc, "gpus.pcie_gen"), "pass");
+    cr_expect_str_eq(verdict_of(doc, "gpus.pcie_width"), "pass");
+    cr_expect_str_eq(verdict_of(doc, "gpus.nvlinks"), "unknown");
+    cr_expect_eq(count_findings(doc, "CLAIM_MISMATCH", "fail"), 0);
+    json_decref(doc);
+    run_result_free(&r);
+}
+
+/* Label (before running): the same VM against "8x H100 SXM5 80GB, 16 vCPU, lots of love": the count
+ * (1 of 8) and the part (an H200 is not an H100 SXM5) are mismatches, so the audit fails; 16 vCPUs
+ * match its 16 threads; "lots of love" makes no claim and is reported. The text shows the listing
+ * block after the verdict and before the worst problems. */
+Test(renter, listing_that_does_not_fit_fails_and_says_what_differs)
+{
+    const char *listing = "8x H100 SXM5 80GB, 16 vCPU, lots of love";
+    struct run_result r = run_gpuvet("audit", "--json", "--sample", "0", "--sysroot", fixture(H200_TREE), "--expect",
+                                     listing, NULL);
+    cr_assert_eq(r.status, 1, "%s", r.err);
+    json_t *doc = run_json(&r);
+    cr_expect_str_eq(verdict_of(doc, "gpus.count"), "mismatch");
+    cr_expect_str_eq(verdict_of(doc, "gpus.model"), "mismatch");
+    cr_expect_str_eq(verdict_of(doc, "cpu.threads"), "pass");
+    json_t *unparsed = json_object_get(json_object_get(doc, "listing"), "unparsed");
+    cr_assert_eq(json_array_size(unparsed), 1);
+    cr_expect_str_eq(json_string_value(json_array_get(unparsed, 0)), "lots of love");
+    cr_expect_gt(count_findings(doc, "CLAIM_MISMATCH", "fail"), 0);
+    json_decref(doc);
+    run_result_free(&r);
+
+    r = run_gpuvet("audit", "--sample", "0", "--sysroot", fixture(H200_TREE), "--expect", listing, NULL);
+    cr_assert_eq(r.status, 1);
+    const char *verdict = strstr(r.out, "Verdict per workload"), *block = strstr(r.out, "Listing vs this machine"),
+               *worst = strstr(r.out, "Worst problems");
+    cr_assert(verdict && block && worst && verdict < block && block < worst, "%s", r.out);
+    cr_expect(strstr(block, "MISMATCH gpus.model"), "%s", r.out);
+    cr_expect(strstr(block, "\"lots of love\""), "%s", r.out);
+    run_result_free(&r);
+}
+
+Test(renter, expect_and_claim_together_or_nothing_readable_refused)
+{
+    struct run_result r = run_gpuvet("audit", "--sample", "0", "--sysroot", fixture(H200_TREE), "--expect",
+                                     "8x H100", "--claim", GPUVET_TEST_SOURCE "/fixtures/claims/threads-as-cores.json",
+                                     NULL);
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "not both"), "%s", r.err);
+    run_result_free(&r);
+    r = run_gpuvet("audit", "--sample", "0", "--sysroot", fixture(H200_TREE), "--expect", "a good box please", NULL);
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "--expect"), "%s", r.err);
+    run_result_free(&r);
+}
+
+/* The first block (up to "Details") of an audit of a recorded 8-GPU machine with a listing. */
+static int first_block_lines(const char *columns, char **out)
+{
+    char command[4096];
+    snprintf(command, sizeof command,
+             "COLUMNS=%s '%s' audit --nvidia-smi '%s' --nvidia-smi '%s' --expect '8x A100 SXM4 80GB, 2x EPYC 7763, "
+             "2TB RAM, 8x 3.84TB NVMe, 8x 200Gb IB' 2>&1",
+             columns, GPUVET_BIN, BREV_Q, BREV_NVLINK);
+    int status;
+    *out = run_shell(command, &status);
+    cr_assert(status == 0 || status == 1, "%s", *out);
+    const char *details = strstr(*out, "\nDetails\n");
+    cr_assert_not_null(details, "%s", *out);
+    int lines = 0;
+    for (const char *p = *out; p <= details; p++)
+        lines += *p == '\n';
+    return lines; /* the blank line before "Details" is not part of the screen */
+}
+
+/* Label: at 80 and at 100 columns the answer (verdict, what differs from the listing, the worst
+ * problems) fits 25 lines, and no line is wider than the terminal. */
+Test(renter, first_screen_fits_25_lines_at_80_and_100_columns)
+{
+    const char *widths[] = {"80", "100"};
+    for (int i = 0; i < 2; i++) {
+        char *out;
+        int lines = first_block_lines(widths[i], &out);
+        cr_expect_leq(lines, 25, "%s columns: %d lines:\n%s", widths[i], lines, out);
+        cr_expect(strstr(out, "Listing vs this machine"), "%s", out);
+        size_t width = (size_t)atoi(widths[i]);
+        for (char *line = out, *end; line && *line; line = end ? end + 1 : NULL) {
+            end = strchr(line, '\n');
+            size_t n = end ? (size_t)(end - line) : strlen(line);
+            /* ASCII here: bytes are columns */
+            cr_expect_leq(n, width, "%s columns: a line of %zu: %.*s", widths[i], n, (int)n, line);
+        }
+        free(out);
+    }
+}
