@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "report/wrap.h"
 #include "builtin/builtin.h"
 #include "pipeline/audit.h"
 #include "probe/probe.h"
@@ -141,7 +142,7 @@ static int run_audit(int argc, char **argv)
         case 'M': markdown_file = optarg; break;
         case 'P': prom_file = optarg; break;
         case 'o': output_pattern = optarg; break;
-        case 'h': fputs(_(usage), stdout); return 0;
+        case 'h': print_help(stdout, _(usage)); return 0;
         default: {
             int taken = gpu_fault_option("audit", c, optarg, &faults);
             if (taken < 0)
@@ -155,7 +156,7 @@ static int run_audit(int argc, char **argv)
         return EXIT_CANNOT_RUN;
     if (optind < argc) {
         print_error("audit", _("unexpected argument '%s'"), argv[optind]);
-        fputs(_(usage), stderr);
+        print_help(stderr, _(usage));
         return EXIT_CANNOT_RUN;
     }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "report/wrap.h"
 #include "builtin/builtin.h"
 #include "pipeline/audit.h"
 #include "probe/audit_json.h"
@@ -84,7 +85,11 @@ static const char usage[] =
 static void print_usage(FILE *out)
 {
     const struct thresholds *cv = thresholds_for(WL_CV_TRAIN);
-    fprintf(out, _(usage), cv->cv_decode_images_s_per_core, cv->cv_image_bytes / 1e3);
+    char *text = NULL;
+    if (asprintf(&text, _(usage), cv->cv_decode_images_s_per_core, cv->cv_image_bytes / 1e3) < 0)
+        return;
+    print_help(out, text);
+    free(text);
 }
 
 /* What the command does besides planning: the machine --check judges, and the output format. */

@@ -92,6 +92,18 @@ Test(renter, expect_and_claim_together_or_nothing_readable_refused)
     run_result_free(&r);
 }
 
+/* No line of text (ASCII here: bytes are columns) is wider than width, except a line that is one
+ * unbreakable token after its indent (a path, an ID), which is never split. */
+static void expect_fits(const char *what, const char *text, size_t width)
+{
+    for (const char *line = text, *end; line && *line; line = end ? end + 1 : NULL) {
+        end = strchr(line, '\n');
+        size_t n = end ? (size_t)(end - line) : strlen(line);
+        bool one_token = n > 0 && !memchr(line + strspn(line, " "), ' ', n - strspn(line, " "));
+        cr_expect(n <= width || one_token, "%s at %zu columns: a line of %zu: %.*s", what, width, n, (int)n, line);
+    }
+}
+
 /* The first block (up to "Details") of an audit of a recorded 8-GPU machine with a listing. */
 static int first_block_lines(const char *columns, char **out)
 {
@@ -121,13 +133,74 @@ Test(renter, first_screen_fits_25_lines_at_80_and_100_columns)
         int lines = first_block_lines(widths[i], &out);
         cr_expect_leq(lines, 25, "%s columns: %d lines:\n%s", widths[i], lines, out);
         cr_expect(strstr(out, "Listing vs this machine"), "%s", out);
-        size_t width = (size_t)atoi(widths[i]);
-        for (char *line = out, *end; line && *line; line = end ? end + 1 : NULL) {
-            end = strchr(line, '\n');
-            size_t n = end ? (size_t)(end - line) : strlen(line);
-            /* ASCII here: bytes are columns */
-            cr_expect_leq(n, width, "%s columns: a line of %zu: %.*s", widths[i], n, (int)n, line);
-        }
+        expect_fits("audit of the 8x A100 evidence", out, (size_t)atoi(widths[i]));
         free(out);
     }
+}
+
+/* Label: every command's --help, and the main list, fit 80 and 100 columns (help texts reached
+ * 101-102 before); a continuation is aligned under its option's text. */
+Test(renter, help_texts_fit_80_and_100_columns)
+{
+    const char *commands[] = {"audit", "health", "bench", "plan", "cost", "watch", "fleet", "gpus", "snapshot", "compare",
+                              NULL};
+    const char *widths[] = {"80", "100"};
+    for (int w = 0; w < 2; w++) {
+        for (int i = 0; commands[i]; i++) {
+            char command[4096];
+            snprintf(command, sizeof command, "COLUMNS=%s '%s' %s --help 2>&1", widths[w], GPUVET_BIN, commands[i]);
+            int status;
+            char *out = run_shell(command, &status);
+            cr_expect(status == 0 || status == 1, "%s: %s", commands[i], out); /* health --help exits 1 */
+            expect_fits(commands[i], out, (size_t)atoi(widths[w]));
+            free(out);
+        }
+        char command[4096];
+        snprintf(command, sizeof command, "COLUMNS=%s '%s' --help 2>&1", widths[w], GPUVET_BIN);
+        int status;
+        char *out = run_shell(command, &status);
+        expect_fits("gpuvet --help", out, (size_t)atoi(widths[w]));
+        free(out);
+    }
+    int status;
+    char command[4096];
+    snprintf(command, sizeof command, "COLUMNS=80 '%s' audit --help 2>&1", GPUVET_BIN);
+    char *out = run_shell(command, &status);
+    /* the description continues under its text, 18 columns in, not 8 columns past the option */
+    cr_expect(strstr(out, "  --sysroot DIR   audit a recorded machine (DIR/sys, DIR/proc; a `gpuvet\n"
+                          "                  snapshot` or an hwloc-gather-topology tree)"),
+              "%s", out);
+    free(out);
+}
+
+/* Label: the whole audit of the H200 VM (a real recorded machine) fits 80 and 100 columns. */
+Test(renter, audit_screen_fits_80_and_100_columns)
+{
+    const char *widths[] = {"80", "100"};
+    for (int w = 0; w < 2; w++) {
+        char command[4096];
+        snprintf(command, sizeof command, "COLUMNS=%s '%s' audit --sample 0 --sysroot '%s' --expect '8x H100 SXM5 80GB' 2>&1",
+                 widths[w], GPUVET_BIN, fixture(H200_TREE));
+        int status;
+        char *out = run_shell(command, &status);
+        expect_fits("audit", out, (size_t)atoi(widths[w]));
+        free(out);
+    }
+}
+
+/* Label: --version gives the version, the commit (12 hex digits, or "unknown" outside a git
+ * checkout) and the build date, something to quote in a bug report. */
+Test(renter, version_names_commit_and_build_date)
+{
+    struct run_result r = run_gpuvet("--version", NULL);
+    cr_assert_eq(r.status, 0);
+    char version[32], commit[64], describe[128], date[32];
+    cr_assert_eq(sscanf(r.out, "gpuvet %31s (commit %63[^,], %127[^;]; built %31[^)])", version, commit, describe, date), 4,
+                 "%s", r.out);
+    cr_expect_str_eq(version, GPUVET_VERSION);
+    cr_expect(!strcmp(commit, "unknown") || (strlen(commit) == 12 && strspn(commit, "0123456789abcdef") == 12), "%s",
+              commit);
+    int y, m, d;
+    cr_expect_eq(sscanf(date, "%4d-%2d-%2d", &y, &m, &d), 3, "%s", date);
+    run_result_free(&r);
 }
