@@ -343,6 +343,7 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
             o->flash = !strcmp(optarg, "flash");
             break;
         case O_BATCH:
+            o->batch_given = true;
             if (!option_int("plan", "batch", optarg, 1, 1000000, &o->batch))
                 return EXIT_CANNOT_RUN;
             break;

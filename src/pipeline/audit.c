@@ -69,9 +69,15 @@ static int read_bench(const struct audit_request *req, struct machine *m)
         return probe_bench_file(m, req->bench_file);
     if (!req->bench_quick)
         return 0;
-    static const char *const judged[] = {"memory", "pcie", "storage"}; /* the benchmarks rules judge */
+    /* The benchmarks rules judge; the GPU's own (quick) where this machine has a GPU it can run on,
+     * so that the GPU rules' "audit --bench-quick" measures what they ask for. */
+    const char *judged[4] = {"memory", "pcie", "storage"};
+    int njudged = 3;
+    const struct bench_info *gpu = bench_find("gpu");
+    if (gpu && m->gpus.count > 0 && (!gpu->unavailable_reason || !gpu->unavailable_reason(m)))
+        judged[njudged++] = "gpu";
     struct bench_opts quick = {.quick = true, .dir = ".", .cpu = -1};
-    return probe_bench_document(m, bench_run_document(m, &quick, judged, 3, req->bench_progress), "bench-quick");
+    return probe_bench_document(m, bench_run_document(m, &quick, judged, njudged, req->bench_progress), "bench-quick");
 }
 
 enum audit_status audit_run(const struct audit_request *req, struct audit_result *r)

@@ -36,6 +36,19 @@ static struct style make_style(bool colour)
 
 static const char *or_unknown(const char *s) { return s ? s : _("unknown"); }
 
+/* A NUMA node as the GPU section shows one: its number, or "?" when the kernel gives none (-1). */
+static const char *node_shown(int node)
+{
+    static char ring[4][16];
+    static int next;
+    char *buf = ring[next++ % 4];
+    if (node < 0)
+        snprintf(buf, sizeof ring[0], "?");
+    else
+        snprintf(buf, sizeof ring[0], "%d", node);
+    return buf;
+}
+
 /* Cells of a table padded to display columns (a Chinese character takes two), in a ring of
  * buffers so that one printf can take several. */
 static const char *cell(const char *s, size_t cols)
@@ -183,7 +196,7 @@ static void print_pci(FILE *o, const struct machine *m, const struct style *st)
         int n = 0;
         for (int i = 0; i < m->npci; i++)
             n += m->pci[i].role == (enum pci_role)role;
-        fprintf(o, "        %s: %d\n", titles[role], n);
+        fprintf(o, "        %s%s%d\n", titles[role], _(": "), n); /* a full-width colon in Chinese */
         for (int i = 0; i < m->npci; i++) {
             const struct pci_device *d = &m->pci[i];
             if (d->role != (enum pci_role)role)
@@ -196,8 +209,8 @@ static void print_pci(FILE *o, const struct machine *m, const struct style *st)
                 snprintf(ids, sizeof ids, _("[no %s file]"), d->missing);
             else
                 snprintf(ids, sizeof ids, "[%04x:%04x]", d->vendor_id, d->device_id);
-            fprintf(o, _("          %s  %s %s %s  node %d%s  %s\n"), d->bus_id, or_unknown(d->vendor_name),
-                    d->device_name ? d->device_name : "", ids, d->numa_node, d->numa_derived ? _(" (from local CPUs)") : "",
+            fprintf(o, _("          %s  %s %s %s  node %s%s  %s\n"), d->bus_id, or_unknown(d->vendor_name),
+                    d->device_name ? d->device_name : "", ids, node_shown(d->numa_node), d->numa_derived ? _(" (from local CPUs)") : "",
                     link);
             if (d->npath > 0) {
                 fprintf(o, _("          %s  path:"), st->dim);
@@ -243,7 +256,7 @@ static void print_claims(FILE *o, const struct claim_set *set, const struct styl
 
 static void print_location(FILE *o, const char *what, const struct storage_location *l)
 {
-    fprintf(o, "        %s %s: ", what, l->path);
+    fprintf(o, "        %s %s%s", what, l->path, _(": "));
     if (l->network_fs)
         fprintf(o, _("network filesystem %s from %s"), l->fstype, l->source);
     else if (l->ndisks == 0)
@@ -267,7 +280,7 @@ static void print_storage(FILE *o, const struct machine *m, const struct style *
         snprintf(size, sizeof size, "%s", _("size unknown"));
         if (d->size_bytes >= 0)
             snprintf(size, sizeof size, "%.1f GB", d->size_bytes / GB);
-        fprintf(o, _("        %s %s %s %s %s%s%s  node %d%s%s\n"), cell(d->name, 10),
+        fprintf(o, _("        %s %s %s %s %s%s%s  node %s%s%s\n"), cell(d->name, 10),
                 cell(storage_transport_name(d->transport), 7), cell(size, 14),
                 /* virtio-blk reports rotational 1 whatever backs it, and in a VM any disk's flag is the
                  * hypervisor's choice: unknown, not a spinning disk */
@@ -275,7 +288,8 @@ static void print_storage(FILE *o, const struct machine *m, const struct style *
                      : d->rotational == 0                                   ? _("solid state")
                                                                             : _("rotation unknown"),
                      15),
-                d->vendor ? d->vendor : "", d->vendor ? " " : "", or_unknown(d->model), d->numa_node,
+                d->vendor ? d->vendor : "", d->vendor ? " " : "", d->model ? d->model : _("model unknown"),
+                node_shown(d->numa_node),
                 d->holds_root ? "  [/]" : "", d->holds_data ? _("  [data]") : "");
     }
     if (s->root.path)
@@ -295,8 +309,9 @@ static void print_network(FILE *o, const struct machine *m, const struct style *
         snprintf(speed, sizeof speed, "%s", _("speed unknown"));
         if (p->speed_mbps > 0)
             snprintf(speed, sizeof speed, "%g Gb/s", p->speed_mbps / 1000.0);
-        fprintf(o, _("        %s %s %s %s %s node %d"), cell(p->name, 14), cell(link_state_name(p->state), 7),
-                cell(speed, 14), cell(or_unknown(p->link_layer), 10), cell(or_unknown(p->driver), 10), p->numa_node);
+        fprintf(o, _("        %s %s %s %s %s node %s"), cell(p->name, 14), cell(link_state_name(p->state), 7),
+                cell(speed, 14), cell(or_unknown(p->link_layer), 10), cell(or_unknown(p->driver), 10),
+                node_shown(p->numa_node));
         if (p->has_rdma)
             fprintf(o, _("  RDMA %s port %d %s"), p->rdma.device, p->rdma.port, or_unknown(p->rdma.state));
         if (p->unknown_reason)
@@ -825,7 +840,7 @@ static int print_summary(FILE *o, const struct audit_report *r, const struct sty
             append(line, sizeof line, "  %s%s%s %s ", st->sev[it->severity], cell(severity_label(it->severity), 4),
                    st->reset, it->rule->id);
             group_subjects(line, sizeof line, g, 1);
-            append(line, sizeof line, ": %s", finding_message(it));
+            append(line, sizeof line, "%s%s", _(": "), finding_message(it));
             int message_lines = print_cut(d, line, st->columns);
             fflush(d);
             size_t message_len = drawn_len;
