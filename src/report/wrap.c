@@ -294,6 +294,44 @@ void print_help(FILE *o, const char *text)
         line = par_end;
     }
     fclose(m);
-    wrap_lines(o, joined, joined_len, width, hang_help, NULL);
+    /* "[--lang zh|en]" is one thing: its spaces become no-break spaces (U+00A0, one column, no
+     * break point) while the text is wrapped, and spaces again on the way out. */
+    char *kept = malloc(joined_len * 2 + 1);
+    if (!kept) {
+        wrap_lines(o, joined, joined_len, width, hang_help, NULL);
+        free(joined);
+        return;
+    }
+    size_t k = 0;
+    int depth = 0;
+    for (size_t i = 0; i < joined_len; i++) {
+        char c = joined[i];
+        depth = c == '[' ? depth + 1 : c == ']' && depth > 0 ? depth - 1 : c == '\n' ? 0 : depth;
+        if (c == ' ' && depth > 0) {
+            kept[k++] = '\xc2';
+            kept[k++] = '\xa0';
+        } else {
+            kept[k++] = c;
+        }
+    }
     free(joined);
+    char *wrapped = NULL;
+    size_t wrapped_len = 0;
+    FILE *w = open_memstream(&wrapped, &wrapped_len);
+    if (!w) {
+        free(kept);
+        return;
+    }
+    wrap_lines(w, kept, k, width, hang_help, NULL);
+    fclose(w);
+    free(kept);
+    for (size_t i = 0; i < wrapped_len; i++) {
+        if (wrapped[i] == '\xc2' && i + 1 < wrapped_len && wrapped[i + 1] == '\xa0') {
+            fputc(' ', o);
+            i++;
+        } else {
+            fputc(wrapped[i], o);
+        }
+    }
+    free(wrapped);
 }

@@ -166,6 +166,11 @@ Test(renter, help_texts_fit_80_and_100_columns)
     char command[4096];
     snprintf(command, sizeof command, "COLUMNS=80 '%s' audit --help 2>&1", GPUVET_BIN);
     char *out = run_shell(command, &status);
+    /* a [bracketed] usage item is never broken, even at 40 columns */
+    snprintf(command, sizeof command, "COLUMNS=40 '%s' --help 2>&1", GPUVET_BIN);
+    char *narrow = run_shell(command, &status);
+    cr_expect(strstr(narrow, "[--lang zh|en]"), "%s", narrow);
+    free(narrow);
     /* the description continues under its text, 18 columns in, not 8 columns past the option */
     cr_expect(strstr(out, "  --sysroot DIR   audit a recorded machine (DIR/sys, DIR/proc; a `gpuvet\n"
                           "                  snapshot` or an hwloc-gather-topology tree)"),
