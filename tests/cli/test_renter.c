@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "testutil.h"
 
@@ -255,4 +256,46 @@ Test(renter, slips_in_plan)
     cr_expect(!strstr(flat, "instead of"), "%s", r.out);
     free(flat);
     run_result_free(&r);
+}
+
+/* Label (checked as markup; the page was looked at in Chromium at 390 and 1280 px while this was
+ * written): on a phone the Groups table stacks its rows, each cell under its column's name; a
+ * hostlist is never broken inside its brackets; the topology takes the page's width (no 760 px
+ * cap); the page names the files the folder's walk skipped. */
+Test(renter, fleet_page_reads_on_a_phone_and_names_skipped_files)
+{
+    char dir[] = "/tmp/gpuvet-renter-XXXXXX", docs[4096], path[4096], page_path[4096];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(docs, sizeof docs, "%s/docs", dir);
+    cr_assert_eq(mkdir(docs, 0755), 0);
+    for (int i = 1; i <= 3; i++) {
+        snprintf(path, sizeof path, "%s/gpu0%d.json", docs, i);
+        struct run_result r = run_gpuvet("audit", "--json", "--sample", "0", "--sysroot", fixture(H200_TREE), "--output",
+                                         path, NULL);
+        run_result_free(&r);
+        json_error_t e;
+        json_t *doc = json_load_file(path, 0, &e);
+        cr_assert_not_null(doc, "%s", e.text);
+        char host[16];
+        snprintf(host, sizeof host, "gpu0%d", i);
+        json_object_set_new(json_object_get(doc, "machine"), "hostname", json_string(host));
+        cr_assert_eq(json_dump_file(doc, path, 0), 0);
+        json_decref(doc);
+    }
+    tree_write(docs, "package.json", "{\"name\": \"not-an-audit\"}\n");
+    snprintf(page_path, sizeof page_path, "%s/fleet.html", dir);
+    struct run_result r = run_gpuvet("fleet", "--html", page_path, docs, NULL);
+    cr_assert(r.status == 0 || r.status == 1, "%s", r.err);
+    run_result_free(&r);
+    html_check_well_formed(page_path);
+    char *page = file_contents(page_path, NULL);
+    cr_expect(strstr(page, "<table class=\"stack\" id=\"stack-1\">"), "the Groups table stacks on a phone");
+    cr_expect(strstr(page, "#stack-1 td:nth-child(2)::before{content:\"hosts\" \": \"}"), "%s", page);
+    cr_expect(strstr(page, "<td class=\"hosts\"><code><span class=\"nb\">gpu[01-03]</span>"),
+              "the hostlist is one unbroken span: %s", page);
+    cr_expect(strstr(page, "table.stack,table.stack tbody,table.stack tr,table.stack td{display:block"));
+    cr_expect(!strstr(page, "max-width:760px"));
+    cr_expect(strstr(page, "not read: ") && strstr(page, "package.json") && strstr(page, "skipped: not a gpuvet.audit/1"), "%s", page);
+    free(page);
+    tree_remove(dir);
 }
