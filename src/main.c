@@ -2,6 +2,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "report/wrap.h"
 #include "builtin/builtin.h"
 #include "probe/probe.h"
 #include "util/deadline.h"
@@ -32,7 +33,7 @@ static const struct command commands[] = {
 };
 enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
 
-static void print_usage(FILE *out)
+static void print_usage_unwrapped(FILE *out)
 {
     fputs(_("usage: gpuvet [--data DIR] [--lang zh|en] COMMAND [options]   (gpuvet COMMAND --help for its options)\n\n"),
           out);
@@ -50,6 +51,22 @@ static void print_usage(FILE *out)
           "               (default: from LC_ALL, LC_MESSAGES or LANG); JSON stays English\n"
           "  --help       print this list and exit (gpuvet help COMMAND: that command's options)\n"),
           out);
+}
+
+/* The list at the terminal's width, each summary continuing under its column. */
+static void print_usage(FILE *out)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (!m) {
+        print_usage_unwrapped(out);
+        return;
+    }
+    print_usage_unwrapped(m);
+    fclose(m);
+    print_help(out, text);
+    free(text);
 }
 
 static const struct command *find_command(const char *name)
@@ -126,7 +143,9 @@ static int run(int argc, char **argv)
         return argc < 2 ? EXIT_CANNOT_RUN : 0;
     }
     if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
-        printf("gpuvet %s\n", GPUVET_VERSION);
+        /* The commit and date are CMake's, read when it configured (CMakeLists.txt). */
+        printf("gpuvet %s (commit %s, %s; built %s)\n", GPUVET_VERSION, GPUVET_COMMIT, GPUVET_DESCRIBE,
+               GPUVET_BUILD_DATE);
         return 0;
     }
     bool help = !strcmp(argv[1], "help"); /* gpuvet help COMMAND = gpuvet COMMAND --help */

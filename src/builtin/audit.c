@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "report/wrap.h"
 #include "builtin/builtin.h"
 #include "pipeline/audit.h"
 #include "probe/probe.h"
@@ -18,10 +19,11 @@
 
 static const char usage[] =
      N_("usage: gpuvet audit [--sysroot DIR] [--nvidia-smi FILE] [--dmidecode FILE | --dmi-table FILE]\n"
-    "                    [--workload W] [--data-dir DIR] [--nodes N] [--claim FILE] [--sample SECONDS]\n"
-    "                    [--json] [--html FILE] [--markdown FILE] [--verbose] [--load-check] [--redact]\n"
-    "                    [--bench FILE | --bench-quick] [--prom FILE] [--output FILE]\n"
-    "                    [--kernel-log FILE] [--expect-gpus N] [--xid-fatal LIST] [--xid-ignore LIST]\n"
+    "                    [--workload W] [--data-dir DIR] [--nodes N] [--expect LISTING | --claim FILE]\n"
+    "                    [--sample SECONDS] [--json] [--html FILE] [--markdown FILE] [--verbose]\n"
+    "                    [--load-check] [--redact] [--bench FILE | --bench-quick] [--prom FILE]\n"
+    "                    [--output FILE] [--kernel-log FILE] [--expect-gpus N] [--xid-fatal LIST]\n"
+    "                    [--xid-ignore LIST]\n"
     "       gpuvet audit --list-rules\n"
     "\n"
     "  --sysroot DIR   audit a recorded machine (DIR/sys, DIR/proc; a `gpuvet snapshot` or an\n"
@@ -48,6 +50,11 @@ static const char usage[] =
     "  --workload W    general (default), cv-train, llm-train, llm-infer, render, hpc\n"
     "  --data-dir DIR  where the dataset lives: its disk is judged (STORAGE_SLOW_DATA)\n"
     "  --nodes N       the job spans N machines: judge the network for it (NET_MULTINODE)\n"
+    "  --expect LISTING  the listing you rented, in the provider's words (\"8x H100 SXM5 80GB, 2x EPYC\n"
+    "                  9654, 2TB RAM, 8x 3.84TB NVMe, 8x 400Gb IB\"): GPU count, part, memory, PCIe\n"
+    "                  link, NVLinks and NVSwitch fabric against the part's own figures; CPU, memory,\n"
+    "                  disks and network where given; \"Listing vs this machine\" comes first and\n"
+    "                  words it cannot read are listed (docs/renting.md)\n"
     "  --claim FILE    the provider's claimed spec (JSON, docs/audit-json.md): label vs reality\n"
     "  --json          write the gpuvet.audit/1 JSON document (docs/audit-json.md)\n"
     "  --html FILE     also write one self-contained HTML page (topology picture, DIMMs, findings);\n"
@@ -58,7 +65,8 @@ static const char usage[] =
     "                  --output DIR/%h.json on every node\n"
     "  --verbose       list passed checks too, and the checks evidence files cannot hold\n"
     "  --bench FILE    judge the measurements of a saved `gpuvet bench --json` document\n"
-    "  --bench-quick   measure first (`gpuvet bench memory pcie storage --quick` in .) and judge that\n"
+    "  --bench-quick   measure first (`gpuvet bench memory pcie storage --quick` in ., and\n"
+    "                  `gpuvet bench gpu --quick` where there is an NVIDIA GPU with CUDA) and judge that\n"
     "  --prom FILE     also write findings and verdict in node_exporter's textfile format, atomically\n"
     "  --list-rules    list the rule IDs and exit (`gpuvet explain ID` for one)\n"
     "\n"
@@ -84,6 +92,7 @@ static int run_audit(int argc, char **argv)
         {"bench", required_argument, NULL, 'b'},   {"bench-quick", no_argument, NULL, 'B'},
         {"data-dir", required_argument, NULL, 'd'}, {"nodes", required_argument, NULL, 'n'},
         {"claim", required_argument, NULL, 'c'},    {"nvidia-smi", required_argument, NULL, 'N'},
+        {"expect", required_argument, NULL, 'X'},
         {"load-check", no_argument, NULL, 'L'},    {"redact", no_argument, NULL, 'R'},
         {"dmidecode", required_argument, NULL, 'D'}, {"dmi-table", required_argument, NULL, 'T'},
         {"sample", required_argument, NULL, 'S'},  {"html", required_argument, NULL, 'H'},
@@ -102,6 +111,7 @@ static int run_audit(int argc, char **argv)
         case 's': req.sysroot = optarg; break;
         case 'd': req.data_dir = optarg; break;
         case 'c': req.claim_file = optarg; break;
+        case 'X': req.expect_listing = optarg; break;
         case 'n':
             if (!option_int("audit", "nodes", optarg, 1, 100000, &req.nodes))
                 return EXIT_CANNOT_RUN;
@@ -133,7 +143,7 @@ static int run_audit(int argc, char **argv)
         case 'M': markdown_file = optarg; break;
         case 'P': prom_file = optarg; break;
         case 'o': output_pattern = optarg; break;
-        case 'h': fputs(_(usage), stdout); return 0;
+        case 'h': print_help(stdout, _(usage)); return 0;
         default: {
             int taken = gpu_fault_option("audit", c, optarg, &faults);
             if (taken < 0)
@@ -147,10 +157,14 @@ static int run_audit(int argc, char **argv)
         return EXIT_CANNOT_RUN;
     if (optind < argc) {
         print_error("audit", _("unexpected argument '%s'"), argv[optind]);
-        fputs(_(usage), stderr);
+        print_help(stderr, _(usage));
         return EXIT_CANNOT_RUN;
     }
 
+    if (req.claim_file && req.expect_listing) {
+        print_error("audit", _("give --expect LISTING or --claim FILE, not both"));
+        return EXIT_CANNOT_RUN;
+    }
     req.kernel_log = faults.kernel_log;
     req.expect_gpus = faults.expect_gpus;
     if (req.bench_quick && (req.sysroot || req.bench_file || req.n_nvidia_smi || req.dmidecode || req.dmi_table ||

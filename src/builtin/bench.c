@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "report/wrap.h"
 #include "bench/bench.h"
 #include "builtin/builtin.h"
 #include "probe/probe.h"
@@ -93,7 +94,7 @@ static int run_bench(int argc, char **argv)
             break;
         case 'P': prom_file = optarg; break;
         case 'o': output_pattern = optarg; break;
-        case 'h': fputs(_(usage), stdout); return 0;
+        case 'h': print_help(stdout, _(usage)); return 0;
         default: return option_error(options, argv);
         }
     }
@@ -115,7 +116,7 @@ static int run_bench(int argc, char **argv)
                 print_error("bench", _("unknown benchmark '%s'; did you mean %s?"), argv[i], closest);
             else {
                 print_error("bench", _("unknown benchmark '%s'"), argv[i]);
-                fputs(_(usage), stderr);
+                print_help(stderr, _(usage));
             }
             free(names);
             return EXIT_CANNOT_RUN;

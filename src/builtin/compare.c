@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "report/wrap.h"
 #include "builtin/builtin.h"
 #include "fleet/fleet.h"
 #include "report/fleet_report.h"
@@ -41,13 +42,13 @@ int cmd_compare(int argc, char **argv)
         case 'j': json = true; break;
         case 'H': html_file = optarg; break;
         case 'M': markdown_file = optarg; break;
-        case 'h': fputs(_(usage), stdout); return 0;
+        case 'h': print_help(stdout, _(usage)); return 0;
         default: return option_error(options, argv);
         }
     }
     if (argc - optind != 2) {
         print_error("compare", _("give exactly two documents"));
-        fputs(_(usage), stderr);
+        print_help(stderr, _(usage));
         return EXIT_CANNOT_RUN;
     }
     /* One fleet per side: two trial boxes may well carry the same host name. */

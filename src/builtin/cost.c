@@ -4,6 +4,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "report/wrap.h"
 #include "builtin/builtin.h"
 #include "probe/watch.h"
 #include "report/cost_report.h"
@@ -105,7 +106,7 @@ int cmd_cost(int argc, char **argv)
             json = true;
             break;
         case 'h':
-            fputs(_(usage), stdout);
+            print_help(stdout, _(usage));
             return 0;
         default:
             return option_error(options, argv);
@@ -115,7 +116,7 @@ int cmd_cost(int argc, char **argv)
     }
     if (optind + 1 != argc) {
         print_error("cost", _("give one offers file"));
-        fputs(_(usage), stderr);
+        print_help(stderr, _(usage));
         return EXIT_CANNOT_RUN;
     }
     if ((params > 0) != (tokens > 0) || (job_flops > 0 && params > 0)) {

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/wrap.h"
 #include "builtin/builtin.h"
 #include "fleet/fleet.h"
 #include "report/fleet_report.h"
@@ -54,13 +55,13 @@ int cmd_fleet(int argc, char **argv)
             if (!option_percent("fleet", "tolerance", optarg, 100, &tolerance))
                 return EXIT_CANNOT_RUN;
             break;
-        case 'h': fputs(_(usage), stdout); return 0;
+        case 'h': print_help(stdout, _(usage)); return 0;
         default: return option_error(options, argv);
         }
     }
     if (optind >= argc) {
         print_error("fleet", _("give the audit and bench documents (files or directories)"));
-        fputs(_(usage), stderr);
+        print_help(stderr, _(usage));
         return EXIT_CANNOT_RUN;
     }
     struct fleet f;
@@ -88,6 +89,7 @@ int cmd_fleet(int argc, char **argv)
     int found = 0;
     for (int i = 0; i < a.ngroups; i++)
         found += a.groups[i].nodd + a.groups[i].nsplits + a.groups[i].nlow;
+    found += a.nattention; /* odd_hosts and the exit status name the same nodes */
     /* A FAIL on every node (or on a lone node) is no odd one out, but it is no fleet in order. */
     found += (int)(fleet_failing_nodes(&f) > 0);
     const char **apart;

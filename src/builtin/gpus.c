@@ -4,6 +4,7 @@
 
 #include <jansson.h>
 
+#include "report/wrap.h"
 #include "builtin/builtin.h"
 #include "report/gpus_report.h"
 #include "util/gputable.h"
@@ -36,7 +37,7 @@ int cmd_gpus(int argc, char **argv)
             json = true;
             break;
         case 'h':
-            fputs(_(usage), stdout);
+            print_help(stdout, _(usage));
             return 0;
         default:
             return option_error(options, argv);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "report/wrap.h"
 #include "builtin/builtin.h"
 #include "health/health.h"
 #include "report/health_report.h"
@@ -105,7 +106,7 @@ static int parse_options(int argc, char **argv, struct health_options *o)
             if (!nvidia_smi_option("health", optarg, &o->evidence))
                 return -1;
             break;
-        case 'h': fputs(_(usage), stdout); return 1;
+        case 'h': print_help(stdout, _(usage)); return 1;
         default: {
             int taken = gpu_fault_option("health", c, optarg, &o->faults);
             if (taken < 0)
@@ -119,7 +120,7 @@ static int parse_options(int argc, char **argv, struct health_options *o)
     }
     if (optind < argc) {
         print_error("health", _("unexpected argument '%s'"), argv[optind]);
-        fputs(_(usage), stderr);
+        print_help(stderr, _(usage));
         return -1;
     }
     if ((o->node || o->scontrol) && !o->slurm) {

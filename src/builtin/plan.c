@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "report/wrap.h"
 #include "builtin/builtin.h"
 #include "pipeline/audit.h"
 #include "probe/audit_json.h"
@@ -91,7 +92,11 @@ static const char usage[] =
 static void print_usage(FILE *out)
 {
     const struct thresholds *cv = thresholds_for(WL_CV_TRAIN);
-    fprintf(out, _(usage), cv->cv_decode_images_s_per_core, cv->cv_image_bytes / 1e3);
+    char *text = NULL;
+    if (asprintf(&text, _(usage), cv->cv_decode_images_s_per_core, cv->cv_image_bytes / 1e3) < 0)
+        return;
+    print_help(out, text);
+    free(text);
 }
 
 /* What the command does besides planning: the machine --check judges, and the output format. */
@@ -358,6 +363,7 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
             o->flash = !strcmp(optarg, "flash");
             break;
         case O_BATCH:
+            o->batch_given = true;
             if (!option_int("plan", "batch", optarg, 1, 1000000, &o->batch))
                 return EXIT_CANNOT_RUN;
             break;

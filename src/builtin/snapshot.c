@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <stdio.h>
 
+#include "report/wrap.h"
 #include "builtin/builtin.h"
 #include "report/snapshot_text.h"
 #include "snapshot/snapshot.h"
@@ -41,7 +42,7 @@ int cmd_snapshot(int argc, char **argv)
         } else if (c == 'R') {
             redact = true;
         } else if (c == 'h') {
-            fputs(_(usage), stdout);
+            print_help(stdout, _(usage));
             return 0;
         } else {
             return option_error(options, argv);
@@ -52,7 +53,7 @@ int cmd_snapshot(int argc, char **argv)
             print_error("snapshot", _("give a new folder to record into, or --tar FILE"));
         else
             print_error("snapshot", _("unexpected argument '%s'"), argv[tar ? optind : optind + 1]);
-        fputs(_(usage), stderr);
+        print_help(stderr, _(usage));
         return EXIT_CANNOT_RUN;
     }
     struct snapshot_request req = {.sysroot = sysroot, .dir = tar ? NULL : argv[optind], .tar = tar, .redact = redact};

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/wrap.h"
 #include "builtin/builtin.h"
 #include "util/parse.h"
 #include "watch/session.h"
@@ -53,7 +54,7 @@ int cmd_watch(int argc, char **argv)
         case 'j': o.json_path = optarg; break;
         case 'r': o.replay_path = optarg; break;
         case 'p': ok = option_int("watch", "pid", optarg, 1, INT_MAX, &o.pid); break;
-        case 'h': fputs(_(usage), stdout); return 0;
+        case 'h': print_help(stdout, _(usage)); return 0;
         default: return option_error(options, argv);
         }
         if (!ok)
@@ -64,7 +65,7 @@ int cmd_watch(int argc, char **argv)
     int modes = (o.command != NULL) + (o.pid != 0) + (o.replay_path != NULL);
     if (modes > 1) {
         print_error("watch", _("give one of COMMAND, --pid or --replay"));
-        fputs(_(usage), stderr);
+        print_help(stderr, _(usage));
         return EXIT_CANNOT_RUN;
     }
     return watch_run(&o);

@@ -202,6 +202,24 @@ static int by_table_order(const void *a, const void *b)
     return x->kind - y->kind;
 }
 
+/* A claim object, from a file or a listing: validated against claim_kinds, sorted. */
+static int claim_set_from_object(json_t *root, const char *name, struct claim_set *out, char **error)
+{
+    struct claim_set set = {0};
+    int rc = json_is_object(root) ? load_root(&set, error, name, root)
+                                  : fail(error, name, _("(top level)"), _("must be a JSON object, not %s"),
+                                         json_type_name(root));
+    if (rc == 0 && set.count == 0)
+        rc = fail(error, name, _("(top level)"), _("holds no claims"));
+    if (rc != 0) {
+        claim_set_free(&set);
+        return -1;
+    }
+    qsort(set.items, (size_t)set.count, sizeof *set.items, by_table_order);
+    *out = set;
+    return 0;
+}
+
 int claim_file_load(const char *path, struct claim_set *out, char **error)
 {
     memset(out, 0, sizeof *out);
@@ -220,20 +238,27 @@ int claim_file_load(const char *path, struct claim_set *out, char **error)
             *error = NULL;
         return -1;
     }
-    struct claim_set set = {0};
-    int rc = json_is_object(root) ? load_root(&set, error, path, root)
-                                  : fail(error, path, _("(top level)"), _("must be a JSON object, not %s"),
-                                         json_type_name(root));
+    int rc = claim_set_from_object(root, path, out, error);
     json_decref(root);
-    if (rc == 0 && set.count == 0)
-        rc = fail(error, path, _("(top level)"), _("holds no claims"));
+    if (rc == 0)
+        out->file = strdup(path);
+    return rc;
+}
+
+int claim_listing_load(const char *text, struct claim_set *out, char **error)
+{
+    memset(out, 0, sizeof *out);
+    *error = NULL;
+    json_t *unparsed = NULL;
+    json_t *root = claim_listing_object(text, &unparsed);
+    int rc = claim_set_from_object(root, "--expect", out, error);
+    json_decref(root);
     if (rc != 0) {
-        claim_set_free(&set);
+        json_decref(unparsed);
         return -1;
     }
-    qsort(set.items, (size_t)set.count, sizeof *set.items, by_table_order);
-    set.file = strdup(path);
-    *out = set;
+    out->listing = strdup(text);
+    out->unparsed = unparsed;
     return 0;
 }
 
@@ -248,6 +273,8 @@ void claim_set_free(struct claim_set *set)
     }
     free(set->items);
     free(set->file);
+    free(set->listing);
+    json_decref(set->unparsed);
     memset(set, 0, sizeof *set);
 }
 

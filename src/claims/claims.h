@@ -23,7 +23,9 @@ struct claim {
 };
 
 struct claim_set {
-    char *file;
+    char *file;        /* the claim file, or NULL for a listing */
+    char *listing;     /* `--expect`'s text, or NULL for a file */
+    json_t *unparsed;  /* a listing's words that fit no claim, as an array of strings; NULL for a file */
     struct claim *items; /* in claim_kinds order, storage[] entries in file order */
     int count;
 };
@@ -44,6 +46,14 @@ extern const int claim_kinds_count;
  * (malloc'd) and leaves out empty: a bad claim file gets no partial verdict. */
 int claim_file_load(const char *path, struct claim_set *out, char **error);
 void claim_set_free(struct claim_set *set);
+
+/* A listing in a provider's words ("8x H100 SXM5 80GB, 2x EPYC 9654, 2TB RAM, 8x 3.84TB NVMe,
+ * 8x 400Gb IB") as the claim file's object; the words that fit no claim in *unparsed_words (a new
+ * JSON array). claims/listing.c. */
+json_t *claim_listing_object(const char *text, json_t **unparsed_words);
+/* The listing parsed and validated as a claim file is (one path): -1 with *error when no word of
+ * it makes a claim. */
+int claim_listing_load(const char *text, struct claim_set *out, char **error);
 
 /* "pass", "mismatch", "unknown": the JSON value, and (through _()) the pages' word. */
 const char *claim_verdict_name(enum claim_verdict v);

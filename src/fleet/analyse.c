@@ -180,6 +180,58 @@ static int cmp_group(const void *a, const void *b)
     return strcmp(x->class_key, y->class_key);
 }
 
+const char *fleet_reason_name(enum fleet_reason_kind kind)
+{
+    switch (kind) {
+    case FR_CONFIGURATION: return "configuration";
+    case FR_LOW_FIGURE: return "low_figure";
+    case FR_FAIL_OTHERS_LACK: return "fail_others_lack";
+    case FR_DOCUMENTS_DISAGREE: return "documents_disagree";
+    }
+    return "configuration";
+}
+
+static void add_reason(struct fleet_attention *per_node, size_t node, enum fleet_reason_kind kind, const char *what,
+                       int index)
+{
+    struct fleet_attention *a = &per_node[node];
+    a->node = node;
+    a->reasons = grow_array(a->reasons, a->nreasons, sizeof *a->reasons);
+    a->reasons[a->nreasons++] = (struct fleet_reason){kind, what, index};
+}
+
+/* Every node that needs attention, with why, in node order: a drain script keyed on odd_hosts
+ * must not skip the one node of four with a FAIL the others lack. */
+static void find_attention(const struct fleet *f, struct fleet_analysis *out)
+{
+    struct fleet_attention *per_node = calloc(f->count ? f->count : 1, sizeof *per_node);
+    if (!per_node)
+        abort();
+    for (int i = 0; i < out->ngroups; i++) {
+        const struct fleet_group *g = &out->groups[i];
+        for (int k = 0; k < g->nodd; k++)
+            for (int d = 0; d < g->odd[k].ndifferences; d++)
+                add_reason(per_node, g->odd[k].node, FR_CONFIGURATION,
+                           fleet_fields[g->odd[k].differences[d].field].key, (int)g->odd[k].differences[d].field);
+        for (int k = 0; k < g->nlow; k++)
+            add_reason(per_node, g->low[k].node, FR_LOW_FIGURE, fleet_metrics[g->low[k].metric].key,
+                       (int)g->low[k].metric);
+        for (int k = 0; k < g->npartial; k++)
+            if (!strncmp(g->partial[k].finding, "fail ", 5))
+                for (int n = 0; n < g->partial[k].nnodes; n++)
+                    add_reason(per_node, g->partial[k].nodes[n], FR_FAIL_OTHERS_LACK, g->partial[k].finding, 0);
+    }
+    for (size_t i = 0; i < f->count; i++)
+        if (f->nodes[i].disagreeing_fail)
+            add_reason(per_node, i, FR_DOCUMENTS_DISAGREE, f->nodes[i].disagreeing_fail, 0);
+    for (size_t i = 0; i < f->count; i++)
+        if (per_node[i].nreasons) {
+            out->attention = grow_array(out->attention, out->nattention, sizeof *out->attention);
+            out->attention[out->nattention++] = per_node[i];
+        }
+    free(per_node);
+}
+
 void fleet_analyse(struct fleet *f, double tolerance, struct fleet_analysis *out)
 {
     memset(out, 0, sizeof *out);
@@ -214,6 +266,7 @@ void fleet_analyse(struct fleet *f, double tolerance, struct fleet_analysis *out
         find_low_figures(f, &out->groups[i], tolerance);
         find_partial_findings(f, &out->groups[i]);
     }
+    find_attention(f, out);
 }
 
 void fleet_analysis_free(struct fleet_analysis *a)
@@ -236,6 +289,9 @@ void fleet_analysis_free(struct fleet_analysis *a)
         free(g->nodes);
     }
     free(a->groups);
+    for (int i = 0; i < a->nattention; i++)
+        free(a->attention[i].reasons);
+    free(a->attention);
     memset(a, 0, sizeof *a);
 }
 
@@ -255,24 +311,12 @@ char *fleet_hostlist(const struct fleet *f, const size_t *nodes, size_t n)
 
 char *fleet_odd_hostlist(const struct fleet *f, const struct fleet_analysis *a)
 {
-    size_t n = 0, cap = 16;
-    size_t *nodes = malloc(cap * sizeof *nodes);
+    size_t *nodes = malloc((a->nattention ? (size_t)a->nattention : 1) * sizeof *nodes);
     if (!nodes)
         abort();
-    for (int i = 0; i < a->ngroups; i++) {
-        const struct fleet_group *g = &a->groups[i];
-        for (int k = 0; k < g->nodd + g->nlow; k++) {
-            if (n == cap) {
-                cap *= 2;
-                nodes = realloc(nodes, cap * sizeof *nodes);
-                if (!nodes)
-                    abort();
-            }
-            /* The hostlist drops a node named twice (odd and low). */
-            nodes[n++] = k < g->nodd ? g->odd[k].node : g->low[k - g->nodd].node;
-        }
-    }
-    char *list = fleet_hostlist(f, nodes, n);
+    for (int i = 0; i < a->nattention; i++)
+        nodes[i] = a->attention[i].node;
+    char *list = fleet_hostlist(f, nodes, (size_t)a->nattention);
     free(nodes);
     return list;
 }

@@ -421,6 +421,7 @@ void fleet_free(struct fleet *f)
         free(f->nodes[i].bench_file);
         free(f->nodes[i].findings);
         free(f->nodes[i].findings_sorted);
+        free(f->nodes[i].disagreeing_file);
     }
     free(f->nodes);
     for (int i = 0; i < f->nnotes; i++)
@@ -798,6 +799,52 @@ static void candidates_pick(struct fleet *f, struct candidate *c, int n)
     free(order);
 }
 
+/* The first FAIL that one side has and the other lacks: `older` (interned keys, any order) against
+ * the node's sorted findings. NULL when they agree. */
+static const char *first_fail_differing(const struct fleet_node *n, const char **older, int nolder)
+{
+    for (int i = 0; i < nolder; i++)
+        if (!strncmp(older[i], "fail ", 5) && !fleet_node_has_finding(n, older[i]))
+            return older[i];
+    for (int i = 0; i < n->nfindings; i++) {
+        if (strncmp(n->findings[i], "fail ", 5))
+            continue;
+        bool held = false;
+        for (int k = 0; k < nolder && !held; k++)
+            held = older[k] == n->findings[i];
+        if (!held)
+            return n->findings[i];
+    }
+    return NULL;
+}
+
+/* An older audit of a host that was left out still counts where it disagrees with the newest on a
+ * FAIL: a fault that one run saw and the next did not is not cleared by the later file alone. */
+static int check_left_out_audit(struct fleet *f, const struct candidate *c, char *why, size_t why_size)
+{
+    char reason[512];
+    json_t *doc = prune_load_file(c->file, document_keys, reason, sizeof reason);
+    if (!doc) {
+        snprintf(why, why_size, "%s: %s", c->file, reason);
+        return -1;
+    }
+    struct fleet_node *n = node_for(f, c->host);
+    struct fleet_node older = {0};
+    add_findings(f, &older, at(doc, "findings"));
+    json_decref(doc);
+    const char *differing = first_fail_differing(n, older.findings, older.nfindings);
+    if (differing && !n->disagreeing_fail) {
+        n->disagreeing_fail = differing;
+        if (!(n->disagreeing_file = strdup(c->file)))
+            abort();
+        fleet_note(f, _("%s: an older audit of host %s disagrees with the newest on a FAIL (%s): the host is odd"),
+                   c->file, c->host, differing);
+    }
+    free(older.findings);
+    free(older.findings_sorted);
+    return 0;
+}
+
 /* Every *.json of a directory: what is not a gpuvet document is skipped, and of several documents
  * of one host and kind only the newest is added (each with a note). */
 static int add_directory(struct fleet *f, const char *path, char *why, size_t why_size)
@@ -831,6 +878,10 @@ static int add_directory(struct fleet *f, const char *path, char *why, size_t wh
     for (int i = 0; i < count; i++) {
         if (rc == 0 && !c[i].left_out)
             rc = add_file(f, c[i].file, why, why_size);
+    }
+    for (int i = 0; i < count; i++) {
+        if (rc == 0 && c[i].left_out && c[i].audit)
+            rc = check_left_out_audit(f, &c[i], why, why_size);
         free(c[i].file);
         free(c[i].host);
     }

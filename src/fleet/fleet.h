@@ -69,6 +69,10 @@ struct fleet_node {
     const char **findings;               /* interned "fail RULE_ID subject" (warn and fail only) */
     int nfindings;
     const char **findings_sorted;        /* the same, sorted (strcmp): fleet_node_has_finding */
+    char *disagreeing_file;              /* an older audit of this host that a directory's walk left
+                                            out, whose FAILs differ from the one added; NULL none */
+    const char *disagreeing_fail;        /* interned: the first FAIL one of the two has and the
+                                            other lacks */
 };
 
 struct fleet {
@@ -162,11 +166,37 @@ struct fleet_group {
 /* A group's median of a bench figure needs this many measured nodes. */
 #define FLEET_MIN_MEDIAN_NODES 3
 
+/* Why a node needs attention: each reason names what the node has that its group lacks. */
+enum fleet_reason_kind {
+    FR_CONFIGURATION,     /* what: the field key ("nvidia.driver_version") */
+    FR_LOW_FIGURE,        /* what: the metric key ("memory_triad_bytes_s") */
+    FR_FAIL_OTHERS_LACK,  /* what: the finding, "fail RULE_ID subject" */
+    FR_DOCUMENTS_DISAGREE /* what: the finding one document of the host has and the other lacks */
+};
+
+struct fleet_reason {
+    enum fleet_reason_kind kind;
+    const char *what;
+    int index; /* the enum fleet_field or enum fleet_metric of the first two kinds */
+};
+
+struct fleet_attention {
+    size_t node;
+    struct fleet_reason *reasons;
+    int nreasons;
+};
+
 struct fleet_analysis {
     struct fleet_group *groups;
     int ngroups;
     double tolerance;
+    struct fleet_attention *attention; /* every node that needs attention, in node order */
+    int nattention;
 };
+
+/* The JSON word of a reason: "configuration", "low_figure", "fail_others_lack",
+ * "documents_disagree". */
+const char *fleet_reason_name(enum fleet_reason_kind kind);
 
 /* Groups the nodes by class (CPU model and accelerator models), largest group first, and finds
  * in each: fields where a node differs from the majority (or no value has a majority), figures more than `tolerance` (0.05)
@@ -174,7 +204,9 @@ struct fleet_analysis {
 void fleet_analyse(struct fleet *f, double tolerance, struct fleet_analysis *out);
 void fleet_analysis_free(struct fleet_analysis *a);
 
-/* Every node some group names as odd or low, as one hostlist ("" when none; caller frees). */
+/* Every node that needs attention (a field against its group's majority, a low figure, a FAIL
+ * others of its group lack, two documents of it that disagree on a FAIL), as one hostlist ("" when
+ * none; caller frees). */
 char *fleet_odd_hostlist(const struct fleet *f, const struct fleet_analysis *a);
 
 /* The hostlist of the given nodes (caller frees). A node whose name is not a plain host name

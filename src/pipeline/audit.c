@@ -69,9 +69,15 @@ static int read_bench(const struct audit_request *req, struct machine *m)
         return probe_bench_file(m, req->bench_file);
     if (!req->bench_quick)
         return 0;
-    static const char *const judged[] = {"memory", "pcie", "storage"}; /* the benchmarks rules judge */
+    /* The benchmarks rules judge; the GPU's own (quick) where this machine has a GPU it can run on,
+     * so that the GPU rules' "audit --bench-quick" measures what they ask for. */
+    const char *judged[4] = {"memory", "pcie", "storage"};
+    int njudged = 3;
+    const struct bench_info *gpu = bench_find("gpu");
+    if (gpu && m->gpus.count > 0 && (!gpu->unavailable_reason || !gpu->unavailable_reason(m)))
+        judged[njudged++] = "gpu";
     struct bench_opts quick = {.quick = true, .dir = ".", .cpu = -1};
-    return probe_bench_document(m, bench_run_document(m, &quick, judged, 3, req->bench_progress), "bench-quick");
+    return probe_bench_document(m, bench_run_document(m, &quick, judged, njudged, req->bench_progress), "bench-quick");
 }
 
 enum audit_status audit_run(const struct audit_request *req, struct audit_result *r)
@@ -87,9 +93,10 @@ enum audit_status audit_run(const struct audit_request *req, struct audit_result
     bool have_dmi = req->dmidecode || req->dmi_table;
     fsroot_set(req->sysroot);
     /* A bad claim file gets its error and no verdict at all, before anything is probed. */
-    if (req->claim_file && claim_file_load(req->claim_file, &r->claims, &r->error) != 0) {
+    if ((req->claim_file && claim_file_load(req->claim_file, &r->claims, &r->error) != 0) ||
+        (req->expect_listing && claim_listing_load(req->expect_listing, &r->claims, &r->error) != 0)) {
         if (!r->error)
-            r->error = strdup(req->claim_file);
+            r->error = strdup(req->claim_file ? req->claim_file : req->expect_listing);
         dmi_data_free(&dmi);
         return AUDIT_REFUSED;
     }
@@ -104,7 +111,7 @@ enum audit_status audit_run(const struct audit_request *req, struct audit_result
     r->probed = true;
     if (req->load_check)
         probe_nvidia_load_check(&r->machine);
-    if (req->claim_file) {
+    if (req->claim_file || req->expect_listing) {
         claims_evaluate(&r->claims, &r->machine, thresholds_for(req->workload));
         r->inputs.claims = &r->claims;
     }

@@ -31,6 +31,7 @@ struct audit_request {
     const char *dmi_table;        /* --dmi-table binary SMBIOS dump; NULL none */
     const char *kernel_log;       /* --kernel-log: replaces the live or recorded log; NULL none */
     const char *claim_file;       /* --claim; NULL none */
+    const char *expect_listing;   /* --expect: a listing in the provider's words; NULL none */
     const char *data_dir;         /* --data-dir: the dataset's disk is judged; NULL none */
     const char *bench_file;       /* --bench: a saved `gpuvet bench --json` document; NULL none */
     bool bench_quick;             /* --bench-quick: measure this machine first */

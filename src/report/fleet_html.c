@@ -2,6 +2,7 @@
  * audit page's frame (report/page.c: inline CSS, no script, nothing fetched). What it shows, and
  * in which order, is fleet_page.c's; this file only marks it up. */
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,8 @@ static void html_words(FILE *o, const char *text)
         bool breaks = false; /* a '-' before a letter: where browsers break ("01-06" they do not) */
         for (size_t i = 0; i + 1 < word && !breaks; i++)
             breaks = p[i] == '-' && isalpha((unsigned char)p[i + 1]);
+        /* a hostlist's [range] is one name: "gpu[01-05]" never reads "gpu[0" / "1-05]" */
+        breaks = breaks || memchr(p, '[', word);
         if (!breaks) {
             char *plain = strndup(p, word + space);
             if (!plain)
@@ -85,9 +88,42 @@ static void note(FILE *o, const char *text)
     fputs("</p>\n", o);
 }
 
+/* On a phone a wide table's rows stack, each cell under its column's name, instead of running off
+ * the screen: page.c's CSS stacks table.stack; the names come from a small style of the table's
+ * own (CSS content, so the cells' markup stays as it is). */
+static int stacked_tables;
+
+static void css_string(FILE *o, const char *s)
+{
+    fputc('"', o);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fprintf(o, "\\%c", *s);
+        else if (*s == '<')
+            fputs("\\3c ", o); /* no "</style>" inside the style */
+        else if ((unsigned char)*s >= 0x20)
+            fputc(*s, o);
+    }
+    fputc('"', o);
+}
+
 static void table_begin(FILE *o, const char *const *columns)
 {
-    fputs("<div class=\"scroll\"><table><tr>", o);
+    int ncolumns = 0;
+    while (columns[ncolumns])
+        ncolumns++;
+    if (ncolumns >= 4) {
+        int id = ++stacked_tables;
+        fputs("<style>@media (max-width:600px){", o);
+        for (int i = 0; i < ncolumns; i++) {
+            fprintf(o, "#stack-%d td:nth-child(%d)::before{content:", id, i + 1);
+            css_string(o, columns[i]);
+            fputs(" \": \"}", o);
+        }
+        fprintf(o, "}</style><div class=\"scroll\"><table class=\"stack\" id=\"stack-%d\"><tr>", id);
+    } else {
+        fputs("<div class=\"scroll\"><table><tr>", o);
+    }
     for (; *columns; columns++) {
         fputs("<th>", o);
         html_text(o, *columns);

@@ -130,6 +130,31 @@ static json_t *group_json(const struct fleet *f, const struct fleet_group *g)
     return o;
 }
 
+/* Every node that needs attention, with why: what odd_hosts lists, one entry per host. */
+static json_t *attention_json(const struct fleet *f, const struct fleet_analysis *a)
+{
+    json_t *list = json_array();
+    for (int i = 0; i < a->nattention; i++) {
+        const struct fleet_attention *at = &a->attention[i];
+        const struct fleet_node *n = &f->nodes[at->node];
+        json_t *reasons = json_array();
+        for (int k = 0; k < at->nreasons; k++) {
+            const struct fleet_reason *r = &at->reasons[k];
+            json_t *o = json_pack("{s:s}", "kind", fleet_reason_name(r->kind));
+            if (r->kind == FR_FAIL_OTHERS_LACK || r->kind == FR_DOCUMENTS_DISAGREE)
+                json_object_set_new(o, "finding", finding_json(r->what));
+            else
+                json_object_set_new(o, r->kind == FR_CONFIGURATION ? "field" : "metric", json_string(r->what));
+            if (r->kind == FR_DOCUMENTS_DISAGREE)
+                json_object_set_new(o, "other_file", json_string_or_null(n->disagreeing_file));
+            json_array_append_new(reasons, o);
+        }
+        json_array_append_new(list, json_pack("{s:o, s:o, s:o}", "host", json_text(n->host), "file",
+                                              json_string_or_null(n->audit_file), "reasons", reasons));
+    }
+    return list;
+}
+
 static int dump(FILE *out, json_t *doc)
 {
     int rc = json_dumpf(doc, out, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
@@ -149,6 +174,7 @@ static int fleet_json_english(FILE *out, const struct fleet *f, const struct fle
                             "audit_documents", (json_int_t)f->audits, "bench_documents", (json_int_t)f->benches,
                             "odd_hosts", list, "groups", groups);
     free(list);
+    json_object_set_new(doc, "odd_host_reasons", attention_json(f, a));
     /* Names that would change a hostlist's meaning ("gpu[01-99],login1") are in none of its
      * hostlists: listed here, as plain strings. */
     const char **apart;

@@ -593,6 +593,14 @@ void fleet_page_write(FILE *o, const struct fleet *f, const struct fleet_analysi
         free(line);
     }
     free(apart);
+    /* What a folder's walk skipped or left out (not gpuvet documents, older audits of a host): on
+     * the page, not only on stderr. */
+    for (int i = 0; i < f->nnotes; i++) {
+        if (asprintf(&line, _("not read: %s"), f->notes[i]) < 0)
+            abort();
+        fmt->note(o, line);
+        free(line);
+    }
     fmt->note(o, "gpuvet " GPUVET_VERSION);
     fmt->heading(o, 2, "groups", _(GROUPS_TITLE));
     overview(o, f, a, fmt);

@@ -155,6 +155,29 @@ static int fleet_text_unescaped(FILE *out, const struct fleet *f, const struct f
     char *odd = fleet_odd_hostlist(f, a);
     fprintf(out, _("odd nodes: %s\n"), *odd ? odd : _("none"));
     free(odd);
+    for (int i = 0; i < a->nattention; i++) {
+        const struct fleet_attention *at = &a->attention[i];
+        fprintf(out, "  %s:\n", f->nodes[at->node].host);
+        for (int k = 0; k < at->nreasons; k++) {
+            const struct fleet_reason *r = &at->reasons[k];
+            switch (r->kind) {
+            case FR_CONFIGURATION:
+                fprintf(out, _("    differs from its group: %s\n"), _(fleet_fields[r->index].label));
+                break;
+            case FR_LOW_FIGURE:
+                fprintf(out, _("    below its group's median: %s\n"), _(fleet_metrics[r->index].label));
+                break;
+            case FR_FAIL_OTHERS_LACK:
+                fputs(_("    a FAIL the others lack: "), out);
+                print_finding(out, r->what);
+                break;
+            case FR_DOCUMENTS_DISAGREE:
+                fprintf(out, _("    two audits of it disagree (%s): "), f->nodes[at->node].disagreeing_file);
+                print_finding(out, r->what);
+                break;
+            }
+        }
+    }
     char *apart = fleet_unplain_line(f);
     if (apart)
         fprintf(out, _("in no hostlist (not a Slurm host name): %s\n"), apart);

@@ -127,7 +127,7 @@ void gpus_text_header(FILE *out)
 
 static void detail(FILE *out, const struct gpu_spec *g, const char *note);
 
-/* Long lines (the ResNet-50 source, the notes) wrap within 100 columns, under their text. */
+/* Long lines (the ResNet-50 source, the notes) wrap to the terminal, under their text. */
 void gpus_text_detail(FILE *out, const struct gpu_spec *g, const char *note)
 {
     char *buf = NULL;
@@ -139,7 +139,7 @@ void gpus_text_detail(FILE *out, const struct gpu_spec *g, const char *note)
     }
     detail(m, g, note);
     fclose(m);
-    print_wrapped_table(out, buf, len, REPORT_COLUMNS);
+    print_wrapped_table(out, buf, len, report_columns(out));
     free(buf);
 }
 

@@ -294,6 +294,16 @@ int report_json(FILE *out, const struct audit_report *r)
     if (!root)
         return -1;
     json_object_set_new(root, "data_tables", data_tables_json());
+    if (r->claims && r->claims->listing) {
+        /* --expect: the listing as given and the words that made no claim; its claims are in "claims". */
+        json_t *differing = json_array();
+        for (int i = 0; i < r->claims->count; i++)
+            if (r->claims->items[i].verdict != CLAIM_PASS)
+                json_array_append_new(differing, json_string(r->claims->items[i].key));
+        json_object_set_new(root, "listing",
+                            json_pack("{s:s, s:O, s:o}", "text", r->claims->listing, "unparsed", r->claims->unparsed,
+                                      "differing", differing));
+    }
     if (r->finished > 0) {
         /* RFC 3339 UTC: gpuvet fleet keeps the newest audit of a host by it. */
         char when[32];

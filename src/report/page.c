@@ -72,7 +72,8 @@ static const char style[] =
     ".nb{white-space:nowrap}"
     /* a host list takes no more than its share; the names in it wrap between hosts */
     "td.hosts{width:30%}"
-    "svg.topology{width:100%;height:auto;max-width:760px;display:block}"
+    /* the picture takes the page's width (its labels the room that gives), never more */
+    "svg.topology{width:100%;height:auto;max-width:100%;display:block}"
     "svg .strong{font-weight:bold}"
     ".dimm{background:#cfe8cf}.dimm.mismatched{background:#ffd0a0;outline:2px solid var(--warn)}"
     ".dimm.empty{background:#fff;color:#888}"
@@ -80,7 +81,13 @@ static const char style[] =
     ".bar span{display:block;height:14px;background:#4a7fb5}"
     ".bar.low span{background:var(--fail)}"
     ".muted{color:#666}nav a{margin-right:10px}"
-    "@media (max-width:600px){body{padding:6px;font-size:15px}td,th{padding:2px 4px}nav a{display:inline-block}}"
+    "@media (max-width:600px){body{padding:6px;font-size:15px}td,th{padding:2px 4px}nav a{display:inline-block}"
+    /* a wide table (fleet_html.c: table.stack) stacks its rows on a phone: each cell under its
+     * column's name, nothing off the right edge */
+    "table.stack,table.stack tbody,table.stack tr,table.stack td{display:block;width:auto}"
+    "table.stack tr:first-child{display:none}table.stack tr{border:1px solid #ccc;margin:6px 0}"
+    "table.stack td{border:none;text-align:left}"
+    "table.stack td::before{font-weight:bold}}"
     "@media print{nav{display:none}body{max-width:none;font-size:10pt}h2{break-after:avoid}"
     ".finding,table,svg{break-inside:avoid}a{color:inherit;text-decoration:none}"
     "*{-webkit-print-color-adjust:exact;print-color-adjust:exact}}";

@@ -9,7 +9,7 @@
 #include "util/i18n.h"
 #include "util/width.h"
 
-#define SVG_WIDTH 760
+#define SVG_WIDTH 936 /* the page's 960 px less its padding: NIC and GPU names keep their room */
 #define ROW 30
 #define PAD 6
 #define INSET 12

@@ -1,7 +1,7 @@
 /* The report for people. A first screen (<= SUMMARY_LINES lines) with the machine, the verdict
  * per workload and the worst problems with their fix; then the details: the machine, findings
  * grouped by area (worst area first, worst finding first, repeated findings of a rule once), and
- * the verdict line again. No line is wider than REPORT_COLUMNS: long lines wrap at a space. */
+ * the verdict line again. No line is wider than the terminal (report_columns): long lines wrap at a space. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -21,19 +21,33 @@
 struct style {
     const char *bold, *dim, *reset;
     const char *sev[SEV_FAIL + 1];
+    size_t columns; /* the width every line keeps within (report_columns) */
 };
 
 static struct style make_style(bool colour)
 {
-    struct style s = {"", "", "", {"", "", "", "", ""}};
+    struct style s = {"", "", "", {"", "", "", "", ""}, REPORT_COLUMNS};
     if (colour) {
         s = (struct style){"\033[1m", "\033[2m", "\033[0m",
-                           {"\033[32m", "\033[36m", "\033[35m", "\033[33m", "\033[1;31m"}};
+                           {"\033[32m", "\033[36m", "\033[35m", "\033[33m", "\033[1;31m"}, REPORT_COLUMNS};
     }
     return s;
 }
 
 static const char *or_unknown(const char *s) { return s ? s : _("unknown"); }
+
+/* A NUMA node as the GPU section shows one: its number, or "?" when the kernel gives none (-1). */
+static const char *node_shown(int node)
+{
+    static char ring[4][16];
+    static int next;
+    char *buf = ring[next++ % 4];
+    if (node < 0)
+        snprintf(buf, sizeof ring[0], "?");
+    else
+        snprintf(buf, sizeof ring[0], "%d", node);
+    return buf;
+}
 
 /* Cells of a table padded to display columns (a Chinese character takes two), in a ring of
  * buffers so that one printf can take several. */
@@ -182,7 +196,7 @@ static void print_pci(FILE *o, const struct machine *m, const struct style *st)
         int n = 0;
         for (int i = 0; i < m->npci; i++)
             n += m->pci[i].role == (enum pci_role)role;
-        fprintf(o, "        %s: %d\n", titles[role], n);
+        fprintf(o, "        %s%s%d\n", titles[role], _(": "), n); /* a full-width colon in Chinese */
         for (int i = 0; i < m->npci; i++) {
             const struct pci_device *d = &m->pci[i];
             if (d->role != (enum pci_role)role)
@@ -195,8 +209,8 @@ static void print_pci(FILE *o, const struct machine *m, const struct style *st)
                 snprintf(ids, sizeof ids, _("[no %s file]"), d->missing);
             else
                 snprintf(ids, sizeof ids, "[%04x:%04x]", d->vendor_id, d->device_id);
-            fprintf(o, _("          %s  %s %s %s  node %d%s  %s\n"), d->bus_id, or_unknown(d->vendor_name),
-                    d->device_name ? d->device_name : "", ids, d->numa_node, d->numa_derived ? _(" (from local CPUs)") : "",
+            fprintf(o, _("          %s  %s %s %s  node %s%s  %s\n"), d->bus_id, or_unknown(d->vendor_name),
+                    d->device_name ? d->device_name : "", ids, node_shown(d->numa_node), d->numa_derived ? _(" (from local CPUs)") : "",
                     link);
             if (d->npath > 0) {
                 fprintf(o, _("          %s  path:"), st->dim);
@@ -215,15 +229,21 @@ static void print_claims(FILE *o, const struct claim_set *set, const struct styl
 {
     if (!set)
         return;
-    fprintf(o, _("%sLabel vs reality%s (%s)\n"), st->bold, st->reset, set->file);
-    fprintf(o, "  %s %s %s %s\n", cell(_("claim"), 28), cell(_("claimed"), 22), cell(_("found"), 22), _("verdict"));
+    if (set->file)
+        fprintf(o, _("%sLabel vs reality%s (%s)\n"), st->bold, st->reset, set->file);
+    else
+        fprintf(o, _("%sLabel vs reality%s (--expect \"%s\")\n"), st->bold, st->reset, set->listing);
+    /* Narrower columns on a narrow terminal: the verdict stays on the row. */
+    int key_w = st->columns < 100 ? 24 : 28, value_w = st->columns < 100 ? 17 : 22;
+    fprintf(o, "  %s %s %s %s\n", cell(_("claim"), key_w), cell(_("claimed"), value_w), cell(_("found"), value_w),
+            _("verdict"));
     for (int i = 0; i < set->count; i++) {
         const struct claim *c = &set->items[i];
         char *claimed = json_dumps(c->claimed, JSON_ENCODE_ANY | JSON_REAL_PRECISION(15)),
              *found = json_dumps(c->found, JSON_ENCODE_ANY | JSON_REAL_PRECISION(15));
         enum severity sev = c->verdict == CLAIM_MISMATCH ? SEV_FAIL : c->verdict == CLAIM_PASS ? SEV_PASS : SEV_UNKNOWN;
-        fprintf(o, "  %s %s %s %s%s%s\n", cell(c->key, 28), cell(claimed ? claimed : "?", 22),
-                cell(c->found && !json_is_null(c->found) && found ? found : _("unknown"), 22), st->sev[sev], _(claim_verdict_label(c->verdict)),
+        fprintf(o, "  %s %s %s %s%s%s\n", cell(c->key, key_w), cell(claimed ? claimed : "?", value_w),
+                cell(c->found && !json_is_null(c->found) && found ? found : _("unknown"), value_w), st->sev[sev], _(claim_verdict_label(c->verdict)),
                 st->reset);
         /* The arithmetic on a line of its own, so the table keeps its columns within the width. */
         if (*claim_message_text(c))
@@ -236,7 +256,7 @@ static void print_claims(FILE *o, const struct claim_set *set, const struct styl
 
 static void print_location(FILE *o, const char *what, const struct storage_location *l)
 {
-    fprintf(o, "        %s %s: ", what, l->path);
+    fprintf(o, "        %s %s%s", what, l->path, _(": "));
     if (l->network_fs)
         fprintf(o, _("network filesystem %s from %s"), l->fstype, l->source);
     else if (l->ndisks == 0)
@@ -260,7 +280,7 @@ static void print_storage(FILE *o, const struct machine *m, const struct style *
         snprintf(size, sizeof size, "%s", _("size unknown"));
         if (d->size_bytes >= 0)
             snprintf(size, sizeof size, "%.1f GB", d->size_bytes / GB);
-        fprintf(o, _("        %s %s %s %s %s%s%s  node %d%s%s\n"), cell(d->name, 10),
+        fprintf(o, _("        %s %s %s %s %s%s%s  node %s%s%s\n"), cell(d->name, 10),
                 cell(storage_transport_name(d->transport), 7), cell(size, 14),
                 /* virtio-blk reports rotational 1 whatever backs it, and in a VM any disk's flag is the
                  * hypervisor's choice: unknown, not a spinning disk */
@@ -268,7 +288,8 @@ static void print_storage(FILE *o, const struct machine *m, const struct style *
                      : d->rotational == 0                                   ? _("solid state")
                                                                             : _("rotation unknown"),
                      15),
-                d->vendor ? d->vendor : "", d->vendor ? " " : "", or_unknown(d->model), d->numa_node,
+                d->vendor ? d->vendor : "", d->vendor ? " " : "", d->model ? d->model : _("model unknown"),
+                node_shown(d->numa_node),
                 d->holds_root ? "  [/]" : "", d->holds_data ? _("  [data]") : "");
     }
     if (s->root.path)
@@ -288,8 +309,9 @@ static void print_network(FILE *o, const struct machine *m, const struct style *
         snprintf(speed, sizeof speed, "%s", _("speed unknown"));
         if (p->speed_mbps > 0)
             snprintf(speed, sizeof speed, "%g Gb/s", p->speed_mbps / 1000.0);
-        fprintf(o, _("        %s %s %s %s %s node %d"), cell(p->name, 14), cell(link_state_name(p->state), 7),
-                cell(speed, 14), cell(or_unknown(p->link_layer), 10), cell(or_unknown(p->driver), 10), p->numa_node);
+        fprintf(o, _("        %s %s %s %s %s node %s"), cell(p->name, 14), cell(link_state_name(p->state), 7),
+                cell(speed, 14), cell(or_unknown(p->link_layer), 10), cell(or_unknown(p->driver), 10),
+                node_shown(p->numa_node));
         if (p->has_rdma)
             fprintf(o, _("  RDMA %s port %d %s"), p->rdma.device, p->rdma.port, or_unknown(p->rdma.state));
         if (p->unknown_reason)
@@ -547,11 +569,11 @@ static int summary_machine(FILE *o, const struct audit_report *r, const struct s
         append(line, sizeof line, ", %.0f GiB", mem->installed_bytes / GIB);
     else if (mem->usable_bytes >= 0)
         append(line, sizeof line, _(", %.0f GiB usable"), mem->usable_bytes / GIB);
-    int lines = print_cut(o, line, REPORT_COLUMNS);
+    int lines = print_cut(o, line, st->columns);
     line[0] = '\0';
     append(line, sizeof line, "         %s", !m->virt.known ? "" : m->virt.vm ? _("VM; ") : _("bare metal; "));
     accelerator_summary(line, sizeof line, m);
-    return lines + print_cut(o, line, REPORT_COLUMNS);
+    return lines + print_cut(o, line, st->columns);
 }
 
 /* The rules behind a workload's fail and warn findings, worst first: "PCIE_SLOT_CAPPED, ...". */
@@ -586,7 +608,26 @@ static enum severity verdict_colour(enum verdict v)
     return v == VERDICT_FAIL ? SEV_FAIL : v == VERDICT_WARN ? SEV_WARN : v == VERDICT_PASS ? SEV_PASS : SEV_UNKNOWN;
 }
 
-static int summary_verdict_line(FILE *o, const struct audit_report *r, enum workload w, const struct style *st)
+/* One line, cut at a word with " ..." where it would wrap: the other workloads' verdicts are the
+ * whole of them; their reasons are below. */
+static int print_one_line(FILE *o, const char *line, size_t width)
+{
+    size_t len = strlen(line);
+    if (display_width_n(line, len) <= width) {
+        fprintf(o, "%s\n", line);
+        return 1;
+    }
+    size_t keep = display_prefix(line, len, width - 4);
+    while (keep > 0 && line[keep] != ' ')
+        keep--;
+    while (keep > 0 && (line[keep - 1] == ' ' || line[keep - 1] == ','))
+        keep--;
+    fprintf(o, "%.*s ...\n", (int)keep, line);
+    return 1;
+}
+
+static int summary_verdict_line(FILE *o, const struct audit_report *r, enum workload w, const struct style *st,
+                                bool one_line)
 {
     const struct workload_verdict *v = &r->verdicts->verdicts[w];
     char line[2048] = "";
@@ -611,7 +652,7 @@ static int summary_verdict_line(FILE *o, const struct audit_report *r, enum work
     } else {
         append(line, sizeof line, _("checked %d of %d checks"), v->checked, v->applicable);
     }
-    return print_cut(o, line, REPORT_COLUMNS);
+    return one_line ? print_one_line(o, line, st->columns) : print_cut(o, line, st->columns);
 }
 
 /* The groups worth a line on the first screen or in the details. */
@@ -633,6 +674,91 @@ static void group_subjects(char *buf, size_t n, const struct finding_group *g, i
         append(buf, n, _(" and %d more"), g->count - listed);
 }
 
+/* Rows shown on the first screen of what differs from the listing; the rest are in Details. */
+#define LISTING_ROWS_SHOWN 5
+
+/* Claims i..end-1 that read as one row: storage[] entries of one field, value and verdict. */
+static int same_row_end(const struct claim_set *set, int i)
+{
+    const struct claim *c = &set->items[i];
+    int end = i + 1;
+    if (c->index < 0)
+        return end;
+    for (int k = i + 1; k < set->count; k++) {
+        const struct claim *d = &set->items[k];
+        if (d->index < 0)
+            break;
+        if (d->kind != c->kind)
+            continue;
+        if (d->verdict != c->verdict || !json_equal(d->claimed, c->claimed))
+            break;
+        end = k + 1;
+    }
+    return end;
+}
+
+/* "Listing vs this machine": what `--expect` said, what matches in one line, and each claim that
+ * differs or is unknown with why; the words that made no claim. */
+static int summary_listing(FILE *o, const struct claim_set *set, const struct style *st, int room)
+{
+    if (!set || !set->listing)
+        return 0;
+    char line[4096] = "";
+    int lines = 0;
+    fputc('\n', o);
+    append(line, sizeof line, _("%sListing vs this machine%s (\"%s\")"), st->bold, st->reset, set->listing);
+    lines += 1 + print_cut(o, line, st->columns);
+    line[0] = '\0';
+    int matching = 0, shown = 0, differing = 0;
+    for (int i = 0; i < set->count; i++)
+        if (set->items[i].verdict == CLAIM_PASS)
+            append(line, sizeof line, "%s%s", matching++ ? _(", ") : _("  matches: "), set->items[i].key);
+    if (matching)
+        lines += print_cut(o, line, st->columns);
+    /* Mismatches first: they are what the listing got wrong; unknowns after. */
+    for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < set->count;) {
+        const struct claim *c = &set->items[i];
+        int end = same_row_end(set, i);
+        if (c->verdict == (pass == 0 ? CLAIM_MISMATCH : CLAIM_UNKNOWN)) {
+            differing++;
+            /* a row takes up to 2 lines; "... more" and the words not read keep theirs */
+            if (shown < LISTING_ROWS_SHOWN && lines + 2 <= room - 2) {
+                char *claimed = json_dumps(c->claimed, JSON_ENCODE_ANY | JSON_REAL_PRECISION(15));
+                enum severity sev = c->verdict == CLAIM_MISMATCH ? SEV_FAIL : SEV_UNKNOWN;
+                line[0] = '\0';
+                append(line, sizeof line, "  %s%s%s %s", st->sev[sev], cell(_(claim_verdict_label(c->verdict)), 8),
+                       st->reset, c->key);
+                if (end - i > 1)
+                    append(line, sizeof line, _(" (%d disks)"), end - i);
+                /* TRANSLATORS: a listing's claim: the listed value, then why it differs or is unknown. */
+                append(line, sizeof line, _(": listed %s; %s"), claimed ? claimed : "?", claim_message_text(c));
+                lines += print_cut(o, line, st->columns);
+                free(claimed);
+                shown++;
+            }
+        }
+        i = end;
+    }
+    if (differing > shown) {
+        fprintf(o, _("  ... %d more under Label vs reality below\n"), differing - shown);
+        lines++;
+    }
+    if (!differing) {
+        fprintf(o, _("  every listed figure matches\n"));
+        lines++;
+    }
+    if (set->unparsed && json_array_size(set->unparsed)) {
+        line[0] = '\0';
+        size_t k;
+        json_t *w;
+        json_array_foreach(set->unparsed, k, w)
+            append(line, sizeof line, "%s\"%s\"", k ? _(", ") : _("  not read (no claim made): "), json_string_value(w));
+        lines += print_cut(o, line, st->columns);
+    }
+    return lines;
+}
+
 static int print_summary(FILE *o, const struct audit_report *r, const struct style *st, int budget)
 {
     const struct machine *m = r->machine;
@@ -646,11 +772,11 @@ static int print_summary(FILE *o, const struct audit_report *r, const struct sty
     static const enum workload first_screen[] = {WL_GENERAL, WL_CV_TRAIN, WL_LLM_TRAIN, WL_LLM_INFER};
     bool asked_shown = false;
     for (size_t i = 0; i < sizeof first_screen / sizeof first_screen[0]; i++) {
-        lines += summary_verdict_line(o, r, first_screen[i], st);
+        lines += summary_verdict_line(o, r, first_screen[i], st, first_screen[i] != r->workload);
         asked_shown |= first_screen[i] == r->workload;
     }
     if (!asked_shown)
-        lines += summary_verdict_line(o, r, r->workload, st);
+        lines += summary_verdict_line(o, r, r->workload, st, false);
     char line[4096] = "";
     if (machine_from_evidence(m)) {
         append(line, sizeof line, _("  Evidence files only: %d of %d checks judged"), sel->checked, sel->applicable);
@@ -660,22 +786,29 @@ static int print_summary(FILE *o, const struct audit_report *r, const struct sty
         append(line, sizeof line, _("  Checked %d of %d checks for %s"), sel->checked, sel->applicable,
                workload_name(r->workload));
     }
-    lines += print_cut(o, line, REPORT_COLUMNS);
+    lines += print_cut(o, line, st->columns);
     if (sel->ngaps) {
         line[0] = '\0';
-        bool key = sel->gaps[0].key; /* key gaps come first */
-        /* TRANSLATORS: the label ("unknown, needed") and the facts after it. */
-        append(line, sizeof line, _("  %s: "), key ? _("unknown, needed") : _("unknown, not needed for the verdict"));
-        for (int i = 0, shown = 0; i < sel->ngaps; i++) {
-            if (key && !sel->gaps[i].key) {
-                append(line, sizeof line, _("; not needed: "));
-                key = false;
-                shown = 0;
-            }
-            append(line, sizeof line, "%s%s", shown++ ? _(", ") : "", gap_fact_text(&sel->gaps[i]));
+        /* The first screen names what the verdict needs; the facts it does not need are counted
+         * here and named under "Not checked" below, so the answer stays on one screen. */
+        int needed = 0;
+        while (needed < sel->ngaps && sel->gaps[needed].key)
+            needed++;
+        if (needed) {
+            /* TRANSLATORS: the label ("unknown, needed") and the facts after it. */
+            append(line, sizeof line, _("  %s: "), _("unknown, needed"));
+            for (int i = 0; i < needed; i++)
+                append(line, sizeof line, "%s%s", i ? _(", ") : "", gap_fact_text(&sel->gaps[i]));
+            if (sel->ngaps > needed)
+                append(line, sizeof line, _("; %d more not needed (under Not checked)"), sel->ngaps - needed);
+        } else {
+            append(line, sizeof line, _("  unknown, not needed for the verdict: %d (under Not checked)"), sel->ngaps);
         }
-        lines += print_cut(o, line, REPORT_COLUMNS);
+        lines += print_cut(o, line, st->columns);
     }
+    /* The worst problem keeps its place on the first screen: a blank line, the title, and two
+     * lines each for the problem and its fix. */
+    lines += summary_listing(o, r->claims, st, budget - lines - 6);
     struct finding_group *groups;
     int ngroups = findings_group(r->findings, &groups);
     int problems = 0;
@@ -691,23 +824,47 @@ static int print_summary(FILE *o, const struct audit_report *r, const struct sty
         fprintf(o, _("%sWorst problems%s (%s)\n"), st->bold, st->reset, workload_name(r->workload));
         lines++;
         int shown = 0;
-        for (int i = 0; i < ngroups && lines + 2 <= budget - 1; i++) {
+        for (int i = 0; i < ngroups; i++) {
             const struct finding_group *g = &groups[i];
             const struct finding *it = g->members[0];
             if (it->severity < SEV_WARN)
+                break;
+            /* Each problem is drawn aside first: it is shown only where it fits the screen whole
+             * (the first one at least with its message), with a line left for "... more". */
+            char *drawn = NULL;
+            size_t drawn_len = 0;
+            FILE *d = open_memstream(&drawn, &drawn_len);
+            if (!d)
                 break;
             line[0] = '\0';
             append(line, sizeof line, "  %s%s%s %s ", st->sev[it->severity], cell(severity_label(it->severity), 4),
                    st->reset, it->rule->id);
             group_subjects(line, sizeof line, g, 1);
-            append(line, sizeof line, ": %s", finding_message(it));
-            lines += print_cut(o, line, REPORT_COLUMNS);
+            append(line, sizeof line, "%s%s", _(": "), finding_message(it));
+            int message_lines = print_cut(d, line, st->columns);
+            fflush(d);
+            size_t message_len = drawn_len;
+            int fix_lines = 0;
             if (it->fix) {
                 line[0] = '\0';
                 append(line, sizeof line, _("       fix: %s"), finding_fix(it));
-                lines += print_cut(o, line, REPORT_COLUMNS);
+                fix_lines = print_cut(d, line, st->columns);
             }
-            shown++;
+            fclose(d);
+            bool more = i + 1 < ngroups && groups[i + 1].members[0]->severity >= SEV_WARN;
+            int room = budget - lines - (more ? 1 : 0);
+            if (message_lines + fix_lines <= room) {
+                fputs(drawn, o);
+                lines += message_lines + fix_lines;
+                shown++;
+            } else if (shown == 0 && message_lines <= room + (more ? 1 : 0)) {
+                fwrite(drawn, 1, message_len, o);
+                lines += message_lines;
+                shown++;
+            }
+            free(drawn);
+            if (shown <= i)
+                break;
         }
         if (shown < problems) {
             fprintf(o, _("  ... %d more below\n"), problems - shown);
@@ -833,9 +990,10 @@ static void print_sections(FILE *o, const struct machine *m, const struct style 
     }
 }
 
-static int report_text_unescaped(FILE *out, const struct audit_report *r, bool colour, bool verbose)
+static int report_text_unescaped(FILE *out, const struct audit_report *r, bool colour, bool verbose, size_t columns)
 {
     struct style st = make_style(colour);
+    st.columns = columns;
     const struct machine *m = r->machine;
     char *buf = NULL;
     size_t len = 0;
@@ -890,7 +1048,7 @@ static int report_text_unescaped(FILE *out, const struct audit_report *r, bool c
             findings_count(r->findings, SEV_INFO), findings_count(r->findings, SEV_PASS), v->checked, v->applicable,
             r->elapsed_ms);
     fclose(o);
-    print_wrapped(out, buf, len, REPORT_COLUMNS, _("fix: "));
+    print_wrapped(out, buf, len, st.columns, _("fix: "));
     free(buf);
     return 0;
 }
@@ -901,18 +1059,20 @@ static int report_text_unescaped(FILE *out, const struct audit_report *r, bool c
 struct text_args {
     const struct audit_report *r;
     bool colour, verbose;
+    size_t columns;
 };
 
 static int render_text(FILE *out, const void *ctx)
 {
     const struct text_args *x = ctx;
-    return report_text_unescaped(out, x->r, x->colour, x->verbose);
+    return report_text_unescaped(out, x->r, x->colour, x->verbose, x->columns);
 }
 
 int report_text(FILE *o, const struct audit_report *r, bool colour, bool verbose)
 {
     const struct style st = make_style(true);
     const char *const own[] = {st.bold, st.dim, st.reset, st.sev[0], st.sev[1], st.sev[2], st.sev[3], st.sev[4], NULL};
-    const struct text_args x = {r, colour, verbose};
+    /* The width of the terminal the report goes to: the rendering itself writes into memory. */
+    const struct text_args x = {r, colour, verbose, (size_t)report_columns(o)};
     return text_render_escaped(o, render_text, &x, colour ? own : NULL);
 }

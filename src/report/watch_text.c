@@ -360,7 +360,7 @@ void watch_print_diagnosis(FILE *o, const struct watch_timeline *w, const struct
     static const char *const own[] = {"\033[1m", "\033[0m", NULL};
     size_t safe_len;
     char *safe = escaped(text, len, own, &safe_len);
-    print_wrapped(o, safe ? safe : text, safe ? safe_len : len, REPORT_COLUMNS, _("fix: "));
+    print_wrapped(o, safe ? safe : text, safe ? safe_len : len, report_columns(o), _("fix: "));
     free(safe);
     free(text);
 }

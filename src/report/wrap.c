@@ -120,7 +120,10 @@ static void wrap_lines(FILE *o, const char *buf, size_t len, size_t width, hang_
             if (q >= stop) {
                 cut = stop;
             } else if (!cut || cut - p <= (ptrdiff_t)(first ? indent : 0)) {
-                cut = q; /* one word wider than the line: break it (q is on a character's start) */
+                /* One word wider than the line (a path, an ID): kept whole, the line runs over. */
+                cut = q;
+                while (cut < stop && *cut != ' ')
+                    cut++;
             }
             const char *shown_end = cut; /* no trailing space where a line breaks before a CJK character */
             while (cut < stop && shown_end > p && shown_end[-1] == ' ')
@@ -183,4 +186,152 @@ size_t report_columns(FILE *o)
     if (cols > REPORT_COLUMNS_MAX)
         cols = REPORT_COLUMNS_MAX;
     return (size_t)cols;
+}
+
+/* A help line continues under its text: an option's description (after its last run of two or
+ * more spaces), a usage line's first "[", or an indented line's own indent. */
+static size_t hang_help(const char *line, size_t n, size_t indent, const char *unused)
+{
+    (void)unused;
+    const char *bracket = memchr(line, '[', n);
+    if (indent == 0 && bracket && display_width_n(line, (size_t)(bracket - line)) <= 40)
+        return display_width_n(line, (size_t)(bracket - line));
+    size_t last = 0;
+    for (size_t i = indent + 2; i < n; i++)
+        if (line[i] != ' ' && line[i - 1] == ' ' && line[i - 2] == ' ') {
+            size_t col = display_width_n(line, i);
+            if (col > 40)
+                break;
+            last = col;
+        }
+    return last ? last : indent;
+}
+
+static unsigned first_codepoint(const char *s, size_t n)
+{
+    unsigned cp = 0;
+    return n && utf8_decode(s, n, &cp) ? cp : 0;
+}
+
+static unsigned last_codepoint(const char *s, size_t n)
+{
+    size_t k = n;
+    while (k > 0 && ((unsigned char)s[k - 1] & 0xC0) == 0x80)
+        k--;
+    unsigned cp = 0;
+    return k > 0 && utf8_decode(s + k - 1, n - (k - 1), &cp) ? cp : 0;
+}
+
+static bool fullwidth_punctuation(unsigned cp) { return (cp >= 0x3000 && cp <= 0x303F) || (cp >= 0xFF00 && cp <= 0xFF65); }
+
+/* Two lines of one paragraph join with a space, except in Chinese: between two CJK characters and
+ * beside full-width punctuation, which carry no space. */
+static bool join_without_space(unsigned before, unsigned after)
+{
+    return (codepoint_width(before) == 2 && codepoint_width(after) == 2) || fullwidth_punctuation(before) ||
+           fullwidth_punctuation(after);
+}
+
+void print_help(FILE *o, const char *text)
+{
+    size_t width = report_columns(o), len = strlen(text);
+    /* A paragraph (a line and the deeper-indented lines that continue it) that does not fit is
+     * joined and wrapped again at this width; one that fits is left as written. */
+    char *joined = NULL;
+    size_t joined_len = 0;
+    FILE *m = open_memstream(&joined, &joined_len);
+    if (!m) {
+        fputs(text, o);
+        return;
+    }
+    const char *end = text + len;
+    for (const char *line = text; line < end;) {
+        const char *nl = memchr(line, '\n', (size_t)(end - line));
+        size_t n = nl ? (size_t)(nl - line) : (size_t)(end - line);
+        size_t indent = 0;
+        while (indent < n && line[indent] == ' ')
+            indent++;
+        /* the paragraph: following lines indented deeper than this one, not an option of their own */
+        const char *next = line + n + (nl ? 1 : 0), *par_end = next;
+        bool too_wide = display_width_n(line, n) > width;
+        while (par_end < end && n > indent) {
+            const char *e = memchr(par_end, '\n', (size_t)(end - par_end));
+            size_t k = e ? (size_t)(e - par_end) : (size_t)(end - par_end);
+            size_t in = 0;
+            while (in < k && par_end[in] == ' ')
+                in++;
+            /* a new option, a note of its own (a capital), or after a usage line what is no "[...]" */
+            if (in == k || in <= indent || par_end[in] == '-' || (par_end[in] >= 'A' && par_end[in] <= 'Z') ||
+                (indent == 0 && par_end[in] != '['))
+                break;
+            too_wide |= display_width_n(par_end, k) > width;
+            par_end += k + (e ? 1 : 0);
+        }
+        if (!too_wide || par_end == next) {
+            fwrite(line, 1, (size_t)(par_end - line), m);
+            if (par_end == end && end[-1] != '\n')
+                fputc('\n', m);
+            line = par_end;
+            continue;
+        }
+        fwrite(line, 1, n, m);
+        const char *prev = line;
+        size_t prev_n = n;
+        for (const char *p = next; p < par_end;) {
+            const char *e = memchr(p, '\n', (size_t)(par_end - p));
+            size_t k = e ? (size_t)(e - p) : (size_t)(par_end - p);
+            size_t in = 0;
+            while (in < k && p[in] == ' ')
+                in++;
+            /* Chinese joins without a space */
+            if (!join_without_space(last_codepoint(prev, prev_n), first_codepoint(p + in, k - in)))
+                fputc(' ', m);
+            fwrite(p + in, 1, k - in, m);
+            prev = p + in, prev_n = k - in;
+            p += k + (e ? 1 : 0);
+        }
+        fputc('\n', m);
+        line = par_end;
+    }
+    fclose(m);
+    /* "[--lang zh|en]" is one thing: its spaces become no-break spaces (U+00A0, one column, no
+     * break point) while the text is wrapped, and spaces again on the way out. */
+    char *kept = malloc(joined_len * 2 + 1);
+    if (!kept) {
+        wrap_lines(o, joined, joined_len, width, hang_help, NULL);
+        free(joined);
+        return;
+    }
+    size_t k = 0;
+    int depth = 0;
+    for (size_t i = 0; i < joined_len; i++) {
+        char c = joined[i];
+        depth = c == '[' ? depth + 1 : c == ']' && depth > 0 ? depth - 1 : c == '\n' ? 0 : depth;
+        if (c == ' ' && depth > 0) {
+            kept[k++] = '\xc2';
+            kept[k++] = '\xa0';
+        } else {
+            kept[k++] = c;
+        }
+    }
+    free(joined);
+    char *wrapped = NULL;
+    size_t wrapped_len = 0;
+    FILE *w = open_memstream(&wrapped, &wrapped_len);
+    if (!w) {
+        free(kept);
+        return;
+    }
+    wrap_lines(w, kept, k, width, hang_help, NULL);
+    fclose(w);
+    free(kept);
+    for (size_t i = 0; i < wrapped_len; i++) {
+        if (wrapped[i] == '\xc2' && i + 1 < wrapped_len && wrapped[i + 1] == '\xa0') {
+            fputc(' ', o);
+            i++;
+        } else {
+            fputc(wrapped[i], o);
+        }
+    }
+    free(wrapped);
 }

@@ -13,6 +13,7 @@
 #include "util/i18n.h"
 #include "util/sanitize.h"
 #include "util/parse.h"
+#include "util/gputable.h"
 #include "util/units.h"
 
 #define MAX_STORAGE_CLAIMS 64
@@ -239,6 +240,48 @@ static void eval_memory_channels(struct claim *c, const struct claim_eval *e)
 
 /* ---- gpus ---- */
 
+/* A claim that names a part of the GPU table by its id (what `--expect` writes, "h100-sxm5-80gb")
+ * is judged by the part each GPU's name resolves to: nvidia-smi calls an H100 SXM5 "NVIDIA H100
+ * 80GB HBM3", without "SXM5". 1 judged, 0 the claim is no table id. */
+static int eval_gpus_part(struct claim *c, const struct gpu_set *gpus)
+{
+    struct gpu_table table;
+    char err[512], note[256];
+    if (gpu_table_load_default(&table, err, sizeof err) != 0)
+        return 0;
+    const char *claimed = json_string_value(c->claimed);
+    bool is_id = false;
+    for (int i = 0; i < table.count && !is_id; i++)
+        is_id = !strcasecmp(table.gpus[i].id, claimed);
+    if (!is_id) {
+        gpu_table_free(&table);
+        return 0;
+    }
+    for (int g = 0; g < gpus->count; g++) {
+        const char *name = gpus->items[g].name ? gpus->items[g].name : "";
+        if (!*name) {
+            set_verdict(c, CLAIM_UNKNOWN, NULL, _("GPU %d's product name is not in the evidence"), g);
+            gpu_table_free(&table);
+            return 1;
+        }
+        const struct gpu_spec *spec = gpu_lookup(&table, name, note, sizeof note, err, sizeof err);
+        if (!spec) {
+            set_verdict(c, CLAIM_UNKNOWN, json_text(name), _("GPU %d is \"%s\", a part gpuvet's GPU table does not know"),
+                        g, name);
+            gpu_table_free(&table);
+            return 1;
+        }
+        if (strcasecmp(spec->id, claimed)) {
+            set_verdict(c, CLAIM_MISMATCH, json_string(spec->id), _("GPU %d is \"%s\", the part %s"), g, name, spec->id);
+            gpu_table_free(&table);
+            return 1;
+        }
+    }
+    set_verdict(c, CLAIM_PASS, json_string(claimed), _("all %d GPUs are the part %s"), gpus->count, claimed);
+    gpu_table_free(&table);
+    return 1;
+}
+
 static void eval_gpus_model(struct claim *c, const struct claim_eval *e)
 {
     const struct gpu_set *gpus = &e->m->gpus;
@@ -247,6 +290,8 @@ static void eval_gpus_model(struct claim *c, const struct claim_eval *e)
                     gpus->unknown_reason ? _(gpus->unknown_reason) : _("no NVIDIA driver or nvidia-smi evidence was read"));
         return;
     }
+    if (eval_gpus_part(c, gpus))
+        return;
     char claimed[16][32], actual[32][32];
     int nc = model_words(json_string_value(c->claimed), claimed, 16);
     for (int g = 0; g < gpus->count; g++) {
@@ -370,6 +415,60 @@ static void eval_gpus_link(struct claim *c, const struct claim_eval *e, bool wid
 }
 
 static void eval_gpus_pcie_gen(struct claim *c, const struct claim_eval *e) { eval_gpus_link(c, e, false); }
+
+/* Active NVLinks of the GPU with the fewest, against the part's count (18 on an H100 SXM). */
+static void eval_gpus_nvlinks(struct claim *c, const struct claim_eval *e)
+{
+    const struct gpu_set *gpus = &e->m->gpus;
+    int lowest = -1, known = 0;
+    const char *which = NULL;
+    for (int g = 0; g < gpus->count; g++) {
+        if (!gpus->items[g].nvlink_known)
+            continue;
+        int active = 0;
+        for (int k = 0; k < gpus->items[g].nnvlinks; k++)
+            active += gpus->items[g].nvlinks[k].active == 1;
+        known++;
+        if (lowest < 0 || active < lowest)
+            lowest = active, which = gpus->items[g].bus_id;
+    }
+    json_int_t claimed = json_integer_value(c->claimed);
+    if (known == 0)
+        set_verdict(c, CLAIM_UNKNOWN, NULL, _("NVLink state unknown: %s"),
+                    gpus->count == 0 ? (gpus->unknown_reason ? _(gpus->unknown_reason) : _("no GPU was listed"))
+                                     : _("the GPU source does not report NVLinks (NVML does; nvidia-smi -q -x does not)"));
+    else if (lowest < claimed)
+        set_verdict(c, CLAIM_MISMATCH, json_integer(lowest), _("%s has %d active NVLinks, the part has %lld"), which, lowest,
+                    (long long)claimed);
+    else
+        set_verdict(c, CLAIM_PASS, json_integer(lowest), _("each of %d GPUs has %d or more active NVLinks"), known, lowest);
+}
+
+/* The NVSwitch fabric an 8-GPU HGX board joins its GPUs through: every GPU registered with it. */
+static void eval_gpus_fabric(struct claim *c, const struct claim_eval *e)
+{
+    const struct gpu_set *gpus = &e->m->gpus;
+    int known = 0;
+    for (int g = 0; g < gpus->count; g++) {
+        const struct gpu *x = &gpus->items[g];
+        if (x->fabric_state == GPU_FABRIC_UNKNOWN || x->fabric_state == GPU_FABRIC_NOT_SUPPORTED)
+            continue;
+        known++;
+        if (x->fabric_state != GPU_FABRIC_COMPLETED || x->fabric_status_ok == 0) {
+            set_verdict(c, CLAIM_MISMATCH, json_string(gpu_fabric_state_name(x->fabric_state)),
+                        _("%s is not registered with the NVSwitch fabric (state %s%s%s)"), x->bus_id,
+                        gpu_fabric_state_name(x->fabric_state), x->fabric_status ? ", " : "",
+                        x->fabric_status ? x->fabric_status : "");
+            return;
+        }
+    }
+    if (known == 0)
+        set_verdict(c, CLAIM_UNKNOWN, NULL, _("NVSwitch fabric state unknown: %s"),
+                    gpus->count == 0 ? (gpus->unknown_reason ? _(gpus->unknown_reason) : _("no GPU was listed"))
+                                     : _("no GPU reports a fabric registration (NVML reports it on Hopper and later)"));
+    else
+        set_verdict(c, CLAIM_PASS, json_string("completed"), _("%d GPUs registered with the NVSwitch fabric"), known);
+}
 static void eval_gpus_pcie_width(struct claim *c, const struct claim_eval *e) { eval_gpus_link(c, e, true); }
 
 /* ---- storage ---- */
@@ -526,6 +625,34 @@ static void eval_network_gbps(struct claim *c, const struct claim_eval *e)
         set_verdict(c, CLAIM_MISMATCH, NULL, _("no NIC reports a link speed (every link is down)"));
 }
 
+/* NICs that link at the claimed speed (network.gbps when the claim gives it, else any known). */
+static void eval_network_ports(struct claim *c, const struct claim_eval *e)
+{
+    const struct network_info *n = &e->m->network;
+    double gbps = 0;
+    for (int i = 0; i < e->set->count; i++)
+        if (!strcmp(e->set->items[i].key, "network.gbps"))
+            gbps = json_number_value(e->set->items[i].claimed);
+    int fast = 0, unknown = 0;
+    for (int i = 0; i < n->nports; i++) {
+        const struct nic_port *p = &n->ports[i];
+        if (p->speed_mbps > 0 && p->speed_mbps / 1000.0 >= gbps)
+            fast++;
+        unknown += p->speed_mbps <= 0 && p->state != LINK_DOWN;
+    }
+    json_int_t claimed = json_integer_value(c->claimed);
+    if (fast >= claimed)
+        set_verdict(c, CLAIM_PASS, json_integer(fast), _("%d NIC ports link at %g Gb/s or more"), fast, gbps);
+    else if (unknown || !n->listed)
+        set_verdict(c, CLAIM_UNKNOWN, json_integer(fast),
+                    _("%d NIC ports link at %g Gb/s or more; %d show no speed"), fast, gbps, unknown);
+    else
+        set_verdict(c, CLAIM_MISMATCH, json_integer(fast), _("%d NIC ports link at %g Gb/s or more, %lld claimed"), fast,
+                    gbps, (long long)claimed);
+}
+
+static const char *const FABRICS[] = {"nvswitch", NULL};
+
 const struct claim_kind claim_kinds[] = {
     {"cpu.model", CLAIM_STRING, NULL, eval_cpu_model},
     {"cpu.sockets", CLAIM_INTEGER, NULL, eval_cpu_sockets},
@@ -540,9 +667,12 @@ const struct claim_kind claim_kinds[] = {
     {"gpus.memory_gb", CLAIM_NUMBER, NULL, eval_gpus_memory_gb},
     {"gpus.pcie_gen", CLAIM_INTEGER, NULL, eval_gpus_pcie_gen},
     {"gpus.pcie_width", CLAIM_INTEGER, NULL, eval_gpus_pcie_width},
+    {"gpus.nvlinks", CLAIM_INTEGER, NULL, eval_gpus_nvlinks},
+    {"gpus.fabric", CLAIM_STRING, FABRICS, eval_gpus_fabric},
     {"storage[].type", CLAIM_STRING, STORAGE_TYPES, eval_storage_type},
     {"storage[].gb", CLAIM_NUMBER, NULL, eval_storage_gb},
     {"network.gbps", CLAIM_NUMBER, NULL, eval_network_gbps},
+    {"network.ports", CLAIM_INTEGER, NULL, eval_network_ports},
 };
 
 const int claim_kinds_count = (int)(sizeof claim_kinds / sizeof claim_kinds[0]);

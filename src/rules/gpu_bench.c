@@ -65,7 +65,7 @@ static bool bench_gpu_unknown(struct audit_ctx *ctx, const char *what)
     if (b->loaded && !b->gpu_unmeasured && b->ngpu > 0)
         return false;
     finding_add(ctx, SEV_UNKNOWN, "machine", b->loaded ? json_pack("{s:s}", "bench", b->source) : NULL,
-                hint_measure_fix(ctx->machine), "%s",
+                hint_measure_gpu_fix(ctx->machine), "%s",
                 !b->loaded          ? what
                 : b->gpu_unmeasured ? _(b->gpu_unmeasured)
                                     : _("the bench measured no GPU"));

@@ -185,7 +185,7 @@ static int expected_gpus(const struct audit_ctx *ctx, const char **source)
     const struct claim_set *claims = ctx->inputs->claims;
     for (int i = 0; claims && i < claims->count; i++)
         if (!strcmp(claims->items[i].key, "gpus.count")) {
-            *source = "--claim gpus.count";
+            *source = claims->listing ? "--expect" : "--claim gpus.count";
             return (int)json_integer_value(claims->items[i].claimed);
         }
     return 0;
@@ -210,6 +210,10 @@ static bool first_time_lost(struct lost_subjects *s, const char *subject)
 
 static const char LOST_FIX[] = N_("reboot the machine; if the GPU stays missing, it has to be reseated or replaced: "
                                   "return it for service (`nvidia-smi -q` and the kernel log show it)");
+
+static const char VM_MISSING_FIX[] = N_("ask the provider to pass the missing GPUs through to this VM (or to move it "
+                                        "to an instance that has them): a VM sees only the GPUs its hypervisor gives "
+                                        "it, and nothing inside it can be reseated");
 
 void check_gpu_lost(struct audit_ctx *ctx)
 {
@@ -236,6 +240,15 @@ void check_gpu_lost(struct audit_ctx *ctx)
             finding_add(ctx, SEV_UNKNOWN, "machine", ev, NULL,
                         _("accelerators expected: %d (%s), but neither the PCI bus nor a GPU list was read"), expected,
                         source);
+        else if (seen < expected && pci && m->virt.known && m->virt.vm)
+            /* A VM's PCI bus is the hypervisor's: a GPU absent from it was not passed through, and
+             * whether the host still has it cannot be seen from inside: not a card to reseat. Still a
+             * fail: this machine cannot run on the GPUs it should show (health drains it). */
+            finding_add(ctx, ctx_severity(ctx), "machine", ev, _(VM_MISSING_FIX),
+                        _("%d of the %d accelerators expected (%s) on this VM's PCI bus: %d not passed through "
+                          "to it by the provider's hypervisor; not a lost GPU (whether the host has them cannot "
+                          "be seen from inside a VM)"),
+                        seen, expected, source, expected - seen);
         else if (seen < expected)
             finding_add(ctx, ctx_severity(ctx), "machine", ev, _(LOST_FIX),
                         pci ? _("%d of the %d accelerators expected (%s) seen on the PCI bus: %d missing")

@@ -50,6 +50,15 @@ const char *hint_measure_fix(const struct machine *m)
     return _("on the machine: gpuvet bench --json > bench.json; then add --bench bench.json to this audit");
 }
 
+/* The GPU's own bench: `audit --bench-quick` runs it (quick) where a GPU is there to run on. */
+const char *hint_measure_gpu_fix(const struct machine *m)
+{
+    if (machine_is_live(m))
+        return _("gpuvet audit --bench-quick (it runs the quick GPU bench where the NVIDIA driver and CUDA are "
+                 "there), or gpuvet bench gpu --json > gpu.json, then gpuvet audit --bench gpu.json");
+    return _("on the machine: gpuvet bench gpu --json > gpu.json; then add --bench gpu.json to this audit");
+}
+
 const char *hint_load_check_fix(const struct machine *m)
 {
     if (machine_from_evidence(m))

@@ -16,6 +16,8 @@ const char *hint_smbios_fix(const struct machine *m);
 
 /* How to get a measurement (`gpuvet bench`) into this audit. */
 const char *hint_measure_fix(const struct machine *m);
+/* The same for what `gpuvet bench gpu` measures. */
+const char *hint_measure_gpu_fix(const struct machine *m);
 
 /* How to re-read an idle GPU's link under load, from where this audit looks. */
 const char *hint_load_check_fix(const struct machine *m);

@@ -25,6 +25,7 @@ struct plan_options {
     const char *gpus, *model, *model_config, *decode_from;
     double params;
     int nodes, seq, micro_batch, batch, context;
+    bool batch_given; /* --batch given; else batch is the default (1) */
     int prompt; /* llm-infer: prompt tokens of each request's context; 0 = not given (half the context) */
     struct zero_config zero;
     enum recompute recompute;

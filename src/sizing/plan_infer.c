@@ -2,6 +2,7 @@
  * / tp) per GPU), the largest batch and longest context that fit, then cores, memory, storage. */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "sizing/demand.h"
 #include "sizing/plan_internal.h"
@@ -210,11 +211,17 @@ static void infer_throughput(struct plan *p, bool fits)
                   : _("for dense models the estimate lands between %+.0f%% and %+.0f%% of TensorRT-LLM's published "
                       "throughput (its performance overview, v1.0: H100 and H200, FP8)"),
               band_low * 100, band_high * 100);
-    if ((long)r.batch != p->opt.batch)
+    if ((long)r.batch != p->opt.batch && p->opt.batch_given)
         plan_step(p, N_("batch"),
                   _("the estimate runs each replica at batch %.0f, the most requests of %d tokens that memory and "
                     "vLLM's limits allow, not at the --batch %d asked: a server (vLLM, SGLang) keeps as many requests "
                     "running as it can; fewer requests give fewer tokens/s"),
+                  r.batch, p->opt.context, p->opt.batch);
+    else if ((long)r.batch != p->opt.batch)
+        plan_step(p, N_("batch"),
+                  _("the estimate runs each replica at batch %.0f, the most requests of %d tokens that memory and "
+                    "vLLM's limits allow (no --batch was given; the memory above is sized for %d): a server (vLLM, "
+                    "SGLang) keeps as many requests running as it can; fewer requests give fewer tokens/s"),
                   r.batch, p->opt.context, p->opt.batch);
     if (p->opt.rate > 0) {
         /* --rate R: R requests/s of --context tokens, each generating context - prompt tokens, on
@@ -416,7 +423,17 @@ int plan_infer(struct plan *p)
                                  : _("the model files"));
     plan_network(p, false);
     double rule_of_thumb = 128.0 * KIB;
-    plan_correction(
+    char kv_figure[16], rule_figure[16];
+    snprintf(kv_figure, sizeof kv_figure, "%.2f", gb(kv_total));
+    snprintf(rule_figure, sizeof rule_figure, "%.2f", gb(rule_of_thumb * p->opt.batch * p->opt.context));
+    /* The same figure both sides (a model of 32 layers x 8 KV heads in 16 bits): the rule holds. */
+    if (!strcmp(kv_figure, rule_figure))
+        plan_correction(p,
+                        _("A common rule of thumb sizes the KV cache as batch x seq x 128 KB: it holds for %s (%.0f KiB "
+                          "per token): %.2f GB for this batch."),
+                        m->id, per_token / KIB, gb(kv_total));
+    else
+        plan_correction(
         p,
         _("A common rule of thumb sizes the KV cache as batch x seq x 128 KB: true only for 32 layers x 8 KV heads in "
         "16 bits; %s needs %.0f KiB per token (%.2fx), %.2f GB for this batch instead of %.2f GB."),

@@ -317,13 +317,15 @@ Test(fleet, html_and_markdown_name_the_odd_nodes)
 
     html_check_well_formed(html);
     char *page = file_contents(html, NULL);
-    cr_assert(strstr(page, "<p>odd nodes: sv[03,05],vm[02,04]</p>"), "%s", page);
+    /* a hostlist breaks only between its parts, never inside a [range] (issue 38) */
+    cr_assert(strstr(page, "<p>odd nodes: <span class=\"nb\">sv[03,05],</span><wbr><span class=\"nb\">vm[02,04]</span></p>"),
+              "%s", page);
     cr_assert(strstr(page, "Content-Security-Policy\" content=\"default-src 'none'"), "the audit page's frame");
     cr_assert_null(strstr(page, "<script"));
     /* Both groups with their host ranges, in the table and as sections. */
-    cr_assert(strstr(page, "<td class=\"hosts\"><code>sv[01-06]</code></td><td class=\"num\">6</td>"), "%s", page);
-    cr_assert(strstr(page, "<section id=\"group-1\"><h2>Group 1: sv[01-06] (6 nodes)</h2>"), "%s", page);
-    cr_assert(strstr(page, "<section id=\"group-2\"><h2>Group 2: vm[01-05] (5 nodes)</h2>"), "%s", page);
+    cr_assert(strstr(page, "<td class=\"hosts\"><code><span class=\"nb\">sv[01-06]</span></code></td><td class=\"num\">6</td>"), "%s", page);
+    cr_assert(strstr(page, "<section id=\"group-1\"><h2>Group 1: <span class=\"nb\">sv[01-06]</span> (6 nodes)</h2>"), "%s", page);
+    cr_assert(strstr(page, "<section id=\"group-2\"><h2>Group 2: <span class=\"nb\">vm[01-05]</span> (5 nodes)</h2>"), "%s", page);
     for (size_t i = 0; i < sizeof odd_rows_html / sizeof odd_rows_html[0]; i++)
         cr_assert(strstr(page, odd_rows_html[i]), "missing odd row %s in\n%s", odd_rows_html[i], page);
     cr_assert_eq(count_of(page, "<tr class=\"odd\">"), 4, "only the mutated nodes' differences are rows");
@@ -788,6 +790,112 @@ Test(fleet, groups_table_keeps_host_names_whole)
     cr_expect(strstr(page, "CPU @ 1.80GHz / unknown (the PCI bus could not be read)</td>"), "%s", page);
     cr_expect_null(strstr(page, " / </td>"), "a Groups cell ends in ' / ': %s", page);
     free(page);
+    tree_remove(dir);
+    free(dir);
+}
+
+/* The H200 tree audited as host `name` into dir/name.json; with `kernel_log`, that log is judged
+ * (an Xid 48 line there is an uncorrected ECC error: GPU_XID_ERRORS fails). */
+static void h200_audit_as(const char *dir, const char *name, const char *kernel_log, const char *generated_at)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.json", dir, name);
+    struct run_result r = kernel_log ? run_gpuvet("audit", "--json", "--sample", "0", "--sysroot", fixture(H200_TREE),
+                                                  "--kernel-log", kernel_log, "--output", path, NULL)
+                                     : run_gpuvet("audit", "--json", "--sample", "0", "--sysroot", fixture(H200_TREE),
+                                                  "--output", path, NULL);
+    cr_assert(r.status == 0 || r.status == 1, "%s", r.err);
+    run_result_free(&r);
+    json_error_t e;
+    json_t *doc = json_load_file(path, 0, &e);
+    cr_assert_not_null(doc, "%s: %s", path, e.text);
+    json_object_set_new(json_object_get(doc, "machine"), "hostname", json_string(name));
+    if (generated_at)
+        json_object_set_new(doc, "generated_at", json_string(generated_at));
+    cr_assert_eq(json_dump_file(doc, path, JSON_INDENT(2)), 0);
+    json_decref(doc);
+}
+
+/* An Xid 48 (double-bit ECC error) line as the NVIDIA driver writes it, for the H200's bus id. */
+static char *xid48_log(const char *dir)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/kern.log", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs("[  812.004211] NVRM: Xid (PCI:0000:00:06): 48, pid=4121, name=python3, An uncorrectable double bit "
+          "error (DBE) has been detected on GPU in the framebuffer at partition 0, subpartition 0.\n",
+          f);
+    fclose(f);
+    return strdup(path);
+}
+
+/* Label (before running): four alike nodes, gpu03 with an uncorrected-ECC FAIL (Xid 48, NVIDIA's Xid
+ * catalogue: double-bit ECC, a hardware fault) the others lack: gpu03 alone is in odd_hosts, with
+ * that FAIL as its reason, exit 1. A drain script keyed on odd_hosts must not skip it. */
+Test(fleet, fail_the_others_lack_makes_a_node_odd)
+{
+    char *dir = make_temp_dir(), docs[4096];
+    snprintf(docs, sizeof docs, "%s/docs", dir);
+    cr_assert_eq(mkdir(docs, 0755), 0);
+    char *log = xid48_log(dir);
+    const char *hosts[] = {"gpu01", "gpu02", "gpu03", "gpu04"};
+    for (int i = 0; i < 4; i++)
+        h200_audit_as(docs, hosts[i], i == 2 ? log : NULL, NULL);
+    struct run_result r = run_gpuvet("fleet", "--json", docs, NULL);
+    cr_assert_eq(r.status, 1, "%s", r.err);
+    json_t *doc = run_json(&r);
+    cr_assert_str_eq(str(doc, "odd_hosts"), "gpu03", "%s", r.out);
+    json_t *reasons = json_object_get(doc, "odd_host_reasons");
+    cr_assert_eq(json_array_size(reasons), 1, "%s", r.out);
+    json_t *node = array_entry(reasons, "host", "gpu03");
+    cr_assert_not_null(node, "%s", r.out);
+    json_t *why = json_array_get(json_object_get(node, "reasons"), 0);
+    cr_assert_str_eq(str(why, "kind"), "fail_others_lack");
+    json_t *finding = json_object_get(why, "finding");
+    cr_assert_str_eq(str(finding, "id"), "GPU_XID_ERRORS");
+    cr_assert_str_eq(str(finding, "severity"), "fail");
+    json_decref(doc);
+    run_result_free(&r);
+    r = run_gpuvet("fleet", docs, NULL);
+    cr_assert_eq(r.status, 1);
+    cr_assert(strstr(r.out, "odd nodes: gpu03\n  gpu03:\n    a FAIL the others lack: fail GPU_XID_ERRORS 0000:00:06.0\n"), "%s", r.out);
+    run_result_free(&r);
+    free(log);
+    tree_remove(dir);
+    free(dir);
+}
+
+/* Label (before running): two audits of gpu02 in one folder, the older with the Xid 48 FAIL, the
+ * newer without: the newer one is the node's configuration, but the host is odd (the FAIL is not
+ * cleared by a later file alone), with both files named; exit 1. */
+Test(fleet, two_documents_of_a_host_that_disagree_on_a_fail_make_it_odd)
+{
+    char *dir = make_temp_dir(), docs[4096];
+    snprintf(docs, sizeof docs, "%s/docs", dir);
+    cr_assert_eq(mkdir(docs, 0755), 0);
+    char *log = xid48_log(dir);
+    h200_audit_as(docs, "gpu01", NULL, NULL);
+    h200_audit_as(docs, "gpu02", log, "2030-01-01T00:00:00Z");
+    char older[4096], renamed[4096];
+    snprintf(older, sizeof older, "%s/gpu02.json", docs);
+    snprintf(renamed, sizeof renamed, "%s/gpu02-before.json", docs);
+    cr_assert_eq(rename(older, renamed), 0);
+    h200_audit_as(docs, "gpu02", NULL, "2030-01-02T00:00:00Z");
+    struct run_result r = run_gpuvet("fleet", "--json", docs, NULL);
+    cr_assert_eq(r.status, 1, "%s", r.err);
+    json_t *doc = run_json(&r);
+    cr_assert_str_eq(str(doc, "odd_hosts"), "gpu02", "%s", r.out);
+    json_t *node = array_entry(json_object_get(doc, "odd_host_reasons"), "host", "gpu02");
+    cr_assert_not_null(node, "%s", r.out);
+    json_t *why = json_array_get(json_object_get(node, "reasons"), 0);
+    cr_assert_str_eq(str(why, "kind"), "documents_disagree");
+    cr_assert_str_eq(str(why, "other_file"), renamed);
+    cr_assert_str_eq(str(json_object_get(why, "finding"), "id"), "GPU_XID_ERRORS");
+    cr_assert(strstr(r.err, "disagrees with the newest on a FAIL"), "%s", r.err);
+    json_decref(doc);
+    run_result_free(&r);
+    free(log);
     tree_remove(dir);
     free(dir);
 }

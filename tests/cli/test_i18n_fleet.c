@@ -204,7 +204,8 @@ Test(i18n_fleet, claim_results_and_unknown_reasons_are_chinese_and_the_json_is_t
         "      实测 1 个CPU 插槽，标称 2 个\n",
         "      内存条类型未知：录制的目录树中没有 SMBIOS 表\n",
         /* The claim's 8 GPUs against the one on the bus: GPU_LOST leads the worst problems now. */
-        "失败 GPU_LOST 整机: PCI 总线上只看到预期 8 张加速卡（--claim gpus.count）中的 1 张：缺 7 张",
+        /* a VM: the 7 missing are the provider's passthrough, not a card to reseat (issue 38) */
+        "失败 GPU_LOST 整机：预期 8 张加速卡（--claim gpus.count），本虚拟机的 PCI 总线上只有 1 张",
         "修复：请服务商更正报价中的规格，或修好机器",
         "不符",
         /* The probes' reasons: CPU sampling, the power supplies' SMBIOS table, a missing folder. */

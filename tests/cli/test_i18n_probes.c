@@ -38,7 +38,7 @@ Test(i18n_probes, driver_and_mount_reasons_are_chinese)
         "已绑定驱动", /* the driver's name may start the next line */
         "mlx5_core，但录制的目录树中没有它的网络接口",
         "磁盘未知（/dev/sda2（挂载于 /）不在 /sys/block 中：录制的目录树中没有）",
-        "系统 /:",
+        "系统 /：", /* a full-width colon after Chinese (issue 38) */
         NULL,
     };
     const char *const english[] = {"is bound but its netdev", "is not in /sys/block", "not in the recorded tree",

@@ -92,3 +92,38 @@ Test(screens, plan_virtio_not_spinning_and_batch_said)
     cr_expect(strstr(r.out, "not at the --batch 32"), "%s", r.out);
     run_result_free(&r);
 }
+
+/* Label (before running): the Firecracker VM's tree with its one GPU taken off the bus (as a VM
+ * started without its passthrough looks), `--expect-gpus 8`: the 8 are missing from this VM, so
+ * GPU_LOST fails (health must drain such a node), but the cause is the provider's passthrough, not
+ * a card: the text says so and never "reseat or replace" or "return it for service". */
+Test(screens, vm_without_passthrough_is_the_providers_not_a_card_to_reseat)
+{
+    char *tree = fixture_copy("sysroot/h200-firecracker-vm"), path[4096];
+    snprintf(path, sizeof path, "%s/sys/bus/pci/devices/0000:00:06.0", tree);
+    cr_assert_eq(unlink(path), 0, "%s", path);
+    snprintf(path, sizeof path, "%s/sys/devices/pci0000:00/0000:00:06.0", tree);
+    tree_remove(path);
+    snprintf(path, sizeof path, "%s/nvidia-smi.xml", tree);
+    cr_assert_eq(unlink(path), 0, "%s", path);
+    struct run_result r = run_gpuvet("audit", "--json", "--sample", "0", "--sysroot", tree, "--expect-gpus", "8", NULL);
+    cr_assert_eq(r.status, 1, "%s", r.err);
+    json_t *doc = run_json(&r);
+    json_t *lost = findings_of(doc, "GPU_LOST", "machine");
+    cr_assert_eq(json_array_size(lost), 1, "%s", r.out);
+    json_t *f = json_array_get(lost, 0);
+    const char *message = json_string_value(json_object_get(f, "message")), *fix = json_string_value(json_object_get(f, "fix"));
+    cr_assert_str_eq(json_string_value(json_object_get(f, "severity")), "fail");
+    cr_assert(strstr(message, "not passed through") && strstr(message, "not a lost GPU"), "%s", message);
+    cr_assert(fix && strstr(fix, "ask the provider to pass the missing GPUs through"), "%s", fix ? fix : "(none)");
+    cr_assert(!strstr(r.out, "reseat") || strstr(r.out, "nothing inside it can be reseated"), "%s", r.out);
+    cr_assert(!strstr(r.out, "return it for service"), "%s", r.out);
+    json_decref(lost);
+    json_decref(doc);
+    run_result_free(&r);
+    r = run_gpuvet("health", "--sysroot", tree, "--expect-gpus", "8", NULL);
+    cr_assert_eq(r.status, 1, "health drains a node without its GPUs: %s%s", r.out, r.err);
+    run_result_free(&r);
+    tree_remove(tree);
+    free(tree);
+}
