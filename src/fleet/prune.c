@@ -9,6 +9,7 @@
 #include "fleet/prune.h"
 
 #include "util/fsroot.h"
+#include "util/inputfile.h"
 #include "util/i18n.h"
 #include "util/jsonerror.h"
 
@@ -204,7 +205,7 @@ json_t *prune_load_file(const char *path, const struct prune_keep *top, char *wh
     /* A shared fleet folder is anyone's: a FIFO, a device or an oversized file is refused unread. */
     size_t n = 0;
     char reason[256];
-    char *buf = (char *)fs_read_input(path, FS_INPUT_LIMIT, &n, reason, sizeof reason);
+    char *buf = (char *)input_file_read(path, INPUT_FILE_LIMIT, &n, reason, sizeof reason);
     if (!buf) {
         snprintf(why, why_size, "%s", _(reason));
         return NULL;

@@ -21,7 +21,9 @@
 
 #include "probe/probe.h"
 #include "util/datadir.h"
+#include "util/fsrecord.h"
 #include "util/fsroot.h"
+#include "util/inputfile.h"
 #include "util/i18n.h"
 #include "util/pciaddr.h"
 
@@ -871,14 +873,11 @@ static int parse_stream(struct parser *p, FILE *f, const char *label, unsigned l
 
 int probe_kernel_log_file(struct machine *m, const char *path)
 {
-    char why[256];
-    if (!fs_input_check(path, (size_t)KLOG_BYTES_MAX * 2, why, sizeof why)) {
-        machine_problem_reason(m, path, why);
-        return -1;
-    }
-    FILE *f = fopen(path, "re");
+    FILE *f = input_file_open(path, (size_t)KLOG_BYTES_MAX * 2);
     if (!f) {
-        machine_problem(m, path, "%s", i18n_error_text(errno));
+        char why[256];
+        input_file_reason(errno, (size_t)KLOG_BYTES_MAX * 2, why, sizeof why);
+        machine_problem_reason(m, path, why);
         return -1;
     }
     struct parser p;

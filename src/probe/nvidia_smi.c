@@ -459,7 +459,7 @@ int probe_nvidia_smi_file(struct machine *m, const char *path)
 {
     char why[256];
     size_t len = 0;
-    char *text = (char *)fs_read_input(path, NVIDIA_SMI_MAX_BYTES, &len, why, sizeof why);
+    char *text = (char *)input_file_read(path, NVIDIA_SMI_MAX_BYTES, &len, why, sizeof why);
     if (!text) {
         char *said;
         i18n_asprintf(&said, "cannot be read: %s", _(why));
@@ -482,7 +482,7 @@ int probe_nvidia_smi_files(struct machine *m, const char *const *paths, int n)
     for (int i = 0; i < n && status == 0; i++) {
         char why[256];
         size_t len = 0;
-        char *text = (char *)fs_read_input(paths[i], NVIDIA_SMI_MAX_BYTES, &len, why, sizeof why);
+        char *text = (char *)input_file_read(paths[i], NVIDIA_SMI_MAX_BYTES, &len, why, sizeof why);
         if (!text) {
             char *said;
             i18n_asprintf(&said, "cannot be read: %s", _(why));
