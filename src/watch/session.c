@@ -165,7 +165,7 @@ static int finish(const struct watch_options *o, struct watch_timeline *w, FILE 
 {
     struct findings diagnosis = {0};
     watch_diagnose(w, &diagnosis);
-    watch_print_diagnosis(out, w, &diagnosis, isatty(fileno(out)) && !getenv("NO_COLOR"));
+    watch_print_diagnosis(out, w, &diagnosis, output_use_colour(out));
     char err[512];
     if (o->json_path && watch_write_json(o->json_path, w, &diagnosis, err, sizeof err) != 0) {
         print_error("watch", "%s", err);
