@@ -8,9 +8,7 @@
 
 #include "pipeline/audit.h"
 #include "probe/probe.h"
-
-#define EXIT_VERDICT_FAIL 1
-#define EXIT_CANNOT_RUN 2
+#include "util/exitcode.h"
 
 int cmd_audit(int argc, char **argv);
 int cmd_bench(int argc, char **argv);

@@ -10,11 +10,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "builtin/builtin.h"
 #include "probe/probe.h"
 #include "probe/watch.h"
 #include "report/watch.h"
 #include "rules/watch.h"
+#include "util/exitcode.h"
 #include "util/fsroot.h"
 #include "util/i18n.h"
 #include "util/output.h"
