@@ -145,6 +145,7 @@ static int run_audit(int argc, char **argv)
     }
 
     req.kernel_log = faults.kernel_log;
+    req.xid = &faults.xid;
     req.expect_gpus = faults.expect_gpus;
     if (req.bench_quick && (req.sysroot || req.bench_file || req.n_nvidia_smi || req.dmidecode || req.dmi_table ||
                             req.kernel_log)) {

@@ -122,7 +122,6 @@ bool gpu_fault_options_apply(const char *cmd, const struct gpu_fault_options *o)
         print_error(cmd, _("%s: %s"), o->kernel_log, _(why));
         return false;
     }
-    probe_kernel_log_overrides(&o->xid);
     return true;
 }
 

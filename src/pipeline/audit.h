@@ -45,6 +45,9 @@ struct audit_request {
     int expect_gpus;              /* --expect-gpus; 0 not given */
     enum workload workload;       /* the workload asked (claims' thresholds, AUDIT_ONE_WORKLOAD) */
     enum audit_depth depth;
+    const struct xid_overrides *xid; /* --xid-fatal, --xid-ignore; NULL none */
+    double deadline_cap_s;        /* the longest any one blocking call may wait (health's fast tier,
+                                     util/deadline.h); 0: each call's own deadline */
 };
 
 struct audit_result {
