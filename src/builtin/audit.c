@@ -169,10 +169,8 @@ static int run_audit(int argc, char **argv)
     if (output_pattern) {
         /* --sysroot: %h is the recorded machine's name (the one its document carries), not this host's. */
         char *recorded = NULL;
-        if (req.sysroot) {
-            fsroot_set(req.sysroot);
-            recorded = probe_hostname();
-        }
+        if (req.sysroot)
+            recorded = audit_recorded_hostname(req.sysroot);
         int begun = output_file_begin_for(&output, output_pattern, "audit", req.sysroot ? (recorded ? recorded : "") : NULL);
         free(recorded);
         if (begun != 0)

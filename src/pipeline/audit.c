@@ -133,6 +133,12 @@ void audit_result_scrub(struct audit_result *r, void (*scrub)(struct machine *, 
     }
 }
 
+char *audit_recorded_hostname(const char *sysroot)
+{
+    fsroot_set(sysroot);
+    return probe_hostname();
+}
+
 void audit_result_free(struct audit_result *r)
 {
     /* verdict_set_free on a set only partly filled (AUDIT_ONE_WORKLOAD) frees what is there. */

@@ -81,4 +81,8 @@ void audit_result_scrub(struct audit_result *r, void (*scrub)(struct machine *, 
 double audit_elapsed_ms(const struct audit_result *r);
 void audit_result_free(struct audit_result *r);
 
+/* The host name a recorded machine (its --sysroot) carries, before it is audited (a --output
+ * pattern's %h); malloc'd, NULL when it has none. */
+char *audit_recorded_hostname(const char *sysroot);
+
 #endif
