@@ -8,6 +8,10 @@
 # every 997th H200 node reports an older driver, every 1,010th node (a Silver one) a 4-lane link, and
 # memory triad spreads over +-3 % with every 503rd node 10 % low.
 #
+# With BASELINE=/path/to/an/older/gpuvet, the two binaries then read the same documents in
+# alternating pairs (ROUNDS, default 9): each figure is the median over the rounds, the ratio the
+# median of the rounds' own ratios, so a machine whose speed drifts slows both sides alike.
+#
 # usage: bench/fleet-scale.sh [BUILD_DIR] [NODES]   (defaults: build, 10000; needs ~700 MB in $TMPDIR)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -70,3 +74,25 @@ for run in 1 2 3; do
   echo "run $run: fleet over $((2 * nodes)) documents: wall $wall (user $user s, system $sys s), peak RSS $rss KB"
 done
 grep -m1 '"odd_hosts"' "$work/fleet.json"
+
+if [ -n "${BASELINE:-}" ]; then
+  # Wall seconds and CPU seconds (user + system) of one run: on a shared machine whose page cache
+  # cannot hold the documents, the wall time is the disk's; the CPU time is the reader's own.
+  once() {
+    /usr/bin/time -f "%e %U %S" "$1" fleet --json "$work/docs" 2>&1 >/dev/null | tail -n 1
+  }
+  median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+  for _ in $(seq "${ROUNDS:-9}"); do
+    read -r old_wall old_user old_sys < <(once "$BASELINE")
+    read -r new_wall new_user new_sys < <(once "$gpuvet")
+    echo "$old_wall" >>"$work/old_wall"
+    echo "$new_wall" >>"$work/new_wall"
+    echo "$old_user + $old_sys" | bc >>"$work/old_cpu"
+    echo "$new_user + $new_sys" | bc >>"$work/new_cpu"
+    echo "scale=4; $new_wall / $old_wall" | bc >>"$work/ratio_wall"
+    echo "scale=4; ($new_user + $new_sys) / ($old_user + $old_sys)" | bc >>"$work/ratio_cpu"
+  done
+  echo "paired over ${ROUNDS:-9} rounds: wall median baseline $(median <"$work/old_wall") s, this build" \
+    "$(median <"$work/new_wall") s (ratio median $(median <"$work/ratio_wall")); CPU median baseline" \
+    "$(median <"$work/old_cpu") s, this build $(median <"$work/new_cpu") s (ratio median $(median <"$work/ratio_cpu"))"
+fi

@@ -14,10 +14,10 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <turbojpeg.h>
 #include <unistd.h>
 
 #include "bench/bench.h"
+#include "bench/jpeg_lib.h"
 #include "util/gputable.h"
 #include "util/i18n.h"
 
@@ -154,7 +154,7 @@ static json_t *make_default_images(const char *cache)
         free_names(names, n);
         return skipped;
     }
-    tjhandle dec = tjInitDecompress(), enc = tjInitCompress();
+    tjhandle dec = TJ(InitDecompress)(), enc = TJ(InitCompress)();
     int made = 0;
     for (int i = 0; i < n; i++) {
         char path[PATH_MAX];
@@ -162,20 +162,20 @@ static json_t *make_default_images(const char *cache)
         unsigned long size;
         unsigned char *jpg = read_file(path, &size);
         int w, h, subsamp, colorspace;
-        if (!jpg || tjDecompressHeader3(dec, jpg, size, &w, &h, &subsamp, &colorspace) != 0 ||
+        if (!jpg || TJ(DecompressHeader3)(dec, jpg, size, &w, &h, &subsamp, &colorspace) != 0 ||
             w < 2 * IMAGENET_WIDTH) {
             free(jpg);
             continue;
         }
         unsigned char *rgb = malloc((size_t)w * h * 3);
-        if (rgb && tjDecompress2(dec, jpg, size, rgb, w, 0, h, TJPF_RGB, 0) == 0) {
+        if (rgb && TJ(Decompress2)(dec, jpg, size, rgb, w, 0, h, TJPF_RGB, 0) == 0) {
             int qw = w / 2, qh = h / 2, ow = IMAGENET_WIDTH, oh = (int)((double)IMAGENET_WIDTH * qh / qw + 0.5);
             unsigned char *small = malloc((size_t)ow * oh * 3);
             for (int q = 0; small && q < 4; q++) {
                 resize_bilinear(rgb, w, (q % 2) * qw, (q / 2) * qh, qw, qh, small, ow, oh);
                 unsigned char *out = NULL;
                 unsigned long out_size = 0;
-                if (tjCompress2(enc, small, ow, 0, oh, TJPF_RGB, &out, &out_size, TJSAMP_420, IMAGENET_QUALITY, 0) ==
+                if (TJ(Compress2)(enc, small, ow, 0, oh, TJPF_RGB, &out, &out_size, TJSAMP_420, IMAGENET_QUALITY, 0) ==
                     0) {
                     char dst[PATH_MAX];
                     snprintf(dst, sizeof dst, "%s/%03d.jpg", tmp, made);
@@ -185,15 +185,15 @@ static json_t *make_default_images(const char *cache)
                     if (f)
                         fclose(f);
                 }
-                tjFree(out);
+                TJ(Free)(out);
             }
             free(small);
         }
         free(rgb);
         free(jpg);
     }
-    tjDestroy(dec);
-    tjDestroy(enc);
+    TJ(Destroy)(dec);
+    TJ(Destroy)(enc);
     free_names(names, n);
     /* The rename makes the set appear whole or not at all, even if two runs race. */
     if (made == 0 || rename(tmp, cache) != 0) {
@@ -241,7 +241,7 @@ static json_t *load_images(const char *dir, struct image_set *s)
     if (n < 0)
         return bench_skipped("%s: %s", dir, i18n_error_text(errno));
     s->items = calloc((size_t)(n ? n : 1), sizeof *s->items);
-    tjhandle dec = tjInitDecompress();
+    tjhandle dec = TJ(InitDecompress)();
     int skipped = 0;
     for (int i = 0; i < n; i++) {
         char path[PATH_MAX];
@@ -249,7 +249,7 @@ static json_t *load_images(const char *dir, struct image_set *s)
         struct jpeg j = {0};
         int subsamp, colorspace;
         j.data = read_file(path, &j.size);
-        if (!j.data || tjDecompressHeader3(dec, j.data, j.size, &j.width, &j.height, &subsamp, &colorspace) != 0 ||
+        if (!j.data || TJ(DecompressHeader3)(dec, j.data, j.size, &j.width, &j.height, &subsamp, &colorspace) != 0 ||
             j.width < 1 || j.height < 1) {
             free(j.data);
             skipped++;
@@ -261,7 +261,7 @@ static json_t *load_images(const char *dir, struct image_set *s)
             s->max_height = j.height;
         s->items[s->count++] = j;
     }
-    tjDestroy(dec);
+    TJ(Destroy)(dec);
     free_names(names, n);
     if (s->count == 0) {
         image_set_free(s);
@@ -347,7 +347,7 @@ static void *decode_worker_run(void *arg)
     struct decode_worker *w = arg;
     const struct decode_shared *s = w->shared;
     bench_pin_thread(s->machine, w->pu);
-    tjhandle dec = tjInitDecompress();
+    tjhandle dec = TJ(InitDecompress)();
     unsigned char *rgb = malloc((size_t)s->images->max_width * s->images->max_height * 3);
     unsigned char *crop = malloc(CROP * CROP * 3);
     float *tensor = malloc(sizeof(float) * 3 * CROP * CROP);
@@ -360,8 +360,8 @@ static void *decode_worker_run(void *arg)
         while (bench_now() < deadline) {
             const struct jpeg *j = &s->images->items[next];
             next = (next + 1) % s->images->count;
-            if (tjDecompress2(dec, j->data, j->size, rgb, j->width, 0, j->height, TJPF_RGB, 0) != 0 &&
-                tjGetErrorCode(dec) == TJERR_FATAL) {
+            if (TJ(Decompress2)(dec, j->data, j->size, rgb, j->width, 0, j->height, TJPF_RGB, 0) != 0 &&
+                TJ(GetErrorCode)(dec) == TJERR_FATAL) {
                 w->failed = true;
                 break;
             }
@@ -379,7 +379,7 @@ static void *decode_worker_run(void *arg)
         w->elapsed = bench_now() - start;
     }
     if (dec)
-        tjDestroy(dec);
+        TJ(Destroy)(dec);
     free(rgb);
     free(crop);
     free(tensor);
@@ -448,7 +448,9 @@ static json_t *decode_run(const struct bench_ctx *ctx)
     struct image_set images = {0};
     json_t *skipped;
     const char *dir = ctx->opts->images;
-    char cache[PATH_MAX];
+    char cache[PATH_MAX], no_library[256];
+    if (!jpeg_lib_get(no_library, sizeof no_library))
+        return bench_skipped("libturbojpeg.so.0 cannot be loaded (package libturbojpeg0): %s", no_library);
     if (!dir) {
         if (!default_cache_dir(cache, sizeof cache))
             return bench_skipped("neither XDG_CACHE_HOME nor HOME is set, so the default images have no cache: "

@@ -73,13 +73,6 @@ static const char usage[] =
     "verdict per workload: FAIL, WARN, INCONCLUSIVE (a key fact unknown), PASS\n"
     "exit status: 0 no fail (PASS, WARN or INCONCLUSIVE), 1 at least one fail, 2 could not run\n");
 
-/* Colour only on a terminal that can show it: not piped, not TERM=dumb, not NO_COLOR. */
-static bool use_colour(void)
-{
-    const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
-    return isatty(STDOUT_FILENO) && !(no && *no) && !(term && !strcmp(term, "dumb"));
-}
-
 /* --output: stdout goes to a temporary file until the audit has run (cmd_audit ends it). */
 static struct output_file output = {.saved_stdout = -1};
 
@@ -166,6 +159,7 @@ static int run_audit(int argc, char **argv)
         return EXIT_CANNOT_RUN;
     }
     req.kernel_log = faults.kernel_log;
+    req.xid = &faults.xid;
     req.expect_gpus = faults.expect_gpus;
     if (req.bench_quick && (req.sysroot || req.bench_file || req.n_nvidia_smi || req.dmidecode || req.dmi_table ||
                             req.kernel_log)) {
@@ -189,10 +183,8 @@ static int run_audit(int argc, char **argv)
     if (output_pattern) {
         /* --sysroot: %h is the recorded machine's name (the one its document carries), not this host's. */
         char *recorded = NULL;
-        if (req.sysroot) {
-            fsroot_set(req.sysroot);
-            recorded = probe_hostname();
-        }
+        if (req.sysroot)
+            recorded = audit_recorded_hostname(req.sysroot);
         int begun = output_file_begin_for(&output, output_pattern, "audit", req.sysroot ? (recorded ? recorded : "") : NULL);
         free(recorded);
         if (begun != 0)
@@ -231,7 +223,7 @@ static int run_audit(int argc, char **argv)
         rc = -1;
     bool stdout_taken = output_is_stdout(html_file) || output_is_stdout(markdown_file);
     if (rc == 0 && !stdout_taken)
-        rc = json ? report_json(stdout, &report) : report_text(stdout, &report, use_colour(), verbose);
+        rc = json ? report_json(stdout, &report) : report_text(stdout, &report, output_use_colour(stdout), verbose);
     /* INCONCLUSIVE without a fail exits 0: the exit status says whether a fail was found. */
     int status = rc != 0 ? EXIT_CANNOT_RUN : findings_count(findings, SEV_FAIL) ? EXIT_VERDICT_FAIL : 0;
     struct prom_report prom = {"audit", m, findings, NULL, audit_elapsed_ms(&a) / 1e3, time(NULL),

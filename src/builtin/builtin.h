@@ -8,9 +8,7 @@
 
 #include "pipeline/audit.h"
 #include "probe/probe.h"
-
-#define EXIT_VERDICT_FAIL 1
-#define EXIT_CANNOT_RUN 2
+#include "util/exitcode.h"
 
 int cmd_audit(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
@@ -54,7 +52,7 @@ bool gpu_fault_options_apply(const char *cmd, const struct gpu_fault_options *o)
  * req's files; false (said) past NVIDIA_SMI_MAX_FILES. */
 bool nvidia_smi_option(const char *cmd, const char *value, struct audit_request *req);
 /* The evidence files req names (--dmidecode, --dmi-table, --claim, --nvidia-smi, --bench): a FIFO,
- * a device or a file past FS_INPUT_LIMIT is refused before a byte is read; false (said). */
+ * a device or a file past INPUT_FILE_LIMIT is refused before a byte is read; false (said). */
 bool evidence_files_check(const char *cmd, const struct audit_request *req);
 
 #endif

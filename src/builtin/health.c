@@ -145,6 +145,7 @@ int cmd_health(int argc, char **argv)
     struct health_request req = {.sysroot = o.sysroot, .workload = o.workload, .fail_on_warn = o.fail_on_warn,
                                  .verdict = o.prom != NULL, .area = o.area, .every_workload = o.nfd != NULL,
                                  .kernel_log = o.faults.kernel_log, .expect_gpus = o.faults.expect_gpus,
+                                 .xid = &o.faults.xid,
                                  .nvidia_smi = o.evidence.nvidia_smi, .n_nvidia_smi = o.evidence.n_nvidia_smi};
     struct health_check h;
     int rc = health_check_run(&req, &h);

@@ -3,6 +3,7 @@
 
 #include "builtin/builtin.h"
 #include "util/fsroot.h"
+#include "util/inputfile.h"
 #include "util/output.h"
 #include "util/parse.h"
 #include "util/suggest.h"
@@ -117,11 +118,10 @@ bool gpu_fault_options_apply(const char *cmd, const struct gpu_fault_options *o)
     char why[256];
     /* A FIFO or device named as the log is refused before a byte is read; its size is not bounded here
      * (a 1 GB syslog is streamed). */
-    if (o->kernel_log && !fs_input_check(o->kernel_log, (size_t)-1 / 2, why, sizeof why)) {
+    if (o->kernel_log && !input_file_check(o->kernel_log, INPUT_FILE_STREAMED, why, sizeof why)) {
         print_error(cmd, _("%s: %s"), o->kernel_log, _(why));
         return false;
     }
-    probe_kernel_log_overrides(&o->xid);
     return true;
 }
 
@@ -144,7 +144,7 @@ bool evidence_files_check(const char *cmd, const struct audit_request *req)
     named[n++] = req->bench_file;
     for (int i = 0; i < n; i++) {
         char why[256];
-        if (named[i] && !fs_input_check(named[i], FS_INPUT_LIMIT, why, sizeof why)) {
+        if (named[i] && !input_file_check(named[i], INPUT_FILE_LIMIT, why, sizeof why)) {
             print_error(cmd, _("%s: %s"), named[i], _(why));
             return false;
         }

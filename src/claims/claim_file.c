@@ -224,13 +224,17 @@ int claim_file_load(const char *path, struct claim_set *out, char **error)
 {
     memset(out, 0, sizeof *out);
     *error = NULL;
-    if (input_file_check(path) != 0) {
-        if (asprintf(error, _("%s: %s"), path, input_file_error(errno)) < 0)
+    char why[256];
+    size_t len;
+    char *text = (char *)input_file_read(path, INPUT_FILE_LIMIT, &len, why, sizeof why);
+    if (!text) {
+        if (asprintf(error, _("%s: %s"), path, _(why)) < 0)
             *error = NULL;
         return -1;
     }
     json_error_t jerr;
-    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    free(text);
     if (!root) {
         char what[320];
         json_error_describe(&jerr, what, sizeof what);

@@ -9,6 +9,7 @@
 #include "fleet/prune.h"
 
 #include "util/fsroot.h"
+#include "util/inputfile.h"
 #include "util/i18n.h"
 #include "util/jsonerror.h"
 
@@ -25,17 +26,27 @@ static const char *skip_blank(const struct scan *s, const char *p)
     return p;
 }
 
-/* p at an opening quote: the position after the closing one, or NULL. */
+/* p at an opening quote: the position after the closing one, or NULL. memchr finds each quote a
+ * word at a time; a quote after an odd run of backslashes is escaped. */
 static const char *skip_string(const struct scan *s, const char *p)
 {
-    for (p++; p < s->end; p++) {
-        if (*p == '\\')
-            p++;
-        else if (*p == '"')
-            return p + 1;
+    const char *content = p + 1;
+    for (p = content; p < s->end;) {
+        const char *quote = memchr(p, '"', (size_t)(s->end - p));
+        if (!quote)
+            return NULL;
+        size_t backslashes = 0;
+        for (const char *b = quote; b > content && b[-1] == '\\'; b--)
+            backslashes++;
+        if (backslashes % 2 == 0)
+            return quote + 1;
+        p = quote + 1;
     }
     return NULL;
 }
+
+/* The bytes that matter inside a skipped object or array: quotes and brackets. */
+static const unsigned char structural[256] = {['"'] = 1, ['{'] = 1, ['['] = 1, ['}'] = 1, [']'] = 1};
 
 /* The end of the value at p, or NULL when the document ends first. Kept values are checked by
  * jansson; a skipped one only has to close. */
@@ -49,6 +60,10 @@ static const char *skip_value(const struct scan *s, const char *p)
     if (*p == '{' || *p == '[') {
         int depth = 0;
         for (; p < s->end; p++) {
+            while (p < s->end && !structural[(unsigned char)*p])
+                p++;
+            if (p >= s->end)
+                break;
             if (*p == '"') {
                 p = skip_string(s, p);
                 if (!p)
@@ -56,7 +71,7 @@ static const char *skip_value(const struct scan *s, const char *p)
                 p--;
             } else if (*p == '{' || *p == '[') {
                 depth++;
-            } else if ((*p == '}' || *p == ']') && --depth == 0) {
+            } else if (--depth == 0) {
                 return p + 1;
             }
         }
@@ -204,7 +219,7 @@ json_t *prune_load_file(const char *path, const struct prune_keep *top, char *wh
     /* A shared fleet folder is anyone's: a FIFO, a device or an oversized file is refused unread. */
     size_t n = 0;
     char reason[256];
-    char *buf = (char *)fs_read_input(path, FS_INPUT_LIMIT, &n, reason, sizeof reason);
+    char *buf = (char *)input_file_read(path, INPUT_FILE_LIMIT, &n, reason, sizeof reason);
     if (!buf) {
         snprintf(why, why_size, "%s", _(reason));
         return NULL;

@@ -53,13 +53,14 @@ static void view_area(struct health_check *h, const struct findings *all, const 
 int health_check_run(const struct health_request *req, struct health_check *h)
 {
     *h = (struct health_check){.started_s = now_s(), .threshold = req->fail_on_warn ? SEV_WARN : SEV_FAIL};
-    /* The fast tier: no single blocking call (NVML, statvfs, scontrol) may wait longer than this. */
-    deadline_cap(DEADLINE_HEALTH_CAP_S);
     /* No sample window: the check must stay fast. The machine is read beside --kernel-log and
      * --nvidia-smi files, which replace what they describe. */
     struct audit_request audit = {.sysroot = req->sysroot, .kernel_log = req->kernel_log, .always_probe = true,
                                   .no_sample_why = N_("health's fast check takes no CPU-use sample (gpuvet audit does)"),
-                                  .expect_gpus = req->expect_gpus, .workload = req->workload,
+                                  .expect_gpus = req->expect_gpus, .workload = req->workload, .xid = req->xid,
+                                  /* The fast tier: no single blocking call (NVML, statvfs) may wait
+                                   * longer than this. */
+                                  .deadline_cap_s = DEADLINE_HEALTH_CAP_S,
                                   .depth = req->every_workload ? AUDIT_EVERY_WORKLOAD : AUDIT_ONE_WORKLOAD};
     for (int i = 0; i < req->n_nvidia_smi && i < NVIDIA_SMI_MAX_FILES; i++)
         audit.nvidia_smi[audit.n_nvidia_smi++] = req->nvidia_smi[i];

@@ -23,6 +23,7 @@ struct health_request {
     bool every_workload; /* judge every workload too (--nfd labels them) */
     const char *kernel_log; /* --kernel-log: a saved log judged instead of the live one; NULL none */
     int expect_gpus;     /* --expect-gpus: accelerators the node should show; 0 not given */
+    const struct xid_overrides *xid; /* --xid-fatal, --xid-ignore; NULL none */
     const char *const *nvidia_smi; /* --nvidia-smi files: the GPUs as they describe them */
     int n_nvidia_smi;
 };

@@ -6,6 +6,7 @@
 
 #include "bench/bench.h"
 #include "probe/dmi.h"
+#include "util/deadline.h"
 #include "util/fsroot.h"
 
 static double now_ms(void)
@@ -92,6 +93,10 @@ enum audit_status audit_run(const struct audit_request *req, struct audit_result
     }
     bool have_dmi = req->dmidecode || req->dmi_table;
     fsroot_set(req->sysroot);
+    /* What the request says of how to read, for the probes that read below it: the one place the
+     * Xid overrides and the deadline cap are set. */
+    probe_kernel_log_overrides(req->xid);
+    deadline_cap(req->deadline_cap_s);
     /* A bad claim file gets its error and no verdict at all, before anything is probed. */
     if ((req->claim_file && claim_file_load(req->claim_file, &r->claims, &r->error) != 0) ||
         (req->expect_listing && claim_listing_load(req->expect_listing, &r->claims, &r->error) != 0)) {
@@ -133,6 +138,12 @@ void audit_result_scrub(struct audit_result *r, void (*scrub)(struct machine *, 
         workload_verdict_free(&r->verdicts.verdicts[w]);
         verdict_judge(&r->verdicts.verdicts[w], &r->machine, (enum workload)w, &r->verdicts.findings[w]);
     }
+}
+
+char *audit_recorded_hostname(const char *sysroot)
+{
+    fsroot_set(sysroot);
+    return probe_hostname();
 }
 
 void audit_result_free(struct audit_result *r)

@@ -46,6 +46,9 @@ struct audit_request {
     int expect_gpus;              /* --expect-gpus; 0 not given */
     enum workload workload;       /* the workload asked (claims' thresholds, AUDIT_ONE_WORKLOAD) */
     enum audit_depth depth;
+    const struct xid_overrides *xid; /* --xid-fatal, --xid-ignore; NULL none */
+    double deadline_cap_s;        /* the longest any one blocking call may wait (health's fast tier,
+                                     util/deadline.h); 0: each call's own deadline */
 };
 
 struct audit_result {
@@ -78,5 +81,9 @@ void audit_result_scrub(struct audit_result *r, void (*scrub)(struct machine *, 
 /* Milliseconds since audit_run began. */
 double audit_elapsed_ms(const struct audit_result *r);
 void audit_result_free(struct audit_result *r);
+
+/* The host name a recorded machine (its --sysroot) carries, before it is audited (a --output
+ * pattern's %h); malloc'd, NULL when it has none. */
+char *audit_recorded_hostname(const char *sysroot);
 
 #endif

@@ -12,6 +12,7 @@
 
 #include "util/pciaddr.h"
 #include "util/fsroot.h"
+#include "util/inputfile.h"
 #include "util/i18n.h"
 #include "util/jsonerror.h"
 #include "util/parse.h"
@@ -388,7 +389,7 @@ static json_t *load_document(const char *path, char *err, size_t errlen)
 {
     char why[256];
     size_t len;
-    unsigned char *text = fs_read_input(path, FS_INPUT_LIMIT, &len, why, sizeof why);
+    unsigned char *text = input_file_read(path, INPUT_FILE_LIMIT, &len, why, sizeof why);
     if (!text) {
         snprintf(err, errlen, _("%s: %s"), path, _(why));
         return NULL;

@@ -24,11 +24,15 @@ int probe_bench_document(struct machine *m, json_t *doc, const char *source)
 int probe_bench_file(struct machine *m, const char *file)
 {
     json_error_t error;
-    if (input_file_check(file) != 0) {
-        print_error("audit", _("%s: %s"), file, input_file_error(errno));
+    char why[256];
+    size_t len;
+    char *text = (char *)input_file_read(file, INPUT_FILE_LIMIT, &len, why, sizeof why);
+    if (!text) {
+        print_error("audit", _("%s: %s"), file, _(why));
         return -1;
     }
-    json_t *doc = json_load_file(file, 0, &error);
+    json_t *doc = json_loadb(text, len, 0, &error);
+    free(text);
     if (!doc) {
         char what[320];
         json_error_describe(&error, what, sizeof what);

@@ -425,7 +425,7 @@ int dmidecode_parse(const char *text, struct dmi_data *d, char **error)
 
 int dmidecode_load(const char *path, struct dmi_data *d, char **error)
 {
-    FILE *f = input_file_open(path);
+    FILE *f = input_file_open(path, INPUT_FILE_LIMIT);
     char *msg = NULL;
     if (!f) {
         if (asprintf(error, "%s: %s", path, input_file_error(errno)) < 0)

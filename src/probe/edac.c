@@ -23,26 +23,42 @@
  * register a controller per memory controller (a kernel log line "EDAC skx MC2: ... SOCKET 1" on
  * CPU_SrcID#1_MC#0), amd64_edac one per node; i7core_edac writes "CPU#0Channel#1_DIMM#0". Channel keys are controller * 64 + channel, as the
  * locator schemes', so two controllers' channel 0 stay two channels. */
+/* A label's numbers are positions (a socket, controller, channel, slot: each under 256 in every
+ * driver); a longer or larger one is no position (and would overflow the channel arithmetic), so
+ * at most 3 digits are read (sscanf's own overflow is undefined) and values over 255 refused. */
+#define EDAC_POSITION_MAX 255u
+
+static bool positions_valid(unsigned a, unsigned b, unsigned c)
+{
+    return a <= EDAC_POSITION_MAX && b <= EDAC_POSITION_MAX && c <= EDAC_POSITION_MAX;
+}
+
 void edac_position(const char *label, const char *location, int *socket, int *channel)
 {
     unsigned src, mc, chan, slot;
     *socket = *channel = -1;
-    if (label && (sscanf(label, "CPU_SrcID#%u_MC#%u_Chan#%u_DIMM#%u", &src, &mc, &chan, &slot) == 4 ||
-                  sscanf(label, "CPU_SrcID#%u_Ha#%u_Chan#%u_DIMM#%u", &src, &mc, &chan, &slot) == 4)) {
-        *socket = (int)src;
-        *channel = (int)(mc * 64 + chan);
+    if (label && (sscanf(label, "CPU_SrcID#%3u_MC#%3u_Chan#%3u_DIMM#%3u", &src, &mc, &chan, &slot) == 4 ||
+                  sscanf(label, "CPU_SrcID#%3u_Ha#%3u_Chan#%3u_DIMM#%3u", &src, &mc, &chan, &slot) == 4)) {
+        if (positions_valid(src, mc, chan)) {
+            *socket = (int)src;
+            *channel = (int)(mc * 64 + chan);
+        }
         return;
     }
     /* sb_edac before its home-agent field (as CentOS 6 ran it): one controller per socket. */
-    if (label && sscanf(label, "CPU_SrcID#%u_Channel#%u_DIMM#%u", &src, &chan, &slot) == 3) {
-        *socket = (int)src;
-        *channel = (int)chan;
+    if (label && sscanf(label, "CPU_SrcID#%3u_Channel#%3u_DIMM#%3u", &src, &chan, &slot) == 3) {
+        if (positions_valid(src, chan, slot)) {
+            *socket = (int)src;
+            *channel = (int)chan;
+        }
         return;
     }
     /* i7core_edac: one controller per socket, "CPU#%uChannel#%u_DIMM#%u". */
-    if (label && sscanf(label, "CPU#%uChannel#%u_DIMM#%u", &src, &chan, &slot) == 3) {
-        *socket = (int)src;
-        *channel = (int)chan;
+    if (label && sscanf(label, "CPU#%3uChannel#%3u_DIMM#%3u", &src, &chan, &slot) == 3) {
+        if (positions_valid(src, chan, slot)) {
+            *socket = (int)src;
+            *channel = (int)chan;
+        }
         return;
     }
     if (!location)
@@ -51,7 +67,7 @@ void edac_position(const char *label, const char *location, int *socket, int *ch
     const char *p = location;
     char layer[16];
     int value, used;
-    while (sscanf(p, " %15[a-z] %d%n", layer, &value, &used) == 2) {
+    while (sscanf(p, " %15[a-z] %4d%n", layer, &value, &used) == 2) {
         if (value < 0 || value > 255)
             return; /* not a position any driver writes */
         if (!strcmp(layer, "branch"))

@@ -23,7 +23,9 @@
 
 #include "probe/probe.h"
 #include "util/datadir.h"
+#include "util/fsrecord.h"
 #include "util/fsroot.h"
+#include "util/inputfile.h"
 #include "util/i18n.h"
 #include "util/pciaddr.h"
 
@@ -1193,20 +1195,19 @@ static int parse_fd(struct parser *p, int fd, const char *label, double max_s)
 
 int probe_kernel_log_file(struct machine *m, const char *path)
 {
-    char why[256];
-    if (!fs_input_check(path, SIZE_MAX, why, sizeof why)) {
+    /* The gate: regular files only, opened and read non-blocking; no bound on the size (a file
+     * larger than the reading budget is read from its end). */
+    FILE *f = input_file_open(path, INPUT_FILE_STREAMED);
+    if (!f) {
+        char why[256];
+        input_file_reason(errno, INPUT_FILE_STREAMED, why, sizeof why);
         machine_problem_reason(m, path, why);
-        return -1;
-    }
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0) {
-        machine_problem(m, path, "%s", i18n_error_text(errno));
         return -1;
     }
     struct parser p;
     parser_begin(&p, m, path);
-    int rc = parse_fd(&p, fd, path, KLOG_TIME_MAX_S);
-    close(fd);
+    int rc = parse_fd(&p, fileno(f), path, KLOG_TIME_MAX_S);
+    fclose(f);
     unsigned formats = p.formats;
     bool grep_of_driver_lines = p.driver_lines > 0;
     parser_end(&p);

@@ -12,6 +12,7 @@
 #include "gpu/nvml.h"
 #include "probe/probe.h"
 #include "util/deadline.h"
+#include "util/fsrecord.h"
 #include "util/fsroot.h"
 #include "util/i18n.h"
 #include "util/parse.h"

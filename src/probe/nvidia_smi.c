@@ -10,10 +10,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include <libxml/parser.h>
-#include <libxml/tree.h>
 
 #include "probe/probe.h"
+#include "probe/xml_lib.h"
 #include "util/fsroot.h"
 #include "util/i18n.h"
 #include "util/inputfile.h"
@@ -49,7 +48,7 @@ static char *text_at(const xmlNode *node, const char *path)
     xmlNode *n = at(node, path);
     if (!n)
         return NULL;
-    xmlChar *raw = xmlNodeGetContent(n);
+    xmlChar *raw = XML(NodeGetContent)(n);
     if (!raw)
         return NULL;
     const char *s = (const char *)raw;
@@ -61,7 +60,7 @@ static char *text_at(const xmlNode *node, const char *path)
     char *out = NULL;
     if (len && strncmp(s, "N/A", len) != 0)
         out = strndup(s, len);
-    xmlFree(raw);
+    XML(Free)(raw);
     return out;
 }
 
@@ -241,9 +240,9 @@ static int read_gpu(struct machine *m, const char *file, const xmlNode *g)
 {
     char *bus = text_at(g, "pci/pci_bus_id");
     if (!bus) {
-        xmlChar *id = xmlGetProp(g, (const xmlChar *)"id");
+        xmlChar *id = XML(GetProp)(g, (const xmlChar *)"id");
         bus = id ? strdup((const char *)id) : NULL;
-        xmlFree(id);
+        XML(Free)(id);
     }
     char bus_id[PCI_ADDRESS_LEN];
     bool ok = pci_address_normalise(bus, bus_id);
@@ -320,7 +319,7 @@ static void parse_cuda_version(const char *text, int *major, int *minor)
 
 static int read_document(struct machine *m, const char *file, xmlDoc *doc)
 {
-    const xmlNode *root = xmlDocGetRootElement(doc);
+    const xmlNode *root = XML(DocGetRootElement)(doc);
     if (!root || strcmp((const char *)root->name, "nvidia_smi_log") != 0) {
         machine_problem(m, file, "not `nvidia-smi -q -x` output (root element <%s>, expected <nvidia_smi_log>)",
                         root ? (const char *)root->name : "none");
@@ -370,7 +369,7 @@ static int read_document(struct machine *m, const char *file, xmlDoc *doc)
 
 static int parse_failed(struct machine *m, const char *file)
 {
-    const xmlError *e = xmlGetLastError();
+    const xmlError *e = XML(GetLastError)();
     if (e && e->message) {
         char said[448]; /* libxml2's own words, in English */
         snprintf(said, sizeof said, "%s", e->message);
@@ -396,7 +395,7 @@ static void refuse_entity(void *ctx, const xmlChar *name, int type, const xmlCha
     (void)name, (void)type, (void)public_id, (void)system_id, (void)content;
     xmlParserCtxtPtr ctxt = ctx;
     *(bool *)ctxt->_private = true;
-    xmlStopParser(ctxt);
+    XML(StopParser)(ctxt);
 }
 
 static int read_buffer(struct machine *m, const char *file, const char *text, size_t len)
@@ -406,7 +405,12 @@ static int read_buffer(struct machine *m, const char *file, const char *text, si
         return -1;
     }
     /* `nvidia-smi -q` text: the same facts under the text's names, read as the XML they stand for. */
+    char no_library[256];
     if (strlen(text) == len && nvidia_smi_text_is_q(text)) {
+        if (!xml_lib_get(no_library, sizeof no_library)) {
+            machine_problem(m, file, "cannot be read: %s", no_library);
+            return -1;
+        }
         int sections = 0;
         xmlDoc *doc = nvidia_smi_text_to_xml(text, &sections);
         if (!doc) {
@@ -414,7 +418,7 @@ static int read_buffer(struct machine *m, const char *file, const char *text, si
             return -1;
         }
         int rc = read_document(m, file, doc);
-        xmlFreeDoc(doc);
+        XML(FreeDoc)(doc);
         if (sections > GPU_MAX_PER_NODE)
             machine_problem(m, file, "holds %d GPU sections; only the first %d are read (no node has more)", sections,
                             GPU_MAX_PER_NODE);
@@ -429,8 +433,12 @@ static int read_buffer(struct machine *m, const char *file, const char *text, si
                                  "\"Link 0: ...\" lines)");
         return -1;
     }
-    xmlResetLastError();
-    xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
+    if (!xml_lib_get(no_library, sizeof no_library)) {
+        machine_problem(m, file, "cannot be read: %s", no_library);
+        return -1;
+    }
+    XML(ResetLastError)();
+    xmlParserCtxtPtr ctxt = XML(NewParserCtxt)();
     if (!ctxt) {
         machine_problem(m, file, "cannot be parsed: out of memory");
         return -1;
@@ -440,18 +448,18 @@ static int read_buffer(struct machine *m, const char *file, const char *text, si
     ctxt->sax->entityDecl = refuse_entity;
     /* No network, no DTD loading (the files name nvsmi_device_vN.dtd, which is not shipped), no
      * entity substitution (XML_PARSE_NOENT is not given). */
-    xmlDoc *doc = xmlCtxtReadMemory(ctxt, text, (int)len, file, NULL,
+    xmlDoc *doc = XML(CtxtReadMemory)(ctxt, text, (int)len, file, NULL,
                                     XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-    xmlFreeParserCtxt(ctxt);
+    XML(FreeParserCtxt)(ctxt);
     if (declares_entities) {
-        xmlFreeDoc(doc);
+        XML(FreeDoc)(doc);
         machine_problem(m, file, "declares XML entities: not `nvidia-smi -q -x` output (refused unexpanded)");
         return -1;
     }
     if (!doc)
         return parse_failed(m, file);
     int rc = read_document(m, file, doc);
-    xmlFreeDoc(doc);
+    XML(FreeDoc)(doc);
     return rc;
 }
 
@@ -459,7 +467,7 @@ int probe_nvidia_smi_file(struct machine *m, const char *path)
 {
     char why[256];
     size_t len = 0;
-    char *text = (char *)fs_read_input(path, NVIDIA_SMI_MAX_BYTES, &len, why, sizeof why);
+    char *text = (char *)input_file_read(path, NVIDIA_SMI_MAX_BYTES, &len, why, sizeof why);
     if (!text) {
         char *said;
         i18n_asprintf(&said, "cannot be read: %s", _(why));
@@ -482,7 +490,7 @@ int probe_nvidia_smi_files(struct machine *m, const char *const *paths, int n)
     for (int i = 0; i < n && status == 0; i++) {
         char why[256];
         size_t len = 0;
-        char *text = (char *)fs_read_input(paths[i], NVIDIA_SMI_MAX_BYTES, &len, why, sizeof why);
+        char *text = (char *)input_file_read(paths[i], NVIDIA_SMI_MAX_BYTES, &len, why, sizeof why);
         if (!text) {
             char *said;
             i18n_asprintf(&said, "cannot be read: %s", _(why));

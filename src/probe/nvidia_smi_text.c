@@ -11,9 +11,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include <libxml/tree.h>
 
 #include "probe/probe.h"
+#include "probe/xml_lib.h"
 
 #define SMI_TEXT_LINE_MAX 512
 #define TEXT_DEPTH 8
@@ -152,7 +152,7 @@ static xmlNode *make_path(xmlNode *parent, const char *path)
         for (xmlNode *c = cur->children; c && !found; c = c->next)
             if (c->type == XML_ELEMENT_NODE && !strcmp((const char *)c->name, part))
                 found = c;
-        cur = found ? found : xmlNewChild(cur, NULL, (const xmlChar *)part, NULL);
+        cur = found ? found : XML(NewChild)(cur, NULL, (const xmlChar *)part, NULL);
         if (!cur)
             return NULL;
     }
@@ -170,7 +170,7 @@ static void set_value(xmlNode *parent, const char *path, const char *value)
     for (; value[i] && i + 1 < sizeof clean; i++)
         clean[i] = (unsigned char)value[i] >= 0x20 && (unsigned char)value[i] < 0x7f ? value[i] : '?';
     clean[i] = '\0';
-    xmlNodeAddContent(n, (const xmlChar *)clean);
+    XML(NodeAddContent)(n, (const xmlChar *)clean);
 }
 
 /* "SRAM Uncorrectable SEC-DED" -> "sram_uncorrectable_secded"; "Power Draw" -> "power_draw". */
@@ -223,11 +223,14 @@ static void gpu_value(xmlNode *gpu, const char *path, const char *leaf, const ch
 
 xmlDoc *nvidia_smi_text_to_xml(const char *text, int *sections)
 {
-    xmlDoc *doc = xmlNewDoc((const xmlChar *)"1.0");
+    char no_library[256];
+    if (!xml_lib_get(no_library, sizeof no_library))
+        return NULL;
+    xmlDoc *doc = XML(NewDoc)((const xmlChar *)"1.0");
     if (!doc)
         return NULL;
-    xmlNode *root = xmlNewNode(NULL, (const xmlChar *)"nvidia_smi_log");
-    xmlDocSetRootElement(doc, root);
+    xmlNode *root = XML(NewNode)(NULL, (const xmlChar *)"nvidia_smi_log");
+    XML(DocSetRootElement)(doc, root);
     xmlNode *gpu = NULL;
     int gpu_indent = 0, depth = 0;
     *sections = 0;
@@ -256,9 +259,9 @@ xmlDoc *nvidia_smi_text_to_xml(const char *text, int *sections)
                 gpu_indent = indent;
                 continue;
             }
-            gpu = xmlNewChild(root, NULL, (const xmlChar *)"gpu", NULL);
+            gpu = XML(NewChild)(root, NULL, (const xmlChar *)"gpu", NULL);
             if (gpu)
-                xmlNewProp(gpu, (const xmlChar *)"id", (const xmlChar *)id);
+                XML(NewProp)(gpu, (const xmlChar *)"id", (const xmlChar *)id);
             gpu_indent = indent;
             depth = 0;
             continue;

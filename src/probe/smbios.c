@@ -347,7 +347,7 @@ int smbios_parse_entry_point(const uint8_t *ep, size_t len, int *major, int *min
 
 int smbios_load_dump(const char *path, struct dmi_data *d, char **error)
 {
-    FILE *f = input_file_open(path);
+    FILE *f = input_file_open(path, INPUT_FILE_LIMIT);
     if (!f) {
         if (asprintf(error, "%s: %s", path, input_file_error(errno)) < 0)
             *error = NULL;

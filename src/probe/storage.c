@@ -11,6 +11,7 @@
 
 #include "probe/probe.h"
 #include "util/deadline.h"
+#include "util/fsrecord.h"
 #include "util/fsroot.h"
 #include "util/i18n.h"
 #include "util/output.h"

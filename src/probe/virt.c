@@ -9,6 +9,7 @@
 #endif
 
 #include "probe/probe.h"
+#include "util/fsrecord.h"
 #include "util/fsroot.h"
 #include "util/i18n.h"
 

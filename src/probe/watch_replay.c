@@ -138,7 +138,7 @@ static int load_json(const char *path, struct watch_timeline *w, char *err, size
     json_error_t error;
     char why[256];
     size_t len = 0;
-    unsigned char *bytes = fs_read_input(path, FS_INPUT_LIMIT, &len, why, sizeof why);
+    unsigned char *bytes = input_file_read(path, INPUT_FILE_LIMIT, &len, why, sizeof why);
     if (!bytes) {
         snprintf(err, errlen, _("%s: %s"), path, _(why));
         return -1;
@@ -319,7 +319,7 @@ static int load_dmon(FILE *f, const char *path, struct watch_timeline *w, char *
 
 int watch_replay_load(const char *path, struct watch_timeline *w, char *err, size_t errlen)
 {
-    FILE *f = input_file_open(path);
+    FILE *f = input_file_open(path, INPUT_FILE_LIMIT);
     if (!f) {
         snprintf(err, errlen, "%s: %s", path, input_file_error(errno));
         return -1;

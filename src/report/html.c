@@ -223,7 +223,7 @@ static void print_bench(FILE *o, const struct audit_report *r)
             double share = rate->measured_gb_s / rate->theory_gb_s;
             fprintf(o, "<td class=\"num\">%.2f</td><td><div class=\"bar%s\"><span style=\"width:%.0f%%\"></span>"
                        "</div>%.0f%%</td>",
-                    rate->theory_gb_s, share < 0.5 ? " low" : "", share > 1 ? 100 : share * 100, share * 100);
+                    rate->theory_gb_s, rate->severity >= SEV_WARN ? " low" : "", share > 1 ? 100 : share * 100, share * 100);
         } else {
             fputs("<td>?</td><td></td>", o);
         }

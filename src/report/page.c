@@ -669,6 +669,23 @@ static double evidence_number(const json_t *evidence, const char *key)
     return json_number_value(json_object_get(evidence, key));
 }
 
+/* The worst severity of rule's findings (about the device bus_id, when given) that judged a measure:
+ * SEV_PASS when there are none, and an unknown (nothing to judge) is no mark either. */
+static enum severity rule_severity(const struct findings *f, const char *rule, const char *bus_id)
+{
+    enum severity worst = SEV_PASS;
+    for (int i = 0; i < f->count; i++) {
+        const struct finding *it = &f->items[i];
+        if (strcmp(it->rule->id, rule) != 0 || it->severity == SEV_UNKNOWN)
+            continue;
+        if (bus_id && !pci_address_same(it->subject, bus_id))
+            continue;
+        if (it->severity > worst)
+            worst = it->severity;
+    }
+    return worst;
+}
+
 int page_bench_rates(const struct audit_report *r, struct page_rate *out, int max)
 {
     const struct machine *m = r->machine;
@@ -683,6 +700,7 @@ int page_bench_rates(const struct audit_report *r, struct page_rate *out, int ma
         snprintf(rate->what, sizeof rate->what, _("memory, STREAM triad (whole machine)"));
         rate->measured_gb_s = b->mem_triad_bytes_s / GB;
         rate->theory_gb_s = machine_memory_theoretical_bytes_s(m, &why) / GB;
+        rate->severity = rule_severity(r->findings, "MEM_BANDWIDTH_LOW", NULL);
         if (rate->theory_gb_s > 0)
             snprintf(rate->theory_basis, sizeof rate->theory_basis, _("populated channels x %d MT/s x 8 bytes"),
                      memory_effective_mts(&m->memory));
@@ -705,6 +723,7 @@ int page_bench_rates(const struct audit_report *r, struct page_rate *out, int ma
                      k == 0 ? _("host to device") : _("device to host"));
             rate->measured_gb_s = (k == 0 ? c->h2d_pinned_bytes_s : c->d2h_pinned_bytes_s) / GB;
             rate->theory_gb_s = evidence ? evidence_number(evidence, "achievable_bytes_s") / GB : 0;
+            rate->severity = rule_severity(r->findings, "PCIE_BANDWIDTH_LOW", c->bus_id);
             if (evidence)
                 snprintf(rate->theory_basis, sizeof rate->theory_basis, _("achievable on Gen%.0f x%.0f"),
                          evidence_number(evidence, "link_gen"), evidence_number(evidence, "link_width"));

@@ -126,6 +126,9 @@ struct page_rate {
     double measured_gb_s;  /* 0: not measured, theory_basis says why */
     double theory_gb_s;    /* 0 when unknown */
     char theory_basis[128]; /* "8 channels DDR4-3200", "Gen4 x16", or why unknown */
+    /* The severity of the finding that judged this rate (MEM_BANDWIDTH_LOW, PCIE_BANDWIDTH_LOW for
+     * its device); SEV_PASS when none did: a page marks a rate by it, never by a share of its own. */
+    enum severity severity;
 };
 /* Fills up to max rates from m->bench; returns how many. */
 int page_bench_rates(const struct audit_report *r, struct page_rate *out, int max);

@@ -61,7 +61,7 @@ json_t *power_json(const struct power_info *p);
 json_t *contention_json(const struct contention_info *c);
 
 int report_json(FILE *out, const struct audit_report *r);
-/* colour: ANSI colours (caller decides: TTY and no NO_COLOR). */
+/* colour: ANSI colours (the caller asks output_use_colour, util/output.h). */
 int report_text(FILE *out, const struct audit_report *r, bool colour, bool verbose);
 
 /* report/html.c: one self-contained page; report/markdown.c: the same for a ticket. */

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -13,12 +14,15 @@
 json_t *json_load_named(const char *path, char *err, size_t errlen)
 {
     char why[256];
-    if (!fs_input_check(path, FS_INPUT_LIMIT, why, sizeof why)) {
+    size_t len;
+    char *text = (char *)input_file_read(path, INPUT_FILE_LIMIT, &len, why, sizeof why);
+    if (!text) {
         snprintf(err, errlen, _("%s: %s"), path, _(why));
         return NULL;
     }
     json_error_t jerr;
-    json_t *doc = json_load_file(path, 0, &jerr);
+    json_t *doc = json_loadb(text, len, 0, &jerr);
+    free(text);
     if (!doc) {
         char what[320];
         json_error_describe(&jerr, what, sizeof what);

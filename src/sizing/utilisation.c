@@ -14,7 +14,7 @@ enum { MAX_COLUMNS = 64 };
 
 int dmon_mean_sm_utilisation(const char *path, double *mean, int *samples, char *err, size_t errlen)
 {
-    FILE *f = input_file_open(path);
+    FILE *f = input_file_open(path, INPUT_FILE_LIMIT);
     if (!f) {
         snprintf(err, errlen, _("%s: %s"), path, input_file_error(errno));
         return -1;

@@ -282,9 +282,30 @@ static int update(const char *scontrol, const char *node, const char *state, con
     return 0;
 }
 
+bool slurm_node_name_is_one(const char *node)
+{
+    /* scontrol reads its NodeName= as a hostlist ("gpu[01-64],login1" is 65 nodes); one node's
+     * name is letters, digits, '-', '_' and '.', so anything else would act on other nodes. */
+    if (!node || !*node)
+        return false;
+    for (const char *p = node; *p; p++)
+        if (!isalnum((unsigned char)*p) && !strchr("-_.", *p))
+            return false;
+    return true;
+}
+
 int slurm_apply(const char *scontrol, const char *node, const char *reason, enum slurm_outcome *outcome,
                 char *what, size_t whatlen, char *err, size_t errlen)
 {
+    if (!slurm_node_name_is_one(node)) {
+        char shown[128];
+        text_one_line(shown, sizeof shown, node ? node : "");
+        snprintf(err, errlen,
+                 "\"%s\" is not one node's name (scontrol reads brackets, commas and spaces as a list of "
+                 "nodes): give this node's own name",
+                 shown);
+        return -1;
+    }
     /* The read and the update share one budget: a slow controller costs 10 s, not 20. */
     double started_ms = now_ms();
     char safe[SLURM_REASON_MAX + 1];

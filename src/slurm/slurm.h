@@ -59,6 +59,10 @@ enum slurm_outcome {
     SLURM_LEFT_ALONE,   /* drained or down for another reason: never touched */
 };
 
+/* Whether node is one node's name, not a hostlist ("gpu[01-64],login1") that scontrol would
+ * expand: slurm_apply refuses any other, touching no node. */
+bool slurm_node_name_is_one(const char *node);
+
 /* Drains the node with reason (which starts with SLURM_REASON_PREFIX; made one safe line of at most
  * SLURM_REASON_MAX bytes here), or, reason NULL (healthy), resumes it when gpuvet drained it. A
  * Reason= longer than the node read holds is read cut (it is not gpuvet's reason of today, so it

@@ -17,7 +17,9 @@
 #include "pipeline/audit.h"
 #include "util/child.h"
 #include "util/deadline.h"
+#include "util/fsrecord.h"
 #include "util/fsroot.h"
+#include "util/inputfile.h"
 #include "util/i18n.h"
 #include "util/output.h"
 #include "util/redact_tree.h"
@@ -98,7 +100,7 @@ static int record_nvidia_smi(const char *dir, struct snapshot_result *r)
     snprintf(path, sizeof path, "%s%s", dir, NVIDIA_SMI_SNAPSHOT_FILE);
     char *argv[] = {tool, "-q", "-x", NULL};
     double limit = deadline_seconds("GPUVET_DEADLINE_CHILD_S", DEADLINE_CHILD_S);
-    int status = child_run_bounded(argv, path, FS_INPUT_LIMIT, limit, why, sizeof why);
+    int status = child_run_bounded(argv, path, INPUT_FILE_LIMIT, limit, why, sizeof why);
     struct stat st;
     if (status == CHILD_TIMED_OUT)
         problem(r, _("no answer from `%s -q -x` in %g s (a hung driver?): GPU facts not recorded"), tool, limit);

@@ -108,13 +108,9 @@ static bool blank_line(const char *s)
 
 int csv_load(const char *path, struct csv_table *t, char *err, size_t errlen)
 {
-    char why[256];
-    FILE *f = NULL;
-    if (!fs_input_check(path, FS_INPUT_LIMIT, why, sizeof why))
-        snprintf(err, errlen, _("%s: %s"), path, _(why));
-    else if (!(f = fopen(path, "r")))
-        snprintf(err, errlen, _("%s: %s"), path, i18n_error_text(errno));
+    FILE *f = input_file_open(path, INPUT_FILE_LIMIT);
     if (!f) {
+        snprintf(err, errlen, _("%s: %s"), path, input_file_error(errno));
         *t = (struct csv_table){.path = strdup(path)};
         return -1;
     }

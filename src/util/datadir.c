@@ -74,12 +74,12 @@ static FILE *open_table(const char *name, char *label, size_t labellen, enum dat
     if (dir) {
         snprintf(path, sizeof path, "%s/%s", dir, name);
         snprintf(label, labellen, "%s", path);
-        return input_file_open(path);
+        return input_file_open(path, INPUT_FILE_LIMIT);
     }
     char share[PATH_MAX - 64];
     if (installed_dir(share, sizeof share)) {
         snprintf(path, sizeof path, "%s/%s", share, name);
-        FILE *f = input_file_open(path);
+        FILE *f = input_file_open(path, INPUT_FILE_LIMIT);
         if (f) {
             char *real = realpath(path, NULL);
             snprintf(label, labellen, "%s", real ? real : path);

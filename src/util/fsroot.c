@@ -1,3 +1,4 @@
+#include "util/fsrecord.h"
 #include "util/fsroot.h"
 #include "util/i18n.h"
 #include "util/inputfile.h"
@@ -14,8 +15,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* Larger than any sysfs/procfs file we parse (/proc/cpuinfo of a 512-thread box is ~1 MB). */
-#define FS_READ_LIMIT (16u << 20)
 #define FS_MAX_LINK_HOPS 16
 /* More entries than any sysfs folder holds (a 24 TB box has 196,608 128-MiB memory blocks). */
 #define FS_LIST_LIMIT (1 << 20)
@@ -36,7 +35,6 @@ struct fs_open_how {
 #define FS_RESOLVE_IN_ROOT 0x10
 
 static char root_dir[PATH_MAX] = "";
-static char record_dir[PATH_MAX] = "";
 
 /* The root folder, opened once for every fs_open under it; -1 until needed. */
 static int root_fd = -1;
@@ -60,19 +58,13 @@ void fsroot_set(const char *root)
 const char *fsroot_get(void) { return root_dir[0] ? root_dir : "/"; }
 bool fsroot_is_live(void) { return root_dir[0] == '\0'; }
 
-void fsroot_record_to(const char *dir)
-{
-    snprintf(record_dir, sizeof record_dir, "%s", dir ? dir : "");
-}
-
 char *fsroot_path(char *buf, size_t size, const char *path)
 {
     snprintf(buf, size, "%s%s", root_dir, path);
     return buf;
 }
 
-/* Collapses "." and ".." in an absolute machine path, in place. */
-static void normalize(char *path)
+void fs_path_normalize(char *path)
 {
     char out[PATH_MAX];
     size_t len = 0;
@@ -192,226 +184,6 @@ int fs_open(const char *path, int flags)
     return fd;
 }
 
-/* What the record could not store, kept for `snapshot` to list (a partial tree must not replay
- * as if it were whole). */
-static char **record_failures;
-static int record_failure_count, record_failure_cap;
-
-/* Keeps line (taken over; NULL when memory ran out) among the failures. */
-static void record_failed_line(char *line)
-{
-    if (record_failure_count == record_failure_cap) {
-        int cap = record_failure_cap ? record_failure_cap * 2 : 16;
-        char **grown = realloc(record_failures, (size_t)cap * sizeof *grown);
-        if (!grown) {
-            free(line);
-            record_failure_count++; /* still counted, without its line */
-            return;
-        }
-        record_failures = grown;
-        record_failure_cap = cap;
-    }
-    if (record_failure_count < record_failure_cap)
-        record_failures[record_failure_count] = line;
-    record_failure_count++;
-}
-
-static void record_failed(const char *dst, const char *what, int error)
-{
-    char *line = NULL;
-    if (asprintf(&line, "%s: %s: %s", dst, what, i18n_error_text(error)) < 0)
-        line = NULL;
-    record_failed_line(line);
-}
-
-int fsroot_record_failures(const char *const **lines, int *listed)
-{
-    *lines = (const char *const *)record_failures;
-    *listed = record_failure_count < record_failure_cap ? record_failure_count : record_failure_cap;
-    return record_failure_count;
-}
-
-void fsroot_record_failures_clear(void)
-{
-    for (int i = 0; i < record_failure_count && i < record_failure_cap; i++)
-        free(record_failures[i]);
-    free(record_failures);
-    record_failures = NULL;
-    record_failure_count = record_failure_cap = 0;
-}
-
-static bool mkdirs(const char *dir)
-{
-    char tmp[PATH_MAX];
-    snprintf(tmp, sizeof tmp, "%s", dir);
-    for (char *s = tmp + 1; *s; s++) {
-        if (*s == '/') {
-            *s = '\0';
-            mkdir(tmp, 0755);
-            *s = '/';
-        }
-    }
-    if (mkdir(tmp, 0755) != 0 && errno != EEXIST) {
-        record_failed(dir, "cannot create the folder", errno);
-        return false;
-    }
-    return true;
-}
-
-static unsigned char *read_fd_bounded(int fd, size_t limit, size_t *len);
-
-/* Copies a regular file of the root into the record; every failure is counted. */
-static void copy_file(const char *path, const char *dst)
-{
-    int in = fs_open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
-    size_t len = 0;
-    unsigned char *data = in >= 0 ? read_fd_bounded(in, FS_READ_LIMIT, &len) : NULL;
-    int error = errno;
-    if (in >= 0)
-        close(in);
-    if (!data) {
-        record_failed(dst, "cannot read the original", error);
-        return;
-    }
-    int out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (out < 0) {
-        record_failed(dst, "cannot create", errno);
-        free(data);
-        return;
-    }
-    size_t done = 0;
-    while (done < len) {
-        ssize_t n = write(out, data + done, len - done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            record_failed(dst, "cannot write", n < 0 ? errno : ENOSPC);
-            break;
-        }
-        done += (size_t)n;
-    }
-    if (close(out) != 0 && done == len)
-        record_failed(dst, "cannot write", errno);
-    free(data);
-}
-
-/* While set, record_walk stores a regular file at the end of a path as an empty file of that name
- * (fs_record_name). */
-static bool record_names_only;
-
-/* Mirrors a machine path into the record directory: symlinks along the way become the same
- * symlinks, directories are created, and a regular file at the end is copied. `hops` counts the
- * links followed so far, so a tree whose links loop ends instead of recursing without end. */
-static void record_walk(const char *path, int hops)
-{
-    char cur[PATH_MAX] = "";
-    char rest[PATH_MAX];
-    snprintf(rest, sizeof rest, "%s", path);
-    char *save = NULL;
-    for (char *comp = strtok_r(rest, "/", &save); comp; comp = strtok_r(NULL, "/", &save)) {
-        size_t cl = strlen(cur);
-        snprintf(cur + cl, sizeof cur - cl, "/%s", comp);
-        char src[PATH_MAX], dst[PATH_MAX];
-        fsroot_path(src, sizeof src, cur);
-        snprintf(dst, sizeof dst, "%s%s", record_dir, cur);
-        struct stat st;
-        if (lstat(src, &st) != 0) {
-            /* ENOENT: a dangling link's target, recorded as the link alone. */
-            if (errno != ENOENT)
-                record_failed(dst, "cannot inspect the original", errno);
-            return;
-        }
-        if (S_ISLNK(st.st_mode)) {
-            char target[PATH_MAX];
-            ssize_t n = readlink(src, target, sizeof target - 1);
-            if (n < 0 || hops + 1 > FS_MAX_WALK_LINKS)
-                return;
-            target[n] = '\0';
-            char parent[PATH_MAX];
-            snprintf(parent, sizeof parent, "%s", dst);
-            *strrchr(parent, '/') = '\0';
-            if (!mkdirs(parent))
-                return;
-            if (symlink(target, dst) != 0 && errno != EEXIST) {
-                record_failed(dst, "cannot create the symlink", errno);
-                return;
-            }
-            char next[PATH_MAX * 2];
-            if (target[0] == '/') {
-                snprintf(next, sizeof next, "%s", target);
-            } else {
-                *strrchr(cur, '/') = '\0';
-                snprintf(next, sizeof next, "%s/%s", cur, target);
-            }
-            /* Continue from the link's target, then the remaining components. */
-            char tail[PATH_MAX] = "";
-            if (save && *save)
-                snprintf(tail, sizeof tail, "/%s", save);
-            char full[PATH_MAX * 3];
-            snprintf(full, sizeof full, "%s%s", next, tail);
-            normalize(full);
-            record_walk(full, hops + 1);
-            return;
-        }
-        if (S_ISDIR(st.st_mode)) {
-            if (!mkdirs(dst))
-                return;
-        } else if (S_ISREG(st.st_mode) && access(dst, F_OK) != 0) {
-            if (record_names_only) {
-                int fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-                if (fd < 0)
-                    record_failed(dst, "cannot create", errno);
-                else
-                    close(fd);
-            } else {
-                copy_file(cur, dst);
-            }
-        }
-    }
-}
-
-static void record(const char *path)
-{
-    if (record_dir[0])
-        record_walk(path, 0);
-}
-
-void fs_record_name(const char *path)
-{
-    if (!record_dir[0])
-        return;
-    record_names_only = true;
-    record_walk(path, 0);
-    record_names_only = false;
-}
-bool fsroot_recording(void) { return record_dir[0] != '\0'; }
-
-void fs_record_text(const char *path, const char *text)
-{
-    if (!record_dir[0])
-        return;
-    char dst[PATH_MAX * 2];
-    snprintf(dst, sizeof dst, "%s%s", record_dir, path);
-    char parent[PATH_MAX * 2];
-    snprintf(parent, sizeof parent, "%s", dst);
-    *strrchr(parent, '/') = '\0';
-    if (!mkdirs(parent))
-        return;
-    FILE *f = fopen(dst, "w");
-    if (!f) {
-        record_failed(dst, "cannot create", errno);
-        return;
-    }
-    bool ok = fputs(text, f) >= 0;
-    int error = errno;
-    if (fclose(f) != 0 && ok) {
-        ok = false;
-        error = errno;
-    }
-    if (!ok)
-        record_failed(dst, "cannot write", error);
-}
-
 /* Why the latest read failed, in words, when it was not simply absent (see fs_last_failure): in
  * English, with its translation kept for _() where a report prints it (util/i18n.h). A buffer, not
  * an allocation: callers hold on to the text (machine.missing_reason) past the next read. */
@@ -439,71 +211,12 @@ static void set_failure(const char *path, int error)
 
 const char *fs_last_failure(void) { return last_failure[0] ? last_failure : NULL; }
 
-/* Reads at most limit bytes (+1 to notice more) of an open regular file into a buffer with one
- * spare byte for a NUL; NULL with errno set (EFBIG when larger than limit). */
-/* 0 when fd is a regular file whose stated size is within limit; else the errno to report. */
-static int check_regular(int fd, size_t limit)
-{
-    struct stat st;
-    if (fstat(fd, &st) != 0)
-        return errno;
-    if (S_ISDIR(st.st_mode))
-        return EISDIR; /* "Is a directory": a folder given where a file is expected */
-    if (!S_ISREG(st.st_mode))
-        return EFTYPE_NOT_REGULAR;
-    /* sysfs and procfs report 4096 or 0 whatever they hold; a real file's size is honest. */
-    if ((unsigned long long)st.st_size > limit)
-        return EFBIG;
-    return 0;
-}
-
-static unsigned char *read_fd_bounded(int fd, size_t limit, size_t *len)
-{
-    int bad = check_regular(fd, limit);
-    if (bad) {
-        errno = bad;
-        return NULL;
-    }
-    size_t cap = 4096, got = 0;
-    unsigned char *buf = malloc(cap);
-    int error = buf ? 0 : ENOMEM;
-    while (!error) {
-        if (got + 1 >= cap) {
-            unsigned char *grown = cap > limit ? NULL : realloc(buf, cap * 2);
-            if (!grown) {
-                error = cap > limit ? EFBIG : ENOMEM;
-                break;
-            }
-            buf = grown;
-            cap *= 2;
-        }
-        ssize_t n = read(fd, buf + got, cap - 1 - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            error = errno;
-        else if (n == 0)
-            break;
-        else
-            got += (size_t)n;
-    }
-    if (!error && got > limit)
-        error = EFBIG;
-    if (error) {
-        free(buf);
-        errno = error;
-        return NULL;
-    }
-    *len = got;
-    return buf;
-}
-
 /* Reads a whole regular file under the root (never a FIFO or device: they could block or never
  * end); NULL with errno set when missing, unreadable, not regular, or larger than limit (EFBIG). */
 static unsigned char *read_whole(const char *path, size_t limit, size_t *len)
 {
     int fd = fs_open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
-    unsigned char *buf = fd >= 0 ? read_fd_bounded(fd, limit, len) : NULL;
+    unsigned char *buf = fd >= 0 ? input_fd_read(fd, limit, len) : NULL;
     int error = buf ? 0 : errno;
     if (fd >= 0)
         close(fd);
@@ -511,71 +224,20 @@ static unsigned char *read_whole(const char *path, size_t limit, size_t *len)
     if (!buf) {
         /* The audit of the machine names it oversized or not a file; a record without it would
          * call it missing: the snapshot says what it left out (and so fails). */
-        if (record_dir[0] && (error == EFBIG || error == EFTYPE_NOT_REGULAR)) {
-            char dst[PATH_MAX * 2], *line = NULL;
-            snprintf(dst, sizeof dst, "%s%s", record_dir, path);
-            int n = error == EFBIG
-                        ? asprintf(&line, "%s: left out: larger than %u MiB", dst, FS_READ_LIMIT >> 20)
-                        : asprintf(&line, "%s: left out: not a regular file (a FIFO, device or socket)", dst);
-            if (n < 0)
-                line = NULL;
-            record_failed_line(line);
-        }
+        if (error == EFBIG || error == EFTYPE_NOT_REGULAR)
+            fsrecord_left_out(path, error);
         errno = error;
         return NULL;
     }
-    record(path);
+    fsrecord_path(path);
     return buf;
 }
 
-/* In English (the JSON's input problems keep it), with its translation kept for _() (util/i18n.h). */
 /* Copies a reason written with i18n_asprintf (taken over) into a caller's buffer. */
 static void copy_reason(char *why, size_t whylen, char *text)
 {
     snprintf(why, whylen, "%s", text ? text : "out of memory");
     free(text);
-}
-
-static void describe_input_failure(int error, size_t limit, char *why, size_t whylen)
-{
-    char *text = NULL;
-    if (error == EFTYPE_NOT_REGULAR)
-        text = strdup(N_("not a regular file (a FIFO, device or socket): give a saved file"));
-    else if (error == EFBIG)
-        i18n_asprintf(&text, "larger than %zu MiB: not the expected evidence file", limit >> 20);
-    else
-        text = i18n_strerror(error);
-    copy_reason(why, whylen, text);
-}
-
-/* O_NONBLOCK: opening a FIFO for reading would wait for a writer. */
-#define INPUT_OPEN_FLAGS (O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
-
-bool fs_input_check(const char *path, size_t limit, char *why, size_t whylen)
-{
-    int fd = open(path, INPUT_OPEN_FLAGS);
-    int error = fd >= 0 ? check_regular(fd, limit) : errno;
-    if (fd >= 0)
-        close(fd);
-    if (error)
-        describe_input_failure(error, limit, why, whylen);
-    return error == 0;
-}
-
-unsigned char *fs_read_input(const char *path, size_t limit, size_t *len, char *why, size_t whylen)
-{
-    int fd = open(path, INPUT_OPEN_FLAGS);
-    unsigned char *buf = fd >= 0 ? read_fd_bounded(fd, limit, len) : NULL;
-    int error = buf ? 0 : errno;
-    if (fd >= 0)
-        close(fd);
-    if (!buf) {
-        describe_input_failure(error, limit, why, whylen);
-        errno = error;
-        return NULL;
-    }
-    buf[*len] = '\0';
-    return buf;
 }
 
 char *fs_read(const char *path)
@@ -630,7 +292,7 @@ bool fs_exists(const char *path)
     if (fd < 0)
         return false;
     close(fd);
-    record(path);
+    fsrecord_path(path);
     return true;
 }
 
@@ -679,7 +341,7 @@ char *fs_resolve(const char *path)
             /* EINVAL: not a link, done. ENOENT after a hop: a dangling link still names its target. */
             if (errno != EINVAL && !(errno == ENOENT && hops > 0))
                 return NULL;
-            record(path);
+            fsrecord_path(path);
             return strdup(cur);
         }
         target[n] = '\0';
@@ -693,7 +355,7 @@ char *fs_resolve(const char *path)
             snprintf(next, sizeof next, "%s/%s", cur, target);
             snprintf(cur, sizeof cur, "%s", next);
         }
-        normalize(cur);
+        fs_path_normalize(cur);
     }
     return NULL;
 }
@@ -734,7 +396,7 @@ int fs_list(const char *dir, char ***names)
     closedir(d);
     if (count > 1)
         qsort(list, (size_t)count, sizeof *list, cmp_names);
-    record(dir);
+    fsrecord_path(dir);
     *names = list;
     return count;
 }

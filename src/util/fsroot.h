@@ -12,34 +12,18 @@ void fsroot_set(const char *root);
 const char *fsroot_get(void);
 bool fsroot_is_live(void);
 
-/* When set, every path read or listed is also copied below this directory. */
-void fsroot_record_to(const char *dir);
-
-/* Whether a record is being made (fsroot_record_to a folder): a probe that reads a stream rather
- * than a file (the kernel's /dev/kmsg) then keeps what it read for fs_record_text. */
-bool fsroot_recording(void);
-
-/* While recording, stores a fact that has no file of its own (a CPUID leaf, a tool's output)
- * at `path` in the record, where fs_read finds it when the record is replayed. */
-void fs_record_text(const char *path, const char *text);
-
-/* While recording, stores path as its name alone: its links as links, a regular file as an empty
- * file. For files whose names are the fact (libcudart.so.12.2.140) and whose bytes are not read. */
-void fs_record_name(const char *path);
-
-/* What the record could not store (a folder, link or file it could not create, read or write; an
- * oversized file or a FIFO the audit met, "left out"):
- * returns the count, with the first *listed of them described one line each in *lines (a line may
- * be NULL when memory ran out). `snapshot` fails with this list when it is not empty. */
-int fsroot_record_failures(const char *const **lines, int *listed);
-void fsroot_record_failures_clear(void);
-
 /* Opens a machine path under the root without ever leaving it: symlinks are resolved as if the
  * root were "/" (absolute targets and ".." stay inside), with openat2(RESOLVE_IN_ROOT) where the
  * kernel has it and a component-by-component walk otherwise. flags as for open(2). */
 int fs_open(const char *path, int flags);
 /* false: always use the component walk (tests run both ways; a kernel without openat2 gets it). */
 void fsroot_use_openat2(bool use);
+
+/* Collapses "." and ".." in an absolute machine path, in place. */
+void fs_path_normalize(char *path);
+
+/* Larger than any sysfs/procfs file we parse (/proc/cpuinfo of a 512-thread box is ~1 MB). */
+#define FS_READ_LIMIT (16u << 20)
 
 /* Joins the root and an absolute machine path into buf; returns buf. */
 char *fsroot_path(char *buf, size_t size, const char *path);
@@ -55,16 +39,6 @@ unsigned char *fs_read_bin(const char *path, size_t limit, size_t *len);
  * readable (permission denied)", "PATH is oversized (...)", "PATH is not a regular file (...)";
  * NULL after a success or a missing file. */
 const char *fs_last_failure(void);
-
-/* Reads a user-given evidence file (--dmidecode, --nvidia-smi, --claim, ...: a host path, not under
- * the root) of at most limit bytes, NUL-terminated. A FIFO or device (/dev/zero) is refused
- * before any byte is read. NULL with the reason in why (and errno) otherwise. */
-unsigned char *fs_read_input(const char *path, size_t limit, size_t *len, char *why, size_t whylen);
-/* The same refusal for loaders that read the file themselves: false, with the reason in why,
- * when path is not a regular file of at most limit bytes. Nothing is read. */
-bool fs_input_check(const char *path, size_t limit, char *why, size_t whylen);
-/* The bound on any evidence file a user names (real ones are well under 10 MiB). */
-#define FS_INPUT_LIMIT (64u << 20)
 
 /* printf-style path. */
 char *fs_readf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

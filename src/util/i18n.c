@@ -310,7 +310,7 @@ static bool find_installed_catalogue(char *path, size_t len)
  * with the reason in err. */
 static unsigned char *read_catalogue_file(const char *path, size_t *size, char *err, size_t errlen)
 {
-    FILE *f = input_file_open(path);
+    FILE *f = input_file_open(path, INPUT_FILE_LIMIT);
     if (!f) {
         char *reason = i18n_strerror(errno);
         snprintf(err, errlen, "%s", reason ? _(reason) : "");

@@ -10,6 +10,12 @@
 #include <unistd.h>
 
 #include "util/i18n.h"
+
+bool output_use_colour(FILE *out)
+{
+    const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
+    return isatty(fileno(out)) && !(no && *no) && !(term && !strcmp(term, "dumb"));
+}
 #include "util/sanitize.h"
 
 void output_guard_std_fds(void)

@@ -5,12 +5,17 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 /* Run first: a closed standard descriptor would be reused by the next open(), and a report
  * meant for stdout would land in that file. Closed stdout becomes a read-only /dev/null (every
  * write to it fails, so output_finish reports it); closed stdin/stderr become /dev/null. */
 void output_guard_std_fds(void);
+
+/* The one colour policy of every report: ANSI colours only on a terminal that can show them (out is
+ * a TTY, TERM is not "dumb"), and never when NO_COLOR is set to a non-empty value (no-color.org). */
+bool output_use_colour(FILE *out);
 
 /* Run last: flushes and closes stdout. 0 when everything written reached it; otherwise prints
  * "gpuvet: cannot write the report ..." on stderr and returns -1 (the caller exits 2). */

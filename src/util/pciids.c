@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "util/i18n.h"
+#include "util/inputfile.h"
 #include "util/linereader.h"
 
 /* pci.ids is 1.3 MB (2023); a file this much larger is not that database. */
@@ -22,10 +23,10 @@ static FILE *open_database(const char **path)
     const char *env = getenv("GPUVET_PCI_IDS");
     if (env) {
         *path = env;
-        return fopen(env, "r");
+        return input_file_open(env, PCIIDS_MAX_BYTES);
     }
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
-        FILE *f = fopen(paths[i], "r");
+        FILE *f = input_file_open(paths[i], PCIIDS_MAX_BYTES);
         if (f) {
             *path = paths[i];
             return f;
@@ -103,6 +104,11 @@ int pciids_lookup(struct pciids_name *devices, int count, char *err, size_t errl
         return 0;
     const char *path = NULL;
     FILE *f = open_database(&path);
+    if (!f && path && errno != ENOENT) {
+        /* Named but refused (a FIFO, a folder, unreadable): said, never waited on. */
+        snprintf(err, errlen, _("%s: %s"), path, input_file_error(errno));
+        return -1;
+    }
     if (!f)
         return 0;
     size_t size = 0;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "util/i18n.h"
@@ -149,6 +150,60 @@ static void hwloc_info_values(const char *text, struct values *v)
     }
 }
 
+/* Kernel log lines that carry an identity in their own words: the boot command line (x86's
+ * "Command line:", and "Kernel command line:"; it may hold root=UUID=, ip=, hostnames, tokens) and
+ * a USB device's "SerialNumber:" (drivers/usb/core/hub.c announce_device). */
+static const char *const log_line_marks[] = {"command line:", "SerialNumber:"};
+
+/* Pass 1: the serial numbers those lines name, to be removed wherever else they appear. */
+static void log_line_values(const char *text, struct values *v)
+{
+    for (const char *p = strstr(text, "SerialNumber:"); p; p = strstr(p, "SerialNumber:")) {
+        p += strlen("SerialNumber:");
+        values_add(v, p, strcspn(p, "\r\n"), true);
+    }
+}
+
+/* Pass 2: everything after a mark up to the end of its line becomes REDACT_MARK. */
+static void redact_log_lines(char **data, size_t *len)
+{
+    char *out = NULL;
+    size_t outlen = 0;
+    FILE *mem = open_memstream(&out, &outlen);
+    if (!mem)
+        return;
+    const char *p = *data, *end = *data + *len;
+    bool changed = false;
+    while (p < end) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        size_t n = eol ? (size_t)(eol - p) : (size_t)(end - p);
+        const char *cut = NULL;
+        for (size_t m = 0; m < sizeof log_line_marks / sizeof log_line_marks[0] && !cut; m++) {
+            size_t k = strlen(log_line_marks[m]);
+            for (size_t i = 0; i + k <= n && !cut; i++)
+                if (!strncasecmp(p + i, log_line_marks[m], k))
+                    cut = p + i + k;
+        }
+        if (cut && cut < p + n) {
+            fwrite(p, 1, (size_t)(cut - p), mem);
+            fputs(" " REDACT_MARK, mem);
+            changed = true;
+        } else {
+            fwrite(p, 1, n, mem);
+        }
+        if (eol)
+            fputc('\n', mem);
+        p += n + (eol ? 1 : 0);
+    }
+    if (fclose(mem) != 0 || !changed) {
+        free(out);
+        return;
+    }
+    free(*data);
+    *data = out;
+    *len = outlen;
+}
+
 struct file_list {
     char **rel;
     int count;
@@ -238,6 +293,8 @@ int redact_tree(const char *root, const char *const *literals, int nliterals, ch
             xml_tag_values(data, "serial", &v);
             xml_tag_values(data, "uuid", &v);
             hwloc_info_values(data, &v);
+        } else if (memchr(data, '\0', len) == NULL) {
+            log_line_values(data, &v);
         }
         free(data);
     }
@@ -259,6 +316,8 @@ int redact_tree(const char *root, const char *const *literals, int nliterals, ch
         size_t before = len;
         char *original = malloc(len ? len : 1);
         memcpy(original, data, len);
+        if (!binary)
+            redact_log_lines(&data, &len);
         redact_buffer(&data, &len, (const char *const *)v.items, v.count, binary);
         if (kind == FILE_SMBIOS || len != before || memcmp(original, data, len) != 0)
             rc = write_all(path, data, len, err, errlen);

@@ -10,11 +10,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "builtin/builtin.h"
+#include "pipeline/audit.h"
 #include "probe/probe.h"
 #include "probe/watch.h"
 #include "report/watch.h"
 #include "rules/watch.h"
+#include "util/exitcode.h"
 #include "util/fsroot.h"
 #include "util/i18n.h"
 #include "util/output.h"
@@ -141,9 +142,13 @@ static int check_pid(int pid, char *err, size_t errlen)
 
 static void probe_context(struct watch_timeline *w, struct watch_gpus **gpus, struct watch_numa *numa)
 {
-    struct machine m;
-    machine_init(&m);
-    probe_machine(&m, true);
+    /* This machine, through the one door: no evidence, no rules (pipeline/audit.h); watch samples
+     * CPU use itself. The result's machine is this function's from here on. */
+    struct audit_request machine_only = {.depth = AUDIT_MACHINE};
+    struct audit_result audit;
+    audit_run(&machine_only, &audit);
+    struct machine m = audit.machine;
+    free(audit.error);
     /* The audit's probe decides whether NVML is worth loading (an NVIDIA device on the bus, or
      * $GPUVET_NVML_LIBRARY) and whether it describes any GPU. */
     *gpus = NULL;
@@ -165,7 +170,7 @@ static int finish(const struct watch_options *o, struct watch_timeline *w, FILE 
 {
     struct findings diagnosis = {0};
     watch_diagnose(w, &diagnosis);
-    watch_print_diagnosis(out, w, &diagnosis, isatty(fileno(out)) && !getenv("NO_COLOR"));
+    watch_print_diagnosis(out, w, &diagnosis, output_use_colour(out));
     char err[512];
     if (o->json_path && watch_write_json(o->json_path, w, &diagnosis, err, sizeof err) != 0) {
         print_error("watch", "%s", err);

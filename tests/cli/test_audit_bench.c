@@ -270,3 +270,39 @@ Test(audit_bench, measured_storage_rate_against_the_data_demand)
     json_decref(doc);
     run_result_free(&r);
 }
+
+/* The page marks a measured rate by the finding that judged it, not by a share of its own: a triad at
+ * 55 % of the theoretical is MEM_BANDWIDTH_LOW's warning, and its bar is marked low (the page used
+ * to mark only rates under 50 %, so a warned rate looked normal); at 75 % it passes, unmarked. */
+static char *html_with_triad(double share)
+{
+    double theoretical;
+    json_decref(audit_with_triad(0, &theoretical));
+    json_t *bench = load_fixture();
+    json_object_set_new(json_object_get(json_object_get(bench, "benchmarks"), "memory"), "triad_bytes_s",
+                        json_real(share * theoretical));
+    char *path = write_temp(bench);
+    struct run_result r = run_gpuvet("audit", "--sysroot", fixture(DELL_MACHINE), "--bench", path, "--html", "-", NULL);
+    char *page = strdup(r.out);
+    unlink(path);
+    free(path);
+    json_decref(bench);
+    run_result_free(&r);
+    return page;
+}
+
+Test(audit_bench, the_page_marks_a_rate_by_its_finding)
+{
+    char *page = html_with_triad(0.55);
+    const char *row = strstr(page, "memory, STREAM triad (whole machine)");
+    cr_assert_not_null(row, "%s", page);
+    cr_assert(strstr(row, "<div class=\"bar low\">") && strstr(row, "<div class=\"bar low\">") < strstr(row, "</tr>"),
+              "a warned rate is marked low: %.400s", row);
+    free(page);
+    page = html_with_triad(0.75);
+    row = strstr(page, "memory, STREAM triad (whole machine)");
+    cr_assert_not_null(row);
+    cr_assert(strstr(row, "<div class=\"bar\">") && strstr(row, "<div class=\"bar\">") < strstr(row, "</tr>"),
+              "a passing rate is not: %.400s", row);
+    free(page);
+}

@@ -83,3 +83,35 @@ Test(bounded_inputs, an_oversized_file_is_refused_unread, .timeout = 60)
     expect_refused(run_gpuvet("cost", OFFERS, "--util-from", in.big_log, NULL), in.big_log, BIG_WHY);
     inputs_remove(&in);
 }
+
+/* Every option that names a file goes through one gate (util/inputfile.h). /proc/kmsg is a regular
+ * file whose read waits for the next kernel message (and takes it from syslog): each of these options
+ * hung on it for ever. Where this test cannot open /proc/kmsg (not root) the gate refuses it all the
+ * same, for another reason; a FIFO named by GPUVET_PCI_IDS was opened blocking and waited too. */
+Test(bounded_inputs, a_file_whose_read_waits_is_refused_by_every_option, .timeout = 120)
+{
+    const char *kmsg = "/proc/kmsg";
+    const char *audit_options[] = {"--kernel-log", "--dmidecode", "--bench", "--claim", "--nvidia-smi"};
+    for (size_t i = 0; i < sizeof audit_options / sizeof audit_options[0]; i++)
+        expect_refused(run_gpuvet("audit", audit_options[i], kmsg, NULL), kmsg, "");
+    expect_refused(run_gpuvet("health", "--kernel-log", kmsg, NULL), kmsg, "");
+    expect_refused(run_gpuvet("cost", kmsg, NULL), kmsg, "");
+    expect_refused(run_gpuvet("cost", OFFERS, "--util-from", kmsg, NULL), kmsg, "");
+    expect_refused(run_gpuvet("plan", "--workload", "llm-infer", "--model-config", kmsg, NULL), kmsg, "");
+    expect_refused(run_gpuvet("watch", "--replay", kmsg, NULL), kmsg, "");
+    expect_refused(run_gpuvet("fleet", kmsg, NULL), kmsg, "");
+    if (access(kmsg, R_OK) == 0) {
+        struct run_result r = run_gpuvet("cost", kmsg, NULL);
+        cr_expect(strstr(r.err, FIFO_WHY), "/proc/kmsg is refused as no saved file: %s", r.err);
+        run_result_free(&r);
+    }
+
+    struct inputs in;
+    inputs_make(&in);
+    setenv("GPUVET_PCI_IDS", in.fifo_log, 1);
+    struct run_result r = run_gpuvet("audit", "--json", "--sysroot", fixture("sysroot/32intel64-2p8co2t+8ve"), NULL);
+    cr_expect(strstr(r.out, in.fifo_log) && strstr(r.out, FIFO_WHY), "the pci.ids problem is said: %s", r.out);
+    run_result_free(&r);
+    unsetenv("GPUVET_PCI_IDS");
+    inputs_remove(&in);
+}

@@ -265,3 +265,37 @@ Test(health, nvidia_smi_files_reach_the_check)
     cr_assert_str_eq(r.out, "");
     run_result_free(&r);
 }
+
+/* A node name is one node: scontrol would read "gpu[01-64],login1" as 65 nodes and drain them all,
+ * so such a name is refused before scontrol is asked anything. */
+Test(health_slurm, a_hostlist_as_node_name_is_refused_and_nothing_drained)
+{
+    char dir[] = "/tmp/gpuvet-health-XXXXXX", script[4096], calls[4096];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(calls, sizeof calls, "%s/calls", dir);
+    char body[8192];
+    snprintf(body, sizeof body,
+             "#!/bin/sh\necho \"$*\" >> '%s'\n"
+             "[ \"$1\" = show ] && { echo 'NodeName=gpu01 State=IDLE Reason=(null)'; exit 0; }\nexit 0\n", calls);
+    tree_write(dir, "scontrol", body);
+    snprintf(script, sizeof script, "%s/scontrol", dir);
+    chmod(script, 0755);
+    char *tree = narrowed_tree();
+    const char *names[] = {"gpu[01-64],login1", "gpu01 gpu02", "gpu01,gpu02"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        struct run_result r =
+            run_gpuvet("health", "--sysroot", tree, "--slurm", "--node", names[i], "--scontrol", script, NULL);
+        cr_assert_eq(r.status, 2, "%s: %s", names[i], r.err);
+        cr_assert(strstr(r.err, "is not one node's name"), "%s", r.err);
+        run_result_free(&r);
+    }
+    setenv("SLURMD_NODENAME", "gpu[01-64]", 1);
+    struct run_result r = run_gpuvet("health", "--sysroot", tree, "--slurm", "--scontrol", script, NULL);
+    unsetenv("SLURMD_NODENAME");
+    cr_assert_eq(r.status, 2, "%s", r.err);
+    run_result_free(&r);
+    cr_assert_neq(access(calls, F_OK), 0, "scontrol was run: %s", file_contents(calls, NULL));
+    tree_remove(tree);
+    free(tree);
+    tree_remove(dir);
+}

@@ -37,6 +37,18 @@ Test(edac_position, every_driver_family)
     expect_position(NULL, "", -1, -1);
 }
 
+/* A hostile label's numbers are no position: too large for an int (the socket came out -1 and the
+ * channel then had the controller's offset added past INT_MAX), or longer than any driver writes. */
+Test(edac_position, hostile_numbers_are_no_position)
+{
+    expect_position("CPU#4294967295Channel#2147483647_DIMM#0", NULL, -1, -1);
+    expect_position("CPU_SrcID#4294967295_MC#4294967295_Chan#4294967295_DIMM#0", NULL, -1, -1);
+    expect_position("CPU_SrcID#99999999999999999999_Channel#1_DIMM#0", NULL, -1, -1);
+    expect_position("CPU_SrcID#0_MC#300_Chan#1_DIMM#0", NULL, -1, -1);
+    expect_position(NULL, "channel 99999999999999999999 slot 0 ", -1, -1);
+    expect_position("CPU#1Channel#2_DIMM#0", NULL, 1, 2);
+}
+
 Test(edac_position, i7core_label_names_socket_and_channel)
 {
     /* i7core_edac's label (rasdaemon pull request 142, a Xeon X3470: "CPU#0Channel#1_DIMM#0"). */

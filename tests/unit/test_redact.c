@@ -1,9 +1,11 @@
 /* util/redact.c: the patterns --redact removes, and the look-alikes it must leave alone. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/redact.h"
+#include "util/redact_tree.h"
 
 static void expect(const char *in, const char *const *literals, int n, const char *want)
 {
@@ -52,4 +54,46 @@ Test(redact, binary_keeps_its_length)
     cr_assert_eq(len, sizeof raw - 1);
     cr_assert(!memcmp(data + 4, "XXXXXX\0XXXXXXXXXXXXXXXXX\0\0", 26));
     free(data);
+}
+
+/* snapshot --redact: the kernel log's boot command line and USB serial numbers go too. */
+Test(redact, kernel_log_command_line_and_usb_serials)
+{
+    char root[] = "/tmp/gpuvet-redact-XXXXXX";
+    cr_assert_not_null(mkdtemp(root));
+    char path[256];
+    snprintf(path, sizeof path, "%s/kernel-log.txt", root);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs("[    0.000000] Command line: BOOT_IMAGE=/vmlinuz root=/dev/sda1 secret_token=hunter22\n"
+          "[    0.010000] Kernel command line: BOOT_IMAGE=/vmlinuz root=/dev/sda1 secret_token=hunter22\n"
+          "[    2.000000] usb 1-1: SerialNumber: 4C530001231215104154\n"
+          "[    3.000000] NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.\n", f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/notes.txt", root);
+    f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs("device 4C530001231215104154 seen\n", f);
+    fclose(f);
+    char err[256] = "";
+    cr_assert_eq(redact_tree(root, NULL, 0, err, sizeof err), 0, "%s", err);
+    snprintf(path, sizeof path, "%s/kernel-log.txt", root);
+    char text[1024] = "";
+    f = fopen(path, "r");
+    cr_assert_not_null(f);
+    text[fread(text, 1, sizeof text - 1, f)] = '\0';
+    fclose(f);
+    cr_assert_null(strstr(text, "hunter22"), "the command line stays:\n%s", text);
+    cr_assert_null(strstr(text, "4C530001231215104154"), "the USB serial stays:\n%s", text);
+    cr_assert_not_null(strstr(text, "Command line: " REDACT_MARK "\n"), "%s", text);
+    cr_assert_not_null(strstr(text, "SerialNumber: " REDACT_MARK "\n"), "%s", text);
+    cr_assert_not_null(strstr(text, "GPU has fallen off the bus."), "other lines stay:\n%s", text);
+    snprintf(path, sizeof path, "%s/notes.txt", root);
+    f = fopen(path, "r");
+    text[fread(text, 1, sizeof text - 1, f)] = '\0';
+    fclose(f);
+    cr_assert_str_eq(text, "device " REDACT_MARK " seen\n", "the serial elsewhere goes too");
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    cr_assert_eq(system(cmd), 0);
 }

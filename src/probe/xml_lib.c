@@ -1,0 +1,71 @@
+#include "probe/xml_lib.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/dlsym.h"
+
+#define XML_LIB_SONAME "libxml2.so.2"
+
+static struct xml_lib lib;
+static const struct xml_lib *loaded;
+static char load_error[256];
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void load(void)
+{
+    void *h = dlopen(XML_LIB_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        snprintf(load_error, sizeof load_error, "%s cannot be loaded (package libxml2): %s", XML_LIB_SONAME, dlerror());
+        return;
+    }
+    DL_RESOLVE(h, lib.NewDoc, "xmlNewDoc");
+    DL_RESOLVE(h, lib.NewNode, "xmlNewNode");
+    DL_RESOLVE(h, lib.NewChild, "xmlNewChild");
+    DL_RESOLVE(h, lib.NewProp, "xmlNewProp");
+    DL_RESOLVE(h, lib.NodeAddContent, "xmlNodeAddContent");
+    DL_RESOLVE(h, lib.DocSetRootElement, "xmlDocSetRootElement");
+    DL_RESOLVE(h, lib.DocGetRootElement, "xmlDocGetRootElement");
+    DL_RESOLVE(h, lib.NodeGetContent, "xmlNodeGetContent");
+    DL_RESOLVE(h, lib.GetProp, "xmlGetProp");
+    DL_RESOLVE(h, lib.FreeDoc, "xmlFreeDoc");
+    DL_RESOLVE(h, lib.NewParserCtxt, "xmlNewParserCtxt");
+    DL_RESOLVE(h, lib.FreeParserCtxt, "xmlFreeParserCtxt");
+    DL_RESOLVE(h, lib.CtxtReadMemory, "xmlCtxtReadMemory");
+    DL_RESOLVE(h, lib.StopParser, "xmlStopParser");
+    DL_RESOLVE(h, lib.GetLastError, "xmlGetLastError");
+    DL_RESOLVE(h, lib.ResetLastError, "xmlResetLastError");
+    /* xmlFree is a variable; with thread-local allocators the library hands its address out through
+     * __xmlFree() (libxml/globals.h). */
+    xmlFreeFunc *(*free_at)(void) = NULL;
+    DL_RESOLVE(h, free_at, "__xmlFree");
+    xmlFreeFunc *variable = free_at ? free_at() : (xmlFreeFunc *)dlsym(h, "xmlFree");
+    lib.Free = variable ? *variable : NULL;
+    bool complete = lib.NewDoc && lib.NewNode && lib.NewChild && lib.NewProp && lib.NodeAddContent &&
+                    lib.DocSetRootElement && lib.DocGetRootElement && lib.NodeGetContent && lib.GetProp &&
+                    lib.FreeDoc && lib.NewParserCtxt && lib.FreeParserCtxt && lib.CtxtReadMemory && lib.StopParser &&
+                    lib.GetLastError && lib.ResetLastError && lib.Free;
+    if (!complete) {
+        snprintf(load_error, sizeof load_error, "%s lacks a function gpuvet calls (libxml2 2.9 or later is needed)",
+                 XML_LIB_SONAME);
+        dlclose(h);
+        return;
+    }
+    loaded = &lib; /* the handle stays open for the process's life */
+}
+
+const struct xml_lib *xml_lib_get(char *err, size_t errlen)
+{
+    pthread_once(&once, load);
+    if (!loaded)
+        snprintf(err, errlen, "%s", load_error);
+    return loaded;
+}
+
+const struct xml_lib *xml_lib_loaded(void)
+{
+    return loaded;
+}
