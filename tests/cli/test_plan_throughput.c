@@ -10,9 +10,9 @@
  * The plan runs each node as vLLM would by default (the engine differs: trtllm-bench sizes its own
  * batch, up to 4,096 requests and 32,768 tokens a step, tensorrt_llm/bench/build/tuning.py, and runs
  * the mixtures with expert parallelism and attention data parallelism). The estimate is a roofline,
- * not a simulator: each row must land inside the band sizing/throughput.h states and the README
+ * not a simulator: each row must land inside the band sizing/throughput.h states and docs/plan.md
  * prints, and the band must be the one measured here (its edges within a point of the worst rows),
- * so a change to the model that moves them fails until the band, the README and this table move. */
+ * so a change to the model that moves them fails until the band, docs/plan.md and this table move. */
 #include <criterion/criterion.h>
 #include <math.h>
 
