@@ -140,8 +140,9 @@ static char *dell_with_edac(int chan[2][4], int ndimms)
     char *dir = fixture_copy(DELL);
     char cmd[1024];
     snprintf(cmd, sizeof cmd,
-             "chmod -R u+w '%s/sys' && python3 -c \"import glob,sys\nfor p in glob.glob(sys.argv[1]+'/sys/firmware/dmi/"
-             "entries/17-*/raw'):\n b=open(p,'rb').read(); open(p,'wb').write(b.replace(b'DIMM_',b'SLOT_'))\" '%s'",
+             "find '%s/sys' -type d -exec chmod u+w {} + && python3 -c \"import glob,os,sys\nfor p in "
+             "glob.glob(sys.argv[1]+'/sys/firmware/dmi/entries/17-*/raw'):\n b=open(p,'rb').read(); os.unlink(p); "
+             "open(p,'wb').write(b.replace(b'DIMM_',b'SLOT_'))\" '%s'",
              dir, dir);
     cr_assert_eq(system(cmd), 0, "%s", cmd);
     for (int i = 0; i < ndimms; i++) {
@@ -320,7 +321,8 @@ Test(host_evidence, edac_only_chip_selects_under_board_labels_are_modules)
 {
     char *dir = fixture_copy(DELL);
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "chmod -R u+w '%s/sys/firmware' && rm -rf '%s/sys/firmware/dmi'", dir, dir);
+    snprintf(cmd, sizeof cmd, "find '%s/sys/firmware' -type d -exec chmod u+w {} + && rm -rf '%s/sys/firmware/dmi'",
+             dir, dir);
     cr_assert_eq(system(cmd), 0);
     for (int s = 0; s < 2; s++)
         for (int k = 0; k < 4; k++) {
