@@ -6,7 +6,9 @@
  *
  * SOURCE.man markup: '#' lines are comments; a line in capitals alone starts a section; a blank line
  * ends a paragraph; a line indented by 4 spaces is a literal (example) line; `code` is set in bold.
- * A DESCRIPTION section comes first in the page's description, before what --help says. */
+ * A DESCRIPTION section comes first in the page's description, before what --help says.
+ * gpuvet-audit(1) also gets a RULES section: every rule of `gpuvet audit --list-rules` with its
+ * `gpuvet explain ID` text (title, area, severity per workload, rationale), the rules' one home. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* popen, open_memstream */
 #endif
@@ -168,6 +170,49 @@ static void put_help_body(FILE *o, struct help *h, int from, bool *exit_status_s
     }
 }
 
+/* RULES: each rule ID as a tagged paragraph holding its explain text. */
+static void put_rules(FILE *o, const char *binary)
+{
+    char *list = run(binary, "audit --list-rules");
+    struct help ids = split_lines(list);
+    fputs(".SH RULES\n", o);
+    const char *intro = "Every rule the audit judges by, as `gpuvet explain ID` prints it: its title, area, severity "
+                        "per workload and why it exists. A rule's ID is stable: scripts, alerts and tickets may key on it.";
+    put_line(o, intro, strlen(intro));
+    for (int i = 0; i < ids.n; i++) {
+        char id[64], args[128];
+        if (sscanf(ids.lines[i], "%63s", id) != 1)
+            continue;
+        snprintf(args, sizeof args, "explain '%s'", id);
+        char *text = run(binary, args);
+        struct help h = split_keep_blank(text);
+        fputs(".TP\n.B ", o);
+        put_text(o, id, strlen(id));
+        fputc('\n', o);
+        bool header = true; /* title, area and severities: one per line; then the rationale's paragraphs */
+        for (int k = 0; k < h.n; k++) {
+            const char *line = h.lines[k];
+            if (k == 0) {
+                const char *title = strstr(line, " \xe2\x80\x94 "); /* "ID — title" */
+                line = title ? title + 5 : line;
+            }
+            if (!*line) {
+                header = false;
+                if (k + 1 < h.n && *h.lines[k + 1])
+                    fputs(".IP\n", o);
+                continue;
+            }
+            if (header && k > 0)
+                fputs(".br\n", o);
+            put_line(o, line + indent_of(line), strlen(line + indent_of(line)));
+        }
+        free(h.lines);
+        free(text);
+    }
+    free(ids.lines);
+    free(list);
+}
+
 struct section {
     char name[64];
     char *text; /* roff */
@@ -289,6 +334,8 @@ int main(int argc, char **argv)
     const char *binary = argv[1], *command = argv[2], *source = argv[3], *version = argv[4], *date = argv[5],
                *out_path = argv[6];
     bool top = !strcmp(command, "-");
+    /* The help texts wrap to the terminal's width where they know it: the pages have one width. */
+    setenv("COLUMNS", "100", 1);
     char page[128], args[256];
     snprintf(page, sizeof page, top ? "gpuvet" : "gpuvet-%s", command);
     snprintf(args, sizeof args, top ? "--help" : "%s --help", command);
@@ -369,6 +416,8 @@ int main(int argc, char **argv)
     fclose(exit_status);
     if (exit_seen)
         fprintf(o, ".SH EXIT STATUS\n%s", exit_text);
+    if (!top && !strcmp(command, "audit"))
+        put_rules(o, binary);
     for (int s = 0; s < nsections; s++)
         if (&sections[s] != description && &sections[s] != name_section)
             fprintf(o, ".SH %s\n%s", sections[s].name, sections[s].text);

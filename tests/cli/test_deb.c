@@ -1,4 +1,4 @@
-/* The Debian package, built as the README says (cpack -G DEB), holds the binary, the tables, the man
+/* The Debian package, built as docs/install.md says (cpack -G DEB), holds the binary, the tables, the man
  * pages and the completions under /usr, declares the libraries the binary links, and its binary,
  * unpacked with `dpkg-deb -x` into an empty root, runs with nothing else of gpuvet around.
  * It also holds the documents Debian policy asks for (share/doc/gpuvet: a changelog whose version is

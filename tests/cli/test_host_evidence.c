@@ -1,10 +1,12 @@
 /* Evidence that is odd but real: dmidecode before 2.7, a report holding its table twice, and a BIOS
  * that lists a processor entry for a socket a one-socket board does not have. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -120,9 +122,15 @@ static void edac_write(const char *dir, const char *entry, const char *file, con
     __attribute__((format(printf, 4, 5)));
 static void edac_write(const char *dir, const char *entry, const char *file, const char *fmt, ...)
 {
-    char cmd[1024], path[256], text[128];
-    snprintf(cmd, sizeof cmd, "mkdir -p '%s/sys/devices/system/edac/mc/%s'", dir, entry);
-    cr_assert_eq(system(cmd), 0);
+    char path[1024], text[128];
+    /* mkdir -p without a shell per file (a tree takes dozens of them) */
+    snprintf(path, sizeof path, "%s/sys/devices/system/edac/mc/%s", dir, entry);
+    for (char *slash = strchr(path + strlen(dir) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+        *slash = '\0';
+        cr_assert(mkdir(path, 0755) == 0 || errno == EEXIST, "mkdir %s: %s", path, strerror(errno));
+        *slash = '/';
+    }
+    cr_assert(mkdir(path, 0755) == 0 || errno == EEXIST, "mkdir %s: %s", path, strerror(errno));
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
@@ -140,8 +148,9 @@ static char *dell_with_edac(int chan[2][4], int ndimms)
     char *dir = fixture_copy(DELL);
     char cmd[1024];
     snprintf(cmd, sizeof cmd,
-             "chmod -R u+w '%s/sys' && python3 -c \"import glob,sys\nfor p in glob.glob(sys.argv[1]+'/sys/firmware/dmi/"
-             "entries/17-*/raw'):\n b=open(p,'rb').read(); open(p,'wb').write(b.replace(b'DIMM_',b'SLOT_'))\" '%s'",
+             "find '%s/sys' -type d -exec chmod u+w {} + && python3 -c \"import glob,os,sys\nfor p in "
+             "glob.glob(sys.argv[1]+'/sys/firmware/dmi/entries/17-*/raw'):\n b=open(p,'rb').read(); os.unlink(p); "
+             "open(p,'wb').write(b.replace(b'DIMM_',b'SLOT_'))\" '%s'",
              dir, dir);
     cr_assert_eq(system(cmd), 0, "%s", cmd);
     for (int i = 0; i < ndimms; i++) {
@@ -320,7 +329,8 @@ Test(host_evidence, edac_only_chip_selects_under_board_labels_are_modules)
 {
     char *dir = fixture_copy(DELL);
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "chmod -R u+w '%s/sys/firmware' && rm -rf '%s/sys/firmware/dmi'", dir, dir);
+    snprintf(cmd, sizeof cmd, "find '%s/sys/firmware' -type d -exec chmod u+w {} + && rm -rf '%s/sys/firmware/dmi'",
+             dir, dir);
     cr_assert_eq(system(cmd), 0);
     for (int s = 0; s < 2; s++)
         for (int k = 0; k < 4; k++) {

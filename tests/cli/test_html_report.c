@@ -1,12 +1,12 @@
 /* `gpuvet audit --html FILE` and `--markdown FILE` on every recorded machine (each sysroot tree,
  * dmidecode and nvidia-smi fixture) and on this machine. Each page is opened in headless
  * Chromium (Debian's chromium, installed by scripts/test.sh) and screenshotted into
- * build/html-report-screenshots/. A page fails the test when:
- *  - Chromium logs any console message (the page has no script: a message can only be an error
- *    such as a blocked load or a Content-Security-Policy violation), or
- *  - Chromium's NetLog (--log-net-log, no DevTools needed) shows a request the page started:
- *    Chromium's own background services still call Google from a bare profile and carry the
- *    initiator "not an origin"; anything the file:// page asks for carries another initiator;
+ * build/html-report-screenshots/; one browser renders all the pages of a test
+ * (tests/support/render_pages.py, DevTools protocol on a pipe), as a browser start with a fresh
+ * profile costs many times what a page does. A page fails the test when:
+ *  - Chromium reports any console message, log entry or exception (the page has no script: a
+ *    message can only be an error such as a blocked load or a Content-Security-Policy violation), or
+ *  - the page starts any request (Network.requestWillBeSent for a URL other than its own);
  *  - the HTML names a remote resource at all (http:, https:, url(), <script>, <link>, <img>...);
  *  - an accelerator of the machine is missing from the topology picture, or a degraded link
  *    (PCIE_LINK_DEGRADED warn/fail) is not drawn as degraded, or a link is red with no finding.
@@ -22,6 +22,29 @@
 #include "testutil.h"
 
 #define SCREENSHOTS GPUVET_FIXTURES "/../html-report-screenshots"
+
+/* The pages of one test, rendered together by render_batch. */
+struct batch {
+    char dir[64];
+    char *pages[128];
+    char *names[128];
+    int n;
+};
+
+static void batch_open(struct batch *b)
+{
+    *b = (struct batch){.dir = "/tmp/gpuvet-html-XXXXXX"};
+    cr_assert_not_null(mkdtemp(b->dir));
+}
+
+/* The path the next page is to be written to, named after the case. */
+static const char *batch_page(struct batch *b, const char *name)
+{
+    cr_assert_lt(b->n, 128, "more than 128 pages in one batch");
+    cr_assert_neq(asprintf(&b->pages[b->n], "%s/%s.html", b->dir, name), -1);
+    b->names[b->n] = strdup(name);
+    return b->pages[b->n++];
+}
 
 static const char *chromium_binary(void)
 {
@@ -65,62 +88,52 @@ static void check_no_remote_reference(const char *page, const char *name)
                        "%s: the page lost its no-fetch policy", name);
 }
 
-/* Chromium's NetLog: every URL request with an initiator other than the browser itself. */
-static void check_netlog(const char *path, const char *name)
+/* Renders every page of the batch in one Chromium; fails on a console message, a request the page
+ * made or a missing screenshot; removes the batch's folder. */
+static void render_batch(struct batch *b)
 {
-    json_error_t error;
-    json_t *log = json_load_file(path, 0, &error);
-    cr_assert_not_null(log, "%s: Chromium's NetLog %s is not JSON (%s): did Chromium finish?", name, path, error.text);
-    json_t *event;
-    size_t i;
-    int browser_requests = 0;
-    json_array_foreach(json_object_get(log, "events"), i, event)
-    {
-        json_t *params = json_object_get(event, "params");
-        const char *url = json_string_value(json_object_get(params, "url"));
-        const char *initiator = json_string_value(json_object_get(params, "initiator"));
-        if (!url || !initiator)
-            continue;
-        if (!strcmp(initiator, "not an origin")) {
-            browser_requests++;
-            continue;
-        }
-        cr_assert_fail("%s: the page made a network request: %s (initiator %s)", name, url, initiator);
-    }
-    fprintf(stderr, "%s: no request from the page (%d from Chromium's own services)\n", name, browser_requests);
-    json_decref(log);
-}
-
-static void render_in_chromium(const char *dir, const char *html, const char *name)
-{
-    char png[1024], cmd[8192], err_path[1024], netlog[1024];
     mkdir(SCREENSHOTS, 0755);
-    snprintf(png, sizeof png, "%s/%s.png", SCREENSHOTS, name);
-    snprintf(err_path, sizeof err_path, "%s/chromium.err", dir);
-    snprintf(netlog, sizeof netlog, "%s/netlog.json", dir);
-    unlink(png);
-    /* A fresh profile each time; no sandbox because the tests run as root in CI. */
-    snprintf(cmd, sizeof cmd,
-             "timeout 120 '%s' --headless --no-sandbox --disable-gpu --disable-quic --no-first-run "
-             "--disable-background-networking --disable-component-update --disable-sync "
-             "--user-data-dir='%s/profile' --enable-logging=stderr --v=0 --log-net-log='%s' "
-             "--window-size=800,2400 --hide-scrollbars --screenshot='%s' 'file://%s' >/dev/null 2>'%s'",
-             chromium_binary(), dir, netlog, png, html, err_path);
-    int status = system(cmd);
-    char *err = file_contents(err_path, NULL);
-    cr_assert_eq(status, 0, "%s: chromium failed (%d): %s", name, status, err);
-    for (const char *line = err; line && *line;) {
-        const char *nl = strchr(line, '\n');
-        size_t len = nl ? (size_t)(nl - line) : strlen(line);
-        cr_assert(!memmem(line, len, ":CONSOLE", 8), "%s: console message: %.*s", name, (int)len, line);
-        line = nl ? nl + 1 : line + len;
-    }
-    free(err);
-    check_netlog(netlog, name);
+    char *cmd = NULL;
     size_t len = 0;
-    char *image = file_contents(png, &len);
-    cr_assert(len > 10000 && !memcmp(image, "\x89PNG", 4), "%s: no screenshot in %s (%zu bytes)", name, png, len);
-    free(image);
+    FILE *c = open_memstream(&cmd, &len);
+    fprintf(c, "timeout 600 python3 '%s/support/render_pages.py' '%s' '%s/profile' '%s'", GPUVET_TEST_SOURCE,
+            chromium_binary(), b->dir, SCREENSHOTS);
+    for (int i = 0; i < b->n; i++)
+        fprintf(c, " '%s=%s'", b->names[i], b->pages[i]);
+    fclose(c);
+    int status;
+    char *out = run_shell(cmd, &status);
+    cr_assert_eq(status, 0, "Chromium did not render the pages (%d): %s", status, out);
+    int rendered = 0;
+    for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+        json_error_t error;
+        json_t *page = json_loads(line, 0, &error);
+        cr_assert_not_null(page, "render_pages.py: not JSON: %s", line);
+        const char *name = json_string_value(json_object_get(page, "name"));
+        json_t *console = json_object_get(page, "console"), *requests = json_object_get(page, "requests");
+        cr_assert_eq(json_array_size(console), 0, "%s: console message: %s", name,
+                     json_string_value(json_array_get(console, 0)));
+        cr_assert_eq(json_array_size(requests), 0, "%s: the page made a network request: %s", name,
+                     json_string_value(json_array_get(requests, 0)));
+        char png[1024];
+        snprintf(png, sizeof png, "%s/%s.png", SCREENSHOTS, name);
+        size_t bytes = 0;
+        char *image = file_contents(png, &bytes);
+        cr_assert(bytes > 10000 && !memcmp(image, "\x89PNG", 4), "%s: no screenshot in %s (%zu bytes)", name, png,
+                  bytes);
+        free(image);
+        json_decref(page);
+        rendered++;
+    }
+    cr_assert_eq(rendered, b->n, "%d of %d pages rendered: %s", rendered, b->n, out);
+    fprintf(stderr, "%d pages rendered in one Chromium, none with a console message or a request\n", rendered);
+    free(out);
+    free(cmd);
+    for (int i = 0; i < b->n; i++) {
+        free(b->pages[i]);
+        free(b->names[i]);
+    }
+    tree_remove(b->dir);
 }
 
 static void bus_ids(json_t *list, json_t *out)
@@ -135,14 +148,12 @@ static void bus_ids(json_t *list, json_t *out)
     }
 }
 
-/* Audits with args, writes both documents and checks them, then renders the page. */
-static void check_machine(const char *name, const char *const *args, int nargs)
+/* Audits with args, writes both documents and checks them; the page joins the batch to render. */
+static void check_machine(struct batch *b, const char *name, const char *const *args, int nargs)
 {
-    char dir[] = "/tmp/gpuvet-html-XXXXXX";
-    cr_assert_not_null(mkdtemp(dir));
-    char html[256], md[256];
-    snprintf(html, sizeof html, "%s/report.html", dir);
-    snprintf(md, sizeof md, "%s/report.md", dir);
+    const char *html = batch_page(b, name);
+    char md[1024];
+    snprintf(md, sizeof md, "%s/%s.md", b->dir, name);
     const char *a[16] = {NULL};
     for (int i = 0; i < nargs; i++)
         a[i] = args[i];
@@ -189,13 +200,11 @@ static void check_machine(const char *name, const char *const *args, int nargs)
     cr_assert_geq(markdown_check_tables(text, name), 1, "%s: the Markdown has no findings table", name);
     fprintf(stderr, "%s: %zu accelerators, %d degraded links\n", name, json_array_size(accelerators), degraded);
 
-    render_in_chromium(dir, html, name);
     json_decref(accelerators);
     json_decref(doc);
     free(page);
     free(text);
     run_result_free(&r);
-    tree_remove(dir);
 }
 
 /* Every entry of a fixture folder whose name ends in suffix (sysroot trees: suffix NULL, folders). */
@@ -203,6 +212,8 @@ static void each_fixture(const char *folder, const char *suffix, const char *opt
 {
     DIR *d = opendir(folder);
     cr_assert_not_null(d, "%s", folder);
+    struct batch b;
+    batch_open(&b);
     int checked = 0;
     for (struct dirent *e; (e = readdir(d));) {
         char path[2048], name[512];
@@ -219,11 +230,12 @@ static void each_fixture(const char *folder, const char *suffix, const char *opt
             if (*p == '+' || *p == '.')
                 *p = '_';
         const char *args[] = {option, path};
-        check_machine(name, args, 2);
+        check_machine(&b, name, args, 2);
         checked++;
     }
     closedir(d);
     cr_assert_gt(checked, 0, "no fixture in %s", folder);
+    render_batch(&b);
 }
 
 Test(html_report, every_recorded_tree)
@@ -244,7 +256,10 @@ Test(html_report, every_nvidia_smi_file)
 Test(html_report, this_machine)
 {
     const char *args[] = {"--sample", "0"};
-    check_machine("this-machine", args, 2);
+    struct batch b;
+    batch_open(&b);
+    check_machine(&b, "this-machine", args, 2);
+    render_batch(&b);
 }
 
 /* The x1 risers of the GTX 1070 file: both links red, so the degraded check above has cases. */

@@ -332,9 +332,10 @@ Test(kernel_log, overrides_mark_codes_fatal_or_ignored)
 
 Test(kernel_log, a_file_that_is_not_a_kernel_log_cannot_be_judged)
 {
-    /* The project's README quotes an Xid line in its prose: a text about logs is not a log. */
+    /* The audit's reference (docs/audit.md) quotes an Xid line in its prose: a text about logs is
+     * not a log. */
     const char *not_logs[] = {GPUVET_TEST_SOURCE "/corpus/kernel-log/README.md", "/dev/null",
-                              GPUVET_TEST_SOURCE "/../README.md", GPUVET_TEST_SOURCE "/corpus/kernel-log/labels.tsv"};
+                              GPUVET_TEST_SOURCE "/../docs/audit.md", GPUVET_TEST_SOURCE "/corpus/kernel-log/labels.tsv"};
     for (size_t i = 0; i < 4; i++) {
         struct run_result r = run_gpuvet("audit", "--kernel-log", not_logs[i], NULL);
         cr_assert_eq(r.status, 2, "%s: %s", not_logs[i], r.err);

@@ -95,3 +95,59 @@ Test(man, options_come_from_the_help_text)
     cr_expect(strstr(text, ".B \\-\\-version\n"), "gpuvet(1) lists --version");
     free(text);
 }
+
+/* gpuvet-audit(1) is the reference the README points to: every option of `audit --help` and every rule
+ * of `--list-rules`, each with its explain text (the rationale's first words are in the page). */
+Test(man, audit_page_has_every_option_and_every_rule_with_its_rationale)
+{
+    char page[1024];
+    snprintf(page, sizeof page, "%s/man/gpuvet-audit.1", GPUVET_BUILD_DIR);
+    char *text = slurp(page);
+    cr_assert_not_null(text);
+    cr_assert_not_null(strstr(text, "\n.SH RULES\n"), "no RULES section");
+    struct run_result help = run_gpuvet("audit", "--help", NULL);
+    int options = 0;
+    for (char *line = strtok(help.out, "\n"); line; line = strtok(NULL, "\n")) {
+        char option[64], roff[160] = ".B ";
+        if (strncmp(line, "  --", 4) != 0 || sscanf(line + 2, "%63[a-z-]", option) != 1)
+            continue;
+        size_t n = strlen(roff); /* mkman writes each '-' as "\-" */
+        for (const char *c = option; *c && n + 3 < sizeof roff; c++) {
+            if (*c == '-')
+                roff[n++] = '\\';
+            roff[n++] = *c;
+        }
+        roff[n] = '\0';
+        cr_expect(strstr(text, roff), "%s is not in gpuvet-audit(1) (%s)", line, roff);
+        options++;
+    }
+    cr_expect_geq(options, 20);
+    run_result_free(&help);
+    struct run_result list = run_gpuvet("audit", "--list-rules", NULL);
+    int rules = 0;
+    for (char *line = strtok(list.out, "\n"); line; line = strtok(NULL, "\n")) {
+        char id[64], tag[80];
+        if (sscanf(line, "%63s", id) != 1)
+            continue;
+        snprintf(tag, sizeof tag, "\n.B %s\n", id);
+        const char *at = strstr(text, tag);
+        cr_expect(at, "rule %s is not in gpuvet-audit(1)", id);
+        /* its rationale: the explain text's first paragraph line after the severities */
+        struct run_result why = run_gpuvet("--lang", "en", "explain", id, NULL);
+        const char *para = strstr(why.out, "\n\n");
+        if (at && para) {
+            /* its first words, from the first letter on (a backquoted command is bold in the page) */
+            char first[40] = "";
+            const char *from = para + 2;
+            while (*from && !((*from >= 'A' && *from <= 'Z') || (*from >= 'a' && *from <= 'z')))
+                from++;
+            sscanf(from, "%39[A-Za-z ,'()]", first);
+            cr_expect(first[0] && strstr(at, first), "%s: its rationale (\"%s\") is not in the page", id, first);
+        }
+        run_result_free(&why);
+        rules++;
+    }
+    cr_expect_geq(rules, 40);
+    run_result_free(&list);
+    free(text);
+}

@@ -405,7 +405,7 @@ Test(memory_cli, dell_tree_without_one_dimm_is_underpopulated)
     char *dir = fixture_copy(DELL);
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "cd '%s/sys/firmware/dmi/entries' && for e in 17-*; do "
-                              "grep -q 'DIMM_A3' $e/raw && chmod -R u+w $e && rm -rf $e; done; true", dir);
+                              "grep -q 'DIMM_A3' $e/raw && find $e -type d -exec chmod u+w {} + && rm -rf $e; done; true", dir);
     cr_assert_eq(system(cmd), 0);
     struct run_result r = run_gpuvet("audit", "--sysroot", dir, "--json", NULL);
     json_t *doc = run_json(&r);
@@ -502,7 +502,8 @@ static char *tree_without_smbios(void)
 {
     char *dir = fixture_copy(DELL);
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "chmod -R u+w '%s/sys/firmware' && rm -rf '%s/sys/firmware/dmi'", dir, dir);
+    snprintf(cmd, sizeof cmd, "find '%s/sys/firmware' -type d -exec chmod u+w {} + && rm -rf '%s/sys/firmware/dmi'",
+             dir, dir);
     cr_assert_eq(system(cmd), 0);
     return dir;
 }

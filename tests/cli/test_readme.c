@@ -1,6 +1,10 @@
-/* The README's opening stays true: its sample is what the binary prints today for the machine it
- * names, and the Quick start and Install commands are the ones the scripts and tests use. */
+/* The README gets a renter there and stays true: its first screen says what to run on a rented
+ * box and what the verdict words mean, its sample is what the binary prints today for the machine
+ * it names, its Quick start holds the two commands CI runs (the second plainly the test suite), and
+ * it stays short (the reference lives in the man pages and docs/). The install commands moved to
+ * docs/install.md, checked here too. */
 #include <criterion/criterion.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,22 +12,52 @@
 
 #include "testutil.h"
 
-static char *readme(void)
+static char *source_file(const char *rel)
 {
-    char *text = file_contents(GPUVET_TEST_SOURCE "/../README.md", NULL);
-    cr_assert_not_null(text, "cannot read README.md");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/../%s", GPUVET_TEST_SOURCE, rel);
+    char *text = file_contents(path, NULL);
+    cr_assert_not_null(text, "cannot read %s", rel);
     return text;
 }
 
-/* The first ``` block of text, malloc'd. */
-static char *first_block(const char *text)
+static char *readme(void) { return source_file("README.md"); }
+
+/* The body of the first code block whose opening fence is `fence` ("```" alone: a plain block;
+ * "```sh") at or after `from`, malloc'd. Fences are paired from the top, so a closing fence is
+ * never taken for an opening one. */
+static char *block_after(const char *text, const char *from, const char *fence)
 {
-    const char *start = strstr(text, "\n```\n");
-    cr_assert_not_null(start, "README has no plain ``` block");
-    start += 5;
-    const char *end = strstr(start, "```\n");
-    cr_assert_not_null(end);
-    return strndup(start, (size_t)(end - start));
+    bool open = false;
+    size_t want = strlen(fence);
+    for (const char *line = text; line && *line;) {
+        const char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line) : strlen(line);
+        if (len >= 3 && !strncmp(line, "```", 3)) {
+            if (!open && line >= from && len == want && !strncmp(line, fence, want)) {
+                const char *start = nl + 1, *end = strstr(start, "\n```\n");
+                cr_assert_not_null(end, "unterminated %s block", fence);
+                return strndup(start, (size_t)(end + 1 - start));
+            }
+            open = !open;
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    cr_assert_fail("no %s block", fence);
+    return NULL;
+}
+
+static char *first_block(const char *text) { return block_after(text, text, "```"); }
+
+/* Where the n-th line starts (n from 1), or the text's end. */
+static const char *line_start(const char *text, int n)
+{
+    const char *p = text;
+    for (int i = 1; i < n && p; i++) {
+        p = strchr(p, '\n');
+        p = p ? p + 1 : NULL;
+    }
+    return p ? p : text + strlen(text);
 }
 
 Test(readme, sample_output_is_what_the_binary_prints)
@@ -57,16 +91,71 @@ Test(readme, sample_output_is_what_the_binary_prints)
     free(text);
 }
 
-/* Quick start comes before the long sections, with the two commands CI runs. */
-Test(readme, quick_start_and_install_commands)
+/* What a renter needs is on the first screen (60 lines): what to run on a rented box, with the
+ * listing (--expect) or the full claim (--claim), and what each verdict word means. */
+Test(readme, first_screen_tells_a_renter_what_to_run_and_what_it_means)
+{
+    char *text = readme();
+    const char *rented = strstr(text, "\n## On a rented box\n");
+    const char *screen_end = line_start(text, 60);
+    cr_assert(rented && rented < screen_end, "the rented-box section starts within the first screen");
+    char *commands = block_after(text, rented, "```sh");
+    cr_expect(strstr(commands, "gpuvet audit "), "%s", commands);
+    cr_expect(strstr(commands, "gpuvet audit --expect \"8x H100 SXM5 80GB\""), "%s", commands);
+    cr_expect(strstr(commands, "gpuvet audit --claim "), "%s", commands);
+    const char *words[] = {"**PASS**", "**WARN**", "**FAIL**", "**INCONCLUSIVE**", "**unknown**", "Exit status 2"};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+        const char *at = strstr(text, words[i]);
+        cr_expect(at && at < screen_end, "%s is explained on the first screen", words[i]);
+    }
+    free(commands);
+    free(text);
+}
+
+/* Quick start: exactly the two commands CI runs (.ci/run), the second labelled as the test suite for
+ * people working on gpuvet, so that nobody pastes it onto a rented box. */
+Test(readme, quick_start_is_the_two_commands_ci_runs)
 {
     char *text = readme();
     const char *quick = strstr(text, "\n## Quick start\n");
     cr_assert_not_null(quick);
-    cr_expect(strstr(quick, "```sh\n./scripts/setup.sh\n./scripts/test.sh\n```\n"), "Quick start's two commands");
+    char *block = block_after(text, quick, "```sh");
+    cr_expect_str_eq(block,
+                     "# gpuvet itself: installs what building and running need, builds build/gpuvet, runs `gpuvet "
+                     "audit`\n./scripts/setup.sh\n# the test suite, for people working on gpuvet (not for a rented "
+                     "box: about 440 packages and an hour)\n./scripts/test.sh\n");
+    char *ci = source_file(".ci/run");
+    cr_expect(strstr(ci, "\n./scripts/setup.sh\n./scripts/test.sh\n"), ".ci/run runs the Quick start: %s", ci);
     const char *commands = strstr(text, "\n## Commands\n");
     cr_expect(commands && quick < commands, "Quick start comes before the commands");
-    /* the package command tests/cli/test_deb.c runs (into its own folder) */
+    cr_expect(strstr(text, "ctest --test-dir build -L quick"), "the quick label is what a developer runs first");
+    free(ci);
+    free(block);
+    free(text);
+}
+
+/* About 300 lines at most: the reference is in the man pages and docs/, which the README names. */
+Test(readme, short_and_points_to_the_reference)
+{
+    char *text = readme();
+    int lines = 0;
+    for (const char *p = text; *p; p++)
+        lines += *p == '\n';
+    cr_expect_leq(lines, 300, "README.md has %d lines", lines);
+    const char *pointers[] = {"man gpuvet-audit", "docs/audit.md", "docs/install.md", "docs/health.md", "docs/fleet.md",
+                              "docs/plan.md", "docs/watch.md", "docs/bench.md", "docs/snapshot.md"};
+    for (size_t i = 0; i < sizeof pointers / sizeof pointers[0]; i++) {
+        cr_expect(strstr(text, pointers[i]), "README names %s", pointers[i]);
+        if (!strncmp(pointers[i], "docs/", 5))
+            free(source_file(pointers[i])); /* and the file is there */
+    }
+    free(text);
+}
+
+/* The install commands (docs/install.md) are the ones tests/cli/test_deb.c and test_install.c run. */
+Test(readme, install_commands)
+{
+    char *text = source_file("docs/install.md");
     cr_expect(strstr(text, "cpack -G DEB --config build/CPackConfig.cmake -B build/package"), "cpack command");
     cr_expect(strstr(text, "cmake --install build --prefix"), "install command");
     free(text);

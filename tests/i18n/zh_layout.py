@@ -19,8 +19,12 @@ import tarfile
 import tempfile
 import time
 import unicodedata
+from concurrent.futures import ThreadPoolExecutor
 
 WIDTH = 100
+# gpuvet runs at once: each is a short process that mostly waits to be scheduled and for its
+# libraries, so several overlap even on 2 cores; the checks read the results in order.
+WORKERS = max(4, 2 * (os.cpu_count() or 1))
 ESC = re.compile(r'\x1b\[[0-9;]*m')
 
 
@@ -138,16 +142,16 @@ def tmux_check(gpuvet, args, expected, problems):
     try:
         subprocess.run(['tmux', '-u', '-L', socket, '-f', '/dev/null', 'new-session', '-d', '-x', '100', '-y', '50',
                         f"cat '{shown}'; sleep 30"], check=True, env=env)
+        # Until the report's last line is on the pane (cat wrote it all), however slow the machine.
+        last = next((l.rstrip() for l in reversed(head.split('\n')) if l.strip()), '')
         pane = ''
-        for _ in range(50):
-            time.sleep(0.1)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
             pane = subprocess.run(['tmux', '-L', socket, 'capture-pane', '-p'], capture_output=True,
                                   env=env).stdout.decode('utf-8')
-            if pane.strip():
+            if last in [l.rstrip() for l in pane.split('\n')]:
                 break
-        time.sleep(0.3)  # the rest of the text
-        pane = subprocess.run(['tmux', '-L', socket, 'capture-pane', '-p'], capture_output=True,
-                              env=env).stdout.decode('utf-8')
+            time.sleep(0.1)
         width = subprocess.run(['tmux', '-L', socket, 'display', '-p', '#{pane_width}'], capture_output=True,
                                env=env).stdout.decode().strip()
     finally:
@@ -181,8 +185,10 @@ def main():
     scratch = tempfile.mkdtemp(prefix='gpuvet-zh-layout-')
     try:
         first = None
-        for name, machine_args in machines(fixtures, corpus, sample, scratch):
-            text = run_report(gpuvet, machine_args)
+        cases = list(machines(fixtures, corpus, sample, scratch))
+        with ThreadPoolExecutor(WORKERS) as pool:
+            texts = list(pool.map(lambda case: run_report(gpuvet, case[1]), cases))
+        for (name, machine_args), text in zip(cases, texts):
             if '各工作负载的结论' not in text:
                 problems.append(f'{name}: the report is not in Chinese: {text[:300]!r}')
             rows += check_report(name, text, problems)
@@ -200,9 +206,12 @@ def main():
         pages += [['watch', '--replay', os.path.join(watch_dir, f)] for f in sorted(os.listdir(watch_dir))]
         pages += [['bench', 'jitter', 'storage', '--seconds', '0.2', '--file', '/nonexistent/shard']]
         pages += [['--help'], ['explain', 'llm-train']]
-        for page in pages:
-            text = subprocess.run([gpuvet, '--lang', 'zh'] + page, capture_output=True, env=dict(os.environ, LC_ALL='C'),
+        def show(page):
+            return subprocess.run([gpuvet, '--lang', 'zh'] + page, capture_output=True, env=dict(os.environ, LC_ALL='C'),
                                   timeout=60).stdout.decode('utf-8')
+        with ThreadPoolExecutor(WORKERS) as pool:
+            texts = list(pool.map(show, pages))
+        for page, text in zip(pages, texts):
             if page[0] in ('watch', 'bench') and not re.search(r'[\u4e00-\u9fff]', text):
                 problems.append(f'gpuvet {" ".join(page)}: not in Chinese: {text[:300]!r}')
             for number, line in enumerate(text.split('\n'), 1):

@@ -4,7 +4,7 @@
 # stopped here. A node whose recorded tree has a GPU link narrowed to x8 is drained with a gpuvet
 # reason, a clean run resumes it, and a node an admin drained stays drained; as slurmd's own
 # HealthCheckProgram (no SLURM_CONF in its environment), syslog, sinfo -R, and as a Prolog. Then the
-# README's srun recipe for gpuvet fleet (audit --output DIR/%h.json on every node).
+# docs/fleet.md's srun recipe for gpuvet fleet (audit --output DIR/%h.json on every node).
 # usage: slurm-health.sh GPUVET_BIN FIXTURES_DIR   (exit 77: skipped)
 set -euo pipefail
 bin=$1 fixtures=$2
@@ -96,7 +96,7 @@ health() {  # health NODE TREE [OPTION...] -> prints the first line, sets rc
   echo "gpuvet health --slurm on $node took $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b-a}') s"
 }
 
-# 0. The README's fleet recipe through srun: one task per node, each writing --output DIR/%h.json.
+# 0. docs/fleet.md's fleet recipe through srun: one task per node, each writing --output DIR/%h.json.
 #    The three slurmd share this host's name, so the three tasks write the same file at once: the
 #    atomic rename leaves one whole document and no temporary file, which gpuvet fleet reads. First,
 #    while every node is idle (srun -N 3 would wait for a drained node).
@@ -228,7 +228,7 @@ else
   echo "skip: /dev/log exists (a real syslog): the syslog checks are not run here (journalctl -t gpuvet shows them)"
 fi
 
-# 6. The per-job check (README's Prolog recipe): slurmd runs the Prolog before each job on each of
+# 6. The per-job check (docs/health.md's Prolog recipe): slurmd runs the Prolog before each job on each of
 #    its nodes; gpuvet health --slurm fails there on node1, which drains it with gpuvet's reason and
 #    makes Slurm abort the job; on a clean node the job runs. HealthCheckProgram is taken out first.
 if [ -x /usr/bin/srun ]; then

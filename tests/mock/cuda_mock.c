@@ -1,7 +1,8 @@
 /* A stand-in for libcuda.so.1 (built into the same library as the NVML mock, so the two share
  * state): host<->device copies of a simulated 10 GB/s link. Asynchronous copies advance a
  * virtual completion time that events, stream queries and the NVML mock's P-state and link
- * generation follow; synchronous (pageable) copies really copy. The GPUs are the <gpu> elements
+ * generation follow, so event-timed (pinned) rates are exactly the link's whatever the host's
+ * load; synchronous (pageable) copies really copy. The GPUs are the <gpu> elements
  * of $GPUVET_MOCK_NVML_XML, found by PCI bus id. */
 #include <stdbool.h>
 #include <stdint.h>
@@ -34,7 +35,8 @@ struct event {
  * that event until the host next waits (a synchronize), as a real stream runs event, kernels,
  * event: the host's own time between its calls (long under a sanitizer or on a loaded machine,
  * against kernels of a fraction of a millisecond here) is not GPU time. Negative: no such run
- * open. PCIe copies (queue) keep the host's pace, which is part of what bench pcie measures. */
+ * open. Asynchronous PCIe copies (queue) run the same way: a host descheduled between two
+ * cuMemcpyAsync calls must not show up as a slower link (tests assert the simulated rate). */
 static double idle_event_at = -1;
 
 static void wait_until(double t)
@@ -46,12 +48,13 @@ static void wait_until(double t)
     }
 }
 
-/* Queues a copy: it ends one transfer time after the previous one (or now). */
+/* Queues a copy: it ends one transfer time after the previous one, the event it follows, or now. */
 static void queue(size_t bytes)
 {
-    double start = mock_busy_until > mock_now() ? mock_busy_until : mock_now();
+    double start = idle_event_at >= 0 ? idle_event_at : mock_now();
+    if (start < mock_busy_until)
+        start = mock_busy_until;
     mock_busy_until = start + bytes / LINK_BYTES_S;
-    idle_event_at = -1; /* the PCIe copies keep their own timing: the host's pace is part of it */
 }
 
 static void note_bus(int device, const char *bus_id);

@@ -122,9 +122,20 @@ char *fixture_copy(const char *rel)
     char tmpl[] = "/tmp/gpuvet-tree-XXXXXX";
     cr_assert_not_null(mkdtemp(tmpl));
     char cmd[8192];
-    snprintf(cmd, sizeof cmd, "cp -a '%s/.' '%s/'", fixture(rel), tmpl);
+    /* -l: the files are hard links to the fixture's (new folders, no file data copied). Where /tmp
+     * is another file system, a real copy; --remove-destination, so that it never writes through
+     * a link the first try made. */
+    snprintf(cmd, sizeof cmd, "cp -al '%s/.' '%s/' 2>/dev/null || cp -a --remove-destination '%s/.' '%s/'", fixture(rel),
+             tmpl, fixture(rel), tmpl);
     cr_assert_eq(system(cmd), 0, "cannot copy %s", rel);
     return strdup(tmpl);
+}
+
+void tree_own(const char *root, const char *rel)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "cd '%s' && cp -p '%s' '%s.own' && mv -f '%s.own' '%s'", root, rel, rel, rel, rel);
+    cr_assert_eq(system(cmd), 0, "cannot make %s/%s a file of its own", root, rel);
 }
 
 void tree_remove(const char *path)

@@ -35,7 +35,12 @@ char *file_contents(const char *path, size_t *len);
 const char *fixture(const char *rel);
 
 /* Copies a fixture tree to a fresh temporary folder (for mutations); returns its malloc'd path. */
+/* A copy of a fixture tree in a new /tmp folder whose files are hard links to the fixture's: replace
+ * a file (tree_write, unlink, rename) or call tree_own before changing one in place (truncate,
+ * chmod, open for writing), which would change the fixture itself. */
 char *fixture_copy(const char *rel);
+/* Makes root/rel a file of its own (a copy of what it links to), safe to change in place. */
+void tree_own(const char *root, const char *rel);
 void tree_remove(const char *path);
 /* Writes text to path (relative to root), replacing the file. */
 void tree_write(const char *root, const char *rel, const char *text);
