@@ -345,7 +345,9 @@ void check_gpu_nvlink_down(struct audit_ctx *ctx)
         int missing = expected > g->nnvlinks ? expected - g->nnvlinks : 0;
         const char *fix = _("check `nvidia-smi nvlink -s` and `-e` (errors); on NVSwitch systems, that "
                             "nvidia-fabricmanager runs; then ask the provider to reseat or replace the board");
-        if (expected > 0 && active == 0 && s->count == 1)
+        /* Alone only when nothing says there are more (a paste naming "GPU 2" proves three). */
+        bool alone = s->count == 1 && s->attached_gpus <= 1;
+        if (expected > 0 && active == 0 && alone)
             finding_add(ctx, SEV_INFO, g->bus_id, ev, NULL,
                         _("none of its %d NVLinks is up, and this machine sees only this GPU: nothing to talk to "
                         "over NVLink (a slice of a larger board)"), expected);

@@ -160,14 +160,19 @@ Test(nvlink_text, gpud_b200_all_inactive_lists_no_link)
     machine_free(&m);
 }
 
-Test(nvlink_text, other_text_is_not_nvlink_and_alone_it_cannot_run)
+Test(nvlink_text, other_text_is_not_nvlink_and_alone_it_describes_its_gpus)
 {
     cr_assert(!nvidia_smi_text_is_nvlink("<?xml version=\"1.0\" ?>\n<nvidia_smi_log>\n"));
     cr_assert(!nvidia_smi_text_is_nvlink("GPU 0: NVIDIA H100 (UUID: GPU-1)\n"));
     struct machine m;
     gpus(&m, 0, NULL);
-    cr_assert_eq(probe_nvidia_smi_nvlink_text(&m, "t", slurp("bottlerocket-4418-h100-nvlink-s.txt")), -1);
-    cr_assert_eq(m.nproblems, 1);
+    cr_assert_eq(probe_nvidia_smi_nvlink_text(&m, "t", slurp("bottlerocket-4418-h100-nvlink-s.txt")), 0);
+    cr_assert_eq(m.nproblems, 0);
+    cr_assert_eq(m.gpus.count, 2);
+    cr_assert_str_eq(m.gpus.items[1].bus_id, "GPU 1");
+    cr_assert_str_eq(m.gpus.items[1].name, "NVIDIA H100 80GB HBM3");
+    cr_assert_str_eq(m.gpus.items[1].uuid, "GPU-dd3b269a-8f3a-d2d5-1518-2713ba03fcf7");
+    cr_assert_eq(m.gpus.items[1].nnvlinks, 18);
     machine_free(&m);
 }
 
