@@ -151,7 +151,11 @@ void check_gpu_retired_pages(struct audit_ctx *ctx)
     const struct thresholds *t = ctx->thresholds;
     for (int i = 0; i < s->count; i++) {
         const struct gpu *g = &s->items[i];
-        json_t *ev = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "retired_sbe", count_json(g->retired_sbe),
+        json_t *ev = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "ecc_uncorrected_volatile",
+                               count_json(g->ecc_uncorrected_volatile), "ecc_uncorrected_aggregate",
+                               count_json(g->ecc_uncorrected_aggregate), "ecc_corrected_volatile",
+                               count_json(g->ecc_corrected_volatile), "ecc_corrected_aggregate",
+                               count_json(g->ecc_corrected_aggregate), "retired_sbe", count_json(g->retired_sbe),
                                "retired_dbe", count_json(g->retired_dbe), "retirement_pending",
                                tristate_json(g->retired_pending), "remapped_correctable",
                                count_json(g->remapped_correctable), "remapped_uncorrectable",
@@ -170,14 +174,37 @@ void check_gpu_retired_pages(struct audit_ctx *ctx)
         else if (g->remapped_uncorrectable >= t->gpu_remapped_uncorrectable_max)
             snprintf(why, sizeof why, _("%d rows remapped for uncorrectable errors (DCGM fails at %d)"),
                      g->remapped_uncorrectable, t->gpu_remapped_uncorrectable_max);
+        /* SRAM and DRAM alike (read_ecc sums them): an uncorrected error is data the GPU lost. */
+        else if (g->ecc_uncorrected_volatile > 0)
+            snprintf(why, sizeof why,
+                     _("%lld uncorrected ECC errors since the driver loaded: data in GPU memory was lost (DCGM's "
+                       "memory health watch fails on any)"),
+                     (long long)g->ecc_uncorrected_volatile);
+        else if (g->ecc_uncorrected_aggregate > 0)
+            snprintf(why, sizeof why,
+                     _("%lld uncorrected ECC errors in the GPU's lifetime (aggregate count): its memory has lost "
+                       "data before"),
+                     (long long)g->ecc_uncorrected_aggregate);
+        bool ecc_on = g->ecc_current == GPU_ON;
+        bool counters_known = g->ecc_uncorrected_volatile >= 0 || g->ecc_uncorrected_aggregate >= 0;
         bool known = g->retired_sbe >= 0 || g->retired_dbe >= 0 || g->retired_pending != GPU_UNKNOWN ||
-                     g->remap_failure != GPU_UNKNOWN || g->remap_pending != GPU_UNKNOWN;
+                     g->remap_failure != GPU_UNKNOWN || g->remap_pending != GPU_UNKNOWN || counters_known;
         char fix[256];
         snprintf(fix, sizeof fix,
                  _("drain the GPU's jobs and reset it (`sudo nvidia-smi -i %s -r`); if it comes back, ask the "
                  "provider to replace the GPU"), g->bus_id);
         if (*why)
             finding_add(ctx, ctx_severity(ctx), g->bus_id, ev, fix, "%s", why);
+        else if (g->ecc_corrected_volatile >= t->gpu_ecc_corrected_volatile_max)
+            finding_add(ctx, SEV_WARN, g->bus_id, ev, fix,
+                        _("%lld corrected ECC errors since the driver loaded: the memory is degrading (Meta GCM's "
+                          "health check warns past %.0f)"),
+                        (long long)g->ecc_corrected_volatile, t->gpu_ecc_corrected_volatile_max);
+        else if (ecc_on && !counters_known)
+            /* ECC on but its counters "N/A" or "[Unknown Error]": not read is not clean. */
+            finding_add(ctx, SEV_UNKNOWN, g->bus_id, ev, NULL,
+                        _("ECC is on but its error counters were not reported (N/A or unreadable): uncorrected "
+                          "errors unknown"));
         else if (known)
             finding_add(ctx, SEV_PASS, g->bus_id, ev, NULL, _("%d retired pages, no retirement or row remap pending"),
                         retired);
