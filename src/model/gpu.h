@@ -92,8 +92,10 @@ struct gpu {
     int nnvlinks;
     struct gpu_nvlink nvlinks[GPU_MAX_NVLINKS];
     int nvlink_speed_mbps;     /* NVML's common speed of the active links (NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON), MB/s per link; -1 unknown */
-    /* NVLinks the part has (data/gpus.csv, gpu_spec_nvlinks); 0 none or bridge-dependent, -1 unknown. */
+    /* NVLinks the part has by design (data/gpus.csv, gpu_spec_nvlinks); 0 none, -1 unknown. For a
+     * bridged card (nvlink_bridged), the count with every bridge fitted. */
     int nvlinks_expected;
+    bool nvlink_bridged;
     int fabric_state;          /* GPU_FABRIC_*; GPU_FABRIC_UNKNOWN when the source does not say */
     int fabric_status_ok;      /* tristate: the registration's status is success (read once completed) */
     char *fabric_status;       /* the status in words ("Success", "Insufficient Resources"); NULL unknown */

@@ -367,21 +367,28 @@ void check_gpu_nvlink_down(struct audit_ctx *ctx)
         json_t *ev = json_pack("{s:o, s:o, s:i, s:o}", "links", links, "expected", count_json(g->nvlinks_expected),
                                "active", active, "speed_mbps", count_json(g->nvlink_speed_mbps));
         bool sxm = g->name && strstr(g->name, "SXM");
-        /* The part's own count (data/gpus.csv): links the driver does not list are missing, not fine. */
+        /* The part's own count (data/gpus.csv): links it has by design that are not up are down, not
+         * fine; links past it that nvidia-smi lists inactive (an H100 NVL lists 18 and has 12, Azure
+         * azurehpc-health-checks issue #162) are not the part's. */
         int expected = g->nvlinks_expected > 0 ? g->nvlinks_expected : 0;
-        int missing = expected > g->nnvlinks ? expected - g->nnvlinks : 0;
+        int short_of = expected > active ? expected - active : 0;
+        json_object_set_new(ev, "bridged", json_boolean(g->nvlink_bridged));
         const char *fix = _("check `nvidia-smi nvlink -s` and `-e` (errors); on NVSwitch systems, that "
                             "nvidia-fabricmanager runs; then ask the provider to reseat or replace the board");
         /* Alone only when nothing says there are more (a paste naming "GPU 2" proves three). */
         bool alone = s->count == 1 && s->attached_gpus <= 1;
-        if (expected > 0 && active == 0 && alone)
+        if (expected > 0 && active == 0 && g->nvlink_bridged)
+            finding_add(ctx, SEV_INFO, g->bus_id, ev, NULL,
+                        _("no NVLink bridge fitted: none of the %d links the card has with its bridges is up"),
+                        expected);
+        else if (expected > 0 && active == 0 && alone)
             finding_add(ctx, SEV_INFO, g->bus_id, ev, NULL,
                         _("none of its %d NVLinks is up, and this machine sees only this GPU: nothing to talk to "
                         "over NVLink (a slice of a larger board)"), expected);
-        else if (expected > 0 && (down > 0 || missing > 0))
+        else if (expected > 0 && short_of > 0)
             finding_add(ctx, ctx_severity(ctx), g->bus_id, ev, fix,
                         _("%d of its %d NVLinks down: GPU-to-GPU traffic falls back to slower links"),
-                        down + missing, expected);
+                        short_of, expected);
         else if (expected > 0)
             finding_add(ctx, SEV_PASS, g->bus_id, ev, NULL, _("all %d NVLinks active (the part has %d)"), active,
                         expected);

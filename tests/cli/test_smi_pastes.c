@@ -161,3 +161,56 @@ Test(refusal, a_file_without_evidence_names_the_kinds_looked_for)
     cr_assert(strstr(r.err, "Unable to determine the device handle"), "%s", r.err);
     run_result_free(&r);
 }
+
+/* A SYNTHETIC `nvidia-smi nvlink -s` of one card: 18 links listed (as nvidia-smi lists them on
+ * Hopper), the ones in `down` (a list ending in -1) inactive, the others at 26.562 GB/s. */
+static char *nvlink_paste(const char *product, const int *down)
+{
+    char path[] = "/tmp/gpuvet-nvlink-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    FILE *out = fdopen(fd, "wb");
+    fprintf(out, "GPU 0: %s (UUID: GPU-661b464d-c7f8-a7ca-136c-64a234c567a6)\n", product);
+    for (int l = 0; l < 18; l++) {
+        bool inactive = false;
+        for (const int *d = down; *d >= 0; d++)
+            inactive |= *d == l;
+        fprintf(out, "\t Link %d: %s\n", l, inactive ? "<inactive>" : "26.562 GB/s");
+    }
+    fclose(out);
+    return strdup(path);
+}
+
+static void nvlink_case(const char *product, const int *down, int status, const char *severity, const char *words)
+{
+    char *file = nvlink_paste(product, down);
+    json_t *doc = audit_file(file, status);
+    expect(doc, "GPU_NVLINK_DOWN", "GPU 0", severity, words);
+    json_decref(doc);
+    unlink(file);
+    free(file);
+}
+
+/* An H100 NVL has 12 NVLinks (600 GB/s over its bridges); nvidia-smi lists 18 and the six past
+ * its design inactive, by design (Azure/azurehpc-health-checks issue #162 lists links 4, 5, 10,
+ * 11, 16 of an H100 NVL inactive; the paste is cut there, 17 is assumed the sixth). */
+Test(nvlink_design, h100_nvl_with_its_twelve_links_passes)
+{
+    static const int by_design[] = {4, 5, 10, 11, 16, 17, -1};
+    nvlink_case("NVIDIA H100 NVL", by_design, 0, "pass", "all 12 NVLinks active (the part has 12)");
+    static const int four_more[] = {0, 1, 2, 3, 4, 5, 10, 11, 16, 17, -1};
+    nvlink_case("NVIDIA H100 NVL", four_more, 1, "fail", "4 of its 12 NVLinks down");
+    static const int all[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, -1};
+    nvlink_case("NVIDIA H100 NVL", all, 0, "info", "no NVLink bridge fitted");
+}
+
+/* A100 PCIe: 12 links with its bridges fitted (NVIDIA's NVLink page: "up to twelve"); the SXM
+ * board's count, 12 as well, and H100 SXM's 18 for contrast. */
+Test(nvlink_design, bridged_a100_pcie_and_sxm_counts)
+{
+    static const int past_twelve[] = {12, 13, 14, 15, 16, 17, -1};
+    nvlink_case("NVIDIA A100 80GB PCIe", past_twelve, 0, "pass", "all 12 NVLinks active (the part has 12)");
+    static const int one_bridge_missing[] = {8, 9, 10, 11, 12, 13, 14, 15, 16, 17, -1};
+    nvlink_case("NVIDIA A100 80GB PCIe", one_bridge_missing, 1, "fail", "4 of its 12 NVLinks down");
+    nvlink_case("NVIDIA H100 80GB HBM3", past_twelve, 1, "fail", "6 of its 18 NVLinks down");
+}
