@@ -105,16 +105,30 @@ void check_gpu_fabric_not_ready(struct audit_ctx *ctx)
                         _("the GPU has not joined the NVSwitch fabric (%s): every CUDA job fails with error 802, "
                         "\"system not yet initialized\""), gpu_fabric_state_name(g->fabric_state));
     }
-    json_t *ev = json_pack("{s:o, s:o}", "nvswitches", count_json(f->nvswitches), "fabric_manager_running",
-                           f->fabric_manager < 0 ? json_null() : json_boolean(f->fabric_manager));
+    json_t *ev = json_pack("{s:o, s:o, s:b}", "nvswitches", count_json(f->nvswitches), "fabric_manager_running",
+                           f->fabric_manager < 0 ? json_null() : json_boolean(f->fabric_manager),
+                           "judged_by_process_name", f->fabric_manager_by_name);
+    if (f->fabric_manager_not_real[0])
+        json_object_set_new(ev, "not_the_real_fabric_manager", json_string(f->fabric_manager_not_real));
     if (f->nvswitches > 0) {
-        if (f->fabric_manager == 1)
-            finding_add(ctx, SEV_PASS, "machine", ev, NULL, _("%d NVSwitches on the PCI bus, fabric manager running"),
+        if (f->fabric_manager == 1 && f->fabric_manager_by_name)
+            finding_add(ctx, SEV_PASS, "machine", ev, NULL,
+                        _("%d NVSwitches on the PCI bus, a process named nv-fabricmanager running (judged by its "
+                          "name: its executable, /proc/PID/exe, could not be read)"),
+                        f->nvswitches);
+        else if (f->fabric_manager == 1)
+            finding_add(ctx, SEV_PASS, "machine", ev, NULL,
+                        _("%d NVSwitches on the PCI bus, fabric manager running (nv-fabricmanager, as root)"),
                         f->nvswitches);
         else if (f->fabric_manager == 0 && joined > 0 && joined == in_fabric)
             finding_add(ctx, SEV_INFO, "machine", ev, NULL,
                         _("%d NVSwitches on the PCI bus and no fabric manager process, but every GPU reports the "
                         "fabric up"), f->nvswitches);
+        else if (f->fabric_manager == 0 && f->fabric_manager_not_real[0])
+            finding_add(ctx, ctx_severity(ctx), "machine", ev, _(FABRIC_FIX),
+                        _("%d NVSwitches on the PCI bus and no real nv-fabricmanager: the process by that name is "
+                          "not NVIDIA's daemon run by root (%s)"),
+                        f->nvswitches, f->fabric_manager_not_real);
         else if (f->fabric_manager == 0)
             finding_add(ctx, ctx_severity(ctx), "machine", ev, _(FABRIC_FIX),
                         _("%d NVSwitches on the PCI bus but no nv-fabricmanager process: the GPUs cannot use "
