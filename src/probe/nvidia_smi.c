@@ -435,8 +435,13 @@ static int read_buffer(struct machine *m, const char *file, const char *text, si
         machine_problem(m, file, "is %zu bytes: too large for `nvidia-smi -q -x` output", len);
         return -1;
     }
+    const char *lead = text;
+    while (lead < text + len && isspace((unsigned char)*lead))
+        lead++;
+    /* nvidia-smi's failure lines are text: an XML document's content is never read as one. */
     struct smi_failures failures;
-    bool failed = strlen(text) == len && nvidia_smi_text_failures(text, &failures);
+    bool failed = strlen(text) == len && (lead == text + len || *lead != '<') &&
+                  nvidia_smi_text_failures(text, &failures);
     /* `nvidia-smi -q` text: the same facts under the text's names, read as the XML they stand for. */
     if (strlen(text) == len && nvidia_smi_text_is_q(text)) {
         int sections = 0;
