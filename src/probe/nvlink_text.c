@@ -272,7 +272,7 @@ int probe_nvidia_smi_nvlink_text(struct machine *m, const char *file, const char
         machine_problem(m, file, "%d GPU lines name GPUs the other nvidia-smi file does not describe, the first %s: "
                                  "skipped", skip.gpus, skip.first_gpu);
     if (skip.links > 0)
-        machine_problem(m, file, "%d link lines ignored: past the %d links NVLink has, the first link %d of GPU %s",
+        machine_problem(m, file, "%d link lines ignored: past the %d links NVLink has, the first link %d of %s",
                         skip.links, GPU_MAX_NVLINKS, skip.first_link, skip.first_link_gpu);
     if (listed == 0) {
         machine_problem(m, file, "no GPU of this `nvidia-smi nvlink` output matched the GPUs described");
