@@ -52,6 +52,8 @@ struct fault_info {
     int nvswitches;
     int fabric_manager;     /* tristate: an nv-fabricmanager process runs */
     const char *fabric_manager_unknown; /* why it is unknown (static English); NULL when known */
+    bool fabric_manager_by_name;  /* running judged by the process name alone: its /proc/PID/exe unreadable */
+    char fabric_manager_not_real[160]; /* a process by that name that is not the real one: why; "" none */
     bool aer_read;          /* the GPUs' sysfs entries were looked at */
     struct aer_counts *aer;
     int naer;

@@ -12,6 +12,11 @@
 /* More GPUs than any one node holds (HGX boards carry 8, the largest nodes 16): NVML counts and
  * nvidia-smi files beyond it are capped, with a message. */
 #define GPU_MAX_PER_NODE 64
+/* GPUs nvidia-smi could not reach that are kept with their words (gpu_set.smi_unreachable). */
+#define GPU_SMI_UNREACHABLE_MAX 8
+/* The subject of a GPU whose paste names no bus id (a `nvidia-smi -q` section without its
+ * "GPU 00000000:..." line). */
+#define GPU_UNNAMED_SUBJECT "(GPU not named)"
 
 enum { GPU_UNKNOWN = -1, GPU_OFF = 0, GPU_ON = 1 };
 
@@ -87,8 +92,10 @@ struct gpu {
     int nnvlinks;
     struct gpu_nvlink nvlinks[GPU_MAX_NVLINKS];
     int nvlink_speed_mbps;     /* NVML's common speed of the active links (NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON), MB/s per link; -1 unknown */
-    /* NVLinks the part has (data/gpus.csv, gpu_spec_nvlinks); 0 none or bridge-dependent, -1 unknown. */
+    /* NVLinks the part has by design (data/gpus.csv, gpu_spec_nvlinks); 0 none, -1 unknown. For a
+     * bridged card (nvlink_bridged), the count with every bridge fitted. */
     int nvlinks_expected;
+    bool nvlink_bridged;
     int fabric_state;          /* GPU_FABRIC_*; GPU_FABRIC_UNKNOWN when the source does not say */
     int fabric_status_ok;      /* tristate: the registration's status is success (read once completed) */
     char *fabric_status;       /* the status in words ("Success", "Insufficient Resources"); NULL unknown */
@@ -119,6 +126,14 @@ struct gpu_set {
      * where NVML still gave one ("" when not), the first 8 of them. */
     int nvml_lost;
     char nvml_lost_bus_ids[8][32];
+    /* GPUs nvidia-smi's own output says it cannot reach ("Unable to determine the device handle for
+     * GPU 0000:07:00.0: GPU is lost. ..."): the bus id ("" when the line names none, or one not
+     * read) and nvidia-smi's words, the first GPU_SMI_UNREACHABLE_MAX of them. */
+    int smi_unreachable;
+    struct {
+        char bus_id[32];
+        char said[200];
+    } smi_unreachable_items[GPU_SMI_UNREACHABLE_MAX];
 };
 
 /* PCIe switches whose downstream ports hold accelerators and one or more ports hold nothing

@@ -20,6 +20,7 @@ void probe_gpu_specs(struct machine *m)
         if (spec) {
             g->resnet50_img_s = spec->resnet50_img_s;
             g->nvlinks_expected = gpu_spec_nvlinks(spec);
+            g->nvlink_bridged = gpu_spec_nvlink_bridged(spec);
         }
     }
     gpu_table_free(&table);

@@ -244,8 +244,15 @@ static int read_gpu(struct machine *m, const char *file, const xmlNode *g)
         bus = id ? strdup((const char *)id) : NULL;
         XML(Free)(id);
     }
-    char bus_id[PCI_ADDRESS_LEN];
+    char bus_id[PCI_ADDRESS_LEN > sizeof GPU_UNNAMED_SUBJECT ? PCI_ADDRESS_LEN : sizeof GPU_UNNAMED_SUBJECT];
     bool ok = pci_address_normalise(bus, bus_id);
+    xmlChar *unnamed = bus ? NULL : XML(GetProp)(g, (const xmlChar *)"unnamed");
+    if (unnamed) {
+        /* A section pasted without its GPU line: a GPU of the machine the paste came from. */
+        snprintf(bus_id, sizeof bus_id, "%s", GPU_UNNAMED_SUBJECT);
+        ok = true;
+        XML(Free)(unnamed);
+    }
     if (!ok) {
         machine_problem(m, file, "a <gpu> element has no valid PCI bus id ('%s')", bus ? bus : "");
         free(bus);
@@ -317,14 +324,8 @@ static void parse_cuda_version(const char *text, int *major, int *minor)
     }
 }
 
-static int read_document(struct machine *m, const char *file, xmlDoc *doc)
+void nvidia_smi_take_gpus(struct machine *m, const char *file)
 {
-    const xmlNode *root = XML(DocGetRootElement)(doc);
-    if (!root || strcmp((const char *)root->name, "nvidia_smi_log") != 0) {
-        machine_problem(m, file, "not `nvidia-smi -q -x` output (root element <%s>, expected <nvidia_smi_log>)",
-                        root ? (const char *)root->name : "none");
-        return -1;
-    }
     /* Evidence replaces what another source said of the GPUs; the runtimes found stay. */
     struct cuda_runtime *runtimes = m->gpus.runtimes;
     int nruntimes = m->gpus.nruntimes;
@@ -338,6 +339,17 @@ static int read_document(struct machine *m, const char *file, xmlDoc *doc)
     m->gpus.probed = true;
     if (asprintf(&m->gpus.source, "nvidia-smi:%s", file) < 0)
         m->gpus.source = NULL;
+}
+
+static int read_document(struct machine *m, const char *file, xmlDoc *doc)
+{
+    const xmlNode *root = XML(DocGetRootElement)(doc);
+    if (!root || strcmp((const char *)root->name, "nvidia_smi_log") != 0) {
+        machine_problem(m, file, "not `nvidia-smi -q -x` output (root element <%s>, expected <nvidia_smi_log>)",
+                        root ? (const char *)root->name : "none");
+        return -1;
+    }
+    nvidia_smi_take_gpus(m, file);
     m->gpus.driver_version = text_at(root, "driver_version");
     char *cuda = text_at(root, "cuda_version");
     parse_cuda_version(cuda, &m->gpus.cuda_major, &m->gpus.cuda_minor);
@@ -398,12 +410,37 @@ static void refuse_entity(void *ctx, const xmlChar *name, int type, const xmlCha
     XML(StopParser)(ctxt);
 }
 
+/* What nvidia-smi's failure lines say, onto the GPUs read (or none). */
+static void take_failures(struct machine *m, const struct smi_failures *f)
+{
+    struct gpu_set *s = &m->gpus;
+    s->smi_unreachable = f->unreachable;
+    for (int i = 0; i < f->unreachable && i < GPU_SMI_UNREACHABLE_MAX; i++) {
+        char bus[PCI_ADDRESS_LEN];
+        if (!f->items[i].bus_id[0] || !pci_address_normalise(f->items[i].bus_id, bus))
+            bus[0] = '\0';
+        snprintf(s->smi_unreachable_items[i].bus_id, sizeof s->smi_unreachable_items[i].bus_id, "%s", bus);
+        snprintf(s->smi_unreachable_items[i].said, sizeof s->smi_unreachable_items[i].said, "%s", f->items[i].said);
+    }
+    /* No GPU described: every GPU fact is unknown, for the reason nvidia-smi gave in its own words. */
+    const char *why = f->nothing[0] ? f->nothing : f->unreachable > 0 ? f->items[0].said : NULL;
+    if (s->count == 0 && why && !s->unknown_reason && asprintf(&s->unknown_reason, "nvidia-smi: \"%s\"", why) < 0)
+        s->unknown_reason = NULL;
+}
+
 static int read_buffer(struct machine *m, const char *file, const char *text, size_t len)
 {
     if (len > NVIDIA_SMI_MAX_BYTES) {
         machine_problem(m, file, "is %zu bytes: too large for `nvidia-smi -q -x` output", len);
         return -1;
     }
+    const char *lead = text;
+    while (lead < text + len && isspace((unsigned char)*lead))
+        lead++;
+    /* nvidia-smi's failure lines are text: an XML document's content is never read as one. */
+    struct smi_failures failures;
+    bool failed = strlen(text) == len && (lead == text + len || *lead != '<') &&
+                  nvidia_smi_text_failures(text, &failures);
     /* `nvidia-smi -q` text: the same facts under the text's names, read as the XML they stand for. */
     char no_library[256];
     if (strlen(text) == len && nvidia_smi_text_is_q(text)) {
@@ -422,15 +459,24 @@ static int read_buffer(struct machine *m, const char *file, const char *text, si
         if (sections > GPU_MAX_PER_NODE)
             machine_problem(m, file, "holds %d GPU sections; only the first %d are read (no node has more)", sections,
                             GPU_MAX_PER_NODE);
+        if (rc == 0 && failed)
+            take_failures(m, &failures);
         return rc;
+    }
+    if (failed) {
+        nvidia_smi_take_gpus(m, file);
+        take_failures(m, &failures);
+        return 0;
     }
     const char *first = text;
     while (first < text + len && isspace((unsigned char)*first))
         first++;
     if (first < text + len && *first != '<') {
-        machine_problem(m, file, "is neither `nvidia-smi -q -x` XML nor the text of `nvidia-smi -q` (a \"GPU "
-                                 "00000000:3B:00.0\" section) or `nvidia-smi nvlink -s`/`-e` (\"GPU 0: ...\", "
-                                 "\"Link 0: ...\" lines)");
+        machine_problem(m, file, "holds no nvidia-smi evidence; looked for `nvidia-smi -q -x` XML, `nvidia-smi -q` "
+                                 "text or a section of it (\"GPU 00000000:3B:00.0\", \"ECC Errors\", \"Remapped "
+                                 "Rows\", \"Fabric\" ...), `nvidia-smi nvlink -s`/`-e` text (\"GPU 0: ...\", \"Link "
+                                 "0: ...\") and nvidia-smi's error messages (\"Unable to determine the device handle\", "
+                                 "\"No devices were found\", \"Failed to initialize NVML\")");
         return -1;
     }
     if (!xml_lib_get(no_library, sizeof no_library)) {

@@ -116,13 +116,9 @@ static bool gpu_section(const char *s, char *id, size_t idlen)
     return true;
 }
 
-bool nvidia_smi_text_is_q(const char *text)
+/* A "GPU 00000000:18:00.0" line with a "Key : Value" line after it. */
+static bool has_gpu_section(const char *text)
 {
-    const char *first = text;
-    while (isspace((unsigned char)*first))
-        first++;
-    if (*first == '<')
-        return false;
     bool gpu = false, key = false;
     const char *line = text;
     for (int lines = 0; line && *line && lines < 100000 && !(gpu && key); lines++) {
@@ -138,6 +134,28 @@ bool nvidia_smi_text_is_q(const char *text)
         line = nl ? nl + 1 : NULL;
     }
     return gpu && key;
+}
+
+bool nvidia_smi_text_is_q(const char *text)
+{
+    const char *first = text;
+    while (isspace((unsigned char)*first))
+        first++;
+    if (*first == '<')
+        return false;
+    if (has_gpu_section(text))
+        return true;
+    /* A section pasted without its GPU line ("Remapped Rows", "Fabric", ...): evidence when one of
+     * its values is a fact gpuvet reads. */
+    int sections = 0;
+    xmlDoc *doc = nvidia_smi_text_to_xml(text, &sections);
+    if (!doc)
+        return false;
+    bool facts = false;
+    for (xmlNode *c = XML(DocGetRootElement)(doc)->children; c && !facts; c = c->next)
+        facts = c->type == XML_ELEMENT_NODE && !strcmp((const char *)c->name, "gpu") && c->children;
+    XML(FreeDoc)(doc);
+    return facts;
 }
 
 /* The element at path below parent, made where missing. */
@@ -231,8 +249,13 @@ xmlDoc *nvidia_smi_text_to_xml(const char *text, int *sections)
         return NULL;
     xmlNode *root = XML(NewNode)(NULL, (const xmlChar *)"nvidia_smi_log");
     XML(DocSetRootElement)(doc, root);
-    xmlNode *gpu = NULL;
-    int gpu_indent = 0, depth = 0;
+    /* Lines before any GPU line belong to a GPU the paste does not name (a section pasted alone);
+     * that GPU is dropped again when nothing of it was read (a whole log's header lines). */
+    xmlNode *unnamed = XML(NewChild)(root, NULL, (const xmlChar *)"gpu", NULL);
+    if (unnamed)
+        XML(NewProp)(unnamed, (const xmlChar *)"unnamed", (const xmlChar *)"1");
+    xmlNode *gpu = unnamed;
+    int gpu_indent = -1, depth = 0;
     *sections = 0;
     struct {
         int indent;
@@ -254,6 +277,11 @@ xmlDoc *nvidia_smi_text_to_xml(const char *text, int *sections)
             continue; /* blank, or a paste's "[...]" */
         if (gpu_section(s, id, sizeof id)) {
             /* Sections past the cap are counted, not built into the tree (a hostile file of millions). */
+            if (unnamed && !unnamed->children) {
+                XML(UnlinkNode)(unnamed);
+                XML(FreeNode)(unnamed);
+            }
+            unnamed = NULL;
             if (++*sections > GPU_MAX_PER_NODE) {
                 gpu = NULL;
                 gpu_indent = indent;
@@ -278,7 +306,9 @@ xmlDoc *nvidia_smi_text_to_xml(const char *text, int *sections)
         } else {
             snprintf(key, sizeof key, "%s", s); /* a section header */
         }
-        if (!gpu || indent <= gpu_indent) {
+        bool header_key = value && (!strcasecmp(key, "Driver Version") || !strcasecmp(key, "CUDA Version") ||
+                                    !strcasecmp(key, "Attached GPUs"));
+        if (!gpu || indent <= gpu_indent || (gpu == unnamed && header_key)) {
             /* The log's header: the driver, CUDA and the GPU count. */
             if (value && !strcasecmp(key, "Driver Version"))
                 set_value(root, "driver_version", value);
@@ -310,5 +340,76 @@ xmlDoc *nvidia_smi_text_to_xml(const char *text, int *sections)
         if (used < sizeof path)
             gpu_value(gpu, path, leaf, value);
     }
+    if (unnamed && !unnamed->children) {
+        XML(UnlinkNode)(unnamed);
+        XML(FreeNode)(unnamed);
+    }
     return doc;
+}
+
+/* nvidia-smi's own failure lines, as it prints them (its wording has stayed the same from driver 3xx
+ * to 5xx; the issue threads quoted in tests/fixtures/README.md show each). A device-handle error
+ * names the GPU nvidia-smi could not reach; the others say it could describe none. */
+static const char *const unreachable_words[] = {"Unable to determine the device handle for GPU",
+                                                "Unable to detect the device handle for GPU"};
+static const char *const nothing_words[] = {"No devices were found", "Failed to initialize NVML",
+                                            "NVIDIA-SMI has failed because", "GPU access blocked by the operating system"};
+
+/* The line as nvidia-smi wrote it: printable ASCII, other bytes '?', runs of spaces as one. */
+static void said_text(const char *line, size_t len, char *out, size_t n)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < len && o + 1 < n; i++) {
+        unsigned char c = (unsigned char)line[i];
+        if (c == '\t' || c == '\r')
+            c = ' ';
+        if (c == ' ' && (o == 0 || out[o - 1] == ' '))
+            continue;
+        out[o++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+    }
+    while (o && out[o - 1] == ' ')
+        o--;
+    out[o] = '\0';
+}
+
+bool nvidia_smi_text_failures(const char *text, struct smi_failures *f)
+{
+    memset(f, 0, sizeof *f);
+    bool any = false;
+    const char *line = text;
+    for (int lines = 0; line && *line && lines < 1000000; lines++) {
+        const char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line) : strlen(line);
+        char buf[SMI_TEXT_LINE_MAX];
+        snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf - 1 ? len : sizeof buf - 1), line);
+        line = nl ? nl + 1 : NULL;
+        for (size_t w = 0; w < sizeof unreachable_words / sizeof unreachable_words[0]; w++) {
+            const char *at = strcasestr(buf, unreachable_words[w]);
+            if (!at)
+                continue;
+            any = true;
+            int k = f->unreachable++;
+            if (k >= GPU_SMI_UNREACHABLE_MAX)
+                break;
+            /* "... for GPU 0000:07:00.0: Unknown Error", or "for GPU0000:07:00.0: ..." */
+            const char *id = skip_space(at + strlen(unreachable_words[w]));
+            size_t idlen = strspn(id, "0123456789abcdefABCDEF:.");
+            while (idlen && id[idlen - 1] == ':')
+                idlen--;
+            snprintf(f->items[k].bus_id, sizeof f->items[k].bus_id, "%.*s",
+                     (int)(idlen < sizeof f->items[k].bus_id ? idlen : 0), id);
+            said_text(at, strlen(at), f->items[k].said, sizeof f->items[k].said);
+            break;
+        }
+        for (size_t w = 0; w < sizeof nothing_words / sizeof nothing_words[0]; w++) {
+            const char *at = strcasestr(buf, nothing_words[w]);
+            if (!at)
+                continue;
+            any = true;
+            if (!f->nothing[0])
+                said_text(at, strlen(at), f->nothing, sizeof f->nothing);
+            break;
+        }
+    }
+    return any;
 }

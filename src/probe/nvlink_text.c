@@ -7,7 +7,8 @@
  * "CRC Flit Errors" and "CRC Data Errors" are read where a driver names them apart). Both name GPUs
  * by index and UUID only, so they complete the GPUs an `nvidia-smi -q -x` or `-q` file (or a
  * recorded tree's) describes: joined by UUID, or by index where the paste hid the UUID or the file
- * names none. Several pastes merge link by link. */
+ * names none. Several pastes merge link by link. A paste given alone describes the GPUs it names
+ * ("GPU 0", its product and UUID), judged against the product's own link count. */
 #include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,8 +27,9 @@ static const char *skip_space(const char *s)
     return s;
 }
 
-/* "GPU 3: Tesla V100-SXM2-32GB (UUID: GPU-...)" -> 3 and the UUID ("" when hidden or absent). */
-static bool gpu_line(const char *s, int *index, char *uuid, size_t uuidlen)
+/* "GPU 3: Tesla V100-SXM2-32GB (UUID: GPU-...)" -> 3, the product and the UUID ("" when hidden
+ * or absent). */
+static bool gpu_line(const char *s, int *index, char *product, size_t productlen, char *uuid, size_t uuidlen)
 {
     if (strncmp(s, "GPU ", 4) || !isdigit((unsigned char)s[4]))
         return false;
@@ -38,6 +40,14 @@ static bool gpu_line(const char *s, int *index, char *uuid, size_t uuidlen)
     *index = (int)n;
     *uuid = '\0';
     const char *u = strstr(end, "(UUID: ");
+    const char *name = skip_space(end + 1);
+    size_t namelen = u ? (size_t)(u - name) : strlen(name);
+    while (namelen && name[namelen - 1] == ' ')
+        namelen--;
+    snprintf(product, productlen, "%.*s", (int)(namelen < productlen ? namelen : productlen - 1), name);
+    for (char *c = product; *c; c++)
+        if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+            *c = '?'; /* nvidia-smi writes ASCII */
     if (u) {
         u += 7;
         size_t len = strcspn(u, ")");
@@ -77,8 +87,8 @@ bool nvidia_smi_text_is_nvlink(const char *text)
         snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf - 1 ? len : sizeof buf - 1), line);
         const char *s = skip_space(buf);
         int index;
-        char uuid[80];
-        gpu |= gpu_line(s, &index, uuid, sizeof uuid);
+        char product[96], uuid[80];
+        gpu |= gpu_line(s, &index, product, sizeof product, uuid, sizeof uuid);
         link |= (!strncmp(s, "Link ", 5) && isdigit((unsigned char)s[5])) || strcasestr(s, "all links are inactive");
         if (is_bus_header(s))
             return false; /* `nvidia-smi -q` text: "GPU 00000000:18:00.0" sections */
@@ -87,7 +97,38 @@ bool nvidia_smi_text_is_nvlink(const char *text)
     return gpu && link;
 }
 
-static struct gpu *join(struct machine *m, const char *file, int index, const char *uuid)
+/* What a paste named that is not kept: counted, and said once per file (a paste of a million lines
+ * gives one problem line, not one per line). */
+struct skipped {
+    int gpus, links;
+    char first_gpu[160];
+    int first_link;
+    char first_link_gpu[32];
+};
+
+/* A GPU of a paste that no other file described: "GPU N" with the product and UUID its line gives. */
+static struct gpu *paste_gpu(struct machine *m, int index, const char *product, const char *uuid)
+{
+    char subject[32];
+    snprintf(subject, sizeof subject, "GPU %d", index);
+    for (int i = 0; i < m->gpus.count; i++)
+        if (!strcmp(m->gpus.items[i].bus_id, subject))
+            return &m->gpus.items[i];
+    if (m->gpus.count >= GPU_MAX_PER_NODE)
+        return NULL; /* index < GPU_MAX_PER_NODE: never reached */
+    struct gpu *g = gpu_set_add(&m->gpus);
+    if (!g)
+        return NULL;
+    snprintf(g->bus_id, sizeof g->bus_id, "%s", subject);
+    g->name = product[0] ? strdup(product) : NULL;
+    g->uuid = uuid[0] ? strdup(uuid) : NULL;
+    /* "GPU 2" proves at least three GPUs, whatever part of the output was pasted. */
+    if (index + 1 > m->gpus.attached_gpus)
+        m->gpus.attached_gpus = index + 1;
+    return g;
+}
+
+static struct gpu *join(struct machine *m, struct skipped *skip, int index, const char *uuid)
 {
     bool any_uuid = false;
     for (int i = 0; i < m->gpus.count; i++)
@@ -97,27 +138,29 @@ static struct gpu *join(struct machine *m, const char *file, int index, const ch
         for (int i = 0; i < m->gpus.count; i++)
             if (m->gpus.items[i].uuid && !strcasecmp(m->gpus.items[i].uuid, uuid))
                 return &m->gpus.items[i];
-        machine_problem(m, file, "GPU %d (%s) is not one of the GPUs the nvidia-smi -q file describes: skipped",
-                        index, uuid);
+        if (skip->gpus++ == 0)
+            snprintf(skip->first_gpu, sizeof skip->first_gpu, "GPU %d (%s)", index, uuid);
         return NULL;
     }
     /* nvidia-smi numbers GPUs the same way in every report: by index when the UUID was hidden. */
     if (index < m->gpus.count)
         return &m->gpus.items[index];
-    machine_problem(m, file, "GPU %d: the nvidia-smi -q file describes only %d GPUs: skipped", index,
-                    m->gpus.count);
+    if (skip->gpus++ == 0)
+        snprintf(skip->first_gpu, sizeof skip->first_gpu, "GPU %d", index);
     return NULL;
 }
 
 /* The entry of link on g: the one an earlier paste made, or a new one (NULL when past the cap). */
-static struct gpu_nvlink *link_entry(struct machine *m, const char *file, struct gpu *g, int link)
+static struct gpu_nvlink *link_entry(struct skipped *skip, struct gpu *g, int link)
 {
     for (int k = 0; k < g->nnvlinks; k++)
         if (g->nvlinks[k].link == link)
             return &g->nvlinks[k];
     if (link < 0 || link >= GPU_MAX_NVLINKS || g->nnvlinks >= GPU_MAX_NVLINKS) {
-        machine_problem(m, file, "GPU %s: link %d is past the %d links NVLink has: ignored", g->bus_id, link,
-                        GPU_MAX_NVLINKS);
+        if (skip->links++ == 0) {
+            skip->first_link = link;
+            snprintf(skip->first_link_gpu, sizeof skip->first_link_gpu, "%s", g->bus_id);
+        }
         return NULL;
     }
     struct gpu_nvlink *l = &g->nvlinks[g->nnvlinks++];
@@ -164,11 +207,11 @@ static void take_common_speed(struct gpu *g, int common_mbps)
 
 int probe_nvidia_smi_nvlink_text(struct machine *m, const char *file, const char *text)
 {
-    if (m->gpus.count == 0) {
-        machine_problem(m, file, "`nvidia-smi nvlink` output names GPUs by index and UUID only: give the same "
-                                 "machine's `nvidia-smi -q -x` (or `-q`) file too (--nvidia-smi twice)");
-        return -1;
-    }
+    /* Alone, the paste describes the GPUs it names: judged by the product each line names. */
+    bool alone = m->gpus.count == 0;
+    if (alone)
+        nvidia_smi_take_gpus(m, file);
+    struct skipped skip = {0};
     struct gpu *g = NULL;
     int listed = 0;
     /* The speed the GPU's active links share, as NVML's common speed is (MB/s per link; -1 none yet,
@@ -182,11 +225,11 @@ int probe_nvidia_smi_nvlink_text(struct machine *m, const char *file, const char
         line = nl ? nl + 1 : NULL;
         const char *s = skip_space(buf);
         int index, link, used = 0;
-        char uuid[80];
-        if (gpu_line(s, &index, uuid, sizeof uuid)) {
+        char product[96], uuid[80];
+        if (gpu_line(s, &index, product, sizeof product, uuid, sizeof uuid)) {
             take_common_speed(g, common_mbps);
             common_mbps = -1;
-            g = join(m, file, index, uuid);
+            g = alone ? paste_gpu(m, index, product, uuid) : join(m, &skip, index, uuid);
             listed += g != NULL;
             continue;
         }
@@ -207,7 +250,7 @@ int probe_nvidia_smi_nvlink_text(struct machine *m, const char *file, const char
         bool up = !inactive && sscanf(what, "%lf GB/s", &gbs) == 1 && gbs > 0;
         if (counter < 0 && !inactive && !up)
             continue; /* a line of another report ("Link 0: Data Tx: 5863784 KiB"): neither state nor error */
-        struct gpu_nvlink *l = link_entry(m, file, g, link);
+        struct gpu_nvlink *l = link_entry(&skip, g, link);
         if (!l)
             continue;
         if (counter >= 0) {
@@ -222,6 +265,15 @@ int probe_nvidia_smi_nvlink_text(struct machine *m, const char *file, const char
         }
     }
     take_common_speed(g, common_mbps);
+    if (skip.gpus == 1)
+        machine_problem(m, file, "%s is not one of the GPUs the other nvidia-smi file describes: skipped",
+                        skip.first_gpu);
+    else if (skip.gpus > 1)
+        machine_problem(m, file, "%d GPU lines name GPUs the other nvidia-smi file does not describe, the first %s: "
+                                 "skipped", skip.gpus, skip.first_gpu);
+    if (skip.links > 0)
+        machine_problem(m, file, "%d link lines ignored: past the %d links NVLink has, the first link %d of %s",
+                        skip.links, GPU_MAX_NVLINKS, skip.first_link, skip.first_link_gpu);
     if (listed == 0) {
         machine_problem(m, file, "no GPU of this `nvidia-smi nvlink` output matched the GPUs described");
         return -1;

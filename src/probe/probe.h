@@ -86,10 +86,14 @@ int probe_nvidia_smi_file(struct machine *m, const char *path);
  * or `nvidia-smi -q` text first (the last one describes the GPUs), then `nvidia-smi nvlink -s` and
  * `-e` text joined to those GPUs. 0 or -1. */
 int probe_nvidia_smi_files(struct machine *m, const char *const *paths, int n);
+/* The GPU facts of an nvidia-smi file replace what another source gave (the CUDA runtimes found
+ * stay): the set emptied, marked probed, its source "nvidia-smi:FILE". */
+void nvidia_smi_take_gpus(struct machine *m, const char *file);
 /* `nvidia-smi nvlink -s` or `-e` text: a "GPU N: ..." line and a "Link L: ..." (or all-inactive) line. */
 bool nvidia_smi_text_is_nvlink(const char *text);
-/* Sets the NVLink state and error counters of the GPUs already described (by UUID, else index); 0
- * or -1 with a problem. */
+/* Sets the NVLink state and error counters of the GPUs already described (by UUID, else index),
+ * or, where no other file described them, of the GPUs its "GPU N: PRODUCT (UUID: ...)" lines name
+ * (subject "GPU N"); 0 or -1 with a problem. */
 int probe_nvidia_smi_nvlink_text(struct machine *m, const char *file, const char *text);
 /* `nvidia-smi -q` text (or a part of it, `-q -d ECC`): a "GPU 00000000:18:00.0" line and a "Key : Value"
  * line after it. */
@@ -98,6 +102,19 @@ bool nvidia_smi_text_is_q(const char *text);
  * with at most GPU_MAX_PER_NODE <gpu> elements; *sections counts the GPU sections of the text.
  * NULL when out of memory. The caller frees it (xmlFreeDoc). */
 struct _xmlDoc *nvidia_smi_text_to_xml(const char *text, int *sections);
+/* nvidia-smi's own failure lines in a file ("Unable to determine the device handle for GPU
+ * 0000:07:00.0: Unknown Error", "No devices were found", "Failed to initialize NVML: ..."): the
+ * GPUs it could not reach, with its words, and the first line that says it could reach none. */
+struct smi_failures {
+    int unreachable;            /* lines; the first GPU_SMI_UNREACHABLE_MAX are kept */
+    struct {
+        char bus_id[32];        /* as printed; "" when the line names none */
+        char said[200];
+    } items[GPU_SMI_UNREACHABLE_MAX];
+    char nothing[200];          /* "" when no such line */
+};
+/* True when the text holds one of those lines. */
+bool nvidia_smi_text_failures(const char *text, struct smi_failures *f);
 /* Reads NVIDIA_SMI_SNAPSHOT_FILE under the root: 0 read, 1 absent, -1 malformed (in m->problems). */
 int probe_nvidia_smi_recorded(struct machine *m);
 /* `--load-check`: drives host-to-device copies on each GPU whose link generation is below its

@@ -32,6 +32,8 @@ static void load(void)
     DL_RESOLVE(h, lib.NodeGetContent, "xmlNodeGetContent");
     DL_RESOLVE(h, lib.GetProp, "xmlGetProp");
     DL_RESOLVE(h, lib.FreeDoc, "xmlFreeDoc");
+    DL_RESOLVE(h, lib.UnlinkNode, "xmlUnlinkNode");
+    DL_RESOLVE(h, lib.FreeNode, "xmlFreeNode");
     DL_RESOLVE(h, lib.NewParserCtxt, "xmlNewParserCtxt");
     DL_RESOLVE(h, lib.FreeParserCtxt, "xmlFreeParserCtxt");
     DL_RESOLVE(h, lib.CtxtReadMemory, "xmlCtxtReadMemory");
@@ -47,7 +49,7 @@ static void load(void)
     bool complete = lib.NewDoc && lib.NewNode && lib.NewChild && lib.NewProp && lib.NodeAddContent &&
                     lib.DocSetRootElement && lib.DocGetRootElement && lib.NodeGetContent && lib.GetProp &&
                     lib.FreeDoc && lib.NewParserCtxt && lib.FreeParserCtxt && lib.CtxtReadMemory && lib.StopParser &&
-                    lib.GetLastError && lib.ResetLastError && lib.Free;
+                    lib.GetLastError && lib.ResetLastError && lib.Free && lib.UnlinkNode && lib.FreeNode;
     if (!complete) {
         snprintf(load_error, sizeof load_error, "%s lacks a function gpuvet calls (libxml2 2.9 or later is needed)",
                  XML_LIB_SONAME);

@@ -23,6 +23,8 @@ struct xml_lib {
     __typeof__(xmlNodeGetContent) *NodeGetContent;
     __typeof__(xmlGetProp) *GetProp;
     __typeof__(xmlFreeDoc) *FreeDoc;
+    __typeof__(xmlUnlinkNode) *UnlinkNode;
+    __typeof__(xmlFreeNode) *FreeNode;
     __typeof__(xmlNewParserCtxt) *NewParserCtxt;
     __typeof__(xmlFreeParserCtxt) *FreeParserCtxt;
     __typeof__(xmlCtxtReadMemory) *CtxtReadMemory;

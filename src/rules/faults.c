@@ -105,16 +105,30 @@ void check_gpu_fabric_not_ready(struct audit_ctx *ctx)
                         _("the GPU has not joined the NVSwitch fabric (%s): every CUDA job fails with error 802, "
                         "\"system not yet initialized\""), gpu_fabric_state_name(g->fabric_state));
     }
-    json_t *ev = json_pack("{s:o, s:o}", "nvswitches", count_json(f->nvswitches), "fabric_manager_running",
-                           f->fabric_manager < 0 ? json_null() : json_boolean(f->fabric_manager));
+    json_t *ev = json_pack("{s:o, s:o, s:b}", "nvswitches", count_json(f->nvswitches), "fabric_manager_running",
+                           f->fabric_manager < 0 ? json_null() : json_boolean(f->fabric_manager),
+                           "judged_by_process_name", f->fabric_manager_by_name);
+    if (f->fabric_manager_not_real[0])
+        json_object_set_new(ev, "not_the_real_fabric_manager", json_string(f->fabric_manager_not_real));
     if (f->nvswitches > 0) {
-        if (f->fabric_manager == 1)
-            finding_add(ctx, SEV_PASS, "machine", ev, NULL, _("%d NVSwitches on the PCI bus, fabric manager running"),
+        if (f->fabric_manager == 1 && f->fabric_manager_by_name)
+            finding_add(ctx, SEV_PASS, "machine", ev, NULL,
+                        _("%d NVSwitches on the PCI bus, a process named nv-fabricmanager running (judged by its "
+                          "name: its executable, /proc/PID/exe, could not be read)"),
+                        f->nvswitches);
+        else if (f->fabric_manager == 1)
+            finding_add(ctx, SEV_PASS, "machine", ev, NULL,
+                        _("%d NVSwitches on the PCI bus, fabric manager running (nv-fabricmanager, as root)"),
                         f->nvswitches);
         else if (f->fabric_manager == 0 && joined > 0 && joined == in_fabric)
             finding_add(ctx, SEV_INFO, "machine", ev, NULL,
                         _("%d NVSwitches on the PCI bus and no fabric manager process, but every GPU reports the "
                         "fabric up"), f->nvswitches);
+        else if (f->fabric_manager == 0 && f->fabric_manager_not_real[0])
+            finding_add(ctx, ctx_severity(ctx), "machine", ev, _(FABRIC_FIX),
+                        _("%d NVSwitches on the PCI bus and no real nv-fabricmanager: the process by that name is "
+                          "not NVIDIA's daemon run by root (%s)"),
+                        f->nvswitches, f->fabric_manager_not_real);
         else if (f->fabric_manager == 0)
             finding_add(ctx, ctx_severity(ctx), "machine", ev, _(FABRIC_FIX),
                         _("%d NVSwitches on the PCI bus but no nv-fabricmanager process: the GPUs cannot use "
@@ -196,15 +210,23 @@ static void sysfs_aer_errors(struct audit_ctx *ctx)
         const struct pci_device *d = &m->pci[i];
         if (d->role != PCI_ROLE_ACCELERATOR)
             continue;
-        int read = 0;
+        int read = 0, unread = 0;
         bool dirty = false;
         for (int k = 0; k < f->naer; k++)
             if (!strcmp(f->aer[k].of_gpu, d->bus_id)) {
                 read++;
-                for (int kind = 0; kind < AER_KINDS; kind++)
+                for (int kind = 0; kind < AER_KINDS; kind++) {
                     dirty |= f->aer[k].total[kind] > 0;
+                    unread += f->aer[k].total[kind] < 0;
+                }
             }
-        if (read > 0 && !dirty)
+        /* A counter file that could not be read (or parsed) is unknown, never clean. */
+        if (read > 0 && !dirty && unread > 0)
+            finding_add(ctx, SEV_UNKNOWN, d->bus_id, json_pack("{s:i, s:i}", "functions_read", read, "counters_unread", unread),
+                        NULL, _("no PCIe errors in the AER counters read, but %d counter file(s) of the device or the "
+                                "ports above it could not be read: unknown"),
+                        unread);
+        else if (read > 0 && !dirty)
             finding_add(ctx, SEV_PASS, d->bus_id, json_pack("{s:i}", "functions_read", read), NULL,
                         _("no PCIe errors counted on the device or the %d port(s) read above it"), read - 1);
     }
@@ -349,8 +371,51 @@ static void log_aer_errors(struct audit_ctx *ctx)
     }
 }
 
+/* The GPU's own count of PCIe replays (NVML's nvmlDeviceGetPcieReplayCounter, nvidia-smi's "Replays
+ * Since Reset"): the link layer resending what arrived corrupted. In a passthrough VM it is the
+ * tenant's only PCIe error signal (the AER counters are the host's). Judged as DCGM's PCIe health
+ * watch judges it (dcgm_gpu_hardware_limits.h: DCGM_LIMIT_MAX_PCIREPLAY_RATE, 8 per minute, warn),
+ * as a mean since boot: a lower bound of the rate while they were counted. */
+static void gpu_replays(struct audit_ctx *ctx)
+{
+    const struct machine *m = ctx->machine;
+    const struct thresholds *t = ctx->thresholds;
+    double minutes = m->faults.uptime_s > 0 ? m->faults.uptime_s / 60 : -1;
+    for (int i = 0; i < m->gpus.count; i++) {
+        const struct gpu *g = &m->gpus.items[i];
+        if (g->pcie_replays < 0)
+            continue; /* not reported: no finding, so never clean */
+        double per_min = minutes > 0 ? (double)g->pcie_replays / minutes : -1;
+        json_t *ev = json_pack("{s:I, s:o, s:f}", "gpu_pcie_replays", (json_int_t)g->pcie_replays,
+                               "replays_per_min_since_boot", per_min >= 0 ? json_real(per_min) : json_null(),
+                               "limit_per_min", t->aer_correctable_per_min_max);
+        const char *fix = _("a link that keeps replaying has a bad contact, riser or cable: reseat, and watch whether "
+                            "the count grows (`nvidia-smi -q -d PCIE` twice, a minute apart)");
+        if (g->pcie_replays == 0) {
+            if (!m->faults.aer_read)
+                finding_add(ctx, SEV_PASS, g->bus_id, ev, NULL, _("no PCIe replays counted by the GPU"));
+            else
+                json_decref(ev);
+        } else if (per_min >= t->aer_correctable_per_min_max)
+            finding_add(ctx, SEV_WARN, g->bus_id, ev, fix,
+                        _("%lld PCIe replays counted by the GPU, %.1f per minute on average since boot (DCGM's PCIe "
+                          "replay limit: %.0f)"),
+                        (long long)g->pcie_replays, per_min, t->aer_correctable_per_min_max);
+        else if (per_min >= 0)
+            finding_add(ctx, SEV_INFO, g->bus_id, ev, NULL,
+                        _("%lld PCIe replays counted by the GPU since it was reset, below DCGM's %.0f per minute"),
+                        (long long)g->pcie_replays, t->aer_correctable_per_min_max);
+        else
+            finding_add(ctx, SEV_UNKNOWN, g->bus_id, ev, fix,
+                        _("%lld PCIe replays counted by the GPU, over a time this source does not give: whether they "
+                          "pass DCGM's %.0f per minute is unknown"),
+                        (long long)g->pcie_replays, t->aer_correctable_per_min_max);
+    }
+}
+
 void check_pcie_aer_errors(struct audit_ctx *ctx)
 {
+    gpu_replays(ctx);
     sysfs_aer_errors(ctx);
     log_aer_errors(ctx);
 }

@@ -151,7 +151,11 @@ void check_gpu_retired_pages(struct audit_ctx *ctx)
     const struct thresholds *t = ctx->thresholds;
     for (int i = 0; i < s->count; i++) {
         const struct gpu *g = &s->items[i];
-        json_t *ev = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "retired_sbe", count_json(g->retired_sbe),
+        json_t *ev = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "ecc_uncorrected_volatile",
+                               count_json(g->ecc_uncorrected_volatile), "ecc_uncorrected_aggregate",
+                               count_json(g->ecc_uncorrected_aggregate), "ecc_corrected_volatile",
+                               count_json(g->ecc_corrected_volatile), "ecc_corrected_aggregate",
+                               count_json(g->ecc_corrected_aggregate), "retired_sbe", count_json(g->retired_sbe),
                                "retired_dbe", count_json(g->retired_dbe), "retirement_pending",
                                tristate_json(g->retired_pending), "remapped_correctable",
                                count_json(g->remapped_correctable), "remapped_uncorrectable",
@@ -170,14 +174,37 @@ void check_gpu_retired_pages(struct audit_ctx *ctx)
         else if (g->remapped_uncorrectable >= t->gpu_remapped_uncorrectable_max)
             snprintf(why, sizeof why, _("%d rows remapped for uncorrectable errors (DCGM fails at %d)"),
                      g->remapped_uncorrectable, t->gpu_remapped_uncorrectable_max);
+        /* SRAM and DRAM alike (read_ecc sums them): an uncorrected error is data the GPU lost. */
+        else if (g->ecc_uncorrected_volatile > 0)
+            snprintf(why, sizeof why,
+                     _("%lld uncorrected ECC errors since the driver loaded: data in GPU memory was lost (DCGM's "
+                       "memory health watch fails on any)"),
+                     (long long)g->ecc_uncorrected_volatile);
+        else if (g->ecc_uncorrected_aggregate > 0)
+            snprintf(why, sizeof why,
+                     _("%lld uncorrected ECC errors in the GPU's lifetime (aggregate count): its memory has lost "
+                       "data before"),
+                     (long long)g->ecc_uncorrected_aggregate);
+        bool ecc_on = g->ecc_current == GPU_ON;
+        bool counters_known = g->ecc_uncorrected_volatile >= 0 || g->ecc_uncorrected_aggregate >= 0;
         bool known = g->retired_sbe >= 0 || g->retired_dbe >= 0 || g->retired_pending != GPU_UNKNOWN ||
-                     g->remap_failure != GPU_UNKNOWN || g->remap_pending != GPU_UNKNOWN;
+                     g->remap_failure != GPU_UNKNOWN || g->remap_pending != GPU_UNKNOWN || counters_known;
         char fix[256];
         snprintf(fix, sizeof fix,
                  _("drain the GPU's jobs and reset it (`sudo nvidia-smi -i %s -r`); if it comes back, ask the "
                  "provider to replace the GPU"), g->bus_id);
         if (*why)
             finding_add(ctx, ctx_severity(ctx), g->bus_id, ev, fix, "%s", why);
+        else if (g->ecc_corrected_volatile >= t->gpu_ecc_corrected_volatile_max)
+            finding_add(ctx, SEV_WARN, g->bus_id, ev, fix,
+                        _("%lld corrected ECC errors since the driver loaded: the memory is degrading (Meta GCM's "
+                          "health check warns past %.0f)"),
+                        (long long)g->ecc_corrected_volatile, t->gpu_ecc_corrected_volatile_max);
+        else if (ecc_on && !counters_known)
+            /* ECC on but its counters "N/A" or "[Unknown Error]": not read is not clean. */
+            finding_add(ctx, SEV_UNKNOWN, g->bus_id, ev, NULL,
+                        _("ECC is on but its error counters were not reported (N/A or unreadable): uncorrected "
+                          "errors unknown"));
         else if (known)
             finding_add(ctx, SEV_PASS, g->bus_id, ev, NULL, _("%d retired pages, no retirement or row remap pending"),
                         retired);
@@ -340,19 +367,28 @@ void check_gpu_nvlink_down(struct audit_ctx *ctx)
         json_t *ev = json_pack("{s:o, s:o, s:i, s:o}", "links", links, "expected", count_json(g->nvlinks_expected),
                                "active", active, "speed_mbps", count_json(g->nvlink_speed_mbps));
         bool sxm = g->name && strstr(g->name, "SXM");
-        /* The part's own count (data/gpus.csv): links the driver does not list are missing, not fine. */
+        /* The part's own count (data/gpus.csv): links it has by design that are not up are down, not
+         * fine; links past it that nvidia-smi lists inactive (an H100 NVL lists 18 and has 12, Azure
+         * azurehpc-health-checks issue #162) are not the part's. */
         int expected = g->nvlinks_expected > 0 ? g->nvlinks_expected : 0;
-        int missing = expected > g->nnvlinks ? expected - g->nnvlinks : 0;
+        int short_of = expected > active ? expected - active : 0;
+        json_object_set_new(ev, "bridged", json_boolean(g->nvlink_bridged));
         const char *fix = _("check `nvidia-smi nvlink -s` and `-e` (errors); on NVSwitch systems, that "
                             "nvidia-fabricmanager runs; then ask the provider to reseat or replace the board");
-        if (expected > 0 && active == 0 && s->count == 1)
+        /* Alone only when nothing says there are more (a paste naming "GPU 2" proves three). */
+        bool alone = s->count == 1 && s->attached_gpus <= 1;
+        if (expected > 0 && active == 0 && g->nvlink_bridged)
+            finding_add(ctx, SEV_INFO, g->bus_id, ev, NULL,
+                        _("no NVLink bridge fitted: none of the %d links the card has with its bridges is up"),
+                        expected);
+        else if (expected > 0 && active == 0 && alone)
             finding_add(ctx, SEV_INFO, g->bus_id, ev, NULL,
                         _("none of its %d NVLinks is up, and this machine sees only this GPU: nothing to talk to "
                         "over NVLink (a slice of a larger board)"), expected);
-        else if (expected > 0 && (down > 0 || missing > 0))
+        else if (expected > 0 && short_of > 0)
             finding_add(ctx, ctx_severity(ctx), g->bus_id, ev, fix,
                         _("%d of its %d NVLinks down: GPU-to-GPU traffic falls back to slower links"),
-                        down + missing, expected);
+                        short_of, expected);
         else if (expected > 0)
             finding_add(ctx, SEV_PASS, g->bus_id, ev, NULL, _("all %d NVLinks active (the part has %d)"), active,
                         expected);

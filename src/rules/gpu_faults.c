@@ -270,6 +270,21 @@ void check_gpu_lost(struct audit_ctx *ctx)
                     _(LOST_FIX), _("NVML answers \"GPU is lost\" (NVML_ERROR_GPU_IS_LOST) for this GPU"));
         judged++;
     }
+    /* nvidia-smi's own words for a GPU it cannot reach (a device-handle error, "GPU is lost"). */
+    for (int i = 0; i < s->smi_unreachable && i < GPU_SMI_UNREACHABLE_MAX; i++) {
+        const char *bus = s->smi_unreachable_items[i].bus_id[0] ? s->smi_unreachable_items[i].bus_id : "machine";
+        if (strcmp(bus, "machine") && !first_time_lost(&lost, bus))
+            continue;
+        finding_add(ctx, ctx_severity(ctx), bus,
+                    json_pack("{s:s, s:i, s:s?}", "nvidia_smi", s->smi_unreachable_items[i].said, "unreachable_gpus",
+                              s->smi_unreachable, "gpu_source", s->source),
+                    _(LOST_FIX), _("nvidia-smi cannot reach this GPU: \"%s\""), s->smi_unreachable_items[i].said);
+        judged++;
+    }
+    if (s->smi_unreachable > GPU_SMI_UNREACHABLE_MAX)
+        finding_add(ctx, ctx_severity(ctx), "machine", json_pack("{s:i}", "unreachable_gpus", s->smi_unreachable),
+                    _(LOST_FIX), _("nvidia-smi cannot reach %d GPUs; the first %d are listed"), s->smi_unreachable,
+                    GPU_SMI_UNREACHABLE_MAX);
     /* NVIDIA GPUs on the bus that the driver does not list. Only when the driver answered: without
      * it, every GPU rule is unknown already (GPU facts unknown). */
     if (m->pci_scanned && s->probed && !s->unknown_reason) {

@@ -54,9 +54,13 @@ const struct rule rules_table[] = {
      "transfer (fail). Correctable errors were retried by the link; a mean since boot of\n"
      "{general.aer_correctable_per_min_max} or more per minute, DCGM's limit for PCIe replays, means a bad contact, riser or cable (warn),\n"
      "fewer are info. Without the files (firmware-first AER, or a kernel without CONFIG_PCIEAER) the\n"
-     "counts are unknown. The kernel log's AER lines of the current boot (drivers/pci/pcie/aer.c:\n"
-     "\"PCIe Bus Error: severity=...\") are judged the same way for a function sysfs did not count: on\n"
-     "a GPU, or a port above it by the PCI paths or the GPU the kernel's recovery names next.")},
+     "counts are unknown, and so are they when a file is there but cannot be read. The GPU's own PCIe\n"
+     "replay counter (NVML, nvidia-smi's \"Replays Since Reset\"; in a passthrough VM the tenant's only\n"
+     "PCIe error signal) is judged against the same limit, DCGM's PCIe health watch: a mean since boot\n"
+     "at or past it warns; replays over a time the source does not give are unknown. The kernel log's\n"
+     "AER lines of the current boot (drivers/pci/pcie/aer.c: \"PCIe Bus Error: severity=...\") are judged\n"
+     "the same way for a function sysfs did not count: on a GPU, or a port above it by the PCI paths or\n"
+     "the GPU the kernel's recovery names next.")},
     {"GPU_ECC_OFF", "gpu", N_("datacenter GPU with ECC disabled"),
      PER_WORKLOAD(SEV_WARN, SEV_WARN, SEV_FAIL, SEV_WARN, SEV_WARN, SEV_FAIL), check_gpu_ecc_off,
      N_("ECC on GPU memory detects and corrects bit flips; without it a flipped bit silently corrupts\n"
@@ -64,13 +68,17 @@ const struct rule rules_table[] = {
      "gain a few percent of memory and bandwidth. For multi-day training and HPC, where one silent\n"
      "error wastes the run, it must be on (fail); for other work it is a warning. GeForce cards have\n"
      "no ECC, and workstation cards ship with it off (info).")},
-    {"GPU_RETIRED_PAGES", "gpu", N_("GPU memory retiring pages or out of spare rows"), ALL(SEV_FAIL),
+    {"GPU_RETIRED_PAGES", "gpu", N_("GPU memory errors, retired pages or no spare rows"), ALL(SEV_FAIL),
      check_gpu_retired_pages,
      N_("GPU memory with failing cells is repaired by retiring pages (up to Volta) or remapping rows (Ampere\n"
      "and later), which takes effect at the next GPU reset. DCGM's limits are used: a pending retirement\n"
      "or remap, {general.gpu_retired_pages_max} or more retired pages, a row-remap failure (no spare rows left) or {general.gpu_remapped_uncorrectable_max} rows remapped\n"
-     "for uncorrectable errors fail: the GPU is about to, or already does, lose data. Reset it; if it\n"
-     "crosses the limit again, the GPU should be replaced.")},
+     "for uncorrectable errors fail: the GPU is about to, or already does, lose data. Any uncorrected ECC\n"
+     "error, SRAM or DRAM, since the driver loaded (volatile) or in the GPU's lifetime (aggregate), fails\n"
+     "too (DCGM's memory health watch fails on one; Meta GCM's check allows none); corrected errors past\n"
+     "{general.gpu_ecc_corrected_volatile_max} since the driver loaded (Meta GCM's threshold) warn. With ECC on and its counters\n"
+     "N/A or unreadable, the state is unknown, not clean. Reset the GPU; if it crosses a limit again, the\n"
+     "GPU should be replaced.")},
     {"GPU_THROTTLE", "gpu", N_("GPU clocks slowed by hardware, heat or power brake"), ALL(SEV_FAIL), check_gpu_throttle,
      N_("The driver reports why clocks are below their maximum (clock-event or 'throttle' reasons). A HW\n"
      "slowdown, thermal slowdown or power-brake means the server's cooling or power cannot sustain the\n"

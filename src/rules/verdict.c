@@ -56,7 +56,7 @@ static const struct fact_rule facts[] = {
     {"GPU_P2P_CROSS_SOCKET", N_("GPU peer paths"), FROM_MACHINE, 0, NULL},
     {"GPU_NVLINK_ERRORS", N_("NVLink"), FROM_MACHINE, 0, NULL},
     {"GPU_FABRIC_NOT_READY", N_("NVSwitch fabric"), FROM_MACHINE | FROM_NVIDIA, 0, NULL},
-    {"PCIE_AER_ERRORS", N_("PCIe error counters"), FROM_MACHINE, 0, NULL},
+    {"PCIE_AER_ERRORS", N_("PCIe error counters"), FROM_MACHINE | FROM_NVIDIA, 0, NULL},
     {"NET_IB_ERRORS", N_("network error counters"), FROM_MACHINE, 0, NULL},
     {"NET_GPUDIRECT", N_("network"), FROM_MACHINE, 0, NULL},
     {"GPU_XID_ERRORS", N_("kernel log"), FROM_MACHINE | FROM_KERNEL_LOG, 0, NULL},

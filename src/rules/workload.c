@@ -24,7 +24,8 @@ static const char *const names[WORKLOAD_COUNT] = {
     .watch_gpu_busy_pct = 80, .watch_core_saturated = 0.85, .watch_run_delay_share = 0.10,           \
     .watch_iowait_share = 0.20, .watch_disk_busy = 0.80, .watch_pcie_link_share = 0.70,              \
     .watch_swap_mb_s = 1.0, .watch_majflt_per_s = 100, .watch_min_time_share = 0.25,                \
-    .nvlink_error_max = 1, .nvlink_crc_per_s_max = 100.0, .aer_correctable_per_min_max = 8.0
+    .nvlink_error_max = 1, .nvlink_crc_per_s_max = 100.0, .aer_correctable_per_min_max = 8.0, \
+    .gpu_ecc_corrected_volatile_max = 5e7
 
 /* Not const: cv_reference_img_s is filled once from data/gpus.csv (reference_rate_load). */
 static struct thresholds table[WORKLOAD_COUNT] = {
@@ -124,6 +125,7 @@ static const struct {
     {"nvlink_error_max", offsetof(struct thresholds, nvlink_error_max), true},
     {"nvlink_crc_per_s_max", offsetof(struct thresholds, nvlink_crc_per_s_max), false},
     {"aer_correctable_per_min_max", offsetof(struct thresholds, aer_correctable_per_min_max), false},
+    {"gpu_ecc_corrected_volatile_max", offsetof(struct thresholds, gpu_ecc_corrected_volatile_max), false},
 };
 
 /* A field name may end in a unit the text wants: "%" (a share as a percentage), "GHz" (from

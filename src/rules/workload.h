@@ -89,6 +89,10 @@ struct thresholds {
     /* PCIE_AER_ERRORS: correctable errors at DCGM's PCIe replay limit, 8 per minute (the rate NVIDIA's
      * driver team recommends as the most, DCGM_LIMIT_MAX_PCIREPLAY_RATE), as a mean since boot. */
     double aer_correctable_per_min_max;
+    /* GPU_RETIRED_PAGES: corrected ECC errors since the driver loaded (volatile) at which memory is
+     * degrading: Meta GCM's health check ecc_corrected_volatile_total warns past 50,000,000 (its
+     * default threshold); any uncorrected error fails (GCM's ecc_uncorrected_volatile_total: 0). */
+    double gpu_ecc_corrected_volatile_max;
 };
 
 /* Share of a PCIe link's theoretical per-direction rate that pinned cudaMemcpy reaches on a

@@ -334,10 +334,25 @@ int gpu_spec_nvlinks(const struct gpu_spec *g)
     for (size_t i = 0; i < sizeof gens / sizeof gens[0]; i++)
         if (!strcmp(g->scaleup_link, gens[i].link)) {
             double n = g->scaleup_gbs_bidir / gens[i].gbs_per_link;
-            /* Bridged cards and superchips link what the board fits: not a count to judge by. */
+            /* Superchips link what the system around them fits: not a count to judge by. */
             return socketed(g) && n >= 1 && n <= 18 && n == (int)n ? (int)n : -1;
         }
-    return -1; /* a bridge ("NVLink3 bridge (2 GPUs)"), another vendor's fabric, or a new generation */
+    /* A bridged card ("NVLink4 bridge (2 GPUs)"): the links it has with every bridge fitted, from the
+     * same figure (H100 NVL and H100 PCIe 600 GB/s: 12 links, of the 18 nvidia-smi lists; A100 PCIe
+     * 600 GB/s: 12, NVIDIA's NVLink page: "up to twelve third-generation NVLink connections"). A
+     * figure that is no whole number of links (GA102's 112.5 GB/s runs its links at another rate)
+     * is no count. */
+    for (size_t i = 0; gpu_spec_nvlink_bridged(g) && i < sizeof gens / sizeof gens[0]; i++)
+        if (!strncmp(g->scaleup_link, gens[i].link, strlen(gens[i].link)) && g->scaleup_link[strlen(gens[i].link)] == ' ') {
+            double n = g->scaleup_gbs_bidir / gens[i].gbs_per_link;
+            return n >= 1 && n <= 18 && n == (int)n ? (int)n : -1;
+        }
+    return -1; /* another vendor's fabric, or a new generation */
+}
+
+bool gpu_spec_nvlink_bridged(const struct gpu_spec *g)
+{
+    return g->scaleup_link && strstr(g->scaleup_link, "NVLink") && strstr(g->scaleup_link, " bridge");
 }
 
 static size_t name_distance(const struct gpu_spec *g, const char *query)

@@ -54,10 +54,14 @@ struct gpu_table {
     int count;
 };
 
-/* The NVLinks a socketed NVIDIA part has (SXM, HGX), from its scale-up link and bandwidth: 6 for
- * V100 SXM2, 12 for A100 SXM4, 18 for H100/H200/B200; 0 for a part without NVLink; -1 where the
- * count depends on a bridge or the board (PCIe cards, NVL, superchips) or the table does not say. */
+/* The NVLinks an NVIDIA part has by design, from its scale-up link and bandwidth in the table (one
+ * figure, one place): 6 for V100 SXM2, 12 for A100 SXM4, 18 for H100/H200/B200; for a bridged card
+ * the links it has with every bridge fitted (12 for H100 NVL, H100 PCIe and A100 PCIe, 8 for the
+ * export PCIe parts); 0 for a part without NVLink; -1 for superchips, whose links depend on the
+ * system, and where the table does not say. */
 int gpu_spec_nvlinks(const struct gpu_spec *g);
+/* The part's NVLinks run over bridges fitted on the cards (nvidia-smi lists them down without). */
+bool gpu_spec_nvlink_bridged(const struct gpu_spec *g);
 
 /* Loads a GPU table; a malformed row gives "FILE:LINE: what is wrong" in err. 0 or -1. */
 int gpu_table_load(const char *path, struct gpu_table *t, char *err, size_t errlen);

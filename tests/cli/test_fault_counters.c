@@ -101,7 +101,8 @@ Test(aer, uncorrectable_on_a_port_fails_its_accelerator_correctable_rates_warn_o
     char *dump = json_dumps(json_object_get(json_object_get(doc, "machine"), "problems"), 0);
     cr_assert(strstr(dump, "0000:40:00.0/aer_dev_fatal"), "%s", dump);
     free(dump);
-    expect(doc, "PCIE_AER_ERRORS", "0000:40:00.0", "pass", NULL);
+    /* ... but a counter not read is unknown, never clean. */
+    expect(doc, "PCIE_AER_ERRORS", "0000:40:00.0", "unknown", "1 counter file(s)");
     json_decref(doc);
     tree_remove(root);
     free(root);
@@ -320,7 +321,19 @@ static void add_process(const char *root, int pid, const char *comm)
     tree_write(root, rel, stat);
 }
 
-static void fabric_case(const char *comm, const char *severity, const char *words)
+/* The process's executable link and its owner, as /proc shows them. */
+static void add_exe(const char *root, int pid, const char *exe, int uid)
+{
+    char cmd[4400], rel[256], status[256];
+    snprintf(cmd, sizeof cmd, "ln -s '%s' '%s/proc/%d/exe'", exe, root, pid);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(rel, sizeof rel, "proc/%d/status", pid);
+    snprintf(status, sizeof status, "Name:\tnv-fabricmanage\nState:\tS (sleeping)\nPid:\t%d\nUid:\t%d\t%d\t%d\t%d\n", pid,
+             uid, uid, uid, uid);
+    tree_write(root, rel, status);
+}
+
+static void fabric_case_exe(const char *comm, const char *exe, int uid, const char *severity, const char *words)
 {
     char *root = fixture_copy(TREE);
     for (int i = 0; i < 4; i++) {
@@ -331,6 +344,8 @@ static void fabric_case(const char *comm, const char *severity, const char *word
     if (comm) {
         add_process(root, 4242, "systemd-journal");
         add_process(root, 4343, comm);
+        if (exe)
+            add_exe(root, 4343, exe, uid);
     }
     json_t *doc = audit(root, -1);
     expect(doc, "GPU_FABRIC_NOT_READY", "machine", severity, words);
@@ -339,9 +354,27 @@ static void fabric_case(const char *comm, const char *severity, const char *word
     free(root);
 }
 
+static void fabric_case(const char *comm, const char *severity, const char *words)
+{
+    fabric_case_exe(comm, NULL, 0, severity, words);
+}
+
+/* Its executable and owner unreadable (a tree without the link, or gpuvet not root): running, and
+ * the finding says it judged by the name. */
 Test(fabric_manager, nvswitches_with_the_daemon_running_pass)
 {
-    fabric_case("nv-fabricmanage", "pass", "4 NVSwitches on the PCI bus, fabric manager running");
+    fabric_case("nv-fabricmanage", "pass", "a process named nv-fabricmanager running (judged by its name");
+}
+
+/* The name is anyone's to take (prctl PR_SET_NAME): only NVIDIA's executable run by root counts. */
+Test(fabric_manager, only_the_real_executable_run_by_root_counts)
+{
+    fabric_case_exe("nv-fabricmanage", "/usr/bin/nv-fabricmanager", 0, "pass",
+                    "fabric manager running (nv-fabricmanager, as root)");
+    fabric_case_exe("nv-fabricmanage", "/usr/bin/nv-fabricmanager (deleted)", 0, "pass", "as root");
+    fabric_case_exe("nv-fabricmanage", "/usr/bin/python3.11", 1000, "fail",
+                    "not NVIDIA's daemon run by root (pid 4343 runs /usr/bin/python3.11 as uid 1000)");
+    fabric_case_exe("nv-fabricmanage", "/home/eve/nv-fabricmanager", 1000, "fail", "as uid 1000");
 }
 
 Test(fabric_manager, nvswitches_without_the_daemon_fail)

@@ -68,12 +68,17 @@ Test(nvlinks, each_part_has_the_links_nvidia_lists)
         int links;
     } parts[] = {{"NVIDIA A100-SXM4-80GB", 12}, {"NVIDIA H100 80GB HBM3", 18}, {"NVIDIA H200", 18},
                  {"NVIDIA B200", 18},           {"Tesla V100-SXM2-32GB", 6},   {"NVIDIA H800", 8},
-                 {"NVIDIA A100-PCIE-40GB", -1}, {"NVIDIA H100 PCIe", -1},      {"NVIDIA L40S", 0},
-                 {"NVIDIA GH200 480GB", -1},    {"AMD Instinct MI300X", -1}};
+                 /* Bridged cards: the links with every bridge fitted (H100 NVL: 12, not SXM's 18,
+                  * AzNHC issue #162; NVIDIA's NVLink page: A100 "up to twelve"). */
+                 {"NVIDIA A100-PCIE-40GB", 12}, {"NVIDIA H100 PCIe", 12},      {"NVIDIA H100 NVL", 12},
+                 {"NVIDIA A100 80GB PCIe", 12}, {"NVIDIA H800 PCIe", 8},       {"NVIDIA L40S", 0},
+                 {"NVIDIA RTX A6000", -1},      {"NVIDIA GH200 480GB", -1},    {"AMD Instinct MI300X", -1}};
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
         const struct gpu_spec *g = gpu_lookup(&t, parts[i].name, note, sizeof note, err, sizeof err);
         cr_assert_not_null(g, "%s: %s", parts[i].name, err);
         cr_assert_eq(gpu_spec_nvlinks(g), parts[i].links, "%s", parts[i].name);
+        bool bridged = strstr(parts[i].name, "PCI") || strstr(parts[i].name, "NVL") || strstr(parts[i].name, "A6000");
+        cr_assert_eq(gpu_spec_nvlink_bridged(g), bridged, "%s", parts[i].name);
     }
     gpu_table_free(&t);
 }
@@ -160,14 +165,19 @@ Test(nvlink_text, gpud_b200_all_inactive_lists_no_link)
     machine_free(&m);
 }
 
-Test(nvlink_text, other_text_is_not_nvlink_and_alone_it_cannot_run)
+Test(nvlink_text, other_text_is_not_nvlink_and_alone_it_describes_its_gpus)
 {
     cr_assert(!nvidia_smi_text_is_nvlink("<?xml version=\"1.0\" ?>\n<nvidia_smi_log>\n"));
     cr_assert(!nvidia_smi_text_is_nvlink("GPU 0: NVIDIA H100 (UUID: GPU-1)\n"));
     struct machine m;
     gpus(&m, 0, NULL);
-    cr_assert_eq(probe_nvidia_smi_nvlink_text(&m, "t", slurp("bottlerocket-4418-h100-nvlink-s.txt")), -1);
-    cr_assert_eq(m.nproblems, 1);
+    cr_assert_eq(probe_nvidia_smi_nvlink_text(&m, "t", slurp("bottlerocket-4418-h100-nvlink-s.txt")), 0);
+    cr_assert_eq(m.nproblems, 0);
+    cr_assert_eq(m.gpus.count, 2);
+    cr_assert_str_eq(m.gpus.items[1].bus_id, "GPU 1");
+    cr_assert_str_eq(m.gpus.items[1].name, "NVIDIA H100 80GB HBM3");
+    cr_assert_str_eq(m.gpus.items[1].uuid, "GPU-dd3b269a-8f3a-d2d5-1518-2713ba03fcf7");
+    cr_assert_eq(m.gpus.items[1].nnvlinks, 18);
     machine_free(&m);
 }
 

@@ -165,7 +165,8 @@ Test(q_text, other_text_is_refused_naming_the_forms)
     cr_assert_eq(probe_nvidia_smi_files(&m, paths, 1), -1);
     unlink(path);
     cr_assert_eq(m.nproblems, 1);
-    cr_assert(strstr(m.problems[0].message, "is neither `nvidia-smi -q -x` XML nor the text of `nvidia-smi -q`"),
+    cr_assert(strstr(m.problems[0].message, "holds no nvidia-smi evidence; looked for `nvidia-smi -q -x` XML, "
+                                            "`nvidia-smi -q` text"),
               "%s", m.problems[0].message);
     cr_assert_eq(m.gpus.count, 0);
     machine_free(&m);
