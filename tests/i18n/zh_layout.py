@@ -64,7 +64,9 @@ def check_report(name, text, problems):
     lines = text.split('\n')
     starts = {}
     for number, line in enumerate(lines, 1):
-        if cols(line) > WIDTH:
+        # A line may run over only when it is one unbreakable path (a --sysroot or evidence file
+        # named in the header): the wrap never splits a word or an ID.
+        if cols(line) > WIDTH and not (len(line.split()) == 1 and '/' in line):
             problems.append(f'{name}:{number}: {cols(line)} columns: {line}')
         for table, (pattern, groups) in TABLES.items():
             m = pattern.match(line)
