@@ -824,3 +824,19 @@ Test(bench_gpu, burn_without_cublas_is_unknown_with_the_reason, .timeout = 120)
               severity_of(audit, "GPU_BURN_FAILED", "machine"));
     drop(doc, audit, saved);
 }
+
+/* The text report of a burn: each GPU's rate, its result and the ECC count NVML gave. */
+Test(bench_gpu, burn_text_report_shows_rate_result_and_ecc, .timeout = 120)
+{
+    stand_in(A5000);
+    setenv("GPUVET_MOCK_GPU_ECC_RISE", FIRST, 1);
+    struct run_result r = run_gpuvet("bench", "gpu", "--burn", "--duration", "1", NULL);
+    cr_assert_eq(r.status, 0, "exit %d; stderr: %s", r.status, r.err);
+    cr_expect(strstr(r.out, FIRST "  BF16 GEMM (tensor cores, n = 1024)"), "%s", r.out);
+    cr_expect(strstr(r.out, "0 of 64 checked entries wrong, the node's result; new uncorrectable ECC errors: "), "%s",
+              r.out);
+    cr_expect(strstr(r.out, SECOND "  result: 0 of 64 checked entries wrong, the node's result; uncorrectable ECC "
+                                   "count not read"),
+              "%s", r.out);
+    run_result_free(&r);
+}
