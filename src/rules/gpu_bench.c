@@ -313,6 +313,17 @@ void check_gpu_burn_failed(struct audit_ctx *ctx)
                     _(b->burn_unmeasured ? b->burn_unmeasured : "the bench measured no GPU"));
         return;
     }
+    /* As for the other bench rules: a document of another machine's GPUs is not judged here. */
+    for (int i = 0; i < b->nburn && ctx->machine->pci_scanned; i++)
+        if (!accelerator_at(ctx->machine, b->burn[i].bus_id)) {
+            finding_add(ctx, SEV_UNKNOWN, "machine",
+                        json_pack("{s:s, s:s}", "bench", b->source, "bench_gpu", b->burn[i].bus_id),
+                        _("run `gpuvet bench gpu` on this machine and judge that document"),
+                        _("the bench measured a GPU at %s, which is not one of this machine's accelerators (a bench from "
+                          "another machine, or a GPU that left the bus since)"),
+                        b->burn[i].bus_id);
+            return;
+        }
     const char *fix = _("do not use this GPU: check the kernel log for Xid errors and nvidia-smi -q -d "
                         "ECC,PERFORMANCE,TEMPERATURE,POWER, and ask the provider for a replacement");
     for (int i = 0; i < b->nburn; i++) {

@@ -840,3 +840,22 @@ Test(bench_gpu, burn_text_report_shows_rate_result_and_ecc, .timeout = 120)
               "%s", r.out);
     run_result_free(&r);
 }
+
+/* Expected: a burn document judged on a machine without those GPUs (the VE machine's sysroot) is
+ * unknown, naming the GPU, and no GPU of it is judged. */
+Test(bench_gpu, a_burn_of_other_gpus_is_not_judged_on_this_machine, .timeout = 120)
+{
+    stand_in(A5000);
+    char *saved;
+    json_t *doc = burn(0, &saved);
+    struct run_result r = run_gpuvet("audit", "--sysroot", fixture(VE_MACHINE), "--bench", saved, "--json", NULL);
+    json_t *audit = run_json(&r);
+    run_result_free(&r);
+    expect_severity(audit, "GPU_BURN_FAILED", "machine", "unknown");
+    cr_expect(strstr(severity_of(audit, "GPU_BURN_FAILED", "machine"), "not one of this machine's accelerators"), "%s",
+              severity_of(audit, "GPU_BURN_FAILED", "machine"));
+    json_t *judged = findings_of(audit, "GPU_BURN_FAILED", FIRST);
+    cr_expect_eq(json_array_size(judged), 0);
+    json_decref(judged);
+    drop(doc, audit, saved);
+}
