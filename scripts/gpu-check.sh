@@ -8,6 +8,8 @@
 #                                           memory bandwidth, memory test, FP32, pairs; .txt, .err,
 #                                           audit-bench-gpu.json (GPU_* rules), torch-anchor.txt,
 #                                           gpu-reference.txt (nvcc-built references, gpu-reference.cu)
+#   bench-gpu-burn.json                     bench gpu --burn --duration 30 (cuBLAS BF16 GEMM on every GPU),
+#                                           audit-bench-gpu-burn.json (GPU_BURN_FAILED)
 #   compare.txt                             NVML view vs nvidia-smi view, field by field
 #   snapshot.tar.gz                         gpuvet snapshot of the machine (a recorded GPU server)
 #   dmesg.txt, journal-k.txt, nvrm-lines.txt, audit-kernel-log.json   the kernel log and its verdicts
@@ -167,6 +169,31 @@ import json,sys
 d=json.load(open(sys.argv[1]))
 print(", ".join("%s %s %s" % (f["id"], f["subject"], f["severity"]) for f in d["findings"]
       if f["id"] in ("GPU_MEMORY_BW_LOW","GPU_COMPUTE_LOW","GPU_MEMORY_ERRORS","GPU_P2P_LOW")))' "$OUT/audit-bench-gpu.json" 2>&1)"
+# bench gpu --burn: every GPU at once, 30 s of the cuBLAS BF16 GEMM, then GPU_BURN_FAILED.
+t0=$(date +%s)
+gv bench gpu --burn --duration 30 --json >"$OUT/bench-gpu-burn.json" 2>"$OUT/bench-gpu-burn.err"
+note "gpuvet bench gpu --burn --duration 30 --json: exit $? in $(( $(date +%s) - t0 )) s"
+python3 - "$OUT/bench-gpu-burn.json" >>"$summary" 2>&1 <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["benchmarks"]["gpu"]
+if "skipped" in r or "error" in r:
+    print("  bench gpu --burn:", r.get("skipped") or r.get("error"))
+b = r.get("burn") or {}
+for g in b.get("gpus", []):
+    if "error" in g:
+        print("  %s burn error: %s" % (g["bus_id"], g["error"])); continue
+    peak = (g.get("spec") or {}).get("bf16_dense_flops")
+    print("  %s burn: BF16 GEMM n=%d %.1f TFLOPS (%s of %s), %d of %d entries wrong, matches node %s, ECC new %s, %s" % (
+          g["bus_id"], g["gemm"]["n"], (g.get("bf16_flops") or 0) / 1e12,
+          "%.0f%%" % (100 * g["bf16_flops"] / peak) if peak and g.get("bf16_flops") else "?",
+          "%.0f" % (peak / 1e12) if peak else "?", g["entries_wrong"], g["entries_checked"], g["matches_node"],
+          g.get("ecc_uncorrected_new", g.get("ecc_unseen")), g.get("while_running")))
+PY
+gv audit --bench "$OUT/bench-gpu-burn.json" --json >"$OUT/audit-bench-gpu-burn.json" 2>>"$OUT/bench-gpu-burn.err"
+note "gpuvet audit --bench bench-gpu-burn.json: exit $?; $(python3 -c '
+import json,sys
+d=json.load(open(sys.argv[1]))
+print(", ".join("%s %s %s" % (f["id"], f["subject"], f["severity"]) for f in d["findings"] if f["id"] == "GPU_BURN_FAILED"))' "$OUT/audit-bench-gpu-burn.json" 2>&1)"
 # The field's own figure on the same GPU, where PyTorch is installed: FP32 matmul (TF32 off) and a
 # device copy counted read + written, as bench gpu counts it.
 python3 - >"$OUT/torch-anchor.txt" 2>&1 <<'PY'

@@ -128,7 +128,7 @@ GLOSSARY_REQUIRE = [
 # as they are. Anything in `code`, an option, a path, a %-conversion or an UPPER-CASE rule ID is
 # skipped before this list is looked at.
 ALLOWED_LATIN = set("""
-gpuvet nvidia smi nvidia-smi dcgm dcgmi nvml cuda cudnn nccl rocm rocm-smi amd intel arm nvlink nvswitch
+gpuvet nvidia smi nvidia-smi dcgm dcgmi nvml cuda cudnn cublas cublasgemmex nccl rocm rocm-smi amd intel arm nvlink nvswitch
 pcie pci lspci lscpu dmidecode sysfs procfs proc sys dev cpu cpus gpu gpus numa smt ht ecc rdimm lrdimm udimm
 dimm dimms ddr ddr4 ddr5 hbm hbm2 hbm2e hbm3 hbm3e lpddr5 lpddr5x gddr6 gddr6x mt gt gb gib mb mib kb kib tb tib
 tflops pflops flops fp fp8 fp16 bf16 fp32 fp64 tf32 int8 int4 w watt watts tdp mhz ghz hz ms us ns s min h

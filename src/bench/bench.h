@@ -20,6 +20,8 @@ struct bench_opts {
     const char *file;    /* --file: an existing file storage reads instead; NULL = write one in dir */
     double seconds;      /* --seconds: jitter duration; 0 = the benchmark's default */
     const char *images;  /* --images: the user's JPEG sample; NULL = the cached default set */
+    bool burn;           /* --burn: gpu runs the all-GPU GEMM burn-in instead of its measurements */
+    double burn_seconds; /* --duration: the burn's length; 0 = its default */
     int cpu;             /* --cpu: the CPU jitter runs on; -1 = the benchmark chooses */
     double a100_resnet50_img_s; /* decode: the A100's ResNet-50 rate it compares with (thresholds table) */
 };

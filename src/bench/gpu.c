@@ -15,6 +15,7 @@
  * process ends and the driver frees its contexts and their allocations, as it does for any
  * process that exits; gpuvet holds no GPU memory across processes. */
 #include "bench/bench.h"
+#include "bench/gpu_burn.h"
 #include "bench/gpu_clocks.h"
 #include "bench/gpu_kernels.h"
 #include "bench/pcie.h"
@@ -831,6 +832,17 @@ static json_t *bench_gpu_run(const struct machine *m, bool quick, const struct b
     struct gpu_plan plan = plan_for(quick);
     char nvml_why[256] = "";
     struct bench_nvml *nvml = bench_nvml_open(nvml_why, sizeof nvml_why);
+    if (ctx->opts->burn) {
+        bool hung = false;
+        json_t *burn = gpu_burn_run(m, api, nvml, nvml_why, targets, n,
+                                    ctx->opts->burn_seconds > 0 ? ctx->opts->burn_seconds : GPU_BURN_DEFAULT_SECONDS,
+                                    have_table ? &table : NULL, &hung);
+        if (have_table)
+            gpu_table_free(&table);
+        bench_cuda_close(opened, !hung);
+        bench_nvml_close(nvml, !hung);
+        return burn;
+    }
     json_t *list = json_array();
     bool answering = true;
     const char *hung = NULL;

@@ -32,6 +32,9 @@ static const char usage[] = N_(
     "  --images DIR    JPEGs of your own dataset for decode (default: ImageNet-sized photographs\n"
     "                  made once from the mate-backgrounds package, cached in ~/.cache/gpuvet)\n"
     "  --cpu N         the CPU jitter runs on (default: the last usable one)\n"
+    "  --burn          gpu: instead of the per-GPU measurements, a BF16 tensor-core GEMM (cuBLAS)\n"
+    "                  on every GPU at once, results compared, NVML watched every second\n"
+    "  --duration S    how long --burn runs (default 60)\n"
     "  --prom FILE     also write the figures in node_exporter's textfile format (bytes per second,\n"
     "                  seconds), atomically\n"
     "  --output FILE   write the report to FILE (replaced atomically, only when the run exits 0);\n"
@@ -68,7 +71,8 @@ static int run_bench(int argc, char **argv)
         {"dir", required_argument, NULL, 'd'},    {"seconds", required_argument, NULL, 's'},
         {"images", required_argument, NULL, 'i'}, {"cpu", required_argument, NULL, 'c'},
         {"file", required_argument, NULL, 'f'},   {"help", no_argument, NULL, 'h'},
-        {"prom", required_argument, NULL, 'P'},
+        {"prom", required_argument, NULL, 'P'},   {"burn", no_argument, NULL, 'B'},
+        {"duration", required_argument, NULL, 'D'},
         {"output", required_argument, NULL, 'o'}, {NULL, 0, NULL, 0},
     };
     struct bench_opts opts = {.dir = ".", .cpu = -1, .a100_resnet50_img_s = thresholds_for(WL_CV_TRAIN)->cv_reference_img_s};
@@ -93,6 +97,11 @@ static int run_bench(int argc, char **argv)
                 return EXIT_CANNOT_RUN;
             break;
         case 'P': prom_file = optarg; break;
+        case 'B': opts.burn = true; break;
+        case 'D':
+            if (!option_seconds("bench", "duration", optarg, false, 86400, &opts.burn_seconds))
+                return EXIT_CANNOT_RUN;
+            break;
         case 'o': output_pattern = optarg; break;
         case 'h': print_help(stdout, _(usage)); return 0;
         default: return option_error(options, argv);

@@ -177,8 +177,69 @@ static int load_gpu_device(struct bench_gpu_device *g, json_t *one, size_t i, ch
     return positive(json_object_get(one, "compute"), "fp32_flops", &g->fp32_flops, err, errlen, "gpu.gpus[].compute");
 }
 
+/* benchmarks.gpu.burn of `bench gpu --burn`. */
+static int load_burn(struct bench_results *b, json_t *gpu, json_t *burn, char *err, size_t errlen)
+{
+    b->burn_run = true;
+    b->gpu_unmeasured = strdup(N_("the bench ran the burn-in (bench gpu --burn), not the per-GPU measurements"));
+    json_t *gpus = json_object_get(burn, "gpus");
+    if (!json_is_array(gpus)) {
+        b->burn_unmeasured = unmeasured_reason(gpu, "gpu");
+        if (!b->burn_unmeasured)
+            b->burn_unmeasured = strdup(N_("benchmarks.gpu.burn has no gpus array"));
+        return 0;
+    }
+    json_t *v = json_object_get(burn, "seconds");
+    b->burn_seconds = json_is_number(v) ? json_number_value(v) : 0;
+    if (optional_positive(burn, "median_bf16_flops", &b->burn_median_flops, err, errlen, "gpu.burn"))
+        return -1;
+    b->burn = calloc(json_array_size(gpus) + 1, sizeof *b->burn);
+    size_t i;
+    json_t *one;
+    json_array_foreach(gpus, i, one) {
+        struct bench_gpu_burn *g = &b->burn[b->nburn];
+        if (bus_id_at(one, "bus_id", g->bus_id, err, errlen, "burn.gpus", i))
+            return -1;
+        b->nburn++;
+        const char *error = json_string_value(json_object_get(one, "error"));
+        g->error = error ? strdup(error) : NULL;
+        if (optional_positive(json_object_get(one, "spec"), "bf16_dense_flops", &g->bf16_peak_flops, err, errlen,
+                              "gpu.burn.gpus[].spec") ||
+            optional_positive(one, "bf16_flops", &g->bf16_flops, err, errlen, "gpu.burn.gpus[]"))
+            return -1;
+        json_t *wrong = json_object_get(one, "entries_wrong"), *match = json_object_get(one, "matches_node");
+        json_t *ecc = json_object_get(one, "ecc_uncorrected_new"), *compared = json_object_get(one, "gpus_compared");
+        g->entries_wrong = json_is_integer(wrong) && json_integer_value(wrong) >= 0 && json_integer_value(wrong) < 1 << 20
+                               ? (int)json_integer_value(wrong)
+                               : -1;
+        json_t *checked = json_object_get(one, "entries_checked");
+        g->entries_checked = json_is_integer(checked) && json_integer_value(checked) > 0 &&
+                                     json_integer_value(checked) < 1 << 20
+                                 ? (int)json_integer_value(checked)
+                                 : 0;
+        g->matches_node = json_is_boolean(match) ? json_is_true(match) : -1;
+        g->gpus_compared = json_is_integer(compared) && json_integer_value(compared) > 0 &&
+                                   json_integer_value(compared) < 1 << 16
+                               ? (int)json_integer_value(compared)
+                               : 0;
+        g->ecc_new = json_is_integer(ecc) && json_integer_value(ecc) >= 0 ? (long long)json_integer_value(ecc) : -1;
+        json_t *events = json_object_get(json_object_get(one, "while_running"), "clock_events");
+        size_t k;
+        json_t *name;
+        json_array_foreach(events, k, name) {
+            for (int e = 0; e < gpu_event_names_count; e++)
+                if (json_is_string(name) && !strcmp(json_string_value(name), gpu_event_names[e].name))
+                    g->clock_events_seen |= gpu_event_names[e].bit;
+        }
+    }
+    return 0;
+}
+
 static int load_gpu(struct bench_results *b, json_t *gpu, char *err, size_t errlen)
 {
+    json_t *burn = json_object_get(gpu, "burn");
+    if (json_is_object(burn) || (burn && json_is_true(burn)))
+        return load_burn(b, gpu, burn, err, errlen);
     json_t *gpus = json_object_get(gpu, "gpus");
     if (!json_is_array(gpus)) {
         b->gpu_unmeasured = unmeasured_reason(gpu, "gpu");
@@ -274,6 +335,10 @@ void bench_results_free(struct bench_results *b)
     free(b->gpu_unmeasured);
     free(b->gpu_pairs);
     free(b->gpu_pairs_unmeasured);
+    for (int i = 0; i < b->nburn; i++)
+        free(b->burn[i].error);
+    free(b->burn);
+    free(b->burn_unmeasured);
     memset(b, 0, sizeof *b);
 }
 

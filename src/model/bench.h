@@ -42,6 +42,20 @@ struct bench_gpu_pair {
     double bytes_s;              /* 0: the copies failed */
 };
 
+/* One GPU of `bench gpu --burn` (docs/bench-json.md, gpu.burn.gpus[]). */
+struct bench_gpu_burn {
+    char bus_id[32];
+    double bf16_flops;           /* BF16 GEMM, 2n^3 per GEMM over the GEMMs' time; 0 unknown */
+    double bf16_peak_flops;      /* the table's BF16 dense tensor figure; 0 unknown */
+    int entries_checked;         /* entries of the product checked against the CPU's sum */
+    int entries_wrong;           /* of them, unlike the CPU's sum; -1 unknown */
+    int matches_node;            /* 1 the node's most common result, 0 another, -1 no majority */
+    int gpus_compared;           /* GPUs that returned the node's result */
+    long long ecc_new;           /* volatile uncorrected ECC errors counted during the burn; -1 unseen */
+    uint64_t clock_events_seen;  /* GPU_EVENT_* bits NVML gave during the burn */
+    char *error;                 /* why it gave no result (English), or NULL */
+};
+
 struct bench_results {
     bool loaded;
     char *source;               /* the file, or "bench-quick" */
@@ -60,6 +74,11 @@ struct bench_results {
     struct bench_gpu_pair *gpu_pairs;
     int ngpu_pairs;
     char *gpu_pairs_unmeasured;  /* why it holds no pair (one GPU, a driver that stopped answering) */
+    bool burn_run;               /* benchmarks.gpu is a --burn run (burn_unmeasured says if it measured) */
+    struct bench_gpu_burn *burn;
+    int nburn;
+    double burn_seconds, burn_median_flops;
+    char *burn_unmeasured;       /* why the burn measured no GPU (no cuBLAS, ...) */
 };
 
 struct machine;

@@ -177,10 +177,47 @@ static void print_gpu_clocks(FILE *out, const char *bus, json_t *w)
         fprintf(out, _("  %s  while it ran: SM clock not reported, clock events: %s\n"), bus, shown);
 }
 
+/* bench gpu --burn: each GPU's GEMM rate, its result against the CPU's and the node's, what NVML saw. */
+static void print_gpu_burn(FILE *out, json_t *burn)
+{
+    size_t i;
+    json_t *gpu;
+    json_array_foreach(json_object_get(burn, "gpus"), i, gpu) {
+        const char *bus = json_string_value(json_object_get(gpu, "bus_id"));
+        if (json_object_get(gpu, "error")) {
+            fprintf(out, _("  %s  error: %s\n"), bus, bench_text(gpu, "error"));
+            continue;
+        }
+        double flops = json_number_value(json_object_get(gpu, "bf16_flops"));
+        double peak = json_number_value(json_object_get(json_object_get(gpu, "spec"), "bf16_dense_flops"));
+        fprintf(out, _("  %s  BF16 GEMM (tensor cores, n = %lld) %.1f TFLOPS for %.0f s"), bus,
+                json_integer_value(json_object_get(json_object_get(gpu, "gemm"), "n")), flops / 1e12,
+                json_number_value(json_object_get(burn, "seconds")));
+        if (peak > 0)
+            fprintf(out, _(", %.0f%% of %.1f TFLOPS"), 100 * flops / peak, peak / 1e12);
+        fprintf(out, "\n");
+        json_t *match = json_object_get(gpu, "matches_node"), *ecc = json_object_get(gpu, "ecc_uncorrected_new");
+        fprintf(out, _("  %s  result: %lld of %lld checked entries wrong, %s"), bus,
+                json_integer_value(json_object_get(gpu, "entries_wrong")),
+                json_integer_value(json_object_get(gpu, "entries_checked")),
+                json_is_true(match) ? _("the node's result") : json_is_false(match) ? _("unlike the node's result")
+                                                                                     : _("no result is the node's"));
+        if (json_is_integer(ecc))
+            fprintf(out, _("; new uncorrectable ECC errors: %lld\n"), json_integer_value(ecc));
+        else
+            fprintf(out, "%s", _("; uncorrectable ECC count not read\n"));
+        print_gpu_clocks(out, bus, json_object_get(gpu, "while_running"));
+    }
+}
+
 static void print_gpu(FILE *out, json_t *r)
 {
     size_t i;
     json_t *gpu;
+    if (json_object_get(r, "burn")) {
+        print_gpu_burn(out, json_object_get(r, "burn"));
+        return;
+    }
     json_array_foreach(json_object_get(r, "gpus"), i, gpu) {
         const char *bus = json_string_value(json_object_get(gpu, "bus_id"));
         json_t *spec = json_object_get(gpu, "spec");

@@ -77,6 +77,7 @@ const struct pci_device *accelerator_at(const struct machine *m, const char *bus
 void check_gpu_compute_low(struct audit_ctx *ctx);
 void check_gpu_memory_bw_low(struct audit_ctx *ctx);
 void check_gpu_memory_errors(struct audit_ctx *ctx);
+void check_gpu_burn_failed(struct audit_ctx *ctx);
 void check_gpu_p2p_low(struct audit_ctx *ctx);
 /* rules/virt.c */
 void check_virt_limits(struct audit_ctx *ctx);

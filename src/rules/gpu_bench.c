@@ -294,3 +294,100 @@ void check_gpu_p2p_low(struct audit_ctx *ctx)
     }
     free(link);
 }
+
+/* GPU_BURN_FAILED. A BF16 GEMM through cuBLAS reaches 80-87 % of the datasheet's dense BF16 figure on
+ * healthy parts at its best shape (stas00/ml-engineering, "Maximum Achievable Matmul FLOPS
+ * comparison table": H100 SXM 792 of 989 TFLOPS, A100 SXM 271 of 312), and about half at the
+ * burn's fixed 8192^3 (pranjalssh/fast.cu issue 13: cuBLAS 518.6 TFLOPS on an H100 at 8192).
+ * Below 45 % is below every published healthy figure; the node's median (SPEC: more than 10 %
+ * behind) is the sharper test, the same GPUs under the same load. */
+#define GPU_BURN_MIN_FRACTION 0.45
+
+void check_gpu_burn_failed(struct audit_ctx *ctx)
+{
+    const struct bench_results *b = &ctx->machine->bench;
+    if (!b->loaded || !b->burn_run)
+        return; /* judged only where a --burn document is given */
+    if (b->nburn == 0) {
+        finding_add(ctx, SEV_UNKNOWN, "machine", json_pack("{s:s}", "bench", b->source), NULL, _("not burnt in: %s"),
+                    _(b->burn_unmeasured ? b->burn_unmeasured : "the bench measured no GPU"));
+        return;
+    }
+    /* As for the other bench rules: a document of another machine's GPUs is not judged here. */
+    for (int i = 0; i < b->nburn && ctx->machine->pci_scanned; i++)
+        if (!accelerator_at(ctx->machine, b->burn[i].bus_id)) {
+            finding_add(ctx, SEV_UNKNOWN, "machine",
+                        json_pack("{s:s, s:s}", "bench", b->source, "bench_gpu", b->burn[i].bus_id),
+                        _("run `gpuvet bench gpu` on this machine and judge that document"),
+                        _("the bench measured a GPU at %s, which is not one of this machine's accelerators (a bench from "
+                          "another machine, or a GPU that left the bus since)"),
+                        b->burn[i].bus_id);
+            return;
+        }
+    const char *fix = _("do not use this GPU: check the kernel log for Xid errors and nvidia-smi -q -d "
+                        "ECC,PERFORMANCE,TEMPERATURE,POWER, and ask the provider for a replacement");
+    for (int i = 0; i < b->nburn; i++) {
+        const struct bench_gpu_burn *g = &b->burn[i];
+        json_t *evidence = json_pack("{s:s, s:f, s:o, s:o, s:i, s:I}", "bench", b->source, "seconds", b->burn_seconds,
+                                     "bf16_flops", g->bf16_flops > 0 ? json_real(g->bf16_flops) : json_null(),
+                                     "median_bf16_flops",
+                                     b->burn_median_flops > 0 ? json_real(b->burn_median_flops) : json_null(),
+                                     "entries_wrong", g->entries_wrong, "ecc_uncorrected_new", (json_int_t)g->ecc_new);
+        if (g->ecc_new > 0) {
+            finding_add(ctx, ctx_severity(ctx), g->bus_id, evidence, fix,
+                        _("%lld new uncorrectable ECC errors during the %.0f s burn-in"), g->ecc_new, b->burn_seconds);
+            continue;
+        }
+        if (g->error) {
+            finding_add(ctx, SEV_UNKNOWN, g->bus_id, evidence, NULL, _("not burnt in: %s"), _(g->error));
+            continue;
+        }
+        if (g->entries_wrong > 0) {
+            finding_add(ctx, ctx_severity(ctx), g->bus_id, evidence, fix,
+                        _("wrong GEMM result: %d of %d checked entries differ from the CPU's sum"), g->entries_wrong,
+                        g->entries_checked);
+            continue;
+        }
+        if (g->matches_node == 0) {
+            finding_add(ctx, ctx_severity(ctx), g->bus_id, evidence, fix,
+                        _("wrong GEMM result: it differs from the one %d other GPUs of the node returned"),
+                        g->gpus_compared);
+            continue;
+        }
+        if (g->matches_node < 0 || g->entries_wrong < 0) {
+            finding_add(ctx, SEV_UNKNOWN, g->bus_id, evidence, NULL, "%s",
+                        _("the GEMM result could not be judged: two different results were equally common"));
+            continue;
+        }
+        double peak = g->bf16_peak_flops, median = b->burn_median_flops, v = g->bf16_flops;
+        if (peak > 0 && v > GPU_MAX_PLAUSIBLE_FRACTION * peak) {
+            finding_add(ctx, SEV_UNKNOWN, g->bus_id, evidence, NULL,
+                        _("not a measurement: %.0f TFLOPS is %.0f%% of the datasheet's %.0f (a library that did not "
+                          "run the GEMM, or a timer that does not count)"),
+                        v / 1e12, 100 * v / peak, peak / 1e12);
+            continue;
+        }
+        char throttled[256] = "";
+        gpu_event_list(g->clock_events_seen, GPU_EVENT_SLOWDOWNS, throttled, sizeof throttled);
+        bool below_floor = peak > 0 && v < GPU_BURN_MIN_FRACTION * peak;
+        bool behind = median > 0 && v < (1 - GPU_SIBLING_MAX_SHORTFALL) * median;
+        if (below_floor || behind) {
+            finding_add(ctx, ctx_severity(ctx), g->bus_id, evidence, fix,
+                        _("BF16 GEMM at %.1f TFLOPS: %.0f%% of the datasheet's %.0f (floor %.0f%%), %.0f%% of the "
+                          "node's median%s%s"),
+                        v / 1e12, peak > 0 ? 100 * v / peak : 0.0, peak / 1e12, 100 * GPU_BURN_MIN_FRACTION,
+                        median > 0 ? 100 * v / median : 0.0, *throttled ? _("; clock slowdowns seen: ") : "", throttled);
+            continue;
+        }
+        if (g->ecc_new == 0)
+            finding_add(ctx, SEV_PASS, g->bus_id, evidence, NULL,
+                        _("%.0f s burn-in: BF16 GEMM at %.1f TFLOPS (%.0f%% of the node's median), result correct, no "
+                          "new uncorrectable ECC error"),
+                        b->burn_seconds, v / 1e12, median > 0 ? 100 * v / median : 0.0);
+        else /* the result check stands without the counter: a pass that says what it could not see */
+            finding_add(ctx, SEV_PASS, g->bus_id, evidence, NULL,
+                        _("%.0f s burn-in: BF16 GEMM at %.1f TFLOPS (%.0f%% of the node's median), result correct; "
+                          "the uncorrectable ECC count could not be read"),
+                        b->burn_seconds, v / 1e12, median > 0 ? 100 * v / median : 0.0);
+    }
+}

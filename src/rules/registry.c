@@ -373,6 +373,15 @@ const struct rule rules_table[] = {
      "Any word that does not hold what was written is a fault that ECC did not hide: the GPU should\n"
      "not run a job, whatever its counters say (DCGM's level-4 diagnostic runs a memory test for the\n"
      "same reason).")},
+    {"GPU_BURN_FAILED", "gpu", N_("the GPU failed the burn-in"), ALL(SEV_FAIL), check_gpu_burn_failed,
+     N_("`gpuvet bench gpu --burn` runs a BF16 GEMM on the tensor cores (cuBLAS cublasGemmEx, FP32\n"
+     "accumulation, n = 8192 where memory allows) on every GPU at once for --duration seconds (60), and\n"
+     "reads NVML every second. The inputs are multiples of 1/16, so FP32 accumulation is exact in any\n"
+     "order and every healthy GPU returns the same bits: a result unlike the node's, or an entry unlike\n"
+     "the CPU's sum, fails, as does a new uncorrectable ECC error. So does a rate below 45% of the\n"
+     "data/gpus.csv dense BF16 figure (healthy parts reach 80-87% at their best shape and about half at\n"
+     "8192^3: stas00/ml-engineering's matmul table, pranjalssh/fast.cu issue 13) or more than 10%\n"
+     "behind the node's median. Judged only where a --burn document is given (audit --bench FILE).")},
     {"GPU_P2P_LOW", "gpu", N_("GPU-to-GPU copies slower than the node's other pairs"), ALL(SEV_WARN), check_gpu_p2p_low,
      N_("`gpuvet bench gpu` asks the driver whether each GPU can reach each other directly\n"
      "(cuDeviceCanAccessPeer) and times 64 MiB (--quick) or 256 MiB copies each way (cuMemcpyPeerAsync),\n"

@@ -42,6 +42,7 @@ static const struct fact_rule facts[] = {
     {"GPU_MEMORY_BW_LOW", N_("measured GPU memory bandwidth"), FROM_BENCH, 0, NULL},
     {"GPU_COMPUTE_LOW", N_("measured GPU compute"), FROM_BENCH, 0, NULL},
     {"GPU_MEMORY_ERRORS", N_("GPU memory test"), FROM_BENCH, 0, NULL},
+    {"GPU_BURN_FAILED", N_("GPU burn-in"), FROM_BENCH, 0, NULL},
     {"GPU_P2P_LOW", N_("measured GPU-to-GPU copies"), FROM_BENCH, 0, NULL},
     {"GPU_ECC_OFF", N_("GPU ECC"), FROM_MACHINE | FROM_NVIDIA, BIT(WL_LLM_TRAIN) | BIT(WL_HPC),
      N_("a flipped bit silently corrupts a weeks-long run")},

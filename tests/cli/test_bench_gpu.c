@@ -23,7 +23,8 @@ static const char *const knobs[] = {"GPUVET_MOCK_GPU_SLOW",   "GPUVET_MOCK_GPU_B
                                     "GPUVET_MOCK_CUDA_HANG_DEVICE", "GPUVET_MOCK_CUDA_BAD_PTX",
                                     "GPUVET_MOCK_GPU_FREE_MIB", "GPUVET_MOCK_GPU_ECC", "GPUVET_MOCK_CUDA_NOOP",
                                     "GPUVET_MOCK_GPU_BLIND", "GPUVET_MOCK_CUDA_ERROR_TEXT", "GPUVET_MOCK_GPU_HIDDEN",
-                                    "GPUVET_MOCK_GPU_PEER_SLOW", "GPUVET_MOCK_GPU_SHORT_CHECK"};
+                                    "GPUVET_MOCK_GPU_PEER_SLOW", "GPUVET_MOCK_GPU_SHORT_CHECK", "GPUVET_MOCK_GPU_WRONG",
+                                    "GPUVET_MOCK_GPU_ECC_RISE", "GPUVET_MOCK_GPU_BF16_FLOPS"};
 
 static void stand_in(const char *xml)
 {
@@ -31,6 +32,7 @@ static void stand_in(const char *xml)
         cr_skip_test("this machine has an NVIDIA GPU: its sysfs would add targets the stand-in does not know");
     setenv("GPUVET_NVML_LIBRARY", GPUVET_MOCK_NVML_CURRENT, 1);
     setenv("GPUVET_CUDA_LIBRARY", GPUVET_MOCK_NVML_CURRENT, 1);
+    setenv("GPUVET_CUBLAS_LIBRARY", GPUVET_MOCK_NVML_CURRENT, 1); /* its cuBLAS stand-in too */
     setenv("GPUVET_MOCK_NVML_XML", xml, 1);
     for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; i++)
         unsetenv(knobs[i]);
@@ -671,4 +673,189 @@ Test(bench_gpu, the_fma_loop_has_256_fmas_per_iteration)
     cr_expect_eq(fmas, GPU_FMA_PER_ITERATION);
     cr_expect_eq(GPU_FMA_FLOPS_PER_ITERATION, 2.0 * fmas);
     cr_expect_leq(others, 3, "%d other instructions in the loop (sub, setp, bra)", others);
+}
+
+/* --- bench gpu --burn ------------------------------------------------------------------------ */
+
+/* `bench gpu --burn --duration 1 --json`: the document, saved to *saved for the audit. */
+static json_t *burn(int want_status, char **saved)
+{
+    struct run_result r = run_gpuvet("bench", "gpu", "--burn", "--duration", "1", "--json", NULL);
+    cr_assert_eq(r.status, want_status, "exit %d; stderr: %s; out: %s", r.status, r.err, r.out);
+    json_t *doc = run_json(&r);
+    run_result_free(&r);
+    char tmpl[] = "/tmp/gpuvet-bench-burn-XXXXXX";
+    int fd = mkstemp(tmpl);
+    cr_assert(fd >= 0);
+    cr_assert_eq(json_dumpfd(doc, fd, 0), 0);
+    close(fd);
+    *saved = strdup(tmpl);
+    return doc;
+}
+
+static json_t *burn_at(json_t *doc, size_t i)
+{
+    return json_array_get(json_object_get(json_object_get(gpu_result(doc), "burn"), "gpus"), i);
+}
+
+static void drop(json_t *doc, json_t *audit, char *saved)
+{
+    json_decref(doc);
+    json_decref(audit);
+    unlink(saved);
+    free(saved);
+}
+
+/* Expected (set before running): both stand-in GPUs run the GEMM at the stand-in's 80 TFLOPS, 72% of
+ * the A5000's 111.1 dense BF16 (data/gpus.csv), above the 45% floor and level with each other; the
+ * results agree and every checked entry is the CPU's sum: GPU_BURN_FAILED passes on both, and the
+ * other GPU rules are unknown (a burn is not the per-GPU measurements). */
+Test(bench_gpu, burn_on_a_healthy_node_passes_every_gpu, .timeout = 120)
+{
+    stand_in(A5000);
+    char *saved;
+    json_t *doc = burn(0, &saved);
+    json_t *b = json_object_get(gpu_result(doc), "burn");
+    cr_assert_eq(json_array_size(json_object_get(b, "gpus")), 2, "%s", json_dumps(doc, 0));
+    for (size_t i = 0; i < 2; i++) {
+        json_t *g = burn_at(doc, i);
+        cr_expect(number(g, "bf16_flops", NULL) > 0);
+        cr_expect_eq(json_integer_value(json_object_get(g, "entries_wrong")), 0, "%s", json_dumps(g, 0));
+        cr_expect(json_is_true(json_object_get(g, "matches_node")), "%s", json_dumps(g, 0));
+        cr_expect_eq(json_integer_value(json_object_get(json_object_get(g, "gemm"), "n")), 1024, "%s", json_dumps(g, 0));
+        cr_expect_float_eq(number(g, "spec", "bf16_dense_flops"), 111.1e12, 1e9);
+        cr_expect_geq(json_integer_value(json_object_get(json_object_get(g, "while_running"), "samples")), 2);
+    }
+    cr_expect_str_eq(json_string_value(json_object_get(b, "library")), GPUVET_MOCK_NVML_CURRENT);
+    json_t *audit = audit_of(saved, A5000);
+    expect_severity(audit, "GPU_BURN_FAILED", FIRST, "pass");
+    expect_severity(audit, "GPU_BURN_FAILED", SECOND, "pass");
+    /* The A5000 file gives no volatile uncorrectable count: the pass says so rather than claim none. */
+    cr_expect(strstr(severity_of(audit, "GPU_BURN_FAILED", FIRST), "ECC count could not be read"), "%s",
+              severity_of(audit, "GPU_BURN_FAILED", FIRST));
+    expect_severity(audit, "GPU_COMPUTE_LOW", "machine", "unknown");
+    drop(doc, audit, saved);
+}
+
+/* Expected: the second GPU's first checked entry is off by one: it fails; the first, whose result
+ * is the only one left with a vote, passes. */
+Test(bench_gpu, burn_fails_a_gpu_with_a_wrong_result, .timeout = 120)
+{
+    stand_in(A5000);
+    setenv("GPUVET_MOCK_GPU_WRONG", SECOND, 1);
+    char *saved;
+    json_t *doc = burn(0, &saved);
+    cr_expect_eq(json_integer_value(json_object_get(burn_at(doc, 1), "entries_wrong")), 1, "%s", json_dumps(doc, 0));
+    cr_expect(json_is_false(json_object_get(burn_at(doc, 1), "matches_node")));
+    json_t *audit = audit_of(saved, A5000);
+    expect_severity(audit, "GPU_BURN_FAILED", FIRST, "pass");
+    expect_severity(audit, "GPU_BURN_FAILED", SECOND, "fail");
+    cr_expect(strstr(severity_of(audit, "GPU_BURN_FAILED", SECOND), "1 of 64 checked entries"), "%s",
+              severity_of(audit, "GPU_BURN_FAILED", SECOND));
+    drop(doc, audit, saved);
+}
+
+/* Expected: an entry the CPU does not check differs on the second GPU: of two GPUs, neither result
+ * is the node's, so neither GPU is judged (unknown), never a pass. */
+Test(bench_gpu, burn_with_two_gpus_that_disagree_judges_neither, .timeout = 120)
+{
+    stand_in(A5000);
+    setenv("GPUVET_MOCK_GPU_WRONG", SECOND ":unchecked", 1);
+    char *saved;
+    json_t *doc = burn(0, &saved);
+    cr_expect(json_is_null(json_object_get(burn_at(doc, 0), "matches_node")), "%s", json_dumps(doc, 0));
+    cr_expect_str_neq(json_string_value(json_object_get(burn_at(doc, 0), "checksum")),
+                      json_string_value(json_object_get(burn_at(doc, 1), "checksum")));
+    json_t *audit = audit_of(saved, A5000);
+    expect_severity(audit, "GPU_BURN_FAILED", FIRST, "unknown");
+    expect_severity(audit, "GPU_BURN_FAILED", SECOND, "unknown");
+    drop(doc, audit, saved);
+}
+
+/* Expected: the first GPU's volatile uncorrected ECC count rises while it is loaded: it fails with
+ * the count; the second passes. */
+Test(bench_gpu, burn_fails_a_gpu_whose_ecc_count_rises, .timeout = 120)
+{
+    stand_in(A5000);
+    setenv("GPUVET_MOCK_GPU_ECC_RISE", FIRST, 1);
+    char *saved;
+    json_t *doc = burn(0, &saved);
+    cr_expect_geq(json_integer_value(json_object_get(burn_at(doc, 0), "ecc_uncorrected_new")), 1, "%s",
+                  json_dumps(doc, 0));
+    json_t *audit = audit_of(saved, A5000);
+    expect_severity(audit, "GPU_BURN_FAILED", FIRST, "fail");
+    cr_expect(strstr(severity_of(audit, "GPU_BURN_FAILED", FIRST), "new uncorrectable ECC errors"), "%s",
+              severity_of(audit, "GPU_BURN_FAILED", FIRST));
+    expect_severity(audit, "GPU_BURN_FAILED", SECOND, "pass");
+    cr_expect(strstr(severity_of(audit, "GPU_BURN_FAILED", SECOND), "ECC count could not be read"), "%s",
+              severity_of(audit, "GPU_BURN_FAILED", SECOND));
+    drop(doc, audit, saved);
+}
+
+/* Expected: the first GPU runs at half the stand-in's rate (40 TFLOPS, 36% of the datasheet's 111.1,
+ * 67% of the node's median of 60): it fails; the second (133% of the median) passes. */
+Test(bench_gpu, burn_fails_a_slow_gpu, .timeout = 120)
+{
+    stand_in(A5000);
+    setenv("GPUVET_MOCK_GPU_SLOW", FIRST ":0.5", 1);
+    char *saved;
+    json_t *doc = burn(0, &saved);
+    json_t *audit = audit_of(saved, A5000);
+    expect_severity(audit, "GPU_BURN_FAILED", FIRST, "fail");
+    cr_expect(strstr(severity_of(audit, "GPU_BURN_FAILED", FIRST), "of the node's median"), "%s",
+              severity_of(audit, "GPU_BURN_FAILED", FIRST));
+    expect_severity(audit, "GPU_BURN_FAILED", SECOND, "pass");
+    drop(doc, audit, saved);
+}
+
+/* Expected: without cuBLAS the burn cannot run: skipped with the loader's reason (exit 2), and the
+ * audit says unknown with it, never a pass. */
+Test(bench_gpu, burn_without_cublas_is_unknown_with_the_reason, .timeout = 120)
+{
+    stand_in(A5000);
+    setenv("GPUVET_CUBLAS_LIBRARY", "/nonexistent/libcublas.so.13", 1);
+    char *saved;
+    json_t *doc = burn(2, &saved);
+    const char *why = json_string_value(json_object_get(gpu_result(doc), "skipped"));
+    cr_assert(why && strstr(why, "cannot load cuBLAS"), "%s", json_dumps(doc, 0));
+    json_t *audit = audit_of(saved, A5000);
+    expect_severity(audit, "GPU_BURN_FAILED", "machine", "unknown");
+    cr_expect(strstr(severity_of(audit, "GPU_BURN_FAILED", "machine"), "cannot load cuBLAS"), "%s",
+              severity_of(audit, "GPU_BURN_FAILED", "machine"));
+    drop(doc, audit, saved);
+}
+
+/* The text report of a burn: each GPU's rate, its result and the ECC count NVML gave. */
+Test(bench_gpu, burn_text_report_shows_rate_result_and_ecc, .timeout = 120)
+{
+    stand_in(A5000);
+    setenv("GPUVET_MOCK_GPU_ECC_RISE", FIRST, 1);
+    struct run_result r = run_gpuvet("bench", "gpu", "--burn", "--duration", "1", NULL);
+    cr_assert_eq(r.status, 0, "exit %d; stderr: %s", r.status, r.err);
+    cr_expect(strstr(r.out, FIRST "  BF16 GEMM (tensor cores, n = 1024)"), "%s", r.out);
+    cr_expect(strstr(r.out, "0 of 64 checked entries wrong, the node's result; new uncorrectable ECC errors: "), "%s",
+              r.out);
+    cr_expect(strstr(r.out, SECOND "  result: 0 of 64 checked entries wrong, the node's result; uncorrectable ECC "
+                                   "count not read"),
+              "%s", r.out);
+    run_result_free(&r);
+}
+
+/* Expected: a burn document judged on a machine without those GPUs (the VE machine's sysroot) is
+ * unknown, naming the GPU, and no GPU of it is judged. */
+Test(bench_gpu, a_burn_of_other_gpus_is_not_judged_on_this_machine, .timeout = 120)
+{
+    stand_in(A5000);
+    char *saved;
+    json_t *doc = burn(0, &saved);
+    struct run_result r = run_gpuvet("audit", "--sysroot", fixture(VE_MACHINE), "--bench", saved, "--json", NULL);
+    json_t *audit = run_json(&r);
+    run_result_free(&r);
+    expect_severity(audit, "GPU_BURN_FAILED", "machine", "unknown");
+    cr_expect(strstr(severity_of(audit, "GPU_BURN_FAILED", "machine"), "not one of this machine's accelerators"), "%s",
+              severity_of(audit, "GPU_BURN_FAILED", "machine"));
+    json_t *judged = findings_of(audit, "GPU_BURN_FAILED", FIRST);
+    cr_expect_eq(json_array_size(judged), 0);
+    json_decref(judged);
+    drop(doc, audit, saved);
 }

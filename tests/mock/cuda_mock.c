@@ -17,6 +17,7 @@
 
 #include "mock.h"
 
+#include "bench/gpu_burn.h"    /* the entries of the burn's product it checks */
 #include "bench/gpu_kernels.h" /* the FMA loop's flops per iteration */
 
 #define LINK_BYTES_S 10e9
@@ -59,8 +60,9 @@ static void queue(size_t bytes)
 
 static void note_bus(int device, const char *bus_id);
 
-/* The device whose primary context was retained last: the one the calls below work on. */
-static int current_device = -1;
+/* The device whose primary context this thread retained or made current last: the one the calls
+ * below work on (a CUDA context is current per thread; the burn drives every GPU at once). */
+static _Thread_local int current_device = -1;
 
 /* $GPUVET_MOCK_CUDA_HANG names a driver call that never returns, as on a GPU that stopped
  * answering; with $GPUVET_MOCK_CUDA_HANG_DEVICE (an index) only on that device. */
@@ -218,9 +220,11 @@ CUresult cuStreamQuery(void *s)
     (void)s;
     return mock_now() < mock_busy_until ? NOT_READY : 0;
 }
+static void blas_wait(void);
 CUresult cuStreamSynchronize(void *s)
 {
     (void)s;
+    blas_wait();
     wait_until(mock_busy_until);
     idle_event_at = -1;
     return sticky();
@@ -541,4 +545,101 @@ CUresult cuLaunchKernel(struct function *f, unsigned gx, unsigned gy, unsigned g
         return NOT_FOUND;
     }
     return 0;
+}
+
+/* --- cuBLAS (libcublas.so.13): the burn-in's GEMM ------------------------------------------- */
+
+/* A handle works on the device current when it was created, as cuBLAS's does. The product is
+ * written once (the burn's inputs never change): zeros, but the entries the burn checks on the CPU
+ * (gpu_burn_sample) summed from the inputs. $GPUVET_MOCK_GPU_WRONG=busid: that GPU's result has
+ * the first checked entry off by one (busid:unchecked: an entry the CPU does not check). The GEMM takes 2mnk / $GPUVET_MOCK_GPU_BF16_FLOPS (default 80e12, times
+ * $GPUVET_MOCK_GPU_SLOW's factor) of real time, slept in steps of at least 1 ms. */
+struct mock_blas {
+    int device;
+    bool written;
+    double busy_until, flops_s;
+};
+
+/* The wall-clock time this thread's GEMMs end: cuStreamSynchronize waits for it. */
+static _Thread_local double blas_busy_until;
+
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int cublasCreate_v2(struct mock_blas **h)
+{
+    *h = calloc(1, sizeof **h);
+    if (!*h)
+        return 3; /* CUBLAS_STATUS_ALLOC_FAILED */
+    (*h)->device = current_device;
+    return 0;
+}
+int cublasDestroy_v2(struct mock_blas *h)
+{
+    free(h);
+    return 0;
+}
+int cublasSetStream_v2(struct mock_blas *h, void *stream)
+{
+    (void)h, (void)stream;
+    return 0;
+}
+int cublasGemmEx(struct mock_blas *h, int transa, int transb, int m, int n, int k, const void *alpha, const void *a,
+                 int a_type, int lda, const void *b, int b_type, int ldb, const void *beta, void *c, int c_type, int ldc,
+                 int compute_type, int algo)
+{
+    (void)alpha, (void)beta, (void)algo;
+    if (transa != 0 || transb != 0 || a_type != 14 || b_type != 14 || c_type != 0 || compute_type != 68 || m != n ||
+        n != k || lda != m || ldb != k || ldc != m || m <= 0)
+        return 7; /* CUBLAS_STATUS_INVALID_VALUE: the stand-in knows only the burn's call */
+    if (!h->written) {
+        const uint16_t *pa = a, *pb = b;
+        float *pc = c;
+        memset(pc, 0, (size_t)m * (size_t)n * sizeof *pc);
+        for (unsigned s = 0; s < GPU_BURN_SAMPLES; s++) {
+            int row, col;
+            gpu_burn_sample(s, n, &row, &col);
+            float sum = 0;
+            for (int l = 0; l < k; l++)
+                sum += gpu_burn_bf16_value(pa[(size_t)row + (size_t)l * lda]) * gpu_burn_bf16_value(pb[(size_t)l + (size_t)col * ldb]);
+            pc[(size_t)row + (size_t)col * ldc] = sum;
+        }
+        char how[64];
+        if (knob("GPUVET_MOCK_GPU_WRONG", h->device, how, sizeof how)) {
+            int row, col;
+            gpu_burn_sample(0, n, &row, &col);
+            pc[!strcmp(how, "unchecked") ? (size_t)m * (size_t)n - 1 : (size_t)row + (size_t)col * ldc] += 1;
+        }
+        h->written = true;
+    }
+    if (!(h->flops_s > 0)) { /* once: the host's own time per call should stay far below the GEMM's */
+        const char *v = getenv("GPUVET_MOCK_GPU_BF16_FLOPS");
+        h->flops_s = v && *v ? atof(v) : 80e12;
+        char buf[64];
+        const char *slow = knob("GPUVET_MOCK_GPU_SLOW", h->device, buf, sizeof buf);
+        if (slow && atof(slow) > 0)
+            h->flops_s *= atof(slow);
+    }
+    double flops_s = h->flops_s;
+    /* A queued GEMM starts when the last one ends; a sleep's overshoot (up to 2 ms late) is not
+     * idle GPU time, a longer gap (the host checking results) is. */
+    double now = wall_now(), start = h->busy_until > now - 2e-3 ? h->busy_until : now;
+    h->busy_until = start + 2.0 * m * (double)n * k / flops_s;
+    blas_busy_until = h->busy_until;
+    if (h->busy_until - now > 1e-3) /* a queue of about 1 ms, as a stream's */
+        blas_wait();
+    return 0;
+}
+
+static void blas_wait(void)
+{
+    double left = blas_busy_until - wall_now();
+    if (left > 0) {
+        struct timespec ts = {(time_t)left, (long)((left - (time_t)left) * 1e9)};
+        nanosleep(&ts, NULL);
+    }
 }

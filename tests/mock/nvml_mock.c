@@ -3,7 +3,9 @@
  * NVML path of gpuvet can be checked against the --nvidia-smi path on the same data.
  * Built twice: the current driver's exports, and with MOCK_OLD_DRIVER an old driver's (no _v2/_v3
  * symbols, no clock *event* reasons, no remapped rows, no MIG, no GPU max link generation). */
+#include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -342,6 +344,23 @@ nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t d, int *cur, int *pending)
     nvmlReturn_t rc = state_at(d, "ecc_mode/current_ecc", cur);
     return rc == OK ? state_at(d, "ecc_mode/pending_ecc", pending) : rc;
 }
+/* $GPUVET_MOCK_GPU_ECC_RISE=busid[,busid]: that GPU's volatile uncorrected count grows by one at
+ * each read after the first, as on a GPU whose memory fails while it is loaded; -1 for the others. */
+static long long ecc_rise(nvmlDevice_t d)
+{
+    static _Atomic unsigned long long reads[64]; /* by the device's address: one listed GPU at a time */
+    const char *v = getenv("GPUVET_MOCK_GPU_ECC_RISE");
+    char buf[64];
+    const char *bus = text((xmlNode *)d, "pci/pci_bus_id", buf, sizeof buf);
+    if (!v || !bus)
+        return -1;
+    /* nvidia-smi writes 00000000:81:00.0; the knob may say 0000:81:00.0: compare from the bus. */
+    const char *tail = strchr(bus, ':');
+    if (!tail || !strstr(v, tail))
+        return -1;
+    unsigned slot = (unsigned)(((uintptr_t)d >> 4) % 64);
+    return (long long)reads[slot]++;
+}
 nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t d, int type, int counter, unsigned long long *o)
 {
     static const char *const paths[2][2] = {{"ecc_errors/volatile/single_bit/total", "ecc_errors/aggregate/single_bit/total"},
@@ -352,6 +371,11 @@ nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t d, int type, int counter, 
     nvmlReturn_t rc = number(d, paths[type][counter], &v);
     if (rc == OK)
         *o = (unsigned long long)v;
+    long long rise = type == 1 && counter == 0 ? ecc_rise(d) : -1;
+    if (rise >= 0) { /* the file's count (0 where it gives none) and the rise */
+        *o = (rc == OK ? *o : 0) + (unsigned long long)rise;
+        rc = OK;
+    }
     return rc;
 }
 nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t d, int cause, unsigned *count, unsigned long long *addresses)

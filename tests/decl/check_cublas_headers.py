@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Checks gpuvet's cuBLAS declarations (src/gpu/cublas.h, the names src/gpu/cublas.c resolves) against
+NVIDIA's own cublas_api.h, where a CUDA toolkit is installed (CUDA_INCLUDE, default
+/usr/local/cuda-13.0/include), as check_cuda_headers.py does for the driver: every call's parameter
+count and ABI classes (32-bit integer or enum, 64-bit integer, pointer or handle), returning
+cublasStatus_t, and every CUBLAS_/CUDA_R_ constant's value. Exit 0: all agree; 1: a mismatch
+(listed); 77: no cublas_api.h here (ctest reports the test as skipped, and says so).
+
+Usage: check_cublas_headers.py SRC_DIR CC
+"""
+import os
+import re
+import subprocess
+import sys
+
+SRC, CC = sys.argv[1], sys.argv[2]
+INCLUDE = os.environ.get("CUDA_INCLUDE", "/usr/local/cuda-13.0/include")
+HEADER = os.path.join(INCLUDE, "cublas_api.h")
+if not os.path.exists(HEADER):
+    print(f"skipped: no {HEADER} (install NVIDIA's CUDA toolkit, or set CUDA_INCLUDE, to check the "
+          "cuBLAS declarations against NVIDIA's header)")
+    sys.exit(77)
+
+flat = subprocess.run([CC, "-E", "-P", "-x", "c", "-I", INCLUDE, "-"], input="#include <cublas_api.h>\n",
+                      capture_output=True, text=True, check=True).stdout
+flat = re.sub(r"\s+", " ", flat)
+
+classes = {"int": "i32", "unsigned int": "i32", "size_t": "i64", "long long": "i64", "int64_t": "i64"}
+for m in re.finditer(r"typedef enum \w* ?\{[^}]*\} (\w+);", flat):
+    classes[m.group(1)] = "i32"
+for m in re.finditer(r"typedef struct \w+ ?\* ?(\w+);", flat):
+    classes[m.group(1)] = "ptr"
+for _ in range(4):
+    for m in re.finditer(r"typedef ([\w ]+?) (\w+);", flat):
+        base, name = m.group(1).strip(), m.group(2)
+        if base in classes and name not in classes:
+            classes[name] = classes[base]
+
+
+def abi(param):
+    param = re.sub(r"\b(const|volatile|restrict|__restrict)\b", "", param).strip()
+    if "*" in param:
+        return "ptr"
+    words = param.split()
+    for n in (len(words), len(words) - 1):
+        t = " ".join(words[:n])
+        if t in classes:
+            return classes[t]
+    return "?" + param
+
+
+prototypes = {}
+for m in re.finditer(r"cublasStatus_t (cublas\w+) ?\(([^()]*)\);", flat):
+    params = [p for p in m.group(2).split(",") if p.strip() and p.strip() != "void"]
+    prototypes[m.group(1)] = [abi(p) for p in params]
+
+ours_h = re.sub(r"\s+", " ", open(os.path.join(SRC, "gpu/cublas.h")).read())
+ours_c = open(os.path.join(SRC, "gpu/cublas.c")).read()
+our_types = {"cublas_status": "i32", "cublas_handle": "ptr", "cu_stream": "ptr", "int": "i32"}
+members = {}
+for m in re.finditer(r"cublas_status \(\*(\w+)\)\(([^)]*)\);", ours_h):
+    params = [p.strip() for p in m.group(2).split(",") if p.strip()]
+    members[m.group(1)] = ["ptr" if "*" in p else our_types.get(re.sub(r"\bconst\b", "", p).strip().split()[0], "?" + p)
+                           for p in params]
+
+problems, checked = [], 0
+for m in re.finditer(r'DL_RESOLVE\(b->library, b->(\w+), "(\w+)"', ours_c):
+    member, name = m.group(1), m.group(2)
+    if name not in prototypes:
+        problems.append(f"{name} (for {member}): not declared by {HEADER}")
+        continue
+    theirs, ours = prototypes[name], members.get(member)
+    if ours is None:
+        problems.append(f"{member}: no such member in src/gpu/cublas.h")
+    elif ours != theirs:
+        problems.append(f"{name}: ours ({', '.join(ours)}), cublas_api.h's ({', '.join(theirs)})")
+    checked += 1
+
+defines = {}
+for m in re.finditer(r"#define ((?:CUBLAS|CUDA_R)_[A-Z0-9_]+) \(?(-?\d+)\)?", open(os.path.join(SRC, "gpu/cublas.h")).read()):
+    defines[m.group(1)] = int(m.group(2))
+for name, value in sorted(defines.items()):
+    m = re.search(r"\b" + name + r" ?= ?(-?0x[0-9a-fA-F]+|-?\d+)", flat)
+    if not m:
+        problems.append(f"{name}: not in {HEADER}")
+    elif int(m.group(1), 0) != value:
+        problems.append(f"{name}: ours {value}, cublas_api.h's {int(m.group(1), 0)}")
+
+for p in problems:
+    print("mismatch:", p)
+print(f"{checked} cuBLAS calls and {len(defines)} constants checked against {HEADER}: "
+      f"{'all agree' if not problems else f'{len(problems)} problems'}")
+sys.exit(1 if problems or checked == 0 else 0)
