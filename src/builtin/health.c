@@ -32,7 +32,7 @@ static const char usage[] =
     "  --nfd FILE      also write Node Feature Discovery labels (features.d format) to FILE,\n"
     "                  atomically: the verdict per workload, the narrowest GPU link, GPUs and\n"
     "                  memory on one NUMA node, memory channels full\n"
-    "  --nfd-interval SECONDS  how often the check runs (default 300): the labels expire after\n"
+    "  --nfd-interval SECONDS  how often the check runs (default %g): the labels expire after\n"
     "                  twice that\n"
     "  --expect-gpus N  the node should show N accelerators: fewer fails it (GPU_LOST)\n"
     "  --kernel-log FILE  judge this saved kernel log instead of the live one (GPU_XID_ERRORS,\n"
@@ -71,13 +71,13 @@ static void area_list(char *buf, size_t n, bool or_last)
     }
 }
 
-/* The usage with the areas of health_areas[], the one list. */
+/* The usage with the areas of health_areas[], the one list, and the default NFD interval. */
 static void print_usage(FILE *o)
 {
     char areas[256];
     area_list(areas, sizeof areas, false);
     char *text = NULL;
-    if (asprintf(&text, _(usage), areas) < 0)
+    if (asprintf(&text, _(usage), areas, HEALTH_NFD_INTERVAL_DEFAULT) < 0)
         abort();
     print_help(o, text);
     free(text);
@@ -165,7 +165,7 @@ static int parse_options(int argc, char **argv, struct health_options *o)
 
 int cmd_health(int argc, char **argv)
 {
-    struct health_options o = {.workload = WL_GENERAL, .nfd_interval = 300};
+    struct health_options o = {.workload = WL_GENERAL, .nfd_interval = HEALTH_NFD_INTERVAL_DEFAULT};
     int parsed = parse_options(argc, argv, &o);
     if (parsed != 0)
         return parsed > 0 ? 0 : EXIT_CANNOT_RUN;

@@ -22,7 +22,7 @@ static const char usage[] =
     "INPUT_IO_BOUND, LAUNCH_BOUND, HOST_CONTENTION, PCIE_BOUND, GPU_THROTTLED, MEMORY_PRESSURE,\n"
     "NUMA_MISPLACED or GPU_BOUND (`gpuvet explain ID`).\n"
     "\n"
-    "  --interval S    seconds between samples (default 1)\n"
+    "  --interval S    seconds between samples (default %g)\n"
     "  --duration S    stop watching after S seconds (default: when the job ends, or Ctrl-C)\n"
     "  --json FILE     write the gpuvet.watch/1 timeline and diagnosis (docs/watch-json.md)\n"
     "  --replay FILE   read a gpuvet.watch/1 file or an `nvidia-smi dmon -s pucvmet` log instead\n"
@@ -30,6 +30,16 @@ static const char usage[] =
     "With a COMMAND, its output passes through untouched and gpuvet's goes to stderr; the exit status\n"
     "is the command's (128+N when killed by signal N, 127 when it cannot be started). Otherwise:\n"
     "0 watched, 2 could not run (bad usage, no such process, one that may not be read, a bad file).\n");
+
+/* The usage with its default interval, the one the options start from. */
+static void print_usage(FILE *o)
+{
+    char *text = NULL;
+    if (asprintf(&text, _(usage), WATCH_INTERVAL_DEFAULT) < 0)
+        abort();
+    print_help(o, text);
+    free(text);
+}
 
 /* Longest --interval or --duration: 115 days, past any job a person would watch. */
 #define WATCH_MAX_SECONDS 1e7
@@ -42,7 +52,7 @@ int cmd_watch(int argc, char **argv)
         {"pid", required_argument, NULL, 'p'},      {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    struct watch_options o = {.interval = 1};
+    struct watch_options o = {.interval = WATCH_INTERVAL_DEFAULT};
     int c;
     optind = 1;
     /* "+": options end at the first non-option, so the command's own options stay its own. */
@@ -54,7 +64,7 @@ int cmd_watch(int argc, char **argv)
         case 'j': o.json_path = optarg; break;
         case 'r': o.replay_path = optarg; break;
         case 'p': ok = option_int("watch", "pid", optarg, 1, INT_MAX, &o.pid); break;
-        case 'h': print_help(stdout, _(usage)); return 0;
+        case 'h': print_usage(stdout); return 0;
         default: return option_error(options, argv);
         }
         if (!ok)
@@ -65,7 +75,7 @@ int cmd_watch(int argc, char **argv)
     int modes = (o.command != NULL) + (o.pid != 0) + (o.replay_path != NULL);
     if (modes > 1) {
         print_error("watch", _("give one of COMMAND, --pid or --replay"));
-        print_help(stderr, _(usage));
+        print_usage(stderr);
         return EXIT_CANNOT_RUN;
     }
     return watch_run(&o);
