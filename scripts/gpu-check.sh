@@ -339,16 +339,17 @@ if [ "$ngpus" -gt 0 ]; then
 fi
 
 # gpuvet watch on a real GPU (issue 12): a job whose CPU-side producer is deliberately slow,
-# watched with its text view saved (watch.txt) and its timeline (watch.json); nvidia-smi dmon
-# records the same seconds for a replay of NVIDIA's own log.
+# watched with its live view saved (watch.txt) and its timeline (watch.json), whose replay
+# (watch-replay.txt) is the diagnosis; nvidia-smi dmon records the same seconds for a replay of
+# NVIDIA's own log.
 if command -v python3 >/dev/null; then
   command -v nvidia-smi >/dev/null && { nvidia-smi dmon -s pucvmet -c 20 >"$OUT/dmon-pucvmet.log" 2>&1 & }
-  gv watch --json "$OUT/watch.json" -- python3 scripts/gpu-slow-producer.py 20 >"$OUT/watch-job.txt" 2>"$OUT/watch.txt"
+  gv watch --json --output "$OUT/watch.json" -- python3 scripts/gpu-slow-producer.py 20 >"$OUT/watch-job.txt" 2>"$OUT/watch.txt"
   note "gpuvet watch -- python3 scripts/gpu-slow-producer.py 20: exit $? ($(tail -1 "$OUT/watch-job.txt"))"
-  grep -E '^  (warn|info|fail|unknown) ' "$OUT/watch.txt" | tee -a "$summary"
   wait
   gv watch --replay "$OUT/watch.json" >"$OUT/watch-replay.txt" 2>&1
   note "gpuvet watch --replay watch.json: exit $?"
+  grep -E '^  (warn|info|fail|unknown) ' "$OUT/watch-replay.txt" | tee -a "$summary"
   if [ -s "$OUT/dmon-pucvmet.log" ]; then
     gv watch --replay "$OUT/dmon-pucvmet.log" >"$OUT/watch-replay-dmon.txt" 2>&1
     note "gpuvet watch --replay dmon-pucvmet.log: exit $?"

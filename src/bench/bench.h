@@ -13,6 +13,10 @@
 #include "model/machine.h"
 
 #define BENCH_SCHEMA "gpuvet.bench/1"
+/* jitter's duration when --seconds is not given; bench --help states both (tests/cli/test_bench.c
+ * holds the help text to these numbers). */
+#define JITTER_SECONDS_DEFAULT 20.0
+#define JITTER_SECONDS_QUICK 3.0
 
 struct bench_opts {
     bool quick;          /* --quick: fewer repetitions and shorter runs, same methods */

@@ -34,7 +34,7 @@
 #include "util/units.h"
 
 #define NVIDIA_VENDOR 0x10de
-#define MAX_GPUS 64
+#define MAX_GPUS GPU_MAX_PER_NODE /* util/gpu_limits.h, through util/gputable.h */
 #define THREADS_PER_BLOCK 256u
 
 /* What --quick and the default spend per GPU. */

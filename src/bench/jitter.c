@@ -99,7 +99,7 @@ static int default_cpu(const struct machine *m)
 static json_t *jitter_run(const struct bench_ctx *ctx)
 {
     const struct machine *m = ctx->machine;
-    double seconds = ctx->opts->seconds > 0 ? ctx->opts->seconds : ctx->opts->quick ? 3.0 : 20.0;
+    double seconds = ctx->opts->seconds > 0 ? ctx->opts->seconds : ctx->opts->quick ? JITTER_SECONDS_QUICK : JITTER_SECONDS_DEFAULT;
     int cpu = ctx->opts->cpu >= 0 ? ctx->opts->cpu : default_cpu(m);
     if (m->topology && !hwloc_bitmap_isset(hwloc_topology_get_allowed_cpuset(m->topology), (unsigned)cpu))
     {

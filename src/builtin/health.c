@@ -1,6 +1,7 @@
 /* gpuvet health: the options, then health/health.c checks (and tells Slurm) and report/ prints. */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "report/wrap.h"
@@ -26,12 +27,12 @@ static const char usage[] =
     "  --workload W    general (default), cv-train, llm-train, llm-infer, render, hpc\n"
     "  --fail-on-warn  warnings fail the node too (default: only the audit's fails do)\n"
     "  --prom FILE     also write node_exporter's textfile format to FILE, atomically\n"
-    "  --area AREA     only the rules of one area count: pcie, gpu, memory, numa, cpu, kernel,\n"
-    "                  storage, network, power (one Node Problem Detector condition per area)\n"
+    "  --area AREA     only the rules of one area count: %s\n"
+    "                  (one Node Problem Detector condition per area)\n"
     "  --nfd FILE      also write Node Feature Discovery labels (features.d format) to FILE,\n"
     "                  atomically: the verdict per workload, the narrowest GPU link, GPUs and\n"
     "                  memory on one NUMA node, memory channels full\n"
-    "  --nfd-interval SECONDS  how often the check runs (default 300): the labels expire after\n"
+    "  --nfd-interval SECONDS  how often the check runs (default %g): the labels expire after\n"
     "                  twice that\n"
     "  --expect-gpus N  the node should show N accelerators: fewer fails it (GPU_LOST)\n"
     "  --kernel-log FILE  judge this saved kernel log instead of the live one (GPU_XID_ERRORS,\n"
@@ -50,6 +51,37 @@ static const char usage[] =
     "                  PATH); each call is stopped after 10 s\n"
     "\n"
     "exit status: 0 OK, 1 the node has a problem, 2 could not check (or scontrol failed)\n");
+
+/* health_areas[] joined with the reader's ", ", and with "or" before the last when or_last. */
+static void area_list(char *buf, size_t n, bool or_last)
+{
+    size_t len = 0;
+    int count = 0;
+    while (health_areas[count])
+        count++;
+    buf[0] = '\0';
+    for (int i = 0; i < count && len < n; i++) {
+        if (or_last && i == count - 1 && i > 0) {
+            char head[256];
+            snprintf(head, sizeof head, "%s", buf);
+            snprintf(buf, n, _("%s or %s"), head, health_areas[i]);
+            return;
+        }
+        len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? _(", ") : "", health_areas[i]);
+    }
+}
+
+/* The usage with the areas of health_areas[], the one list, and the default NFD interval. */
+static void print_usage(FILE *o)
+{
+    char areas[256];
+    area_list(areas, sizeof areas, false);
+    char *text = NULL;
+    if (asprintf(&text, _(usage), areas, HEALTH_NFD_INTERVAL_DEFAULT) < 0)
+        abort();
+    print_help(o, text);
+    free(text);
+}
 
 struct health_options {
     const char *sysroot, *prom, *node, *scontrol, *area, *nfd;
@@ -91,8 +123,9 @@ static int parse_options(int argc, char **argv, struct health_options *o)
         case 'C': o->scontrol = optarg; break;
         case 'a':
             if (!health_area_known(optarg)) {
-                option_invalid("health", "area", optarg,
-                               N_("pcie, gpu, memory, numa, cpu, kernel, storage, network or power"));
+                char areas[256];
+                area_list(areas, sizeof areas, true);
+                option_invalid("health", "area", optarg, areas);
                 return -1;
             }
             o->area = optarg;
@@ -106,7 +139,7 @@ static int parse_options(int argc, char **argv, struct health_options *o)
             if (!nvidia_smi_option("health", optarg, &o->evidence))
                 return -1;
             break;
-        case 'h': print_help(stdout, _(usage)); return 1;
+        case 'h': print_usage(stdout); return 1;
         default: {
             int taken = gpu_fault_option("health", c, optarg, &o->faults);
             if (taken < 0)
@@ -120,7 +153,7 @@ static int parse_options(int argc, char **argv, struct health_options *o)
     }
     if (optind < argc) {
         print_error("health", _("unexpected argument '%s'"), argv[optind]);
-        print_help(stderr, _(usage));
+        print_usage(stderr);
         return -1;
     }
     if ((o->node || o->scontrol) && !o->slurm) {
@@ -132,7 +165,7 @@ static int parse_options(int argc, char **argv, struct health_options *o)
 
 int cmd_health(int argc, char **argv)
 {
-    struct health_options o = {.workload = WL_GENERAL, .nfd_interval = 300};
+    struct health_options o = {.workload = WL_GENERAL, .nfd_interval = HEALTH_NFD_INTERVAL_DEFAULT};
     int parsed = parse_options(argc, argv, &o);
     if (parsed != 0)
         return parsed > 0 ? 0 : EXIT_CANNOT_RUN;

@@ -57,7 +57,7 @@ static const char usage[] =
     "                       bf16; fp4 = NVFP4, on FP4 tensor cores where the GPU has them)\n"
     "  --kv bf16|fp16|fp8   KV cache precision (default bf16)\n"
     "  --gpu-memory-utilization F   the share of each GPU's memory the engine plans with (vLLM's\n"
-    "                       option; default 0.9)\n"
+    "                       option; default %g)\n"
     "  --prompt N           prompt tokens of each request's context, for the tokens/s estimate\n"
     "                       (default half the context)\n"
     "  --rate R             requests per second to serve: the GPUs and nodes they need, and the headroom\n"
@@ -93,7 +93,7 @@ static void print_usage(FILE *out)
 {
     const struct thresholds *cv = thresholds_for(WL_CV_TRAIN);
     char *text = NULL;
-    if (asprintf(&text, _(usage), cv->cv_decode_images_s_per_core, cv->cv_image_bytes / 1e3) < 0)
+    if (asprintf(&text, _(usage), INFER_GPU_MEMORY_SHARE, cv->cv_decode_images_s_per_core, cv->cv_image_bytes / 1e3) < 0)
         return;
     print_help(out, text);
     free(text);

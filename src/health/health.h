@@ -45,6 +45,10 @@ struct health_check {
                                         (audit's, every area) */
 };
 
+/* Seconds between health checks when --nfd-interval is not given: NFD labels expire after twice it
+ * (health --help formats it in). */
+#define HEALTH_NFD_INTERVAL_DEFAULT 300.0
+
 /* The rule areas --area takes (those of the rule table a node check can judge), NULL-terminated. */
 extern const char *const health_areas[];
 bool health_area_known(const char *area);

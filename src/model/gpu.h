@@ -8,10 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/gpu_limits.h" /* GPU_MAX_PER_NODE */
+
 #define GPU_MAX_NVLINKS 18
-/* More GPUs than any one node holds (HGX boards carry 8, the largest nodes 16): NVML counts and
- * nvidia-smi files beyond it are capped, with a message. */
-#define GPU_MAX_PER_NODE 64
 /* GPUs nvidia-smi could not reach that are kept with their words (gpu_set.smi_unreachable). */
 #define GPU_SMI_UNREACHABLE_MAX 8
 /* The subject of a GPU whose paste names no bus id (a `nvidia-smi -q` section without its

@@ -11,9 +11,11 @@
 #include "report/report.h"
 
 json_t *watch_to_json(const struct watch_timeline *w, const struct findings *diagnosis);
-/* Writes the document to path; 0, or -1 with the reason in err. */
-int watch_write_json(const char *path, const struct watch_timeline *w, const struct findings *diagnosis, char *err,
-                     size_t errlen);
+/* Writes the report (the document when json, else the diagnosis as text) to path (--output FILE);
+ * with no path, the document to stdout (the caller prints text itself). 0, or -1 with the reason
+ * in err. */
+int watch_write_report(const char *path, bool json, const struct watch_timeline *w, const struct findings *diagnosis,
+                       char *err, size_t errlen);
 
 /* The live view: on a terminal one block redrawn in place (cursor up), elsewhere one plain line
  * per interval. */

@@ -4,6 +4,7 @@
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "report/watch.h"
 #include "util/i18n.h"
@@ -109,9 +110,47 @@ json_t *watch_to_json(const struct watch_timeline *w, const struct findings *dia
     return doc;
 }
 
-int watch_write_json(const char *path, const struct watch_timeline *w, const struct findings *diagnosis, char *err,
-                     size_t errlen)
+/* The report into fd: the document, or the diagnosis as text (no colour: a file). 0, or -1 with
+ * errno set where the write said why. */
+static int write_report_fd(int fd, bool json, const struct watch_timeline *w, const struct findings *diagnosis)
 {
+    errno = 0;
+    if (json) {
+        json_t *doc = watch_to_json(w, diagnosis);
+        int rc = json_dumpfd(doc, fd, JSON_INDENT(1) | JSON_REAL_PRECISION(6));
+        int error = errno;
+        json_decref(doc);
+        if (rc == 0 && write(fd, "\n", 1) != 1)
+            return -1;
+        errno = error;
+        return rc;
+    }
+    int copy = dup(fd);
+    FILE *f = copy >= 0 ? fdopen(copy, "w") : NULL;
+    if (!f) {
+        if (copy >= 0)
+            close(copy);
+        return -1;
+    }
+    watch_print_diagnosis(f, w, diagnosis, false);
+    int error = ferror(f) ? errno : 0;
+    int rc = fclose(f) != 0 || error ? -1 : 0;
+    if (error)
+        errno = error;
+    return rc;
+}
+
+int watch_write_report(const char *path, bool json, const struct watch_timeline *w, const struct findings *diagnosis,
+                       char *err, size_t errlen)
+{
+    if (!path) {
+        /* stdout's write errors are every command's (util/output.h), told at exit */
+        json_t *doc = watch_to_json(w, diagnosis);
+        json_dumpf(doc, stdout, JSON_INDENT(1) | JSON_REAL_PRECISION(6));
+        fputc('\n', stdout);
+        json_decref(doc);
+        return 0;
+    }
     /* Written as --output is (util/output_file.h): renamed over a regular file, through a device. */
     struct output_target target;
     char why[PATH_MAX + 128];
@@ -119,11 +158,8 @@ int watch_write_json(const char *path, const struct watch_timeline *w, const str
         snprintf(err, errlen, _("%s: cannot write the timeline: %s"), path, _(why));
         return -1;
     }
-    json_t *doc = watch_to_json(w, diagnosis);
-    errno = 0;
-    int rc = json_dumpfd(doc, target.fd, JSON_INDENT(1) | JSON_REAL_PRECISION(6));
+    int rc = write_report_fd(target.fd, json, w, diagnosis);
     int error = errno; /* the write's reason */
-    json_decref(doc);
     if (output_target_finish(&target, rc == 0, why, sizeof why) != 0 && rc == 0) {
         snprintf(err, errlen, _("%s: cannot write the timeline: %s"), path, _(why));
         return -1;

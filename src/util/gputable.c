@@ -491,8 +491,8 @@ const struct gpu_spec *gpu_lookup_counted(const struct gpu_table *t, const char 
             snprintf(name, sizeof name, "%s", p);
         }
     }
-    if (n < 1 || n > 1024 || !*name) {
-        snprintf(err, errlen, _("'%s': the GPU count must be 1 to 1024, with a GPU name"), spec);
+    if (n < 1 || n > GPU_MAX_PER_NODE || !*name) {
+        snprintf(err, errlen, _("'%s': the GPU count per node must be 1 to %d, with a GPU name"), spec, GPU_MAX_PER_NODE);
         return NULL;
     }
     *count = (int)n;

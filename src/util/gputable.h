@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "util/gpu_limits.h" /* GPU_MAX_PER_NODE: the count of a GPU spec */
+
 enum precision { PREC_FP64, PREC_FP32, PREC_TF32, PREC_FP16, PREC_BF16, PREC_FP8, PREC_INT8, PRECISION_COUNT };
 
 const char *precision_name(enum precision p);
@@ -80,7 +82,8 @@ void gpu_table_free(struct gpu_table *t);
 const struct gpu_spec *gpu_lookup(const struct gpu_table *t, const char *name, char *note, size_t notelen,
                                   char *err, size_t errlen);
 /* A GPU with a count, as offers write it: "8xH100", "8 x H100", "8*H100", "H100*8", "H100 x 8";
- * a bare name is one GPU. Returns the GPU (NULL with err) and the count in *count (1 to 1024). */
+ * a bare name is one GPU, and the count is per node. Returns the GPU (NULL with err) and the count in
+ * *count (1 to GPU_MAX_PER_NODE). */
 const struct gpu_spec *gpu_lookup_counted(const struct gpu_table *t, const char *spec, int *count, char *note,
                                           size_t notelen, char *err, size_t errlen);
 

@@ -170,9 +170,10 @@ static int finish(const struct watch_options *o, struct watch_timeline *w, FILE 
 {
     struct findings diagnosis = {0};
     watch_diagnose(w, &diagnosis);
-    watch_print_diagnosis(out, w, &diagnosis, output_use_colour(out));
     char err[512];
-    if (o->json_path && watch_write_json(o->json_path, w, &diagnosis, err, sizeof err) != 0) {
+    if (!o->json && !o->output_path)
+        watch_print_diagnosis(out, w, &diagnosis, output_use_colour(out));
+    else if (watch_write_report(o->output_path, o->json, w, &diagnosis, err, sizeof err) != 0) {
         print_error("watch", "%s", err);
         if (status == 0)
             status = EXIT_CANNOT_RUN;
@@ -195,11 +196,12 @@ static int replay(const struct watch_options *o)
     return finish(o, &w, stdout, 0);
 }
 
-/* Checks the --json file before anything starts, so a bad path fails before the job runs (nothing
- * is created: a FIFO there would wait for a reader, a device is written through at the end). */
-static int check_json_path(const char *path)
+/* Checks the --output file before anything starts, so a bad path fails before the job runs
+ * (nothing is created: a FIFO there would wait for a reader, a device is written through at the
+ * end). */
+static int check_output_path(const char *path)
 {
-    return path ? output_target_check_option("watch", "--json", path) : 0;
+    return path ? output_target_check_option("watch", "--output", path) : 0;
 }
 
 int watch_run(const struct watch_options *o)
@@ -210,7 +212,7 @@ int watch_run(const struct watch_options *o)
         print_error("watch", _("a recorded tree cannot be watched; use --replay FILE for a saved timeline"));
         return EXIT_CANNOT_RUN;
     }
-    if (check_json_path(o->json_path) != 0)
+    if (check_output_path(o->output_path) != 0)
         return EXIT_CANNOT_RUN;
     char err[1024];
     if (o->pid && check_pid(o->pid, err, sizeof err) != 0) {
@@ -225,8 +227,9 @@ int watch_run(const struct watch_options *o)
     struct watch_gpus *gpus = NULL;
     struct watch_numa numa;
     probe_context(&w, &gpus, &numa);
-    /* Our own output goes to stderr while the job's stdout is the terminal's or a pipe's. */
-    FILE *out = o->command ? stderr : stdout;
+    /* Our own output goes to stderr while the job's stdout is the terminal's or a pipe's, and the
+     * live view too while stdout is the --json document's. */
+    FILE *out = o->command || (o->json && !o->output_path) ? stderr : stdout;
     install_handlers();
     int root = o->pid, job_status = 0;
     if (o->command) {

@@ -4,12 +4,18 @@
 #ifndef GPUVET_WATCH_SESSION_H
 #define GPUVET_WATCH_SESSION_H
 
+#include <stdbool.h>
+
+/* Seconds between samples when --interval is not given (watch --help formats it in). */
+#define WATCH_INTERVAL_DEFAULT 1.0
+
 struct watch_options {
     char **command;          /* the job to start (NULL-terminated argv), or NULL */
     int pid;                 /* the running job to attach to, or 0 */
-    double interval;         /* seconds between samples */
+    double interval;         /* seconds between samples (WATCH_INTERVAL_DEFAULT) */
     double duration;         /* seconds to watch; 0 = until the job ends or Ctrl-C */
-    const char *json_path;   /* --json FILE, or NULL */
+    bool json;               /* --json: the report is the gpuvet.watch/1 document */
+    const char *output_path; /* --output FILE: the report goes to FILE, not stdout; or NULL */
     const char *replay_path; /* --replay FILE, or NULL */
 };
 

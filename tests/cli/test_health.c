@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
+#include "health/health.h"
 
 #define INTEL "sysroot/32intel64-2p8co2t+8ve"
 #define NARROWED_LINK "sys/devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0/0000:3c:04.0/0000:3d:00.0/current_link_width"
@@ -298,4 +299,38 @@ Test(health_slurm, a_hostlist_as_node_name_is_refused_and_nothing_drained)
     tree_remove(tree);
     free(tree);
     tree_remove(dir);
+}
+
+/* The areas --area takes are health_areas[], the list the check itself uses: the usage and the
+ * error for an unknown area name each of them, in its order, and no other list. */
+Test(health, usage_and_area_error_list_health_areas)
+{
+    char listed[512] = "", ored[512] = "";
+    int count = 0;
+    while (health_areas[count])
+        count++;
+    for (int i = 0; i < count; i++) {
+        size_t len = strlen(listed), olen = strlen(ored);
+        snprintf(listed + len, sizeof listed - len, "%s%s", i ? ", " : "", health_areas[i]);
+        snprintf(ored + olen, sizeof ored - olen, "%s%s", i == 0 ? "" : i == count - 1 ? " or " : ", ", health_areas[i]);
+    }
+    struct run_result r = run_gpuvet("health", "--help", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    /* --help rewraps a long paragraph at COLUMNS: read it as one line */
+    for (char *p = r.out; *p; p++)
+        if (*p == '\n')
+            *p = ' ';
+    char *squeezed = r.out;
+    for (char *from = r.out, *to = r.out;; from++) {
+        if (!(*from == ' ' && to > squeezed && to[-1] == ' '))
+            *to++ = *from;
+        if (!*from)
+            break;
+    }
+    cr_expect(strstr(r.out, listed), "usage lacks '%s': %s", listed, r.out);
+    run_result_free(&r);
+    r = run_gpuvet("health", "--area", "gpus", NULL);
+    cr_assert_eq(r.status, 2);
+    cr_expect(strstr(r.err, ored), "error lacks '%s': %s", ored, r.err);
+    run_result_free(&r);
 }

@@ -33,8 +33,13 @@ static char *take_file(const char *path)
 Test(i18n_watch_bench, watch_diagnosis_in_chinese_and_its_json_identical_to_english)
 {
     char *en_path = temp_path("en.json"), *zh_path = temp_path("zh.json");
-    struct run_result en = run_gpuvet("--lang", "en", "watch", "--replay", SLOW_PRODUCER, "--json", en_path, NULL);
-    struct run_result zh = run_gpuvet("--lang", "zh", "watch", "--replay", SLOW_PRODUCER, "--json", zh_path, NULL);
+    struct run_result en =
+        run_gpuvet("--lang", "en", "watch", "--replay", SLOW_PRODUCER, "--json", "--output", en_path, NULL);
+    struct run_result zh_json =
+        run_gpuvet("--lang", "zh", "watch", "--replay", SLOW_PRODUCER, "--json", "--output", zh_path, NULL);
+    cr_expect_eq(zh_json.status, 0, "%s", zh_json.err);
+    run_result_free(&zh_json);
+    struct run_result zh = run_gpuvet("--lang", "zh", "watch", "--replay", SLOW_PRODUCER, NULL);
     cr_expect_eq(zh.status, 0, "%s", zh.err);
     cr_expect(strstr(zh.out, "诊断"), "%s", zh.out);
     cr_expect(strstr(zh.out, "  警告  LAUNCH_BOUND — 瓶颈在训练进程的主线程；可解释 86% 的 GPU 时间"), "%s", zh.out);
@@ -76,8 +81,11 @@ Test(i18n_watch_bench, live_watch_says_how_the_job_ended_in_chinese)
 {
     unsetenv("GPUVET_NVML_LIBRARY");
     char *json = temp_path("live.json");
-    struct run_result r =
-        run_gpuvet("--lang", "zh", "watch", "--interval", "0.3", "--json", json, "--", "sh", "-c", "sleep 1", NULL);
+    struct run_result saved = run_gpuvet("--lang", "zh", "watch", "--interval", "0.3", "--json", "--output", json, "--",
+                                         "sh", "-c", "sleep 1", NULL);
+    cr_expect_eq(saved.status, 0, "%s", saved.err);
+    run_result_free(&saved);
+    struct run_result r = run_gpuvet("--lang", "zh", "watch", "--interval", "0.3", "--", "sh", "-c", "sleep 1", NULL);
     cr_expect_eq(r.status, 0, "%s", r.err);
     cr_expect(strstr(r.err, "命令：sh -c sleep 1"), "%s", r.err);
     cr_expect(strstr(r.err, "s 后结束：退出码 0"), "%s", r.err);

@@ -139,7 +139,7 @@ Test(mistakes, folder_where_a_file_is_expected)
         {"compare", "--html", "/tmp", "AUDIT", "AUDIT", NULL},
         {"compare", "--markdown", "/tmp", "AUDIT", "AUDIT", NULL},
         {"watch", "--replay", "/tmp", NULL},
-        {"watch", "--json", "/tmp", "--replay", SRC "watch/dmon-pucvmet-1080ti.log", NULL},
+        {"watch", "--json", "--output", "/tmp", "--replay", SRC "watch/dmon-pucvmet-1080ti.log", NULL},
     };
     char tree[4096];
     snprintf(tree, sizeof tree, "%s", fixture("sysroot/h200-firecracker-vm"));

@@ -53,7 +53,7 @@ Test(output_targets, a_device_is_written_through_by_every_writer)
         {"compare", "--html", device, audit, audit, NULL},
         {"compare", "--markdown", device, audit, audit, NULL},
         {"fleet", "--html", device, audit, NULL},
-        {"watch", "--replay", TIMELINE, "--json", device, NULL},
+        {"watch", "--replay", TIMELINE, "--json", "--output", device},
     };
     for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
         const char *const *a = runs[i];
@@ -73,7 +73,7 @@ Test(output_targets, a_fifo_nobody_reads_is_refused_at_once)
         {"audit", "--sysroot", fixture(H200), "--sample", "0", "--json", "--output", fifo},
         {"compare", "--html", fifo, audit, audit, NULL},
         {"fleet", "--markdown", fifo, audit, NULL},
-        {"watch", "--replay", TIMELINE, "--json", fifo, NULL},
+        {"watch", "--replay", TIMELINE, "--json", "--output", fifo},
     };
     time_t start = time(NULL);
     for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {

@@ -131,12 +131,12 @@ Test(watch, workers_burning_their_cores_are_input_cpu_bound)
 {
     mock_gpu_timeline(35);
     char *json = temp_path("cpu.json");
-    struct run_result r = run_gpuvet("watch", "--interval", "0.5", "--json", json, "--", "sh", "-c",
+    struct run_result r = run_gpuvet("watch", "--interval", "0.5", "--json", "--output", json, "--", "sh", "-c",
                                      "timeout 4 sh -c 'while :; do :; done' & timeout 4 sh -c 'while :; do :; done' & "
                                      "wait",
                                      NULL);
     cr_assert_eq(r.status, 0, "the job's own status; stderr: %s", r.err);
-    cr_expect(strstr(r.err, "INPUT_CPU_BOUND"), "%s", r.err);
+    cr_expect(!strstr(r.err, "INPUT_CPU_BOUND"), "the report went to --output, not stderr: %s", r.err);
     json_t *doc = load(json);
     cr_expect_str_eq(severity(doc, "INPUT_CPU_BOUND"), "warn");
     cr_expect_str_eq(severity(doc, "LAUNCH_BOUND"), "absent");
@@ -157,7 +157,7 @@ Test(watch, without_nvml_the_input_diagnosis_is_unknown_and_says_why)
 {
     unsetenv("GPUVET_NVML_LIBRARY");
     char *json = temp_path("nogpu.json");
-    struct run_result r = run_gpuvet("watch", "--interval", "0.5", "--json", json, "--", "sh", "-c",
+    struct run_result r = run_gpuvet("watch", "--interval", "0.5", "--json", "--output", json, "--", "sh", "-c",
                                      "timeout 3 sh -c 'while :; do :; done' & timeout 3 sh -c 'while :; do :; done' & "
                                      "wait",
                                      NULL);
@@ -180,10 +180,11 @@ Test(watch, a_busy_main_thread_is_launch_bound)
     pid_t job = spawn_busy(1);
     char *json = temp_path("launch.json");
     struct run_result r =
-        run_gpuvet("watch", "--pid", pid_text(job), "--interval", "0.5", "--duration", "3", "--json", json, NULL);
+        run_gpuvet("watch", "--pid", pid_text(job), "--interval", "0.5", "--duration", "3", "--json", "--output", json, NULL);
     reap(job);
     cr_assert_eq(r.status, 0, "%s", r.err);
-    cr_expect(strstr(r.out, "LAUNCH_BOUND"), "our report is on stdout when gpuvet did not start the job: %s", r.out);
+    cr_expect(strstr(r.out, "LAUNCH_BOUND") == NULL, "--output FILE holds the report, stdout only the live view: %s",
+              r.out);
     json_t *doc = load(json);
     cr_expect_str_eq(severity(doc, "LAUNCH_BOUND"), "warn");
     cr_expect_str_eq(severity(doc, "INPUT_CPU_BOUND"), "absent", "one core of two, no workers");
@@ -216,7 +217,7 @@ Test(watch, a_hog_outside_the_tree_is_host_contention)
     char *json = temp_path("hog.json");
     double hog_before = cpu_seconds(hog), start = now_s();
     struct run_result r =
-        run_gpuvet("watch", "--pid", pid_text(job), "--interval", "0.5", "--duration", "3", "--json", json, NULL);
+        run_gpuvet("watch", "--pid", pid_text(job), "--interval", "0.5", "--duration", "3", "--json", "--output", json, NULL);
     double hog_cores = (cpu_seconds(hog) - hog_before) / (now_s() - start);
     reap(job);
     reap(hog);
@@ -293,7 +294,7 @@ Test(watch, an_o_direct_reader_is_input_io_bound)
     close(fd);
     char *json = temp_path("io.json");
     struct run_result r =
-        run_gpuvet("watch", "--pid", pid_text(job), "--interval", "0.5", "--duration", "3", "--json", json, NULL);
+        run_gpuvet("watch", "--pid", pid_text(job), "--interval", "0.5", "--duration", "3", "--json", "--output", json, NULL);
     reap(job);
     unlink(path);
     cr_assert_eq(r.status, 0, "%s", r.err);
@@ -360,13 +361,14 @@ Test(watch, a_pid_that_vanishes_ends_the_watch_cleanly)
 {
     pid_t job = spawn_script("exec sleep 1.5");
     char *json = temp_path("vanish.json");
-    struct run_result r = run_gpuvet("watch", "--pid", pid_text(job), "--interval", "0.5", "--json", json, NULL);
+    struct run_result r = run_gpuvet("watch", "--pid", pid_text(job), "--interval", "0.5", "--json", NULL);
     reap(job);
     cr_assert_eq(r.status, 0, "%s", r.err);
     char expected[64];
     snprintf(expected, sizeof expected, "process %d ended after", (int)job);
-    cr_expect(strstr(r.out, expected), "%s", r.out);
-    json_t *doc = load(json);
+    json_t *doc = run_json(&r);
+    cr_assert_not_null(doc, "--json: the document on stdout: %s", r.out);
+    cr_expect(strstr(json_string_value(json_object_get(doc, "end")), expected), "%s", r.out);
     cr_expect_leq(json_array_size(json_object_get(doc, "samples")), 4);
     cleanup(doc, &r, json);
 }
@@ -383,7 +385,7 @@ Test(watch, a_pid_that_is_not_there_or_not_ours)
     bool drop = geteuid() == 0 && system("command -v setpriv >/dev/null") == 0;
     if (geteuid() == 0 && !drop)
         cr_skip_test("needs util-linux's setpriv to drop root");
-    snprintf(cmd, sizeof cmd, "cd /tmp && %s %s watch --pid 1 --duration 1.2 --interval 0.5 --json %s.u >/dev/null",
+    snprintf(cmd, sizeof cmd, "cd /tmp && %s %s watch --pid 1 --duration 1.2 --interval 0.5 --json --output %s.u >/dev/null",
              drop ? "setpriv --reuid=65534 --regid=65534 --clear-groups" : "", GPUVET_BIN, json);
     cr_assert_eq(system(cmd), 0);
     char other[4200];
@@ -400,7 +402,7 @@ Test(watch, a_pid_that_is_not_there_or_not_ours)
 Test(watch, replays_a_dmon_log)
 {
     char *json = temp_path("dmon.json");
-    struct run_result r = run_gpuvet("watch", "--replay", DMON_PUCVMET, "--json", json, NULL);
+    struct run_result r = run_gpuvet("watch", "--replay", DMON_PUCVMET, "--json", "--output", json, NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
     json_t *doc = load(json);
     json_t *samples = json_object_get(doc, "samples");
@@ -414,8 +416,10 @@ Test(watch, replays_a_dmon_log)
     cr_expect_str_eq(severity(doc, "GPU_BOUND"), "absent", "SM 0-9 %%");
     cr_expect_str_eq(severity(doc, "GPU_THROTTLED"), "absent");
     cr_expect_str_eq(severity(doc, "INPUT_CPU_BOUND"), "unknown", "a dmon log has no host side");
-    cr_expect(strstr(r.out, "host side not seen: an nvidia-smi dmon log records only the GPUs"), "%s", r.out);
     json_decref(doc);
+    run_result_free(&r);
+    r = run_gpuvet("watch", "--replay", DMON_PUCVMET, NULL);
+    cr_expect(strstr(r.out, "host side not seen: an nvidia-smi dmon log records only the GPUs"), "%s", r.out);
     run_result_free(&r);
     r = run_gpuvet("watch", "--replay", DMON_SM, NULL);
     cr_expect_eq(r.status, 0, "a -s u log replays too: %s", r.err);
@@ -430,7 +434,7 @@ Test(watch, replays_a_dmon_log)
 Test(watch, real_h200_timelines_name_the_main_thread_and_the_gpu_bound_case)
 {
     char *json = temp_path("h200.json");
-    struct run_result r = run_gpuvet("watch", "--replay", H200("slow-producer.watch.json"), "--json", json, NULL);
+    struct run_result r = run_gpuvet("watch", "--replay", H200("slow-producer.watch.json"), "--json", "--output", json, NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
     json_t *doc = load(json);
     json_t *first = json_array_get(json_object_get(doc, "diagnosis"), 0);
@@ -440,7 +444,7 @@ Test(watch, real_h200_timelines_name_the_main_thread_and_the_gpu_bound_case)
     cr_expect_gt(json_real_value(json_object_get(first, "gpu_time_explained")), 0.8);
     json_decref(doc);
     run_result_free(&r);
-    r = run_gpuvet("watch", "--replay", H200("gpu-bound.watch.json"), "--json", json, NULL);
+    r = run_gpuvet("watch", "--replay", H200("gpu-bound.watch.json"), "--json", "--output", json, NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
     doc = load(json);
     cr_expect_str_eq(severity(doc, "GPU_BOUND"), "info");
@@ -459,11 +463,11 @@ Test(watch, a_saved_timeline_replays_to_the_same_diagnosis)
 {
     mock_gpu_timeline(45);
     char *first = temp_path("first.json"), *second = temp_path("second.json");
-    struct run_result r = run_gpuvet("watch", "--interval", "0.5", "--json", first, "--", "sh", "-c",
+    struct run_result r = run_gpuvet("watch", "--interval", "0.5", "--json", "--output", first, "--", "sh", "-c",
                                      "timeout 2 sh -c 'while :; do :; done'", NULL);
     cr_assert_eq(r.status, 124, "timeout's own status passes through: %s", r.err);
     run_result_free(&r);
-    r = run_gpuvet("watch", "--replay", first, "--json", second, NULL);
+    r = run_gpuvet("watch", "--replay", first, "--json", "--output", second, NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
     json_t *a = load(first), *b = load(second);
     json_t *da = json_object_get(a, "diagnosis"), *db = json_object_get(b, "diagnosis");
@@ -527,4 +531,59 @@ Test(watch, the_machine_alone_and_explain)
     cr_expect_eq(r.status, 0);
     cr_expect(strstr(r.out, "loader workers"), "%s", r.out);
     run_result_free(&r);
+}
+
+/* --json means what it means in every other command: the document on stdout; --output FILE takes
+ * the report to a file. A command line from before, `--json FILE`, is refused with the new
+ * spelling and writes nothing, and with a COMMAND (whose output is stdout) --json needs --output. */
+Test(watch, json_is_stdout_and_output_names_the_file)
+{
+    struct run_result r = run_gpuvet("watch", "--replay", DMON_PUCVMET, "--json", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *doc = run_json(&r);
+    cr_assert_not_null(doc, "%s", r.out);
+    cr_expect_eq(json_array_size(json_object_get(doc, "samples")), 5);
+    json_decref(doc);
+    run_result_free(&r);
+
+    char *file = temp_path("old-spelling.json");
+    unlink(file);
+    r = run_gpuvet("watch", "--replay", DMON_PUCVMET, "--json", file, NULL);
+    cr_expect_eq(r.status, 2, "%s", r.out);
+    cr_expect(strstr(r.err, "--json --output") && strstr(r.err, file), "%s", r.err);
+    cr_expect(access(file, F_OK) != 0, "nothing was written to %s", file);
+    run_result_free(&r);
+    char equals[4200];
+    snprintf(equals, sizeof equals, "--json=%s", file);
+    r = run_gpuvet("watch", "--replay", DMON_PUCVMET, equals, NULL);
+    cr_expect_eq(r.status, 2, "%s", r.out);
+    cr_expect(strstr(r.err, "--json --output"), "%s", r.err);
+    run_result_free(&r);
+    r = run_gpuvet("watch", "--json", file, "--", "sh", "-c", "true", NULL);
+    cr_expect_eq(r.status, 2, "%s", r.out);
+    cr_expect(access(file, F_OK) != 0, "nothing was written to %s", file);
+    run_result_free(&r);
+    r = run_gpuvet("watch", "--json", "--", "sh", "-c", "true", NULL);
+    cr_expect_eq(r.status, 2, "%s", r.out);
+    cr_expect(strstr(r.err, "--output FILE"), "%s", r.err);
+    run_result_free(&r);
+
+    r = run_gpuvet("watch", "--replay", DMON_PUCVMET, "--json", "--output", file, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_eq(r.out[0], '\0', "the report went to the file: %s", r.out);
+    doc = load(file);
+    cr_expect_eq(json_array_size(json_object_get(doc, "samples")), 5);
+    json_decref(doc);
+    run_result_free(&r);
+    r = run_gpuvet("watch", "--replay", DMON_PUCVMET, "--output", file, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    char text[8192] = "";
+    FILE *f = fopen(file, "r");
+    cr_assert_not_null(f);
+    text[fread(text, 1, sizeof text - 1, f)] = '\0';
+    fclose(f);
+    cr_expect(strstr(text, "host side not seen"), "the text report in the file: %s", text);
+    run_result_free(&r);
+    unlink(file);
+    free(file);
 }

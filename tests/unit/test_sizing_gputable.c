@@ -163,6 +163,22 @@ Test(gputable, counts_as_offers_write_them)
                        "a name ending in X is not a count: %s", err);
 }
 
+/* The count of a GPU spec is per node: bounded by the one per-node limit every reader uses
+ * (util/gpu_limits.h), not by a number of its own. */
+Test(gputable, count_bounded_by_the_per_node_limit)
+{
+    char spec[64], note[512], err[512];
+    int count = 0;
+    snprintf(spec, sizeof spec, "%dxH100", GPU_MAX_PER_NODE);
+    cr_expect_not_null(gpu_lookup_counted(&table, spec, &count, note, sizeof note, err, sizeof err), "%s", err);
+    cr_expect_eq(count, GPU_MAX_PER_NODE);
+    snprintf(spec, sizeof spec, "H100*%d", GPU_MAX_PER_NODE + 1);
+    cr_expect_null(gpu_lookup_counted(&table, spec, &count, note, sizeof note, err, sizeof err), "%s was taken", spec);
+    char limit[32];
+    snprintf(limit, sizeof limit, "1 to %d", GPU_MAX_PER_NODE);
+    cr_expect(strstr(err, limit) != NULL, "%s", err);
+}
+
 /* Every GPU with 16-bit tensor cores has a ResNet-50 rate: measured where NVIDIA published one,
  * else an estimate whose source says it is one. */
 Test(gputable, resnet50_rate_for_every_gpu_that_trains)
