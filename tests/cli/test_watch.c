@@ -301,9 +301,10 @@ Test(watch, a_busy_main_thread_is_launch_bound)
     run_result_free(&r);
 }
 
-/* Two workers that want both cores of a 2-CPU machine get 0.35 core each: a hog outside the tree
- * takes 1.2 cores and sshd 0.1. */
-static const struct scene hogged = {.ncpus = 2, .gpu = true, .sm = 50, .processes = 3, .main_demand = 0.01,
+/* Two workers that want a whole core each get 0.35 core each: a hog outside the tree takes 1.2
+ * cores and sshd 0.1 (four CPUs, so the job alone does not want all of them: only the workers'
+ * demand, not the CPU they got, shows they are saturated). */
+static const struct scene hogged = {.ncpus = 4, .gpu = true, .sm = 50, .processes = 3, .main_demand = 0.01,
                                     .workers_listed = 2, .worker_demand = 1.0, .worker_cpu = 0.35, .hog_cores = 1.2,
                                     .rest_cores = 0.1};
 
@@ -323,7 +324,7 @@ Test(watch, a_hog_outside_the_tree_is_host_contention)
                      "hog (pid 5000, 1.20 cores)"));
     json_decref(doc);
     run_result_free(&r);
-    /* 0.08 cores of two outside the tree (under 5 % of the machine) is not contention. */
+    /* 0.08 cores of four outside the tree (under 5 % of the machine) is not contention. */
     struct scene quiet = hogged;
     quiet.hog_cores = 0.05;
     quiet.rest_cores = 0.03;
