@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The live block of `gpuvet watch` fits a 100-column terminal, in English and in Chinese.
 
-gpuvet watch runs a short busy job in a pseudo-terminal 100 columns wide (the live block is drawn
+gpuvet watch runs a busy job (ended once gpuvet has redrawn its block a few times) in a pseudo-terminal 100 columns wide (the live block is drawn
 only on a terminal), with the stand-in NVML of the CLI tests (tests/mock/nvml_mock.c) describing
 the recorded A100 of tests/fixtures/nvidia-smi and replaying a timeline at the widest readings a
 GPU gives: 100 % busy, 81000 MiB used, PCIe near its limit and every clock event bit set. Every line
@@ -30,17 +30,30 @@ UP = re.compile(r'\x1b\[(\d+)A\r\x1b\[J')
 EVENTS = 'fff'
 
 
+# Redraws to wait for before the job is told to end: the job ends when gpuvet has drawn them, not
+# after a fixed time, so a loaded machine that samples late still gives several blocks.
+REDRAWS = 3
+
+
 def run_live(gpuvet, lang, env):
-    """The bytes gpuvet writes to its terminal while it watches a 2.5 s busy job."""
-    job = 'timeout 2.5 sh -c "while :; do :; done" & timeout 2.5 sh -c "while :; do :; done"; wait'
+    """The bytes gpuvet writes to its terminal while it watches a busy job until REDRAWS redraws."""
+    fifo = tempfile.mktemp(suffix='.watch-end')
+    os.mkfifo(fifo)
+    busy = 'sh -c "while :; do :; done"'
+    job = f'{busy} & a=$!; {busy} & b=$!; read x < {fifo}; kill $a $b; wait'
     pid, fd = pty.fork()
     if pid == 0:
         fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack('HHHH', 50, WIDTH, 0, 0))
         os.execve(gpuvet, [gpuvet, '--lang', lang, 'watch', '--interval', '0.5', '--', 'sh', '-c', job], env)
     out = b''
-    deadline = time.monotonic() + 60
+    told = False
+    deadline = time.monotonic() + 120  # a hang guard, not a speed limit
     while time.monotonic() < deadline:
-        ready, _, _ = select.select([fd], [], [], 5)
+        if not told and len(UP.findall(out.decode('utf-8', 'replace'))) >= REDRAWS:
+            with open(fifo, 'w') as end:  # opens once the job's `read` has the other end
+                end.write('end\n')
+            told = True
+        ready, _, _ = select.select([fd], [], [], 1)
         if not ready:
             continue
         try:
@@ -50,7 +63,10 @@ def run_live(gpuvet, lang, env):
         if not data:
             break
         out += data
+    if not told:
+        os.kill(pid, 9)
     os.waitpid(pid, 0)
+    os.unlink(fifo)
     return out.decode('utf-8', 'replace').replace('\r\n', '\n')
 
 
