@@ -25,6 +25,10 @@
 
 static volatile sig_atomic_t stop_signal;
 static volatile pid_t job_pid;
+/* A signal to pass on that came before the job's pid was known (a scheduler's SIGTERM in the
+ * moment the job starts): sent to the job as soon as it has a pid, so gpuvet never waits for a job
+ * that was told to stop. */
+static volatile sig_atomic_t pending_signal;
 
 /* A terminal's Ctrl-C reaches the whole foreground process group, the job included (si_code
  * SI_KERNEL); a signal sent to gpuvet alone (kill, a scheduler) is passed on to the job. */
@@ -32,8 +36,12 @@ static void on_signal(int sig, siginfo_t *info, void *context)
 {
     (void)context;
     stop_signal = sig;
-    if (job_pid > 0 && (sig != SIGINT || info->si_code != SI_KERNEL))
-        kill(job_pid, sig);
+    if (sig != SIGINT || info->si_code != SI_KERNEL) {
+        if (job_pid > 0)
+            kill(job_pid, sig);
+        else
+            pending_signal = sig;
+    }
 }
 
 static void install_handlers(void)
@@ -245,6 +253,8 @@ int watch_run(const struct watch_options *o)
             return pid == 0 ? 127 : EXIT_CANNOT_RUN;
         }
         root = job_pid = pid;
+        if (pending_signal)
+            kill(pid, pending_signal);
     } else if (root) {
         watch_set_text(&w.target, &w.target_local, watch_saved_formats[WATCH_TARGET_PID], root);
     } else {
