@@ -193,7 +193,10 @@ int plan_report_text(FILE *out, json_t *plan, const struct plan_offers_ranking *
 
 void plan_report_machine_problems(FILE *out, const struct machine *m, bool failed)
 {
-    for (int i = 0; i < m->nproblems; i++)
-        print_error_to(out, "plan", failed ? _("error: %s: %s") : _("warning: %s: %s"), m->problems[i].path,
-                       machine_problem_text(&m->problems[i]));
+    for (int i = 0; i < m->nproblems; i++) {
+        if (failed)
+            print_error_to(out, "plan", _("error: %s: %s"), m->problems[i].path, machine_problem_text(&m->problems[i]));
+        else
+            print_note_to(out, "plan", _("warning: %s: %s"), m->problems[i].path, machine_problem_text(&m->problems[i]));
+    }
 }
