@@ -5,6 +5,7 @@
 #include "bench/bench.h"
 #include "bench/pcie.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +79,67 @@ static bool bind_node(hwloc_topology_t t, int node)
     return hwloc_set_membind(t, obj->nodeset, HWLOC_MEMBIND_BIND, HWLOC_MEMBIND_THREAD | HWLOC_MEMBIND_BYNODESET) == 0;
 }
 
+/* One GPU's progress, from its worker to the bar: the worker holds one reference and the caller
+ * one; the caller cuts it off (detached) once it stops waiting, so an abandoned worker never reaches
+ * the caller's bar, which may be gone. */
+struct pcie_progress {
+    pthread_mutex_t lock;
+    int refs;
+    bool detached;
+    const struct bench_ctx *ctx;
+    double base, span; /* this GPU's share of the benchmark */
+};
+
+/* The measurement's steps: warm-up, pinned each way, pageable each way, far node. */
+enum { PCIE_STEPS = 6 };
+
+static struct pcie_progress *progress_new(const struct bench_ctx *ctx, double base, double span)
+{
+    struct pcie_progress *p = ctx && ctx->progress ? calloc(1, sizeof *p) : NULL;
+    if (!p)
+        return NULL;
+    pthread_mutex_init(&p->lock, NULL);
+    p->refs = 1; /* the caller's */
+    p->ctx = ctx;
+    p->base = base;
+    p->span = span;
+    return p;
+}
+
+static void progress_release(struct pcie_progress *p)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->lock);
+    int left = --p->refs;
+    pthread_mutex_unlock(&p->lock);
+    if (left == 0) {
+        pthread_mutex_destroy(&p->lock);
+        free(p);
+    }
+}
+
+static void progress_detach(struct pcie_progress *p)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->lock);
+    p->detached = true;
+    pthread_mutex_unlock(&p->lock);
+    progress_release(p);
+}
+
+/* From the worker: step of PCIE_STEPS done. */
+static void progress_step(struct pcie_progress *p, int step)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->lock);
+    if (!p->detached)
+        bench_progress(p->ctx, p->base + p->span * step / PCIE_STEPS);
+    pthread_mutex_unlock(&p->lock);
+}
+
 static json_t *rate_json(double bytes_s) { return bytes_s > 0 ? json_real(bytes_s) : json_null(); }
 
 /* One GPU's measurement, run in a worker thread under a deadline (util/deadline.h): a GPU that
@@ -91,6 +153,7 @@ struct pcie_job {
     int near, far;
     double link_bytes_s;
     bool quick;
+    struct pcie_progress *progress; /* NULL: no bar */
     json_t *result;
 };
 
@@ -99,6 +162,7 @@ static void pcie_job_free(void *p)
     struct pcie_job *job = p;
     if (job->topology)
         hwloc_topology_destroy(job->topology);
+    progress_release(job->progress);
     json_decref(job->result);
     free(job);
 }
@@ -116,8 +180,11 @@ static void measure(void *p)
     /* One copy each way first: the link leaves its idle state and the driver maps the buffers. */
     if (cuda_copy_rate(&g, CUDA_H2D, NULL, 1, err, sizeof err) < 0 || cuda_copy_rate(&g, CUDA_D2H, NULL, 1, err, sizeof err) < 0)
         goto failed;
+    progress_step(job->progress, 1);
     double h2d = cuda_copy_rate(&g, CUDA_H2D, NULL, repeat, err, sizeof err);
+    progress_step(job->progress, 2);
     double d2h = cuda_copy_rate(&g, CUDA_D2H, NULL, repeat, err, sizeof err);
+    progress_step(job->progress, 3);
     if (h2d < 0 || d2h < 0)
         goto failed;
     pageable = malloc(COPY_BYTES);
@@ -127,7 +194,9 @@ static void measure(void *p)
     }
     memset(pageable, 0x5a, COPY_BYTES);
     double h2d_pageable = cuda_copy_rate(&g, CUDA_H2D, pageable, pageable_repeat, err, sizeof err);
+    progress_step(job->progress, 4);
     double d2h_pageable = cuda_copy_rate(&g, CUDA_D2H, pageable, pageable_repeat, err, sizeof err);
+    progress_step(job->progress, 5);
     double far_h2d = -1;
     if (job->far >= 0 && bind_node(job->topology, job->far) && cuda_gpu_repin(&g, err, sizeof err) == 0) {
         cuda_copy_rate(&g, CUDA_H2D, NULL, 1, err, sizeof err);
@@ -164,11 +233,12 @@ static double gpu_budget_s(double link_bytes_s, bool quick)
 /* Measures one GPU under its deadline. false when the driver did not answer: *out then says so,
  * and no later GPU is tried (the driver is likely wedged; each would cost another budget). */
 static bool measure_bounded(const struct machine *m, const struct cuda *c, const char *bus_id, bool quick,
-                            json_t **out)
+                            struct pcie_progress *progress, json_t **out)
 {
     struct pcie_job *job = calloc(1, sizeof *job);
     if (!job || (m->topology && hwloc_topology_dup(&job->topology, m->topology) != 0)) {
         free(job);
+        progress_detach(progress);
         *out = bench_set_text(json_pack("{s:s}", "bus_id", bus_id), "error", "no memory for the measurement");
         return true;
     }
@@ -178,8 +248,13 @@ static bool measure_bounded(const struct machine *m, const struct cuda *c, const
     job->far = job->near >= 0 ? far_node(m, job->near) : -1;
     job->link_bytes_s = link_bytes_s(m, bus_id);
     job->quick = quick;
+    job->progress = progress;
+    if (progress) /* the worker's reference, given up in pcie_job_free */
+        progress->refs++;
     double limit = gpu_budget_s(job->link_bytes_s, quick);
-    if (deadline_run(measure, job, pcie_job_free, limit)) {
+    bool answered = deadline_run(measure, job, pcie_job_free, limit);
+    progress_detach(progress);
+    if (answered) {
         *out = job->result ? job->result : json_pack("{s:s, s:s}", "bus_id", bus_id, "error", "no memory");
         job->result = NULL;
         pcie_job_free(job);
@@ -277,7 +352,7 @@ void bench_cuda_close(struct bench_cuda *handle, bool answering)
         open_job_free(handle);
 }
 
-json_t *bench_pcie_run(const struct machine *m, bool quick)
+json_t *bench_pcie_run(const struct machine *m, bool quick, const struct bench_ctx *ctx)
 {
     const char *targets[256];
     int n = bench_nvidia_targets(m, targets, 256);
@@ -294,19 +369,21 @@ json_t *bench_pcie_run(const struct machine *m, bool quick)
     for (int i = 0; i < n; i++) {
         json_t *one = NULL;
         if (answering) {
-            answering = measure_bounded(m, api, targets[i], quick, &one);
+            answering = measure_bounded(m, api, targets[i], quick, progress_new(ctx, (double)i / n, 1.0 / n), &one);
             hung = answering ? NULL : targets[i];
         } else {
             one = bench_set_text(json_pack("{s:s}", "bus_id", targets[i]), "error",
                                  "not measured: the CUDA driver stopped answering on %s", hung);
         }
         json_array_append_new(results, one);
+        if (ctx)
+            bench_progress(ctx, (double)(i + 1) / n);
     }
     bench_cuda_close(opened, answering);
     return results;
 }
 
-static json_t *run_pcie(const struct bench_ctx *ctx) { return bench_pcie_run(ctx->machine, ctx->opts->quick); }
+static json_t *run_pcie(const struct bench_ctx *ctx) { return bench_pcie_run(ctx->machine, ctx->opts->quick, ctx); }
 
 const struct bench_info bench_pcie_info = {
     "pcie", run_pcie, "host<->GPU copy bandwidth per NVIDIA GPU (pinned/pageable, near/far NUMA node)",

@@ -14,8 +14,12 @@
  * stopped answering within its deadline names the call, and the GPUs after it are not tried), or
  * {"skipped": "reason"} when there is no NVIDIA GPU or no usable driver. Copies are 256 MiB,
  * repeated (3 times with quick, 10 without); the pinned buffer is bound to the GPU's NUMA node,
- * then to the farthest node with CPUs. m must describe the live machine (probe_machine). */
-json_t *bench_pcie_run(const struct machine *m, bool quick);
+ * then to the farthest node with CPUs. m must describe the live machine (probe_machine). ctx
+ * (NULL: none) has the progress reported to it: each GPU's share in steps of its measurement
+ * (warm-up, pinned and pageable copies each way), from the GPU's worker thread while the caller
+ * waits for it, never after. */
+struct bench_ctx;
+json_t *bench_pcie_run(const struct machine *m, bool quick, const struct bench_ctx *ctx);
 
 /* What bench pcie and bench gpu share. */
 /* The GPUs NVML described, and NVIDIA display/3D devices sysfs shows that NVML missed (at most max). */

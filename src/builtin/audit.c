@@ -208,7 +208,7 @@ static int run_audit(int argc, char **argv)
         int n = asprintf(&line, _("gpuvet: warning: %s: %s\n"), m->problems[i].path ? m->problems[i].path : "?",
                          machine_problem_text(&m->problems[i]));
         if (n > 0)
-            text_write_escaped(stderr, line, (size_t)n, NULL);
+            print_note_line(stderr, line, "gpuvet: ");
         free(line);
     }
     if (redact)

@@ -75,7 +75,7 @@ int cmd_fleet(int argc, char **argv)
         }
     }
     for (int i = 0; i < f.nnotes; i++)
-        print_error("fleet", _("note: %s"), f.notes[i]);
+        print_note_to(stderr, "fleet", _("note: %s"), f.notes[i]);
     struct fleet_analysis a;
     fleet_analyse(&f, tolerance / 100, &a);
     int rc = 0;
@@ -95,7 +95,7 @@ int cmd_fleet(int argc, char **argv)
     const char **apart;
     size_t napart = fleet_unplain_hosts(&f, &apart);
     for (size_t i = 0; i < napart; i++)
-        print_error("fleet", _("host name \"%s\" is not a Slurm host name (letters, digits, '-', '.', '_'): it is "
+        print_note_to(stderr, "fleet", _("host name \"%s\" is not a Slurm host name (letters, digits, '-', '.', '_'): it is "
                                "listed apart, in no hostlist"),
                     apart[i]);
     free(apart);

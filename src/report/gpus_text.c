@@ -1,4 +1,5 @@
 /* `gpuvet gpus`: the GPU table as a text table, and one GPU in detail. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,29 +23,62 @@ static const char *dense_sparse(const struct gpu_spec *g, enum precision p, char
 }
 
 /* The table's columns (display width; negative: left-aligned): ID, MEM, BW, FP16, FP8, FP64, PCIE,
- * TDP, then SCALE-UP in the columns left of 100, wrapped under itself. TF32 is in `gpuvet gpus ID`
- * and the JSON: eight figures and a link name do not fit 100 columns. An id longer than its column
- * has a line of its own, so every row's figures start in the same columns. */
-enum { GPUS_COLUMNS = 9, GPUS_WIDTH = 100 };
+ * TDP, then SCALE-UP in the columns left of the terminal's width, wrapped under itself. TF32 is in
+ * `gpuvet gpus ID` and the JSON: eight figures and a link name do not fit 100 columns. Below 100
+ * columns FP64 and TDP, which matter least for choosing a GPU to rent, are left out too (the footer
+ * says where they are), so that the link name keeps room and a row does not become three. An id
+ * longer than its column has a line of its own, so every row's figures start in the same columns. */
+enum { GPUS_COLUMNS = 9, GPUS_WIDTH = 100, GPUS_FP16 = 3, GPUS_FP8 = 4, GPUS_FP64 = 5, GPUS_TDP = 7 };
 static const int gpus_widths[GPUS_COLUMNS] = {-20, 4, 5, -13, -13, 6, -7, 4, 0};
 
-static int gpus_scaleup_column(void)
+/* FP64 and TDP are shown at 100 columns and more. */
+static bool gpus_narrow(FILE *out) { return report_columns(out) < GPUS_WIDTH; }
+
+static bool gpus_column_shown(int i, bool narrow) { return !(narrow && (i == GPUS_FP64 || i == GPUS_TDP)); }
+
+/* A column's width (negative: left-aligned); narrow, FP16 and FP8 give up the column their widest
+ * figure ("1670.5/3341") and header ("dense/sparse") leave free, for the link name. */
+static int gpus_width(int i, bool narrow)
+{
+    if (narrow && (i == GPUS_FP16 || i == GPUS_FP8))
+        return gpus_widths[i] + 1;
+    return gpus_widths[i];
+}
+
+static int gpus_scaleup_column(bool narrow)
 {
     int col = 0;
     for (int i = 0; i < GPUS_COLUMNS - 1; i++)
-        col += (gpus_widths[i] < 0 ? -gpus_widths[i] : gpus_widths[i]) + 1;
+        if (gpus_column_shown(i, narrow))
+            col += abs(gpus_width(i, narrow)) + 1;
     return col;
 }
 
-/* text from column col on, wrapped at spaces within GPUS_WIDTH, continuations under col. */
-static void put_wrapped_from(FILE *out, const char *text, int col)
+/* Whether the word from..to has a letter (ASCII: the table's link names are). */
+static bool has_letter(const char *from, const char *to)
 {
-    size_t room = (size_t)(GPUS_WIDTH - col), used = 0;
+    const char *word = from;
+    for (const char *q = to; q > from; q--)
+        if (q[-1] == ' ') {
+            word = q;
+            break;
+        }
+    for (; word < to; word++)
+        if ((*word >= 'a' && *word <= 'z') || (*word >= 'A' && *word <= 'Z'))
+            return true;
+    return false;
+}
+
+/* text from column col on, wrapped at spaces within width, continuations under col. */
+static void put_wrapped_from(FILE *out, const char *text, int col, int width)
+{
+    size_t room = width > col ? (size_t)(width - col) : 1, used = 0;
     const char *p = text;
     while (*p) {
         const char *sp = strchr(p, ' ');
-        /* a number stays with the word after it: "(2 GPUs)", "128 GB/s" */
-        while (sp && sp > p && sp[-1] >= '0' && sp[-1] <= '9' && sp[1])
+        /* a number stays with the word after it: "(2 GPUs)", "128 GB/s", not a name ending in a digit
+         * ("NVLink3 bridge") */
+        while (sp && sp > p && sp[-1] >= '0' && sp[-1] <= '9' && sp[1] && !has_letter(p, sp))
             sp = strchr(sp + 1, ' ');
         size_t word = sp ? (size_t)(sp - p) : strlen(p);
         size_t cols = display_width_n(p, word);
@@ -67,21 +101,26 @@ static void put_wrapped_from(FILE *out, const char *text, int col)
 /* One line of cells in the columns: negative widths left-aligned, padded by display width. */
 static void cells_line(FILE *out, const char *const cells[GPUS_COLUMNS])
 {
+    bool narrow = gpus_narrow(out);
     int pending = 0; /* spaces owed before the next text: none at a line's end */
     for (int i = 0; i < GPUS_COLUMNS - 1; i++) {
-        size_t w = (size_t)(gpus_widths[i] < 0 ? -gpus_widths[i] : gpus_widths[i]), used = display_width(cells[i]);
+        if (!gpus_column_shown(i, narrow))
+            continue;
+        int width = gpus_width(i, narrow);
+        size_t w = (size_t)abs(width), used = display_width(cells[i]);
         int pad = used < w ? (int)(w - used) : 0;
-        if (gpus_widths[i] > 0)
+        if (width > 0)
             pending += pad;
         if (*cells[i]) {
             fprintf(out, "%*s%s", pending, "", cells[i]);
             pending = 0;
         }
-        pending += (gpus_widths[i] < 0 ? pad : 0) + 1;
+        pending += (width < 0 ? pad : 0) + 1;
     }
     if (*cells[GPUS_COLUMNS - 1]) {
         fprintf(out, "%*s", pending, "");
-        put_wrapped_from(out, cells[GPUS_COLUMNS - 1], gpus_scaleup_column());
+        put_wrapped_from(out, cells[GPUS_COLUMNS - 1], gpus_scaleup_column(narrow),
+                         narrow ? (int)report_columns(out) : GPUS_WIDTH);
     } else
         fputc('\n', out);
 }
@@ -174,6 +213,18 @@ static void detail(FILE *out, const struct gpu_spec *g, const char *note)
 
 void gpus_text_footer(FILE *out)
 {
-    fprintf(out, _("\nTensor TFLOPS: dense/sparse (2:4 structured sparsity). Cost and sizing use dense.\n"));
-    fprintf(out, _("TF32, the other precisions and the sources: gpuvet gpus ID (or --json).\n"));
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m)
+        return;
+    fprintf(m, _("\nTensor TFLOPS: dense/sparse (2:4 structured sparsity). Cost and sizing use dense.\n"));
+    if (gpus_narrow(out))
+        fprintf(m, _("TF32, FP64, TDP (shown from 100 columns), the other precisions and the sources: gpuvet gpus "
+                     "ID (or --json).\n"));
+    else
+        fprintf(m, _("TF32, the other precisions and the sources: gpuvet gpus ID (or --json).\n"));
+    fclose(m);
+    print_wrapped(out, buf, len, report_columns(out), NULL);
+    free(buf);
 }

@@ -79,7 +79,7 @@ static void format_requirement(const char *key, json_t *value, char *shown, size
     else if (strstr(key, "bytes_s"))
         snprintf(shown, len, "%.2f GB/s", json_number_value(value) / GB);
     else if (strstr(key, "bytes"))
-        snprintf(shown, len, "%.1f GB", json_number_value(value) / GB);
+        snprintf(shown, len, "%.*f GB", gb_decimals(json_number_value(value)), json_number_value(value) / GB);
     else if (strstr(key, "gbit"))
         snprintf(shown, len, "%g Gb/s", json_number_value(value));
     else
@@ -123,7 +123,7 @@ static void format_check_value(json_t *v, const char *unit, char *shown, size_t 
     else if (json_is_number(v) && unit && !strcmp(unit, "bytes/s"))
         snprintf(shown, len, "%.2f GB/s", json_number_value(v) / GB);
     else if (json_is_number(v) && json_number_value(v) >= 1e8)
-        snprintf(shown, len, "%.1f GB", json_number_value(v) / GB);
+        snprintf(shown, len, "%.*f GB", gb_decimals(json_number_value(v)), json_number_value(v) / GB);
     else if (json_is_number(v))
         snprintf(shown, len, "%.4g", json_number_value(v));
 }
@@ -193,7 +193,10 @@ int plan_report_text(FILE *out, json_t *plan, const struct plan_offers_ranking *
 
 void plan_report_machine_problems(FILE *out, const struct machine *m, bool failed)
 {
-    for (int i = 0; i < m->nproblems; i++)
-        print_error_to(out, "plan", failed ? _("error: %s: %s") : _("warning: %s: %s"), m->problems[i].path,
-                       machine_problem_text(&m->problems[i]));
+    for (int i = 0; i < m->nproblems; i++) {
+        if (failed)
+            print_error_to(out, "plan", _("error: %s: %s"), m->problems[i].path, machine_problem_text(&m->problems[i]));
+        else
+            print_note_to(out, "plan", _("warning: %s: %s"), m->problems[i].path, machine_problem_text(&m->problems[i]));
+    }
 }

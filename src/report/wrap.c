@@ -1,5 +1,7 @@
 /* Long report lines wrapped to the terminal's width, Chinese text included (report/wrap.h). */
+#include <stdarg.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -334,4 +336,52 @@ void print_help(FILE *o, const char *text)
         }
     }
     free(wrapped);
+}
+
+/* error_vline with its arguments given here. */
+static char *error_line(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static char *error_line(const char *command, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *line = error_vline(command, fmt, ap);
+    va_end(ap);
+    return line;
+}
+
+void print_note_line(FILE *out, const char *line, const char *hang_under)
+{
+    char *escaped = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&escaped, &len);
+    bool ready = false;
+    if (m) {
+        bool written = text_write_escaped(m, line, strlen(line), NULL) == 0;
+        ready = fclose(m) == 0 && written;
+    }
+    int fd = fileno(out);
+    if (ready && fd >= 0 && isatty(fd))
+        print_wrapped(out, escaped, len, report_columns(out), hang_under);
+    else if (ready)
+        fwrite(escaped, 1, len, out);
+    else
+        text_write_escaped(out, line, strlen(line), NULL);
+    free(escaped);
+}
+
+void print_note_to(FILE *out, const char *command, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *line = error_vline(command, fmt, ap);
+    va_end(ap);
+    char *prefix = error_line(command, "%s", "");
+    if (line && prefix) {
+        prefix[strcspn(prefix, "\n")] = '\0';
+        print_note_line(out, line, prefix);
+    } else if (line) {
+        text_write_escaped(out, line, strlen(line), NULL);
+    }
+    free(prefix);
+    free(line);
 }

@@ -28,6 +28,16 @@ void print_wrapped_table(FILE *o, const char *buf, size_t len, size_t width);
 /* A command's help text at the terminal's width (report_columns(o)): an option's description
  * continues under its own column, never split inside a word. */
 void print_help(FILE *o, const char *text);
+/* A note or warning (never an error, which scripts and tests grep as one line) with the error
+ * prefix of util/output.h, "gpuvet COMMAND: " (command NULL: "gpuvet: "), on out: on a terminal,
+ * wrapped to its width, the continuations under the text after the prefix; written to a file or
+ * pipe (a log), one line whatever COLUMNS says, for grep. The first line's text is the same either
+ * way, escaped as print_error escapes it. */
+void print_note_to(FILE *out, const char *command, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The same for a line already prefixed (ending in a newline): continuations under hang_under, the
+ * prefix the line starts with. */
+void print_note_line(FILE *out, const char *line, const char *hang_under);
+
 /* Runs render into memory, then writes its text to out through print_wrapped_table at
  * report_columns(out). Returns render's result, or -1 when out has a write error. */
 int render_wrapped_table(FILE *out, int (*render)(FILE *out, const void *ctx), const void *ctx);

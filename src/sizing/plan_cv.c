@@ -122,11 +122,11 @@ int plan_cv(struct plan *p)
         double host = p->opt.dataset_bytes + n * (double)TRAINING_PROCESS_HOST_BYTES;
         plan_require(
             p, N_("host_ram_bytes_per_node"), json_real(host),
-            _("the dataset (%.0f GB) cached in the page cache so epochs after the first read no disk, + %d x 2 GB "
+            _("the dataset (%.*f GB) cached in the page cache so epochs after the first read no disk, + %d x 2 GB "
             "training processes; data-loader workers' memory comes on top"),
-            gb(p->opt.dataset_bytes), n);
+            gb_decimals(p->opt.dataset_bytes), gb(p->opt.dataset_bytes), n);
         plan_require(p, N_("storage_bytes_per_node"), json_real(p->opt.dataset_bytes), _("the dataset"));
-        plan_step(p, N_("host memory"), _("%.0f GB: the dataset fits in the page cache"), gb(host));
+        plan_step(p, N_("host memory"), _("%.*f GB: the dataset fits in the page cache"), gb_decimals(host), gb(host));
     } else {
         plan_require(p, N_("host_ram_bytes_per_node"), json_null(),
                      _("pass --dataset-bytes to size the cache for the dataset"));

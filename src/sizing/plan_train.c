@@ -170,9 +170,9 @@ int plan_train(struct plan *p)
                                              : "model states and CUDA context only: activations unknown (--params)"));
     p->does_not_fit = !f.fits;
     plan_step(p, N_("gpu memory"),
-              _("%.1f GB per GPU (states + activations + 1 GB CUDA context, which is GPU memory) of %.1f GB on "
+              _("%.*f GB per GPU (states + activations + 1 GB CUDA context, which is GPU memory) of %.1f GB on "
               "%s: %s"),
-              gb(f.per_gpu), gb(gpu_bytes(p)), p->gpu->id,
+              gb_decimals(f.per_gpu), gb(f.per_gpu), gb(gpu_bytes(p)), p->gpu->id,
               !f.fits      ? _("does NOT fit")
               : f.complete ? _("fits")
                            : _("the model states fit, but the activations are unknown with --params, so whether the "
@@ -202,8 +202,9 @@ int plan_train(struct plan *p)
                                         logits_held(p, p->opt.recompute), &term);
         plan_step(p, N_("advice"),
                   _("with --recompute full, %s fits (%.1f GB per GPU); at the asked settings the largest term is %s, "
-                    "%.1f of %.1f GB per GPU"),
-                  zero_label(&advice, label2, sizeof label2), gb(af.per_gpu), what, gb(term), gb(f.per_gpu));
+                    "%.*f of %.*f GB per GPU"),
+                  zero_label(&advice, label2, sizeof label2), gb(af.per_gpu), what, gb_decimals(f.per_gpu), gb(term),
+                  gb_decimals(f.per_gpu), gb(f.per_gpu));
     } else if (m->has_shape) {
         json_object_set_new(p->doc, "advice", json_null());
         plan_step(p, N_("advice"),
@@ -261,16 +262,16 @@ int plan_train(struct plan *p)
             "step time"));
     double checkpoint = (double)m->params * CHECKPOINT_BYTES_PER_PARAM;
     plan_require(p, N_("storage_bytes_per_node"), json_real(checkpoint / p->opt.nodes),
-                 _("one checkpoint: %d B/parameter (bf16 weights + fp32 master, momentum, variance) = %.0f GB, split "
+                 _("one checkpoint: %d B/parameter (bf16 weights + fp32 master, momentum, variance) = %.*f GB, split "
                  "across nodes; keep room for several"),
-                 CHECKPOINT_BYTES_PER_PARAM, gb(checkpoint));
+                 CHECKPOINT_BYTES_PER_PARAM, gb_decimals(checkpoint), gb(checkpoint));
     plan_network(p, true);
     plan_step(p, N_("cpu"),
               _("%d cores per node: %d per GPU (one process plus %d loader workers, at least the audit's %d) + %d; "
               "NCCL reduces on the GPU"),
               cores, per_gpu_cores, LLM_LOADER_WORKERS_PER_GPU, thresholds_for(WL_LLM_TRAIN)->cores_per_accelerator_min,
               CORES_FOR_OS);
-    plan_step(p, N_("host memory"), _("%.0f GB per node (%s)"), gb(host),
+    plan_step(p, N_("host memory"), _("%.*f GB per node (%s)"), gb_decimals(host), gb(host),
               cfg->offload == OFFLOAD_NVME ? _("pinned buffers only; states on NVMe") : _("DeepSpeed's estimator"));
     plan_correction(
         p, _("A common rule of thumb reserves 2 CPU cores per GPU for NCCL all-reduce: NCCL runs its kernels on the GPU; "
@@ -404,8 +405,8 @@ int plan_finetune(struct plan *p)
                   _("--recompute not given: full (gradient checkpointing), as fine-tuning recipes run LoRA and QLoRA: "
                     "PEFT's prepare_model_for_kbit_training, Unsloth's get_peft_model, LLaMA-Factory and the QLoRA "
                     "paper's qlora.py turn it on by default; --recompute none plans without it"));
-    plan_step(p, N_("gpu memory"), _("%.1f GB per GPU of %.1f GB on %s: %s; each GPU holds a whole copy (data parallel)"),
-              gb(total), gb(gpu_bytes(p)), p->gpu->id, fits ? _("fits") : _("does NOT fit"));
+    plan_step(p, N_("gpu memory"), _("%.*f GB per GPU of %.1f GB on %s: %s; each GPU holds a whole copy (data parallel)"),
+              gb_decimals(total), gb(total), gb(gpu_bytes(p)), p->gpu->id, fits ? _("fits") : _("does NOT fit"));
     if (!fits) {
         struct finetune_estimate q;
         finetune_estimate(m, FINETUNE_QLORA, p->opt.lora_rank, p->opt.lora_qv_only, &q);

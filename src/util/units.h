@@ -26,4 +26,9 @@ static inline int decimals_apart(double a, double b)
     return a == b ? 1 : 3;
 }
 
+/* The decimals of a size in GB in a report: one below 1000 GB, none from there (at most four
+ * significant figures). Every mention of one figure is printed with it, "%.*f GB", so that a table
+ * and the text beside it never read "401 GB" and "401.5 GB" for the same quantity. */
+static inline int gb_decimals(double bytes) { return bytes / GB >= 999.95 ? 0 : 1; }
+
 #endif

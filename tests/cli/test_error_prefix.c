@@ -156,3 +156,59 @@ Test(error_prefix, both_tables_name_every_command)
     cr_expect_eq(listed, sizeof usage_errors / sizeof *usage_errors, "commands in gpuvet --help:\n%s", r.out);
     run_result_free(&r);
 }
+
+/* A warning wider than the terminal: the audit of nvidiagpunumanodes warns in lines of 235
+ * columns. On a terminal of 80 columns (a pseudo-terminal of util-linux's script) each warning wraps,
+ * its first line keeping the prefix and text it had, its continuations 8 columns in ("gpuvet: ", under
+ * the text), no line over 80 unless one word; the words are the same as on one line. Written to a
+ * pipe, it stays one line whatever COLUMNS says, for logs and grep. */
+Test(error_prefix, a_long_warning_wraps_to_the_terminal_under_its_text)
+{
+    if (access("/usr/bin/script", X_OK) != 0)
+        cr_skip_test("util-linux's script is not installed: no pseudo-terminal to print to");
+    char command[4096];
+    int status;
+    snprintf(command, sizeof command, "COLUMNS=80 LANG=C LC_ALL=C '%s' audit --sysroot '%s' 2>&1 >/dev/null",
+             GPUVET_BIN, fixture("sysroot/nvidiagpunumanodes"));
+    char *flat = run_shell(command, &status);
+    snprintf(command, sizeof command,
+             "script -qec \"stty cols 80 rows 50; LANG=C LC_ALL=C '%s' audit --sysroot '%s' 2>&1 >/dev/null\" "
+             "/dev/null </dev/null | tr -d '\\r'",
+             GPUVET_BIN, fixture("sysroot/nvidiagpunumanodes"));
+    char *wrapped = run_shell(command, &status);
+    size_t longest = 0, wrapped_lines = 0;
+    for (const char *line = flat; *line;) {
+        size_t len = strcspn(line, "\n");
+        if (len > longest)
+            longest = len;
+        cr_expect(!strncmp(line, "gpuvet: warning: ", 17), "unwrapped: %.*s", (int)len, line);
+        line += len + (line[len] == '\n');
+    }
+    cr_assert_gt(longest, 200, "the fixture's long warning:\n%s", flat);
+    /* Undo the wraps: a continuation (8 spaces) joins its line with one space. */
+    char *joined = calloc(1, strlen(wrapped) + 1);
+    cr_assert_not_null(joined);
+    size_t at = 0;
+    for (const char *line = wrapped; *line;) {
+        size_t len = strcspn(line, "\n");
+        cr_expect(len <= 80 || !memchr(line + 8, ' ', len - 8), "over 80 columns: %.*s", (int)len, line);
+        if (!strncmp(line, "        ", 8) && line[8] != ' ') {
+            cr_assert(at > 0 && joined[at - 1] == '\n', "a continuation first:\n%s", wrapped);
+            joined[at - 1] = ' ';
+            memcpy(joined + at, line + 8, len - 8);
+            at += len - 8;
+            wrapped_lines++;
+        } else {
+            cr_expect(!strncmp(line, "gpuvet: warning: ", 17), "wrapped: %.*s", (int)len, line);
+            memcpy(joined + at, line, len);
+            at += len;
+        }
+        joined[at++] = '\n';
+        line += len + (line[len] == '\n');
+    }
+    cr_expect_gt(wrapped_lines, 0, "%s", wrapped);
+    cr_expect_str_eq(joined, flat);
+    free(joined);
+    free(flat);
+    free(wrapped);
+}

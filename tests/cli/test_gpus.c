@@ -148,3 +148,51 @@ Test(gpus, memory_mib_far_from_the_vendor_figure_is_refused)
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     cr_assert_eq(system(cmd), 0);
 }
+
+/* The list at COLUMNS=80 and 100 (English). The bound, set before running it: no line wider than
+ * the width unless it is one unbreakable token; a GPU takes at most 2 lines at 80 columns (its row
+ * and one continuation of the link name, or an id too long for its column on a line of its own),
+ * so the table holds at most 2 x GPUs + 2 header lines + 6 footer lines, and the list at 80 columns
+ * is at most a quarter longer than at 100 (it doubled when the whole table was rewrapped). At 80
+ * columns FP64 and TDP make room for the link name and the footer says where they are; at 100 they
+ * are there. A link name's continuation starts under the link name. */
+static char *gpus_list_at(int columns, int *lines)
+{
+    char command[512];
+    snprintf(command, sizeof command, "COLUMNS=%d LANG=C LC_ALL=C LANGUAGE= '%s' gpus", columns, GPUVET_BIN);
+    int status;
+    char *out = run_shell(command, &status);
+    cr_assert_eq(status, 0, "%s", out);
+    *lines = 0;
+    const char *line = out;
+    while (*line) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        size_t indent = strspn(line, " ");
+        cr_expect(len <= (size_t)columns || !memchr(line + indent, ' ', len - indent),
+                  "COLUMNS=%d: a line of %zu columns: %.*s", columns, len, (int)len, line);
+        (*lines)++;
+        line += len + (end ? 1 : 0);
+    }
+    return out;
+}
+
+Test(gpus, the_list_fits_80_and_100_columns)
+{
+    int rows = data_rows(), lines80, lines100;
+    char *at80 = gpus_list_at(80, &lines80), *at100 = gpus_list_at(100, &lines100);
+    cr_expect_leq(lines80, 2 * rows + 8, "%d lines for %d GPUs at 80 columns:\n%s", lines80, rows, at80);
+    cr_expect_leq(lines80 * 4, lines100 * 5, "%d lines at 80 columns, %d at 100", lines80, lines100);
+    cr_expect(strstr(at100, "FP64") && strstr(at100, "TDP"), "%s", at100);
+    cr_expect(!strstr(at80, " FP64 "), "%s", at80);
+    cr_expect(strstr(at80, "FP64, TDP"), "the footer says where FP64 and TDP went:\n%s", at80);
+    /* "NVLink3 bridge (2 GPUs)": the row's link name, its continuation under it. */
+    const char *row = strstr(at80, "\na30-pcie-24gb ");
+    cr_assert_not_null(row, "%s", at80);
+    const char *link = strstr(row, "NVLink3"), *next = strchr(row + 1, '\n');
+    cr_assert(link && next && link < next, "%s", at80);
+    size_t link_column = (size_t)(link - (row + 1));
+    cr_expect_eq(strspn(next + 1, " "), link_column, "the continuation starts under the link name:\n%s", at80);
+    free(at80);
+    free(at100);
+}

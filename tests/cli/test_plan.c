@@ -963,3 +963,78 @@ Test(plan, meta_405b_fp8_keeps_attention_16_bit)
     json_decref(doc);
     run_result_free(&r);
 }
+
+/* A text mention of a size: its digits as printed, and the value they read. */
+struct gb_mention {
+    char shown[32];
+    double value;
+};
+
+/* Every number directly followed by "GB" (after spaces or a wrap) in text, up to max of them. */
+static int gb_mentions(const char *text, struct gb_mention *out, int max)
+{
+    int n = 0;
+    for (const char *p = text; *p && n < max; p++) {
+        if (!(*p >= '0' && *p <= '9') || (p > text && ((p[-1] >= '0' && p[-1] <= '9') || p[-1] == '.')))
+            continue;
+        const char *end = p;
+        while ((*end >= '0' && *end <= '9') || *end == '.')
+            end++;
+        const char *unit = end;
+        while (*unit == ' ' || *unit == '\n')
+            unit++;
+        if (strncmp(unit, "GB", 2) || unit[2] == '/' || (size_t)(end - p) >= sizeof out[n].shown)
+            continue;
+        snprintf(out[n].shown, sizeof out[n].shown, "%.*s", (int)(end - p), p);
+        out[n].value = strtod(out[n].shown, NULL);
+        n++;
+    }
+    return n;
+}
+
+/* Llama-3-8B, ZeRO-2, 8 x H100: 401.45 GB of host memory per node, printed "401 GB" in the steps and
+ * "401.5 GB" in the requirements table before. Every byte figure of the requirements reads the same
+ * wherever the text mentions it (a number within half a GB of it, followed by GB). */
+Test(plan, a_figure_reads_the_same_everywhere_in_the_text)
+{
+    const char *args[][8] = {
+        {"--model", "llama-3-8b", "--gpus", "8xH100-SXM5-80GB", "--zero", "2", NULL},
+        {"--model", "qwen2.5-32b", "--gpus", "8xH100-SXM5-80GB", "--zero", "2", NULL},
+        {"--model", "llama-3-70b", "--gpus", "1xA100-80GB", "--zero", "2", NULL},
+    };
+    for (size_t a = 0; a < sizeof args / sizeof args[0]; a++) {
+        struct run_result json_run = run_gpuvet("plan", "--workload", "llm-train", args[a][0], args[a][1], args[a][2],
+                                                args[a][3], args[a][4], args[a][5], "--json", NULL);
+        struct run_result text_run = run_gpuvet("plan", "--workload", "llm-train", args[a][0], args[a][1], args[a][2],
+                                                args[a][3], args[a][4], args[a][5], NULL);
+        /* 1: the job does not fit, which the 70B on one GPU shows. */
+        cr_assert(json_run.status == 0 || json_run.status == 1, "%s", json_run.err);
+        cr_assert_eq(text_run.status, json_run.status, "%s", text_run.err);
+        json_t *doc = run_json(&json_run), *plan = plan_of(doc);
+        struct gb_mention mentions[256];
+        int n = gb_mentions(text_run.out, mentions, 256);
+        const char *key;
+        json_t *req;
+        int checked = 0;
+        json_object_foreach(json_object_get(plan, "requirements"), key, req) {
+            json_t *value = json_object_get(req, "value");
+            if (!strstr(key, "bytes") || strstr(key, "bytes_s") || !json_is_number(value))
+                continue;
+            double figure = json_number_value(value) / 1e9;
+            const char *first = NULL;
+            for (int i = 0; i < n; i++) {
+                if (fabs(mentions[i].value - figure) > 0.5)
+                    continue;
+                checked++;
+                if (!first)
+                    first = mentions[i].shown;
+                cr_expect_str_eq(mentions[i].shown, first, "%s (%s, %.3f GB) printed as %s GB and %s GB:\n%s", key,
+                                 args[a][1], figure, first, mentions[i].shown, text_run.out);
+            }
+        }
+        cr_expect_gt(checked, 3, "%s: too few mentions found", args[a][1]);
+        json_decref(doc);
+        run_result_free(&json_run);
+        run_result_free(&text_run);
+    }
+}

@@ -4,22 +4,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/bench.h"
 #include "bench/pcie.h"
 #include "probe/probe.h"
 #include "testutil.h"
 #include "util/fsroot.h"
 
-static json_t *bench_on(const char *root)
+static json_t *bench_on_reporting(const char *root, const struct bench_ctx *ctx)
 {
     fsroot_set(root);
     struct machine m;
     machine_init(&m);
     cr_assert_eq(probe_machine(&m, true), 0);
-    json_t *result = bench_pcie_run(&m, true);
+    json_t *result = bench_pcie_run(&m, true, ctx);
     machine_free(&m);
     fsroot_set(NULL);
     return result;
 }
+
+static json_t *bench_on(const char *root) { return bench_on_reporting(root, NULL); }
 
 Test(bench_pcie, no_nvidia_gpu_is_skipped)
 {
@@ -68,5 +71,46 @@ Test(bench_pcie, measures_each_gpu_through_the_cuda_driver_api)
     cr_assert_float_eq(link, 16 * 16 * 128.0 / 130 / 8 * 1e9, 1e6);
     cr_assert_float_eq(json_real_value(json_object_get(g, "fraction")), h2d / link, 1e-9);
     cr_assert_gt(json_real_value(json_object_get(g, "d2h_pageable_bytes_s")), 0);
+    json_decref(r);
+}
+
+/* The bar moved at 0 % for the whole of `bench pcie` (17 s on an 8-GPU box): it reports the steps of
+ * each GPU's measurement now. Through the stand-in, one GPU: more than one report between 0 and 1,
+ * never going back, the last 1. */
+struct progress_seen {
+    int count;
+    double last, first;
+    bool backwards;
+};
+
+static void note_progress(const struct bench_ctx *ctx, double fraction)
+{
+    struct progress_seen *seen = ctx->progress_state;
+    if (!seen->count)
+        seen->first = fraction;
+    if (seen->count && fraction < seen->last)
+        seen->backwards = true;
+    seen->last = fraction;
+    seen->count++;
+}
+
+Test(bench_pcie, reports_progress_while_it_measures)
+{
+    if (host_has_nvidia_gpu())
+        cr_skip_test("this machine has an NVIDIA GPU: scripts/gpu-check.sh measures it for real");
+    setenv("GPUVET_NVML_LIBRARY", GPUVET_MOCK_NVML_CURRENT, 1);
+    setenv("GPUVET_CUDA_LIBRARY", GPUVET_MOCK_NVML_CURRENT, 1);
+    setenv("GPUVET_MOCK_NVML_XML", GPUVET_TEST_SOURCE "/fixtures/nvidia-smi/telegraf-a100-sxm4-80gb-mig-v12.xml", 1);
+    struct progress_seen seen = {0};
+    struct bench_ctx ctx = {NULL, NULL, note_progress, &seen};
+    json_t *r = bench_on_reporting(NULL, &ctx);
+    unsetenv("GPUVET_NVML_LIBRARY");
+    unsetenv("GPUVET_CUDA_LIBRARY");
+    unsetenv("GPUVET_MOCK_NVML_XML");
+    cr_assert(json_is_array(r), "%s", json_dumps(r, 0));
+    cr_expect_gt(seen.count, 2, "progress reported %d time(s)", seen.count);
+    cr_expect_lt(seen.first, 1.0, "the first report is before the end: %g", seen.first);
+    cr_expect(!seen.backwards);
+    cr_expect_float_eq(seen.last, 1.0, 1e-9);
     json_decref(r);
 }
