@@ -215,7 +215,12 @@ Test(verdict, first_screen_and_width_of_every_fixture_machine)
             const char *nl = strchr(line, '\n');
             size_t len = nl ? (size_t)(nl - line) : strlen(line);
             lineno++;
-            cr_expect_leq(columns(line, len), 100, "%s line %d: %.*s", machines[i].path, lineno, (int)len, line);
+            /* Over 100 only where the line is one unbreakable path (the evidence file named in the
+             * header: the wrap never splits a word, and a checkout's path has any length). */
+            size_t lead = strspn(line, " ");
+            bool one_path = lead < len && memchr(line + lead, ' ', len - lead) == NULL && memchr(line, '/', len);
+            cr_expect(columns(line, len) <= 100 || one_path, "%s line %d: %.*s", machines[i].path, lineno, (int)len,
+                      line);
             if (lineno <= 25 && len > 12 && !strncmp(line, "  general    ", 13)) {
                 general_seen = true;
                 cr_expect(strstr(line, verdict) && (size_t)(strstr(line, verdict) - line) < len, "%s: %.*s",
