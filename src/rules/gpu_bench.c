@@ -95,7 +95,7 @@ static void judge_rate(struct audit_ctx *ctx, bool memory)
             continue;
         }
         double v = memory ? g->mem_bytes_s : g->fp32_flops, peak = memory ? g->mem_peak_bytes_s : g->fp32_peak_flops;
-        if (!plausible(g, memory)) {
+        if (plausible(g, memory) == 0) { /* no value, or not a measurement */
             finding_add(ctx, SEV_UNKNOWN, g->bus_id,
                         json_pack("{s:s, s:f, s:f, s:f}", "bench", b->source, memory ? "mem_bytes_s" : "fp32_flops", v,
                                   "peak", peak, "max_plausible_fraction", GPU_MAX_PLAUSIBLE_FRACTION),

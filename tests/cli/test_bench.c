@@ -295,7 +295,7 @@ static char *shard_in_new_dir(const char *name, char *path, size_t len, uint64_t
 }
 
 /* --file reads the user's own file, and leaves it exactly as it was. */
-Test(bench_cli, storage_reads_an_existing_file_and_leaves_it, .timeout = 120)
+Test(bench_cli, storage_reads_an_existing_file_and_leaves_it)
 {
     char path[4096];
     uint64_t sum;
@@ -446,7 +446,7 @@ static double children_block_bytes_read(void)
  * 2 s of --quick and both within elapsed_s: divided by the summed rates that is a time between 2 s
  * and elapsed_s - 2 s. A stub printing plausible numbers reads nothing; a rate divided by the wrong
  * time, or a reading child that is never waited for, misses. */
-Test(bench_cli, storage_rates_match_the_bytes_the_kernel_counted, .timeout = 120)
+Test(bench_cli, storage_rates_match_the_bytes_the_kernel_counted)
 {
     if (access("/proc/self/io", R_OK) != 0)
         cr_skip_test("this kernel keeps no per-task I/O accounting");
@@ -521,7 +521,7 @@ static pid_t own_session_child(pid_t pid)
 
 /* The reads run in a child that leads its own session (as fio's jobs do), so a Ctrl-C from the
  * terminal reaches only gpuvet: the child must die with it and leave nothing reading. */
-Test(bench_cli, storage_reads_in_its_own_session_and_dies_with_ctrl_c, .timeout = 120)
+Test(bench_cli, storage_reads_in_its_own_session_and_dies_with_ctrl_c)
 {
     char path[4096];
     char *dir = shard_in_new_dir("shard-0002.tar", path, sizeof path, NULL);
@@ -574,7 +574,7 @@ Test(bench_cli, storage_reads_in_its_own_session_and_dies_with_ctrl_c, .timeout 
 /* A benchmark that cannot start its threads fails alone: the run goes on and keeps the others'
  * results. GPUVET_TEST_THREAD_LIMIT stands in for RLIMIT_NPROC, which root (the test runner) ignores;
  * it makes bench's own thread creation fail with EAGAIN, so the real error path runs. */
-Test(bench_cli, a_benchmark_without_its_threads_fails_alone, .timeout = 60)
+Test(bench_cli, a_benchmark_without_its_threads_fails_alone)
 {
     setenv("GPUVET_TEST_THREAD_LIMIT", "1", 1);
     struct run_result r = run_gpuvet("bench", "memory", "jitter", "--quick", "--json", "--seconds", "1", NULL);

@@ -97,7 +97,7 @@ static const char *severity_of(json_t *doc, const char *id, const char *subject)
         cr_expect(!strncmp(got_, sev ":", strlen(sev ":")), "%s %s: %s, not %s", id, subject, got_, sev);            \
     } while (0)
 
-Test(bench_gpu, a_healthy_node_measures_every_gpu_and_pair_and_passes, .timeout = 120)
+Test(bench_gpu, a_healthy_node_measures_every_gpu_and_pair_and_passes)
 {
     stand_in(A5000);
     char *saved;
@@ -149,7 +149,7 @@ Test(bench_gpu, a_healthy_node_measures_every_gpu_and_pair_and_passes, .timeout 
     free(saved);
 }
 
-Test(bench_gpu, a_gpu_20_percent_behind_its_sibling_fails_though_above_the_floor, .timeout = 120)
+Test(bench_gpu, a_gpu_20_percent_behind_its_sibling_fails_though_above_the_floor)
 {
     stand_in(A5000);
     setenv("GPUVET_MOCK_GPU_SLOW", SECOND ":0.8", 1);
@@ -172,7 +172,7 @@ Test(bench_gpu, a_gpu_20_percent_behind_its_sibling_fails_though_above_the_floor
     free(saved);
 }
 
-Test(bench_gpu, gpus_below_the_datasheet_floor_fail_even_when_equal, .timeout = 120)
+Test(bench_gpu, gpus_below_the_datasheet_floor_fail_even_when_equal)
 {
     stand_in(A5000);
     setenv("GPUVET_MOCK_GPU_MEM_BW", "400e9", 1); /* 52 % of the A5000's 768 GB/s */
@@ -191,7 +191,7 @@ Test(bench_gpu, gpus_below_the_datasheet_floor_fail_even_when_equal, .timeout = 
     free(saved);
 }
 
-Test(bench_gpu, words_that_do_not_keep_their_pattern_are_counted_and_fail, .timeout = 120)
+Test(bench_gpu, words_that_do_not_keep_their_pattern_are_counted_and_fail)
 {
     stand_in(A5000);
     setenv("GPUVET_MOCK_GPU_BAD_MEMORY", FIRST ":3", 1);
@@ -224,7 +224,7 @@ static int audit_status(const char *bench, const char *xml)
  * missing: the bandwidth measured before it stays and is judged, the compute that cannot run in the
  * context after it is unknown with why, and the audit exits non-zero (issue 37: on main all three
  * rules were unknown and the audit exited 0). */
-Test(bench_gpu, an_uncorrectable_ecc_error_in_the_memory_test_fails_the_gpu_and_keeps_its_bandwidth, .timeout = 120)
+Test(bench_gpu, an_uncorrectable_ecc_error_in_the_memory_test_fails_the_gpu_and_keeps_its_bandwidth)
 {
     stand_in(A5000);
     setenv("GPUVET_MOCK_GPU_ECC", FIRST, 1);
@@ -250,7 +250,7 @@ Test(bench_gpu, an_uncorrectable_ecc_error_in_the_memory_test_fails_the_gpu_and_
 
 /* A libcuda that answers success and does nothing: on main, "40.00 GiB written and verified" and
  * thousands of percent of the datasheet passed. Now no figure and no pass, and the reason says so. */
-Test(bench_gpu, a_driver_that_does_nothing_gives_no_measurement_and_no_pass, .timeout = 120)
+Test(bench_gpu, a_driver_that_does_nothing_gives_no_measurement_and_no_pass)
 {
     stand_in(A5000);
     /* Its events 1 ns apart, then 0 ms apart. */
@@ -274,7 +274,7 @@ Test(bench_gpu, a_driver_that_does_nothing_gives_no_measurement_and_no_pass, .ti
 }
 
 /* A figure above 1.5x the datasheet is not a measurement, never a pass. */
-Test(bench_gpu, a_figure_far_above_the_datasheet_is_unknown_not_a_pass, .timeout = 120)
+Test(bench_gpu, a_figure_far_above_the_datasheet_is_unknown_not_a_pass)
 {
     stand_in(A5000);
     setenv("GPUVET_MOCK_GPU_MEM_BW", "2000e9", 1); /* 2.6x the A5000's 768 GB/s */
@@ -293,7 +293,7 @@ Test(bench_gpu, a_figure_far_above_the_datasheet_is_unknown_not_a_pass, .timeout
 
 /* The positive control: a check kernel that cannot see a mismatch misses the word written wrong on
  * purpose, and the memory test is then no result, not a clean one. */
-Test(bench_gpu, a_check_that_misses_the_planted_error_is_not_a_clean_memory_test, .timeout = 120)
+Test(bench_gpu, a_check_that_misses_the_planted_error_is_not_a_clean_memory_test)
 {
     stand_in(A5000);
     setenv("GPUVET_MOCK_GPU_BLIND", FIRST, 1);
@@ -315,7 +315,7 @@ Test(bench_gpu, a_check_that_misses_the_planted_error_is_not_a_clean_memory_test
 
 /* A check kernel that read fewer words than were written (cut short, or never run) leaves the memory
  * test without a result: the count of words it read, kept on the GPU, must match. */
-Test(bench_gpu, a_check_that_read_fewer_words_than_written_is_not_a_clean_memory_test, .timeout = 120)
+Test(bench_gpu, a_check_that_read_fewer_words_than_written_is_not_a_clean_memory_test)
 {
     stand_in(A5000);
     setenv("GPUVET_MOCK_GPU_SHORT_CHECK", SECOND, 1);
@@ -334,7 +334,7 @@ Test(bench_gpu, a_check_that_read_fewer_words_than_written_is_not_a_clean_memory
 }
 
 /* A driver's error text that is not UTF-8 is made valid (U+FFFD), not lost as "no memory". */
-Test(bench_gpu, a_driver_error_text_in_invalid_utf8_is_kept_sanitised, .timeout = 120)
+Test(bench_gpu, a_driver_error_text_in_invalid_utf8_is_kept_sanitised)
 {
     stand_in(A5000);
     setenv("GPUVET_MOCK_CUDA_BAD_PTX", "1", 1);
@@ -370,7 +370,7 @@ static char *three_gpus(void)
     return edited_xml(path, make);
 }
 
-Test(bench_gpu, a_pair_without_peer_access_warns_when_others_have_it, .timeout = 120)
+Test(bench_gpu, a_pair_without_peer_access_warns_when_others_have_it)
 {
     char *xml = three_gpus();
     stand_in(xml);
@@ -394,7 +394,7 @@ Test(bench_gpu, a_pair_without_peer_access_warns_when_others_have_it, .timeout =
 
 /* A GPU CUDA cannot see (CUDA_VISIBLE_DEVICES, a container's or a Slurm job's cgroup) costs its own
  * measurements and pairs, not the other GPUs' pairs (on main one hidden GPU took every pair down). */
-Test(bench_gpu, a_gpu_hidden_from_cuda_does_not_take_the_other_pairs_down, .timeout = 120)
+Test(bench_gpu, a_gpu_hidden_from_cuda_does_not_take_the_other_pairs_down)
 {
     char *xml = three_gpus();
     stand_in(xml);
@@ -430,7 +430,7 @@ static char *three_gpus_third_on_gen3(void)
 /* Each pair is compared with the pairs over the same kind of link: a GPU on a Gen3 link copies at half
  * the Gen4 pairs' rate and is healthy for it (on main every pair was held to the node's best pair, and
  * its four pairs warned). */
-Test(bench_gpu, pairs_are_compared_with_pairs_over_the_same_link, .timeout = 120)
+Test(bench_gpu, pairs_are_compared_with_pairs_over_the_same_link)
 {
     char *xml = three_gpus_third_on_gen3();
     stand_in(xml);
@@ -452,7 +452,7 @@ Test(bench_gpu, pairs_are_compared_with_pairs_over_the_same_link, .timeout = 120
     unlink(xml);
 }
 
-Test(bench_gpu, no_pair_with_peer_access_is_unknown_not_a_pass, .timeout = 120)
+Test(bench_gpu, no_pair_with_peer_access_is_unknown_not_a_pass)
 {
     stand_in(A5000);
     setenv("GPUVET_MOCK_GPU_NO_PEER", SECOND, 1);
@@ -467,7 +467,7 @@ Test(bench_gpu, no_pair_with_peer_access_is_unknown_not_a_pass, .timeout = 120)
     free(saved);
 }
 
-Test(bench_gpu, without_a_driver_it_says_why_and_gives_no_number, .timeout = 120)
+Test(bench_gpu, without_a_driver_it_says_why_and_gives_no_number)
 {
     stand_in(A5000);
     setenv("GPUVET_CUDA_LIBRARY", "/nonexistent/libcuda.so.1", 1);
@@ -501,7 +501,7 @@ static char *a5000_with_hw_slowdown(void)
 
 /* A slow GPU that NVML saw slowed down while the FMA loop ran: the finding names the slowdown and
  * sends the user to cooling and power first. The healthy sibling saw none. */
-Test(bench_gpu, a_slowdown_seen_while_it_ran_is_named_with_the_low_figure, .timeout = 120)
+Test(bench_gpu, a_slowdown_seen_while_it_ran_is_named_with_the_low_figure)
 {
     char *xml = a5000_with_hw_slowdown();
     stand_in(xml);
@@ -531,7 +531,7 @@ Test(bench_gpu, a_slowdown_seen_while_it_ran_is_named_with_the_low_figure, .time
 
 /* A bench whose GPUs are not the audited machine's accelerators (the recorded tree holds NEC Vector
  * Engines at other addresses) is not judged there: a GPU it may not have would be blamed. */
-Test(bench_gpu, a_bench_of_other_gpus_is_not_judged_on_this_machine, .timeout = 120)
+Test(bench_gpu, a_bench_of_other_gpus_is_not_judged_on_this_machine)
 {
     stand_in(A5000);
     setenv("GPUVET_MOCK_GPU_SLOW", FIRST ":0.8", 1);
@@ -570,7 +570,7 @@ Test(bench_gpu, a_bench_without_gpu_results_leaves_the_gpu_rules_unknown)
     json_decref(audit);
 }
 
-Test(bench_gpu, a_gpu_that_stops_answering_costs_its_budget_and_ends_the_bench, .timeout = 120)
+Test(bench_gpu, a_gpu_that_stops_answering_costs_its_budget_and_ends_the_bench)
 {
     stand_in(A5000);
     setenv("GPUVET_MOCK_CUDA_HANG", "cuLaunchKernel", 1);
@@ -594,7 +594,7 @@ Test(bench_gpu, a_gpu_that_stops_answering_costs_its_budget_and_ends_the_bench, 
     json_decref(doc);
 }
 
-Test(bench_gpu, ptx_the_driver_refuses_is_an_error_with_its_compiler_log, .timeout = 120)
+Test(bench_gpu, ptx_the_driver_refuses_is_an_error_with_its_compiler_log)
 {
     stand_in(A5000);
     setenv("GPUVET_MOCK_CUDA_BAD_PTX", "1", 1);
@@ -609,7 +609,7 @@ Test(bench_gpu, ptx_the_driver_refuses_is_an_error_with_its_compiler_log, .timeo
     json_decref(doc);
 }
 
-Test(bench_gpu, prom_has_each_gpus_figures_and_each_pair, .timeout = 120)
+Test(bench_gpu, prom_has_each_gpus_figures_and_each_pair)
 {
     stand_in(A5000);
     setenv("GPUVET_MOCK_GPU_BAD_MEMORY", SECOND ":1", 1);
@@ -635,7 +635,7 @@ Test(bench_gpu, prom_has_each_gpus_figures_and_each_pair, .timeout = 120)
               "%s", text);
 }
 
-Test(bench_gpu, the_default_run_repeats_all_four_patterns_while_time_is_left, .timeout = 240)
+Test(bench_gpu, the_default_run_repeats_all_four_patterns_while_time_is_left)
 {
     stand_in(A5000);
     setenv("GPUVET_MOCK_GPU_FREE_MIB", "8", 1); /* small buffers: 100 passes in well under the 15 s */
@@ -710,7 +710,7 @@ static void drop(json_t *doc, json_t *audit, char *saved)
  * the A5000's 111.1 dense BF16 (data/gpus.csv), above the 45% floor and level with each other; the
  * results agree and every checked entry is the CPU's sum: GPU_BURN_FAILED passes on both, and the
  * other GPU rules are unknown (a burn is not the per-GPU measurements). */
-Test(bench_gpu, burn_on_a_healthy_node_passes_every_gpu, .timeout = 120)
+Test(bench_gpu, burn_on_a_healthy_node_passes_every_gpu)
 {
     stand_in(A5000);
     char *saved;
@@ -739,7 +739,7 @@ Test(bench_gpu, burn_on_a_healthy_node_passes_every_gpu, .timeout = 120)
 
 /* Expected: the second GPU's first checked entry is off by one: it fails; the first, whose result
  * is the only one left with a vote, passes. */
-Test(bench_gpu, burn_fails_a_gpu_with_a_wrong_result, .timeout = 120)
+Test(bench_gpu, burn_fails_a_gpu_with_a_wrong_result)
 {
     stand_in(A5000);
     setenv("GPUVET_MOCK_GPU_WRONG", SECOND, 1);
@@ -757,7 +757,7 @@ Test(bench_gpu, burn_fails_a_gpu_with_a_wrong_result, .timeout = 120)
 
 /* Expected: an entry the CPU does not check differs on the second GPU: of two GPUs, neither result
  * is the node's, so neither GPU is judged (unknown), never a pass. */
-Test(bench_gpu, burn_with_two_gpus_that_disagree_judges_neither, .timeout = 120)
+Test(bench_gpu, burn_with_two_gpus_that_disagree_judges_neither)
 {
     stand_in(A5000);
     setenv("GPUVET_MOCK_GPU_WRONG", SECOND ":unchecked", 1);
@@ -774,7 +774,7 @@ Test(bench_gpu, burn_with_two_gpus_that_disagree_judges_neither, .timeout = 120)
 
 /* Expected: the first GPU's volatile uncorrected ECC count rises while it is loaded: it fails with
  * the count; the second passes. */
-Test(bench_gpu, burn_fails_a_gpu_whose_ecc_count_rises, .timeout = 120)
+Test(bench_gpu, burn_fails_a_gpu_whose_ecc_count_rises)
 {
     stand_in(A5000);
     setenv("GPUVET_MOCK_GPU_ECC_RISE", FIRST, 1);
@@ -794,7 +794,7 @@ Test(bench_gpu, burn_fails_a_gpu_whose_ecc_count_rises, .timeout = 120)
 
 /* Expected: the first GPU runs at half the stand-in's rate (40 TFLOPS, 36% of the datasheet's 111.1,
  * 67% of the node's median of 60): it fails; the second (133% of the median) passes. */
-Test(bench_gpu, burn_fails_a_slow_gpu, .timeout = 120)
+Test(bench_gpu, burn_fails_a_slow_gpu)
 {
     stand_in(A5000);
     setenv("GPUVET_MOCK_GPU_SLOW", FIRST ":0.5", 1);
@@ -810,7 +810,7 @@ Test(bench_gpu, burn_fails_a_slow_gpu, .timeout = 120)
 
 /* Expected: without cuBLAS the burn cannot run: skipped with the loader's reason (exit 2), and the
  * audit says unknown with it, never a pass. */
-Test(bench_gpu, burn_without_cublas_is_unknown_with_the_reason, .timeout = 120)
+Test(bench_gpu, burn_without_cublas_is_unknown_with_the_reason)
 {
     stand_in(A5000);
     setenv("GPUVET_CUBLAS_LIBRARY", "/nonexistent/libcublas.so.13", 1);
@@ -826,7 +826,7 @@ Test(bench_gpu, burn_without_cublas_is_unknown_with_the_reason, .timeout = 120)
 }
 
 /* The text report of a burn: each GPU's rate, its result and the ECC count NVML gave. */
-Test(bench_gpu, burn_text_report_shows_rate_result_and_ecc, .timeout = 120)
+Test(bench_gpu, burn_text_report_shows_rate_result_and_ecc)
 {
     stand_in(A5000);
     setenv("GPUVET_MOCK_GPU_ECC_RISE", FIRST, 1);
@@ -843,7 +843,7 @@ Test(bench_gpu, burn_text_report_shows_rate_result_and_ecc, .timeout = 120)
 
 /* Expected: a burn document judged on a machine without those GPUs (the VE machine's sysroot) is
  * unknown, naming the GPU, and no GPU of it is judged. */
-Test(bench_gpu, a_burn_of_other_gpus_is_not_judged_on_this_machine, .timeout = 120)
+Test(bench_gpu, a_burn_of_other_gpus_is_not_judged_on_this_machine)
 {
     stand_in(A5000);
     char *saved;

@@ -56,7 +56,7 @@ static void expect_refused(struct run_result r, const char *file, const char *wh
 #define FIFO_WHY "not a regular file (a FIFO, device or socket)"
 #define BIG_WHY "larger than 64 MiB"
 
-Test(bounded_inputs, a_fifo_is_refused_at_once, .timeout = 60)
+Test(bounded_inputs, a_fifo_is_refused_at_once)
 {
     struct inputs in;
     inputs_make(&in);
@@ -71,7 +71,7 @@ Test(bounded_inputs, a_fifo_is_refused_at_once, .timeout = 60)
     inputs_remove(&in);
 }
 
-Test(bounded_inputs, an_oversized_file_is_refused_unread, .timeout = 60)
+Test(bounded_inputs, an_oversized_file_is_refused_unread)
 {
     struct inputs in;
     inputs_make(&in);
@@ -88,7 +88,7 @@ Test(bounded_inputs, an_oversized_file_is_refused_unread, .timeout = 60)
  * file whose read waits for the next kernel message (and takes it from syslog): each of these options
  * hung on it for ever. Where this test cannot open /proc/kmsg (not root) the gate refuses it all the
  * same, for another reason; a FIFO named by GPUVET_PCI_IDS was opened blocking and waited too. */
-Test(bounded_inputs, a_file_whose_read_waits_is_refused_by_every_option, .timeout = 120)
+Test(bounded_inputs, a_file_whose_read_waits_is_refused_by_every_option)
 {
     const char *kmsg = "/proc/kmsg";
     const char *audit_options[] = {"--kernel-log", "--dmidecode", "--bench", "--claim", "--nvidia-smi"};

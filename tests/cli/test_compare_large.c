@@ -36,7 +36,7 @@ static char *audit_with_findings(const char *base, int first, int count, int ste
     return path;
 }
 
-Test(compare_large, a_hundred_thousand_findings_a_side, .timeout = 240)
+Test(compare_large, a_hundred_thousand_findings_a_side)
 {
     char *base = saved_audit(H200);
     /* A: s000000..s099999 ascending; B: s149999..s050000 descending. Shared: s050000..s099999. */

@@ -125,7 +125,7 @@ static bool hog_run_decides(double *hog_share)
     return decides;
 }
 
-Test(contention_cli, a_cpu_hog_is_named, .timeout = 120)
+Test(contention_cli, a_cpu_hog_is_named)
 {
     double share = 0;
     for (int attempt = 0; attempt < 3; attempt++)

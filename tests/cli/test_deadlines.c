@@ -39,12 +39,12 @@ static void audit_with_hung_nvml(const char *call)
     run_result_free(&r);
 }
 
-Test(deadlines, nvml_that_never_counts_gpus_is_unknown_after_its_deadline, .timeout = 120)
+Test(deadlines, nvml_that_never_counts_gpus_is_unknown_after_its_deadline)
 {
     audit_with_hung_nvml("count");
 }
 
-Test(deadlines, a_gpu_that_stops_answering_mid_probe_is_unknown_after_the_deadline, .timeout = 120)
+Test(deadlines, a_gpu_that_stops_answering_mid_probe_is_unknown_after_the_deadline)
 {
     audit_with_hung_nvml("power");
 }
@@ -53,7 +53,7 @@ Test(deadlines, a_gpu_that_stops_answering_mid_probe_is_unknown_after_the_deadli
  * with no override in the environment, a hung NVML costs the health check 10 s, not 20. health
  * prints one line, so the check runs in this process (health_check_run, what `gpuvet health`
  * calls) and reads the budget from the reason the probe recorded. */
-Test(deadlines, health_caps_a_hung_nvml_at_its_own_budget, .timeout = 120)
+Test(deadlines, health_caps_a_hung_nvml_at_its_own_budget)
 {
     setenv("GPUVET_NVML_LIBRARY", GPUVET_MOCK_NVML_CURRENT, 1);
     setenv("GPUVET_MOCK_NVML_XML", A5000, 1);
@@ -68,7 +68,7 @@ Test(deadlines, health_caps_a_hung_nvml_at_its_own_budget, .timeout = 120)
     health_check_free(&h);
 }
 
-Test(deadlines, a_hung_mount_under_data_dir_costs_its_deadline_not_the_audit, .timeout = 120)
+Test(deadlines, a_hung_mount_under_data_dir_costs_its_deadline_not_the_audit)
 {
     char dir[] = "/tmp/gpuvet-hungXXXXXX";
     cr_assert_not_null(mkdtemp(dir));
@@ -107,7 +107,7 @@ Test(deadlines, a_hung_mount_under_data_dir_costs_its_deadline_not_the_audit, .t
     run_result_free(&r);
 }
 
-Test(deadlines, a_hung_nvidia_smi_does_not_hang_snapshot, .timeout = 120)
+Test(deadlines, a_hung_nvidia_smi_does_not_hang_snapshot)
 {
     char bin[] = "/tmp/gpuvet-binXXXXXX";
     cr_assert_not_null(mkdtemp(bin));
@@ -157,7 +157,7 @@ static json_t *bench_pcie_with_hung_cuda(const char *call, const char *device, c
     return doc;
 }
 
-Test(deadlines, a_gpu_that_stops_answering_ends_bench_pcie_with_the_results_it_has, .timeout = 120)
+Test(deadlines, a_gpu_that_stops_answering_ends_bench_pcie_with_the_results_it_has)
 {
     struct run_result r;
     /* The budget is what the second GPU's hang costs. The first GPU's work in it is a second or
@@ -185,7 +185,7 @@ Test(deadlines, a_gpu_that_stops_answering_ends_bench_pcie_with_the_results_it_h
     run_result_free(&r);
 }
 
-Test(deadlines, a_driver_that_never_initialises_skips_bench_pcie_with_the_call, .timeout = 120)
+Test(deadlines, a_driver_that_never_initialises_skips_bench_pcie_with_the_call)
 {
     struct run_result r;
     json_t *doc = bench_pcie_with_hung_cuda("cuInit", NULL, "3", &r);

@@ -14,7 +14,7 @@
 
 #include "testutil.h"
 
-Test(deb, package_holds_everything_and_its_binary_runs, .timeout = 240)
+Test(deb, package_holds_everything_and_its_binary_runs)
 {
     char dir[] = "/tmp/gpuvet-deb-XXXXXX";
     cr_assert_not_null(mkdtemp(dir));

@@ -158,7 +158,7 @@ static struct run_result health_with_scontrol(const char *body, double *seconds)
     return r;
 }
 
-Test(health_slurm, an_scontrol_that_hangs_is_stopped, .timeout = 40)
+Test(health_slurm, an_scontrol_that_hangs_is_stopped)
 {
     double seconds;
     struct run_result r = health_with_scontrol("#!/bin/sh\nsleep 30 &\nsleep 30\n", &seconds);
@@ -174,7 +174,7 @@ Test(health_slurm, an_scontrol_that_hangs_is_stopped, .timeout = 40)
  * answers the update costs the check about 10 s in all, not 3 + 10. The node is drained by gpuvet
  * for another reason, so the update is a drain (a problem found) or a resume (none): either way it
  * runs. */
-Test(health_slurm, the_read_and_the_update_share_one_budget, .timeout = 40)
+Test(health_slurm, the_read_and_the_update_share_one_budget)
 {
     double seconds;
     struct run_result r = health_with_scontrol(

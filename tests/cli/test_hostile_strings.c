@@ -42,7 +42,7 @@ static int count_severity(json_t *doc, const char *severity)
     return n;
 }
 
-Test(hostile_strings, a_cuda_folder_that_is_not_utf8_keeps_its_fail_in_every_output, .timeout = 120)
+Test(hostile_strings, a_cuda_folder_that_is_not_utf8_keeps_its_fail_in_every_output)
 {
     char *root = fixture_copy(H200);
     plant_cuda_folder(root, "cuda-\xff\xfex");
@@ -86,7 +86,7 @@ Test(hostile_strings, a_cuda_folder_that_is_not_utf8_keeps_its_fail_in_every_out
     free(root);
 }
 
-Test(hostile_strings, a_newline_and_escapes_in_a_subject_forge_no_line, .timeout = 120)
+Test(hostile_strings, a_newline_and_escapes_in_a_subject_forge_no_line)
 {
     char *root = fixture_copy(H200);
     plant_cuda_folder(root, "cuda-x\ngpuvet: OK\033[2J");
@@ -105,7 +105,7 @@ Test(hostile_strings, a_newline_and_escapes_in_a_subject_forge_no_line, .timeout
     free(root);
 }
 
-Test(hostile_strings, a_cpu_name_with_escapes_and_bad_bytes_reaches_no_page_raw, .timeout = 120)
+Test(hostile_strings, a_cpu_name_with_escapes_and_bad_bytes_reaches_no_page_raw)
 {
     char *root = fixture_copy(KVM), cpuinfo[4096];
     snprintf(cpuinfo, sizeof cpuinfo, "%s/proc/cpuinfo", root);
@@ -141,7 +141,7 @@ Test(hostile_strings, a_cpu_name_with_escapes_and_bad_bytes_reaches_no_page_raw,
 
 /* Three nodes of one audit, the third with another kernel: it is odd, and its name would make the
  * hostlist name 99 GPU nodes and the login node. */
-Test(hostile_strings, a_host_name_outside_the_slurm_alphabet_is_in_no_hostlist, .timeout = 120)
+Test(hostile_strings, a_host_name_outside_the_slurm_alphabet_is_in_no_hostlist)
 {
     char *audit = saved_audit(INTEL), dir[] = "/tmp/gpuvet-hosts-XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
@@ -227,7 +227,7 @@ static int updates_of(const char *scontrol)
 }
 
 /* A runtime whose real path is about 540 bytes: the reason would not read back whole. */
-Test(hostile_strings, a_long_slurm_reason_is_cut_and_reads_back_equal, .timeout = 120)
+Test(hostile_strings, a_long_slurm_reason_is_cut_and_reads_back_equal)
 {
     char *root = fixture_copy(H200), name[256], deep[1024], link[1024];
     memset(name, 'a', 200);

@@ -104,7 +104,7 @@ Test(hostile_tree, a_link_inside_the_tree_is_followed_inside_it)
     free(root);
 }
 
-Test(hostile_tree, a_fifo_is_reported_not_waited_on, .timeout = 60)
+Test(hostile_tree, a_fifo_is_reported_not_waited_on)
 {
     char *root = fixture_copy(INTEL);
     char *p = tree_path(root, "proc/cpuinfo");
@@ -185,7 +185,7 @@ Test(hostile_tree, an_unreadable_file_is_called_unreadable)
     free(root);
 }
 
-Test(hostile_tree, a_self_link_does_not_crash_snapshot, .timeout = 60)
+Test(hostile_tree, a_self_link_does_not_crash_snapshot)
 {
     char *root = fixture_copy(INTEL);
     char *cls = tree_path(root, "sys/class"), cmd[8192];
@@ -204,7 +204,7 @@ Test(hostile_tree, a_self_link_does_not_crash_snapshot, .timeout = 60)
     free(root);
 }
 
-Test(hostile_tree, a_snapshot_that_cannot_store_everything_fails_with_the_list, .timeout = 60)
+Test(hostile_tree, a_snapshot_that_cannot_store_everything_fails_with_the_list)
 {
     char out[] = "/tmp/gpuvet-snapXXXXXX";
     cr_assert_not_null(mkdtemp(out));

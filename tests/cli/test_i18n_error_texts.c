@@ -161,7 +161,7 @@ Test(i18n_error_texts, output_patterns_are_refused_in_chinese)
 /* bench pcie on this machine with the stand-in NVML (tests/mock) listing two GPUs and a libcuda that
  * cannot be loaded: the skip reason is gpuvet's sentence in Chinese around the loader's own words,
  * and --json keeps the English. */
-Test(i18n_error_texts, a_cuda_library_that_cannot_load_is_said_in_chinese, .timeout = 60)
+Test(i18n_error_texts, a_cuda_library_that_cannot_load_is_said_in_chinese)
 {
     setenv("GPUVET_NVML_LIBRARY", GPUVET_MOCK_NVML_CURRENT, 1);
     setenv("GPUVET_MOCK_NVML_XML", GPUVET_TEST_SOURCE "/fixtures/nvidia-smi/telegraf-2x-rtx-a5000-schema-v13-drv590.xml", 1);

@@ -108,7 +108,7 @@ Test(i18n_probes, json_keeps_the_english_reasons)
 }
 
 /* A reason built from a failed read (util/fsroot.c): Chinese where printed, English in the JSON. */
-Test(i18n_probes, a_fifo_in_a_recorded_tree_is_named_in_chinese, .timeout = 60)
+Test(i18n_probes, a_fifo_in_a_recorded_tree_is_named_in_chinese)
 {
     char *root = fixture_copy(INTEL);
     char *p = NULL;
@@ -135,7 +135,7 @@ Test(i18n_probes, a_fifo_in_a_recorded_tree_is_named_in_chinese, .timeout = 60)
 
 /* NVML's reasons, on this machine through the stand-in library (tests/mock): a library that cannot
  * be loaded, and one that never answers within the deadline. The loader's own words stay as they are. */
-Test(i18n_probes, nvml_reasons_are_chinese, .timeout = 60)
+Test(i18n_probes, nvml_reasons_are_chinese)
 {
     setenv("GPUVET_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
     struct run_result r = run_gpuvet("--lang", "zh", "audit", "--sample", "0", NULL);

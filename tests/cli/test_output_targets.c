@@ -28,7 +28,7 @@ static void setup(void)
 
 static void teardown(void) { tree_remove(dir); }
 
-TestSuite(output_targets, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(output_targets, .init = setup, .fini = teardown);
 
 static bool is_device(const char *path)
 {

@@ -64,7 +64,7 @@ static int split_tabs(char *line, char **field, int max)
 enum { F_ID, F_PART, F_KIND, F_ENGINE, F_SOURCE, F_MODEL, F_GPUS, F_WEIGHTS, F_KV, F_ISL, F_OSL, F_PUBLISHED,
        F_GPUVET, F_RATIO, F_STATUS, F_COUNT };
 
-Test(plan_throughput, every_reference_inside_the_fixed_band_or_a_listed_miss, .timeout = 300)
+Test(plan_throughput, every_reference_inside_the_fixed_band_or_a_listed_miss)
 {
     FILE *f = fopen(TABLE, "r");
     cr_assert(f, "%s", TABLE);

@@ -59,7 +59,7 @@ static char *audit_file(const char *root, const char *dir, const char *name)
     return out;
 }
 
-Test(silence, a_fail_on_a_lone_node_or_on_both_sides_is_exit_1, .timeout = 120)
+Test(silence, a_fail_on_a_lone_node_or_on_both_sides_is_exit_1)
 {
     char *root = failing_h200(), *dir = temp_dir();
     char *a = audit_file(root, dir, "a.json"), *b = audit_file(root, dir, "b.json");
@@ -91,7 +91,7 @@ Test(silence, a_fail_on_a_lone_node_or_on_both_sides_is_exit_1, .timeout = 120)
     free(root);
 }
 
-Test(silence, a_snapshot_replays_to_the_cuda_verdict_of_its_machine, .timeout = 120)
+Test(silence, a_snapshot_replays_to_the_cuda_verdict_of_its_machine)
 {
     char *root = failing_h200(), *dir = temp_dir(), copy[4096];
     snprintf(copy, sizeof copy, "%s/copy", dir);
@@ -116,7 +116,7 @@ Test(silence, a_snapshot_replays_to_the_cuda_verdict_of_its_machine, .timeout = 
     free(root);
 }
 
-Test(silence, a_snapshot_names_the_oversized_file_and_the_fifo_it_left_out, .timeout = 120)
+Test(silence, a_snapshot_names_the_oversized_file_and_the_fifo_it_left_out)
 {
     char *root = fixture_copy(INTEL), *dir = temp_dir(), path[4096], copy[4096];
     snprintf(path, sizeof path, "%s/proc/cpuinfo", root);
