@@ -10,7 +10,6 @@ Usage: check_cublas_headers.py SRC_DIR CC
 """
 import os
 import re
-import subprocess
 import sys
 
 SRC, CC = sys.argv[1], sys.argv[2]
@@ -21,38 +20,12 @@ if not os.path.exists(HEADER):
           "cuBLAS declarations against NVIDIA's header)")
     sys.exit(77)
 
-flat = subprocess.run([CC, "-E", "-P", "-x", "c", "-I", INCLUDE, "-"], input="#include <cublas_api.h>\n",
-                      capture_output=True, text=True, check=True).stdout
-flat = re.sub(r"\s+", " ", flat)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import nvidia_header  # noqa: E402
 
-classes = {"int": "i32", "unsigned int": "i32", "size_t": "i64", "long long": "i64", "int64_t": "i64"}
-for m in re.finditer(r"typedef enum \w* ?\{[^}]*\} (\w+);", flat):
-    classes[m.group(1)] = "i32"
-for m in re.finditer(r"typedef struct \w+ ?\* ?(\w+);", flat):
-    classes[m.group(1)] = "ptr"
-for _ in range(4):
-    for m in re.finditer(r"typedef ([\w ]+?) (\w+);", flat):
-        base, name = m.group(1).strip(), m.group(2)
-        if base in classes and name not in classes:
-            classes[name] = classes[base]
-
-
-def abi(param):
-    param = re.sub(r"\b(const|volatile|restrict|__restrict)\b", "", param).strip()
-    if "*" in param:
-        return "ptr"
-    words = param.split()
-    for n in (len(words), len(words) - 1):
-        t = " ".join(words[:n])
-        if t in classes:
-            return classes[t]
-    return "?" + param
-
-
-prototypes = {}
-for m in re.finditer(r"cublasStatus_t (cublas\w+) ?\(([^()]*)\);", flat):
-    params = [p for p in m.group(2).split(",") if p.strip() and p.strip() != "void"]
-    prototypes[m.group(1)] = [abi(p) for p in params]
+flat = nvidia_header.flatten(CC, INCLUDE, "cublas_api.h")
+classes = nvidia_header.abi_classes(flat, {"int": "i32", "unsigned int": "i32", "size_t": "i64", "long long": "i64", "int64_t": "i64"})
+prototypes = nvidia_header.prototypes(flat, "cublasStatus_t", "cublas", classes)
 
 ours_h = re.sub(r"\s+", " ", open(os.path.join(SRC, "gpu/cublas.h")).read())
 ours_c = open(os.path.join(SRC, "gpu/cublas.c")).read()

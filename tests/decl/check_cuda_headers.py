@@ -14,7 +14,6 @@ Usage: check_cuda_headers.py SRC_DIR CC
 """
 import os
 import re
-import subprocess
 import sys
 
 SRC, CC = sys.argv[1], sys.argv[2]
@@ -26,41 +25,13 @@ if not os.path.exists(CUDA_H):
     sys.exit(77)
 
 # cuda.h as the compiler sees it on LP64 Linux: macros (CUDAAPI, the _v2 names) resolved.
-flat = subprocess.run([CC, "-E", "-P", "-x", "c", "-I", INCLUDE, "-"], input="#include <cuda.h>\n",
-                      capture_output=True, text=True, check=True).stdout
-flat = re.sub(r"\s+", " ", flat)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import nvidia_header  # noqa: E402
 
-# Type names to ABI classes: 'i32' (int, unsigned, enums), 'i64', 'f32', 'ptr' (pointers and handles).
-classes = {"int": "i32", "unsigned int": "i32", "unsigned": "i32", "float": "f32", "size_t": "i64",
-           "unsigned long long": "i64", "long long": "i64", "unsigned long": "i64", "CUresult": "i32"}
-for m in re.finditer(r"typedef enum \w* ?\{[^}]*\} (\w+);", flat):
-    classes[m.group(1)] = "i32"
-for m in re.finditer(r"typedef struct \w+ ?\* ?(\w+);", flat):
-    classes[m.group(1)] = "ptr"
-for _ in range(4):  # chains: CUdevice -> CUdevice_v1 -> int
-    for m in re.finditer(r"typedef ([\w ]+?) (\w+);", flat):
-        base, name = m.group(1).strip(), m.group(2)
-        if base in classes and name not in classes:
-            classes[name] = classes[base]
-
-
-def abi(param):
-    param = re.sub(r"\b(const|volatile|restrict|__restrict)\b", "", param).strip()
-    if "*" in param:
-        return "ptr"
-    words = param.split()
-    # "CUdeviceptr dst": drop a parameter name; "unsigned int": both words are the type.
-    for n in (len(words), len(words) - 1):
-        t = " ".join(words[:n])
-        if t in classes:
-            return classes[t]
-    return "?" + param
-
-
-prototypes = {}
-for m in re.finditer(r"CUresult (cu\w+) ?\(([^()]*)\);", flat):
-    params = [p for p in m.group(2).split(",") if p.strip() and p.strip() != "void"]
-    prototypes[m.group(1)] = [abi(p) for p in params]
+flat = nvidia_header.flatten(CC, INCLUDE, "cuda.h")
+classes = nvidia_header.abi_classes(flat, {"int": "i32", "unsigned int": "i32", "unsigned": "i32", "float": "f32", "size_t": "i64",
+     "unsigned long long": "i64", "long long": "i64", "unsigned long": "i64", "CUresult": "i32"})
+prototypes = nvidia_header.prototypes(flat, "CUresult", "cu", classes)
 
 # Ours: the member's C type in src/gpu/cuda.h, the names src/gpu/cuda.c resolves it by.
 ours_h = open(os.path.join(SRC, "gpu/cuda.h")).read()
