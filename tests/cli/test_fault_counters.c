@@ -29,26 +29,6 @@ static json_t *audit(const char *root, int expected_status)
     return doc;
 }
 
-static json_t *one(json_t *doc, const char *id, const char *subject)
-{
-    json_t *found = findings_of(doc, id, subject);
-    cr_assert_eq(json_array_size(found), 1, "%s on %s: %zu findings", id, subject, json_array_size(found));
-    json_t *f = json_incref(json_array_get(found, 0));
-    json_decref(found);
-    return f;
-}
-
-static void expect(json_t *doc, const char *id, const char *subject, const char *severity, const char *words)
-{
-    json_t *f = one(doc, id, subject);
-    const char *sev = json_string_value(json_object_get(f, "severity"));
-    const char *msg = json_string_value(json_object_get(f, "message"));
-    cr_assert_str_eq(sev, severity, "%s %s: %s", id, subject, msg);
-    if (words)
-        cr_assert(msg && strstr(msg, words), "%s %s: %s", id, subject, msg);
-    json_decref(f);
-}
-
 static const char CLEAN_COR[] = "RxErr 0\nBadTLP 0\nBadDLLP 0\nRollover 0\nTimeout 0\nNonFatalErr 0\nCorrIntErr 0\n"
                                 "HeaderOF 0\nTOTAL_ERR_COR 0\n";
 static const char CLEAN_NONFATAL[] = "Undefined 0\nDLP 0\nSDES 0\nTLP 0\nFCP 0\nCmpltTO 0\nCmpltAbrt 0\nUnxCmplt 0\n"
@@ -89,11 +69,11 @@ Test(aer, uncorrectable_on_a_port_fails_its_accelerator_correctable_rates_warn_o
     /* 40: the fatal file is not the kernel's format. */
     write_aer(root, "0000:40:00.0", CLEAN_COR, CLEAN_NONFATAL, "garbage without counts\n");
     json_t *doc = audit(root, 1);
-    expect(doc, "PCIE_AER_ERRORS", "0000:1b:00.0", "pass", "no PCIe errors counted on the device or the 3 port(s)");
-    expect(doc, "PCIE_AER_ERRORS", "0000:1c:00.0", "fail", "1 uncorrectable PCIe errors (0 fatal, 1 non-fatal) on port 0000:19:0c.0");
-    expect(doc, "PCIE_AER_ERRORS", "0000:3d:00.0", "warn", "10.0 per minute");
-    expect(doc, "PCIE_AER_ERRORS", "0000:3f:00.0", "info", "5 correctable PCIe errors on the GPU");
-    json_t *f = one(doc, "PCIE_AER_ERRORS", "0000:3d:00.0");
+    expect_finding(doc, "PCIE_AER_ERRORS", "0000:1b:00.0", "pass", "no PCIe errors counted on the device or the 3 port(s)");
+    expect_finding(doc, "PCIE_AER_ERRORS", "0000:1c:00.0", "fail", "1 uncorrectable PCIe errors (0 fatal, 1 non-fatal) on port 0000:19:0c.0");
+    expect_finding(doc, "PCIE_AER_ERRORS", "0000:3d:00.0", "warn", "10.0 per minute");
+    expect_finding(doc, "PCIE_AER_ERRORS", "0000:3f:00.0", "info", "5 correctable PCIe errors on the GPU");
+    json_t *f = one_finding(doc, "PCIE_AER_ERRORS", "0000:3d:00.0");
     cr_assert_str_eq(json_string_value(json_object_get(json_object_get(f, "evidence"), "correctable_named")),
                      "BadTLP 200, BadDLLP 150, Timeout 250");
     json_decref(f);
@@ -102,7 +82,7 @@ Test(aer, uncorrectable_on_a_port_fails_its_accelerator_correctable_rates_warn_o
     cr_assert(strstr(dump, "0000:40:00.0/aer_dev_fatal"), "%s", dump);
     free(dump);
     /* ... but a counter not read is unknown, never clean. */
-    expect(doc, "PCIE_AER_ERRORS", "0000:40:00.0", "unknown", "1 counter file(s)");
+    expect_finding(doc, "PCIE_AER_ERRORS", "0000:40:00.0", "unknown", "1 counter file(s)");
     json_decref(doc);
     tree_remove(root);
     free(root);
@@ -112,7 +92,7 @@ Test(aer, uncorrectable_on_a_port_fails_its_accelerator_correctable_rates_warn_o
 Test(aer, no_counters_is_unknown)
 {
     json_t *doc = audit(fixture(TREE), -1);
-    expect(doc, "PCIE_AER_ERRORS", "machine", "unknown", "no AER counters in sysfs");
+    expect_finding(doc, "PCIE_AER_ERRORS", "machine", "unknown", "no AER counters in sysfs");
     json_decref(doc);
 }
 
@@ -209,14 +189,14 @@ Test(aer_log, correctable_lines_inform_on_a_gpu_path_only)
 {
     char *log = log_on_tree(KLOG "pop-3363-syslog-aer-correctable.log", "0000:00:03.1", "0000:19:0c.0");
     json_t *doc = audit_with_log(fixture(TREE), log, 0);
-    expect(doc, "PCIE_AER_ERRORS", "0000:1c:00.0", "info", "3 correctable PCIe error(s) on port 0000:19:0c.0");
+    expect_finding(doc, "PCIE_AER_ERRORS", "0000:1c:00.0", "info", "3 correctable PCIe error(s) on port 0000:19:0c.0");
     json_decref(doc);
     unlink(log);
     free(log);
     /* nvidia-docker#1553's 5.x words ("AER: PCIe Bus Error: severity=Corrected"), on the same port. */
     log = log_on_tree(KLOG "nvidia-docker-1553-dmesg-xid79-aer-corrected.log", "0000:00:01.1", "0000:19:0c.0");
     doc = audit_with_log(fixture(TREE), log, 1); /* its Xid 79 fails */
-    expect(doc, "PCIE_AER_ERRORS", "0000:1c:00.0", "info", "1 correctable PCIe error(s) on port 0000:19:0c.0");
+    expect_finding(doc, "PCIE_AER_ERRORS", "0000:1c:00.0", "info", "1 correctable PCIe error(s) on port 0000:19:0c.0");
     json_decref(doc);
     unlink(log);
     free(log);
@@ -240,7 +220,7 @@ Test(aer_log, another_function_of_the_device_fails_the_accelerator)
           f);
     fclose(f);
     json_t *doc = audit_with_log(fixture(TREE), path, 1);
-    expect(doc, "PCIE_AER_ERRORS", "0000:1c:00.0", "fail",
+    expect_finding(doc, "PCIE_AER_ERRORS", "0000:1c:00.0", "fail",
            "1 non-fatal PCIe error(s) on function 0000:1c:00.1 of the GPU in the kernel log since boot, first at "
            "100.000001, last at 100.000001 (the error bits are not in the log)");
     json_decref(doc);
@@ -255,7 +235,7 @@ Test(aer_log, a_port_of_unknown_place_is_unknown_offline)
     struct run_result r = run_gpuvet("audit", "--json", "--kernel-log", log, NULL);
     json_t *doc = run_json(&r);
     run_result_free(&r);
-    expect(doc, "PCIE_AER_ERRORS", "0000:00:02.0", "unknown", "whether a GPU sits below it is unknown");
+    expect_finding(doc, "PCIE_AER_ERRORS", "0000:00:02.0", "unknown", "whether a GPU sits below it is unknown");
     json_decref(doc);
     unlink(log);
     free(log);
@@ -287,8 +267,8 @@ Test(infiniband, a_port_that_went_down_warns_a_clean_port_passes)
     write_counters(root, "1", (const long[8]){0, 0, 0, 0, 0, 0, 0, 0});
     write_counters(root, "2", (const long[8]){12, 1, 1, 0, 0, 0, 0, 3});
     json_t *doc = audit(root, -1);
-    expect(doc, "NET_IB_ERRORS", "mlx5_0/1", "pass", NULL);
-    expect(doc, "NET_IB_ERRORS", "mlx5_0/2", "warn",
+    expect_finding(doc, "NET_IB_ERRORS", "mlx5_0/1", "pass", NULL);
+    expect_finding(doc, "NET_IB_ERRORS", "mlx5_0/2", "warn",
            "symbol_error 12, link_error_recovery 1, link_downed 1, port_xmit_discards 3");
     json_decref(doc);
     tree_remove(root);
@@ -348,7 +328,7 @@ static void fabric_case_exe(const char *comm, const char *exe, int uid, const ch
             add_exe(root, 4343, exe, uid);
     }
     json_t *doc = audit(root, -1);
-    expect(doc, "GPU_FABRIC_NOT_READY", "machine", severity, words);
+    expect_finding(doc, "GPU_FABRIC_NOT_READY", "machine", severity, words);
     json_decref(doc);
     tree_remove(root);
     free(root);

@@ -21,26 +21,6 @@ static json_t *audit_file(const char *path, int expected_status)
     return doc;
 }
 
-static json_t *the_finding(json_t *doc, const char *id, const char *subject)
-{
-    json_t *found = findings_of(doc, id, subject);
-    cr_assert_eq(json_array_size(found), 1, "%s on %s: %zu findings", id, subject, json_array_size(found));
-    json_t *f = json_incref(json_array_get(found, 0));
-    json_decref(found);
-    return f;
-}
-
-static void expect(json_t *doc, const char *id, const char *subject, const char *severity, const char *words)
-{
-    json_t *f = the_finding(doc, id, subject);
-    const char *sev = json_string_value(json_object_get(f, "severity"));
-    const char *msg = json_string_value(json_object_get(f, "message"));
-    cr_assert_str_eq(sev, severity, "%s %s: %s", id, subject, msg);
-    if (words)
-        cr_assert(msg && strstr(msg, words), "%s %s: %s", id, subject, msg);
-    json_decref(f);
-}
-
 /* No finding of the document passes. */
 static void nothing_passes(json_t *doc)
 {
@@ -57,32 +37,32 @@ static void nothing_passes(json_t *doc)
 Test(q_section, remapped_rows_pasted_alone_fail_a_gpu_not_named)
 {
     json_t *doc = audit_file(SMI("gpud-80-remapped-rows-pending.txt"), 1);
-    expect(doc, "GPU_RETIRED_PAGES", UNNAMED, "fail", "row remap is pending");
+    expect_finding(doc, "GPU_RETIRED_PAGES", UNNAMED, "fail", "row remap is pending");
     json_decref(doc);
 }
 
 Test(q_section, fabric_pasted_alone_with_insufficient_resources_fails)
 {
     json_t *doc = audit_file(SMI("azhpc-images-506-fabric-insufficient.txt"), 1);
-    expect(doc, "GPU_FABRIC_NOT_READY", UNNAMED, "fail", "Insufficient Resources");
+    expect_finding(doc, "GPU_FABRIC_NOT_READY", UNNAMED, "fail", "Insufficient Resources");
     json_decref(doc);
 }
 
 Test(smi_failure, a_device_handle_error_is_a_lost_gpu)
 {
     json_t *doc = audit_file(SMI("nvidia-docker-1553-handle-unknown-error.txt"), 1);
-    expect(doc, "GPU_LOST", "0000:09:00.0", "fail", "Unknown Error");
+    expect_finding(doc, "GPU_LOST", "0000:09:00.0", "fail", "Unknown Error");
     nothing_passes(doc);
     json_decref(doc);
     doc = audit_file(SMI("syno-22-handle-no-space.txt"), 1);
-    expect(doc, "GPU_LOST", "0000:07:00.0", "fail", "Unable to determine the device handle");
+    expect_finding(doc, "GPU_LOST", "0000:07:00.0", "fail", "Unable to determine the device handle");
     json_decref(doc);
 }
 
 Test(smi_failure, gpu_is_lost_is_a_lost_gpu)
 {
     json_t *doc = audit_file(SMI("owod-81-gpu-is-lost.txt"), 1);
-    expect(doc, "GPU_LOST", "0000:02:00.0", "fail", "GPU is lost");
+    expect_finding(doc, "GPU_LOST", "0000:02:00.0", "fail", "GPU is lost");
     nothing_passes(doc);
     json_decref(doc);
 }
@@ -91,7 +71,7 @@ Test(smi_failure, gpu_is_lost_is_a_lost_gpu)
 static void unknown_with(const char *file, const char *words)
 {
     json_t *doc = audit_file(file, 0);
-    expect(doc, "GPU_ECC_OFF", "machine", "unknown", words);
+    expect_finding(doc, "GPU_ECC_OFF", "machine", "unknown", words);
     nothing_passes(doc);
     json_decref(doc);
 }
@@ -107,15 +87,15 @@ Test(smi_failure, nvml_and_driver_failures_leave_the_gpus_unknown_with_the_reaso
 Test(nvlink_alone, each_paste_is_judged_by_the_product_it_names)
 {
     json_t *doc = audit_file(SMI("azhpc-diagnostics-73-v100-nvlink-s.txt"), 1);
-    expect(doc, "GPU_NVLINK_DOWN", "GPU 3", "fail", "2 of its 6 NVLinks down");
+    expect_finding(doc, "GPU_NVLINK_DOWN", "GPU 3", "fail", "2 of its 6 NVLinks down");
     json_decref(doc);
     doc = audit_file(SMI("bottlerocket-4418-h100-nvlink-s.txt"), 0);
-    expect(doc, "GPU_NVLINK_DOWN", "GPU 0", "pass", "all 18 NVLinks active (the part has 18)");
-    expect(doc, "GPU_NVLINK_DOWN", "GPU 1", "pass", "all 18 NVLinks active (the part has 18)");
+    expect_finding(doc, "GPU_NVLINK_DOWN", "GPU 0", "pass", "all 18 NVLinks active (the part has 18)");
+    expect_finding(doc, "GPU_NVLINK_DOWN", "GPU 1", "pass", "all 18 NVLinks active (the part has 18)");
     json_decref(doc);
     /* "GPU 2" of a paste: at least three GPUs, so not a lone slice of a board. */
     doc = audit_file(SMI("gpud-1085-b200-all-inactive-nvlink-s.txt"), 1);
-    expect(doc, "GPU_NVLINK_DOWN", "GPU 2", "fail", "18 of its 18 NVLinks down");
+    expect_finding(doc, "GPU_NVLINK_DOWN", "GPU 2", "fail", "18 of its 18 NVLinks down");
     json_decref(doc);
 }
 
@@ -139,7 +119,7 @@ Test(nvlink_alone, a_huge_paste_gives_one_problem_line)
     char *said = json_dumps(problems, 0);
     cr_assert(strstr(said, "link lines ignored"), "%s", said);
     free(said);
-    expect(doc, "GPU_NVLINK_DOWN", "GPU 0", "pass", "all 18 NVLinks active");
+    expect_finding(doc, "GPU_NVLINK_DOWN", "GPU 0", "pass", "all 18 NVLinks active");
     json_decref(doc);
     run_result_free(&r);
 }
@@ -185,7 +165,7 @@ static void nvlink_case(const char *product, const int *down, int status, const 
 {
     char *file = nvlink_paste(product, down);
     json_t *doc = audit_file(file, status);
-    expect(doc, "GPU_NVLINK_DOWN", "GPU 0", severity, words);
+    expect_finding(doc, "GPU_NVLINK_DOWN", "GPU 0", severity, words);
     json_decref(doc);
     unlink(file);
     free(file);

@@ -171,6 +171,26 @@ json_t *findings_of(json_t *doc, const char *id, const char *subject)
     return out;
 }
 
+json_t *one_finding(json_t *doc, const char *id, const char *subject)
+{
+    json_t *found = findings_of(doc, id, subject);
+    cr_assert_eq(json_array_size(found), 1, "%s on %s: %zu findings", id, subject, json_array_size(found));
+    json_t *f = json_incref(json_array_get(found, 0));
+    json_decref(found);
+    return f;
+}
+
+void expect_finding(json_t *doc, const char *id, const char *subject, const char *severity, const char *words)
+{
+    json_t *f = one_finding(doc, id, subject);
+    const char *sev = json_string_value(json_object_get(f, "severity"));
+    const char *msg = json_string_value(json_object_get(f, "message"));
+    cr_assert_str_eq(sev, severity, "%s %s: %s", id, subject, msg);
+    if (words)
+        cr_assert(msg && strstr(msg, words), "%s %s: %s", id, subject, msg);
+    json_decref(f);
+}
+
 json_t *array_entry(json_t *array, const char *key, const char *value)
 {
     size_t i;

@@ -47,6 +47,10 @@ void tree_write(const char *root, const char *rel, const char *text);
 
 /* Findings of id (and subject, when not NULL) in an audit JSON document, as a new array. */
 json_t *findings_of(json_t *doc, const char *id, const char *subject);
+/* The one finding id has on subject (asserted: exactly one); the caller decrefs it. */
+json_t *one_finding(json_t *doc, const char *id, const char *subject);
+/* That finding's severity is severity and, where words is not NULL, its message holds words. */
+void expect_finding(json_t *doc, const char *id, const char *subject, const char *severity, const char *words);
 /* The object of array whose string member key equals value (borrowed), or NULL. */
 json_t *array_entry(json_t *array, const char *key, const char *value);
 /* Count of findings of id with that severity. */
