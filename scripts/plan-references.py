@@ -10,8 +10,11 @@ BANDS = {"throughput": 0.30, "memory": 0.15}
 
 def figure(gpuvet, row):
     isl, osl = int(row["isl"]), int(row["osl"])
+    # weights "checkpoint": as the model's checkpoint ships them (gpt-oss's MXFP4 experts), no --weights
+    weights = [] if row["weights"] == "checkpoint" else ["--weights", row["weights"]]
     args = [gpuvet, "plan", "--workload", "llm-infer", "--model", row["model"], "--gpus", row["gpus"],
-            "--tensor-parallel", row["gpus"].split("x")[0], "--weights", row["weights"], "--kv", row["kv"], "--context", str(isl + osl), "--prompt", str(isl), "--json"]
+            "--tensor-parallel", row["gpus"].split("x")[0], *weights, "--kv", row["kv"], "--context", str(isl + osl),
+            "--prompt", str(isl), "--json"]
     out = subprocess.run(args, capture_output=True, text=True, env=dict(os.environ, LANG="C"))
     try:
         t = json.loads(out.stdout)["plan"]["throughput"]

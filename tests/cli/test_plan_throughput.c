@@ -27,9 +27,13 @@ static double estimated_tokens_s(const char *model, const char *gpus, const char
     char context[16], prompt[16];
     snprintf(context, sizeof context, "%d", isl + osl);
     snprintf(prompt, sizeof prompt, "%d", isl);
-    struct run_result r = run_gpuvet("plan", "--workload", "llm-infer", "--model", model, "--gpus", gpus,
-                                     "--tensor-parallel", tp, "--weights", weights, "--kv", kv, "--context", context,
-                                     "--prompt", prompt, "--json", NULL);
+    /* weights "checkpoint": as the model's checkpoint ships them (gpt-oss's MXFP4 experts), no --weights */
+    struct run_result r =
+        strcmp(weights, "checkpoint")
+            ? run_gpuvet("plan", "--workload", "llm-infer", "--model", model, "--gpus", gpus, "--tensor-parallel", tp,
+                         "--weights", weights, "--kv", kv, "--context", context, "--prompt", prompt, "--json", NULL)
+            : run_gpuvet("plan", "--workload", "llm-infer", "--model", model, "--gpus", gpus, "--tensor-parallel", tp,
+                         "--kv", kv, "--context", context, "--prompt", prompt, "--json", NULL);
     /* 1: the asked configuration does not fit the plan's memory (then no estimate) */
     cr_assert(r.status == 0 || r.status == 1, "%s %s %d/%d: %d %s", model, gpus, isl, osl, r.status, r.err);
     json_t *doc = run_json(&r);
