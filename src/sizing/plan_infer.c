@@ -100,8 +100,11 @@ static void infer_throughput(struct plan *p, bool fits)
     json_object_set_new(o, "output_tokens", json_integer(p->opt.context - prompt));
     json_object_set_new(o, "hbm_bandwidth_share", json_real(r.known ? r.bandwidth_share : t->infer_decode_bandwidth_share));
     json_object_set_new(o, "flops_share", json_real(r.known ? r.flops_share : t->infer_prefill_flops_share));
-    if (r.known)
+    if (r.known) {
         json_object_set_new(o, "expert_gemm_share", json_real(r.expert_gemm_share));
+        json_object_set_new(o, "weight_only_share", json_real(r.weight_only_share));
+        json_object_set_new(o, "fp4_share", json_real(r.fp4_share));
+    }
     json_object_set_new(o, "engine", json_string("vLLM defaults: chunked prefill, max_num_seqs and max_num_batched_tokens "
                                                  "of EngineArgs.get_batch_defaults"));
     json_object_set_new(o, "max_num_seqs", json_integer(in.max_seqs));
@@ -109,10 +112,13 @@ static void infer_throughput(struct plan *p, bool fits)
     json_object_set_new(o, "allreduce_latency_s", json_real(ALLREDUCE_LATENCY_S));
     bool moe = m->experts > 0;
     double band_low = moe ? INFER_BAND_MOE_LOW : INFER_BAND_DENSE_LOW, band_high = moe ? INFER_BAND_MOE_HIGH : INFER_BAND_DENSE_HIGH;
-    json_object_set_new(o, "error_band", json_pack("{s:f, s:f, s:s, s:s}", "estimate_over_measured_min", 1 + band_low,
-                                                   "estimate_over_measured_max", 1 + band_high, "models",
-                                                   moe ? "mixtures of experts" : "dense", "against",
-                                                   INFER_BAND_REFERENCE));
+    int band_rows = moe ? INFER_BAND_MOE_ROWS : INFER_BAND_DENSE_ROWS;
+    int band_inside = moe ? INFER_BAND_MOE_INSIDE : INFER_BAND_DENSE_INSIDE;
+    json_object_set_new(o, "error_band",
+                        json_pack("{s:f, s:f, s:s, s:i, s:i, s:s}", "estimate_over_measured_min", 1 + band_low,
+                                  "estimate_over_measured_max", 1 + band_high, "models",
+                                  moe ? "mixtures of experts" : "dense", "held_out_rows", band_rows,
+                                  "held_out_rows_within_30_percent", band_inside, "against", INFER_BAND_REFERENCE));
     json_object_set_new(
         o, "formula",
         json_string("per replica of tp GPUs, running batch = min(what memory holds, max_num_seqs, "
@@ -204,13 +210,26 @@ static void infer_throughput(struct plan *p, bool fits)
                     "dense matmuls' rate (fitted on TensorRT-LLM's published H100 and H200 results for Llama 4 and "
                     "Qwen3 mixtures)"),
                   r.expert_gemm_share);
+    if (r.weight_only_share != 1)
+        plan_step(p, N_("efficiency"),
+                  _("weights below 8 bits that %s's tensor cores do not take are dequantised to 16 bits inside "
+                    "each matmul (weight-only kernels): the matmuls reach %.2f of the 16-bit rate (fitted on "
+                    "TensorRT-LLM's published gpt-oss results on one H200)"),
+                  p->gpu->name, r.weight_only_share);
+    if (r.fp4_share != 1)
+        plan_step(p, N_("efficiency"),
+                  _("the FP4 matmuls reach %.2f of the FP4 rate in %s's datasheet (fitted on TensorRT-LLM's "
+                    "published B200 FP4 results for Llama 3.3 70B and Llama 3.1 405B)"),
+                  r.fp4_share, p->gpu->name);
     plan_step(p, N_("accuracy"),
-              moe ? _("for mixtures of experts the estimate lands between %+.0f%% and %+.0f%% of TensorRT-LLM's "
-                      "published throughput (its performance overview, v1.0: H100 and H200, FP8): it models tensor "
-                      "parallelism, not expert parallelism")
-                  : _("for dense models the estimate lands between %+.0f%% and %+.0f%% of TensorRT-LLM's published "
-                      "throughput (its performance overview, v1.0: H100 and H200, FP8)"),
-              band_low * 100, band_high * 100);
+              moe ? _("on %d published measurements of mixtures of experts that its factors were not fitted to "
+                      "(TensorRT-LLM's performance overviews), 8 in 10 estimates landed between %+.0f%% and %+.0f%% "
+                      "of the measured throughput, %d within 30%%; it models tensor parallelism, not expert "
+                      "parallelism")
+                  : _("on %d published measurements of dense models that its factors were not fitted to "
+                      "(TensorRT-LLM's performance overviews, AMD's and Oracle's vLLM results), 8 in 10 estimates "
+                      "landed between %+.0f%% and %+.0f%% of the measured throughput, %d within 30%%"),
+              band_rows, band_low * 100, band_high * 100, band_inside);
     if ((long)r.batch != p->opt.batch && p->opt.batch_given)
         plan_step(p, N_("batch"),
                   _("the estimate runs each replica at batch %.0f, the most requests of %d tokens that memory and "

@@ -72,10 +72,25 @@ double infer_fp4_dense_tflops(const struct gpu_spec *g)
     return 0;
 }
 
-void infer_efficiency_for(const struct gpu_spec *g, const struct llm_shape *m, struct infer_efficiency *e)
+bool infer_fp4_matmuls(const struct gpu_spec *g, double weight_bytes)
+{
+    return weight_bytes > 0.5 && weight_bytes < 0.6 && infer_fp4_dense_tflops(g) > 0;
+}
+
+bool infer_weight_only(const struct gpu_spec *g, double weight_bytes)
+{
+    /* 8-bit weights run FP8 or INT8 matmuls, or a W8A16 kernel this share was not fitted on: only
+     * narrower weights count (an FP8 checkpoint's 16-bit embedding lifts its average a little over 1). */
+    return weight_bytes > 0 && weight_bytes < 0.9 && !infer_fp4_matmuls(g, weight_bytes);
+}
+
+void infer_efficiency_for(const struct gpu_spec *g, const struct llm_shape *m, double weight_bytes,
+                          struct infer_efficiency *e)
 {
     e->expert_gemm = m->experts > 0 ? INFER_EXPERT_GEMM_SHARE : 1;
     e->vendor = g->vendor && !strcasecmp(g->vendor, "AMD") ? INFER_ROCM_VLLM_SHARE : 1;
+    e->weight_only = infer_weight_only(g, weight_bytes) ? INFER_WEIGHT_ONLY_SHARE : 1;
+    e->fp4 = infer_fp4_matmuls(g, weight_bytes) ? INFER_FP4_SHARE : 1;
 }
 
 void infer_rate_estimate(const struct infer_rate_input *in, struct infer_rate *out)
@@ -89,7 +104,7 @@ void infer_rate_estimate(const struct infer_rate_input *in, struct infer_rate *o
      * matmul (weight-only quantisation, W4A16/W8A16). An FP8 checkpoint that keeps its embedding in
      * BF16 (DeepSeek-V3) averages a little over 1 byte. */
     bool fp8 = in->weight_bytes >= 1 && in->weight_bytes < 1.01;
-    bool fp4 = in->weight_bytes > 0.5 && in->weight_bytes < 0.6 && infer_fp4_dense_tflops(g) > 0;
+    bool fp4 = infer_fp4_matmuls(g, in->weight_bytes);
     out->compute_precision = fp8 && g->dense[PREC_FP8] > 0 ? PREC_FP8 : PREC_BF16;
     if (out->compute_precision == PREC_BF16 && g->dense[PREC_BF16] <= 0)
         out->compute_precision = PREC_FP16; /* Volta and Turing: FP16 tensor cores only */
@@ -136,10 +151,12 @@ void infer_rate_estimate(const struct infer_rate_input *in, struct infer_rate *o
     double kv_per_gpu = out->batch * kv_bytes_per_sequence(m, in->kv_bytes, (int)out->mean_kv_tokens, in->tp);
     out->bytes_per_step_per_gpu = weights_per_gpu + kv_per_gpu;
     struct infer_efficiency eff;
-    infer_efficiency_for(g, m, &eff);
+    infer_efficiency_for(g, m, in->weight_bytes, &eff);
     out->bandwidth_share = in->bandwidth_share * eff.vendor;
     out->flops_share = in->flops_share * eff.vendor;
     out->expert_gemm_share = eff.expert_gemm;
+    out->weight_only_share = eff.weight_only;
+    out->fp4_share = eff.fp4;
     double bytes_s = bandwidth * GB * out->bandwidth_share, flops_per_gpu_s = out->dense_tflops_per_gpu * 1e12 * out->flops_share;
     double prompt_tokens = out->chunked_prefill ? out->batch * ratio : 0;
     out->tokens_per_step = out->batch + prompt_tokens;
@@ -156,11 +173,15 @@ void infer_rate_estimate(const struct infer_rate_input *in, struct infer_rate *o
     double expert_active = m->experts > 0 ? (double)m->expert_params * m->experts_per_token / m->experts : 0;
     double expert_flops = 2.0 * expert_active * out->tokens_per_step / tp, dense_flops = linear_flops - expert_flops;
     double expert_weights = weights_per_gpu * expert_share, dense_weights = weights_per_gpu - expert_weights;
-    double linear_s = fmax(dense_weights / bytes_s, dense_flops / flops_per_gpu_s);
+    /* The matmuls' FLOPs at the FP4 share where they run FP4; attention's stay at the sheet's rate. */
+    double matmul_flops_s = flops_per_gpu_s * eff.fp4;
+    double linear_s = fmax(dense_weights / bytes_s, dense_flops / matmul_flops_s);
     if (expert_flops > 0)
-        linear_s += fmax(expert_weights / bytes_s, expert_flops / flops_per_gpu_s) / eff.expert_gemm;
+        linear_s += fmax(expert_weights / bytes_s, expert_flops / matmul_flops_s) / eff.expert_gemm;
+    /* Weight-only kernels dequantise every weight they read before the 16-bit matmul. */
+    linear_s /= eff.weight_only;
     double attention_s = fmax(kv_per_gpu / bytes_s, attention / flops_per_gpu_s);
-    out->compute_bound = linear_flops / flops_per_gpu_s > weights_per_gpu / bytes_s;
+    out->compute_bound = linear_flops / matmul_flops_s > weights_per_gpu / bytes_s;
     if (in->tp > 1) {
         out->allreduce_bytes = out->tokens_per_step * m->hidden * 2.0;
         double call = latency_s + 2.0 * (tp - 1) / tp * out->allreduce_bytes / (link_gbs * GB);

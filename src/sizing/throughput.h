@@ -41,19 +41,24 @@
  * all-reduce on H100, in the NCCL INFO lines of NVIDIA/nccl issue #1453). */
 #define ALLREDUCE_LATENCY_S 25e-6
 
-/* The range of the estimate's error (estimate / measured - 1) on the fit part's TensorRT-LLM rows of
- * tests/references/plan-references.tsv (perf-overview.md v1.0, trtllm-bench throughput, H100 and H200
- * FP8), what plan's "accuracy" step tells the user. Dense models (Llama 3.1 8B, 3.3 70B, 3.1 405B; 60
- * rows) and mixtures of experts (Llama 4 Scout and Maverick, Qwen3-235B-A22B; 52 rows, which
- * TensorRT-LLM runs with expert parallelism and attention data parallelism, not the tensor parallelism
- * modelled here) apart. This is a description, not the test's band: tests/cli/test_plan_throughput.c
- * holds every row of the table to a fixed ±30 % and lists the rows outside it as misses with their
- * figures (docs/plan-references.md). */
-#define INFER_BAND_DENSE_LOW (-0.25)
-#define INFER_BAND_DENSE_HIGH 0.49
-#define INFER_BAND_MOE_LOW (-0.69)
-#define INFER_BAND_MOE_HIGH 1.00
-#define INFER_BAND_REFERENCE "TensorRT-LLM perf-overview.md (v1.0), trtllm-bench throughput, H100 and H200 FP8"
+/* How far the estimate falls from measurements it was not fitted to, what plan's "accuracy" step
+ * tells the user: the check part of tests/references/plan-references.tsv (docs/plan-references.md;
+ * TensorRT-LLM's performance overviews v0.17, v1.0 and newer, AMD's and Oracle's vLLM on MI300X), dense
+ * models and mixtures of experts apart. LOW and HIGH: the 10th and 90th percentiles of estimate /
+ * measured - 1 over the check rows with an estimate (8 in 10 land between them); ROWS: the check rows;
+ * INSIDE: those within ±30 %. tests/cli/test_plan_throughput.c computes them from the table and fails
+ * when these differ, so what plan states is what the held-out part measures. */
+#define INFER_BAND_DENSE_LOW (-0.14)
+#define INFER_BAND_DENSE_HIGH 0.31
+#define INFER_BAND_DENSE_ROWS 238
+#define INFER_BAND_DENSE_INSIDE 195
+#define INFER_BAND_MOE_LOW (-0.45)
+#define INFER_BAND_MOE_HIGH 0.27
+#define INFER_BAND_MOE_ROWS 244
+#define INFER_BAND_MOE_INSIDE 162
+#define INFER_BAND_REFERENCE                                                                                     \
+    "the check part of gpuvet's reference table: TensorRT-LLM performance overviews (v0.17, v1.0, newer), AMD's " \
+    "and Oracle's vLLM on MI300X; 10th to 90th percentile"
 
 /* What the kernels reach depends on what runs (fitted on the "fit" part of
  * tests/references/plan-references.tsv, checked on its "check" part; docs/plan-references.md):
@@ -66,11 +71,33 @@
  *   Llama-3.1-70B FP8 at TP8 (amd.com ROCm performance results, rocm/vllm 0.10.2 container). */
 #define INFER_EXPERT_GEMM_SHARE 0.5
 #define INFER_ROCM_VLLM_SHARE 0.32
+/* - INFER_WEIGHT_ONLY_SHARE: weights below 8 bits that the GPU's tensor cores do not take (MXFP4 or
+ *   NVFP4 before Blackwell, INT4 AWQ/GPTQ anywhere) are dequantised to 16 bits inside the matmul
+ *   (weight-only kernels: Triton's MXFP4 MoE on Hopper, Marlin and Machete for INT4); the matmuls reach
+ *   this share of the 16-bit matmuls' rate (reads and FLOPs), on top of the expert share. Fitted on the
+ *   10 rows of TensorRT-LLM's newer performance overview (docs/source/developer-guide/perf-overview.md,
+ *   commit 03e27c7) for gpt-oss-120b and gpt-oss-20b on one H200 (MXFP4 experts, Triton MoE backend);
+ *   checked on the same overview's H100 rows.
+ * - INFER_FP4_SHARE: on Blackwell, NVFP4 matmuls reach this share of the FP4 rate that the datasheet
+ *   gives (twice FP8): the block scales and the FP8 or BF16 parts of the step keep them well below it.
+ *   Fitted on TensorRT-LLM v1.0's B200 FP4 rows of the dense Llama 3.3 70B (TP1) and Llama 3.1 405B
+ *   (TP4); checked on the newer overview's B200 FP4 rows. */
+#define INFER_WEIGHT_ONLY_SHARE 0.7
+#define INFER_FP4_SHARE 0.4
 struct infer_efficiency {
     double expert_gemm; /* the routed experts' grouped GEMMs against the dense matmuls (1: dense model) */
     double vendor;      /* the vendor's inference software against the NVIDIA-fitted shares (1: NVIDIA) */
+    double weight_only; /* low-bit weights dequantised in the matmul against 16-bit weights (1: none) */
+    double fp4;         /* FP4 matmuls against the datasheet's FP4 rate (1: not FP4) */
 };
-void infer_efficiency_for(const struct gpu_spec *g, const struct llm_shape *m, struct infer_efficiency *e);
+/* weight_bytes: per parameter, averaged over the model (gpt-oss's checkpoint: about 0.52). */
+void infer_efficiency_for(const struct gpu_spec *g, const struct llm_shape *m, double weight_bytes,
+                          struct infer_efficiency *e);
+/* Weights of weight_bytes per parameter on this GPU: below 8 bits on average and not FP4 on FP4 tensor
+ * cores, so the matmuls dequantise them (weight-only quantisation, W4A16). */
+bool infer_weight_only(const struct gpu_spec *g, double weight_bytes);
+/* NVFP4 weights (4.5 bits) on a GPU with FP4 tensor cores: the matmuls run FP4. */
+bool infer_fp4_matmuls(const struct gpu_spec *g, double weight_bytes);
 /* Dense FP4 TFLOPS of the GPU's tensor cores, 0 where it has none (before Blackwell). */
 double infer_fp4_dense_tflops(const struct gpu_spec *g);
 
@@ -111,6 +138,8 @@ struct infer_rate {
     bool fp4_tensor_cores;            /* fp4 weights on a GPU with FP4 tensor cores: the matmuls run FP4 */
     double bandwidth_share, flops_share; /* the input's shares x the vendor's software (infer_efficiency) */
     double expert_gemm_share;         /* the routed experts' grouped GEMMs against the dense matmuls */
+    double weight_only_share;         /* dequantising low-bit weights in the matmul (1: none) */
+    double fp4_share;                 /* of the FP4 rate the FP4 matmuls reach (1: not FP4) */
     double dense_tflops_per_gpu;
     double batch;                     /* sequences decoding together, after the caps (a mean: may be fractional) */
     enum batch_limit batch_limit;     /* what set it */
