@@ -9,6 +9,8 @@
 # Needs: build/gpuvet (scripts/setup.sh), util-linux, numactl, pciutils, hwloc-nox, time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
 runs=${RUNS:-31}
 gpuvet=${GPUVET:-./build/gpuvet}
 for tool in lscpu numactl lspci lstopo-no-graphics /usr/bin/time; do
@@ -18,17 +20,6 @@ cmds=("lscpu" "numactl -H" "lspci -vv" "lstopo-no-graphics --whole-io" "$gpuvet 
 labels=("lscpu" "numactl -H" "lspci -vv" "lstopo-no-graphics --whole-io" "gpuvet audit --json --sample 0")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-
-# Wall time of one run in milliseconds.
-once_ms() {
-  local start end
-  start=$(date +%s%N)
-  "$@" >/dev/null 2>&1 || true
-  end=$(date +%s%N)
-  echo "scale=3; ($end - $start) / 1000000" | bc
-}
-median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
-peak_kb() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -n 1; }
 
 # shellcheck disable=SC2086
 for c in "${cmds[@]}"; do $c >/dev/null 2>&1 || true; done  # warm the page cache once

@@ -25,6 +25,8 @@
 #   jitter   cyclictest -m -i 1000 -t 1 --laptop, same CPU and duration (rt-tests)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
 GPUVET=${GPUVET:-build/gpuvet}
 DIR=${1:-.}
 JITTER_SECONDS=${JITTER_SECONDS:-20}
@@ -54,7 +56,6 @@ row() { rows+=("$(printf '%-8s %-40s %12s %12s %s' "$@")"); printf '%s\n' "${row
 # paired_medians BENCH LABEL PAIRS OURS_CMD ANCHOR_CMD FORMAT: PAIRS back-to-back pairs, who goes
 # first alternating, then one row: the median of each side and the median of the pair ratios.
 # Every row uses it: a best-of over runs would pick one side's outlier.
-median() { sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 # ratios FILE: the pair ratios of FILE's first two columns as "median (min-max)"
 ratios() {
   awk '{ print $1 / $2 }' "$1" | sort -g |

@@ -15,6 +15,8 @@
 # usage: bench/fleet-scale.sh [BUILD_DIR] [NODES]   (defaults: build, 10000; needs ~700 MB in $TMPDIR)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
 build=${1:-build}
 nodes=${2:-10000}
 gpuvet=$build/gpuvet
@@ -81,7 +83,6 @@ if [ -n "${BASELINE:-}" ]; then
   once() {
     /usr/bin/time -f "%e %U %S" "$1" fleet --json "$work/docs" 2>&1 >/dev/null | tail -n 1
   }
-  median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
   for _ in $(seq "${ROUNDS:-9}"); do
     read -r old_wall old_user old_sys < <(once "$BASELINE")
     read -r new_wall new_user new_sys < <(once "$gpuvet")

@@ -9,6 +9,8 @@
 # Usage: [PAIRS=5] [SIZE_MIB=1024] [GPUVET=build/gpuvet] bench/kernel-log-vs-grep.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
 pairs=${PAIRS:-5}
 size_mib=${SIZE_MIB:-1024}
 gpuvet=${GPUVET:-build/gpuvet}
@@ -36,7 +38,6 @@ measure() { /usr/bin/time -f '%e %U %S' -o "$log.time" "$@" > /dev/null 2>&1 || 
             awk '{ print $1, $2 + $3 }' "$log.time"; }
 run_grep() { measure sh -c "cat '$log' | grep -c 'NVRM: Xid'"; }
 run_gpuvet() { measure "$gpuvet" audit --kernel-log "$log" --json --sample 0; }
-median() { sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 gw=(); gc=(); vw=(); vc=(); r=()
 for ((i = 0; i < pairs; i++)); do

@@ -8,20 +8,13 @@
 # Needs: hwloc-nox (lstopo-no-graphics), bc.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
 runs=${RUNS:-31}
 gpuvet=${GPUVET:-./build/gpuvet}
 command -v lstopo-no-graphics >/dev/null || { echo "missing lstopo-no-graphics: apt-get install hwloc-nox" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-
-once_ms() {
-  local start end
-  start=$(date +%s%N)
-  "$@" >/dev/null 2>&1 || true
-  end=$(date +%s%N)
-  echo "scale=3; ($end - $start) / 1000000" | bc
-}
-median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 
 lstopo-no-graphics --whole-io >/dev/null 2>&1; "$gpuvet" audit --json --sample 0 >/dev/null 2>&1 || true # warm the cache
 for _ in $(seq "$runs"); do

@@ -13,6 +13,8 @@
 # Usage: [PAIRS=3] bench/watch-vs-pidstat.sh [SECONDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
 seconds=${1:-60}
 pairs=${PAIRS:-3}
 gpuvet=${GPUVET:-build/gpuvet}
@@ -27,7 +29,6 @@ cpu_seconds() {
   ( "$@" >/dev/null 2>&1; times ) | awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/)
                                                     print u[1] * 60 + u[2] + s[1] * 60 + s[2] }'
 }
-median() { sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 # row LABEL_GPUVET LABEL_PIDSTAT "GPUVET ARGS" "PIDSTAT ARGS"
 row() {
   local g p

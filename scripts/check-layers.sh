@@ -4,7 +4,8 @@
 # folder names; "everything" allows all). What a header pulls in counts as included by every file
 # that includes it: src/<layer>/x.c including model/y.h, which includes probe/z.h, reaches probe/
 # through model/, and breaches the table where <layer> may not include probe/ (the chain is
-# printed). Prints each breach and exits 1 when there is one.
+# printed). Only src/pipeline/ calls probe_machine and fsroot_set. Prints each breach and exits 1
+# when there is one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -77,5 +78,13 @@ while IFS= read -r hit; do
   status=1
 done < <(grep -rnE '#define (KIB|MIB|GIB|TIB|KB|MB|GB|TB|PB)\b|1024(\.0)? \* 1024|1073741824' src --include='*.[ch]' |
          grep -v '^src/util/units.h:' || true)
-[ $status -eq 0 ] && echo "check-layers: every include, and every header those pull in, follows the Layout table; byte units come from util/units.h"
+# One door to the machine: src/pipeline/ is the only caller of probe_machine and fsroot_set (README,
+# Layout), so that every command reads the machine through audit_run and its request. Their own
+# declarations and definitions (a return type before the name) are not calls.
+while IFS= read -r hit; do
+  echo "check-layers: $hit: only src/pipeline/ may call probe_machine and fsroot_set (go through audit_run)"
+  status=1
+done < <(grep -rnE '(^|[^a-z_])(probe_machine|fsroot_set)[[:space:]]*\(' src --include='*.[ch]' |
+         grep -vE '^src/pipeline/|^[^:]*:[0-9]+:(int|void) (probe_machine|fsroot_set)\(' || true)
+[ $status -eq 0 ] && echo "check-layers: every include, and every header those pull in, follows the Layout table; byte units come from util/units.h; only src/pipeline/ calls probe_machine and fsroot_set"
 exit $status

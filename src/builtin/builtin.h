@@ -45,7 +45,7 @@ struct gpu_fault_options {
 /* One of them as getopt_long returned it (c): 1 taken, 0 not one of them, -1 a bad value (said). */
 int gpu_fault_option(const char *cmd, int c, const char *value, struct gpu_fault_options *o);
 /* After the options: refuses a code in both lists and an unusable --kernel-log file (said), false;
- * else sets the Xid overrides for the probe, true. */
+ * else true (o->xid then goes into the audit request: pipeline/audit.h). */
 bool gpu_fault_options_apply(const char *cmd, const struct gpu_fault_options *o);
 
 /* --nvidia-smi FILE, given again for more files of the same machine (audit, health): adds value to

@@ -2,6 +2,9 @@
  * evidence, NICs and bridge paths a fleet does not compare; building jansson's tree of all of it
  * dominated `gpuvet fleet` on 10,000 nodes. Values are skipped by a bracket-and-string scanner and
  * only the kept ones are parsed, into a small tree of the same shape. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +16,8 @@
 #include "util/i18n.h"
 #include "util/jsonerror.h"
 
+/* The text being read; *end is a NUL (prune_load_file's buffer is one byte longer), so that the
+ * scanning loops below stop on it without testing the bounds at every byte. */
 struct scan {
     const char *start, *end;
     char *why;
@@ -45,8 +50,12 @@ static const char *skip_string(const struct scan *s, const char *p)
     return NULL;
 }
 
-/* The bytes that matter inside a skipped object or array: quotes and brackets. */
-static const unsigned char structural[256] = {['"'] = 1, ['{'] = 1, ['['] = 1, ['}'] = 1, [']'] = 1};
+/* The bytes that matter inside a skipped object or array: quotes and brackets, and NUL (maybe the
+ * end of the text). */
+static const unsigned char structural[256] = {[0] = 1, ['"'] = 1, ['{'] = 1, ['['] = 1, ['}'] = 1, [']'] = 1};
+/* The bytes that end a number or a word (strchr(",}] \t\r\n", c) before, which NUL also ended). */
+static const unsigned char token_end[256] = {[0] = 1,     [','] = 1,  ['}'] = 1,  [']'] = 1,
+                                             [' '] = 1,   ['\t'] = 1, ['\r'] = 1, ['\n'] = 1};
 
 /* The end of the value at p, or NULL when the document ends first. Kept values are checked by
  * jansson; a skipped one only has to close. */
@@ -59,12 +68,13 @@ static const char *skip_value(const struct scan *s, const char *p)
         return skip_string(s, p);
     if (*p == '{' || *p == '[') {
         int depth = 0;
-        for (; p < s->end; p++) {
-            while (p < s->end && !structural[(unsigned char)*p])
+        for (;; p++) {
+            while (!structural[(unsigned char)*p])
                 p++;
-            if (p >= s->end)
-                break;
-            if (*p == '"') {
+            if (*p == '\0') {
+                if (p >= s->end)
+                    return NULL;
+            } else if (*p == '"') {
                 p = skip_string(s, p);
                 if (!p)
                     return NULL;
@@ -75,9 +85,8 @@ static const char *skip_value(const struct scan *s, const char *p)
                 return p + 1;
             }
         }
-        return NULL;
     }
-    while (p < s->end && !strchr(",}] \t\r\n", *p))
+    while (!token_end[(unsigned char)*p])
         p++;
     return p;
 }
@@ -130,9 +139,7 @@ static json_t *prune_object(const struct scan *s, const char *p, const struct pr
             json_t *v = prune_value(s, colon + 1, k, &end);
             if (!v)
                 break;
-            char key[64]; /* kept names are short; json_object_setn_new needs jansson 2.14 */
-            snprintf(key, sizeof key, "%.*s", (int)name_len, name);
-            json_object_set_new(out, key, v);
+            json_object_set_new(out, k->key, v); /* the name is k->key's, byte for byte */
         } else if (!(end = skip_value(s, colon + 1))) {
             fail_at(s, s->end, _("the document ends inside a value"), 1);
             break;
@@ -191,6 +198,155 @@ static json_t *prune_array(const struct scan *s, const char *p, const struct pru
     return NULL;
 }
 
+static const char *skip_digits(const char *p, const char *end)
+{
+    while (p < end && isdigit((unsigned char)*p))
+        p++;
+    return p;
+}
+
+/* The scalar at [p, end) as jansson's loader would make it, or NULL for anything else: an escape or
+ * a control byte in a string, text that is not UTF-8, a number outside JSON's grammar or range. */
+static json_t *scalar_at(const char *p, const char *end)
+{
+    size_t n = (size_t)(end - p);
+    if (n >= 2 && *p == '"') {
+        unsigned char any = 0;
+        for (const char *q = p + 1; q < end - 1; q++) {
+            if (*q == '\\' || (unsigned char)*q < 0x20)
+                return NULL;
+            any |= (unsigned char)*q;
+        }
+        /* ASCII needs no UTF-8 check; json_stringn refuses text that is not UTF-8. */
+        return any < 0x80 ? json_stringn_nocheck(p + 1, n - 2) : json_stringn(p + 1, n - 2);
+    }
+    if (n == 4 && !memcmp(p, "true", 4))
+        return json_true();
+    if (n == 5 && !memcmp(p, "false", 5))
+        return json_false();
+    if (n == 4 && !memcmp(p, "null", 4))
+        return json_null();
+    /* -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?: an integer without the fraction and exponent,
+     * as jansson reads it. */
+    const char *q = p + (n > 0 && *p == '-');
+    if (q >= end || !isdigit((unsigned char)*q))
+        return NULL;
+    q = *q == '0' ? q + 1 : skip_digits(q, end);
+    bool real = false;
+    if (q < end && *q == '.') {
+        real = true;
+        const char *digits = q + 1;
+        if ((q = skip_digits(digits, end)) == digits)
+            return NULL;
+    }
+    if (q < end && (*q == 'e' || *q == 'E')) {
+        real = true;
+        const char *digits = q + 1 + (q + 1 < end && (q[1] == '+' || q[1] == '-'));
+        if ((q = skip_digits(digits, end)) == digits)
+            return NULL;
+    }
+    char text[64];
+    if (q != end || n >= sizeof text)
+        return NULL;
+    memcpy(text, p, n);
+    text[n] = '\0';
+    errno = 0;
+    if (!real) {
+        long long v = strtoll(text, NULL, 10);
+        return errno ? NULL : json_integer(v);
+    }
+    double v = strtod(text, NULL);
+    return errno || !isfinite(v) ? NULL : json_real(v);
+}
+
+/* Kept values are built here rather than by json_loadb, whose byte-at-a-time lexer and set-up for
+ * each call were most of `gpuvet fleet`'s time (a finding's id, severity and subject: some 200
+ * calls a document; cpu, memory and gpus kept whole). Only the plain forms are built: strings
+ * without escapes or control bytes, keys shorter than KEY_MAX, numbers JSON's grammar allows in
+ * range, nesting to BUILD_DEPTH_MAX. Anything else (and anything malformed) makes build_value give
+ * NULL, and the whole kept value goes to json_loadb, which reads it or names what is wrong. */
+#define KEY_MAX 256
+#define BUILD_DEPTH_MAX 32
+
+/* A key built here: no escape or control byte, shorter than KEY_MAX; *ascii when it needs no UTF-8
+ * check. */
+static bool plain_key(const char *name, size_t len, bool *ascii)
+{
+    if (len >= KEY_MAX)
+        return false;
+    unsigned char any = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (name[i] == '\\' || (unsigned char)name[i] < 0x20)
+            return false;
+        any |= (unsigned char)name[i];
+    }
+    *ascii = any < 0x80;
+    return true;
+}
+
+static json_t *build_value(const struct scan *s, const char *p, int depth, const char **after)
+{
+    p = skip_blank(s, p);
+    if (p >= s->end)
+        return NULL;
+    if (*p != '{' && *p != '[') {
+        const char *end = skip_value(s, p);
+        json_t *v = end ? scalar_at(p, end) : NULL;
+        if (v)
+            *after = end;
+        return v;
+    }
+    if (depth >= BUILD_DEPTH_MAX)
+        return NULL;
+    bool object = *p == '{';
+    char close = object ? '}' : ']';
+    json_t *out = object ? json_object() : json_array();
+    if (!out)
+        return NULL;
+    p = skip_blank(s, p + 1);
+    if (p < s->end && *p == close) {
+        *after = p + 1;
+        return out;
+    }
+    while (p < s->end) {
+        char key[KEY_MAX];
+        bool ascii = false;
+        if (object) {
+            const char *name = p + 1, *colon = *p == '"' ? skip_string(s, p) : NULL;
+            size_t len = colon ? (size_t)(colon - 1 - name) : 0;
+            if (!colon || !plain_key(name, len, &ascii))
+                break;
+            memcpy(key, name, len);
+            key[len] = '\0';
+            p = skip_blank(s, colon);
+            if (p >= s->end || *p != ':')
+                break;
+            p++;
+        }
+        const char *end;
+        json_t *v = build_value(s, p, depth + 1, &end);
+        /* Each takes v, also when it refuses it (a key that is not UTF-8). */
+        int added = !v                  ? -1
+                    : !object           ? json_array_append_new(out, v)
+                    : ascii             ? json_object_set_new_nocheck(out, key, v)
+                                        : json_object_set_new(out, key, v);
+        if (added != 0)
+            break;
+        p = skip_blank(s, end);
+        if (p < s->end && *p == ',') {
+            p = skip_blank(s, p + 1);
+            continue;
+        }
+        if (p < s->end && *p == close) {
+            *after = p + 1;
+            return out;
+        }
+        break;
+    }
+    json_decref(out);
+    return NULL;
+}
+
 static json_t *prune_value(const struct scan *s, const char *p, const struct prune_keep *keep, const char **after)
 {
     p = skip_blank(s, p);
@@ -198,8 +354,13 @@ static json_t *prune_value(const struct scan *s, const char *p, const struct pru
         return prune_array(s, p, keep->members, after);
     if (keep->members && p < s->end && *p == '{')
         return prune_object(s, p, keep->members, after);
-    const char *end = skip_value(s, p);
-    if (!end) {
+    const char *end;
+    json_t *built = build_value(s, p, 0, &end);
+    if (built) {
+        *after = end;
+        return built;
+    }
+    if (!(end = skip_value(s, p))) {
         fail_at(s, s->end, _("the document ends inside a value"), 1);
         return NULL;
     }
@@ -224,7 +385,7 @@ json_t *prune_load_file(const char *path, const struct prune_keep *top, char *wh
         snprintf(why, why_size, "%s", _(reason));
         return NULL;
     }
-    struct scan s = {buf, buf + n, why, why_size};
+    struct scan s = {buf, buf + n, why, why_size}; /* buf[n] is input_file_read's NUL */
     const char *end = NULL;
     json_t *doc = prune_object(&s, buf, top, &end);
     if (doc && skip_blank(&s, end) != s.end) {

@@ -6,7 +6,6 @@
 
 #include "bench/bench.h"
 #include "probe/dmi.h"
-#include "util/deadline.h"
 #include "util/fsroot.h"
 
 static double now_ms(void)
@@ -45,8 +44,9 @@ static int probe_with_evidence(const struct audit_request *req, struct dmi_data 
     struct contention_window window = {.seconds = req->sample_seconds, .skipped_why = req->no_sample_why};
     if (!evidence_only && fsroot_is_live() && req->sample_seconds > 0)
         contention_window_open(&window, req->sample_seconds);
-    int probed = probe_machine(m, !evidence_only);
-    if (probed == 0 && req->kernel_log && probe_kernel_log_file(m, req->kernel_log) != 0)
+    struct probe_request how = {.read_system = !evidence_only, .xid = req->xid, .deadline_cap_s = req->deadline_cap_s};
+    int probed = probe_machine(m, &how);
+    if (probed == 0 && req->kernel_log && probe_kernel_log_file(m, req->kernel_log, req->xid) != 0)
         probed = -1;
     if (probed == 0 && req->n_nvidia_smi && probe_nvidia_smi_files(m, req->nvidia_smi, req->n_nvidia_smi) != 0)
         probed = -1;
@@ -93,10 +93,6 @@ enum audit_status audit_run(const struct audit_request *req, struct audit_result
     }
     bool have_dmi = req->dmidecode || req->dmi_table;
     fsroot_set(req->sysroot);
-    /* What the request says of how to read, for the probes that read below it: the one place the
-     * Xid overrides and the deadline cap are set. */
-    probe_kernel_log_overrides(req->xid);
-    deadline_cap(req->deadline_cap_s);
     /* A bad claim file gets its error and no verdict at all, before anything is probed. */
     if ((req->claim_file && claim_file_load(req->claim_file, &r->claims, &r->error) != 0) ||
         (req->expect_listing && claim_listing_load(req->expect_listing, &r->claims, &r->error) != 0)) {
@@ -105,7 +101,7 @@ enum audit_status audit_run(const struct audit_request *req, struct audit_result
         dmi_data_free(&dmi);
         return AUDIT_REFUSED;
     }
-    if (req->data_dir && probe_data_dir(&r->machine, req->data_dir) != 0) {
+    if (req->data_dir && probe_data_dir(&r->machine, req->data_dir, req->deadline_cap_s) != 0) {
         dmi_data_free(&dmi);
         return AUDIT_REFUSED;
     }
@@ -115,7 +111,7 @@ enum audit_status audit_run(const struct audit_request *req, struct audit_result
         return AUDIT_UNREADABLE;
     r->probed = true;
     if (req->load_check)
-        probe_nvidia_load_check(&r->machine);
+        probe_nvidia_load_check(&r->machine, req->deadline_cap_s);
     if (req->claim_file || req->expect_listing) {
         claims_evaluate(&r->claims, &r->machine, thresholds_for(req->workload));
         r->inputs.claims = &r->claims;

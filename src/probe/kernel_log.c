@@ -52,16 +52,6 @@ struct xid_table {
     int count;
 };
 
-static struct xid_overrides overrides;
-
-void probe_kernel_log_overrides(const struct xid_overrides *o)
-{
-    if (o)
-        overrides = *o;
-    else
-        memset(&overrides, 0, sizeof overrides);
-}
-
 static bool code_in(const unsigned char *set, int code)
 {
     return code >= 0 && code <= XID_CODE_MAX && (set[code / 8] >> (code % 8)) & 1;
@@ -187,6 +177,7 @@ struct parser {
     struct machine *m;
     struct kernel_log_info *k;
     struct xid_table table;
+    const struct xid_overrides *xid; /* the request's --xid-fatal, --xid-ignore; NULL none */
     double last_mono;       /* the last kernel timestamp, seconds since boot; < 0 none yet */
     char recent_bus[32];    /* the GPU the last driver line named, for messages over several lines */
     char recent_when[40];   /* the last line's time: dmesg indents a message's further lines without one */
@@ -561,10 +552,10 @@ static bool parse_xid(struct parser *p, const char *msg, const char *when)
         klass = KLOG_CLASS_APP;
         source = "driver message";
     }
-    if (code_in(overrides.fatal, (int)code)) {
+    if (p->xid && code_in(p->xid->fatal, (int)code)) {
         klass = KLOG_CLASS_FAULT;
         source = "--xid-fatal";
-    } else if (code_in(overrides.ignore, (int)code)) {
+    } else if (p->xid && code_in(p->xid->ignore, (int)code)) {
         klass = KLOG_CLASS_IGNORED;
         source = "--xid-ignore";
     }
@@ -982,10 +973,10 @@ static double now_s(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void parser_begin(struct parser *p, struct machine *m, const char *source)
+static void parser_begin(struct parser *p, struct machine *m, const char *source, const struct xid_overrides *xid)
 {
     kernel_log_free(&m->kernel_log);
-    *p = (struct parser){.m = m, .k = &m->kernel_log, .last_mono = -1, .aer_recent = -1};
+    *p = (struct parser){.m = m, .k = &m->kernel_log, .xid = xid, .last_mono = -1, .aer_recent = -1};
     p->k->source = strdup(source);
     xid_table_load(m, &p->table);
     if (fsroot_recording()) {
@@ -1193,7 +1184,7 @@ static int parse_fd(struct parser *p, int fd, const char *label, double max_s)
     return rc;
 }
 
-int probe_kernel_log_file(struct machine *m, const char *path)
+int probe_kernel_log_file(struct machine *m, const char *path, const struct xid_overrides *xid)
 {
     /* The gate: regular files only, opened and read non-blocking; no bound on the size (a file
      * larger than the reading budget is read from its end). */
@@ -1205,7 +1196,7 @@ int probe_kernel_log_file(struct machine *m, const char *path)
         return -1;
     }
     struct parser p;
-    parser_begin(&p, m, path);
+    parser_begin(&p, m, path, xid);
     int rc = parse_fd(&p, fileno(f), path, KLOG_TIME_MAX_S);
     fclose(f);
     unsigned formats = p.formats;
@@ -1227,7 +1218,7 @@ int probe_kernel_log_file(struct machine *m, const char *path)
 
 /* /dev/kmsg: one record per read(2), "PRI,SEQ,USEC,FLAGS;message\n" and continuation lines
  * (" KEY=value") after it; O_NONBLOCK, so the end of the buffer is EAGAIN, never a wait. */
-static void read_kmsg(struct machine *m)
+static void read_kmsg(struct machine *m, const struct xid_overrides *xid)
 {
     int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
@@ -1249,7 +1240,7 @@ static void read_kmsg(struct machine *m)
         return;
     }
     struct parser p;
-    parser_begin(&p, m, "/dev/kmsg");
+    parser_begin(&p, m, "/dev/kmsg", xid);
     char buf[8192];
     double start = now_s();
     unsigned long long total = 0;
@@ -1290,10 +1281,10 @@ static void read_kmsg(struct machine *m)
     parser_end(&p);
 }
 
-void probe_kernel_log(struct machine *m)
+void probe_kernel_log(struct machine *m, const struct xid_overrides *xid)
 {
     if (fsroot_is_live()) {
-        read_kmsg(m);
+        read_kmsg(m, xid);
         return;
     }
     int fd = fs_open(KERNEL_LOG_SNAPSHOT_FILE, O_RDONLY | O_NONBLOCK);
@@ -1308,7 +1299,7 @@ void probe_kernel_log(struct machine *m)
         return;
     }
     struct parser p;
-    parser_begin(&p, m, KERNEL_LOG_SNAPSHOT_FILE);
+    parser_begin(&p, m, KERNEL_LOG_SNAPSHOT_FILE, xid);
     parse_fd(&p, fd, KERNEL_LOG_SNAPSHOT_FILE, KLOG_TIME_MAX_S);
     close(fd);
     parser_end(&p);

@@ -8,13 +8,8 @@
 #include "util/fsroot.h"
 #include "util/i18n.h"
 
-/* Set when only evidence files describe the machine: then nothing was looked for on this one. */
-static bool evidence_only;
-
 const char *probe_missing_reason(void)
 {
-    if (evidence_only)
-        return N_("not in the evidence files (this machine is not read)");
     /* A file that is there but unreadable, oversized or not a regular file says so. */
     const char *failure = fs_last_failure();
     if (failure)
@@ -35,15 +30,16 @@ char *probe_hostname(void)
     return name;
 }
 
-int probe_machine(struct machine *m, bool read_system)
+int probe_machine(struct machine *m, const struct probe_request *req)
 {
-    evidence_only = !read_system;
-    m->missing_reason = probe_missing_reason();
-    if (!read_system) {
+    if (!req->read_system) {
+        /* Only evidence files describe the machine: nothing was looked for on this one. */
+        m->missing_reason = N_("not in the evidence files (this machine is not read)");
         m->source = strdup("evidence");
         m->kernel_log.unknown_reason = strdup(N_("not in the evidence files: give --kernel-log FILE"));
         return 0;
     }
+    m->missing_reason = probe_missing_reason();
     if (!fs_is_dir("/")) {
         machine_problem(m, fsroot_get(), "no such folder (or not a folder): give a recorded machine's root");
         return -1;
@@ -62,11 +58,11 @@ int probe_machine(struct machine *m, bool read_system)
     probe_cpu(m);
     probe_numa(m);
     probe_pci(m);
-    probe_storage(m);
+    probe_storage(m, req->deadline_cap_s);
     probe_network(m);
     probe_kernel(m);
     probe_virt(m);
-    probe_nvidia(m);
+    probe_nvidia(m, req->deadline_cap_s);
     probe_gpu_specs(m);
     probe_fabric(m);
     probe_aer(m);
@@ -74,7 +70,7 @@ int probe_machine(struct machine *m, bool read_system)
     probe_gpudirect(m);
 
     probe_memory(m, NULL);
-    probe_kernel_log(m);
+    probe_kernel_log(m, req->xid);
     probe_gpu_slots(m);
     return 0;
 }

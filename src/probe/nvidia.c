@@ -362,13 +362,13 @@ static void nvml_release(void *scratch)
     free(scratch);
 }
 
-static void probe_nvml_bounded(struct machine *m)
+static void probe_nvml_bounded(struct machine *m, double deadline_cap_s)
 {
     struct machine *scratch = malloc(sizeof *scratch);
     if (!scratch)
         return;
     machine_init(scratch);
-    double limit = deadline_seconds("GPUVET_DEADLINE_NVML_S", DEADLINE_NVML_S);
+    double limit = deadline_seconds_capped("GPUVET_DEADLINE_NVML_S", DEADLINE_NVML_S, deadline_cap_s);
     if (!deadline_run(nvml_work, scratch, nvml_release, limit)) {
         m->gpus.probed = true;
         i18n_asprintf(&m->gpus.unknown_reason, "no answer from NVML (libnvidia-ml) in %g s: the driver or a GPU is "
@@ -524,13 +524,13 @@ static void find_cuda_runtimes(struct machine *m)
         scan_python_prefix(m, python_prefixes[i]);
 }
 
-void probe_nvidia(struct machine *m)
+void probe_nvidia(struct machine *m, double deadline_cap_s)
 {
     bool nvidia = has_nvidia_device(m);
     if (fsroot_is_live()) {
         const char *forced = getenv("GPUVET_NVML_LIBRARY");
         if (nvidia || (forced && *forced))
-            probe_nvml_bounded(m);
+            probe_nvml_bounded(m, deadline_cap_s);
     } else {
         int rc = probe_nvidia_smi_recorded(m);
         if (rc != 0 && nvidia) {
@@ -663,7 +663,7 @@ static void load_check_release(void *p)
     free(p);
 }
 
-void probe_nvidia_load_check(struct machine *m)
+void probe_nvidia_load_check(struct machine *m, double deadline_cap_s)
 {
     struct gpu_set *set = malloc(sizeof *set);
     if (!set)
@@ -683,7 +683,7 @@ void probe_nvidia_load_check(struct machine *m)
         return;
     }
     /* About LOAD_CHECK_SECONDS of copies per GPU, after the driver's start-up. */
-    double limit = deadline_seconds("GPUVET_DEADLINE_CUDA_S", DEADLINE_CUDA_S) + 2.0 * set->count;
+    double limit = deadline_seconds_capped("GPUVET_DEADLINE_CUDA_S", DEADLINE_CUDA_S, deadline_cap_s) + 2.0 * set->count;
     bool answered = deadline_run(load_check_work, set, load_check_release, limit);
     for (int i = 0; i < m->gpus.count; i++) {
         struct gpu *g = &m->gpus.items[i];

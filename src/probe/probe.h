@@ -10,11 +10,21 @@
 #include "util/linereader.h"
 
 struct cpu_ticks;
+struct xid_overrides;
 
-/* Runs every probe of the system (live or --sysroot) in dependency order. With read_system false
- * (an audit of evidence files alone) it reads nothing and marks the source "evidence".
+/* What the request (pipeline/audit.h) says of how to read the machine; passed down to the probes
+ * that use it, never kept between runs. */
+struct probe_request {
+    bool read_system;                /* false: evidence files alone describe the machine */
+    const struct xid_overrides *xid; /* --xid-fatal, --xid-ignore; NULL none */
+    double deadline_cap_s;           /* no blocking call's own budget exceeds this (util/deadline.h);
+                                        0: none */
+};
+
+/* Runs every probe of the system (live or --sysroot) in dependency order. With req->read_system
+ * false (an audit of evidence files alone) it reads nothing and marks the source "evidence".
  * Returns 0, or -1 when the machine cannot be read at all (the reason is in m->problems). */
-int probe_machine(struct machine *m, bool read_system);
+int probe_machine(struct machine *m, const struct probe_request *req);
 /* The host name of the machine under fsroot (its proc/sys/kernel/hostname; live: else gethostname),
  * malloc'd; NULL when a recorded tree has none. */
 char *probe_hostname(void);
@@ -33,12 +43,13 @@ void probe_kernel(struct machine *m);
 void probe_virt(struct machine *m);
 
 /* /sys/class/block and the mount table: disks, and the disks under `/` and the data directory
- * (m->storage.data.path, set before probing). Needs probe_pci first (NVMe NUMA nodes). */
-void probe_storage(struct machine *m);
+ * (m->storage.data.path, set before probing). Needs probe_pci first (NVMe NUMA nodes). statvfs waits
+ * at most deadline_cap_s (0: its own budget). */
+void probe_storage(struct machine *m, double deadline_cap_s);
 /* --data-dir DIR before probe_storage: on the live machine its real path (under a deadline: a hung
  * mount is judged by the path as given), in a recorded tree the absolute path on that machine.
- * 0, or -1 with the error printed. */
-int probe_data_dir(struct machine *m, const char *dir);
+ * 0, or -1 with the error printed. realpath waits at most deadline_cap_s (0: its own budget). */
+int probe_data_dir(struct machine *m, const char *dir, double deadline_cap_s);
 /* m->bench from a saved `gpuvet bench --json` document (bench_json.c); doc is taken (freed), source
  * names it in errors. 0, or -1 with the error printed. */
 int probe_bench_document(struct machine *m, json_t *doc, const char *source);
@@ -54,8 +65,9 @@ char *pci_bus_id_of_path(const char *sysfs_path);
 
 /* NVIDIA GPUs: NVML on the live machine (only when an NVIDIA device is there, or
  * $GPUVET_NVML_LIBRARY names a library), the stored nvidia-smi.xml in a recorded tree; then the
- * CUDA runtimes and PyTorch builds installed. Needs probe_pci first. */
-void probe_nvidia(struct machine *m);
+ * CUDA runtimes and PyTorch builds installed. Needs probe_pci first. NVML waits at most
+ * deadline_cap_s (0: its own budget). */
+void probe_nvidia(struct machine *m, double deadline_cap_s);
 
 /* Joins each GPU to its row of data/gpus.csv by product name (the ResNet-50 rate CV sizing uses).
  * A GPU the table does not know keeps its unknowns. */
@@ -118,8 +130,9 @@ bool nvidia_smi_text_failures(const char *text, struct smi_failures *f);
 /* Reads NVIDIA_SMI_SNAPSHOT_FILE under the root: 0 read, 1 absent, -1 malformed (in m->problems). */
 int probe_nvidia_smi_recorded(struct machine *m);
 /* `--load-check`: drives host-to-device copies on each GPU whose link generation is below its
- * max and re-reads the link in NVML while they run (gpu.load). Live machine only. */
-void probe_nvidia_load_check(struct machine *m);
+ * max and re-reads the link in NVML while they run (gpu.load). Live machine only. The driver's
+ * start-up allowance is at most deadline_cap_s (0: its own budget). */
+void probe_nvidia_load_check(struct machine *m, double deadline_cap_s);
 
 /* The kernel log (probe/kernel_log.c, model/kernel_log.h). Where `gpuvet snapshot` stores the
  * current boot's log inside its tree (what --sysroot reads back). */
@@ -132,16 +145,14 @@ struct xid_overrides {
 };
 /* Adds a comma-separated list of codes ("48,79") to set; false when it is not such a list. */
 bool xid_list_parse(const char *list, unsigned char set[XID_SET_BYTES]);
-/* The overrides every later read applies (NULL: none). */
-void probe_kernel_log_overrides(const struct xid_overrides *o);
 /* The live ring buffer (/dev/kmsg, without blocking; readable by root only under dmesg_restrict:
  * then unknown with that reason), or a recorded tree's KERNEL_LOG_SNAPSHOT_FILE. While a snapshot
  * records, the current boot's lines are stored at KERNEL_LOG_SNAPSHOT_FILE. */
-void probe_kernel_log(struct machine *m);
+void probe_kernel_log(struct machine *m, const struct xid_overrides *xid);
 /* `--kernel-log FILE`: a saved log in any of dmesg's, journalctl's or syslog's forms, replacing
  * what probe_kernel_log read. 0, or -1 with the reason in m->problems (not a regular file, not a
  * kernel log, a read error). */
-int probe_kernel_log_file(struct machine *m, const char *path);
+int probe_kernel_log_file(struct machine *m, const char *path, const struct xid_overrides *xid);
 /* PCIe switches with accelerators below and an empty downstream port (m->empty_ports). Needs
  * probe_pci. */
 void probe_gpu_slots(struct machine *m);

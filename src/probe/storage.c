@@ -442,7 +442,7 @@ static void locate(struct storage_location *loc, const struct mount_table *t)
 /* statvfs asks the running kernel, so a snapshot keeps its answer under this prefix. */
 #define RECORDED_FREE_BYTES "/gpuvet/statvfs%s/.free_bytes"
 
-static void read_free_space(struct machine *m, struct storage_location *loc)
+static void read_free_space(struct machine *m, struct storage_location *loc, double deadline_cap_s)
 {
     char recorded[PATH_MAX + 64];
     snprintf(recorded, sizeof recorded, RECORDED_FREE_BYTES, strcmp(loc->path, "/") ? loc->path : "");
@@ -454,7 +454,7 @@ static void read_free_space(struct machine *m, struct storage_location *loc)
         return;
     }
     struct statvfs st;
-    double limit = deadline_seconds("GPUVET_DEADLINE_STATFS_S", DEADLINE_STATFS_S);
+    double limit = deadline_seconds_capped("GPUVET_DEADLINE_STATFS_S", DEADLINE_STATFS_S, deadline_cap_s);
     int rc = statvfs_bounded(loc->path, &st, limit);
     if (rc != 0 && errno == ETIMEDOUT)
         machine_problem(m, loc->path, "no answer from statvfs in %g s (a hung NFS or FUSE mount?): free space unknown",
@@ -479,7 +479,7 @@ static void mark_disks(struct storage_info *s, const struct storage_location *lo
             }
 }
 
-void probe_storage(struct machine *m)
+void probe_storage(struct machine *m, double deadline_cap_s)
 {
     struct storage_info *s = &m->storage;
     list_disks(m);
@@ -487,11 +487,11 @@ void probe_storage(struct machine *m)
     read_mounts(m, &mounts);
     s->root.path = strdup("/");
     locate(&s->root, &mounts);
-    read_free_space(m, &s->root);
+    read_free_space(m, &s->root, deadline_cap_s);
     mark_disks(s, &s->root, true);
     if (s->has_data) {
         locate(&s->data, &mounts);
-        read_free_space(m, &s->data);
+        read_free_space(m, &s->data, deadline_cap_s);
         mark_disks(s, &s->data, false);
     }
     mount_table_free(&mounts);
@@ -499,11 +499,11 @@ void probe_storage(struct machine *m)
 
 /* On the live machine the data directory must exist (its mount is looked up by its real path);
  * in a recorded tree it names a path of that machine, which must be absolute. */
-int probe_data_dir(struct machine *m, const char *dir)
+int probe_data_dir(struct machine *m, const char *dir, double deadline_cap_s)
 {
     char *path = NULL;
     if (fsroot_is_live()) {
-        double limit = deadline_seconds("GPUVET_DEADLINE_STATFS_S", DEADLINE_STATFS_S);
+        double limit = deadline_seconds_capped("GPUVET_DEADLINE_STATFS_S", DEADLINE_STATFS_S, deadline_cap_s);
         path = realpath_bounded(dir, limit);
         if (!path && errno == ETIMEDOUT) {
             /* A hung NFS or FUSE mount: its mount is still found by the path as given. */

@@ -1,27 +1,19 @@
 #include "probe/xml_lib.h"
 
 #include <dlfcn.h>
-#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gpu/dlsym.h"
-
-#define XML_LIB_SONAME "libxml2.so.2"
+#include "util/ondemand.h"
 
 static struct xml_lib lib;
 static const struct xml_lib *loaded;
-static char load_error[256];
-static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-static void load(void)
+static bool resolve(void *h, const char *soname, char *why, size_t whylen)
 {
-    void *h = dlopen(XML_LIB_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        snprintf(load_error, sizeof load_error, "%s cannot be loaded (package libxml2): %s", XML_LIB_SONAME, dlerror());
-        return;
-    }
     DL_RESOLVE(h, lib.NewDoc, "xmlNewDoc");
     DL_RESOLVE(h, lib.NewNode, "xmlNewNode");
     DL_RESOLVE(h, lib.NewChild, "xmlNewChild");
@@ -51,20 +43,19 @@ static void load(void)
                     lib.FreeDoc && lib.NewParserCtxt && lib.FreeParserCtxt && lib.CtxtReadMemory && lib.StopParser &&
                     lib.GetLastError && lib.ResetLastError && lib.Free && lib.UnlinkNode && lib.FreeNode;
     if (!complete) {
-        snprintf(load_error, sizeof load_error, "%s lacks a function gpuvet calls (libxml2 2.9 or later is needed)",
-                 XML_LIB_SONAME);
-        dlclose(h);
-        return;
+        snprintf(why, whylen, "%s lacks a function gpuvet calls (libxml2 2.9 or later is needed)", soname);
+        return false;
     }
-    loaded = &lib; /* the handle stays open for the process's life */
+    loaded = &lib;
+    return true;
 }
+
+static const char *const sonames[] = {"libxml2.so.2", NULL};
+static struct ondemand_lib libxml2 = ONDEMAND_LIB(sonames, "libxml2", resolve);
 
 const struct xml_lib *xml_lib_get(char *err, size_t errlen)
 {
-    pthread_once(&once, load);
-    if (!loaded)
-        snprintf(err, errlen, "%s", load_error);
-    return loaded;
+    return ondemand_open(&libxml2, err, errlen) ? &lib : NULL;
 }
 
 const struct xml_lib *xml_lib_loaded(void)

@@ -13,6 +13,7 @@
 
 #include "report/report.h"
 #include "util/i18n.h"
+#include "util/output.h"
 #include "util/output_file.h"
 #include "util/pciaddr.h"
 #include "util/sanitize.h"
@@ -296,13 +297,13 @@ int report_prom_file(const char *path, const struct prom_report *r)
     struct output_target target;
     char why[PATH_MAX + 128];
     if (output_target_open(&target, path, 0644, why, sizeof why) != 0) {
-        fprintf(stderr, _("gpuvet: --prom %s: %s\n"), path, _(why));
+        print_error(NULL, _("--prom %s: %s"), path, _(why));
         return -1;
     }
     int fd = dup(target.fd);
     FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!out) {
-        fprintf(stderr, _("gpuvet: --prom %s: %s\n"), path, i18n_error_text(errno));
+        print_error(NULL, _("--prom %s: %s"), path, i18n_error_text(errno));
         if (fd >= 0)
             close(fd);
         output_target_finish(&target, false, why, sizeof why);
@@ -316,12 +317,12 @@ int report_prom_file(const char *path, const struct prom_report *r)
     int saved = errno;
     ok = fclose(out) == 0 && ok;
     if (!ok) {
-        fprintf(stderr, _("gpuvet: --prom %s: %s\n"), path, i18n_error_text(saved));
+        print_error(NULL, _("--prom %s: %s"), path, i18n_error_text(saved));
         output_target_finish(&target, false, why, sizeof why);
         return -1;
     }
     if (output_target_finish(&target, true, why, sizeof why) != 0) {
-        fprintf(stderr, _("gpuvet: --prom %s: %s\n"), path, _(why));
+        print_error(NULL, _("--prom %s: %s"), path, _(why));
         return -1;
     }
     return 0;

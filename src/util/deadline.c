@@ -12,14 +12,12 @@
 #include <sys/statvfs.h>
 #include <time.h>
 
-static double budget_cap; /* 0: none; set once, before any worker thread, by the command */
+double deadline_seconds(const char *name, double fallback) { return deadline_seconds_capped(name, fallback, 0); }
 
-void deadline_cap(double seconds) { budget_cap = seconds > 0 ? seconds : 0; }
-
-double deadline_seconds(const char *name, double fallback)
+double deadline_seconds_capped(const char *name, double fallback, double cap)
 {
-    if (budget_cap > 0 && fallback > budget_cap)
-        fallback = budget_cap;
+    if (cap > 0 && fallback > cap)
+        fallback = cap;
     const char *text = getenv(name);
     if (!text || !*text)
         return fallback;

@@ -17,11 +17,11 @@
  * the fast tier stays far below: README "Bounded" adds it up). */
 #define DEADLINE_HEALTH_CAP_S 10.0
 
-/* `name`'s value from the environment when it is a positive number, else fallback (at most the
- * cap set by deadline_cap, when one is set). */
+/* `name`'s value from the environment when it is a positive number, else fallback. */
 double deadline_seconds(const char *name, double fallback);
-/* From now on no fallback budget exceeds seconds (0: no cap); an environment value still wins. */
-void deadline_cap(double seconds);
+/* The same with the fallback at most cap (a request's cap, such as DEADLINE_HEALTH_CAP_S; 0: none);
+ * an environment value still wins. */
+double deadline_seconds_capped(const char *name, double fallback, double cap);
 
 /* Runs work(arg) in a new thread and waits at most `seconds` for it to return. True when it did;
  * false when the time ran out: the thread is then abandoned, still blocked in whatever it called.

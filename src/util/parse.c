@@ -1,6 +1,7 @@
 #include "util/parse.h"
 #include "util/i18n.h"
 #include "util/linereader.h"
+#include "util/output.h"
 #include "util/units.h"
 
 #include <ctype.h>
@@ -380,7 +381,7 @@ bool parse_seconds(const char *s, double *out)
 bool option_invalid(const char *cmd, const char *opt, const char *value, const char *expected)
 {
     /* TRANSLATORS: the last %s is what the option wants, as a noun phrase: "a size (...)". */
-    fprintf(stderr, _("gpuvet %s: --%s %s: expected %s\n"), cmd, opt, value, _(expected));
+    print_error(cmd, _("--%s %s: expected %s"), opt, value, _(expected));
     return false;
 }
 
@@ -390,7 +391,7 @@ bool option_int(const char *cmd, const char *opt, const char *value, long min, l
     errno = 0;
     long v = strtol(value, &end, 10);
     if (end == value || *end || errno || v < min || v > max || v < INT_MIN || v > INT_MAX) {
-        fprintf(stderr, _("gpuvet %s: --%s %s: expected a whole number from %ld to %ld\n"), cmd, opt, value, min, max);
+        print_error(cmd, _("--%s %s: expected a whole number from %ld to %ld"), opt, value, min, max);
         return false;
     }
     *out = (int)v;
@@ -406,8 +407,7 @@ bool option_tokens(const char *cmd, const char *opt, const char *value, int max,
 {
     if (parse_token_count(value, max, out))
         return true;
-    fprintf(stderr, _("gpuvet %s: --%s %s: expected a token count from 1 to %d (4096, 8k = 8192, 128k)\n"), cmd, opt,
-            value, max);
+    print_error(cmd, _("--%s %s: expected a token count from 1 to %d (4096, 8k = 8192, 128k)"), opt, value, max);
     return false;
 }
 
@@ -419,11 +419,9 @@ bool option_seconds(const char *cmd, const char *opt, const char *value, bool ze
         return true;
     }
     if (zero_ok)
-        fprintf(stderr, _("gpuvet %s: --%s %s: expected seconds in [0, %.10g] (20, 1.5s, 500ms, 5m)\n"), cmd, opt,
-                value, max);
+        print_error(cmd, _("--%s %s: expected seconds in [0, %.10g] (20, 1.5s, 500ms, 5m)"), opt, value, max);
     else
-        fprintf(stderr, _("gpuvet %s: --%s %s: expected seconds in (0, %.10g] (20, 1.5s, 500ms, 5m)\n"), cmd, opt,
-                value, max);
+        print_error(cmd, _("--%s %s: expected seconds in (0, %.10g] (20, 1.5s, 500ms, 5m)"), opt, value, max);
     return false;
 }
 
@@ -439,8 +437,7 @@ bool option_percent(const char *cmd, const char *opt, const char *value, double 
         *out = v;
         return true;
     }
-    fprintf(stderr, _("gpuvet %s: --%s %s: expected a percentage from 0 to below %.10g (5 or 5%%)\n"), cmd, opt,
-            value, max);
+    print_error(cmd, _("--%s %s: expected a percentage from 0 to below %.10g (5 or 5%%)"), opt, value, max);
     return false;
 }
 

@@ -41,6 +41,21 @@ Test(option_errors, one_style_in_every_command)
     expect_refused(run_gpuvet("plan", "--workload", "gaming", NULL), "gpuvet plan: --workload gaming: expected llm-train");
 }
 
+/* The value is quoted in the error: a terminal's control sequence in it is shown escaped, never sent
+ * to the terminal (the one error path, util/output.h's print_error). */
+Test(option_errors, a_control_sequence_in_the_value_is_escaped)
+{
+    struct run_result r = run_gpuvet("audit", "--nodes", "\x1b]2;owned\x07", NULL);
+    cr_expect_eq(r.status, 2, "status %d", r.status);
+    cr_expect(strstr(r.err, "gpuvet audit: --nodes \\x1b]2;owned\\x07: expected a whole number"), "%s", r.err);
+    cr_expect_null(strchr(r.err, '\x1b'), "a raw ESC reached stderr: %s", r.err);
+    run_result_free(&r);
+    r = run_gpuvet("audit", "--sample", "\x1b[2J", NULL);
+    cr_expect(strstr(r.err, "gpuvet audit: --sample \\x1b[2J: expected seconds"), "%s", r.err);
+    cr_expect_null(strchr(r.err, '\x1b'), "a raw ESC reached stderr: %s", r.err);
+    run_result_free(&r);
+}
+
 Test(option_errors, durations_take_units)
 {
     /* 300ms is 0.3 s: jitter runs that long and says so in its document. */

@@ -13,7 +13,7 @@ int fuzz_kernel_log_one(const uint8_t *data, size_t size)
         return 0;
     struct machine m;
     machine_init(&m);
-    probe_kernel_log_file(&m, path);
+    probe_kernel_log_file(&m, path, NULL);
     machine_free(&m);
     return 0;
 }

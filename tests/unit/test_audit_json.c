@@ -26,7 +26,7 @@ static void probe_tree(const char *tree, struct machine *m)
 {
     machine_init(m);
     fsroot_set(fixture(tree));
-    cr_assert_eq(probe_machine(m, true), 0);
+    cr_assert_eq(probe_machine(m, &(struct probe_request){.read_system = true}), 0);
     fsroot_set(NULL);
 }
 

@@ -15,7 +15,7 @@ static json_t *bench_on_reporting(const char *root, const struct bench_ctx *ctx)
     fsroot_set(root);
     struct machine m;
     machine_init(&m);
-    cr_assert_eq(probe_machine(&m, true), 0);
+    cr_assert_eq(probe_machine(&m, &(struct probe_request){.read_system = true}), 0);
     json_t *result = bench_pcie_run(&m, true, ctx);
     machine_free(&m);
     fsroot_set(NULL);

@@ -85,6 +85,50 @@ Test(pipeline, a_kernel_log_alone_or_beside_the_tree_reaches_the_rules)
     audit_result_free(&r);
 }
 
+/* The class the log's first Xid `code` event got, and what set it; KLOG_CLASS_UNLISTED and NULL when
+ * the log has none. */
+static enum klog_class xid_class(const struct machine *m, int code, const char **source)
+{
+    for (int i = 0; i < m->kernel_log.nevents; i++) {
+        const struct klog_event *e = &m->kernel_log.events[i];
+        if (e->kind == KLOG_XID && e->code == code) {
+            *source = e->class_source;
+            return e->klass;
+        }
+    }
+    *source = NULL;
+    return KLOG_CLASS_UNLISTED;
+}
+
+/* --xid-fatal and --xid-ignore travel in the request to the kernel log's reader: one request's
+ * overrides reach its own reading and none after it (health's and audit's in one process). */
+Test(pipeline, xid_overrides_belong_to_their_request)
+{
+    struct xid_overrides ignore79 = {0}, fatal79 = {0};
+    cr_assert(xid_list_parse("79", ignore79.ignore));
+    cr_assert(xid_list_parse("79", fatal79.fatal));
+    struct audit_request req = {.kernel_log = XID79, .xid = &ignore79, .depth = AUDIT_MACHINE};
+    struct audit_result r;
+    const char *source;
+    cr_assert_eq(audit_run(&req, &r), AUDIT_DONE);
+    cr_expect_eq(xid_class(&r.machine, 79, &source), KLOG_CLASS_IGNORED);
+    cr_expect_str_eq(source, "--xid-ignore");
+    audit_result_free(&r);
+    req.xid = NULL;
+    cr_assert_eq(audit_run(&req, &r), AUDIT_DONE);
+    cr_expect_eq(xid_class(&r.machine, 79, &source), KLOG_CLASS_FAULT);
+    cr_expect_str_eq(source, "catalogue");
+    audit_result_free(&r);
+    /* The same with the machine read beside the log (health's request): its own reading and the
+     * file's both take the request's overrides. */
+    req = (struct audit_request){.sysroot = fixture(INTEL), .kernel_log = XID79, .always_probe = true,
+                                 .xid = &fatal79, .depth = AUDIT_MACHINE};
+    cr_assert_eq(audit_run(&req, &r), AUDIT_DONE);
+    cr_expect_eq(xid_class(&r.machine, 79, &source), KLOG_CLASS_FAULT);
+    cr_expect_str_eq(source, "--xid-fatal");
+    audit_result_free(&r);
+}
+
 Test(pipeline, expect_gpus_reaches_every_workload)
 {
     struct audit_request req = {.sysroot = fixture(INTEL), .expect_gpus = 9, .depth = AUDIT_EVERY_WORKLOAD};

@@ -13,7 +13,7 @@ static int headroom_findings(int gpus, double watts_each, const char *severity)
 {
     struct machine m;
     machine_init(&m);
-    cr_assert_eq(probe_machine(&m, false), 0);
+    cr_assert_eq(probe_machine(&m, &(struct probe_request){.read_system = false}), 0);
     struct dmi_data dmi = {0};
     char *err = NULL;
     cr_assert_eq(dmidecode_load(HPE, &dmi, &err), 0, "%s", err);

@@ -33,3 +33,42 @@ Test(prune, skipped_strings_end_at_their_own_quote)
     doc = load_text("{\"skip\": {\"a\": \"unclosed\\\"}, \"kept\": 1}", keep, why, sizeof why);
     cr_assert_null(doc, "an unclosed string is no document");
 }
+
+/* A kept scalar is what jansson's own loader makes of it, whether prune.c builds it itself (plain
+ * strings, numbers, words) or hands it to json_loadb (escapes), and a bad one is refused either way. */
+Test(prune, kept_scalars_are_what_jansson_reads)
+{
+    static const struct prune_keep keep[] = {{"v", NULL, false}, {NULL, NULL, false}};
+    static const char *const good[] = {
+        "\"plain\"", "\"\"", "\"caf\xc3\xa9 \xe6\x98\xbe\xe5\x8d\xa1\"", "\"tab\\tand \\\"quote\\\" \\u00e9\"", "0", "-0",
+        "42", "-17", "9223372036854775807", "-9223372036854775808", "1.5", "-0.25", "1e3", "2.5E-3", "6.02e+23",
+        "1e-400", "true", "false", "null", "{\"a\": [1, 2]}", "[]", "{}", "[[], {}, [[\"x\"]]]",
+        "{\"a\": 1, \"a\": 2}", "{\"k\\u00e9y\": \"escaped key\"}", "{\"\": 0}", " { \"a\" : [ 1 , true , null ] } ",
+        "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"};
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        char text[256], why[256] = "";
+        snprintf(text, sizeof text, "{\"v\": %s}", good[i]);
+        json_t *doc = load_text(text, keep, why, sizeof why);
+        cr_assert_not_null(doc, "%s: %s", good[i], why);
+        json_error_t error;
+        json_t *want = json_loads(good[i], JSON_DECODE_ANY, &error);
+        cr_assert_not_null(want, "%s", good[i]);
+        json_t *got = json_object_get(doc, "v");
+        cr_expect_eq(json_typeof(got), json_typeof(want), "%s", good[i]);
+        cr_expect(json_equal(got, want), "%s", good[i]);
+        json_decref(want);
+        json_decref(doc);
+    }
+    static const char *const bad[] = {"01",   "1.",  ".5",     "1e",    "-",      "+1", "1x", "tru", "nul",
+                                      "\"\xff\"", "\"a\tb\"", "9223372036854775808", "1e400", "0x10", "[1,]",
+                                      "{\"a\": 1,}", "{\"a\" 1}", "{a: 1}", "[1 2]", "{\"\xff\": 1}", "[\"x\"y]",
+                                      "{\"a\": [1, {\"b\": 01}]}"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char text[256], why[256] = "";
+        snprintf(text, sizeof text, "{\"v\": %s}", bad[i]);
+        json_t *doc = load_text(text, keep, why, sizeof why);
+        cr_expect_null(doc, "%s was taken", bad[i]);
+        cr_expect(strstr(why, "not a JSON document"), "%s: %s", bad[i], why);
+        json_decref(doc);
+    }
+}
