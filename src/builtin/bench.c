@@ -75,7 +75,10 @@ static int run_bench(int argc, char **argv)
         {"duration", required_argument, NULL, 'D'},
         {"output", required_argument, NULL, 'o'}, {NULL, 0, NULL, 0},
     };
-    struct bench_opts opts = {.dir = ".", .cpu = -1, .a100_resnet50_img_s = thresholds_for(WL_CV_TRAIN)->cv_reference_img_s};
+    struct bench_opts opts = {.dir = ".",
+                              .cpu = -1,
+                              .a100_resnet50_img_s = thresholds_for(WL_CV_TRAIN)->cv_reference_img_s,
+                              .read_kernel_log = audit_read_kernel_log};
     bool json = false;
     const char *prom_file = NULL;
     const char *output_pattern = NULL;
