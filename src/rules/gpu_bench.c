@@ -330,6 +330,31 @@ static int burn_xids(const struct bench_gpu_burn *g, bool fault, char *out, size
     return n;
 }
 
+/* One GEMM's rate v ("BF16", "FP8"): above 1.5x the datasheet's peak it is no measurement (unknown);
+ * below floor x peak, or more than 10 % behind the node's median, it fails, naming any clock slowdown
+ * NVML saw. True when it added the GPU's finding (which takes evidence). */
+static bool burn_rate_judged(struct audit_ctx *ctx, const struct bench_gpu_burn *g, json_t *evidence, const char *fix,
+                             const char *precision, double v, double peak, double median, double floor)
+{
+    if (peak > 0 && v > GPU_MAX_PLAUSIBLE_FRACTION * peak) {
+        finding_add(ctx, SEV_UNKNOWN, g->bus_id, evidence, NULL,
+                    _("not a measurement: %s GEMM at %.0f TFLOPS is %.0f%% of the datasheet's %.0f (a library that "
+                      "did not run the GEMM, or a timer that does not count)"),
+                    precision, v / 1e12, 100 * v / peak, peak / 1e12);
+        return true;
+    }
+    if (!(peak > 0 && v < floor * peak) && !(median > 0 && v < (1 - GPU_SIBLING_MAX_SHORTFALL) * median))
+        return false;
+    char throttled[256] = "";
+    gpu_event_list(g->clock_events_seen, GPU_EVENT_SLOWDOWNS, throttled, sizeof throttled);
+    finding_add(ctx, ctx_severity(ctx), g->bus_id, evidence, fix,
+                _("%s GEMM at %.1f TFLOPS: %.0f%% of the datasheet's %.0f (floor %.0f%%), %.0f%% of the node's "
+                  "median%s%s"),
+                precision, v / 1e12, peak > 0 ? 100 * v / peak : 0.0, peak / 1e12, 100 * floor,
+                median > 0 ? 100 * v / median : 0.0, *throttled ? _("; clock slowdowns seen: ") : "", throttled);
+    return true;
+}
+
 void check_gpu_burn_failed(struct audit_ctx *ctx)
 {
     const struct bench_results *b = &ctx->machine->bench;
@@ -411,28 +436,11 @@ void check_gpu_burn_failed(struct audit_ctx *ctx)
                         _("the GEMM result could not be judged: two different results were equally common"));
             continue;
         }
-        double peak = g->bf16_peak_flops, median = b->burn_median_flops, v = g->bf16_flops;
-        if (peak > 0 && v > GPU_MAX_PLAUSIBLE_FRACTION * peak) {
-            finding_add(ctx, SEV_UNKNOWN, g->bus_id, evidence, NULL,
-                        _("not a measurement: %.0f TFLOPS is %.0f%% of the datasheet's %.0f (a library that did not "
-                          "run the GEMM, or a timer that does not count)"),
-                        v / 1e12, 100 * v / peak, peak / 1e12);
+        double median = b->burn_median_flops, v = g->bf16_flops;
+        if (burn_rate_judged(ctx, g, evidence, fix, "BF16", v, g->bf16_peak_flops, median, GPU_BURN_MIN_FRACTION))
             continue;
-        }
-        char throttled[256] = "";
-        gpu_event_list(g->clock_events_seen, GPU_EVENT_SLOWDOWNS, throttled, sizeof throttled);
-        bool below_floor = peak > 0 && v < GPU_BURN_MIN_FRACTION * peak;
-        bool behind = median > 0 && v < (1 - GPU_SIBLING_MAX_SHORTFALL) * median;
-        if (below_floor || behind) {
-            finding_add(ctx, ctx_severity(ctx), g->bus_id, evidence, fix,
-                        _("BF16 GEMM at %.1f TFLOPS: %.0f%% of the datasheet's %.0f (floor %.0f%%), %.0f%% of the "
-                          "node's median%s%s"),
-                        v / 1e12, peak > 0 ? 100 * v / peak : 0.0, peak / 1e12, 100 * GPU_BURN_MIN_FRACTION,
-                        median > 0 ? 100 * v / median : 0.0, *throttled ? _("; clock slowdowns seen: ") : "", throttled);
-            continue;
-        }
         /* FP8 where it ran: its result and rate judged as BF16's, against its own figure and median. */
-        double fpeak = g->fp8_peak_flops, fmedian = b->burn_median_fp8_flops, f = g->fp8_flops;
+        double fmedian = b->burn_median_fp8_flops, f = g->fp8_flops;
         if (!g->fp8_unmeasured) {
             if (g->fp8_entries_wrong > 0 || g->fp8_matches_node == 0) {
                 if (g->fp8_entries_wrong > 0)
@@ -445,23 +453,8 @@ void check_gpu_burn_failed(struct audit_ctx *ctx)
                                 g->fp8_gpus_compared);
                 continue;
             }
-            if (fpeak > 0 && f > GPU_MAX_PLAUSIBLE_FRACTION * fpeak) {
-                finding_add(ctx, SEV_UNKNOWN, g->bus_id, evidence, NULL,
-                            _("not a measurement: FP8 GEMM at %.0f TFLOPS is %.0f%% of the datasheet's %.0f (a library "
-                              "that did not run the GEMM, or a timer that does not count)"),
-                            f / 1e12, 100 * f / fpeak, fpeak / 1e12);
+            if (burn_rate_judged(ctx, g, evidence, fix, "FP8", f, g->fp8_peak_flops, fmedian, GPU_BURN_FP8_MIN_FRACTION))
                 continue;
-            }
-            if ((fpeak > 0 && f < GPU_BURN_FP8_MIN_FRACTION * fpeak) ||
-                (fmedian > 0 && f < (1 - GPU_SIBLING_MAX_SHORTFALL) * fmedian)) {
-                finding_add(ctx, ctx_severity(ctx), g->bus_id, evidence, fix,
-                            _("FP8 GEMM at %.1f TFLOPS: %.0f%% of the datasheet's %.0f (floor %.0f%%), %.0f%% of the "
-                              "node's median%s%s"),
-                            f / 1e12, fpeak > 0 ? 100 * f / fpeak : 0.0, fpeak / 1e12, 100 * GPU_BURN_FP8_MIN_FRACTION,
-                            fmedian > 0 ? 100 * f / fmedian : 0.0, *throttled ? _("; clock slowdowns seen: ") : "",
-                            throttled);
-                continue;
-            }
         }
         char notes[512], fp8_note[400];
         if (g->fp8_unmeasured)
