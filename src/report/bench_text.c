@@ -224,7 +224,8 @@ static void print_gpu_burn(FILE *out, json_t *burn)
         json_array_foreach(json_object_get(gpu, "xids_new"), k, xid)
             fprintf(out, _("  %s  new Xid %lld during the burn (%s), %lld time(s)\n"), bus,
                     json_integer_value(json_object_get(xid, "code")),
-                    json_string_value(json_object_get(xid, "meaning")) ? json_string_value(json_object_get(xid, "meaning"))
+                    /* the catalogue's description (data/xid-codes.csv), which the catalogue of messages holds */
+                    json_string_value(json_object_get(xid, "meaning")) ? _(json_string_value(json_object_get(xid, "meaning")))
                                                                         : _("not in gpuvet's Xid table"),
                     json_integer_value(json_object_get(xid, "count")));
         print_gpu_clocks(out, bus, json_object_get(gpu, "while_running"));
