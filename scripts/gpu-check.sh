@@ -8,7 +8,7 @@
 #                                           memory bandwidth, memory test, FP32, pairs; .txt, .err,
 #                                           audit-bench-gpu.json (GPU_* rules), torch-anchor.txt,
 #                                           gpu-reference.txt (nvcc-built references, gpu-reference.cu)
-#   bench-gpu-burn.json                     bench gpu --burn --duration 30 (cuBLAS BF16 GEMM on every GPU),
+#   bench-gpu-burn.json                     bench gpu --burn --duration 30 (cuBLAS BF16 and cuBLASLt FP8 GEMMs on every GPU),
 #                                           audit-bench-gpu-burn.json (GPU_BURN_FAILED)
 #   compare.txt                             NVML view vs nvidia-smi view, field by field
 #   snapshot.tar.gz                         gpuvet snapshot of the machine (a recorded GPU server)
@@ -169,7 +169,8 @@ import json,sys
 d=json.load(open(sys.argv[1]))
 print(", ".join("%s %s %s" % (f["id"], f["subject"], f["severity"]) for f in d["findings"]
       if f["id"] in ("GPU_MEMORY_BW_LOW","GPU_COMPUTE_LOW","GPU_MEMORY_ERRORS","GPU_P2P_LOW")))' "$OUT/audit-bench-gpu.json" 2>&1)"
-# bench gpu --burn: every GPU at once, 30 s of the cuBLAS BF16 GEMM, then GPU_BURN_FAILED.
+# bench gpu --burn: every GPU at once, 30 s of the cuBLAS BF16 GEMM (15 s each of BF16 and the
+# cuBLASLt FP8 GEMM where the GPU has FP8), new Xids from the kernel log, then GPU_BURN_FAILED.
 t0=$(date +%s)
 gv bench gpu --burn --duration 30 --json >"$OUT/bench-gpu-burn.json" 2>"$OUT/bench-gpu-burn.err"
 note "gpuvet bench gpu --burn --duration 30 --json: exit $? in $(( $(date +%s) - t0 )) s"
@@ -188,6 +189,15 @@ for g in b.get("gpus", []):
           "%.0f%%" % (100 * g["bf16_flops"] / peak) if peak and g.get("bf16_flops") else "?",
           "%.0f" % (peak / 1e12) if peak else "?", g["entries_wrong"], g["entries_checked"], g["matches_node"],
           g.get("ecc_uncorrected_new", g.get("ecc_unseen")), g.get("while_running")))
+    fp8, fp8_peak = g.get("fp8") or {}, (g.get("spec") or {}).get("fp8_dense_flops")
+    if fp8.get("flops"):
+        print("  %s burn: FP8 GEMM (cuBLASLt) %.1f TFLOPS (%s of %s), %d of %d entries wrong, matches node %s" % (
+              g["bus_id"], fp8["flops"] / 1e12, "%.0f%%" % (100 * fp8["flops"] / fp8_peak) if fp8_peak else "?",
+              "%.0f" % (fp8_peak / 1e12) if fp8_peak else "?", fp8["entries_wrong"], fp8["entries_checked"],
+              fp8["matches_node"]))
+    else:
+        print("  %s burn: FP8 not measured: %s" % (g["bus_id"], fp8.get("error") or fp8.get("unknown")))
+    print("  %s burn: new Xids %s" % (g["bus_id"], g.get("xids_new", "not watched: %s" % b.get("xids_unseen"))))
 PY
 gv audit --bench "$OUT/bench-gpu-burn.json" --json >"$OUT/audit-bench-gpu-burn.json" 2>>"$OUT/bench-gpu-burn.err"
 note "gpuvet audit --bench bench-gpu-burn.json: exit $?; $(python3 -c '
@@ -222,7 +232,7 @@ note "torch anchor: $(tr '\n' ';' <"$OUT/torch-anchor.txt")"
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 if [ -x "$nvcc" ]; then
   t0=$(date +%s)
-  if "$nvcc" -O3 -o "$OUT/gpuref" scripts/gpu-reference.cu -lcublas >"$OUT/gpuref-build.log" 2>&1; then
+  if "$nvcc" -O3 -o "$OUT/gpuref" scripts/gpu-reference.cu -lcublas -lcublasLt >"$OUT/gpuref-build.log" 2>&1; then
     "$OUT/gpuref" >"$OUT/gpu-reference.txt" 2>&1
     note "nvcc reference (exit $?, $(( $(date +%s) - t0 )) s with the build):"
     sed 's/^/  /' "$OUT/gpu-reference.txt" | tee -a "$summary"
@@ -230,7 +240,7 @@ if [ -x "$nvcc" ]; then
     note "nvcc reference: the build failed (gpuref-build.log)"
   fi
 else
-  note "nvcc reference: no nvcc on this machine (build scripts/gpu-reference.cu elsewhere with nvcc -O3 -lcublas)"
+  note "nvcc reference: no nvcc on this machine (build scripts/gpu-reference.cu elsewhere with nvcc -O3 -lcublas -lcublasLt)"
 fi
 
 # NVML's view (audit) against nvidia-smi's (the XML parsed by the same model), per GPU.

@@ -1,8 +1,11 @@
 // Reference figures beside `gpuvet bench gpu`, built with nvcc on the GPU machine by
-// scripts/gpu-check.sh (nvcc -O3 -o gpuref scripts/gpu-reference.cu -lcublas): on each GPU, a copy
-// kernel shaped as gpuvet's (16-byte loads and stores, grid-stride), an FP32 FMA loop of 256 FMAs per
-// iteration, and cuBLAS GEMMs (SGEMM with TF32 off, and BF16 in / FP32 accumulate), each the median of
-// 5 timed runs after a warm-up. Written for this project; not part of the build.
+// scripts/gpu-check.sh (nvcc -O3 -o gpuref scripts/gpu-reference.cu -lcublas -lcublasLt): on each
+// GPU, a copy kernel shaped as gpuvet's (16-byte loads and stores, grid-stride), an FP32 FMA loop of
+// 256 FMAs per iteration, cuBLAS GEMMs (SGEMM with TF32 off, and BF16 in / FP32 accumulate) and, on
+// compute capability 8.9 and later, a cuBLASLt FP8 GEMM (E4M3, TN, FP32 out) with the kernel chosen by
+// cublasLtMatmulAlgoGetHeuristic and a 32 MiB workspace, as NVIDIA's LtFp8Matmul sample does; each
+// the median of 5 timed runs after a warm-up. Written for this project; not part of the build.
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -114,11 +117,51 @@ int main()
             cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, m, m, &one, x, CUDA_R_16BF, m, y, CUDA_R_16BF, m, &zero, z,
                          CUDA_R_32F, m, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
         });
+        double fp8 = -1;
+        if (p.major * 10 + p.minor >= 89) {
+            cublasLtHandle_t lt;
+            cublasLtMatmulDesc_t desc;
+            cublasLtMatrixLayout_t la, lb, lc;
+            cublasLtMatmulPreference_t pref;
+            cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+            size_t workspace_bytes = (size_t)32 << 20;
+            void *workspace;
+            CHECK(cudaMalloc(&workspace, workspace_bytes));
+            cublasLtCreate(&lt);
+            cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F);
+            cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta);
+            cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb);
+            cublasLtMatrixLayoutCreate(&la, CUDA_R_8F_E4M3, m, m, m);
+            cublasLtMatrixLayoutCreate(&lb, CUDA_R_8F_E4M3, m, m, m);
+            cublasLtMatrixLayoutCreate(&lc, CUDA_R_32F, m, m, m);
+            cublasLtMatmulPreferenceCreate(&pref);
+            cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace_bytes,
+                                                 sizeof workspace_bytes);
+            cublasLtMatmulHeuristicResult_t found = {};
+            int count = 0;
+            if (cublasLtMatmulAlgoGetHeuristic(lt, desc, la, lb, lc, lc, pref, 1, &found, &count) ==
+                    CUBLAS_STATUS_SUCCESS && count > 0)
+                fp8 = median_seconds([&] {
+                    cublasLtMatmul(lt, desc, &one, x, la, y, lb, &zero, z, lc, z, lc, &found.algo, workspace,
+                                   workspace_bytes, 0);
+                });
+            cublasLtMatmulPreferenceDestroy(pref);
+            cublasLtMatrixLayoutDestroy(la), cublasLtMatrixLayoutDestroy(lb), cublasLtMatrixLayoutDestroy(lc);
+            cublasLtMatmulDescDestroy(desc);
+            cublasLtDestroy(lt);
+            cudaFree(workspace);
+        }
         double flops = 2.0 * m * (double)m * m;
         std::printf("%s %s: reference copy kernel %.0f GB/s, copy engines %.0f GB/s (read + written), FP32 256-FMA "
                     "loop %.1f TFLOPS, cuBLAS SGEMM %.1f TFLOPS, BF16 GEMM %.1f TFLOPS\n",
                     bus, p.name, 2.0 * bytes * 10 / copy / 1e9, 2.0 * bytes * 10 / engines / 1e9,
                     (double)blocks * 256 * 512.0 * iterations / fma / 1e12, flops / sgemm / 1e12, flops / bf16 / 1e12);
+        if (fp8 > 0)
+            std::printf("%s %s: reference cuBLASLt FP8 GEMM (E4M3, TN, n = %d) %.1f TFLOPS\n", bus, p.name, m,
+                        flops / fp8 / 1e12);
+        else
+            std::printf("%s %s: reference cuBLASLt FP8 GEMM not run (compute capability %d.%d, or no kernel found)\n",
+                        bus, p.name, p.major, p.minor);
         cublasDestroy(h);
         cudaFree(a), cudaFree(b), cudaFree(out), cudaFree(x), cudaFree(y), cudaFree(z);
     }

@@ -93,7 +93,7 @@ GLOSSARY_AVOID = [
     (r"频宽", "带宽", "bandwidth (Taiwan usage)"),
     (r"网络卡|网络适配器", "网卡", "NIC"),
     (r"驱动程序", "驱动", "driver"),
-    (r"计算能力(?!\s*\d)", "算力", "compute (计算能力 only for CUDA compute capability x.y)"),
+    (r"计算能力(?!\s*(?:\d|%d|x\.y))", "算力", "compute (计算能力 only for CUDA compute capability x.y)"),
     (r"内存[^，。；\n]{0,12}降频|降频[^，。；\n]{0,6}(?:的)?内存|链路[^，。；\n]{0,12}降频",
      "降速", "memory or a link below its rated speed is 降速; 降频 is for clocks"),
     (r"(?:时钟|频率)[^，。；\n]{0,8}降速", "降频", "a clock that throttles is 降频"),
@@ -164,6 +164,7 @@ turing max gbps bit
 nvmlinit cuinit cueventcreate benchmarks
 network slurmd syslog feature discovery
 dmesg journalctl syslog kmsg sxid gsp
+cublaslt cublasltcreate cublasltmatmul cublasltmatmuldesccreate cublasltmatrixlayoutcreate ada
 mixtral deepseek gemma
 """.split())
 # One letter: a variable of a formula (s, b, h), a unit (B, k, M), the A and B of `gpuvet compare`.

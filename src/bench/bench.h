@@ -27,6 +27,9 @@ struct bench_opts {
     bool burn;           /* --burn: gpu runs the all-GPU GEMM burn-in instead of its measurements */
     double burn_seconds; /* --duration: the burn's length; 0 = its default */
     int cpu;             /* --cpu: the CPU jitter runs on; -1 = the benchmark chooses */
+    /* Reads the kernel log's GPU events now (the pipeline's reader: bench may not read the log
+     * itself); --burn compares a read before and after it for new Xids. NULL: not watched. */
+    void (*read_kernel_log)(struct kernel_log_info *k);
     double a100_resnet50_img_s; /* decode: the A100's ResNet-50 rate it compares with (thresholds table) */
 };
 
@@ -86,6 +89,9 @@ json_t *bench_thread_error(int wanted, int err);
 
 /* Seconds of CLOCK_MONOTONIC. */
 double bench_now(void);
+
+/* The median of values[0..n) (n > 0), which it sorts. */
+double bench_median(double *values, int n);
 
 /* xorshift64*: reproducible and fast enough for shuffles of hundreds of millions of indices, random
  * offsets per I/O and incompressible file bytes. The state must not start at 0. */

@@ -99,12 +99,9 @@ struct gpu_dev {
 /* A driver call, noted while it runs (a deadline names it); on failure err says which. */
 #define CALL(name, call)                                                                             \
     do {                                                                                             \
-        cuda_call_begin(name);                                                                       \
-        cu_result rc_ = (call);                                                                      \
-        cuda_call_done();                                                                            \
+        cu_result rc_ = CUDA_CALL(api, name, call, err, errlen);                                     \
         if (rc_ != CUDA_SUCCESS) {                                                                   \
             failed_rc = rc_;                                                                         \
-            i18n_snprintf(err, errlen, "%s: %s (error %d)", name, _(cuda_error(api, rc_)), rc_);     \
             return -1;                                                                               \
         }                                                                                            \
     } while (0)
@@ -237,12 +234,6 @@ static json_t *error_json(const char *text) { return json_pack("{s:o}", "error",
 /* Queues one launch of the work a rate measures; 0, or -1 with err. */
 typedef int queue_fn(struct gpu_dev *d, void *arg, char *err, size_t errlen);
 
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The median rate (work units per second) of p->batches timed batches of `queue` after a warm-up,
  * each batch sized by a timed probe launch to p->batch_seconds (batch_seconds <= 0: that argument
  * instead). NVML is read into clocks (may be NULL) while the batches run. -1 with err; a launch
@@ -290,8 +281,7 @@ static double median_rate(struct gpu_dev *d, queue_fn *queue, void *arg, double 
         }
         rates[b] = work_per_launch * launches / seconds;
     }
-    qsort(rates, (size_t)batches, sizeof rates[0], compare_doubles);
-    result = batches % 2 ? rates[batches / 2] : (rates[batches / 2 - 1] + rates[batches / 2]) / 2;
+    result = bench_median(rates, batches);
 out:
     timing_free(api, &t);
     return result;
@@ -836,7 +826,7 @@ static json_t *bench_gpu_run(const struct machine *m, bool quick, const struct b
         bool hung = false;
         json_t *burn = gpu_burn_run(m, api, nvml, nvml_why, targets, n,
                                     ctx->opts->burn_seconds > 0 ? ctx->opts->burn_seconds : GPU_BURN_DEFAULT_SECONDS,
-                                    have_table ? &table : NULL, &hung);
+                                    have_table ? &table : NULL, ctx->opts->read_kernel_log, &hung);
         if (have_table)
             gpu_table_free(&table);
         bench_cuda_close(opened, !hung);

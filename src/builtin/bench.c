@@ -169,6 +169,8 @@ static int run_bench(int argc, char **argv)
         free(names);
         return EXIT_CANNOT_RUN;
     }
+    /* The burn reads the kernel log for new Xids through the pipeline's reader (bench reads no log). */
+    opts.read_kernel_log = audit_read_kernel_log;
     /* The JSON is English: its texts (and strerror's) are made in an English scope. */
     if (json)
         i18n_english_begin();

@@ -7,23 +7,36 @@
 #include <stdlib.h>
 #include <string.h>
 
-int cublas_open(struct cublas *b, char *err, size_t errlen)
+/* $env's library, or the .so.13 then the .so.12 of base: the handle and its name, or NULL with the
+ * loader's reason for the first in why. */
+static void *load(const char *env, const char *base, char name[256], char *why, size_t whylen)
 {
-    memset(b, 0, sizeof *b);
-    const char *wanted = getenv("GPUVET_CUBLAS_LIBRARY");
-    const char *names[] = {wanted && *wanted ? wanted : "libcublas.so.13", wanted && *wanted ? NULL : "libcublas.so.12"};
-    char why[512] = "";
+    const char *wanted = getenv(env);
+    char first[128], second[128];
+    snprintf(first, sizeof first, "%s.so.13", base);
+    snprintf(second, sizeof second, "%s.so.12", base);
+    const char *names[] = {wanted && *wanted ? wanted : first, wanted && *wanted ? NULL : second};
+    void *library = NULL;
+    why[0] = '\0';
     i18n_english_begin(); /* the loader's text in English: it reaches the JSON */
-    for (size_t i = 0; i < 2 && names[i] && !b->library; i++) {
-        b->library = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-        if (b->library)
-            snprintf(b->name, sizeof b->name, "%s", names[i]);
+    for (size_t i = 0; i < 2 && names[i] && !library; i++) {
+        library = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+        if (library)
+            snprintf(name, 256, "%s", names[i]);
         else if (i == 0) {
             const char *e = dlerror();
-            snprintf(why, sizeof why, "%s", e ? e : "");
+            snprintf(why, whylen, "%s", e ? e : "");
         }
     }
     i18n_english_end();
+    return library;
+}
+
+int cublas_open(struct cublas *b, char *err, size_t errlen)
+{
+    memset(b, 0, sizeof *b);
+    char why[512];
+    b->library = load("GPUVET_CUBLAS_LIBRARY", "libcublas", b->name, why, sizeof why);
     if (!b->library) {
         /* TRANSLATORS: %s is the loader's own error text (English). */
         i18n_snprintf(err, errlen, "cannot load cuBLAS (libcublas.so.13 or .so.12): %s", *why ? why : _("unknown error"));
@@ -47,4 +60,41 @@ void cublas_close(struct cublas *b)
     if (b->library)
         dlclose(b->library);
     b->library = NULL;
+}
+
+int cublaslt_open(struct cublaslt *lt, char *err, size_t errlen)
+{
+    memset(lt, 0, sizeof *lt);
+    char why[512];
+    lt->library = load("GPUVET_CUBLASLT_LIBRARY", "libcublasLt", lt->name, why, sizeof why);
+    if (!lt->library) {
+        /* TRANSLATORS: %s is the loader's own error text (English). */
+        i18n_snprintf(err, errlen, "cannot load cuBLASLt (libcublasLt.so.13 or .so.12): %s",
+                      *why ? why : _("unknown error"));
+        return -1;
+    }
+    DL_RESOLVE(lt->library, lt->create, "cublasLtCreate");
+    DL_RESOLVE(lt->library, lt->destroy, "cublasLtDestroy");
+    DL_RESOLVE(lt->library, lt->desc_create, "cublasLtMatmulDescCreate");
+    DL_RESOLVE(lt->library, lt->desc_destroy, "cublasLtMatmulDescDestroy");
+    DL_RESOLVE(lt->library, lt->desc_set, "cublasLtMatmulDescSetAttribute");
+    DL_RESOLVE(lt->library, lt->layout_create, "cublasLtMatrixLayoutCreate");
+    DL_RESOLVE(lt->library, lt->layout_destroy, "cublasLtMatrixLayoutDestroy");
+    DL_RESOLVE(lt->library, lt->matmul, "cublasLtMatmul");
+    if (!lt->create || !lt->destroy || !lt->desc_create || !lt->desc_destroy || !lt->desc_set || !lt->layout_create ||
+        !lt->layout_destroy || !lt->matmul) {
+        i18n_snprintf(err, errlen, "%s lacks cuBLASLt calls gpuvet needs (cublasLtCreate, cublasLtMatmulDescCreate, "
+                                   "cublasLtMatrixLayoutCreate, cublasLtMatmul, ...)",
+                      lt->name);
+        cublaslt_close(lt);
+        return -1;
+    }
+    return 0;
+}
+
+void cublaslt_close(struct cublaslt *lt)
+{
+    if (lt->library)
+        dlclose(lt->library);
+    lt->library = NULL;
 }

@@ -17,6 +17,14 @@ const char *cuda_call_in_progress(void) { return atomic_load(&call_in_progress);
 void cuda_call_begin(const char *name) { atomic_store(&call_in_progress, name); }
 void cuda_call_done(void) { atomic_store(&call_in_progress, NULL); }
 
+cu_result cuda_call_end(const struct cuda *c, const char *name, cu_result rc, char *err, size_t errlen)
+{
+    cuda_call_done();
+    if (rc != CUDA_SUCCESS)
+        i18n_snprintf(err, errlen, "%s: %s (error %d)", name, _(cuda_error(c, rc)), rc);
+    return rc;
+}
+
 /* Runs one driver call, noting its name while it runs. */
 #define DRIVER(name, call) (atomic_store(&call_in_progress, name), driver_returned(call))
 

@@ -19,6 +19,8 @@ typedef struct cu_function_opaque *cu_function;
 #define CUDA_ERROR_NOT_READY 600
 #define CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED 704
 #define CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT 16
+#define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR 75
+#define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR 76
 #define CU_JIT_ERROR_LOG_BUFFER 5            /* cuModuleLoadDataEx options */
 #define CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES 6
 
@@ -73,6 +75,10 @@ const char *cuda_call_in_progress(void);
 /* Notes that `name` runs, until cuda_call_done: for callers of the table's calls (bench gpu). */
 void cuda_call_begin(const char *name);
 void cuda_call_done(void);
+/* Ends the note of a call made since cuda_call_begin and returns its result; a failure puts
+ * "name: the driver's text (error N)" in err. CUDA_CALL does both around the call. */
+cu_result cuda_call_end(const struct cuda *c, const char *name, cu_result rc, char *err, size_t errlen);
+#define CUDA_CALL(c, name, call, err, errlen) (cuda_call_begin(name), cuda_call_end((c), (name), (call), (err), (errlen)))
 
 /* Loads libcuda.so.1 ($GPUVET_CUDA_LIBRARY overrides) and calls cuInit. 0, or -1 with err. */
 int cuda_open(struct cuda *c, char *err, size_t errlen);

@@ -1,4 +1,7 @@
 #include "model/bench.h"
+
+#include <errno.h>
+
 #include "model/gpu.h"
 #include "model/machine.h"
 #include "util/i18n.h"
@@ -177,6 +180,74 @@ static int load_gpu_device(struct bench_gpu_device *g, json_t *one, size_t i, ch
     return positive(json_object_get(one, "compute"), "fp32_flops", &g->fp32_flops, err, errlen, "gpu.gpus[].compute");
 }
 
+/* gpu.burn.gpus[].xids_new: each {code, count, class, meaning}. */
+static int load_burn_xids(struct bench_gpu_burn *g, json_t *one, char *err, size_t errlen)
+{
+    json_t *list = json_object_get(one, "xids_new"), *x;
+    if (!list)
+        return 0;
+    if (!json_is_array(list) || json_array_size(list) > 4096) {
+        snprintf(err, errlen, "%s", _("benchmarks.gpu.burn.gpus[].xids_new is not a list"));
+        return -1;
+    }
+    g->xids = calloc(json_array_size(list) + 1, sizeof *g->xids);
+    if (!g->xids) {
+        snprintf(err, errlen, "%s", i18n_error_text(ENOMEM));
+        return -1;
+    }
+    size_t i;
+    json_array_foreach(list, i, x) {
+        json_t *code = json_object_get(x, "code"), *count = json_object_get(x, "count");
+        const char *klass = json_string_value(json_object_get(x, "class"));
+        if (!json_is_integer(code) || json_integer_value(code) < 0 || json_integer_value(code) > 1 << 16 ||
+            !json_is_integer(count) || json_integer_value(count) < 1 || !klass) {
+            snprintf(err, errlen, "%s",
+                     _("benchmarks.gpu.burn.gpus[].xids_new[] needs code and count (whole numbers) and class"));
+            return -1;
+        }
+        struct bench_burn_xid *out = &g->xids[g->nxids++];
+        out->code = (int)json_integer_value(code);
+        out->count = (long long)json_integer_value(count);
+        snprintf(out->klass, sizeof out->klass, "%s", klass);
+        const char *meaning = json_string_value(json_object_get(x, "meaning"));
+        out->meaning = meaning ? strdup(meaning) : NULL;
+    }
+    return 0;
+}
+
+/* A count from 0 to 2^20 under key, else `otherwise`. */
+static int small_count(json_t *obj, const char *key, int otherwise)
+{
+    json_t *v = json_object_get(obj, key);
+    return json_is_integer(v) && json_integer_value(v) >= 0 && json_integer_value(v) < 1 << 20 ? (int)json_integer_value(v)
+                                                                                                 : otherwise;
+}
+
+/* gpu.burn.gpus[].fp8: its figures, or why it has none ({unknown} not run, {error} failed; a document
+ * without it: a gpuvet that ran no FP8). */
+static int load_burn_fp8(struct bench_gpu_burn *g, json_t *one, char *err, size_t errlen)
+{
+    json_t *fp8 = json_object_get(one, "fp8");
+    if (optional_positive(json_object_get(one, "spec"), "fp8_dense_flops", &g->fp8_peak_flops, err, errlen,
+                          "gpu.burn.gpus[].spec"))
+        return -1;
+    const char *why = json_string_value(json_object_get(fp8, "error"));
+    if (!why)
+        why = json_string_value(json_object_get(fp8, "unknown"));
+    if (!json_is_object(fp8) || why) {
+        g->fp8_unmeasured = strdup(why ? why : N_("the bench document has no FP8 GEMM (made by a gpuvet that ran none)"));
+        return 0;
+    }
+    if (positive(fp8, "flops", &g->fp8_flops, err, errlen, "gpu.burn.gpus[].fp8"))
+        return -1;
+    g->fp8_entries_wrong = small_count(fp8, "entries_wrong", -1);
+    g->fp8_entries_checked = small_count(fp8, "entries_checked", 0);
+    json_t *match = json_object_get(fp8, "matches_node");
+    g->fp8_matches_node = json_is_boolean(match) ? json_is_true(match) : -1;
+    g->fp8_gpus_compared = small_count(fp8, "gpus_compared", 0);
+    return 0;
+}
+
 /* benchmarks.gpu.burn of `bench gpu --burn`. */
 static int load_burn(struct bench_results *b, json_t *gpu, json_t *burn, char *err, size_t errlen)
 {
@@ -191,8 +262,12 @@ static int load_burn(struct bench_results *b, json_t *gpu, json_t *burn, char *e
     }
     json_t *v = json_object_get(burn, "seconds");
     b->burn_seconds = json_is_number(v) ? json_number_value(v) : 0;
-    if (optional_positive(burn, "median_bf16_flops", &b->burn_median_flops, err, errlen, "gpu.burn"))
+    if (optional_positive(burn, "median_bf16_flops", &b->burn_median_flops, err, errlen, "gpu.burn") ||
+        optional_positive(burn, "median_fp8_flops", &b->burn_median_fp8_flops, err, errlen, "gpu.burn"))
         return -1;
+    const char *unseen = json_string_value(json_object_get(burn, "xids_unseen"));
+    if (unseen || !json_is_object(json_object_get(burn, "xids_watched")))
+        b->burn_xids_unseen = strdup(unseen ? unseen : N_("the bench document records no kernel-log reads (made by a gpuvet that did not watch for Xids)"));
     b->burn = calloc(json_array_size(gpus) + 1, sizeof *b->burn);
     size_t i;
     json_t *one;
@@ -223,6 +298,8 @@ static int load_burn(struct bench_results *b, json_t *gpu, json_t *burn, char *e
                                ? (int)json_integer_value(compared)
                                : 0;
         g->ecc_new = json_is_integer(ecc) && json_integer_value(ecc) >= 0 ? (long long)json_integer_value(ecc) : -1;
+        if (load_burn_xids(g, one, err, errlen) || load_burn_fp8(g, one, err, errlen))
+            return -1;
         json_t *events = json_object_get(json_object_get(one, "while_running"), "clock_events");
         size_t k;
         json_t *name;
@@ -335,10 +412,16 @@ void bench_results_free(struct bench_results *b)
     free(b->gpu_unmeasured);
     free(b->gpu_pairs);
     free(b->gpu_pairs_unmeasured);
-    for (int i = 0; i < b->nburn; i++)
+    for (int i = 0; i < b->nburn; i++) {
         free(b->burn[i].error);
+        for (int k = 0; k < b->burn[i].nxids; k++)
+            free(b->burn[i].xids[k].meaning);
+        free(b->burn[i].xids);
+        free(b->burn[i].fp8_unmeasured);
+    }
     free(b->burn);
     free(b->burn_unmeasured);
+    free(b->burn_xids_unseen);
     memset(b, 0, sizeof *b);
 }
 

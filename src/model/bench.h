@@ -42,6 +42,14 @@ struct bench_gpu_pair {
     double bytes_s;              /* 0: the copies failed */
 };
 
+/* An Xid the kernel log gained on a GPU during `bench gpu --burn` (gpu.burn.gpus[].xids_new[]). */
+struct bench_burn_xid {
+    int code;
+    long long count;             /* its new lines */
+    char klass[16];              /* the catalogue's class, model/kernel_log.h's words ("fault", ...) */
+    char *meaning;               /* the catalogue's description; NULL none */
+};
+
 /* One GPU of `bench gpu --burn` (docs/bench-json.md, gpu.burn.gpus[]). */
 struct bench_gpu_burn {
     char bus_id[32];
@@ -54,6 +62,14 @@ struct bench_gpu_burn {
     long long ecc_new;           /* volatile uncorrected ECC errors counted during the burn; -1 unseen */
     uint64_t clock_events_seen;  /* GPU_EVENT_* bits NVML gave during the burn */
     char *error;                 /* why it gave no result (English), or NULL */
+    struct bench_burn_xid *xids; /* new Xids (when the document says the log was watched) */
+    int nxids;
+    /* The FP8 GEMM (cuBLASLt), where the GPU has FP8 tensor cores: the same checks as BF16's. */
+    double fp8_flops, fp8_peak_flops; /* 0 unknown */
+    int fp8_entries_checked, fp8_entries_wrong; /* wrong: -1 unknown */
+    int fp8_matches_node, fp8_gpus_compared;
+    char *fp8_unmeasured;        /* why it gave no figure: not run (no cuBLASLt, no FP8 tensor cores) or
+                                  * failed (English); NULL when measured */
 };
 
 struct bench_results {
@@ -77,8 +93,9 @@ struct bench_results {
     bool burn_run;               /* benchmarks.gpu is a --burn run (burn_unmeasured says if it measured) */
     struct bench_gpu_burn *burn;
     int nburn;
-    double burn_seconds, burn_median_flops;
+    double burn_seconds, burn_median_flops, burn_median_fp8_flops;
     char *burn_unmeasured;       /* why the burn measured no GPU (no cuBLAS, ...) */
+    char *burn_xids_unseen;      /* why the burn's new Xids are not known (English); NULL: watched */
 };
 
 struct machine;

@@ -136,6 +136,16 @@ void audit_result_scrub(struct audit_result *r, void (*scrub)(struct machine *, 
     }
 }
 
+void audit_read_kernel_log(struct kernel_log_info *k)
+{
+    struct machine m;
+    machine_init(&m);
+    probe_kernel_log(&m, NULL); /* the catalogue's classes: bench takes no --xid-fatal or --xid-ignore */
+    *k = m.kernel_log;
+    kernel_log_init(&m.kernel_log); /* the events are k's now */
+    machine_free(&m);
+}
+
 char *audit_recorded_hostname(const char *sysroot)
 {
     fsroot_set(sysroot);

@@ -82,6 +82,11 @@ void audit_result_scrub(struct audit_result *r, void (*scrub)(struct machine *, 
 double audit_elapsed_ms(const struct audit_result *r);
 void audit_result_free(struct audit_result *r);
 
+/* The kernel log's GPU events read now, by the reader audit_run uses (probe/kernel_log.c): `bench
+ * gpu --burn` reads it before and after its run for the Xids the run brought. k is the caller's
+ * (kernel_log_free); unread, k->unknown_reason says why. */
+void audit_read_kernel_log(struct kernel_log_info *k);
+
 /* The host name a recorded machine (its --sysroot) carries, before it is audited (a --output
  * pattern's %h); malloc'd, NULL when it has none. */
 char *audit_recorded_hostname(const char *sysroot);

@@ -1281,26 +1281,49 @@ static void read_kmsg(struct machine *m, const struct xid_overrides *xid)
     parser_end(&p);
 }
 
+/* A saved log open at fd, labelled source: read whole (fd closed); fd < 0: unknown, with why. */
+static void read_log_fd(struct machine *m, int fd, const char *source, char *why, const struct xid_overrides *xid)
+{
+    if (fd < 0) {
+        kernel_log_free(&m->kernel_log);
+        m->kernel_log.source = strdup(source);
+        m->kernel_log.unknown_reason = why;
+        return;
+    }
+    free(why);
+    struct parser p;
+    parser_begin(&p, m, source, xid);
+    parse_fd(&p, fd, source, KLOG_TIME_MAX_S);
+    close(fd);
+    parser_end(&p);
+}
+
 void probe_kernel_log(struct machine *m, const struct xid_overrides *xid)
 {
+    /* GPUVET_TEST_KERNEL_LOG=FILE (tests only): the live machine's ring buffer is this saved log,
+     * which the CUDA stand-in appends an Xid line to while `bench gpu --burn` runs. */
+    const char *test_log = getenv("GPUVET_TEST_KERNEL_LOG");
+    if (fsroot_is_live() && test_log && *test_log) {
+        int fd = open(test_log, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        char *why = NULL;
+        if (fd < 0)
+            i18n_asprintf(&why, "%s cannot be opened: %s", test_log, i18n_error_text(errno));
+        read_log_fd(m, fd, test_log, why, xid);
+        return;
+    }
     if (fsroot_is_live()) {
         read_kmsg(m, xid);
         return;
     }
     int fd = fs_open(KERNEL_LOG_SNAPSHOT_FILE, O_RDONLY | O_NONBLOCK);
     struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        if (fd >= 0)
-            close(fd);
-        kernel_log_free(&m->kernel_log);
-        m->kernel_log.source = strdup(KERNEL_LOG_SNAPSHOT_FILE);
-        m->kernel_log.unknown_reason =
-            strdup(N_("no kernel log in the recorded tree (a `gpuvet snapshot` records one): give --kernel-log FILE"));
-        return;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+        close(fd);
+        fd = -1;
     }
-    struct parser p;
-    parser_begin(&p, m, KERNEL_LOG_SNAPSHOT_FILE, xid);
-    parse_fd(&p, fd, KERNEL_LOG_SNAPSHOT_FILE, KLOG_TIME_MAX_S);
-    close(fd);
-    parser_end(&p);
+    read_log_fd(m, fd, KERNEL_LOG_SNAPSHOT_FILE,
+                fd < 0 ? strdup(N_("no kernel log in the recorded tree (a `gpuvet snapshot` records one): give "
+                                   "--kernel-log FILE"))
+                       : NULL,
+                xid);
 }

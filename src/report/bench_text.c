@@ -206,8 +206,32 @@ static void print_gpu_burn(FILE *out, json_t *burn)
             fprintf(out, _("; new uncorrectable ECC errors: %lld\n"), json_integer_value(ecc));
         else
             fprintf(out, "%s", _("; uncorrectable ECC count not read\n"));
+        json_t *fp8 = json_object_get(gpu, "fp8");
+        double fp8_flops = json_number_value(json_object_get(fp8, "flops"));
+        double fp8_peak = json_number_value(json_object_get(json_object_get(gpu, "spec"), "fp8_dense_flops"));
+        if (fp8_flops > 0) {
+            fprintf(out, _("  %s  FP8 GEMM (tensor cores, cuBLASLt) %.1f TFLOPS"), bus, fp8_flops / 1e12);
+            if (fp8_peak > 0)
+                fprintf(out, _(", %.0f%% of %.1f TFLOPS"), 100 * fp8_flops / fp8_peak, fp8_peak / 1e12);
+            fprintf(out, _("; %lld of %lld checked entries wrong\n"), json_integer_value(json_object_get(fp8, "entries_wrong")),
+                    json_integer_value(json_object_get(fp8, "entries_checked")));
+        } else if (json_object_get(fp8, "error") || json_object_get(fp8, "unknown")) {
+            fprintf(out, _("  %s  FP8 GEMM not measured: %s\n"), bus,
+                    bench_text(fp8, json_object_get(fp8, "error") ? "error" : "unknown"));
+        }
+        size_t k;
+        json_t *xid;
+        json_array_foreach(json_object_get(gpu, "xids_new"), k, xid)
+            fprintf(out, _("  %s  new Xid %lld during the burn (%s), %lld time(s)\n"), bus,
+                    json_integer_value(json_object_get(xid, "code")),
+                    /* the catalogue's description (data/xid-codes.csv), which the catalogue of messages holds */
+                    json_string_value(json_object_get(xid, "meaning")) ? _(json_string_value(json_object_get(xid, "meaning")))
+                                                                        : _("not in gpuvet's Xid table"),
+                    json_integer_value(json_object_get(xid, "count")));
         print_gpu_clocks(out, bus, json_object_get(gpu, "while_running"));
     }
+    if (json_object_get(burn, "xids_unseen"))
+        fprintf(out, _("  Xid errors during the burn not watched: %s\n"), bench_text(burn, "xids_unseen"));
 }
 
 static void print_gpu(FILE *out, json_t *r)

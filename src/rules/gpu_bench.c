@@ -302,6 +302,58 @@ void check_gpu_p2p_low(struct audit_ctx *ctx)
  * Below 45 % is below every published healthy figure; the node's median (SPEC: more than 10 %
  * behind) is the sharper test, the same GPUs under the same load. */
 #define GPU_BURN_MIN_FRACTION 0.45
+/* The FP8 GEMM (cuBLASLt, E4M3): healthy parts reach 65-70 % of the dense FP8 figure (Azure ND H100
+ * v5: 1,290 TFLOPS at 8192^3 and 1,377 at 16384^3 of 1,979; Azure/AI-benchmarking-guide,
+ * Azure_Results/ND_H100_v5_results.md) and Blackwell about 57 % (ND GB200 v6: 2,744 sustained of the
+ * 4,856 peak Azure measured; Azure HPC blog "Unpacking NVIDIA GB200 GPU performance on Azure virtual
+ * machines"). Below 40 % is below every one of them; the node's median is again the sharper test. */
+#define GPU_BURN_FP8_MIN_FRACTION 0.40
+
+/* The GPU's new Xids of one weight, "Xid 79 (GPU has fallen off the bus) x1, ..." into out: fault,
+ * or the others (application or informational, a code the catalogue does not list, a non-fatal
+ * one) when fault is false; --xid-ignore's are neither. Returns how many codes. */
+static int burn_xids(const struct bench_gpu_burn *g, bool fault, char *out, size_t outlen)
+{
+    int n = 0;
+    size_t used = 0;
+    out[0] = '\0';
+    for (int i = 0; i < g->nxids; i++) {
+        const struct bench_burn_xid *x = &g->xids[i];
+        if (!strcmp(x->klass, "ignored") || !strcmp(x->klass, "fault") != fault)
+            continue;
+        int w = snprintf(out + used, outlen - used, "%sXid %d (%s) x%lld", n ? ", " : "", x->code,
+                         x->meaning ? _(x->meaning) : _("not in gpuvet's Xid table"), x->count);
+        if (w > 0 && (size_t)w < outlen - used)
+            used += (size_t)w;
+        n++;
+    }
+    return n;
+}
+
+/* One GEMM's rate v ("BF16", "FP8"): above 1.5x the datasheet's peak it is no measurement (unknown);
+ * below floor x peak, or more than 10 % behind the node's median, it fails, naming any clock slowdown
+ * NVML saw. True when it added the GPU's finding (which takes evidence). */
+static bool burn_rate_judged(struct audit_ctx *ctx, const struct bench_gpu_burn *g, json_t *evidence, const char *fix,
+                             const char *precision, double v, double peak, double median, double floor)
+{
+    if (peak > 0 && v > GPU_MAX_PLAUSIBLE_FRACTION * peak) {
+        finding_add(ctx, SEV_UNKNOWN, g->bus_id, evidence, NULL,
+                    _("not a measurement: %s GEMM at %.0f TFLOPS is %.0f%% of the datasheet's %.0f (a library that "
+                      "did not run the GEMM, or a timer that does not count)"),
+                    precision, v / 1e12, 100 * v / peak, peak / 1e12);
+        return true;
+    }
+    if (!(peak > 0 && v < floor * peak) && !(median > 0 && v < (1 - GPU_SIBLING_MAX_SHORTFALL) * median))
+        return false;
+    char throttled[256] = "";
+    gpu_event_list(g->clock_events_seen, GPU_EVENT_SLOWDOWNS, throttled, sizeof throttled);
+    finding_add(ctx, ctx_severity(ctx), g->bus_id, evidence, fix,
+                _("%s GEMM at %.1f TFLOPS: %.0f%% of the datasheet's %.0f (floor %.0f%%), %.0f%% of the node's "
+                  "median%s%s"),
+                precision, v / 1e12, peak > 0 ? 100 * v / peak : 0.0, peak / 1e12, 100 * floor,
+                median > 0 ? 100 * v / median : 0.0, *throttled ? _("; clock slowdowns seen: ") : "", throttled);
+    return true;
+}
 
 void check_gpu_burn_failed(struct audit_ctx *ctx)
 {
@@ -326,16 +378,41 @@ void check_gpu_burn_failed(struct audit_ctx *ctx)
         }
     const char *fix = _("do not use this GPU: check the kernel log for Xid errors and nvidia-smi -q -d "
                         "ECC,PERFORMANCE,TEMPERATURE,POWER, and ask the provider for a replacement");
+    /* A burn that could not read the kernel log cannot say no Xid came: that part is unknown. */
+    if (b->burn_xids_unseen)
+        finding_add(ctx, SEV_UNKNOWN, "machine", json_pack("{s:s, s:s}", "bench", b->source, "reason", b->burn_xids_unseen),
+                    _("run the burn as root (the kernel log needs CAP_SYSLOG where kernel.dmesg_restrict=1), or read "
+                      "`dmesg` for Xid lines after it"),
+                    _("Xid errors during the burn-in not watched: %s"), _(b->burn_xids_unseen));
     for (int i = 0; i < b->nburn; i++) {
         const struct bench_gpu_burn *g = &b->burn[i];
+        char fault_xids[512], other_xids[512];
+        int nfault = burn_xids(g, true, fault_xids, sizeof fault_xids);
+        int nother = burn_xids(g, false, other_xids, sizeof other_xids);
         json_t *evidence = json_pack("{s:s, s:f, s:o, s:o, s:i, s:I}", "bench", b->source, "seconds", b->burn_seconds,
                                      "bf16_flops", g->bf16_flops > 0 ? json_real(g->bf16_flops) : json_null(),
                                      "median_bf16_flops",
                                      b->burn_median_flops > 0 ? json_real(b->burn_median_flops) : json_null(),
                                      "entries_wrong", g->entries_wrong, "ecc_uncorrected_new", (json_int_t)g->ecc_new);
+        if (!b->burn_xids_unseen) {
+            json_t *codes = json_array();
+            for (int k = 0; k < g->nxids; k++)
+                json_array_append_new(codes, json_integer(g->xids[k].code));
+            json_object_set_new(evidence, "xids_new", codes);
+        }
+        json_object_set_new(evidence, "fp8_flops", g->fp8_flops > 0 ? json_real(g->fp8_flops) : json_null());
+        json_object_set_new(evidence, "median_fp8_flops",
+                            b->burn_median_fp8_flops > 0 ? json_real(b->burn_median_fp8_flops) : json_null());
+        const char *xid_note = b->burn_xids_unseen ? _("; Xids not watched") : _("; no new Xid");
         if (g->ecc_new > 0) {
             finding_add(ctx, ctx_severity(ctx), g->bus_id, evidence, fix,
                         _("%lld new uncorrectable ECC errors during the %.0f s burn-in"), g->ecc_new, b->burn_seconds);
+            continue;
+        }
+        if (nfault > 0) {
+            finding_add(ctx, ctx_severity(ctx), g->bus_id, evidence, fix,
+                        _("new Xid errors the catalogue counts as faults during the %.0f s burn-in: %s"),
+                        b->burn_seconds, fault_xids);
             continue;
         }
         if (g->error) {
@@ -359,35 +436,52 @@ void check_gpu_burn_failed(struct audit_ctx *ctx)
                         _("the GEMM result could not be judged: two different results were equally common"));
             continue;
         }
-        double peak = g->bf16_peak_flops, median = b->burn_median_flops, v = g->bf16_flops;
-        if (peak > 0 && v > GPU_MAX_PLAUSIBLE_FRACTION * peak) {
-            finding_add(ctx, SEV_UNKNOWN, g->bus_id, evidence, NULL,
-                        _("not a measurement: %.0f TFLOPS is %.0f%% of the datasheet's %.0f (a library that did not "
-                          "run the GEMM, or a timer that does not count)"),
-                        v / 1e12, 100 * v / peak, peak / 1e12);
+        double median = b->burn_median_flops, v = g->bf16_flops;
+        if (burn_rate_judged(ctx, g, evidence, fix, "BF16", v, g->bf16_peak_flops, median, GPU_BURN_MIN_FRACTION))
             continue;
+        /* FP8 where it ran: its result and rate judged as BF16's, against its own figure and median. */
+        double fmedian = b->burn_median_fp8_flops, f = g->fp8_flops;
+        if (!g->fp8_unmeasured) {
+            if (g->fp8_entries_wrong > 0 || g->fp8_matches_node == 0) {
+                if (g->fp8_entries_wrong > 0)
+                    finding_add(ctx, ctx_severity(ctx), g->bus_id, evidence, fix,
+                                _("wrong FP8 GEMM result: %d of %d checked entries differ from the CPU's sum"),
+                                g->fp8_entries_wrong, g->fp8_entries_checked);
+                else
+                    finding_add(ctx, ctx_severity(ctx), g->bus_id, evidence, fix,
+                                _("wrong FP8 GEMM result: it differs from the one %d other GPUs of the node returned"),
+                                g->fp8_gpus_compared);
+                continue;
+            }
+            if (burn_rate_judged(ctx, g, evidence, fix, "FP8", f, g->fp8_peak_flops, fmedian, GPU_BURN_FP8_MIN_FRACTION))
+                continue;
         }
-        char throttled[256] = "";
-        gpu_event_list(g->clock_events_seen, GPU_EVENT_SLOWDOWNS, throttled, sizeof throttled);
-        bool below_floor = peak > 0 && v < GPU_BURN_MIN_FRACTION * peak;
-        bool behind = median > 0 && v < (1 - GPU_SIBLING_MAX_SHORTFALL) * median;
-        if (below_floor || behind) {
-            finding_add(ctx, ctx_severity(ctx), g->bus_id, evidence, fix,
-                        _("BF16 GEMM at %.1f TFLOPS: %.0f%% of the datasheet's %.0f (floor %.0f%%), %.0f%% of the "
-                          "node's median%s%s"),
-                        v / 1e12, peak > 0 ? 100 * v / peak : 0.0, peak / 1e12, 100 * GPU_BURN_MIN_FRACTION,
-                        median > 0 ? 100 * v / median : 0.0, *throttled ? _("; clock slowdowns seen: ") : "", throttled);
-            continue;
-        }
-        if (g->ecc_new == 0)
+        char notes[512], fp8_note[400];
+        if (g->fp8_unmeasured)
+            snprintf(fp8_note, sizeof fp8_note, _("; FP8 not measured: %s"), _(g->fp8_unmeasured));
+        else if (g->fp8_matches_node < 0)
+            snprintf(fp8_note, sizeof fp8_note, "%s",
+                     _("; the FP8 result could not be judged: two different results were equally common"));
+        else
+            snprintf(fp8_note, sizeof fp8_note, _("; FP8 GEMM at %.1f TFLOPS (%.0f%% of the node's median), result correct"),
+                     f / 1e12, fmedian > 0 ? 100 * f / fmedian : 0.0);
+        snprintf(notes, sizeof notes, "%s%s", xid_note, fp8_note);
+        if (nother > 0)
+            finding_add(ctx, SEV_WARN, g->bus_id, evidence,
+                        _("read the kernel log around the burn: the catalogue lays these codes to the application "
+                          "or calls them informational, and the burn's GEMM is the only work gpuvet ran"),
+                        _("%.0f s burn-in: BF16 GEMM at %.1f TFLOPS (%.0f%% of the node's median), result correct, "
+                          "but new Xids: %s%s"),
+                        b->burn_seconds, v / 1e12, median > 0 ? 100 * v / median : 0.0, other_xids, fp8_note);
+        else if (g->ecc_new == 0)
             finding_add(ctx, SEV_PASS, g->bus_id, evidence, NULL,
                         _("%.0f s burn-in: BF16 GEMM at %.1f TFLOPS (%.0f%% of the node's median), result correct, no "
-                          "new uncorrectable ECC error"),
-                        b->burn_seconds, v / 1e12, median > 0 ? 100 * v / median : 0.0);
+                          "new uncorrectable ECC error%s"),
+                        b->burn_seconds, v / 1e12, median > 0 ? 100 * v / median : 0.0, notes);
         else /* the result check stands without the counter: a pass that says what it could not see */
             finding_add(ctx, SEV_PASS, g->bus_id, evidence, NULL,
                         _("%.0f s burn-in: BF16 GEMM at %.1f TFLOPS (%.0f%% of the node's median), result correct; "
-                          "the uncorrectable ECC count could not be read"),
-                        b->burn_seconds, v / 1e12, median > 0 ? 100 * v / median : 0.0);
+                          "the uncorrectable ECC count could not be read%s"),
+                        b->burn_seconds, v / 1e12, median > 0 ? 100 * v / median : 0.0, notes);
     }
 }

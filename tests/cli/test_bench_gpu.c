@@ -15,8 +15,10 @@
 
 #define A5000 GPUVET_TEST_SOURCE "/fixtures/nvidia-smi/telegraf-2x-rtx-a5000-schema-v13-drv590.xml"
 #define VE_MACHINE "sysroot/32intel64-2p8co2t+8ve"
+#define H200 GPUVET_TEST_SOURCE "/fixtures/nvidia-smi/gpuvet-h200-passthrough-drv580.xml"
 #define FIRST "0000:81:00.0"
 #define SECOND "0000:c1:00.0"
+#define H200_GPU "0000:00:06.0"
 
 static const char *const knobs[] = {"GPUVET_MOCK_GPU_SLOW",   "GPUVET_MOCK_GPU_BAD_MEMORY", "GPUVET_MOCK_GPU_NO_PEER",
                                     "GPUVET_MOCK_GPU_MEM_BW", "GPUVET_MOCK_GPU_FLOPS",      "GPUVET_MOCK_CUDA_HANG",
@@ -24,7 +26,28 @@ static const char *const knobs[] = {"GPUVET_MOCK_GPU_SLOW",   "GPUVET_MOCK_GPU_B
                                     "GPUVET_MOCK_GPU_FREE_MIB", "GPUVET_MOCK_GPU_ECC", "GPUVET_MOCK_CUDA_NOOP",
                                     "GPUVET_MOCK_GPU_BLIND", "GPUVET_MOCK_CUDA_ERROR_TEXT", "GPUVET_MOCK_GPU_HIDDEN",
                                     "GPUVET_MOCK_GPU_PEER_SLOW", "GPUVET_MOCK_GPU_SHORT_CHECK", "GPUVET_MOCK_GPU_WRONG",
-                                    "GPUVET_MOCK_GPU_ECC_RISE", "GPUVET_MOCK_GPU_BF16_FLOPS"};
+                                    "GPUVET_MOCK_GPU_ECC_RISE", "GPUVET_MOCK_GPU_BF16_FLOPS", "GPUVET_MOCK_GPU_XID",
+                                    "GPUVET_MOCK_GPU_CC", "GPUVET_MOCK_GPU_FP8_FLOPS"};
+
+/* The kernel log gpuvet reads as the live one (GPUVET_TEST_KERNEL_LOG): a copy of burn-before.log,
+ * which the stand-in appends GPUVET_MOCK_GPU_XID's lines to during a burn. */
+static char test_log[64];
+static void remove_test_log(void) { unlink(test_log); }
+
+static void use_test_log(void)
+{
+    snprintf(test_log, sizeof test_log, "/tmp/gpuvet-burn-klog-%ld", (long)getpid());
+    FILE *from = fopen(GPUVET_TEST_SOURCE "/fixtures/kernel-log/burn-before.log", "r"), *to = fopen(test_log, "w");
+    cr_assert(from && to, "cannot copy the kernel log fixture to %s", test_log);
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, from)) > 0)
+        cr_assert_eq(fwrite(buf, 1, n, to), n);
+    fclose(from);
+    fclose(to);
+    atexit(remove_test_log);
+    setenv("GPUVET_TEST_KERNEL_LOG", test_log, 1);
+}
 
 static void stand_in(const char *xml)
 {
@@ -33,9 +56,11 @@ static void stand_in(const char *xml)
     setenv("GPUVET_NVML_LIBRARY", GPUVET_MOCK_NVML_CURRENT, 1);
     setenv("GPUVET_CUDA_LIBRARY", GPUVET_MOCK_NVML_CURRENT, 1);
     setenv("GPUVET_CUBLAS_LIBRARY", GPUVET_MOCK_NVML_CURRENT, 1); /* its cuBLAS stand-in too */
+    setenv("GPUVET_CUBLASLT_LIBRARY", GPUVET_MOCK_NVML_CURRENT, 1); /* and cuBLASLt's */
     setenv("GPUVET_MOCK_NVML_XML", xml, 1);
     for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; i++)
         unsetenv(knobs[i]);
+    use_test_log();
 }
 
 /* `bench gpu --quick --json`: the document, and the path of a copy of it in *saved (freed by the caller). */
@@ -719,7 +744,9 @@ Test(bench_gpu, burn_on_a_healthy_node_passes_every_gpu)
     cr_assert_eq(json_array_size(json_object_get(b, "gpus")), 2, "%s", json_dumps(doc, 0));
     for (size_t i = 0; i < 2; i++) {
         json_t *g = burn_at(doc, i);
-        cr_expect(number(g, "bf16_flops", NULL) > 0);
+        /* The stand-in's rate to the last digit: timed by events on its simulated clock, not by the
+         * host's (which a loaded machine or a sanitizer slows). */
+        cr_expect_float_eq(number(g, "bf16_flops", NULL), 80e12, 80e12 * 1e-9, "%s", json_dumps(g, 0));
         cr_expect_eq(json_integer_value(json_object_get(g, "entries_wrong")), 0, "%s", json_dumps(g, 0));
         cr_expect(json_is_true(json_object_get(g, "matches_node")), "%s", json_dumps(g, 0));
         cr_expect_eq(json_integer_value(json_object_get(json_object_get(g, "gemm"), "n")), 1024, "%s", json_dumps(g, 0));
@@ -732,6 +759,8 @@ Test(bench_gpu, burn_on_a_healthy_node_passes_every_gpu)
     expect_severity(audit, "GPU_BURN_FAILED", SECOND, "pass");
     /* The A5000 file gives no volatile uncorrectable count: the pass says so rather than claim none. */
     cr_expect(strstr(severity_of(audit, "GPU_BURN_FAILED", FIRST), "ECC count could not be read"), "%s",
+              severity_of(audit, "GPU_BURN_FAILED", FIRST));
+    cr_expect(strstr(severity_of(audit, "GPU_BURN_FAILED", FIRST), "no new Xid"), "%s",
               severity_of(audit, "GPU_BURN_FAILED", FIRST));
     expect_severity(audit, "GPU_COMPUTE_LOW", "machine", "unknown");
     drop(doc, audit, saved);
@@ -857,5 +886,178 @@ Test(bench_gpu, a_burn_of_other_gpus_is_not_judged_on_this_machine)
     json_t *judged = findings_of(audit, "GPU_BURN_FAILED", FIRST);
     cr_expect_eq(json_array_size(judged), 0);
     json_decref(judged);
+    drop(doc, audit, saved);
+}
+
+/* Expected (set before running): the log already holds an Xid 48 on the second GPU from before the
+ * burn (burn-before.log, 3605 s), which is not the burn's. During the burn the first GPU logs Xid 79
+ * (NVIDIA's catalogue, data/xid-codes.csv: "GPU has fallen off the bus", a fault) and the second
+ * Xid 13 ("graphics engine exception", the application's): the first fails naming Xid 79 and its
+ * meaning, the second warns naming Xid 13 (its GEMM and result are fine), and the old Xid 48 is
+ * counted nowhere. */
+Test(bench_gpu, burn_fails_a_gpu_that_logs_a_fault_xid_and_warns_for_an_application_xid)
+{
+    stand_in(A5000);
+    setenv("GPUVET_MOCK_GPU_XID", FIRST ":79," SECOND ":13", 1);
+    char *saved;
+    json_t *doc = burn(0, &saved);
+    json_t *first = json_object_get(burn_at(doc, 0), "xids_new"), *second = json_object_get(burn_at(doc, 1), "xids_new");
+    cr_assert_eq(json_array_size(first), 1, "%s", json_dumps(doc, 0));
+    cr_expect_eq(json_integer_value(json_object_get(json_array_get(first, 0), "code")), 79);
+    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(first, 0), "class")), "fault");
+    cr_assert_eq(json_array_size(second), 1, "%s", json_dumps(doc, 0));
+    cr_expect_eq(json_integer_value(json_object_get(json_array_get(second, 0), "code")), 13);
+    json_t *audit = audit_of(saved, A5000);
+    expect_severity(audit, "GPU_BURN_FAILED", FIRST, "fail");
+    cr_expect(strstr(severity_of(audit, "GPU_BURN_FAILED", FIRST), "Xid 79 (GPU has fallen off the bus) x1"), "%s",
+              severity_of(audit, "GPU_BURN_FAILED", FIRST));
+    expect_severity(audit, "GPU_BURN_FAILED", SECOND, "warn");
+    cr_expect(strstr(severity_of(audit, "GPU_BURN_FAILED", SECOND), "Xid 13 (graphics engine exception) x1"), "%s",
+              severity_of(audit, "GPU_BURN_FAILED", SECOND));
+    cr_expect(!strstr(severity_of(audit, "GPU_BURN_FAILED", SECOND), "Xid 48"), "%s",
+              severity_of(audit, "GPU_BURN_FAILED", SECOND));
+    drop(doc, audit, saved);
+}
+
+/* Expected: a kernel log gpuvet cannot open (as /dev/kmsg without CAP_SYSLOG): the document says
+ * why no Xid was watched, and the audit's Xid part is unknown with that reason; the GPUs' passes
+ * say the Xids were not watched rather than claim none came. */
+Test(bench_gpu, burn_without_a_readable_kernel_log_leaves_the_xids_unknown)
+{
+    stand_in(A5000);
+    setenv("GPUVET_TEST_KERNEL_LOG", "/nonexistent/gpuvet-kern.log", 1);
+    char *saved;
+    json_t *doc = burn(0, &saved);
+    const char *why = json_string_value(json_object_get(json_object_get(gpu_result(doc), "burn"), "xids_unseen"));
+    cr_assert(why && strstr(why, "cannot be opened"), "%s", json_dumps(doc, 0));
+    cr_expect(!json_object_get(burn_at(doc, 0), "xids_new"));
+    json_t *audit = audit_of(saved, A5000);
+    expect_severity(audit, "GPU_BURN_FAILED", "machine", "unknown");
+    cr_expect(strstr(severity_of(audit, "GPU_BURN_FAILED", "machine"), "/nonexistent/gpuvet-kern.log cannot be opened"),
+              "%s", severity_of(audit, "GPU_BURN_FAILED", "machine"));
+    expect_severity(audit, "GPU_BURN_FAILED", FIRST, "pass");
+    cr_expect(strstr(severity_of(audit, "GPU_BURN_FAILED", FIRST), "Xids not watched"), "%s",
+              severity_of(audit, "GPU_BURN_FAILED", FIRST));
+    drop(doc, audit, saved);
+}
+
+/* Expected: the first GPU runs at 0.8 of the stand-in's rate (64 TFLOPS): with two GPUs the node's
+ * median is 72, and 64 is 88.9 % of it, just over 10 % behind (SPEC's sibling rule): it fails, with
+ * its figure to the digit; the second (80, 111 %) passes. The margin is 1.1 %: only a rate that does
+ * not depend on the host's speed keeps this case from flapping. */
+Test(bench_gpu, burn_fails_a_gpu_just_over_10_percent_behind_the_median_whatever_the_host_speed)
+{
+    stand_in(A5000);
+    setenv("GPUVET_MOCK_GPU_SLOW", FIRST ":0.8", 1);
+    char *saved;
+    json_t *doc = burn(0, &saved);
+    cr_expect_float_eq(number(burn_at(doc, 0), "bf16_flops", NULL), 64e12, 64e12 * 1e-9, "%s", json_dumps(doc, 0));
+    cr_expect_float_eq(number(json_object_get(gpu_result(doc), "burn"), "median_bf16_flops", NULL), 72e12, 72e12 * 1e-9);
+    json_t *audit = audit_of(saved, A5000);
+    expect_severity(audit, "GPU_BURN_FAILED", FIRST, "fail");
+    cr_expect(strstr(severity_of(audit, "GPU_BURN_FAILED", FIRST), "64.0 TFLOPS: 58% of the datasheet's 111 (floor 45%), 89% "
+                                                                   "of the node's median"),
+              "%s", severity_of(audit, "GPU_BURN_FAILED", FIRST));
+    expect_severity(audit, "GPU_BURN_FAILED", SECOND, "pass");
+    drop(doc, audit, saved);
+}
+
+/* Expected: the A5000 is compute capability 8.6 (Ampere GA102), without FP8 tensor cores (8.9 and
+ * later): the FP8 GEMM is not run, the document says why, and the BF16 pass says FP8 was not
+ * measured and why, never an FP8 figure. */
+Test(bench_gpu, burn_runs_no_fp8_on_a_gpu_without_fp8_tensor_cores)
+{
+    stand_in(A5000);
+    char *saved;
+    json_t *doc = burn(0, &saved);
+    const char *why = json_string_value(json_object_get(json_object_get(burn_at(doc, 0), "fp8"), "unknown"));
+    cr_assert(why && strstr(why, "compute capability 8.6 has no FP8 tensor cores"), "%s", json_dumps(doc, 0));
+    json_t *audit = audit_of(saved, A5000);
+    expect_severity(audit, "GPU_BURN_FAILED", FIRST, "pass");
+    cr_expect(strstr(severity_of(audit, "GPU_BURN_FAILED", FIRST), "FP8 not measured: compute capability 8.6"), "%s",
+              severity_of(audit, "GPU_BURN_FAILED", FIRST));
+    drop(doc, audit, saved);
+}
+
+/* Expected: an H200 (compute capability 9.0) whose stand-in runs BF16 at 600 TFLOPS (61 % of 989.4
+ * dense) and FP8 at 1,300 (66 % of data/gpus.csv's 1,979 dense, the figure Azure measured on an
+ * H100 at 8192^3): both GEMMs run, half the time each, both results check, and it passes with both
+ * figures; the FP8 figure is exact (the stand-in's simulated time). */
+Test(bench_gpu, burn_runs_fp8_through_cublaslt_where_the_gpu_has_it)
+{
+    stand_in(H200);
+    setenv("GPUVET_MOCK_GPU_CC", "9.0", 1);
+    setenv("GPUVET_MOCK_GPU_BF16_FLOPS", "600e12", 1);
+    setenv("GPUVET_MOCK_GPU_FP8_FLOPS", "1300e12", 1);
+    char *saved;
+    json_t *doc = burn(0, &saved);
+    json_t *fp8 = json_object_get(burn_at(doc, 0), "fp8");
+    cr_assert(json_is_number(json_object_get(fp8, "flops")), "%s", json_dumps(doc, 0));
+    cr_expect_float_eq(number(fp8, "flops", NULL), 1300e12, 1300e12 * 1e-9);
+    cr_expect_eq(json_integer_value(json_object_get(fp8, "entries_wrong")), 0);
+    cr_expect(json_is_true(json_object_get(fp8, "matches_node")));
+    cr_expect_float_eq(number(burn_at(doc, 0), "spec", "fp8_dense_flops"), 1979e12, 1e9);
+    cr_expect_str_eq(json_string_value(json_object_get(json_object_get(gpu_result(doc), "burn"), "fp8_library")),
+                     GPUVET_MOCK_NVML_CURRENT);
+    json_t *audit = audit_of(saved, H200);
+    expect_severity(audit, "GPU_BURN_FAILED", H200_GPU, "pass");
+    cr_expect(strstr(severity_of(audit, "GPU_BURN_FAILED", H200_GPU), "FP8 GEMM at 1300.0 TFLOPS (100% of the node's "
+                                                                      "median), result correct"),
+              "%s", severity_of(audit, "GPU_BURN_FAILED", H200_GPU));
+    drop(doc, audit, saved);
+}
+
+/* Expected: the same H200, its FP8 result's first checked entry off by one: it fails on the FP8
+ * result though its BF16 result is right. */
+Test(bench_gpu, burn_fails_a_gpu_with_a_wrong_fp8_result)
+{
+    stand_in(H200);
+    setenv("GPUVET_MOCK_GPU_CC", "9.0", 1);
+    setenv("GPUVET_MOCK_GPU_BF16_FLOPS", "600e12", 1);
+    setenv("GPUVET_MOCK_GPU_FP8_FLOPS", "1300e12", 1);
+    setenv("GPUVET_MOCK_GPU_WRONG", H200_GPU ":fp8", 1);
+    char *saved;
+    json_t *doc = burn(0, &saved);
+    cr_expect_eq(json_integer_value(json_object_get(burn_at(doc, 0), "entries_wrong")), 0, "%s", json_dumps(doc, 0));
+    json_t *audit = audit_of(saved, H200);
+    expect_severity(audit, "GPU_BURN_FAILED", H200_GPU, "fail");
+    cr_expect(strstr(severity_of(audit, "GPU_BURN_FAILED", H200_GPU), "wrong FP8 GEMM result: 1 of 64 checked entries"),
+              "%s", severity_of(audit, "GPU_BURN_FAILED", H200_GPU));
+    drop(doc, audit, saved);
+}
+
+/* Expected: the same H200 at 700 FP8 TFLOPS (35 %, below the 40 % floor): it fails on the FP8 rate. */
+Test(bench_gpu, burn_fails_a_gpu_with_a_slow_fp8_gemm)
+{
+    stand_in(H200);
+    setenv("GPUVET_MOCK_GPU_CC", "9.0", 1);
+    setenv("GPUVET_MOCK_GPU_BF16_FLOPS", "600e12", 1);
+    setenv("GPUVET_MOCK_GPU_FP8_FLOPS", "700e12", 1);
+    char *saved;
+    json_t *doc = burn(0, &saved);
+    json_t *audit = audit_of(saved, H200);
+    expect_severity(audit, "GPU_BURN_FAILED", H200_GPU, "fail");
+    cr_expect(strstr(severity_of(audit, "GPU_BURN_FAILED", H200_GPU), "FP8 GEMM at 700.0 TFLOPS: 35% of the datasheet's "
+                                                                      "1979 (floor 40%)"),
+              "%s", severity_of(audit, "GPU_BURN_FAILED", H200_GPU));
+    drop(doc, audit, saved);
+}
+
+/* Expected: the same H200 without cuBLASLt: FP8 is unknown with the loader's reason and BF16 is still
+ * judged (a pass that says FP8 was not measured). */
+Test(bench_gpu, burn_without_cublaslt_judges_bf16_and_leaves_fp8_unknown)
+{
+    stand_in(H200);
+    setenv("GPUVET_MOCK_GPU_CC", "9.0", 1);
+    setenv("GPUVET_MOCK_GPU_BF16_FLOPS", "600e12", 1);
+    setenv("GPUVET_CUBLASLT_LIBRARY", "/nonexistent/libcublasLt.so.13", 1);
+    char *saved;
+    json_t *doc = burn(0, &saved);
+    const char *why = json_string_value(json_object_get(json_object_get(burn_at(doc, 0), "fp8"), "unknown"));
+    cr_assert(why && strstr(why, "cannot load cuBLASLt"), "%s", json_dumps(doc, 0));
+    json_t *audit = audit_of(saved, H200);
+    expect_severity(audit, "GPU_BURN_FAILED", H200_GPU, "pass");
+    cr_expect(strstr(severity_of(audit, "GPU_BURN_FAILED", H200_GPU), "FP8 not measured: cannot load cuBLASLt"), "%s",
+              severity_of(audit, "GPU_BURN_FAILED", H200_GPU));
     drop(doc, audit, saved);
 }

@@ -18,6 +18,10 @@ def abi_classes(flat, base):
         classes[m.group(1)] = "i32"
     for m in re.finditer(r"typedef struct \w+ ?\* ?(\w+);", flat):
         classes[m.group(1)] = "ptr"
+    for m in re.finditer(r"typedef enum \w+ (\w+);", flat):  # library_types.h: typedef enum cudaDataType_t cudaDataType_t;
+        classes[m.group(1)] = "i32"
+    for m in re.finditer(r"typedef \w+ ?\* ?(\w+);", flat):  # cublasLtMatmulDesc_t: a pointer to a typedef'd struct
+        classes[m.group(1)] = "ptr"
     for _ in range(4):  # chains: CUdevice -> CUdevice_v1 -> int
         for m in re.finditer(r"typedef ([\w ]+?) (\w+);", flat):
             name_of_base, name = m.group(1).strip(), m.group(2)

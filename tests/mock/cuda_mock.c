@@ -221,6 +221,7 @@ CUresult cuStreamQuery(void *s)
     return mock_now() < mock_busy_until ? NOT_READY : 0;
 }
 static void blas_wait(void);
+static void gemm_queue(double *busy_until, double seconds);
 CUresult cuStreamSynchronize(void *s)
 {
     (void)s;
@@ -240,9 +241,18 @@ CUresult cuEventCreate(struct event **e, unsigned flags)
     *e = calloc(1, sizeof **e);
     return *e ? 0 : 2;
 }
+/* The simulated time of this thread's GEMMs (cuBLAS and cuBLASLt stand-ins below), from the first
+ * handle it creates: events the burn records between GEMMs read it, so the rate the burn measures is
+ * exactly the simulated one, however the host schedules its threads. Negative: no handle yet. */
+static _Thread_local double gemm_clock = -1;
+
 CUresult cuEventRecord(struct event *e, void *s)
 {
     (void)s;
+    if (gemm_clock >= 0) {
+        e->at = gemm_clock;
+        return 0;
+    }
     double now = mock_now();
     if (idle_event_at >= 0) {
         e->at = mock_busy_until > idle_event_at ? mock_busy_until : idle_event_at;
@@ -256,6 +266,10 @@ CUresult cuEventRecord(struct event *e, void *s)
 CUresult cuEventSynchronize(struct event *e)
 {
     hang_if("cuEventSynchronize");
+    if (gemm_clock >= 0) { /* the burn's GEMMs: their real-time pacing */
+        blas_wait();
+        return sticky();
+    }
     wait_until(e->at);
     idle_event_at = -1;
     return sticky();
@@ -366,10 +380,15 @@ static void busy_for(double seconds)
     mock_busy_until = start + seconds;
 }
 
+/* 4 multiprocessors; compute capability $GPUVET_MOCK_GPU_CC (default 8.6, the A5000's: no FP8). */
 CUresult cuDeviceGetAttribute(int *value, int attribute, int device)
 {
     (void)device;
-    *value = attribute == 16 ? 4 : 0; /* 4 multiprocessors */
+    const char *cc = getenv("GPUVET_MOCK_GPU_CC");
+    int major = 8, minor = 6;
+    if (cc && sscanf(cc, "%d.%d", &major, &minor) != 2)
+        major = minor = 0;
+    *value = attribute == 16 ? 4 : attribute == 75 ? major : attribute == 76 ? minor : 0;
     return 0;
 }
 
@@ -552,13 +571,31 @@ CUresult cuLaunchKernel(struct function *f, unsigned gx, unsigned gy, unsigned g
 /* A handle works on the device current when it was created, as cuBLAS's does. The product is
  * written once (the burn's inputs never change): zeros, but the entries the burn checks on the CPU
  * (gpu_burn_sample) summed from the inputs. $GPUVET_MOCK_GPU_WRONG=busid: that GPU's result has
- * the first checked entry off by one (busid:unchecked: an entry the CPU does not check). The GEMM takes 2mnk / $GPUVET_MOCK_GPU_BF16_FLOPS (default 80e12, times
+ * the first checked entry off by one (busid:unchecked: an entry the CPU does not check);
+ * $GPUVET_MOCK_GPU_XID=busid:code logs an Xid for it (log_xid). The GEMM takes 2mnk / $GPUVET_MOCK_GPU_BF16_FLOPS (default 80e12, times
  * $GPUVET_MOCK_GPU_SLOW's factor) of real time, slept in steps of at least 1 ms. */
 struct mock_blas {
     int device;
     bool written;
     double busy_until, flops_s;
 };
+
+/* $GPUVET_MOCK_GPU_XID=busid:code: the driver's Xid line for that GPU is appended to the kernel log
+ * the tests give gpuvet ($GPUVET_TEST_KERNEL_LOG) at the GPU's first GEMM, as the driver prints one
+ * while a GPU fails under load. */
+static void log_xid(int device, int code)
+{
+    const char *path = getenv("GPUVET_TEST_KERNEL_LOG");
+    unsigned domain, bus, dev;
+    if (!path || sscanf(bus_of[device], "%x:%x:%x", &domain, &bus, &dev) != 3)
+        return;
+    FILE *f = fopen(path, "a");
+    if (!f)
+        return;
+    fprintf(f, "[ 9000.%06d] NVRM: Xid (PCI:%04x:%02x:%02x): %d, pid=4242, name=gpuvet, %s\n", device, domain, bus, dev,
+            code, code == 79 ? "GPU has fallen off the bus." : "Ch 00000008, intr 10000000. MMU Fault");
+    fclose(f);
+}
 
 /* The wall-clock time this thread's GEMMs end: cuStreamSynchronize waits for it. */
 static _Thread_local double blas_busy_until;
@@ -570,12 +607,26 @@ static double wall_now(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* $name (flops/s, default fallback) times that device's $GPUVET_MOCK_GPU_SLOW factor. */
+static double gemm_rate(const char *name, double fallback, int device)
+{
+    const char *v = getenv(name);
+    double r = v && *v ? atof(v) : fallback;
+    char buf[64];
+    const char *slow = knob("GPUVET_MOCK_GPU_SLOW", device, buf, sizeof buf);
+    if (slow && atof(slow) > 0)
+        r *= atof(slow);
+    return r;
+}
+
 int cublasCreate_v2(struct mock_blas **h)
 {
     *h = calloc(1, sizeof **h);
     if (!*h)
         return 3; /* CUBLAS_STATUS_ALLOC_FAILED */
     (*h)->device = current_device;
+    if (gemm_clock < 0)
+        gemm_clock = 0;
     return 0;
 }
 int cublasDestroy_v2(struct mock_blas *h)
@@ -609,30 +660,31 @@ int cublasGemmEx(struct mock_blas *h, int transa, int transb, int m, int n, int 
             pc[(size_t)row + (size_t)col * ldc] = sum;
         }
         char how[64];
-        if (knob("GPUVET_MOCK_GPU_WRONG", h->device, how, sizeof how)) {
+        if (knob("GPUVET_MOCK_GPU_XID", h->device, how, sizeof how))
+            log_xid(h->device, atoi(how));
+        if (knob("GPUVET_MOCK_GPU_WRONG", h->device, how, sizeof how) && strcmp(how, "fp8")) {
             int row, col;
             gpu_burn_sample(0, n, &row, &col);
             pc[!strcmp(how, "unchecked") ? (size_t)m * (size_t)n - 1 : (size_t)row + (size_t)col * ldc] += 1;
         }
         h->written = true;
     }
-    if (!(h->flops_s > 0)) { /* once: the host's own time per call should stay far below the GEMM's */
-        const char *v = getenv("GPUVET_MOCK_GPU_BF16_FLOPS");
-        h->flops_s = v && *v ? atof(v) : 80e12;
-        char buf[64];
-        const char *slow = knob("GPUVET_MOCK_GPU_SLOW", h->device, buf, sizeof buf);
-        if (slow && atof(slow) > 0)
-            h->flops_s *= atof(slow);
-    }
-    double flops_s = h->flops_s;
-    /* A queued GEMM starts when the last one ends; a sleep's overshoot (up to 2 ms late) is not
-     * idle GPU time, a longer gap (the host checking results) is. */
-    double now = wall_now(), start = h->busy_until > now - 2e-3 ? h->busy_until : now;
-    h->busy_until = start + 2.0 * m * (double)n * k / flops_s;
-    blas_busy_until = h->busy_until;
-    if (h->busy_until - now > 1e-3) /* a queue of about 1 ms, as a stream's */
-        blas_wait();
+    if (!(h->flops_s > 0)) /* once: the host's own time per call should stay far below the GEMM's */
+        h->flops_s = gemm_rate("GPUVET_MOCK_GPU_BF16_FLOPS", 80e12, h->device);
+    gemm_queue(&h->busy_until, 2.0 * m * (double)n * k / h->flops_s);
     return 0;
+}
+
+/* One GEMM of `seconds` on this thread's simulated clock (what events read), and in real time, queued
+ * after the last one: the host sleeps while the queue is over about 1 ms, as a stream's. */
+static void gemm_queue(double *busy_until, double seconds)
+{
+    gemm_clock += seconds;
+    double now = wall_now(), start = *busy_until > now ? *busy_until : now;
+    *busy_until = start + seconds;
+    blas_busy_until = *busy_until;
+    if (*busy_until - now > 1e-3)
+        blas_wait();
 }
 
 static void blas_wait(void)
@@ -642,4 +694,115 @@ static void blas_wait(void)
         struct timespec ts = {(time_t)left, (long)((left - (time_t)left) * 1e9)};
         nanosleep(&ts, NULL);
     }
+}
+
+/* --- cuBLASLt (libcublasLt.so.13): the burn-in's FP8 GEMM ------------------------------------ */
+
+/* The stand-in knows only the burn's FP8 call, in the form NVIDIA's cuBLAS guide requires for FP8
+ * (E4M3 A and B, A transposed, B not, FP32 compute and scale, dimensions multiples of 16); anything
+ * else is CUBLAS_STATUS_NOT_SUPPORTED (15). The product is written once: zeros but the checked
+ * entries; $GPUVET_MOCK_GPU_WRONG=busid:fp8 puts the first one off by one. Each matmul takes
+ * 2mnk / $GPUVET_MOCK_GPU_FP8_FLOPS (default 160e12, times the GPU's slow factor). */
+struct mock_lt {
+    int device;
+    bool written;
+    double busy_until, flops_s;
+};
+struct mock_lt_desc {
+    int compute, scale, transa, transb;
+    const void *a_scale, *b_scale;
+};
+struct mock_lt_layout {
+    int type;
+    uint64_t rows, cols;
+    int64_t ld;
+};
+
+int cublasLtCreate(struct mock_lt **h)
+{
+    *h = calloc(1, sizeof **h);
+    if (!*h)
+        return 3;
+    (*h)->device = current_device;
+    if (gemm_clock < 0)
+        gemm_clock = 0;
+    return 0;
+}
+int cublasLtDestroy(struct mock_lt *h)
+{
+    free(h);
+    return 0;
+}
+int cublasLtMatmulDescCreate(struct mock_lt_desc **d, int compute, int scale)
+{
+    *d = calloc(1, sizeof **d);
+    if (!*d)
+        return 3;
+    (*d)->compute = compute;
+    (*d)->scale = scale;
+    return 0;
+}
+int cublasLtMatmulDescDestroy(struct mock_lt_desc *d)
+{
+    free(d);
+    return 0;
+}
+int cublasLtMatmulDescSetAttribute(struct mock_lt_desc *d, int attribute, const void *value, size_t size)
+{
+    if ((attribute == 3 || attribute == 4) && size == sizeof(int))
+        memcpy(attribute == 3 ? &d->transa : &d->transb, value, size);
+    else if ((attribute == 17 || attribute == 18) && size == sizeof(void *))
+        memcpy(attribute == 17 ? &d->a_scale : &d->b_scale, value, size);
+    else
+        return 7; /* CUBLAS_STATUS_INVALID_VALUE */
+    return 0;
+}
+int cublasLtMatrixLayoutCreate(struct mock_lt_layout **l, int type, uint64_t rows, uint64_t cols, int64_t ld)
+{
+    *l = calloc(1, sizeof **l);
+    if (!*l)
+        return 3;
+    **l = (struct mock_lt_layout){type, rows, cols, ld};
+    return 0;
+}
+int cublasLtMatrixLayoutDestroy(struct mock_lt_layout *l)
+{
+    free(l);
+    return 0;
+}
+int cublasLtMatmul(struct mock_lt *h, struct mock_lt_desc *d, const void *alpha, const void *a,
+                   struct mock_lt_layout *la, const void *b, struct mock_lt_layout *lb, const void *beta, const void *c,
+                   struct mock_lt_layout *lc, void *out, struct mock_lt_layout *ld, const void *algo, void *workspace,
+                   size_t workspace_size, void *stream)
+{
+    (void)alpha, (void)beta, (void)algo, (void)workspace, (void)workspace_size, (void)stream, (void)c;
+    if (d->compute != 68 || d->scale != 0 || d->transa != 1 || d->transb != 0 || la->type != 28 || lb->type != 28 ||
+        lc->type != 0 || ld->type != 0 || la->rows % 16 || la->cols % 16 || lb->cols % 16 || la->rows != lb->rows ||
+        la->ld != (int64_t)la->rows || lb->ld != (int64_t)lb->rows || la->cols != la->rows || lb->cols != lb->rows)
+        return 15;
+    int n = (int)la->cols, k = (int)la->rows;
+    if (!h->written) {
+        const uint8_t *pa = a, *pb = b;
+        float *pd = out;
+        memset(pd, 0, (size_t)n * (size_t)n * sizeof *pd);
+        for (unsigned s = 0; s < GPU_BURN_SAMPLES; s++) {
+            int row, col;
+            gpu_burn_sample(s, n, &row, &col);
+            float sum = 0;
+            for (int l = 0; l < k; l++)
+                sum += gpu_burn_fp8_value(pa[(size_t)l + (size_t)row * k]) * gpu_burn_fp8_value(pb[(size_t)l + (size_t)col * k]);
+            pd[(size_t)row + (size_t)col * n] = sum;
+        }
+        char how[64];
+        if (knob("GPUVET_MOCK_GPU_WRONG", h->device, how, sizeof how) && !strcmp(how, "fp8")) {
+            int row, col;
+            gpu_burn_sample(0, n, &row, &col);
+            pd[(size_t)row + (size_t)col * n] += 1;
+        }
+        h->written = true;
+    }
+    if (!(h->flops_s > 0))
+        h->flops_s = gemm_rate("GPUVET_MOCK_GPU_FP8_FLOPS", 160e12, h->device);
+    gemm_queue(&h->busy_until, 2.0 * n * (double)n * k / h->flops_s);
+    return 0;
 }

@@ -157,3 +157,51 @@ Test(bench_model, a_skipped_bench_gpu_and_missing_pairs_keep_their_reasons)
     cr_assert_str_eq(b.gpu_pairs_unmeasured, "one GPU: no pair to copy between");
     bench_results_free(&b);
 }
+
+/* A --burn document's new Xids and FP8 figures: read as they are; a malformed Xid list is refused
+ * naming its field; a document without them (an older gpuvet) says the Xids and FP8 are unknown. */
+Test(bench_model, reads_a_burns_new_xids_and_fp8_and_refuses_malformed_ones)
+{
+    struct bench_results b;
+    char err[256];
+    cr_assert_eq(load("{\"schema\":\"gpuvet.bench/1\",\"benchmarks\":{\"gpu\":{\"burn\":{\"seconds\":60,"
+                      "\"xids_watched\":{\"log\":\"/dev/kmsg\"},\"median_fp8_flops\":1.3e15,\"gpus\":[{\"bus_id\":"
+                      "\"0000:00:06.0\",\"bf16_flops\":6e14,\"entries_wrong\":0,\"entries_checked\":64,"
+                      "\"matches_node\":true,\"spec\":{\"bf16_dense_flops\":9.894e14,\"fp8_dense_flops\":1.979e15},"
+                      "\"fp8\":{\"flops\":1.3e15,\"entries_wrong\":0,\"entries_checked\":64,\"matches_node\":true},"
+                      "\"xids_new\":[{\"code\":79,\"count\":2,\"class\":\"fault\",\"meaning\":\"GPU has fallen off "
+                      "the bus\"}]}]}}}}",
+                      &b, err, sizeof err),
+                 0, "%s", err);
+    cr_assert_eq(b.nburn, 1);
+    cr_expect_null(b.burn_xids_unseen);
+    cr_assert_eq(b.burn[0].nxids, 1);
+    cr_expect_eq(b.burn[0].xids[0].code, 79);
+    cr_expect_eq(b.burn[0].xids[0].count, 2);
+    cr_expect_str_eq(b.burn[0].xids[0].klass, "fault");
+    cr_expect_float_eq(b.burn[0].fp8_flops, 1.3e15, 1);
+    cr_expect_float_eq(b.burn[0].fp8_peak_flops, 1.979e15, 1);
+    cr_expect_float_eq(b.burn_median_fp8_flops, 1.3e15, 1);
+    cr_expect_null(b.burn[0].fp8_unmeasured);
+    bench_results_free(&b);
+
+    cr_assert_eq(load("{\"schema\":\"gpuvet.bench/1\",\"benchmarks\":{\"gpu\":{\"burn\":{\"seconds\":60,\"gpus\":["
+                      "{\"bus_id\":\"0000:00:06.0\",\"bf16_flops\":6e14}]}}}}",
+                      &b, err, sizeof err),
+                 0, "%s", err);
+    cr_expect(b.burn_xids_unseen && strstr(b.burn_xids_unseen, "did not watch for Xids"), "%s", b.burn_xids_unseen);
+    cr_expect(b.burn[0].fp8_unmeasured && strstr(b.burn[0].fp8_unmeasured, "ran none"), "%s", b.burn[0].fp8_unmeasured);
+    bench_results_free(&b);
+
+    cr_assert_eq(load("{\"schema\":\"gpuvet.bench/1\",\"benchmarks\":{\"gpu\":{\"burn\":{\"seconds\":60,\"gpus\":["
+                      "{\"bus_id\":\"0000:00:06.0\",\"bf16_flops\":6e14,\"xids_new\":[{\"code\":\"79\",\"count\":1,"
+                      "\"class\":\"fault\"}]}]}}}}",
+                      &b, err, sizeof err),
+                 -1);
+    cr_expect(strstr(err, "xids_new[] needs code and count"), "%s", err);
+    cr_assert_eq(load("{\"schema\":\"gpuvet.bench/1\",\"benchmarks\":{\"gpu\":{\"burn\":{\"seconds\":60,\"gpus\":["
+                      "{\"bus_id\":\"0000:00:06.0\",\"bf16_flops\":6e14,\"xids_new\":{}}]}}}}",
+                      &b, err, sizeof err),
+                 -1);
+    cr_expect(strstr(err, "xids_new is not a list"), "%s", err);
+}
