@@ -131,6 +131,8 @@ int opt_parse(const struct opt_command *command, struct opt *table, int argc, ch
         struct opt *row = &table[i];
         row->seen = 0;
         row->initial = current_value(row);
+        if (row->kind == OPT_KIND_STRING || row->kind == OPT_KIND_FILE || row->kind == OPT_KIND_DIR)
+            row->initial_text = *(const char **)row->value;
         if (row->kind == OPT_KIND_GROUP)
             continue;
         int has_arg = !takes_value(row) ? no_argument
@@ -207,30 +209,37 @@ static void default_text(const struct opt *row, char *out, size_t len)
         snprintf(out, len, "%.0f B", v);
         break;
     }
+    case OPT_KIND_STRING:
+    case OPT_KIND_FILE:
+    case OPT_KIND_DIR: snprintf(out, len, "%s", row->initial_text ? row->initial_text : ""); break;
     default: snprintf(out, len, "%.10g", v); break;
     }
 }
 
-/* The row's help in the reader's language with its default put in: %s the default, %% a percent. */
-static void put_help_text(FILE *m, const struct opt *row, size_t column)
+/* text with each "%s" replaced by value; a line break after the first line goes under the option
+ * texts' column (indent). */
+static void put_filled(FILE *m, const char *text, const char *value, size_t indent)
 {
-    char value[128] = "";
-    for (const char *p = _(row->help); *p; p++) {
+    for (const char *p = text; *p; p++) {
         if (p[0] == '%' && p[1] == 's') {
-            if (!*value)
-                default_text(row, value, sizeof value);
             fputs(value, m);
             p++;
-        } else if (p[0] == '%' && p[1] == '%') {
-            fputc('%', m);
-            p++;
-        } else if (*p == '\n' && p[1]) {
+        } else if (*p == '\n' && p[1] && indent) {
             /* a line of its own in the help: under the text, not a paragraph of its own */
-            fprintf(m, "\n%*s", (int)column + 4, "");
+            fprintf(m, "\n%*s", (int)indent, "");
         } else {
             fputc(*p, m);
         }
     }
+}
+
+/* The row's help in the reader's language with its default put in for %s. */
+static void put_help_text(FILE *m, const struct opt *row, size_t column)
+{
+    char value[128] = "";
+    if (strstr(row->help, "%s"))
+        default_text(row, value, sizeof value);
+    put_filled(m, _(row->help), value, column + 4);
 }
 
 /* Where the option texts start: after the longest tag that is not too long. */
@@ -259,7 +268,7 @@ void opt_usage(FILE *out, const struct opt_command *command, const struct opt *t
     if (!m)
         return;
     if (command->usage)
-        fputs(_(command->usage), m);
+        put_filled(m, _(command->usage), command->operands ? command->operands : "", 0);
     size_t column = 0, width = report_columns(out);
     for (const struct opt *row = table; row->kind != OPT_KIND_END; row++) {
         char tag[320];

@@ -58,7 +58,7 @@ struct opt {
     void *value;          /* where the parsed value goes (a callback's context) */
     const char *metavar;  /* "N", "FILE"; NULL: a flag, or an enum's choices joined with | */
     const char *help;     /* a msgid; "%s" in it is the default (the target's value before parsing, or
-                             shown_default), "%%" a percent sign */
+                             shown_default) */
     double min, max;      /* INT: [min, max]; TOKENS, PERCENT, SECONDS: max */
     const struct opt_choice *choices; /* ENUM, ended by {NULL} */
     opt_callback callback;
@@ -67,6 +67,7 @@ struct opt {
     /* Filled by opt_parse: */
     int seen;             /* how many times it was given */
     double initial;       /* the target's value before parsing (numbers, enums), for --help */
+    const char *initial_text; /* the same for a string */
 };
 
 /* Row makers, one per kind. h is the help msgid (N_()). */
@@ -110,7 +111,8 @@ struct opt {
  * exit status after (msgids; either may be NULL). */
 struct opt_command {
     const char *name; /* "plan" */
-    const char *usage;
+    const char *usage;    /* "%s" in it is operands (bench's benchmark names, from its registry) */
+    const char *operands;
     const char *footer;
 };
 
