@@ -1,5 +1,6 @@
 /* Options declared once (parse_options.h): getopt_long's array, the parsing and the help, all
  * from a command's table. */
+#include <ctype.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,6 +245,8 @@ static void put_help_text(FILE *m, const struct opt *row, size_t column)
 
 /* Where the option texts start: after the longest tag that is not too long. */
 #define HELP_TAG_MAX 22
+/* The furthest column an option's text starts at beside its tag. */
+#define HELP_TEXT_MAX_COLUMN 44
 
 static void tag_of(const struct opt *row, char *out, size_t len)
 {
@@ -260,6 +263,29 @@ static void tag_of(const struct opt *row, char *out, size_t len)
         snprintf(out, len, "--%s %s", row->name, metavar);
 }
 
+/* "[--sysroot DIR] [--json] ...": every option of the table but the actions, in its order. */
+static void synopsis_of(const struct opt *table, char *out, size_t len)
+{
+    for (const struct opt *row = table; row->kind != OPT_KIND_END; row++) {
+        if (row->kind == OPT_KIND_GROUP || row->flags & (OPT_HIDDEN | OPT_NO_VALUE))
+            continue;
+        char tag[320];
+        tag_of(row, tag, sizeof tag);
+        if (strchr(tag, '|')) {
+            /* a list of choices is for the options below: here the option's name stands for it, so
+             * that no [bracketed] item is too long for a line */
+            char upper[64];
+            size_t k = 0;
+            for (; row->name[k] && k + 1 < sizeof upper; k++)
+                upper[k] = row->name[k] == '-' ? '_' : (char)toupper((unsigned char)row->name[k]);
+            upper[k] = '\0';
+            snprintf(tag, sizeof tag, "--%s %s", row->name, upper);
+        }
+        size_t used = strlen(out);
+        snprintf(out + used, len - used, "%s[%s]", used ? " " : "", tag);
+    }
+}
+
 void opt_usage(FILE *out, const struct opt_command *command, const struct opt *table)
 {
     char *text = NULL;
@@ -267,8 +293,12 @@ void opt_usage(FILE *out, const struct opt_command *command, const struct opt *t
     FILE *m = open_memstream(&text, &text_len);
     if (!m)
         return;
-    if (command->usage)
-        put_filled(m, _(command->usage), command->operands ? command->operands : "", 0);
+    if (command->usage) {
+        char synopsis[4096] = "";
+        if (command->synopsis)
+            synopsis_of(table, synopsis, sizeof synopsis);
+        put_filled(m, _(command->usage), command->synopsis ? synopsis : command->operands ? command->operands : "", 0);
+    }
     size_t column = 0, width = report_columns(out);
     for (const struct opt *row = table; row->kind != OPT_KIND_END; row++) {
         char tag[320];
@@ -292,7 +322,11 @@ void opt_usage(FILE *out, const struct opt_command *command, const struct opt *t
         if (!l)
             break;
         tag_of(row, tag, sizeof tag);
-        fprintf(l, "  %-*s  ", (int)column, tag);
+        /* a tag too long to keep its text beside it: the text starts on the next line, in the column */
+        if (strlen(tag) + 4 > HELP_TEXT_MAX_COLUMN)
+            fprintf(l, "  %s\n%*s", tag, (int)column + 4, "");
+        else
+            fprintf(l, "  %-*s  ", (int)column, tag);
         put_help_text(l, row, column);
         fputc('\n', l);
         fclose(l);

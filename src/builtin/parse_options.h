@@ -111,8 +111,10 @@ struct opt {
  * exit status after (msgids; either may be NULL). */
 struct opt_command {
     const char *name; /* "plan" */
-    const char *usage;    /* "%s" in it is operands (bench's benchmark names, from its registry) */
+    const char *usage;    /* "%s" in it is operands (bench's benchmark names, from its registry), or
+                             with synopsis, every option: "[--sysroot DIR] [--json] ..." */
     const char *operands;
+    bool synopsis;
     const char *footer;
 };
 

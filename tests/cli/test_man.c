@@ -184,3 +184,5 @@ static void expect_every_listed_option_in_the_page(const char *command)
 
 Test(man, every_option_of_plan_is_in_its_page) { expect_every_listed_option_in_the_page("plan"); }
 Test(man, every_option_of_bench_is_in_its_page) { expect_every_listed_option_in_the_page("bench"); }
+Test(man, every_option_of_audit_is_in_its_page) { expect_every_listed_option_in_the_page("audit"); }
+Test(man, every_option_of_health_is_in_its_page) { expect_every_listed_option_in_the_page("health"); }
