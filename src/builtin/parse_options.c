@@ -121,13 +121,15 @@ int opt_parse(const struct opt_command *command, struct opt *table, int argc, ch
     while (table[rows].kind != OPT_KIND_END)
         rows++;
     struct option *longopts = calloc((size_t)rows + 3, sizeof *longopts);
-    char *shortopts = malloc((size_t)rows * 3 + 2);
+    char *shortopts = malloc((size_t)rows * 3 + 3);
     if (!longopts || !shortopts) {
         free(longopts);
         free(shortopts);
         return EXIT_CANNOT_RUN;
     }
     int n = 0, s = 0;
+    if (command->stop_at_operand)
+        shortopts[s++] = '+';
     for (int i = 0; i < rows; i++) {
         struct opt *row = &table[i];
         row->seen = 0;

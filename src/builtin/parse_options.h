@@ -115,6 +115,7 @@ struct opt_command {
                              with synopsis, every option: "[--sysroot DIR] [--json] ..." */
     const char *operands;
     bool synopsis;
+    bool stop_at_operand; /* options end at the first operand (watch -- COMMAND keeps its own options) */
     const char *footer;
 };
 
