@@ -57,6 +57,8 @@ bool gpu_fault_options_apply(const char *cmd, const struct gpu_fault_options *o)
 extern const char sysroot_help[], nvidia_smi_help[], workload_help[], prom_help[];
 enum opt_result nvidia_smi_row(const char *cmd, const struct opt *row, const char *value);
 enum opt_result workload_row(const char *cmd, const struct opt *row, const char *value);
+/* --fx CUR=RATE (plan, cost): adds a rate to the struct fx_rates the row points to. */
+enum opt_result fx_row(const char *cmd, const struct opt *row, const char *value);
 #define OPT_SYSROOT_ROW(p) OPT_DIR("sysroot", 's', (p), "DIR", sysroot_help)
 #define OPT_NVIDIA_SMI_ROW(req) OPT_CALLBACK("nvidia-smi", 0, (req), nvidia_smi_row, 0, "FILE", nvidia_smi_help)
 #define OPT_WORKLOAD_ROW(p) OPT_CALLBACK("workload", 'w', OPT_CHECK(enum workload, p), workload_row, 0, "W", workload_help)

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "builtin/builtin.h"
+#include "sizing/offers.h"
 #include "util/fsroot.h"
 #include "util/inputfile.h"
 #include "util/output.h"
@@ -117,6 +118,11 @@ enum opt_result xid_list_option(const char *cmd, const struct opt *row, const ch
 enum opt_result nvidia_smi_row(const char *cmd, const struct opt *row, const char *value)
 {
     return nvidia_smi_option(cmd, value, row->value) ? OPT_TAKEN : OPT_BAD;
+}
+
+enum opt_result fx_row(const char *cmd, const struct opt *row, const char *value)
+{
+    return fx_add(row->value, value) || option_invalid(cmd, row->name, value, fx_hint) ? OPT_TAKEN : OPT_BAD;
 }
 
 enum opt_result workload_row(const char *cmd, const struct opt *row, const char *value)

@@ -81,9 +81,11 @@ struct opt {
      .metavar = (m), .help = (h)}
 #define OPT_TOKENS(n, p, hi, m, h)                                                                                     \
     {.kind = OPT_KIND_TOKENS, .name = (n), .value = OPT_CHECK(int, p), .max = (hi), .metavar = (m), .help = (h)}
-#define OPT_REAL(n, p, m, h) {.kind = OPT_KIND_REAL, .name = (n), .value = OPT_CHECK(double, p), .metavar = (m), .help = (h)}
-#define OPT_FRACTION(n, p, m, h)                                                                                       \
-    {.kind = OPT_KIND_FRACTION, .name = (n), .value = OPT_CHECK(double, p), .metavar = (m), .help = (h)}
+#define OPT_REAL(n, s, p, m, h)                                                                                        \
+    {.kind = OPT_KIND_REAL, .name = (n), .short_name = (s), .value = OPT_CHECK(double, p), .metavar = (m), .help = (h)}
+#define OPT_FRACTION(n, s, p, m, h)                                                                                    \
+    {.kind = OPT_KIND_FRACTION, .name = (n), .short_name = (s), .value = OPT_CHECK(double, p), .metavar = (m),        \
+     .help = (h)}
 #define OPT_PERCENT(n, p, hi, m, h)                                                                                    \
     {.kind = OPT_KIND_PERCENT, .name = (n), .value = OPT_CHECK(double, p), .max = (hi), .metavar = (m), .help = (h)}
 #define OPT_SIZE(n, p, m, h) {.kind = OPT_KIND_SIZE, .name = (n), .value = OPT_CHECK(double, p), .metavar = (m), .help = (h)}

@@ -144,11 +144,6 @@ static enum opt_result take_kv(const char *cmd, const struct opt *row, const cha
                : OPT_BAD;
 }
 
-static enum opt_result take_fx(const char *cmd, const struct opt *row, const char *value)
-{
-    return fx_add(row->value, value) || option_invalid(cmd, row->name, value, fx_hint) ? OPT_TAKEN : OPT_BAD;
-}
-
 static enum opt_result take_bench(const char *cmd, const struct opt *row, const char *value)
 {
     (void)cmd;
@@ -222,7 +217,7 @@ static int parse_plan_options(int argc, char **argv, struct plan_command *cmd)
         OPT_INT("rank", 0, &o->lora_rank, 1, 65536, "R", N_("adapter rank (default %s)")),
         OPT_ENUM("lora-targets", 0, &qv_only, lora_targets,
                  N_("the matrices adapted: all linear layers, or q and v only (default %s)")),
-        OPT_FRACTION("lora-dropout", &o->lora_dropout, "P",
+        OPT_FRACTION("lora-dropout", 0, &o->lora_dropout, "P",
                      N_("dropout on the adapters' input (default %s, PEFT's; LitGPT 0.05): it keeps a copy of each "
                         "adapted matrix's input and its mask")),
         OPT_GROUP(N_("llm-infer:")),
@@ -235,17 +230,17 @@ static int parse_plan_options(int argc, char **argv, struct plan_command *cmd)
                      N_("weight precision (default: as the checkpoint ships, else bf16; fp4 = NVFP4, on FP4 tensor "
                         "cores where the GPU has them)")),
         OPT_CALLBACK("kv", 0, &o->kv_bytes, take_kv, 0, "bf16|fp16|fp8", N_("KV cache precision (default bf16)")),
-        OPT_FRACTION("gpu-memory-utilization", &o->gpu_memory_utilization, "F",
+        OPT_FRACTION("gpu-memory-utilization", 0, &o->gpu_memory_utilization, "F",
                      N_("the share of each GPU's memory the engine plans with (vLLM's option; default %s)")),
         OPT_TOKENS("prompt", &o->prompt, 100000000, "N",
                    N_("prompt tokens of each request's context, for the tokens/s estimate (default half the context)")),
-        OPT_REAL("rate", &o->rate, "R",
+        OPT_REAL("rate", 0, &o->rate, "R",
                  N_("requests per second to serve: the GPUs and nodes they need, and the headroom")),
         OPT_INT("tensor-parallel", 0, &o->tensor_parallel, 1, 1024, "N",
                 N_("estimate tokens/s for replicas of N GPUs only (default: the split of the node with the most "
                    "tokens/s)")),
         OPT_GROUP(N_("cv-train:")),
-        OPT_REAL("img-rate", &o->img_rate, "N", N_("images/s one GPU consumes (default: the table's ResNet-50 figure)")),
+        OPT_REAL("img-rate", 0, &o->img_rate, "N", N_("images/s one GPU consumes (default: the table's ResNet-50 figure)")),
         {.kind = OPT_KIND_REAL, .name = "decode-rate", .value = &o->decode_rate, .metavar = "N",
          .flags = OPT_SHOWN_DEFAULT, .shown_default = thresholds_for(WL_CV_TRAIN)->cv_decode_images_s_per_core,
          .help = N_("images/s one core decodes and augments (default %s)")},
@@ -257,17 +252,17 @@ static int parse_plan_options(int argc, char **argv, struct plan_command *cmd)
         OPT_FILE("offers", 0, &cmd->offers.file, "FILE",
                  N_("without --gpus: rank the offers of FILE (the format of `gpuvet cost`) by the job's cost, and say "
                     "which do not fit and why")),
-        OPT_REAL("tokens", &cmd->offers.tokens, "T",
+        OPT_REAL("tokens", 0, &cmd->offers.tokens, "T",
                  N_("llm-train with --offers: tokens trained on (2T); cost = price x hours of 6 x active parameters "
                     "x T FLOPs (4 x with --finetune) at dense BF16 x --util; llm-infer with --offers: output tokens to "
                     "generate; offers are ranked by the estimated cost per million output tokens (plan.throughput), "
                     "with or without it")),
-        OPT_REAL("images", &cmd->offers.images, "N",
+        OPT_REAL("images", 0, &cmd->offers.images, "N",
                  N_("cv-train with --offers: images to process (epochs x dataset, 115M)")),
-        OPT_FRACTION("util", &cmd->offers.util, "U",
+        OPT_FRACTION("util", 0, &cmd->offers.util, "U",
                      N_("llm-train with --offers: GPU utilisation for offers without a util field (0.4 or 40%; "
                         "default 1 = peak)")),
-        OPT_CALLBACK("fx", 0, &cmd->offers.fx, take_fx, 0, "CUR=RATE",
+        OPT_CALLBACK("fx", 0, &cmd->offers.fx, fx_row, 0, "CUR=RATE",
                      N_("with --offers: converts a currency (repeatable)")),
         {.kind = OPT_KIND_STRING, .name = "check", .value = &cmd->check_file, .metavar = "AUDIT.json",
          .flags = OPT_OPTIONAL_VALUE,
