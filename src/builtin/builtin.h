@@ -27,8 +27,6 @@ int cmd_watch(int argc, char **argv);
 /* What --workload takes, for option_invalid (util/parse.h; a msgid, options.c). */
 extern const char workload_names_hint[];
 
-/* The long name of the option getopt_long returned as `val`, for error messages; "?" if none. */
-const char *option_name(const struct option *options, int val);
 
 /* The default case after getopt_long: names the closest option to a misspelt one (or points to
  * --help) and returns EXIT_CANNOT_RUN. argv[0] is "gpuvet COMMAND" (main.c sets it). */

@@ -12,14 +12,6 @@
 
 const char workload_names_hint[] = N_("general, cv-train, llm-train, llm-infer, render or hpc");
 
-const char *option_name(const struct option *options, int val)
-{
-    for (const struct option *opt = options; opt->name; opt++)
-        if (opt->val == val)
-            return opt->name;
-    return "?";
-}
-
 /* The option of options whose long name is name, or the only one it abbreviates (as getopt_long
  * takes "--mod" for --model); NULL when none, with *ambiguous set when several start with it. */
 static const struct option *long_option(const struct option *options, const char *name, size_t len, bool *ambiguous)
