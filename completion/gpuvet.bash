@@ -1,12 +1,15 @@
 # bash completion for gpuvet. The commands, options, rule IDs and workloads are read from gpuvet
-# itself (its --help texts and `gpuvet audit --list-rules`), so new ones complete without an edit.
+# itself (its --help texts, `--list-options` and `gpuvet audit --list-rules`), so new ones complete
+# without an edit.
 # Texts parsed for a fixed label ("workloads:", "usage:") are asked for with --lang en.
 # Installed as share/bash-completion/completions/gpuvet; or `source completion/gpuvet.bash`.
 
-# Options of `gpuvet COMMAND` (or of gpuvet itself): the --words its help lists, not those quoted
-# in `backticks` (which name other commands' options).
+# Options of `gpuvet COMMAND` (or of gpuvet itself): a command with an option table lists them
+# (`gpuvet COMMAND --list-options`); otherwise the --words its help lists, not those quoted in
+# `backticks` (which name other commands' options).
 _gpuvet_options()
 {
+    [[ -n $2 ]] && "$1" "$2" --list-options 2>/dev/null && return
     "${1:-gpuvet}" ${2:+"$2"} --help 2>/dev/null | sed 's/`[^`]*`//g' | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u
 }
 

@@ -149,7 +149,14 @@ static void put_help_body(FILE *o, struct help *h, int from, bool *exit_status_s
                 put_line(exit_status, h->lines[i + 1], strlen(h->lines[i + 1]));
             continue;
         }
-        if (split_item(line, &tag_len, &desc)) {
+        if (indent_of(line) == 2 && line[2] == '-' && !strstr(line + 2, "  ") && i + 1 < h->n &&
+            indent_of(h->lines[i + 1]) >= 4) {
+            /* an option whose tag is too long to keep its text beside it: the text is on the next lines */
+            fputs(".TP\n.B ", o);
+            put_text(o, line + 2, strlen(line + 2));
+            fputc('\n', o);
+            state = ITEM;
+        } else if (split_item(line, &tag_len, &desc)) {
             fputs(".TP\n.B ", o);
             put_text(o, line + 2, tag_len);
             fputc('\n', o);

@@ -17,140 +17,88 @@
 #include "util/parse.h"
 #include "util/i18n.h"
 
-static const char usage[] =
-     N_("usage: gpuvet audit [--sysroot DIR] [--nvidia-smi FILE] [--dmidecode FILE | --dmi-table FILE]\n"
-    "                    [--workload W] [--data-dir DIR] [--nodes N] [--expect LISTING | --claim FILE]\n"
-    "                    [--sample SECONDS] [--json] [--html FILE] [--markdown FILE] [--verbose]\n"
-    "                    [--load-check] [--redact] [--bench FILE | --bench-quick] [--prom FILE]\n"
-    "                    [--output FILE] [--kernel-log FILE] [--expect-gpus N] [--xid-fatal LIST]\n"
-    "                    [--xid-ignore LIST]\n"
-    "       gpuvet audit --list-rules\n"
-    "\n"
-    "  --sysroot DIR   audit a recorded machine (DIR/sys, DIR/proc; a `gpuvet snapshot` or an\n"
-    "                  hwloc-gather-topology tree) instead of this one\n"
-    "  --nvidia-smi FILE  read the GPUs from `nvidia-smi -q -x` output or `nvidia-smi -q` text; again\n"
-    "                  for the same machine's `nvidia-smi nvlink -s` and `-e` text (NVLink state,\n"
-    "                  error counters), each file known by its content\n"
-    "  --dmidecode FILE  `dmidecode` text output: DIMMs, ECC, slots, power supplies, processors\n"
-    "  --dmi-table FILE  a `dmidecode --dump-bin FILE` binary SMBIOS table (same facts)\n"
-    "                  Evidence files given without --sysroot: the audit is of the machine they\n"
-    "                  describe, and this one is not read.\n"
-    "  --kernel-log FILE  a saved kernel log (dmesg, dmesg -T, journalctl -k, a syslog file): its GPU\n"
-    "                  and PCIe errors since the last boot in it (GPU_XID_ERRORS, GPU_LOST,\n"
-    "                  PCIE_AER_ERRORS); without it the live log (/dev/kmsg) or a snapshot's is read\n"
-    "  --expect-gpus N  the node should show N accelerators: fewer is GPU_LOST (default: --claim's\n"
-    "                  gpus.count)\n"
-    "  --xid-fatal LIST, --xid-ignore LIST  Xid codes (48,79) judged as faults, or ignored, whatever\n"
-    "                  NVIDIA's catalogue (data/xid-codes.csv) says\n"
-    "  --sample SECONDS  watch CPU use for this long (default 2; 0 skips): CPU_CONTENTION, CPU_STEAL\n"
-    "  --load-check    NVIDIA GPUs whose link is below its max generation at idle: drive host-to-device\n"
-    "                  copies for about a second each and re-read the link under load\n"
-    "  --redact        hide host names, serial numbers, UUIDs, MAC and IP addresses and the kernel\n"
-    "                  command line in every output\n"
-    "  --workload W    general (default), cv-train, llm-train, llm-infer, render, hpc\n"
-    "  --data-dir DIR  where the dataset lives: its disk is judged (STORAGE_SLOW_DATA)\n"
-    "  --nodes N       the job spans N machines: judge the network for it (NET_MULTINODE)\n"
-    "  --expect LISTING  the listing you rented, in the provider's words (\"8x H100 SXM5 80GB, 2x EPYC\n"
-    "                  9654, 2TB RAM, 8x 3.84TB NVMe, 8x 400Gb IB\"): GPU count, part, memory, PCIe\n"
-    "                  link, NVLinks and NVSwitch fabric against the part's own figures; CPU, memory,\n"
-    "                  disks and network where given; \"Listing vs this machine\" comes first and\n"
-    "                  words it cannot read are listed (docs/renting.md)\n"
-    "  --claim FILE    the provider's claimed spec (JSON, docs/audit-json.md): label vs reality\n"
-    "  --json          write the gpuvet.audit/1 JSON document (docs/audit-json.md)\n"
-    "  --html FILE     also write one self-contained HTML page (topology picture, DIMMs, findings);\n"
-    "                  FILE - writes it to standard output instead of the text report\n"
-    "  --markdown FILE  also write the same content as GitHub-flavoured Markdown (- likewise)\n"
-    "  --output FILE   write the report to FILE (replaced atomically, only when the audit ran);\n"
-    "                  %h in FILE is the audited host's short name (--sysroot: the recorded one):\n"
-    "                  --output DIR/%h.json on every node\n"
-    "  --verbose       list passed checks too, and the checks evidence files cannot hold\n"
-    "  --bench FILE    judge the measurements of a saved `gpuvet bench --json` document\n"
-    "  --bench-quick   measure first (`gpuvet bench memory pcie storage --quick` in ., and\n"
-    "                  `gpuvet bench gpu --quick` where there is an NVIDIA GPU with CUDA) and judge that\n"
-    "  --prom FILE     also write findings and verdict in node_exporter's textfile format, atomically\n"
-    "  --list-rules    list the rule IDs and exit (`gpuvet explain ID` for one)\n"
-    "\n"
-    "verdict per workload: FAIL, WARN, INCONCLUSIVE (a key fact unknown), PASS\n"
-    "exit status: 0 no fail (PASS, WARN or INCONCLUSIVE), 1 at least one fail, 2 could not run\n");
+static const struct opt_command audit_command_help = {
+    .name = "audit",
+    .synopsis = true,
+    .usage = N_("usage: gpuvet audit %s\n"
+                "       gpuvet audit --list-rules\n"
+                "\n"),
+    .footer = N_("Evidence files given without --sysroot: the audit is of the machine they describe, and this one is "
+                 "not read.\n"
+                 "verdict per workload: FAIL, WARN, INCONCLUSIVE (a key fact unknown), PASS\n"
+                 "exit status: 0 no fail (PASS, WARN or INCONCLUSIVE), 1 at least one fail, 2 could not run\n"),
+};
+
+static enum opt_result list_rules(const char *cmd, const struct opt *row, const char *value)
+{
+    (void)cmd, (void)row, (void)value;
+    explain_text_rule_list(stdout);
+    return OPT_STOP;
+}
 
 /* --output: stdout goes to a temporary file until the audit has run (cmd_audit ends it). */
 static struct output_file output = {.saved_stdout = -1};
 
 static int run_audit(int argc, char **argv)
 {
-    static const struct option options[] = {
-        {"sysroot", required_argument, NULL, 's'}, {"workload", required_argument, NULL, 'w'},
-        {"json", no_argument, NULL, 'j'},          {"verbose", no_argument, NULL, 'v'},
-        {"list-rules", no_argument, NULL, 'l'},    {"help", no_argument, NULL, 'h'},
-        {"bench", required_argument, NULL, 'b'},   {"bench-quick", no_argument, NULL, 'B'},
-        {"data-dir", required_argument, NULL, 'd'}, {"nodes", required_argument, NULL, 'n'},
-        {"claim", required_argument, NULL, 'c'},    {"nvidia-smi", required_argument, NULL, 'N'},
-        {"expect", required_argument, NULL, 'X'},
-        {"load-check", no_argument, NULL, 'L'},    {"redact", no_argument, NULL, 'R'},
-        {"dmidecode", required_argument, NULL, 'D'}, {"dmi-table", required_argument, NULL, 'T'},
-        {"sample", required_argument, NULL, 'S'},  {"html", required_argument, NULL, 'H'},
-        {"markdown", required_argument, NULL, 'M'}, {"prom", required_argument, NULL, 'P'},
-        {"output", required_argument, NULL, 'o'}, GPU_FAULT_OPTIONS,
-        {NULL, 0, NULL, 0},
-    };
     struct audit_request req = {.nodes = 1, .sample_seconds = 2, .workload = WL_GENERAL, .depth = AUDIT_EVERY_WORKLOAD};
     const char *html_file = NULL, *markdown_file = NULL, *prom_file = NULL, *output_pattern = NULL;
     bool json = false, verbose = false, redact = false;
     struct gpu_fault_options faults = {0};
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "s:w:jvlhd:n:c:", options, NULL)) != -1) {
-        switch (c) {
-        case 's': req.sysroot = optarg; break;
-        case 'd': req.data_dir = optarg; break;
-        case 'c': req.claim_file = optarg; break;
-        case 'X': req.expect_listing = optarg; break;
-        case 'n':
-            if (!option_int("audit", "nodes", optarg, 1, 100000, &req.nodes))
-                return EXIT_CANNOT_RUN;
-            break;
-        case 'w':
-            if (!workload_parse(optarg, &req.workload)) {
-                option_invalid("audit", "workload", optarg, workload_names_hint);
-                return EXIT_CANNOT_RUN;
-            }
-            break;
-        case 'D': req.dmidecode = optarg; break;
-        case 'T': req.dmi_table = optarg; break;
-        case 'S':
-            if (!option_seconds("audit", "sample", optarg, true, 3600, &req.sample_seconds))
-                return EXIT_CANNOT_RUN;
-            break;
-        case 'j': json = true; break;
-        case 'v': verbose = true; break;
-        case 'b': req.bench_file = optarg; break;
-        case 'B': req.bench_quick = true; break;
-        case 'l': explain_text_rule_list(stdout); return 0;
-        case 'N':
-            if (!nvidia_smi_option("audit", optarg, &req))
-                return EXIT_CANNOT_RUN;
-            break;
-        case 'L': req.load_check = true; break;
-        case 'R': redact = true; break;
-        case 'H': html_file = optarg; break;
-        case 'M': markdown_file = optarg; break;
-        case 'P': prom_file = optarg; break;
-        case 'o': output_pattern = optarg; break;
-        case 'h': print_help(stdout, _(usage)); return 0;
-        default: {
-            int taken = gpu_fault_option("audit", c, optarg, &faults);
-            if (taken < 0)
-                return EXIT_CANNOT_RUN;
-            if (taken == 0)
-                return option_error(options, argv);
-        }
-        }
-    }
+    struct opt table[] = {
+        OPT_SYSROOT_ROW(&req.sysroot),
+        OPT_NVIDIA_SMI_ROW(&req),
+        OPT_FILE("dmidecode", 0, &req.dmidecode, "FILE",
+                 N_("`dmidecode` text output: DIMMs, ECC, slots, power supplies, processors")),
+        OPT_FILE("dmi-table", 0, &req.dmi_table, "FILE", N_("a `dmidecode --dump-bin FILE` binary SMBIOS table (same facts)")),
+        OPT_GPU_FAULT_ROWS(&faults),
+        OPT_SECONDS("sample", 0, &req.sample_seconds, 3600, OPT_ZERO_OK, "SECONDS",
+                    N_("watch CPU use for this long (default %s; 0 skips): CPU_CONTENTION, CPU_STEAL")),
+        OPT_FLAG("load-check", 0, &req.load_check,
+                 N_("NVIDIA GPUs whose link is below its max generation at idle: drive host-to-device copies for about "
+                    "a second each and re-read the link under load")),
+        OPT_FLAG("redact", 0, &redact,
+                 N_("hide host names, serial numbers, UUIDs, MAC and IP addresses and the kernel command line in every "
+                    "output")),
+        OPT_WORKLOAD_ROW(&req.workload),
+        OPT_DIR("data-dir", 'd', &req.data_dir, "DIR", N_("where the dataset lives: its disk is judged (STORAGE_SLOW_DATA)")),
+        OPT_INT("nodes", 'n', &req.nodes, 1, 100000, "N",
+                N_("the job spans N machines: judge the network for it (NET_MULTINODE)")),
+        OPT_STRING("expect", 0, &req.expect_listing, "LISTING",
+                   N_("the listing you rented, in the provider's words (\"8x H100 SXM5 80GB, 2x EPYC 9654, 2TB RAM, 8x "
+                      "3.84TB NVMe, 8x 400Gb IB\"): GPU count, part, memory, PCIe link, NVLinks and NVSwitch fabric "
+                      "against the part's own figures; CPU, memory, disks and network where given; \"Listing vs this "
+                      "machine\" comes first and words it cannot read are listed (docs/renting.md)")),
+        OPT_FILE("claim", 'c', &req.claim_file, "FILE",
+                 N_("the provider's claimed spec (JSON, docs/audit-json.md): label vs reality")),
+        OPT_FLAG("json", 'j', &json, N_("write the gpuvet.audit/1 JSON document (docs/audit-json.md)")),
+        OPT_FILE("html", 0, &html_file, "FILE",
+                 N_("also write one self-contained HTML page (topology picture, DIMMs, findings); FILE - writes it to "
+                    "standard output instead of the text report")),
+        OPT_FILE("markdown", 0, &markdown_file, "FILE",
+                 N_("also write the same content as GitHub-flavoured Markdown (- likewise)")),
+        OPT_FILE("output", 0, &output_pattern, "FILE",
+                 N_("write the report to FILE (replaced atomically, only when the audit ran); %h in FILE is the audited "
+                    "host's short name (--sysroot: the recorded one): --output DIR/%h.json on every node")),
+        OPT_FLAG("verbose", 'v', &verbose, N_("list passed checks too, and the checks evidence files cannot hold")),
+        OPT_FILE("bench", 0, &req.bench_file, "FILE",
+                 N_("judge the measurements of a saved `gpuvet bench --json` document")),
+        OPT_FLAG("bench-quick", 0, &req.bench_quick,
+                 N_("measure first (`gpuvet bench memory pcie storage --quick` in ., and `gpuvet bench gpu --quick` "
+                    "where there is an NVIDIA GPU with CUDA) and judge that")),
+        OPT_PROM_ROW(&prom_file),
+        OPT_CALLBACK("list-rules", 'l', NULL, list_rules, OPT_NO_VALUE, NULL,
+                     N_("list the rule IDs and exit (`gpuvet explain ID` for one)")),
+        OPT_END(),
+    };
+    int parsed = opt_parse(&audit_command_help, table, argc, argv);
+    if (parsed)
+        return parsed < 0 ? 0 : parsed;
     if (!gpu_fault_options_apply("audit", &faults))
         return EXIT_CANNOT_RUN;
     if (optind < argc) {
         print_error("audit", _("unexpected argument '%s'"), argv[optind]);
-        print_help(stderr, _(usage));
+        opt_usage(stderr, &audit_command_help, table);
         return EXIT_CANNOT_RUN;
     }
 

@@ -7,7 +7,9 @@
 
 #include "report/wrap.h"
 #include "bench/bench.h"
+#include "bench/gpu_burn.h"
 #include "builtin/builtin.h"
+#include "builtin/parse_options.h"
 #include "probe/probe.h"
 #include "report/bench_text.h"
 #include "report/report.h"
@@ -19,29 +21,12 @@
 #include "util/parse.h"
 #include "util/suggest.h"
 
-static const char usage[] = N_(
-    "usage: gpuvet bench [memory|latency|pcie|storage|jitter|decode|gpu|all]... [options]\n"
-    "\n"
-    "  --quick         shorter runs, same methods (all of them in under 30 s on 2 cores)\n"
-    "  --json          write the gpuvet.bench/1 JSON document (docs/bench-json.md)\n"
-    "  --dir DIR       where storage writes its test file (default: .); it is removed at the end\n"
-    "                  and on Ctrl-C\n"
-    "  --file FILE     storage reads this existing file instead (a shard of your dataset, at least\n"
-    "                  64 MiB); it is only read, never written or removed\n"
-    "  --seconds S     how long jitter runs (default 20, 3 with --quick)\n"
-    "  --images DIR    JPEGs of your own dataset for decode (default: ImageNet-sized photographs\n"
-    "                  made once from the mate-backgrounds package, cached in ~/.cache/gpuvet)\n"
-    "  --cpu N         the CPU jitter runs on (default: the last usable one)\n"
-    "  --burn          gpu: instead of the per-GPU measurements, a BF16 tensor-core GEMM (cuBLAS)\n"
-    "                  on every GPU at once, results compared, NVML watched every second\n"
-    "  --duration S    how long --burn runs (default 60)\n"
-    "  --prom FILE     also write the figures in node_exporter's textfile format (bytes per second,\n"
-    "                  seconds), atomically\n"
-    "  --output FILE   write the report to FILE (replaced atomically, only when the run exits 0);\n"
-    "                  %h in FILE is this host's short name: --output DIR/%h-bench.json on every node\n"
-    "\n"
-    "A saved --json file feeds `gpuvet audit --bench FILE`.\n"
-    "exit status: 0 measured, 2 could not run (bad usage, or nothing selected could be measured)\n");
+static const struct opt_command bench_command_help = {
+    .name = "bench",
+    .usage = N_("usage: gpuvet bench [%s|all]... [options]\n\n"),
+    .footer = N_("A saved --json file feeds `gpuvet audit --bench FILE`.\n"
+                 "exit status: 0 measured, 2 could not run (bad usage, or nothing selected could be measured)\n"),
+};
 
 /* 0 when at least one benchmark measured and none failed, EXIT_CANNOT_RUN otherwise (*why says
  * which, for stderr: the report itself may have gone to a file). */
@@ -66,47 +51,49 @@ static struct output_file output = {.saved_stdout = -1};
 
 static int run_bench(int argc, char **argv)
 {
-    static const struct option options[] = {
-        {"quick", no_argument, NULL, 'q'},        {"json", no_argument, NULL, 'j'},
-        {"dir", required_argument, NULL, 'd'},    {"seconds", required_argument, NULL, 's'},
-        {"images", required_argument, NULL, 'i'}, {"cpu", required_argument, NULL, 'c'},
-        {"file", required_argument, NULL, 'f'},   {"help", no_argument, NULL, 'h'},
-        {"prom", required_argument, NULL, 'P'},   {"burn", no_argument, NULL, 'B'},
-        {"duration", required_argument, NULL, 'D'},
-        {"output", required_argument, NULL, 'o'}, {NULL, 0, NULL, 0},
-    };
     struct bench_opts opts = {.dir = ".", .cpu = -1, .a100_resnet50_img_s = thresholds_for(WL_CV_TRAIN)->cv_reference_img_s};
     bool json = false;
     const char *prom_file = NULL;
     const char *output_pattern = NULL;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "qjd:f:s:i:c:h", options, NULL)) != -1) {
-        switch (c) {
-        case 'q': opts.quick = true; break;
-        case 'j': json = true; break;
-        case 'd': opts.dir = optarg; break;
-        case 'f': opts.file = optarg; break;
-        case 'i': opts.images = optarg; break;
-        case 's':
-            if (!option_seconds("bench", "seconds", optarg, false, 3600, &opts.seconds))
-                return EXIT_CANNOT_RUN;
-            break;
-        case 'c':
-            if (!option_int("bench", "cpu", optarg, 0, 1 << 20, &opts.cpu))
-                return EXIT_CANNOT_RUN;
-            break;
-        case 'P': prom_file = optarg; break;
-        case 'B': opts.burn = true; break;
-        case 'D':
-            if (!option_seconds("bench", "duration", optarg, false, 86400, &opts.burn_seconds))
-                return EXIT_CANNOT_RUN;
-            break;
-        case 'o': output_pattern = optarg; break;
-        case 'h': print_help(stdout, _(usage)); return 0;
-        default: return option_error(options, argv);
-        }
-    }
+    struct opt table[] = {
+        OPT_FLAG("quick", 'q', &opts.quick, N_("shorter runs, same methods (all of them in under 30 s on 2 cores)")),
+        OPT_FLAG("json", 'j', &json, N_("write the gpuvet.bench/1 JSON document (docs/bench-json.md)")),
+        OPT_DIR("dir", 'd', &opts.dir, "DIR",
+                N_("where storage writes its test file (default: %s); it is removed at the end and on Ctrl-C")),
+        OPT_FILE("file", 'f', &opts.file, "FILE",
+                 N_("storage reads this existing file instead (a shard of your dataset, at least 64 MiB); it is only "
+                    "read, never written or removed")),
+        {.kind = OPT_KIND_SECONDS, .name = "seconds", .short_name = 's', .value = &opts.seconds, .max = 3600,
+         .metavar = "S", .flags = OPT_SHOWN_DEFAULT, .shown_default = JITTER_SECONDS_DEFAULT,
+         .help = N_("how long jitter runs (default %s, 3 with --quick)")},
+        OPT_DIR("images", 'i', &opts.images, "DIR",
+                N_("JPEGs of your own dataset for decode (default: ImageNet-sized photographs made once from the "
+                   "mate-backgrounds package, cached in ~/.cache/gpuvet)")),
+        OPT_INT("cpu", 'c', &opts.cpu, 0, 1 << 20, "N", N_("the CPU jitter runs on (default: the last usable one)")),
+        OPT_FLAG("burn", 0, &opts.burn,
+                 N_("gpu: instead of the per-GPU measurements, a BF16 tensor-core GEMM (cuBLAS) on every GPU at once, "
+                    "results compared, NVML watched every second")),
+        {.kind = OPT_KIND_SECONDS, .name = "duration", .value = &opts.burn_seconds, .max = 86400, .metavar = "S",
+         .flags = OPT_SHOWN_DEFAULT, .shown_default = GPU_BURN_DEFAULT_SECONDS,
+         .help = N_("how long --burn runs (default %s)")},
+        OPT_FILE("prom", 0, &prom_file, "FILE",
+                 N_("also write the figures in node_exporter's textfile format (bytes per second, seconds), "
+                    "atomically")),
+        OPT_FILE("output", 0, &output_pattern, "FILE",
+                 N_("write the report to FILE (replaced atomically, only when the run exits 0); %h in FILE is this "
+                    "host's short name: --output DIR/%h-bench.json on every node")),
+        OPT_END(),
+    };
+    /* The benchmarks bench knows, from its registry: the usage line and the completion read them. */
+    char operands[256] = "";
+    for (int k = 0; k < bench_count; k++)
+        snprintf(operands + strlen(operands), sizeof operands - strlen(operands), "%s%s", k ? "|" : "",
+                 bench_table[k]->name);
+    struct opt_command help = bench_command_help;
+    help.operands = operands;
+    int rc = opt_parse(&help, table, argc, argv);
+    if (rc)
+        return rc < 0 ? 0 : rc;
     const char **names = NULL;
     int nnames = 0;
     for (int i = optind; i < argc; i++) {
@@ -125,7 +112,7 @@ static int run_bench(int argc, char **argv)
                 print_error("bench", _("unknown benchmark '%s'; did you mean %s?"), argv[i], closest);
             else {
                 print_error("bench", _("unknown benchmark '%s'"), argv[i]);
-                print_help(stderr, _(usage));
+                opt_usage(stderr, &help, table);
             }
             free(names);
             return EXIT_CANNOT_RUN;

@@ -6,9 +6,11 @@
 #include <getopt.h>
 #include <stdbool.h>
 
+#include "builtin/parse_options.h"
 #include "pipeline/audit.h"
 #include "probe/probe.h"
 #include "util/exitcode.h"
+#include "util/gpu_limits.h"
 
 int cmd_audit(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
@@ -25,28 +27,40 @@ int cmd_watch(int argc, char **argv);
 /* What --workload takes, for option_invalid (util/parse.h; a msgid, options.c). */
 extern const char workload_names_hint[];
 
-/* The long name of the option getopt_long returned as `val`, for error messages; "?" if none. */
-const char *option_name(const struct option *options, int val);
 
 /* The default case after getopt_long: names the closest option to a misspelt one (or points to
  * --help) and returns EXIT_CANNOT_RUN. argv[0] is "gpuvet COMMAND" (main.c sets it). */
 int option_error(const struct option *options, char **argv);
 
 /* The GPU-fault evidence audit and health share: --kernel-log FILE, --expect-gpus N,
- * --xid-fatal LIST, --xid-ignore LIST. Add GPU_FAULT_OPTIONS to a getopt_long table. */
+ * --xid-fatal LIST, --xid-ignore LIST, declared once as rows of an option table. */
 struct gpu_fault_options {
     const char *kernel_log;
     int expect_gpus;            /* 0 not given */
     struct xid_overrides xid;
 };
-#define GPU_FAULT_OPTIONS                                                                                         \
-    {"kernel-log", required_argument, NULL, 'K'}, {"expect-gpus", required_argument, NULL, 'E'},                  \
-        {"xid-fatal", required_argument, NULL, 'F'}, {"xid-ignore", required_argument, NULL, 'I'}
-/* One of them as getopt_long returned it (c): 1 taken, 0 not one of them, -1 a bad value (said). */
-int gpu_fault_option(const char *cmd, int c, const char *value, struct gpu_fault_options *o);
+extern const char kernel_log_help[], expect_gpus_help[], xid_fatal_help[], xid_ignore_help[];
+enum opt_result xid_list_option(const char *cmd, const struct opt *row, const char *value);
+#define OPT_GPU_FAULT_ROWS(f)                                                                                          \
+    OPT_FILE("kernel-log", 0, &(f)->kernel_log, "FILE", kernel_log_help),                                              \
+        OPT_INT("expect-gpus", 0, &(f)->expect_gpus, 1, GPU_MAX_PER_NODE, "N", expect_gpus_help),                       \
+        OPT_CALLBACK("xid-fatal", 0, (f)->xid.fatal, xid_list_option, 0, "LIST", xid_fatal_help),                      \
+        OPT_CALLBACK("xid-ignore", 0, (f)->xid.ignore, xid_list_option, 0, "LIST", xid_ignore_help)
 /* After the options: refuses a code in both lists and an unusable --kernel-log file (said), false;
  * else true (o->xid then goes into the audit request: pipeline/audit.h). */
 bool gpu_fault_options_apply(const char *cmd, const struct gpu_fault_options *o);
+
+/* Rows audit and health (and snapshot, plan) share: the machine judged, its GPUs as nvidia-smi files
+ * describe them (repeatable, into an audit_request), the workload, node_exporter's file. */
+extern const char sysroot_help[], nvidia_smi_help[], workload_help[], prom_help[];
+enum opt_result nvidia_smi_row(const char *cmd, const struct opt *row, const char *value);
+enum opt_result workload_row(const char *cmd, const struct opt *row, const char *value);
+/* --fx CUR=RATE (plan, cost): adds a rate to the struct fx_rates the row points to. */
+enum opt_result fx_row(const char *cmd, const struct opt *row, const char *value);
+#define OPT_SYSROOT_ROW(p) OPT_DIR("sysroot", 's', (p), "DIR", sysroot_help)
+#define OPT_NVIDIA_SMI_ROW(req) OPT_CALLBACK("nvidia-smi", 0, (req), nvidia_smi_row, 0, "FILE", nvidia_smi_help)
+#define OPT_WORKLOAD_ROW(p) OPT_CALLBACK("workload", 'w', OPT_CHECK(enum workload, p), workload_row, 0, "W", workload_help)
+#define OPT_PROM_ROW(p) OPT_FILE("prom", 0, (p), "FILE", prom_help)
 
 /* --nvidia-smi FILE, given again for more files of the same machine (audit, health): adds value to
  * req's files; false (said) past NVIDIA_SMI_MAX_FILES. */

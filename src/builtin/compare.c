@@ -4,51 +4,42 @@
 
 #include "report/wrap.h"
 #include "builtin/builtin.h"
+#include "builtin/parse_options.h"
 #include "fleet/fleet.h"
 #include "report/fleet_report.h"
 #include "util/i18n.h"
 #include "util/output.h"
 #include "util/output_file.h"
 
-static const char usage[] =
-     N_("usage: gpuvet compare [--json] [--html FILE] [--markdown FILE] A.json B.json\n"
-    "\n"
-    "Two machines side by side (two providers' trial boxes, a good node and a bad one): their\n"
-    "gpuvet.audit/1 (or gpuvet.bench/1) documents, differences first, then what is the same, bench\n"
-    "figures, and problem findings only one of them has.\n"
-    "\n"
-    "  --json          write the gpuvet.compare/1 document (docs/fleet-json.md)\n"
-    "  --html FILE     also write the comparison as one self-contained HTML page; FILE - writes it\n"
-    "                  to standard output instead of the text report\n"
-    "  --markdown FILE  also write it as GitHub-flavoured Markdown (- likewise)\n"
-    "\n"
-    "exit status: 0 no difference, 1 differences or a fail finding on either side, 2 could not run\n");
+static const struct opt_command compare_command_help = {
+    .name = "compare",
+    .usage = N_("usage: gpuvet compare [--json] [--html FILE] [--markdown FILE] A.json B.json\n"
+                "\n"
+                "Two machines side by side (two providers' trial boxes, a good node and a bad one): their\n"
+                "gpuvet.audit/1 (or gpuvet.bench/1) documents, differences first, then what is the same, bench\n"
+                "figures, and problem findings only one of them has.\n"
+                "\n"),
+    .footer = N_("exit status: 0 no difference, 1 differences or a fail finding on either side, 2 could not run\n"),
+};
 
 int cmd_compare(int argc, char **argv)
 {
-    static const struct option options[] = {
-        {"json", no_argument, NULL, 'j'},
-        {"html", required_argument, NULL, 'H'},
-        {"markdown", required_argument, NULL, 'M'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     bool json = false;
     const char *html_file = NULL, *markdown_file = NULL;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "jh", options, NULL)) != -1) {
-        switch (c) {
-        case 'j': json = true; break;
-        case 'H': html_file = optarg; break;
-        case 'M': markdown_file = optarg; break;
-        case 'h': print_help(stdout, _(usage)); return 0;
-        default: return option_error(options, argv);
-        }
-    }
+    struct opt table[] = {
+        OPT_FLAG("json", 'j', &json, N_("write the gpuvet.compare/1 document (docs/fleet-json.md)")),
+        OPT_FILE("html", 0, &html_file, "FILE",
+                 N_("also write the comparison as one self-contained HTML page; FILE - writes it to standard output "
+                    "instead of the text report")),
+        OPT_FILE("markdown", 0, &markdown_file, "FILE", N_("also write it as GitHub-flavoured Markdown (- likewise)")),
+        OPT_END(),
+    };
+    int parsed = opt_parse(&compare_command_help, table, argc, argv);
+    if (parsed)
+        return parsed < 0 ? 0 : parsed;
     if (argc - optind != 2) {
         print_error("compare", _("give exactly two documents"));
-        print_help(stderr, _(usage));
+        opt_usage(stderr, &compare_command_help, table);
         return EXIT_CANNOT_RUN;
     }
     /* One fleet per side: two trial boxes may well carry the same host name. */

@@ -6,6 +6,7 @@
 
 #include "report/wrap.h"
 #include "builtin/builtin.h"
+#include "builtin/parse_options.h"
 #include "probe/watch.h"
 #include "report/cost_report.h"
 #include "sizing/offers.h"
@@ -15,27 +16,27 @@
 #include "util/output.h"
 #include "util/parse.h"
 
-static const char usage[] =
-    N_("usage: gpuvet cost OFFERS.csv|OFFERS.json [--precision P] [--util U | --util-from DMON.log|WATCH.json]\n"
-    "                   [--job-flops F | --params P --tokens T] [--json]\n"
-    "\n"
-    "Ranks GPU offers by effective price: price per hour / (GPUs x dense TFLOPS x utilisation).\n"
-    "Offers: CSV with a header, or JSON (an array, or {\"offers\": [...]}), with the fields\n"
-    "  name, gpu, count, and price_per_hour or price_per_month (720 hours, a 30-day month);\n"
-    "  optional: currency (USD), util (measured GPU utilisation of that server), tflops (the\n"
-    "  per-GPU TFLOPS the offer quotes: a sparse figure is flagged), cpu, ram_gb.\n"
-    "\n"
-    "  --precision P   bf16 (default), fp16, tf32, fp32, fp64, fp8, int8\n"
-    "  --util U        utilisation for offers without a util field (0.68 or 68%); default 1 = peak\n"
-    "  --util-from LOG the mean SM utilisation of an `nvidia-smi dmon -s u` log, or of a\n"
-    "                  `gpuvet watch --json` timeline (a .json file), used as --util\n"
-    "  --fx CUR=RATE   US dollars per unit of CUR (--fx CNY=0.14): convert those offers and rank them\n"
-    "                  with the USD ones; without a rate each currency is ranked on its own\n"
-    "  --job-flops F   a job's FLOPs (1e21, 3.2e22): hours and cost per offer\n"
-    "  --params P --tokens T   the job is LLM training: 6 x P x T FLOPs (7B, 2T)\n"
-    "  --json          write the gpuvet.cost/1 JSON document\n"
-    "\n"
-    "exit status: 0 ok, 2 bad input (the message names FILE:LINE)\n");
+static const struct opt_command cost_command_help = {
+    .name = "cost",
+    .usage = N_("usage: gpuvet cost OFFERS.csv|OFFERS.json [--precision P] [--util U | --util-from DMON.log|WATCH.json]\n"
+                "                   [--job-flops F | --params P --tokens T] [--json]\n"
+                "\n"
+                "Ranks GPU offers by effective price: price per hour / (GPUs x dense TFLOPS x utilisation).\n"
+                "Offers: CSV with a header, or JSON (an array, or {\"offers\": [...]}), with the fields\n"
+                "  name, gpu, count, and price_per_hour or price_per_month (720 hours, a 30-day month);\n"
+                "  optional: currency (USD), util (measured GPU utilisation of that server), tflops (the\n"
+                "  per-GPU TFLOPS the offer quotes: a sparse figure is flagged), cpu, ram_gb.\n"
+                "\n"),
+    .footer = N_("exit status: 0 ok, 2 bad input (the message names FILE:LINE)\n"),
+};
+
+static enum opt_result take_precision(const char *cmd, const struct opt *row, const char *value)
+{
+    return precision_parse(value, row->value) ||
+                   option_invalid(cmd, row->name, value, N_("bf16, fp16, tf32, fp32, fp64, fp8 or int8"))
+               ? OPT_TAKEN
+               : OPT_BAD;
+}
 
 /* The offers' flags are written in the language of the output: English for --json (like every
  * machine writer), the user's for the text. A file that fails to load in English is read again in
@@ -58,65 +59,34 @@ static int offers_in_output_language(const char *path, const struct gpu_table *t
 
 int cmd_cost(int argc, char **argv)
 {
-    static const struct option options[] = {
-        {"precision", required_argument, NULL, 'p'},
-        {"util", required_argument, NULL, 'u'},
-        {"job-flops", required_argument, NULL, 'f'},
-        {"params", required_argument, NULL, 'P'},
-        {"tokens", required_argument, NULL, 'T'},
-        {"util-from", required_argument, NULL, 'U'},
-        {"fx", required_argument, NULL, 'x'},
-        {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     enum precision prec = PREC_BF16;
     double util = 0, job_flops = 0, params = 0, tokens = 0;
     const char *util_from = NULL;
     bool json = false;
-    int c;
-    optind = 1;
     struct fx_rates fx = {0};
-    while ((c = getopt_long(argc, argv, "p:u:f:P:T:U:x:jh", options, NULL)) != -1) {
-        bool ok = true;
-        switch (c) {
-        case 'p':
-            ok = precision_parse(optarg, &prec) ||
-                 option_invalid("cost", "precision", optarg, N_("bf16, fp16, tf32, fp32, fp64, fp8 or int8"));
-            break;
-        case 'u':
-            ok = option_fraction("cost", "util", optarg, &util);
-            break;
-        case 'f':
-            ok = option_positive("cost", "job-flops", optarg, &job_flops);
-            break;
-        case 'P':
-            ok = option_positive("cost", "params", optarg, &params);
-            break;
-        case 'T':
-            ok = option_positive("cost", "tokens", optarg, &tokens);
-            break;
-        case 'U':
-            util_from = optarg;
-            break;
-        case 'x':
-            ok = fx_add(&fx, optarg) || option_invalid("cost", "fx", optarg, fx_hint);
-            break;
-        case 'j':
-            json = true;
-            break;
-        case 'h':
-            print_help(stdout, _(usage));
-            return 0;
-        default:
-            return option_error(options, argv);
-        }
-        if (!ok)
-            return EXIT_CANNOT_RUN;
-    }
+    struct opt options[] = {
+        OPT_CALLBACK("precision", 'p', &prec, take_precision, 0, "P",
+                     N_("bf16 (default), fp16, tf32, fp32, fp64, fp8, int8")),
+        OPT_FRACTION("util", 'u', &util, "U",
+                     N_("utilisation for offers without a util field (0.68 or 68%); default 1 = peak")),
+        OPT_FILE("util-from", 'U', &util_from, "LOG",
+                 N_("the mean SM utilisation of an `nvidia-smi dmon -s u` log, or of a `gpuvet watch --json` "
+                    "timeline (a .json file), used as --util")),
+        OPT_CALLBACK("fx", 'x', &fx, fx_row, 0, "CUR=RATE",
+                     N_("US dollars per unit of CUR (--fx CNY=0.14): convert those offers and rank them with the USD "
+                        "ones; without a rate each currency is ranked on its own")),
+        OPT_REAL("job-flops", 'f', &job_flops, "F", N_("a job's FLOPs (1e21, 3.2e22): hours and cost per offer")),
+        OPT_REAL("params", 'P', &params, "P", N_("with --tokens, the job is LLM training: 6 x P x T FLOPs (7B)")),
+        OPT_REAL("tokens", 'T', &tokens, "T", N_("with --params: the tokens trained on (2T)")),
+        OPT_FLAG("json", 'j', &json, N_("write the gpuvet.cost/1 JSON document")),
+        OPT_END(),
+    };
+    int parsed = opt_parse(&cost_command_help, options, argc, argv);
+    if (parsed)
+        return parsed < 0 ? 0 : parsed;
     if (optind + 1 != argc) {
         print_error("cost", _("give one offers file"));
-        print_help(stderr, _(usage));
+        opt_usage(stderr, &cost_command_help, options);
         return EXIT_CANNOT_RUN;
     }
     if ((params > 0) != (tokens > 0) || (job_flops > 0 && params > 0)) {

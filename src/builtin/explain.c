@@ -2,25 +2,24 @@
 #include <string.h>
 
 #include "builtin/builtin.h"
+#include "builtin/parse_options.h"
 #include "report/explain_text.h"
 #include "rules/rule.h"
 #include "util/i18n.h"
 #include "util/output.h"
 #include "util/suggest.h"
 
-static void print_usage(FILE *out)
-{
-    fputs(_("usage: gpuvet explain RULE_ID|PREFIX|WORKLOAD\n"
-            "\n"
-            "Prints a rule's rationale and its severity per workload, the rules whose IDs start with\n"
-            "PREFIX (PCIE lists the PCIe rules), or the key facts a workload's verdict needs.\n"
-            "\n"
-            "workloads:"), out);
-    for (int w = 0; w < WORKLOAD_COUNT; w++)
-        fprintf(out, " %s", workload_name((enum workload)w));
-    fputs(_("\nrules: gpuvet audit --list-rules\n"
-            "exit status: 0 explained, 2 no such rule, prefix or workload\n"), out);
-}
+static const struct opt_command explain_command_help = {
+    .name = "explain",
+    .usage = N_("usage: gpuvet explain RULE_ID|PREFIX|WORKLOAD\n"
+                "\n"
+                "Prints a rule's rationale and its severity per workload, the rules whose IDs start with\n"
+                "PREFIX (PCIE lists the PCIe rules), or the key facts a workload's verdict needs.\n"
+                "\n"
+                "workloads: %s\n"
+                "rules: gpuvet audit --list-rules\n"
+                "exit status: 0 explained, 2 no such rule, prefix or workload\n"),
+};
 
 static int no_such_rule(const char *query)
 {
@@ -41,21 +40,23 @@ static int no_such_rule(const char *query)
 
 int cmd_explain(int argc, char **argv)
 {
-    static const struct option options[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-        if (c != 'h')
-            return option_error(options, argv); /* --hepl: did you mean --help? */
-        print_usage(stdout);
-        return 0;
-    }
+    /* the workloads of the rules' table, the one list (the shell completion reads this line) */
+    char workloads[256] = "";
+    for (int w = 0; w < WORKLOAD_COUNT; w++)
+        snprintf(workloads + strlen(workloads), sizeof workloads - strlen(workloads), "%s%s", w ? " " : "",
+                 workload_name((enum workload)w));
+    struct opt_command help = explain_command_help;
+    help.operands = workloads;
+    struct opt table[] = {OPT_END()};
+    int parsed = opt_parse(&help, table, argc, argv); /* --hepl: did you mean --help? */
+    if (parsed)
+        return parsed < 0 ? 0 : parsed;
     if (argc - optind != 1) {
         if (optind == argc)
             print_error("explain", _("give a rule ID, rule prefix or workload"));
         else
             print_error("explain", _("unexpected argument '%s'"), argv[optind + 1]);
-        print_usage(stderr);
+        opt_usage(stderr, &help, table);
         return EXIT_CANNOT_RUN;
     }
     const char *query = argv[optind];

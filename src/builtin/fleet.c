@@ -5,6 +5,7 @@
 
 #include "report/wrap.h"
 #include "builtin/builtin.h"
+#include "builtin/parse_options.h"
 #include "fleet/fleet.h"
 #include "report/fleet_report.h"
 #include "util/i18n.h"
@@ -12,56 +13,43 @@
 #include "util/output_file.h"
 #include "util/parse.h"
 
-static const char usage[] =
-     N_("usage: gpuvet fleet [--json] [--html FILE] [--markdown FILE] [--tolerance PERCENT] FILE|DIR...\n"
-    "\n"
-    "Reads gpuvet.audit/1 and gpuvet.bench/1 documents (files, or every *.json of a directory; one\n"
-    "of each per host, joined by host name; in a directory, other JSON files are skipped and only the\n"
-    "newest document of a host is read, each with a note), groups the nodes by CPU and accelerator\n"
-    "models, and names the nodes that differ from their group's majority (CPU count, DIMMs per\n"
-    "channel, accelerator links, driver and CUDA, kernel settings), bench figures below the group's\n"
-    "median, and problem findings present on only some nodes.\n"
-    "\n"
-    "  --tolerance PERCENT  how far below the group's median a bench figure may fall (default 5)\n"
-    "  --json              write the gpuvet.fleet/1 document (docs/fleet-json.md)\n"
-    "  --html FILE         also write one self-contained HTML page (groups, odd nodes, low figures);\n"
-    "                      FILE - writes it to standard output instead of the text report\n"
-    "  --markdown FILE     also write the same content as GitHub-flavoured Markdown (- likewise)\n"
-    "\n"
-    "exit status: 0 every node alike, 1 odd nodes, fields without a majority, low figures or a fail\n"
-    "finding on any node, 2 could not run\n");
+static const struct opt_command fleet_command_help = {
+    .name = "fleet",
+    .usage = N_("usage: gpuvet fleet [--json] [--html FILE] [--markdown FILE] [--tolerance PERCENT] FILE|DIR...\n"
+                "\n"
+                "Reads gpuvet.audit/1 and gpuvet.bench/1 documents (files, or every *.json of a directory; one\n"
+                "of each per host, joined by host name; in a directory, other JSON files are skipped and only the\n"
+                "newest document of a host is read, each with a note), groups the nodes by CPU and accelerator\n"
+                "models, and names the nodes that differ from their group's majority (CPU count, DIMMs per\n"
+                "channel, accelerator links, driver and CUDA, kernel settings), bench figures below the group's\n"
+                "median, and problem findings present on only some nodes.\n"
+                "\n"),
+    .footer = N_("exit status: 0 every node alike, 1 odd nodes, fields without a majority, low figures or a fail\n"
+                 "finding on any node, 2 could not run\n"),
+};
 
 int cmd_fleet(int argc, char **argv)
 {
-    static const struct option options[] = {
-        {"json", no_argument, NULL, 'j'},
-        {"tolerance", required_argument, NULL, 't'},
-        {"html", required_argument, NULL, 'H'},
-        {"markdown", required_argument, NULL, 'M'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     bool json = false;
     const char *html_file = NULL, *markdown_file = NULL;
     double tolerance = 5;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "jh", options, NULL)) != -1) {
-        switch (c) {
-        case 'j': json = true; break;
-        case 'H': html_file = optarg; break;
-        case 'M': markdown_file = optarg; break;
-        case 't':
-            if (!option_percent("fleet", "tolerance", optarg, 100, &tolerance))
-                return EXIT_CANNOT_RUN;
-            break;
-        case 'h': print_help(stdout, _(usage)); return 0;
-        default: return option_error(options, argv);
-        }
-    }
+    struct opt table[] = {
+        OPT_PERCENT("tolerance", &tolerance, 100, "PERCENT",
+                    N_("how far below the group's median a bench figure may fall (default %s)")),
+        OPT_FLAG("json", 'j', &json, N_("write the gpuvet.fleet/1 document (docs/fleet-json.md)")),
+        OPT_FILE("html", 0, &html_file, "FILE",
+                 N_("also write one self-contained HTML page (groups, odd nodes, low figures); FILE - writes it to "
+                    "standard output instead of the text report")),
+        OPT_FILE("markdown", 0, &markdown_file, "FILE",
+                 N_("also write the same content as GitHub-flavoured Markdown (- likewise)")),
+        OPT_END(),
+    };
+    int parsed = opt_parse(&fleet_command_help, table, argc, argv);
+    if (parsed)
+        return parsed < 0 ? 0 : parsed;
     if (optind >= argc) {
         print_error("fleet", _("give the audit and bench documents (files or directories)"));
-        print_help(stderr, _(usage));
+        opt_usage(stderr, &fleet_command_help, table);
         return EXIT_CANNOT_RUN;
     }
     struct fleet f;

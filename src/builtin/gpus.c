@@ -6,43 +6,35 @@
 
 #include "report/wrap.h"
 #include "builtin/builtin.h"
+#include "builtin/parse_options.h"
 #include "report/gpus_report.h"
 #include "util/gputable.h"
 #include "util/i18n.h"
 #include "util/output.h"
 
-static const char usage[] =
-     N_("usage: gpuvet gpus [--json] [NAME...]\n"
-    "\n"
-    "Lists the GPU table (vendor peak figures, dense and sparse tensor TFLOPS apart, with a source\n"
-    "per row), or resolves NAMEs: a canonical id (h100-sxm5-80gb), a short form (H100-80GB picks\n"
-    "the SXM part and says so) or an nvidia-smi product name (\"NVIDIA A100-SXM4-80GB\").\n"
-    "\n"
-    "  --json   write the gpuvet.gpus/1 JSON document\n"
-    "\n"
-    "The table is data/gpus.csv, compiled in; PREFIX/share/gpuvet/gpus.csv beside an installed gpuvet,\n"
-    "gpuvet --data DIR or GPUVET_DATA_DIR overrides it.\n"
-    "exit status: 0 ok, 2 unknown GPU or unreadable table\n");
+static const struct opt_command gpus_command_help = {
+    .name = "gpus",
+    .usage = N_("usage: gpuvet gpus [--json] [NAME...]\n"
+                "\n"
+                "Lists the GPU table (vendor peak figures, dense and sparse tensor TFLOPS apart, with a source\n"
+                "per row), or resolves NAMEs: a canonical id (h100-sxm5-80gb), a short form (H100-80GB picks\n"
+                "the SXM part and says so) or an nvidia-smi product name (\"NVIDIA A100-SXM4-80GB\").\n"
+                "\n"),
+    .footer = N_("The table is data/gpus.csv, compiled in; PREFIX/share/gpuvet/gpus.csv beside an installed gpuvet,\n"
+                 "gpuvet --data DIR or GPUVET_DATA_DIR overrides it.\n"
+                 "exit status: 0 ok, 2 unknown GPU or unreadable table\n"),
+};
 
 int cmd_gpus(int argc, char **argv)
 {
-    static const struct option options[] = {
-        {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
     bool json = false;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "jh", options, NULL)) != -1) {
-        switch (c) {
-        case 'j':
-            json = true;
-            break;
-        case 'h':
-            print_help(stdout, _(usage));
-            return 0;
-        default:
-            return option_error(options, argv);
-        }
-    }
+    struct opt options[] = {
+        OPT_FLAG("json", 'j', &json, N_("write the gpuvet.gpus/1 JSON document")),
+        OPT_END(),
+    };
+    int parsed = opt_parse(&gpus_command_help, options, argc, argv);
+    if (parsed)
+        return parsed < 0 ? 0 : parsed;
     struct gpu_table table;
     char err[1024];
     if (gpu_table_load_default(&table, err, sizeof err) != 0) {

@@ -13,44 +13,17 @@
 #include "util/output_file.h"
 #include "util/parse.h"
 
-static const char usage[] =
-     N_("usage: gpuvet health [--sysroot DIR] [--workload W] [--fail-on-warn] [--prom FILE]\n"
-    "                     [--area AREA] [--nfd FILE [--nfd-interval SECONDS]] [--nvidia-smi FILE]\n"
-    "                     [--slurm [--node NAME] [--scontrol PATH]]\n"
-    "                     [--expect-gpus N] [--kernel-log FILE] [--xid-fatal LIST] [--xid-ignore LIST]\n"
-    "\n"
-    "The fast check for Slurm's HealthCheckProgram and Node Problem Detector's custom plugins: the\n"
-    "audit's rules without benchmarks and without the CPU-use sample. stdout is one line of at most\n"
-    "80 bytes (\"gpuvet: OK\" or \"gpuvet: FAIL RULE_ID subject: message\"); every problem is on stderr.\n"
-    "\n"
-    "  --sysroot DIR   check a recorded machine (as gpuvet audit --sysroot)\n"
-    "  --workload W    general (default), cv-train, llm-train, llm-infer, render, hpc\n"
-    "  --fail-on-warn  warnings fail the node too (default: only the audit's fails do)\n"
-    "  --prom FILE     also write node_exporter's textfile format to FILE, atomically\n"
-    "  --area AREA     only the rules of one area count: %s\n"
-    "                  (one Node Problem Detector condition per area)\n"
-    "  --nfd FILE      also write Node Feature Discovery labels (features.d format) to FILE,\n"
-    "                  atomically: the verdict per workload, the narrowest GPU link, GPUs and\n"
-    "                  memory on one NUMA node, memory channels full\n"
-    "  --nfd-interval SECONDS  how often the check runs (default %g): the labels expire after\n"
-    "                  twice that\n"
-    "  --expect-gpus N  the node should show N accelerators: fewer fails it (GPU_LOST)\n"
-    "  --kernel-log FILE  judge this saved kernel log instead of the live one (GPU_XID_ERRORS,\n"
-    "                  PCIE_AER_ERRORS)\n"
-    "  --xid-fatal LIST, --xid-ignore LIST  Xid codes (48,79) judged as faults, or ignored\n"
-    "  --nvidia-smi FILE  the GPUs as these nvidia-smi files describe them, not as NVML sees them\n"
-    "                  (as gpuvet audit --nvidia-smi; again for more files of the same node)\n"
-    "  --slurm         on a fail, drain this node: scontrol update NodeName=NODE State=DRAIN\n"
-    "                  Reason=\"gpuvet:RULE_ID subject\"; when clean again, resume a node gpuvet\n"
-    "                  drained. A node drained or down for any other reason is never touched.\n"
-    "                  This is the one thing gpuvet changes, through the scheduler, because you ask.\n"
-    "                  slurm.conf: SLURM_CONF, else the one slurmd runs with, else Slurm's defaults;\n"
-    "                  drains, resumes and errors also go to syslog (ident gpuvet)\n"
-    "  --node NAME     the Slurm node name (default: SLURMD_NODENAME, else the short host name)\n"
-    "  --scontrol PATH scontrol to run (default: /usr/bin/scontrol, /usr/local/bin/scontrol, then\n"
-    "                  PATH); each call is stopped after 10 s\n"
-    "\n"
-    "exit status: 0 OK, 1 the node has a problem, 2 could not check (or scontrol failed)\n");
+static const struct opt_command health_command_help = {
+    .name = "health",
+    .synopsis = true,
+    .usage = N_("usage: gpuvet health %s\n"
+                "\n"
+                "The fast check for Slurm's HealthCheckProgram and Node Problem Detector's custom plugins: the\n"
+                "audit's rules without benchmarks and without the CPU-use sample. stdout is one line of at most\n"
+                "80 bytes (\"gpuvet: OK\" or \"gpuvet: FAIL RULE_ID subject: message\"); every problem is on stderr.\n"
+                "\n"),
+    .footer = N_("exit status: 0 OK, 1 the node has a problem, 2 could not check (or scontrol failed)\n"),
+};
 
 /* health_areas[] joined with the reader's ", ", and with "or" before the last when or_last. */
 static void area_list(char *buf, size_t n, bool or_last)
@@ -71,18 +44,6 @@ static void area_list(char *buf, size_t n, bool or_last)
     }
 }
 
-/* The usage with the areas of health_areas[], the one list, and the default NFD interval. */
-static void print_usage(FILE *o)
-{
-    char areas[256];
-    area_list(areas, sizeof areas, false);
-    char *text = NULL;
-    if (asprintf(&text, _(usage), areas, HEALTH_NFD_INTERVAL_DEFAULT) < 0)
-        abort();
-    print_help(o, text);
-    free(text);
-}
-
 struct health_options {
     const char *sysroot, *prom, *node, *scontrol, *area, *nfd;
     double nfd_interval;
@@ -92,68 +53,58 @@ struct health_options {
     struct audit_request evidence; /* --nvidia-smi files */
 };
 
+static enum opt_result area_row(const char *cmd, const struct opt *row, const char *value)
+{
+    if (health_area_known(value)) {
+        *(const char **)row->value = value;
+        return OPT_TAKEN;
+    }
+    char areas[256];
+    area_list(areas, sizeof areas, true);
+    option_invalid(cmd, row->name, value, areas);
+    return OPT_BAD;
+}
+
 /* Parses argv into o; returns -1 to exit EXIT_CANNOT_RUN, 1 to exit 0 (--help), 0 to go on. */
 static int parse_options(int argc, char **argv, struct health_options *o)
 {
-    static const struct option options[] = {
-        {"sysroot", required_argument, NULL, 's'}, {"workload", required_argument, NULL, 'w'},
-        {"fail-on-warn", no_argument, NULL, 'W'},  {"prom", required_argument, NULL, 'P'},
-        {"slurm", no_argument, NULL, 'S'},         {"node", required_argument, NULL, 'n'},
-        {"scontrol", required_argument, NULL, 'C'}, {"help", no_argument, NULL, 'h'},
-        {"area", required_argument, NULL, 'a'},    {"nfd", required_argument, NULL, 'D'},
-        {"nfd-interval", required_argument, NULL, 'T'}, {"nvidia-smi", required_argument, NULL, 'N'},
-        GPU_FAULT_OPTIONS,
-        {NULL, 0, NULL, 0},
+    /* --area's metavar: the areas of health_areas[], the one list */
+    char areas[256] = "";
+    for (int i = 0; health_areas[i]; i++)
+        snprintf(areas + strlen(areas), sizeof areas - strlen(areas), "%s%s", i ? "|" : "", health_areas[i]);
+    struct opt table[] = {
+        OPT_SYSROOT_ROW(&o->sysroot),
+        OPT_WORKLOAD_ROW(&o->workload),
+        OPT_FLAG("fail-on-warn", 0, &o->fail_on_warn, N_("warnings fail the node too (default: only the audit's fails do)")),
+        OPT_PROM_ROW(&o->prom),
+        OPT_CALLBACK("area", 0, &o->area, area_row, 0, areas,
+                     N_("only the rules of one area count (one Node Problem Detector condition per area)")),
+        OPT_FILE("nfd", 0, &o->nfd, "FILE",
+                 N_("also write Node Feature Discovery labels (features.d format) to FILE, atomically: the verdict per "
+                    "workload, the narrowest GPU link, GPUs and memory on one NUMA node, memory channels full")),
+        OPT_SECONDS("nfd-interval", 0, &o->nfd_interval, 7 * 86400, 0, "SECONDS",
+                    N_("how often the check runs (default %s): the labels expire after twice that")),
+        OPT_NVIDIA_SMI_ROW(&o->evidence),
+        OPT_GPU_FAULT_ROWS(&o->faults),
+        OPT_FLAG("slurm", 0, &o->slurm,
+                 N_("on a fail, drain this node: scontrol update NodeName=NODE State=DRAIN Reason=\"gpuvet:RULE_ID "
+                    "subject\"; when clean again, resume a node gpuvet drained. A node drained or down for any other "
+                    "reason is never touched. This is the one thing gpuvet changes, through the scheduler, because you "
+                    "ask. slurm.conf: SLURM_CONF, else the one slurmd runs with, else Slurm's defaults; drains, resumes "
+                    "and errors also go to syslog (ident gpuvet)")),
+        OPT_STRING("node", 0, &o->node, "NAME",
+                   N_("with --slurm: the Slurm node name (default: SLURMD_NODENAME, else the short host name)")),
+        OPT_FILE("scontrol", 0, &o->scontrol, "PATH",
+                 N_("with --slurm: scontrol to run (default: /usr/bin/scontrol, /usr/local/bin/scontrol, then PATH); "
+                    "each call is stopped after 10 s")),
+        OPT_END(),
     };
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "s:w:h", options, NULL)) != -1) {
-        switch (c) {
-        case 's': o->sysroot = optarg; break;
-        case 'w':
-            if (!workload_parse(optarg, &o->workload)) {
-                option_invalid("health", "workload", optarg, workload_names_hint);
-                return -1;
-            }
-            break;
-        case 'W': o->fail_on_warn = true; break;
-        case 'P': o->prom = optarg; break;
-        case 'S': o->slurm = true; break;
-        case 'n': o->node = optarg; break;
-        case 'C': o->scontrol = optarg; break;
-        case 'a':
-            if (!health_area_known(optarg)) {
-                char areas[256];
-                area_list(areas, sizeof areas, true);
-                option_invalid("health", "area", optarg, areas);
-                return -1;
-            }
-            o->area = optarg;
-            break;
-        case 'D': o->nfd = optarg; break;
-        case 'T':
-            if (!option_seconds("health", "nfd-interval", optarg, false, 7 * 86400, &o->nfd_interval))
-                return -1;
-            break;
-        case 'N':
-            if (!nvidia_smi_option("health", optarg, &o->evidence))
-                return -1;
-            break;
-        case 'h': print_usage(stdout); return 1;
-        default: {
-            int taken = gpu_fault_option("health", c, optarg, &o->faults);
-            if (taken < 0)
-                return -1;
-            if (taken == 0) {
-                option_error(options, argv);
-                return -1;
-            }
-        }
-        }
-    }
+    int parsed = opt_parse(&health_command_help, table, argc, argv);
+    if (parsed)
+        return parsed < 0 ? 1 : -1;
     if (optind < argc) {
         print_error("health", _("unexpected argument '%s'"), argv[optind]);
-        print_usage(stderr);
+        opt_usage(stderr, &health_command_help, table);
         return -1;
     }
     if ((o->node || o->scontrol) && !o->slurm) {

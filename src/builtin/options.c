@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "builtin/builtin.h"
+#include "sizing/offers.h"
 #include "util/fsroot.h"
 #include "util/inputfile.h"
 #include "util/output.h"
@@ -10,14 +11,6 @@
 #include "util/i18n.h"
 
 const char workload_names_hint[] = N_("general, cv-train, llm-train, llm-infer, render or hpc");
-
-const char *option_name(const struct option *options, int val)
-{
-    for (const struct option *opt = options; opt->name; opt++)
-        if (opt->val == val)
-            return opt->name;
-    return "?";
-}
 
 /* The option of options whose long name is name, or the only one it abbreviates (as getopt_long
  * takes "--mod" for --model); NULL when none, with *ambiguous set when several start with it. */
@@ -89,20 +82,47 @@ int option_error(const struct option *options, char **argv)
     return EXIT_CANNOT_RUN;
 }
 
-int gpu_fault_option(const char *cmd, int c, const char *value, struct gpu_fault_options *o)
+const char kernel_log_help[] =
+    N_("a saved kernel log (dmesg, dmesg -T, journalctl -k, a syslog file) instead of the live one (/dev/kmsg, or "
+       "a snapshot's): its GPU and PCIe errors since the last boot in it (GPU_XID_ERRORS, GPU_LOST, "
+       "PCIE_AER_ERRORS)");
+const char expect_gpus_help[] =
+    N_("the node should show N accelerators: fewer is GPU_LOST (audit's default: --claim's gpus.count)");
+const char xid_fatal_help[] = N_("Xid codes (48,79) judged as faults, whatever NVIDIA's catalogue (data/xid-codes.csv) says");
+const char xid_ignore_help[] = N_("Xid codes (48,79) ignored, whatever NVIDIA's catalogue says");
+const char sysroot_help[] = N_("a recorded machine (DIR/sys, DIR/proc; a `gpuvet snapshot` or an "
+                               "hwloc-gather-topology tree) instead of this one");
+const char nvidia_smi_help[] =
+    N_("read the GPUs from `nvidia-smi -q -x` output or `nvidia-smi -q` text, not from NVML; again for the same "
+       "machine's `nvidia-smi nvlink -s` and `-e` text (NVLink state, error counters), each file known by its "
+       "content");
+const char workload_help[] = N_("general (default), cv-train, llm-train, llm-infer, render, hpc");
+const char prom_help[] = N_("also write the findings in node_exporter's textfile format to FILE, atomically");
+
+enum opt_result xid_list_option(const char *cmd, const struct opt *row, const char *value)
 {
-    switch (c) {
-    case 'K': o->kernel_log = value; return 1;
-    case 'E': return option_int(cmd, "expect-gpus", value, 1, GPU_MAX_PER_NODE, &o->expect_gpus) ? 1 : -1;
-    case 'F':
-    case 'I':
-        if (xid_list_parse(value, c == 'F' ? o->xid.fatal : o->xid.ignore))
-            return 1;
-        option_invalid(cmd, c == 'F' ? "xid-fatal" : "xid-ignore", value,
-                       N_("a comma-separated list of Xid codes from 0 to 1023, such as 48,79"));
-        return -1;
-    }
-    return 0;
+    if (xid_list_parse(value, row->value))
+        return OPT_TAKEN;
+    option_invalid(cmd, row->name, value, N_("a comma-separated list of Xid codes from 0 to 1023, such as 48,79"));
+    return OPT_BAD;
+}
+
+enum opt_result nvidia_smi_row(const char *cmd, const struct opt *row, const char *value)
+{
+    return nvidia_smi_option(cmd, value, row->value) ? OPT_TAKEN : OPT_BAD;
+}
+
+enum opt_result fx_row(const char *cmd, const struct opt *row, const char *value)
+{
+    return fx_add(row->value, value) || option_invalid(cmd, row->name, value, fx_hint) ? OPT_TAKEN : OPT_BAD;
+}
+
+enum opt_result workload_row(const char *cmd, const struct opt *row, const char *value)
+{
+    if (workload_parse(value, row->value))
+        return OPT_TAKEN;
+    option_invalid(cmd, row->name, value, workload_names_hint);
+    return OPT_BAD;
 }
 
 bool gpu_fault_options_apply(const char *cmd, const struct gpu_fault_options *o)

@@ -9,6 +9,7 @@
 
 #include "report/wrap.h"
 #include "builtin/builtin.h"
+#include "builtin/parse_options.h"
 #include "pipeline/audit.h"
 #include "probe/audit_json.h"
 #include "report/plan_balance.h"
@@ -22,82 +23,16 @@
 #include "util/output.h"
 #include "util/parse.h"
 
-/* A printf format: the defaults it names come from the thresholds table (print_usage). */
-static const char usage[] =
-    /* xgettext:c-format */
-    N_("usage: gpuvet plan --workload llm-train|llm-infer|cv-train [--gpus [Nx]GPU] [options]\n"
-    "\n"
-    "Sizes one node (of --nodes) for a workload, and says why at each step: GPUs by memory need,\n"
-    "CPU cores by GPUs, host memory by task, storage and network.\n"
-    "\n"
-    "  --gpus [Nx]GPU       GPUs per node, e.g. 8xA100-80GB, \"8 x H100\" (`gpuvet gpus` lists them);\n"
-    "                       without it (llm-*): the GPUs of the table that fit, fewest per node first\n"
-    "  --nodes N            nodes (default 1)\n"
-    "  model (llm-*):       --model ID (llama-2/3/3.x/4, qwen2/2.5/3, mistral, mixtral, gemma-2,\n"
-    "                       deepseek-v3/r1, gpt-oss; or its Hugging Face name; --list-models lists\n"
-    "                       them) | --model-config config.json (MoE too) | --params N (7B)\n"
-    "llm-train:\n"
-    "  --zero 0|1|2|3       DeepSpeed ZeRO stage (default 2)\n"
-    "  --offload none|optimizer|cpu|nvme   optimizer states to CPU; cpu = optimizer and (ZeRO-3)\n"
-    "                       parameters to CPU; nvme = ZeRO-Infinity (default none)\n"
-    "  --no-zero-init       the model is built whole on every rank (no deepspeed.zero.Init)\n"
-    "  --seq N --micro-batch N   sequence length (default 4096) and micro-batch per GPU (default 1)\n"
-    "  --recompute none|selective|full  activation checkpointing (default none; full with --finetune,\n"
-    "                       as PEFT, Unsloth, LLaMA-Factory and QLoRA run it)\n"
-    "  --attention flash|eager           FlashAttention/SDPA keeps no s x s scores (default flash)\n"
-    "  --finetune lora|qlora   train low-rank adapters beside frozen bf16 (lora) or 4-bit (qlora) weights\n"
-    "  --rank R --lora-targets all|qv    adapter rank (default 16) and matrices (default all linear layers)\n"
-    "  --lora-dropout P     dropout on the adapters' input (default 0, PEFT's; LitGPT 0.05): it\n"
-    "                       keeps a copy of each adapted matrix's input and its mask\n"
-    "llm-infer:\n"
-    "  --batch N --context N     concurrent sequences and tokens each (defaults 1, 4096; 8k = 8192)\n"
-    "  --allow-long-context   plan a --context beyond the model's maximum (max_position_embeddings\n"
-    "                       and its rope_scaling), as vLLM's VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 does\n"
-    "  --weights bf16|fp16|fp8|int8|int4|fp4   weight precision (default: as the checkpoint ships, else\n"
-    "                       bf16; fp4 = NVFP4, on FP4 tensor cores where the GPU has them)\n"
-    "  --kv bf16|fp16|fp8   KV cache precision (default bf16)\n"
-    "  --gpu-memory-utilization F   the share of each GPU's memory the engine plans with (vLLM's\n"
-    "                       option; default %g)\n"
-    "  --prompt N           prompt tokens of each request's context, for the tokens/s estimate\n"
-    "                       (default half the context)\n"
-    "  --rate R             requests per second to serve: the GPUs and nodes they need, and the headroom\n"
-    "  --tensor-parallel N  estimate tokens/s for replicas of N GPUs only (default: the split of the\n"
-    "                       node with the most tokens/s)\n"
-    "cv-train:\n"
-    "  --img-rate N         images/s one GPU consumes (default: the table's ResNet-50 figure)\n"
-    "  --decode-rate N | --decode-from BENCH.json   images/s one core decodes and augments\n"
-    "                       (default %g; BENCH.json: `gpuvet bench decode --json`)\n"
-    "  --image-bytes SIZE   average image file size (default ImageNet's %.0f KB)\n"
-    "  --dataset-bytes SIZE dataset size, to cache it in host memory (1.2TB, 150GB)\n"
-    "\n"
-    "  --offers FILE        without --gpus: rank the offers of FILE (the format of `gpuvet cost`) by the\n"
-    "                       job's cost, and say which do not fit and why; --fx CUR=RATE converts currencies\n"
-    "  --tokens T           llm-train with --offers: tokens trained on (2T); cost = price x hours of\n"
-    "                       6 x active parameters x T FLOPs (4 x with --finetune) at dense BF16 x --util\n"
-    "                       llm-infer with --offers: output tokens to generate; offers are ranked by the\n"
-    "                       estimated cost per million output tokens (plan.throughput), with or without it\n"
-    "  --images N           cv-train with --offers: images to process (epochs x dataset, 115M)\n"
-    "  --util U             llm-train with --offers: GPU utilisation for offers without a util field\n"
-    "                       (0.4 or 40%%; default 1 = peak)\n"
-    "  --check [AUDIT.json] compare with a saved `gpuvet audit --json` (or this machine, or --sysroot)\n"
-    "  --sysroot DIR        with --check and no file: a recorded machine tree\n"
-    "  --bench FILE         with --check (cv-train, llm-train): a `gpuvet bench --json` file for the\n"
-    "                       balance of the pipeline's stages (repeatable: memory, storage, decode, pcie)\n"
-    "  --json               write the gpuvet.plan/1 JSON document\n"
-    "\n"
-    "exit status: 0 planned (and --check found nothing short), 1 the asked configuration does not fit\n"
-    "(or --check found a shortfall),\n"
-    "2 could not plan (bad option, unknown GPU or model, malformed file)\n");
-
-static void print_usage(FILE *out)
-{
-    const struct thresholds *cv = thresholds_for(WL_CV_TRAIN);
-    char *text = NULL;
-    if (asprintf(&text, _(usage), INFER_GPU_MEMORY_SHARE, cv->cv_decode_images_s_per_core, cv->cv_image_bytes / 1e3) < 0)
-        return;
-    print_help(out, text);
-    free(text);
-}
+static const struct opt_command plan_command_help = {
+    .name = "plan",
+    .usage = N_("usage: gpuvet plan --workload llm-train|llm-infer|cv-train [--gpus [Nx]GPU] [options]\n"
+                "\n"
+                "Sizes one node (of --nodes) for a workload, and says why at each step: GPUs by memory need,\n"
+                "CPU cores by GPUs, host memory by task, storage and network.\n"
+                "\n"),
+    .footer = N_("exit status: 0 planned (and --check found nothing short), 1 the asked configuration does not fit\n"
+                 "(or --check found a shortfall), 2 could not plan (bad option, unknown GPU or model, malformed file)\n"),
+};
 
 /* What the command does besides planning: the machine --check judges, and the output format. */
 struct plan_command {
@@ -138,94 +73,39 @@ static bool parse_element_bytes(const char *s, bool allow_int4, double *out)
     return false;
 }
 
-/* Option codes past the short options. */
-enum {
-    O_MODEL = 256,
-    O_CONFIG,
-    O_PARAMS,
-    O_NODES,
-    O_ZERO,
-    O_OFFLOAD,
-    O_NO_INIT,
-    O_SEQ,
-    O_MB,
-    O_RECOMPUTE,
-    O_ATTN,
-    O_BATCH,
-    O_CONTEXT,
-    O_WEIGHTS,
-    O_KV,
-    O_IMG,
-    O_DEC,
-    O_DECFROM,
-    O_IMGB,
-    O_DATA,
-    O_CHECK,
-    O_SYSROOT,
-    O_FINETUNE,
-    O_RANK,
-    O_TARGETS,
-    O_BENCH,
-    O_OFFERS,
-    O_TOKENS,
-    O_IMAGES,
-    O_UTIL,
-    O_FX,
-    O_PROMPT,
-    O_GMU,
-    O_RATE,
-    O_TP,
-    O_LONG_CONTEXT,
-    O_LORA_DROPOUT,
-    O_LIST_MODELS,
-    O_COUNT
-};
-
 /* An option the workload does not use is an error, not silently ignored. */
-static int check_options_apply(const struct plan_options *o, const bool *given, const struct option *options)
+static int check_options_apply(const struct plan_options *o, const struct opt *table)
 {
+#define LLM (1u << WL_LLM_TRAIN | 1u << WL_LLM_INFER)
+#define TRAIN (1u << WL_LLM_TRAIN)
+#define INFER (1u << WL_LLM_INFER)
+#define CV (1u << WL_CV_TRAIN)
     static const struct {
-        int option;
+        const char *option;
         unsigned workloads; /* bit per enum workload */
         int finetune;       /* 1: only with --finetune, -1: not with --finetune, 0: either */
     } scope[] = {
-        {O_MODEL, 1u << WL_LLM_TRAIN | 1u << WL_LLM_INFER, 0},
-        {O_CONFIG, 1u << WL_LLM_TRAIN | 1u << WL_LLM_INFER, 0},
-        {O_PARAMS, 1u << WL_LLM_TRAIN | 1u << WL_LLM_INFER, 0},
-        {O_ZERO, 1u << WL_LLM_TRAIN, -1},
-        {O_OFFLOAD, 1u << WL_LLM_TRAIN, -1},
-        {O_NO_INIT, 1u << WL_LLM_TRAIN, -1},
-        {O_SEQ, 1u << WL_LLM_TRAIN, 0},
-        {O_MB, 1u << WL_LLM_TRAIN, 0},
-        {O_RECOMPUTE, 1u << WL_LLM_TRAIN, 0},
-        {O_ATTN, 1u << WL_LLM_TRAIN, 0},
-        {O_FINETUNE, 1u << WL_LLM_TRAIN, 0},
-        {O_RANK, 1u << WL_LLM_TRAIN, 1},
-        {O_TARGETS, 1u << WL_LLM_TRAIN, 1},
-        {O_LORA_DROPOUT, 1u << WL_LLM_TRAIN, 1},
-        {O_BATCH, 1u << WL_LLM_INFER, 0},
-        {O_CONTEXT, 1u << WL_LLM_INFER, 0},
-        {O_WEIGHTS, 1u << WL_LLM_INFER, 0},
-        {O_KV, 1u << WL_LLM_INFER, 0},
-        {O_IMG, 1u << WL_CV_TRAIN, 0},
-        {O_DEC, 1u << WL_CV_TRAIN, 0},
-        {O_DECFROM, 1u << WL_CV_TRAIN, 0},
-        {O_IMGB, 1u << WL_CV_TRAIN, 0},
-        {O_DATA, 1u << WL_CV_TRAIN, 0},
-        {O_BENCH, 1u << WL_CV_TRAIN | 1u << WL_LLM_TRAIN, 0},
-        {O_PROMPT, 1u << WL_LLM_INFER, 0},
-        {O_GMU, 1u << WL_LLM_INFER, 0},
-        {O_RATE, 1u << WL_LLM_INFER, 0},
-        {O_TP, 1u << WL_LLM_INFER, 0},
-        {O_LONG_CONTEXT, 1u << WL_LLM_INFER, 0},
-        {O_TOKENS, 1u << WL_LLM_TRAIN | 1u << WL_LLM_INFER, 0},
-        {O_UTIL, 1u << WL_LLM_TRAIN, 0},
-        {O_IMAGES, 1u << WL_CV_TRAIN, 0},
+        {"model", LLM, 0},          {"model-config", LLM, 0},        {"params", LLM, 0},
+        {"zero", TRAIN, -1},        {"offload", TRAIN, -1},          {"no-zero-init", TRAIN, -1},
+        {"seq", TRAIN, 0},          {"micro-batch", TRAIN, 0},       {"recompute", TRAIN, 0},
+        {"attention", TRAIN, 0},    {"finetune", TRAIN, 0},          {"rank", TRAIN, 1},
+        {"lora-targets", TRAIN, 1}, {"lora-dropout", TRAIN, 1},      {"batch", INFER, 0},
+        {"context", INFER, 0},      {"weights", INFER, 0},           {"kv", INFER, 0},
+        {"img-rate", CV, 0},        {"decode-rate", CV, 0},          {"decode-from", CV, 0},
+        {"image-bytes", CV, 0},     {"dataset-bytes", CV, 0},        {"bench", CV | TRAIN, 0},
+        {"prompt", INFER, 0},       {"gpu-memory-utilization", INFER, 0}, {"rate", INFER, 0},
+        {"tensor-parallel", INFER, 0}, {"allow-long-context", INFER, 0}, {"tokens", LLM, 0},
+        {"util", TRAIN, 0},         {"images", CV, 0},
     };
+#undef LLM
+#undef TRAIN
+#undef INFER
+#undef CV
     for (size_t i = 0; i < sizeof scope / sizeof scope[0]; i++) {
-        if (!given[scope[i].option])
+        const struct opt *row = opt_find(table, scope[i].option);
+        if (!row || !row->seen)
             continue;
-        const char *name = option_name(options, scope[i].option);
+        const char *name = row->name;
         if (!(scope[i].workloads & (1u << o->workload)))
             return fail(_("--%s does not apply to --workload %s"), name, workload_name(o->workload));
         if (scope[i].finetune > 0 && o->finetune == FINETUNE_NONE)
@@ -238,256 +118,186 @@ static int check_options_apply(const struct plan_options *o, const bool *given, 
     return 0;
 }
 
-static int parse_options(int argc, char **argv, struct plan_command *cmd)
+static enum opt_result take_params(const char *cmd, const struct opt *row, const char *value)
+{
+    double *params = row->value;
+    if (!option_positive(cmd, row->name, value, params))
+        return OPT_BAD;
+    if (!(*params >= 1e6 && *params < LLM_MAX_PARAMS) &&
+        !option_invalid(cmd, row->name, value, N_("a parameter count from 1M to 100T (7B, 70e9)")))
+        return OPT_BAD;
+    return OPT_TAKEN;
+}
+
+static enum opt_result take_weights(const char *cmd, const struct opt *row, const char *value)
+{
+    return parse_element_bytes(value, true, row->value) ||
+                   option_invalid(cmd, row->name, value, N_("bf16, fp16, fp8, int8, int4 or fp4"))
+               ? OPT_TAKEN
+               : OPT_BAD;
+}
+
+static enum opt_result take_kv(const char *cmd, const struct opt *row, const char *value)
+{
+    return parse_element_bytes(value, false, row->value) || option_invalid(cmd, row->name, value, N_("bf16, fp16 or fp8"))
+               ? OPT_TAKEN
+               : OPT_BAD;
+}
+
+static enum opt_result take_bench(const char *cmd, const struct opt *row, const char *value)
+{
+    (void)cmd;
+    struct plan_command *c = row->value;
+    if (c->nbench == BALANCE_MAX_BENCH) {
+        fail(_("--bench %s: at most %d bench files"), value, BALANCE_MAX_BENCH);
+        return OPT_BAD;
+    }
+    c->bench[c->nbench++] = value;
+    return OPT_TAKEN;
+}
+
+/* The built-in models and the Hugging Face repository each comes from (shell completion reads the
+ * first column). */
+static enum opt_result list_models(const char *cmd, const struct opt *row, const char *value)
+{
+    (void)cmd, (void)row, (void)value;
+    for (int i = 0; llm_builtin_ids[i]; i++) {
+        struct llm_shape m;
+        char repo[256];
+        if (llm_builtin(llm_builtin_ids[i], &m) && llm_builtin_repo(&m, repo, sizeof repo))
+            printf("%s\t%s\n", llm_builtin_ids[i], repo);
+    }
+    return OPT_STOP;
+}
+
+static const struct opt_choice plan_workloads[] = {
+    {"llm-train", WL_LLM_TRAIN}, {"llm-infer", WL_LLM_INFER}, {"cv-train", WL_CV_TRAIN}, {NULL, 0}};
+static const struct opt_choice offloads[] = {
+    {"none", OFFLOAD_NONE}, {"optimizer", OFFLOAD_OPTIMIZER}, {"cpu", OFFLOAD_CPU}, {"nvme", OFFLOAD_NVME}, {NULL, 0}};
+static const struct opt_choice recomputes[] = {
+    {"none", RECOMPUTE_NONE}, {"selective", RECOMPUTE_SELECTIVE}, {"full", RECOMPUTE_FULL}, {NULL, 0}};
+static const struct opt_choice attentions[] = {{"flash", 1}, {"eager", 0}, {NULL, 0}};
+static const struct opt_choice finetunes[] = {{"lora", FINETUNE_LORA}, {"qlora", FINETUNE_QLORA}, {NULL, 0}};
+static const struct opt_choice lora_targets[] = {{"all", 0}, {"qv", 1}, {NULL, 0}};
+
+static int parse_plan_options(int argc, char **argv, struct plan_command *cmd)
 {
     struct plan_options *o = &cmd->plan;
-
-    static const struct option options[] = {
-        {"workload", required_argument, NULL, 'w'},
-        {"gpus", required_argument, NULL, 'g'},
-        {"model", required_argument, NULL, O_MODEL},
-        {"model-config", required_argument, NULL, O_CONFIG},
-        {"params", required_argument, NULL, O_PARAMS},
-        {"nodes", required_argument, NULL, O_NODES},
-        {"zero", required_argument, NULL, O_ZERO},
-        {"offload", required_argument, NULL, O_OFFLOAD},
-        {"no-zero-init", no_argument, NULL, O_NO_INIT},
-        {"seq", required_argument, NULL, O_SEQ},
-        {"micro-batch", required_argument, NULL, O_MB},
-        {"recompute", required_argument, NULL, O_RECOMPUTE},
-        {"attention", required_argument, NULL, O_ATTN},
-        {"batch", required_argument, NULL, O_BATCH},
-        {"context", required_argument, NULL, O_CONTEXT},
-        {"weights", required_argument, NULL, O_WEIGHTS},
-        {"kv", required_argument, NULL, O_KV},
-        {"img-rate", required_argument, NULL, O_IMG},
-        {"decode-rate", required_argument, NULL, O_DEC},
-        {"decode-from", required_argument, NULL, O_DECFROM},
-        {"image-bytes", required_argument, NULL, O_IMGB},
-        {"dataset-bytes", required_argument, NULL, O_DATA},
-        {"check", optional_argument, NULL, O_CHECK},
-        {"sysroot", required_argument, NULL, O_SYSROOT},
-        {"finetune", required_argument, NULL, O_FINETUNE},
-        {"rank", required_argument, NULL, O_RANK},
-        {"lora-targets", required_argument, NULL, O_TARGETS},
-        {"lora-dropout", required_argument, NULL, O_LORA_DROPOUT},
-        {"bench", required_argument, NULL, O_BENCH},
-        {"offers", required_argument, NULL, O_OFFERS},
-        {"tokens", required_argument, NULL, O_TOKENS},
-        {"images", required_argument, NULL, O_IMAGES},
-        {"util", required_argument, NULL, O_UTIL},
-        {"fx", required_argument, NULL, O_FX},
-        {"prompt", required_argument, NULL, O_PROMPT},
-        {"gpu-memory-utilization", required_argument, NULL, O_GMU},
-        {"allow-long-context", no_argument, NULL, O_LONG_CONTEXT},
-        {"rate", required_argument, NULL, O_RATE},
-        {"tensor-parallel", required_argument, NULL, O_TP},
-        {"json", no_argument, NULL, 'j'},
-        {"list-models", no_argument, NULL, O_LIST_MODELS},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     plan_options_default(o);
-    bool given[O_COUNT] = {0};
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "w:g:jh", options, NULL)) != -1) {
-        if (c >= O_MODEL && c < O_COUNT)
-            given[c] = true;
-        switch (c) {
-        case O_FINETUNE:
-            if (!(finetune_parse(optarg, &o->finetune) || option_invalid("plan", "finetune", optarg, N_("lora or qlora"))))
-                return EXIT_CANNOT_RUN;
-            break;
-        case O_RANK:
-            if (!option_int("plan", "rank", optarg, 1, 65536, &o->lora_rank))
-                return EXIT_CANNOT_RUN;
-            break;
-        case O_TARGETS:
-            if (strcmp(optarg, "all") && strcmp(optarg, "qv") && !option_invalid("plan", "lora-targets", optarg, N_("all or qv")))
-                return EXIT_CANNOT_RUN;
-            o->lora_qv_only = !strcmp(optarg, "qv");
-            break;
-        case 'w':
-            if (!(o->workload_set = workload_parse(optarg, &o->workload)) &&
-                !option_invalid("plan", "workload", optarg, N_("llm-train, llm-infer or cv-train")))
-                return EXIT_CANNOT_RUN;
-            break;
-        case 'g':
-            o->gpus = optarg;
-            break;
-        case O_MODEL:
-            o->model = optarg;
-            break;
-        case O_CONFIG:
-            o->model_config = optarg;
-            break;
-        case O_PARAMS:
-            if (!option_positive("plan", "params", optarg, &o->params))
-                return EXIT_CANNOT_RUN;
-            if (!(o->params >= 1e6 && o->params < LLM_MAX_PARAMS) &&
-                !option_invalid("plan", "params", optarg, N_("a parameter count from 1M to 100T (7B, 70e9)")))
-                return EXIT_CANNOT_RUN;
-            break;
-        case O_NODES:
-            if (!option_int("plan", "nodes", optarg, 1, 100000, &o->nodes))
-                return EXIT_CANNOT_RUN;
-            break;
-        case O_ZERO:
-            if (!option_int("plan", "zero", optarg, 0, 3, &o->zero.stage))
-                return EXIT_CANNOT_RUN;
-            break;
-        case O_OFFLOAD:
-            if (!(offload_parse(optarg, &o->zero.offload) || option_invalid("plan", "offload", optarg, N_("none, optimizer, cpu or nvme"))))
-                return EXIT_CANNOT_RUN;
-            break;
-        case O_NO_INIT:
-            o->zero.zero_init = false;
-            break;
-        case O_SEQ:
-            if (!option_tokens("plan", "seq", optarg, 10000000, &o->seq))
-                return EXIT_CANNOT_RUN;
-            break;
-        case O_MB:
-            if (!option_int("plan", "micro-batch", optarg, 1, 100000, &o->micro_batch))
-                return EXIT_CANNOT_RUN;
-            break;
-        case O_RECOMPUTE:
-            if (!(recompute_parse(optarg, &o->recompute) || option_invalid("plan", "recompute", optarg, N_("none, selective or full"))))
-                return EXIT_CANNOT_RUN;
-            o->recompute_given = true;
-            break;
-        case O_ATTN:
-            if (strcmp(optarg, "flash") && strcmp(optarg, "eager") && !option_invalid("plan", "attention", optarg, N_("flash or eager")))
-                return EXIT_CANNOT_RUN;
-            o->flash = !strcmp(optarg, "flash");
-            break;
-        case O_BATCH:
-            o->batch_given = true;
-            if (!option_int("plan", "batch", optarg, 1, 1000000, &o->batch))
-                return EXIT_CANNOT_RUN;
-            break;
-        case O_CONTEXT:
-            if (!option_tokens("plan", "context", optarg, 100000000, &o->context))
-                return EXIT_CANNOT_RUN;
-            break;
-        case O_WEIGHTS:
-            if (!(parse_element_bytes(optarg, true, &o->weight_bytes) ||
-                  option_invalid("plan", "weights", optarg, N_("bf16, fp16, fp8, int8, int4 or fp4"))))
-                return EXIT_CANNOT_RUN;
-            o->weights_given = true;
-            break;
-        case O_KV:
-            if (!(parse_element_bytes(optarg, false, &o->kv_bytes) || option_invalid("plan", "kv", optarg, N_("bf16, fp16 or fp8"))))
-                return EXIT_CANNOT_RUN;
-            break;
-        case O_IMG:
-            if (!option_positive("plan", "img-rate", optarg, &o->img_rate))
-                return EXIT_CANNOT_RUN;
-            break;
-        case O_DEC:
-            if (!option_positive("plan", "decode-rate", optarg, &o->decode_rate))
-                return EXIT_CANNOT_RUN;
-            break;
-        case O_DECFROM:
-            o->decode_from = optarg;
-            break;
-        case O_IMGB:
-            if (!option_bytes("plan", "image-bytes", optarg, &o->image_bytes))
-                return EXIT_CANNOT_RUN;
-            break;
-        case O_DATA:
-            if (!option_bytes("plan", "dataset-bytes", optarg, &o->dataset_bytes))
-                return EXIT_CANNOT_RUN;
-            break;
-        case O_CHECK:
-            cmd->check = true;
-            cmd->check_file = optarg;
-            break;
-        case O_SYSROOT:
-            cmd->sysroot = optarg;
-            break;
-        case O_OFFERS:
-            cmd->offers.file = optarg;
-            break;
-        case O_TOKENS:
-            if (!option_positive("plan", "tokens", optarg, &cmd->offers.tokens))
-                return EXIT_CANNOT_RUN;
-            break;
-        case O_PROMPT:
-            if (!option_tokens("plan", "prompt", optarg, 100000000, &o->prompt))
-                return EXIT_CANNOT_RUN;
-            break;
-        case O_LORA_DROPOUT:
-            if (!option_fraction("plan", "lora-dropout", optarg, &o->lora_dropout))
-                return EXIT_CANNOT_RUN;
-            break;
-        case O_LONG_CONTEXT:
-            o->allow_long_context = true;
-            break;
-        case O_GMU:
-            if (!option_fraction("plan", "gpu-memory-utilization", optarg, &o->gpu_memory_utilization))
-                return EXIT_CANNOT_RUN;
-            break;
-        case O_RATE:
-            if (!option_positive("plan", "rate", optarg, &o->rate))
-                return EXIT_CANNOT_RUN;
-            break;
-        case O_TP:
-            if (!option_int("plan", "tensor-parallel", optarg, 1, 1024, &o->tensor_parallel))
-                return EXIT_CANNOT_RUN;
-            break;
-        case O_IMAGES:
-            if (!option_positive("plan", "images", optarg, &cmd->offers.images))
-                return EXIT_CANNOT_RUN;
-            break;
-        case O_UTIL:
-            if (!option_fraction("plan", "util", optarg, &cmd->offers.util))
-                return EXIT_CANNOT_RUN;
-            break;
-        case O_FX:
-            if (!fx_add(&cmd->offers.fx, optarg)) {
-                option_invalid("plan", "fx", optarg, fx_hint);
-                return EXIT_CANNOT_RUN;
-            }
-            break;
-        case O_BENCH:
-            if (cmd->nbench == BALANCE_MAX_BENCH)
-                return fail(_("--bench %s: at most %d bench files"), optarg, BALANCE_MAX_BENCH);
-            cmd->bench[cmd->nbench++] = optarg;
-            break;
-        case 'j':
-            cmd->json = true;
-            break;
-        case 'h':
-            print_usage(stdout);
-            return -1;
-        case O_LIST_MODELS:
-            /* the built-in models and the Hugging Face repository each comes from (shell completion
-             * reads the first column) */
-            for (int i = 0; llm_builtin_ids[i]; i++) {
-                struct llm_shape m;
-                char repo[256];
-                if (llm_builtin(llm_builtin_ids[i], &m) && llm_builtin_repo(&m, repo, sizeof repo))
-                    printf("%s\t%s\n", llm_builtin_ids[i], repo);
-            }
-            return -1;
-        default:
-            return option_error(options, argv);
-        }
-    }
+    /* bool options with named values: enum rows store an int */
+    int flash = o->flash, qv_only = o->lora_qv_only;
+    struct opt table[] = {
+        OPT_ENUM("workload", 'w', &o->workload, plan_workloads, N_("what the node is for (required)")),
+        OPT_STRING("gpus", 'g', &o->gpus, "[Nx]GPU",
+                   N_("GPUs per node, e.g. 8xA100-80GB, \"8 x H100\" (`gpuvet gpus` lists them); without it (llm-*): "
+                      "the GPUs of the table that fit, fewest per node first")),
+        OPT_INT("nodes", 0, &o->nodes, 1, 100000, "N", N_("nodes (default %s)")),
+        OPT_STRING("model", 0, &o->model, "ID",
+                   N_("llm-*: the model, built in (llama-2/3/3.x/4, qwen2/2.5/3, mistral, mixtral, gemma-2, "
+                      "deepseek-v3/r1, gpt-oss) or its Hugging Face name")),
+        OPT_FILE("model-config", 0, &o->model_config, "config.json",
+                 N_("llm-*: the model from its Hugging Face config.json (MoE too)")),
+        OPT_CALLBACK("params", 0, &o->params, take_params, 0, "N", N_("llm-*: a model of N parameters (7B)")),
+        OPT_CALLBACK("list-models", 0, NULL, list_models, OPT_NO_VALUE, NULL,
+                     N_("list the built-in models and the Hugging Face repository of each")),
+        OPT_GROUP(N_("llm-train:")),
+        OPT_INT("zero", 0, &o->zero.stage, 0, 3, "0|1|2|3", N_("DeepSpeed ZeRO stage (default %s)")),
+        OPT_ENUM("offload", 0, &o->zero.offload, offloads,
+                 N_("optimizer states to CPU; cpu = optimizer and (ZeRO-3) parameters to CPU; nvme = ZeRO-Infinity "
+                    "(default %s)")),
+        OPT_CLEAR("no-zero-init", &o->zero.zero_init, N_("the model is built whole on every rank (no deepspeed.zero.Init)")),
+        OPT_TOKENS("seq", &o->seq, 10000000, "N", N_("sequence length (default %s)")),
+        OPT_INT("micro-batch", 0, &o->micro_batch, 1, 100000, "N", N_("micro-batch per GPU (default %s)")),
+        OPT_ENUM("recompute", 0, &o->recompute, recomputes,
+                 N_("activation checkpointing (default %s; full with --finetune, as PEFT, Unsloth, LLaMA-Factory and "
+                    "QLoRA run it)")),
+        OPT_ENUM("attention", 0, &flash, attentions, N_("FlashAttention/SDPA keeps no s x s scores (default %s)")),
+        OPT_ENUM("finetune", 0, &o->finetune, finetunes,
+                 N_("train low-rank adapters beside frozen bf16 (lora) or 4-bit (qlora) weights")),
+        OPT_INT("rank", 0, &o->lora_rank, 1, 65536, "R", N_("adapter rank (default %s)")),
+        OPT_ENUM("lora-targets", 0, &qv_only, lora_targets,
+                 N_("the matrices adapted: all linear layers, or q and v only (default %s)")),
+        OPT_FRACTION("lora-dropout", 0, &o->lora_dropout, "P",
+                     N_("dropout on the adapters' input (default %s, PEFT's; LitGPT 0.05): it keeps a copy of each "
+                        "adapted matrix's input and its mask")),
+        OPT_GROUP(N_("llm-infer:")),
+        OPT_INT("batch", 0, &o->batch, 1, 1000000, "N", N_("concurrent sequences (default %s)")),
+        OPT_TOKENS("context", &o->context, 100000000, "N", N_("tokens of each sequence (default %s; 8k = 8192)")),
+        OPT_FLAG("allow-long-context", 0, &o->allow_long_context,
+                 N_("plan a --context beyond the model's maximum (max_position_embeddings and its rope_scaling), as "
+                    "vLLM's VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 does")),
+        OPT_CALLBACK("weights", 0, &o->weight_bytes, take_weights, 0, "bf16|fp16|fp8|int8|int4|fp4",
+                     N_("weight precision (default: as the checkpoint ships, else bf16; fp4 = NVFP4, on FP4 tensor "
+                        "cores where the GPU has them)")),
+        OPT_CALLBACK("kv", 0, &o->kv_bytes, take_kv, 0, "bf16|fp16|fp8", N_("KV cache precision (default bf16)")),
+        OPT_FRACTION("gpu-memory-utilization", 0, &o->gpu_memory_utilization, "F",
+                     N_("the share of each GPU's memory the engine plans with (vLLM's option; default %s)")),
+        OPT_TOKENS("prompt", &o->prompt, 100000000, "N",
+                   N_("prompt tokens of each request's context, for the tokens/s estimate (default half the context)")),
+        OPT_REAL("rate", 0, &o->rate, "R",
+                 N_("requests per second to serve: the GPUs and nodes they need, and the headroom")),
+        OPT_INT("tensor-parallel", 0, &o->tensor_parallel, 1, 1024, "N",
+                N_("estimate tokens/s for replicas of N GPUs only (default: the split of the node with the most "
+                   "tokens/s)")),
+        OPT_GROUP(N_("cv-train:")),
+        OPT_REAL("img-rate", 0, &o->img_rate, "N", N_("images/s one GPU consumes (default: the table's ResNet-50 figure)")),
+        {.kind = OPT_KIND_REAL, .name = "decode-rate", .value = &o->decode_rate, .metavar = "N",
+         .flags = OPT_SHOWN_DEFAULT, .shown_default = thresholds_for(WL_CV_TRAIN)->cv_decode_images_s_per_core,
+         .help = N_("images/s one core decodes and augments (default %s)")},
+        OPT_FILE("decode-from", 0, &o->decode_from, "BENCH.json",
+                 N_("the decode rate of a `gpuvet bench decode --json` file instead")),
+        OPT_SIZE("image-bytes", &o->image_bytes, "SIZE", N_("average image file size (default ImageNet's %s)")),
+        OPT_SIZE("dataset-bytes", &o->dataset_bytes, "SIZE", N_("dataset size, to cache it in host memory (1.2TB, 150GB)")),
+        OPT_GROUP(""),
+        OPT_FILE("offers", 0, &cmd->offers.file, "FILE",
+                 N_("without --gpus: rank the offers of FILE (the format of `gpuvet cost`) by the job's cost, and say "
+                    "which do not fit and why")),
+        OPT_REAL("tokens", 0, &cmd->offers.tokens, "T",
+                 N_("llm-train with --offers: tokens trained on (2T); cost = price x hours of 6 x active parameters "
+                    "x T FLOPs (4 x with --finetune) at dense BF16 x --util; llm-infer with --offers: output tokens to "
+                    "generate; offers are ranked by the estimated cost per million output tokens (plan.throughput), "
+                    "with or without it")),
+        OPT_REAL("images", 0, &cmd->offers.images, "N",
+                 N_("cv-train with --offers: images to process (epochs x dataset, 115M)")),
+        OPT_FRACTION("util", 0, &cmd->offers.util, "U",
+                     N_("llm-train with --offers: GPU utilisation for offers without a util field (0.4 or 40%; "
+                        "default 1 = peak)")),
+        OPT_CALLBACK("fx", 0, &cmd->offers.fx, fx_row, 0, "CUR=RATE",
+                     N_("with --offers: converts a currency (repeatable)")),
+        {.kind = OPT_KIND_STRING, .name = "check", .value = &cmd->check_file, .metavar = "AUDIT.json",
+         .flags = OPT_OPTIONAL_VALUE,
+         .help =
+             N_("compare with a saved `gpuvet audit --json` (or this machine, or --sysroot)")},
+        OPT_DIR("sysroot", 0, &cmd->sysroot, "DIR", N_("with --check and no file: a recorded machine tree")),
+        OPT_CALLBACK("bench", 0, cmd, take_bench, 0, "FILE",
+                     N_("with --check (cv-train, llm-train): a `gpuvet bench --json` file for the balance of the "
+                        "pipeline's stages (repeatable: memory, storage, decode, pcie)")),
+        OPT_FLAG("json", 'j', &cmd->json, N_("write the gpuvet.plan/1 JSON document")),
+        OPT_END(),
+    };
+    int rc = opt_parse(&plan_command_help, table, argc, argv);
+    if (rc)
+        return rc;
+    o->flash = flash;
+    o->lora_qv_only = qv_only;
+    o->workload_set = opt_find(table, "workload")->seen;
+    o->recompute_given = opt_find(table, "recompute")->seen;
+    o->batch_given = opt_find(table, "batch")->seen;
+    o->weights_given = opt_find(table, "weights")->seen;
+    cmd->check = opt_find(table, "check")->seen;
     /* `--check FILE` (with a space) leaves FILE as the one operand. */
     if (cmd->check && !cmd->check_file && optind + 1 == argc)
         cmd->check_file = argv[optind++];
     if (optind < argc)
         return fail(_("unexpected argument '%s'"), argv[optind]);
-    if (!o->workload_set || !(o->workload == WL_LLM_TRAIN || o->workload == WL_LLM_INFER || o->workload == WL_CV_TRAIN))
+    if (!o->workload_set)
         return fail("%s", _("--workload llm-train, llm-infer or cv-train is required"));
     if (cmd->offers.file && (o->gpus || cmd->check))
         return fail("%s", _("--offers ranks the GPUs of its offers: leave out --gpus and --check"));
-    for (int k = O_TOKENS; k <= O_FX; k++)
-        if (given[k] && !cmd->offers.file)
-            return fail(_("--%s goes with --offers FILE"), option_name(options, k));
+    static const char *const with_offers[] = {"tokens", "images", "util", "fx"};
+    for (size_t k = 0; k < sizeof with_offers / sizeof with_offers[0]; k++)
+        if (opt_find(table, with_offers[k])->seen && !cmd->offers.file)
+            return fail(_("--%s goes with --offers FILE"), with_offers[k]);
     if (!o->gpus && !cmd->offers.file && (cmd->check || o->workload == WL_CV_TRAIN))
         return fail("%s", cmd->check ? _("--gpus [Nx]GPU is required with --check (gpuvet gpus lists the names)")
                                      : _("--gpus [Nx]GPU is required for cv-train, which every GPU runs: the question "
@@ -498,7 +308,7 @@ static int parse_options(int argc, char **argv, struct plan_command *cmd)
         return fail("%s", _("give --decode-rate or --decode-from, not both"));
     if (cmd->nbench && !cmd->check)
         return fail("%s", _("--bench goes with --check: the balance weighs the measurements against a machine"));
-    int rc = check_options_apply(o, given, options);
+    rc = check_options_apply(o, table);
     char err[1024];
     if (rc == 0 && balance_measured_load(&cmd->measured, cmd->bench, cmd->nbench, err, sizeof err) != 0)
         return fail("%s", err);
@@ -572,7 +382,7 @@ static int plan_in_output_language(struct plan *p, const struct plan_command *cm
 int cmd_plan(int argc, char **argv)
 {
     struct plan_command cmd = {0};
-    int rc = parse_options(argc, argv, &cmd);
+    int rc = parse_plan_options(argc, argv, &cmd);
     if (rc)
         return rc < 0 ? 0 : rc;
     struct plan p = {.opt = cmd.plan, .measured = &cmd.measured};

@@ -40,6 +40,13 @@ Test(completion, commands) { expect_completion("gpuvet au", "audit"); }
 Test(completion, command_after_the_data_option) { expect_completion("gpuvet --data /tmp ex", "explain"); }
 Test(completion, options_of_a_command) { expect_completion("gpuvet audit --sys", "--sysroot"); }
 Test(completion, options_are_per_command) { expect_completion("gpuvet plan --ze", "--zero"); }
+/* from the command's option table (--list-options) */
+Test(completion, options_of_a_table)
+{
+    expect_completion("gpuvet plan --list-m", "--list-models");
+    expect_completion("gpuvet bench --dur", "--duration");
+    expect_completion("gpuvet plan --chec", "--check");
+}
 Test(completion, workloads) { expect_completion("gpuvet audit --workload llm", "llm-train llm-infer"); }
 Test(completion, rule_ids_for_explain) { expect_completion("gpuvet explain PCIE_SL", "PCIE_SLOT_CAPPED"); }
 Test(completion, workloads_for_explain) { expect_completion("gpuvet explain cv", "cv-train"); }

@@ -316,8 +316,9 @@ Test(health_slurm, a_hostlist_as_node_name_is_refused_and_nothing_drained)
     tree_remove(dir);
 }
 
-/* The areas --area takes are health_areas[], the list the check itself uses: the usage and the
- * error for an unknown area name each of them, in its order, and no other list. */
+/* The areas --area takes are health_areas[], the list the check itself uses: the usage (as the
+ * option's choices, --area a|b|c) and the error for an unknown area name each of them, in its
+ * order, and no other list. */
 Test(health, usage_and_area_error_list_health_areas)
 {
     char listed[512] = "", ored[512] = "";
@@ -326,7 +327,7 @@ Test(health, usage_and_area_error_list_health_areas)
         count++;
     for (int i = 0; i < count; i++) {
         size_t len = strlen(listed), olen = strlen(ored);
-        snprintf(listed + len, sizeof listed - len, "%s%s", i ? ", " : "", health_areas[i]);
+        snprintf(listed + len, sizeof listed - len, "%s%s", i ? "|" : "--area ", health_areas[i]);
         snprintf(ored + olen, sizeof ored - olen, "%s%s", i == 0 ? "" : i == count - 1 ? " or " : ", ", health_areas[i]);
     }
     struct run_result r = run_gpuvet("health", "--help", NULL);

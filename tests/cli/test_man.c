@@ -151,3 +151,38 @@ Test(man, audit_page_has_every_option_and_every_rule_with_its_rationale)
     run_result_free(&list);
     free(text);
 }
+
+/* A command with an option table (builtin/parse_options.h): every option it parses, as
+ * --list-options names them, is in its --help and so in its man page. */
+static void expect_every_listed_option_in_the_page(const char *command)
+{
+    char page[1024];
+    snprintf(page, sizeof page, "%s/man/gpuvet-%s.1", GPUVET_BUILD_DIR, command);
+    char *text = slurp(page);
+    cr_assert_not_null(text, "%s", page);
+    struct run_result list = run_gpuvet(command, "--list-options", NULL);
+    cr_assert_eq(list.status, 0, "%s --list-options: %s", command, list.err);
+    int options = 0;
+    for (char *line = strtok(list.out, "\n"); line; line = strtok(NULL, "\n")) {
+        if (!strcmp(line, "--help"))
+            continue;
+        char roff[160] = ".B ";
+        size_t n = strlen(roff);
+        for (const char *c = line; *c && n + 3 < sizeof roff; c++) {
+            if (*c == '-')
+                roff[n++] = '\\';
+            roff[n++] = *c;
+        }
+        roff[n] = '\0';
+        cr_expect(strstr(text, roff), "%s %s is not in gpuvet-%s(1)", command, line, command);
+        options++;
+    }
+    cr_expect_geq(options, 5, "%s lists %d options", command, options);
+    run_result_free(&list);
+    free(text);
+}
+
+Test(man, every_option_of_plan_is_in_its_page) { expect_every_listed_option_in_the_page("plan"); }
+Test(man, every_option_of_bench_is_in_its_page) { expect_every_listed_option_in_the_page("bench"); }
+Test(man, every_option_of_audit_is_in_its_page) { expect_every_listed_option_in_the_page("audit"); }
+Test(man, every_option_of_health_is_in_its_page) { expect_every_listed_option_in_the_page("health"); }

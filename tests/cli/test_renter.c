@@ -172,9 +172,9 @@ Test(renter, help_texts_fit_80_and_100_columns)
     char *narrow = run_shell(command, &status);
     cr_expect(strstr(narrow, "[--lang zh|en]"), "%s", narrow);
     free(narrow);
-    /* the description continues under its text, 18 columns in, not 8 columns past the option */
-    cr_expect(strstr(out, "  --sysroot DIR   audit a recorded machine (DIR/sys, DIR/proc; a `gpuvet\n"
-                          "                  snapshot` or an hwloc-gather-topology tree)"),
+    /* the description continues under its text, 21 columns in, not 8 columns past the option */
+    cr_expect(strstr(out, "  --sysroot DIR      a recorded machine (DIR/sys, DIR/proc; a `gpuvet snapshot`\n"
+                          "                     or an hwloc-gather-topology tree)"),
               "%s", out);
     free(out);
 }
