@@ -366,6 +366,8 @@ static void busy_for(double seconds)
     mock_busy_until = start + seconds;
 }
 
+void mock_gpu_busy_for(double seconds) { busy_for(seconds); }
+
 CUresult cuDeviceGetAttribute(int *value, int attribute, int device)
 {
     (void)device;
