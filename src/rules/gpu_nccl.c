@@ -18,15 +18,18 @@
 #include "util/units.h"
 
 /* What a healthy node reaches, as a share of the link figure above (NCCL's ring bus bandwidth on
- * that link): Azure's 8x A100 floor of 231 GB/s at 8 GB (Azure/azurehpc-health-checks) is 94 % of
- * the estimate for NVLink3's 300 GB/s a direction (370/450 x 300 = 247); NCCL's NVLS algorithm on
- * NVSwitch passes the ring figure (the same project's 431 GB/s floor for 8x H200 at 16 GB is 116 %
- * of 370). `bench gpu` stops at 1 GiB per GPU (256 MiB with --quick), where nccl-tests' curves are
+ * that link): Azure's floor for 8x A100, 228 GB/s at 8 GB (Azure/azurehpc-health-checks,
+ * conf/nd96asr_v4.conf), is 92 % of the estimate for NVLink3's 300 GB/s a direction (370/450 x 300
+ * = 247); NCCL's NVLS algorithm on NVSwitch passes the ring figure (the same project's floors at
+ * 16 GB: 431 GB/s for 8x H200, conf/nd96isr_h200_v5.conf, and 460 for 8x H100, 116 % and 124 % of
+ * 370). `bench gpu` stops at 1 GiB per GPU (256 MiB with --quick), where nccl-tests' curves are
  * still rising: below 70 % is below every healthy figure with room for that. */
 #define NCCL_WARN_FRACTION 0.70
-/* NVIDIA's NVSentinel preflight check fails an NVLink node below 150 GB/s all-reduce bus
- * bandwidth (NVIDIA/NVSentinel), 41 % of the 370 GB/s NVLink4 figure: below 40 % a node is one an
- * operator drains. */
+/* NVIDIA's NVSentinel preflight nccl-loopback check (one node's all-reduce over all its GPUs)
+ * fails below BW_THRESHOLD_GBPS, 150 GB/s by default, "NVLink interconnect typically sustains 150+
+ * GB/s; set to approx 15 GB/s for PCIe interconnect" (NVIDIA/NVSentinel, preflight docs): 41 % of
+ * the 370 GB/s NVLink4 figure, and about half of the PCIe Gen5 x16 one. Below 40 % a node is one
+ * an operator drains. */
 #define NCCL_FAIL_FRACTION 0.40
 /* A bus bandwidth half as much again as the fastest link's line rate did not move what was timed. */
 #define NCCL_MAX_PLAUSIBLE_OF_LINE 1.5

@@ -399,7 +399,7 @@ const struct rule rules_table[] = {
      "of 450 GB/s a direction (NCCL's maintainer, NVIDIA/nccl-tests issue 212), NVLink bridges 115.9 of\n"
      "300 (NVIDIA/nccl issue 1161), PCIe 28 GB/s on Gen5 x16 (NVIDIA/nccl issue 1639), each scaled to\n"
      "this part's line rate (data/gpus.csv; bridges only where their NVLinks are seen active). Healthy\n"
-     "nodes reach about that figure or more (Azure/azurehpc-health-checks: 231 GB/s on 8x A100, 431 on\n"
+     "nodes reach about that figure or more (Azure/azurehpc-health-checks: 228 GB/s on 8x A100, 431 on\n"
      "8x H200): below 70% warns, below 40% fails (NVIDIA/NVSentinel's preflight fails NVLink nodes\n"
      "below 150 GB/s). Without NCCL, or with one GPU, it is unknown.")},
 };
