@@ -280,7 +280,8 @@ static void measure_nccl(void *arg)
         char why[512] = "";
         if (rank_open(api, r, &free_bytes, why, sizeof why)) {
             rank_close(api, r);
-            json_array_append_new(left_out, json_pack("{s:s, s:o}", "bus_id", job->bus_ids[i], "error", json_text(why)));
+            json_array_append_new(left_out,
+                                  json_pack("{s:s, s:o}", "bus_id", job->bus_ids[i], "error", json_text(why)));
             memset(r, 0, sizeof *r);
             continue;
         }
@@ -296,8 +297,8 @@ static void measure_nccl(void *arg)
         json_decref(left_out);
     json_object_set_new(job->result, "ranks", json_integer(n));
     if (n < 2) {
-        bench_set_text(job->result, "skipped", "fewer than two GPUs CUDA can open (%d of %d): no all-reduce between GPUs",
-                       n, job->n);
+        bench_set_text(job->result, "skipped",
+                       "fewer than two GPUs CUDA can open (%d of %d): no all-reduce between GPUs", n, job->n);
     } else if (measure(api, &lib, ranks, n, &job->plan, free_min, job->result, err, sizeof err)) {
         json_object_set_new(job->result, "error", json_text(*err ? err : "the all-reduce failed"));
         for (int r = 0; r < n; r++) /* after an error NCCL's own advice: abort, not destroy */

@@ -80,7 +80,8 @@ int ncclCommAbort(struct mock_comm *comm)
 int ncclGroupStart(void) { return NCCL_OK; }
 int ncclGroupEnd(void) { return enter("ncclGroupEnd"); }
 
-int ncclAllReduce(const void *send, void *recv, size_t count, int datatype, int op, struct mock_comm *comm, void *stream)
+int ncclAllReduce(const void *send, void *recv, size_t count, int datatype, int op, struct mock_comm *comm,
+                  void *stream)
 {
     (void)stream;
     int rc = enter("ncclAllReduce");
