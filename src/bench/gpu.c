@@ -925,9 +925,11 @@ static json_t *bench_gpu_run(const struct machine *m, bool quick, const struct b
         bool nccl_hung = false;
         json_object_set_new(result, "nccl", gpu_nccl_run(api, targets, n, quick, &nccl_hung));
         answering = !nccl_hung;
+    } else if (hung) {
+        json_object_set_new(result, "nccl", bench_skipped("not measured: the CUDA driver stopped answering on %s", hung));
     } else {
-        json_object_set_new(result, "nccl", bench_skipped("not measured: the CUDA driver stopped answering on %s",
-                                                          hung ? hung : "a GPU pair"));
+        json_object_set_new(result, "nccl", bench_skipped_msgid(N_("not measured: the CUDA driver stopped answering "
+                                                                   "during the copies between GPUs")));
     }
     bench_cuda_close(opened, answering);
     bench_nvml_close(nvml, answering);
