@@ -7,7 +7,8 @@
 #   bench-gpu-quick.json / bench-gpu.json   bench gpu --quick and (without --quick) the default:
 #                                           memory bandwidth, memory test, FP32, pairs; .txt, .err,
 #                                           audit-bench-gpu.json (GPU_* rules), torch-anchor.txt,
-#                                           gpu-reference.txt (nvcc-built references, gpu-reference.cu)
+#                                           gpu-reference.txt (nvcc-built references, gpu-reference.cu),
+#                                           nccl-tests.txt (all_reduce_perf beside gpuvet's NCCL figure)
 #   bench-gpu-burn.json                     bench gpu --burn --duration 30 (cuBLAS BF16 and cuBLASLt FP8 GEMMs on every GPU),
 #                                           audit-bench-gpu-burn.json (GPU_BURN_FAILED)
 #   compare.txt                             NVML view vs nvidia-smi view, field by field
@@ -168,7 +169,35 @@ note "gpuvet audit --bench bench-gpu-quick.json: exit $?; GPU rules: $(python3 -
 import json,sys
 d=json.load(open(sys.argv[1]))
 print(", ".join("%s %s %s" % (f["id"], f["subject"], f["severity"]) for f in d["findings"]
-      if f["id"] in ("GPU_MEMORY_BW_LOW","GPU_COMPUTE_LOW","GPU_MEMORY_ERRORS","GPU_P2P_LOW")))' "$OUT/audit-bench-gpu.json" 2>&1)"
+      if f["id"] in ("GPU_MEMORY_BW_LOW","GPU_COMPUTE_LOW","GPU_MEMORY_ERRORS","GPU_P2P_LOW","GPU_NCCL_LOW")))' "$OUT/audit-bench-gpu.json" 2>&1)"
+# NCCL's all-reduce (GPU_NCCL_LOW): gpuvet's bus bandwidth per size, from each bench gpu run above,
+# beside nccl-tests' all_reduce_perf over the same GPUs where this machine has it (its "busbw"
+# column is the same formula, algbw x 2(n-1)/n).
+for run in $gpu_runs; do
+  name=bench-gpu; [ "$run" = quick ] && name=bench-gpu-quick
+  note "gpuvet NCCL all-reduce ($name.json): $(python3 -c '
+import json,sys
+n=json.load(open(sys.argv[1]))["benchmarks"]["gpu"].get("nccl") or {}
+if "skipped" in n or "error" in n: print(n.get("skipped") or n.get("error")); raise SystemExit
+print("NCCL %s over %d GPUs: " % (n.get("version"), n.get("ranks", 0)) + ", ".join(
+    "%d MiB %.1f GB/s busbw" % (s["bytes"] >> 20, s["busbw_bytes_s"] / 1e9) for s in n.get("sizes", [])))' "$OUT/$name.json" 2>&1)"
+done
+note "GPU_NCCL_LOW: $(python3 -c '
+import json,sys
+d=json.load(open(sys.argv[1]))
+print("; ".join("%s: %s" % (f["severity"], f["message"]) for f in d["findings"] if f["id"] == "GPU_NCCL_LOW"))' "$OUT/audit-bench-gpu.json" 2>&1)"
+ngpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
+allreduce=$(command -v all_reduce_perf || ls /usr/local/bin/all_reduce_perf /opt/nccl-tests/build/all_reduce_perf \
+            /usr/local/nccl-tests/build/all_reduce_perf 2>/dev/null | head -1)
+if [ "${ngpus:-0}" -lt 2 ]; then
+  note "nccl-tests reference: one GPU here, no all-reduce between GPUs"
+elif [ -n "$allreduce" ]; then
+  timeout 120 "$allreduce" -b 16M -e 1G -f 8 -g "$ngpus" >"$OUT/nccl-tests.txt" 2>&1
+  note "nccl-tests all_reduce_perf -b 16M -e 1G -f 8 -g $ngpus (exit $?):"
+  grep -E '^ +[0-9]+ |Avg bus bandwidth' "$OUT/nccl-tests.txt" | sed 's/^/  /' | tee -a "$summary"
+else
+  note "nccl-tests reference: no all_reduce_perf on this machine (gpuvet's figure above stands alone)"
+fi
 # bench gpu --burn: every GPU at once, 30 s of the cuBLAS BF16 GEMM (15 s each of BF16 and the
 # cuBLASLt FP8 GEMM where the GPU has FP8), new Xids from the kernel log, then GPU_BURN_FAILED.
 t0=$(date +%s)

@@ -18,6 +18,7 @@
 #include "bench/gpu_burn.h"
 #include "bench/gpu_clocks.h"
 #include "bench/gpu_kernels.h"
+#include "bench/gpu_nccl.h"
 #include "bench/pcie.h"
 
 #include <stdint.h>
@@ -908,6 +909,17 @@ static json_t *bench_gpu_run(const struct machine *m, bool quick, const struct b
                 answering = false;
             }
         }
+    }
+    /* All GPUs together: NCCL's all-reduce (bench/gpu_nccl.c). */
+    if (answering) {
+        bool nccl_hung = false;
+        json_object_set_new(result, "nccl", gpu_nccl_run(api, targets, n, quick, &nccl_hung));
+        answering = !nccl_hung;
+    } else if (hung) {
+        json_object_set_new(result, "nccl", bench_skipped("not measured: the CUDA driver stopped answering on %s", hung));
+    } else {
+        json_object_set_new(result, "nccl", bench_skipped_msgid(N_("not measured: the CUDA driver stopped answering "
+                                                                   "during the copies between GPUs")));
     }
     bench_cuda_close(opened, answering);
     bench_nvml_close(nvml, answering);

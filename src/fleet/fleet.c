@@ -44,6 +44,7 @@ const struct fleet_metric_info fleet_metrics[FLEET_NMETRICS] = {
     [FM_STORAGE_SEQ_READ] = {"storage_seq_read_bytes_s", N_("storage sequential read"), "GB/s", GB},
     [FM_STORAGE_RAND_READ] = {"storage_rand_read_iops", N_("storage random read"), "IOPS", 1},
     [FM_DECODE] = {"decode_images_s", N_("JPEG decode, all cores"), "images/s", 1},
+    [FM_GPU_ALLREDUCE] = {"gpu_allreduce_busbw_bytes_s", N_("GPU all-reduce (NCCL bus bandwidth)"), "GB/s", GB},
 };
 
 static const char UNKNOWN[] = "unknown";
@@ -610,6 +611,7 @@ static int add_audit(struct fleet *f, json_t *doc, const char *path, char *why, 
         n->metric[FM_STORAGE_SEQ_READ] = number_at(bench, "storage_seq_read_bytes_s");
         n->metric[FM_STORAGE_RAND_READ] = number_at(bench, "storage_rand_read_iops");
         take_slowest_gpu(n, at(bench, "pcie"));
+        n->metric[FM_GPU_ALLREDUCE] = number_at(bench, "gpu_nccl.busbw_bytes_s");
     }
     return 0;
 }
@@ -626,6 +628,7 @@ static int add_bench(struct fleet *f, json_t *doc, const char *path, char *why, 
     n->metric[FM_STORAGE_SEQ_READ] = number_at(b, "storage.seq_read_bytes_s");
     n->metric[FM_STORAGE_RAND_READ] = number_at(b, "storage.rand_read_iops");
     n->metric[FM_DECODE] = number_at(b, "decode.images_s_all_cores");
+    n->metric[FM_GPU_ALLREDUCE] = number_at(b, "gpu.nccl.busbw_bytes_s");
     take_slowest_gpu(n, at(b, "pcie"));
     /* A GPU whose memory test found words that did not keep their pattern, or met an uncorrectable
      * ECC error, is what GPU_MEMORY_ERRORS fails in `audit --bench` (docs/bench-json.md): the node

@@ -36,6 +36,7 @@ enum fleet_metric {
     FM_STORAGE_SEQ_READ,
     FM_STORAGE_RAND_READ,
     FM_DECODE,
+    FM_GPU_ALLREDUCE, /* bench gpu's NCCL all-reduce bus bandwidth */
     FLEET_NMETRICS
 };
 

@@ -312,6 +312,41 @@ static int load_burn(struct bench_results *b, json_t *gpu, json_t *burn, char *e
     return 0;
 }
 
+/* benchmarks.gpu.nccl: the all-reduce's figure and its GPUs, or why there is none. */
+static int load_nccl(struct bench_gpu_nccl *c, json_t *nccl, char *err, size_t errlen)
+{
+    if (!nccl) {
+        c->unmeasured = strdup(N_("the bench ran no all-reduce (a gpuvet from before NCCL was measured)"));
+        return 0;
+    }
+    if ((c->unmeasured = unmeasured_reason(nccl, "nccl")))
+        return 0;
+    if (positive(nccl, "busbw_bytes_s", &c->busbw_bytes_s, err, errlen, "gpu.nccl"))
+        return -1;
+    json_t *bytes = json_object_get(nccl, "bytes"), *gpus = json_object_get(nccl, "gpus");
+    c->bytes = json_is_integer(bytes) && json_integer_value(bytes) > 0 ? (long long)json_integer_value(bytes) : 0;
+    if (!json_is_array(gpus) || json_array_size(gpus) < 2 || json_array_size(gpus) > 4096) {
+        snprintf(err, errlen, "%s", _("benchmarks.gpu.nccl.gpus is missing or names fewer than two GPUs"));
+        return -1;
+    }
+    c->gpus = calloc(json_array_size(gpus), sizeof *c->gpus);
+    if (!c->gpus) {
+        snprintf(err, errlen, "%s", _("out of memory"));
+        return -1;
+    }
+    size_t i;
+    json_t *one;
+    json_array_foreach(gpus, i, one) {
+        const char *bus = json_string_value(one);
+        if (!bus || !pci_address_normalise(bus, c->gpus[c->ngpus])) {
+            snprintf(err, errlen, _("benchmarks.gpu.nccl.gpus[%zu] is not a PCI address"), i);
+            return -1;
+        }
+        c->ngpus++;
+    }
+    return 0;
+}
+
 static int load_gpu(struct bench_results *b, json_t *gpu, char *err, size_t errlen)
 {
     json_t *burn = json_object_get(gpu, "burn");
@@ -332,6 +367,8 @@ static int load_gpu(struct bench_results *b, json_t *gpu, char *err, size_t errl
             return -1;
         b->ngpu++;
     }
+    if (load_nccl(&b->nccl, json_object_get(gpu, "nccl"), err, errlen))
+        return -1;
     json_t *pairs = json_object_get(gpu, "pairs");
     if (!json_is_array(pairs)) {
         const char *why = json_string_value(json_object_get(gpu, "pairs_skipped"));
@@ -412,6 +449,8 @@ void bench_results_free(struct bench_results *b)
     free(b->gpu_unmeasured);
     free(b->gpu_pairs);
     free(b->gpu_pairs_unmeasured);
+    free(b->nccl.gpus);
+    free(b->nccl.unmeasured);
     for (int i = 0; i < b->nburn; i++) {
         free(b->burn[i].error);
         for (int k = 0; k < b->burn[i].nxids; k++)
@@ -459,11 +498,21 @@ json_t *bench_results_json(const struct bench_results *b)
         json_array_append_new(pairs, json_pack("{s:s, s:s, s:b, s:o}", "from", b->gpu_pairs[i].from, "to",
                                                b->gpu_pairs[i].to, "peer_access", b->gpu_pairs[i].peer_access,
                                                "bytes_s", measured(b->gpu_pairs[i].bytes_s)));
-    return json_pack("{s:s, s:o, s:s?, s:o, s:o, s:s?, s:s?, s:s?, s:o, s:s?, s:o, s:s?, s:o, s:s?}", "source", b->source,
+    json_t *doc = json_pack("{s:s, s:o, s:s?, s:o, s:o, s:s?, s:s?, s:s?, s:o, s:s?, s:o, s:s?, s:o, s:s?}", "source", b->source,
                      "memory_triad_bytes_s", measured(b->mem_triad_bytes_s), "memory_unmeasured", b->mem_unmeasured,
                      "storage_seq_read_bytes_s", measured(b->storage_seq_read_bytes_s),
                      "storage_rand_read_iops", measured(b->storage_rand_read_iops), "storage_dir", b->storage_dir,
                      "storage_file", b->storage_file, "storage_unmeasured", b->storage_unmeasured, "pcie", pcie,
                      "pcie_unmeasured", b->pcie_unmeasured, "gpu", gpu, "gpu_unmeasured", b->gpu_unmeasured,
                      "gpu_pairs", pairs, "gpu_pairs_unmeasured", b->gpu_pairs_unmeasured);
+    if (doc && b->ngpu > 0) { /* the all-reduce belongs to the per-GPU run, not to a --burn one */
+        json_t *gpus = json_array();
+        for (int i = 0; i < b->nccl.ngpus; i++)
+            json_array_append_new(gpus, json_string(b->nccl.gpus[i]));
+        json_object_set_new(doc, "gpu_nccl",
+                            json_pack("{s:o, s:o, s:o, s:s?}", "busbw_bytes_s", measured(b->nccl.busbw_bytes_s),
+                                      "bytes", b->nccl.bytes > 0 ? json_integer(b->nccl.bytes) : json_null(), "gpus",
+                                      gpus, "unmeasured", b->nccl.unmeasured));
+    }
+    return doc;
 }

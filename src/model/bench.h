@@ -72,6 +72,16 @@ struct bench_gpu_burn {
                                   * failed (English); NULL when measured */
 };
 
+/* benchmarks.gpu.nccl of `bench gpu` (docs/bench-json.md): NCCL's all-reduce over the node's GPUs
+ * from one process. */
+struct bench_gpu_nccl {
+    double busbw_bytes_s;        /* nccl-tests' bus bandwidth at the largest size; 0 not measured */
+    long long bytes;             /* that size, per GPU */
+    char (*gpus)[32];            /* the communicator's GPUs (normalised bus ids) */
+    int ngpus;
+    char *unmeasured;            /* why there is no figure (English): skipped, failed, not run */
+};
+
 struct bench_results {
     bool loaded;
     char *source;               /* the file, or "bench-quick" */
@@ -90,6 +100,7 @@ struct bench_results {
     struct bench_gpu_pair *gpu_pairs;
     int ngpu_pairs;
     char *gpu_pairs_unmeasured;  /* why it holds no pair (one GPU, a driver that stopped answering) */
+    struct bench_gpu_nccl nccl;
     bool burn_run;               /* benchmarks.gpu is a --burn run (burn_unmeasured says if it measured) */
     struct bench_gpu_burn *burn;
     int nburn;

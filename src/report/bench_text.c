@@ -286,6 +286,18 @@ static void print_gpu(FILE *out, json_t *r)
     const char *pairs_error = json_string_value(json_object_get(r, "pairs_error"));
     if (pairs_error)
         fprintf(out, _("  pairs: error: %s\n"), pairs_error);
+    json_t *nccl = json_object_get(r, "nccl");
+    if (json_is_number(json_object_get(nccl, "busbw_bytes_s")))
+        fprintf(out, _("  all-reduce (NCCL %s, %d GPUs): %.1f GB/s bus bandwidth at %.0f MiB per GPU\n"),
+                json_is_string(json_object_get(nccl, "version")) ? json_string_value(json_object_get(nccl, "version"))
+                                                                 : "?",
+                (int)json_integer_value(json_object_get(nccl, "ranks")),
+                json_number_value(json_object_get(nccl, "busbw_bytes_s")) / GB,
+                json_number_value(json_object_get(nccl, "bytes")) / MIB);
+    else if (json_object_get(nccl, "skipped"))
+        fprintf(out, _("  all-reduce: %s\n"), bench_text(nccl, "skipped"));
+    else if (json_object_get(nccl, "error"))
+        fprintf(out, _("  all-reduce: error: %s\n"), bench_text(nccl, "error"));
 }
 
 static int bench_report_unescaped(FILE *out, const void *ctx)

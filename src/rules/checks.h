@@ -79,6 +79,11 @@ void check_gpu_memory_bw_low(struct audit_ctx *ctx);
 void check_gpu_memory_errors(struct audit_ctx *ctx);
 void check_gpu_burn_failed(struct audit_ctx *ctx);
 void check_gpu_p2p_low(struct audit_ctx *ctx);
+/* Unknown findings where the bench has no per-GPU measurement to judge (none given, a --burn
+ * document, one from another machine): true when it added them. */
+bool bench_gpu_unknown(struct audit_ctx *ctx, const char *what);
+/* rules/gpu_nccl.c */
+void check_gpu_nccl_low(struct audit_ctx *ctx);
 /* rules/virt.c */
 void check_virt_limits(struct audit_ctx *ctx);
 

@@ -50,7 +50,7 @@ static const char *gpu_elsewhere(const struct machine *m)
     return NULL;
 }
 
-static bool bench_gpu_unknown(struct audit_ctx *ctx, const char *what)
+bool bench_gpu_unknown(struct audit_ctx *ctx, const char *what)
 {
     const struct bench_results *b = &ctx->machine->bench;
     const char *elsewhere = b->loaded && !b->gpu_unmeasured ? gpu_elsewhere(ctx->machine) : NULL;

@@ -390,6 +390,18 @@ const struct rule rules_table[] = {
      "link down, a fabric manager not running, ACS or IOMMU settings forcing copies through the CPU. On\n"
      "PCIe nodes pairs under different root ports are slower by design; compare with `nvidia-smi topo -m`.\n"
      "What the link itself should give (NVLink generation, PCIe switch) is not judged yet.")},
+    {"GPU_NCCL_LOW", "gpu", N_("NCCL all-reduce slower than the GPUs' link should give"), ALL(SEV_WARN),
+     check_gpu_nccl_low,
+     N_("`gpuvet bench gpu` loads NCCL (libnccl.so.2) and, in one process, all-reduces float32 buffers\n"
+     "of up to 1 GiB per GPU (256 MiB with --quick) over every GPU (ncclCommInitAll), as nccl-tests'\n"
+     "all_reduce_perf does, and reports its bus bandwidth: algbw x 2(n-1)/n (nccl-tests,\n"
+     "doc/PERFORMANCE.md). The link's figure is the one plan and cost use: NVLink through NVSwitch 370\n"
+     "of 450 GB/s a direction (NCCL's maintainer, NVIDIA/nccl-tests issue 212), NVLink bridges 115.9 of\n"
+     "300 (NVIDIA/nccl issue 1161), PCIe 28 GB/s on Gen5 x16 (NVIDIA/nccl issue 1639), each scaled to\n"
+     "this part's line rate (data/gpus.csv; bridges only where their NVLinks are seen active). Healthy\n"
+     "nodes reach about that figure or more (Azure/azurehpc-health-checks: 228 GB/s on 8x A100, 431 on\n"
+     "8x H200): below 70% warns, below 40% fails (NVIDIA/NVSentinel's preflight fails NVLink nodes\n"
+     "below 150 GB/s). Without NCCL, or with one GPU, it is unknown.")},
 };
 
 const int rules_count = (int)(sizeof rules_table / sizeof rules_table[0]);

@@ -44,6 +44,7 @@ static const struct fact_rule facts[] = {
     {"GPU_MEMORY_ERRORS", N_("GPU memory test"), FROM_BENCH, 0, NULL},
     {"GPU_BURN_FAILED", N_("GPU burn-in"), FROM_BENCH, 0, NULL},
     {"GPU_P2P_LOW", N_("measured GPU-to-GPU copies"), FROM_BENCH, 0, NULL},
+    {"GPU_NCCL_LOW", N_("measured GPU all-reduce"), FROM_BENCH, 0, NULL},
     {"GPU_ECC_OFF", N_("GPU ECC"), FROM_MACHINE | FROM_NVIDIA, BIT(WL_LLM_TRAIN) | BIT(WL_HPC),
      N_("a flipped bit silently corrupts a weeks-long run")},
     {"GPU_RETIRED_PAGES", N_("GPU memory health"), FROM_MACHINE | FROM_NVIDIA, 0, NULL},

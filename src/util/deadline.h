@@ -10,6 +10,8 @@
 #define DEADLINE_NVML_S 20.0    /* all of NVML: nvmlInit (seconds per GPU without persistence mode) and every query */
 #define DEADLINE_CUDA_S 20.0    /* the CUDA driver: --load-check's copies (one second of traffic per GPU);
                                  * bench pcie's cuInit, and each GPU's calls before its copies */
+#define DEADLINE_NCCL_S 60.0    /* bench gpu's all-reduce: NCCL's start-up over every GPU, then its all-reduces
+                                 * at 1 GB/s of bus traffic (bench/gpu_nccl.c) */
 #define DEADLINE_STATFS_S 5.0   /* realpath and statvfs of --data-dir, statvfs of / */
 #define DEADLINE_CHILD_S 60.0   /* a tool gpuvet runs (snapshot's `nvidia-smi -q -x`) */
 

@@ -57,6 +57,7 @@ static void stand_in(const char *xml)
     setenv("GPUVET_CUDA_LIBRARY", GPUVET_MOCK_NVML_CURRENT, 1);
     setenv("GPUVET_CUBLAS_LIBRARY", GPUVET_MOCK_NVML_CURRENT, 1); /* its cuBLAS stand-in too */
     setenv("GPUVET_CUBLASLT_LIBRARY", GPUVET_MOCK_NVML_CURRENT, 1); /* and cuBLASLt's */
+    setenv("GPUVET_NCCL_LIBRARY", GPUVET_MOCK_NVML_CURRENT, 1);   /* and its NCCL stand-in */
     setenv("GPUVET_MOCK_NVML_XML", xml, 1);
     for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; i++)
         unsetenv(knobs[i]);

@@ -584,6 +584,43 @@ Test(fleet, a_bench_with_gpu_memory_errors_is_not_alike)
     free(dir);
 }
 
+/* bench gpu's NCCL all-reduce is a fleet figure: of four nodes, the one at 250 GB/s (68 % of the
+ * others' median) is low and odd, the others alike. Labelled before running: gpu04 low, exit 1. */
+Test(fleet, a_node_with_a_slow_all_reduce_is_low)
+{
+    char *dir = make_temp_dir(), path[4096];
+    json_error_t error;
+    const double busbw[] = {370e9, 372e9, 368e9, 250e9};
+    for (int i = 0; i < 4; i++) {
+        json_t *bench = json_load_file(BENCH_DOC, 0, &error);
+        cr_assert_not_null(bench, "%s", error.text);
+        char host[16];
+        snprintf(host, sizeof host, "gpu%02d", i + 1);
+        json_object_set_new(bench, "hostname", json_string(host));
+        json_object_set_new(json_object_get(bench, "benchmarks"), "gpu",
+                            json_pack("{s:[], s:{s:f, s:[s, s]}}", "gpus", "nccl", "busbw_bytes_s", busbw[i], "gpus",
+                                      "0000:18:00.0", "0000:2a:00.0"));
+        snprintf(path, sizeof path, "%s/%d.json", dir, i);
+        cr_assert_eq(json_dump_file(bench, path, 0), 0);
+        json_decref(bench);
+    }
+    struct run_result r = run_gpuvet("fleet", "--json", dir, NULL);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    json_t *doc = run_json(&r);
+    json_t *allreduce = array_entry(json_object_get(group_of(doc, "gpu[01-04]"), "bench"), "metric",
+                                    "gpu_allreduce_busbw_bytes_s");
+    cr_assert_not_null(allreduce, "%s", r.out);
+    cr_expect_eq(json_integer_value(json_object_get(allreduce, "measured")), 4);
+    json_t *low = json_object_get(allreduce, "low");
+    cr_assert_eq(json_array_size(low), 1, "%s", r.out);
+    cr_expect_str_eq(str(json_array_get(low, 0), "host"), "gpu04");
+    cr_expect_str_eq(str(doc, "odd_hosts"), "gpu04");
+    json_decref(doc);
+    run_result_free(&r);
+    tree_remove(dir);
+    free(dir);
+}
+
 /* A host name from a document is the user's file, not ours: a terminal escape in it reaches the
  * screen as text (\x1b), in fleet's and compare's text reports alike. */
 Test(fleet, terminal_escapes_in_documents_are_escaped)

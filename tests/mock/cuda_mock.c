@@ -380,6 +380,8 @@ static void busy_for(double seconds)
     mock_busy_until = start + seconds;
 }
 
+void mock_gpu_busy_for(double seconds) { busy_for(seconds); }
+
 /* 4 multiprocessors; compute capability $GPUVET_MOCK_GPU_CC (default 8.6, the A5000's: no FP8). */
 CUresult cuDeviceGetAttribute(int *value, int attribute, int device)
 {

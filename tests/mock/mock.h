@@ -9,5 +9,8 @@ extern double mock_busy_until;
  * the CUDA stand-in emulates a kernel or a device copy on the host (its time is simulated). */
 double mock_now(void);
 extern double mock_host_seconds;
+/* Keeps the simulated GPU busy for `seconds` more, after the work queued before (cuda_mock.c): the
+ * stand-in NCCL's all-reduces (nccl_mock.c) take their time on the same clock as kernels and copies. */
+void mock_gpu_busy_for(double seconds);
 
 #endif
