@@ -104,6 +104,7 @@ static void infer_throughput(struct plan *p, bool fits)
         json_object_set_new(o, "expert_gemm_share", json_real(r.expert_gemm_share));
         json_object_set_new(o, "weight_only_share", json_real(r.weight_only_share));
         json_object_set_new(o, "fp4_share", json_real(r.fp4_share));
+        json_object_set_new(o, "attention_tflops_per_gpu", json_real(r.attention_tflops_per_gpu));
     }
     json_object_set_new(o, "engine", json_string("vLLM defaults: chunked prefill, max_num_seqs and max_num_batched_tokens "
                                                  "of EngineArgs.get_batch_defaults"));
@@ -125,10 +126,13 @@ static void infer_throughput(struct plan *p, bool fits)
                     "max_num_batched_tokens / (1 + prompt / output)); a step holds batch decode tokens and batch x "
                     "prompt / output prompt tokens (chunked prefill); step = max(weights / tp / (HBM bandwidth x "
                     "share), 2 x active parameters x tokens / tp / (dense TFLOPS x 1e12 x FLOPS share)) + max(batch x "
-                    "KV cache per sequence per GPU at prompt + output / 2 tokens / (HBM bandwidth x share), attention "
-                    "FLOPs / tp / (dense TFLOPS x 1e12 x FLOPS share)) + 2 x layers x (latency + 2 (tp - 1) / tp x "
+                    "KV cache per sequence per GPU at prompt + output / 2 tokens / (HBM bandwidth x share), decode "
+                    "attention FLOPs / tp / (attention TFLOPS x 1e12)) + prompt attention FLOPs / tp / (attention "
+                    "TFLOPS x 1e12) + 2 x layers x (latency + 2 (tp - 1) / tp x "
                     "tokens x hidden x 2 B / the link's bus bandwidth as NCCL's ring reaches it); attention FLOPs = 4 x query width x layers x "
-                    "positions per token (prompt + output / 2 decoding, prompt / 2 prefilling); output tokens/s = "
+                    "positions per token (prompt + output / 2 decoding, prompt / 2 prefilling); attention TFLOPS = dense "
+                    "TFLOPS at the KV cache's precision (FP8 or 16-bit, never FP4) x FlashAttention-3's measured share; "
+                    "output tokens/s = "
                     "batch / step; x replicas per node"));
     if (!r.known) {
         if (p->opt.rate > 0)
