@@ -72,14 +72,16 @@ double infer_fp4_dense_tflops(const struct gpu_spec *g)
     return 0;
 }
 
-double infer_attention_tflops(const struct gpu_spec *g, double kv_bytes)
+double infer_attention_tflops(const struct gpu_spec *g, double kv_bytes, enum precision *precision)
 {
     bool fp8 = kv_bytes > 0 && kv_bytes < 1.01 && g->dense[PREC_FP8] > 0;
-    double wide = g->dense[PREC_BF16] > 0 ? g->dense[PREC_BF16] : g->dense[PREC_FP16];
+    enum precision wide = g->dense[PREC_BF16] > 0 ? PREC_BF16 : PREC_FP16;
     /* A table row with an FP8 figure and no 16-bit one: attention at the FP8 rate rather than none. */
-    if (fp8 || wide <= 0)
-        return g->dense[PREC_FP8] * INFER_ATTENTION_SHARE_FP8;
-    return wide * INFER_ATTENTION_SHARE_16BIT;
+    if (!fp8 && g->dense[wide] <= 0 && g->dense[PREC_FP8] > 0)
+        fp8 = true;
+    if (precision)
+        *precision = fp8 ? PREC_FP8 : wide;
+    return fp8 ? g->dense[PREC_FP8] * INFER_ATTENTION_SHARE_FP8 : g->dense[wide] * INFER_ATTENTION_SHARE_16BIT;
 }
 
 bool infer_fp4_matmuls(const struct gpu_spec *g, double weight_bytes)
@@ -194,13 +196,13 @@ void infer_rate_estimate(const struct infer_rate_input *in, struct infer_rate *o
      * reaches (INFER_ATTENTION_SHARE_*). Decoding's kernels are bound by the larger of reading the KV
      * cache and their FLOPs; the prompt chunks' attention is its own kernel, bound by its FLOPs, after
      * them: a long prompt's quadratic cost is not hidden behind the decode reads. */
-    out->attention_tflops_per_gpu = infer_attention_tflops(g, in->kv_bytes) / devices * eff.vendor;
+    out->attention_tflops_per_gpu = infer_attention_tflops(g, in->kv_bytes, &out->attention_precision) / devices * eff.vendor;
     if (out->attention_tflops_per_gpu <= 0) /* no tensor figure for attention: the matmuls' rate */
         out->attention_tflops_per_gpu = out->dense_tflops_per_gpu * out->flops_share;
     double attention_flops_s = out->attention_tflops_per_gpu * 1e12;
     double decode_attention = out->batch * attention_flops(m, out->mean_kv_tokens) / tp;
-    double attention_s = fmax(kv_per_gpu / bytes_s, decode_attention / attention_flops_s) +
-                         (attention - decode_attention) / attention_flops_s;
+    out->prompt_attention_step_s = (attention - decode_attention) / attention_flops_s;
+    double attention_s = fmax(kv_per_gpu / bytes_s, decode_attention / attention_flops_s) + out->prompt_attention_step_s;
     out->compute_bound = linear_flops / matmul_flops_s > weights_per_gpu / bytes_s;
     if (in->tp > 1) {
         out->allreduce_bytes = out->tokens_per_step * m->hidden * 2.0;

@@ -95,9 +95,10 @@
  * part's long-prompt rows (prompts of 8k-32k tokens) any share from 0.4 to 1.0 scores the same. */
 #define INFER_ATTENTION_SHARE_16BIT 0.75
 #define INFER_ATTENTION_SHARE_FP8 0.61
-/* Dense TFLOPS attention runs at with a KV cache of kv_bytes per element: FP8 where the cache is FP8
- * and the GPU has FP8 tensor cores, else 16-bit; never FP4 (times INFER_ATTENTION_SHARE_*). */
-double infer_attention_tflops(const struct gpu_spec *g, double kv_bytes);
+/* TFLOPS attention reaches with a KV cache of kv_bytes per element: FP8 where the cache is FP8 and the
+ * GPU has FP8 tensor cores, else 16-bit, never FP4, times INFER_ATTENTION_SHARE_*; the precision in
+ * *precision when not NULL. */
+double infer_attention_tflops(const struct gpu_spec *g, double kv_bytes, enum precision *precision);
 struct infer_efficiency {
     double expert_gemm; /* the routed experts' grouped GEMMs against the dense matmuls (1: dense model) */
     double vendor;      /* the vendor's inference software against the NVIDIA-fitted shares (1: NVIDIA) */
@@ -156,6 +157,8 @@ struct infer_rate {
     double fp4_share;                 /* of the FP4 rate the FP4 matmuls reach (1: not FP4) */
     double dense_tflops_per_gpu;
     double attention_tflops_per_gpu;  /* what attention's kernels reach: infer_attention_tflops x the vendor's share */
+    enum precision attention_precision; /* the KV cache's: FP8 or 16-bit (infer_attention_tflops) */
+    double prompt_attention_step_s;   /* the prompt chunks' attention FLOPs in a step, at attention_tflops_per_gpu */
     double batch;                     /* sequences decoding together, after the caps (a mean: may be fractional) */
     enum batch_limit batch_limit;     /* what set it */
     bool chunked_prefill;

@@ -408,9 +408,13 @@ Test(infer_throughput, attention_runs_at_the_kv_cache_precision_never_fp4, .init
 {
     const struct gpu_spec *b200 = gpu("b200-sxm-180gb"), *a100 = gpu("a100-sxm4-80gb");
     cr_assert_gt(b200->dense[PREC_FP8], 0);
-    expect_rel(infer_attention_tflops(b200, 1), b200->dense[PREC_FP8] * 0.61);
-    expect_rel(infer_attention_tflops(b200, 2), b200->dense[PREC_BF16] * 0.75);
-    expect_rel(infer_attention_tflops(a100, 1), a100->dense[PREC_BF16] * 0.75);
+    enum precision precision;
+    expect_rel(infer_attention_tflops(b200, 1, &precision), b200->dense[PREC_FP8] * 0.61);
+    cr_expect_eq(precision, PREC_FP8);
+    expect_rel(infer_attention_tflops(b200, 2, &precision), b200->dense[PREC_BF16] * 0.75);
+    cr_expect_eq(precision, PREC_BF16);
+    expect_rel(infer_attention_tflops(a100, 1, &precision), a100->dense[PREC_BF16] * 0.75);
+    cr_expect_eq(precision, PREC_BF16);
 
     struct llm_shape m;
     cr_assert(llm_builtin("llama-3.1-8b", &m));
@@ -423,4 +427,5 @@ Test(infer_throughput, attention_runs_at_the_kv_cache_precision_never_fp4, .init
     cr_expect(r.fp4_tensor_cores);
     expect_rel(r.dense_tflops_per_gpu, 2 * b200->dense[PREC_FP8]);
     expect_rel(r.attention_tflops_per_gpu, b200->dense[PREC_FP8] * 0.61);
+    cr_expect_eq(r.attention_precision, PREC_FP8);
 }
