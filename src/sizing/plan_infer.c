@@ -104,6 +104,9 @@ static void infer_throughput(struct plan *p, bool fits)
         json_object_set_new(o, "expert_gemm_share", json_real(r.expert_gemm_share));
         json_object_set_new(o, "weight_only_share", json_real(r.weight_only_share));
         json_object_set_new(o, "fp4_share", json_real(r.fp4_share));
+        json_object_set_new(o, "attention_tflops_per_gpu", json_real(r.attention_tflops_per_gpu));
+        json_object_set_new(o, "attention_precision", json_string(precision_name(r.attention_precision)));
+        json_object_set_new(o, "prompt_attention_step_s", json_real(r.prompt_attention_step_s));
     }
     json_object_set_new(o, "engine", json_string("vLLM defaults: chunked prefill, max_num_seqs and max_num_batched_tokens "
                                                  "of EngineArgs.get_batch_defaults"));
@@ -125,10 +128,13 @@ static void infer_throughput(struct plan *p, bool fits)
                     "max_num_batched_tokens / (1 + prompt / output)); a step holds batch decode tokens and batch x "
                     "prompt / output prompt tokens (chunked prefill); step = max(weights / tp / (HBM bandwidth x "
                     "share), 2 x active parameters x tokens / tp / (dense TFLOPS x 1e12 x FLOPS share)) + max(batch x "
-                    "KV cache per sequence per GPU at prompt + output / 2 tokens / (HBM bandwidth x share), attention "
-                    "FLOPs / tp / (dense TFLOPS x 1e12 x FLOPS share)) + 2 x layers x (latency + 2 (tp - 1) / tp x "
+                    "KV cache per sequence per GPU at prompt + output / 2 tokens / (HBM bandwidth x share), decode "
+                    "attention FLOPs / tp / (attention TFLOPS x 1e12)) + prompt attention FLOPs / tp / (attention "
+                    "TFLOPS x 1e12) + 2 x layers x (latency + 2 (tp - 1) / tp x "
                     "tokens x hidden x 2 B / the link's bus bandwidth as NCCL's ring reaches it); attention FLOPs = 4 x query width x layers x "
-                    "positions per token (prompt + output / 2 decoding, prompt / 2 prefilling); output tokens/s = "
+                    "positions per token (prompt + output / 2 decoding, prompt / 2 prefilling); attention TFLOPS = dense "
+                    "TFLOPS at the KV cache's precision (FP8 or 16-bit, never FP4) x FlashAttention-3's measured share; "
+                    "output tokens/s = "
                     "batch / step; x replicas per node"));
     if (!r.known) {
         if (p->opt.rate > 0)
@@ -221,6 +227,15 @@ static void infer_throughput(struct plan *p, bool fits)
                   _("the FP4 matmuls reach %.2f of the FP4 rate in %s's datasheet (fitted on TensorRT-LLM's "
                     "published B200 FP4 results for Llama 3.3 70B and Llama 3.1 405B)"),
                   r.fp4_share, p->gpu->name);
+    double attention_dense = p->gpu->dense[r.attention_precision] / (p->gpu->devices > 0 ? p->gpu->devices : 1);
+    plan_step(p, N_("efficiency"),
+              /* TRANSLATORS: %s is the precision (fp8, bf16, fp16). */
+              _("attention computes at the KV cache's precision, %s, at %.0f TFLOPS per GPU (%.0f%% of that dense "
+                "rate, what FlashAttention-3 measured on H100); the prompt chunks' attention, quadratic in the "
+                "prompt, runs after the decode reads: %.1f ms a step"),
+              precision_name(r.attention_precision), r.attention_tflops_per_gpu,
+              attention_dense > 0 ? r.attention_tflops_per_gpu / attention_dense * 100 : 0,
+              r.prompt_attention_step_s * 1e3);
     plan_step(p, N_("accuracy"),
               moe ? _("on %d published measurements of mixtures of experts that its factors were not fitted to "
                       "(TensorRT-LLM's performance overviews), 8 in 10 estimates landed between %+.0f%% and %+.0f%% "

@@ -72,6 +72,18 @@ double infer_fp4_dense_tflops(const struct gpu_spec *g)
     return 0;
 }
 
+double infer_attention_tflops(const struct gpu_spec *g, double kv_bytes, enum precision *precision)
+{
+    bool fp8 = kv_bytes > 0 && kv_bytes < 1.01 && g->dense[PREC_FP8] > 0;
+    enum precision wide = g->dense[PREC_BF16] > 0 ? PREC_BF16 : PREC_FP16;
+    /* A table row with an FP8 figure and no 16-bit one: attention at the FP8 rate rather than none. */
+    if (!fp8 && g->dense[wide] <= 0 && g->dense[PREC_FP8] > 0)
+        fp8 = true;
+    if (precision)
+        *precision = fp8 ? PREC_FP8 : wide;
+    return fp8 ? g->dense[PREC_FP8] * INFER_ATTENTION_SHARE_FP8 : g->dense[wide] * INFER_ATTENTION_SHARE_16BIT;
+}
+
 bool infer_fp4_matmuls(const struct gpu_spec *g, double weight_bytes)
 {
     return weight_bytes > 0.5 && weight_bytes < 0.6 && infer_fp4_dense_tflops(g) > 0;
@@ -173,14 +185,24 @@ void infer_rate_estimate(const struct infer_rate_input *in, struct infer_rate *o
     double expert_active = m->experts > 0 ? (double)m->expert_params * m->experts_per_token / m->experts : 0;
     double expert_flops = 2.0 * expert_active * out->tokens_per_step / tp, dense_flops = linear_flops - expert_flops;
     double expert_weights = weights_per_gpu * expert_share, dense_weights = weights_per_gpu - expert_weights;
-    /* The matmuls' FLOPs at the FP4 share where they run FP4; attention's stay at the sheet's rate. */
+    /* The matmuls' FLOPs at the FP4 share where they run FP4; attention's at its own rate, below. */
     double matmul_flops_s = flops_per_gpu_s * eff.fp4;
     double linear_s = fmax(dense_weights / bytes_s, dense_flops / matmul_flops_s);
     if (expert_flops > 0)
         linear_s += fmax(expert_weights / bytes_s, expert_flops / matmul_flops_s) / eff.expert_gemm;
     /* Weight-only kernels dequantise every weight they read before the 16-bit matmul. */
     linear_s /= eff.weight_only;
-    double attention_s = fmax(kv_per_gpu / bytes_s, attention / flops_per_gpu_s);
+    /* Attention's matmuls (QK^T, PV) run at the KV cache's precision, never FP4, at what FlashAttention
+     * reaches (INFER_ATTENTION_SHARE_*). Decoding's kernels are bound by the larger of reading the KV
+     * cache and their FLOPs; the prompt chunks' attention is its own kernel, bound by its FLOPs, after
+     * them: a long prompt's quadratic cost is not hidden behind the decode reads. */
+    out->attention_tflops_per_gpu = infer_attention_tflops(g, in->kv_bytes, &out->attention_precision) / devices * eff.vendor;
+    if (out->attention_tflops_per_gpu <= 0) /* no tensor figure for attention: the matmuls' rate */
+        out->attention_tflops_per_gpu = out->dense_tflops_per_gpu * out->flops_share;
+    double attention_flops_s = out->attention_tflops_per_gpu * 1e12;
+    double decode_attention = out->batch * attention_flops(m, out->mean_kv_tokens) / tp;
+    out->prompt_attention_step_s = (attention - decode_attention) / attention_flops_s;
+    double attention_s = fmax(kv_per_gpu / bytes_s, decode_attention / attention_flops_s) + out->prompt_attention_step_s;
     out->compute_bound = linear_flops / matmul_flops_s > weights_per_gpu / bytes_s;
     if (in->tp > 1) {
         out->allreduce_bytes = out->tokens_per_step * m->hidden * 2.0;
@@ -189,7 +211,8 @@ void infer_rate_estimate(const struct infer_rate_input *in, struct infer_rate *o
     }
     out->step_s = linear_s + attention_s + out->allreduce_step_s;
     out->decode_tokens_s = out->batch / out->step_s;
-    out->prefill_tokens_s = tp * flops_per_gpu_s / (2.0 * (double)m->active_params + attention_flops(m, in->prompt / 2.0));
+    out->prefill_tokens_s = tp / (2.0 * (double)m->active_params / flops_per_gpu_s +
+                                  attention_flops(m, in->prompt / 2.0) / attention_flops_s);
     out->output_tokens_s = out->chunked_prefill ? out->decode_tokens_s
                                                 : 1.0 / (1.0 / out->decode_tokens_s + ratio / out->prefill_tokens_s);
     out->known = true;

@@ -19,8 +19,9 @@
  * - Chunked prefill (vLLM V1 and TensorRT-LLM's in-flight batching): prompt tokens ride in the same
  *   step as the decode tokens, up to max_num_batched_tokens, not prefill and decode one after the
  *   other. A step's matmuls cost the larger of reading the weights and computing all its tokens, its
- *   attention kernels the larger of reading the KV cache and their FLOPs: each kernel on its own
- *   roofline, one after the other. */
+ *   decode attention the larger of reading the KV cache and its FLOPs, and the prompt chunks'
+ *   attention its FLOPs (quadratic in the prompt) at FlashAttention's measured rate: each kernel on
+ *   its own roofline, one after the other. */
 #ifndef GPUVET_SIZING_THROUGHPUT_H
 #define GPUVET_SIZING_THROUGHPUT_H
 
@@ -48,14 +49,14 @@
  * measured - 1 over the check rows with an estimate (8 in 10 land between them); ROWS: the check rows;
  * INSIDE: those within ±30 %. tests/cli/test_plan_throughput.c computes them from the table and fails
  * when these differ, so what plan states is what the held-out part measures. */
-#define INFER_BAND_DENSE_LOW (-0.14)
-#define INFER_BAND_DENSE_HIGH 0.31
+#define INFER_BAND_DENSE_LOW (-0.15)
+#define INFER_BAND_DENSE_HIGH 0.28
 #define INFER_BAND_DENSE_ROWS 238
-#define INFER_BAND_DENSE_INSIDE 195
+#define INFER_BAND_DENSE_INSIDE 201
 #define INFER_BAND_MOE_LOW (-0.45)
-#define INFER_BAND_MOE_HIGH 0.27
+#define INFER_BAND_MOE_HIGH 0.26
 #define INFER_BAND_MOE_ROWS 244
-#define INFER_BAND_MOE_INSIDE 162
+#define INFER_BAND_MOE_INSIDE 166
 #define INFER_BAND_REFERENCE                                                                                     \
     "the check part of gpuvet's reference table: TensorRT-LLM performance overviews (v0.17, v1.0, newer), AMD's " \
     "and Oracle's vLLM on MI300X; 10th to 90th percentile"
@@ -84,6 +85,20 @@
  *   (TP4); checked on the newer overview's B200 FP4 rows. */
 #define INFER_WEIGHT_ONLY_SHARE 0.7
 #define INFER_FP4_SHARE 0.4
+/* Attention's own kernels (FlashAttention and its kind: TensorRT-LLM's FMHA, vLLM's FlashAttention and
+ * FlashInfer backends) reach a share of the dense tensor rate at the precision they compute in, the KV
+ * cache's: FlashAttention-3 (Shah et al. 2024, arXiv:2407.08608, abstract and §4.1) measures "up to 740
+ * TFLOPs/s (75% utilization)" in FP16 and "close to 1.2 PFLOPs/s" in FP8 on an H100 SXM5 (989 and 1,979
+ * dense TFLOPS: 0.75 and 0.61); FlashAttention-2 (Dao 2023, arXiv:2307.08691) reaches 50-73 % of the
+ * A100's peak in its forward pass. Those are the kernels' best shapes (head dimension 256, 16k tokens),
+ * so the long-prompt estimate stays on the fast side. Taken from the papers, not fitted: on the fit
+ * part's long-prompt rows (prompts of 8k-32k tokens) any share from 0.4 to 1.0 scores the same. */
+#define INFER_ATTENTION_SHARE_16BIT 0.75
+#define INFER_ATTENTION_SHARE_FP8 0.61
+/* TFLOPS attention reaches with a KV cache of kv_bytes per element: FP8 where the cache is FP8 and the
+ * GPU has FP8 tensor cores, else 16-bit, never FP4, times INFER_ATTENTION_SHARE_*; the precision in
+ * *precision when not NULL. */
+double infer_attention_tflops(const struct gpu_spec *g, double kv_bytes, enum precision *precision);
 struct infer_efficiency {
     double expert_gemm; /* the routed experts' grouped GEMMs against the dense matmuls (1: dense model) */
     double vendor;      /* the vendor's inference software against the NVIDIA-fitted shares (1: NVIDIA) */
@@ -141,6 +156,9 @@ struct infer_rate {
     double weight_only_share;         /* dequantising low-bit weights in the matmul (1: none) */
     double fp4_share;                 /* of the FP4 rate the FP4 matmuls reach (1: not FP4) */
     double dense_tflops_per_gpu;
+    double attention_tflops_per_gpu;  /* what attention's kernels reach: infer_attention_tflops x the vendor's share */
+    enum precision attention_precision; /* the KV cache's: FP8 or 16-bit (infer_attention_tflops) */
+    double prompt_attention_step_s;   /* the prompt chunks' attention FLOPs in a step, at attention_tflops_per_gpu */
     double batch;                     /* sequences decoding together, after the caps (a mean: may be fractional) */
     enum batch_limit batch_limit;     /* what set it */
     bool chunked_prefill;
@@ -152,8 +170,9 @@ struct infer_rate {
     double allreduce_bytes;           /* one all-reduce call: tokens per step x hidden x 2 */
     double allreduce_step_s;          /* 2 x layers calls per step; 0 at tp 1 */
     bool compute_bound;               /* the matmuls are limited by FLOPS, not by reading the weights */
-    /* the matmuls' max(weights read, their FLOPs) + attention's max(KV cache read, its FLOPs) (each kernel
-     * on its own roofline, one after the other) + allreduce_step_s */
+    /* the matmuls' max(weights read, their FLOPs) + decode attention's max(KV cache read, its FLOPs) +
+     * the prompt chunks' attention FLOPs (each kernel on its own roofline, one after the other) +
+     * allreduce_step_s */
     double step_s;
     double decode_tokens_s;           /* batch / step_s */
     double prefill_tokens_s;          /* tp x dense x 1e12 x flops_share / FLOPs per prompt token: prefill alone */

@@ -54,14 +54,16 @@ static struct infer_rate_input llama_input(const struct llm_shape *m, const char
  *   KV read per step   = 32 x 3,072 x 131,072                    = 12,884,901,888 B
  *   bytes per step     = weights + KV                            = 28,945,424,384 B
  *   matmuls            = max(weights / (HBM GB/s x 1e9 x 0.60), 2 x P x 32 / (dense x 1e12 x 0.76))
- *   attention          = max(KV / (HBM x 0.60), 32 x 2 x (4,096 + 4,096) x 32 layers x 3,072 / (dense x 0.76))
+ *   attention          = max(KV / (HBM x 0.60), 32 x 2 x (4,096 + 4,096) x 32 layers x 3,072 / (dense x 0.75))
+ *                        (attention at FlashAttention-3's 75 % of the 16-bit rate, the KV cache's precision)
  *   decode tokens/s    = 32 / (matmuls + attention)
- *   prefill tokens/s   = dense x 1e12 x 0.76 / (2 x P + 2 x 8,192 x 32 x 1,024)   (causal: half the prompt)
+ *   prefill tokens/s   = 1 / (2 x P / (dense x 1e12 x 0.76) + 2 x 8,192 x 32 x 1,024 / (dense x 1e12 x 0.75))
+ *                        (causal: half the prompt)
  *   output tokens/s    = 1 / (1 / decode + (2,048 / 2,048) / prefill)
  * H100 SXM5 (3,350 GB/s, 989.4 TFLOPS): weights 7.99 ms + KV 6.41 ms = 14.40 ms: memory-bound,
- *   decode 2,222.1, prefill 45,304.9, output 2,118.2 tokens/s.
- * A100 SXM4 80GB (2,039 GB/s, 312 TFLOPS): 23.66 ms, decode 1,352.5, prefill 14,286.6, output
- *   1,235.5 tokens/s. */
+ *   decode 2,222.1, prefill 45,285.4, output 2,118.2 tokens/s.
+ * A100 SXM4 80GB (2,039 GB/s, 312 TFLOPS): 23.66 ms, decode 1,352.5,
+ *   prefill 14,280.4, output 1,235.5 tokens/s. */
 Test(infer_throughput, llama_3_1_8b_by_hand_on_h100_and_a100, .init = load_table, .fini = free_table)
 {
     struct llm_shape m;
@@ -74,8 +76,8 @@ Test(infer_throughput, llama_3_1_8b_by_hand_on_h100_and_a100, .init = load_table
         const char *id;
         double bandwidth_gbs, dense_tflops, decode, prefill, output;
     } cases[] = {
-        {"h100-sxm5-80gb", 3350, 989.4, 2222.11, 45304.9, 2118.2},
-        {"a100-sxm4-80gb", 2039, 312, 1352.5, 14286.6, 1235.5},
+        {"h100-sxm5-80gb", 3350, 989.4, 2222.11, 45285.4, 2118.2},
+        {"a100-sxm4-80gb", 2039, 312, 1352.5, 14280.4, 1235.5},
     };
     for (size_t i = 0; i < 2; i++) {
         struct infer_rate_input in = llama_input(&m, cases[i].id);
@@ -93,9 +95,12 @@ Test(infer_throughput, llama_3_1_8b_by_hand_on_h100_and_a100, .init = load_table
         expect_rel(r.memory_step_s, (weights + kv) / bytes_s);
         expect_rel(r.compute_step_s, (2 * 8030261248.0 * 32 + attention) / flops_s);
         cr_expect(!r.compute_bound, "%s: memory-bound at batch 32", cases[i].id);
-        double step = fmax(weights / bytes_s, 2 * 8030261248.0 * 32 / flops_s) + fmax(kv / bytes_s, attention / flops_s);
+        double attention_s = cases[i].dense_tflops * 1e12 * 0.75;
+        expect_rel(r.attention_tflops_per_gpu, cases[i].dense_tflops * 0.75);
+        double step = fmax(weights / bytes_s, 2 * 8030261248.0 * 32 / flops_s) + fmax(kv / bytes_s, attention / attention_s);
         expect_rel(r.step_s, step);
-        double decode = 32 / step, prefill = flops_s / (2 * 8030261248.0 + 2.0 * 8192 * 32 * 1024);
+        double decode = 32 / step,
+               prefill = 1 / (2 * 8030261248.0 / flops_s + 2.0 * 8192 * 32 * 1024 / attention_s);
         expect_rel(r.decode_tokens_s, decode);
         expect_rel(r.prefill_tokens_s, prefill);
         expect_rel(r.output_tokens_s, 1 / (1 / decode + 1 / prefill));
@@ -156,7 +161,10 @@ Test(infer_throughput, unknown_when_nothing_fits_or_nothing_is_generated, .init 
 /* Chunked prefill under vLLM's caps: Llama-3.1-8B on one H100 at FP8, 2,048-token prompts and 128
  * output tokens, memory holding 5,000 requests. Each step finishes batch / 128 requests and so takes
  * in batch x 16 prompt tokens: the 8,192-token budget runs 8,192 / 17 = 481.9 sequences (not 1,024,
- * not 5,000), and the step is 8,192 tokens of matmuls at the FP8 rate plus their attention. */
+ * not 5,000), and the step is 8,192 tokens of matmuls at the FP8 rate, plus the decode attention
+ * (the larger of reading the KV cache and its FLOPs), plus the prompt chunks' attention FLOPs: those
+ * are not hidden behind the decode reads. Attention runs FP8 (the KV cache's precision) at
+ * FlashAttention-3's 61 % of the FP8 rate. */
 Test(infer_throughput, token_budget_and_max_num_seqs_cap_the_batch, .init = load_table, .fini = free_table)
 {
     struct llm_shape m;
@@ -180,9 +188,9 @@ Test(infer_throughput, token_budget_and_max_num_seqs_cap_the_batch, .init = load
     double flops_s = 1979e12 * 0.76, bytes_s = 3350e9 * 0.6, batch = 8192.0 / 17;
     double linear = fmax(8030261248.0 / bytes_s, 2 * 8030261248.0 * 8192 / flops_s);
     /* decode tokens attend to 2,048 + 64 positions, prompt tokens to 1,024 on average; 8,192 wide */
-    double attention_flops = batch * 2 * 8192.0 * 32 * 2112 + batch * 16 * 2 * 8192.0 * 32 * 1024;
-    double kv = batch * 2112 * 65536.0;
-    double step = linear + fmax(kv / bytes_s, attention_flops / flops_s);
+    double decode_attention = batch * 2 * 8192.0 * 32 * 2112, prompt_attention = batch * 16 * 2 * 8192.0 * 32 * 1024;
+    double kv = batch * 2112 * 65536.0, attention_s = 1979e12 * 0.61;
+    double step = linear + fmax(kv / bytes_s, decode_attention / attention_s) + prompt_attention / attention_s;
     expect_rel(r.step_s, step);
     expect_rel(r.output_tokens_s, batch / step);
     cr_expect(r.compute_bound);
@@ -391,4 +399,33 @@ Test(infer_throughput, compressed_tensors_fp8_config)
         } else
             cr_expect_str_eq(cfg.checkpoint, "", "4-bit groups are not FP8");
     }
+}
+
+/* Attention's matmuls (QK^T, PV) run at the KV cache's precision, not the weights': NVFP4 weights on a
+ * B200 run FP4 matmuls, but attention over an FP8 KV cache runs at FlashAttention-3's 61 % of the FP8
+ * rate, over a BF16 cache at 75 % of the BF16 rate; an A100 has no FP8, so an FP8 cache runs 16-bit. */
+Test(infer_throughput, attention_runs_at_the_kv_cache_precision_never_fp4, .init = load_table, .fini = free_table)
+{
+    const struct gpu_spec *b200 = gpu("b200-sxm-180gb"), *a100 = gpu("a100-sxm4-80gb");
+    cr_assert_gt(b200->dense[PREC_FP8], 0);
+    enum precision precision;
+    expect_rel(infer_attention_tflops(b200, 1, &precision), b200->dense[PREC_FP8] * 0.61);
+    cr_expect_eq(precision, PREC_FP8);
+    expect_rel(infer_attention_tflops(b200, 2, &precision), b200->dense[PREC_BF16] * 0.75);
+    cr_expect_eq(precision, PREC_BF16);
+    expect_rel(infer_attention_tflops(a100, 1, &precision), a100->dense[PREC_BF16] * 0.75);
+    cr_expect_eq(precision, PREC_BF16);
+
+    struct llm_shape m;
+    cr_assert(llm_builtin("llama-3.1-8b", &m));
+    struct infer_rate_input in = llama_input(&m, "b200-sxm-180gb");
+    in.weight_bytes = 0.5625; /* NVFP4: 4.5 bits a weight */
+    in.kv_bytes = 1;
+    struct infer_rate r;
+    infer_rate_estimate(&in, &r);
+    cr_assert(r.known, "%s", r.why_unknown);
+    cr_expect(r.fp4_tensor_cores);
+    expect_rel(r.dense_tflops_per_gpu, 2 * b200->dense[PREC_FP8]);
+    expect_rel(r.attention_tflops_per_gpu, b200->dense[PREC_FP8] * 0.61);
+    cr_expect_eq(r.attention_precision, PREC_FP8);
 }
