@@ -66,7 +66,7 @@ Test(thresholds, plan_help_prints_the_table_values)
 {
     const struct thresholds *cv = thresholds_for(WL_CV_TRAIN);
     char decode[64], image[64];
-    snprintf(decode, sizeof decode, "(default %g;", cv->cv_decode_images_s_per_core);
+    snprintf(decode, sizeof decode, "(default %g)", cv->cv_decode_images_s_per_core);
     snprintf(image, sizeof image, "(default ImageNet's %.0f KB)", cv->cv_image_bytes / 1e3);
     struct run_result r = run_gpuvet("plan", "--help", NULL);
     cr_assert_eq(r.status, 0);
