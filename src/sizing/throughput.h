@@ -39,7 +39,10 @@
 #define VLLM_MAX_NUM_SEQS 256
 #define VLLM_MAX_NUM_BATCHED_TOKENS_SMALL_GPU 2048
 /* The fixed cost of one all-reduce call: about 25 µs (NCCL's own tuner estimates 26 µs for a 4-8 KB
- * all-reduce on H100, in the NCCL INFO lines of NVIDIA/nccl issue #1453). */
+ * all-reduce on H100, in the NCCL INFO lines of NVIDIA/nccl issue #1453). Measured small messages on
+ * 8 H100s are faster (vLLM's custom all-reduce 9.3 µs at 4 KB: sgl-project/sglang pull request #2904),
+ * so this is the top of the published range; at a serving batch the messages are megabytes and the
+ * ring's bandwidth term dominates (docs/plan-references.md, the 405B TP8 check). */
 #define ALLREDUCE_LATENCY_S 25e-6
 
 /* How far the estimate falls from measurements it was not fitted to, what plan's "accuracy" step
