@@ -242,8 +242,9 @@ static void infer_throughput(struct plan *p, bool fits)
                       "of the measured throughput, %d within 30%%; it models tensor parallelism, not expert "
                       "parallelism")
                   : _("on %d published measurements of dense models that its factors were not fitted to "
-                      "(TensorRT-LLM's performance overviews, AMD's and Oracle's vLLM results), 8 in 10 estimates "
-                      "landed between %+.0f%% and %+.0f%% of the measured throughput, %d within 30%%"),
+                      "(TensorRT-LLM's performance overviews; vLLM results from AMD, Oracle and vLLM's AWQ pull "
+                      "request), 8 in 10 estimates landed between %+.0f%% and %+.0f%% of the measured throughput, "
+                      "%d within 30%%"),
               band_rows, band_low * 100, band_high * 100, band_inside);
     if ((long)r.batch != p->opt.batch && p->opt.batch_given)
         plan_step(p, N_("batch"),
