@@ -57,20 +57,31 @@ static int fail(const char *fmt, ...)
     return EXIT_CANNOT_RUN;
 }
 
+/* The element types --weights and --kv take, bytes per element. */
+static const struct {
+    const char *name;
+    double bytes;
+} element_types[] = {{"fp32", 4}, {"bf16", 2}, {"fp16", 2}, {"fp8", 1}, {"int8", 1}, {"int4", 0.5},
+                     /* NVFP4: 4-bit values and one FP8 scale per 16 (NVIDIA TensorRT Model Optimizer) */
+                     {"fp4", 0.5625}};
+
 static bool parse_element_bytes(const char *s, bool allow_int4, double *out)
 {
-    static const struct {
-        const char *name;
-        double bytes;
-    } types[] = {{"fp32", 4}, {"bf16", 2}, {"fp16", 2}, {"fp8", 1}, {"int8", 1}, {"int4", 0.5},
-                 /* NVFP4: 4-bit values and one FP8 scale per 16 (NVIDIA TensorRT Model Optimizer) */
-                 {"fp4", 0.5625}};
-    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
-        if (!strcasecmp(s, types[i].name) && (allow_int4 || types[i].bytes >= 1)) {
-            *out = types[i].bytes;
+    for (size_t i = 0; i < sizeof element_types / sizeof element_types[0]; i++)
+        if (!strcasecmp(s, element_types[i].name) && (allow_int4 || element_types[i].bytes >= 1)) {
+            *out = element_types[i].bytes;
             return true;
         }
     return false;
+}
+
+/* The first element type of that size (2: bf16), for the defaults --help names. */
+static const char *element_type_name(double bytes)
+{
+    for (size_t i = 0; i < sizeof element_types / sizeof element_types[0]; i++)
+        if (element_types[i].bytes == bytes)
+            return element_types[i].name;
+    return "?";
 }
 
 /* An option the workload does not use is an error, not silently ignored. */
@@ -226,10 +237,12 @@ static int parse_plan_options(int argc, char **argv, struct plan_command *cmd)
         OPT_FLAG("allow-long-context", 0, &o->allow_long_context,
                  N_("plan a --context beyond the model's maximum (max_position_embeddings and its rope_scaling), as "
                     "vLLM's VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 does")),
-        OPT_CALLBACK("weights", 0, &o->weight_bytes, take_weights, 0, "bf16|fp16|fp8|int8|int4|fp4",
-                     N_("weight precision (default: as the checkpoint ships, else bf16; fp4 = NVFP4, on FP4 tensor "
-                        "cores where the GPU has them)")),
-        OPT_CALLBACK("kv", 0, &o->kv_bytes, take_kv, 0, "bf16|fp16|fp8", N_("KV cache precision (default bf16)")),
+        {.kind = OPT_KIND_CALLBACK, .name = "weights", .value = &o->weight_bytes, .callback = take_weights,
+         .metavar = "bf16|fp16|fp8|int8|int4|fp4", .default_name = element_type_name(o->weight_bytes),
+         .help = N_("weight precision (default: as the checkpoint ships, else %s; fp4 = NVFP4, on FP4 tensor cores "
+                    "where the GPU has them)")},
+        {.kind = OPT_KIND_CALLBACK, .name = "kv", .value = &o->kv_bytes, .callback = take_kv, .metavar = "bf16|fp16|fp8",
+         .default_name = element_type_name(o->kv_bytes), .help = N_("KV cache precision (default %s)")},
         OPT_FRACTION("gpu-memory-utilization", 0, &o->gpu_memory_utilization, "F",
                      N_("the share of each GPU's memory the engine plans with (vLLM's option; default %s)")),
         OPT_TOKENS("prompt", &o->prompt, 100000000, "N",
