@@ -287,8 +287,10 @@ static void put_help_text(FILE *m, const struct opt *row, size_t column)
 
 /* Where the option texts start: after the longest tag that is not too long. */
 #define HELP_TAG_MAX 22
-/* The furthest column an option's text starts at beside its tag. */
+/* The furthest column an option's text starts at beside its tag: 44, and less than half the width
+ * (at 80 columns, a text beside a 37-column tag would be a narrow strip of short lines). */
 #define HELP_TEXT_MAX_COLUMN 44
+#define HELP_TEXT_MAX_SHARE 0.45
 
 static void tag_of(const struct opt *row, char *out, size_t len)
 {
@@ -345,6 +347,9 @@ void opt_usage(FILE *out, const struct opt_command *command, const struct opt *t
     /* --help's own line, where the command has one, after the table's */
     const struct opt help_row = OPT_FLAG("help", 'h', NULL, command->help_help);
     size_t column = command->help_help ? strlen("--help") : 0, width = report_columns(out);
+    size_t max_column = (size_t)((double)width * HELP_TEXT_MAX_SHARE);
+    if (max_column > HELP_TEXT_MAX_COLUMN)
+        max_column = HELP_TEXT_MAX_COLUMN;
     for (const struct opt *row = table; row->kind != OPT_KIND_END; row++) {
         char tag[320];
         if (row->kind == OPT_KIND_GROUP || row->flags & OPT_HIDDEN)
@@ -375,7 +380,7 @@ void opt_usage(FILE *out, const struct opt_command *command, const struct opt *t
             break;
         tag_of(row, tag, sizeof tag);
         /* a tag too long to keep its text beside it: the text starts on the next line, in the column */
-        bool below = strlen(tag) + 4 > HELP_TEXT_MAX_COLUMN;
+        bool below = strlen(tag) + 4 > max_column;
         if (below)
             fprintf(l, "  %s\n%*s", tag, (int)column + 4, "");
         else

@@ -25,12 +25,12 @@
 
 static const struct opt_command plan_command_help = {
     .name = "plan",
-    .usage = N_("usage: gpuvet plan --workload llm-train|llm-infer|cv-train [--gpus [Nx]GPU] [options]\n"
+    .usage = N_("usage: gpuvet plan --workload llm-train|llm-infer|cv-train [options]\n"
                 "\n"
-                "Sizes one node (of --nodes) for a workload, and says why at each step: GPUs by memory need,\n"
+                "Sizes one node (of --nodes) for a workload, and says why at each step: GPUs by memory need, "
                 "CPU cores by GPUs, host memory by task, storage and network.\n"
                 "\n"),
-    .footer = N_("exit status: 0 planned (and --check found nothing short), 1 the asked configuration does not fit\n"
+    .footer = N_("exit status: 0 planned (and --check found nothing short), 1 the asked configuration does not fit "
                  "(or --check found a shortfall), 2 could not plan (bad option, unknown GPU or model, malformed file)\n"),
 };
 
@@ -214,8 +214,8 @@ static int parse_plan_options(int argc, char **argv, struct plan_command *cmd)
         OPT_GROUP(N_("llm-train:")),
         OPT_INT("zero", 0, &o->zero.stage, 0, 3, "0|1|2|3", N_("DeepSpeed ZeRO stage (default %s)")),
         OPT_ENUM("offload", 0, &o->zero.offload, offloads,
-                 N_("optimizer states to CPU; cpu = optimizer and (ZeRO-3) parameters to CPU; nvme = ZeRO-Infinity "
-                    "(default %s)")),
+                 N_("optimizer = the optimizer states to CPU; cpu = optimizer and (ZeRO-3) parameters to CPU; nvme = "
+                    "ZeRO-Infinity (default %s)")),
         OPT_CLEAR("no-zero-init", &o->zero.zero_init, N_("the model is built whole on every rank (no deepspeed.zero.Init)")),
         OPT_TOKENS("seq", &o->seq, 10000000, "N", N_("sequence length (default %s)")),
         OPT_INT("micro-batch", 0, &o->micro_batch, 1, 100000, "N", N_("micro-batch per GPU (default %s)")),

@@ -10,6 +10,7 @@
 #include "rules/workload.h"
 #include "sizing/demand.h"
 #include "sizing/plan.h"
+#include "util/gputable.h"
 #include "watch/session.h"
 
 /* --help as one line: a long paragraph is rewrapped at COLUMNS, so newlines and runs of spaces
@@ -74,6 +75,14 @@ Test(help_defaults, plan_kv_and_weights)
     expect_text("plan", want);
     snprintf(want, sizeof want, "(default: as the checkpoint ships, else %s;", element_type(o.weight_bytes));
     expect_text("plan", want);
+}
+
+/* cost prices BF16 unless told (cmd_cost starts at PREC_BF16). */
+Test(help_defaults, cost_precision)
+{
+    char want[128];
+    snprintf(want, sizeof want, "fp8 or int8 (default %s)", precision_name(PREC_BF16));
+    expect_text("cost", want);
 }
 
 /* audit and health judge for general unless told (their requests start at WL_GENERAL). */
