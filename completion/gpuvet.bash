@@ -4,13 +4,13 @@
 # Texts parsed for a fixed label ("workloads:", "usage:") are asked for with --lang en.
 # Installed as share/bash-completion/completions/gpuvet; or `source completion/gpuvet.bash`.
 
-# Options of `gpuvet COMMAND` (or of gpuvet itself): a command with an option table lists them
-# (`gpuvet COMMAND --list-options`); otherwise the --words its help lists, not those quoted in
-# `backticks` (which name other commands' options).
+# Options of `gpuvet COMMAND` (or of gpuvet itself), as its option table lists them
+# (`gpuvet [COMMAND] --list-options`); from a gpuvet without the listing, the --words its help
+# lists, not those quoted in `backticks` (which name other commands' options).
 _gpuvet_options()
 {
-    [[ -n $2 ]] && "$1" "$2" --list-options 2>/dev/null && return
-    "${1:-gpuvet}" ${2:+"$2"} --help 2>/dev/null | sed 's/`[^`]*`//g' | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u
+    "$1" ${2:+"$2"} --list-options 2>/dev/null && return
+    "$1" ${2:+"$2"} --help 2>/dev/null | sed 's/`[^`]*`//g' | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u
 }
 
 # GPU ids of the table (`gpuvet gpus --json`), built-in model ids (`gpuvet plan --list-models`, first

@@ -43,6 +43,8 @@ optional+=(slurmctld slurmd slurm-client munge prometheus prometheus-node-export
 # mandoc: test_man also lints every man page with `mandoc -T lint`; lintian: test_deb runs it on the
 # built Debian package (no error, no warning allowed).
 optional+=(mandoc lintian)
+# zsh: test_completion also runs the zsh completion (completion/_gpuvet) case for case with bash's.
+optional+=(zsh)
 install_packages "${build_packages[@]}" "${required[@]}" -- "${optional[@]}"
 
 ./scripts/check-layers.sh

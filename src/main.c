@@ -4,6 +4,7 @@
 
 #include "report/wrap.h"
 #include "builtin/builtin.h"
+#include "builtin/parse_options.h"
 #include "probe/probe.h"
 #include "util/deadline.h"
 #include "util/output.h"
@@ -33,40 +34,54 @@ static const struct command commands[] = {
 };
 enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
 
-static void print_usage_unwrapped(FILE *out)
+/* gpuvet's own options, declared once (builtin/parse_options.h): --help, the man page gpuvet(1),
+ * `gpuvet --list-options` and the completion come from this table. --data and --lang are taken
+ * wherever they stand, before or after COMMAND. */
+static struct {
+    const char *data, *lang;
+    bool version;
+} global;
+static struct opt global_options[] = {
+    {.kind = OPT_KIND_DIR, .name = "data", .value = &global.data, .metavar = "DIR", .flags = OPT_ANYWHERE,
+     .help = N_("read the data tables (gpus.csv, cpu-platforms.csv) from DIR instead of the built-in copies, before "
+                "or after COMMAND; every table must be there ($GPUVET_DATA_DIR does the same)")},
+    OPT_FLAG("version", 0, &global.version, N_("print the version and exit")),
+    {.kind = OPT_KIND_STRING, .name = "lang", .value = &global.lang, .metavar = "zh|en", .flags = OPT_ANYWHERE,
+     .help = N_("messages, help and reports for people in Simplified Chinese or English (default: from LC_ALL, "
+                "LC_MESSAGES or LANG); JSON stays English")},
+    OPT_END(),
+};
+
+/* gpuvet --help: the usage line, the commands (from commands[]) and the options. list gets the
+ * commands' lines (the caller frees it). */
+static struct opt_command usage_of(char **list)
 {
-    fputs(_("usage: gpuvet [--data DIR] [--lang zh|en] COMMAND [options]   (gpuvet COMMAND --help for its options)\n\n"),
-          out);
-    for (size_t i = 0; i < COMMAND_COUNT; i++) {
-        fputs("  ", out);
-        fput_padded(out, commands[i].name, 10);
-        fprintf(out, " %s\n", _(commands[i].summary));
+    size_t len = 0;
+    FILE *m = open_memstream(list, &len);
+    if (m) {
+        for (size_t i = 0; i < COMMAND_COUNT; i++) {
+            fputs("  ", m);
+            fput_padded(m, commands[i].name, 10);
+            fprintf(m, " %s\n", _(commands[i].summary));
+        }
+        fputc('\n', m);
+        fclose(m);
     }
-    fputs(_("\n"
-          "  --data DIR   read the data tables (gpus.csv, cpu-platforms.csv) from DIR instead of the\n"
-          "               built-in copies, before or after COMMAND; every table must be there\n"
-          "               ($GPUVET_DATA_DIR does the same)\n"
-          "  --version    print the version and exit\n"
-          "  --lang zh|en messages, help and reports for people in Simplified Chinese or English\n"
-          "               (default: from LC_ALL, LC_MESSAGES or LANG); JSON stays English\n"
-          "  --help       print this list and exit (gpuvet help COMMAND: that command's options)\n"),
-          out);
+    return (struct opt_command){
+        .usage = N_("usage: gpuvet [--data DIR] [--lang zh|en] COMMAND [options]   (gpuvet COMMAND --help for its "
+                    "options)\n\n%s"),
+        .operands = m ? *list : "",
+        .stop_at_operand = true,
+        .help_help = N_("print this list and exit (gpuvet help COMMAND: that command's options)"),
+    };
 }
 
-/* The list at the terminal's width, each summary continuing under its column. */
 static void print_usage(FILE *out)
 {
-    char *text = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&text, &len);
-    if (!m) {
-        print_usage_unwrapped(out);
-        return;
-    }
-    print_usage_unwrapped(m);
-    fclose(m);
-    print_help(out, text);
-    free(text);
+    char *list = NULL;
+    struct opt_command usage = usage_of(&list);
+    opt_usage(out, &usage, global_options);
+    free(list);
 }
 
 static const struct command *find_command(const char *name)
@@ -77,75 +92,88 @@ static const struct command *find_command(const char *name)
     return NULL;
 }
 
-/* A word gpuvet does not know where the command stands, a misspelt command (`audi`) or global option
- * (`--verison`): the closest one is named, else the usage printed. */
+/* A word gpuvet does not know where the command stands (`audi`): the closest command is named, else
+ * the usage printed. */
 static int unknown_command(const char *word)
 {
-    static const char *const global_options[] = {"data", "lang", "version", "help"};
-    bool option = word[0] == '-';
     const char *names[COMMAND_COUNT];
     for (size_t i = 0; i < COMMAND_COUNT; i++)
         names[i] = commands[i].name;
-    char bare[64]; /* "--dta=DIR" -> "dta" */
-    snprintf(bare, sizeof bare, "%.*s", (int)strcspn(word + strspn(word, "-"), "="), word + strspn(word, "-"));
-    const char *closest = option ? closest_name(bare, global_options, sizeof global_options / sizeof global_options[0])
-                                 : closest_name(word, names, COMMAND_COUNT);
+    const char *closest = closest_name(word, names, COMMAND_COUNT);
     if (closest) {
-        fprintf(stderr, option ? _("gpuvet: unknown option '%s'; did you mean --%s?\n")
-                               : _("gpuvet: unknown command '%s'; did you mean %s?\n"), word, closest);
+        fprintf(stderr, _("gpuvet: unknown command '%s'; did you mean %s?\n"), word, closest);
     } else {
-        fprintf(stderr, option ? _("gpuvet: unknown option '%s'\n") : _("gpuvet: unknown command '%s'\n"), word);
+        fprintf(stderr, _("gpuvet: unknown command '%s'\n"), word);
         print_usage(stderr);
     }
     return EXIT_CANNOT_RUN;
 }
 
-/* Takes a global option (`--data DIR`, `--lang L`, or --NAME=VALUE) out of argv wherever it stands,
- * before or after the command: left to the command's getopt, `gpuvet audit --data DIR` would be read as
- * the abbreviation of --data-dir. *value gets the last one given (NULL: none); -1 when it lacks its value. */
-static int take_global_option(int *argc, char **argv, const char *name, const char **value)
+/* --lang's language for messages and help: false after saying why not. */
+static bool set_language(const char *lang, bool missing)
 {
-    size_t len = strlen(name);
-    for (int i = 1; i < *argc;) {
-        bool joined = !strncmp(argv[i], name, len) && argv[i][len] == '=';
-        if (strcmp(argv[i], name) != 0 && !joined) {
-            i++;
-            continue;
-        }
-        const char *v = joined ? argv[i] + len + 1 : i + 1 < *argc ? argv[i + 1] : NULL;
-        if (!v || !*v)
-            return -1;
-        *value = v;
-        int taken = joined ? 1 : 2;
-        memmove(&argv[i], &argv[i + taken], sizeof *argv * (size_t)(*argc - i - taken + 1));
-        *argc -= taken;
+    if (!missing && i18n_init(lang) == 0)
+        return true;
+    i18n_init(NULL);
+    fprintf(stderr, _("gpuvet: --lang wants zh or en, not '%s'\n"), missing ? "" : lang);
+    return false;
+}
+
+static void print_version(void)
+{
+    /* The commit and date are CMake's, read when it configured (CMakeLists.txt). */
+    printf("gpuvet %s (commit %s, %s; built %s)\n", GPUVET_VERSION, GPUVET_COMMIT, GPUVET_DESCRIBE, GPUVET_BUILD_DATE);
+}
+
+/* gpuvet's options before COMMAND (--help, --version, --list-options, a misspelt one named with the
+ * closest, --lang and --data abbreviated): 0 with argv[optind] the command, -1 when done (exit 0),
+ * else the exit status. */
+static int parse_global_options(int argc, char **argv)
+{
+    const char *lang = global.lang;
+    char *list = NULL;
+    struct opt_command usage = usage_of(&list);
+    argv[0] = "gpuvet"; /* option_error's prefix */
+    int rc = opt_parse(&usage, global_options, argc, argv);
+    free(list);
+    if (rc == 0 && global.lang != lang && !set_language(global.lang, false))
+        return EXIT_CANNOT_RUN;
+    if (rc == 0 && global.version) {
+        print_version();
+        return -1;
     }
-    return 0;
+    return rc;
 }
 
 static int run(int argc, char **argv)
 {
-    const char *lang = NULL, *data = NULL;
-    int lang_taken = take_global_option(&argc, argv, "--lang", &lang);
-    if (lang_taken != 0 || i18n_init(lang) != 0) {
-        i18n_init(NULL);
-        fprintf(stderr, _("gpuvet: --lang wants zh or en, not '%s'\n"), lang_taken ? "" : lang);
+    const struct opt *missing = opt_take_anywhere(global_options, &argc, argv);
+    if (!set_language(global.lang, missing && !strcmp(missing->name, "lang")))
         return EXIT_CANNOT_RUN;
-    }
-    if (take_global_option(&argc, argv, "--data", &data) != 0) {
+    if (missing) {
         fputs(_("gpuvet: --data wants a folder (gpuvet --help)\n"), stderr);
         return EXIT_CANNOT_RUN;
     }
-    if (data)
-        data_set_dir(data);
-    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || (!strcmp(argv[1], "help") && argc < 3)) {
-        print_usage(argc < 2 ? stderr : stdout);
-        return argc < 2 ? EXIT_CANNOT_RUN : 0;
+    opterr = 0; /* option errors are ours (option_error), in the user's language */
+    if (argc >= 2 && argv[1][0] == '-') {
+        int rc = parse_global_options(argc, argv);
+        if (rc)
+            return rc < 0 ? 0 : rc;
+        argv += optind - 1;
+        argc -= optind - 1;
     }
-    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
-        /* The commit and date are CMake's, read when it configured (CMakeLists.txt). */
-        printf("gpuvet %s (commit %s, %s; built %s)\n", GPUVET_VERSION, GPUVET_COMMIT, GPUVET_DESCRIBE,
-               GPUVET_BUILD_DATE);
+    if (global.data)
+        data_set_dir(global.data);
+    if (argc < 2) {
+        print_usage(stderr);
+        return EXIT_CANNOT_RUN;
+    }
+    if (!strcmp(argv[1], "help") && argc < 3) {
+        print_usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "version")) {
+        print_version();
         return 0;
     }
     bool help = !strcmp(argv[1], "help"); /* gpuvet help COMMAND = gpuvet COMMAND --help */
@@ -164,7 +192,6 @@ static int run(int argc, char **argv)
     if (help)
         return cmd->run(2, help_argv);
     argv[1] = program;
-    opterr = 0; /* the commands' option errors are ours (option_error), in the user's language */
     return cmd->run(argc - 1, argv + 1);
 }
 

@@ -65,7 +65,7 @@ static int run_bench(int argc, char **argv)
                     "read, never written or removed")),
         {.kind = OPT_KIND_SECONDS, .name = "seconds", .short_name = 's', .value = &opts.seconds, .max = 3600,
          .metavar = "S", .flags = OPT_SHOWN_DEFAULT, .shown_default = JITTER_SECONDS_DEFAULT,
-         .help = N_("how long jitter runs (default %s, 3 with --quick)")},
+         .shown_next = JITTER_SECONDS_QUICK, .help = N_("how long jitter runs (default %s, %s with --quick)")},
         OPT_DIR("images", 'i', &opts.images, "DIR",
                 N_("JPEGs of your own dataset for decode (default: ImageNet-sized photographs made once from the "
                    "mate-backgrounds package, cached in ~/.cache/gpuvet)")),

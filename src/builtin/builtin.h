@@ -59,7 +59,9 @@ enum opt_result workload_row(const char *cmd, const struct opt *row, const char 
 enum opt_result fx_row(const char *cmd, const struct opt *row, const char *value);
 #define OPT_SYSROOT_ROW(p) OPT_DIR("sysroot", 's', (p), "DIR", sysroot_help)
 #define OPT_NVIDIA_SMI_ROW(req) OPT_CALLBACK("nvidia-smi", 0, (req), nvidia_smi_row, 0, "FILE", nvidia_smi_help)
-#define OPT_WORKLOAD_ROW(p) OPT_CALLBACK("workload", 'w', OPT_CHECK(enum workload, p), workload_row, 0, "W", workload_help)
+#define OPT_WORKLOAD_ROW(p)                                                                                            \
+    {.kind = OPT_KIND_CALLBACK, .name = "workload", .short_name = 'w', .value = OPT_CHECK(enum workload, p),            \
+     .callback = workload_row, .metavar = "W", .default_name = workload_name(*(p)), .help = workload_help}
 #define OPT_PROM_ROW(p) OPT_FILE("prom", 0, (p), "FILE", prom_help)
 
 /* --nvidia-smi FILE, given again for more files of the same machine (audit, health): adds value to

@@ -15,8 +15,8 @@ static const struct opt_command compare_command_help = {
     .name = "compare",
     .usage = N_("usage: gpuvet compare [--json] [--html FILE] [--markdown FILE] A.json B.json\n"
                 "\n"
-                "Two machines side by side (two providers' trial boxes, a good node and a bad one): their\n"
-                "gpuvet.audit/1 (or gpuvet.bench/1) documents, differences first, then what is the same, bench\n"
+                "Two machines side by side (two providers' trial boxes, a good node and a bad one): their "
+                "gpuvet.audit/1 (or gpuvet.bench/1) documents, differences first, then what is the same, bench "
                 "figures, and problem findings only one of them has.\n"
                 "\n"),
     .footer = N_("exit status: 0 no difference, 1 differences or a fail finding on either side, 2 could not run\n"),

@@ -18,14 +18,14 @@
 
 static const struct opt_command cost_command_help = {
     .name = "cost",
-    .usage = N_("usage: gpuvet cost OFFERS.csv|OFFERS.json [--precision P] [--util U | --util-from DMON.log|WATCH.json]\n"
-                "                   [--job-flops F | --params P --tokens T] [--json]\n"
+    .usage = N_("usage: gpuvet cost [--precision P] [--util U | --util-from DMON.log|WATCH.json]\n"
+                "                   [--job-flops F | --params P --tokens T] [--json] OFFERS.csv|OFFERS.json\n"
                 "\n"
-                "Ranks GPU offers by effective price: price per hour / (GPUs x dense TFLOPS x utilisation).\n"
-                "Offers: CSV with a header, or JSON (an array, or {\"offers\": [...]}), with the fields\n"
+                "Ranks GPU offers by effective price: price per hour / (GPUs x dense TFLOPS x utilisation). "
+                "Offers: CSV with a header, or JSON (an array, or {\"offers\": [...]}), with the fields:\n"
                 "  name, gpu, count, and price_per_hour or price_per_month (720 hours, a 30-day month);\n"
-                "  optional: currency (USD), util (measured GPU utilisation of that server), tflops (the\n"
-                "  per-GPU TFLOPS the offer quotes: a sparse figure is flagged), cpu, ram_gb.\n"
+                "  optional: currency (USD), util (measured GPU utilisation of that server), tflops (the "
+                "per-GPU TFLOPS the offer quotes: a sparse figure is flagged), cpu, ram_gb.\n"
                 "\n"),
     .footer = N_("exit status: 0 ok, 2 bad input (the message names FILE:LINE)\n"),
 };
@@ -65,8 +65,9 @@ int cmd_cost(int argc, char **argv)
     bool json = false;
     struct fx_rates fx = {0};
     struct opt options[] = {
-        OPT_CALLBACK("precision", 'p', &prec, take_precision, 0, "P",
-                     N_("bf16 (default), fp16, tf32, fp32, fp64, fp8, int8")),
+        {.kind = OPT_KIND_CALLBACK, .name = "precision", .short_name = 'p', .value = &prec, .callback = take_precision,
+         .metavar = "P", .default_name = precision_name(prec),
+         .help = N_("the precision whose dense TFLOPS count: bf16, fp16, tf32, fp32, fp64, fp8 or int8 (default %s)")},
         OPT_FRACTION("util", 'u', &util, "U",
                      N_("utilisation for offers without a util field (0.68 or 68%); default 1 = peak")),
         OPT_FILE("util-from", 'U', &util_from, "LOG",

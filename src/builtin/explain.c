@@ -13,7 +13,7 @@ static const struct opt_command explain_command_help = {
     .name = "explain",
     .usage = N_("usage: gpuvet explain RULE_ID|PREFIX|WORKLOAD\n"
                 "\n"
-                "Prints a rule's rationale and its severity per workload, the rules whose IDs start with\n"
+                "Prints a rule's rationale and its severity per workload, the rules whose IDs start with "
                 "PREFIX (PCIE lists the PCIe rules), or the key facts a workload's verdict needs.\n"
                 "\n"
                 "workloads: %s\n"

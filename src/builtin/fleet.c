@@ -17,14 +17,14 @@ static const struct opt_command fleet_command_help = {
     .name = "fleet",
     .usage = N_("usage: gpuvet fleet [--json] [--html FILE] [--markdown FILE] [--tolerance PERCENT] FILE|DIR...\n"
                 "\n"
-                "Reads gpuvet.audit/1 and gpuvet.bench/1 documents (files, or every *.json of a directory; one\n"
-                "of each per host, joined by host name; in a directory, other JSON files are skipped and only the\n"
-                "newest document of a host is read, each with a note), groups the nodes by CPU and accelerator\n"
-                "models, and names the nodes that differ from their group's majority (CPU count, DIMMs per\n"
-                "channel, accelerator links, driver and CUDA, kernel settings), bench figures below the group's\n"
+                "Reads gpuvet.audit/1 and gpuvet.bench/1 documents (files, or every *.json of a directory; one "
+                "of each per host, joined by host name; in a directory, other JSON files are skipped and only the "
+                "newest document of a host is read, each with a note), groups the nodes by CPU and accelerator "
+                "models, and names the nodes that differ from their group's majority (CPU count, DIMMs per "
+                "channel, accelerator links, driver and CUDA, kernel settings), bench figures below the group's "
                 "median, and problem findings present on only some nodes.\n"
                 "\n"),
-    .footer = N_("exit status: 0 every node alike, 1 odd nodes, fields without a majority, low figures or a fail\n"
+    .footer = N_("exit status: 0 every node alike, 1 odd nodes, fields without a majority, low figures or a fail "
                  "finding on any node, 2 could not run\n"),
 };
 

@@ -16,11 +16,11 @@ static const struct opt_command gpus_command_help = {
     .name = "gpus",
     .usage = N_("usage: gpuvet gpus [--json] [NAME...]\n"
                 "\n"
-                "Lists the GPU table (vendor peak figures, dense and sparse tensor TFLOPS apart, with a source\n"
-                "per row), or resolves NAMEs: a canonical id (h100-sxm5-80gb), a short form (H100-80GB picks\n"
+                "Lists the GPU table (vendor peak figures, dense and sparse tensor TFLOPS apart, with a source "
+                "per row), or resolves NAMEs: a canonical id (h100-sxm5-80gb), a short form (H100-80GB picks "
                 "the SXM part and says so) or an nvidia-smi product name (\"NVIDIA A100-SXM4-80GB\").\n"
                 "\n"),
-    .footer = N_("The table is data/gpus.csv, compiled in; PREFIX/share/gpuvet/gpus.csv beside an installed gpuvet,\n"
+    .footer = N_("The table is data/gpus.csv, compiled in; PREFIX/share/gpuvet/gpus.csv beside an installed gpuvet, "
                  "gpuvet --data DIR or GPUVET_DATA_DIR overrides it.\n"
                  "exit status: 0 ok, 2 unknown GPU or unreadable table\n"),
 };

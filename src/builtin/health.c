@@ -18,8 +18,8 @@ static const struct opt_command health_command_help = {
     .synopsis = true,
     .usage = N_("usage: gpuvet health %s\n"
                 "\n"
-                "The fast check for Slurm's HealthCheckProgram and Node Problem Detector's custom plugins: the\n"
-                "audit's rules without benchmarks and without the CPU-use sample. stdout is one line of at most\n"
+                "The fast check for Slurm's HealthCheckProgram and Node Problem Detector's custom plugins: the "
+                "audit's rules without benchmarks and without the CPU-use sample. stdout is one line of at most "
                 "80 bytes (\"gpuvet: OK\" or \"gpuvet: FAIL RULE_ID subject: message\"); every problem is on stderr.\n"
                 "\n"),
     .footer = N_("exit status: 0 OK, 1 the node has a problem, 2 could not check (or scontrol failed)\n"),

@@ -96,7 +96,8 @@ const char nvidia_smi_help[] =
     N_("read the GPUs from `nvidia-smi -q -x` output or `nvidia-smi -q` text, not from NVML; again for the same "
        "machine's `nvidia-smi nvlink -s` and `-e` text (NVLink state, error counters), each file known by its "
        "content");
-const char workload_help[] = N_("general (default), cv-train, llm-train, llm-infer, render, hpc");
+const char workload_help[] =
+    N_("what the machine is judged for: general, cv-train, llm-train, llm-infer, render or hpc (default %s)");
 const char prom_help[] = N_("also write the findings in node_exporter's textfile format to FILE, atomically");
 
 enum opt_result xid_list_option(const char *cmd, const struct opt *row, const char *value)

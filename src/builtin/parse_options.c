@@ -156,7 +156,7 @@ int opt_parse(const struct opt_command *command, struct opt *table, int argc, ch
     longopts[n] = (struct option){NULL, 0, NULL, 0};
 
     int status = 0, c;
-    optind = 1;
+    optind = 0; /* glibc starts afresh at 0 (at 1 it keeps the first call's '+', a second table's too) */
     while (status == 0 && (c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         struct opt *row = NULL;
         if (c >= OPT_LONG_BASE && c < OPT_LONG_BASE + rows)
@@ -186,10 +186,9 @@ int opt_parse(const struct opt_command *command, struct opt *table, int argc, ch
     return status;
 }
 
-/* The default for a row's help: the target's value before parsing, written as the option takes it. */
-static void default_text(const struct opt *row, char *out, size_t len)
+/* A number of a row's help, written as the option takes it. */
+static void value_text(const struct opt *row, double v, char *out, size_t len)
 {
-    double v = row->flags & OPT_SHOWN_DEFAULT ? row->shown_default : row->initial;
     *out = '\0';
     switch (row->kind) {
     case OPT_KIND_ENUM:
@@ -219,13 +218,50 @@ static void default_text(const struct opt *row, char *out, size_t len)
     }
 }
 
-/* text with each "%s" replaced by value; a line break after the first line goes under the option
- * texts' column (indent). */
-static void put_filled(FILE *m, const char *text, const char *value, size_t indent)
+const struct opt *opt_take_anywhere(struct opt *table, int *argc, char **argv)
 {
+    for (struct opt *row = table; row->kind != OPT_KIND_END; row++) {
+        if (!(row->flags & OPT_ANYWHERE))
+            continue;
+        size_t len = strlen(row->name);
+        for (int i = 1; i < *argc && strcmp(argv[i], "--");) {
+            const char *word = argv[i];
+            bool joined = !strncmp(word, "--", 2) && !strncmp(word + 2, row->name, len) && word[2 + len] == '=';
+            if (!joined && (strncmp(word, "--", 2) || strcmp(word + 2, row->name))) {
+                i++;
+                continue;
+            }
+            const char *value = joined ? word + 3 + len : i + 1 < *argc ? argv[i + 1] : NULL;
+            if (!value || !*value)
+                return row;
+            *(const char **)row->value = value;
+            row->seen++;
+            int taken = joined ? 1 : 2;
+            memmove(&argv[i], &argv[i + taken], sizeof *argv * (size_t)(*argc - i - taken + 1));
+            *argc -= taken;
+        }
+    }
+    return NULL;
+}
+
+/* The default for a row's help: its name, or the target's value before parsing (or shown_default). */
+static void default_text(const struct opt *row, char *out, size_t len)
+{
+    if (row->default_name)
+        snprintf(out, len, "%s", row->default_name);
+    else
+        value_text(row, row->flags & OPT_SHOWN_DEFAULT ? row->shown_default : row->initial, out, len);
+}
+
+/* text with its "%s" replaced by values[0], values[1], ... in turn (nothing past the last); a line
+ * break after the first line goes under the option texts' column (indent). */
+static void put_filled(FILE *m, const char *text, const char *const *values, int nvalues, size_t indent)
+{
+    int next = 0;
     for (const char *p = text; *p; p++) {
         if (p[0] == '%' && p[1] == 's') {
-            fputs(value, m);
+            if (next < nvalues)
+                fputs(values[next++], m);
             p++;
         } else if (*p == '\n' && p[1] && indent) {
             /* a line of its own in the help: under the text, not a paragraph of its own */
@@ -236,19 +272,25 @@ static void put_filled(FILE *m, const char *text, const char *value, size_t inde
     }
 }
 
-/* The row's help in the reader's language with its default put in for %s. */
+/* The row's help in the reader's language with its defaults put in for %s. */
 static void put_help_text(FILE *m, const struct opt *row, size_t column)
 {
-    char value[128] = "";
-    if (strstr(row->help, "%s"))
-        default_text(row, value, sizeof value);
-    put_filled(m, _(row->help), value, column + 4);
+    char first[128] = "", second[128] = "";
+    if (strstr(row->help, "%s")) {
+        default_text(row, first, sizeof first);
+        if (row->flags & OPT_SHOWN_DEFAULT)
+            value_text(row, row->shown_next, second, sizeof second);
+    }
+    const char *values[] = {first, second};
+    put_filled(m, _(row->help), values, 2, column + 4);
 }
 
 /* Where the option texts start: after the longest tag that is not too long. */
 #define HELP_TAG_MAX 22
-/* The furthest column an option's text starts at beside its tag. */
+/* The furthest column an option's text starts at beside its tag: 44, and less than half the width
+ * (at 80 columns, a text beside a 37-column tag would be a narrow strip of short lines). */
 #define HELP_TEXT_MAX_COLUMN 44
+#define HELP_TEXT_MAX_SHARE 0.45
 
 static void tag_of(const struct opt *row, char *out, size_t len)
 {
@@ -299,9 +341,15 @@ void opt_usage(FILE *out, const struct opt_command *command, const struct opt *t
         char synopsis[4096] = "";
         if (command->synopsis)
             synopsis_of(table, synopsis, sizeof synopsis);
-        put_filled(m, _(command->usage), command->synopsis ? synopsis : command->operands ? command->operands : "", 0);
+        const char *operands = command->synopsis ? synopsis : command->operands ? command->operands : "";
+        put_filled(m, _(command->usage), &operands, 1, 0);
     }
-    size_t column = 0, width = report_columns(out);
+    /* --help's own line, where the command has one, after the table's */
+    const struct opt help_row = OPT_FLAG("help", 'h', NULL, command->help_help);
+    size_t column = command->help_help ? strlen("--help") : 0, width = report_columns(out);
+    size_t max_column = (size_t)((double)width * HELP_TEXT_MAX_SHARE);
+    if (max_column > HELP_TEXT_MAX_COLUMN)
+        max_column = HELP_TEXT_MAX_COLUMN;
     for (const struct opt *row = table; row->kind != OPT_KIND_END; row++) {
         char tag[320];
         if (row->kind == OPT_KIND_GROUP || row->flags & OPT_HIDDEN)
@@ -311,7 +359,14 @@ void opt_usage(FILE *out, const struct opt_command *command, const struct opt *t
         if (w <= HELP_TAG_MAX && w > column)
             column = w;
     }
-    for (const struct opt *row = table; row->kind != OPT_KIND_END; row++) {
+    for (const struct opt *next = table; next;) {
+        const struct opt *row = next;
+        next = next->kind != OPT_KIND_END ? next + 1 : NULL;
+        if (row->kind == OPT_KIND_END) {
+            if (!command->help_help)
+                break;
+            row = &help_row;
+        }
         if (row->kind == OPT_KIND_GROUP) {
             fprintf(m, "%s\n", *row->name ? _(row->name) : ""); /* "": a blank line */
             continue;
@@ -325,7 +380,8 @@ void opt_usage(FILE *out, const struct opt_command *command, const struct opt *t
             break;
         tag_of(row, tag, sizeof tag);
         /* a tag too long to keep its text beside it: the text starts on the next line, in the column */
-        if (strlen(tag) + 4 > HELP_TEXT_MAX_COLUMN)
+        bool below = strlen(tag) + 4 > max_column;
+        if (below)
             fprintf(l, "  %s\n%*s", tag, (int)column + 4, "");
         else
             fprintf(l, "  %-*s  ", (int)column, tag);
@@ -334,7 +390,7 @@ void opt_usage(FILE *out, const struct opt_command *command, const struct opt *t
         fclose(l);
         /* Wrapped here, under its text even after a tag longer than the others' (print_help would
          * hang a continuation no deeper than 40 columns); print_help leaves a line that fits. */
-        print_wrapped_table(m, line, line_len, width);
+        (below ? print_wrapped_indented : print_wrapped_table)(m, line, line_len, width);
         free(line);
     }
     if (command->footer) {

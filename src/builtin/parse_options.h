@@ -38,6 +38,7 @@ enum {
     OPT_HIDDEN = 1 << 2,         /* parsed, not in --help */
     OPT_NO_VALUE = 1 << 3,       /* a callback that takes no argument (an action: --list-models) */
     OPT_SHOWN_DEFAULT = 1 << 4,  /* help's %s is the row's shown_default, not the target's value */
+    OPT_ANYWHERE = 1 << 5,       /* a string taken wherever it stands (opt_take_anywhere): gpuvet's --lang */
 };
 
 struct opt_choice {
@@ -57,13 +58,17 @@ struct opt {
     int short_name;       /* 0: none */
     void *value;          /* where the parsed value goes (a callback's context) */
     const char *metavar;  /* "N", "FILE"; NULL: a flag, or an enum's choices joined with | */
-    const char *help;     /* a msgid; "%s" in it is the default (the target's value before parsing, or
-                             shown_default) */
+    const char *help;     /* a msgid; its first "%s" is the default (default_name, shown_default, or the
+                             target's value before parsing), a second one shown_next */
     double min, max;      /* INT: [min, max]; TOKENS, PERCENT, SECONDS: max */
     const struct opt_choice *choices; /* ENUM, ended by {NULL} */
     opt_callback callback;
     unsigned flags;
     double shown_default; /* with OPT_SHOWN_DEFAULT */
+    double shown_next;    /* with OPT_SHOWN_DEFAULT: help's second %s, written as the first (bench's
+                             --seconds under --quick) */
+    const char *default_name; /* the default as the option takes it, where the target is no number or
+                                 string (a callback's: --kv's "bf16") */
     /* Filled by opt_parse: */
     int seen;             /* how many times it was given */
     double initial;       /* the target's value before parsing (numbers, enums), for --help */
@@ -119,6 +124,7 @@ struct opt_command {
     bool synopsis;
     bool stop_at_operand; /* options end at the first operand (watch -- COMMAND keeps its own options) */
     const char *footer;
+    const char *help_help; /* a msgid: --help's own line in the options (NULL: none) */
 };
 
 /* Parses argv (argv[0] is "gpuvet CMD") with table: 0 with optind at the first operand; -1 when the
@@ -127,6 +133,11 @@ struct opt_command {
 int opt_parse(const struct opt_command *command, struct opt *table, int argc, char **argv);
 /* The command's --help (usage, the table's options, footer) to out, wrapped to its width. */
 void opt_usage(FILE *out, const struct opt_command *command, const struct opt *table);
+/* Takes the OPT_ANYWHERE rows (strings) out of argv wherever they stand before a "--", before or after
+ * a command's name, as --NAME VALUE or --NAME=VALUE, the last one given counting: left to a command's
+ * getopt, `gpuvet audit --data DIR` would be read as the abbreviation of --data-dir. NULL, or the
+ * row given without its value. */
+const struct opt *opt_take_anywhere(struct opt *table, int *argc, char **argv);
 /* The row of table named name (NULL: none). */
 const struct opt *opt_find(const struct opt *table, const char *name);
 

@@ -25,12 +25,12 @@
 
 static const struct opt_command plan_command_help = {
     .name = "plan",
-    .usage = N_("usage: gpuvet plan --workload llm-train|llm-infer|cv-train [--gpus [Nx]GPU] [options]\n"
+    .usage = N_("usage: gpuvet plan --workload llm-train|llm-infer|cv-train [options]\n"
                 "\n"
-                "Sizes one node (of --nodes) for a workload, and says why at each step: GPUs by memory need,\n"
+                "Sizes one node (of --nodes) for a workload, and says why at each step: GPUs by memory need, "
                 "CPU cores by GPUs, host memory by task, storage and network.\n"
                 "\n"),
-    .footer = N_("exit status: 0 planned (and --check found nothing short), 1 the asked configuration does not fit\n"
+    .footer = N_("exit status: 0 planned (and --check found nothing short), 1 the asked configuration does not fit "
                  "(or --check found a shortfall), 2 could not plan (bad option, unknown GPU or model, malformed file)\n"),
 };
 
@@ -57,20 +57,31 @@ static int fail(const char *fmt, ...)
     return EXIT_CANNOT_RUN;
 }
 
+/* The element types --weights and --kv take, bytes per element. */
+static const struct {
+    const char *name;
+    double bytes;
+} element_types[] = {{"fp32", 4}, {"bf16", 2}, {"fp16", 2}, {"fp8", 1}, {"int8", 1}, {"int4", 0.5},
+                     /* NVFP4: 4-bit values and one FP8 scale per 16 (NVIDIA TensorRT Model Optimizer) */
+                     {"fp4", 0.5625}};
+
 static bool parse_element_bytes(const char *s, bool allow_int4, double *out)
 {
-    static const struct {
-        const char *name;
-        double bytes;
-    } types[] = {{"fp32", 4}, {"bf16", 2}, {"fp16", 2}, {"fp8", 1}, {"int8", 1}, {"int4", 0.5},
-                 /* NVFP4: 4-bit values and one FP8 scale per 16 (NVIDIA TensorRT Model Optimizer) */
-                 {"fp4", 0.5625}};
-    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
-        if (!strcasecmp(s, types[i].name) && (allow_int4 || types[i].bytes >= 1)) {
-            *out = types[i].bytes;
+    for (size_t i = 0; i < sizeof element_types / sizeof element_types[0]; i++)
+        if (!strcasecmp(s, element_types[i].name) && (allow_int4 || element_types[i].bytes >= 1)) {
+            *out = element_types[i].bytes;
             return true;
         }
     return false;
+}
+
+/* The first element type of that size (2: bf16), for the defaults --help names. */
+static const char *element_type_name(double bytes)
+{
+    for (size_t i = 0; i < sizeof element_types / sizeof element_types[0]; i++)
+        if (element_types[i].bytes == bytes)
+            return element_types[i].name;
+    return "?";
 }
 
 /* An option the workload does not use is an error, not silently ignored. */
@@ -203,8 +214,8 @@ static int parse_plan_options(int argc, char **argv, struct plan_command *cmd)
         OPT_GROUP(N_("llm-train:")),
         OPT_INT("zero", 0, &o->zero.stage, 0, 3, "0|1|2|3", N_("DeepSpeed ZeRO stage (default %s)")),
         OPT_ENUM("offload", 0, &o->zero.offload, offloads,
-                 N_("optimizer states to CPU; cpu = optimizer and (ZeRO-3) parameters to CPU; nvme = ZeRO-Infinity "
-                    "(default %s)")),
+                 N_("optimizer = the optimizer states to CPU; cpu = optimizer and (ZeRO-3) parameters to CPU; nvme = "
+                    "ZeRO-Infinity (default %s)")),
         OPT_CLEAR("no-zero-init", &o->zero.zero_init, N_("the model is built whole on every rank (no deepspeed.zero.Init)")),
         OPT_TOKENS("seq", &o->seq, 10000000, "N", N_("sequence length (default %s)")),
         OPT_INT("micro-batch", 0, &o->micro_batch, 1, 100000, "N", N_("micro-batch per GPU (default %s)")),
@@ -226,10 +237,12 @@ static int parse_plan_options(int argc, char **argv, struct plan_command *cmd)
         OPT_FLAG("allow-long-context", 0, &o->allow_long_context,
                  N_("plan a --context beyond the model's maximum (max_position_embeddings and its rope_scaling), as "
                     "vLLM's VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 does")),
-        OPT_CALLBACK("weights", 0, &o->weight_bytes, take_weights, 0, "bf16|fp16|fp8|int8|int4|fp4",
-                     N_("weight precision (default: as the checkpoint ships, else bf16; fp4 = NVFP4, on FP4 tensor "
-                        "cores where the GPU has them)")),
-        OPT_CALLBACK("kv", 0, &o->kv_bytes, take_kv, 0, "bf16|fp16|fp8", N_("KV cache precision (default bf16)")),
+        {.kind = OPT_KIND_CALLBACK, .name = "weights", .value = &o->weight_bytes, .callback = take_weights,
+         .metavar = "bf16|fp16|fp8|int8|int4|fp4", .default_name = element_type_name(o->weight_bytes),
+         .help = N_("weight precision (default: as the checkpoint ships, else %s; fp4 = NVFP4, on FP4 tensor cores "
+                    "where the GPU has them)")},
+        {.kind = OPT_KIND_CALLBACK, .name = "kv", .value = &o->kv_bytes, .callback = take_kv, .metavar = "bf16|fp16|fp8",
+         .default_name = element_type_name(o->kv_bytes), .help = N_("KV cache precision (default %s)")},
         OPT_FRACTION("gpu-memory-utilization", 0, &o->gpu_memory_utilization, "F",
                      N_("the share of each GPU's memory the engine plans with (vLLM's option; default %s)")),
         OPT_TOKENS("prompt", &o->prompt, 100000000, "N",

@@ -16,9 +16,9 @@ static const struct opt_command snapshot_command_help = {
     .usage = N_("usage: gpuvet snapshot [--sysroot SRC] [--redact] DIR\n"
                 "       gpuvet snapshot [--sysroot SRC] [--redact] --tar FILE\n"
                 "\n"
-                "Records what `gpuvet audit` reads of this machine (or of the recorded tree SRC) into DIR, a new\n"
-                "folder; then `gpuvet audit --sysroot DIR` audits it anywhere. Run as root to include what only\n"
-                "root may read. When nvidia-smi is on PATH, its `-q -x` output is stored as DIR/nvidia-smi.xml\n"
+                "Records what `gpuvet audit` reads of this machine (or of the recorded tree SRC) into DIR, a new "
+                "folder; then `gpuvet audit --sysroot DIR` audits it anywhere. Run as root to include what only "
+                "root may read. When nvidia-smi is on PATH, its `-q -x` output is stored as DIR/nvidia-smi.xml "
                 "(the GPU facts of the snapshot).\n"
                 "\n"),
 };

@@ -19,17 +19,17 @@ static const struct opt_command watch_command_help = {
     .name = "watch",
     .stop_at_operand = true,
     .usage = N_("usage: gpuvet watch [options] -- COMMAND [ARGS...]   start the job and watch it\n"
-                "       gpuvet watch [options] --pid PID               attach to a running job (its process tree)\n"
+                "       gpuvet watch [options] --pid PID               attach to a running job\n"
                 "       gpuvet watch [options]                         watch the machine\n"
-                "       gpuvet watch --replay FILE [--json]            diagnose a saved timeline or nvidia-smi dmon log\n"
+                "       gpuvet watch --replay FILE [--json]            diagnose a saved timeline\n"
                 "\n"
-                "Samples the GPUs (NVML) and the host (CPU split, the job's processes and threads, its data\n"
-                "disk, swapping, network) every interval, then names the bottleneck: INPUT_CPU_BOUND,\n"
-                "INPUT_IO_BOUND, LAUNCH_BOUND, HOST_CONTENTION, PCIE_BOUND, GPU_THROTTLED, MEMORY_PRESSURE,\n"
+                "Samples the GPUs (NVML) and the host (CPU split, the job's processes and threads, its data "
+                "disk, swapping, network) every interval, then names the bottleneck: INPUT_CPU_BOUND, "
+                "INPUT_IO_BOUND, LAUNCH_BOUND, HOST_CONTENTION, PCIE_BOUND, GPU_THROTTLED, MEMORY_PRESSURE, "
                 "NUMA_MISPLACED or GPU_BOUND (`gpuvet explain ID`).\n"
                 "\n"),
-    .footer = N_("With a COMMAND, its output passes through untouched and gpuvet's goes to stderr; the exit status\n"
-                 "is the command's (128+N when killed by signal N, 127 when it cannot be started). Otherwise:\n"
+    .footer = N_("With a COMMAND, its output passes through untouched and gpuvet's goes to stderr; the exit status "
+                 "is the command's (128+N when killed by signal N, 127 when it cannot be started). Otherwise: "
                  "0 watched, 2 could not run (bad usage, no such process, one that may not be read, a bad file).\n"),
 };
 

@@ -152,6 +152,17 @@ void print_wrapped_table(FILE *o, const char *buf, size_t len, size_t width)
     wrap_lines(o, buf, len, width, hang_last_column, NULL);
 }
 
+static size_t hang_at_indent(const char *line, size_t n, size_t indent, const char *unused)
+{
+    (void)line, (void)n, (void)unused;
+    return indent;
+}
+
+void print_wrapped_indented(FILE *o, const char *buf, size_t len, size_t width)
+{
+    wrap_lines(o, buf, len, width, hang_at_indent, NULL);
+}
+
 int render_wrapped_table(FILE *out, int (*render)(FILE *out, const void *ctx), const void *ctx)
 {
     char *buf;

@@ -25,6 +25,8 @@ void print_wrapped(FILE *o, const char *buf, size_t len, size_t width, const cha
 /* The same, for text in columns: a continuation starts under its line's last column (the text
  * after the last run of two or more spaces, within the first 60 columns). */
 void print_wrapped_table(FILE *o, const char *buf, size_t len, size_t width);
+/* The same, each line continuing under its own indent (an option's text on the line below it). */
+void print_wrapped_indented(FILE *o, const char *buf, size_t len, size_t width);
 /* A command's help text at the terminal's width (report_columns(o)): an option's description
  * continues under its own column, never split inside a word. */
 void print_help(FILE *o, const char *text);

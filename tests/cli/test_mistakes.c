@@ -79,7 +79,7 @@ Test(mistakes, misspelt_global_option_names_the_closest)
 {
     struct run_result r = run_gpuvet("--verison", NULL);
     cr_expect_eq(r.status, 2);
-    cr_expect(strstr(r.err, "gpuvet: unknown option '--verison'; did you mean --version?"), "%s", r.err);
+    cr_expect(strstr(r.err, "gpuvet: unknown option --verison; did you mean --version?"), "%s", r.err);
     run_result_free(&r);
     r = run_gpuvet("--dta", "/tmp", "gpus", NULL);
     cr_expect(strstr(r.err, "did you mean --data?"), "%s", r.err);

@@ -109,3 +109,59 @@ Test(parse_options, list_options_names_every_option, .init = cr_redirect_stdout)
     fflush(stdout);
     cr_expect_stdout_eq_str("--quick\n--count\n--share\n--size\n--file\n--colour\n--help\n");
 }
+
+/* A second %s (OPT_SHOWN_DEFAULT's shown_next), a default given by name, and the command's own
+ * --help line after the table's. */
+Test(parse_options, help_fills_a_second_value_a_named_default_and_the_help_line, .init = cr_redirect_stdout)
+{
+    double seconds = 0, bytes = 2;
+    struct opt table[] = {
+        {.kind = OPT_KIND_SECONDS, .name = "seconds", .value = &seconds, .max = 60, .metavar = "S",
+         .flags = OPT_SHOWN_DEFAULT, .shown_default = 20, .shown_next = 3,
+         .help = "how long (default %s, %s with --quick)"},
+        {.kind = OPT_KIND_CALLBACK, .name = "kv", .value = &bytes, .metavar = "bf16|fp8", .default_name = "bf16",
+         .help = "KV cache precision (default %s)"},
+        OPT_END(),
+    };
+    const struct opt_command command = {.name = "sample", .usage = "usage: gpuvet sample\n\n",
+                                        .help_help = "print this list and exit"};
+    char *words[] = {"gpuvet sample", "--help", NULL};
+    opterr = 0;
+    cr_assert_eq(opt_parse(&command, table, 2, words), -1);
+    fflush(stdout);
+    FILE *out = cr_get_redirected_stdout();
+    char text[4096];
+    size_t n = fread(text, 1, sizeof text - 1, out);
+    text[n] = '\0';
+    cr_expect(strstr(text, "how long (default 20, 3 with --quick)"), "%s", text);
+    cr_expect(strstr(text, "KV cache precision (default bf16)"), "%s", text);
+    cr_expect(strstr(text, "\n  --help         print this list and exit\n"), "%s", text);
+}
+
+/* gpuvet's --lang and --data: taken before or after the command's name, the last one counting,
+ * never from the words after "--" (watch's job keeps its own --data). */
+Test(parse_options, anywhere_rows_are_taken_up_to_the_double_dash)
+{
+    const char *lang = NULL, *data = NULL;
+    struct opt table[] = {
+        {.kind = OPT_KIND_STRING, .name = "lang", .value = &lang, .metavar = "L", .flags = OPT_ANYWHERE, .help = ""},
+        {.kind = OPT_KIND_DIR, .name = "data", .value = &data, .metavar = "DIR", .flags = OPT_ANYWHERE, .help = ""},
+        OPT_END(),
+    };
+    char *words[] = {"gpuvet", "--lang", "en", "watch", "--data=/d", "--lang=zh", "--data-dir", "x", "--",
+                     "job", "--data", "/job", NULL};
+    int argc = 12;
+    cr_assert_null(opt_take_anywhere(table, &argc, words));
+    cr_expect_str_eq(lang, "zh");
+    cr_expect_str_eq(data, "/d");
+    cr_assert_eq(argc, 8);
+    const char *left[] = {"gpuvet", "watch", "--data-dir", "x", "--", "job", "--data", "/job"};
+    for (int i = 0; i < argc; i++)
+        cr_expect_str_eq(words[i], left[i], "word %d", i);
+    cr_expect_null(words[argc]);
+    char *missing[] = {"gpuvet", "audit", "--lang", NULL};
+    argc = 3;
+    const struct opt *row = opt_take_anywhere(table, &argc, missing);
+    cr_assert_not_null(row);
+    cr_expect_str_eq(row->name, "lang");
+}
