@@ -1300,8 +1300,11 @@ static void read_log_fd(struct machine *m, int fd, const char *source, char *why
 
 void probe_kernel_log(struct machine *m, const struct xid_overrides *xid)
 {
-    /* GPUVET_TEST_KERNEL_LOG=FILE (tests only): the live machine's ring buffer is this saved log,
-     * which the CUDA stand-in appends an Xid line to while `bench gpu --burn` runs. */
+#ifdef GPUVET_TEST_HOOKS
+    /* GPUVET_TEST_KERNEL_LOG=FILE: the live machine's ring buffer is this saved log, which the CUDA
+     * stand-in appends an Xid line to while `bench gpu --burn` runs. Only in a build with the test
+     * suite (GPUVET_TESTS=ON): in the binary users run (setup.sh, the package), no environment
+     * variable can put another file in place of /dev/kmsg and hide a live fault. */
     const char *test_log = getenv("GPUVET_TEST_KERNEL_LOG");
     if (fsroot_is_live() && test_log && *test_log) {
         int fd = open(test_log, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -1311,6 +1314,7 @@ void probe_kernel_log(struct machine *m, const struct xid_overrides *xid)
         read_log_fd(m, fd, test_log, why, xid);
         return;
     }
+#endif
     if (fsroot_is_live()) {
         read_kmsg(m, xid);
         return;
