@@ -669,7 +669,9 @@ static void take_bench(struct fleet *f, json_t *doc, struct taken *t)
     json_array_foreach(at(b, "gpu.gpus"), i, g) {
         json_t *memtest = at(g, "memtest");
         json_t *errors = at(memtest, "errors");
-        if ((json_is_integer(errors) && json_integer_value(errors) > 0) || json_is_true(at(memtest, "uncorrectable_ecc"))) {
+        bool failed = (json_is_integer(errors) && json_integer_value(errors) > 0) ||
+                      json_is_true(at(memtest, "uncorrectable_ecc"));
+        if (failed) {
             key.len = 0;
             sb_printf(&key, "fail GPU_MEMORY_ERRORS ");
             sb_scalar(&key, at(g, "bus_id"));
@@ -711,21 +713,63 @@ static int add_taken(struct fleet *f, const struct taken *t, bool audit, const c
     return 0;
 }
 
-/* What a node keeps of a document (docs/fleet-json.md lists the fields); the rest is skipped. */
-static const struct prune_keep finding_keys[] = {{"id", NULL, false}, {"severity", NULL, false},
-                                                 {"subject", NULL, false}, {NULL, NULL, false}};
-static const struct prune_keep pci_keys[] = {{"bus_id", NULL, false},    {"vendor", NULL, false},
-                                             {"device", NULL, false},    {"vendor_id", NULL, false},
-                                             {"device_id", NULL, false}, {"link", NULL, false},
-                                             {NULL, NULL, false}};
-static const struct prune_keep machine_keys[] = {
-    {"hostname", NULL, false}, {"cpu", NULL, false},    {"memory", NULL, false},
-    {"accelerators", pci_keys, true}, {"gpus", NULL, false}, {"nvidia", NULL, false},
-    {"kernel", NULL, false},   {"virtualization", NULL, false}, {"bench", NULL, false},
-    {"listed", NULL, false},   {NULL, NULL, false}};
-static const struct prune_keep document_keys[] = {
-    {"schema", NULL, false},    {"machine", machine_keys, false}, {"findings", finding_keys, true},
-    {"hostname", NULL, false},  {"benchmarks", NULL, false},      {NULL, NULL, false}};
+/* What a node keeps of a document (docs/fleet-json.md lists the fields); the rest is skipped. Only
+ * the members the extractors above read are built: the tree of a whole "memory" or "gpus" was a
+ * tenth of `gpuvet fleet`'s time. A list that holds something other than objects is kept whole, as
+ * it was when its parent was. */
+#define KEEP(key) {key, NULL, PRUNE_OBJECT}
+#define KEEP_IN(key, members) {key, members, PRUNE_OBJECT}
+#define KEEP_EACH(key, members, how) {key, members, how}
+#define KEEP_END {NULL, NULL, PRUNE_OBJECT}
+static const struct prune_keep finding_keys[] = {KEEP("id"), KEEP("severity"), KEEP("subject"), KEEP_END};
+static const struct prune_keep pci_keys[] = {KEEP("bus_id"),    KEEP("vendor"), KEEP("device"), KEEP("vendor_id"),
+                                             KEEP("device_id"), KEEP("link"),   KEEP_END};
+static const struct prune_keep cpu_keys[] = {KEEP("model"), KEEP("sockets"), KEEP("cores"), KEEP("threads"), KEEP_END};
+static const struct prune_keep socket_keys[] = {KEEP("socket"), KEEP("populated_channels"), KEEP("dimms"), KEEP_END};
+static const struct prune_keep dimm_keys[] = {KEEP("socket"),     KEEP("channel"), KEEP("locator"), KEEP("size_bytes"),
+                                              KEEP("type"),       KEEP("configured_mts"), KEEP_END};
+static const struct prune_keep memory_keys[] = {KEEP("source"), KEEP_EACH("sockets", socket_keys, PRUNE_EACH_OR_WHOLE),
+                                                KEEP_EACH("dimms", dimm_keys, PRUNE_EACH_OR_WHOLE), KEEP_END};
+static const struct prune_keep gpu_link_keys[] = {KEEP("current_width"), KEEP("max_gen"), KEEP("max_width"), KEEP_END};
+static const struct prune_keep gpu_keys[] = {KEEP("name"), KEEP("bus_id"), KEEP("pci_device_found"),
+                                             KEEP_IN("pcie", gpu_link_keys), KEEP_END};
+static const struct prune_keep nvidia_keys[] = {KEEP("driver_version"), KEEP("cuda_version"), KEEP_END};
+static const struct prune_keep kernel_keys[] = {KEEP("release"),        KEEP("thp_enabled"),
+                                                KEEP("thp_defrag"),     KEEP("numa_balancing"),
+                                                KEEP("cpufreq_governor"), KEEP("swap_total_bytes"), KEEP_END};
+static const struct prune_keep virtualization_keys[] = {KEEP("vm"), KEEP("hypervisor"), KEEP("container"),
+                                                        KEEP("container_kind"), KEEP_END};
+static const struct prune_keep listed_keys[] = {KEEP("pci"), KEEP_END};
+static const struct prune_keep copy_keys[] = {KEEP("h2d_pinned_bytes_s"), KEEP("d2h_pinned_bytes_s"), KEEP_END};
+static const struct prune_keep nccl_keys[] = {KEEP("busbw_bytes_s"), KEEP_END};
+static const struct prune_keep audit_bench_keys[] = {KEEP("memory_triad_bytes_s"), KEEP("storage_seq_read_bytes_s"),
+                                                     KEEP("storage_rand_read_iops"),
+                                                     KEEP_EACH("pcie", copy_keys, PRUNE_EACH_OR_WHOLE),
+                                                     KEEP_IN("gpu_nccl", nccl_keys), KEEP_END};
+static const struct prune_keep triad_keys[] = {KEEP("triad_bytes_s"), KEEP_END};
+static const struct prune_keep storage_keys[] = {KEEP("seq_read_bytes_s"), KEEP("rand_read_iops"), KEEP_END};
+static const struct prune_keep decode_keys[] = {KEEP("images_s_all_cores"), KEEP_END};
+static const struct prune_keep memtest_keys[] = {KEEP("errors"), KEEP("uncorrectable_ecc"), KEEP_END};
+static const struct prune_keep bench_gpu_keys[] = {KEEP("bus_id"), KEEP_IN("memtest", memtest_keys), KEEP_END};
+static const struct prune_keep gpu_bench_keys[] = {KEEP_IN("nccl", nccl_keys),
+                                                   KEEP_EACH("gpus", bench_gpu_keys, PRUNE_EACH_OR_WHOLE), KEEP_END};
+static const struct prune_keep benchmark_keys[] = {KEEP_IN("memory", triad_keys), KEEP_IN("storage", storage_keys),
+                                                   KEEP_IN("decode", decode_keys), KEEP_IN("gpu", gpu_bench_keys),
+                                                   KEEP_EACH("pcie", copy_keys, PRUNE_EACH_OR_WHOLE), KEEP_END};
+static const struct prune_keep machine_keys[] = {KEEP("hostname"),
+                                                 KEEP_IN("cpu", cpu_keys),
+                                                 KEEP_IN("memory", memory_keys),
+                                                 KEEP_EACH("accelerators", pci_keys, PRUNE_EACH),
+                                                 KEEP_EACH("gpus", gpu_keys, PRUNE_EACH_OR_WHOLE),
+                                                 KEEP_IN("nvidia", nvidia_keys),
+                                                 KEEP_IN("kernel", kernel_keys),
+                                                 KEEP_IN("virtualization", virtualization_keys),
+                                                 KEEP_IN("bench", audit_bench_keys),
+                                                 KEEP_IN("listed", listed_keys),
+                                                 KEEP_END};
+static const struct prune_keep document_keys[] = {KEEP("schema"),   KEEP_IN("machine", machine_keys),
+                                                  KEEP_EACH("findings", finding_keys, PRUNE_EACH),
+                                                  KEEP("hostname"), KEEP_IN("benchmarks", benchmark_keys), KEEP_END};
 
 /* A document's host (host_of) and what its node takes. */
 static void take_document(struct fleet *f, json_t *doc, bool audit, const char *path, char *host, size_t host_size,
@@ -803,15 +847,14 @@ struct candidate {
     bool dated;         /* when is the document's own generated_at */
     struct taken taken;
 };
-static const struct prune_keep host_keys[] = {{"hostname", NULL, false}, {NULL, NULL, false}};
-static const struct prune_keep candidate_keys[] = {{"schema", NULL, false}, {"generated_at", NULL, false},
-                                                   {"machine", host_keys, false}, {"hostname", NULL, false},
-                                                   {NULL, NULL, false}};
+static const struct prune_keep host_keys[] = {KEEP("hostname"), KEEP_END};
+static const struct prune_keep candidate_keys[] = {KEEP("schema"), KEEP("generated_at"), KEEP_IN("machine", host_keys),
+                                                   KEEP("hostname"), KEEP_END};
 /* document_keys and candidate_keys together: what a directory's walk reads of each file. */
-static const struct prune_keep walk_keys[] = {
-    {"schema", NULL, false},   {"generated_at", NULL, false}, {"machine", machine_keys, false},
-    {"findings", finding_keys, true}, {"hostname", NULL, false}, {"benchmarks", NULL, false},
-    {NULL, NULL, false}};
+static const struct prune_keep walk_keys[] = {KEEP("schema"),   KEEP("generated_at"),
+                                              KEEP_IN("machine", machine_keys),
+                                              KEEP_EACH("findings", finding_keys, PRUNE_EACH),
+                                              KEEP("hostname"), KEEP_IN("benchmarks", benchmark_keys), KEEP_END};
 
 /* 1 a candidate; 0 not a gpuvet audit or bench document (skipped with a note); -1 unreadable.
  *

@@ -162,12 +162,14 @@ static json_t *prune_object(const struct scan *s, const char *p, const struct pr
     return NULL;
 }
 
-/* Each element of the array at p pruned as an object by `members`. */
-static json_t *prune_array(const struct scan *s, const char *p, const struct prune_keep *members, const char **after)
+/* Each element of the array at p pruned as an object by `members`; with or_whole, an element that is
+ * not an object is kept whole. */
+static json_t *prune_array(const struct scan *s, const char *p, const struct prune_keep *members, bool or_whole,
+                           const char **after)
 {
     p = skip_blank(s, p);
     if (p < s->end && *p != '[') /* null, or a value of another type: parsed as it is */
-        return prune_value(s, p, &(struct prune_keep){"", NULL, false}, after);
+        return prune_value(s, p, &(struct prune_keep){"", NULL, PRUNE_OBJECT}, after);
     json_t *out = json_array();
     p = skip_blank(s, p + 1);
     if (p < s->end && *p == ']') {
@@ -176,7 +178,10 @@ static json_t *prune_array(const struct scan *s, const char *p, const struct pru
     }
     while (p < s->end) {
         const char *end;
-        json_t *v = prune_object(s, p, members, &end);
+        p = skip_blank(s, p);
+        bool whole = or_whole && p < s->end && *p != '{';
+        json_t *v = whole ? prune_value(s, p, &(struct prune_keep){"", NULL, PRUNE_OBJECT}, &end)
+                          : prune_object(s, p, members, &end);
         if (!v)
             break;
         json_array_append_new(out, v);
@@ -351,7 +356,7 @@ static json_t *prune_value(const struct scan *s, const char *p, const struct pru
 {
     p = skip_blank(s, p);
     if (keep->members && keep->each)
-        return prune_array(s, p, keep->members, after);
+        return prune_array(s, p, keep->members, keep->each == PRUNE_EACH_OR_WHOLE, after);
     if (keep->members && p < s->end && *p == '{')
         return prune_object(s, p, keep->members, after);
     const char *end;

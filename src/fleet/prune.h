@@ -6,12 +6,19 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* How a member with `members` is read when it is an array. */
+enum prune_each {
+    PRUNE_OBJECT = 0,        /* not an array: an object keeping only `members` (else kept whole) */
+    PRUNE_EACH = 1,          /* an array of such objects; an element that is not an object is an error */
+    PRUNE_EACH_OR_WHOLE = 2, /* the same, but an element that is not an object is kept whole */
+};
+
 /* A member to keep: with `members` NULL its whole value; otherwise an object keeping only those
  * members, or (each) an array of such objects. Lists end with a NULL key. */
 struct prune_keep {
     const char *key;
     const struct prune_keep *members;
-    bool each;
+    enum prune_each each;
 };
 
 /* The document at path as an object with only `top`'s members, or NULL with the reason (a

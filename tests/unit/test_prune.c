@@ -72,3 +72,30 @@ Test(prune, kept_scalars_are_what_jansson_reads)
         json_decref(doc);
     }
 }
+
+/* A list read element by element (PRUNE_EACH) refuses an element that is not an object; one read
+ * PRUNE_EACH_OR_WHOLE keeps such an element whole, as it was kept when its parent was kept whole.
+ * Both keep only the named members of the objects. */
+Test(prune, lists_of_objects_and_what_else_they_hold)
+{
+    static const struct prune_keep item[] = {{"a", NULL, PRUNE_OBJECT}, {NULL, NULL, PRUNE_OBJECT}};
+    static const struct prune_keep strict[] = {{"list", item, PRUNE_EACH}, {NULL, NULL, PRUNE_OBJECT}};
+    static const struct prune_keep loose[] = {{"list", item, PRUNE_EACH_OR_WHOLE}, {NULL, NULL, PRUNE_OBJECT}};
+    const char *text = "{\"list\": [{\"a\": 1, \"b\": 2}, 7, \"s\", [1, {\"b\": 0}], null, {\"b\": 3}]}";
+    char why[256] = "";
+    json_t *doc = load_text(text, strict, why, sizeof why);
+    cr_assert_null(doc);
+    cr_assert(strstr(why, "an object expected"), "%s", why);
+    doc = load_text(text, loose, why, sizeof why);
+    cr_assert_not_null(doc, "%s", why);
+    json_error_t error;
+    json_t *want = json_loads("[{\"a\": 1}, 7, \"s\", [1, {\"b\": 0}], null, {}]", 0, &error);
+    cr_assert_not_null(want);
+    cr_assert(json_equal(json_object_get(doc, "list"), want));
+    json_decref(want);
+    json_decref(doc);
+    doc = load_text("{\"list\": [{\"a\": 1}, 01]}", loose, why, sizeof why);
+    cr_assert_null(doc, "a bad element kept whole is still refused");
+    doc = load_text("{\"list\": [{\"a\": 1}, ", loose, why, sizeof why);
+    cr_assert_null(doc, "a list cut short is refused");
+}
