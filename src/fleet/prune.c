@@ -131,8 +131,11 @@ static json_t *prune_object(const struct scan *s, const char *p, const struct pr
             fail_at(s, colon, _("':' expected"), 1);
             break;
         }
+        /* The first byte turns most names away before strlen: a findings' object of six members is
+         * looked up in a list of three 100 times a document. */
         const struct prune_keep *k = keep;
-        while (k->key && (strlen(k->key) != name_len || memcmp(k->key, name, name_len)))
+        char first = name_len ? name[0] : '\0';
+        while (k->key && (k->key[0] != first || strlen(k->key) != name_len || memcmp(k->key, name, name_len)))
             k++;
         const char *end;
         if (k->key) {
