@@ -99,3 +99,27 @@ Test(prune, lists_of_objects_and_what_else_they_hold)
     doc = load_text("{\"list\": [{\"a\": 1}, ", loose, why, sizeof why);
     cr_assert_null(doc, "a list cut short is refused");
 }
+
+/* Skipped text is searched 16 bytes at a time where the CPU allows: quotes, escaped quotes and
+ * brackets at every offset around a block's edge, and a document that ends inside a string or an
+ * object at each of those offsets, read as they read byte by byte. */
+Test(prune, skipped_values_at_every_offset)
+{
+    static const struct prune_keep keep[] = {{"kept", NULL, PRUNE_OBJECT}, {NULL, NULL, PRUNE_OBJECT}};
+    for (int pad = 0; pad < 40; pad++) {
+        char text[512], why[256] = "";
+        snprintf(text, sizeof text, "{\"skip\": {\"%.*s\": \"%.*s\\\"]}\", \"b\": [%.*s{}]},\n\"kept\": \"yes\"}", pad,
+                 "0123456789012345678901234567890123456789", 40 - pad, "abcdefghijabcdefghijabcdefghijabcdefghij",
+                 pad, "                                        ");
+        json_t *doc = load_text(text, keep, why, sizeof why);
+        cr_assert_not_null(doc, "%d: %s", pad, why);
+        cr_assert_str_eq(json_string_value(json_object_get(doc, "kept")), "yes", "%d", pad);
+        cr_assert_null(json_object_get(doc, "skip"), "%d", pad);
+        json_decref(doc);
+        for (size_t cut = 10; cut + 1 < strlen(text); cut += 7) {
+            char shorter[512];
+            snprintf(shorter, sizeof shorter, "%.*s", (int)cut, text);
+            cr_assert_null(load_text(shorter, keep, why, sizeof why), "%d cut at %zu: %s", pad, cut, shorter);
+        }
+    }
+}
