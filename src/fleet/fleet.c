@@ -609,14 +609,26 @@ static void take_finding(struct taken *t, const char *key)
     t->findings[t->nfindings++] = key;
 }
 
+/* prune's context for a document's findings: each one's key goes to the taken document as the
+ * reader meets it (prune.h's take), so 40-85 findings an audit never stand as a tree. */
+struct finding_taker {
+    struct fleet *f;
+    struct taken *t;
+    struct strbuf key;
+};
+
+static void take_finding_element(json_t *finding, void *context)
+{
+    struct finding_taker *taker = context;
+    if (!finding) /* a "findings" member begins: a later one replaces an earlier one */
+        taker->t->nfindings = 0;
+    else
+        take_finding(taker->t, finding_key(taker->f, &taker->key, finding));
+}
+
+/* An audit's "findings" were taken while it was read (take_finding_element). */
 static void take_audit(struct fleet *f, json_t *doc, struct taken *t)
 {
-    size_t i;
-    json_t *finding;
-    struct strbuf key = {0};
-    json_array_foreach(at(doc, "findings"), i, finding)
-        take_finding(t, finding_key(f, &key, finding));
-    free(key.s);
     json_t *machine = at(doc, "machine");
     if (!json_is_object(machine)) {
         t->no_machine = true;
@@ -651,6 +663,7 @@ static void take_audit(struct fleet *f, json_t *doc, struct taken *t)
 
 static void take_bench(struct fleet *f, json_t *doc, struct taken *t)
 {
+    t->nfindings = 0; /* a bench document's own "findings", if any, are not read */
     json_t *b = at(doc, "benchmarks");
     for (int m = 0; m < FLEET_NMETRICS; m++)
         t->metric[m] = NAN;
@@ -717,10 +730,11 @@ static int add_taken(struct fleet *f, const struct taken *t, bool audit, const c
  * the members the extractors above read are built: the tree of a whole "memory" or "gpus" was a
  * tenth of `gpuvet fleet`'s time. A list that holds something other than objects is kept whole, as
  * it was when its parent was. */
-#define KEEP(key) {key, NULL, PRUNE_OBJECT}
-#define KEEP_IN(key, members) {key, members, PRUNE_OBJECT}
-#define KEEP_EACH(key, members, how) {key, members, how}
-#define KEEP_END {NULL, NULL, PRUNE_OBJECT}
+#define KEEP(key) {key, NULL, PRUNE_OBJECT, NULL}
+#define KEEP_IN(key, members) {key, members, PRUNE_OBJECT, NULL}
+#define KEEP_EACH(key, members, how) {key, members, how, NULL}
+#define KEEP_FINDINGS {"findings", finding_keys, PRUNE_EACH, take_finding_element}
+#define KEEP_END {NULL, NULL, PRUNE_OBJECT, NULL}
 static const struct prune_keep finding_keys[] = {KEEP("id"), KEEP("severity"), KEEP("subject"), KEEP_END};
 static const struct prune_keep pci_keys[] = {KEEP("bus_id"),    KEEP("vendor"), KEEP("device"), KEEP("vendor_id"),
                                              KEEP("device_id"), KEEP("link"),   KEEP_END};
@@ -768,7 +782,7 @@ static const struct prune_keep machine_keys[] = {KEEP("hostname"),
                                                  KEEP_IN("listed", listed_keys),
                                                  KEEP_END};
 static const struct prune_keep document_keys[] = {KEEP("schema"),   KEEP_IN("machine", machine_keys),
-                                                  KEEP_EACH("findings", finding_keys, PRUNE_EACH),
+                                                  KEEP_FINDINGS,
                                                   KEEP("hostname"), KEEP_IN("benchmarks", benchmark_keys), KEEP_END};
 
 /* A document's host (host_of) and what its node takes. */
@@ -800,21 +814,23 @@ static int document_kind(json_t *doc, const char *path, char *why, size_t why_si
 static int add_file(struct fleet *f, const char *path, char *why, size_t why_size)
 {
     char reason[512];
-    json_t *doc = prune_load_file(path, document_keys, reason, sizeof reason);
+    struct taken t = {0};
+    struct finding_taker taker = {f, &t, {0}};
+    json_t *doc = prune_load_file(path, document_keys, &taker, reason, sizeof reason);
+    free(taker.key.s);
+    int rc = -1;
     if (!doc) {
         snprintf(why, why_size, "%s: %s", path, reason);
-        return -1;
+    } else {
+        int kind = document_kind(doc, path, why, why_size);
+        if (kind >= 0) {
+            char host[256];
+            take_document(f, doc, kind, path, host, sizeof host, &t);
+            rc = add_taken(f, &t, kind, host, path, why, why_size);
+        }
+        json_decref(doc);
     }
-    int kind = document_kind(doc, path, why, why_size);
-    int rc = -1;
-    if (kind >= 0) {
-        struct taken t = {0};
-        char host[256];
-        take_document(f, doc, kind, path, host, sizeof host, &t);
-        rc = add_taken(f, &t, kind, host, path, why, why_size);
-        taken_free(&t);
-    }
-    json_decref(doc);
+    taken_free(&t);
     return rc;
 }
 
@@ -853,7 +869,7 @@ static const struct prune_keep candidate_keys[] = {KEEP("schema"), KEEP("generat
 /* document_keys and candidate_keys together: what a directory's walk reads of each file. */
 static const struct prune_keep walk_keys[] = {KEEP("schema"),   KEEP("generated_at"),
                                               KEEP_IN("machine", machine_keys),
-                                              KEEP_EACH("findings", finding_keys, PRUNE_EACH),
+                                              KEEP_FINDINGS,
                                               KEEP("hostname"), KEEP_IN("benchmarks", benchmark_keys), KEEP_END};
 
 /* 1 a candidate; 0 not a gpuvet audit or bench document (skipped with a note); -1 unreadable.
@@ -865,13 +881,15 @@ static const struct prune_keep walk_keys[] = {KEEP("schema"),   KEEP("generated_
 static int candidate_read(struct fleet *f, struct candidate *c, char *why, size_t why_size)
 {
     char reason[512];
-    json_t *doc = prune_load_file(c->file, walk_keys, reason, sizeof reason), *full = NULL;
+    struct finding_taker taker = {f, &c->taken, {0}};
+    json_t *doc = prune_load_file(c->file, walk_keys, &taker, reason, sizeof reason), *full = NULL;
     if (!doc) {
-        if (!(doc = prune_load_file(c->file, candidate_keys, reason, sizeof reason))) {
+        if (!(doc = prune_load_file(c->file, candidate_keys, &taker, reason, sizeof reason))) {
+            free(taker.key.s);
             snprintf(why, why_size, "%s: %s", c->file, reason);
             return -1;
         }
-        if (!(full = prune_load_file(c->file, document_keys, reason, sizeof reason)) &&
+        if (!(full = prune_load_file(c->file, document_keys, &taker, reason, sizeof reason)) &&
             asprintf(&c->taken.unread, "%s: %s", c->file, reason) < 0)
             abort();
     } else {
@@ -881,8 +899,7 @@ static int candidate_read(struct fleet *f, struct candidate *c, char *why, size_
     c->audit = schema && !strcmp(schema, "gpuvet.audit/1");
     if (!c->audit && !(schema && !strcmp(schema, "gpuvet.bench/1"))) {
         fleet_note(f, _("%s: skipped: not a gpuvet.audit/1 or gpuvet.bench/1 document"), c->file);
-        free(c->taken.unread);
-        c->taken.unread = NULL;
+        free(taker.key.s);
         json_decref(doc);
         json_decref(full);
         return 0;
@@ -901,6 +918,7 @@ static int candidate_read(struct fleet *f, struct candidate *c, char *why, size_
     c->dated = end && !*end;
     struct stat st;
     c->when = c->dated ? timegm(&tm) : stat(c->file, &st) == 0 ? st.st_mtime : 0;
+    free(taker.key.s);
     json_decref(doc);
     json_decref(full);
     return 1;
@@ -1021,6 +1039,7 @@ static int add_directory(struct fleet *f, const char *path, char *why, size_t wh
             got = candidate_read(f, &c[count], why, why_size);
             if (got <= 0) {
                 free(c[count].file);
+                taken_free(&c[count].taken);
                 memset(&c[count], 0, sizeof c[count]);
             }
         }

@@ -25,6 +25,7 @@ struct scan {
     const char *start, *end;
     char *why;
     size_t why_size;
+    void *context; /* for prune_keep's take */
 };
 
 static const char *skip_blank(const struct scan *s, const char *p)
@@ -189,10 +190,15 @@ static json_t *prune_object(const struct scan *s, const char *p, const struct pr
             k++;
         const char *end;
         if (k->key) {
+            if (k->take)
+                k->take(NULL, s->context);
             json_t *v = prune_value(s, colon + 1, k, &end);
             if (!v)
                 break;
-            json_object_set_new(out, k->key, v); /* the name is k->key's, byte for byte */
+            if (k->take && json_is_array(v))
+                json_decref(v); /* its elements were handed over */
+            else
+                json_object_set_new(out, k->key, v); /* the name is k->key's, byte for byte */
         } else if (!(end = skip_value(s, colon + 1))) {
             fail_at(s, s->end, _("the document ends inside a value"), 1);
             break;
@@ -218,11 +224,11 @@ static json_t *prune_object(const struct scan *s, const char *p, const struct pr
 /* Each element of the array at p pruned as an object by `members`; with or_whole, an element that is
  * not an object is kept whole. */
 static json_t *prune_array(const struct scan *s, const char *p, const struct prune_keep *members, bool or_whole,
-                           const char **after)
+                           void (*take)(json_t *, void *), const char **after)
 {
     p = skip_blank(s, p);
     if (p < s->end && *p != '[') /* null, or a value of another type: parsed as it is */
-        return prune_value(s, p, &(struct prune_keep){"", NULL, PRUNE_OBJECT}, after);
+        return prune_value(s, p, &(struct prune_keep){"", NULL, PRUNE_OBJECT, NULL}, after);
     json_t *out = json_array();
     p = skip_blank(s, p + 1);
     if (p < s->end && *p == ']') {
@@ -233,11 +239,16 @@ static json_t *prune_array(const struct scan *s, const char *p, const struct pru
         const char *end;
         p = skip_blank(s, p);
         bool whole = or_whole && p < s->end && *p != '{';
-        json_t *v = whole ? prune_value(s, p, &(struct prune_keep){"", NULL, PRUNE_OBJECT}, &end)
+        json_t *v = whole ? prune_value(s, p, &(struct prune_keep){"", NULL, PRUNE_OBJECT, NULL}, &end)
                           : prune_object(s, p, members, &end);
         if (!v)
             break;
-        json_array_append_new(out, v);
+        if (take) {
+            take(v, s->context);
+            json_decref(v);
+        } else {
+            json_array_append_new(out, v);
+        }
         p = skip_blank(s, end);
         if (p < s->end && *p == ',') {
             p++;
@@ -409,7 +420,7 @@ static json_t *prune_value(const struct scan *s, const char *p, const struct pru
 {
     p = skip_blank(s, p);
     if (keep->members && keep->each)
-        return prune_array(s, p, keep->members, keep->each == PRUNE_EACH_OR_WHOLE, after);
+        return prune_array(s, p, keep->members, keep->each == PRUNE_EACH_OR_WHOLE, keep->take, after);
     if (keep->members && p < s->end && *p == '{')
         return prune_object(s, p, keep->members, after);
     const char *end;
@@ -433,7 +444,7 @@ static json_t *prune_value(const struct scan *s, const char *p, const struct pru
     return v;
 }
 
-json_t *prune_load_file(const char *path, const struct prune_keep *top, char *why, size_t why_size)
+json_t *prune_load_file(const char *path, const struct prune_keep *top, void *context, char *why, size_t why_size)
 {
     /* A shared fleet folder is anyone's: a FIFO, a device or an oversized file is refused unread. */
     size_t n = 0;
@@ -443,7 +454,7 @@ json_t *prune_load_file(const char *path, const struct prune_keep *top, char *wh
         snprintf(why, why_size, "%s", _(reason));
         return NULL;
     }
-    struct scan s = {buf, buf + n, why, why_size}; /* buf[n] is input_file_read's NUL */
+    struct scan s = {buf, buf + n, why, why_size, context}; /* buf[n] is input_file_read's NUL */
     const char *end = NULL;
     json_t *doc = prune_object(&s, buf, top, &end);
     if (doc && skip_blank(&s, end) != s.end) {
