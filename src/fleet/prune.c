@@ -182,8 +182,8 @@ static json_t *prune_object(const struct scan *s, const char *p, const struct pr
             fail_at(s, colon, _("':' expected"), 1);
             break;
         }
-        /* The first byte turns most names away before strlen: a findings' object of six members is
-         * looked up in a list of three 100 times a document. */
+        /* The first byte turns most names away before strlen: each member of a finding (some 60 an
+         * audit) is looked up in a list of three. */
         const struct prune_keep *k = keep;
         char first = name_len ? name[0] : '\0';
         while (k->key && (k->key[0] != first || strlen(k->key) != name_len || memcmp(k->key, name, name_len)))
@@ -330,7 +330,7 @@ static json_t *scalar_at(const char *p, const char *end)
 
 /* Kept values are built here rather than by json_loadb, whose byte-at-a-time lexer and set-up for
  * each call were most of `gpuvet fleet`'s time (a finding's id, severity and subject: some 200
- * calls a document; cpu, memory and gpus kept whole). Only the plain forms are built: strings
+ * calls a document). Only the plain forms are built: strings
  * without escapes or control bytes, keys shorter than KEY_MAX, numbers JSON's grammar allows in
  * range, nesting to BUILD_DEPTH_MAX. Anything else (and anything malformed) makes build_value give
  * NULL, and the whole kept value goes to json_loadb, which reads it or names what is wrong. */
