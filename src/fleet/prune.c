@@ -103,6 +103,8 @@ static const char *next_structural(const struct scan *s, const char *p)
             return p + __builtin_ctz(hits);
         p += 16;
     }
+#else
+    (void)s; /* the byte loop stops at end's NUL */
 #endif
     while (!structural[(unsigned char)*p])
         p++;
