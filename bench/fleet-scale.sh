@@ -12,6 +12,10 @@
 # alternating pairs (ROUNDS, default 9): each figure is the median over the rounds, the ratio the
 # median of the rounds' own ratios, so a machine whose speed drifts slows both sides alike.
 #
+# With CALLGRIND=1 (and valgrind installed), the instructions each binary runs for the first 1,000
+# documents (500 nodes' audit and bench documents) are counted too: a figure the machine's load
+# does not move.
+#
 # usage: bench/fleet-scale.sh [BUILD_DIR] [NODES]   (defaults: build, 10000; needs ~700 MB in $TMPDIR)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -96,4 +100,19 @@ if [ -n "${BASELINE:-}" ]; then
   echo "paired over ${ROUNDS:-9} rounds: wall median baseline $(median <"$work/old_wall") s, this build" \
     "$(median <"$work/new_wall") s (ratio median $(median <"$work/ratio_wall")); CPU median baseline" \
     "$(median <"$work/old_cpu") s, this build $(median <"$work/new_cpu") s (ratio median $(median <"$work/ratio_cpu"))"
+fi
+
+if [ -n "${CALLGRIND:-}" ]; then
+  mkdir "$work/first1000"
+  for i in $(seq -f %05g 1 $((nodes < 500 ? nodes : 500))); do
+    ln "$work/docs/gpu$i.json" "$work/docs/gpu$i-bench.json" "$work/first1000/"
+  done
+  instructions() {
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null "$1" fleet --json "$work/first1000" 2>&1 >/dev/null |
+      sed -n 's/.*Collected : //p'
+  }
+  line="callgrind over the first $(find "$work/first1000" -name '*.json' | wc -l) documents:"
+  line="$line this build $(instructions "$gpuvet") instructions"
+  [ -z "${BASELINE:-}" ] || line="$line, baseline $(instructions "$BASELINE")"
+  echo "$line"
 fi

@@ -480,27 +480,29 @@ static int compare_keys(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static void add_findings(struct fleet *f, struct fleet_node *n, json_t *findings)
+/* The key of a warn or fail finding, "fail RULE_ID subject", interned; NULL for another severity. */
+static const char *finding_key(struct fleet *f, struct strbuf *key, json_t *finding)
 {
-    size_t i;
-    json_t *finding;
-    struct strbuf key = {0};
-    size_t room = (size_t)n->nfindings + json_array_size(findings);
+    const char *severity = json_string_value(at(finding, "severity"));
+    if (!severity || (strcmp(severity, "fail") && strcmp(severity, "warn")))
+        return NULL;
+    key->len = 0;
+    sb_printf(key, "%s ", severity);
+    sb_scalar(key, at(finding, "id"));
+    sb_printf(key, " ");
+    sb_scalar(key, at(finding, "subject"));
+    return pool_intern(&f->values, key->s, NULL);
+}
+
+/* Appends interned finding keys to a node; a key it has already is dropped. */
+static void add_findings(struct fleet_node *n, const char *const *keys, int nkeys)
+{
+    size_t room = (size_t)n->nfindings + (size_t)nkeys;
     n->findings = realloc(n->findings, (room ? room : 1) * sizeof *n->findings);
     if (!n->findings)
         abort();
-    json_array_foreach(findings, i, finding) {
-        const char *severity = json_string_value(at(finding, "severity"));
-        if (!severity || (strcmp(severity, "fail") && strcmp(severity, "warn")))
-            continue;
-        key.len = 0;
-        sb_printf(&key, "%s ", severity);
-        sb_scalar(&key, at(finding, "id"));
-        sb_printf(&key, " ");
-        sb_scalar(&key, at(finding, "subject"));
-        n->findings[n->nfindings++] = pool_intern(&f->values, key.s, NULL);
-    }
-    free(key.s);
+    for (int i = 0; i < nkeys; i++)
+        n->findings[n->nfindings++] = keys[i];
     free(n->findings_sorted);
     n->findings_sorted = malloc((n->nfindings ? (size_t)n->nfindings : 1) * sizeof *n->findings_sorted);
     if (!n->findings_sorted)
@@ -540,13 +542,11 @@ bool fleet_node_has_finding(const struct fleet_node *n, const char *key)
            bsearch(&key, n->findings_sorted, (size_t)n->nfindings, sizeof *n->findings_sorted, compare_keys);
 }
 
-/* The node of the document's host, its file recorded; NULL (with `why`) when that host has a
- * document of this kind already. */
-static struct fleet_node *claim_node(struct fleet *f, json_t *hostname, const char *path, bool audit, char *why,
+/* The node of a host, its file recorded; NULL (with `why`) when that host has a document of this
+ * kind already. */
+static struct fleet_node *claim_node(struct fleet *f, const char *host, const char *path, bool audit, char *why,
                                      size_t why_size)
 {
-    char host[256];
-    host_of(hostname, path, host, sizeof host);
     struct fleet_node *n = node_for(f, host);
     char **file = audit ? &n->audit_file : &n->bench_file;
     if (*file) {
@@ -568,26 +568,72 @@ static void keep_lower(double *kept, double value)
 }
 
 /* The slowest GPU's copies: the one a data-parallel job waits for. */
-static void take_slowest_gpu(struct fleet_node *n, json_t *pcie)
+static void take_slowest_gpu(double *metric, json_t *pcie)
 {
     size_t i;
     json_t *g;
     json_array_foreach(pcie, i, g) {
-        keep_lower(&n->metric[FM_PCIE_H2D], number_at(g, "h2d_pinned_bytes_s"));
-        keep_lower(&n->metric[FM_PCIE_D2H], number_at(g, "d2h_pinned_bytes_s"));
+        keep_lower(&metric[FM_PCIE_H2D], number_at(g, "h2d_pinned_bytes_s"));
+        keep_lower(&metric[FM_PCIE_D2H], number_at(g, "d2h_pinned_bytes_s"));
     }
 }
 
-static int add_audit(struct fleet *f, json_t *doc, const char *path, char *why, size_t why_size)
+/* What a node takes of one document, before the node is chosen: a directory's walk reads each
+ * file once and adds only the newest document of each host and kind afterwards. Strings are
+ * interned in f->values, so a taken document holds a few pointers, not its tree. */
+struct taken {
+    const char *field[FLEET_NFIELDS], *class_key; /* audit */
+    const char **findings;                        /* warn and fail keys in document order */
+    int nfindings;
+    double metric[FLEET_NMETRICS];                /* a bench document's; an audit's machine.bench */
+    bool has_bench;                               /* audit: machine.bench is an object */
+    bool no_machine;                              /* audit without a "machine" object */
+    char *unread;                                 /* the document is not one add_file reads: why */
+};
+
+static void taken_free(struct taken *t)
+{
+    free(t->findings);
+    free(t->unread);
+}
+
+static void take_finding(struct taken *t, const char *key)
+{
+    if (!key)
+        return;
+    if ((t->nfindings & (t->nfindings - 1)) == 0) { /* room doubles at 0, 1, 2, 4, ... */
+        t->findings = realloc(t->findings, (size_t)(t->nfindings ? t->nfindings * 2 : 1) * sizeof *t->findings);
+        if (!t->findings)
+            abort();
+    }
+    t->findings[t->nfindings++] = key;
+}
+
+/* prune's context for a document's findings: each one's key goes to the taken document as the
+ * reader meets it (prune.h's take), so 40-85 findings an audit never stand as a tree. */
+struct finding_taker {
+    struct fleet *f;
+    struct taken *t;
+    struct strbuf key;
+};
+
+static void take_finding_element(json_t *finding, void *context)
+{
+    struct finding_taker *taker = context;
+    if (!finding) /* a "findings" member begins: a later one replaces an earlier one */
+        taker->t->nfindings = 0;
+    else
+        take_finding(taker->t, finding_key(taker->f, &taker->key, finding));
+}
+
+/* An audit's "findings" were taken while it was read (take_finding_element). */
+static void take_audit(struct fleet *f, json_t *doc, struct taken *t)
 {
     json_t *machine = at(doc, "machine");
     if (!json_is_object(machine)) {
-        snprintf(why, why_size, _("%s: a gpuvet.audit/1 document without a \"machine\" object"), path);
-        return -1;
+        t->no_machine = true;
+        return;
     }
-    struct fleet_node *n = claim_node(f, at(machine, "hostname"), path, true, why, why_size);
-    if (!n)
-        return -1;
     struct extract x = {0};
     extract_cpu(&x, at(machine, "cpu"));
     extract_memory(&x, at(machine, "memory"));
@@ -596,96 +642,195 @@ static int add_audit(struct fleet *f, json_t *doc, const char *path, char *why, 
     version_field(&x.field[FF_DRIVER], at(machine, "nvidia"), "driver_version", pci_listed(machine));
     version_field(&x.field[FF_CUDA], at(machine, "nvidia"), "cuda_version", pci_listed(machine));
     extract_kernel(&x, at(machine, "kernel"), at(machine, "virtualization"));
-    for (int i = 0; i < FLEET_NFIELDS; i++) {
-        n->field[i] = pool_intern(&f->values, sb_text(&x.field[i]), NULL);
-        free(x.field[i].s);
+    for (int k = 0; k < FLEET_NFIELDS; k++) {
+        t->field[k] = pool_intern(&f->values, sb_text(&x.field[k]), NULL);
+        free(x.field[k].s);
     }
-    n->class_key = pool_intern(&f->values, sb_text(&x.class_key), NULL);
+    t->class_key = pool_intern(&f->values, sb_text(&x.class_key), NULL);
     free(x.class_key.s);
-    add_findings(f, n, at(doc, "findings"));
-    /* An audit run with --bench carries the figures the rules judged; a bench document of the
-     * same host, read before or after, takes precedence. */
+    for (int m = 0; m < FLEET_NMETRICS; m++)
+        t->metric[m] = NAN;
     json_t *bench = at(machine, "bench");
-    if (json_is_object(bench) && !n->bench_file) {
-        n->metric[FM_MEMORY_TRIAD] = number_at(bench, "memory_triad_bytes_s");
-        n->metric[FM_STORAGE_SEQ_READ] = number_at(bench, "storage_seq_read_bytes_s");
-        n->metric[FM_STORAGE_RAND_READ] = number_at(bench, "storage_rand_read_iops");
-        take_slowest_gpu(n, at(bench, "pcie"));
-        n->metric[FM_GPU_ALLREDUCE] = number_at(bench, "gpu_nccl.busbw_bytes_s");
+    t->has_bench = json_is_object(bench);
+    if (t->has_bench) {
+        t->metric[FM_MEMORY_TRIAD] = number_at(bench, "memory_triad_bytes_s");
+        t->metric[FM_STORAGE_SEQ_READ] = number_at(bench, "storage_seq_read_bytes_s");
+        t->metric[FM_STORAGE_RAND_READ] = number_at(bench, "storage_rand_read_iops");
+        take_slowest_gpu(t->metric, at(bench, "pcie"));
+        t->metric[FM_GPU_ALLREDUCE] = number_at(bench, "gpu_nccl.busbw_bytes_s");
     }
-    return 0;
 }
 
-static int add_bench(struct fleet *f, json_t *doc, const char *path, char *why, size_t why_size)
+static void take_bench(struct fleet *f, json_t *doc, struct taken *t)
 {
-    struct fleet_node *n = claim_node(f, at(doc, "hostname"), path, false, why, why_size);
-    if (!n)
-        return -1;
+    t->nfindings = 0; /* a bench document's own "findings", if any, are not read */
     json_t *b = at(doc, "benchmarks");
     for (int m = 0; m < FLEET_NMETRICS; m++)
-        n->metric[m] = NAN;
-    n->metric[FM_MEMORY_TRIAD] = number_at(b, "memory.triad_bytes_s");
-    n->metric[FM_STORAGE_SEQ_READ] = number_at(b, "storage.seq_read_bytes_s");
-    n->metric[FM_STORAGE_RAND_READ] = number_at(b, "storage.rand_read_iops");
-    n->metric[FM_DECODE] = number_at(b, "decode.images_s_all_cores");
-    n->metric[FM_GPU_ALLREDUCE] = number_at(b, "gpu.nccl.busbw_bytes_s");
-    take_slowest_gpu(n, at(b, "pcie"));
+        t->metric[m] = NAN;
+    t->metric[FM_MEMORY_TRIAD] = number_at(b, "memory.triad_bytes_s");
+    t->metric[FM_STORAGE_SEQ_READ] = number_at(b, "storage.seq_read_bytes_s");
+    t->metric[FM_STORAGE_RAND_READ] = number_at(b, "storage.rand_read_iops");
+    t->metric[FM_DECODE] = number_at(b, "decode.images_s_all_cores");
+    t->metric[FM_GPU_ALLREDUCE] = number_at(b, "gpu.nccl.busbw_bytes_s");
+    take_slowest_gpu(t->metric, at(b, "pcie"));
     /* A GPU whose memory test found words that did not keep their pattern, or met an uncorrectable
      * ECC error, is what GPU_MEMORY_ERRORS fails in `audit --bench` (docs/bench-json.md): the node
      * has that finding, so it is not alike the others. */
-    json_t *failed = json_array(), *g;
+    struct strbuf key = {0};
+    json_t *g;
     size_t i;
     json_array_foreach(at(b, "gpu.gpus"), i, g) {
         json_t *memtest = at(g, "memtest");
         json_t *errors = at(memtest, "errors");
-        if ((json_is_integer(errors) && json_integer_value(errors) > 0) || json_is_true(at(memtest, "uncorrectable_ecc")))
-            json_array_append_new(failed, json_pack("{s:s, s:s, s:O}", "id", "GPU_MEMORY_ERRORS", "severity", "fail",
-                                                    "subject", at(g, "bus_id") ? at(g, "bus_id") : json_null()));
+        bool failed = (json_is_integer(errors) && json_integer_value(errors) > 0) ||
+                      json_is_true(at(memtest, "uncorrectable_ecc"));
+        if (failed) {
+            key.len = 0;
+            sb_printf(&key, "fail GPU_MEMORY_ERRORS ");
+            sb_scalar(&key, at(g, "bus_id"));
+            take_finding(t, pool_intern(&f->values, key.s, NULL));
+        }
     }
-    if (json_array_size(failed))
-        add_findings(f, n, failed);
-    json_decref(failed);
+    free(key.s);
+}
+
+/* A taken document into the node of its host. */
+static int add_taken(struct fleet *f, const struct taken *t, bool audit, const char *host, const char *path,
+                     char *why, size_t why_size)
+{
+    if (audit && t->no_machine) {
+        snprintf(why, why_size, _("%s: a gpuvet.audit/1 document without a \"machine\" object"), path);
+        return -1;
+    }
+    struct fleet_node *n = claim_node(f, host, path, audit, why, why_size);
+    if (!n)
+        return -1;
+    if (audit) {
+        for (int k = 0; k < FLEET_NFIELDS; k++)
+            n->field[k] = t->field[k];
+        n->class_key = t->class_key;
+        add_findings(n, t->findings, t->nfindings);
+        /* An audit run with --bench carries the figures the rules judged; a bench document of the
+         * same host, read before or after, takes precedence. */
+        if (t->has_bench && !n->bench_file) {
+            static const enum fleet_metric from_audit[] = {FM_MEMORY_TRIAD, FM_STORAGE_SEQ_READ, FM_STORAGE_RAND_READ,
+                                                           FM_PCIE_H2D,     FM_PCIE_D2H,         FM_GPU_ALLREDUCE};
+            for (size_t k = 0; k < sizeof from_audit / sizeof *from_audit; k++)
+                n->metric[from_audit[k]] = t->metric[from_audit[k]];
+        }
+    } else {
+        memcpy(n->metric, t->metric, sizeof n->metric);
+        if (t->nfindings)
+            add_findings(n, t->findings, t->nfindings);
+    }
     return 0;
 }
 
-/* What a node keeps of a document (docs/fleet-json.md lists the fields); the rest is skipped. */
-static const struct prune_keep finding_keys[] = {{"id", NULL, false}, {"severity", NULL, false},
-                                                 {"subject", NULL, false}, {NULL, NULL, false}};
-static const struct prune_keep pci_keys[] = {{"bus_id", NULL, false},    {"vendor", NULL, false},
-                                             {"device", NULL, false},    {"vendor_id", NULL, false},
-                                             {"device_id", NULL, false}, {"link", NULL, false},
-                                             {NULL, NULL, false}};
-static const struct prune_keep machine_keys[] = {
-    {"hostname", NULL, false}, {"cpu", NULL, false},    {"memory", NULL, false},
-    {"accelerators", pci_keys, true}, {"gpus", NULL, false}, {"nvidia", NULL, false},
-    {"kernel", NULL, false},   {"virtualization", NULL, false}, {"bench", NULL, false},
-    {"listed", NULL, false},   {NULL, NULL, false}};
-static const struct prune_keep document_keys[] = {
-    {"schema", NULL, false},    {"machine", machine_keys, false}, {"findings", finding_keys, true},
-    {"hostname", NULL, false},  {"benchmarks", NULL, false},      {NULL, NULL, false}};
+/* What a node keeps of a document (docs/fleet-json.md lists the fields); the rest is skipped. Only
+ * the members the extractors above read are built: the tree of a whole "memory" or "gpus" was a
+ * tenth of `gpuvet fleet`'s time. A list that holds something other than objects is kept whole, as
+ * it was when its parent was. */
+#define KEEP(key) {key, NULL, PRUNE_OBJECT, NULL}
+#define KEEP_IN(key, members) {key, members, PRUNE_OBJECT, NULL}
+#define KEEP_EACH(key, members, how) {key, members, how, NULL}
+#define KEEP_FINDINGS {"findings", finding_keys, PRUNE_EACH, take_finding_element}
+#define KEEP_END {NULL, NULL, PRUNE_OBJECT, NULL}
+static const struct prune_keep finding_keys[] = {KEEP("id"), KEEP("severity"), KEEP("subject"), KEEP_END};
+static const struct prune_keep pci_keys[] = {KEEP("bus_id"),    KEEP("vendor"), KEEP("device"), KEEP("vendor_id"),
+                                             KEEP("device_id"), KEEP("link"),   KEEP_END};
+static const struct prune_keep cpu_keys[] = {KEEP("model"), KEEP("sockets"), KEEP("cores"), KEEP("threads"), KEEP_END};
+static const struct prune_keep socket_keys[] = {KEEP("socket"), KEEP("populated_channels"), KEEP("dimms"), KEEP_END};
+static const struct prune_keep dimm_keys[] = {KEEP("socket"),     KEEP("channel"), KEEP("locator"), KEEP("size_bytes"),
+                                              KEEP("type"),       KEEP("configured_mts"), KEEP_END};
+static const struct prune_keep memory_keys[] = {KEEP("source"), KEEP_EACH("sockets", socket_keys, PRUNE_EACH_OR_WHOLE),
+                                                KEEP_EACH("dimms", dimm_keys, PRUNE_EACH_OR_WHOLE), KEEP_END};
+static const struct prune_keep gpu_link_keys[] = {KEEP("current_width"), KEEP("max_gen"), KEEP("max_width"), KEEP_END};
+static const struct prune_keep gpu_keys[] = {KEEP("name"), KEEP("bus_id"), KEEP("pci_device_found"),
+                                             KEEP_IN("pcie", gpu_link_keys), KEEP_END};
+static const struct prune_keep nvidia_keys[] = {KEEP("driver_version"), KEEP("cuda_version"), KEEP_END};
+static const struct prune_keep kernel_keys[] = {KEEP("release"),        KEEP("thp_enabled"),
+                                                KEEP("thp_defrag"),     KEEP("numa_balancing"),
+                                                KEEP("cpufreq_governor"), KEEP("swap_total_bytes"), KEEP_END};
+static const struct prune_keep virtualization_keys[] = {KEEP("vm"), KEEP("hypervisor"), KEEP("container"),
+                                                        KEEP("container_kind"), KEEP_END};
+static const struct prune_keep listed_keys[] = {KEEP("pci"), KEEP_END};
+static const struct prune_keep copy_keys[] = {KEEP("h2d_pinned_bytes_s"), KEEP("d2h_pinned_bytes_s"), KEEP_END};
+static const struct prune_keep nccl_keys[] = {KEEP("busbw_bytes_s"), KEEP_END};
+static const struct prune_keep audit_bench_keys[] = {KEEP("memory_triad_bytes_s"), KEEP("storage_seq_read_bytes_s"),
+                                                     KEEP("storage_rand_read_iops"),
+                                                     KEEP_EACH("pcie", copy_keys, PRUNE_EACH_OR_WHOLE),
+                                                     KEEP_IN("gpu_nccl", nccl_keys), KEEP_END};
+static const struct prune_keep triad_keys[] = {KEEP("triad_bytes_s"), KEEP_END};
+static const struct prune_keep storage_keys[] = {KEEP("seq_read_bytes_s"), KEEP("rand_read_iops"), KEEP_END};
+static const struct prune_keep decode_keys[] = {KEEP("images_s_all_cores"), KEEP_END};
+static const struct prune_keep memtest_keys[] = {KEEP("errors"), KEEP("uncorrectable_ecc"), KEEP_END};
+static const struct prune_keep bench_gpu_keys[] = {KEEP("bus_id"), KEEP_IN("memtest", memtest_keys), KEEP_END};
+static const struct prune_keep gpu_bench_keys[] = {KEEP_IN("nccl", nccl_keys),
+                                                   KEEP_EACH("gpus", bench_gpu_keys, PRUNE_EACH_OR_WHOLE), KEEP_END};
+static const struct prune_keep benchmark_keys[] = {KEEP_IN("memory", triad_keys), KEEP_IN("storage", storage_keys),
+                                                   KEEP_IN("decode", decode_keys), KEEP_IN("gpu", gpu_bench_keys),
+                                                   KEEP_EACH("pcie", copy_keys, PRUNE_EACH_OR_WHOLE), KEEP_END};
+static const struct prune_keep machine_keys[] = {KEEP("hostname"),
+                                                 KEEP_IN("cpu", cpu_keys),
+                                                 KEEP_IN("memory", memory_keys),
+                                                 KEEP_EACH("accelerators", pci_keys, PRUNE_EACH),
+                                                 KEEP_EACH("gpus", gpu_keys, PRUNE_EACH_OR_WHOLE),
+                                                 KEEP_IN("nvidia", nvidia_keys),
+                                                 KEEP_IN("kernel", kernel_keys),
+                                                 KEEP_IN("virtualization", virtualization_keys),
+                                                 KEEP_IN("bench", audit_bench_keys),
+                                                 KEEP_IN("listed", listed_keys),
+                                                 KEEP_END};
+static const struct prune_keep document_keys[] = {KEEP("schema"),   KEEP_IN("machine", machine_keys),
+                                                  KEEP_FINDINGS,
+                                                  KEEP("hostname"), KEEP_IN("benchmarks", benchmark_keys), KEEP_END};
+
+/* A document's host (host_of) and what its node takes. */
+static void take_document(struct fleet *f, json_t *doc, bool audit, const char *path, char *host, size_t host_size,
+                          struct taken *t)
+{
+    host_of(audit ? at(at(doc, "machine"), "hostname") : at(doc, "hostname"), path, host, host_size);
+    if (audit)
+        take_audit(f, doc, t);
+    else
+        take_bench(f, doc, t);
+}
+
+/* 1 an audit, 0 a bench document, -1 neither (with `why`). */
+static int document_kind(json_t *doc, const char *path, char *why, size_t why_size)
+{
+    const char *schema = json_string_value(json_object_get(doc, "schema"));
+    if (schema && !strcmp(schema, "gpuvet.audit/1"))
+        return 1;
+    if (schema && !strcmp(schema, "gpuvet.bench/1"))
+        return 0;
+    if (schema)
+        snprintf(why, why_size, _("%s: schema \"%s\": neither gpuvet.audit/1 nor gpuvet.bench/1"), path, schema);
+    else
+        snprintf(why, why_size, _("%s: schema missing: neither gpuvet.audit/1 nor gpuvet.bench/1"), path);
+    return -1;
+}
 
 static int add_file(struct fleet *f, const char *path, char *why, size_t why_size)
 {
     char reason[512];
-    json_t *doc = prune_load_file(path, document_keys, reason, sizeof reason);
+    struct taken t = {0};
+    struct finding_taker taker = {f, &t, {0}};
+    json_t *doc = prune_load_file(path, document_keys, &taker, reason, sizeof reason);
+    free(taker.key.s);
+    int rc = -1;
     if (!doc) {
         snprintf(why, why_size, "%s: %s", path, reason);
-        return -1;
+    } else {
+        int kind = document_kind(doc, path, why, why_size);
+        if (kind >= 0) {
+            char host[256];
+            take_document(f, doc, kind, path, host, sizeof host, &t);
+            rc = add_taken(f, &t, kind, host, path, why, why_size);
+        }
+        json_decref(doc);
     }
-    const char *schema = json_string_value(json_object_get(doc, "schema"));
-    int rc;
-    if (schema && !strcmp(schema, "gpuvet.audit/1"))
-        rc = add_audit(f, doc, path, why, why_size);
-    else if (schema && !strcmp(schema, "gpuvet.bench/1"))
-        rc = add_bench(f, doc, path, why, why_size);
-    else {
-        if (schema)
-            snprintf(why, why_size, _("%s: schema \"%s\": neither gpuvet.audit/1 nor gpuvet.bench/1"), path, schema);
-        else
-            snprintf(why, why_size, _("%s: schema missing: neither gpuvet.audit/1 nor gpuvet.bench/1"), path);
-        rc = -1;
-    }
-    json_decref(doc);
+    taken_free(&t);
     return rc;
 }
 
@@ -709,46 +854,73 @@ static void fleet_note(struct fleet *f, const char *fmt, ...)
     f->nnotes++;
 }
 
-/* One *.json of a directory, read first for what picks the documents to add: its kind, host and
- * time. */
+/* One *.json of a directory, read once: its kind, host and time pick the documents to add, and
+ * what its node takes waits in `taken` until then. */
 struct candidate {
     char *file, *host;
     bool audit, left_out;
     time_t when;        /* generated_at, else the file's modification time */
     bool dated;         /* when is the document's own generated_at */
+    struct taken taken;
 };
-static const struct prune_keep host_keys[] = {{"hostname", NULL, false}, {NULL, NULL, false}};
-static const struct prune_keep candidate_keys[] = {{"schema", NULL, false}, {"generated_at", NULL, false},
-                                                   {"machine", host_keys, false}, {"hostname", NULL, false},
-                                                   {NULL, NULL, false}};
+static const struct prune_keep host_keys[] = {KEEP("hostname"), KEEP_END};
+static const struct prune_keep candidate_keys[] = {KEEP("schema"), KEEP("generated_at"), KEEP_IN("machine", host_keys),
+                                                   KEEP("hostname"), KEEP_END};
+/* document_keys and candidate_keys together: what a directory's walk reads of each file. */
+static const struct prune_keep walk_keys[] = {KEEP("schema"),   KEEP("generated_at"),
+                                              KEEP_IN("machine", machine_keys),
+                                              KEEP_FINDINGS,
+                                              KEEP("hostname"), KEEP_IN("benchmarks", benchmark_keys), KEEP_END};
 
-/* 1 a candidate; 0 not a gpuvet audit or bench document (skipped with a note); -1 unreadable. */
+/* 1 a candidate; 0 not a gpuvet audit or bench document (skipped with a note); -1 unreadable.
+ *
+ * Each file is read once, by walk_keys. Where that fails, the file is read again as the walk
+ * read it when it read each file twice, so that the same file gets the same message: by
+ * candidate_keys (a failure is this file's error now), then by document_keys (a failure is kept
+ * in `taken.unread`: an error only if this document is added, or is an older audit checked). */
 static int candidate_read(struct fleet *f, struct candidate *c, char *why, size_t why_size)
 {
     char reason[512];
-    json_t *doc = prune_load_file(c->file, candidate_keys, reason, sizeof reason);
+    struct finding_taker taker = {f, &c->taken, {0}};
+    json_t *doc = prune_load_file(c->file, walk_keys, &taker, reason, sizeof reason), *full = NULL;
     if (!doc) {
-        snprintf(why, why_size, "%s: %s", c->file, reason);
-        return -1;
+        if (!(doc = prune_load_file(c->file, candidate_keys, &taker, reason, sizeof reason))) {
+            free(taker.key.s);
+            snprintf(why, why_size, "%s: %s", c->file, reason);
+            return -1;
+        }
+        if (!(full = prune_load_file(c->file, document_keys, &taker, reason, sizeof reason)) &&
+            asprintf(&c->taken.unread, "%s: %s", c->file, reason) < 0)
+            abort();
+    } else {
+        full = json_incref(doc);
     }
     const char *schema = json_string_value(json_object_get(doc, "schema"));
     c->audit = schema && !strcmp(schema, "gpuvet.audit/1");
     if (!c->audit && !(schema && !strcmp(schema, "gpuvet.bench/1"))) {
         fleet_note(f, _("%s: skipped: not a gpuvet.audit/1 or gpuvet.bench/1 document"), c->file);
+        free(taker.key.s);
         json_decref(doc);
+        json_decref(full);
         return 0;
     }
     char host[256];
     host_of(c->audit ? at(at(doc, "machine"), "hostname") : at(doc, "hostname"), c->file, host, sizeof host);
     if (!(c->host = strdup(host)))
         abort();
+    if (full) {
+        char same_host[256];
+        take_document(f, full, c->audit, c->file, same_host, sizeof same_host, &c->taken);
+    }
     const char *when = json_string_value(json_object_get(doc, "generated_at"));
     struct tm tm = {0};
     const char *end = when ? strptime(when, UTC_TIME_FORMAT, &tm) : NULL;
     c->dated = end && !*end;
     struct stat st;
     c->when = c->dated ? timegm(&tm) : stat(c->file, &st) == 0 ? st.st_mtime : 0;
+    free(taker.key.s);
     json_decref(doc);
+    json_decref(full);
     return 1;
 }
 
@@ -825,16 +997,13 @@ static const char *first_fail_differing(const struct fleet_node *n, const char *
  * FAIL: a fault that one run saw and the next did not is not cleared by the later file alone. */
 static int check_left_out_audit(struct fleet *f, const struct candidate *c, char *why, size_t why_size)
 {
-    char reason[512];
-    json_t *doc = prune_load_file(c->file, document_keys, reason, sizeof reason);
-    if (!doc) {
-        snprintf(why, why_size, "%s: %s", c->file, reason);
+    if (c->taken.unread) {
+        snprintf(why, why_size, "%s", c->taken.unread);
         return -1;
     }
     struct fleet_node *n = node_for(f, c->host);
     struct fleet_node older = {0};
-    add_findings(f, &older, at(doc, "findings"));
-    json_decref(doc);
+    add_findings(&older, c->taken.findings, c->taken.nfindings);
     const char *differing = first_fail_differing(n, older.findings, older.nfindings);
     if (differing && !n->disagreeing_fail) {
         n->disagreeing_fail = differing;
@@ -868,8 +1037,11 @@ static int add_directory(struct fleet *f, const char *path, char *why, size_t wh
             if (asprintf(&c[count].file, "%s/%s", path, entries[i]->d_name) < 0)
                 abort();
             got = candidate_read(f, &c[count], why, why_size);
-            if (got <= 0)
+            if (got <= 0) {
                 free(c[count].file);
+                taken_free(&c[count].taken);
+                memset(&c[count], 0, sizeof c[count]);
+            }
         }
         if (got < 0)
             rc = -1;
@@ -879,14 +1051,21 @@ static int add_directory(struct fleet *f, const char *path, char *why, size_t wh
     free(entries);
     candidates_pick(f, c, count);
     for (int i = 0; i < count; i++) {
-        if (rc == 0 && !c[i].left_out)
-            rc = add_file(f, c[i].file, why, why_size);
+        if (rc != 0 || c[i].left_out)
+            continue;
+        if (c[i].taken.unread) {
+            snprintf(why, why_size, "%s", c[i].taken.unread);
+            rc = -1;
+        } else {
+            rc = add_taken(f, &c[i].taken, c[i].audit, c[i].host, c[i].file, why, why_size);
+        }
     }
     for (int i = 0; i < count; i++) {
         if (rc == 0 && c[i].left_out && c[i].audit)
             rc = check_left_out_audit(f, &c[i], why, why_size);
         free(c[i].file);
         free(c[i].host);
+        taken_free(&c[i].taken);
     }
     free(c);
     if (rc == 0 && count == 0) {

@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "fleet/prune.h"
 
@@ -22,6 +25,7 @@ struct scan {
     const char *start, *end;
     char *why;
     size_t why_size;
+    void *context; /* for prune_keep's take */
 };
 
 static const char *skip_blank(const struct scan *s, const char *p)
@@ -31,13 +35,36 @@ static const char *skip_blank(const struct scan *s, const char *p)
     return p;
 }
 
-/* p at an opening quote: the position after the closing one, or NULL. memchr finds each quote a
- * word at a time; a quote after an odd run of backslashes is escaped. */
+/* The first '"' in [p, end), or NULL. Strings a skipped value holds are short (a key, a word): a
+ * memchr call cost more than the search; 16 bytes are compared at a time where the CPU allows. */
+static const char *find_quote(const struct scan *s, const char *p)
+{
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"');
+    /* p..p+15 lie within the buffer (end itself is its NUL) when end - p >= 15. */
+    while (s->end - p >= 15) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        unsigned hits = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, quote));
+        if (hits) {
+            const char *q = p + __builtin_ctz(hits);
+            return q < s->end ? q : NULL;
+        }
+        p += 16;
+    }
+#endif
+    for (; p < s->end; p++)
+        if (*p == '"')
+            return p;
+    return NULL;
+}
+
+/* p at an opening quote: the position after the closing one, or NULL. A quote after an odd run of
+ * backslashes is escaped. */
 static const char *skip_string(const struct scan *s, const char *p)
 {
     const char *content = p + 1;
     for (p = content; p < s->end;) {
-        const char *quote = memchr(p, '"', (size_t)(s->end - p));
+        const char *quote = find_quote(s, p);
         if (!quote)
             return NULL;
         size_t backslashes = 0;
@@ -57,6 +84,33 @@ static const unsigned char structural[256] = {[0] = 1, ['"'] = 1, ['{'] = 1, ['[
 static const unsigned char token_end[256] = {[0] = 1,     [','] = 1,  ['}'] = 1,  [']'] = 1,
                                              [' '] = 1,   ['\t'] = 1, ['\r'] = 1, ['\n'] = 1};
 
+/* The first structural byte at or after p: the table's test, 16 bytes at a time where the CPU
+ * allows (the runs between two are some 12 bytes of blanks and punctuation). end's NUL stops it. */
+static const char *next_structural(const struct scan *s, const char *p)
+{
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"'), nul = _mm_setzero_si128();
+    const __m128i open_brace = _mm_set1_epi8('{'), open_bracket = _mm_set1_epi8('[');
+    const __m128i close_brace = _mm_set1_epi8('}'), close_bracket = _mm_set1_epi8(']');
+    while (s->end - p >= 15) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        __m128i opens = _mm_or_si128(_mm_cmpeq_epi8(v, open_brace), _mm_cmpeq_epi8(v, open_bracket));
+        __m128i closes = _mm_or_si128(_mm_cmpeq_epi8(v, close_brace), _mm_cmpeq_epi8(v, close_bracket));
+        __m128i others = _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, nul));
+        __m128i hit = _mm_or_si128(_mm_or_si128(opens, closes), others);
+        unsigned hits = (unsigned)_mm_movemask_epi8(hit);
+        if (hits)
+            return p + __builtin_ctz(hits);
+        p += 16;
+    }
+#else
+    (void)s; /* the byte loop stops at end's NUL */
+#endif
+    while (!structural[(unsigned char)*p])
+        p++;
+    return p;
+}
+
 /* The end of the value at p, or NULL when the document ends first. Kept values are checked by
  * jansson; a skipped one only has to close. */
 static const char *skip_value(const struct scan *s, const char *p)
@@ -69,8 +123,7 @@ static const char *skip_value(const struct scan *s, const char *p)
     if (*p == '{' || *p == '[') {
         int depth = 0;
         for (;; p++) {
-            while (!structural[(unsigned char)*p])
-                p++;
+            p = next_structural(s, p);
             if (*p == '\0') {
                 if (p >= s->end)
                     return NULL;
@@ -131,15 +184,23 @@ static json_t *prune_object(const struct scan *s, const char *p, const struct pr
             fail_at(s, colon, _("':' expected"), 1);
             break;
         }
+        /* The first byte turns most names away before strlen: each member of a finding (some 60 an
+         * audit) is looked up in a list of three. */
         const struct prune_keep *k = keep;
-        while (k->key && (strlen(k->key) != name_len || memcmp(k->key, name, name_len)))
+        char first = name_len ? name[0] : '\0';
+        while (k->key && (k->key[0] != first || strlen(k->key) != name_len || memcmp(k->key, name, name_len)))
             k++;
         const char *end;
         if (k->key) {
+            if (k->take)
+                k->take(NULL, s->context);
             json_t *v = prune_value(s, colon + 1, k, &end);
             if (!v)
                 break;
-            json_object_set_new(out, k->key, v); /* the name is k->key's, byte for byte */
+            if (k->take && json_is_array(v))
+                json_decref(v); /* its elements were handed over */
+            else
+                json_object_set_new(out, k->key, v); /* the name is k->key's, byte for byte */
         } else if (!(end = skip_value(s, colon + 1))) {
             fail_at(s, s->end, _("the document ends inside a value"), 1);
             break;
@@ -162,12 +223,14 @@ static json_t *prune_object(const struct scan *s, const char *p, const struct pr
     return NULL;
 }
 
-/* Each element of the array at p pruned as an object by `members`. */
-static json_t *prune_array(const struct scan *s, const char *p, const struct prune_keep *members, const char **after)
+/* Each element of the array at p pruned as an object by `members`; with or_whole, an element that is
+ * not an object is kept whole. */
+static json_t *prune_array(const struct scan *s, const char *p, const struct prune_keep *members, bool or_whole,
+                           void (*take)(json_t *, void *), const char **after)
 {
     p = skip_blank(s, p);
     if (p < s->end && *p != '[') /* null, or a value of another type: parsed as it is */
-        return prune_value(s, p, &(struct prune_keep){"", NULL, false}, after);
+        return prune_value(s, p, &(struct prune_keep){"", NULL, PRUNE_OBJECT, NULL}, after);
     json_t *out = json_array();
     p = skip_blank(s, p + 1);
     if (p < s->end && *p == ']') {
@@ -176,10 +239,18 @@ static json_t *prune_array(const struct scan *s, const char *p, const struct pru
     }
     while (p < s->end) {
         const char *end;
-        json_t *v = prune_object(s, p, members, &end);
+        p = skip_blank(s, p);
+        bool whole = or_whole && p < s->end && *p != '{';
+        json_t *v = whole ? prune_value(s, p, &(struct prune_keep){"", NULL, PRUNE_OBJECT, NULL}, &end)
+                          : prune_object(s, p, members, &end);
         if (!v)
             break;
-        json_array_append_new(out, v);
+        if (take) {
+            take(v, s->context);
+            json_decref(v);
+        } else {
+            json_array_append_new(out, v);
+        }
         p = skip_blank(s, end);
         if (p < s->end && *p == ',') {
             p++;
@@ -261,7 +332,7 @@ static json_t *scalar_at(const char *p, const char *end)
 
 /* Kept values are built here rather than by json_loadb, whose byte-at-a-time lexer and set-up for
  * each call were most of `gpuvet fleet`'s time (a finding's id, severity and subject: some 200
- * calls a document; cpu, memory and gpus kept whole). Only the plain forms are built: strings
+ * calls a document). Only the plain forms are built: strings
  * without escapes or control bytes, keys shorter than KEY_MAX, numbers JSON's grammar allows in
  * range, nesting to BUILD_DEPTH_MAX. Anything else (and anything malformed) makes build_value give
  * NULL, and the whole kept value goes to json_loadb, which reads it or names what is wrong. */
@@ -351,7 +422,7 @@ static json_t *prune_value(const struct scan *s, const char *p, const struct pru
 {
     p = skip_blank(s, p);
     if (keep->members && keep->each)
-        return prune_array(s, p, keep->members, after);
+        return prune_array(s, p, keep->members, keep->each == PRUNE_EACH_OR_WHOLE, keep->take, after);
     if (keep->members && p < s->end && *p == '{')
         return prune_object(s, p, keep->members, after);
     const char *end;
@@ -375,7 +446,7 @@ static json_t *prune_value(const struct scan *s, const char *p, const struct pru
     return v;
 }
 
-json_t *prune_load_file(const char *path, const struct prune_keep *top, char *why, size_t why_size)
+json_t *prune_load_file(const char *path, const struct prune_keep *top, void *context, char *why, size_t why_size)
 {
     /* A shared fleet folder is anyone's: a FIFO, a device or an oversized file is refused unread. */
     size_t n = 0;
@@ -385,7 +456,7 @@ json_t *prune_load_file(const char *path, const struct prune_keep *top, char *wh
         snprintf(why, why_size, "%s", _(reason));
         return NULL;
     }
-    struct scan s = {buf, buf + n, why, why_size}; /* buf[n] is input_file_read's NUL */
+    struct scan s = {buf, buf + n, why, why_size, context}; /* buf[n] is input_file_read's NUL */
     const char *end = NULL;
     json_t *doc = prune_object(&s, buf, top, &end);
     if (doc && skip_blank(&s, end) != s.end) {
