@@ -98,7 +98,6 @@ bool deadline_run(void (*work)(void *), void *arg, void (*release)(void *), doub
         work(arg);
         return true;
     }
-    pthread_detach(thread);
 
     struct timespec until;
     clock_gettime(CLOCK_MONOTONIC, &until);
@@ -118,8 +117,15 @@ bool deadline_run(void (*work)(void *), void *arg, void (*release)(void *), doub
         atomic_store(&abandoned_any, true);
     }
     pthread_mutex_unlock(&job->lock);
-    if (done)
+    /* A finished worker is joined, not left to exit on its own: its thread-local state (a library's
+     * per-thread buffers, freed by their destructors as the thread exits) is gone before the caller
+     * goes on, rather than racing the process's exit. An abandoned one is left to finish alone. */
+    if (done) {
+        pthread_join(thread, NULL);
         job_free(job);
+    } else {
+        pthread_detach(thread);
+    }
     return done;
 }
 
